@@ -1,0 +1,50 @@
+# Shared build rules: warnings, sanitizers, one library per layer.
+
+set(KSCHED_WARNINGS -Wall -Wextra -Werror -Wno-missing-field-initializers)
+
+if(KSCHED_SANITIZE)
+  add_compile_options(-fsanitize=${KSCHED_SANITIZE} -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=${KSCHED_SANITIZE})
+endif()
+
+# Boost.Asio: no deprecated names; Boost.JSON/URL are linked as compiled libraries.
+add_compile_definitions(BOOST_ASIO_NO_DEPRECATED BOOST_BEAST_USE_STD_STRING_VIEW)
+
+# ksched_layer(<name> DIR <dir> DEPS <libs...> [PCH])
+# Builds every .cpp under <dir> into the static library ksched_<name>.
+function(ksched_layer name)
+  cmake_parse_arguments(L "PCH" "DIR" "DEPS" ${ARGN})
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${L_DIR}/*.cpp)
+  set(target ksched_${name})
+  if(srcs)
+    add_library(${target} STATIC ${srcs})
+    target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+    target_compile_options(${target} PRIVATE ${KSCHED_WARNINGS})
+    target_link_libraries(${target} PUBLIC ${L_DEPS})
+    if(L_PCH AND NOT KSCHED_FUZZ)
+      target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/util/pch_net.h)
+    endif()
+  else()
+    add_library(${target} INTERFACE)
+    target_include_directories(${target} INTERFACE ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(${target} INTERFACE ${L_DEPS})
+  endif()
+endfunction()
+
+# ksched_test(<layer> DEPS <libs...>): one GoogleTest binary per tests/<layer> folder.
+function(ksched_test layer)
+  cmake_parse_arguments(T "" "" "DEPS;LABELS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${layer}/*.cpp)
+  if(NOT srcs)
+    return()
+  endif()
+  set(target test_${layer})
+  add_executable(${target} ${srcs})
+  target_compile_options(${target} PRIVATE ${KSCHED_WARNINGS})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
+  target_compile_definitions(${target} PRIVATE
+    KSCHED_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KSCHED_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  target_link_libraries(${target} PRIVATE ${T_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS "${layer};${T_LABELS}" TIMEOUT 300)
+endfunction()

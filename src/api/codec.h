@@ -1,0 +1,32 @@
+// JSON codec for every described API type (see object.h for the description convention).
+//  decode: simdjson On-Demand into the typed struct; unknown members are kept as raw JSON in
+//          `extra`, presence of known members in `present`. Errors name the field path:
+//          "spec.containers[0].resources.requests.cpu: quantities must match the regular expression ..."
+//  encode: a hand-written writer; emits a member when it was present in the input or is non-empty,
+//          and writes back `extra` verbatim, so decode+encode returns the same JSON value.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace ksched::api {
+
+// Implementations live in codec_impl.h (templates) and are instantiated for all API types.
+template <class T>
+util::Result<T> decode(std::string_view json);
+
+template <class T>
+util::Result<void> decode_into(T& out, std::string_view json);
+
+template <class T>
+void encode_to(std::string& out, const T& value);
+
+template <class T>
+std::string encode(const T& value) {
+  std::string out;
+  encode_to(out, value);
+  return out;
+}
+
+}  // namespace ksched::api

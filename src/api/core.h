@@ -1,0 +1,675 @@
+// core/v1 types the scheduler, the API server and kubectl rely on. Fields not modelled here are
+// kept in each struct's `extra` and written back unchanged.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/meta.h"
+#include "api/quantity.h"
+
+namespace ksched::api {
+
+#define KSCHED_F(name) field(#name, &T::name)
+
+// ---------------------------------------------------------------- references
+struct ObjectReference {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string apiVersion;
+  std::string resourceVersion;
+  std::string fieldPath;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ObjectReference>) {
+  using T = ObjectReference;
+  return std::tuple{KSCHED_F(kind), field("namespace", &T::namespace_), KSCHED_F(name), KSCHED_F(uid),
+                    KSCHED_F(apiVersion), KSCHED_F(resourceVersion), KSCHED_F(fieldPath)};
+}
+
+// ---------------------------------------------------------------- node selection
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string operator_;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<NodeSelectorRequirement>) {
+  using T = NodeSelectorRequirement;
+  return std::tuple{KSCHED_F(key), field("operator", &T::operator_), KSCHED_F(values)};
+}
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> matchExpressions;
+  std::vector<NodeSelectorRequirement> matchFields;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<NodeSelectorTerm>) {
+  using T = NodeSelectorTerm;
+  return std::tuple{KSCHED_F(matchExpressions), KSCHED_F(matchFields)};
+}
+
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> nodeSelectorTerms;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<NodeSelector>) {
+  using T = NodeSelector;
+  return std::tuple{KSCHED_F(nodeSelectorTerms)};
+}
+
+struct PreferredSchedulingTerm {
+  std::int32_t weight = 0;
+  NodeSelectorTerm preference;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PreferredSchedulingTerm>) {
+  using T = PreferredSchedulingTerm;
+  return std::tuple{KSCHED_F(weight), KSCHED_F(preference)};
+}
+
+struct NodeAffinity {
+  std::optional<NodeSelector> requiredDuringSchedulingIgnoredDuringExecution;
+  std::vector<PreferredSchedulingTerm> preferredDuringSchedulingIgnoredDuringExecution;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<NodeAffinity>) {
+  using T = NodeAffinity;
+  return std::tuple{KSCHED_F(requiredDuringSchedulingIgnoredDuringExecution),
+                    KSCHED_F(preferredDuringSchedulingIgnoredDuringExecution)};
+}
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> labelSelector;
+  std::vector<std::string> namespaces;
+  std::string topologyKey;
+  std::optional<LabelSelector> namespaceSelector;
+  std::vector<std::string> matchLabelKeys;
+  std::vector<std::string> mismatchLabelKeys;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodAffinityTerm>) {
+  using T = PodAffinityTerm;
+  return std::tuple{KSCHED_F(labelSelector), KSCHED_F(namespaces), KSCHED_F(topologyKey),
+                    KSCHED_F(namespaceSelector), KSCHED_F(matchLabelKeys), KSCHED_F(mismatchLabelKeys)};
+}
+
+struct WeightedPodAffinityTerm {
+  std::int32_t weight = 0;
+  PodAffinityTerm podAffinityTerm;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WeightedPodAffinityTerm>) {
+  using T = WeightedPodAffinityTerm;
+  return std::tuple{KSCHED_F(weight), KSCHED_F(podAffinityTerm)};
+}
+
+struct PodAffinity {  // also used for podAntiAffinity
+  std::vector<PodAffinityTerm> requiredDuringSchedulingIgnoredDuringExecution;
+  std::vector<WeightedPodAffinityTerm> preferredDuringSchedulingIgnoredDuringExecution;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodAffinity>) {
+  using T = PodAffinity;
+  return std::tuple{KSCHED_F(requiredDuringSchedulingIgnoredDuringExecution),
+                    KSCHED_F(preferredDuringSchedulingIgnoredDuringExecution)};
+}
+
+struct Affinity {
+  std::optional<NodeAffinity> nodeAffinity;
+  std::optional<PodAffinity> podAffinity;
+  std::optional<PodAffinity> podAntiAffinity;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<Affinity>) {
+  using T = Affinity;
+  return std::tuple{KSCHED_F(nodeAffinity), KSCHED_F(podAffinity), KSCHED_F(podAntiAffinity)};
+}
+
+struct Toleration {
+  std::string key;
+  std::string operator_;  // Exists | Equal ("" means Equal)
+  std::string value;
+  std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute | "" (all)
+  std::optional<std::int64_t> tolerationSeconds;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<Toleration>) {
+  using T = Toleration;
+  return std::tuple{KSCHED_F(key), field("operator", &T::operator_), KSCHED_F(value), KSCHED_F(effect),
+                    KSCHED_F(tolerationSeconds)};
+}
+
+struct TopologySpreadConstraint {
+  std::int32_t maxSkew = 0;
+  std::string topologyKey;
+  std::string whenUnsatisfiable;  // DoNotSchedule | ScheduleAnyway
+  std::optional<LabelSelector> labelSelector;
+  std::optional<std::int32_t> minDomains;
+  std::optional<std::string> nodeAffinityPolicy;  // Honor | Ignore
+  std::optional<std::string> nodeTaintsPolicy;    // Honor | Ignore
+  std::vector<std::string> matchLabelKeys;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<TopologySpreadConstraint>) {
+  using T = TopologySpreadConstraint;
+  return std::tuple{KSCHED_F(maxSkew),          KSCHED_F(topologyKey),        KSCHED_F(whenUnsatisfiable),
+                    KSCHED_F(labelSelector),    KSCHED_F(minDomains),         KSCHED_F(nodeAffinityPolicy),
+                    KSCHED_F(nodeTaintsPolicy), KSCHED_F(matchLabelKeys)};
+}
+
+// ---------------------------------------------------------------- containers
+struct ContainerPort {
+  std::string name;
+  std::int32_t hostPort = 0;
+  std::int32_t containerPort = 0;
+  std::string protocol;  // TCP (default) | UDP | SCTP
+  std::string hostIP;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ContainerPort>) {
+  using T = ContainerPort;
+  return std::tuple{KSCHED_F(name), KSCHED_F(hostPort), KSCHED_F(containerPort), KSCHED_F(protocol),
+                    KSCHED_F(hostIP)};
+}
+
+struct ResourceRequirements {
+  ResourceList limits;
+  ResourceList requests;
+  Presence present;
+  Extra extra;  // claims
+};
+constexpr auto describe(type_tag<ResourceRequirements>) {
+  using T = ResourceRequirements;
+  return std::tuple{KSCHED_F(limits), KSCHED_F(requests)};
+}
+
+struct Container {
+  std::string name;
+  std::string image;
+  std::vector<std::string> command;
+  std::vector<std::string> args;
+  std::vector<ContainerPort> ports;
+  ResourceRequirements resources;
+  std::optional<std::string> restartPolicy;  // "Always" on an init container = restartable sidecar
+  std::string imagePullPolicy;
+  Presence present;
+  Extra extra;  // env, probes, volumeMounts, securityContext, ...
+};
+constexpr auto describe(type_tag<Container>) {
+  using T = Container;
+  return std::tuple{KSCHED_F(name),      KSCHED_F(image),         KSCHED_F(command),
+                    KSCHED_F(args),      KSCHED_F(ports),         KSCHED_F(resources),
+                    KSCHED_F(restartPolicy), KSCHED_F(imagePullPolicy)};
+}
+
+// ---------------------------------------------------------------- volumes
+struct PersistentVolumeClaimVolumeSource {
+  std::string claimName;
+  bool readOnly = false;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PersistentVolumeClaimVolumeSource>) {
+  using T = PersistentVolumeClaimVolumeSource;
+  return std::tuple{KSCHED_F(claimName), KSCHED_F(readOnly)};
+}
+
+struct GCEPersistentDiskVolumeSource {
+  std::string pdName;
+  std::string fsType;
+  std::int32_t partition = 0;
+  bool readOnly = false;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<GCEPersistentDiskVolumeSource>) {
+  using T = GCEPersistentDiskVolumeSource;
+  return std::tuple{KSCHED_F(pdName), KSCHED_F(fsType), KSCHED_F(partition), KSCHED_F(readOnly)};
+}
+
+struct AWSElasticBlockStoreVolumeSource {
+  std::string volumeID;
+  std::string fsType;
+  std::int32_t partition = 0;
+  bool readOnly = false;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<AWSElasticBlockStoreVolumeSource>) {
+  using T = AWSElasticBlockStoreVolumeSource;
+  return std::tuple{KSCHED_F(volumeID), KSCHED_F(fsType), KSCHED_F(partition), KSCHED_F(readOnly)};
+}
+
+struct ISCSIVolumeSource {
+  std::string targetPortal;
+  std::string iqn;
+  std::int32_t lun = 0;
+  bool readOnly = false;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ISCSIVolumeSource>) {
+  using T = ISCSIVolumeSource;
+  return std::tuple{KSCHED_F(targetPortal), KSCHED_F(iqn), KSCHED_F(lun), KSCHED_F(readOnly)};
+}
+
+struct RBDVolumeSource {
+  std::vector<std::string> monitors;
+  std::string image;
+  std::string pool;
+  bool readOnly = false;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<RBDVolumeSource>) {
+  using T = RBDVolumeSource;
+  return std::tuple{KSCHED_F(monitors), KSCHED_F(image), KSCHED_F(pool), KSCHED_F(readOnly)};
+}
+
+struct CSIVolumeSource {  // inline (ephemeral) CSI volume
+  std::string driver;
+  std::optional<bool> readOnly;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CSIVolumeSource>) {
+  using T = CSIVolumeSource;
+  return std::tuple{KSCHED_F(driver), KSCHED_F(readOnly)};
+}
+
+struct EphemeralVolumeSource {
+  RawJson volumeClaimTemplate;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<EphemeralVolumeSource>) {
+  using T = EphemeralVolumeSource;
+  return std::tuple{KSCHED_F(volumeClaimTemplate)};
+}
+
+struct Volume {
+  std::string name;
+  std::optional<PersistentVolumeClaimVolumeSource> persistentVolumeClaim;
+  std::optional<GCEPersistentDiskVolumeSource> gcePersistentDisk;
+  std::optional<AWSElasticBlockStoreVolumeSource> awsElasticBlockStore;
+  std::optional<ISCSIVolumeSource> iscsi;
+  std::optional<RBDVolumeSource> rbd;
+  std::optional<CSIVolumeSource> csi;
+  std::optional<EphemeralVolumeSource> ephemeral;
+  Presence present;
+  Extra extra;  // emptyDir, hostPath, configMap, secret, projected, ...
+};
+constexpr auto describe(type_tag<Volume>) {
+  using T = Volume;
+  return std::tuple{KSCHED_F(name), KSCHED_F(persistentVolumeClaim), KSCHED_F(gcePersistentDisk),
+                    KSCHED_F(awsElasticBlockStore), KSCHED_F(iscsi), KSCHED_F(rbd), KSCHED_F(csi),
+                    KSCHED_F(ephemeral)};
+}
+
+// ---------------------------------------------------------------- pod
+struct PodSchedulingGate {
+  std::string name;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodSchedulingGate>) {
+  using T = PodSchedulingGate;
+  return std::tuple{KSCHED_F(name)};
+}
+
+struct PodSpec {
+  std::vector<Volume> volumes;
+  std::vector<Container> initContainers;
+  std::vector<Container> containers;
+  std::string restartPolicy;
+  std::optional<std::int64_t> terminationGracePeriodSeconds;
+  std::optional<std::int64_t> activeDeadlineSeconds;
+  std::string dnsPolicy;
+  StringMap nodeSelector;
+  std::string serviceAccountName;
+  std::string nodeName;
+  bool hostNetwork = false;
+  std::string schedulerName;
+  std::optional<Affinity> affinity;
+  std::vector<Toleration> tolerations;
+  std::string priorityClassName;
+  std::optional<std::int32_t> priority;
+  std::optional<std::string> preemptionPolicy;  // PreemptLowerPriority | Never
+  ResourceList overhead;
+  std::vector<TopologySpreadConstraint> topologySpreadConstraints;
+  std::vector<PodSchedulingGate> schedulingGates;
+  Presence present;
+  Extra extra;  // securityContext, hostname, subdomain, dnsConfig, ephemeralContainers, ...
+};
+constexpr auto describe(type_tag<PodSpec>) {
+  using T = PodSpec;
+  return std::tuple{KSCHED_F(volumes),
+                    KSCHED_F(initContainers),
+                    KSCHED_F(containers),
+                    KSCHED_F(restartPolicy),
+                    KSCHED_F(terminationGracePeriodSeconds),
+                    KSCHED_F(activeDeadlineSeconds),
+                    KSCHED_F(dnsPolicy),
+                    KSCHED_F(nodeSelector),
+                    KSCHED_F(serviceAccountName),
+                    KSCHED_F(nodeName),
+                    KSCHED_F(hostNetwork),
+                    KSCHED_F(schedulerName),
+                    KSCHED_F(affinity),
+                    KSCHED_F(tolerations),
+                    KSCHED_F(priorityClassName),
+                    KSCHED_F(priority),
+                    KSCHED_F(preemptionPolicy),
+                    KSCHED_F(overhead),
+                    KSCHED_F(topologySpreadConstraints),
+                    KSCHED_F(schedulingGates)};
+}
+
+struct PodCondition {
+  std::string type;  // PodScheduled, Ready, Initialized, ContainersReady, DisruptionTarget
+  std::string status;
+  std::optional<Time> lastProbeTime;
+  std::optional<Time> lastTransitionTime;
+  std::string reason;
+  std::string message;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodCondition>) {
+  using T = PodCondition;
+  return std::tuple{KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastProbeTime), KSCHED_F(lastTransitionTime),
+                    KSCHED_F(reason), KSCHED_F(message)};
+}
+
+struct PodStatus {
+  std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
+  std::vector<PodCondition> conditions;
+  std::string message;
+  std::string reason;
+  std::string nominatedNodeName;
+  std::string hostIP;
+  std::string podIP;
+  std::optional<Time> startTime;
+  std::string qosClass;
+  Presence present;
+  Extra extra;  // podIPs, containerStatuses, ...
+};
+constexpr auto describe(type_tag<PodStatus>) {
+  using T = PodStatus;
+  return std::tuple{KSCHED_F(phase),  KSCHED_F(conditions), KSCHED_F(message),   KSCHED_F(reason),
+                    KSCHED_F(nominatedNodeName), KSCHED_F(hostIP), KSCHED_F(podIP), KSCHED_F(startTime),
+                    KSCHED_F(qosClass)};
+}
+
+struct Pod {
+  std::string apiVersion;
+  std::string kind;
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<Pod>) {
+  using T = Pod;
+  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+}
+
+// ---------------------------------------------------------------- node
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;
+  std::optional<Time> timeAdded;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<Taint>) {
+  using T = Taint;
+  return std::tuple{KSCHED_F(key), KSCHED_F(value), KSCHED_F(effect), KSCHED_F(timeAdded)};
+}
+
+struct NodeSpec {
+  std::string podCIDR;
+  std::string providerID;
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<NodeSpec>) {
+  using T = NodeSpec;
+  return std::tuple{KSCHED_F(podCIDR), KSCHED_F(providerID), KSCHED_F(unschedulable), KSCHED_F(taints)};
+}
+
+struct NodeCondition {
+  std::string type;  // Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable
+  std::string status;
+  std::optional<Time> lastHeartbeatTime;
+  std::optional<Time> lastTransitionTime;
+  std::string reason;
+  std::string message;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<NodeCondition>) {
+  using T = NodeCondition;
+  return std::tuple{KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastHeartbeatTime), KSCHED_F(lastTransitionTime),
+                    KSCHED_F(reason), KSCHED_F(message)};
+}
+
+struct NodeAddress {
+  std::string type;
+  std::string address;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<NodeAddress>) {
+  using T = NodeAddress;
+  return std::tuple{KSCHED_F(type), KSCHED_F(address)};
+}
+
+struct ContainerImage {
+  std::vector<std::string> names;
+  std::int64_t sizeBytes = 0;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ContainerImage>) {
+  using T = ContainerImage;
+  return std::tuple{KSCHED_F(names), KSCHED_F(sizeBytes)};
+}
+
+struct NodeStatus {
+  ResourceList capacity;
+  ResourceList allocatable;
+  std::string phase;
+  std::vector<NodeCondition> conditions;
+  std::vector<NodeAddress> addresses;
+  std::vector<ContainerImage> images;
+  Presence present;
+  Extra extra;  // nodeInfo, daemonEndpoints, volumesAttached, ...
+};
+constexpr auto describe(type_tag<NodeStatus>) {
+  using T = NodeStatus;
+  return std::tuple{KSCHED_F(capacity),  KSCHED_F(allocatable), KSCHED_F(phase),
+                    KSCHED_F(conditions), KSCHED_F(addresses),  KSCHED_F(images)};
+}
+
+struct Node {
+  std::string apiVersion;
+  std::string kind;
+  ObjectMeta metadata;
+  NodeSpec spec;
+  NodeStatus status;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<Node>) {
+  using T = Node;
+  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+}
+
+// ---------------------------------------------------------------- namespace, service, RC
+struct NamespaceStatus {
+  std::string phase;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<NamespaceStatus>) {
+  using T = NamespaceStatus;
+  return std::tuple{KSCHED_F(phase)};
+}
+
+struct Namespace {
+  std::string apiVersion;
+  std::string kind;
+  ObjectMeta metadata;
+  RawJson spec;
+  NamespaceStatus status;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<Namespace>) {
+  using T = Namespace;
+  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+}
+
+struct ServiceSpec {
+  StringMap selector;
+  std::string type;
+  std::string clusterIP;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ServiceSpec>) {
+  using T = ServiceSpec;
+  return std::tuple{KSCHED_F(selector), KSCHED_F(type), KSCHED_F(clusterIP)};
+}
+
+struct Service {
+  std::string apiVersion;
+  std::string kind;
+  ObjectMeta metadata;
+  ServiceSpec spec;
+  RawJson status;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<Service>) {
+  using T = Service;
+  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+}
+
+struct ReplicationControllerSpec {
+  std::optional<std::int32_t> replicas;
+  StringMap selector;
+  Presence present;
+  Extra extra;  // template, minReadySeconds
+};
+constexpr auto describe(type_tag<ReplicationControllerSpec>) {
+  using T = ReplicationControllerSpec;
+  return std::tuple{KSCHED_F(replicas), KSCHED_F(selector)};
+}
+
+struct ReplicationController {
+  std::string apiVersion;
+  std::string kind;
+  ObjectMeta metadata;
+  ReplicationControllerSpec spec;
+  RawJson status;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ReplicationController>) {
+  using T = ReplicationController;
+  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+}
+
+// ---------------------------------------------------------------- binding, events (core/v1)
+struct Binding {
+  std::string apiVersion;
+  std::string kind;
+  ObjectMeta metadata;
+  ObjectReference target;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<Binding>) {
+  using T = Binding;
+  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(target)};
+}
+
+struct EventSource {
+  std::string component;
+  std::string host;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<EventSource>) {
+  using T = EventSource;
+  return std::tuple{KSCHED_F(component), KSCHED_F(host)};
+}
+
+struct EventSeries {
+  std::int32_t count = 0;
+  std::optional<MicroTime> lastObservedTime;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<EventSeries>) {
+  using T = EventSeries;
+  return std::tuple{KSCHED_F(count), KSCHED_F(lastObservedTime)};
+}
+
+struct Event {  // core/v1 Event
+  std::string apiVersion;
+  std::string kind;
+  ObjectMeta metadata;
+  ObjectReference involvedObject;
+  std::string reason;
+  std::string message;
+  EventSource source;
+  std::optional<Time> firstTimestamp;
+  std::optional<Time> lastTimestamp;
+  std::int32_t count = 0;
+  std::string type;  // Normal | Warning
+  std::optional<MicroTime> eventTime;
+  std::optional<EventSeries> series;
+  std::string action;
+  std::optional<ObjectReference> related;
+  std::string reportingComponent;
+  std::string reportingInstance;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<Event>) {
+  using T = Event;
+  return std::tuple{KSCHED_F(apiVersion),     KSCHED_F(kind),           KSCHED_F(metadata),
+                    KSCHED_F(involvedObject), KSCHED_F(reason),         KSCHED_F(message),
+                    KSCHED_F(source),         KSCHED_F(firstTimestamp), KSCHED_F(lastTimestamp),
+                    KSCHED_F(count),          KSCHED_F(type),           KSCHED_F(eventTime),
+                    KSCHED_F(series),         KSCHED_F(action),         KSCHED_F(related),
+                    KSCHED_F(reportingComponent), KSCHED_F(reportingInstance)};
+}
+
+#undef KSCHED_F
+
+}  // namespace ksched::api
