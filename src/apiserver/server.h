@@ -1,0 +1,46 @@
+// Embedded Kubernetes-compatible API server (in-memory MVCC store, HTTP/1.1 + TLS).
+// Public in-process interface: tests and the `ksched apiserver` command start it through this.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "util/result.h"
+
+namespace ksched::apiserver {
+
+struct Options {
+  std::string listen = "127.0.0.1:0";   // port 0 = pick a free port
+  bool tls = true;
+  std::string token_file;               // empty = only the generated admin token is accepted
+  std::string kubeconfig_out;           // written on start when non-empty
+  std::size_t watch_history = 100000;   // events kept for watch resumption
+  int io_threads = 2;
+  int nodes = 0;                        // simulated Node objects created at start (label type=simulated)
+  std::string node_template;            // YAML/JSON Node template file for them ("" = built-in: 32 cpu, 256Gi, 110 pods)
+};
+
+class Server {
+ public:
+  explicit Server(Options opts);
+  ~Server();                              // stops
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  util::Result<void> start();             // returns once listening
+  void stop();                            // closes watches cleanly
+  std::uint16_t port() const;
+  std::string url() const;                // https://127.0.0.1:PORT (http:// without TLS)
+  std::string ca_pem() const;             // PEM of the generated CA ("" with --no-tls)
+  std::string admin_token() const;
+  std::string kubeconfig() const;         // kubeconfig text (cluster+user+context "ksched")
+  void compact(std::int64_t revision);    // for tests: drop history up to revision (forces 410)
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ksched::apiserver
