@@ -1,0 +1,186 @@
+#include "scheduler/config/defaults.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ksched::scheduler::config {
+
+Plugins default_plugins() {
+  Plugins p;
+  auto add = [&](std::string_view name, std::optional<std::int32_t> weight = std::nullopt) {
+    p.multiPoint.enabled.push_back(Plugin{std::string(name), weight});
+  };
+  // v1.32 order. The in-tree non-CSI volume-limit plugins are gone; DynamicResources would go
+  // right before DefaultPreemption when its gate is on (it is off by default).
+  add(names::SchedulingGates);
+  add(names::PrioritySort);
+  add(names::NodeUnschedulable);
+  add(names::NodeName);
+  add(names::TaintToleration, 3);
+  add(names::NodeAffinity, 2);
+  add(names::NodePorts);
+  add(names::NodeResourcesFit, 1);
+  add(names::VolumeRestrictions);
+  add(names::NodeVolumeLimits);
+  add(names::VolumeBinding);
+  add(names::VolumeZone);
+  add(names::PodTopologySpread, 2);
+  add(names::InterPodAffinity, 2);
+  add(names::DefaultPreemption);
+  add(names::NodeResourcesBalancedAllocation, 1);
+  add(names::ImageLocality, 1);
+  add(names::DefaultBinder);
+  return p;
+}
+
+const std::map<std::string, std::vector<ExtensionPoint>, std::less<>>& default_plugin_extension_points() {
+  using E = ExtensionPoint;
+  static const std::map<std::string, std::vector<ExtensionPoint>, std::less<>> table = {
+      {std::string(names::SchedulingGates), {E::PreEnqueue}},
+      {std::string(names::PrioritySort), {E::QueueSort}},
+      {std::string(names::NodeUnschedulable), {E::Filter}},
+      {std::string(names::NodeName), {E::Filter}},
+      {std::string(names::TaintToleration), {E::Filter, E::PreScore, E::Score}},
+      {std::string(names::NodeAffinity), {E::PreFilter, E::Filter, E::PreScore, E::Score}},
+      {std::string(names::NodePorts), {E::PreFilter, E::Filter}},
+      {std::string(names::NodeResourcesFit), {E::PreFilter, E::Filter, E::PreScore, E::Score}},
+      {std::string(names::VolumeRestrictions), {E::PreFilter, E::Filter}},
+      {std::string(names::NodeVolumeLimits), {E::PreFilter, E::Filter}},
+      {std::string(names::VolumeBinding), {E::PreFilter, E::Filter, E::PreScore, E::Score, E::Reserve, E::PreBind}},
+      {std::string(names::VolumeZone), {E::PreFilter, E::Filter}},
+      {std::string(names::PodTopologySpread), {E::PreFilter, E::Filter, E::PreScore, E::Score}},
+      {std::string(names::InterPodAffinity), {E::PreFilter, E::Filter, E::PreScore, E::Score}},
+      // Upstream's PreEnqueue on DefaultPreemption only acts with SchedulerAsyncPreemption (off).
+      {std::string(names::DefaultPreemption), {E::PostFilter}},
+      {std::string(names::NodeResourcesBalancedAllocation), {E::PreScore, E::Score}},
+      {std::string(names::ImageLocality), {E::Score}},
+      {std::string(names::DefaultBinder), {E::Bind}},
+      {std::string(names::DynamicResources),
+       {E::PreEnqueue, E::PreFilter, E::Filter, E::PostFilter, E::Reserve, E::PreBind}},
+  };
+  return table;
+}
+
+PluginSet merge_plugin_set(const PluginSet& defaults, const PluginSet& custom) {
+  PluginSet out;
+  std::unordered_set<std::string> disabled;
+  for (const auto& p : custom.disabled) {
+    out.disabled.push_back(Plugin{p.name, std::nullopt});
+    disabled.insert(p.name);
+  }
+  // Defaults may disable a plugin at one point while enabling it via multiPoint.
+  for (const auto& p : defaults.disabled) {
+    out.disabled.push_back(Plugin{p.name, std::nullopt});
+    disabled.insert(p.name);
+  }
+  // Last custom entry for a name wins the in-place replacement; others are appended (and the
+  // duplicate is reported at framework init).
+  std::unordered_map<std::string, std::size_t> custom_index;
+  for (std::size_t i = 0; i < custom.enabled.size(); ++i) custom_index[custom.enabled[i].name] = i;
+  std::vector<bool> replaced(custom.enabled.size(), false);
+  if (!disabled.contains("*")) {
+    for (const auto& d : defaults.enabled) {
+      if (disabled.contains(d.name)) continue;
+      auto it = custom_index.find(d.name);
+      if (it != custom_index.end()) {
+        out.enabled.push_back(custom.enabled[it->second]);  // keeps the default's position
+        replaced[it->second] = true;
+      } else {
+        out.enabled.push_back(d);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < custom.enabled.size(); ++i) {
+    if (!replaced[i]) out.enabled.push_back(custom.enabled[i]);
+  }
+  return out;
+}
+
+Plugins merge_plugins(const Plugins& defaults, const Plugins& custom) {
+  Plugins out;
+  out.multiPoint = merge_plugin_set(defaults.multiPoint, custom.multiPoint);
+  for (ExtensionPoint ep : kSpecificExtensionPoints) out.at(ep) = merge_plugin_set(defaults.at(ep), custom.at(ep));
+  return out;
+}
+
+PluginArgs default_args_for(std::string_view name) {
+  if (name == names::DefaultPreemption) return DefaultPreemptionArgs{};
+  if (name == names::InterPodAffinity) return InterPodAffinityArgs{};
+  if (name == names::NodeAffinity) return NodeAffinityArgs{};
+  if (name == names::NodeResourcesBalancedAllocation) return NodeResourcesBalancedAllocationArgs{};
+  if (name == names::NodeResourcesFit) return NodeResourcesFitArgs{};
+  if (name == names::PodTopologySpread) return PodTopologySpreadArgs{};
+  if (name == names::VolumeBinding) return VolumeBindingArgs{};
+  return std::monostate{};
+}
+
+namespace {
+void default_weights(std::vector<ResourceSpec>& resources) {
+  if (resources.empty()) {
+    resources = default_resource_spec();
+    return;
+  }
+  for (auto& r : resources) {
+    if (r.weight == 0) r.weight = 1;
+  }
+}
+}  // namespace
+
+void default_args(PluginArgs& args) {
+  if (auto* a = std::get_if<NodeResourcesBalancedAllocationArgs>(&args)) default_weights(a->resources);
+  if (auto* a = std::get_if<NodeResourcesFitArgs>(&args)) default_weights(a->scoringStrategy.resources);
+  if (auto* a = std::get_if<PodTopologySpreadArgs>(&args)) {
+    if (a->defaultingType.empty()) a->defaultingType = std::string(kSystemDefaulting);
+  }
+}
+
+void set_profile_defaults(KubeSchedulerProfile& profile) {
+  profile.plugins = merge_plugins(default_plugins(), profile.plugins);
+  std::set<std::string, std::less<>> existing;
+  for (auto& pc : profile.pluginConfig) {
+    existing.insert(pc.name);
+    default_args(pc.args);
+  }
+  // Every enabled plugin name at any point (sorted, as upstream's sets.List).
+  std::set<std::string, std::less<>> enabled;
+  for (const auto& p : profile.plugins.multiPoint.enabled) enabled.insert(p.name);
+  for (ExtensionPoint ep : kSpecificExtensionPoints) {
+    for (const auto& p : profile.plugins.at(ep).enabled) enabled.insert(p.name);
+  }
+  for (const auto& name : enabled) {
+    if (existing.contains(name)) continue;
+    PluginArgs args = default_args_for(name);
+    if (std::holds_alternative<std::monostate>(args)) continue;  // out-of-tree or no args type
+    profile.pluginConfig.push_back(PluginConfig{name, std::move(args)});
+  }
+}
+
+void set_defaults(KubeSchedulerConfiguration& cfg) {
+  if (cfg.profiles.empty()) cfg.profiles.emplace_back();
+  if (cfg.profiles.size() == 1 && cfg.profiles[0].schedulerName.empty()) {
+    cfg.profiles[0].schedulerName = std::string(kDefaultSchedulerName);
+  }
+  for (auto& p : cfg.profiles) set_profile_defaults(p);
+  if (!cfg.percentageOfNodesToScore) cfg.percentageOfNodesToScore = 0;
+  if (cfg.leaderElection.resourceLock.empty()) cfg.leaderElection.resourceLock = "leases";
+  if (cfg.leaderElection.resourceNamespace.empty()) cfg.leaderElection.resourceNamespace = "kube-system";
+  if (cfg.leaderElection.resourceName.empty()) cfg.leaderElection.resourceName = "kube-scheduler";
+  if (cfg.clientConnection.contentType.empty()) cfg.clientConnection.contentType = "application/vnd.kubernetes.protobuf";
+  if (cfg.clientConnection.qps == 0.0F) cfg.clientConnection.qps = 50;
+  if (cfg.clientConnection.burst == 0) cfg.clientConnection.burst = 100;
+  // Zero durations are "unset" for component-base's recommended leader-election defaults.
+  if (cfg.leaderElection.leaseDuration == Duration::zero()) cfg.leaderElection.leaseDuration = std::chrono::seconds(15);
+  if (cfg.leaderElection.renewDeadline == Duration::zero()) cfg.leaderElection.renewDeadline = std::chrono::seconds(10);
+  if (cfg.leaderElection.retryPeriod == Duration::zero()) cfg.leaderElection.retryPeriod = std::chrono::seconds(2);
+}
+
+KubeSchedulerConfiguration default_configuration() {
+  KubeSchedulerConfiguration cfg;
+  set_defaults(cfg);
+  return cfg;
+}
+
+}  // namespace ksched::scheduler::config
