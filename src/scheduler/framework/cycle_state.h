@@ -1,0 +1,48 @@
+// CycleState: per-scheduling-cycle data written by PreFilter/PreScore and read by Filter/Score.
+// Writes happen on the scheduling thread only (PreFilter, PreScore, Reserve) or on a clone
+// (preemption dry runs, nominated-pod passes); Filter/Score read concurrently without locks.
+#pragma once
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace ksched::scheduler::framework {
+
+class StateData {
+ public:
+  virtual ~StateData() = default;
+  virtual std::shared_ptr<StateData> clone() const = 0;
+};
+
+class CycleState {
+ public:
+  // Returns nullptr when absent.
+  template <class T>
+  T* read(std::string_view key) const {
+    auto it = data_.find(std::string(key));
+    return it == data_.end() ? nullptr : dynamic_cast<T*>(it->second.get());
+  }
+  void write(std::string key, std::shared_ptr<StateData> value) { data_[std::move(key)] = std::move(value); }
+  void erase(std::string_view key) { data_.erase(std::string(key)); }
+
+  // Deep copy: every StateData is cloned (used before AddPod/RemovePod on hypothetical states).
+  std::unique_ptr<CycleState> clone() const {
+    auto c = std::make_unique<CycleState>();
+    for (const auto& [k, v] : data_) c->data_[k] = v ? v->clone() : nullptr;
+    c->skip_filter_plugins = skip_filter_plugins;
+    c->skip_score_plugins = skip_score_plugins;
+    c->record_plugin_metrics = record_plugin_metrics;
+    return c;
+  }
+
+  std::set<std::string, std::less<>> skip_filter_plugins;  // PreFilter returned Skip
+  std::set<std::string, std::less<>> skip_score_plugins;   // PreScore returned Skip
+  bool record_plugin_metrics = false;
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<StateData>> data_;
+};
+
+}  // namespace ksched::scheduler::framework

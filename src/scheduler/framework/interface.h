@@ -1,0 +1,254 @@
+// Plugin extension points and the Handle plugins use to reach the framework and the cluster
+// (pkg/scheduler/framework/interface.go). One framework instance per profile.
+#pragma once
+#include <any>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/status.h"
+#include "scheduler/framework/types.h"
+#include "util/result.h"
+
+namespace ksched::api {
+struct Namespace;
+struct Service;
+struct ReplicationController;
+struct ReplicaSet;
+struct StatefulSet;
+struct PodDisruptionBudget;
+struct PersistentVolume;
+struct PersistentVolumeClaim;
+struct StorageClass;
+struct CSINode;
+struct CSIDriver;
+struct CSIStorageCapacity;
+}  // namespace ksched::api
+
+namespace ksched::scheduler::framework {
+
+class Handle;
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view name() const = 0;
+};
+
+class PreEnqueuePlugin : public virtual Plugin {
+ public:
+  virtual Status pre_enqueue(const api::Pod& pod) = 0;
+};
+
+class QueueSortPlugin : public virtual Plugin {
+ public:
+  virtual bool less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+};
+
+// Events after which a pod rejected by this plugin may become schedulable.
+class EnqueueExtensions : public virtual Plugin {
+ public:
+  virtual std::vector<ClusterEventWithHint> events_to_register() const = 0;
+};
+
+// Node subset from PreFilter: nullopt = all nodes.
+struct PreFilterResult {
+  std::optional<std::set<std::string>> nodeNames;
+  bool all_nodes() const { return !nodeNames.has_value(); }
+  // Intersection (upstream Merge).
+  PreFilterResult merge(const PreFilterResult& other) const;
+};
+
+class PreFilterExtensions {
+ public:
+  virtual ~PreFilterExtensions() = default;
+  virtual Status add_pod(CycleState& state, const api::Pod& pod_to_schedule, const PodInfoPtr& pod_to_add,
+                         const NodeInfo& node_info) = 0;
+  virtual Status remove_pod(CycleState& state, const api::Pod& pod_to_schedule, const PodInfoPtr& pod_to_remove,
+                            const NodeInfo& node_info) = 0;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status pre_filter(CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes,
+                            PreFilterResult& result) = 0;
+  virtual PreFilterExtensions* pre_filter_extensions() { return nullptr; }
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  // Called concurrently for different nodes: must not write shared state.
+  virtual Status filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
+};
+
+struct NominatingInfo {
+  enum class Mode { Noop, Override } mode = Mode::Noop;
+  std::string nominatedNodeName;
+};
+struct PostFilterResult {
+  NominatingInfo nominatingInfo;
+};
+
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status post_filter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
+                             PostFilterResult& result) = 0;
+};
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  virtual Status pre_score(CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes) = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  // Called concurrently for different nodes.
+  virtual Status score(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
+                       std::int64_t& score) = 0;
+  virtual bool has_normalize_score() const { return false; }
+  virtual Status normalize_score(const CycleState& /*state*/, const api::Pod& /*pod*/, NodeScoreList& /*scores*/) {
+    return {};
+  }
+};
+
+class ReservePlugin : public virtual Plugin {
+ public:
+  virtual Status reserve(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
+  virtual void unreserve(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
+};
+
+class PermitPlugin : public virtual Plugin {
+ public:
+  // Status Wait with a timeout parks the pod until allowed, rejected or timed out.
+  virtual Status permit(CycleState& state, const api::Pod& pod, const std::string& node_name,
+                        std::chrono::milliseconds& timeout) = 0;
+};
+
+class PreBindPlugin : public virtual Plugin {
+ public:
+  virtual Status pre_bind(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
+};
+
+class BindPlugin : public virtual Plugin {
+ public:
+  // Skip = not this binder's pod; the next bind plugin is tried.
+  virtual Status bind(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
+};
+
+class PostBindPlugin : public virtual Plugin {
+ public:
+  virtual void post_bind(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
+};
+
+// ---------------------------------------------------------------- what plugins reach through the Handle
+
+// Writes to the API server that plugins make (binding, preemption). The scheduler implements it
+// over the REST client; tests use an in-memory fake.
+class ClusterClient {
+ public:
+  virtual ~ClusterClient() = default;
+  virtual Status bind(const api::Pod& pod, const std::string& node_name) = 0;
+  virtual Status delete_pod(const api::Pod& pod) = 0;  // NotFound counts as success
+  // Strategic-merge patch of pod status: set/replace one condition and optionally nominatedNodeName.
+  virtual Status patch_pod_status(const api::Pod& pod, const std::optional<api::PodCondition>& condition,
+                                  const std::optional<std::string>& nominated_node_name) = 0;
+  // Event for an object (upstream events.k8s.io/v1 recorder). Never blocks.
+  virtual void event(const api::Pod& regarding, const std::string& type, const std::string& reason,
+                     const std::string& action, const std::string& note) = 0;
+};
+
+// Read access to informer caches for the objects plugins consult. Returned pointers are shared
+// and immutable. Missing objects are nullptr / empty lists.
+class ClusterLister {
+ public:
+  virtual ~ClusterLister() = default;
+  virtual std::shared_ptr<const api::Namespace> get_namespace(std::string_view name) const = 0;
+  virtual std::vector<std::shared_ptr<const api::Namespace>> list_namespaces() const = 0;
+  virtual std::vector<std::shared_ptr<const api::Service>> list_services(std::string_view ns) const = 0;
+  virtual std::vector<std::shared_ptr<const api::ReplicationController>> list_replication_controllers(
+      std::string_view ns) const = 0;
+  virtual std::vector<std::shared_ptr<const api::ReplicaSet>> list_replica_sets(std::string_view ns) const = 0;
+  virtual std::vector<std::shared_ptr<const api::StatefulSet>> list_stateful_sets(std::string_view ns) const = 0;
+  virtual std::vector<std::shared_ptr<const api::PodDisruptionBudget>> list_pdbs(std::string_view ns) const = 0;
+  virtual std::shared_ptr<const api::PersistentVolume> get_pv(std::string_view name) const = 0;
+  virtual std::vector<std::shared_ptr<const api::PersistentVolume>> list_pvs() const = 0;
+  virtual std::shared_ptr<const api::PersistentVolumeClaim> get_pvc(std::string_view ns,
+                                                                     std::string_view name) const = 0;
+  virtual std::shared_ptr<const api::StorageClass> get_storage_class(std::string_view name) const = 0;
+  virtual std::shared_ptr<const api::CSINode> get_csi_node(std::string_view name) const = 0;
+  virtual std::shared_ptr<const api::CSIDriver> get_csi_driver(std::string_view name) const = 0;
+  virtual std::vector<std::shared_ptr<const api::CSIStorageCapacity>> list_csi_storage_capacities() const = 0;
+  // Non-terminal pods known to the informer (for PodTopologySpread defaulting, preemption checks).
+  virtual PodPtr get_pod(std::string_view ns, std::string_view name) const = 0;
+};
+
+// Runs fn(i) for i in [0, n) on the framework's worker pool (chunked like upstream's
+// parallelizer). `stop` lets fn end the loop early (e.g. enough feasible nodes found).
+class Parallelizer {
+ public:
+  virtual ~Parallelizer() = default;
+  virtual void until(int n, const std::function<void(int i)>& fn, const std::function<bool()>& stop = {}) = 0;
+  virtual int parallelism() const = 0;
+};
+
+class WaitingPod {
+ public:
+  virtual ~WaitingPod() = default;
+  virtual const api::Pod& pod() const = 0;
+  virtual std::vector<std::string> pending_plugins() const = 0;
+  virtual void allow(const std::string& plugin) = 0;
+  virtual void reject(const std::string& plugin, const std::string& msg) = 0;
+};
+
+class PodNominator {
+ public:
+  virtual ~PodNominator() = default;
+  virtual std::vector<PodInfoPtr> nominated_pods_for_node(std::string_view node_name) const = 0;
+};
+
+class Handle {
+ public:
+  virtual ~Handle() = default;
+  virtual const NodeInfoLister& snapshot_node_infos() const = 0;
+  virtual const StorageInfoLister& snapshot_storage_infos() const = 0;
+  virtual ClusterClient& client() = 0;
+  virtual const ClusterLister& lister() const = 0;
+  virtual Parallelizer& parallelizer() = 0;
+  virtual const PodNominator& nominator() const = 0;
+  virtual std::string_view profile_name() const = 0;
+
+  // Waiting pods (Permit).
+  virtual std::shared_ptr<WaitingPod> get_waiting_pod(std::string_view uid) = 0;
+  virtual void iterate_over_waiting_pods(const std::function<void(WaitingPod&)>& fn) = 0;
+  virtual void reject_waiting_pod(std::string_view uid) = 0;
+
+  // Plugin runners that preemption needs on hypothetical states.
+  virtual Status run_pre_filter_extension_add_pod(CycleState& state, const api::Pod& pod_to_schedule,
+                                                  const PodInfoPtr& pod_to_add, const NodeInfo& node_info) = 0;
+  virtual Status run_pre_filter_extension_remove_pod(CycleState& state, const api::Pod& pod_to_schedule,
+                                                     const PodInfoPtr& pod_to_remove, const NodeInfo& node_info) = 0;
+  virtual Status run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
+  virtual Status run_filter_plugins_with_nominated_pods(CycleState& state, const api::Pod& pod,
+                                                        const NodeInfo& node_info) = 0;
+};
+
+// Type-erased plugin args: the runtime stores the typed config args struct (from
+// scheduler/config/types.h, e.g. config::NodeResourcesFitArgs) here; a plugin fetches it with as<T>().
+struct PluginArgs {
+  std::any value;
+  template <class T>
+  const T* as() const {
+    return std::any_cast<T>(&value);
+  }
+};
+
+using PluginFactory = std::function<util::Result<std::shared_ptr<Plugin>>(const PluginArgs& args, Handle& handle)>;
+
+}  // namespace ksched::scheduler::framework

@@ -1,0 +1,254 @@
+// Core scheduling types (pkg/scheduler/framework/types.go): Resource, PodInfo with pre-parsed
+// affinity terms, NodeInfo with precomputed sums, QueuedPodInfo, FitError, cluster events.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/core.h"
+#include "api/labels.h"
+#include "scheduler/framework/status.h"
+
+namespace ksched::scheduler::framework {
+
+using PodPtr = std::shared_ptr<const api::Pod>;
+using NodePtr = std::shared_ptr<const api::Node>;
+
+inline constexpr std::int64_t kMaxNodeScore = 100;
+inline constexpr std::int64_t kMinNodeScore = 0;
+inline constexpr std::int64_t kDefaultMilliCPURequest = 100;               // 0.1 core
+inline constexpr std::int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // 200 MiB
+
+// Resources in scheduler units: CPU in millicores, everything else in value units.
+struct Resource {
+  std::int64_t milliCPU = 0;
+  std::int64_t memory = 0;
+  std::int64_t ephemeralStorage = 0;
+  std::int64_t allowedPodNumber = 0;  // from allocatable "pods"
+  api::FlatMap<std::int64_t> scalarResources;  // extended resources, hugepages-*, attachable-volumes-*
+
+  void add(const api::ResourceList& rl);
+  void add(const Resource& r);
+  void sub(const Resource& r);
+  void set_max(const Resource& r);  // per-resource max
+  std::int64_t get(std::string_view name) const;  // "cpu" -> milliCPU, "memory", "ephemeral-storage", "pods", scalar
+  static Resource from(const api::ResourceList& rl);
+  bool operator==(const Resource&) const = default;
+};
+
+// Pod requests as upstream's PodRequests (init containers, restartable sidecars, overhead).
+// non_zero applies the scoring defaults (100m CPU / 200Mi memory) to containers lacking them.
+Resource compute_pod_requests(const api::Pod& pod, bool non_zero = false);
+
+// A pod (anti-)affinity term with its selectors parsed once.
+struct AffinityTerm {
+  std::set<std::string, std::less<>> namespaces;
+  labels::Selector selector;
+  std::string topologyKey;
+  labels::Selector namespaceSelector;  // "nothing" when absent
+  // Upstream AffinityTerm.Matches: namespace in set or namespace labels match the selector,
+  // and the pod's labels match.
+  bool matches(const api::Pod& pod, const api::StringMap* namespace_labels) const;
+};
+
+struct WeightedAffinityTerm {
+  AffinityTerm term;
+  std::int32_t weight = 0;
+};
+
+// PodInfo: immutable pod + pre-parsed data, shared between the queue, cache and snapshot.
+struct PodInfo {
+  PodPtr pod;
+  std::vector<AffinityTerm> requiredAffinityTerms;
+  std::vector<AffinityTerm> requiredAntiAffinityTerms;
+  std::vector<WeightedAffinityTerm> preferredAffinityTerms;
+  std::vector<WeightedAffinityTerm> preferredAntiAffinityTerms;
+  Resource requests;          // compute_pod_requests(pod)
+  Resource nonZeroRequests;   // compute_pod_requests(pod, true)
+  std::string parseError;     // non-empty when a selector failed to parse
+
+  static std::shared_ptr<const PodInfo> make(PodPtr pod);
+};
+using PodInfoPtr = std::shared_ptr<const PodInfo>;
+
+// A pod waiting in the scheduling queue.
+struct QueuedPodInfo {
+  PodInfoPtr podInfo;
+  std::chrono::steady_clock::time_point timestamp;                 // last enqueue
+  std::optional<std::chrono::steady_clock::time_point> initialAttemptTimestamp;
+  int attempts = 0;
+  std::set<std::string> unschedulablePlugins;
+  std::set<std::string> pendingPlugins;
+  bool gated = false;
+  const api::Pod& pod() const { return *podInfo->pod; }
+};
+
+struct ImageStateSummary {
+  std::int64_t size = 0;
+  int numNodes = 0;
+};
+
+// Host ports in use on a node: ip -> set of (protocol, port).
+class HostPortInfo {
+ public:
+  void add(std::string ip, std::string protocol, std::int32_t port);
+  void remove(std::string ip, std::string protocol, std::int32_t port);
+  // Upstream CheckConflict: 0.0.0.0 conflicts with any IP on the same protocol/port.
+  bool check_conflict(std::string ip, std::string protocol, std::int32_t port) const;
+  std::size_t size() const;
+
+ private:
+  std::map<std::string, std::set<std::pair<std::string, std::int32_t>>> ports_;
+};
+
+// NodeInfo: a node plus aggregated information about the pods on it.
+class NodeInfo {
+ public:
+  NodeInfo() = default;
+  explicit NodeInfo(NodePtr n) { set_node(std::move(n)); }
+
+  const api::Node* node() const { return node_.get(); }
+  const NodePtr& node_ptr() const { return node_; }
+  const std::string& name() const;  // "" when the node object is gone
+  void set_node(NodePtr n);
+  void remove_node() { node_.reset(); }
+
+  void add_pod(PodInfoPtr p);
+  // Returns false when the pod (by uid) is not on this node.
+  bool remove_pod(const api::Pod& pod);
+
+  std::shared_ptr<NodeInfo> clone() const;
+
+  std::vector<PodInfoPtr> pods;
+  std::vector<PodInfoPtr> podsWithAffinity;
+  std::vector<PodInfoPtr> podsWithRequiredAntiAffinity;
+  HostPortInfo usedPorts;
+  Resource requested;
+  Resource nonZeroRequested;
+  Resource allocatable;
+  api::FlatMap<ImageStateSummary> imageStates;  // image name -> summary (set by the cache)
+  api::FlatMap<int> pvcRefCounts;               // "ns/claim" -> pods using it
+  std::int64_t generation = 0;
+
+ private:
+  NodePtr node_;
+};
+using NodeInfoPtr = std::shared_ptr<NodeInfo>;
+
+// Snapshot listers (pkg/scheduler/framework/listers.go).
+class NodeInfoLister {
+ public:
+  virtual ~NodeInfoLister() = default;
+  virtual const std::vector<NodeInfoPtr>& list() const = 0;
+  virtual const std::vector<NodeInfoPtr>& have_pods_with_affinity_list() const = 0;
+  virtual const std::vector<NodeInfoPtr>& have_pods_with_required_anti_affinity_list() const = 0;
+  virtual NodeInfoPtr get(std::string_view node_name) const = 0;  // nullptr if absent
+};
+class StorageInfoLister {
+ public:
+  virtual ~StorageInfoLister() = default;
+  virtual bool is_pvc_used_by_pods(std::string_view key) const = 0;  // "ns/claim"
+};
+
+struct NodeScore {
+  std::string name;
+  std::int64_t score = 0;
+};
+using NodeScoreList = std::vector<NodeScore>;
+
+struct NodePluginScores {
+  std::string name;
+  std::vector<std::pair<std::string, std::int64_t>> scores;  // plugin -> weighted score
+  std::int64_t totalScore = 0;
+};
+
+// Node name -> status of the filter that rejected it, plus a shared status for nodes that were
+// never evaluated (upstream NodeToStatus with its "absent nodes" status).
+class NodeToStatus {
+ public:
+  void set(std::string node, Status s) { statuses_[std::move(node)] = std::move(s); }
+  const Status* get(std::string_view node) const {
+    auto it = statuses_.find(std::string(node));
+    return it == statuses_.end() ? nullptr : &it->second;
+  }
+  Status get_or_absent(std::string_view node) const {
+    auto* s = get(node);
+    return s ? *s : absent_;
+  }
+  void set_absent(Status s) { absent_ = std::move(s); }
+  const Status& absent() const { return absent_; }
+  std::size_t size() const { return statuses_.size(); }
+  const std::map<std::string, Status>& map() const { return statuses_; }
+
+ private:
+  std::map<std::string, Status> statuses_;
+  Status absent_{Code::UnschedulableAndUnresolvable};
+};
+
+struct Diagnosis {
+  NodeToStatus nodeToStatus;
+  std::set<std::string> unschedulablePlugins;
+  std::set<std::string> pendingPlugins;
+  std::string preFilterMsg;
+  std::string postFilterMsg;
+};
+
+// FitError: "0/N nodes are available: ..." (see error() for upstream's exact format).
+struct FitError {
+  PodPtr pod;
+  int numAllNodes = 0;
+  Diagnosis diagnosis;
+  std::string error() const;
+};
+
+// ---------------------------------------------------------------- cluster events and queueing hints
+enum class EventResource : std::uint8_t {
+  Pod, AssignedPod, UnscheduledPod, Node, PersistentVolume, PersistentVolumeClaim, CSINode, CSIDriver,
+  CSIStorageCapacity, StorageClass, ResourceClaim, WildCard
+};
+enum ActionType : std::uint32_t {
+  kAdd = 1u << 0,
+  kDelete = 1u << 1,
+  kUpdateNodeAllocatable = 1u << 2,
+  kUpdateNodeLabel = 1u << 3,
+  kUpdateNodeTaint = 1u << 4,
+  kUpdateNodeCondition = 1u << 5,
+  kUpdateNodeAnnotation = 1u << 6,
+  kUpdatePodLabel = 1u << 7,
+  kUpdatePodScaleDown = 1u << 8,
+  kUpdatePodTolerations = 1u << 9,
+  kUpdatePodSchedulingGatesEliminated = 1u << 10,
+  kUpdatePodGeneratedResourceClaim = 1u << 11,
+  kUpdateOther = 1u << 12,  // any other update of the resource
+  kUpdate = kUpdateNodeAllocatable | kUpdateNodeLabel | kUpdateNodeTaint | kUpdateNodeCondition |
+            kUpdateNodeAnnotation | kUpdatePodLabel | kUpdatePodScaleDown | kUpdatePodTolerations |
+            kUpdatePodSchedulingGatesEliminated | kUpdatePodGeneratedResourceClaim | kUpdateOther,
+  kAll = kAdd | kDelete | kUpdate,
+};
+
+struct ClusterEvent {
+  EventResource resource = EventResource::WildCard;
+  std::uint32_t actionType = kAll;
+  std::string label;  // for metrics/logs, e.g. "NodeAdd", "AssignedPodDelete"
+  bool is_wildcard() const { return resource == EventResource::WildCard && actionType == kAll; }
+  // Whether a registration `this` is interested in the concrete event `e`.
+  bool match(const ClusterEvent& e) const;
+};
+
+enum class QueueingHint { Skip, Queue };
+
+// Hint callback: old/new objects are type-erased (api::Pod / api::Node / ... as shared_ptr<const void>).
+using QueueingHintFn = std::function<QueueingHint(const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
+                                                  const std::shared_ptr<const void>& newObj)>;
+struct ClusterEventWithHint {
+  ClusterEvent event;
+  QueueingHintFn hint;  // empty = always Queue
+};
+
+}  // namespace ksched::scheduler::framework
