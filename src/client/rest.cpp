@@ -1,0 +1,171 @@
+#include "client/rest.h"
+
+#include <boost/json.hpp>
+
+namespace ksched::client {
+
+std::string url_escape(std::string_view s) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(char(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string ResourceRef::path() const {
+  std::string p = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+  if (!namespace_.empty()) p += "/namespaces/" + url_escape(namespace_);
+  p += "/" + resource;
+  if (!name.empty()) p += "/" + url_escape(name);
+  if (!subresource.empty()) p += "/" + subresource;
+  return p;
+}
+
+ResourceRef ResourceRef::of(const ResourceInfo& info, std::string_view ns, std::string_view name,
+                            std::string_view subresource) {
+  ResourceRef r;
+  r.group = info.group;
+  r.version = info.version;
+  r.resource = info.resource;
+  if (info.namespaced) r.namespace_ = ns;
+  r.name = name;
+  r.subresource = subresource;
+  return r;
+}
+
+std::string ListOptions::query(bool watch) const {
+  std::string q;
+  auto add = [&](std::string_view k, std::string_view v) {
+    q += q.empty() ? '?' : '&';
+    q += k;
+    q += '=';
+    q += url_escape(v);
+  };
+  if (allowWatchBookmarks && watch) add("allowWatchBookmarks", "true");
+  if (!continue_.empty()) add("continue", continue_);
+  if (!fieldSelector.empty()) add("fieldSelector", fieldSelector);
+  if (!labelSelector.empty()) add("labelSelector", labelSelector);
+  if (limit > 0) add("limit", std::to_string(limit));
+  if (!resourceVersion.empty()) add("resourceVersion", resourceVersion);
+  if (!resourceVersionMatch.empty()) add("resourceVersionMatch", resourceVersionMatch);
+  if (sendInitialEvents) add("sendInitialEvents", *sendInitialEvents ? "true" : "false");
+  if (timeoutSeconds > 0) add("timeoutSeconds", std::to_string(timeoutSeconds));
+  if (watch) add("watch", "true");
+  return q;
+}
+
+std::string DeleteOptions::body() const {
+  boost::json::object o;
+  o["kind"] = "DeleteOptions";
+  o["apiVersion"] = "v1";
+  if (gracePeriodSeconds) o["gracePeriodSeconds"] = *gracePeriodSeconds;
+  if (!propagationPolicy.empty()) o["propagationPolicy"] = propagationPolicy;
+  if (!preconditionUID.empty() || !preconditionResourceVersion.empty()) {
+    boost::json::object p;
+    if (!preconditionUID.empty()) p["uid"] = preconditionUID;
+    if (!preconditionResourceVersion.empty()) p["resourceVersion"] = preconditionResourceVersion;
+    o["preconditions"] = std::move(p);
+  }
+  if (dryRun) o["dryRun"] = boost::json::array{"All"};
+  return boost::json::serialize(o);
+}
+
+std::string_view content_type(PatchType t) {
+  switch (t) {
+    case PatchType::JSON: return "application/json-patch+json";
+    case PatchType::Merge: return "application/merge-patch+json";
+    case PatchType::StrategicMerge: return "application/strategic-merge-patch+json";
+    case PatchType::Apply: return "application/apply-patch+yaml";
+  }
+  return "application/json";
+}
+
+util::Result<std::shared_ptr<RestClient>> RestClient::create(const RestConfig& cfg) {
+  auto t = Transport::create(cfg);
+  if (!t) return util::make_error(t.error());
+  return std::make_shared<RestClient>(std::move(*t));
+}
+
+Result<std::string> RestClient::call(std::string method, const ResourceRef& r, std::string query, std::string body,
+                                     std::string ct) {
+  HttpRequest req;
+  req.method = std::move(method);
+  req.target = r.path() + query;
+  req.body = std::move(body);
+  req.content_type = std::move(ct);
+  auto res = t_->round_trip(req);
+  if (!res) return res.error();
+  if (res->status < 200 || res->status >= 300) {
+    int ra = 0;
+    auto h = res->header("Retry-After");
+    if (!h.empty()) ra = std::atoi(h.c_str());
+    return error_from_response(res->status, res->body, ra);
+  }
+  return std::move(res->body);
+}
+
+Result<std::string> RestClient::get(const ResourceRef& r, std::string_view query) {
+  return call("GET", r, std::string(query), {}, {});
+}
+Result<std::string> RestClient::list(const ResourceRef& r, const ListOptions& opts) {
+  return call("GET", r, opts.query(false), {}, {});
+}
+Result<std::string> RestClient::create(const ResourceRef& r, std::string body, std::string_view query) {
+  return call("POST", r, std::string(query), std::move(body), "application/json");
+}
+Result<std::string> RestClient::update(const ResourceRef& r, std::string body, std::string_view query) {
+  return call("PUT", r, std::string(query), std::move(body), "application/json");
+}
+Result<std::string> RestClient::patch(const ResourceRef& r, PatchType type, std::string body, std::string_view query) {
+  return call("PATCH", r, std::string(query), std::move(body), std::string(content_type(type)));
+}
+Result<std::string> RestClient::remove(const ResourceRef& r, const DeleteOptions& opts) {
+  return call("DELETE", r, {}, opts.body(), "application/json");
+}
+Result<std::string> RestClient::delete_collection(const ResourceRef& r, const ListOptions& opts,
+                                                  const DeleteOptions& d) {
+  return call("DELETE", r, opts.query(false), d.body(), "application/json");
+}
+
+Result<std::unique_ptr<WatchStream>> RestClient::watch(const ResourceRef& r, const ListOptions& opts) {
+  HttpRequest req;
+  req.target = r.path() + opts.query(true);
+  // The server ends the watch after timeoutSeconds; allow a generous idle margin beyond it.
+  req.timeout = opts.timeoutSeconds > 0 ? std::chrono::milliseconds((opts.timeoutSeconds + 60) * 1000)
+                                        : std::chrono::milliseconds(0);
+  auto s = t_->open_stream(req);
+  if (!s) return s.error();
+  return std::make_unique<WatchStream>(std::move(*s));
+}
+
+Result<HttpResponse> RestClient::raw(std::string method, std::string target, std::string body, std::string ct) {
+  HttpRequest req;
+  req.method = std::move(method);
+  req.target = std::move(target);
+  req.body = std::move(body);
+  req.content_type = std::move(ct);
+  return t_->round_trip(req);
+}
+
+Result<void> RestClient::bind(std::string_view ns, std::string_view pod, std::string_view uid, std::string_view node) {
+  boost::json::object meta{{"name", pod}, {"namespace", ns}};
+  if (!uid.empty()) meta["uid"] = uid;
+  boost::json::object b{{"kind", "Binding"},
+                        {"apiVersion", "v1"},
+                        {"metadata", std::move(meta)},
+                        {"target", boost::json::object{{"kind", "Node"}, {"name", node}}}};
+  ResourceRef r{"", "v1", "pods", std::string(ns), std::string(pod), "binding"};
+  auto res = create(r, boost::json::serialize(b));
+  if (!res) return res.error();
+  return {};
+}
+
+}  // namespace ksched::client

@@ -1,0 +1,594 @@
+#include "client/transport.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/json.hpp>
+#include <cctype>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "client/rate_limiter.h"
+#include "util/log.h"
+
+namespace ksched::client {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
+ApiError transport_error(std::string msg) {
+  ApiError e;
+  e.code = 0;
+  e.message = std::move(msg);
+  return e;
+}
+
+// Streaming gzip/deflate decoder (zlib auto-detects the header).
+class Inflater {
+ public:
+  Inflater() {
+    zs_ = {};
+    ok_ = inflateInit2(&zs_, 15 + 32) == Z_OK;
+  }
+  ~Inflater() { inflateEnd(&zs_); }
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+  bool feed(std::string_view in, std::string& out) {
+    if (!ok_) return false;
+    zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    zs_.avail_in = static_cast<uInt>(in.size());
+    char buf[16384];
+    while (zs_.avail_in > 0) {
+      zs_.next_out = reinterpret_cast<Bytef*>(buf);
+      zs_.avail_out = sizeof buf;
+      int rc = inflate(&zs_, Z_NO_FLUSH);
+      out.append(buf, sizeof buf - zs_.avail_out);
+      if (rc == Z_STREAM_END) return true;
+      if (rc != Z_OK && rc != Z_BUF_ERROR) return false;
+      if (rc == Z_BUF_ERROR && zs_.avail_out != 0) break;
+    }
+    // Drain remaining output buffered inside zlib.
+    for (;;) {
+      zs_.next_out = reinterpret_cast<Bytef*>(buf);
+      zs_.avail_out = sizeof buf;
+      int rc = inflate(&zs_, Z_NO_FLUSH);
+      std::size_t n = sizeof buf - zs_.avail_out;
+      out.append(buf, n);
+      if (n == 0 || rc == Z_STREAM_END) break;
+      if (rc != Z_OK && rc != Z_BUF_ERROR) return false;
+    }
+    return true;
+  }
+
+ private:
+  z_stream zs_;
+  bool ok_ = false;
+};
+
+std::string openssl_errors() {
+  std::string s;
+  while (unsigned long e = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof buf);
+    if (!s.empty()) s += "; ";
+    s += buf;
+  }
+  return s;
+}
+
+bool is_ip_literal(const std::string& host) {
+  boost::system::error_code ec;
+  (void)asio::ip::make_address(host, ec);
+  return !ec;
+}
+
+int parse_retry_after(std::string_view v) {
+  if (v.empty()) return 0;
+  int n = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return 0;
+    n = n * 10 + (c - '0');
+    if (n > 3600) return 3600;
+  }
+  return n;
+}
+
+bool idempotent(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" || method == "OPTIONS";
+}
+
+}  // namespace
+
+std::string HttpResponse::header(std::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (iequals(k, name)) return v;
+  return {};
+}
+
+ApiError error_from_response(int status, std::string_view body, int retry_after_seconds) {
+  ApiError e;
+  e.code = status;
+  e.retry_after_seconds = retry_after_seconds;
+  boost::system::error_code ec;
+  auto v = boost::json::parse(body, ec);
+  if (!ec && v.is_object()) {
+    const auto& o = v.as_object();
+    auto str = [&](const char* k) -> std::string {
+      auto it = o.find(k);
+      return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : std::string();
+    };
+    if (str("kind") == "Status") {
+      e.reason = str("reason");
+      e.message = str("message");
+      e.status_json = std::string(body);
+      if (auto it = o.find("code"); it != o.end() && it->value().is_int64()) e.code = int(it->value().as_int64());
+      if (auto it = o.find("details"); it != o.end() && it->value().is_object()) {
+        const auto& d = it->value().as_object();
+        if (auto r = d.find("retryAfterSeconds"); r != d.end() && r->value().is_int64() && !e.retry_after_seconds)
+          e.retry_after_seconds = int(r->value().as_int64());
+      }
+    }
+  }
+  if (e.reason.empty()) {
+    switch (status) {
+      case 400: e.reason = "BadRequest"; break;
+      case 401: e.reason = "Unauthorized"; break;
+      case 403: e.reason = "Forbidden"; break;
+      case 404: e.reason = "NotFound"; break;
+      case 405: e.reason = "MethodNotAllowed"; break;
+      case 409: e.reason = "Conflict"; break;
+      case 410: e.reason = "Gone"; break;
+      case 415: e.reason = "UnsupportedMediaType"; break;
+      case 422: e.reason = "Invalid"; break;
+      case 429: e.reason = "TooManyRequests"; break;
+      case 500: e.reason = "InternalError"; break;
+      case 503: e.reason = "ServiceUnavailable"; break;
+      case 504: e.reason = "Timeout"; break;
+      default: break;
+    }
+  }
+  if (e.message.empty()) {
+    std::string b(body.substr(0, 512));
+    while (!b.empty() && std::isspace(static_cast<unsigned char>(b.back()))) b.pop_back();
+    e.message = "the server responded with status " + std::to_string(status) + (b.empty() ? "" : ": " + b);
+  }
+  return e;
+}
+
+// One keep-alive connection with its own io_context: calls are synchronous for the caller but
+// run as async operations so tcp_stream deadlines give timeouts and stop() can cancel a read.
+struct Connection {
+  asio::io_context ioc{1};
+  std::unique_ptr<beast::tcp_stream> plain;
+  std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> tls;
+  beast::flat_buffer buffer;
+  bool reused = false;
+
+  beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
+  void run() {
+    ioc.restart();
+    ioc.run();
+  }
+  void set_deadline(std::chrono::milliseconds t) {
+    if (t.count() > 0)
+      lowest().expires_after(t);
+    else
+      lowest().expires_never();
+  }
+};
+
+struct Transport::Impl {
+  RestConfig cfg;
+  bool use_tls = true;
+  std::string host, port, host_header;
+  std::unique_ptr<ssl::context> ssl_ctx;
+  TokenBucket limiter;
+  mutable std::mutex mu;
+  std::vector<std::unique_ptr<Connection>> idle;
+  std::atomic<std::uint64_t> n_requests{0}, n_conns{0}, n_retries{0}, n_throttled{0};
+
+  explicit Impl(const RestConfig& c) : cfg(c), limiter(c.qps, c.burst) {}
+
+  util::Result<void> init() {
+    std::string_view h = cfg.host;
+    if (h.rfind("https://", 0) == 0) {
+      h.remove_prefix(8);
+    } else if (h.rfind("http://", 0) == 0) {
+      use_tls = false;
+      h.remove_prefix(7);
+    } else {
+      return util::make_error("host must be a URL or host:port with https:// or http:// scheme: \"" + cfg.host + "\"");
+    }
+    if (auto slash = h.find('/'); slash != std::string_view::npos) h = h.substr(0, slash);
+    host_header = std::string(h);
+    if (!h.empty() && h.front() == '[') {
+      auto close = h.find(']');
+      if (close == std::string_view::npos) return util::make_error("invalid IPv6 host in \"" + cfg.host + "\"");
+      host = std::string(h.substr(1, close - 1));
+      auto rest = h.substr(close + 1);
+      port = rest.size() > 1 && rest[0] == ':' ? std::string(rest.substr(1)) : (use_tls ? "443" : "80");
+    } else {
+      auto colon = h.rfind(':');
+      host = std::string(h.substr(0, colon));
+      port = colon == std::string_view::npos ? (use_tls ? "443" : "80") : std::string(h.substr(colon + 1));
+    }
+    if (host.empty()) return util::make_error("host has no hostname: \"" + cfg.host + "\"");
+    if (!use_tls) return {};
+    ssl_ctx = std::make_unique<ssl::context>(ssl::context::tls_client);
+    ssl_ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                         ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+    boost::system::error_code ec;
+    if (cfg.insecure) {
+      ssl_ctx->set_verify_mode(ssl::verify_none);
+    } else {
+      ssl_ctx->set_verify_mode(ssl::verify_peer);
+      if (!cfg.ca_pem.empty()) {
+        ssl_ctx->add_certificate_authority(asio::buffer(cfg.ca_pem), ec);
+        if (ec) return util::make_error("unable to load root certificates: " + ec.message() + " " + openssl_errors());
+      } else {
+        ssl_ctx->set_default_verify_paths(ec);
+      }
+      std::string verify_name = cfg.tls_server_name.empty() ? host : cfg.tls_server_name;
+      ssl_ctx->set_verify_callback(ssl::host_name_verification(verify_name));
+    }
+    if (!cfg.cert_pem.empty()) {
+      ssl_ctx->use_certificate_chain(asio::buffer(cfg.cert_pem), ec);
+      if (ec) return util::make_error("unable to load client certificate: " + ec.message() + " " + openssl_errors());
+      ssl_ctx->use_private_key(asio::buffer(cfg.key_pem), ssl::context::pem, ec);
+      if (ec) return util::make_error("unable to load client key: " + ec.message() + " " + openssl_errors());
+    }
+    return {};
+  }
+
+  std::chrono::milliseconds timeout_for(const HttpRequest& r) const {
+    return r.timeout.count() < 0 ? cfg.timeout : r.timeout;
+  }
+
+  Result<std::unique_ptr<Connection>> connect(std::chrono::milliseconds timeout) {
+    auto c = std::make_unique<Connection>();
+    boost::system::error_code ec;
+    tcp::resolver resolver(c->ioc);
+    auto results = resolver.resolve(host, port, ec);
+    if (ec) return transport_error("dial tcp: lookup " + host + ": " + ec.message());
+    if (use_tls) {
+      c->tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(c->ioc, *ssl_ctx);
+      if (!is_ip_literal(host) || !cfg.tls_server_name.empty()) {
+        std::string sni = cfg.tls_server_name.empty() ? host : cfg.tls_server_name;
+        SSL_set_tlsext_host_name(c->tls->native_handle(), sni.c_str());
+      }
+    } else {
+      c->plain = std::make_unique<beast::tcp_stream>(c->ioc);
+    }
+    c->set_deadline(timeout.count() > 0 ? timeout : std::chrono::milliseconds(30000));
+    c->lowest().async_connect(results, [&](boost::system::error_code e, const tcp::endpoint&) { ec = e; });
+    c->run();
+    if (ec) return transport_error("dial tcp " + host + ":" + port + ": connect: " + ec.message());
+    c->lowest().socket().set_option(tcp::no_delay(true), ec);
+    if (use_tls) {
+      c->tls->async_handshake(ssl::stream_base::client, [&](boost::system::error_code e) { ec = e; });
+      c->run();
+      if (ec) return transport_error("tls: handshake with " + host + ":" + port + " failed: " + ec.message());
+    }
+    ++n_conns;
+    return c;
+  }
+
+  Result<std::unique_ptr<Connection>> acquire(std::chrono::milliseconds timeout) {
+    {
+      std::lock_guard l(mu);
+      if (!idle.empty()) {
+        auto c = std::move(idle.back());
+        idle.pop_back();
+        c->reused = true;
+        return c;
+      }
+    }
+    return connect(timeout);
+  }
+
+  void release(std::unique_ptr<Connection> c) {
+    std::lock_guard l(mu);
+    if (idle.size() < 32) idle.push_back(std::move(c));
+  }
+
+  http::request<http::string_body> build(const HttpRequest& r) {
+    http::request<http::string_body> req;
+    req.version(11);
+    req.method_string(r.method);
+    req.target(r.target);
+    req.set(http::field::host, host_header);
+    req.set(http::field::user_agent, cfg.user_agent.empty() ? default_user_agent() : cfg.user_agent);
+    if (!r.accept.empty()) req.set(http::field::accept, r.accept);
+    if (!cfg.bearer_token.empty()) req.set(http::field::authorization, "Bearer " + cfg.bearer_token);
+    for (const auto& [k, v] : r.headers) req.set(k, v);
+    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+      req.set(http::field::content_type, r.content_type.empty() ? "application/json" : r.content_type);
+      req.body() = r.body;
+      req.prepare_payload();
+    }
+    req.keep_alive(true);
+    return req;
+  }
+
+  void throttle() {
+    auto wait = limiter.reserve();
+    if (wait > std::chrono::milliseconds(0)) {
+      ++n_throttled;
+      if (wait > std::chrono::seconds(1))
+        log::V(3).info("Waited before sending request (client-side throttling)",
+                       {{"delay_ms", std::chrono::duration_cast<std::chrono::milliseconds>(wait).count()}});
+      std::this_thread::sleep_for(wait);
+    }
+  }
+
+  // One attempt on one connection. `sent` reports whether the request reached the wire fully.
+  Result<HttpResponse> attempt(Connection& c, const http::request<http::string_body>& req,
+                               std::chrono::milliseconds timeout, bool& sent, bool& keep) {
+    boost::system::error_code ec;
+    sent = false;
+    c.set_deadline(timeout.count() > 0 ? timeout : std::chrono::milliseconds(0));
+    auto on_write = [&](boost::system::error_code e, std::size_t) { ec = e; };
+    if (c.tls)
+      http::async_write(*c.tls, req, on_write);
+    else
+      http::async_write(*c.plain, req, on_write);
+    c.run();
+    if (ec) return transport_error("write " + host + ":" + port + ": " + ec.message());
+    sent = true;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(boost::none);
+    auto on_read = [&](boost::system::error_code e, std::size_t) { ec = e; };
+    if (c.tls)
+      http::async_read(*c.tls, c.buffer, parser, on_read);
+    else
+      http::async_read(*c.plain, c.buffer, parser, on_read);
+    c.run();
+    if (ec == beast::error::timeout) return transport_error("net/http: request canceled (Client.Timeout exceeded)");
+    if (ec) return transport_error("read " + host + ":" + port + ": " + ec.message());
+    auto& res = parser.get();
+    HttpResponse out;
+    out.status = static_cast<int>(res.result_int());
+    for (const auto& f : res) out.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    auto enc = out.header("Content-Encoding");
+    if (iequals(enc, "gzip") || iequals(enc, "deflate")) {
+      Inflater inf;
+      if (!inf.feed(res.body(), out.body)) return transport_error("invalid gzip response body");
+    } else {
+      out.body = std::move(res.body());
+    }
+    keep = res.keep_alive();
+    return out;
+  }
+
+  Result<HttpResponse> round_trip(const HttpRequest& r) {
+    auto req = build(r);
+    req.set(http::field::accept_encoding, "gzip");
+    auto timeout = timeout_for(r);
+    int server_retries = 0, conn_retries = 0;
+    auto backoff = std::chrono::milliseconds(100);
+    for (;;) {
+      throttle();
+      ++n_requests;
+      auto conn = acquire(timeout);
+      if (!conn) {
+        if (idempotent(r.method) && conn_retries < 2) {
+          ++conn_retries;
+          ++n_retries;
+          std::this_thread::sleep_for(backoff);
+          backoff *= 2;
+          continue;
+        }
+        return conn.error();
+      }
+      bool sent = false, keep = false;
+      auto res = attempt(**conn, req, timeout, sent, keep);
+      if (!res) {
+        bool stale = (*conn)->reused;  // a pooled connection the server may have closed meanwhile
+        if ((stale && (!sent || idempotent(r.method)) && conn_retries < 3) ||
+            (idempotent(r.method) && conn_retries < 2 && res.error().message.find("Timeout") == std::string::npos)) {
+          ++conn_retries;
+          ++n_retries;
+          if (!stale) {
+            std::this_thread::sleep_for(backoff);
+            backoff *= 2;
+          }
+          continue;
+        }
+        return res.error();
+      }
+      if (keep) release(std::move(*conn));
+      int status = res->status;
+      int retry_after = parse_retry_after(res->header("Retry-After"));
+      bool retryable = (status == 429 || status >= 500) && server_retries < 10 &&
+                       (retry_after > 0 || (status >= 500 && idempotent(r.method) && server_retries < 3));
+      if (retryable) {
+        ++server_retries;
+        ++n_retries;
+        auto wait = retry_after > 0 ? std::chrono::milliseconds(retry_after * 1000) : backoff;
+        if (retry_after == 0) backoff *= 2;
+        log::V(4).info("Retrying request", {{"verb", r.method}, {"url", r.target}, {"status", status},
+                                            {"wait_ms", wait.count()}});
+        std::this_thread::sleep_for(wait);
+        continue;
+      }
+      return std::move(*res);
+    }
+  }
+};
+
+namespace {
+
+class StreamImpl final : public ResponseStream {
+ public:
+  StreamImpl(std::unique_ptr<Connection> c, std::chrono::milliseconds idle_timeout)
+      : c_(std::move(c)), idle_timeout_(idle_timeout) {
+    parser_.body_limit(boost::none);
+  }
+  http::response_parser<http::string_body>& parser() { return parser_; }
+  Connection& conn() { return *c_; }
+  void set_gzip() { inflater_.emplace(); }
+
+  int status() const override { return static_cast<int>(parser_.get().result_int()); }
+  std::string header(std::string_view name) const override {
+    for (const auto& f : parser_.get())
+      if (iequals(f.name_string(), name)) return std::string(f.value());
+    return {};
+  }
+  // Bytes already received with the header.
+  bool drain_body(std::string& out) {
+    auto& b = parser_.get().body();
+    if (b.empty()) return false;
+    if (inflater_) {
+      bool ok = inflater_->feed(b, out);
+      b.clear();
+      if (!ok) {
+        set_error("invalid gzip stream");
+        return false;
+      }
+    } else {
+      out.append(b);
+      b.clear();
+    }
+    return true;
+  }
+  bool read(std::string& out) override {
+    for (;;) {
+      if (stopped_.load()) return false;
+      if (drain_body(out)) return true;
+      if (parser_.is_done() || done_) return false;
+      boost::system::error_code ec;
+      c_->set_deadline(idle_timeout_);
+      auto h = [&](boost::system::error_code e, std::size_t) { ec = e; };
+      if (c_->tls)
+        http::async_read_some(*c_->tls, c_->buffer, parser_, h);
+      else
+        http::async_read_some(*c_->plain, c_->buffer, parser_, h);
+      c_->run();
+      if (ec == http::error::need_buffer) ec = {};
+      if (ec) {
+        done_ = true;
+        drain_body(out);
+        if (!stopped_.load()) set_error(ec == http::error::end_of_stream || ec == asio::error::eof
+                                            ? std::string("unexpected EOF")
+                                            : ec.message());
+        return !out.empty();
+      }
+    }
+  }
+  void stop() override {
+    if (stopped_.exchange(true)) return;
+    asio::post(c_->ioc, [c = c_.get()] {
+      boost::system::error_code ec;
+      c->lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+      c->lowest().socket().close(ec);
+    });
+  }
+  bool stopped() const override { return stopped_.load(); }
+  std::string error() const override {
+    std::lock_guard l(mu_);
+    return error_;
+  }
+
+ private:
+  void set_error(std::string e) {
+    std::lock_guard l(mu_);
+    error_ = std::move(e);
+  }
+  std::unique_ptr<Connection> c_;
+  std::chrono::milliseconds idle_timeout_;
+  http::response_parser<http::string_body> parser_;
+  std::optional<Inflater> inflater_;
+  std::atomic<bool> stopped_{false};
+  bool done_ = false;
+  mutable std::mutex mu_;
+  std::string error_;
+};
+
+}  // namespace
+
+Transport::Transport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Transport::~Transport() = default;
+
+util::Result<std::shared_ptr<Transport>> Transport::create(const RestConfig& cfg) {
+  auto impl = std::make_unique<Impl>(cfg);
+  if (auto r = impl->init(); !r) return util::make_error(r.error());
+  return std::shared_ptr<Transport>(new Transport(std::move(impl)));
+}
+
+Result<HttpResponse> Transport::round_trip(const HttpRequest& req) { return impl_->round_trip(req); }
+
+Result<std::unique_ptr<ResponseStream>> Transport::open_stream(const HttpRequest& r) {
+  auto& I = *impl_;
+  auto req = I.build(r);
+  auto timeout = I.timeout_for(r);
+  for (int attempt = 0;; ++attempt) {
+    I.throttle();
+    ++I.n_requests;
+    auto conn = I.acquire(timeout);
+    if (!conn) return conn.error();
+    bool reused = (*conn)->reused;
+    auto s = std::make_unique<StreamImpl>(std::move(*conn), timeout);
+    auto& c = s->conn();
+    boost::system::error_code ec;
+    c.set_deadline(std::chrono::milliseconds(30000));
+    auto h = [&](boost::system::error_code e, std::size_t) { ec = e; };
+    if (c.tls)
+      http::async_write(*c.tls, req, h);
+    else
+      http::async_write(*c.plain, req, h);
+    c.run();
+    if (!ec) {
+      if (c.tls)
+        http::async_read_header(*c.tls, c.buffer, s->parser(), h);
+      else
+        http::async_read_header(*c.plain, c.buffer, s->parser(), h);
+      c.run();
+    }
+    if (ec) {
+      if (reused && attempt < 2) continue;  // stale keep-alive connection
+      return transport_error("watch request " + r.target + ": " + ec.message());
+    }
+    int status = s->status();
+    if (iequals(s->header("Content-Encoding"), "gzip")) s->set_gzip();
+    if (status < 200 || status >= 300) {
+      std::string body;
+      while (s->read(body)) {
+      }
+      return error_from_response(status, body, parse_retry_after(s->header("Retry-After")));
+    }
+    return std::unique_ptr<ResponseStream>(std::move(s));
+  }
+}
+
+void Transport::close_idle() {
+  std::lock_guard l(impl_->mu);
+  impl_->idle.clear();
+}
+
+TransportStats Transport::stats() const {
+  return {impl_->n_requests.load(), impl_->n_conns.load(), impl_->n_retries.load(), impl_->n_throttled.load()};
+}
+
+const RestConfig& Transport::config() const { return impl_->cfg; }
+
+}  // namespace ksched::client
