@@ -30,11 +30,11 @@ bool LineSplitter::finish(std::string& line) {
   std::size_t start = pos_;
   std::size_t end = buf_.size();
   while (end > start && (buf_[end - 1] == '\r' || buf_[end - 1] == ' ')) --end;
+  bool any = end > start;
+  if (any) line.assign(buf_.data() + start, end - start);
   buf_.clear();
   pos_ = 0;
-  if (end == start) return false;
-  line.assign(buf_.data() + start, end - start);
-  return true;
+  return any;
 }
 
 std::string watch_event_type(std::string_view line) {

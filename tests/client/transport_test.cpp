@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+
+#include "client/rate_limiter.h"
+#include "client/rest.h"
+#include "client/transport.h"
+#include "client/watch.h"
+
+using namespace ksched::client;
+using namespace std::chrono_literals;
+
+TEST(TokenBucket, BurstThenQpsWithFakeClock) {
+  ksched::util::FakeClock clock;
+  TokenBucket tb(10, 3, clock);
+  EXPECT_EQ(tb.reserve(), 0ns);
+  EXPECT_EQ(tb.reserve(), 0ns);
+  EXPECT_EQ(tb.reserve(), 0ns);
+  // Bucket empty: the next callers queue 100 ms apart.
+  EXPECT_NEAR(std::chrono::duration<double>(tb.reserve()).count(), 0.1, 1e-6);
+  EXPECT_NEAR(std::chrono::duration<double>(tb.reserve()).count(), 0.2, 1e-6);
+  EXPECT_FALSE(tb.try_accept());
+  clock.step(1s);  // debt of 2 repaid, 8 refilled, capped by burst 3
+  EXPECT_NEAR(tb.tokens(), 3.0, 1e-6);
+  EXPECT_TRUE(tb.try_accept());
+  EXPECT_NEAR(tb.tokens(), 2.0, 1e-6);
+}
+
+TEST(TokenBucket, ZeroQpsIsUnlimited) {
+  ksched::util::FakeClock clock;
+  TokenBucket tb(0, 1, clock);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(tb.reserve(), 0ns);
+}
+
+TEST(ListOptions, QueryMatchesReflectorRequests) {
+  ListOptions o;
+  o.limit = 500;
+  o.resourceVersion = "0";
+  o.fieldSelector = "status.phase!=Succeeded,status.phase!=Failed";
+  EXPECT_EQ(o.query(false),
+            "?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed&limit=500&resourceVersion=0");
+  ListOptions w;
+  w.resourceVersion = "42";
+  w.allowWatchBookmarks = true;
+  w.timeoutSeconds = 331;
+  EXPECT_EQ(w.query(true), "?allowWatchBookmarks=true&resourceVersion=42&timeoutSeconds=331&watch=true");
+}
+
+TEST(ResourceRef, Paths) {
+  EXPECT_EQ((ResourceRef{"", "v1", "pods", "ns1", "web-0", "binding"}.path()), "/api/v1/namespaces/ns1/pods/web-0/binding");
+  EXPECT_EQ((ResourceRef{"", "v1", "nodes", "", "", ""}.path()), "/api/v1/nodes");
+  EXPECT_EQ((ResourceRef{"coordination.k8s.io", "v1", "leases", "kube-system", "kube-scheduler", ""}.path()),
+            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler");
+}
+
+TEST(DeleteOptions, Body) {
+  DeleteOptions d;
+  d.gracePeriodSeconds = 0;
+  d.preconditionUID = "u1";
+  EXPECT_EQ(d.body(), R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0,"preconditions":{"uid":"u1"}})");
+}
+
+TEST(ApiErrors, StatusBodyIsSurfaced) {
+  auto e = error_from_response(
+      404, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"x\" not found","reason":"NotFound","details":{"name":"x","kind":"pods"},"code":404})");
+  EXPECT_TRUE(is_not_found(e));
+  EXPECT_FALSE(is_conflict(e));
+  EXPECT_EQ(e.message, "pods \"x\" not found");
+  auto exists = error_from_response(409, R"({"kind":"Status","reason":"AlreadyExists","message":"m","code":409})");
+  EXPECT_TRUE(is_already_exists(exists));
+  EXPECT_FALSE(is_conflict(exists));
+  auto conflict = error_from_response(409, R"({"kind":"Status","reason":"Conflict","message":"m","code":409})");
+  EXPECT_TRUE(is_conflict(conflict));
+  auto gone = error_from_response(410, R"j({"kind":"Status","reason":"Expired","message":"too old resource version: 1 (5)","code":410})j");
+  EXPECT_TRUE(is_gone(gone));
+  auto plain = error_from_response(429, "Too many requests, please try again later.\n", 1);
+  EXPECT_TRUE(is_too_many_requests(plain));
+  EXPECT_EQ(plain.retry_after_seconds, 1);
+  EXPECT_EQ(plain.reason, "TooManyRequests");
+  EXPECT_NE(plain.message.find("Too many requests"), std::string::npos);
+}
+
+TEST(WatchStream, DecodesEventsSplitAcrossChunks) {
+  std::vector<std::string> chunks = {
+      R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a","resourceVersion":"1"}}})" "\n{\"type\":\"MOD",
+      R"(IFIED","object":{"kind":"Pod","metadata":{"name":"a","resourceVersion":"2"}}})" "\n\n",
+      R"({"object":{"kind":"Pod","metadata":{"resourceVersion":"3"}},"type":"BOOKMARK"})" "\n",
+      R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}})"};  // no final newline
+  WatchStream w(std::make_unique<MemoryResponseStream>(chunks));
+  RawWatchEvent ev;
+  std::vector<std::string> types;
+  while (w.next(ev)) types.push_back(ev.type);
+  EXPECT_EQ(types, (std::vector<std::string>{"ADDED", "MODIFIED", "BOOKMARK", "ERROR"}));
+  EXPECT_EQ(ev.json, R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}})");
+  EXPECT_EQ(w.error(), "");
+}
+
+TEST(WatchStream, GarbageEndsTheStreamWithAnError) {
+  WatchStream w(std::make_unique<MemoryResponseStream>(std::vector<std::string>{"not json\n"}));
+  RawWatchEvent ev;
+  EXPECT_FALSE(w.next(ev));
+  EXPECT_NE(w.error().find("unable to decode watch event"), std::string::npos);
+}
+
+TEST(LineSplitter, HandlesCRLFAndLargeLines) {
+  LineSplitter s;
+  std::string big(100000, 'x');
+  s.feed("a\r\n" + big.substr(0, 50000));
+  std::string line;
+  ASSERT_TRUE(s.next(line));
+  EXPECT_EQ(line, "a");
+  EXPECT_FALSE(s.next(line));
+  s.feed(big.substr(50000) + "\n");
+  ASSERT_TRUE(s.next(line));
+  EXPECT_EQ(line.size(), big.size());
+}
+
+TEST(Transport, RejectsBadHostAndTlsMaterial) {
+  RestConfig c;
+  c.host = "ftp://x";
+  EXPECT_FALSE(Transport::create(c).ok());
+  c.host = "https://127.0.0.1:1";
+  c.ca_pem = "not a pem";
+  auto t = Transport::create(c);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().find("root certificates"), std::string::npos);
+}
+
+TEST(Transport, ConnectionRefusedIsATransportError) {
+  RestConfig c;
+  c.host = "http://127.0.0.1:1";
+  c.timeout = 2s;
+  auto rc = RestClient::create(c);
+  ASSERT_TRUE(rc.ok());
+  auto r = (*rc)->get(ResourceRef{"", "v1", "nodes", "", "", ""});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(is_transport(r.error()));
+  EXPECT_NE(r.error().message.find("connect"), std::string::npos) << r.error().message;
+}
