@@ -1,0 +1,126 @@
+// Codec behaviour: presence, extra fields, nulls, times, quantities, error paths.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "api/codec.h"
+#include "api/core.h"
+#include "api/helpers.h"
+
+using namespace ksched::api;
+
+namespace {
+boost::json::value J(std::string_view s) { return boost::json::parse(s); }
+}  // namespace
+
+TEST(Codec, DecodesPodFieldsAndKeepsUnknownMembers) {
+  const char* in = R"J({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default",
+    "creationTimestamp":null,"labels":{"run":"web","a":"b"},"uid":"u1"},
+    "spec":{"containers":[{"name":"web","image":"nginx","resources":{"requests":{"cpu":"100m","memory":"1Gi"}},
+      "env":[{"name":"A","value":"x\"y"}]}],"dnsPolicy":"ClusterFirst","priority":0,
+      "securityContext":{}},
+    "status":{}})J";
+  auto pod = decode<Pod>(in);
+  ASSERT_TRUE(pod.ok()) << pod.error();
+  EXPECT_EQ(pod->metadata.name, "web");
+  EXPECT_FALSE(pod->metadata.creationTimestamp.has_value());
+  EXPECT_EQ(pod->metadata.labels.get("run"), "web");
+  ASSERT_EQ(pod->spec.containers.size(), 1u);
+  EXPECT_EQ(pod->spec.containers[0].resources.requests.find("cpu")->milli_value(), 100);
+  EXPECT_EQ(pod->spec.containers[0].resources.requests.find("memory")->value(), 1073741824);
+  ASSERT_EQ(pod->spec.containers[0].extra.fields.size(), 1u);
+  EXPECT_EQ(pod->spec.containers[0].extra.fields[0].first, "env");
+  ASSERT_TRUE(pod->spec.priority.has_value());
+  EXPECT_EQ(*pod->spec.priority, 0);
+  auto out = encode(*pod);
+  EXPECT_EQ(J(out), J(in)) << out;
+}
+
+TEST(Codec, ErrorsNameTheFieldPath) {
+  auto r = decode<Pod>(R"J({"spec":{"containers":[{"name":"a"},{"resources":{"requests":{"cpu":"1x"}}}]}})J");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(),
+            "spec.containers[1].resources.requests.cpu: quantities must match the regular expression "
+            "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  auto t = decode<Pod>(R"J({"metadata":{"name":5}})J");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error(), "metadata.name: cannot unmarshal number into a value of type string");
+  auto bad = decode<Pod>(R"J({"metadata":{"name":"x"})J");
+  EXPECT_FALSE(bad.ok());
+  auto trailing = decode<Pod>(R"J({"metadata":{}} {})J");
+  EXPECT_FALSE(trailing.ok());
+  auto i32 = decode<Pod>(R"J({"spec":{"priority":3000000000}})J");
+  ASSERT_FALSE(i32.ok());
+  EXPECT_EQ(i32.error(), "spec.priority: value 3000000000 overflows int32");
+  auto ts = decode<Pod>(R"J({"metadata":{"creationTimestamp":"2024-13-01T00:00:00Z"}})J");
+  ASSERT_FALSE(ts.ok());
+  EXPECT_EQ(ts.error().rfind("metadata.creationTimestamp: parsing time", 0), 0u);
+}
+
+TEST(Codec, TimesAndMicroTimes) {
+  auto ev = decode<Event>(R"J({"firstTimestamp":"2024-01-02T03:04:05Z","eventTime":"2024-01-02T03:04:05.123456Z",
+      "lastTimestamp":"2024-01-02T05:04:05+02:00"})J");
+  ASSERT_TRUE(ev.ok()) << ev.error();
+  EXPECT_EQ(ev->firstTimestamp->unixNanos, 1704164645LL * 1000000000LL);
+  EXPECT_EQ(ev->lastTimestamp->unixNanos, ev->firstTimestamp->unixNanos);
+  EXPECT_EQ(ev->eventTime->unixNanos, 1704164645LL * 1000000000LL + 123456000);
+  auto out = encode(*ev);
+  EXPECT_EQ(J(out), J(R"J({"firstTimestamp":"2024-01-02T03:04:05Z","eventTime":"2024-01-02T03:04:05.123456Z",
+      "lastTimestamp":"2024-01-02T03:04:05Z"})J"));
+}
+
+TEST(Codec, EncodesConstructedObjectsWithoutEmptyMembers) {
+  Binding b;
+  b.apiVersion = "v1";
+  b.kind = "Binding";
+  b.metadata.name = "p";
+  b.metadata.namespace_ = "ns";
+  b.target.kind = "Node";
+  b.target.name = "n1";
+  EXPECT_EQ(encode(b),
+            R"J({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p","namespace":"ns"},"target":{"kind":"Node","name":"n1"}})J");
+  Pod p;
+  p.metadata.name = "we\"ird\n\x01";
+  EXPECT_EQ(encode(p), R"J({"metadata":{"name":"we\"ird\n\u0001"}})J");
+}
+
+TEST(Codec, QuantityAcceptsJsonNumbers) {
+  auto n = decode<Node>(R"J({"status":{"capacity":{"cpu":4,"memory":"8Gi","pods":110.5}}})J");
+  ASSERT_TRUE(n.ok()) << n.error();
+  EXPECT_EQ(n->status.capacity.find("cpu")->milli_value(), 4000);
+  EXPECT_EQ(n->status.capacity.find("pods")->milli_value(), 110500);
+  EXPECT_EQ(J(encode(*n)), J(R"J({"status":{"capacity":{"cpu":"4","memory":"8Gi","pods":"110500m"}}})J"));
+}
+
+TEST(Codec, ListsAndWatchEvents) {
+  auto l = decode<List<Pod>>(R"J({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"42"},
+      "items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]})J");
+  ASSERT_TRUE(l.ok()) << l.error();
+  ASSERT_EQ(l->items.size(), 2u);
+  EXPECT_EQ(l->items[1].metadata.name, "b");
+  EXPECT_EQ(l->metadata.resourceVersion, "42");
+  auto w = decode<WatchEvent<Pod>>(R"J({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a"}}})J");
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->type, "ADDED");
+  EXPECT_EQ(w->object.metadata.name, "a");
+  auto s = decode<WatchEvent<Status>>(
+      R"J({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 1 (2)","reason":"Expired","code":410}})J");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->object.code, 410);
+  EXPECT_EQ(s->object.reason, "Expired");
+}
+
+TEST(Codec, DecodeIntoReusesTheObject) {
+  Pod p;
+  ASSERT_TRUE(decode_into(p, R"J({"metadata":{"name":"a","labels":{"x":"1"}}})J").ok());
+  EXPECT_EQ(p.metadata.name, "a");
+  auto bad = decode_into(p, R"J({"metadata":{"name":1}})J");
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(Codec, EscapedKeysAndValues) {
+  auto p = decode<Pod>(R"J({"metadata":{"labels":{"a\"b":"\u00e9\n"},"annotations":{"k":"v\\"}},"x\"y":1})J");
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(p->metadata.labels.get("a\"b"), "\xc3\xa9\n");
+  EXPECT_EQ(J(encode(*p)), J(R"J({"metadata":{"labels":{"a\"b":"\u00e9\n"},"annotations":{"k":"v\\"}},"x\"y":1})J"));
+}
