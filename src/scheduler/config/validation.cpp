@@ -1,0 +1,559 @@
+#include "scheduler/config/validation.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "api/labels.h"
+#include "scheduler/config/load.h"
+
+namespace ksched::scheduler::config {
+
+namespace {
+
+// ---------------------------------------------------------------- field.Error formatting
+
+std::string go_quote(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (ch < 0x20 || ch == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", ch);
+          out += buf;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string go_string_slice(const std::vector<std::string>& v) {
+  std::string out = "[]string{";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + go_quote(v[i]);
+  return out + "}";
+}
+
+std::string child(const std::string& p, std::string_view k) {
+  return p.empty() ? std::string(k) : p + "." + std::string(k);
+}
+std::string index(const std::string& p, std::size_t i) { return p + "[" + std::to_string(i) + "]"; }
+
+// `value` is already rendered the way Go prints it (numbers bare, strings quoted).
+std::string invalid(const std::string& path, const std::string& value, const std::string& detail) {
+  return path + ": Invalid value: " + value + (detail.empty() ? "" : ": " + detail);
+}
+std::string required(const std::string& path, const std::string& detail) {
+  return path + ": Required value" + (detail.empty() ? "" : ": " + detail);
+}
+std::string forbidden(const std::string& path, const std::string& detail) {
+  return path + ": Forbidden" + (detail.empty() ? "" : ": " + detail);
+}
+std::string duplicate(const std::string& path, const std::string& value) {
+  return path + ": Duplicate value: " + value;
+}
+std::string not_supported(const std::string& path, const std::string& value, const std::vector<std::string>& valid) {
+  std::string list;
+  for (std::size_t i = 0; i < valid.size(); ++i) list += (i ? ", " : "") + go_quote(valid[i]);
+  return path + ": Unsupported value: " + value + ": supported values: " + list;
+}
+
+template <class I>
+std::string num(I v) {
+  return std::to_string(v);
+}
+
+void append(std::vector<std::string>& out, std::vector<std::string> more) {
+  for (auto& m : more) out.push_back(std::move(m));
+}
+
+// metav1validation.ValidateLabelName
+void validate_label_name(const std::string& name, const std::string& path, std::vector<std::string>& errs) {
+  for (const auto& msg : labels::validate_label_key(name)) errs.push_back(invalid(path, go_quote(name), msg));
+}
+
+// ---------------------------------------------------------------- node selectors (component-helpers nodeaffinity)
+
+void validate_node_selector_term(const api::NodeSelectorTerm& term, const std::string& path,
+                                 std::vector<std::string>& errs) {
+  static const std::vector<std::string> ops = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
+  for (std::size_t i = 0; i < term.matchExpressions.size(); ++i) {
+    const auto& r = term.matchExpressions[i];
+    std::string p = index(child(path, "matchExpressions"), i);
+    if (std::find(ops.begin(), ops.end(), r.operator_) == ops.end()) {
+      errs.push_back(not_supported(child(p, "operator"), go_quote(r.operator_), ops));
+      continue;
+    }
+    validate_label_name(r.key, child(p, "key"), errs);
+    std::string vp = child(p, "values");
+    if (r.operator_ == "In" || r.operator_ == "NotIn") {
+      if (r.values.empty()) {
+        errs.push_back(invalid(vp, go_string_slice(r.values), "for 'in', 'notin' operators, values set can't be empty"));
+      }
+    } else if (r.operator_ == "Exists" || r.operator_ == "DoesNotExist") {
+      if (!r.values.empty()) {
+        errs.push_back(invalid(vp, go_string_slice(r.values), "values set must be empty for exists and does not exist"));
+      }
+    } else {
+      if (r.values.size() != 1) {
+        errs.push_back(invalid(vp, go_string_slice(r.values), "for 'Gt', 'Lt' operators, exactly one value is required"));
+      }
+      for (std::size_t j = 0; j < r.values.size(); ++j) {
+        const std::string& v = r.values[j];
+        bool integer = !v.empty();
+        for (std::size_t k = 0; k < v.size(); ++k) {
+          if (!(std::isdigit(static_cast<unsigned char>(v[k])) || (k == 0 && (v[k] == '-' || v[k] == '+')))) {
+            integer = false;
+          }
+        }
+        if (!integer) {
+          errs.push_back(invalid(index(vp, j), go_quote(v), "for 'Gt', 'Lt' operators, the value must be an integer"));
+        }
+      }
+    }
+    for (std::size_t j = 0; j < r.values.size(); ++j) {
+      for (const auto& msg : labels::validate_label_value(r.values[j])) {
+        errs.push_back(invalid(index(vp, j), go_quote(r.values[j]), msg));
+      }
+    }
+  }
+  for (std::size_t i = 0; i < term.matchFields.size(); ++i) {
+    const auto& r = term.matchFields[i];
+    std::string p = index(child(path, "matchFields"), i);
+    if (r.key != "metadata.name") {
+      errs.push_back(invalid(child(p, "key"), go_quote(r.key), "not a valid field selector key"));
+      continue;
+    }
+    if (r.operator_ != "In" && r.operator_ != "NotIn") {
+      errs.push_back(not_supported(child(p, "operator"), go_quote(r.operator_), {"In", "NotIn"}));
+      continue;
+    }
+    if (r.values.size() != 1) errs.push_back(invalid(child(p, "values"), go_string_slice(r.values), "must have one element"));
+  }
+}
+
+// ---------------------------------------------------------------- helpers shared by args
+
+std::vector<std::string> validate_resources(const std::vector<ResourceSpec>& resources, const std::string& path) {
+  std::vector<std::string> errs;
+  for (std::size_t i = 0; i < resources.size(); ++i) {
+    const auto& r = resources[i];
+    if (r.weight <= 0 || r.weight > 100) {
+      errs.push_back(invalid(child(index(path, i), "weight"), num(r.weight),
+                             "resource weight of " + r.name + " not in valid range (0, 100]"));
+    }
+  }
+  return errs;
+}
+
+std::vector<std::string> validate_function_shape(const std::vector<UtilizationShapePoint>& shape,
+                                                 const std::string& path) {
+  std::vector<std::string> errs;
+  if (shape.empty()) {
+    errs.push_back(required(path, "at least one point must be specified"));
+    return errs;
+  }
+  for (std::size_t i = 1; i < shape.size(); ++i) {
+    if (shape[i - 1].utilization >= shape[i].utilization) {
+      errs.push_back(invalid(child(index(path, i), "utilization"), num(shape[i].utilization),
+                             "values must be sorted in increasing order"));
+      break;
+    }
+  }
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i].utilization < 0 || shape[i].utilization > 100) {
+      errs.push_back(invalid(child(index(path, i), "utilization"), num(shape[i].utilization),
+                             "not in valid range [0, 100]"));
+    }
+    if (shape[i].score < 0 || shape[i].score > 10) {
+      errs.push_back(invalid(child(index(path, i), "score"), num(shape[i].score), "not in valid range [0, 10]"));
+    }
+  }
+  return errs;
+}
+
+// v1helper.IsExtendedResourceName
+bool is_extended_resource_name(const std::string& name) {
+  if (name.find('/') == std::string::npos) return false;  // native (unprefixed)
+  if (name.find("kubernetes.io/") != std::string::npos) return false;  // prefixed native
+  if (name.rfind("requests.", 0) == 0) return false;
+  return labels::validate_label_key("requests." + name).empty();
+}
+
+bool args_equal(const PluginArgs& a, const PluginArgs& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit(
+      [&](const auto& x) {
+        using A = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<A, std::monostate>) {
+          return true;
+        } else if constexpr (requires(const A& l, const A& r) { l == r; }) {
+          return x == std::get<A>(b);
+        } else {
+          return true;  // args with core types never belong to a queue-sort plugin
+        }
+      },
+      a);
+}
+
+}  // namespace
+
+std::string aggregate_errors(const std::vector<std::string>& errs) {
+  std::vector<std::string> uniq;
+  std::set<std::string> seen;
+  for (const auto& e : errs) {
+    if (seen.insert(e).second) uniq.push_back(e);
+  }
+  if (uniq.empty()) return "";
+  if (uniq.size() == 1) return uniq[0];
+  std::string out = "[";
+  for (std::size_t i = 0; i < uniq.size(); ++i) out += (i ? ", " : "") + uniq[i];
+  return out + "]";
+}
+
+// ---------------------------------------------------------------- plugin args
+
+std::vector<std::string> validate_default_preemption_args(const DefaultPreemptionArgs& a, const std::string& path) {
+  std::vector<std::string> errs;
+  std::string pp = child(path, "minCandidateNodesPercentage");
+  std::string ap = child(path, "minCandidateNodesAbsolute");
+  if (a.minCandidateNodesPercentage < 0 || a.minCandidateNodesPercentage > 100) {
+    errs.push_back(invalid(pp, num(a.minCandidateNodesPercentage), "not in valid range [0, 100]"));
+  }
+  if (a.minCandidateNodesAbsolute < 0) {
+    errs.push_back(invalid(ap, num(a.minCandidateNodesAbsolute), "not in valid range [0, inf)"));
+  }
+  if (a.minCandidateNodesPercentage == 0 && a.minCandidateNodesAbsolute == 0) {
+    errs.push_back(invalid(pp, "0", "cannot be zero at the same time as minCandidateNodesAbsolute"));
+    errs.push_back(invalid(ap, "0", "cannot be zero at the same time as minCandidateNodesPercentage"));
+  }
+  return errs;
+}
+
+std::vector<std::string> validate_inter_pod_affinity_args(const InterPodAffinityArgs& a, const std::string& path) {
+  std::vector<std::string> errs;
+  if (a.hardPodAffinityWeight < 0 || a.hardPodAffinityWeight > 100) {
+    errs.push_back(invalid(child(path, "hardPodAffinityWeight"), num(a.hardPodAffinityWeight),
+                           "not in valid range [0, 100]"));
+  }
+  return errs;
+}
+
+std::vector<std::string> validate_node_affinity_args(const NodeAffinityArgs& a, const std::string& path) {
+  std::vector<std::string> errs;
+  if (!a.addedAffinity) return errs;
+  const auto& aff = *a.addedAffinity;
+  std::string ap = child(path, "addedAffinity");
+  if (aff.requiredDuringSchedulingIgnoredDuringExecution) {
+    std::string rp = child(child(ap, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms");
+    const auto& terms = aff.requiredDuringSchedulingIgnoredDuringExecution->nodeSelectorTerms;
+    for (std::size_t i = 0; i < terms.size(); ++i) validate_node_selector_term(terms[i], index(rp, i), errs);
+  }
+  const auto& pref = aff.preferredDuringSchedulingIgnoredDuringExecution;
+  std::string pp = child(ap, "preferredDuringSchedulingIgnoredDuringExecution");
+  for (std::size_t i = 0; i < pref.size(); ++i) {
+    validate_node_selector_term(pref[i].preference, child(index(pp, i), "preference"), errs);
+  }
+  return errs;
+}
+
+std::vector<std::string> validate_balanced_allocation_args(const NodeResourcesBalancedAllocationArgs& a,
+                                                           const std::string& path) {
+  std::vector<std::string> errs;
+  std::set<std::string> seen;
+  std::string rp = child(path, "resources");
+  for (std::size_t i = 0; i < a.resources.size(); ++i) {
+    const auto& r = a.resources[i];
+    if (!seen.insert(r.name).second) errs.push_back(duplicate(child(index(rp, i), "name"), go_quote(r.name)));
+    if (r.weight != 1) errs.push_back(invalid(child(index(rp, i), "weight"), num(r.weight), "must be 1"));
+  }
+  return errs;
+}
+
+std::vector<std::string> validate_node_resources_fit_args(const NodeResourcesFitArgs& a, const std::string& path) {
+  std::vector<std::string> errs;
+  std::string rp = child(path, "ignoredResources");
+  for (std::size_t i = 0; i < a.ignoredResources.size(); ++i) validate_label_name(a.ignoredResources[i], index(rp, i), errs);
+  std::string gp = child(path, "ignoredResourceGroups");
+  for (std::size_t i = 0; i < a.ignoredResourceGroups.size(); ++i) {
+    const auto& g = a.ignoredResourceGroups[i];
+    if (g.find('/') != std::string::npos) {
+      errs.push_back(invalid(index(gp, i), go_quote(g), "resource group name can't contain '/'"));
+    }
+    validate_label_name(g, index(gp, i), errs);
+  }
+  std::string sp = child(path, "scoringStrategy");
+  const auto& s = a.scoringStrategy;
+  static const std::vector<std::string> types = {std::string(kLeastAllocated), std::string(kMostAllocated),
+                                                 std::string(kRequestedToCapacityRatio)};
+  if (std::find(types.begin(), types.end(), s.type) == types.end()) {
+    errs.push_back(not_supported(child(sp, "type"), go_quote(s.type), types));
+  }
+  append(errs, validate_resources(s.resources, child(sp, "resources")));
+  if (s.type == kRequestedToCapacityRatio) {
+    if (!s.requestedToCapacityRatio) {
+      errs.push_back(required(child(sp, "requestedToCapacityRatio"), "must be specified when type is RequestedToCapacityRatio"));
+    } else {
+      append(errs, validate_function_shape(s.requestedToCapacityRatio->shape,
+                                           child(child(sp, "requestedToCapacityRatio"), "shape")));
+    }
+  } else if (s.requestedToCapacityRatio) {
+    errs.push_back(forbidden(child(sp, "requestedToCapacityRatio"), "must be nil when type is not RequestedToCapacityRatio"));
+  }
+  return errs;
+}
+
+std::vector<std::string> validate_pod_topology_spread_args(const PodTopologySpreadArgs& a, const std::string& path) {
+  std::vector<std::string> errs;
+  std::string tp = child(path, "defaultingType");
+  if (a.defaultingType != kSystemDefaulting && a.defaultingType != kListDefaulting) {
+    errs.push_back(not_supported(tp, go_quote(a.defaultingType), {std::string(kSystemDefaulting), std::string(kListDefaulting)}));
+  } else if (a.defaultingType == kSystemDefaulting && !a.defaultConstraints.empty()) {
+    errs.push_back(invalid(tp, go_quote(a.defaultingType), "when .defaultConstraints are not empty"));
+  }
+  std::string cp = child(path, "defaultConstraints");
+  for (std::size_t i = 0; i < a.defaultConstraints.size(); ++i) {
+    const auto& c = a.defaultConstraints[i];
+    std::string p = index(cp, i);
+    if (c.maxSkew <= 0) errs.push_back(invalid(child(p, "maxSkew"), num(c.maxSkew), "not in valid range (0, inf)"));
+    if (c.topologyKey.empty()) {
+      errs.push_back(required(child(p, "topologyKey"), "can not be empty"));
+    } else {
+      validate_label_name(c.topologyKey, child(p, "topologyKey"), errs);
+    }
+    std::string wp = child(p, "whenUnsatisfiable");
+    if (c.whenUnsatisfiable.empty()) {
+      errs.push_back(required(wp, "can not be empty"));
+    } else if (c.whenUnsatisfiable != "DoNotSchedule" && c.whenUnsatisfiable != "ScheduleAnyway") {
+      errs.push_back(not_supported(wp, go_quote(c.whenUnsatisfiable), {"DoNotSchedule", "ScheduleAnyway"}));
+    }
+    if (c.labelSelector) {
+      errs.push_back(forbidden(child(p, "labelSelector"), "constraint must not define a selector, as they deduced for each pod"));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& o = a.defaultConstraints[j];
+      if (o.topologyKey == c.topologyKey && o.whenUnsatisfiable == c.whenUnsatisfiable) {
+        errs.push_back(duplicate(p, go_quote("{" + c.topologyKey + ", " + c.whenUnsatisfiable + "}")));
+        break;
+      }
+    }
+  }
+  return errs;
+}
+
+std::vector<std::string> validate_volume_binding_args(const VolumeBindingArgs& a, const std::string& path) {
+  std::vector<std::string> errs;
+  if (a.bindTimeoutSeconds < 0) {
+    errs.push_back(invalid(child(path, "bindTimeoutSeconds"), num(a.bindTimeoutSeconds),
+                           "invalid BindTimeoutSeconds, should not be a negative value"));
+  }
+  // The VolumeCapacityPriority gate is off in v1.32, so a shape must not be configured.
+  if (!a.shape.empty()) {
+    std::string v = "[]config.UtilizationShapePoint{";
+    for (std::size_t i = 0; i < a.shape.size(); ++i) {
+      v += (i ? ", " : "") + std::string("config.UtilizationShapePoint{Utilization:") + num(a.shape[i].utilization) +
+           ", Score:" + num(a.shape[i].score) + "}";
+    }
+    v += "}";
+    errs.push_back(invalid(child(path, "shape"), v,
+                           "unexpected field `shape`, remove it or turn on the feature gate VolumeCapacityPriority"));
+  }
+  return errs;
+}
+
+std::vector<std::string> validate_args(const PluginArgs& args, const std::string& path) {
+  if (auto* a = std::get_if<DefaultPreemptionArgs>(&args)) return validate_default_preemption_args(*a, path);
+  if (auto* a = std::get_if<InterPodAffinityArgs>(&args)) return validate_inter_pod_affinity_args(*a, path);
+  if (auto* a = std::get_if<NodeAffinityArgs>(&args)) return validate_node_affinity_args(*a, path);
+  if (auto* a = std::get_if<NodeResourcesBalancedAllocationArgs>(&args)) return validate_balanced_allocation_args(*a, path);
+  if (auto* a = std::get_if<NodeResourcesFitArgs>(&args)) return validate_node_resources_fit_args(*a, path);
+  if (auto* a = std::get_if<PodTopologySpreadArgs>(&args)) return validate_pod_topology_spread_args(*a, path);
+  if (auto* a = std::get_if<VolumeBindingArgs>(&args)) return validate_volume_binding_args(*a, path);
+  return {};
+}
+
+// ---------------------------------------------------------------- configuration
+
+namespace {
+
+const std::set<std::string, std::less<>>& removed_plugins() {
+  static const std::set<std::string, std::less<>> s = {"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"};
+  return s;
+}
+
+std::string removed_plugin_message(const std::string& name) {
+  return invalid("", go_quote(name), "").substr(2) + ": was invalid in version \"" + std::string(kAPIVersion) +
+         "\" (KubeSchedulerConfiguration is version \"" + std::string(kAPIVersion) + "\")";
+}
+
+void validate_profile(const KubeSchedulerProfile& prof, const std::string& path, std::vector<std::string>& errs) {
+  if (prof.schedulerName.empty()) errs.push_back(required(child(path, "schedulerName"), ""));
+  if (prof.percentageOfNodesToScore &&
+      (*prof.percentageOfNodesToScore < 0 || *prof.percentageOfNodesToScore > 100)) {
+    errs.push_back(invalid(child(path, "percentageOfNodesToScore"), num(*prof.percentageOfNodesToScore),
+                           "not in valid range [0-100]"));
+  }
+  std::string pp = child(path, "plugins");
+  for (ExtensionPoint ep : kSpecificExtensionPoints) {
+    const auto& set = prof.plugins.at(ep);
+    for (std::size_t i = 0; i < set.enabled.size(); ++i) {
+      if (removed_plugins().contains(set.enabled[i].name)) {
+        errs.push_back(index(child(child(pp, extension_point_field(ep)), "enabled"), i) + ": " +
+                       removed_plugin_message(set.enabled[i].name));
+      }
+    }
+  }
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < prof.pluginConfig.size(); ++i) {
+    const auto& pc = prof.pluginConfig[i];
+    std::string cp = index(child(path, "pluginConfig"), i);
+    if (!seen.insert(pc.name).second) errs.push_back(duplicate(cp, go_quote(pc.name)));
+    if (removed_plugins().contains(pc.name)) {
+      errs.push_back(cp + ": " + removed_plugin_message(pc.name));
+      continue;
+    }
+    append(errs, validate_args(pc.args, child(cp, "args")));
+  }
+}
+
+void validate_common_queue_sort(const std::vector<KubeSchedulerProfile>& profiles, std::vector<std::string>& errs) {
+  const PluginSet& canon = profiles[0].plugins.queueSort;
+  std::string name;
+  if (!canon.enabled.empty()) name = canon.enabled[0].name;
+  if (canon.enabled.size() > 1) {
+    errs.push_back(invalid("profiles[0].plugins.queueSort.Enabled", num(canon.enabled.size()),
+                           "only one queue sort plugin can be enabled"));
+  }
+  const PluginArgs* canon_args = nullptr;
+  if (!name.empty()) canon_args = profiles[0].raw_args_for(name);
+  for (std::size_t i = 1; i < profiles.size(); ++i) {
+    std::string p = index("profiles", i);
+    const PluginSet& cur = profiles[i].plugins.queueSort;
+    if (!(cur == canon)) {
+      std::string v = "{";
+      for (std::size_t j = 0; j < cur.enabled.size(); ++j) v += (j ? " " : "") + cur.enabled[j].name;
+      v += "}";
+      errs.push_back(invalid(p + ".plugins.queueSort", v, "must be the same for all profiles"));
+    }
+    for (const auto& pc : profiles[i].pluginConfig) {
+      if (!name.empty() && pc.name == name) {
+        bool same = canon_args ? args_equal(*canon_args, pc.args) : false;
+        if (!same) errs.push_back(invalid(p + ".pluginConfig.args", go_quote(pc.name), "queueSort must be the same for all profiles"));
+      }
+    }
+  }
+}
+
+void validate_extenders(const std::vector<Extender>& extenders, std::vector<std::string>& errs) {
+  int binders = 0;
+  std::set<std::string> managed;
+  for (std::size_t i = 0; i < extenders.size(); ++i) {
+    const auto& x = extenders[i];
+    std::string p = index("extenders", i);
+    if (!x.prioritizeVerb.empty() && x.weight <= 0) {
+      errs.push_back(invalid(child(p, "weight"), num(x.weight), "must have a positive weight applied to it"));
+    }
+    if (!x.bindVerb.empty()) ++binders;
+    for (std::size_t j = 0; j < x.managedResources.size(); ++j) {
+      const auto& r = x.managedResources[j];
+      std::string np = child(index(child(p, "managedResources"), j), "name");
+      auto msgs = labels::validate_label_key(r.name);
+      for (const auto& m : msgs) errs.push_back(invalid(np, go_quote(r.name), m));
+      if (msgs.empty() && !is_extended_resource_name(r.name)) {
+        errs.push_back(invalid(np, go_quote(r.name), "is an invalid extended resource name"));
+      }
+      if (!managed.insert(r.name).second) {
+        errs.push_back(invalid(np, go_quote(r.name), "duplicate extender managed resource name"));
+      }
+    }
+  }
+  if (binders > 1) {
+    errs.push_back(invalid("extenders", go_quote("found " + std::to_string(binders) + " extenders implementing bind"),
+                           "only one extender can implement bind"));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> validation_errors(const KubeSchedulerConfiguration& cfg) {
+  std::vector<std::string> errs;
+  if (cfg.clientConnection.burst < 0) {
+    errs.push_back(invalid("clientConnection.burst", num(cfg.clientConnection.burst), "must be non-negative"));
+  }
+  const auto& le = cfg.leaderElection;
+  if (le.leaderElect) {
+    if (le.leaseDuration <= Duration::zero()) {
+      errs.push_back(invalid("leaderElection.leaseDuration", format_duration(le.leaseDuration), "must be greater than zero"));
+    }
+    if (le.renewDeadline <= Duration::zero()) {
+      errs.push_back(invalid("leaderElection.renewDeadline", format_duration(le.renewDeadline), "must be greater than zero"));
+    }
+    if (le.retryPeriod <= Duration::zero()) {
+      errs.push_back(invalid("leaderElection.retryPeriod", format_duration(le.retryPeriod), "must be greater than zero"));
+    }
+    if (le.leaseDuration <= le.renewDeadline) {
+      errs.push_back(invalid("leaderElection.leaseDuration", format_duration(le.renewDeadline),
+                             "LeaseDuration must be greater than RenewDeadline"));
+    }
+    // client-go's NewLeaderElector refuses this at startup; reporting it here fails earlier.
+    constexpr double kJitterFactor = 1.2;
+    if (static_cast<double>(le.renewDeadline.count()) <= kJitterFactor * static_cast<double>(le.retryPeriod.count())) {
+      errs.push_back(invalid("leaderElection.renewDeadline", format_duration(le.renewDeadline),
+                             "renewDeadline must be greater than retryPeriod*JitterFactor"));
+    }
+    if (le.resourceLock.empty()) errs.push_back(invalid("leaderElection.resourceLock", "\"\"", "resourceLock is required"));
+    if (le.resourceNamespace.empty()) {
+      errs.push_back(invalid("leaderElection.resourceNamespace", "\"\"", "resourceNamespace is required"));
+    }
+    if (le.resourceName.empty()) errs.push_back(invalid("leaderElection.resourceName", "\"\"", "resourceName is required"));
+    if (le.resourceLock != "leases") {
+      errs.push_back(invalid("leaderElection.resourceLock", go_quote(le.resourceLock), "resourceLock value must be \"leases\""));
+    }
+  }
+  if (cfg.parallelism <= 0) {
+    errs.push_back(invalid("parallelism", num(cfg.parallelism), "should be an integer value greater than zero"));
+  }
+  if (cfg.profiles.empty()) {
+    errs.push_back(required("profiles", ""));
+  } else {
+    std::map<std::string, std::size_t> names;
+    for (std::size_t i = 0; i < cfg.profiles.size(); ++i) {
+      const auto& prof = cfg.profiles[i];
+      std::string p = index("profiles", i);
+      validate_profile(prof, p, errs);
+      auto [it, inserted] = names.emplace(prof.schedulerName, i);
+      if (!inserted) {
+        errs.push_back(duplicate(child(p, "schedulerName"), go_quote(child(index("profiles", it->second), "schedulerName"))));
+      }
+    }
+    validate_common_queue_sort(cfg.profiles, errs);
+  }
+  if (cfg.percentageOfNodesToScore &&
+      (*cfg.percentageOfNodesToScore < 0 || *cfg.percentageOfNodesToScore > 100)) {
+    errs.push_back(invalid("percentageOfNodesToScore", num(*cfg.percentageOfNodesToScore), "not in valid range [0-100]"));
+  }
+  if (cfg.podInitialBackoffSeconds <= 0) {
+    errs.push_back(invalid("podInitialBackoffSeconds", num(cfg.podInitialBackoffSeconds), "must be greater than 0"));
+  }
+  if (cfg.podMaxBackoffSeconds < cfg.podInitialBackoffSeconds) {
+    errs.push_back(invalid("podMaxBackoffSeconds", num(cfg.podMaxBackoffSeconds),
+                           "must be greater than or equal to PodInitialBackoffSeconds"));
+  }
+  validate_extenders(cfg.extenders, errs);
+  return errs;
+}
+
+util::Result<void> validate(const KubeSchedulerConfiguration& cfg) {
+  auto errs = validation_errors(cfg);
+  if (errs.empty()) return {};
+  return util::make_error(aggregate_errors(errs));
+}
+
+}  // namespace ksched::scheduler::config
