@@ -1,0 +1,559 @@
+#include "scheduler/plugins/podtopologyspread/podtopologyspread.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "scheduler/config/types.h"
+#include "scheduler/framework/plugin_helper.h"
+
+namespace ksched::scheduler::plugins::podtopologyspread {
+
+using framework::CycleState;
+using framework::NodeInfo;
+using framework::NodeInfoPtr;
+using framework::Status;
+
+namespace {
+
+constexpr std::string_view kPreFilterStateKey = "PreFilterPodTopologySpread";
+constexpr std::string_view kPreScoreStateKey = "PreScorePodTopologySpread";
+constexpr std::string_view kDoNotSchedule = "DoNotSchedule";
+constexpr std::string_view kScheduleAnyway = "ScheduleAnyway";
+
+// Heterogeneous lookup so Filter/Score can probe with the node's label value without copying it.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using CountMap = std::unordered_map<std::string, std::int64_t, StringHash, std::equal_to<>>;
+using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
+bool node_has_all_keys(const api::StringMap& node_labels, const std::vector<Constraint>& constraints) {
+  for (const auto& c : constraints) {
+    if (!node_labels.contains(c.topologyKey)) return false;
+  }
+  return true;
+}
+
+bool untolerated_do_not_schedule_taint(const api::Pod& pod, const api::Node& node) {
+  return framework::find_matching_untolerated_taint(node.spec.taints, pod.spec.tolerations, [](const api::Taint& t) {
+           return t.effect == "NoSchedule" || t.effect == "NoExecute";
+         }) != nullptr;
+}
+
+// Evaluates node inclusion policies lazily: node affinity and taints are per pod, not per constraint.
+class NodeInclusion {
+ public:
+  NodeInclusion(const api::Pod& pod, const api::Node& node, const framework::RequiredNodeAffinity& required)
+      : pod_(pod), node_(node), required_(required) {}
+  bool matches(const Constraint& c) {
+    if (c.honorNodeAffinity) {
+      if (affinity_ < 0) affinity_ = required_.matches(node_) ? 1 : 0;
+      if (affinity_ == 0) return false;
+    }
+    if (c.honorNodeTaints) {
+      if (taints_ < 0) taints_ = untolerated_do_not_schedule_taint(pod_, node_) ? 0 : 1;
+      if (taints_ == 0) return false;
+    }
+    return true;
+  }
+
+ private:
+  const api::Pod& pod_;
+  const api::Node& node_;
+  const framework::RequiredNodeAffinity& required_;
+  int affinity_ = -1;
+  int taints_ = -1;
+};
+
+std::int64_t count_pods_match_selector(const std::vector<framework::PodInfoPtr>& pods, const labels::Selector& selector,
+                                       const std::string& ns) {
+  std::int64_t n = 0;
+  for (const auto& pi : pods) {
+    const api::Pod& p = *pi->pod;
+    // Terminating pods are not counted (upstream #87621).
+    if (p.metadata.deletionTimestamp || p.metadata.namespace_ != ns) continue;
+    if (selector.matches(p.metadata.labels)) ++n;
+  }
+  return n;
+}
+
+// The two domains with the fewest matching pods; [0] always holds the minimum.
+struct CriticalPaths {
+  struct Path {
+    std::string value;
+    std::int64_t matchNum = INT32_MAX;
+  };
+  Path p[2];
+  void update(const std::string& value, std::int64_t num) {
+    int i = -1;
+    if (value == p[0].value) {
+      i = 0;
+    } else if (value == p[1].value) {
+      i = 1;
+    }
+    if (i >= 0) {
+      p[i].matchNum = num;
+      if (p[0].matchNum > p[1].matchNum) std::swap(p[0], p[1]);
+    } else if (num < p[0].matchNum) {
+      p[1] = p[0];
+      p[0].value = value;
+      p[0].matchNum = num;
+    } else if (num < p[1].matchNum) {
+      p[1].value = value;
+      p[1].matchNum = num;
+    }
+  }
+};
+
+struct PreFilterState final : framework::StateData {
+  std::shared_ptr<const std::vector<Constraint>> constraints;
+  std::shared_ptr<const framework::RequiredNodeAffinity> requiredAffinity;
+  std::vector<char> selfMatch;  // the pod being scheduled matches constraint i's selector
+  std::vector<CriticalPaths> paths;
+  std::vector<CountMap> valueToMatchNum;
+
+  std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
+
+  std::int64_t min_match_num(std::size_t i, std::int32_t min_domains) const {
+    // Fewer eligible domains than minDomains: the global minimum is treated as 0.
+    if (static_cast<std::int64_t>(valueToMatchNum[i].size()) < min_domains) return 0;
+    return paths[i].p[0].matchNum;
+  }
+
+  void update_with_pod(const api::Pod& updated, const api::Pod& preemptor, const api::Node* node, int delta) {
+    if (updated.metadata.namespace_ != preemptor.metadata.namespace_ || node == nullptr) return;
+    const auto& cs = *constraints;
+    if (!node_has_all_keys(node->metadata.labels, cs)) return;
+    NodeInclusion inclusion(preemptor, *node, *requiredAffinity);
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      if (!cs[i].selector.matches(updated.metadata.labels)) continue;
+      if (!inclusion.matches(cs[i])) continue;
+      const std::string& v = *node->metadata.labels.find(cs[i].topologyKey);
+      auto& n = valueToMatchNum[i][v];
+      n += delta;
+      paths[i].update(v, n);
+    }
+  }
+};
+
+struct PreScoreState final : framework::StateData {
+  std::vector<Constraint> constraints;
+  NameSet ignoredNodes;  // nodes missing a required topology key
+  std::vector<CountMap> valueToPodCounts;
+  std::vector<double> weights;
+  std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreScoreState>(*this); }
+};
+
+// Upstream topologyNormalizingWeight: ln(size + 2).
+double topology_normalizing_weight(std::size_t size) { return std::log(static_cast<double>(size + 2)); }
+
+double score_for_count(std::int64_t cnt, std::int32_t max_skew, double weight) {
+  return static_cast<double>(cnt) * weight + static_cast<double>(max_skew - 1);
+}
+
+bool tolerations_equal(const std::vector<api::Toleration>& a, const std::vector<api::Toleration>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].key != b[i].key || a[i].operator_ != b[i].operator_ || a[i].value != b[i].value ||
+        a[i].effect != b[i].effect || a[i].tolerationSeconds != b[i].tolerationSeconds) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool taints_equal(const std::vector<api::Taint>& a, const std::vector<api::Taint>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].key != b[i].key || a[i].value != b[i].value || a[i].effect != b[i].effect ||
+        a[i].timeAdded != b[i].timeAdded) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<api::TopologySpreadConstraint> system_default_constraints() {
+  std::vector<api::TopologySpreadConstraint> out(2);
+  out[0].topologyKey = std::string(kLabelHostname);
+  out[0].whenUnsatisfiable = std::string(kScheduleAnyway);
+  out[0].maxSkew = 3;
+  out[1].topologyKey = std::string(kLabelTopologyZone);
+  out[1].whenUnsatisfiable = std::string(kScheduleAnyway);
+  out[1].maxSkew = 5;
+  return out;
+}
+
+PodTopologySpread::PodTopologySpread(framework::Handle& handle,
+                                     std::vector<api::TopologySpreadConstraint> default_constraints,
+                                     bool system_defaulted)
+    : handle_(handle), default_constraints_(std::move(default_constraints)), system_defaulted_(system_defaulted) {}
+
+util::Result<std::vector<Constraint>> PodTopologySpread::filter_constraints(
+    const std::vector<api::TopologySpreadConstraint>& in, const api::StringMap& pod_labels,
+    std::string_view action) const {
+  std::vector<Constraint> out;
+  for (const auto& c : in) {
+    if (c.whenUnsatisfiable != action) continue;
+    auto sel = labels::from_label_selector(c.labelSelector ? &*c.labelSelector : nullptr);
+    if (!sel) return util::make_error(sel.error());
+    labels::Selector selector = std::move(sel.value());
+    if (!c.matchLabelKeys.empty()) {
+      api::StringMap match;
+      for (const auto& k : c.matchLabelKeys) {
+        if (const auto* v = pod_labels.find(k)) match.set(k, *v);
+      }
+      if (!match.empty()) {
+        // Upstream mergeLabelSetWithSelector: the set's requirements plus the selector's (a
+        // "nothing" selector contributes no requirements).
+        labels::Selector merged = labels::from_set(match);
+        if (!selector.is_nothing()) {
+          for (const auto& r : selector.requirements()) merged.add(r);
+        }
+        selector = std::move(merged);
+      }
+    }
+    Constraint tsc;
+    tsc.maxSkew = c.maxSkew;
+    tsc.topologyKey = c.topologyKey;
+    tsc.selector = std::move(selector);
+    tsc.minDomains = c.minDomains.value_or(1);
+    tsc.honorNodeAffinity = !c.nodeAffinityPolicy || *c.nodeAffinityPolicy == "Honor";
+    tsc.honorNodeTaints = c.nodeTaintsPolicy && *c.nodeTaintsPolicy == "Honor";
+    out.push_back(std::move(tsc));
+  }
+  return out;
+}
+
+util::Result<std::vector<Constraint>> PodTopologySpread::constraints_for(const api::Pod& pod,
+                                                                        std::string_view action) const {
+  if (!pod.spec.topologySpreadConstraints.empty()) {
+    auto r = filter_constraints(pod.spec.topologySpreadConstraints, pod.metadata.labels, action);
+    if (!r) return util::make_error("obtaining pod's topology spread constraints: " + r.error());
+    return r;
+  }
+  // Defaults apply only to pods declaring no constraints, with the selector of the workload.
+  auto r = filter_constraints(default_constraints_, pod.metadata.labels, action);
+  if (!r) return util::make_error("setting default topology spread constraints: " + r.error());
+  if (r->empty()) return r;
+  labels::Selector selector = framework::default_selector(pod, handle_.lister());
+  if (selector.empty()) return std::vector<Constraint>{};
+  for (auto& c : *r) c.selector = selector;
+  return r;
+}
+
+// ---------------------------------------------------------------- PreFilter / Filter
+
+Status PodTopologySpread::pre_filter(CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes,
+                                     framework::PreFilterResult&) {
+  auto constraints_r = constraints_for(pod, kDoNotSchedule);
+  if (!constraints_r) return Status::error("get constraints from pod: " + constraints_r.error());
+  if (constraints_r->empty()) return Status::skip();
+
+  auto s = std::make_shared<PreFilterState>();
+  s->constraints = std::make_shared<const std::vector<Constraint>>(std::move(constraints_r.value()));
+  s->requiredAffinity = std::make_shared<const framework::RequiredNodeAffinity>(pod);
+  const auto& cs = *s->constraints;
+  const std::size_t nc = cs.size();
+  s->selfMatch.resize(nc);
+  for (std::size_t i = 0; i < nc; ++i) s->selfMatch[i] = cs[i].selector.matches(pod.metadata.labels) ? 1 : 0;
+  s->valueToMatchNum.resize(nc);
+  s->paths.resize(nc);
+
+  // Per node and constraint: matching pod count, or -1 when the node is not counted. Filled in
+  // parallel, merged sequentially (no shared writes).
+  const int n = static_cast<int>(nodes.size());
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(n) * nc, -1);
+  const auto& required = *s->requiredAffinity;
+  handle_.parallelizer().until(n, [&](int idx) {
+    const api::Node* node = nodes[idx]->node();
+    if (node == nullptr) return;
+    if (!node_has_all_keys(node->metadata.labels, cs)) return;
+    NodeInclusion inclusion(pod, *node, required);
+    for (std::size_t i = 0; i < nc; ++i) {
+      if (!inclusion.matches(cs[i])) continue;
+      counts[static_cast<std::size_t>(idx) * nc + i] =
+          count_pods_match_selector(nodes[idx]->pods, cs[i].selector, pod.metadata.namespace_);
+    }
+  });
+  for (std::size_t i = 0; i < nc; ++i) {
+    if (cs[i].topologyKey == kLabelHostname) s->valueToMatchNum[i].reserve(nodes.size());
+  }
+  for (int idx = 0; idx < n; ++idx) {
+    for (std::size_t i = 0; i < nc; ++i) {
+      std::int64_t c = counts[static_cast<std::size_t>(idx) * nc + i];
+      if (c < 0) continue;
+      const std::string& v = *nodes[idx]->node()->metadata.labels.find(cs[i].topologyKey);
+      s->valueToMatchNum[i][v] += c;
+    }
+  }
+  for (std::size_t i = 0; i < nc; ++i) {
+    for (const auto& [value, num] : s->valueToMatchNum[i]) s->paths[i].update(value, num);
+  }
+  state.write(std::string(kPreFilterStateKey), std::move(s));
+  return {};
+}
+
+Status PodTopologySpread::add_pod(CycleState& state, const api::Pod& pod_to_schedule,
+                                  const framework::PodInfoPtr& pod_to_add, const NodeInfo& node_info) {
+  auto* s = state.read<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) return Status::error("reading \"PreFilterPodTopologySpread\" from cycleState: not found");
+  s->update_with_pod(*pod_to_add->pod, pod_to_schedule, node_info.node(), 1);
+  return {};
+}
+
+Status PodTopologySpread::remove_pod(CycleState& state, const api::Pod& pod_to_schedule,
+                                     const framework::PodInfoPtr& pod_to_remove, const NodeInfo& node_info) {
+  auto* s = state.read<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) return Status::error("reading \"PreFilterPodTopologySpread\" from cycleState: not found");
+  s->update_with_pod(*pod_to_remove->pod, pod_to_schedule, node_info.node(), -1);
+  return {};
+}
+
+Status PodTopologySpread::filter(const CycleState& state, const api::Pod&, const NodeInfo& node_info) {
+  const auto* s = state.read<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) return Status::error("reading \"PreFilterPodTopologySpread\" from cycleState: not found");
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return Status::error("node not found");
+  const auto& cs = *s->constraints;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const std::string* value = node->metadata.labels.find(cs[i].topologyKey);
+    if (value == nullptr) return Status::unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+    const std::int64_t min_match = s->min_match_num(i, cs[i].minDomains);
+    const auto& m = s->valueToMatchNum[i];
+    auto it = m.find(std::string_view(*value));
+    const std::int64_t match_num = it == m.end() ? 0 : it->second;
+    const std::int64_t skew = match_num + s->selfMatch[i] - min_match;
+    if (skew > cs[i].maxSkew) return Status::unschedulable(std::string(kErrReasonConstraintsNotMatch));
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------- PreScore / Score
+
+Status PodTopologySpread::pre_score(CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& filtered) {
+  const auto& all_nodes = handle_.snapshot_node_infos().list();
+  if (all_nodes.empty()) return Status::skip();
+
+  auto s = std::make_shared<PreScoreState>();
+  // Only non-system-default rules require every topology key on a node, so nodes without a zone
+  // label still get hostname spreading.
+  const bool require_all = !pod.spec.topologySpreadConstraints.empty() || !system_defaulted_;
+  auto constraints_r = constraints_for(pod, kScheduleAnyway);
+  if (!constraints_r) return Status::error("calculating preScoreState: " + constraints_r.error());
+  if (constraints_r->empty()) return Status::skip();
+  s->constraints = std::move(constraints_r.value());
+  const auto& cs = s->constraints;
+  const std::size_t nc = cs.size();
+  s->valueToPodCounts.resize(nc);
+  std::vector<std::size_t> topo_size(nc, 0);
+  for (const auto& ni : filtered) {
+    const api::Node* node = ni->node();
+    if (node == nullptr) continue;
+    if (require_all && !node_has_all_keys(node->metadata.labels, cs)) {
+      s->ignoredNodes.insert(node->metadata.name);
+      continue;
+    }
+    for (std::size_t i = 0; i < nc; ++i) {
+      // Per-node counts for hostname are computed in Score.
+      if (cs[i].topologyKey == kLabelHostname) continue;
+      // A missing key counts as the "" domain, as upstream's map lookup does.
+      std::string value(node->metadata.labels.get(cs[i].topologyKey));
+      if (s->valueToPodCounts[i].try_emplace(std::move(value), 0).second) ++topo_size[i];
+    }
+  }
+  s->weights.resize(nc);
+  for (std::size_t i = 0; i < nc; ++i) {
+    std::size_t sz = topo_size[i];
+    if (cs[i].topologyKey == kLabelHostname) sz = filtered.size() - s->ignoredNodes.size();
+    s->weights[i] = topology_normalizing_weight(sz);
+  }
+
+  // Count matching pods over all nodes for the domains of the candidate nodes. The parallel pass
+  // only looks entries up; the sums are added sequentially.
+  framework::RequiredNodeAffinity required(pod);
+  const int n = static_cast<int>(all_nodes.size());
+  std::vector<std::pair<std::int64_t*, std::int64_t>> adds(static_cast<std::size_t>(n) * nc, {nullptr, 0});
+  handle_.parallelizer().until(n, [&](int idx) {
+    const api::Node* node = all_nodes[idx]->node();
+    if (node == nullptr) return;
+    if (require_all && !node_has_all_keys(node->metadata.labels, cs)) return;
+    NodeInclusion inclusion(pod, *node, required);
+    for (std::size_t i = 0; i < nc; ++i) {
+      if (!inclusion.matches(cs[i])) continue;
+      auto& m = s->valueToPodCounts[i];
+      auto it = m.find(node->metadata.labels.get(cs[i].topologyKey));
+      if (it == m.end()) continue;
+      adds[static_cast<std::size_t>(idx) * nc + i] = {
+          &it->second, count_pods_match_selector(all_nodes[idx]->pods, cs[i].selector, pod.metadata.namespace_)};
+    }
+  });
+  for (const auto& [ptr, cnt] : adds) {
+    if (ptr != nullptr) *ptr += cnt;
+  }
+  state.write(std::string(kPreScoreStateKey), std::move(s));
+  return {};
+}
+
+Status PodTopologySpread::score(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
+                                std::int64_t& out) {
+  out = 0;
+  const auto* s = state.read<PreScoreState>(kPreScoreStateKey);
+  if (s == nullptr) return Status::error("error reading \"PreScorePodTopologySpread\" from cycleState: not found");
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return Status::error("node not found");
+  if (s->ignoredNodes.find(std::string_view(node->metadata.name)) != s->ignoredNodes.end()) return {};
+  double score = 0;
+  for (std::size_t i = 0; i < s->constraints.size(); ++i) {
+    const auto& c = s->constraints[i];
+    const std::string* value = node->metadata.labels.find(c.topologyKey);
+    if (value == nullptr) continue;
+    std::int64_t cnt = 0;
+    if (c.topologyKey == kLabelHostname) {
+      cnt = count_pods_match_selector(node_info.pods, c.selector, pod.metadata.namespace_);
+    } else {
+      auto it = s->valueToPodCounts[i].find(std::string_view(*value));
+      if (it != s->valueToPodCounts[i].end()) cnt = it->second;
+    }
+    score += score_for_count(cnt, c.maxSkew, s->weights[i]);
+  }
+  out = static_cast<std::int64_t>(std::round(score));
+  return {};
+}
+
+Status PodTopologySpread::normalize_score(const CycleState& state, const api::Pod&, framework::NodeScoreList& scores) {
+  const auto* s = state.read<PreScoreState>(kPreScoreStateKey);
+  if (s == nullptr) return Status::error("error reading \"PreScorePodTopologySpread\" from cycleState: not found");
+  constexpr std::int64_t kInvalid = -1;
+  std::int64_t min_score = std::numeric_limits<std::int64_t>::max();
+  std::int64_t max_score = 0;
+  for (auto& ns : scores) {
+    if (s->ignoredNodes.find(std::string_view(ns.name)) != s->ignoredNodes.end()) {
+      ns.score = kInvalid;
+      continue;
+    }
+    min_score = std::min(min_score, ns.score);
+    max_score = std::max(max_score, ns.score);
+  }
+  for (auto& ns : scores) {
+    if (ns.score == kInvalid) {
+      ns.score = 0;
+      continue;
+    }
+    if (max_score == 0) {
+      ns.score = framework::kMaxNodeScore;
+      continue;
+    }
+    ns.score = framework::kMaxNodeScore * (max_score + min_score - ns.score) / max_score;
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------- queueing hints
+
+std::vector<framework::ClusterEventWithHint> PodTopologySpread::events_to_register() const {
+  using framework::QueueingHint;
+  std::vector<framework::ClusterEventWithHint> out(2);
+  // Pods: adding/deleting/relabelling assigned pods changes domain counts; a new toleration of the
+  // pod itself matters for nodeTaintsPolicy: Honor.
+  out[0].event = framework::ClusterEvent{
+      framework::EventResource::Pod,
+      framework::kAdd | framework::kUpdatePodLabel | framework::kUpdatePodTolerations | framework::kDelete,
+      "Pod"};
+  out[0].hint = [this](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
+                       const std::shared_ptr<const void>& newObj) {
+    const auto* original = static_cast<const api::Pod*>(oldObj.get());
+    const auto* modified = static_cast<const api::Pod*>(newObj.get());
+    auto involved = [&](const api::Pod& p) {
+      return p.metadata.uid == pod.metadata.uid ||
+             (!p.spec.nodeName.empty() && p.metadata.namespace_ == pod.metadata.namespace_);
+    };
+    if ((modified && !involved(*modified)) || (original && !involved(*original))) return QueueingHint::Skip;
+    auto cr = constraints_for(pod, kDoNotSchedule);
+    if (!cr) return QueueingHint::Queue;
+    const auto& cs = *cr;
+    auto any_match = [&](const api::StringMap& l) {
+      for (const auto& c : cs) {
+        if (c.selector.matches(l)) return true;
+      }
+      return false;
+    };
+    if (modified && original) {
+      if (pod.metadata.uid == modified->metadata.uid &&
+          !tolerations_equal(modified->spec.tolerations, original->spec.tolerations)) {
+        for (const auto& c : cs) {
+          if (c.honorNodeTaints) return QueueingHint::Queue;
+        }
+      }
+      if (modified->metadata.labels == original->metadata.labels) return QueueingHint::Skip;
+      for (const auto& c : cs) {
+        if (c.selector.matches(original->metadata.labels) != c.selector.matches(modified->metadata.labels)) {
+          return QueueingHint::Queue;
+        }
+      }
+      return QueueingHint::Skip;
+    }
+    if (modified) return any_match(modified->metadata.labels) ? QueueingHint::Queue : QueueingHint::Skip;
+    if (original) return any_match(original->metadata.labels) ? QueueingHint::Queue : QueueingHint::Skip;
+    return QueueingHint::Queue;
+  };
+
+  out[1].event = framework::ClusterEvent{
+      framework::EventResource::Node,
+      framework::kAdd | framework::kDelete | framework::kUpdateNodeLabel | framework::kUpdateNodeTaint, "Node"};
+  out[1].hint = [this](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
+                       const std::shared_ptr<const void>& newObj) {
+    const auto* original = static_cast<const api::Node*>(oldObj.get());
+    const auto* modified = static_cast<const api::Node*>(newObj.get());
+    auto cr = constraints_for(pod, kDoNotSchedule);
+    if (!cr) return QueueingHint::Queue;
+    const auto& cs = *cr;
+    const bool original_matching = original && node_has_all_keys(original->metadata.labels, cs);
+    const bool modified_matching = modified && node_has_all_keys(modified->metadata.labels, cs);
+    if (original && modified) {
+      if (original_matching != modified_matching) return QueueingHint::Queue;
+      if (modified_matching) {
+        for (const auto& c : cs) {
+          if (original->metadata.labels.get(c.topologyKey) != modified->metadata.labels.get(c.topologyKey)) {
+            return QueueingHint::Queue;
+          }
+        }
+        if (!taints_equal(original->spec.taints, modified->spec.taints)) return QueueingHint::Queue;
+      }
+      return QueueingHint::Skip;
+    }
+    if (modified) return modified_matching ? QueueingHint::Queue : QueueingHint::Skip;
+    return original_matching ? QueueingHint::Queue : QueueingHint::Skip;
+  };
+  return out;
+}
+
+util::Result<std::shared_ptr<framework::Plugin>> make_pod_topology_spread(const framework::PluginArgs& args,
+                                                                          framework::Handle& handle) {
+  const auto* a = args.as<config::PodTopologySpreadArgs>();
+  config::PodTopologySpreadArgs defaults;
+  if (a == nullptr) a = &defaults;
+  std::vector<api::TopologySpreadConstraint> constraints = a->defaultConstraints;
+  bool system_defaulted = false;
+  if (a->defaultingType == config::kSystemDefaulting) {
+    if (!a->defaultConstraints.empty()) {
+      return util::make_error("defaultConstraints: Invalid value: when .defaultingType is \"System\"");
+    }
+    constraints = system_default_constraints();
+    system_defaulted = true;
+  } else if (a->defaultingType != config::kListDefaulting) {
+    return util::make_error("defaultingType: Unsupported value: \"" + a->defaultingType +
+                            "\": supported values: \"System\", \"List\"");
+  }
+  return std::shared_ptr<framework::Plugin>(
+      std::make_shared<PodTopologySpread>(handle, std::move(constraints), system_defaulted));
+}
+
+}  // namespace ksched::scheduler::plugins::podtopologyspread
