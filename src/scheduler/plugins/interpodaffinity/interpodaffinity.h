@@ -1,0 +1,73 @@
+// InterPodAffinity (upstream framework/plugins/interpodaffinity, v1.32): required pod affinity /
+// anti-affinity of the incoming pod and required anti-affinity of existing pods in Filter;
+// preferred terms of both sides (and existing pods' required affinity at hardPodAffinityWeight)
+// in Score.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheduler/framework/interface.h"
+
+namespace ksched::scheduler::plugins::interpodaffinity {
+
+inline constexpr std::string_view kName = "InterPodAffinity";
+inline constexpr std::string_view kErrReasonExistingAntiAffinityRulesNotMatch =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
+inline constexpr std::string_view kErrReasonAffinityRulesNotMatch = "node(s) didn't match pod affinity rules";
+inline constexpr std::string_view kErrReasonAntiAffinityRulesNotMatch = "node(s) didn't match pod anti-affinity rules";
+
+class InterPodAffinity final : public framework::PreFilterPlugin,
+                               public framework::PreFilterExtensions,
+                               public framework::FilterPlugin,
+                               public framework::PreScorePlugin,
+                               public framework::ScorePlugin,
+                               public framework::EnqueueExtensions {
+ public:
+  InterPodAffinity(framework::Handle& handle, std::int32_t hard_pod_affinity_weight,
+                   bool ignore_preferred_terms_of_existing_pods)
+      : handle_(handle),
+        hardPodAffinityWeight_(hard_pod_affinity_weight),
+        ignorePreferredTermsOfExistingPods_(ignore_preferred_terms_of_existing_pods) {}
+
+  std::string_view name() const override { return kName; }
+
+  framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,
+                               const std::vector<framework::NodeInfoPtr>& nodes,
+                               framework::PreFilterResult& result) override;
+  framework::PreFilterExtensions* pre_filter_extensions() override { return this; }
+  framework::Status add_pod(framework::CycleState& state, const api::Pod& pod_to_schedule,
+                            const framework::PodInfoPtr& pod_to_add, const framework::NodeInfo& node_info) override;
+  framework::Status remove_pod(framework::CycleState& state, const api::Pod& pod_to_schedule,
+                               const framework::PodInfoPtr& pod_to_remove,
+                               const framework::NodeInfo& node_info) override;
+  framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
+                           const framework::NodeInfo& node_info) override;
+
+  framework::Status pre_score(framework::CycleState& state, const api::Pod& pod,
+                              const std::vector<framework::NodeInfoPtr>& nodes) override;
+  framework::Status score(const framework::CycleState& state, const api::Pod& pod,
+                          const framework::NodeInfo& node_info, std::int64_t& score) override;
+  bool has_normalize_score() const override { return true; }
+  framework::Status normalize_score(const framework::CycleState& state, const api::Pod& pod,
+                                    framework::NodeScoreList& scores) override;
+
+  std::vector<framework::ClusterEventWithHint> events_to_register() const override;
+
+ private:
+  // Upstream mergeAffinityTermNamespacesIfNotEmpty: a namespaceSelector is unrolled into the
+  // namespace set (from the namespace lister) and replaced by "nothing".
+  void merge_namespaces(std::vector<framework::AffinityTerm*>& terms) const;
+
+  framework::Handle& handle_;
+  std::int32_t hardPodAffinityWeight_ = 1;
+  bool ignorePreferredTermsOfExistingPods_ = false;
+};
+
+// Args: config::InterPodAffinityArgs (nullptr → defaults).
+util::Result<std::shared_ptr<framework::Plugin>> make_inter_pod_affinity(const framework::PluginArgs& args,
+                                                                         framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::interpodaffinity
