@@ -1,0 +1,50 @@
+// ListerWatcher: how a Reflector lists and watches one resource, plus the decoding of list bodies
+// and watch event lines into typed objects (the codec step of the ingest path).
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/codec.h"
+#include "api/meta.h"
+#include "client/rest.h"
+#include "client/watch.h"
+#include "informer/object.h"
+
+namespace ksched::informer {
+
+template <class T>
+struct ListResult {
+  std::vector<T> items;
+  std::string resourceVersion;
+  std::string continue_;
+};
+
+// Typed decoding, specialisable per type (tests use small hand-written types).
+template <class T>
+struct ObjectCodec {
+  static util::Result<T> decode(std::string_view json) { return api::decode<T>(json); }
+  static util::Result<ListResult<T>> decode_list(std::string_view json) {
+    auto l = api::decode<api::List<T>>(json);
+    if (!l) return util::make_error(l.error());
+    return ListResult<T>{std::move(l->items), std::move(l->metadata.resourceVersion), std::move(l->metadata.continue_)};
+  }
+};
+
+// The raw "object" member of a watch event line (fast path for the server's member order).
+std::string_view watch_event_object(std::string_view line, std::string& scratch);
+
+struct ListWatch {
+  std::function<client::Result<std::string>(const client::ListOptions&)> list;
+  std::function<client::Result<std::unique_ptr<client::WatchStream>>(const client::ListOptions&)> watch;
+  // Applied to every list/watch request (field/label selectors of filtered informers).
+  std::function<void(client::ListOptions&)> tweak;
+};
+
+// ListWatch over a RESTClient for resource `info` in namespace `ns` ("" = all namespaces).
+ListWatch rest_list_watch(std::shared_ptr<client::RestClient> c, const client::ResourceInfo& info,
+                          std::string ns = {}, std::function<void(client::ListOptions&)> tweak = {});
+
+}  // namespace ksched::informer
