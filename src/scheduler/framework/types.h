@@ -42,6 +42,10 @@ struct Resource {
   bool operator==(const Resource&) const = default;
 };
 
+// Whether a resource name is tracked in Resource::scalarResources (extended resources,
+// hugepages-*, attachable-volumes-*, kubernetes.io/-prefixed native names).
+bool is_scalar_resource_name(std::string_view name);
+
 // Pod requests as upstream's PodRequests (init containers, restartable sidecars, overhead).
 // non_zero applies the scoring defaults (100m CPU / 200Mi memory) to containers lacking them.
 Resource compute_pod_requests(const api::Pod& pod, bool non_zero = false);
@@ -117,7 +121,7 @@ class NodeInfo {
   const NodePtr& node_ptr() const { return node_; }
   const std::string& name() const;  // "" when the node object is gone
   void set_node(NodePtr n);
-  void remove_node() { node_.reset(); }
+  void remove_node();  // drops the node object, keeps pods; bumps generation
 
   void add_pod(PodInfoPtr p);
   // Returns false when the pod (by uid) is not on this node.
@@ -140,6 +144,9 @@ class NodeInfo {
   NodePtr node_;
 };
 using NodeInfoPtr = std::shared_ptr<NodeInfo>;
+
+// Process-wide increasing counter stamped on every NodeInfo mutation (upstream nextGeneration).
+std::int64_t next_generation();
 
 // Snapshot listers (pkg/scheduler/framework/listers.go).
 class NodeInfoLister {

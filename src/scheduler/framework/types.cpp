@@ -1,0 +1,448 @@
+#include "scheduler/framework/types.h"
+
+#include <algorithm>
+#include <atomic>
+#include <iterator>
+
+#include "scheduler/framework/interface.h"
+
+namespace ksched::scheduler::framework {
+
+// ---------------------------------------------------------------- Resource
+
+bool is_scalar_resource_name(std::string_view name) {
+  if (name.starts_with("hugepages-") || name.starts_with("attachable-volumes-")) return true;
+  if (name.find('/') == std::string_view::npos) return false;  // unprefixed: native, not scalar
+  if (name.find("kubernetes.io/") != std::string_view::npos) return true;  // prefixed native
+  // Extended resource: any other domain-prefixed name, except the quota form "requests.*".
+  return !name.starts_with("requests.");
+}
+
+void Resource::add(const api::ResourceList& rl) {
+  for (const auto& [name, q] : rl) {
+    if (name == "cpu") {
+      milliCPU += q.milli_value();
+    } else if (name == "memory") {
+      memory += q.value();
+    } else if (name == "pods") {
+      allowedPodNumber += q.value();
+    } else if (name == "ephemeral-storage") {
+      ephemeralStorage += q.value();
+    } else if (is_scalar_resource_name(name)) {
+      auto* v = scalarResources.find(name);
+      if (v) {
+        *v += q.value();
+      } else {
+        scalarResources.set(name, q.value());
+      }
+    }
+  }
+}
+
+void Resource::add(const Resource& r) {
+  milliCPU += r.milliCPU;
+  memory += r.memory;
+  ephemeralStorage += r.ephemeralStorage;
+  allowedPodNumber += r.allowedPodNumber;
+  for (const auto& [name, v] : r.scalarResources) {
+    auto* cur = scalarResources.find(name);
+    if (cur) {
+      *cur += v;
+    } else {
+      scalarResources.set(name, v);
+    }
+  }
+}
+
+void Resource::sub(const Resource& r) {
+  milliCPU -= r.milliCPU;
+  memory -= r.memory;
+  ephemeralStorage -= r.ephemeralStorage;
+  allowedPodNumber -= r.allowedPodNumber;
+  for (const auto& [name, v] : r.scalarResources) {
+    auto* cur = scalarResources.find(name);
+    if (cur) {
+      *cur -= v;
+    } else {
+      scalarResources.set(name, -v);
+    }
+  }
+}
+
+void Resource::set_max(const Resource& r) {
+  milliCPU = std::max(milliCPU, r.milliCPU);
+  memory = std::max(memory, r.memory);
+  ephemeralStorage = std::max(ephemeralStorage, r.ephemeralStorage);
+  allowedPodNumber = std::max(allowedPodNumber, r.allowedPodNumber);
+  for (const auto& [name, v] : r.scalarResources) {
+    auto* cur = scalarResources.find(name);
+    if (!cur) {
+      scalarResources.set(name, v);
+    } else if (v > *cur) {
+      *cur = v;
+    }
+  }
+}
+
+std::int64_t Resource::get(std::string_view name) const {
+  if (name == "cpu") return milliCPU;
+  if (name == "memory") return memory;
+  if (name == "ephemeral-storage") return ephemeralStorage;
+  if (name == "pods") return allowedPodNumber;
+  const auto* v = scalarResources.find(name);
+  return v ? *v : 0;
+}
+
+Resource Resource::from(const api::ResourceList& rl) {
+  Resource r;
+  r.add(rl);
+  return r;
+}
+
+// ---------------------------------------------------------------- pod requests
+namespace {
+
+// Summation and per-resource max are done on Quantities, as upstream does, so that rounding to
+// millicores / units happens once at the end.
+void add_list(api::ResourceList& into, const api::ResourceList& rl) {
+  for (const auto& [name, q] : rl) {
+    auto* cur = into.find(name);
+    if (cur) {
+      *cur += q;
+    } else {
+      into.set(name, q);
+    }
+  }
+}
+
+void max_list(api::ResourceList& into, const api::ResourceList& rl) {
+  for (const auto& [name, q] : rl) {
+    auto* cur = into.find(name);
+    if (!cur) {
+      into.set(name, q);
+    } else if (q > *cur) {
+      *cur = q;
+    }
+  }
+}
+
+const api::ResourceList& container_requests(const api::Container& c, bool non_zero, api::ResourceList& scratch) {
+  const auto& req = c.resources.requests;
+  if (!non_zero || (req.contains("cpu") && req.contains("memory"))) return req;
+  scratch = req;
+  if (!scratch.contains("cpu")) scratch.set("cpu", api::Quantity::from_milli(kDefaultMilliCPURequest));
+  if (!scratch.contains("memory")) {
+    scratch.set("memory", api::Quantity::from_int(kDefaultMemoryRequest, api::Quantity::Format::BinarySI));
+  }
+  return scratch;
+}
+
+}  // namespace
+
+Resource compute_pod_requests(const api::Pod& pod, bool non_zero) {
+  api::ResourceList reqs;
+  api::ResourceList scratch;
+  for (const auto& c : pod.spec.containers) add_list(reqs, container_requests(c, non_zero, scratch));
+
+  if (!pod.spec.initContainers.empty()) {
+    api::ResourceList sidecars;  // cumulative requests of restartable init containers so far
+    api::ResourceList init_peak;
+    for (const auto& ic : pod.spec.initContainers) {
+      const auto& r = container_requests(ic, non_zero, scratch);
+      if (ic.restartPolicy && *ic.restartPolicy == "Always") {
+        add_list(reqs, r);
+        add_list(sidecars, r);
+        max_list(init_peak, sidecars);
+      } else {
+        api::ResourceList use = r;
+        add_list(use, sidecars);
+        max_list(init_peak, use);
+      }
+    }
+    max_list(reqs, init_peak);
+  }
+  add_list(reqs, pod.spec.overhead);
+  return Resource::from(reqs);
+}
+
+// ---------------------------------------------------------------- affinity terms
+
+bool AffinityTerm::matches(const api::Pod& pod, const api::StringMap* namespace_labels) const {
+  static const api::StringMap kNoLabels;
+  if (namespaces.count(pod.metadata.namespace_) ||
+      namespaceSelector.matches(namespace_labels ? *namespace_labels : kNoLabels)) {
+    return selector.matches(pod.metadata.labels);
+  }
+  return false;
+}
+
+namespace {
+
+util::Result<AffinityTerm> make_affinity_term(const api::Pod& pod, const api::PodAffinityTerm& t) {
+  AffinityTerm out;
+  out.topologyKey = t.topologyKey;
+  if (t.namespaces.empty() && !t.namespaceSelector) {
+    out.namespaces.insert(pod.metadata.namespace_);
+  } else {
+    out.namespaces.insert(t.namespaces.begin(), t.namespaces.end());
+  }
+  auto sel = labels::from_label_selector(t.labelSelector ? &*t.labelSelector : nullptr);
+  if (!sel) return util::make_error(sel.error());
+  out.selector = std::move(sel.value());
+  auto ns_sel = labels::from_label_selector(t.namespaceSelector ? &*t.namespaceSelector : nullptr);
+  if (!ns_sel) return util::make_error(ns_sel.error());
+  out.namespaceSelector = std::move(ns_sel.value());
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const PodInfo> PodInfo::make(PodPtr pod) {
+  auto pi = std::make_shared<PodInfo>();
+  pi->pod = std::move(pod);
+  const api::Pod& p = *pi->pod;
+  pi->requests = compute_pod_requests(p, false);
+  pi->nonZeroRequests = compute_pod_requests(p, true);
+  if (!p.spec.affinity) return pi;
+
+  auto note_error = [&](const std::string& e) {
+    if (pi->parseError.empty()) pi->parseError = e;
+  };
+  auto required = [&](const std::vector<api::PodAffinityTerm>& in, std::vector<AffinityTerm>& out) {
+    for (const auto& t : in) {
+      auto r = make_affinity_term(p, t);
+      if (!r) {
+        note_error(r.error());
+        continue;
+      }
+      out.push_back(std::move(r.value()));
+    }
+  };
+  auto preferred = [&](const std::vector<api::WeightedPodAffinityTerm>& in, std::vector<WeightedAffinityTerm>& out) {
+    for (const auto& wt : in) {
+      auto r = make_affinity_term(p, wt.podAffinityTerm);
+      if (!r) {
+        note_error(r.error());
+        continue;
+      }
+      out.push_back(WeightedAffinityTerm{std::move(r.value()), wt.weight});
+    }
+  };
+  if (const auto& a = p.spec.affinity->podAffinity) {
+    required(a->requiredDuringSchedulingIgnoredDuringExecution, pi->requiredAffinityTerms);
+    preferred(a->preferredDuringSchedulingIgnoredDuringExecution, pi->preferredAffinityTerms);
+  }
+  if (const auto& a = p.spec.affinity->podAntiAffinity) {
+    required(a->requiredDuringSchedulingIgnoredDuringExecution, pi->requiredAntiAffinityTerms);
+    preferred(a->preferredDuringSchedulingIgnoredDuringExecution, pi->preferredAntiAffinityTerms);
+  }
+  return pi;
+}
+
+// ---------------------------------------------------------------- host ports
+namespace {
+void sanitize(std::string& ip, std::string& protocol) {
+  if (ip.empty()) ip = "0.0.0.0";
+  if (protocol.empty()) protocol = "TCP";
+}
+}  // namespace
+
+void HostPortInfo::add(std::string ip, std::string protocol, std::int32_t port) {
+  if (port <= 0) return;
+  sanitize(ip, protocol);
+  ports_[std::move(ip)].emplace(std::move(protocol), port);
+}
+
+void HostPortInfo::remove(std::string ip, std::string protocol, std::int32_t port) {
+  if (port <= 0) return;
+  sanitize(ip, protocol);
+  auto it = ports_.find(ip);
+  if (it == ports_.end()) return;
+  it->second.erase({protocol, port});
+  if (it->second.empty()) ports_.erase(it);
+}
+
+bool HostPortInfo::check_conflict(std::string ip, std::string protocol, std::int32_t port) const {
+  if (port <= 0) return false;
+  sanitize(ip, protocol);
+  const std::pair<std::string, std::int32_t> pp{protocol, port};
+  if (ip == "0.0.0.0") {
+    for (const auto& [_, set] : ports_) {
+      if (set.count(pp)) return true;
+    }
+    return false;
+  }
+  for (const auto* key : {"0.0.0.0", ip.c_str()}) {
+    auto it = ports_.find(key);
+    if (it != ports_.end() && it->second.count(pp)) return true;
+  }
+  return false;
+}
+
+std::size_t HostPortInfo::size() const {
+  std::size_t n = 0;
+  for (const auto& [_, set] : ports_) n += set.size();
+  return n;
+}
+
+// ---------------------------------------------------------------- NodeInfo
+
+namespace {
+std::atomic<std::int64_t> g_generation{0};
+
+bool has_pod_affinity(const api::Pod& p) {
+  return p.spec.affinity && (p.spec.affinity->podAffinity || p.spec.affinity->podAntiAffinity);
+}
+bool has_required_anti_affinity(const api::Pod& p) {
+  return p.spec.affinity && p.spec.affinity->podAntiAffinity &&
+         !p.spec.affinity->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution.empty();
+}
+
+// Swap-with-last removal, as upstream (order of the remaining entries changes).
+bool remove_by_uid(std::vector<PodInfoPtr>& v, std::string_view uid) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i]->pod->metadata.uid == uid) {
+      v[i] = std::move(v.back());
+      v.pop_back();
+      return true;
+    }
+  }
+  return false;
+}
+
+void update_ports_and_pvcs(NodeInfo& n, const api::Pod& pod, bool add) {
+  for (const auto& c : pod.spec.containers) {
+    for (const auto& p : c.ports) {
+      if (add) {
+        n.usedPorts.add(p.hostIP, p.protocol, p.hostPort);
+      } else {
+        n.usedPorts.remove(p.hostIP, p.protocol, p.hostPort);
+      }
+    }
+  }
+  for (const auto& v : pod.spec.volumes) {
+    if (!v.persistentVolumeClaim) continue;
+    std::string key = pod.metadata.namespace_ + "/" + v.persistentVolumeClaim->claimName;
+    auto* cur = n.pvcRefCounts.find(key);
+    if (add) {
+      if (cur) {
+        ++*cur;
+      } else {
+        n.pvcRefCounts.set(std::move(key), 1);
+      }
+    } else if (cur) {
+      if (--*cur <= 0) n.pvcRefCounts.erase(key);
+    }
+  }
+}
+}  // namespace
+
+std::int64_t next_generation() { return ++g_generation; }
+
+const std::string& NodeInfo::name() const {
+  static const std::string kEmpty;
+  return node_ ? node_->metadata.name : kEmpty;
+}
+
+void NodeInfo::set_node(NodePtr n) {
+  node_ = std::move(n);
+  allocatable = node_ ? Resource::from(node_->status.allocatable) : Resource{};
+  generation = next_generation();
+}
+
+void NodeInfo::remove_node() {
+  node_.reset();
+  generation = next_generation();
+}
+
+void NodeInfo::add_pod(PodInfoPtr p) {
+  const api::Pod& pod = *p->pod;
+  if (has_pod_affinity(pod)) podsWithAffinity.push_back(p);
+  if (has_required_anti_affinity(pod)) podsWithRequiredAntiAffinity.push_back(p);
+  requested.add(p->requests);
+  nonZeroRequested.milliCPU += p->nonZeroRequests.milliCPU;
+  nonZeroRequested.memory += p->nonZeroRequests.memory;
+  update_ports_and_pvcs(*this, pod, true);
+  pods.push_back(std::move(p));
+  generation = next_generation();
+}
+
+bool NodeInfo::remove_pod(const api::Pod& pod) {
+  const std::string& uid = pod.metadata.uid;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    if (pods[i]->pod->metadata.uid != uid) continue;
+    PodInfoPtr stored = std::move(pods[i]);
+    pods[i] = std::move(pods.back());
+    pods.pop_back();
+    remove_by_uid(podsWithAffinity, uid);
+    remove_by_uid(podsWithRequiredAntiAffinity, uid);
+    // Subtract what was added (the stored PodInfo), not what the caller's copy computes to.
+    requested.sub(stored->requests);
+    nonZeroRequested.milliCPU -= stored->nonZeroRequests.milliCPU;
+    nonZeroRequested.memory -= stored->nonZeroRequests.memory;
+    update_ports_and_pvcs(*this, *stored->pod, false);
+    generation = next_generation();
+    return true;
+  }
+  return false;
+}
+
+std::shared_ptr<NodeInfo> NodeInfo::clone() const { return std::make_shared<NodeInfo>(*this); }
+
+// ---------------------------------------------------------------- FitError
+
+std::string FitError::error() const {
+  std::string msg = "0/" + std::to_string(numAllNodes) + " nodes are available:";
+  const auto& d = diagnosis;
+  if (!d.preFilterMsg.empty()) {
+    msg += " " + d.preFilterMsg + ".";
+  } else {
+    std::map<std::string, int> counts;
+    for (const auto& [_, st] : d.nodeToStatus.map()) {
+      for (const auto& r : st.reasons()) ++counts[r];
+    }
+    const int evaluated = static_cast<int>(d.nodeToStatus.size());
+    if (evaluated < numAllNodes) {
+      for (const auto& r : d.nodeToStatus.absent().reasons()) counts[r] += numAllNodes - evaluated;
+    }
+    std::vector<std::string> parts;
+    parts.reserve(counts.size());
+    for (const auto& [reason, n] : counts) parts.push_back(std::to_string(n) + " " + reason);
+    std::sort(parts.begin(), parts.end());
+    if (!parts.empty()) {
+      msg += " ";
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i) msg += ", ";
+        msg += parts[i];
+      }
+      msg += ".";
+    }
+  }
+  if (!d.postFilterMsg.empty()) msg += " " + d.postFilterMsg;
+  return msg;
+}
+
+// ---------------------------------------------------------------- cluster events
+
+bool ClusterEvent::match(const ClusterEvent& e) const {
+  if (is_wildcard()) return true;
+  const bool resource_ok =
+      resource == EventResource::WildCard || resource == e.resource ||
+      (resource == EventResource::Pod &&
+       (e.resource == EventResource::AssignedPod || e.resource == EventResource::UnscheduledPod));
+  return resource_ok && (actionType & e.actionType) != 0;
+}
+
+// ---------------------------------------------------------------- PreFilterResult
+
+PreFilterResult PreFilterResult::merge(const PreFilterResult& other) const {
+  if (all_nodes()) return other;
+  if (other.all_nodes()) return *this;
+  PreFilterResult r;
+  r.nodeNames.emplace();
+  std::set_intersection(nodeNames->begin(), nodeNames->end(), other.nodeNames->begin(), other.nodeNames->end(),
+                        std::inserter(*r.nodeNames, r.nodeNames->end()));
+  return r;
+}
+
+}  // namespace ksched::scheduler::framework

@@ -1,0 +1,235 @@
+#include <gtest/gtest.h>
+
+#include "scheduler/framework/types.h"
+#include "scheduler_testing/testing.h"
+
+namespace ksched::scheduler::framework {
+namespace {
+using testing::MakeNode;
+using testing::MakePod;
+
+TEST(ComputePodRequests, SumsContainers) {
+  auto p = MakePod().Name("p").Req({{"cpu", "1"}, {"memory", "1Gi"}}).Req({{"cpu", "500m"}}).Obj();
+  auto r = compute_pod_requests(p);
+  EXPECT_EQ(r.milliCPU, 1500);
+  EXPECT_EQ(r.memory, 1024LL * 1024 * 1024);
+}
+
+TEST(ComputePodRequests, InitContainerPeakWins) {
+  // containers: 1 cpu; init: 3 cpu -> max(1, 3) = 3
+  auto p = MakePod().Name("p").Req({{"cpu", "1"}}).InitReq({{"cpu", "3"}}).InitReq({{"cpu", "2"}}).Obj();
+  EXPECT_EQ(compute_pod_requests(p).milliCPU, 3000);
+}
+
+TEST(ComputePodRequests, SidecarsAddToContainersAndToLaterInitContainers) {
+  // sidecar 1 cpu (restartable), then init 2 cpu -> init use = 2 + 1 = 3.
+  // reqs = containers(1) + sidecar(1) = 2; max(2, 3) = 3.
+  auto p = MakePod().Name("p").Req({{"cpu", "1"}}).SidecarReq({{"cpu", "1"}}).InitReq({{"cpu", "2"}}).Obj();
+  EXPECT_EQ(compute_pod_requests(p).milliCPU, 3000);
+  // init before the sidecar does not see it: init 2, then sidecar 1 -> peak max(2, 1) = 2;
+  // reqs = 1 + 1 = 2 -> 2.
+  auto q = MakePod().Name("q").Req({{"cpu", "1"}}).InitReq({{"cpu", "2"}}).SidecarReq({{"cpu", "1"}}).Obj();
+  EXPECT_EQ(compute_pod_requests(q).milliCPU, 2000);
+}
+
+TEST(ComputePodRequests, OverheadAddedAfterMax) {
+  auto p = MakePod().Name("p").Req({{"cpu", "1"}}).InitReq({{"cpu", "2"}}).Overhead({{"cpu", "250m"}}).Obj();
+  EXPECT_EQ(compute_pod_requests(p).milliCPU, 2250);
+}
+
+TEST(ComputePodRequests, NonZeroDefaultsOnlyForMissingKeys) {
+  auto empty = MakePod().Name("p").Container("img").Obj();
+  auto r = compute_pod_requests(empty, true);
+  EXPECT_EQ(r.milliCPU, kDefaultMilliCPURequest);
+  EXPECT_EQ(r.memory, kDefaultMemoryRequest);
+  EXPECT_EQ(compute_pod_requests(empty, false).milliCPU, 0);
+
+  auto zero = MakePod().Name("p").Req({{"cpu", "0"}, {"memory", "0"}}).Obj();
+  auto z = compute_pod_requests(zero, true);
+  EXPECT_EQ(z.milliCPU, 0);  // explicit zero stays zero
+  EXPECT_EQ(z.memory, 0);
+
+  auto cpu_only = MakePod().Name("p").Req({{"cpu", "300m"}}).Req({{"memory", "1Mi"}}).Obj();
+  auto c = compute_pod_requests(cpu_only, true);
+  EXPECT_EQ(c.milliCPU, 300 + 100);
+  EXPECT_EQ(c.memory, kDefaultMemoryRequest + 1024 * 1024);
+}
+
+TEST(ComputePodRequests, ScalarsAndIgnoredNames) {
+  auto p = MakePod().Name("p").Req({{"example.com/gpu", "2"}, {"hugepages-2Mi", "4Mi"}, {"foo", "1"}}).Obj();
+  auto r = compute_pod_requests(p, true);
+  EXPECT_EQ(r.get("example.com/gpu"), 2);
+  EXPECT_EQ(r.get("hugepages-2Mi"), 4 * 1024 * 1024);
+  EXPECT_EQ(r.get("foo"), 0);
+  EXPECT_EQ(r.scalarResources.size(), 2u);
+}
+
+TEST(HostPortInfo, DefaultsAndConflicts) {
+  HostPortInfo h;
+  h.add("", "", 80);  // 0.0.0.0/TCP
+  EXPECT_TRUE(h.check_conflict("127.0.0.1", "TCP", 80));
+  EXPECT_TRUE(h.check_conflict("", "", 80));
+  EXPECT_FALSE(h.check_conflict("127.0.0.1", "UDP", 80));
+  EXPECT_FALSE(h.check_conflict("127.0.0.1", "TCP", 0));
+  h.add("10.0.0.1", "UDP", 53);
+  EXPECT_TRUE(h.check_conflict("0.0.0.0", "UDP", 53));
+  EXPECT_FALSE(h.check_conflict("10.0.0.2", "UDP", 53));
+  EXPECT_EQ(h.size(), 2u);
+  h.remove("10.0.0.1", "UDP", 53);
+  EXPECT_FALSE(h.check_conflict("0.0.0.0", "UDP", 53));
+  h.add("1.1.1.1", "TCP", 0);
+  EXPECT_EQ(h.size(), 1u);
+}
+
+TEST(NodeInfo, AddRemovePodKeepsSums) {
+  NodeInfo ni(MakeNode().Name("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Ptr());
+  EXPECT_EQ(ni.allocatable.milliCPU, 4000);
+  EXPECT_EQ(ni.allocatable.allowedPodNumber, 110);
+  auto g0 = ni.generation;
+  auto a = MakePod().Name("a").Node("n").Req({{"cpu", "1"}}).HostPort(8080).PVC("c1").Info();
+  auto b = MakePod()
+               .Name("b")
+               .Node("n")
+               .Container("img")
+               .PodAntiAffinityExists("app", "zone", testing::AffinityKind::Required)
+               .PVC("c1")
+               .Info();
+  ni.add_pod(a);
+  ni.add_pod(b);
+  EXPECT_GT(ni.generation, g0);
+  EXPECT_EQ(ni.requested.milliCPU, 1000);
+  EXPECT_EQ(ni.nonZeroRequested.milliCPU, 1000 + 100 + 100);  // a: 1000 (+ hostport container 100), b: 100
+  EXPECT_EQ(ni.podsWithAffinity.size(), 1u);
+  EXPECT_EQ(ni.podsWithRequiredAntiAffinity.size(), 1u);
+  EXPECT_EQ(*ni.pvcRefCounts.find("default/c1"), 2);
+  EXPECT_TRUE(ni.usedPorts.check_conflict("", "TCP", 8080));
+
+  auto g1 = ni.generation;
+  EXPECT_TRUE(ni.remove_pod(*a->pod));
+  EXPECT_GT(ni.generation, g1);
+  EXPECT_FALSE(ni.remove_pod(*a->pod));
+  EXPECT_EQ(ni.requested.milliCPU, 0);
+  EXPECT_EQ(ni.nonZeroRequested.milliCPU, 100);
+  EXPECT_EQ(*ni.pvcRefCounts.find("default/c1"), 1);
+  EXPECT_FALSE(ni.usedPorts.check_conflict("", "TCP", 8080));
+  EXPECT_TRUE(ni.remove_pod(*b->pod));
+  EXPECT_TRUE(ni.podsWithAffinity.empty());
+  EXPECT_TRUE(ni.pvcRefCounts.empty());
+
+  auto c = ni.clone();
+  EXPECT_EQ(c->name(), "n");
+  EXPECT_EQ(c->generation, ni.generation);
+}
+
+TEST(PodInfo, ParsesAffinityTermsWithNamespaces) {
+  auto pi = MakePod()
+                .Name("p")
+                .Namespace("ns1")
+                .PodAffinityIn("app", "zone", {"web"}, testing::AffinityKind::Required)
+                .PodAntiAffinity("host", testing::MakeLabelSelector().Label("x", "y").Obj(),
+                                 testing::AffinityKind::Preferred, 7, {"a", "b"})
+                .Info();
+  ASSERT_EQ(pi->requiredAffinityTerms.size(), 1u);
+  const auto& t = pi->requiredAffinityTerms[0];
+  EXPECT_EQ(t.namespaces, (std::set<std::string, std::less<>>{"ns1"}));
+  EXPECT_TRUE(t.namespaceSelector.is_nothing());
+  ASSERT_EQ(pi->preferredAntiAffinityTerms.size(), 1u);
+  EXPECT_EQ(pi->preferredAntiAffinityTerms[0].weight, 7);
+  EXPECT_EQ(pi->preferredAntiAffinityTerms[0].term.namespaces, (std::set<std::string, std::less<>>{"a", "b"}));
+
+  auto web = MakePod().Name("w").Namespace("ns1").Label("app", "web").Obj();
+  auto other_ns = MakePod().Name("w").Namespace("ns2").Label("app", "web").Obj();
+  EXPECT_TRUE(t.matches(web, nullptr));
+  EXPECT_FALSE(t.matches(other_ns, nullptr));
+}
+
+TEST(PodInfo, NamespaceSelectorOnlyHasNoOwnNamespace) {
+  auto pi = MakePod()
+                .Name("p")
+                .Namespace("ns1")
+                .PodAffinity("zone", testing::MakeLabelSelector().Label("app", "web").Obj(),
+                             testing::AffinityKind::Required, 1, {},
+                             testing::MakeLabelSelector().Label("team", "a").Obj())
+                .Info();
+  const auto& t = pi->requiredAffinityTerms.at(0);
+  EXPECT_TRUE(t.namespaces.empty());
+  api::StringMap team_a;
+  team_a.set("team", "a");
+  auto web = MakePod().Name("w").Namespace("ns9").Label("app", "web").Obj();
+  EXPECT_TRUE(t.matches(web, &team_a));
+  EXPECT_FALSE(t.matches(web, nullptr));
+}
+
+TEST(PodInfo, ParseErrorRecorded) {
+  api::LabelSelector bad;
+  api::LabelSelectorRequirement r;
+  r.key = "app";
+  r.operator_ = "Bogus";
+  bad.matchExpressions.push_back(r);
+  auto pi = MakePod().Name("p").PodAffinity("zone", bad, testing::AffinityKind::Required).Info();
+  EXPECT_FALSE(pi->parseError.empty());
+}
+
+TEST(FitError, FormatsSortedReasonHistogram) {
+  FitError fe;
+  fe.numAllNodes = 3;
+  fe.diagnosis.nodeToStatus.set("n1", Status::unschedulable("Insufficient cpu"));
+  fe.diagnosis.nodeToStatus.set(
+      "n2", Status::unresolvable("node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"));
+  fe.diagnosis.nodeToStatus.set(
+      "n3", Status::unresolvable("node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"));
+  fe.diagnosis.postFilterMsg =
+      "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not "
+      "helpful for scheduling.";
+  EXPECT_EQ(fe.error(),
+            "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint "
+            "{node-role.kubernetes.io/control-plane: }. preemption: 0/3 nodes are available: 1 No preemption "
+            "victims found for incoming pod, 2 Preemption is not helpful for scheduling.");
+}
+
+TEST(FitError, PreFilterMessageReplacesHistogramAndAbsentNodesCount) {
+  FitError fe;
+  fe.numAllNodes = 5;
+  fe.diagnosis.preFilterMsg = "node(s) didn't satisfy plugin(s) [A B] simultaneously";
+  fe.diagnosis.nodeToStatus.set("n1", Status::unschedulable("ignored"));
+  EXPECT_EQ(fe.error(), "0/5 nodes are available: node(s) didn't satisfy plugin(s) [A B] simultaneously.");
+
+  FitError absent;
+  absent.numAllNodes = 4;
+  absent.diagnosis.nodeToStatus.set("n1", Status::unschedulable("Too many pods"));
+  absent.diagnosis.nodeToStatus.set_absent(Status::unresolvable("node(s) didn't match Pod's node affinity/selector"));
+  // Multiple reasons of one status are counted separately; "10" sorts before "3" as a string.
+  EXPECT_EQ(absent.error(),
+            "0/4 nodes are available: 1 Too many pods, 3 node(s) didn't match Pod's node affinity/selector.");
+  FitError none;
+  none.numAllNodes = 0;
+  EXPECT_EQ(none.error(), "0/0 nodes are available:");
+}
+
+TEST(ClusterEvent, Match) {
+  ClusterEvent reg{EventResource::Node, kAdd | kUpdateNodeLabel, "x"};
+  EXPECT_TRUE(reg.match({EventResource::Node, kUpdateNodeLabel, "NodeLabelChange"}));
+  EXPECT_FALSE(reg.match({EventResource::Node, kUpdateNodeTaint, "NodeTaintChange"}));
+  EXPECT_FALSE(reg.match({EventResource::Pod, kAdd, "PodAdd"}));
+  ClusterEvent pod{EventResource::Pod, kDelete, ""};
+  EXPECT_TRUE(pod.match({EventResource::AssignedPod, kDelete, "AssignedPodDelete"}));
+  EXPECT_FALSE(ClusterEvent({EventResource::AssignedPod, kDelete, ""}).match({EventResource::Pod, kDelete, ""}));
+  ClusterEvent wild{};
+  EXPECT_TRUE(wild.match({EventResource::CSINode, kAdd, ""}));
+  ClusterEvent any_res{EventResource::WildCard, kDelete, ""};
+  EXPECT_TRUE(any_res.match({EventResource::PersistentVolume, kDelete, ""}));
+  EXPECT_FALSE(any_res.match({EventResource::PersistentVolume, kAdd, ""}));
+}
+
+TEST(PreFilterResult, Merge) {
+  PreFilterResult all;
+  PreFilterResult a{std::set<std::string>{"n1", "n2"}};
+  PreFilterResult b{std::set<std::string>{"n2", "n3"}};
+  EXPECT_TRUE(all.merge(all).all_nodes());
+  EXPECT_EQ(*all.merge(a).nodeNames, (std::set<std::string>{"n1", "n2"}));
+  EXPECT_EQ(*a.merge(all).nodeNames, (std::set<std::string>{"n1", "n2"}));
+  EXPECT_EQ(*a.merge(b).nodeNames, (std::set<std::string>{"n2"}));
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::framework

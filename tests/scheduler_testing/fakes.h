@@ -1,0 +1,413 @@
+// In-memory fakes for scheduler tests: cluster lister, cluster client (records calls), an inline
+// (serial) parallelizer, a snapshot built from pods + nodes, a nominator and a Handle tying them
+// together. Header-only so every test binary can use them without linking extra libraries.
+#pragma once
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/core.h"
+#include "scheduler/framework/interface.h"
+#include "scheduler/framework/types.h"
+
+namespace ksched::scheduler::testing {
+
+namespace fw = ::ksched::scheduler::framework;
+
+// ---------------------------------------------------------------- lister
+// Setters are templates over the pointer type so that this header does not need the complete API
+// types (volume/storage/apps/policy) that interface.h only forward-declares.
+class FakeClusterLister : public fw::ClusterLister {
+ public:
+  template <class P>
+  void add_namespace(const P& ns) {
+    namespaces_[ns->metadata.name] = ns;
+  }
+  template <class P>
+  void add_service(const P& s) {
+    services_[s->metadata.namespace_].push_back(s);
+  }
+  template <class P>
+  void add_replication_controller(const P& rc) {
+    rcs_[rc->metadata.namespace_].push_back(rc);
+  }
+  template <class P>
+  void add_replica_set(const P& rs) {
+    rss_[rs->metadata.namespace_].push_back(rs);
+  }
+  template <class P>
+  void add_stateful_set(const P& ss) {
+    sss_[ss->metadata.namespace_].push_back(ss);
+  }
+  template <class P>
+  void add_pdb(const P& pdb) {
+    pdbs_[pdb->metadata.namespace_].push_back(pdb);
+  }
+  template <class P>
+  void add_pv(const P& pv) {
+    pvs_[pv->metadata.name] = pv;
+  }
+  template <class P>
+  void add_pvc(const P& pvc) {
+    pvcs_[pvc->metadata.namespace_ + "/" + pvc->metadata.name] = pvc;
+  }
+  template <class P>
+  void add_storage_class(const P& sc) {
+    storage_classes_[sc->metadata.name] = sc;
+  }
+  template <class P>
+  void add_csi_node(const P& n) {
+    csi_nodes_[n->metadata.name] = n;
+  }
+  template <class P>
+  void add_csi_driver(const P& d) {
+    csi_drivers_[d->metadata.name] = d;
+  }
+  template <class P>
+  void add_csi_storage_capacity(const P& c) {
+    capacities_.push_back(c);
+  }
+  void add_pod(fw::PodPtr p) { pods_[p->metadata.namespace_ + "/" + p->metadata.name] = std::move(p); }
+  void remove_pod(const std::string& ns, const std::string& name) { pods_.erase(ns + "/" + name); }
+
+  std::shared_ptr<const api::Namespace> get_namespace(std::string_view name) const override {
+    return find(namespaces_, std::string(name));
+  }
+  std::vector<std::shared_ptr<const api::Namespace>> list_namespaces() const override {
+    std::vector<std::shared_ptr<const api::Namespace>> out;
+    for (const auto& [_, v] : namespaces_) out.push_back(v);
+    return out;
+  }
+  std::vector<std::shared_ptr<const api::Service>> list_services(std::string_view ns) const override {
+    return find_list(services_, ns);
+  }
+  std::vector<std::shared_ptr<const api::ReplicationController>> list_replication_controllers(
+      std::string_view ns) const override {
+    return find_list(rcs_, ns);
+  }
+  std::vector<std::shared_ptr<const api::ReplicaSet>> list_replica_sets(std::string_view ns) const override {
+    return find_list(rss_, ns);
+  }
+  std::vector<std::shared_ptr<const api::StatefulSet>> list_stateful_sets(std::string_view ns) const override {
+    return find_list(sss_, ns);
+  }
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> list_pdbs(std::string_view ns) const override {
+    return find_list(pdbs_, ns);
+  }
+  std::shared_ptr<const api::PersistentVolume> get_pv(std::string_view name) const override {
+    return find(pvs_, std::string(name));
+  }
+  std::vector<std::shared_ptr<const api::PersistentVolume>> list_pvs() const override {
+    std::vector<std::shared_ptr<const api::PersistentVolume>> out;
+    for (const auto& [_, v] : pvs_) out.push_back(v);
+    return out;
+  }
+  std::shared_ptr<const api::PersistentVolumeClaim> get_pvc(std::string_view ns, std::string_view name) const override {
+    return find(pvcs_, std::string(ns) + "/" + std::string(name));
+  }
+  std::shared_ptr<const api::StorageClass> get_storage_class(std::string_view name) const override {
+    return find(storage_classes_, std::string(name));
+  }
+  std::shared_ptr<const api::CSINode> get_csi_node(std::string_view name) const override {
+    return find(csi_nodes_, std::string(name));
+  }
+  std::shared_ptr<const api::CSIDriver> get_csi_driver(std::string_view name) const override {
+    return find(csi_drivers_, std::string(name));
+  }
+  std::vector<std::shared_ptr<const api::CSIStorageCapacity>> list_csi_storage_capacities() const override {
+    return capacities_;
+  }
+  fw::PodPtr get_pod(std::string_view ns, std::string_view name) const override {
+    return find(pods_, std::string(ns) + "/" + std::string(name));
+  }
+
+ private:
+  template <class M>
+  static typename M::mapped_type find(const M& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? typename M::mapped_type{} : it->second;
+  }
+  template <class T>
+  static std::vector<std::shared_ptr<const T>> find_list(
+      const std::map<std::string, std::vector<std::shared_ptr<const T>>, std::less<>>& m, std::string_view ns) {
+    auto it = m.find(ns);
+    return it == m.end() ? std::vector<std::shared_ptr<const T>>{} : it->second;
+  }
+
+  std::map<std::string, std::shared_ptr<const api::Namespace>> namespaces_;
+  std::map<std::string, std::vector<std::shared_ptr<const api::Service>>, std::less<>> services_;
+  std::map<std::string, std::vector<std::shared_ptr<const api::ReplicationController>>, std::less<>> rcs_;
+  std::map<std::string, std::vector<std::shared_ptr<const api::ReplicaSet>>, std::less<>> rss_;
+  std::map<std::string, std::vector<std::shared_ptr<const api::StatefulSet>>, std::less<>> sss_;
+  std::map<std::string, std::vector<std::shared_ptr<const api::PodDisruptionBudget>>, std::less<>> pdbs_;
+  std::map<std::string, std::shared_ptr<const api::PersistentVolume>> pvs_;
+  std::map<std::string, std::shared_ptr<const api::PersistentVolumeClaim>> pvcs_;
+  std::map<std::string, std::shared_ptr<const api::StorageClass>> storage_classes_;
+  std::map<std::string, std::shared_ptr<const api::CSINode>> csi_nodes_;
+  std::map<std::string, std::shared_ptr<const api::CSIDriver>> csi_drivers_;
+  std::vector<std::shared_ptr<const api::CSIStorageCapacity>> capacities_;
+  std::map<std::string, fw::PodPtr> pods_;
+};
+
+// ---------------------------------------------------------------- client
+// Records every write; each kind of call can be made to fail. Thread-safe (binding cycles and
+// preemption call it from worker threads).
+class FakeClusterClient : public fw::ClusterClient {
+ public:
+  struct Bind {
+    std::string pod;  // "ns/name"
+    std::string uid;
+    std::string node;
+  };
+  struct Patch {
+    std::string pod;
+    std::optional<api::PodCondition> condition;
+    std::optional<std::string> nominatedNodeName;
+  };
+  struct Event {
+    std::string regarding;  // "ns/name"
+    std::string type, reason, action, note;
+  };
+
+  fw::Status bind(const api::Pod& pod, const std::string& node_name) override {
+    std::lock_guard l(mu_);
+    if (!bind_error.is_success()) return bind_error;
+    binds_.push_back({key(pod), pod.metadata.uid, node_name});
+    return {};
+  }
+  fw::Status delete_pod(const api::Pod& pod) override {
+    std::lock_guard l(mu_);
+    if (!delete_error.is_success()) return delete_error;
+    deletes_.push_back(key(pod));
+    return {};
+  }
+  fw::Status patch_pod_status(const api::Pod& pod, const std::optional<api::PodCondition>& condition,
+                              const std::optional<std::string>& nominated_node_name) override {
+    std::lock_guard l(mu_);
+    if (!patch_error.is_success()) return patch_error;
+    patches_.push_back({key(pod), condition, nominated_node_name});
+    return {};
+  }
+  void event(const api::Pod& regarding, const std::string& type, const std::string& reason,
+             const std::string& action, const std::string& note) override {
+    std::lock_guard l(mu_);
+    events_.push_back({key(regarding), type, reason, action, note});
+  }
+
+  std::vector<Bind> binds() const {
+    std::lock_guard l(mu_);
+    return binds_;
+  }
+  std::vector<std::string> deletes() const {
+    std::lock_guard l(mu_);
+    return deletes_;
+  }
+  std::vector<Patch> patches() const {
+    std::lock_guard l(mu_);
+    return patches_;
+  }
+  std::vector<Event> events() const {
+    std::lock_guard l(mu_);
+    return events_;
+  }
+
+  // Set before use (not synchronised with concurrent calls).
+  fw::Status bind_error;
+  fw::Status delete_error;
+  fw::Status patch_error;
+
+ private:
+  static std::string key(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
+  mutable std::mutex mu_;
+  std::vector<Bind> binds_;
+  std::vector<std::string> deletes_;
+  std::vector<Patch> patches_;
+  std::vector<Event> events_;
+};
+
+// ---------------------------------------------------------------- parallelizer
+class InlineParallelizer : public fw::Parallelizer {
+ public:
+  void until(int n, const std::function<void(int)>& fn, const std::function<bool()>& stop = {}) override {
+    for (int i = 0; i < n; ++i) {
+      if (stop && stop()) return;
+      fn(i);
+    }
+  }
+  int parallelism() const override { return 1; }
+};
+
+// ---------------------------------------------------------------- snapshot
+// Upstream cache.NewSnapshot(pods, nodes): NodeInfos in the order of `nodes`; pods bound to
+// unknown nodes are kept in node-less NodeInfos reachable by get() but not listed.
+class FakeSnapshot : public fw::NodeInfoLister, public fw::StorageInfoLister {
+ public:
+  FakeSnapshot() = default;
+  FakeSnapshot(const std::vector<fw::PodPtr>& pods, const std::vector<fw::NodePtr>& nodes) {
+    std::map<std::string, fw::ImageStateSummary> images;
+    for (const auto& n : nodes) {
+      std::set<std::string> seen;
+      for (const auto& img : n->status.images) {
+        for (const auto& name : img.names) {
+          if (!seen.insert(name).second) continue;
+          auto& st = images[name];
+          st.size = img.sizeBytes;
+          ++st.numNodes;
+        }
+      }
+    }
+    for (const auto& n : nodes) {
+      auto ni = std::make_shared<fw::NodeInfo>(n);
+      for (const auto& img : n->status.images) {
+        for (const auto& name : img.names) ni->imageStates.set(name, images[name]);
+      }
+      by_name_[n->metadata.name] = ni;
+      list_.push_back(ni);
+    }
+    for (const auto& p : pods) {
+      auto& ni = by_name_[p->spec.nodeName];
+      if (!ni) ni = std::make_shared<fw::NodeInfo>();
+      ni->add_pod(fw::PodInfo::make(p));
+    }
+    for (const auto& ni : list_) {
+      if (!ni->podsWithAffinity.empty()) with_affinity_.push_back(ni);
+      if (!ni->podsWithRequiredAntiAffinity.empty()) with_required_anti_affinity_.push_back(ni);
+    }
+    for (const auto& [_, ni] : by_name_) {
+      for (const auto& [k, _c] : ni->pvcRefCounts) used_pvcs_.insert(k);
+    }
+  }
+  FakeSnapshot(const std::vector<api::Pod>& pods, const std::vector<api::Node>& nodes)
+      : FakeSnapshot(to_ptrs(pods), to_ptrs(nodes)) {}
+
+  const std::vector<fw::NodeInfoPtr>& list() const override { return list_; }
+  const std::vector<fw::NodeInfoPtr>& have_pods_with_affinity_list() const override { return with_affinity_; }
+  const std::vector<fw::NodeInfoPtr>& have_pods_with_required_anti_affinity_list() const override {
+    return with_required_anti_affinity_;
+  }
+  fw::NodeInfoPtr get(std::string_view node_name) const override {
+    auto it = by_name_.find(std::string(node_name));
+    return it == by_name_.end() ? nullptr : it->second;
+  }
+  bool is_pvc_used_by_pods(std::string_view key) const override { return used_pvcs_.count(std::string(key)) > 0; }
+
+ private:
+  template <class T>
+  static std::vector<std::shared_ptr<const T>> to_ptrs(const std::vector<T>& v) {
+    std::vector<std::shared_ptr<const T>> out;
+    out.reserve(v.size());
+    for (const auto& x : v) out.push_back(std::make_shared<const T>(x));
+    return out;
+  }
+  std::vector<fw::NodeInfoPtr> list_, with_affinity_, with_required_anti_affinity_;
+  std::map<std::string, fw::NodeInfoPtr> by_name_;
+  std::set<std::string> used_pvcs_;
+};
+
+// ---------------------------------------------------------------- nominator
+class FakeNominator : public fw::PodNominator {
+ public:
+  void add(fw::PodInfoPtr p, const std::string& node) { by_node_[node].push_back(std::move(p)); }
+  void clear() { by_node_.clear(); }
+  std::vector<fw::PodInfoPtr> nominated_pods_for_node(std::string_view node_name) const override {
+    auto it = by_node_.find(std::string(node_name));
+    return it == by_node_.end() ? std::vector<fw::PodInfoPtr>{} : it->second;
+  }
+
+ private:
+  std::map<std::string, std::vector<fw::PodInfoPtr>> by_node_;
+};
+
+// ---------------------------------------------------------------- handle
+// A Handle over the fakes above. The run_* methods use `filter_plugins` / `pre_filter_plugins`
+// (set them to exercise preemption-style callers); waiting pods are not supported.
+class FakeHandle : public fw::Handle {
+ public:
+  FakeHandle() : snapshot_(std::make_shared<FakeSnapshot>()) {}
+
+  void set_snapshot(std::shared_ptr<FakeSnapshot> s) { snapshot_ = std::move(s); }
+  void set_snapshot(const std::vector<fw::PodPtr>& pods, const std::vector<fw::NodePtr>& nodes) {
+    snapshot_ = std::make_shared<FakeSnapshot>(pods, nodes);
+  }
+  void set_snapshot(const std::vector<api::Pod>& pods, const std::vector<api::Node>& nodes) {
+    snapshot_ = std::make_shared<FakeSnapshot>(pods, nodes);
+  }
+  FakeSnapshot& snapshot() { return *snapshot_; }
+
+  const fw::NodeInfoLister& snapshot_node_infos() const override { return *snapshot_; }
+  const fw::StorageInfoLister& snapshot_storage_infos() const override { return *snapshot_; }
+  fw::ClusterClient& client() override { return client_; }
+  const fw::ClusterLister& lister() const override { return lister_; }
+  fw::Parallelizer& parallelizer() override { return parallelizer_; }
+  const fw::PodNominator& nominator() const override { return nominator_; }
+  std::string_view profile_name() const override { return profile_; }
+
+  std::shared_ptr<fw::WaitingPod> get_waiting_pod(std::string_view) override { return nullptr; }
+  void iterate_over_waiting_pods(const std::function<void(fw::WaitingPod&)>&) override {}
+  void reject_waiting_pod(std::string_view) override {}
+
+  fw::Status run_pre_filter_extension_add_pod(fw::CycleState& state, const api::Pod& pod_to_schedule,
+                                              const fw::PodInfoPtr& pod_to_add, const fw::NodeInfo& ni) override {
+    for (const auto& p : pre_filter_plugins) {
+      if (state.skip_filter_plugins.count(p->name())) continue;
+      auto* ext = p->pre_filter_extensions();
+      if (!ext) continue;
+      auto s = ext->add_pod(state, pod_to_schedule, pod_to_add, ni);
+      if (!s.is_success()) return s;
+    }
+    return {};
+  }
+  fw::Status run_pre_filter_extension_remove_pod(fw::CycleState& state, const api::Pod& pod_to_schedule,
+                                                 const fw::PodInfoPtr& pod_to_remove,
+                                                 const fw::NodeInfo& ni) override {
+    for (const auto& p : pre_filter_plugins) {
+      if (state.skip_filter_plugins.count(p->name())) continue;
+      auto* ext = p->pre_filter_extensions();
+      if (!ext) continue;
+      auto s = ext->remove_pod(state, pod_to_schedule, pod_to_remove, ni);
+      if (!s.is_success()) return s;
+    }
+    return {};
+  }
+  fw::Status run_filter_plugins(const fw::CycleState& state, const api::Pod& pod, const fw::NodeInfo& ni) override {
+    for (const auto& p : filter_plugins) {
+      if (state.skip_filter_plugins.count(p->name())) continue;
+      auto s = p->filter(state, pod, ni);
+      if (!s.is_success()) {
+        if (!s.is_rejected()) s = fw::Status::error(s.message());
+        return s.with_plugin(std::string(p->name()));
+      }
+    }
+    return {};
+  }
+  // No nominated-pod pass: equivalent to run_filter_plugins.
+  fw::Status run_filter_plugins_with_nominated_pods(fw::CycleState& state, const api::Pod& pod,
+                                                    const fw::NodeInfo& ni) override {
+    return run_filter_plugins(state, pod, ni);
+  }
+
+  FakeClusterClient& fake_client() { return client_; }
+  FakeClusterLister& fake_lister() { return lister_; }
+  FakeNominator& fake_nominator() { return nominator_; }
+  void set_profile_name(std::string p) { profile_ = std::move(p); }
+
+  std::vector<std::shared_ptr<fw::PreFilterPlugin>> pre_filter_plugins;
+  std::vector<std::shared_ptr<fw::FilterPlugin>> filter_plugins;
+
+ private:
+  std::shared_ptr<FakeSnapshot> snapshot_;
+  FakeClusterClient client_;
+  FakeClusterLister lister_;
+  InlineParallelizer parallelizer_;
+  FakeNominator nominator_;
+  std::string profile_ = "default-scheduler";
+};
+
+}  // namespace ksched::scheduler::testing
