@@ -1,0 +1,26 @@
+// DefaultBinder: binds through the API (POST pods/{name}/binding) via Handle::client().
+#pragma once
+#include <memory>
+#include <string_view>
+
+#include "scheduler/framework/interface.h"
+
+namespace ksched::scheduler::plugins::defaultbinder {
+
+inline constexpr std::string_view kName = "DefaultBinder";
+
+class DefaultBinder final : public framework::BindPlugin {
+ public:
+  explicit DefaultBinder(framework::Handle& handle) : handle_(handle) {}
+  std::string_view name() const override { return kName; }
+  // Any client failure is returned as an Error status (upstream framework.AsStatus(err)).
+  framework::Status bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
+
+ private:
+  framework::Handle& handle_;
+};
+
+util::Result<std::shared_ptr<framework::Plugin>> make_default_binder(const framework::PluginArgs& args,
+                                                                     framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::defaultbinder

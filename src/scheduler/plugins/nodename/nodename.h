@@ -1,0 +1,30 @@
+// NodeName: a pod with spec.nodeName only fits that node.
+#pragma once
+#include <memory>
+#include <string_view>
+
+#include "scheduler/framework/interface.h"
+
+namespace ksched::scheduler::plugins::nodename {
+
+inline constexpr std::string_view kName = "NodeName";
+inline constexpr std::string_view kErrReason = "node(s) didn't match the requested node name";
+
+class NodeName final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+ public:
+  std::string_view name() const override { return kName; }
+  framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
+                           const framework::NodeInfo& node_info) override;
+  // Node/Add, queueing only when the added node is the requested one.
+  std::vector<framework::ClusterEventWithHint> events_to_register() const override;
+};
+
+// Upstream nodename.Fits: no nodeName, or equal to the node's name.
+inline bool fits(const api::Pod& pod, const api::Node& node) {
+  return pod.spec.nodeName.empty() || pod.spec.nodeName == node.metadata.name;
+}
+
+util::Result<std::shared_ptr<framework::Plugin>> make_node_name(const framework::PluginArgs& args,
+                                                                framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::nodename

@@ -1,0 +1,61 @@
+#include "scheduler/plugins/nodeunschedulable/nodeunschedulable.h"
+
+#include "scheduler/plugins/tainttoleration/toleration.h"
+
+namespace ksched::scheduler::plugins::nodeunschedulable {
+
+using framework::ClusterEvent;
+using framework::ClusterEventWithHint;
+using framework::EventResource;
+using framework::QueueingHint;
+using framework::Status;
+
+bool pod_tolerates_unschedulable(const api::Pod& pod) {
+  static const api::Taint kTaint = [] {
+    api::Taint t;
+    t.key = std::string(kTaintNodeUnschedulable);
+    t.effect = std::string(tainttoleration::kEffectNoSchedule);
+    return t;
+  }();
+  return tainttoleration::tolerations_tolerate_taint(pod.spec.tolerations, kTaint);
+}
+
+Status NodeUnschedulable::filter(const framework::CycleState&, const api::Pod& pod,
+                                 const framework::NodeInfo& node_info) {
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return Status::unresolvable(std::string(kErrReasonUnknownCondition));
+  if (node->spec.unschedulable && !pod_tolerates_unschedulable(pod)) {
+    return Status::unresolvable(std::string(kErrReasonUnschedulable));
+  }
+  return {};
+}
+
+std::vector<ClusterEventWithHint> NodeUnschedulable::events_to_register() const {
+  ClusterEventWithHint node_event;
+  node_event.event = ClusterEvent{EventResource::Node, framework::kAdd | framework::kUpdateNodeTaint, {}};
+  node_event.hint = [](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
+                       const std::shared_ptr<const void>& newObj) {
+    if (pod_tolerates_unschedulable(pod)) return QueueingHint::Queue;
+    const auto* modified = static_cast<const api::Node*>(newObj.get());
+    if (modified == nullptr) return QueueingHint::Skip;
+    const auto* original = static_cast<const api::Node*>(oldObj.get());
+    const bool was_schedulable = original != nullptr && !original->spec.unschedulable;
+    // Only a node that is (or became) schedulable can change this plugin's verdict.
+    return (!was_schedulable && !modified->spec.unschedulable) ? QueueingHint::Queue : QueueingHint::Skip;
+  };
+  ClusterEventWithHint pod_event;
+  pod_event.event = ClusterEvent{EventResource::Pod, framework::kUpdatePodTolerations, {}};
+  pod_event.hint = [](const api::Pod& pod, const std::shared_ptr<const void>&, const std::shared_ptr<const void>& newObj) {
+    const auto* modified = static_cast<const api::Pod*>(newObj.get());
+    if (modified == nullptr || modified->metadata.uid != pod.metadata.uid) return QueueingHint::Skip;
+    return pod_tolerates_unschedulable(*modified) ? QueueingHint::Queue : QueueingHint::Skip;
+  };
+  return {std::move(node_event), std::move(pod_event)};
+}
+
+util::Result<std::shared_ptr<framework::Plugin>> make_node_unschedulable(const framework::PluginArgs&,
+                                                                         framework::Handle&) {
+  return std::shared_ptr<framework::Plugin>(std::make_shared<NodeUnschedulable>());
+}
+
+}  // namespace ksched::scheduler::plugins::nodeunschedulable

@@ -1,0 +1,24 @@
+// PrioritySort: queue order by pod priority (higher first), then enqueue time (earlier first).
+#pragma once
+#include <memory>
+#include <string_view>
+
+#include "scheduler/framework/interface.h"
+
+namespace ksched::scheduler::plugins::prioritysort {
+
+inline constexpr std::string_view kName = "PrioritySort";
+
+class PrioritySort final : public framework::QueueSortPlugin {
+ public:
+  std::string_view name() const override { return kName; }
+  bool less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
+};
+
+// spec.priority, or 0 when unset (upstream corev1helpers.PodPriority).
+inline std::int32_t pod_priority(const api::Pod& pod) { return pod.spec.priority.value_or(0); }
+
+util::Result<std::shared_ptr<framework::Plugin>> make_priority_sort(const framework::PluginArgs& args,
+                                                                    framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::prioritysort
