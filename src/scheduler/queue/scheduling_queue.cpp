@@ -1,0 +1,636 @@
+#include "scheduler/queue/scheduling_queue.h"
+
+#include <fmt/format.h>
+
+#include "util/log.h"
+
+namespace ksched::scheduler::queue {
+
+using framework::ClusterEvent;
+using framework::QueuedPodInfo;
+
+namespace {
+
+std::int32_t priority_of(const api::Pod& p) { return p.spec.priority.value_or(0); }
+
+bool default_less(const QueuedPodInfo& a, const QueuedPodInfo& b) {
+  auto pa = priority_of(a.pod()), pb = priority_of(b.pod());
+  return pa > pb || (pa == pb && a.timestamp < b.timestamp);
+}
+
+std::set<std::string> rejectors_of(const QueuedPodInfo& p) {
+  std::set<std::string> r = p.unschedulablePlugins;
+  r.insert(p.pendingPlugins.begin(), p.pendingPlugins.end());
+  return r;
+}
+
+const char* queue_label(QueueName q) {
+  switch (q) {
+    case QueueName::Active:
+      return "active";
+    case QueueName::Backoff:
+      return "backoff";
+    case QueueName::Unschedulable:
+      return "unschedulable";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string PriorityQueue::key_of(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
+
+PriorityQueue::PriorityQueue(QueueOptions opts)
+    : opts_(std::move(opts)),
+      clock_(*opts_.clock),
+      nominator_(opts_.podLookup),
+      active_([](const QueuedPodInfoPtr& p) { return key_of(p->pod()); },
+              [this](const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) {
+                return opts_.less ? opts_.less(*a, *b) : default_less(*a, *b);
+              }),
+      backoff_([](const QueuedPodInfoPtr& p) { return key_of(p->pod()); },
+               [this](const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) {
+                 return backoff_expiry(*a) < backoff_expiry(*b);
+               }) {}
+
+PriorityQueue::~PriorityQueue() { close(); }
+
+QueuedPodInfoPtr PriorityQueue::new_queued_pod_info(framework::PodPtr pod) {
+  auto p = std::make_shared<QueuedPodInfo>();
+  p->podInfo = framework::PodInfo::make(std::move(pod));
+  p->timestamp = clock_.now();
+  return p;
+}
+
+std::chrono::nanoseconds PriorityQueue::backoff_duration(const QueuedPodInfo& p) const {
+  // initial · 2^(attempts−1), capped at max; doubling stops before it would pass max.
+  auto d = opts_.podInitialBackoff;
+  for (int i = 1; i < p.attempts; ++i) {
+    if (d > opts_.podMaxBackoff - d) return opts_.podMaxBackoff;
+    d += d;
+  }
+  return std::min(d, opts_.podMaxBackoff);
+}
+
+util::Clock::time_point PriorityQueue::backoff_expiry(const QueuedPodInfo& p) const {
+  return p.timestamp + std::chrono::duration_cast<util::Clock::duration>(backoff_duration(p));
+}
+
+bool PriorityQueue::is_backing_off(const QueuedPodInfo& p) const {
+  if (p.gated) return false;
+  return backoff_expiry(p) > clock_.now();
+}
+
+// ---------------------------------------------------------------- internal moves
+
+void PriorityQueue::unschedulable_reason_locked(const QueuedPodInfo& p, int delta) {
+  if (!opts_.metrics) return;
+  for (const auto& pl : rejectors_of(p)) opts_.metrics->unschedulable_reason(pl, p.pod().spec.schedulerName, delta);
+}
+
+bool PriorityQueue::run_pre_enqueue_locked(QueuedPodInfo& p) {
+  auto it = opts_.preEnqueuePlugins.find(p.pod().spec.schedulerName);
+  if (it == opts_.preEnqueuePlugins.end()) return true;
+  for (const auto& pl : it->second) {
+    framework::Status s = pl->pre_enqueue(p.pod());
+    if (s.is_success()) continue;
+    std::string name(pl->name());
+    if (p.unschedulablePlugins.insert(name).second && opts_.metrics) {
+      opts_.metrics->unschedulable_reason(name, p.pod().spec.schedulerName, 1);
+    }
+    if (s.is_error()) {
+      log::error("Plugin failed", {{"plugin", name}, {"pod", key_of(p.pod())}, {"err", s.message()}});
+    } else {
+      log::V(4).info("Pod is gated by PreEnqueue plugin",
+                     {{"pod", key_of(p.pod())}, {"plugin", name}, {"reason", s.message()}});
+    }
+    return false;
+  }
+  return true;
+}
+
+void PriorityQueue::unschedulable_put_locked(const QueuedPodInfoPtr& p) {
+  const std::string key = key_of(p->pod());
+  unschedulable_erase_locked(key);
+  unschedulable_.emplace(key, UnschedEntry{p, p->gated});
+  if (p->gated) ++gated_count_;
+}
+
+void PriorityQueue::unschedulable_erase_locked(const std::string& key) {
+  auto it = unschedulable_.find(key);
+  if (it == unschedulable_.end()) return;
+  if (it->second.gated) --gated_count_;
+  unschedulable_.erase(it);
+}
+
+bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event) {
+  const std::string key = key_of(p->pod());
+  p->gated = !run_pre_enqueue_locked(*p);
+  if (p->gated) {
+    // A gated pod is parked in unschedulablePods unless it already sits in another queue.
+    if (active_.has(key) || backoff_.has(key)) return false;
+    unschedulable_put_locked(p);
+    return false;
+  }
+  if (!p->initialAttemptTimestamp) p->initialAttemptTimestamp = clock_.now();
+  active_.add_or_update(p);
+  unschedulable_erase_locked(key);
+  backoff_.erase(key);
+  if (opts_.metrics) opts_.metrics->incoming_pod("active", event);
+  log::V(5).info("Pod moved to an internal scheduling queue",
+                 {{"pod", key}, {"event", event}, {"queue", "Active"}});
+  if (event == kPodAdd || event == kPodUpdate) nominator_.add_nominated_pod(p->podInfo, std::nullopt);
+  return true;
+}
+
+QueueName PriorityQueue::requeue_via_hint_locked(const QueuedPodInfoPtr& p, Strategy s, std::string_view event) {
+  const std::string key = key_of(p->pod());
+  if (s == Strategy::Skip) {
+    unschedulable_put_locked(p);
+    if (opts_.metrics) opts_.metrics->incoming_pod("unschedulable", event);
+    return QueueName::Unschedulable;
+  }
+  // The pod may have finished its backoff while it sat in unschedulablePods.
+  if (s == Strategy::AfterBackoff && is_backing_off(*p)) {
+    unschedulable_erase_locked(key);
+    backoff_.add_or_update(p);
+    if (opts_.metrics) opts_.metrics->incoming_pod("backoff", event);
+    return QueueName::Backoff;
+  }
+  if (move_to_active_locked(p, event)) return QueueName::Active;
+  if (p->gated) return QueueName::Unschedulable;  // parked by move_to_active
+  unschedulable_put_locked(p);
+  if (opts_.metrics) opts_.metrics->incoming_pod("unschedulable", kScheduleAttemptFailure);
+  return QueueName::Unschedulable;
+}
+
+PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const QueuedPodInfo& p, const ClusterEvent& e,
+                                                                      const std::shared_ptr<const void>& old_obj,
+                                                                      const std::shared_ptr<const void>& new_obj) {
+  auto rejectors = rejectors_of(p);
+  if (rejectors.empty()) return Strategy::AfterBackoff;
+  if (e.is_wildcard()) return Strategy::AfterBackoff;
+  auto prof = opts_.pluginEvents.find(p.pod().spec.schedulerName);
+  if (prof == opts_.pluginEvents.end()) return Strategy::AfterBackoff;
+  Strategy result = Strategy::Skip;
+  for (const auto& plugin : rejectors) {
+    auto regs = prof->second.find(plugin);
+    if (regs == prof->second.end()) continue;
+    for (const auto& reg : regs->second) {
+      if (!reg.event.match(e)) continue;
+      framework::QueueingHint hint = framework::QueueingHint::Queue;
+      // With hints off every registration means "Queue".
+      if (opts_.queueingHintsEnabled && reg.hint) hint = reg.hint(p.pod(), old_obj, new_obj);
+      if (hint == framework::QueueingHint::Skip) continue;
+      // Queue from a plugin that returned Pending means retry right away.
+      if (p.pendingPlugins.count(plugin)) return Strategy::Immediately;
+      if (p.pendingPlugins.empty()) return Strategy::AfterBackoff;
+      result = Strategy::AfterBackoff;
+    }
+  }
+  return result;
+}
+
+PriorityQueue::Strategy PriorityQueue::hint_for_in_flight_pod_locked(const QueuedPodInfo& p) {
+  if (rejectors_of(p).empty()) return Strategy::AfterBackoff;
+  auto it = in_flight_pods_.find(p.pod().metadata.uid);
+  if (it == in_flight_pods_.end()) return Strategy::Skip;
+  Strategy result = Strategy::Skip;
+  for (auto e = std::next(it->second); e != in_flight_events_.end(); ++e) {
+    const auto* ev = std::get_if<InFlightEvent>(&*e);
+    if (!ev) continue;  // another in-flight pod's marker
+    switch (is_pod_worth_requeuing_locked(p, ev->event, ev->oldObj, ev->newObj)) {
+      case Strategy::Skip:
+        continue;
+      case Strategy::Immediately:
+        return Strategy::Immediately;
+      case Strategy::AfterBackoff:
+        result = Strategy::AfterBackoff;
+        if (p.pendingPlugins.empty()) return result;
+        break;
+    }
+  }
+  return result;
+}
+
+bool PriorityQueue::is_event_of_interest_locked(const ClusterEvent& e) const {
+  if (e.is_wildcard()) return true;
+  for (const auto& [profile, plugins] : opts_.pluginEvents)
+    for (const auto& [name, regs] : plugins)
+      for (const auto& reg : regs)
+        if (reg.event.match(e)) return true;
+  return false;
+}
+
+void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, const ClusterEvent& e,
+                                     const std::shared_ptr<const void>& old_obj,
+                                     const std::shared_ptr<const void>& new_obj) {
+  if (!is_event_of_interest_locked(e)) return;
+  bool activated = false;
+  for (const auto& p : pods) {
+    // Gated pods only move when they themselves are updated (see update()); skipping them keeps
+    // event handling cheap when many pods are gated.
+    if (p->gated) continue;
+    Strategy s = is_pod_worth_requeuing_locked(*p, e, old_obj, new_obj);
+    if (s == Strategy::Skip) {
+      log::V(5).info("Event is not making pod schedulable", {{"pod", key_of(p->pod())}, {"event", e.label}});
+      continue;
+    }
+    unschedulable_erase_locked(key_of(p->pod()));
+    QueueName q = requeue_via_hint_locked(p, s, e.label);
+    log::V(4).info("Pod moved to an internal scheduling queue",
+                   {{"pod", key_of(p->pod())}, {"event", e.label}, {"queue", queue_label(q)}});
+    if (q == QueueName::Active) activated = true;
+  }
+  move_request_cycle_ = scheduling_cycle_;
+  // A pod in flight may be rejected later; remember the event so its requeue can consider it.
+  if (opts_.queueingHintsEnabled) record_event_if_any_in_flight_locked(e, old_obj, new_obj);
+  if (activated) cond_.notify_all();
+}
+
+std::vector<QueuedPodInfoPtr> PriorityQueue::unschedulable_with_cross_topology_term_locked(
+    const api::Pod& assigned) const {
+  std::vector<QueuedPodInfoPtr> out;
+  for (const auto& [key, e] : unschedulable_) {
+    const auto& p = e.p;
+    if (p->unschedulablePlugins.count("PodTopologySpread") &&
+        p->pod().metadata.namespace_ == assigned.metadata.namespace_) {
+      out.push_back(p);
+      continue;
+    }
+    for (const auto& term : p->podInfo->requiredAffinityTerms) {
+      if (term.matches(assigned, nullptr)) {
+        out.push_back(p);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+void PriorityQueue::record_event_if_any_in_flight_locked(const ClusterEvent& e, const std::shared_ptr<const void>& o,
+                                                         const std::shared_ptr<const void>& n) {
+  if (in_flight_pods_.empty()) return;
+  in_flight_events_.push_back(InFlightEvent{e, o, n});
+}
+
+bool PriorityQueue::record_events_if_pod_in_flight_locked(const api::Pod& pod, const std::vector<ClusterEvent>& events,
+                                                          const std::shared_ptr<const void>& o,
+                                                          const std::shared_ptr<const void>& n) {
+  if (!in_flight_pods_.count(pod.metadata.uid)) return false;
+  for (const auto& e : events) in_flight_events_.push_back(InFlightEvent{e, o, n});
+  return true;
+}
+
+void PriorityQueue::done_locked(const std::string& uid) {
+  auto it = in_flight_pods_.find(uid);
+  if (it == in_flight_pods_.end()) return;
+  in_flight_events_.erase(it->second);
+  in_flight_pods_.erase(it);
+  // Events older than the oldest pod still in flight can no longer matter to anyone.
+  while (!in_flight_events_.empty() && std::holds_alternative<InFlightEvent>(in_flight_events_.front())) {
+    in_flight_events_.pop_front();
+  }
+}
+
+void PriorityQueue::report_locked() {
+  if (!opts_.metrics) return;
+  Counts c;
+  c.active = active_.size();
+  c.backoff = backoff_.size();
+  c.gated = gated_count_;
+  c.unschedulable = unschedulable_.size() - gated_count_;
+  auto emit = [&](std::string_view q, std::size_t now, std::size_t before) {
+    if (!reported_once_ || now != before) opts_.metrics->pending_pods(q, static_cast<std::int64_t>(now));
+  };
+  emit("active", c.active, reported_.active);
+  emit("backoff", c.backoff, reported_.backoff);
+  emit("unschedulable", c.unschedulable, reported_.unschedulable);
+  emit("gated", c.gated, reported_.gated);
+  reported_ = c;
+  reported_once_ = true;
+}
+
+// ---------------------------------------------------------------- public operations
+
+void PriorityQueue::add(framework::PodPtr pod) {
+  std::lock_guard l(mu_);
+  auto p = new_queued_pod_info(std::move(pod));
+  if (move_to_active_locked(p, kPodAdd)) cond_.notify_all();
+  report_locked();
+}
+
+void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod) {
+  std::lock_guard l(mu_);
+  std::vector<ClusterEvent> events;
+  if (opts_.queueingHintsEnabled && old_pod) {
+    events = pod_scheduling_property_change(*new_pod, *old_pod);
+    // Being scheduled right now: it comes back through add_unschedulable_if_not_present, which
+    // replays these events.
+    if (record_events_if_pod_in_flight_locked(*new_pod, events, old_pod, new_pod)) return;
+  }
+  const api::Pod& old_ref = old_pod ? *old_pod : *new_pod;
+  if (old_pod) {
+    const std::string key = key_of(*old_pod);
+    for (auto* heap : {&active_, &backoff_}) {
+      if (const auto* found = heap->get(key)) {
+        QueuedPodInfoPtr p = *found;
+        p->podInfo = framework::PodInfo::make(new_pod);
+        heap->add_or_update(p);
+        nominator_.update_nominated_pod(*old_pod, p->podInfo);
+        report_locked();
+        return;
+      }
+    }
+  }
+  auto uit = unschedulable_.find(key_of(*new_pod));
+  if (uit != unschedulable_.end()) {
+    QueuedPodInfoPtr p = uit->second.p;
+    p->podInfo = framework::PodInfo::make(new_pod);
+    nominator_.update_nominated_pod(old_ref, p->podInfo);
+    if (opts_.queueingHintsEnabled) {
+      if (events.empty()) events = pod_scheduling_property_change(*new_pod, old_ref);
+      for (const auto& e : events) {
+        // A gated pod's own update is the one event that can ungate it, so it is evaluated here.
+        Strategy s = is_pod_worth_requeuing_locked(*p, e, old_pod, new_pod);
+        QueueName q = requeue_via_hint_locked(p, s, e.label);
+        if (q == QueueName::Active) cond_.notify_all();
+        if (q != QueueName::Unschedulable) break;
+      }
+      report_locked();
+      return;
+    }
+    // Hints off: any update may help (upstream compares the objects ignoring status and
+    // bookkeeping fields; we lack deep equality on API structs and treat every update as a change).
+    if (is_backing_off(*p)) {
+      unschedulable_erase_locked(key_of(p->pod()));
+      backoff_.add_or_update(p);
+      if (opts_.metrics) opts_.metrics->incoming_pod("backoff", kPodUpdate);
+    } else if (move_to_active_locked(p, kBackoffComplete)) {
+      cond_.notify_all();
+    }
+    report_locked();
+    return;
+  }
+  auto p = new_queued_pod_info(std::move(new_pod));
+  if (move_to_active_locked(p, kPodUpdate)) cond_.notify_all();
+  report_locked();
+}
+
+void PriorityQueue::delete_pod(const api::Pod& pod) {
+  std::lock_guard l(mu_);
+  nominator_.delete_nominated_pod_if_exists(pod);
+  const std::string key = key_of(pod);
+  QueuedPodInfoPtr found;
+  if (const auto* a = active_.get(key)) {
+    found = *a;
+    active_.erase(key);
+  } else if (const auto* b = backoff_.get(key)) {
+    found = *b;
+    backoff_.erase(key);
+  } else if (auto it = unschedulable_.find(key); it != unschedulable_.end()) {
+    found = it->second.p;
+    unschedulable_erase_locked(key);
+  }
+  if (found) unschedulable_reason_locked(*found, -1);
+  report_locked();
+}
+
+void PriorityQueue::activate(const std::vector<framework::PodPtr>& pods) {
+  std::lock_guard l(mu_);
+  bool activated = false;
+  for (const auto& pod : pods) {
+    const std::string key = key_of(*pod);
+    QueuedPodInfoPtr p;
+    if (auto it = unschedulable_.find(key); it != unschedulable_.end()) {
+      p = it->second.p;
+    } else if (const auto* b = backoff_.get(key)) {
+      p = *b;
+    }
+    if (p) {
+      if (move_to_active_locked(p, kForceActivate)) activated = true;
+      continue;
+    }
+    // In flight: remember it, so a failure of this attempt requeues the pod promptly.
+    record_events_if_pod_in_flight_locked(*pod, {event_force_activate()}, nullptr, pod);
+  }
+  if (activated) cond_.notify_all();
+  report_locked();
+}
+
+QueuedPodInfoPtr PriorityQueue::pop_locked() {
+  QueuedPodInfoPtr p = active_.pop();
+  p->attempts++;
+  scheduling_cycle_++;
+  if (opts_.queueingHintsEnabled) {
+    in_flight_pods_[p->pod().metadata.uid] =
+        in_flight_events_.insert(in_flight_events_.end(), InFlightPodMarker{p->pod().metadata.uid});
+  }
+  // The rejectors are counted until the pod is retried; the new attempt records its own.
+  unschedulable_reason_locked(*p, -1);
+  p->unschedulablePlugins.clear();
+  p->pendingPlugins.clear();
+  report_locked();
+  return p;
+}
+
+QueuedPodInfoPtr PriorityQueue::pop() {
+  std::unique_lock l(mu_);
+  cond_.wait(l, [&] { return closed_ || !active_.empty(); });
+  if (closed_) return nullptr;
+  return pop_locked();
+}
+
+QueuedPodInfoPtr PriorityQueue::try_pop() {
+  std::lock_guard l(mu_);
+  if (closed_ || active_.empty()) return nullptr;
+  return pop_locked();
+}
+
+void PriorityQueue::done(std::string_view uid) {
+  std::lock_guard l(mu_);
+  done_locked(std::string(uid));
+}
+
+util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedPodInfoPtr& p,
+                                                                    std::int64_t pod_scheduling_cycle) {
+  std::lock_guard l(mu_);
+  const std::string key = key_of(p->pod());
+  const std::string uid = p->pod().metadata.uid;
+  std::string err;
+  if (unschedulable_.count(key)) {
+    err = fmt::format("Pod {} is already present in unschedulable queue", key);
+  } else if (active_.has(key)) {
+    err = fmt::format("Pod {} is already present in the active queue", key);
+  } else if (backoff_.has(key)) {
+    err = fmt::format("Pod {} is already present in the backoff queue", key);
+  }
+  if (!err.empty()) {
+    done_locked(uid);
+    return util::make_error(err);
+  }
+  p->timestamp = clock_.now();
+  unschedulable_reason_locked(*p, 1);
+  QueueName q;
+  if (opts_.queueingHintsEnabled) {
+    q = requeue_via_hint_locked(p, hint_for_in_flight_pod_locked(*p), kScheduleAttemptFailure);
+  } else if (move_request_cycle_ >= pod_scheduling_cycle || rejectors_of(*p).empty()) {
+    // A move request arrived while this pod was being scheduled, or nothing specific rejected it
+    // (e.g. an API error): retry after backoff instead of waiting for an event.
+    backoff_.add_or_update(p);
+    if (opts_.metrics) opts_.metrics->incoming_pod("backoff", kScheduleAttemptFailure);
+    q = QueueName::Backoff;
+  } else {
+    unschedulable_put_locked(p);
+    if (opts_.metrics) opts_.metrics->incoming_pod("unschedulable", kScheduleAttemptFailure);
+    q = QueueName::Unschedulable;
+  }
+  log::V(4).info("Pod moved to an internal scheduling queue",
+                 {{"pod", key}, {"event", kScheduleAttemptFailure}, {"queue", queue_label(q)}});
+  if (q == QueueName::Active) cond_.notify_all();
+  nominator_.add_nominated_pod(p->podInfo, std::nullopt);
+  done_locked(uid);
+  report_locked();
+  return {};
+}
+
+std::int64_t PriorityQueue::scheduling_cycle() const {
+  std::lock_guard l(mu_);
+  return scheduling_cycle_;
+}
+
+void PriorityQueue::move_all_to_active_or_backoff_queue(const ClusterEvent& event, std::shared_ptr<const void> old_obj,
+                                                        std::shared_ptr<const void> new_obj,
+                                                        const PreEnqueueCheck& pre_check) {
+  std::lock_guard l(mu_);
+  std::vector<QueuedPodInfoPtr> pods;
+  pods.reserve(unschedulable_.size());
+  for (const auto& [key, e] : unschedulable_)
+    if (!pre_check || pre_check(e.p->pod())) pods.push_back(e.p);
+  move_pods_locked(pods, event, old_obj, new_obj);
+  report_locked();
+}
+
+void PriorityQueue::assigned_pod_added(const framework::PodPtr& pod) {
+  std::lock_guard l(mu_);
+  move_pods_locked(unschedulable_with_cross_topology_term_locked(*pod), event_assigned_pod_add(), nullptr, pod);
+  report_locked();
+}
+
+void PriorityQueue::assigned_pod_updated(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod,
+                                         const ClusterEvent& event) {
+  std::lock_guard l(mu_);
+  if (event.actionType & framework::kUpdatePodScaleDown) {
+    // Freed resources can help pods rejected by any plugin, not only cross-topology ones.
+    std::vector<QueuedPodInfoPtr> pods;
+    for (const auto& [key, e] : unschedulable_) pods.push_back(e.p);
+    move_pods_locked(pods, event, old_pod, new_pod);
+  } else {
+    move_pods_locked(unschedulable_with_cross_topology_term_locked(*new_pod), event, old_pod, new_pod);
+  }
+  report_locked();
+}
+
+void PriorityQueue::flush_backoff_q_completed() {
+  std::lock_guard l(mu_);
+  bool activated = false;
+  while (!backoff_.empty()) {
+    QueuedPodInfoPtr top = backoff_.top();
+    if (is_backing_off(*top)) break;
+    backoff_.pop();
+    if (move_to_active_locked(top, kBackoffComplete)) activated = true;
+  }
+  if (activated) cond_.notify_all();
+  report_locked();
+}
+
+void PriorityQueue::flush_unschedulable_pods_leftover() {
+  std::lock_guard l(mu_);
+  const auto now = clock_.now();
+  std::vector<QueuedPodInfoPtr> pods;
+  for (const auto& [key, e] : unschedulable_)
+    if (now - e.p->timestamp > opts_.podMaxInUnschedulablePodsDuration) pods.push_back(e.p);
+  if (!pods.empty()) move_pods_locked(pods, event_unschedulable_timeout(), nullptr, nullptr);
+  report_locked();
+}
+
+void PriorityQueue::run() {
+  std::lock_guard rl(run_mu_);
+  if (flusher_.joinable() || stop_) return;
+  flusher_ = std::thread([this] {
+    int ticks = 0;
+    std::unique_lock l(run_mu_);
+    while (!stop_) {
+      run_cv_.wait_for(l, std::chrono::seconds(1), [&] { return stop_; });
+      if (stop_) break;
+      l.unlock();
+      flush_backoff_q_completed();
+      if (++ticks % 30 == 0) flush_unschedulable_pods_leftover();
+      l.lock();
+    }
+  });
+}
+
+void PriorityQueue::close() {
+  {
+    std::lock_guard l(mu_);
+    closed_ = true;
+  }
+  cond_.notify_all();
+  std::thread t;
+  {
+    std::lock_guard rl(run_mu_);
+    stop_ = true;
+    t = std::move(flusher_);
+  }
+  run_cv_.notify_all();
+  if (t.joinable()) t.join();
+}
+
+// ---------------------------------------------------------------- introspection
+
+PriorityQueue::Counts PriorityQueue::counts() const {
+  std::lock_guard l(mu_);
+  Counts c;
+  c.active = active_.size();
+  c.backoff = backoff_.size();
+  c.gated = gated_count_;
+  c.unschedulable = unschedulable_.size() - gated_count_;
+  c.inFlight = in_flight_pods_.size();
+  return c;
+}
+
+std::optional<QueueName> PriorityQueue::where(const api::Pod& pod) const {
+  std::lock_guard l(mu_);
+  const std::string key = key_of(pod);
+  if (active_.has(key)) return QueueName::Active;
+  if (backoff_.has(key)) return QueueName::Backoff;
+  if (unschedulable_.count(key)) return QueueName::Unschedulable;
+  return std::nullopt;
+}
+
+std::shared_ptr<const QueuedPodInfo> PriorityQueue::get(const api::Pod& pod) const {
+  std::lock_guard l(mu_);
+  const std::string key = key_of(pod);
+  if (const auto* a = active_.get(key)) return std::make_shared<QueuedPodInfo>(**a);
+  if (const auto* b = backoff_.get(key)) return std::make_shared<QueuedPodInfo>(**b);
+  if (auto it = unschedulable_.find(key); it != unschedulable_.end())
+    return std::make_shared<QueuedPodInfo>(*it->second.p);
+  return nullptr;
+}
+
+std::vector<framework::PodPtr> PriorityQueue::pending_pods() const {
+  std::lock_guard l(mu_);
+  std::vector<framework::PodPtr> out;
+  active_.for_each([&](const QueuedPodInfoPtr& p) { out.push_back(p->podInfo->pod); });
+  backoff_.for_each([&](const QueuedPodInfoPtr& p) { out.push_back(p->podInfo->pod); });
+  for (const auto& [k, e] : unschedulable_) out.push_back(e.p->podInfo->pod);
+  return out;
+}
+
+std::string PriorityQueue::pending_pods_summary() const {
+  auto c = counts();
+  return fmt::format("activeQ:{}; backoffQ:{}; unschedulablePods:{}", c.active, c.backoff, c.unschedulable + c.gated);
+}
+
+}  // namespace ksched::scheduler::queue

@@ -1,0 +1,211 @@
+// PriorityQueue: the scheduling queue (upstream backend/queue/scheduling_queue.go, v1.32 with
+// SchedulerQueueingHints on by default).
+//
+//   activeQ            heap ordered by the profiles' QueueSort less(); Pop() blocks on it
+//   backoffQ           heap ordered by backoff expiry (timestamp + initial·2^(attempts−1), capped)
+//   unschedulablePods  map; also holds pods rejected by PreEnqueue ("gated")
+//   in-flight          pods popped and not yet Done, plus the cluster events seen meanwhile, so a
+//                      pod that fails can be requeued at once if an event during its cycle helps it
+//
+// Everything is guarded by one mutex; PreEnqueue plugins and queueing hints run under it.
+// Time comes from util::Clock; the flush loops are public so tests call them with a fake clock,
+// and run() drives them from a background thread in production.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "scheduler/framework/interface.h"
+#include "scheduler/queue/events.h"
+#include "scheduler/queue/heap.h"
+#include "scheduler/queue/nominator.h"
+#include "util/clock.h"
+#include "util/result.h"
+
+namespace ksched::scheduler::queue {
+
+using QueuedPodInfoPtr = std::shared_ptr<framework::QueuedPodInfo>;
+
+// Metric hooks (the scheduler wires them to its Prometheus registry). Defaults do nothing.
+class QueueMetricsRecorder {
+ public:
+  virtual ~QueueMetricsRecorder() = default;
+  // scheduler_queue_incoming_pods_total{queue="active|backoff|unschedulable", event}
+  virtual void incoming_pod(std::string_view /*queue*/, std::string_view /*event*/) {}
+  // scheduler_pending_pods{queue="active|backoff|unschedulable|gated"} = value
+  virtual void pending_pods(std::string_view /*queue*/, std::int64_t /*value*/) {}
+  // scheduler_unschedulable_pods{plugin, profile} += delta
+  virtual void unschedulable_reason(std::string_view /*plugin*/, std::string_view /*profile*/, int /*delta*/) {}
+};
+
+// plugin name -> the events it registered (with hints).
+using PluginEventMap = std::map<std::string, std::vector<framework::ClusterEventWithHint>>;
+
+struct QueueOptions {
+  util::Clock* clock = &util::RealClock::instance();
+  std::chrono::nanoseconds podInitialBackoff = std::chrono::seconds(1);
+  std::chrono::nanoseconds podMaxBackoff = std::chrono::seconds(10);
+  std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = std::chrono::minutes(5);
+  bool queueingHintsEnabled = true;  // SchedulerQueueingHints (on in v1.32)
+  // QueueSort less(); empty = PrioritySort semantics (higher priority, then earlier timestamp).
+  std::function<bool(const framework::QueuedPodInfo&, const framework::QueuedPodInfo&)> less;
+  // profile (schedulerName) -> PreEnqueue plugins in order.
+  std::map<std::string, std::vector<std::shared_ptr<framework::PreEnqueuePlugin>>> preEnqueuePlugins;
+  // profile (schedulerName) -> plugin -> registered events.
+  std::map<std::string, PluginEventMap> pluginEvents;
+  QueueMetricsRecorder* metrics = nullptr;  // not owned; may be null
+  Nominator::PodLookup podLookup;           // informer lookup for the nominator; may be empty
+};
+
+// Where a requeued pod ended up.
+enum class QueueName { Active, Backoff, Unschedulable };
+
+// Pre-check applied to unschedulable pods before a move (QHint off only; upstream PreEnqueueCheck).
+using PreEnqueueCheck = std::function<bool(const api::Pod&)>;
+
+class PriorityQueue final : public framework::PodNominator {
+ public:
+  explicit PriorityQueue(QueueOptions opts);
+  ~PriorityQueue() override;
+  PriorityQueue(const PriorityQueue&) = delete;
+  PriorityQueue& operator=(const PriorityQueue&) = delete;
+
+  // New unscheduled pod: PreEnqueue plugins, then activeQ or (gated) unschedulablePods.
+  void add(framework::PodPtr pod);
+  void update(framework::PodPtr old_pod, framework::PodPtr new_pod);
+  void delete_pod(const api::Pod& pod);
+  // Moves pods found in unschedulablePods/backoffQ to activeQ (ForceActivate).
+  void activate(const std::vector<framework::PodPtr>& pods);
+
+  // Blocks until a pod is available or the queue is closed (nullptr). Increments the scheduling
+  // cycle and the pod's attempts and marks it in flight.
+  QueuedPodInfoPtr pop();
+  // Non-blocking variant (nullptr when activeQ is empty).
+  QueuedPodInfoPtr try_pop();
+  // The pod's scheduling attempt is over (bound, or about to be requeued): forget in-flight data.
+  void done(std::string_view uid);
+
+  // Requeues a pod whose attempt failed. Fails if the pod is already queued.
+  util::Result<void> add_unschedulable_if_not_present(const QueuedPodInfoPtr& pinfo, std::int64_t pod_scheduling_cycle);
+  std::int64_t scheduling_cycle() const;
+
+  // A cluster event happened: move unschedulable pods that may now fit (hints decide).
+  void move_all_to_active_or_backoff_queue(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
+                                           std::shared_ptr<const void> new_obj, const PreEnqueueCheck& pre_check = {});
+  // Assigned pod added/updated (used with QHint off; with QHint on the handlers call move_all).
+  void assigned_pod_added(const framework::PodPtr& pod);
+  void assigned_pod_updated(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod,
+                            const framework::ClusterEvent& event);
+
+  // Backoff-completed pods → activeQ. Called every 1 s by run().
+  void flush_backoff_q_completed();
+  // Pods stuck in unschedulablePods longer than the max duration → moved. Every 30 s by run().
+  void flush_unschedulable_pods_leftover();
+
+  // Starts the background flushers (real time). close() stops them and wakes pop().
+  void run();
+  void close();
+
+  // Nominator.
+  Nominator& nominator() { return nominator_; }
+  std::vector<framework::PodInfoPtr> nominated_pods_for_node(std::string_view node_name) const override {
+    return nominator_.nominated_pods_for_node(node_name);
+  }
+
+  // Introspection (tests, debugging, /debug endpoints).
+  struct Counts {
+    std::size_t active = 0, backoff = 0, unschedulable = 0, gated = 0, inFlight = 0;
+  };
+  Counts counts() const;
+  std::optional<QueueName> where(const api::Pod& pod) const;
+  // Copy of the queued info (nullptr when not queued).
+  std::shared_ptr<const framework::QueuedPodInfo> get(const api::Pod& pod) const;
+  // Pods in all queues (active, backoff, unschedulable) — for cache/debug comparison.
+  std::vector<framework::PodPtr> pending_pods() const;
+  std::string pending_pods_summary() const;
+  std::chrono::nanoseconds backoff_duration(const framework::QueuedPodInfo& pinfo) const;
+
+ private:
+  enum class Strategy { Skip, AfterBackoff, Immediately };
+
+  struct InFlightEvent {
+    framework::ClusterEvent event;
+    std::shared_ptr<const void> oldObj, newObj;
+  };
+  struct InFlightPodMarker {
+    std::string uid;
+  };
+  using InFlightEntry = std::variant<InFlightPodMarker, InFlightEvent>;
+
+  static std::string key_of(const api::Pod& pod);
+  QueuedPodInfoPtr new_queued_pod_info(framework::PodPtr pod);
+  util::Clock::time_point backoff_expiry(const framework::QueuedPodInfo& p) const;
+  bool is_backing_off(const framework::QueuedPodInfo& p) const;
+
+  // All *_locked functions require mu_.
+  bool run_pre_enqueue_locked(framework::QueuedPodInfo& p);
+  bool move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event);
+  void unschedulable_put_locked(const QueuedPodInfoPtr& p);
+  void unschedulable_erase_locked(const std::string& key);
+  QueueName requeue_via_hint_locked(const QueuedPodInfoPtr& p, Strategy s, std::string_view event);
+  Strategy is_pod_worth_requeuing_locked(const framework::QueuedPodInfo& p, const framework::ClusterEvent& e,
+                                         const std::shared_ptr<const void>& old_obj,
+                                         const std::shared_ptr<const void>& new_obj);
+  Strategy hint_for_in_flight_pod_locked(const framework::QueuedPodInfo& p);
+  bool is_event_of_interest_locked(const framework::ClusterEvent& e) const;
+  void move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, const framework::ClusterEvent& e,
+                        const std::shared_ptr<const void>& old_obj, const std::shared_ptr<const void>& new_obj);
+  std::vector<QueuedPodInfoPtr> unschedulable_with_cross_topology_term_locked(const api::Pod& assigned) const;
+  void record_event_if_any_in_flight_locked(const framework::ClusterEvent& e, const std::shared_ptr<const void>& o,
+                                            const std::shared_ptr<const void>& n);
+  bool record_events_if_pod_in_flight_locked(const api::Pod& pod, const std::vector<framework::ClusterEvent>& events,
+                                             const std::shared_ptr<const void>& o, const std::shared_ptr<const void>& n);
+  void done_locked(const std::string& uid);
+  QueuedPodInfoPtr pop_locked();
+  void report_locked();
+  void unschedulable_reason_locked(const framework::QueuedPodInfo& p, int delta);
+
+  QueueOptions opts_;
+  util::Clock& clock_;
+  Nominator nominator_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cond_;
+  bool closed_ = false;
+  std::int64_t scheduling_cycle_ = 0;
+  std::int64_t move_request_cycle_ = -1;
+
+  KeyedHeap<QueuedPodInfoPtr> active_;
+  KeyedHeap<QueuedPodInfoPtr> backoff_;
+  struct UnschedEntry {
+    QueuedPodInfoPtr p;
+    bool gated;  // as counted in gated_count_ when inserted
+  };
+  std::unordered_map<std::string, UnschedEntry> unschedulable_;
+  std::size_t gated_count_ = 0;
+
+  std::list<InFlightEntry> in_flight_events_;
+  std::unordered_map<std::string, std::list<InFlightEntry>::iterator> in_flight_pods_;
+
+  // Last values reported to metrics (avoid redundant gauge writes).
+  Counts reported_{};
+  bool reported_once_ = false;
+
+  std::mutex run_mu_;
+  std::condition_variable run_cv_;
+  bool stop_ = false;
+  std::thread flusher_;
+};
+
+}  // namespace ksched::scheduler::queue
