@@ -162,11 +162,27 @@ bool decode_value(od::value& v, T& out, Ctx& ctx);
 template <class T>
 bool decode_object(od::value& v, T& out, Ctx& ctx);
 
-// Calls decode_value on member I of `out` when I == idx.
+// A JSON null for a member that cannot hold null leaves it at its default and is remembered in
+// `present.nulls` (optionals, RawJson and Quantity handle null themselves).
+template <class M>
+bool decode_field(od::value& v, M& m, Presence& p, unsigned idx, Ctx& ctx) {
+  if constexpr (!is_optional<M>::value && !std::is_same_v<M, RawJson> && !std::is_same_v<M, Quantity>) {
+    if (is_null(v)) {
+      p.set_null(idx);
+      return true;
+    }
+  }
+  return decode_value(v, m, ctx);
+}
+
+// Calls decode_field on member I of `out` when I == idx.
 template <class T, std::size_t... I>
 bool decode_member(std::size_t idx, od::value& v, T& out, Ctx& ctx, std::index_sequence<I...>) {
   bool ok = true;
-  (void)((idx == I ? (ok = decode_value(v, out.*(std::get<I>(Names<T>::desc).member), ctx), true) : false) ||
+  (void)((idx == I ? (ok = decode_field(v, out.*(std::get<I>(Names<T>::desc).member), out.present,
+                                        static_cast<unsigned>(I), ctx),
+                      true)
+                   : false) ||
          ...);
   return ok;
 }
@@ -321,6 +337,20 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
     if (!parse_rfc3339_nanos(s, out.unixNanos))
       return ctx.fail("parsing time \"" + std::string(s) + "\" as RFC 3339: invalid timestamp");
     return true;
+  } else if constexpr (std::is_same_v<T, IntOrString>) {
+    od::json_type t;
+    if (v.type().get(t)) return ctx.fail("invalid JSON");
+    if (t == od::json_type::string) {
+      std::string_view s;
+      if (auto ec = v.get_string().get(s)) return ctx.fail_json(ec);
+      out = IntOrString::from_string(std::string(s));
+      return true;
+    }
+    std::int64_t n;
+    if (v.get_int64().get(n)) return type_error(v, ctx, "int or string");
+    if (n < INT32_MIN || n > INT32_MAX) return ctx.fail("value " + std::to_string(n) + " overflows int32");
+    out = IntOrString::from_int(static_cast<std::int32_t>(n));
+    return true;
   } else if constexpr (std::is_same_v<T, RawJson>) {
     std::string_view raw;
     if (!raw_value(v, ctx, raw)) return false;
@@ -369,7 +399,7 @@ bool is_empty_value(const T& v);
 
 template <class T, std::size_t... I>
 bool described_is_empty(const T& v, std::index_sequence<I...>) {
-  return v.present.bits == 0 && v.extra.empty() &&
+  return v.present.bits == 0 && v.present.nulls == 0 && v.extra.empty() &&
          (is_empty_value(v.*(std::get<I>(Names<T>::desc).member)) && ...);
 }
 
@@ -389,6 +419,8 @@ bool is_empty_value(const T& v) {
     return v.is_zero();
   } else if constexpr (std::is_same_v<T, Time> || std::is_same_v<T, MicroTime>) {
     return v.unixNanos == 0;
+  } else if constexpr (std::is_same_v<T, IntOrString>) {
+    return v.is_int() && v.intVal == 0;
   } else if constexpr (std::is_same_v<T, RawJson>) {
     return v.empty();
   } else if constexpr (Described<T>) {
@@ -413,7 +445,11 @@ void encode_members(std::string& out, const T& v, bool& first, std::index_sequen
         out += '"';
         out += f.name;  // described names never need escaping
         out += "\":";
-        encode_value(out, m);
+        if (v.present.is_null(I) && is_empty_value(m)) {
+          out += "null";
+        } else {
+          encode_value(out, m);
+        }
       }(),
       ...);
 }
@@ -474,6 +510,12 @@ void encode_value(std::string& out, const T& v) {
     out += '"';
     append_rfc3339(out, v.unixNanos, 6);
     out += '"';
+  } else if constexpr (std::is_same_v<T, IntOrString>) {
+    if (v.is_int()) {
+      append_int(out, v.intVal);
+    } else {
+      append_json_string(out, v.strVal);
+    }
   } else if constexpr (std::is_same_v<T, RawJson>) {
     out += v.empty() ? std::string_view("null") : std::string_view(v.text);
   } else if constexpr (Described<T>) {

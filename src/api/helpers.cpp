@@ -210,6 +210,40 @@ std::pair<std::string_view, std::string_view> split_key(std::string_view key) {
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
+util::Result<int> scaled_value_from_int_or_percent(const IntOrString* v, int total, bool round_up) {
+  if (v == nullptr) return util::make_error("nil value for IntOrString");
+  if (v->is_int()) return static_cast<int>(v->intVal);
+  std::string_view s = v->strVal;
+  if (s.empty() || s.back() != '%')
+    return util::make_error("invalid value for IntOrString: invalid type: string is not a percentage");
+  s.remove_suffix(1);
+  std::int64_t pct = 0;
+  bool neg = false;
+  std::size_t i = 0;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    neg = s[0] == '-';
+    i = 1;
+  }
+  if (i == s.size())
+    return util::make_error("invalid value for IntOrString: invalid value \"" + v->strVal + "\": strconv.Atoi: parsing \"" +
+                              std::string(s) + "\": invalid syntax");
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9' || pct > 1'000'000'000)
+      return util::make_error("invalid value for IntOrString: invalid value \"" + v->strVal + "\": strconv.Atoi: parsing \"" +
+                              std::string(s) + "\": invalid syntax");
+    pct = pct * 10 + (s[i] - '0');
+  }
+  if (neg) pct = -pct;
+  const std::int64_t prod = pct * total;
+  std::int64_t q = prod / 100;
+  const std::int64_t r = prod % 100;
+  if (r != 0) {
+    if (round_up && prod > 0) ++q;
+    if (!round_up && prod < 0) --q;
+  }
+  return static_cast<int>(q);
+}
+
 bool pod_is_terminal(const Pod& pod) { return pod.status.phase == "Succeeded" || pod.status.phase == "Failed"; }
 
 const PodCondition* find_pod_condition(const PodStatus& status, std::string_view type) {

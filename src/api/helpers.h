@@ -50,6 +50,9 @@ bool pod_is_terminal(const Pod& pod);
 // Pod has spec.nodeName set.
 inline bool pod_is_assigned(const Pod& pod) { return !pod.spec.nodeName.empty(); }
 
+// intstr.GetScaledValueFromIntOrPercent: an int as is, "N%" scaled to `total` (ceil or floor).
+util::Result<int> scaled_value_from_int_or_percent(const IntOrString* v, int total, bool round_up);
+
 // ---------------------------------------------------------------- pod conditions
 const PodCondition* find_pod_condition(const PodStatus& status, std::string_view type);
 PodCondition* find_pod_condition(PodStatus& status, std::string_view type);

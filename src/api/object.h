@@ -25,11 +25,16 @@ struct Extra {
   bool operator==(const Extra&) const = default;
 };
 
-// Bit i is set when the i-th described field was present in the decoded input.
+// Bit i is set when the i-th described field was present in the decoded input; `nulls` marks
+// non-optional fields that were JSON null (Go's nil slices/maps, e.g. "containers": null in a
+// watch bookmark) so that they are written back as null while they stay empty.
 struct Presence {
   std::uint64_t bits = 0;
+  std::uint64_t nulls = 0;
   bool has(unsigned i) const { return (bits >> i) & 1u; }
   void set(unsigned i) { bits |= (std::uint64_t{1} << i); }
+  bool is_null(unsigned i) const { return (nulls >> i) & 1u; }
+  void set_null(unsigned i) { nulls |= (std::uint64_t{1} << i); }
   bool operator==(const Presence&) const = default;
 };
 
@@ -110,6 +115,20 @@ struct RawJson {
   std::string text;  // empty = absent
   bool empty() const { return text.empty(); }
   bool operator==(const RawJson&) const = default;
+};
+
+// intstr.IntOrString: a JSON number or string ("25%"), e.g. PodDisruptionBudget.minAvailable.
+struct IntOrString {
+  enum class Type : std::uint8_t { Int, String };
+  Type type = Type::Int;
+  std::int32_t intVal = 0;
+  std::string strVal;
+
+  static IntOrString from_int(std::int32_t v) { return IntOrString{Type::Int, v, {}}; }
+  static IntOrString from_string(std::string v) { return IntOrString{Type::String, 0, std::move(v)}; }
+  bool is_int() const { return type == Type::Int; }
+  std::string to_string() const { return is_int() ? std::to_string(intVal) : strVal; }
+  bool operator==(const IntOrString&) const = default;
 };
 
 template <class T>

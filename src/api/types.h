@@ -1,0 +1,15 @@
+// Umbrella header: every API type plus the codec entry points.
+#pragma once
+#include "api/apps.h"
+#include "api/codec.h"
+#include "api/coordination.h"
+#include "api/core.h"
+#include "api/events.h"
+#include "api/helpers.h"
+#include "api/meta.h"
+#include "api/object.h"
+#include "api/policy.h"
+#include "api/quantity.h"
+#include "api/scheduling.h"
+#include "api/storage.h"
+#include "api/volume.h"
