@@ -1,0 +1,316 @@
+#include "scheduler/framework/preemption/preemption.h"
+
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <limits>
+
+#include "api/helpers.h"
+#include "util/log.h"
+
+namespace ksched::scheduler::framework::preemption {
+
+// ---------------------------------------------------------------- helpers
+
+std::int32_t pod_priority(const api::Pod& pod) { return pod.spec.priority.value_or(0); }
+
+std::int64_t pod_start_time(const api::Pod& pod, std::int64_t now_nanos) {
+  return pod.status.startTime ? pod.status.startTime->unixNanos : now_nanos;
+}
+
+bool more_important_pod(const api::Pod& a, const api::Pod& b, std::int64_t now_nanos) {
+  const auto pa = pod_priority(a);
+  const auto pb = pod_priority(b);
+  if (pa != pb) return pa > pb;
+  return pod_start_time(a, now_nanos) < pod_start_time(b, now_nanos);
+}
+
+std::int64_t now_unix_nanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+const std::vector<PdbEntry>& PdbCache::in_namespace(const std::string& ns) const {
+  std::lock_guard l(mu_);
+  auto it = by_ns_.find(ns);
+  if (it != by_ns_.end()) return it->second;
+  std::vector<PdbEntry> entries;
+  for (auto& pdb : lister_.list_pdbs(ns)) {
+    if (!pdb || pdb->metadata.namespace_ != ns) continue;
+    PdbEntry e;
+    auto sel = labels::from_label_selector(pdb->spec.selector ? &*pdb->spec.selector : nullptr);
+    // An invalid selector matches no pod.
+    e.selector = sel ? std::move(sel.value()) : labels::Selector::nothing();
+    e.pdb = std::move(pdb);
+    entries.push_back(std::move(e));
+  }
+  return by_ns_.emplace(ns, std::move(entries)).first->second;
+}
+
+void split_by_pdb_violation(const std::vector<PodInfoPtr>& pods, const PdbCache& pdbs,
+                            std::vector<PodInfoPtr>& violating, std::vector<PodInfoPtr>& non_violating) {
+  // Remaining allowed disruptions per PDB, consumed pod by pod.
+  std::map<const api::PodDisruptionBudget*, std::int64_t> allowed;
+  for (const auto& pi : pods) {
+    const api::Pod& pod = *pi->pod;
+    bool violated = false;
+    // A pod without labels matches no PDB.
+    if (!pod.metadata.labels.empty()) {
+      for (const auto& e : pdbs.in_namespace(pod.metadata.namespace_)) {
+        // A nil or empty selector matches nothing.
+        if (e.selector.empty() || !e.selector.matches(pod.metadata.labels)) continue;
+        // Already processed by the API server (eviction recorded): does not consume the budget.
+        if (e.pdb->status.disruptedPods.contains(pod.metadata.name)) continue;
+        auto [it, _] = allowed.try_emplace(e.pdb.get(), e.pdb->status.disruptionsAllowed);
+        if (--it->second < 0) violated = true;
+      }
+    }
+    (violated ? violating : non_violating).push_back(pi);
+  }
+}
+
+int pick_one_node_for_preemption(const std::vector<Candidate>& candidates, std::vector<NodeScoreFunc> score_funcs,
+                                 std::int64_t now_nanos) {
+  if (candidates.empty()) return -1;
+  if (score_funcs.empty()) {
+    score_funcs.push_back([](const Candidate& c) { return -c.victims.numPDBViolations; });
+    // Victims are ordered most important first, so the first one has the highest priority.
+    score_funcs.push_back([](const Candidate& c) {
+      return c.victims.pods.empty() ? std::int64_t{0} : -static_cast<std::int64_t>(pod_priority(*c.victims.pods[0]));
+    });
+    score_funcs.push_back([](const Candidate& c) {
+      // +2^31 keeps every term non-negative, so more victims never look cheaper.
+      std::int64_t sum = 0;
+      for (const auto& p : c.victims.pods) sum += static_cast<std::int64_t>(pod_priority(*p)) + (std::int64_t{1} << 31);
+      return -sum;
+    });
+    score_funcs.push_back([](const Candidate& c) { return -static_cast<std::int64_t>(c.victims.pods.size()); });
+    score_funcs.push_back([now_nanos](const Candidate& c) {
+      // Earliest start time among the highest-priority victims; the later, the better.
+      if (c.victims.pods.empty()) return std::numeric_limits<std::int64_t>::min();
+      std::int32_t max_prio = pod_priority(*c.victims.pods[0]);
+      std::int64_t earliest = pod_start_time(*c.victims.pods[0], now_nanos);
+      for (const auto& p : c.victims.pods) {
+        const auto prio = pod_priority(*p);
+        const auto st = pod_start_time(*p, now_nanos);
+        if (prio == max_prio) {
+          earliest = std::min(earliest, st);
+        } else if (prio > max_prio) {
+          max_prio = prio;
+          earliest = st;
+        }
+      }
+      return earliest;
+    });
+  }
+  std::vector<int> remaining(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) remaining[i] = static_cast<int>(i);
+  for (const auto& f : score_funcs) {
+    std::vector<int> selected;
+    std::int64_t best = std::numeric_limits<std::int64_t>::min();
+    for (int i : remaining) {
+      const std::int64_t s = f(candidates[i]);
+      if (s > best) {
+        best = s;
+        selected.clear();
+      }
+      if (s == best) selected.push_back(i);
+    }
+    if (selected.size() == 1) return selected[0];
+    remaining = std::move(selected);
+  }
+  return remaining.front();
+}
+
+// ---------------------------------------------------------------- Evaluator
+
+Evaluator::Evaluator(std::string plugin_name, Handle& handle, Interface& iface)
+    : plugin_name_(std::move(plugin_name)), handle_(handle), iface_(iface) {
+  preempt_pod = [this](const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
+    return default_preempt_pod(c, preemptor, victim);
+  };
+}
+
+std::vector<NodeInfoPtr> Evaluator::potential_nodes(const NodeToStatus& m) const {
+  std::vector<NodeInfoPtr> out;
+  const bool absent_unschedulable = m.absent().code() == Code::Unschedulable;
+  for (const auto& ni : handle_.snapshot_node_infos().list()) {
+    if (ni->node() == nullptr) continue;
+    const Status* s = m.get(ni->name());
+    const bool unschedulable = s ? s->code() == Code::Unschedulable : absent_unschedulable;
+    if (unschedulable) out.push_back(ni);
+  }
+  return out;
+}
+
+std::vector<Candidate> Evaluator::dry_run_preemption(CycleState& state, const api::Pod& pod,
+                                                     const std::vector<NodeInfoPtr>& potential,
+                                                     const PdbCache& pdbs, int offset, int num_candidates,
+                                                     NodeToStatus& statuses, std::string& error) {
+  std::mutex mu;
+  std::vector<Candidate> non_violating;
+  std::vector<Candidate> violating;
+  std::atomic<bool> done{false};
+  const int n = static_cast<int>(potential.size());
+  const std::size_t cap = static_cast<std::size_t>(std::max(num_candidates, 0));
+  handle_.parallelizer().until(
+      n,
+      [&](int i) {
+        if (done.load(std::memory_order_relaxed)) return;
+        const NodeInfoPtr& original = potential[static_cast<std::size_t>((offset + i) % n)];
+        auto node_copy = original->clone();
+        auto state_copy = state.clone();
+        std::vector<PodPtr> victims;
+        int violations = 0;
+        Status st = iface_.select_victims_on_node(*state_copy, pod, *node_copy, pdbs, victims, violations);
+        if (st.is_success() && !victims.empty()) {
+          Candidate c{original->name(), Victims{std::move(victims), violations}};
+          std::lock_guard l(mu);
+          // Like upstream's fixed-size candidate lists, extra candidates are dropped.
+          auto& list = violations == 0 ? non_violating : violating;
+          if (list.size() < cap) list.push_back(std::move(c));
+          if (!non_violating.empty() && non_violating.size() + violating.size() >= cap) done = true;
+          return;
+        }
+        if (st.is_success()) {
+          st = Status::error("expected at least one victim pod on node \"" + original->name() + "\"");
+        }
+        std::lock_guard l(mu);
+        if (st.is_error()) {
+          if (!error.empty()) error += ", ";
+          error += st.message();
+        }
+        statuses.set(original->name(), std::move(st));
+      },
+      [&] { return done.load(std::memory_order_relaxed); });
+  for (auto& c : violating) non_violating.push_back(std::move(c));
+  return non_violating;
+}
+
+const Candidate* Evaluator::select_candidate(const std::vector<Candidate>& candidates) {
+  if (candidates.empty()) return nullptr;
+  if (candidates.size() == 1) return &candidates[0];
+  int i = pick_one_node_for_preemption(candidates, iface_.ordered_score_funcs(candidates), now_unix_nanos());
+  return i < 0 ? &candidates[0] : &candidates[static_cast<std::size_t>(i)];
+}
+
+Status Evaluator::default_preempt_pod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
+  if (auto wp = handle_.get_waiting_pod(victim.metadata.uid)) {
+    // A pod waiting on Permit is rejected rather than deleted.
+    wp->reject(plugin_name_, "preempted");
+    log::V(2).info("Preemptor pod preempted a waiting pod",
+                   {{"preemptor", preemptor.metadata.name}, {"waitingPod", victim.metadata.name}, {"node", c.name}});
+  } else {
+    api::PodCondition cond;
+    cond.type = "DisruptionTarget";
+    cond.status = "True";
+    cond.reason = "PreemptionByScheduler";
+    cond.message = preemptor.spec.schedulerName + ": preempting to accommodate a higher priority pod";
+    const api::PodCondition* existing = api::find_pod_condition(victim.status, cond.type);
+    const bool unchanged = existing && existing->status == cond.status && existing->reason == cond.reason &&
+                           existing->message == cond.message;
+    if (!unchanged) {
+      cond.lastTransitionTime = api::to_time(std::chrono::system_clock::now());
+      Status s = handle_.client().patch_pod_status(victim, cond, std::nullopt);
+      if (!s.is_success()) {
+        log::error("Could not add DisruptionTarget condition due to preemption",
+                   {{"preemptor", preemptor.metadata.name}, {"victim", victim.metadata.name}, {"err", s.message()}});
+        return Status::error(s.message());
+      }
+    }
+    Status s = handle_.client().delete_pod(victim);
+    if (!s.is_success()) {
+      log::error("Tried to preempted pod", {{"pod", victim.metadata.name}, {"preemptor", preemptor.metadata.name}});
+      return Status::error(s.message());
+    }
+    log::V(2).info("Preemptor Pod preempted victim Pod",
+                   {{"preemptor", preemptor.metadata.name}, {"victim", victim.metadata.name}, {"node", c.name}});
+  }
+  handle_.client().event(victim, "Normal", "Preempted", "Preempting",
+                         "Preempted by pod " + preemptor.metadata.uid + " on node " + c.name);
+  return {};
+}
+
+Status Evaluator::prepare_candidate(const Candidate& c, const api::Pod& pod) {
+  std::mutex mu;
+  std::string first_error;
+  std::atomic<bool> failed{false};
+  handle_.parallelizer().until(
+      static_cast<int>(c.victims.pods.size()),
+      [&](int i) {
+        if (failed.load()) return;
+        Status s = preempt_pod(c, pod, *c.victims.pods[static_cast<std::size_t>(i)]);
+        if (!s.is_success()) {
+          std::lock_guard l(mu);
+          if (!failed.exchange(true)) first_error = s.message();
+        }
+      },
+      [&] { return failed.load(); });
+  if (failed) return Status::error(first_error);
+
+  // Lower-priority pods nominated to this node may no longer fit: clear their nomination so they
+  // are retried elsewhere sooner.
+  const auto prio = pod_priority(pod);
+  for (const auto& pi : handle_.nominator().nominated_pods_for_node(c.name)) {
+    const api::Pod& p = *pi->pod;
+    if (pod_priority(p) >= prio || p.status.nominatedNodeName.empty()) continue;
+    Status s = handle_.client().patch_pod_status(p, std::nullopt, std::string());
+    if (!s.is_success()) log::error("Cannot clear 'NominatedNodeName' field", {{"pod", p.metadata.name}});
+  }
+  return {};
+}
+
+Status Evaluator::preempt(CycleState& state, const api::Pod& pod_in, const NodeToStatus& m, PostFilterResult& result) {
+  // The latest version of the preemptor from the informer cache.
+  PodPtr pod = handle_.lister().get_pod(pod_in.metadata.namespace_, pod_in.metadata.name);
+  if (!pod) return Status::error("pod \"" + pod_in.metadata.name + "\" not found");
+
+  // 1) Eligibility.
+  const Status nominated_status = m.get_or_absent(pod->status.nominatedNodeName);
+  if (std::string why = iface_.pod_eligible_to_preempt_others(*pod, nominated_status); !why.empty()) {
+    log::V(5).info("Pod is not eligible for preemption", {{"pod", pod->metadata.name}, {"reason", why}});
+    return Status::unschedulable(std::move(why));
+  }
+
+  // 2) Candidates.
+  const auto& all_nodes = handle_.snapshot_node_infos().list();
+  if (all_nodes.empty()) return Status::error("no nodes available");
+  NodeToStatus statuses;
+  std::vector<Candidate> candidates;
+  std::string error;
+  auto potential = potential_nodes(m);
+  if (potential.empty()) {
+    log::V(3).info("Preemption will not help schedule pod on any node", {{"pod", pod->metadata.name}});
+  } else {
+    PdbCache pdbs(handle_.lister());
+    auto [offset, num] = iface_.get_offset_and_num_candidates(static_cast<int>(potential.size()));
+    candidates = dry_run_preemption(state, *pod, potential, pdbs, offset, num, statuses, error);
+  }
+  if (!error.empty() && candidates.empty()) return Status::error(error);
+
+  if (candidates.empty()) {
+    FitError fe;
+    fe.pod = pod;
+    fe.numAllNodes = static_cast<int>(all_nodes.size());
+    fe.diagnosis.nodeToStatus = std::move(statuses);
+    fe.diagnosis.nodeToStatus.set_absent(Status::unresolvable(std::string(kNotHelpful)));
+    // Clear any nomination the pod has.
+    result.nominatingInfo.mode = NominatingInfo::Mode::Override;
+    result.nominatingInfo.nominatedNodeName.clear();
+    return Status::unschedulable(fe.error());
+  }
+
+  // 3) Extenders are not supported by this Handle; 4) pick the best candidate.
+  const Candidate* best = select_candidate(candidates);
+  if (best == nullptr || best->name.empty()) return Status::unschedulable("no candidate node for preemption");
+  log::V(2).info("the target node for the preemption is determined",
+                 {{"node", best->name}, {"pod", pod->metadata.name}});
+
+  // 5) Evict victims, then nominate.
+  if (Status s = prepare_candidate(*best, *pod); !s.is_success()) return s;
+  result.nominatingInfo.mode = NominatingInfo::Mode::Override;
+  result.nominatingInfo.nominatedNodeName = best->name;
+  return {};
+}
+
+}  // namespace ksched::scheduler::framework::preemption
