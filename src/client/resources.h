@@ -11,6 +11,10 @@ struct Service;
 struct ReplicationController;
 struct Event;
 struct Binding;
+struct Lease;
+namespace eventsv1 {
+struct Event;
+}
 }  // namespace ksched::api
 
 namespace ksched::client {
@@ -50,6 +54,15 @@ struct ResourceFor<api::ReplicationController> {
 template <>
 struct ResourceFor<api::Event> {
   static constexpr ResourceInfo info{"", "v1", "events", "Event", true};
+};
+
+template <>
+struct ResourceFor<api::Lease> {
+  static constexpr ResourceInfo info{"coordination.k8s.io", "v1", "leases", "Lease", true};
+};
+template <>
+struct ResourceFor<api::eventsv1::Event> {
+  static constexpr ResourceInfo info{"events.k8s.io", "v1", "events", "Event", true};
 };
 
 }  // namespace ksched::client
