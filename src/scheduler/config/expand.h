@@ -1,0 +1,52 @@
+// Framework-init view of a profile's plugins (upstream framework/runtime NewFramework):
+// the per-extension-point plugin lists after expanding multiPoint, and the Score weights.
+//
+// Precedence (upstream): a plugin configured at a specific extension point overrides its
+// multiPoint entry there (and is moved to the front, keeping its specific order); a plugin
+// disabled at a specific point is not added there from multiPoint; "*" disabled at a point skips
+// multiPoint expansion for that point. multiPoint's own disabled list was already applied by the
+// defaults merge (merge_plugins).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheduler/config/types.h"
+#include "util/result.h"
+
+namespace ksched::scheduler::config {
+
+struct ExpandedPlugins {
+  // Indexed by ExtensionPoint (MultiPoint's slot stays empty). Names in run order.
+  std::array<std::vector<std::string>, 13> points;
+  // Score weight of every Score-capable plugin (unset/0 -> 1), in first-seen order.
+  std::vector<std::pair<std::string, std::int32_t>> score_weights;
+
+  const std::vector<std::string>& at(ExtensionPoint ep) const { return points[static_cast<std::size_t>(ep)]; }
+  std::int32_t weight_of(std::string_view plugin) const {
+    for (const auto& [n, w] : score_weights) {
+      if (n == plugin) return w;
+    }
+    return 0;
+  }
+};
+
+// For a plugin name: the extension points it implements, or nullopt when it is not registered.
+using PluginCapabilities = std::function<std::optional<std::vector<ExtensionPoint>>(std::string_view)>;
+
+// Capabilities of the in-tree plugins (default_plugin_extension_points()).
+PluginCapabilities in_tree_capabilities();
+
+// Errors use upstream's texts, e.g. `FilterPlugin "Foo" does not exist`,
+// `plugin "NodeName" already registered as "FilterPlugin"`,
+// `plugin "PrioritySort" does not extend FilterPlugin plugin`,
+// `only one queue sort plugin required for profile with scheduler name "x", but got 2`,
+// `at least one bind plugin is needed for profile with scheduler name "x"`,
+// `total score of Score plugins could overflow`.
+util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile, const PluginCapabilities& caps);
+
+}  // namespace ksched::scheduler::config
