@@ -1,0 +1,122 @@
+// Event recording as client-go's k8s.io/client-go/tools/events: recorders hand events to a
+// broadcaster that writes events.k8s.io/v1 Events in the background. Callers never block: the
+// queue is bounded and drops (counted) when full. Repeats of an event (same regarding object,
+// reason, action, type, reporting controller and related object) within the series window become
+// a series: the first repeat PATCHes series {count: 2, lastObservedTime}, later ones bump the count.
+// Each regarding object has a token bucket (burst 25, one per 5 min) against event storms.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "api/events.h"
+#include "client/rate_limiter.h"
+#include "client/rest.h"
+#include "util/clock.h"
+
+namespace ksched::events {
+
+inline constexpr const char* kNormal = "Normal";
+inline constexpr const char* kWarning = "Warning";
+
+struct BroadcasterOptions {
+  std::size_t queue_size = 1000;
+  double per_object_qps = 1.0 / 300.0;
+  int per_object_burst = 25;
+  std::chrono::milliseconds series_window = std::chrono::minutes(6);
+  const util::Clock* clock = &util::RealClock::instance();
+};
+
+struct RecorderStats {
+  std::uint64_t recorded = 0;
+  std::uint64_t created = 0;
+  std::uint64_t patched = 0;
+  std::uint64_t dropped_queue_full = 0;
+  std::uint64_t dropped_rate_limited = 0;
+  std::uint64_t failed = 0;
+};
+
+class EventBroadcaster;
+
+class EventRecorder {
+ public:
+  // Records an event about `regarding` (and optionally `related`). Never blocks.
+  void event(const api::ObjectReference& regarding, const api::ObjectReference* related, std::string_view type,
+             std::string_view reason, std::string_view action, std::string note);
+  template <class... Args>
+  void eventf(const api::ObjectReference& regarding, const api::ObjectReference* related, std::string_view type,
+              std::string_view reason, std::string_view action, fmt::format_string<Args...> f, Args&&... args) {
+    event(regarding, related, type, reason, action, fmt::format(f, std::forward<Args>(args)...));
+  }
+
+ private:
+  friend class EventBroadcaster;
+  EventRecorder(EventBroadcaster* b, std::string controller, std::string instance)
+      : b_(b), controller_(std::move(controller)), instance_(std::move(instance)) {}
+  EventBroadcaster* b_;
+  std::string controller_, instance_;
+};
+
+class EventBroadcaster {
+ public:
+  EventBroadcaster(std::shared_ptr<client::RestClient> c, BroadcasterOptions opts = {});
+  ~EventBroadcaster();
+  void start_recording_to_sink();
+  // Writes what is queued, then stops the worker.
+  void shutdown();
+  // reporting_instance "" = "<controller>-<hostname>".
+  std::shared_ptr<EventRecorder> new_recorder(std::string reporting_controller, std::string reporting_instance = {});
+  RecorderStats stats() const;
+  // True once the queue is empty and nothing is being written (for tests and shutdown).
+  bool wait_idle(std::chrono::milliseconds timeout);
+
+ private:
+  friend class EventRecorder;
+  struct Cached {
+    api::eventsv1::Event event;  // as created on the server (name/namespace)
+    std::int32_t count = 1;
+    std::int64_t last_observed_ns = 0;
+    util::Clock::time_point last_seen{};
+  };
+  void enqueue(api::eventsv1::Event e);
+  void worker();
+  void record_to_sink(api::eventsv1::Event e);
+  static std::string series_key(const api::eventsv1::Event& e);
+
+  std::shared_ptr<client::RestClient> c_;
+  BroadcasterOptions opts_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_, idle_cv_;
+  std::deque<api::eventsv1::Event> queue_;
+  bool busy_ = false;
+  bool stopping_ = false;
+  std::thread worker_;
+  RecorderStats stats_;
+  std::map<std::string, Cached> cache_;                          // worker thread only
+  std::map<std::string, std::unique_ptr<client::TokenBucket>> limits_;  // worker thread only
+  std::vector<std::shared_ptr<EventRecorder>> recorders_;
+};
+
+// ObjectReference for an API object, e.g. reference_for(pod) -> {kind: Pod, apiVersion: v1, ...}.
+template <class T>
+api::ObjectReference reference_for(const T& obj) {
+  const auto& info = client::ResourceFor<T>::info;
+  api::ObjectReference r;
+  r.kind = info.kind;
+  r.apiVersion = info.group.empty() ? std::string(info.version) : std::string(info.group) + "/" + std::string(info.version);
+  r.namespace_ = obj.metadata.namespace_;
+  r.name = obj.metadata.name;
+  r.uid = obj.metadata.uid;
+  r.resourceVersion = obj.metadata.resourceVersion;
+  return r;
+}
+
+}  // namespace ksched::events
