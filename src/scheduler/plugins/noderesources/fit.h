@@ -1,0 +1,68 @@
+// NodeResourcesFit: Filter on requested vs allocatable (every shortfall reported), Score with
+// LeastAllocated / MostAllocated / RequestedToCapacityRatio over the configured resources.
+#pragma once
+#include <memory>
+#include <set>
+#include <string_view>
+
+#include "scheduler/config/types.h"
+#include "scheduler/framework/interface.h"
+#include "scheduler/plugins/noderesources/resource_allocation.h"
+
+namespace ksched::scheduler::plugins::noderesources {
+
+inline constexpr std::string_view kFitName = "NodeResourcesFit";
+inline constexpr std::string_view kTooManyPods = "Too many pods";
+
+// One shortfall found by fits_request (upstream InsufficientResource).
+struct InsufficientResource {
+  std::string resourceName;
+  std::string reason;
+  std::int64_t requested = 0;
+  std::int64_t used = 0;
+  std::int64_t capacity = 0;
+};
+
+// Upstream noderesources.Fits: every resource the node cannot satisfy for `pod`.
+std::vector<InsufficientResource> fits(const api::Pod& pod, const framework::NodeInfo& node_info,
+                                       const std::set<std::string, std::less<>>& ignored_resources = {},
+                                       const std::set<std::string, std::less<>>& ignored_groups = {});
+
+class Fit final : public framework::PreFilterPlugin,
+                  public framework::FilterPlugin,
+                  public framework::PreScorePlugin,
+                  public framework::ScorePlugin,
+                  public framework::EnqueueExtensions {
+ public:
+  static util::Result<std::shared_ptr<Fit>> create(const config::NodeResourcesFitArgs& args);
+
+  std::string_view name() const override { return kFitName; }
+  // Stores the pod's requests (init containers, sidecars and overhead included).
+  framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,
+                               const std::vector<framework::NodeInfoPtr>& nodes,
+                               framework::PreFilterResult& result) override;
+  // Unschedulable with every reason: "Too many pods", "Insufficient cpu", "Insufficient <name>" ...
+  framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
+                           const framework::NodeInfo& node_info) override;
+  framework::Status pre_score(framework::CycleState& state, const api::Pod& pod,
+                              const std::vector<framework::NodeInfoPtr>& nodes) override;
+  framework::Status score(const framework::CycleState& state, const api::Pod& pod,
+                          const framework::NodeInfo& node_info, std::int64_t& score) override;
+  // Pod/Delete (assigned pod freed resources), Node/Add|UpdateNodeAllocatable (pod now fits).
+  std::vector<framework::ClusterEventWithHint> events_to_register() const override;
+
+ private:
+  enum class Strategy { LeastAllocated, MostAllocated, RequestedToCapacityRatio };
+  std::int64_t score_node(const framework::NodeInfo& ni, const std::vector<std::int64_t>& pod_requests) const;
+
+  std::set<std::string, std::less<>> ignoredResources_;
+  std::set<std::string, std::less<>> ignoredResourceGroups_;
+  Strategy strategy_ = Strategy::LeastAllocated;
+  std::vector<ScoredResource> resources_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> shape_;  // (utilization, score×10)
+};
+
+util::Result<std::shared_ptr<framework::Plugin>> make_node_resources_fit(const framework::PluginArgs& args,
+                                                                         framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::noderesources
