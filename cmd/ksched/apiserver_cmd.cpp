@@ -1,0 +1,64 @@
+// `ksched apiserver`: the embedded Kubernetes-compatible API server as a standalone process.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <pthread.h>
+
+#include "apiserver/server.h"
+#include "subcommand.h"
+#include "util/log.h"
+
+namespace {
+
+int run_apiserver(int argc, char** argv) {
+  ksched::apiserver::Options opts;
+  opts.listen = "127.0.0.1:6443";
+  std::string kubeconfig_out = "./kubeconfig";
+  bool no_tls = false;
+  int verbosity = 0;
+  CLI::App app{"Embedded Kubernetes-compatible API server (in-memory store)", "ksched apiserver"};
+  app.add_option("--listen", opts.listen, "host:port to listen on (port 0 picks a free port)")->capture_default_str();
+  app.add_option("--kubeconfig-out", kubeconfig_out, "write a kubeconfig for this server here")->capture_default_str();
+  app.add_flag("--tls,!--no-tls", opts.tls, "serve HTTPS with a generated CA (default) or plain HTTP");
+  app.add_option("--token-file", opts.token_file, "static token CSV: token,user,uid,\"group1,group2\"")
+      ->check(CLI::ExistingFile);
+  app.add_option("--nodes", opts.nodes, "create this many simulated Node objects at start")->check(CLI::NonNegativeNumber);
+  app.add_option("--node-template", opts.node_template, "YAML/JSON Node template for --nodes")->check(CLI::ExistingFile);
+  app.add_option("--watch-history", opts.watch_history, "events kept for watch resumption")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--io-threads", opts.io_threads, "HTTP io threads")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("-v,--v", verbosity, "log verbosity");
+  (void)no_tls;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 1;
+  }
+  ksched::log::init(verbosity);
+  opts.kubeconfig_out = kubeconfig_out;
+
+  // Block the shutdown signals before threads start so only sigwait sees them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  ksched::apiserver::Server server(opts);
+  auto r = server.start();
+  if (!r) {
+    std::fprintf(stderr, "ksched apiserver: %s\n", r.error().c_str());
+    return 1;
+  }
+  int sig = 0;
+  sigwait(&set, &sig);
+  ksched::log::info("Shutting down API server", {{"signal", sig}});
+  server.stop();
+  return 0;
+}
+
+ksched::cmd::RegisterSubcommand reg("apiserver", "run the embedded Kubernetes-compatible API server", run_apiserver);
+
+}  // namespace

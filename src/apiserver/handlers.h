@@ -1,0 +1,83 @@
+// Request routing and the REST verbs over the store: the part of the server that is independent
+// of HTTP framing, so tests can drive it directly.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "apiserver/resources.h"
+#include "apiserver/storage.h"
+#include "apiserver/table.h"
+#include "apiserver/watch_hub.h"
+#include "util/clock.h"
+#include "util/result.h"
+
+namespace ksched::apiserver {
+
+struct Request {
+  std::string method;  // GET POST PUT PATCH DELETE
+  std::string path;    // percent-decoded, without the query
+  std::vector<std::pair<std::string, std::string>> query;
+  std::string content_type;
+  std::string accept;
+  std::string body;
+  const std::string* param(std::string_view key) const {
+    for (const auto& [k, v] : query)
+      if (k == key) return &v;
+    return nullptr;
+  }
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  // Set for a streaming watch: the HTTP layer streams this watcher's events.
+  std::shared_ptr<Watcher> watcher;
+  const ResourceInfo* watch_resource = nullptr;
+  bool watch_table = false;
+  IncludeObject watch_include = IncludeObject::Metadata;
+  int timeout_seconds = 0;
+  bool bookmarks = false;
+};
+
+// Parses "a=b&c=%20d" into decoded pairs ('+' is a space as in Go's url.ParseQuery).
+std::vector<std::pair<std::string, std::string>> parse_query(std::string_view q);
+std::string percent_decode(std::string_view s, bool plus_is_space);
+// Upstream query booleans: absent/"0"/"false" (any case) = false, anything else = true.
+bool query_bool(const std::string* v);
+
+class Api {
+ public:
+  explicit Api(std::size_t watch_history, util::Clock& clock = util::RealClock::instance());
+  ~Api();
+
+  Response handle(const Request& req);
+  Store& store() { return store_; }
+
+  // Namespaces default/kube-system/kube-public/kube-node-lease and the system PriorityClasses.
+  void bootstrap();
+  // N simulated nodes from a YAML/JSON template ("" = built-in 32 cpu / 256Gi / 110 pods).
+  util::Result<void> create_nodes(int n, const std::string& template_path);
+  // Completes graceful pod deletions whose deadline has passed (kubelet stand-in fallback).
+  void reap_deletions();
+  void set_server_address(std::string a) { server_address_ = std::move(a); }
+
+  // One watch event as a newline-terminated JSON line (a one-row Table when `table`).
+  std::string format_watch_item(const ResourceInfo& r, const WatchItem& it, bool table, IncludeObject include,
+                                bool& columns_sent) const;
+  std::int64_t now_unix() const;
+
+  struct Impl;
+
+ private:
+  Store store_;
+  util::Clock& clock_;
+  std::string server_address_ = "127.0.0.1:6443";
+};
+
+}  // namespace ksched::apiserver

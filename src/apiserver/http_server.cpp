@@ -1,0 +1,329 @@
+#include "apiserver/http_server.h"
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <list>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "apiserver/auth.h"
+#include "apiserver/handlers.h"
+#include "apiserver/status.h"
+#include "util/log.h"
+
+namespace ksched::apiserver {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+
+namespace {
+constexpr auto kIdleTimeout = std::chrono::seconds(600);
+constexpr auto kBookmarkInterval = std::chrono::seconds(30);
+constexpr std::size_t kBodyLimit = 64u << 20;
+}  // namespace
+
+struct HttpServer::Impl {
+  Api& api;
+  const TokenAuthenticator& auth;
+  bool tls = false;
+  ssl::context ssl_ctx{ssl::context::tls_server};
+  net::io_context ioc;
+  std::unique_ptr<tcp::acceptor> acceptor;
+  std::vector<std::thread> threads;
+  std::mutex mu;
+  std::list<std::weak_ptr<Watcher>> watchers;  // for stop()
+  std::atomic<int> active_watches{0};
+  std::atomic<bool> stopping{false};
+
+  Impl(Api& a, const TokenAuthenticator& au) : api(a), auth(au) {}
+
+  void track(const std::shared_ptr<Watcher>& w) {
+    std::lock_guard l(mu);
+    for (auto it = watchers.begin(); it != watchers.end();) {
+      if (it->expired()) it = watchers.erase(it);
+      else ++it;
+    }
+    watchers.push_back(w);
+  }
+
+  void accept();
+};
+
+namespace {
+
+template <class Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
+ public:
+  Session(HttpServer::Impl& srv, Stream stream) : srv_(srv), stream_(std::move(stream)), timer_(stream_.get_executor()),
+                                                    bookmark_timer_(stream_.get_executor()) {}
+
+  void start() {
+    if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
+      beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (ec) return;
+                                self->read();
+                              });
+    } else {
+      read();
+    }
+  }
+
+ private:
+  void read() {
+    parser_.emplace();
+    parser_->body_limit(kBodyLimit);
+    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec) return close();
+    auto req = parser_->release();
+    keep_alive_ = req.keep_alive();
+    Request r;
+    r.method = std::string(req.method_string());
+    std::string_view target = req.target();
+    auto q = target.find('?');
+    r.path = percent_decode(target.substr(0, q), false);
+    if (q != std::string_view::npos) r.query = parse_query(target.substr(q + 1));
+    r.content_type = std::string(req[http::field::content_type]);
+    r.accept = std::string(req[http::field::accept]);
+    r.body = std::move(req.body());
+    const UserInfo* user = srv_.auth.authenticate(req[http::field::authorization]);
+    Response resp;
+    if (!user) {
+      resp.status = 401;
+      resp.body = ApiError{401, "Unauthorized", "Unauthorized"}.to_json();
+    } else {
+      resp = srv_.api.handle(r);
+    }
+    log::V(4).info("HTTP", {{"verb", r.method}, {"URI", std::string(target)}, {"status", resp.status}});
+    if (resp.watcher) return start_watch(std::move(resp));
+    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(resp.status), 11);
+    res->set(http::field::content_type, resp.content_type);
+    res->set(http::field::cache_control, "no-cache, private");
+    for (const auto& [k, v] : resp.headers) res->set(k, v);
+    res->body() = std::move(resp.body);
+    res->keep_alive(keep_alive_);
+    res->prepare_payload();
+    http::async_write(stream_, *res, [self = this->shared_from_this(), res](beast::error_code ec, std::size_t) {
+      if (ec || !self->keep_alive_) return self->close();
+      self->read();
+    });
+  }
+
+  // ------------------------------------------------------------------ watch streaming
+  void start_watch(Response resp) {
+    watcher_ = std::move(resp.watcher);
+    resource_ = resp.watch_resource;
+    table_ = resp.watch_table;
+    include_ = resp.watch_include;
+    srv_.track(watcher_);
+    ++srv_.active_watches;
+    beast::get_lowest_layer(stream_).expires_never();
+    header_ = std::make_shared<http::response<http::empty_body>>(http::status::ok, 11);
+    header_->set(http::field::content_type, table_ ? "application/json" : "application/json");
+    header_->set(http::field::cache_control, "no-cache, private");
+    header_->chunked(true);
+    header_->keep_alive(keep_alive_);
+    serializer_ = std::make_shared<http::response_serializer<http::empty_body>>(*header_);
+    writing_ = true;
+    http::async_write_header(stream_, *serializer_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+      self->writing_ = false;
+      if (ec) return self->end_watch(false);
+      std::weak_ptr<Session> weak = self;
+      auto ex = self->stream_.get_executor();
+      self->watcher_->set_notify([weak, ex, flag = self->wake_]() {
+        if (flag->exchange(true)) return;
+        net::post(ex, [weak, flag]() {
+          flag->store(false);
+          if (auto s = weak.lock()) s->pump();
+        });
+      });
+      self->pump();
+    });
+    if (resp.timeout_seconds > 0) {
+      timer_.expires_after(std::chrono::seconds(resp.timeout_seconds));
+      timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+        if (!ec && self->watcher_) self->watcher_->close();
+      });
+    }
+    if (resp.bookmarks) schedule_bookmark();
+    // Detect a client that goes away while the stream is idle.
+    beast::get_lowest_layer(stream_).socket().async_wait(
+        tcp::socket::wait_read, [self = this->shared_from_this()](beast::error_code ec) {
+          if (self->watcher_ && !self->finishing_) {
+            char b;
+            beast::error_code rec;
+            auto& sock = beast::get_lowest_layer(self->stream_).socket();
+            std::size_t n = ec ? 0 : sock.receive(net::buffer(&b, 1), tcp::socket::message_peek, rec);
+            if (ec || rec || n == 0) {
+              self->client_gone_ = true;
+              self->watcher_->close();
+            }
+          }
+        });
+  }
+
+  void schedule_bookmark() {
+    bookmark_timer_.expires_after(kBookmarkInterval);
+    bookmark_timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+      if (ec || !self->watcher_ || self->watcher_->closed()) return;
+      self->srv_.api.store().bookmark(*self->watcher_);
+      self->schedule_bookmark();
+    });
+  }
+
+  void pump() {
+    if (writing_ || !watcher_ || finishing_) return;
+    bool closed = false;
+    auto items = watcher_->drain(closed);
+    if (items.empty()) {
+      if (closed) end_watch(!client_gone_);
+      return;
+    }
+    out_.clear();
+    for (const auto& it : items) out_ += srv_.api.format_watch_item(*resource_, it, table_, include_, columns_sent_);
+    writing_ = true;
+    net::async_write(stream_, http::make_chunk(net::buffer(out_)),
+                     [self = this->shared_from_this(), closed](beast::error_code ec, std::size_t) {
+                       self->writing_ = false;
+                       if (ec) return self->end_watch(false);
+                       if (closed) return self->end_watch(true);
+                       self->pump();
+                     });
+  }
+
+  void end_watch(bool write_last) {
+    if (finishing_) return;
+    finishing_ = true;
+    timer_.cancel();
+    bookmark_timer_.cancel();
+    if (watcher_) {
+      watcher_->set_notify(nullptr);
+      watcher_->close();
+      srv_.api.store().unwatch(watcher_.get());
+    }
+    --srv_.active_watches;
+    if (!write_last) return close();
+    net::async_write(stream_, http::make_chunk_last(), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+      self->watcher_.reset();
+      self->finishing_ = false;
+      if (ec || !self->keep_alive_ || self->srv_.stopping) return self->close();
+      self->read();
+    });
+  }
+
+  void close() {
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ec);
+    beast::get_lowest_layer(stream_).close();
+  }
+
+  HttpServer::Impl& srv_;
+  Stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool keep_alive_ = true;
+  // watch state
+  std::shared_ptr<Watcher> watcher_;
+  const ResourceInfo* resource_ = nullptr;
+  bool table_ = false;
+  IncludeObject include_ = IncludeObject::Metadata;
+  bool columns_sent_ = false;
+  bool writing_ = false;
+  bool finishing_ = false;
+  bool client_gone_ = false;
+  std::string out_;
+  std::shared_ptr<std::atomic<bool>> wake_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<http::response<http::empty_body>> header_;
+  std::shared_ptr<http::response_serializer<http::empty_body>> serializer_;
+  net::steady_timer timer_;
+  net::steady_timer bookmark_timer_;
+};
+
+}  // namespace
+
+void HttpServer::Impl::accept() {
+  acceptor->async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket sock) {
+    if (ec) {
+      if (!stopping) accept();
+      return;
+    }
+    sock.set_option(tcp::no_delay(true), ec);
+    if (tls) {
+      std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
+          *this, beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(sock)), ssl_ctx))
+          ->start();
+    } else {
+      std::make_shared<Session<beast::tcp_stream>>(*this, beast::tcp_stream(std::move(sock)))->start();
+    }
+    accept();
+  });
+}
+
+HttpServer::HttpServer(Api& api, const TokenAuthenticator& auth, TlsMaterial tls, int io_threads)
+    : impl_(std::make_unique<Impl>(api, auth)) {
+  if (!tls.cert_pem.empty()) {
+    impl_->tls = true;
+    impl_->ssl_ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                               ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+    impl_->ssl_ctx.use_certificate_chain(net::buffer(tls.cert_pem));
+    impl_->ssl_ctx.use_private_key(net::buffer(tls.key_pem), ssl::context::pem);
+  }
+  impl_->threads.reserve(static_cast<std::size_t>(std::max(1, io_threads)));
+  (void)io_threads;
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+util::Result<std::uint16_t> HttpServer::listen(const std::string& host, std::uint16_t port) {
+  beast::error_code ec;
+  auto addr = net::ip::make_address(host, ec);
+  if (ec) return util::make_error("invalid listen address \"" + host + "\": " + ec.message());
+  tcp::endpoint ep(addr, port);
+  impl_->acceptor = std::make_unique<tcp::acceptor>(net::make_strand(impl_->ioc));
+  impl_->acceptor->open(ep.protocol(), ec);
+  if (!ec) impl_->acceptor->set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) impl_->acceptor->bind(ep, ec);
+  if (!ec) impl_->acceptor->listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return util::make_error("failed to listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
+  std::uint16_t bound = impl_->acceptor->local_endpoint().port();
+  impl_->accept();
+  std::size_t n = impl_->threads.capacity();
+  for (std::size_t i = 0; i < n; ++i) impl_->threads.emplace_back([this] { impl_->ioc.run(); });
+  return bound;
+}
+
+void HttpServer::stop() {
+  if (!impl_ || impl_->stopping.exchange(true)) return;
+  if (impl_->acceptor) {
+    net::post(impl_->acceptor->get_executor(), [this] {
+      beast::error_code ec;
+      impl_->acceptor->close(ec);
+    });
+  }
+  {
+    std::lock_guard l(impl_->mu);
+    for (auto& w : impl_->watchers)
+      if (auto s = w.lock()) s->close();
+  }
+  // Give open watch streams a moment to write their final chunk.
+  for (int i = 0; i < 100 && impl_->active_watches.load() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  impl_->ioc.stop();
+  for (auto& t : impl_->threads)
+    if (t.joinable()) t.join();
+}
+
+}  // namespace ksched::apiserver

@@ -1,0 +1,221 @@
+#include "apiserver/resources.h"
+
+#include <boost/json.hpp>
+
+namespace ksched::apiserver {
+
+namespace json = boost::json;
+
+bool ResourceInfo::has_sub(std::string_view s) const {
+  for (const auto& x : subresources)
+    if (x == s) return true;
+  return false;
+}
+
+namespace {
+
+std::vector<ResourceInfo> build() {
+  std::vector<ResourceInfo> v;
+  auto add = [&](std::string group, std::string version, std::string plural, std::string singular, std::string kind,
+                 bool ns, std::vector<std::string> shorts, std::vector<std::string> subs,
+                 std::vector<std::string> fields = {}, bool gen = false, std::vector<std::string> cats = {}) {
+    ResourceInfo r;
+    r.id = static_cast<int>(v.size());
+    r.group = std::move(group);
+    r.version = std::move(version);
+    r.plural = std::move(plural);
+    r.singular = std::move(singular);
+    r.kind = std::move(kind);
+    r.namespaced = ns;
+    r.short_names = std::move(shorts);
+    r.subresources = std::move(subs);
+    r.extra_fields = std::move(fields);
+    r.tracks_generation = gen;
+    r.categories = std::move(cats);
+    v.push_back(std::move(r));
+  };
+  // core/v1
+  add("", "v1", "pods", "pod", "Pod", true, {"po"}, {"binding", "eviction", "status"},
+      {"spec.nodeName", "spec.host", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+       "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName"},
+      false, {"all"});
+  add("", "v1", "nodes", "node", "Node", false, {"no"}, {"status"}, {"spec.unschedulable"});
+  add("", "v1", "namespaces", "namespace", "Namespace", false, {"ns"}, {"finalize", "status"}, {"status.phase"});
+  add("", "v1", "services", "service", "Service", true, {"svc"}, {"status"}, {"spec.clusterIP", "spec.type"}, false,
+      {"all"});
+  add("", "v1", "endpoints", "endpoints", "Endpoints", true, {"ep"}, {});
+  add("", "v1", "configmaps", "configmap", "ConfigMap", true, {"cm"}, {});
+  add("", "v1", "secrets", "secret", "Secret", true, {}, {}, {"type"});
+  add("", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, {"sa"}, {});
+  add("", "v1", "events", "event", "Event", true, {"ev"}, {},
+      {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+       "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
+       "reportingComponent", "source", "type"});
+  add("", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", false, {"pv"}, {"status"});
+  add("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, {"pvc"},
+      {"status"});
+  add("", "v1", "replicationcontrollers", "replicationcontroller", "ReplicationController", true, {"rc"},
+      {"scale", "status"}, {"status.replicas"}, true, {"all"});
+  add("", "v1", "podtemplates", "podtemplate", "PodTemplate", true, {}, {});
+  add("", "v1", "limitranges", "limitrange", "LimitRange", true, {"limits"}, {});
+  add("", "v1", "resourcequotas", "resourcequota", "ResourceQuota", true, {"quota"}, {"status"});
+  // apps/v1
+  add("apps", "v1", "deployments", "deployment", "Deployment", true, {"deploy"}, {"scale", "status"}, {}, true,
+      {"all"});
+  add("apps", "v1", "replicasets", "replicaset", "ReplicaSet", true, {"rs"}, {"scale", "status"},
+      {"status.replicas"}, true, {"all"});
+  add("apps", "v1", "statefulsets", "statefulset", "StatefulSet", true, {"sts"}, {"scale", "status"}, {}, true,
+      {"all"});
+  add("apps", "v1", "daemonsets", "daemonset", "DaemonSet", true, {"ds"}, {"status"}, {}, true, {"all"});
+  add("apps", "v1", "controllerrevisions", "controllerrevision", "ControllerRevision", true, {}, {});
+  // batch/v1
+  add("batch", "v1", "jobs", "job", "Job", true, {}, {"status"}, {"status.successful"}, true, {"all"});
+  add("batch", "v1", "cronjobs", "cronjob", "CronJob", true, {"cj"}, {"status"}, {}, true, {"all"});
+  // policy/v1
+  add("policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, {"pdb"},
+      {"status"}, {}, true);
+  // storage.k8s.io/v1
+  add("storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", false, {"sc"}, {});
+  add("storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", false, {}, {});
+  add("storage.k8s.io", "v1", "csidrivers", "csidriver", "CSIDriver", false, {}, {});
+  add("storage.k8s.io", "v1", "csistoragecapacities", "csistoragecapacity", "CSIStorageCapacity", true, {}, {});
+  add("storage.k8s.io", "v1", "volumeattachments", "volumeattachment", "VolumeAttachment", false, {}, {"status"});
+  // coordination.k8s.io/v1
+  add("coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {});
+  // scheduling.k8s.io/v1
+  add("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {});
+  // events.k8s.io/v1
+  add("events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {});
+  return v;
+}
+
+const std::string* str_at(const json::object& o, std::string_view path) {
+  const json::object* cur = &o;
+  while (true) {
+    auto dot = path.find('.');
+    std::string_view head = path.substr(0, dot);
+    auto it = cur->find(head);
+    if (it == cur->end()) return nullptr;
+    if (dot == std::string_view::npos) {
+      if (it->value().is_string()) {
+        thread_local std::string tmp;
+        tmp = std::string(it->value().get_string());
+        return &tmp;
+      }
+      return nullptr;
+    }
+    if (!it->value().is_object()) return nullptr;
+    cur = &it->value().get_object();
+    path = path.substr(dot + 1);
+  }
+}
+
+const json::value* value_at(const json::object& o, std::string_view path) {
+  const json::object* cur = &o;
+  while (true) {
+    auto dot = path.find('.');
+    auto it = cur->find(path.substr(0, dot));
+    if (it == cur->end()) return nullptr;
+    if (dot == std::string_view::npos) return &it->value();
+    if (!it->value().is_object()) return nullptr;
+    cur = &it->value().get_object();
+    path = path.substr(dot + 1);
+  }
+}
+
+std::string scalar_string(const json::value* v, std::string_view dflt) {
+  if (!v) return std::string(dflt);
+  if (v->is_string()) return std::string(v->get_string());
+  if (v->is_bool()) return v->get_bool() ? "true" : "false";
+  if (v->is_int64()) return std::to_string(v->get_int64());
+  if (v->is_uint64()) return std::to_string(v->get_uint64());
+  return std::string(dflt);
+}
+
+}  // namespace
+
+const std::vector<ResourceInfo>& all_resources() {
+  static const std::vector<ResourceInfo> v = build();
+  return v;
+}
+
+const ResourceInfo& resource_by_id(int id) { return all_resources()[static_cast<size_t>(id)]; }
+
+const ResourceInfo* find_resource(std::string_view group, std::string_view version, std::string_view plural) {
+  for (const auto& r : all_resources())
+    if (r.group == group && r.version == version && r.plural == plural) return &r;
+  return nullptr;
+}
+
+const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_view kind) {
+  for (const auto& r : all_resources())
+    if (r.group == group && r.kind == kind) return &r;
+  return nullptr;
+}
+
+std::vector<std::string> api_groups() {
+  std::vector<std::string> g;
+  for (const auto& r : all_resources()) {
+    if (r.group.empty()) continue;
+    bool seen = false;
+    for (const auto& x : g) seen = seen || x == r.group;
+    if (!seen) g.push_back(r.group);
+  }
+  return g;
+}
+
+Pairs extract_labels(const json::object& obj) {
+  Pairs p;
+  const json::value* l = value_at(obj, "metadata.labels");
+  if (l && l->is_object()) {
+    for (const auto& kv : l->get_object())
+      if (kv.value().is_string()) p.emplace_back(std::string(kv.key()), std::string(kv.value().get_string()));
+  }
+  sort_pairs(p);
+  return p;
+}
+
+Pairs extract_fields(const ResourceInfo& r, const json::object& obj) {
+  Pairs p;
+  p.emplace_back("metadata.name", scalar_string(value_at(obj, "metadata.name"), ""));
+  p.emplace_back("metadata.namespace", scalar_string(value_at(obj, "metadata.namespace"), ""));
+  for (const auto& f : r.extra_fields) {
+    if (f == "spec.host") {
+      p.emplace_back(f, scalar_string(value_at(obj, "spec.nodeName"), ""));
+    } else if (f == "source") {
+      p.emplace_back(f, scalar_string(value_at(obj, "source.component"), ""));
+    } else if (f == "spec.unschedulable" || f == "spec.hostNetwork") {
+      p.emplace_back(f, scalar_string(value_at(obj, f), "false"));
+    } else if (f == "status.replicas" || f == "status.successful") {
+      p.emplace_back(f, scalar_string(value_at(obj, f), "0"));
+    } else if (f == "status.podIPs") {
+      std::string ips;
+      const json::value* v = value_at(obj, "status.podIPs");
+      if (v && v->is_array()) {
+        for (const auto& e : v->get_array()) {
+          if (!e.is_object()) continue;
+          if (!ips.empty()) ips += ",";
+          ips += scalar_string(e.get_object().if_contains("ip"), "");
+        }
+      }
+      p.emplace_back(f, ips);
+    } else {
+      p.emplace_back(f, scalar_string(value_at(obj, f), ""));
+    }
+  }
+  (void)str_at;
+  sort_pairs(p);
+  return p;
+}
+
+util::Result<void> check_field_selector_field(const ResourceInfo& r, std::string_view field) {
+  if (field == "metadata.name" || field == "metadata.namespace") return {};
+  for (const auto& f : r.extra_fields)
+    if (f == field) return {};
+  if (r.extra_fields.empty())
+    return util::make_error("\"" + std::string(field) +
+                            "\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
+  return util::make_error("field label not supported: " + std::string(field));
+}
+
+}  // namespace ksched::apiserver

@@ -1,0 +1,49 @@
+// The table of served resources: URL names, kinds, scope, verbs, subresources, selectable fields.
+#pragma once
+#include <boost/json/fwd.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apiserver/selector.h"
+
+namespace ksched::apiserver {
+
+struct ResourceInfo {
+  int id = 0;
+  std::string group;    // "" = core
+  std::string version;
+  std::string plural;
+  std::string singular;
+  std::string kind;
+  bool namespaced = true;
+  std::vector<std::string> short_names;
+  std::vector<std::string> categories;
+  std::vector<std::string> subresources;  // status, binding, eviction, scale, finalize
+  bool tracks_generation = false;
+  std::vector<std::string> extra_fields;  // field selectors beyond metadata.name/namespace
+
+  std::string group_version() const { return group.empty() ? version : group + "/" + version; }
+  // "pods" / "deployments.apps": how NotFound/Conflict messages name the resource.
+  std::string qualified_resource() const { return group.empty() ? plural : plural + "." + group; }
+  // "Pod" / "Deployment.apps": how Invalid messages name the kind.
+  std::string qualified_kind() const { return group.empty() ? kind : kind + "." + group; }
+  bool has_sub(std::string_view s) const;
+  // URL prefix of the group version: "/api/v1" or "/apis/apps/v1".
+  std::string gv_path() const { return group.empty() ? "/api/" + version : "/apis/" + group + "/" + version; }
+};
+
+const std::vector<ResourceInfo>& all_resources();
+const ResourceInfo* find_resource(std::string_view group, std::string_view version, std::string_view plural);
+const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_view kind);
+const ResourceInfo& resource_by_id(int id);
+// Group names (non-core) in discovery order.
+std::vector<std::string> api_groups();
+
+// Selectable field values of an object (metadata.name, metadata.namespace + the resource's extras).
+Pairs extract_fields(const ResourceInfo& r, const boost::json::object& obj);
+Pairs extract_labels(const boost::json::object& obj);
+// Whether `field` may be used in a field selector for `r` (with the error message otherwise).
+util::Result<void> check_field_selector_field(const ResourceInfo& r, std::string_view field);
+
+}  // namespace ksched::apiserver

@@ -1,0 +1,306 @@
+#include "apiserver/storage.h"
+
+#include <boost/json.hpp>
+#include <mutex>
+
+#include "apiserver/resources.h"
+#include "apiserver/watch_hub.h"
+
+namespace ksched::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+// Serialized in place of metadata.resourceVersion outside the lock; the real revision is spliced
+// in under the lock. Control characters are always escaped, so this text cannot occur otherwise.
+constexpr std::string_view kRvMarker = "\"\\u0001rv\\u0001\"";
+
+std::string str_of(const json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+struct Prepared {
+  std::shared_ptr<StoredObject> obj;
+  std::size_t marker_pos = std::string::npos;
+};
+
+Prepared prepare(int resource, json::object& obj) {
+  Prepared p;
+  auto so = std::make_shared<StoredObject>();
+  json::object& meta = obj["metadata"].is_object() ? obj["metadata"].get_object() : obj["metadata"].emplace_object();
+  so->ns = str_of(meta, "namespace");
+  so->name = str_of(meta, "name");
+  so->uid = str_of(meta, "uid");
+  meta["resourceVersion"] = "\x01rv\x01";
+  so->labels = extract_labels(obj);
+  so->fields = extract_fields(resource_by_id(resource), obj);
+  so->json = json::serialize(obj);
+  p.marker_pos = so->json.find(kRvMarker);
+  p.obj = std::move(so);
+  return p;
+}
+
+void splice_rv(Prepared& p, std::int64_t rv, json::object& obj) {
+  std::string num = "\"" + std::to_string(rv) + "\"";
+  if (p.marker_pos != std::string::npos) p.obj->json.replace(p.marker_pos, kRvMarker.size(), num);
+  p.obj->rv = rv;
+  obj["metadata"].get_object()["resourceVersion"] = std::to_string(rv);
+}
+
+}  // namespace
+
+std::string object_key(std::string_view ns, std::string_view name) {
+  if (ns.empty()) return std::string(name);
+  std::string k;
+  k.reserve(ns.size() + name.size() + 1);
+  k.append(ns).append("/").append(name);
+  return k;
+}
+
+Store::Store(std::size_t history_limit) : tables_(all_resources().size()), history_limit_(history_limit) {}
+
+Store::~Store() {
+  std::unique_lock l(mu_);
+  for (auto& t : tables_)
+    for (auto& w : t.watchers) w->close();
+}
+
+std::int64_t Store::revision() const {
+  std::shared_lock l(mu_);
+  return revision_;
+}
+
+std::int64_t Store::compacted_revision() const {
+  std::shared_lock l(mu_);
+  return compacted_;
+}
+
+std::size_t Store::history_size() const {
+  std::shared_lock l(mu_);
+  return history_.size();
+}
+
+std::size_t Store::count(int resource) const {
+  std::shared_lock l(mu_);
+  return table(resource).objects.size();
+}
+
+ObjPtr Store::get(int resource, std::string_view ns, std::string_view name) const {
+  std::string key = object_key(ns, name);
+  std::shared_lock l(mu_);
+  auto& t = table(resource);
+  auto it = t.objects.find(key);
+  return it == t.objects.end() ? nullptr : it->second;
+}
+
+Store::Commit Store::put(int resource, json::object& obj, std::int64_t expected_rv, std::int64_t delete_deadline) {
+  Prepared p = prepare(resource, obj);
+  p.obj->delete_deadline = delete_deadline;
+  std::string key = object_key(p.obj->ns, p.obj->name);
+  std::unique_lock l(mu_);
+  auto& t = table(resource);
+  auto it = t.objects.find(key);
+  if (expected_rv == 0) {
+    if (it != t.objects.end()) return {CommitStatus::AlreadyExists, it->second};
+  } else {
+    if (it == t.objects.end()) return {CommitStatus::NotFound, nullptr};
+    if (it->second->rv != expected_rv) return {CommitStatus::Changed, it->second};
+  }
+  std::int64_t rv = ++revision_;
+  splice_rv(p, rv, obj);
+  ObjPtr stored = p.obj;
+  ObjPtr prev;
+  if (it == t.objects.end()) {
+    t.objects.emplace(key, stored);
+  } else {
+    prev = it->second;
+    it->second = stored;
+  }
+  if (delete_deadline)
+    t.pending_deletions[key] = delete_deadline;
+  else if (prev && prev->delete_deadline)
+    t.pending_deletions.erase(key);
+  record(Event{rv, resource, prev ? EventType::Modified : EventType::Added, stored, prev});
+  return {CommitStatus::Ok, stored};
+}
+
+Store::Commit Store::remove(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv,
+                            json::object* last) {
+  json::object fallback;
+  std::int64_t delete_deadline = 0;
+  (void)delete_deadline;
+  Prepared p;
+  if (last) p = prepare(resource, *last);
+  std::string key = object_key(ns, name);
+  std::unique_lock l(mu_);
+  auto& t = table(resource);
+  auto it = t.objects.find(key);
+  if (it == t.objects.end()) return {CommitStatus::NotFound, nullptr};
+  if (expected_rv != 0 && it->second->rv != expected_rv) return {CommitStatus::Changed, it->second};
+  std::int64_t rv = ++revision_;
+  ObjPtr prev = it->second;
+  ObjPtr final_state;
+  if (last) {
+    splice_rv(p, rv, *last);
+    final_state = p.obj;
+  } else {
+    final_state = prev;
+  }
+  t.objects.erase(it);
+  t.pending_deletions.erase(key);
+  record(Event{rv, resource, EventType::Deleted, final_state, prev});
+  return {CommitStatus::Ok, final_state};
+}
+
+void Store::record(Event ev) {
+  auto& t = table(ev.resource);
+  for (std::size_t i = 0; i < t.watchers.size();) {
+    if (t.watchers[i]->closed()) {
+      t.watchers[i] = t.watchers.back();
+      t.watchers.pop_back();
+      continue;
+    }
+    t.watchers[i]->offer(ev);
+    ++i;
+  }
+  history_.push_back(std::move(ev));
+  while (history_.size() > history_limit_) {
+    compacted_ = history_.front().rv;
+    history_.pop_front();
+  }
+}
+
+util::Result<Store::ListResult> Store::list(int resource, const ListOptions& opts) const {
+  std::shared_lock l(mu_);
+  auto& t = table(resource);
+  ListResult res;
+  std::int64_t at = opts.at_rv && opts.at_rv < revision_ ? opts.at_rv : revision_;
+  if (at < compacted_) return util::make_error("too old");
+  res.rv = at;
+  // State at `at` = current state with every newer event undone.
+  std::map<std::string, ObjPtr, std::less<>> overrides;
+  if (at < revision_) {
+    for (auto it = history_.rbegin(); it != history_.rend() && it->rv > at; ++it) {
+      if (it->resource != resource) continue;
+      const auto& o = it->prev ? it->prev : it->obj;
+      overrides[object_key(o->ns, o->name)] = it->prev;
+    }
+  }
+  std::string prefix = opts.ns.empty() ? std::string() : std::string(opts.ns) + "/";
+  auto in_range = [&](const std::string& k) { return prefix.empty() || k.compare(0, prefix.size(), prefix) == 0; };
+  auto start = [&](const auto& m) {
+    auto it = m.lower_bound(prefix);
+    if (!opts.start_after.empty() && opts.start_after >= prefix) it = m.upper_bound(opts.start_after);
+    return it;
+  };
+  const auto& objs = t.objects;
+  const auto& ovs = overrides;
+  auto a = start(objs), ae = objs.end();
+  auto b = start(ovs), be = ovs.end();
+  bool full = false;
+  std::string last_key;
+  while (true) {
+    bool a_ok = a != ae && in_range(a->first);
+    bool b_ok = b != be && in_range(b->first);
+    if (!a_ok && !b_ok) break;
+    const std::string* key;
+    ObjPtr obj;
+    if (b_ok && (!a_ok || b->first <= a->first)) {
+      if (a_ok && a->first == b->first) ++a;
+      key = &b->first;
+      obj = b->second;
+      ++b;
+    } else {
+      key = &a->first;
+      obj = a->second;
+      ++a;
+    }
+    if (!obj) continue;
+    if (opts.labels && !opts.labels->matches(obj->labels)) continue;
+    if (opts.fields && !opts.fields->matches(obj->fields)) continue;
+    if (full) {
+      res.next_key = last_key;
+      break;
+    }
+    res.items.push_back(std::move(obj));
+    if (opts.limit && res.items.size() >= opts.limit) {
+      full = true;
+      last_key = *key;
+    }
+  }
+  if (!res.next_key.empty() && !opts.labels && !opts.fields && overrides.empty()) {
+    // Without selectors the remainder is countable cheaply.
+    std::size_t total = 0;
+    for (auto it = t.objects.upper_bound(res.next_key); it != t.objects.end() && in_range(it->first); ++it) ++total;
+    res.remaining = static_cast<std::int64_t>(total);
+  }
+  return res;
+}
+
+util::Result<void> Store::watch(const std::shared_ptr<Watcher>& w, std::int64_t from_rv, bool initial,
+                                bool initial_end_bookmark) {
+  std::unique_lock l(mu_);
+  auto& t = table(w->resource());
+  if (initial) {
+    std::size_t n = 0;
+    for (const auto& [k, o] : t.objects) {
+      if (!w->matches(*o)) continue;
+      w->raise_limit(1);
+      w->push(WatchItem{WatchItem::Kind::Added, o, o->rv});
+      ++n;
+    }
+    if (initial_end_bookmark) w->push(WatchItem{WatchItem::Kind::InitialEnd, nullptr, revision_});
+  } else {
+    if (from_rv < compacted_)
+      return util::make_error("too old resource version: " + std::to_string(from_rv) + " (" +
+                              std::to_string(compacted_ + 1) + ")");
+    std::size_t idx = from_rv > compacted_ ? static_cast<std::size_t>(from_rv - compacted_) : 0;
+    for (std::size_t i = idx; i < history_.size(); ++i) {
+      if (history_[i].resource == w->resource()) w->offer(history_[i]);
+    }
+  }
+  t.watchers.push_back(w);
+  return {};
+}
+
+void Store::unwatch(const Watcher* w) {
+  std::unique_lock l(mu_);
+  for (auto& t : tables_) {
+    for (std::size_t i = 0; i < t.watchers.size(); ++i) {
+      if (t.watchers[i].get() == w) {
+        t.watchers[i] = t.watchers.back();
+        t.watchers.pop_back();
+        return;
+      }
+    }
+  }
+}
+
+void Store::bookmark(Watcher& w) {
+  std::shared_lock l(mu_);
+  if (revision_ > w.last_rv()) w.push(WatchItem{WatchItem::Kind::Bookmark, nullptr, revision_});
+}
+
+void Store::compact(std::int64_t revision) {
+  std::unique_lock l(mu_);
+  while (!history_.empty() && history_.front().rv <= revision) {
+    compacted_ = history_.front().rv;
+    history_.pop_front();
+  }
+  if (history_.empty() && revision > compacted_) compacted_ = std::min(revision, revision_);
+}
+
+std::vector<ObjPtr> Store::expired_deletions(int resource, std::int64_t now_unix) const {
+  std::vector<ObjPtr> out;
+  std::shared_lock l(mu_);
+  auto& t = table(resource);
+  for (const auto& [k, deadline] : t.pending_deletions) {
+    if (deadline > now_unix) continue;
+    auto it = t.objects.find(k);
+    if (it != t.objects.end()) out.push_back(it->second);
+  }
+  return out;
+}
+
+}  // namespace ksched::apiserver

@@ -1,0 +1,119 @@
+// In-memory MVCC object store with one global revision (like etcd).
+// Objects are kept as compact JSON strings plus the small index data selectors need, so lists and
+// watches write bytes without re-encoding. A bounded history of change events serves watch
+// resumption and consistent paginated lists at an older revision (by undoing newer events).
+#pragma once
+#include <boost/json/fwd.hpp>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apiserver/selector.h"
+#include "util/result.h"
+
+namespace ksched::apiserver {
+
+class Watcher;
+
+struct StoredObject {
+  std::string json;  // compact JSON of the whole object, metadata.resourceVersion included
+  std::string ns;
+  std::string name;
+  std::string uid;
+  Pairs labels;
+  Pairs fields;
+  std::int64_t rv = 0;
+  std::int64_t delete_deadline = 0;  // unix seconds of a pending graceful pod deletion, 0 = none
+};
+using ObjPtr = std::shared_ptr<const StoredObject>;
+
+enum class EventType : char { Added = 'A', Modified = 'M', Deleted = 'D' };
+
+struct Event {
+  std::int64_t rv = 0;
+  int resource = 0;
+  EventType type = EventType::Added;
+  ObjPtr obj;   // new state; for Deleted the last state stamped with the deletion revision
+  ObjPtr prev;  // state before the change (null for Added)
+};
+
+// Key of an object inside one resource: "ns/name" or "name"; sorts like upstream's etcd keys.
+std::string object_key(std::string_view ns, std::string_view name);
+
+class Store {
+ public:
+  explicit Store(std::size_t history_limit);
+  ~Store();
+
+  std::int64_t revision() const;
+  ObjPtr get(int resource, std::string_view ns, std::string_view name) const;
+
+  enum class CommitStatus { Ok, Changed, AlreadyExists, NotFound };
+  struct Commit {
+    CommitStatus status = CommitStatus::Ok;
+    ObjPtr obj;
+  };
+  // Writes `obj` (metadata.resourceVersion is set to the new revision). `expected_rv` is the
+  // revision of the stored object the change was computed from; 0 means "must not exist".
+  // Changed: the object moved on meanwhile (caller re-reads and retries or reports a conflict).
+  Commit put(int resource, boost::json::object& obj, std::int64_t expected_rv, std::int64_t delete_deadline = 0);
+  // Removes the object; the DELETED event carries `last` (stamped with the deletion revision).
+  Commit remove(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv,
+                boost::json::object* last = nullptr);
+
+  struct ListOptions {
+    std::string_view ns;           // "" = all namespaces
+    std::int64_t at_rv = 0;        // 0 = current revision
+    std::string start_after;       // continue key (exclusive)
+    std::size_t limit = 0;         // 0 = unlimited
+    const LabelSelector* labels = nullptr;
+    const FieldSelector* fields = nullptr;
+  };
+  struct ListResult {
+    std::vector<ObjPtr> items;
+    std::int64_t rv = 0;
+    std::string next_key;  // non-empty when more items remain
+    std::int64_t remaining = -1;
+  };
+  enum class ListError { None, TooOld };
+  util::Result<ListResult> list(int resource, const ListOptions& opts) const;
+
+  // Registers a watcher. initial=true: synthetic ADDED for the current state first (and the
+  // initial-events-end bookmark when asked). Otherwise replays history after from_rv; fails with
+  // the upstream "too old resource version" message when it is out of the window.
+  util::Result<void> watch(const std::shared_ptr<Watcher>& w, std::int64_t from_rv, bool initial,
+                           bool initial_end_bookmark);
+  void unwatch(const Watcher* w);
+  // Pushes a BOOKMARK with the current revision if the watcher has not seen it yet.
+  void bookmark(Watcher& w);
+
+  void compact(std::int64_t revision);
+  std::int64_t compacted_revision() const;
+  std::size_t history_size() const;
+  std::size_t count(int resource) const;
+  // Pods whose graceful deletion deadline has passed (ns, name, rv).
+  std::vector<ObjPtr> expired_deletions(int resource, std::int64_t now_unix) const;
+
+ private:
+  struct Table {
+    std::map<std::string, ObjPtr, std::less<>> objects;
+    std::vector<std::shared_ptr<Watcher>> watchers;
+    std::map<std::string, std::int64_t, std::less<>> pending_deletions;  // key -> deadline
+  };
+  void record(Event ev);  // appends history and fans out; caller holds the write lock
+  Table& table(int resource) const { return tables_[static_cast<std::size_t>(resource)]; }
+
+  mutable std::shared_mutex mu_;
+  mutable std::vector<Table> tables_;
+  std::deque<Event> history_;
+  std::size_t history_limit_;
+  std::int64_t revision_ = 0;
+  std::int64_t compacted_ = 0;  // every event with rv > compacted_ is in history_
+};
+
+}  // namespace ksched::apiserver
