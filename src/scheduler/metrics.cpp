@@ -1,0 +1,266 @@
+#include "scheduler/metrics.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace ksched::scheduler::metrics {
+
+namespace {
+
+const char* stability_tag(Stability s) {
+  switch (s) {
+    case Stability::Alpha:
+      return "[ALPHA] ";
+    case Stability::Beta:
+      return "[BETA] ";
+    case Stability::Stable:
+      return "[STABLE] ";
+  }
+  return "";
+}
+
+// Go's strconv.FormatFloat(v, 'g', -1, 64) as the Prometheus client writes values.
+std::string format_value(double v) {
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  if (std::isnan(v)) return "NaN";
+  return fmt::format("{}", v);
+}
+
+void escape_label_value(std::string& out, std::string_view v) {
+  for (char c : v) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
+    }
+  }
+}
+
+void escape_help(std::string& out, std::string_view v) {
+  for (char c : v) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+}
+
+}  // namespace
+
+std::vector<double> exponential_buckets(double start, double factor, int count) {
+  std::vector<double> b;
+  b.reserve(count);
+  double v = start;
+  for (int i = 0; i < count; ++i) {
+    b.push_back(v);
+    v *= factor;
+  }
+  return b;
+}
+
+void Metric::write_header(std::string& out, std::string_view type) const {
+  out += "# HELP ";
+  out += name_;
+  out += ' ';
+  out += stability_tag(stability_);
+  escape_help(out, help_);
+  out += "\n# TYPE ";
+  out += name_;
+  out += ' ';
+  out += type;
+  out += '\n';
+}
+
+std::string Metric::label_text(const std::vector<std::string>& values, std::string_view extra_key,
+                               std::string_view extra_value) const {
+  if (values.empty() && extra_key.empty()) return {};
+  std::string out = "{";
+  bool first = true;
+  for (std::size_t i = 0; i < values.size() && i < label_names_.size(); ++i) {
+    if (!first) out += ',';
+    first = false;
+    out += label_names_[i];
+    out += "=\"";
+    escape_label_value(out, values[i]);
+    out += '"';
+  }
+  if (!extra_key.empty()) {
+    if (!first) out += ',';
+    out += extra_key;
+    out += "=\"";
+    escape_label_value(out, extra_value);
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
+void HistogramChild::observe(double v) {
+  // Buckets hold non-cumulative counts; exposition accumulates.
+  for (std::size_t i = 0; i < bounds_->size(); ++i) {
+    if (v <= (*bounds_)[i]) {
+      counts_[i].fetch_add(1, std::memory_order_relaxed);
+      break;
+    }
+  }
+  count_.fetch_add(1, std::memory_order_relaxed);
+  sum_.fetch_add(v, std::memory_order_relaxed);
+}
+
+void Counter::write(std::string& out) const {
+  write_header(out, "counter");
+  std::lock_guard l(mu_);
+  for (const auto& [labels, c] : children_) {
+    out += name_ + label_text(labels) + ' ' + format_value(c->value()) + '\n';
+  }
+}
+
+void Gauge::write(std::string& out) const {
+  write_header(out, "gauge");
+  std::lock_guard l(mu_);
+  for (const auto& [labels, g] : children_) {
+    out += name_ + label_text(labels) + ' ' + format_value(g->value()) + '\n';
+  }
+}
+
+void Histogram::write(std::string& out) const {
+  write_header(out, "histogram");
+  std::lock_guard l(mu_);
+  for (const auto& [labels, h] : children_) {
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < bounds_.size(); ++i) {
+      cumulative += h->bucket(i);
+      out += name_ + "_bucket" + label_text(labels, "le", format_value(bounds_[i])) + ' ' +
+             std::to_string(cumulative) + '\n';
+    }
+    out += name_ + "_bucket" + label_text(labels, "le", "+Inf") + ' ' + std::to_string(h->count()) + '\n';
+    out += name_ + "_sum" + label_text(labels) + ' ' + format_value(h->sum()) + '\n';
+    out += name_ + "_count" + label_text(labels) + ' ' + std::to_string(h->count()) + '\n';
+  }
+}
+
+Counter& Registry::counter(std::string name, std::string help, Stability st, std::vector<std::string> labels) {
+  auto m = std::make_unique<Counter>(std::move(name), std::move(help), st, std::move(labels));
+  auto& ref = *m;
+  std::lock_guard l(mu_);
+  metrics_.push_back(std::move(m));
+  return ref;
+}
+
+Gauge& Registry::gauge(std::string name, std::string help, Stability st, std::vector<std::string> labels) {
+  auto m = std::make_unique<Gauge>(std::move(name), std::move(help), st, std::move(labels));
+  auto& ref = *m;
+  std::lock_guard l(mu_);
+  metrics_.push_back(std::move(m));
+  return ref;
+}
+
+Histogram& Registry::histogram(std::string name, std::string help, Stability st, std::vector<std::string> labels,
+                               std::vector<double> buckets) {
+  auto m = std::make_unique<Histogram>(std::move(name), std::move(help), st, std::move(labels), std::move(buckets));
+  auto& ref = *m;
+  std::lock_guard l(mu_);
+  metrics_.push_back(std::move(m));
+  return ref;
+}
+
+std::string Registry::expose() const {
+  std::string out;
+  std::lock_guard l(mu_);
+  for (const auto& m : metrics_) m->write(out);
+  return out;
+}
+
+// ---------------------------------------------------------------- scheduler metrics
+
+SchedulerMetrics::SchedulerMetrics(Registry& r)
+    : scheduleAttempts(r.counter("scheduler_schedule_attempts_total",
+                                 "Scheduling attempts by outcome: 'unschedulable' = no node fits the pod, "
+                                 "'error' = an internal problem.",
+                                 Stability::Stable, {"result", "profile"})),
+      schedulingAttemptDuration(r.histogram("scheduler_scheduling_attempt_duration_seconds",
+                                            "Scheduling attempt latency in seconds (algorithm and binding).",
+                                            Stability::Stable, {"result", "profile"},
+                                            exponential_buckets(0.001, 2, 15))),
+      schedulingAlgorithmDuration(r.histogram("scheduler_scheduling_algorithm_duration_seconds",
+                                              "Scheduling algorithm latency in seconds.", Stability::Alpha, {},
+                                              exponential_buckets(0.001, 2, 15))),
+      pendingPods(r.gauge("scheduler_pending_pods",
+                          "Pending pods by queue: 'active' = activeQ, 'backoff' = backoffQ, 'unschedulable' = "
+                          "unschedulablePods not gated, 'gated' = pods held by PreEnqueue plugins.",
+                          Stability::Stable, {"queue"})),
+      podSchedulingSLIDuration(r.histogram("scheduler_pod_scheduling_sli_duration_seconds",
+                                           "E2e latency for a pod being scheduled, from the time the pod enters "
+                                           "the scheduling queue; may include several attempts.",
+                                           Stability::Beta, {"attempts"}, exponential_buckets(0.01, 2, 20))),
+      podSchedulingAttempts(r.histogram("scheduler_pod_scheduling_attempts",
+                                        "Number of attempts to successfully schedule a pod.", Stability::Stable, {},
+                                        exponential_buckets(1, 2, 5))),
+      frameworkExtensionPointDuration(r.histogram("scheduler_framework_extension_point_duration_seconds",
+                                                  "Latency for running all plugins of a specific extension point.",
+                                                  Stability::Stable, {"extension_point", "status", "profile"},
+                                                  exponential_buckets(0.0001, 2, 12))),
+      pluginExecutionDuration(r.histogram("scheduler_plugin_execution_duration_seconds",
+                                          "Duration for running a plugin at a specific extension point.",
+                                          Stability::Alpha, {"plugin", "extension_point", "status"},
+                                          exponential_buckets(0.00001, 1.5, 20))),
+      pluginEvaluationTotal(r.counter("scheduler_plugin_evaluation_total",
+                                      "Number of attempts to schedule pods by each plugin and extension point "
+                                      "(available only in PreFilter, Filter, PreScore, and Score).",
+                                      Stability::Alpha, {"plugin", "extension_point", "profile"})),
+      preemptionAttempts(r.counter("scheduler_preemption_attempts_total", "Total preemption attempts in the cluster.",
+                                   Stability::Stable)),
+      preemptionVictims(r.histogram("scheduler_preemption_victims", "Number of selected preemption victims.",
+                                    Stability::Stable, {}, exponential_buckets(1, 2, 7))),
+      queueIncomingPods(r.counter("scheduler_queue_incoming_pods_total",
+                                  "Number of pods added to scheduling queues by event and queue type.",
+                                  Stability::Stable, {"queue", "event"})),
+      unschedulablePods(r.gauge("scheduler_unschedulable_pods",
+                                "The number of unschedulable pods broken down by plugin name. A pod increments "
+                                "the gauge for every plugin that rejected it.",
+                                Stability::Alpha, {"plugin", "profile"})),
+      eventHandlingDuration(r.histogram("scheduler_event_handling_duration_seconds",
+                                        "Event handling latency in seconds.", Stability::Alpha, {"event"},
+                                        exponential_buckets(0.0001, 2, 12))),
+      permitWaitDuration(r.histogram("scheduler_permit_wait_duration_seconds",
+                                     "Duration of waiting on permit.", Stability::Alpha, {"result"},
+                                     exponential_buckets(0.001, 2, 15))),
+      goroutines(r.gauge("scheduler_goroutines",
+                         "Number of running goroutines split by the work they do such as binding.", Stability::Alpha,
+                         {"operation"})),
+      cacheSize(r.gauge("scheduler_scheduler_cache_size",
+                        "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.", Stability::Alpha,
+                        {"type"})) {}
+
+void SchedulerMetrics::pod_scheduled(std::string_view profile, double seconds) {
+  scheduleAttempts.with({kScheduled, profile}).inc();
+  schedulingAttemptDuration.with({kScheduled, profile}).observe(seconds);
+}
+
+void SchedulerMetrics::pod_unschedulable(std::string_view profile, double seconds) {
+  scheduleAttempts.with({kUnschedulable, profile}).inc();
+  schedulingAttemptDuration.with({kUnschedulable, profile}).observe(seconds);
+}
+
+void SchedulerMetrics::pod_schedule_error(std::string_view profile, double seconds) {
+  scheduleAttempts.with({kError, profile}).inc();
+  schedulingAttemptDuration.with({kError, profile}).observe(seconds);
+}
+
+std::string SchedulerMetrics::attempts_label(int attempts) {
+  if (attempts >= 15) return "15+";
+  return std::to_string(attempts);
+}
+
+}  // namespace ksched::scheduler::metrics

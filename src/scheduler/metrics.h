@@ -1,0 +1,217 @@
+// A small Prometheus registry (counters, gauges, histograms with labels; text exposition format
+// 0.0.4) and the kube-scheduler metrics (upstream pkg/scheduler/metrics/metrics.go) with upstream's
+// names, types, labels and buckets.
+//
+// Children (one label-value combination) are created once and live as long as the registry, so
+// hot paths may keep the reference returned by with(). Updates are lock-free atomics.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheduler/queue/scheduling_queue.h"
+
+namespace ksched::scheduler::metrics {
+
+enum class Stability { Alpha, Beta, Stable };
+
+std::vector<double> exponential_buckets(double start, double factor, int count);
+
+class Metric {
+ public:
+  Metric(std::string name, std::string help, Stability st, std::vector<std::string> label_names)
+      : name_(std::move(name)), help_(std::move(help)), stability_(st), label_names_(std::move(label_names)) {}
+  virtual ~Metric() = default;
+  const std::string& name() const { return name_; }
+  virtual void write(std::string& out) const = 0;
+
+ protected:
+  void write_header(std::string& out, std::string_view type) const;
+  // {a="x",b="y"} plus an optional extra pair (le for buckets); "" when there are no labels.
+  std::string label_text(const std::vector<std::string>& values, std::string_view extra_key = {},
+                         std::string_view extra_value = {}) const;
+
+  std::string name_, help_;
+  Stability stability_;
+  std::vector<std::string> label_names_;
+};
+
+// Base for metric families: label values -> child, created on first use.
+template <class Child>
+class Family : public Metric {
+ public:
+  using Metric::Metric;
+  Child& with(const std::vector<std::string>& values) {
+    std::lock_guard l(mu_);
+    auto& slot = children_[values];
+    if (!slot) slot = make_child();
+    return *slot;
+  }
+  Child& with(std::initializer_list<std::string_view> values) {
+    std::vector<std::string> v;
+    v.reserve(values.size());
+    for (auto s : values) v.emplace_back(s);
+    return with(v);
+  }
+  // No labels.
+  Child& get() { return with(std::vector<std::string>{}); }
+  void reset() {
+    std::lock_guard l(mu_);
+    children_.clear();
+  }
+
+ protected:
+  virtual std::unique_ptr<Child> make_child() const = 0;
+  mutable std::mutex mu_;
+  std::map<std::vector<std::string>, std::unique_ptr<Child>> children_;
+};
+
+class CounterChild {
+ public:
+  void inc(double v = 1) { value_.fetch_add(v, std::memory_order_relaxed); }
+  double value() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<double> value_{0};
+};
+
+class GaugeChild {
+ public:
+  void set(double v) { value_.store(v, std::memory_order_relaxed); }
+  void add(double v) { value_.fetch_add(v, std::memory_order_relaxed); }
+  void inc() { add(1); }
+  void dec() { add(-1); }
+  double value() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<double> value_{0};
+};
+
+class HistogramChild {
+ public:
+  explicit HistogramChild(const std::vector<double>* bounds) : bounds_(bounds), counts_(bounds->size()) {}
+  void observe(double v);
+  std::uint64_t count() const { return count_.load(std::memory_order_relaxed); }
+  double sum() const { return sum_.load(std::memory_order_relaxed); }
+  // Non-cumulative count of bucket i (upper bound bounds[i]).
+  std::uint64_t bucket(std::size_t i) const { return counts_[i].load(std::memory_order_relaxed); }
+
+ private:
+  const std::vector<double>* bounds_;
+  std::vector<std::atomic<std::uint64_t>> counts_;
+  std::atomic<std::uint64_t> count_{0};
+  std::atomic<double> sum_{0};
+};
+
+class Counter final : public Family<CounterChild> {
+ public:
+  using Family::Family;
+  void write(std::string& out) const override;
+
+ protected:
+  std::unique_ptr<CounterChild> make_child() const override { return std::make_unique<CounterChild>(); }
+};
+
+class Gauge final : public Family<GaugeChild> {
+ public:
+  using Family::Family;
+  void write(std::string& out) const override;
+
+ protected:
+  std::unique_ptr<GaugeChild> make_child() const override { return std::make_unique<GaugeChild>(); }
+};
+
+class Histogram final : public Family<HistogramChild> {
+ public:
+  Histogram(std::string name, std::string help, Stability st, std::vector<std::string> label_names,
+            std::vector<double> buckets)
+      : Family(std::move(name), std::move(help), st, std::move(label_names)), bounds_(std::move(buckets)) {}
+  void write(std::string& out) const override;
+  const std::vector<double>& bounds() const { return bounds_; }
+
+ protected:
+  std::unique_ptr<HistogramChild> make_child() const override { return std::make_unique<HistogramChild>(&bounds_); }
+
+ private:
+  std::vector<double> bounds_;
+};
+
+// Owns metrics; exposition in registration order.
+class Registry {
+ public:
+  Counter& counter(std::string name, std::string help, Stability st, std::vector<std::string> labels = {});
+  Gauge& gauge(std::string name, std::string help, Stability st, std::vector<std::string> labels = {});
+  Histogram& histogram(std::string name, std::string help, Stability st, std::vector<std::string> labels,
+                       std::vector<double> buckets);
+  // Prometheus text format (version 0.0.4).
+  std::string expose() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Metric>> metrics_;
+};
+
+inline double seconds_since(std::chrono::steady_clock::time_point start, std::chrono::steady_clock::time_point now) {
+  return std::chrono::duration<double>(now - start).count();
+}
+
+// Result labels for scheduler_schedule_attempts_total and friends.
+inline constexpr const char* kScheduled = "scheduled";
+inline constexpr const char* kUnschedulable = "unschedulable";
+inline constexpr const char* kError = "error";
+
+// The kube-scheduler metric set, registered into one Registry.
+struct SchedulerMetrics {
+  explicit SchedulerMetrics(Registry& r);
+
+  Counter& scheduleAttempts;                 // scheduler_schedule_attempts_total{result,profile}
+  Histogram& schedulingAttemptDuration;      // scheduler_scheduling_attempt_duration_seconds{result,profile}
+  Histogram& schedulingAlgorithmDuration;    // scheduler_scheduling_algorithm_duration_seconds
+  Gauge& pendingPods;                        // scheduler_pending_pods{queue}
+  Histogram& podSchedulingSLIDuration;       // scheduler_pod_scheduling_sli_duration_seconds{attempts}
+  Histogram& podSchedulingAttempts;          // scheduler_pod_scheduling_attempts
+  Histogram& frameworkExtensionPointDuration;  // {extension_point,status,profile}
+  Histogram& pluginExecutionDuration;        // {plugin,extension_point,status}
+  Counter& pluginEvaluationTotal;            // {plugin,extension_point,profile}
+  Counter& preemptionAttempts;               // scheduler_preemption_attempts_total
+  Histogram& preemptionVictims;              // scheduler_preemption_victims
+  Counter& queueIncomingPods;                // scheduler_queue_incoming_pods_total{queue,event}
+  Gauge& unschedulablePods;                  // scheduler_unschedulable_pods{plugin,profile}
+  Histogram& eventHandlingDuration;          // scheduler_event_handling_duration_seconds{event}
+  Histogram& permitWaitDuration;             // scheduler_permit_wait_duration_seconds{result}
+  Gauge& goroutines;                         // scheduler_goroutines{operation}
+  Gauge& cacheSize;                          // scheduler_scheduler_cache_size{type}
+
+  // Attempt outcome helpers (upstream PodScheduled / PodUnschedulable / PodScheduleError).
+  void pod_scheduled(std::string_view profile, double seconds);
+  void pod_unschedulable(std::string_view profile, double seconds);
+  void pod_schedule_error(std::string_view profile, double seconds);
+  // "1".."14", "15+" for the sli histogram.
+  static std::string attempts_label(int attempts);
+};
+
+// Feeds the queue's hooks into SchedulerMetrics.
+class QueueMetricsAdapter final : public queue::QueueMetricsRecorder {
+ public:
+  explicit QueueMetricsAdapter(SchedulerMetrics& m) : m_(m) {}
+  void incoming_pod(std::string_view q, std::string_view event) override {
+    m_.queueIncomingPods.with({q, event}).inc();
+  }
+  void pending_pods(std::string_view q, std::int64_t value) override {
+    m_.pendingPods.with({q}).set(static_cast<double>(value));
+  }
+  void unschedulable_reason(std::string_view plugin, std::string_view profile, int delta) override {
+    m_.unschedulablePods.with({plugin, profile}).add(delta);
+  }
+
+ private:
+  SchedulerMetrics& m_;
+};
+
+}  // namespace ksched::scheduler::metrics

@@ -1,0 +1,100 @@
+// Prometheus registry exposition and the scheduler metric set (names, types, labels, buckets).
+#include <gtest/gtest.h>
+
+#include "scheduler/in_tree_registry.h"
+#include "scheduler/metrics.h"
+
+namespace ksched::scheduler::metrics {
+namespace {
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+TEST(Metrics, ExponentialBuckets) {
+  EXPECT_EQ(exponential_buckets(1, 2, 5), (std::vector<double>{1, 2, 4, 8, 16}));
+  auto b = exponential_buckets(0.001, 2, 15);
+  ASSERT_EQ(b.size(), 15u);
+  EXPECT_DOUBLE_EQ(b.back(), 16.384);
+}
+
+TEST(Metrics, CounterAndGaugeExposition) {
+  Registry r;
+  auto& c = r.counter("x_total", "Things.", Stability::Stable, {"result", "profile"});
+  c.with({"scheduled", "default-scheduler"}).inc();
+  c.with({"scheduled", "default-scheduler"}).inc(2);
+  auto& g = r.gauge("y", "Quote \" and backslash \\ in values.", Stability::Alpha, {"queue"});
+  g.with({"a\"b"}).set(3);
+  g.with({"active"}).add(-1);
+  std::string text = r.expose();
+  EXPECT_TRUE(contains(text, "# HELP x_total [STABLE] Things.\n# TYPE x_total counter\n"));
+  EXPECT_TRUE(contains(text, "x_total{result=\"scheduled\",profile=\"default-scheduler\"} 3\n"));
+  EXPECT_TRUE(contains(text, "# TYPE y gauge\n"));
+  EXPECT_TRUE(contains(text, "y{queue=\"a\\\"b\"} 3\n"));
+  EXPECT_TRUE(contains(text, "y{queue=\"active\"} -1\n"));
+}
+
+TEST(Metrics, HistogramIsCumulative) {
+  Registry r;
+  auto& h = r.histogram("lat_seconds", "Latency.", Stability::Beta, {}, {0.1, 1, 10});
+  h.get().observe(0.05);
+  h.get().observe(0.5);
+  h.get().observe(0.5);
+  h.get().observe(100);
+  std::string text = r.expose();
+  EXPECT_TRUE(contains(text, "# HELP lat_seconds [BETA] Latency.\n# TYPE lat_seconds histogram\n"));
+  EXPECT_TRUE(contains(text, "lat_seconds_bucket{le=\"0.1\"} 1\n"));
+  EXPECT_TRUE(contains(text, "lat_seconds_bucket{le=\"1\"} 3\n"));
+  EXPECT_TRUE(contains(text, "lat_seconds_bucket{le=\"10\"} 3\n"));
+  EXPECT_TRUE(contains(text, "lat_seconds_bucket{le=\"+Inf\"} 4\n"));
+  EXPECT_TRUE(contains(text, "lat_seconds_sum 101.05\n"));
+  EXPECT_TRUE(contains(text, "lat_seconds_count 4\n"));
+}
+
+TEST(Metrics, SchedulerMetricSet) {
+  Registry r;
+  SchedulerMetrics m(r);
+  m.pod_scheduled("default-scheduler", 0.002);
+  m.pod_unschedulable("default-scheduler", 0.002);
+  m.podSchedulingSLIDuration.with({SchedulerMetrics::attempts_label(20)}).observe(1);
+  m.frameworkExtensionPointDuration.with({"Filter", "Success", "default-scheduler"}).observe(0.0001);
+  QueueMetricsAdapter qa(m);
+  qa.pending_pods("gated", 2);
+  qa.incoming_pod("active", "PodAdd");
+  qa.unschedulable_reason("NodeResourcesFit", "default-scheduler", 1);
+  std::string text = r.expose();
+  EXPECT_TRUE(contains(text, "# TYPE scheduler_schedule_attempts_total counter\n"));
+  EXPECT_TRUE(contains(text,
+                       "scheduler_schedule_attempts_total{result=\"scheduled\",profile=\"default-scheduler\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_schedule_attempts_total{result=\"unschedulable\",profile=\"default-scheduler\"} 1\n"));
+  // exp(0.001, 2, 15): 0.002 falls in le="0.002".
+  EXPECT_TRUE(contains(text, "scheduler_scheduling_attempt_duration_seconds_bucket{result=\"scheduled\","
+                             "profile=\"default-scheduler\",le=\"0.002\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_scheduling_attempt_duration_seconds_bucket{result=\"scheduled\","
+                             "profile=\"default-scheduler\",le=\"16.384\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_pod_scheduling_sli_duration_seconds_bucket{attempts=\"15+\",le=\"0.01\"} 0\n"));
+  EXPECT_TRUE(contains(text, "scheduler_pending_pods{queue=\"gated\"} 2\n"));
+  EXPECT_TRUE(contains(text, "scheduler_queue_incoming_pods_total{queue=\"active\",event=\"PodAdd\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_unschedulable_pods{plugin=\"NodeResourcesFit\",profile=\"default-scheduler\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_framework_extension_point_duration_seconds_bucket{extension_point=\"Filter\","
+                             "status=\"Success\",profile=\"default-scheduler\",le=\"0.0001\"} 1\n"));
+  EXPECT_TRUE(contains(text, "# TYPE scheduler_pod_scheduling_attempts histogram\n"));
+  EXPECT_TRUE(contains(text, "# TYPE scheduler_preemption_victims histogram\n"));
+  EXPECT_TRUE(contains(text, "# TYPE scheduler_preemption_attempts_total counter\n"));
+}
+
+TEST(InTreeRegistry, HasEveryAvailableDefaultPlugin) {
+  auto reg = new_in_tree_registry();
+  auto missing = missing_in_tree_plugins();
+  // Every default plugin is either registered or reported missing, never both.
+  for (const char* name : {"SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration",
+                           "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
+                           "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity",
+                           "DefaultPreemption", "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder"}) {
+    bool registered = reg.find(name) != nullptr;
+    bool reported = std::find(missing.begin(), missing.end(), name) != missing.end();
+    EXPECT_NE(registered, reported) << name;
+  }
+  EXPECT_EQ(reg.all().size() + missing.size(), 18u);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::metrics
