@@ -164,8 +164,6 @@ TEST(SchedulerConfigValidation, NodeResourcesFitArgs) {
                 "ignoredResourceGroups[0]: Invalid value: \"example.com/x\": resource group name can't contain '/'",
                 "scoringStrategy.type: Unsupported value: \"Fancy\": supported values: \"LeastAllocated\", "
                 "\"MostAllocated\", \"RequestedToCapacityRatio\"",
-                "scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is not "
-                "RequestedToCapacityRatio",
             }));
   NodeResourcesFitArgs rtcr;
   rtcr.scoringStrategy.type = "RequestedToCapacityRatio";
@@ -175,13 +173,13 @@ TEST(SchedulerConfigValidation, NodeResourcesFitArgs) {
   rtcr.scoringStrategy.requestedToCapacityRatio = RequestedToCapacityRatioParam{{{50, 5}, {40, 11}}};
   EXPECT_EQ(validate_node_resources_fit_args(rtcr, ""),
             (std::vector<std::string>{
-                "scoringStrategy.requestedToCapacityRatio.shape[1].utilization: Invalid value: 40: values must be "
+                "scoringStrategy.shape[1].utilization: Invalid value: 40: values must be "
                 "sorted in increasing order",
-                "scoringStrategy.requestedToCapacityRatio.shape[1].score: Invalid value: 11: not in valid range [0, 10]",
+                "scoringStrategy.shape[1].score: Invalid value: 11: not in valid range [0, 10]",
             }));
   rtcr.scoringStrategy.requestedToCapacityRatio->shape.clear();
   EXPECT_EQ(validate_node_resources_fit_args(rtcr, ""),
-            std::vector<std::string>{"scoringStrategy.requestedToCapacityRatio.shape: Required value: at least one "
+            std::vector<std::string>{"scoringStrategy.shape: Required value: at least one "
                                      "point must be specified"});
 }
 

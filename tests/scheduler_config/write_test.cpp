@@ -241,7 +241,8 @@ TEST(SchedulerConfigWrite, RoundTripWriteLoadIsStable) {
 TEST(SchedulerConfigWrite, AmbiguousStringsAreQuoted) {
   std::string out = write_config(must_decode(kRich));
   EXPECT_NE(out.find("              values:\n              - \"1\"\n              - b\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("kubeconfig: \"/path: with colon\"\n"), std::string::npos);
+  EXPECT_NE(out.find("kubeconfig: '/path: with colon'\n"), std::string::npos);
+  EXPECT_NE(out.find("      disabled:\n      - name: '*'\n      enabled:\n"), std::string::npos) << out;
   EXPECT_NE(out.find("\"true\": \"yes\"\n"), std::string::npos) << out;
   EXPECT_NE(out.find("httpTimeout: 250ms\n"), std::string::npos);
   EXPECT_NE(out.find("qps: 12.5\n"), std::string::npos);
@@ -252,6 +253,48 @@ TEST(SchedulerConfigWrite, WriteArgsOmitsArgsLessPlugins) {
   EXPECT_EQ(write_args("X", UnknownArgs{}), "");
   EXPECT_EQ(write_args("VolumeBinding", VolumeBindingArgs{}),
             "apiVersion: kubescheduler.config.k8s.io/v1\nbindTimeoutSeconds: 600\nkind: VolumeBindingArgs\n");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::config
+
+namespace ksched::scheduler::config {
+namespace {
+
+TEST(SchedulerConfigWrite, StringsQuoteLikeGoYamlAndSurviveReload) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "\"\""},
+      {"plain/path", "plain/path"},
+      {"yes", "\"yes\""},
+      {"Off", "\"Off\""},
+      {"~", "\"~\""},
+      {"1.5", "\"1.5\""},
+      {"-12", "\"-12\""},
+      {"0x1F", "\"0x1F\""},
+      {"1e3", "\"1e3\""},
+      {"1:20", "\"1:20\""},
+      {"*", "'*'"},
+      {"a: b", "'a: b'"},
+      {"it's: x", "'it''s: x'"},
+      {"-", "'-'"},
+      {"-x", "-x"},
+      {"x#y", "x#y"},
+      {"x #y", "'x #y'"},
+      {" lead", "' lead'"},
+      {"tab\there", "\"tab\\there\""},
+      {"{a}", "'{a}'"},
+      {"a,b", "a,b"},
+      {"nan", "nan"},
+  };
+  for (const auto& [in, want] : cases) {
+    KubeSchedulerConfiguration cfg = default_configuration();
+    cfg.clientConnection.kubeconfig = in;
+    std::string out = write_config(cfg);
+    EXPECT_NE(out.find("\n  kubeconfig: " + want + "\n"), std::string::npos) << in << "\n" << out.substr(0, 200);
+    auto back = decode_config(out);
+    ASSERT_TRUE(back.ok()) << in << ": " << back.error();
+    EXPECT_EQ(back->clientConnection.kubeconfig, in);
+  }
 }
 
 }  // namespace

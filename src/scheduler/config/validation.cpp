@@ -297,15 +297,12 @@ std::vector<std::string> validate_node_resources_fit_args(const NodeResourcesFit
     errs.push_back(not_supported(child(sp, "type"), go_quote(s.type), types));
   }
   append(errs, validate_resources(s.resources, child(sp, "resources")));
-  if (s.type == kRequestedToCapacityRatio) {
-    if (!s.requestedToCapacityRatio) {
-      errs.push_back(required(child(sp, "requestedToCapacityRatio"), "must be specified when type is RequestedToCapacityRatio"));
-    } else {
-      append(errs, validate_function_shape(s.requestedToCapacityRatio->shape,
-                                           child(child(sp, "requestedToCapacityRatio"), "shape")));
-    }
-  } else if (s.requestedToCapacityRatio) {
-    errs.push_back(forbidden(child(sp, "requestedToCapacityRatio"), "must be nil when type is not RequestedToCapacityRatio"));
+  // v1.32 validates a given shape under "scoringStrategy.shape". A missing shape for
+  // RequestedToCapacityRatio is reported as later releases do (v1.32 would crash on it).
+  if (s.requestedToCapacityRatio) {
+    append(errs, validate_function_shape(s.requestedToCapacityRatio->shape, child(sp, "shape")));
+  } else if (s.type == kRequestedToCapacityRatio) {
+    errs.push_back(required(child(sp, "requestedToCapacityRatio"), "must be specified when type is RequestedToCapacityRatio"));
   }
   return errs;
 }

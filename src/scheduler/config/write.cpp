@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -58,36 +59,86 @@ Value float_value(float f) {
 
 // ---------------------------------------------------------------- YAML emitter (go-yaml v2 layout)
 
-bool needs_quotes(const std::string& s) {
-  if (s.empty()) return true;
-  static const char* const reserved[] = {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~"};
-  std::string lower;
-  for (char ch : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  for (const char* r : reserved) {
-    if (lower == r) return true;
+// True when a plain scalar `s` would resolve to something other than a string in YAML 1.1
+// (go-yaml v2 then writes it double-quoted).
+bool resolves_to_non_string(const std::string& s) {
+  static const char* const words[] = {"",      "~",     "null",  "Null", "NULL", "y",    "Y",    "yes",  "Yes",
+                                      "YES",   "n",     "N",     "no",   "No",   "NO",   "true", "True", "TRUE",
+                                      "false", "False", "FALSE", "on",   "On",   "ON",   "off",  "Off",  "OFF",
+                                      ".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
+                                      "-.INF", ".nan",  ".NaN",  ".NAN"};
+  for (const char* w : words) {
+    if (s == w) return true;
   }
-  if (lower == ".inf" || lower == "-.inf" || lower == "+.inf" || lower == ".nan") return true;
-  // Anything that parses as a number would come back as one.
-  {
-    char* end = nullptr;
-    std::strtod(s.c_str(), &end);
-    if (end == s.c_str() + s.size()) return true;
-    if (lower.rfind("0x", 0) == 0 || lower.rfind("0o", 0) == 0) return true;
+  std::string t;
+  for (char ch : s) {
+    if (ch != '_') t += ch;
   }
-  static const std::string indicators = "-?:,[]{}#&*!|>'\"%@`";
-  if (indicators.find(s[0]) != std::string::npos) {
-    // "-x" / "?x" / ":x" are plain-safe only when followed by a non-space; keep it simple.
-    if (!((s[0] == '-' || s[0] == '?' || s[0] == ':') && s.size() > 1 && s[1] != ' ')) return true;
+  std::size_t i = 0;
+  if (!t.empty() && (t[0] == '+' || t[0] == '-')) i = 1;
+  std::string_view body = std::string_view(t).substr(i);
+  if (body.empty()) return false;
+  auto all = [&](std::string_view v, auto pred) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [&](char c) { return pred(static_cast<unsigned char>(c)); });
+  };
+  auto is_digit = [](unsigned char c) { return std::isdigit(c) != 0; };
+  if (body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) {
+    return all(body.substr(2), [](unsigned char c) { return std::isxdigit(c) != 0; });
   }
-  if (s.front() == ' ' || s.back() == ' ') return true;
-  if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ':') return true;
-  for (unsigned char ch : s) {
-    if (ch < 0x20 || ch == 0x7f) return true;
+  if (body.size() > 2 && body[0] == '0' && (body[1] == 'b' || body[1] == 'o')) {
+    return all(body.substr(2), is_digit);
+  }
+  // Integers and floats: digits, optional fraction, optional exponent; also ".5".
+  std::size_t j = 0;
+  std::size_t int_digits = 0;
+  while (j < body.size() && is_digit(static_cast<unsigned char>(body[j]))) ++j, ++int_digits;
+  std::size_t frac_digits = 0;
+  if (j < body.size() && body[j] == '.') {
+    ++j;
+    while (j < body.size() && is_digit(static_cast<unsigned char>(body[j]))) ++j, ++frac_digits;
+  }
+  if (int_digits == 0 && frac_digits == 0) return false;
+  if (j < body.size() && (body[j] == 'e' || body[j] == 'E')) {
+    ++j;
+    if (j < body.size() && (body[j] == '+' || body[j] == '-')) ++j;
+    std::size_t exp_digits = 0;
+    while (j < body.size() && is_digit(static_cast<unsigned char>(body[j]))) ++j, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  if (j == body.size()) return true;
+  // Sexagesimal ("1:20") is a float in YAML 1.1.
+  if (int_digits > 0 && body[j] == ':') {
+    return std::all_of(body.begin() + static_cast<std::ptrdiff_t>(j), body.end(),
+                       [](char c) { return c == ':' || c == '.' || std::isdigit(static_cast<unsigned char>(c)); });
   }
   return false;
 }
 
-std::string quote(const std::string& s) {
+// libyaml's analysis of whether a scalar can be written plain in block context.
+bool plain_allowed(const std::string& s) {
+  if (s.empty()) return false;
+  if (s.rfind("---", 0) == 0 || s.rfind("...", 0) == 0) return false;
+  if (s.front() == ' ' || s.back() == ' ') return false;
+  static const std::string start_indicators = ",[]{}#&*!|>'\"%@`";
+  if (start_indicators.find(s[0]) != std::string::npos) return false;
+  if ((s[0] == '-' || s[0] == '?' || s[0] == ':') && (s.size() == 1 || s[1] == ' ')) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    unsigned char ch = static_cast<unsigned char>(s[i]);
+    if (ch < 0x20 || ch == 0x7f) return false;
+    if (s[i] == ':' && (i + 1 == s.size() || s[i + 1] == ' ')) return false;
+    if (s[i] == '#' && i > 0 && s[i - 1] == ' ') return false;
+  }
+  return true;
+}
+
+bool has_special_chars(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    unsigned char ch = static_cast<unsigned char>(c);
+    return ch < 0x20 || ch == 0x7f;
+  });
+}
+
+std::string double_quote(const std::string& s) {
   std::string out = "\"";
   for (unsigned char ch : s) {
     switch (ch) {
@@ -109,11 +160,28 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
+std::string single_quote(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) {
+    if (ch == '\'') out += "''";
+    else out += ch;
+  }
+  return out + "'";
+}
+
+// go-yaml v2's choice: double quotes for strings that look like other types (and for control
+// characters), plain when libyaml allows it, single quotes otherwise.
+std::string string_scalar(const std::string& s) {
+  if (resolves_to_non_string(s) || has_special_chars(s)) return double_quote(s);
+  if (plain_allowed(s)) return s;
+  return single_quote(s);
+}
+
 std::string scalar_text(const Value& v) {
   switch (v.kind) {
     case Value::Null: return "null";
     case Value::Scalar: return v.text;
-    case Value::String: return needs_quotes(v.text) ? quote(v.text) : v.text;
+    case Value::String: return string_scalar(v.text);
     default: return "";
   }
 }
@@ -148,7 +216,7 @@ void emit(const Value& v, int indent, bool inline_first, std::string& out) {
     for (const auto& [k, val] : v.map) {
       if (!(first && inline_first)) out += pad;
       first = false;
-      out += (needs_quotes(k) ? quote(k) : k) + ":";
+      out += string_scalar(k) + ":";
       emit_after_key(val, indent, out, false);
     }
   } else if (v.kind == Value::Seq) {
@@ -354,19 +422,19 @@ Value args_value(const std::string& plugin, const PluginArgs& args) {
 
 Value plugin_set(const PluginSet& s) {
   Value out = Value::object();
-  auto list = [](const std::vector<Plugin>& ps) {
+  // Upstream's output carries the (internally plain int32) weight for enabled plugins only.
+  auto list = [](const std::vector<Plugin>& ps, bool with_weight) {
     Value l = Value::list();
     for (const auto& p : ps) {
       Value e = Value::object();
       e["name"] = Value::str(p.name);
-      // The internal weight is a plain int32, so upstream's encoding always carries it.
-      e["weight"] = Value::integer(p.weight.value_or(0));
+      if (with_weight) e["weight"] = Value::integer(p.weight.value_or(0));
       l.push(std::move(e));
     }
     return l;
   };
-  if (!s.enabled.empty()) out["enabled"] = list(s.enabled);
-  if (!s.disabled.empty()) out["disabled"] = list(s.disabled);
+  if (!s.enabled.empty()) out["enabled"] = list(s.enabled, true);
+  if (!s.disabled.empty()) out["disabled"] = list(s.disabled, false);
   return out;
 }
 
