@@ -58,7 +58,7 @@ std::string discovery_resource_list(std::string_view group, std::string_view ver
     if (r.group != group || r.version != version) continue;
     any = true;
     json::object o{{"name", r.plural},     {"singularName", r.singular}, {"namespaced", r.namespaced},
-                   {"kind", r.kind},       {"verbs", all_verbs}};
+                   {"kind", r.kind},       {"verbs", r.create_only ? json::array{"create"} : all_verbs}};
     if (!r.short_names.empty()) o["shortNames"] = strings(r.short_names);
     if (!r.categories.empty()) o["categories"] = strings(r.categories);
     res.push_back(std::move(o));
@@ -143,7 +143,7 @@ std::string openapi_v3_index() {
 std::string openapi_v3_document(std::string_view gv_path) {
   json::object paths;
   for (const auto& r : all_resources()) {
-    if (gv_key(r) != gv_path) continue;
+    if (gv_key(r) != gv_path || r.create_only) continue;
     std::string base = r.gv_path() + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural + "/{name}";
     json::object gvk{{"group", r.group}, {"version", r.version}, {"kind", r.kind}};
     json::array params{query_param("dryRun"), query_param("fieldManager"), query_param("fieldValidation"),

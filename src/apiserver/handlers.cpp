@@ -1242,6 +1242,15 @@ struct Api::Impl {
     if (r->namespaced && ns.empty() && !name.empty()) return not_found_resource();
     if (!sub.empty() && !r->has_sub(sub)) return not_found_resource();
     const std::string& m = req.method;
+    if (r->create_only) {
+      // POST /api/v1/namespaces/{ns}/bindings: the Binding names the pod.
+      if (m != "POST" || !name.empty() || ns.empty()) return method_not_allowed();
+      auto body = parse_body(req);
+      if (!body) return body_error(body.error());
+      std::string pod = meta_str(*body, "name");
+      if (pod.empty()) return error_response(bad_request("name is required in Binding object"));
+      return binding(*find_resource("", "v1", "pods"), ns, pod, req);
+    }
     if (name.empty()) {
       if (m == "GET") return list(*r, ns, req);
       if (m == "POST") {
@@ -1356,9 +1365,15 @@ util::Result<void> Api::create_nodes(int n, const std::string& template_path) {
                                                 {"lastTransitionTime", ts}}};
     so["addresses"] = json::array{json::object{{"type", "InternalIP"}, {"address", "10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1)}},
                                   json::object{{"type", "Hostname"}, {"address", name}}};
-    so["nodeInfo"] = json::object{{"kubeletVersion", "v1.32.0"}, {"osImage", "ksched simulated"},
-                                  {"kernelVersion", "6.1.0"}, {"containerRuntimeVersion", "sim://1.0"},
-                                  {"operatingSystem", "linux"}, {"architecture", "amd64"}};
+    // Every NodeSystemInfo field is required by typed clients (e.g. the Python models).
+    json::object info{{"kubeletVersion", "v1.32.0"},       {"kubeProxyVersion", "v1.32.0"},
+                      {"osImage", "ksched simulated"},     {"kernelVersion", "6.1.0"},
+                      {"containerRuntimeVersion", "sim://1.0"}, {"operatingSystem", "linux"},
+                      {"architecture", "amd64"},           {"machineID", name},
+                      {"systemUUID", new_uid()},           {"bootID", new_uid()}};
+    if (auto* ni = so.if_contains("nodeInfo"); ni && ni->is_object())
+      for (const auto& kv : ni->get_object()) info[kv.key()] = kv.value();
+    so["nodeInfo"] = std::move(info);
     auto res = impl.do_create(nr, "", o, false);
     if (!res && res.err->code != 409) return util::make_error("creating node " + name + ": " + res.err->message);
   }

@@ -39,6 +39,8 @@ std::vector<ResourceInfo> build() {
       {"spec.nodeName", "spec.host", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
        "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName"},
       false, {"all"});
+  add("", "v1", "bindings", "binding", "Binding", true, {}, {});
+  v.back().create_only = true;
   add("", "v1", "nodes", "node", "Node", false, {"no"}, {"status"}, {"spec.unschedulable"});
   add("", "v1", "namespaces", "namespace", "Namespace", false, {"ns"}, {"finalize", "status"}, {"status.phase"});
   add("", "v1", "services", "service", "Service", true, {"svc"}, {"status"}, {"spec.clusterIP", "spec.type"}, false,

@@ -21,6 +21,7 @@ struct ResourceInfo {
   std::vector<std::string> categories;
   std::vector<std::string> subresources;  // status, binding, eviction, scale, finalize
   bool tracks_generation = false;
+  bool create_only = false;               // e.g. bindings: POST only, no storage of its own
   std::vector<std::string> extra_fields;  // field selectors beyond metadata.name/namespace
 
   std::string group_version() const { return group.empty() ? version : group + "/" + version; }
