@@ -1,6 +1,7 @@
 #include "api/helpers.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace ksched::api {
 namespace {
@@ -155,6 +156,8 @@ bool parse_rfc3339_nanos(std::string_view s, std::int64_t& unix_nanos) {
   }
   if (pos != s.size()) return false;
   std::int64_t secs = days_from_civil(year, mon, day) * 86400 + hh * 3600 + mm * 60 + ss - offset;
+  // int64 nanoseconds reach from 1677 to 2262; anything outside is rejected, not wrapped.
+  if (secs > INT64_MAX / kNanosPerSecond - 1 || secs < INT64_MIN / kNanosPerSecond + 1) return false;
   unix_nanos = secs * kNanosPerSecond + frac;
   return true;
 }

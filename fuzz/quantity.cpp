@@ -1,0 +1,28 @@
+// Fuzz Quantity::parse: canonical strings re-parse to the same value and print identically, and
+// arithmetic on parsed values is consistent.
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "api/quantity.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using ksched::api::Quantity;
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  auto q = Quantity::parse(in);
+  if (!q.ok()) {
+    if (q.error().empty()) std::abort();
+    return 0;
+  }
+  const std::string s = q->to_string();
+  auto again = Quantity::parse(s);
+  if (!again.ok()) std::abort();
+  if (!(*again == *q)) std::abort();
+  if (again->to_string() != s) std::abort();
+  (void)q->value();
+  (void)q->milli_value();
+  Quantity sum = *q + *q;
+  if ((sum - *q) != *q) std::abort();
+  if ((*q - *q).sign() != 0) std::abort();
+  return 0;
+}
