@@ -299,3 +299,21 @@ TEST(SchedulerConfigWrite, StringsQuoteLikeGoYamlAndSurviveReload) {
 
 }  // namespace
 }  // namespace ksched::scheduler::config
+
+namespace ksched::scheduler::config {
+namespace {
+
+TEST(SchedulerConfigWrite, JsonFormDecodesToTheSameConfiguration) {
+  auto cfg = testing::must_decode(kRich);
+  std::string json = write_config_json(cfg);
+  ASSERT_FALSE(json.empty());
+  EXPECT_EQ(json.front(), '{');
+  EXPECT_EQ(json.find('\n'), std::string::npos);
+  EXPECT_NE(json.find(R"("leaderElection":{"leaderElect":false,"leaseDuration":"1m30s")"), std::string::npos) << json;
+  auto back = decode_config(json);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(write_config(*back), write_config(cfg));
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::config

@@ -503,6 +503,59 @@ Value extender_value(const Extender& x) {
   return out;
 }
 
+void emit_json(const Value& v, std::string& out) {
+  switch (v.kind) {
+    case Value::Null: out += "null"; break;
+    case Value::Scalar: out += v.text; break;
+    case Value::String: {
+      out += '"';
+      for (unsigned char ch : v.text) {
+        switch (ch) {
+          case '"': out += "\\\""; break;
+          case '\\': out += "\\\\"; break;
+          case '\n': out += "\\n"; break;
+          case '\t': out += "\\t"; break;
+          case '\r': out += "\\r"; break;
+          default:
+            if (ch < 0x20) {
+              char buf[8];
+              std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+              out += buf;
+            } else {
+              out += static_cast<char>(ch);
+            }
+        }
+      }
+      out += '"';
+      break;
+    }
+    case Value::Map: {
+      out += '{';
+      bool first = true;
+      for (const auto& [k, val] : v.map) {
+        if (!first) out += ',';
+        first = false;
+        emit_json(Value::str(k), out);
+        out += ':';
+        emit_json(val, out);
+      }
+      out += '}';
+      break;
+    }
+    case Value::Seq: {
+      out += '[';
+      for (std::size_t i = 0; i < v.seq.size(); ++i) {
+        if (i) out += ',';
+        emit_json(v.seq[i], out);
+      }
+      out += ']';
+      break;
+    }
+  }
+}
+
+Value config_value(const KubeSchedulerConfiguration& cfg);
+
 }  // namespace
 
 std::string write_args(const std::string& plugin, const PluginArgs& args) {
@@ -514,6 +567,20 @@ std::string write_args(const std::string& plugin, const PluginArgs& args) {
 }
 
 std::string write_config(const KubeSchedulerConfiguration& cfg) {
+  std::string out;
+  emit(config_value(cfg), 0, false, out);
+  return out;
+}
+
+std::string write_config_json(const KubeSchedulerConfiguration& cfg) {
+  std::string out;
+  emit_json(config_value(cfg), out);
+  return out;
+}
+
+namespace {
+
+Value config_value(const KubeSchedulerConfiguration& cfg) {
   Value root = Value::object();
   root["apiVersion"] = Value::str(std::string(kAPIVersion));
   root["kind"] = Value::str(std::string(kKind));
@@ -555,10 +622,9 @@ std::string write_config(const KubeSchedulerConfiguration& cfg) {
     root["extenders"] = std::move(l);
   }
   if (cfg.delayCacheUntilActive) root["delayCacheUntilActive"] = Value::boolean(true);
-
-  std::string out;
-  emit(root, 0, false, out);
-  return out;
+  return root;
 }
+
+}  // namespace
 
 }  // namespace ksched::scheduler::config

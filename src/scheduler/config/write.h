@@ -10,6 +10,9 @@ namespace ksched::scheduler::config {
 
 std::string write_config(const KubeSchedulerConfiguration& cfg);
 
+// The same document as compact JSON (keys sorted), e.g. for a /configz body.
+std::string write_config_json(const KubeSchedulerConfiguration& cfg);
+
 // The args of one plugin as the v1 YAML object (with apiVersion/kind for in-tree args), "" for none.
 std::string write_args(const std::string& plugin, const PluginArgs& args);
 
