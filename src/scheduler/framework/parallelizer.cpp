@@ -1,0 +1,113 @@
+#include "scheduler/framework/parallelizer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+namespace ksched::scheduler::framework {
+
+int parallelizer_chunk_size(int n, int parallelism) {
+  int s = static_cast<int>(std::sqrt(static_cast<double>(n)));
+  int r = n / std::max(1, parallelism) + 1;
+  if (s > r) s = r;
+  return std::max(1, s);
+}
+
+struct ThreadPoolParallelizer::Job {
+  const std::function<void(int)>* fn = nullptr;
+  const std::function<bool()>* stop = nullptr;
+  int n = 0;
+  int chunk = 1;
+  std::atomic<int> next{0};
+  std::atomic<bool> stopped{false};
+  // Workers currently inside work_on for this job; guarded by the pool mutex for joining and by
+  // done_mu for the final wait.
+  int running = 0;
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+};
+
+ThreadPoolParallelizer::ThreadPoolParallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
+  int hw = static_cast<int>(std::thread::hardware_concurrency());
+  if (hw <= 0) hw = 1;
+  int extra = std::min(parallelism_, hw) - 1;
+  for (int i = 0; i < extra; ++i) threads_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPoolParallelizer::~ThreadPoolParallelizer() {
+  {
+    std::lock_guard l(mu_);
+    shutdown_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void ThreadPoolParallelizer::work_on(Job& job) {
+  while (!job.stopped.load(std::memory_order_relaxed)) {
+    int begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
+    if (begin >= job.n) return;
+    int end = std::min(job.n, begin + job.chunk);
+    for (int i = begin; i < end; ++i) {
+      if (job.stop && *job.stop && (*job.stop)()) {
+        job.stopped.store(true, std::memory_order_relaxed);
+        return;
+      }
+      (*job.fn)(i);
+    }
+  }
+}
+
+void ThreadPoolParallelizer::worker_loop() {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock l(mu_);
+      cv_.wait(l, [&] { return shutdown_ || !jobs_.empty(); });
+      if (shutdown_) return;
+      job = jobs_.front();
+      {
+        std::lock_guard dl(job->done_mu);
+        ++job->running;
+      }
+      // Work left for others too? Keep it queued; otherwise drop it so idle workers sleep.
+      if (job->next.load(std::memory_order_relaxed) + job->chunk >= job->n) jobs_.pop_front();
+    }
+    work_on(*job);
+    {
+      std::lock_guard dl(job->done_mu);
+      --job->running;
+    }
+    job->done_cv.notify_all();
+  }
+}
+
+void ThreadPoolParallelizer::until(int n, const std::function<void(int)>& fn, const std::function<bool()>& stop) {
+  if (n <= 0) return;
+  auto job = std::make_shared<Job>();
+  job->fn = &fn;
+  job->stop = &stop;
+  job->n = n;
+  job->chunk = parallelizer_chunk_size(n, parallelism_);
+  const bool use_pool = !threads_.empty() && n > job->chunk;
+  if (use_pool) {
+    {
+      std::lock_guard l(mu_);
+      jobs_.push_back(job);
+    }
+    cv_.notify_all();
+  }
+  work_on(*job);
+  if (use_pool) {
+    {
+      // No worker may join after this point.
+      std::lock_guard l(mu_);
+      auto it = std::find(jobs_.begin(), jobs_.end(), job);
+      if (it != jobs_.end()) jobs_.erase(it);
+    }
+    std::unique_lock dl(job->done_mu);
+    job->done_cv.wait(dl, [&] { return job->running == 0; });
+  }
+}
+
+}  // namespace ksched::scheduler::framework

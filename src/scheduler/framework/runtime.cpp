@@ -1,0 +1,820 @@
+#include "scheduler/framework/runtime.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <limits>
+
+#include "scheduler/framework/parallelizer.h"
+
+namespace ksched::scheduler::framework {
+
+using config::ExtensionPoint;
+
+// ---------------------------------------------------------------- helpers
+
+std::string go_duration_string(std::chrono::nanoseconds d) {
+  std::int64_t v = d.count();
+  if (v == 0) return "0s";
+  const bool neg = v < 0;
+  std::uint64_t u = neg ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
+  // Fraction of `u` below 10^prec with trailing zeros trimmed; u becomes the integer part.
+  auto frac = [](std::uint64_t& x, int prec) {
+    std::string digits;
+    bool print = false;
+    for (int i = 0; i < prec; ++i) {
+      int digit = static_cast<int>(x % 10);
+      print = print || digit != 0;
+      if (print) digits.insert(digits.begin(), static_cast<char>('0' + digit));
+      x /= 10;
+    }
+    return print ? "." + digits : std::string();
+  };
+  std::string out;
+  if (u < 1'000'000'000ULL) {
+    std::string unit;
+    int prec = 0;
+    if (u < 1'000ULL) {
+      unit = "ns";
+    } else if (u < 1'000'000ULL) {
+      unit = "\xC2\xB5s";  // µs, as Go prints it
+      prec = 3;
+    } else {
+      unit = "ms";
+      prec = 6;
+    }
+    std::string f = frac(u, prec);
+    out = std::to_string(u) + f + unit;
+  } else {
+    std::string f = frac(u, 9);  // u = whole seconds
+    out = std::to_string(u % 60) + f + "s";
+    u /= 60;
+    if (u > 0) {
+      out = std::to_string(u % 60) + "m" + out;
+      u /= 60;
+      if (u > 0) out = std::to_string(u) + "h" + out;
+    }
+  }
+  return neg ? "-" + out : out;
+}
+
+PluginArgs to_plugin_args(const config::PluginArgs& args) {
+  PluginArgs out;
+  std::visit(
+      [&](const auto& a) {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (!std::is_same_v<A, std::monostate>) out.value = a;
+      },
+      args);
+  return out;
+}
+
+namespace {
+
+bool implements(ExtensionPoint ep, Plugin* p) {
+  switch (ep) {
+    case ExtensionPoint::PreEnqueue: return dynamic_cast<PreEnqueuePlugin*>(p) != nullptr;
+    case ExtensionPoint::QueueSort: return dynamic_cast<QueueSortPlugin*>(p) != nullptr;
+    case ExtensionPoint::PreFilter: return dynamic_cast<PreFilterPlugin*>(p) != nullptr;
+    case ExtensionPoint::Filter: return dynamic_cast<FilterPlugin*>(p) != nullptr;
+    case ExtensionPoint::PostFilter: return dynamic_cast<PostFilterPlugin*>(p) != nullptr;
+    case ExtensionPoint::PreScore: return dynamic_cast<PreScorePlugin*>(p) != nullptr;
+    case ExtensionPoint::Score: return dynamic_cast<ScorePlugin*>(p) != nullptr;
+    case ExtensionPoint::Reserve: return dynamic_cast<ReservePlugin*>(p) != nullptr;
+    case ExtensionPoint::Permit: return dynamic_cast<PermitPlugin*>(p) != nullptr;
+    case ExtensionPoint::PreBind: return dynamic_cast<PreBindPlugin*>(p) != nullptr;
+    case ExtensionPoint::Bind: return dynamic_cast<BindPlugin*>(p) != nullptr;
+    case ExtensionPoint::PostBind: return dynamic_cast<PostBindPlugin*>(p) != nullptr;
+    case ExtensionPoint::MultiPoint: return true;
+  }
+  return false;
+}
+
+const char* point_label(ExtensionPoint ep) {
+  switch (ep) {
+    case ExtensionPoint::PreEnqueue: return "PreEnqueue";
+    case ExtensionPoint::QueueSort: return "QueueSort";
+    case ExtensionPoint::PreFilter: return "PreFilter";
+    case ExtensionPoint::Filter: return "Filter";
+    case ExtensionPoint::PostFilter: return "PostFilter";
+    case ExtensionPoint::PreScore: return "PreScore";
+    case ExtensionPoint::Score: return "Score";
+    case ExtensionPoint::Reserve: return "Reserve";
+    case ExtensionPoint::Permit: return "Permit";
+    case ExtensionPoint::PreBind: return "PreBind";
+    case ExtensionPoint::Bind: return "Bind";
+    case ExtensionPoint::PostBind: return "PostBind";
+    case ExtensionPoint::MultiPoint: return "MultiPoint";
+  }
+  return "";
+}
+
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// Go's fmt %v of a []string: "[a b c]".
+std::string go_list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) out += " ";
+    out += v[i];
+  }
+  return out + "]";
+}
+
+std::int32_t pod_priority(const api::Pod& p) { return p.spec.priority.value_or(0); }
+
+class EmptyNodeInfoLister final : public NodeInfoLister, public StorageInfoLister {
+ public:
+  const std::vector<NodeInfoPtr>& list() const override { return empty_; }
+  const std::vector<NodeInfoPtr>& have_pods_with_affinity_list() const override { return empty_; }
+  const std::vector<NodeInfoPtr>& have_pods_with_required_anti_affinity_list() const override { return empty_; }
+  NodeInfoPtr get(std::string_view) const override { return nullptr; }
+  bool is_pvc_used_by_pods(std::string_view) const override { return false; }
+
+ private:
+  std::vector<NodeInfoPtr> empty_;
+};
+EmptyNodeInfoLister& empty_snapshot() {
+  static EmptyNodeInfoLister e;
+  return e;
+}
+
+class EmptyNominator final : public PodNominator {
+ public:
+  std::vector<PodInfoPtr> nominated_pods_for_node(std::string_view) const override { return {}; }
+};
+
+class EmptyLister final : public ClusterLister {
+ public:
+  std::shared_ptr<const api::Namespace> get_namespace(std::string_view) const override { return nullptr; }
+  std::vector<std::shared_ptr<const api::Namespace>> list_namespaces() const override { return {}; }
+  std::vector<std::shared_ptr<const api::Service>> list_services(std::string_view) const override { return {}; }
+  std::vector<std::shared_ptr<const api::ReplicationController>> list_replication_controllers(
+      std::string_view) const override {
+    return {};
+  }
+  std::vector<std::shared_ptr<const api::ReplicaSet>> list_replica_sets(std::string_view) const override {
+    return {};
+  }
+  std::vector<std::shared_ptr<const api::StatefulSet>> list_stateful_sets(std::string_view) const override {
+    return {};
+  }
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> list_pdbs(std::string_view) const override {
+    return {};
+  }
+  std::shared_ptr<const api::PersistentVolume> get_pv(std::string_view) const override { return nullptr; }
+  std::vector<std::shared_ptr<const api::PersistentVolume>> list_pvs() const override { return {}; }
+  std::shared_ptr<const api::PersistentVolumeClaim> get_pvc(std::string_view, std::string_view) const override {
+    return nullptr;
+  }
+  std::shared_ptr<const api::StorageClass> get_storage_class(std::string_view) const override { return nullptr; }
+  std::shared_ptr<const api::CSINode> get_csi_node(std::string_view) const override { return nullptr; }
+  std::shared_ptr<const api::CSIDriver> get_csi_driver(std::string_view) const override { return nullptr; }
+  std::vector<std::shared_ptr<const api::CSIStorageCapacity>> list_csi_storage_capacities() const override {
+    return {};
+  }
+  PodPtr get_pod(std::string_view, std::string_view) const override { return nullptr; }
+};
+
+class NoClient final : public ClusterClient {
+ public:
+  Status bind(const api::Pod&, const std::string&) override { return Status::error("no cluster client configured"); }
+  Status delete_pod(const api::Pod&) override { return Status::error("no cluster client configured"); }
+  Status patch_pod_status(const api::Pod&, const std::optional<api::PodCondition>&,
+                          const std::optional<std::string>&) override {
+    return Status::error("no cluster client configured");
+  }
+  void event(const api::Pod&, const std::string&, const std::string&, const std::string&,
+             const std::string&) override {}
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- waiting pods
+
+class Framework::WaitingPodImpl final : public WaitingPod {
+ public:
+  WaitingPodImpl(const api::Pod& pod, const std::map<std::string, std::chrono::nanoseconds>& waits,
+                 const util::Clock& clock)
+      : pod_(pod), clock_(clock) {
+    auto now = clock_.now();
+    for (const auto& [plugin, d] : waits) {
+      pending_[plugin] = {now + std::chrono::duration_cast<util::Clock::duration>(d), d};
+    }
+  }
+  const api::Pod& pod() const override { return pod_; }
+  std::vector<std::string> pending_plugins() const override {
+    std::lock_guard l(mu_);
+    std::vector<std::string> out;
+    for (const auto& [p, _] : pending_) out.push_back(p);
+    return out;
+  }
+  void allow(const std::string& plugin) override {
+    {
+      std::lock_guard l(mu_);
+      pending_.erase(plugin);
+      if (!pending_.empty() || result_) return;
+      result_ = Status::success();
+    }
+    cv_.notify_all();
+  }
+  void reject(const std::string& plugin, const std::string& msg) override {
+    {
+      std::lock_guard l(mu_);
+      if (result_) return;  // the first outcome wins, as upstream's 1-buffered channel
+      result_ = Status(Code::Unschedulable, msg).with_plugin(plugin);
+    }
+    cv_.notify_all();
+  }
+  // Blocks until allowed, rejected or a plugin's wait time passes on the clock. The clock may be
+  // fake, so waits are sliced and the deadline is re-read each time.
+  Status wait() {
+    std::unique_lock l(mu_);
+    for (;;) {
+      if (result_) return *result_;
+      auto now = clock_.now();
+      auto earliest = util::Clock::time_point::max();
+      for (const auto& [plugin, pw] : pending_) {
+        if (pw.deadline <= now) {
+          result_ = Status(Code::Unschedulable, "rejected due to timeout after waiting " +
+                                                    go_duration_string(pw.wait) + " at plugin " + plugin)
+                        .with_plugin(plugin);
+          return *result_;
+        }
+        earliest = std::min(earliest, pw.deadline);
+      }
+      auto slice = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::milliseconds(10));
+      if (earliest != util::Clock::time_point::max()) slice = std::min(slice, earliest - now);
+      cv_.wait_for(l, slice);
+    }
+  }
+
+ private:
+  struct PendingWait {
+    util::Clock::time_point deadline;
+    std::chrono::nanoseconds wait;
+  };
+  api::Pod pod_;
+  const util::Clock& clock_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, PendingWait> pending_;
+  std::optional<Status> result_;
+};
+
+// ---------------------------------------------------------------- construction
+
+Framework::~Framework() = default;
+
+util::Result<std::unique_ptr<Framework>> Framework::create(const config::KubeSchedulerProfile& profile,
+                                                           const Registry& registry, FrameworkDeps deps) {
+  std::unique_ptr<Framework> f(new Framework());
+  f->deps_ = std::move(deps);
+  f->node_infos_ = f->deps_.nodeInfos;
+  f->storage_infos_ = f->deps_.storageInfos;
+  f->clock_ = f->deps_.clock ? f->deps_.clock : &util::RealClock::instance();
+  f->parallelizer_ = f->deps_.parallelizer ? f->deps_.parallelizer
+                                           : std::make_shared<ThreadPoolParallelizer>(f->deps_.parallelism);
+  if (auto r = f->init(profile, registry); !r) return util::make_error(r.error());
+  return f;
+}
+
+util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, const Registry& registry) {
+  profile_name_ = profile.schedulerName;
+  percentage_of_nodes_to_score_ = profile.percentageOfNodesToScore;
+  const auto& plugins = profile.plugins;
+
+  std::set<std::string> needed;
+  for (auto ep : config::kSpecificExtensionPoints) {
+    for (const auto& p : plugins.at(ep).enabled) needed.insert(p.name);
+  }
+  for (const auto& p : plugins.multiPoint.enabled) needed.insert(p.name);
+
+  for (const auto& [name, factory] : registry.all()) {
+    if (!needed.count(name)) continue;
+    PluginArgs args;
+    if (const auto* raw = profile.raw_args_for(name)) args = to_plugin_args(*raw);
+    auto p = factory(args, *this);
+    if (!p) return util::make_error("initializing plugin " + quoted(name) + ": " + p.error());
+    if (!p.value()) return util::make_error("initializing plugin " + quoted(name) + ": factory returned no plugin");
+    plugins_[name] = std::move(p.value());
+  }
+
+  // Per extension point: names in run order.
+  std::map<ExtensionPoint, std::vector<std::string>> order;
+  for (auto ep : config::kSpecificExtensionPoints) {
+    const auto type = std::string(config::extension_point_plugin_type(ep));
+    std::set<std::string> seen;
+    auto& names = order[ep];
+    for (const auto& e : plugins.at(ep).enabled) {
+      auto it = plugins_.find(e.name);
+      if (it == plugins_.end()) return util::make_error(type + " " + quoted(e.name) + " does not exist");
+      if (!implements(ep, it->second.get())) {
+        return util::make_error("plugin " + quoted(e.name) + " does not extend " + type + " plugin");
+      }
+      if (!seen.insert(e.name).second) {
+        return util::make_error("plugin " + quoted(e.name) + " already registered as " + quoted(type));
+      }
+      names.push_back(e.name);
+    }
+  }
+
+  // multiPoint expansion (upstream expandMultiPointPlugins): explicitly configured plugins keep
+  // their specific-point position first, then multiPoint ones, then the other specific ones.
+  if (!plugins.multiPoint.enabled.empty()) {
+    for (auto ep : config::kSpecificExtensionPoints) {
+      const auto type = std::string(config::extension_point_plugin_type(ep));
+      const auto& set = plugins.at(ep);
+      std::set<std::string> disabled;
+      for (const auto& d : set.disabled) disabled.insert(d.name);
+      if (disabled.count("*")) continue;
+      std::vector<std::string> enabled = order[ep];
+      std::set<std::string> enabled_set(enabled.begin(), enabled.end());
+      std::vector<std::string> multi;
+      std::set<std::string> multi_set, overrides;
+      for (const auto& e : plugins.multiPoint.enabled) {
+        auto it = plugins_.find(e.name);
+        if (it == plugins_.end()) return util::make_error(type + " " + quoted(e.name) + " does not exist");
+        if (!implements(ep, it->second.get())) continue;
+        if (disabled.count(e.name)) continue;
+        if (enabled_set.count(e.name)) {
+          overrides.insert(e.name);
+          continue;
+        }
+        if (!multi_set.insert(e.name).second) {
+          return util::make_error("plugin " + quoted(e.name) + " already registered as " + quoted(type));
+        }
+        multi.push_back(e.name);
+      }
+      std::vector<std::string> out;
+      for (const auto& n : enabled) {
+        if (overrides.count(n)) out.push_back(n);
+      }
+      out.insert(out.end(), multi.begin(), multi.end());
+      for (const auto& n : enabled) {
+        if (!overrides.count(n)) out.push_back(n);
+      }
+      order[ep] = std::move(out);
+    }
+  }
+
+  auto fill = [&](ExtensionPoint ep, auto& vec) {
+    using Ptr = typename std::decay_t<decltype(vec)>::value_type;
+    using T = typename Ptr::element_type;
+    for (const auto& n : order[ep]) vec.push_back(std::dynamic_pointer_cast<T>(plugins_.at(n)));
+  };
+  fill(ExtensionPoint::PreEnqueue, pre_enqueue_);
+  std::vector<std::shared_ptr<QueueSortPlugin>> qs;
+  fill(ExtensionPoint::QueueSort, qs);
+  fill(ExtensionPoint::PreFilter, pre_filter_);
+  fill(ExtensionPoint::Filter, filter_);
+  fill(ExtensionPoint::PostFilter, post_filter_);
+  fill(ExtensionPoint::PreScore, pre_score_);
+  fill(ExtensionPoint::Score, score_);
+  fill(ExtensionPoint::Reserve, reserve_);
+  fill(ExtensionPoint::Permit, permit_);
+  fill(ExtensionPoint::PreBind, pre_bind_);
+  fill(ExtensionPoint::Bind, bind_);
+  fill(ExtensionPoint::PostBind, post_bind_);
+
+  if (qs.size() != 1) {
+    return util::make_error("only one queue sort plugin required for profile with scheduler name " +
+                            quoted(profile_name_) + ", but got " + std::to_string(qs.size()));
+  }
+  queue_sort_ = qs.front();
+  if (bind_.empty()) {
+    return util::make_error("at least one bind plugin is needed for profile with scheduler name " +
+                            quoted(profile_name_));
+  }
+
+  // Score weights: the Score point's entry wins over multiPoint's; 0 means 1.
+  std::int64_t total = 0;
+  std::vector<config::Plugin> weighted = plugins.score.enabled;
+  weighted.insert(weighted.end(), plugins.multiPoint.enabled.begin(), plugins.multiPoint.enabled.end());
+  for (const auto& e : weighted) {
+    auto it = plugins_.find(e.name);
+    if (it == plugins_.end() || !implements(ExtensionPoint::Score, it->second.get())) continue;
+    if (score_weights_.count(e.name)) continue;
+    std::int32_t w = e.weight.value_or(0);
+    if (w == 0) w = 1;
+    score_weights_[e.name] = w;
+    if (static_cast<std::int64_t>(w) * kMaxNodeScore > std::numeric_limits<std::int64_t>::max() - total) {
+      return util::make_error("total score of Score plugins could overflow");
+    }
+    total += static_cast<std::int64_t>(w) * kMaxNodeScore;
+  }
+  for (const auto& s : score_) {
+    auto it = score_weights_.find(std::string(s->name()));
+    score_weight_by_index_.push_back(it == score_weights_.end() ? 1 : it->second);
+  }
+  return {};
+}
+
+std::map<std::string, std::vector<std::string>> Framework::list_plugins() const {
+  std::map<std::string, std::vector<std::string>> out;
+  auto add = [&](ExtensionPoint ep, const auto& vec) {
+    if (vec.empty()) return;
+    auto& names = out[point_label(ep)];
+    for (const auto& p : vec) names.emplace_back(p->name());
+  };
+  add(ExtensionPoint::PreEnqueue, pre_enqueue_);
+  add(ExtensionPoint::QueueSort, std::vector<std::shared_ptr<QueueSortPlugin>>{queue_sort_});
+  add(ExtensionPoint::PreFilter, pre_filter_);
+  add(ExtensionPoint::Filter, filter_);
+  add(ExtensionPoint::PostFilter, post_filter_);
+  add(ExtensionPoint::PreScore, pre_score_);
+  add(ExtensionPoint::Score, score_);
+  add(ExtensionPoint::Reserve, reserve_);
+  add(ExtensionPoint::Permit, permit_);
+  add(ExtensionPoint::PreBind, pre_bind_);
+  add(ExtensionPoint::Bind, bind_);
+  add(ExtensionPoint::PostBind, post_bind_);
+  return out;
+}
+
+std::shared_ptr<Plugin> Framework::plugin(std::string_view name) const {
+  auto it = plugins_.find(name);
+  return it == plugins_.end() ? nullptr : it->second;
+}
+
+std::map<std::string, std::vector<ClusterEventWithHint>> Framework::events_to_register() const {
+  std::set<std::string> rejectors;
+  auto collect = [&](const auto& vec) {
+    for (const auto& p : vec) rejectors.emplace(p->name());
+  };
+  collect(pre_enqueue_);
+  collect(pre_filter_);
+  collect(filter_);
+  collect(reserve_);
+  collect(permit_);
+  std::map<std::string, std::vector<ClusterEventWithHint>> out;
+  for (const auto& name : rejectors) {
+    auto p = plugins_.at(name);
+    if (auto* ext = dynamic_cast<EnqueueExtensions*>(p.get())) {
+      out[name] = ext->events_to_register();
+    } else {
+      out[name] = {ClusterEventWithHint{ClusterEvent{EventResource::WildCard, kAll, "WildCardEvent"}, {}}};
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- Handle
+
+const NodeInfoLister& Framework::snapshot_node_infos() const {
+  return node_infos_ ? *node_infos_ : static_cast<const NodeInfoLister&>(empty_snapshot());
+}
+const StorageInfoLister& Framework::snapshot_storage_infos() const {
+  return storage_infos_ ? *storage_infos_ : static_cast<const StorageInfoLister&>(empty_snapshot());
+}
+ClusterClient& Framework::client() {
+  static NoClient none;
+  return deps_.client ? *deps_.client : none;
+}
+const ClusterLister& Framework::lister() const {
+  static EmptyLister none;
+  return deps_.lister ? *deps_.lister : none;
+}
+const PodNominator& Framework::nominator() const {
+  static EmptyNominator none;
+  return deps_.nominator ? *deps_.nominator : none;
+}
+
+std::shared_ptr<WaitingPod> Framework::get_waiting_pod(std::string_view uid) {
+  std::lock_guard l(waiting_mu_);
+  auto it = waiting_pods_.find(uid);
+  return it == waiting_pods_.end() ? nullptr : it->second;
+}
+
+void Framework::iterate_over_waiting_pods(const std::function<void(WaitingPod&)>& fn) {
+  std::vector<std::shared_ptr<WaitingPodImpl>> pods;
+  {
+    std::lock_guard l(waiting_mu_);
+    for (const auto& [_, wp] : waiting_pods_) pods.push_back(wp);
+  }
+  for (const auto& wp : pods) fn(*wp);
+}
+
+void Framework::reject_waiting_pod(std::string_view uid) {
+  if (auto wp = get_waiting_pod(uid)) wp->reject("", "removed");
+}
+
+// ---------------------------------------------------------------- extension points
+
+Status Framework::run_pre_enqueue_plugins(const api::Pod& pod) {
+  for (const auto& p : pre_enqueue_) {
+    Status s = p->pre_enqueue(pod);
+    if (s.is_success()) continue;
+    if (!s.is_rejected()) {
+      s = Status::error("running PreEnqueue plugin " + quoted(p->name()) + ": " + s.message());
+    }
+    return s.with_plugin(std::string(p->name()));
+  }
+  return {};
+}
+
+Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod, PreFilterResult& result,
+                                         std::set<std::string>& unschedulable_plugins) {
+  result = PreFilterResult{};
+  std::vector<std::string> plugins_with_nodes;
+  std::set<std::string, std::less<>> skip;
+  Status ret;
+  const auto& nodes = snapshot_node_infos().list();
+  for (const auto& p : pre_filter_) {
+    PreFilterResult r;
+    Status s = p->pre_filter(state, pod, nodes, r);
+    if (s.is_skip()) {
+      skip.emplace(p->name());
+      continue;
+    }
+    if (!s.is_success()) {
+      s.with_plugin(std::string(p->name()));
+      if (s.code() == Code::UnschedulableAndUnresolvable) return s;
+      if (s.code() == Code::Unschedulable) {
+        ret = s;  // keep running: preemption needs every PreFilter's state
+        continue;
+      }
+      return Status::error("running PreFilter plugin " + quoted(p->name()) + ": " + s.message())
+          .with_plugin(std::string(p->name()));
+    }
+    if (!r.all_nodes()) plugins_with_nodes.emplace_back(p->name());
+    result = result.merge(r);
+    if (!result.all_nodes() && result.nodeNames->empty()) {
+      std::string msg = plugins_with_nodes.size() == 1
+                            ? "node(s) didn't satisfy plugin " + plugins_with_nodes.front()
+                            : "node(s) didn't satisfy plugin(s) " + go_list(plugins_with_nodes) + " simultaneously";
+      unschedulable_plugins.insert(plugins_with_nodes.begin(), plugins_with_nodes.end());
+      return Status(Code::UnschedulableAndUnresolvable, msg);
+    }
+  }
+  state.skip_filter_plugins = std::move(skip);
+  return ret;
+}
+
+Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
+  for (const auto& p : filter_) {
+    if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(p->name())) continue;
+    Status s = p->filter(state, pod, node_info);
+    if (s.is_success()) continue;
+    if (!s.is_rejected()) s = Status::error("running " + quoted(p->name()) + " filter plugin: " + s.message());
+    return s.with_plugin(std::string(p->name()));
+  }
+  return {};
+}
+
+Status Framework::run_pre_filter_extension_add_pod(CycleState& state, const api::Pod& pod_to_schedule,
+                                                   const PodInfoPtr& pod_to_add, const NodeInfo& node_info) {
+  for (const auto& p : pre_filter_) {
+    auto* ext = p->pre_filter_extensions();
+    if (!ext || state.skip_filter_plugins.count(p->name())) continue;
+    Status s = ext->add_pod(state, pod_to_schedule, pod_to_add, node_info);
+    if (!s.is_success()) {
+      return Status::error("running AddPod on PreFilter plugin " + quoted(p->name()) + ": " + s.message());
+    }
+  }
+  return {};
+}
+
+Status Framework::run_pre_filter_extension_remove_pod(CycleState& state, const api::Pod& pod_to_schedule,
+                                                      const PodInfoPtr& pod_to_remove, const NodeInfo& node_info) {
+  for (const auto& p : pre_filter_) {
+    auto* ext = p->pre_filter_extensions();
+    if (!ext || state.skip_filter_plugins.count(p->name())) continue;
+    Status s = ext->remove_pod(state, pod_to_schedule, pod_to_remove, node_info);
+    if (!s.is_success()) {
+      return Status::error("running RemovePod on PreFilter plugin " + quoted(p->name()) + ": " + s.message());
+    }
+  }
+  return {};
+}
+
+Status Framework::run_filter_plugins_with_nominated_pods(CycleState& state, const api::Pod& pod,
+                                                         const NodeInfo& node_info) {
+  // Pass 1 adds nominated pods of equal or higher priority (they may take resources or satisfy
+  // affinity); pass 2, only when pass 1 passed and added pods, checks without them (they may
+  // not actually land here, e.g. anti-affinity they would satisfy).
+  std::vector<PodInfoPtr> nominated;
+  if (node_info.node()) nominated = nominator().nominated_pods_for_node(node_info.name());
+  std::shared_ptr<NodeInfo> ni_with;
+  std::unique_ptr<CycleState> state_with;
+  for (const auto& pi : nominated) {
+    if (pod_priority(*pi->pod) < pod_priority(pod) || pi->pod->metadata.uid == pod.metadata.uid) continue;
+    if (!ni_with) {
+      ni_with = node_info.clone();
+      state_with = state.clone();
+    }
+    ni_with->add_pod(pi);
+    Status s = run_pre_filter_extension_add_pod(*state_with, pod, pi, *ni_with);
+    if (!s.is_success()) return Status::error(s.message());
+  }
+  if (!ni_with) return run_filter_plugins(state, pod, node_info);
+  Status s = run_filter_plugins(*state_with, pod, *ni_with);
+  if (!s.is_success()) return s;
+  return run_filter_plugins(state, pod, node_info);
+}
+
+Status Framework::run_post_filter_plugins(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
+                                          PostFilterResult& result) {
+  std::vector<std::string> reasons;
+  std::string rejector;
+  std::optional<PostFilterResult> last_meaningful;
+  for (const auto& p : post_filter_) {
+    PostFilterResult r;
+    Status s = p->post_filter(state, pod, filtered, r);
+    if (s.is_success()) {
+      result = r;
+      return s;
+    }
+    if (s.code() == Code::UnschedulableAndUnresolvable) {
+      result = r;
+      return s.with_plugin(std::string(p->name()));
+    }
+    if (!s.is_rejected()) return Status::error(s.message()).with_plugin(std::string(p->name()));
+    if (r.nominatingInfo.mode != NominatingInfo::Mode::Noop) last_meaningful = r;
+    reasons.insert(reasons.end(), s.reasons().begin(), s.reasons().end());
+    if (rejector.empty()) rejector = std::string(p->name());
+  }
+  result = last_meaningful.value_or(PostFilterResult{});
+  return Status(Code::Unschedulable, std::move(reasons)).with_plugin(rejector);
+}
+
+Status Framework::run_pre_score_plugins(CycleState& state, const api::Pod& pod,
+                                        const std::vector<NodeInfoPtr>& nodes) {
+  std::set<std::string, std::less<>> skip;
+  for (const auto& p : pre_score_) {
+    Status s = p->pre_score(state, pod, nodes);
+    if (s.is_skip()) {
+      skip.emplace(p->name());
+      continue;
+    }
+    if (!s.is_success()) return Status::error("running PreScore plugin " + quoted(p->name()) + ": " + s.message());
+  }
+  state.skip_score_plugins = std::move(skip);
+  return {};
+}
+
+Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod,
+                                    const std::vector<NodeInfoPtr>& nodes, std::vector<NodePluginScores>& out) {
+  const int n = static_cast<int>(nodes.size());
+  std::vector<ScorePlugin*> active;
+  std::vector<std::int64_t> weights;
+  active.reserve(score_.size());
+  for (std::size_t i = 0; i < score_.size(); ++i) {
+    if (state.skip_score_plugins.count(score_[i]->name())) continue;
+    active.push_back(score_[i].get());
+    weights.push_back(score_weight_by_index_[i]);
+  }
+  const int np = static_cast<int>(active.size());
+  std::vector<NodeScoreList> per_plugin(np, NodeScoreList(n));
+
+  std::mutex err_mu;
+  std::string first_error;
+  std::atomic<bool> failed{false};
+  auto fail = [&](std::string e) {
+    std::lock_guard l(err_mu);
+    if (first_error.empty()) first_error = std::move(e);
+    failed.store(true, std::memory_order_relaxed);
+  };
+  std::function<bool()> stop = [&] { return failed.load(std::memory_order_relaxed); };
+
+  if (np > 0) {
+    parallelizer_->until(
+        n,
+        [&](int i) {
+          const NodeInfo& ni = *nodes[i];
+          for (int k = 0; k < np; ++k) {
+            std::int64_t s = 0;
+            Status st = active[k]->score(state, pod, ni, s);
+            if (!st.is_success()) {
+              fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
+              return;
+            }
+            per_plugin[k][i].name = ni.name();
+            per_plugin[k][i].score = s;
+          }
+        },
+        stop);
+    if (failed) return Status::error("running Score plugins: " + first_error);
+  }
+
+  parallelizer_->until(
+      np,
+      [&](int k) {
+        if (!active[k]->has_normalize_score()) return;
+        Status st = active[k]->normalize_score(state, pod, per_plugin[k]);
+        if (!st.is_success()) fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
+      },
+      stop);
+  if (failed) return Status::error("running Normalize on Score plugins: " + first_error);
+
+  out.resize(n);
+  parallelizer_->until(
+      n,
+      [&](int i) {
+        NodePluginScores& nps = out[i];
+        nps.name = nodes[i]->name();
+        nps.scores.resize(np);
+        nps.totalScore = 0;
+        for (int k = 0; k < np; ++k) {
+          std::int64_t s = per_plugin[k][i].score;
+          if (s > kMaxNodeScore || s < kMinNodeScore) {
+            fail("plugin " + quoted(active[k]->name()) + " returns an invalid score " + std::to_string(s) +
+                 ", it should in the range of [" + std::to_string(kMinNodeScore) + ", " +
+                 std::to_string(kMaxNodeScore) + "] after normalizing");
+            return;
+          }
+          std::int64_t w = s * weights[k];
+          nps.scores[k].first.assign(active[k]->name());
+          nps.scores[k].second = w;
+          nps.totalScore += w;
+        }
+      },
+      stop);
+  if (failed) return Status::error("applying score defaultWeights on Score plugins: " + first_error);
+  return {};
+}
+
+Status Framework::run_reserve_plugins_reserve(CycleState& state, const api::Pod& pod, const std::string& node) {
+  for (const auto& p : reserve_) {
+    Status s = p->reserve(state, pod, node);
+    if (s.is_success()) continue;
+    if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
+    return Status::error("running Reserve plugin " + quoted(p->name()) + ": " + s.message());
+  }
+  return {};
+}
+
+void Framework::run_reserve_plugins_unreserve(CycleState& state, const api::Pod& pod, const std::string& node) {
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) (*it)->unreserve(state, pod, node);
+}
+
+Status Framework::run_permit_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
+  std::map<std::string, std::chrono::nanoseconds> waits;
+  for (const auto& p : permit_) {
+    std::chrono::milliseconds timeout{0};
+    Status s = p->permit(state, pod, node, timeout);
+    if (s.is_success()) continue;
+    if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
+    if (s.is_wait()) {
+      waits[std::string(p->name())] = std::min<std::chrono::nanoseconds>(timeout, kMaxPermitTimeout);
+      continue;
+    }
+    return Status::error("running Permit plugin " + quoted(p->name()) + ": " + s.message())
+        .with_plugin(std::string(p->name()));
+  }
+  if (waits.empty()) return {};
+  auto wp = std::make_shared<WaitingPodImpl>(pod, waits, *clock_);
+  {
+    std::lock_guard l(waiting_mu_);
+    waiting_pods_[pod.metadata.uid] = wp;
+  }
+  return Status(Code::Wait, "one or more plugins asked to wait and no plugin rejected pod " + quoted(pod.metadata.name));
+}
+
+Status Framework::wait_on_permit(const api::Pod& pod) {
+  std::shared_ptr<WaitingPodImpl> wp;
+  {
+    std::lock_guard l(waiting_mu_);
+    auto it = waiting_pods_.find(pod.metadata.uid);
+    if (it == waiting_pods_.end()) return {};
+    wp = it->second;
+  }
+  Status s = wp->wait();
+  {
+    std::lock_guard l(waiting_mu_);
+    auto it = waiting_pods_.find(pod.metadata.uid);
+    if (it != waiting_pods_.end() && it->second == wp) waiting_pods_.erase(it);
+  }
+  if (s.is_success() || s.is_rejected()) return s;
+  std::string plugin = s.plugin();
+  return Status::error("waiting on permit for pod: " + s.message()).with_plugin(plugin);
+}
+
+Status Framework::run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
+  for (const auto& p : pre_bind_) {
+    Status s = p->pre_bind(state, pod, node);
+    if (s.is_success()) continue;
+    if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
+    return Status::error("running PreBind plugin " + quoted(p->name()) + ": " + s.message());
+  }
+  return {};
+}
+
+Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
+  if (bind_.empty()) return Status::skip();
+  Status s;
+  for (const auto& p : bind_) {
+    s = p->bind(state, pod, node);
+    if (s.is_skip()) continue;
+    if (s.is_success()) return s;
+    if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
+    return Status::error("running Bind plugin " + quoted(p->name()) + ": " + s.message());
+  }
+  return s;
+}
+
+void Framework::run_post_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
+  for (const auto& p : post_bind_) p->post_bind(state, pod, node);
+}
+
+}  // namespace ksched::scheduler::framework

@@ -1,0 +1,144 @@
+// Framework runtime (upstream framework/runtime/framework.go): one instance per profile. Builds
+// the plugins a profile enables (with multiPoint expansion and score weights), implements Handle
+// for them, and runs every extension point with upstream's semantics.
+#pragma once
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheduler/config/types.h"
+#include "scheduler/framework/interface.h"
+#include "scheduler/framework/registry.h"
+#include "util/clock.h"
+
+namespace ksched::scheduler::framework {
+
+inline constexpr std::chrono::minutes kMaxPermitTimeout{15};
+
+// Go's time.Duration.String() ("1.5s", "10m0s", "100ms"), used in upstream messages.
+std::string go_duration_string(std::chrono::nanoseconds d);
+
+// config::PluginArgs (variant) -> type-erased PluginArgs (monostate -> empty).
+PluginArgs to_plugin_args(const config::PluginArgs& args);
+
+// What a Framework needs from the scheduler. Pointers must outlive the framework; nullptr
+// listers/nominator mean "empty".
+struct FrameworkDeps {
+  ClusterClient* client = nullptr;
+  const ClusterLister* lister = nullptr;
+  const PodNominator* nominator = nullptr;
+  const NodeInfoLister* nodeInfos = nullptr;         // the snapshot (can be set later)
+  const StorageInfoLister* storageInfos = nullptr;
+  int parallelism = 16;
+  std::shared_ptr<Parallelizer> parallelizer;  // default: ThreadPoolParallelizer(parallelism)
+  const util::Clock* clock = nullptr;          // permit timeouts; default RealClock
+};
+
+class Framework final : public Handle {
+ public:
+  // `profile` must be defaulted (config::set_profile_defaults) so multiPoint holds the defaults.
+  static util::Result<std::unique_ptr<Framework>> create(const config::KubeSchedulerProfile& profile,
+                                                        const Registry& registry, FrameworkDeps deps);
+  ~Framework() override;
+
+  // ---- profile information
+  const std::string& profile_name_str() const { return profile_name_; }
+  std::optional<std::int32_t> percentage_of_nodes_to_score() const { return percentage_of_nodes_to_score_; }
+  // Extension point ("PreFilter", "Filter", ...) -> plugin names in run order (upstream ListPlugins).
+  std::map<std::string, std::vector<std::string>> list_plugins() const;
+  const std::map<std::string, std::int32_t>& score_weights() const { return score_weights_; }
+  std::shared_ptr<Plugin> plugin(std::string_view name) const;
+  bool has_filter_plugins() const { return !filter_.empty(); }
+  bool has_score_plugins() const { return !score_.empty(); }
+  bool has_post_filter_plugins() const { return !post_filter_.empty(); }
+  const std::vector<std::shared_ptr<PreEnqueuePlugin>>& pre_enqueue_plugins() const { return pre_enqueue_; }
+  const std::shared_ptr<QueueSortPlugin>& queue_sort_plugin() const { return queue_sort_; }
+  // Plugin name -> events it registered (EnqueueExtensions; plugins without it get the wildcard
+  // event, as upstream). Only plugins that can reject a pod (PreEnqueue, PreFilter, Filter,
+  // Reserve, Permit) are listed, since only they can appear among a pod's rejectors.
+  std::map<std::string, std::vector<ClusterEventWithHint>> events_to_register() const;
+
+  void set_snapshot(const NodeInfoLister* node_infos, const StorageInfoLister* storage_infos) {
+    node_infos_ = node_infos;
+    storage_infos_ = storage_infos;
+  }
+
+  // ---- extension points
+  Status run_pre_enqueue_plugins(const api::Pod& pod);
+  bool queue_sort_less(const QueuedPodInfo& a, const QueuedPodInfo& b) const { return queue_sort_->less(a, b); }
+  // `unschedulable_plugins` gets the plugins whose node sets intersected to nothing.
+  Status run_pre_filter_plugins(CycleState& state, const api::Pod& pod, PreFilterResult& result,
+                                std::set<std::string>& unschedulable_plugins);
+  Status run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) override;
+  Status run_filter_plugins_with_nominated_pods(CycleState& state, const api::Pod& pod,
+                                                const NodeInfo& node_info) override;
+  Status run_pre_filter_extension_add_pod(CycleState& state, const api::Pod& pod_to_schedule,
+                                          const PodInfoPtr& pod_to_add, const NodeInfo& node_info) override;
+  Status run_pre_filter_extension_remove_pod(CycleState& state, const api::Pod& pod_to_schedule,
+                                             const PodInfoPtr& pod_to_remove, const NodeInfo& node_info) override;
+  Status run_post_filter_plugins(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
+                                 PostFilterResult& result);
+  Status run_pre_score_plugins(CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes);
+  // `out` is resized to nodes.size(); each entry holds per-plugin weighted scores and the total.
+  Status run_score_plugins(const CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes,
+                           std::vector<NodePluginScores>& out);
+  Status run_reserve_plugins_reserve(CycleState& state, const api::Pod& pod, const std::string& node_name);
+  void run_reserve_plugins_unreserve(CycleState& state, const api::Pod& pod, const std::string& node_name);
+  // Wait status: the pod is parked as a waiting pod; call wait_on_permit from the binding thread.
+  Status run_permit_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
+  Status wait_on_permit(const api::Pod& pod);
+  Status run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
+  Status run_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
+  void run_post_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
+
+  // ---- Handle
+  const NodeInfoLister& snapshot_node_infos() const override;
+  const StorageInfoLister& snapshot_storage_infos() const override;
+  ClusterClient& client() override;
+  const ClusterLister& lister() const override;
+  Parallelizer& parallelizer() override { return *parallelizer_; }
+  const PodNominator& nominator() const override;
+  std::string_view profile_name() const override { return profile_name_; }
+  std::shared_ptr<WaitingPod> get_waiting_pod(std::string_view uid) override;
+  void iterate_over_waiting_pods(const std::function<void(WaitingPod&)>& fn) override;
+  void reject_waiting_pod(std::string_view uid) override;
+
+ private:
+  class WaitingPodImpl;
+  Framework() = default;
+  util::Result<void> init(const config::KubeSchedulerProfile& profile, const Registry& registry);
+
+  std::string profile_name_;
+  std::optional<std::int32_t> percentage_of_nodes_to_score_;
+  FrameworkDeps deps_;
+  const NodeInfoLister* node_infos_ = nullptr;
+  const StorageInfoLister* storage_infos_ = nullptr;
+  std::shared_ptr<Parallelizer> parallelizer_;
+  const util::Clock* clock_ = nullptr;
+
+  std::map<std::string, std::shared_ptr<Plugin>, std::less<>> plugins_;
+  std::vector<std::shared_ptr<PreEnqueuePlugin>> pre_enqueue_;
+  std::shared_ptr<QueueSortPlugin> queue_sort_;
+  std::vector<std::shared_ptr<PreFilterPlugin>> pre_filter_;
+  std::vector<std::shared_ptr<FilterPlugin>> filter_;
+  std::vector<std::shared_ptr<PostFilterPlugin>> post_filter_;
+  std::vector<std::shared_ptr<PreScorePlugin>> pre_score_;
+  std::vector<std::shared_ptr<ScorePlugin>> score_;
+  std::vector<std::int64_t> score_weight_by_index_;  // parallel to score_
+  std::vector<std::shared_ptr<ReservePlugin>> reserve_;
+  std::vector<std::shared_ptr<PermitPlugin>> permit_;
+  std::vector<std::shared_ptr<PreBindPlugin>> pre_bind_;
+  std::vector<std::shared_ptr<BindPlugin>> bind_;
+  std::vector<std::shared_ptr<PostBindPlugin>> post_bind_;
+  std::map<std::string, std::int32_t> score_weights_;
+
+  mutable std::mutex waiting_mu_;
+  std::map<std::string, std::shared_ptr<WaitingPodImpl>, std::less<>> waiting_pods_;
+};
+
+}  // namespace ksched::scheduler::framework

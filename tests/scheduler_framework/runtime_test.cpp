@@ -1,0 +1,664 @@
+#include "scheduler/framework/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "scheduler/framework/parallelizer.h"
+#include "scheduler_testing/testing.h"
+
+namespace ksched::scheduler::framework {
+namespace {
+using testing::MakeNode;
+using testing::MakePod;
+
+struct CallLog {
+  std::mutex mu;
+  std::vector<std::string> calls;
+  void add(std::string s) {
+    std::lock_guard l(mu);
+    calls.push_back(std::move(s));
+  }
+};
+
+// A plugin implementing every extension point; behaviour is set per test.
+class TestPlugin final : public PreEnqueuePlugin,
+                         public QueueSortPlugin,
+                         public PreFilterPlugin,
+                         public FilterPlugin,
+                         public PostFilterPlugin,
+                         public PreScorePlugin,
+                         public ScorePlugin,
+                         public ReservePlugin,
+                         public PermitPlugin,
+                         public PreBindPlugin,
+                         public BindPlugin,
+                         public PostBindPlugin,
+                         public PreFilterExtensions {
+ public:
+  TestPlugin(std::string name, CallLog* log) : name_(std::move(name)), log_(log) {}
+  std::string_view name() const override { return name_; }
+
+  Status pre_enqueue(const api::Pod&) override { return pre_enqueue_status; }
+  bool less(const QueuedPodInfo&, const QueuedPodInfo&) const override { return false; }
+  Status pre_filter(CycleState&, const api::Pod&, const std::vector<NodeInfoPtr>&, PreFilterResult& r) override {
+    log_->add("PreFilter/" + name_);
+    if (pre_filter_nodes) r.nodeNames = *pre_filter_nodes;
+    return pre_filter_status;
+  }
+  PreFilterExtensions* pre_filter_extensions() override { return this; }
+  Status add_pod(CycleState&, const api::Pod&, const PodInfoPtr& p, const NodeInfo&) override {
+    log_->add("AddPod/" + name_ + "/" + p->pod->metadata.name);
+    return {};
+  }
+  Status remove_pod(CycleState&, const api::Pod&, const PodInfoPtr&, const NodeInfo&) override { return {}; }
+  Status filter(const CycleState&, const api::Pod&, const NodeInfo& ni) override {
+    if (filter_fn) return filter_fn(ni);
+    return {};
+  }
+  Status post_filter(CycleState&, const api::Pod&, const NodeToStatus&, PostFilterResult& r) override {
+    log_->add("PostFilter/" + name_);
+    r = post_filter_result;
+    return post_filter_status;
+  }
+  Status pre_score(CycleState&, const api::Pod&, const std::vector<NodeInfoPtr>&) override {
+    log_->add("PreScore/" + name_);
+    return pre_score_status;
+  }
+  Status score(const CycleState&, const api::Pod&, const NodeInfo& ni, std::int64_t& s) override {
+    if (score_fn) return score_fn(ni, s);
+    s = 0;
+    return {};
+  }
+  bool has_normalize_score() const override { return normalize; }
+  Status normalize_score(const CycleState&, const api::Pod&, NodeScoreList& scores) override {
+    // Reverse: max - s (as many plugins do), keeps the test arithmetic obvious.
+    for (auto& s : scores) s.score = kMaxNodeScore - s.score;
+    return {};
+  }
+  Status reserve(CycleState&, const api::Pod&, const std::string&) override {
+    log_->add("Reserve/" + name_);
+    return reserve_status;
+  }
+  void unreserve(CycleState&, const api::Pod&, const std::string&) override { log_->add("Unreserve/" + name_); }
+  Status permit(CycleState&, const api::Pod&, const std::string&, std::chrono::milliseconds& timeout) override {
+    timeout = permit_timeout;
+    return permit_status;
+  }
+  Status pre_bind(CycleState&, const api::Pod&, const std::string&) override { return {}; }
+  Status bind(CycleState&, const api::Pod&, const std::string& node) override {
+    log_->add("Bind/" + name_ + "/" + node);
+    return bind_status;
+  }
+  void post_bind(CycleState&, const api::Pod&, const std::string&) override { log_->add("PostBind/" + name_); }
+
+  Status pre_enqueue_status, pre_filter_status, post_filter_status, pre_score_status, reserve_status,
+      permit_status, bind_status;
+  std::optional<std::set<std::string>> pre_filter_nodes;
+  std::function<Status(const NodeInfo&)> filter_fn;
+  std::function<Status(const NodeInfo&, std::int64_t&)> score_fn;
+  bool normalize = false;
+  PostFilterResult post_filter_result;
+  std::chrono::milliseconds permit_timeout{0};
+
+ private:
+  std::string name_;
+  CallLog* log_;
+};
+
+// A plugin that only filters (for "does not extend" checks).
+class FilterOnly final : public FilterPlugin {
+ public:
+  std::string_view name() const override { return "FilterOnly"; }
+  Status filter(const CycleState&, const api::Pod&, const NodeInfo&) override { return {}; }
+};
+
+struct Fixture {
+  CallLog log;
+  std::map<std::string, std::shared_ptr<TestPlugin>> plugins;
+  Registry registry;
+  config::KubeSchedulerProfile profile;
+  testing::FakeSnapshot snapshot;
+  testing::FakeNominator nominator;
+  testing::FakeClusterClient client;
+  util::FakeClock clock;
+
+  explicit Fixture(std::vector<std::string> names) {
+    for (auto n : {"Sort", "Binder"}) names.emplace_back(n);
+    for (const auto& n : names) {
+      auto p = std::make_shared<TestPlugin>(n, &log);
+      plugins[n] = p;
+      (void)registry.add(n, [p](const PluginArgs&, Handle&) -> util::Result<std::shared_ptr<Plugin>> { return std::shared_ptr<Plugin>(p); });
+    }
+    (void)registry.add("FilterOnly", [](const PluginArgs&, Handle&) -> util::Result<std::shared_ptr<Plugin>> {
+      return std::shared_ptr<Plugin>(std::make_shared<FilterOnly>());
+    });
+    profile.schedulerName = "test-scheduler";
+    profile.plugins.queueSort.enabled = {{"Sort", std::nullopt}};
+    profile.plugins.bind.enabled = {{"Binder", std::nullopt}};
+  }
+  TestPlugin& operator[](const std::string& n) { return *plugins.at(n); }
+  std::unique_ptr<Framework> make(bool inline_parallel = true) {
+    FrameworkDeps d;
+    d.client = &client;
+    d.nominator = &nominator;
+    d.nodeInfos = &snapshot;
+    d.storageInfos = &snapshot;
+    d.clock = &clock;
+    if (inline_parallel) d.parallelizer = std::make_shared<testing::InlineParallelizer>();
+    auto f = Framework::create(profile, registry, d);
+    EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error());
+    return f.ok() ? std::move(f.value()) : nullptr;
+  }
+  std::string make_error() {
+    FrameworkDeps d;
+    d.parallelizer = std::make_shared<testing::InlineParallelizer>();
+    auto f = Framework::create(profile, registry, d);
+    return f.ok() ? "" : f.error();
+  }
+};
+
+std::vector<config::Plugin> names(std::initializer_list<const char*> ns) {
+  std::vector<config::Plugin> out;
+  for (auto n : ns) out.push_back({n, std::nullopt});
+  return out;
+}
+
+TEST(FrameworkInit, MultiPointExpansionOrderAndWeights) {
+  Fixture fx({"A", "B", "C"});
+  fx.profile.plugins.multiPoint.enabled = {{"A", 3}, {"B", std::nullopt}, {"C", 2}};
+  // C explicitly at Filter: it moves first (override), then multiPoint A, B.
+  fx.profile.plugins.filter.enabled = names({"C"});
+  // B disabled at Score.
+  fx.profile.plugins.score.disabled = names({"B"});
+  // Score weight at the Score point wins over multiPoint's.
+  fx.profile.plugins.score.enabled = {{"C", 7}};
+  fx.profile.plugins.preScore.disabled = names({"*"});
+  // Test plugins implement every point; keep exactly one sorter and binder.
+  fx.profile.plugins.queueSort.disabled = names({"*"});
+  fx.profile.plugins.bind.disabled = names({"*"});
+  auto f = fx.make();
+  ASSERT_TRUE(f);
+  auto lp = f->list_plugins();
+  EXPECT_EQ(lp["Filter"], (std::vector<std::string>{"C", "A", "B"}));
+  EXPECT_EQ(lp["Score"], (std::vector<std::string>{"C", "A"}));
+  EXPECT_EQ(lp.count("PreScore"), 0u);
+  EXPECT_EQ(lp["QueueSort"], (std::vector<std::string>{"Sort"}));
+  EXPECT_EQ(lp["Bind"], (std::vector<std::string>{"Binder"}));
+  EXPECT_EQ(f->score_weights().at("C"), 7);
+  EXPECT_EQ(f->score_weights().at("A"), 3);
+  EXPECT_EQ(f->score_weights().at("B"), 1);  // unset -> 1
+}
+
+TEST(FrameworkInit, Errors) {
+  {
+    Fixture fx({"A"});
+    fx.profile.plugins.filter.enabled = names({"Missing"});
+    EXPECT_EQ(fx.make_error(), "FilterPlugin \"Missing\" does not exist");
+  }
+  {
+    Fixture fx({"A"});
+    fx.profile.plugins.score.enabled = names({"FilterOnly"});
+    EXPECT_EQ(fx.make_error(), "plugin \"FilterOnly\" does not extend ScorePlugin plugin");
+  }
+  {
+    Fixture fx({"A"});
+    fx.profile.plugins.filter.enabled = names({"A", "A"});
+    EXPECT_EQ(fx.make_error(), "plugin \"A\" already registered as \"FilterPlugin\"");
+  }
+  {
+    Fixture fx({"A"});
+    fx.profile.plugins.queueSort.enabled = names({"Sort", "A"});
+    EXPECT_EQ(fx.make_error(),
+              "only one queue sort plugin required for profile with scheduler name \"test-scheduler\", but got 2");
+  }
+  {
+    Fixture fx({"A"});
+    fx.profile.plugins.bind.enabled.clear();
+    EXPECT_EQ(fx.make_error(), "at least one bind plugin is needed for profile with scheduler name \"test-scheduler\"");
+  }
+  {
+    Fixture fx({"A"});
+    fx.profile.plugins.multiPoint.enabled = names({"A", "A"});
+    EXPECT_EQ(fx.make_error(), "plugin \"A\" already registered as \"PreEnqueuePlugin\"");
+  }
+  {
+    Fixture fx({"A"});
+    fx.profile.plugins.score.enabled = {{"A", std::numeric_limits<std::int32_t>::max()}};
+    fx.registry = Registry();
+    // Re-register with the same plugin objects (cleared above).
+    for (auto& [n, p] : fx.plugins) {
+      auto pp = p;
+      (void)fx.registry.add(n, [pp](const PluginArgs&, Handle&) -> util::Result<std::shared_ptr<Plugin>> { return std::shared_ptr<Plugin>(pp); });
+    }
+    EXPECT_TRUE(fx.make_error().empty());  // 2^31 * 100 fits in int64
+  }
+  {
+    Registry r;
+    auto failing = [](const PluginArgs&, Handle&) -> util::Result<std::shared_ptr<Plugin>> {
+      return util::make_error("bad args");
+    };
+    EXPECT_TRUE(r.add("X", failing).ok());
+    EXPECT_EQ(r.add("X", failing).error(), "a plugin named X already exists");
+    config::KubeSchedulerProfile p;
+    p.plugins.filter.enabled = names({"X"});
+    FrameworkDeps d;
+    d.parallelizer = std::make_shared<testing::InlineParallelizer>();
+    auto f = Framework::create(p, r, d);
+    ASSERT_FALSE(f.ok());
+    EXPECT_EQ(f.error(), "initializing plugin \"X\": bad args");
+  }
+}
+
+TEST(FrameworkInit, ArgsArePassedTyped) {
+  Registry r;
+  std::optional<std::int32_t> seen;
+  (void)r.add("Sort", [](const PluginArgs&, Handle&) -> util::Result<std::shared_ptr<Plugin>> {
+    return std::shared_ptr<Plugin>(std::make_shared<TestPlugin>("Sort", nullptr));
+  });
+  (void)r.add("Binder", [&](const PluginArgs& a, Handle&) -> util::Result<std::shared_ptr<Plugin>> {
+    if (auto* ipa = a.as<config::InterPodAffinityArgs>()) seen = ipa->hardPodAffinityWeight;
+    return std::shared_ptr<Plugin>(std::make_shared<TestPlugin>("Binder", nullptr));
+  });
+  config::KubeSchedulerProfile p;
+  p.plugins.queueSort.enabled = names({"Sort"});
+  p.plugins.bind.enabled = names({"Binder"});
+  p.pluginConfig.push_back({"Binder", config::InterPodAffinityArgs{42, false}});
+  FrameworkDeps d;
+  d.parallelizer = std::make_shared<testing::InlineParallelizer>();
+  ASSERT_TRUE(Framework::create(p, r, d).ok());
+  EXPECT_EQ(seen, 42);
+}
+
+TEST(FrameworkPreFilter, SkipAndNodeSetMerge) {
+  Fixture fx({"A", "B", "C"});
+  fx.profile.plugins.preFilter.enabled = names({"A", "B", "C"});
+  fx["A"].pre_filter_status = Status::skip();
+  fx["B"].pre_filter_nodes = std::set<std::string>{"n1", "n2"};
+  fx["C"].pre_filter_nodes = std::set<std::string>{"n2", "n3"};
+  auto f = fx.make();
+  CycleState st;
+  PreFilterResult r;
+  std::set<std::string> unsched;
+  EXPECT_TRUE(f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, unsched).is_success());
+  EXPECT_EQ(*r.nodeNames, (std::set<std::string>{"n2"}));
+  EXPECT_EQ(st.skip_filter_plugins, (std::set<std::string, std::less<>>{"A"}));
+  EXPECT_TRUE(unsched.empty());
+}
+
+TEST(FrameworkPreFilter, EmptyIntersectionMessages) {
+  {
+    Fixture fx({"A", "B"});
+    fx.profile.plugins.preFilter.enabled = names({"A", "B"});
+    fx["A"].pre_filter_nodes = std::set<std::string>{"n1"};
+    fx["B"].pre_filter_nodes = std::set<std::string>{"n2"};
+    auto f = fx.make();
+    CycleState st;
+    PreFilterResult r;
+    std::set<std::string> unsched;
+    Status s = f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, unsched);
+    EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+    EXPECT_EQ(s.message(), "node(s) didn't satisfy plugin(s) [A B] simultaneously");
+    EXPECT_EQ(unsched, (std::set<std::string>{"A", "B"}));
+  }
+  {
+    Fixture fx({"A", "B"});
+    fx.profile.plugins.preFilter.enabled = names({"A", "B"});
+    fx["B"].pre_filter_nodes = std::set<std::string>{};
+    auto f = fx.make();
+    CycleState st;
+    PreFilterResult r;
+    std::set<std::string> unsched;
+    Status s = f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, unsched);
+    EXPECT_EQ(s.message(), "node(s) didn't satisfy plugin B");
+  }
+}
+
+TEST(FrameworkPreFilter, RejectionSemantics) {
+  Fixture fx({"A", "B", "C"});
+  fx.profile.plugins.preFilter.enabled = names({"A", "B", "C"});
+  fx["A"].pre_filter_status = Status::unschedulable("a says no");
+  fx["B"].pre_filter_status = Status::unresolvable("b says never");
+  auto f = fx.make();
+  CycleState st;
+  PreFilterResult r;
+  std::set<std::string> unsched;
+  Status s = f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, unsched);
+  // U&U returns at once: C never runs.
+  EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(s.plugin(), "B");
+  EXPECT_EQ(fx.log.calls, (std::vector<std::string>{"PreFilter/A", "PreFilter/B"}));
+
+  fx.log.calls.clear();
+  fx["B"].pre_filter_status = Status();
+  s = f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, unsched);
+  // Unschedulable is remembered while the rest still run.
+  EXPECT_EQ(s.code(), Code::Unschedulable);
+  EXPECT_EQ(s.plugin(), "A");
+  EXPECT_EQ(fx.log.calls.size(), 3u);
+
+  fx["A"].pre_filter_status = Status::error("boom");
+  s = f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, unsched);
+  EXPECT_EQ(s.code(), Code::Error);
+  EXPECT_EQ(s.message(), "running PreFilter plugin \"A\": boom");
+}
+
+TEST(FrameworkFilter, FirstFailureWinsAndSkips) {
+  Fixture fx({"A", "B", "C"});
+  fx.profile.plugins.filter.enabled = names({"A", "B", "C"});
+  int c_calls = 0;
+  fx["B"].filter_fn = [](const NodeInfo& ni) {
+    return ni.name() == "bad" ? Status::unschedulable("B rejects") : Status();
+  };
+  fx["C"].filter_fn = [&](const NodeInfo&) {
+    ++c_calls;
+    return Status(Code::Wait, "odd");
+  };
+  auto f = fx.make();
+  CycleState st;
+  auto pod = MakePod().Name("p").Obj();
+  NodeInfo bad(MakeNode().Name("bad").Ptr());
+  NodeInfo good(MakeNode().Name("good").Ptr());
+  Status s = f->run_filter_plugins(st, pod, bad);
+  EXPECT_EQ(s.code(), Code::Unschedulable);
+  EXPECT_EQ(s.plugin(), "B");
+  EXPECT_EQ(c_calls, 0);
+  s = f->run_filter_plugins(st, pod, good);
+  EXPECT_EQ(s.code(), Code::Error);
+  EXPECT_EQ(s.message(), "running \"C\" filter plugin: odd");
+  EXPECT_EQ(s.plugin(), "C");
+  st.skip_filter_plugins.insert("C");
+  EXPECT_TRUE(f->run_filter_plugins(st, pod, good).is_success());
+}
+
+TEST(FrameworkFilter, NominatedPodsTwoPasses) {
+  Fixture fx({"Cap"});
+  fx.profile.plugins.preFilter.enabled = names({"Cap"});
+  fx.profile.plugins.filter.enabled = names({"Cap"});
+  // Node fits at most one pod; an "anti" label makes the pod need the nominated pod absent.
+  std::vector<int> seen_pods;
+  fx["Cap"].filter_fn = [&](const NodeInfo& ni) {
+    seen_pods.push_back(static_cast<int>(ni.pods.size()));
+    return ni.pods.size() >= 1 ? Status::unschedulable("Too many pods") : Status();
+  };
+  auto f = fx.make();
+  NodeInfo ni(MakeNode().Name("n1").Ptr());
+  auto pod = MakePod().Name("p").UID("p").Priority(10).Obj();
+  CycleState st;
+
+  // No nominated pods: one pass.
+  EXPECT_TRUE(f->run_filter_plugins_with_nominated_pods(st, pod, ni).is_success());
+  EXPECT_EQ(seen_pods, (std::vector<int>{0}));
+
+  // A lower-priority nominated pod is ignored.
+  seen_pods.clear();
+  fx.nominator.add(MakePod().Name("low").UID("low").Priority(5).Info(), "n1");
+  EXPECT_TRUE(f->run_filter_plugins_with_nominated_pods(st, pod, ni).is_success());
+  EXPECT_EQ(seen_pods, (std::vector<int>{0}));
+
+  // An equal-priority nominated pod is added in pass 1 and fails the pod; no second pass.
+  seen_pods.clear();
+  fx.nominator.add(MakePod().Name("eq").UID("eq").Priority(10).Info(), "n1");
+  Status s = f->run_filter_plugins_with_nominated_pods(st, pod, ni);
+  EXPECT_EQ(s.code(), Code::Unschedulable);
+  EXPECT_EQ(seen_pods, (std::vector<int>{1}));
+  EXPECT_EQ(ni.pods.size(), 0u);  // the real NodeInfo is untouched
+  EXPECT_EQ(std::count(fx.log.calls.begin(), fx.log.calls.end(), "AddPod/Cap/eq"), 1);
+
+  // When pass 1 succeeds with pods added, pass 2 runs without them.
+  seen_pods.clear();
+  fx["Cap"].filter_fn = [&](const NodeInfo& n) {
+    seen_pods.push_back(static_cast<int>(n.pods.size()));
+    return Status();
+  };
+  EXPECT_TRUE(f->run_filter_plugins_with_nominated_pods(st, pod, ni).is_success());
+  EXPECT_EQ(seen_pods, (std::vector<int>{1, 0}));
+
+  // The pod itself, nominated, is not added.
+  seen_pods.clear();
+  fx.nominator.clear();
+  fx.nominator.add(MakePod().Name("p").UID("p").Priority(10).Info(), "n1");
+  EXPECT_TRUE(f->run_filter_plugins_with_nominated_pods(st, pod, ni).is_success());
+  EXPECT_EQ(seen_pods, (std::vector<int>{0}));
+}
+
+TEST(FrameworkPostFilter, Semantics) {
+  Fixture fx({"A", "B"});
+  fx.profile.plugins.postFilter.enabled = names({"A", "B"});
+  fx["A"].post_filter_status = Status::unschedulable("a: nothing to preempt");
+  fx["A"].post_filter_result.nominatingInfo = {NominatingInfo::Mode::Override, "n9"};
+  fx["B"].post_filter_status = Status::unschedulable("b: no");
+  auto f = fx.make();
+  CycleState st;
+  PostFilterResult r;
+  NodeToStatus m;
+  Status s = f->run_post_filter_plugins(st, MakePod().Name("p").Obj(), m, r);
+  EXPECT_EQ(s.code(), Code::Unschedulable);
+  EXPECT_EQ(s.plugin(), "A");
+  EXPECT_EQ(s.message(), "a: nothing to preempt, b: no");
+  EXPECT_EQ(r.nominatingInfo.nominatedNodeName, "n9");
+
+  fx["A"].post_filter_status = Status();
+  fx["A"].post_filter_result.nominatingInfo = {NominatingInfo::Mode::Override, "n1"};
+  fx.log.calls.clear();
+  s = f->run_post_filter_plugins(st, MakePod().Name("p").Obj(), m, r);
+  EXPECT_TRUE(s.is_success());
+  EXPECT_EQ(r.nominatingInfo.nominatedNodeName, "n1");
+  EXPECT_EQ(fx.log.calls, (std::vector<std::string>{"PostFilter/A"}));
+}
+
+TEST(FrameworkScore, NormalizeWeightsAndSkip) {
+  Fixture fx({"A", "B", "C"});
+  fx.profile.plugins.preScore.enabled = names({"C"});
+  fx.profile.plugins.score.enabled = {{"A", 2}, {"B", 3}, {"C", 1}};
+  fx["A"].score_fn = [](const NodeInfo& ni, std::int64_t& s) {
+    s = ni.name() == "n1" ? 10 : 40;
+    return Status();
+  };
+  fx["B"].score_fn = [](const NodeInfo& ni, std::int64_t& s) {
+    s = ni.name() == "n1" ? 100 : 30;
+    return Status();
+  };
+  fx["B"].normalize = true;  // 100 - s
+  fx["C"].pre_score_status = Status::skip();
+  fx["C"].score_fn = [](const NodeInfo&, std::int64_t& s) {
+    s = 1000;  // would be out of range, but C is skipped
+    return Status();
+  };
+  auto f = fx.make(/*inline_parallel=*/false);
+  std::vector<NodeInfoPtr> nodes{std::make_shared<NodeInfo>(MakeNode().Name("n1").Ptr()),
+                                 std::make_shared<NodeInfo>(MakeNode().Name("n2").Ptr())};
+  CycleState st;
+  auto pod = MakePod().Name("p").Obj();
+  ASSERT_TRUE(f->run_pre_score_plugins(st, pod, nodes).is_success());
+  EXPECT_EQ(st.skip_score_plugins, (std::set<std::string, std::less<>>{"C"}));
+  std::vector<NodePluginScores> out;
+  ASSERT_TRUE(f->run_score_plugins(st, pod, nodes, out).is_success());
+  ASSERT_EQ(out.size(), 2u);
+  // n1: A 10*2 = 20, B (100-100)*3 = 0 -> 20; n2: A 40*2 = 80, B (100-30)*3 = 210 -> 290.
+  EXPECT_EQ(out[0].name, "n1");
+  EXPECT_EQ(out[0].totalScore, 20);
+  EXPECT_EQ(out[1].totalScore, 290);
+  ASSERT_EQ(out[1].scores.size(), 2u);
+  EXPECT_EQ(out[1].scores[0], (std::pair<std::string, std::int64_t>{"A", 80}));
+  EXPECT_EQ(out[1].scores[1], (std::pair<std::string, std::int64_t>{"B", 210}));
+}
+
+TEST(FrameworkScore, RangeAndPluginErrors) {
+  Fixture fx({"A"});
+  fx.profile.plugins.score.enabled = names({"A"});
+  fx["A"].score_fn = [](const NodeInfo&, std::int64_t& s) {
+    s = 101;
+    return Status();
+  };
+  auto f = fx.make();
+  std::vector<NodeInfoPtr> nodes{std::make_shared<NodeInfo>(MakeNode().Name("n1").Ptr())};
+  CycleState st;
+  std::vector<NodePluginScores> out;
+  Status s = f->run_score_plugins(st, MakePod().Name("p").Obj(), nodes, out);
+  EXPECT_EQ(s.code(), Code::Error);
+  EXPECT_EQ(s.message(),
+            "applying score defaultWeights on Score plugins: plugin \"A\" returns an invalid score 101, it should in "
+            "the range of [0, 100] after normalizing");
+  fx["A"].score_fn = [](const NodeInfo&, std::int64_t&) { return Status::error("kaput"); };
+  s = f->run_score_plugins(st, MakePod().Name("p").Obj(), nodes, out);
+  EXPECT_EQ(s.message(), "running Score plugins: plugin \"A\" failed with: kaput");
+}
+
+TEST(FrameworkReserve, UnreserveRunsInReverse) {
+  Fixture fx({"A", "B"});
+  fx.profile.plugins.reserve.enabled = names({"A", "B"});
+  auto f = fx.make();
+  CycleState st;
+  auto pod = MakePod().Name("p").Obj();
+  fx["B"].reserve_status = Status::unschedulable("no room");
+  Status s = f->run_reserve_plugins_reserve(st, pod, "n1");
+  EXPECT_EQ(s.plugin(), "B");
+  f->run_reserve_plugins_unreserve(st, pod, "n1");
+  EXPECT_EQ(fx.log.calls,
+            (std::vector<std::string>{"Reserve/A", "Reserve/B", "Unreserve/B", "Unreserve/A"}));
+  fx["B"].reserve_status = Status::error("disk");
+  EXPECT_EQ(f->run_reserve_plugins_reserve(st, pod, "n1").message(), "running Reserve plugin \"B\": disk");
+}
+
+TEST(FrameworkBind, SkipTriesNextBinder) {
+  Fixture fx({"First"});
+  fx.profile.plugins.bind.enabled = names({"First", "Binder"});
+  fx.profile.plugins.postBind.enabled = names({"First"});
+  fx["First"].bind_status = Status::skip();
+  auto f = fx.make();
+  CycleState st;
+  auto pod = MakePod().Name("p").Obj();
+  EXPECT_TRUE(f->run_bind_plugins(st, pod, "n1").is_success());
+  f->run_post_bind_plugins(st, pod, "n1");
+  EXPECT_EQ(fx.log.calls, (std::vector<std::string>{"Bind/First/n1", "Bind/Binder/n1", "PostBind/First"}));
+  fx["Binder"].bind_status = Status::skip();
+  EXPECT_TRUE(f->run_bind_plugins(st, pod, "n1").is_skip());
+  fx["Binder"].bind_status = Status::error("conflict");
+  EXPECT_EQ(f->run_bind_plugins(st, pod, "n1").message(), "running Bind plugin \"Binder\": conflict");
+}
+
+TEST(FrameworkPermit, AllowRejectAndTimeout) {
+  Fixture fx({"A", "B"});
+  fx.profile.plugins.permit.enabled = names({"A", "B"});
+  fx["A"].permit_status = Status(Code::Wait);
+  fx["A"].permit_timeout = std::chrono::seconds(10);
+  fx["B"].permit_status = Status(Code::Wait);
+  fx["B"].permit_timeout = std::chrono::hours(1);  // capped at 15 min
+  auto f = fx.make();
+  CycleState st;
+  auto pod = MakePod().Name("p").UID("uid-p").Obj();
+
+  // Allowed by both plugins.
+  Status s = f->run_permit_plugins(st, pod, "n1");
+  EXPECT_EQ(s.code(), Code::Wait);
+  EXPECT_EQ(s.message(), "one or more plugins asked to wait and no plugin rejected pod \"p\"");
+  auto wp = f->get_waiting_pod("uid-p");
+  ASSERT_TRUE(wp);
+  EXPECT_EQ(wp->pending_plugins(), (std::vector<std::string>{"A", "B"}));
+  int visited = 0;
+  f->iterate_over_waiting_pods([&](WaitingPod& w) {
+    ++visited;
+    EXPECT_EQ(w.pod().metadata.name, "p");
+  });
+  EXPECT_EQ(visited, 1);
+  std::thread allow([&] {
+    wp->allow("A");
+    wp->allow("B");
+  });
+  EXPECT_TRUE(f->wait_on_permit(pod).is_success());
+  allow.join();
+  EXPECT_FALSE(f->get_waiting_pod("uid-p"));
+  EXPECT_TRUE(f->wait_on_permit(pod).is_success());  // not waiting: nothing to do
+
+  // Rejected.
+  ASSERT_EQ(f->run_permit_plugins(st, pod, "n1").code(), Code::Wait);
+  f->get_waiting_pod("uid-p")->reject("B", "nope");
+  s = f->wait_on_permit(pod);
+  EXPECT_EQ(s.code(), Code::Unschedulable);
+  EXPECT_EQ(s.plugin(), "B");
+  EXPECT_EQ(s.message(), "nope");
+
+  // Removed through the handle.
+  ASSERT_EQ(f->run_permit_plugins(st, pod, "n1").code(), Code::Wait);
+  f->reject_waiting_pod("uid-p");
+  EXPECT_EQ(f->wait_on_permit(pod).message(), "removed");
+
+  // Timed out on the (fake) clock: A's 10 s pass first.
+  ASSERT_EQ(f->run_permit_plugins(st, pod, "n1").code(), Code::Wait);
+  std::thread waiter([&] { s = f->wait_on_permit(pod); });
+  fx.clock.step(std::chrono::seconds(11));
+  waiter.join();
+  EXPECT_EQ(s.code(), Code::Unschedulable);
+  EXPECT_EQ(s.plugin(), "A");
+  EXPECT_EQ(s.message(), "rejected due to timeout after waiting 10s at plugin A");
+
+  // The 1 h wait is capped at 15 minutes.
+  fx["A"].permit_status = Status();
+  ASSERT_EQ(f->run_permit_plugins(st, pod, "n1").code(), Code::Wait);
+  fx.clock.step(std::chrono::minutes(15));
+  s = f->wait_on_permit(pod);
+  EXPECT_EQ(s.message(), "rejected due to timeout after waiting 15m0s at plugin B");
+
+  // Rejection by a permit plugin itself.
+  fx["B"].permit_status = Status::unschedulable("quota");
+  s = f->run_permit_plugins(st, pod, "n1");
+  EXPECT_EQ(s.plugin(), "B");
+  EXPECT_FALSE(f->get_waiting_pod("uid-p"));
+}
+
+TEST(FrameworkEvents, WildcardForPluginsWithoutEnqueueExtensions) {
+  Fixture fx({"A"});
+  fx.profile.plugins.filter.enabled = names({"A"});
+  auto f = fx.make();
+  auto ev = f->events_to_register();
+  ASSERT_EQ(ev.size(), 1u);  // Sort and Binder cannot reject pods
+  ASSERT_EQ(ev["A"].size(), 1u);
+  EXPECT_TRUE(ev["A"][0].event.is_wildcard());
+}
+
+TEST(FrameworkPreEnqueue, FirstRejectionWithPlugin) {
+  Fixture fx({"A", "B"});
+  fx.profile.plugins.preEnqueue.enabled = names({"A", "B"});
+  fx["B"].pre_enqueue_status = Status::unresolvable("waiting for scheduling gates: [g]");
+  auto f = fx.make();
+  Status s = f->run_pre_enqueue_plugins(MakePod().Name("p").Obj());
+  EXPECT_EQ(s.plugin(), "B");
+  EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+}
+
+TEST(GoDuration, Formats) {
+  using namespace std::chrono;
+  EXPECT_EQ(go_duration_string(seconds(10)), "10s");
+  EXPECT_EQ(go_duration_string(minutes(15)), "15m0s");
+  EXPECT_EQ(go_duration_string(milliseconds(1500)), "1.5s");
+  EXPECT_EQ(go_duration_string(milliseconds(100)), "100ms");
+  EXPECT_EQ(go_duration_string(hours(1) + seconds(1)), "1h0m1s");
+  EXPECT_EQ(go_duration_string(nanoseconds(0)), "0s");
+  EXPECT_EQ(go_duration_string(microseconds(1500)), "1.5ms");
+}
+
+TEST(ThreadPoolParallelizer, CoversEveryIndexOnceAndStopsEarly) {
+  EXPECT_EQ(parallelizer_chunk_size(5000, 16), 70);   // sqrt(5000)=70 < 5000/16+1=313
+  EXPECT_EQ(parallelizer_chunk_size(100, 16), 7);     // 100/16+1 = 7 < 10
+  EXPECT_EQ(parallelizer_chunk_size(0, 16), 1);
+  ThreadPoolParallelizer p(4);
+  std::vector<std::atomic<int>> hits(10000);
+  p.until(10000, [&](int i) { hits[i].fetch_add(1); });
+  for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+
+  std::atomic<int> done{0};
+  p.until(
+      10000, [&](int) { done.fetch_add(1); }, [&] { return done.load() >= 50; });
+  EXPECT_LT(done.load(), 10000);
+  EXPECT_GE(done.load(), 50);
+
+  // Nested use from inside fn does not deadlock.
+  std::atomic<int> inner{0};
+  p.until(8, [&](int) { p.until(8, [&](int) { inner.fetch_add(1); }); });
+  EXPECT_EQ(inner.load(), 64);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::framework
