@@ -151,7 +151,9 @@ class Reflector {
       ++stats_.lists;
       auto r = lw_.list(o);
       if (!r) {
-        if (client::is_gone(r.error()) && !o.resourceVersion.empty() && o.resourceVersion != "0") {
+        // Expired, or newer than the server has (a restored/restarted server): list the latest.
+        bool too_large = r.error().message.find("Too large resource version") != std::string::npos;
+        if ((client::is_gone(r.error()) || too_large) && !o.resourceVersion.empty() && o.resourceVersion != "0") {
           std::lock_guard l(mu_);
           rv_unavailable_ = true;  // relist from the latest state
         }
