@@ -316,3 +316,55 @@ TEST(SchedulerConfigDuration, FormatsLikeGo) {
 
 }  // namespace
 }  // namespace ksched::scheduler::config
+
+namespace ksched::scheduler::config {
+namespace {
+
+// Every prefix and a set of single-byte corruptions of a rich document either decode or fail
+// with a message; none may crash or produce an empty error.
+TEST(SchedulerConfigLoad, TruncatedAndCorruptedDocumentsFailCleanly) {
+  const std::string text = doc(R"(parallelism: 4
+leaderElection:
+  leaseDuration: 1m30s
+profiles:
+- schedulerName: s
+  plugins:
+    multiPoint:
+      disabled: [{name: "*"}]
+      enabled: [{name: PrioritySort}, {name: DefaultBinder, weight: 2}]
+  pluginConfig:
+  - name: PodTopologySpread
+    args:
+      defaultingType: List
+      defaultConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]
+  - name: Custom
+    args: {a: [1, {b: c}]}
+extenders:
+- urlPrefix: http://x
+  httpTimeout: 3s
+)");
+  std::size_t ok = 0;
+  for (std::size_t n = 0; n <= text.size(); ++n) {
+    auto r = load_config(text.substr(0, n));
+    if (r.ok()) {
+      ++ok;
+    } else {
+      EXPECT_FALSE(r.error().empty()) << n;
+    }
+  }
+  EXPECT_GT(ok, 0u);
+  const char replacements[] = {'\0', ':', '-', '[', '{', '"', '\'', ' ', '\n', '9', '&', '*', '!'};
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    for (char c : replacements) {
+      std::string t = text;
+      t[i] = c;
+      auto r = load_config(t);
+      if (!r.ok()) {
+        EXPECT_FALSE(r.error().empty()) << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::config
