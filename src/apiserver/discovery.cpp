@@ -143,7 +143,7 @@ std::string openapi_v3_index() {
 std::string openapi_v3_document(std::string_view gv_path) {
   json::object paths;
   for (const auto& r : all_resources()) {
-    if (gv_key(r) != gv_path || r.create_only) continue;
+    if (gv_key(r) != gv_path) continue;
     std::string base = r.gv_path() + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural + "/{name}";
     json::object gvk{{"group", r.group}, {"version", r.version}, {"kind", r.kind}};
     json::array params{query_param("dryRun"), query_param("fieldManager"), query_param("fieldValidation"),

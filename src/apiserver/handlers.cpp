@@ -527,7 +527,7 @@ struct Api::Impl {
       if (auto* l = nm.if_contains("labels")) mm["labels"] = *l;
       if (auto* a = nm.if_contains("annotations")) mm["annotations"] = *a;
       next = std::move(merged);
-    } else if (r.has_sub("status")) {
+    } else if (r.has_sub("status") && sub != "binding") {
       if (auto* st = cur.if_contains("status"))
         next["status"] = *st;
       else
@@ -573,7 +573,7 @@ struct Api::Impl {
         }
       }
     }
-    if (r.group.empty() && r.plural == "pods" && sub != "status") {
+    if (r.group.empty() && r.plural == "pods" && sub != "status" && sub != "binding") {
       // Binding is the only way to set nodeName on a pod that already exists unbound... upstream
       // forbids most spec updates; keep the stored nodeName authoritative.
       auto* cspec = obj_at(cur, "spec");
@@ -737,7 +737,7 @@ struct Api::Impl {
     json::object annotations;
     if (auto* m = obj_at(b, "metadata"))
       if (auto* a = obj_at(*m, "annotations")) annotations = *a;
-    Response resp = guaranteed_update(r, ns, name, "", false,
+    Response resp = guaranteed_update(r, ns, name, "binding", false,
                                       [&](json::object& cur, json::object& next) -> std::optional<ApiError> {
                                         std::string uid = meta_str(cur, "uid");
                                         if (!want_uid.empty() && want_uid != uid)

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# kubectl against `ksched apiserver`: discovery, create/apply, get in every output format,
+# label/annotate/patch (all three types), binding, delete, watch, auth and validation errors.
+# Usage: apiserver_kubectl.sh <path to ksched> [kubectl]
+KSCHED=${1:?usage: apiserver_kubectl.sh <ksched> [kubectl]}
+KUBECTL=${2:-kubectl}
+source "$(dirname "$0")/apiserver_lib.sh"
+start_apiserver "$KSCHED" --nodes 2
+export HOME="$E2E_DIR"  # private discovery cache
+k() { timeout 30 "$KUBECTL" --request-timeout=20s "$@" 2>&1; }
+
+out=$(k version)
+expect_contains "$out" "Server Version: v1.32" "kubectl version"
+
+out=$(k api-resources)
+expect_contains "$out" "deployments" "api-resources lists deployments"
+expect_contains "$out" "pods         " "api-resources lists pods"
+expect_contains "$out" "priorityclasses" "api-resources lists priorityclasses"
+
+out=$(k get namespaces)
+for ns in default kube-system kube-public kube-node-lease; do expect_contains "$out" "$ns" "bootstrap namespace $ns"; done
+out=$(k get nodes)
+expect_contains "$out" "node-0   Ready" "simulated nodes are Ready"
+
+cat > "$E2E_DIR/objects.yaml" <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: e2e
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: worker-a
+  labels: {zone: z1}
+status:
+  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
+  allocatable: {cpu: "8", memory: 16Gi, pods: "110"}
+  conditions:
+  - {type: Ready, status: "True", reason: KubeletReady, message: ok}
+YAML
+out=$(k create -f "$E2E_DIR/objects.yaml")
+expect_contains "$out" "namespace/e2e created" "create namespace"
+expect_contains "$out" "node/worker-a created" "create node"
+
+cat > "$E2E_DIR/app.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-0
+  namespace: e2e
+  labels: {app: web}
+spec:
+  containers:
+  - name: c
+    image: nginx:1.25
+    ports: [{containerPort: 80}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: e2e
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: nginx}]
+YAML
+out=$(k apply -f "$E2E_DIR/app.yaml")
+expect_contains "$out" "pod/web-0 created" "apply creates pod"
+expect_contains "$out" "deployment.apps/web created" "apply creates deployment"
+sed -i 's/replicas: 2/replicas: 4/' "$E2E_DIR/app.yaml"
+out=$(k apply -f "$E2E_DIR/app.yaml")
+expect_contains "$out" "deployment.apps/web configured" "re-apply patches deployment"
+expect_contains "$out" "pod/web-0 unchanged" "re-apply leaves pod unchanged"
+expect_eq "$(k -n e2e get deploy web -o jsonpath='{.spec.replicas} {.metadata.generation}')" "4 2" "apply bumped replicas and generation"
+
+# get: default table, wide, json, yaml, jsonpath
+out=$(k -n e2e get pods)
+expect_contains "$out" "NAME    READY   STATUS    RESTARTS   AGE" "pod table header"
+expect_contains "$out" "web-0   0/1     Pending   0" "pod table row"
+out=$(k -n e2e get pods -o wide)
+expect_contains "$out" "NOMINATED NODE" "wide columns"
+out=$(k -n e2e get pod web-0 -o json)
+expect_contains "$out" '"schedulerName": "default-scheduler"' "pod defaulting (json)"
+expect_contains "$out" '"phase": "Pending"' "pod status reset"
+out=$(k -n e2e get pod web-0 -o yaml)
+expect_contains "$out" "terminationGracePeriodSeconds: 30" "pod defaulting (yaml)"
+expect_contains "$out" "node.kubernetes.io/not-ready" "default tolerations"
+expect_eq "$(k -n e2e get pod web-0 -o jsonpath='{.spec.containers[0].imagePullPolicy}')" "IfNotPresent" "imagePullPolicy default"
+out=$(k get pods -A)
+expect_contains "$out" "NAMESPACE" "all-namespaces column"
+expect_contains "$out" "e2e         web-0" "all-namespaces row"
+
+# label / annotate / patch (strategic, merge, json)
+expect_contains "$(k -n e2e label pod web-0 tier=frontend)" "pod/web-0 labeled" "label"
+expect_contains "$(k -n e2e annotate pod web-0 owner=team-a)" "pod/web-0 annotated" "annotate"
+expect_contains "$(k -n e2e get pods -l tier=frontend -o name)" "pod/web-0" "label selector"
+expect_eq "$(k -n e2e get pods -l 'tier in (backend)' -o name)" "" "label selector no match"
+expect_contains "$(k -n e2e patch pod web-0 -p '{"spec":{"containers":[{"name":"c","image":"nginx:1.26"}]}}')" "patched" "strategic patch"
+expect_eq "$(k -n e2e get pod web-0 -o jsonpath='{.spec.containers[0].image} {.spec.containers[0].ports[0].containerPort}')" "nginx:1.26 80" "strategic patch merged container by name"
+expect_contains "$(k -n e2e patch pod web-0 --type=merge -p '{"metadata":{"labels":{"merge":"yes"}}}')" "patched" "merge patch"
+expect_contains "$(k -n e2e patch pod web-0 --type=json -p '[{"op":"add","path":"/metadata/labels/json","value":"yes"}]')" "patched" "json patch"
+expect_eq "$(k -n e2e get pod web-0 -o jsonpath='{.metadata.labels.merge}{.metadata.labels.json}{.metadata.annotations.owner}')" "yesyesteam-a" "patch results"
+out=$(k -n e2e patch pod web-0 --type=json -p '[{"op":"test","path":"/metadata/name","value":"nope"}]' || true)
+expect_contains "$out" "test failed" "failing json patch test op"
+
+# scale subresource
+expect_contains "$(k -n e2e scale deploy web --replicas=6)" "deployment.apps/web scaled" "scale"
+expect_eq "$(k -n e2e get deploy web -o jsonpath='{.spec.replicas}')" "6" "scale result"
+
+# binding through the bindings collection, then conflict on a second binding
+cat > "$E2E_DIR/binding.yaml" <<'YAML'
+apiVersion: v1
+kind: Binding
+metadata: {name: web-0, namespace: e2e}
+target: {kind: Node, name: worker-a}
+YAML
+k create -f "$E2E_DIR/binding.yaml" >/dev/null || true
+expect_eq "$(k -n e2e get pod web-0 -o jsonpath='{.spec.nodeName}')" "worker-a" "binding set nodeName"
+expect_eq "$(k -n e2e get pod web-0 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}')" "True" "PodScheduled condition"
+out=$(k create -f "$E2E_DIR/binding.yaml" || true)
+expect_contains "$out" 'pod web-0 is already assigned to node "worker-a"' "second binding conflicts"
+expect_contains "$(k -n e2e get pods --field-selector spec.nodeName=worker-a -o name)" "pod/web-0" "field selector spec.nodeName"
+out=$(k -n e2e get pods --field-selector foo=bar || true)
+expect_contains "$out" "field label not supported: foo" "unsupported field selector"
+
+# validation and missing namespace
+out=$(k -n e2e run Bad_Name --image=nginx || true)
+expect_contains "$out" 'The Pod "Bad_Name" is invalid' "invalid name"
+expect_contains "$out" '* metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain' "invalid name cause"
+out=$(k -n nowhere run p1 --image=nginx || true)
+expect_contains "$out" 'namespaces "nowhere" not found' "create into missing namespace"
+out=$(k -n e2e run p2 --image=nginx --overrides='{"spec":{"priorityClassName":"nope"}}' || true)
+expect_contains "$out" "no PriorityClass with name nope was found" "unknown priority class"
+expect_contains "$(k -n e2e run crit --image=nginx --overrides='{"spec":{"priorityClassName":"system-node-critical"}}')" "pod/crit created" "priority class pod"
+expect_eq "$(k -n e2e get pod crit -o jsonpath='{.spec.priority}')" "2000001000" "priority resolved"
+
+# watch: a pod created while `get -w` runs shows up, and the watch ends at the request timeout
+"$KUBECTL" -n e2e get pods -w --request-timeout=4s > "$E2E_DIR/watch.out" 2>&1 &
+WATCH_PID=$!
+sleep 1
+k -n e2e run watched --image=nginx >/dev/null
+wait "$WATCH_PID" || true
+expect_contains "$(cat "$E2E_DIR/watch.out")" "watched" "watch saw the new pod"
+
+# delete: unbound pods go at once; a bound pod's graceful deletion is completed after its grace
+expect_contains "$(k -n e2e delete pod watched)" 'pod "watched" deleted' "delete unbound pod"
+out=$(k -n e2e get pod watched || true)
+expect_contains "$out" 'Error from server (NotFound): pods "watched" not found' "deleted pod is gone"
+expect_contains "$(k -n e2e delete pod web-0 --grace-period=1 --wait=true --timeout=20s)" 'pod "web-0" deleted' "graceful delete of bound pod"
+expect_contains "$(k -n e2e delete deploy web)" 'deployment.apps "web" deleted' "delete deployment"
+
+# authentication: the token file user works, an unknown token is refused
+out=$("$KUBECTL" --token=e2e-user-token get ns default -o name 2>&1)
+expect_eq "$out" "namespace/default" "token-file user"
+out=$("$KUBECTL" --token=wrong get ns 2>&1 || true)
+expect_contains "$out" "Unauthorized" "unknown token"
+
+expect_contains "$(k delete ns e2e)" 'namespace "e2e" deleted' "delete namespace"
+echo "PASS: kubectl e2e"
