@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""python3-kubernetes against `ksched apiserver`: list, create, watch from a resourceVersion,
+binding, 409 on a stale update, 410 on an expired resourceVersion, label selectors, pagination.
+Usage: apiserver_python.py <path to ksched>"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from kubernetes import client, config, watch
+from kubernetes.client.rest import ApiException
+
+HISTORY = 20
+
+
+def start(ksched, tmp):
+    tokens = os.path.join(tmp, "tokens.csv")
+    with open(tokens, "w") as f:
+        f.write('py-token,bob,2001,"dev"\n')
+    kubeconfig = os.path.join(tmp, "kubeconfig")
+    log = open(os.path.join(tmp, "server.log"), "w")
+    proc = subprocess.Popen([ksched, "apiserver", "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig,
+                             "--tls", "--token-file", tokens, "--nodes", "2", "--watch-history", str(HISTORY)],
+                            stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if os.path.exists(kubeconfig) and os.path.getsize(kubeconfig) > 0:
+            return proc, kubeconfig
+        if proc.poll() is not None:
+            raise SystemExit("apiserver exited early")
+        time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("apiserver did not write its kubeconfig")
+
+
+def message(e):
+    body = e.body.decode() if isinstance(e.body, bytes) else (e.body or "")
+    try:
+        return json.loads(body).get("message", "")
+    except ValueError:
+        return body
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+    print("ok:", what)
+
+
+def pod(name, labels=None):
+    return client.V1Pod(metadata=client.V1ObjectMeta(name=name, labels=labels or {}),
+                        spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox:1.36")]))
+
+
+def run(kubeconfig):
+    config.load_kube_config(config_file=kubeconfig)
+    v1 = client.CoreV1Api()
+
+    nodes = v1.list_node()
+    check(sorted(n.metadata.name for n in nodes.items) == ["node-0", "node-1"], "list simulated nodes")
+    check(nodes.items[0].metadata.labels.get("type") == "simulated", "simulated node label")
+    check(nodes.items[0].status.allocatable["cpu"] == "32", "node allocatable from built-in template")
+    ns_names = {n.metadata.name for n in v1.list_namespace().items}
+    check({"default", "kube-system", "kube-public", "kube-node-lease"} <= ns_names, "bootstrap namespaces")
+
+    start_rv = v1.list_namespaced_pod("default").metadata.resource_version
+    created = v1.create_namespaced_pod("default", pod("p0", {"app": "a"}))
+    check(created.spec.scheduler_name == "default-scheduler", "pod defaulting: schedulerName")
+    check(created.status.phase == "Pending", "pod status reset to Pending")
+    check(created.metadata.uid and created.metadata.resource_version, "uid and resourceVersion assigned")
+
+    # watch from the list's resourceVersion sees the create
+    w = watch.Watch()
+    seen = []
+    for ev in w.stream(v1.list_namespaced_pod, "default", resource_version=start_rv, timeout_seconds=5):
+        seen.append((ev["type"], ev["object"].metadata.name))
+        w.stop()
+    check(seen == [("ADDED", "p0")], "watch from resourceVersion delivers ADDED")
+
+    # binding (POST .../bindings) sets nodeName and the PodScheduled condition; a second one conflicts
+    binding = client.V1Binding(metadata=client.V1ObjectMeta(name="p0"),
+                               target=client.V1ObjectReference(kind="Node", name="node-1"))
+    resp = v1.create_namespaced_binding("default", binding, _preload_content=False)
+    check(resp.status == 201, "binding answers 201")
+    bound = v1.read_namespaced_pod("p0", "default")
+    check(bound.spec.node_name == "node-1", "binding set spec.nodeName")
+    cond = [c for c in bound.status.conditions if c.type == "PodScheduled"]
+    check(cond and cond[0].status == "True", "PodScheduled=True")
+    try:
+        v1.create_namespaced_binding("default", binding, _preload_content=False)
+        check(False, "second binding must fail")
+    except ApiException as e:
+        check(e.status == 409 and 'already assigned to node "node-1"' in message(e), "second binding: 409 already assigned")
+
+    # optimistic concurrency: an update with a stale resourceVersion is a 409 Conflict
+    stale = created
+    stale.metadata.labels["x"] = "1"
+    try:
+        v1.replace_namespaced_pod("p0", "default", stale)
+        check(False, "stale update must fail")
+    except ApiException as e:
+        check(e.status == 409 and "the object has been modified" in message(e), "stale update: 409 Conflict")
+    fresh = v1.read_namespaced_pod("p0", "default")
+    fresh.metadata.labels["x"] = "1"
+    updated = v1.replace_namespaced_pod("p0", "default", fresh)
+    check(int(updated.metadata.resource_version) > int(fresh.metadata.resource_version), "update bumps resourceVersion")
+
+    # label selectors and pagination (continue tokens)
+    for i in range(1, 8):
+        v1.create_namespaced_pod("default", pod("p%d" % i, {"app": "b" if i % 2 else "a"}))
+    names = [p.metadata.name for p in v1.list_namespaced_pod("default", label_selector="app=a").items]
+    check(names == ["p0", "p2", "p4", "p6"], "label selector app=a")
+    page = v1.list_namespaced_pod("default", limit=3)
+    collected = [p.metadata.name for p in page.items]
+    v1.create_namespaced_pod("default", pod("p9"))  # a write between pages does not change the snapshot
+    while page.metadata._continue:
+        page = v1.list_namespaced_pod("default", limit=3, _continue=page.metadata._continue)
+        collected += [p.metadata.name for p in page.items]
+    check(collected == ["p%d" % i for i in range(8)], "pagination is a consistent snapshot")
+
+    # 410: after more than --watch-history writes, an old resourceVersion is expired
+    for i in range(HISTORY + 5):
+        v1.patch_namespaced_pod("p1", "default", {"metadata": {"annotations": {"n": str(i)}}})
+    try:
+        for _ in w.stream(v1.list_namespaced_pod, "default", resource_version=start_rv, timeout_seconds=5):
+            pass
+        check(False, "expired watch must fail")
+    except ApiException as e:
+        check(e.status == 410 and "too old resource version" in str(e.reason), "watch from expired RV: 410 Expired")
+    try:
+        v1.list_namespaced_pod("default", resource_version=start_rv, resource_version_match="Exact")
+        check(False, "expired exact list must fail")
+    except ApiException as e:
+        check(e.status == 410, "list at expired exact RV: 410")
+
+    # unbound pods are deleted at once; 404 afterwards
+    v1.delete_namespaced_pod("p2", "default")
+    try:
+        v1.read_namespaced_pod("p2", "default")
+        check(False, "deleted pod must be gone")
+    except ApiException as e:
+        check(e.status == 404, "deleted pod: 404")
+
+    # token-file user authenticates; unknown tokens get 401
+    cfg = client.Configuration.get_default_copy()
+    cfg.api_key = {"authorization": "Bearer py-token"}
+    check(len(client.CoreV1Api(client.ApiClient(cfg)).list_namespace().items) >= 4, "token-file user can list")
+    cfg.api_key = {"authorization": "Bearer nope"}
+    try:
+        client.CoreV1Api(client.ApiClient(cfg)).list_namespace()
+        check(False, "unknown token must fail")
+    except ApiException as e:
+        check(e.status == 401, "unknown token: 401")
+
+
+def main():
+    ksched = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="ksched-e2e-py.")
+    proc = None
+    try:
+        proc, kubeconfig = start(ksched, tmp)
+        run(kubeconfig)
+        print("PASS: python e2e")
+    finally:
+        if proc:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
