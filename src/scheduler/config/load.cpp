@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <limits>

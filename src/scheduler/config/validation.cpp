@@ -1,6 +1,8 @@
 #include "scheduler/config/validation.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <map>
 #include <set>
 
