@@ -1,0 +1,87 @@
+#include "scheduler/cluster_client.h"
+
+#include <boost/json.hpp>
+
+#include "api/core.h"
+#include "api/helpers.h"
+#include "client/rest.h"
+#include "util/log.h"
+
+namespace ksched::scheduler {
+
+namespace {
+
+framework::Status from_api_error(const client::ApiError& e) { return framework::Status::error(e.to_string()); }
+
+// Upstream PatchPodStatus retries on server errors and refused connections.
+template <class Fn>
+auto with_retries(Fn&& fn) {
+  auto res = fn();
+  for (int i = 0; i < 4 && !res.ok() && (client::is_server_error(res.error()) || client::is_transport(res.error())); ++i) {
+    res = fn();
+  }
+  return res;
+}
+
+}  // namespace
+
+RestClusterClient::RestClusterClient(std::shared_ptr<client::RestClient> client, EventSink events)
+    : client_(std::move(client)), events_(std::move(events)) {}
+
+framework::Status RestClusterClient::bind(const api::Pod& pod, const std::string& node_name) {
+  auto r = client_->bind(pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, node_name);
+  if (!r.ok()) return from_api_error(r.error());
+  return {};
+}
+
+framework::Status RestClusterClient::delete_pod(const api::Pod& pod) {
+  auto r = client_->remove<api::Pod>(pod.metadata.namespace_, pod.metadata.name);
+  if (!r.ok() && !client::is_not_found(r.error())) return from_api_error(r.error());
+  return {};
+}
+
+std::string RestClusterClient::pod_status_patch(const std::optional<api::PodCondition>& condition,
+                                                const std::optional<std::string>& nominated_node_name) {
+  boost::json::object status;
+  if (condition) {
+    boost::json::object c{{"type", condition->type}, {"status", condition->status}};
+    if (!condition->reason.empty()) c["reason"] = condition->reason;
+    if (!condition->message.empty()) c["message"] = condition->message;
+    c["lastProbeTime"] = condition->lastProbeTime ? boost::json::value(api::format_rfc3339(*condition->lastProbeTime))
+                                                  : boost::json::value(nullptr);
+    if (condition->lastTransitionTime) c["lastTransitionTime"] = api::format_rfc3339(*condition->lastTransitionTime);
+    status["conditions"] = boost::json::array{std::move(c)};
+  }
+  if (nominated_node_name) {
+    // Clearing is a null in a merge patch.
+    status["nominatedNodeName"] =
+        nominated_node_name->empty() ? boost::json::value(nullptr) : boost::json::value(*nominated_node_name);
+  }
+  return boost::json::serialize(boost::json::object{{"status", std::move(status)}});
+}
+
+framework::Status RestClusterClient::patch_pod_status(const api::Pod& pod,
+                                                      const std::optional<api::PodCondition>& condition,
+                                                      const std::optional<std::string>& nominated_node_name) {
+  if (!condition && !nominated_node_name) return {};
+  std::string body = pod_status_patch(condition, nominated_node_name);
+  client::ResourceRef ref{"", "v1", "pods", pod.metadata.namespace_, pod.metadata.name, "status"};
+  auto r = with_retries([&] { return client_->patch(ref, client::PatchType::StrategicMerge, body); });
+  if (!r.ok()) return from_api_error(r.error());
+  return {};
+}
+
+void RestClusterClient::event(const api::Pod& regarding, const std::string& type, const std::string& reason,
+                              const std::string& action, const std::string& note) {
+  if (events_) {
+    events_(regarding, type, reason, action, note);
+    return;
+  }
+  log::V(2).info("Event occurred", {{"object", regarding.metadata.namespace_ + "/" + regarding.metadata.name},
+                                    {"type", type},
+                                    {"reason", reason},
+                                    {"action", action},
+                                    {"note", note}});
+}
+
+}  // namespace ksched::scheduler

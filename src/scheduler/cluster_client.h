@@ -1,0 +1,40 @@
+// framework::ClusterClient over the REST client: pods/binding, pod deletion, pods/status
+// strategic-merge patches (upstream util.PatchPodStatus), and events through an injected sink
+// (the events.k8s.io recorder), so the scheduling thread never blocks on event delivery.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "scheduler/framework/interface.h"
+
+namespace ksched::client {
+class RestClient;
+}
+
+namespace ksched::scheduler {
+
+class RestClusterClient final : public framework::ClusterClient {
+ public:
+  using EventSink = std::function<void(const api::Pod& regarding, const std::string& type, const std::string& reason,
+                                       const std::string& action, const std::string& note)>;
+  // `events` empty = events are only logged (V(2)).
+  RestClusterClient(std::shared_ptr<client::RestClient> client, EventSink events = {});
+
+  framework::Status bind(const api::Pod& pod, const std::string& node_name) override;
+  framework::Status delete_pod(const api::Pod& pod) override;
+  framework::Status patch_pod_status(const api::Pod& pod, const std::optional<api::PodCondition>& condition,
+                                     const std::optional<std::string>& nominated_node_name) override;
+  void event(const api::Pod& regarding, const std::string& type, const std::string& reason, const std::string& action,
+             const std::string& note) override;
+
+  // The patch body patch_pod_status sends (exposed for tests).
+  static std::string pod_status_patch(const std::optional<api::PodCondition>& condition,
+                                      const std::optional<std::string>& nominated_node_name);
+
+ private:
+  std::shared_ptr<client::RestClient> client_;
+  EventSink events_;
+};
+
+}  // namespace ksched::scheduler
