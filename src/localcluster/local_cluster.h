@@ -1,0 +1,52 @@
+// A local cluster in one process: the embedded API server, simulated nodes kept by the kubelet
+// stand-in, and optionally ksched's scheduler, all talking over loopback TLS like separate processes.
+// Used by `ksched up` and `ksched bench`.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "client/config.h"
+#include "util/result.h"
+
+namespace ksched::client {
+class RestClient;
+}
+namespace ksched::scheduler::app {
+class SchedulerApp;
+}
+
+namespace ksched::localcluster {
+
+struct LocalClusterOptions {
+  std::string listen = "127.0.0.1:0";
+  std::string kubeconfig_out;        // written when non-empty
+  int nodes = 100;                   // simulated nodes created at start
+  std::string node_template;         // Node YAML/JSON file; "" = built-in template
+  bool run_scheduler = true;         // ksched's scheduler in-process
+  std::string scheduler_config;      // KubeSchedulerConfiguration file; "" = defaults
+  bool run_node_simulator = true;    // kubelet stand-in (pods -> Running)
+  std::size_t watch_history = 200000;
+  int scheduler_secure_port = 0;     // 0 = pick a free port; -1 = do not serve
+};
+
+class LocalCluster {
+ public:
+  static util::Result<std::unique_ptr<LocalCluster>> start(LocalClusterOptions opts);
+  ~LocalCluster();  // stops everything
+
+  void stop();
+  const client::RestConfig& rest_config() const;
+  std::shared_ptr<client::RestClient> client() const;
+  std::string kubeconfig() const;
+  std::string url() const;
+  scheduler::app::SchedulerApp* scheduler_app() const;  // nullptr without an in-process scheduler
+
+  struct Impl;
+
+ private:
+  explicit LocalCluster(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ksched::localcluster
