@@ -1,0 +1,124 @@
+// Event recorder against the embedded API server: events are written in the background, repeats
+// become a series, the per-object rate limit and the bounded queue drop instead of blocking.
+#include <gtest/gtest.h>
+
+#include "api/codec.h"
+#include "api/core.h"
+#include "api/events.h"
+#include "events/recorder.h"
+#include "informer/net_fixture.h"
+
+using namespace ksched;
+using namespace std::chrono_literals;
+
+namespace {
+
+api::ObjectReference pod_ref(const std::string& name) {
+  api::Pod p;
+  p.metadata.namespace_ = "default";
+  p.metadata.name = name;
+  p.metadata.uid = "uid-" + name;
+  p.metadata.resourceVersion = "7";
+  return events::reference_for(p);
+}
+
+std::vector<api::eventsv1::Event> list_events(client::RestClient& c, const std::string& ns) {
+  auto l = c.list<api::eventsv1::Event>(ns);
+  EXPECT_TRUE(l.ok()) << l.error().to_string();
+  return l.ok() ? l->items : std::vector<api::eventsv1::Event>{};
+}
+
+}  // namespace
+
+class EventsNet : public ksched::testing::ServerTest {};
+
+TEST_F(EventsNet, RecorderWritesEventsThatTheServerLists) {
+  events::EventBroadcaster b(new_client());
+  b.start_recording_to_sink();
+  auto rec = b.new_recorder("default-scheduler");
+  auto ref = pod_ref("web-0");
+  rec->eventf(ref, nullptr, events::kNormal, "Scheduled", "Binding", "Successfully assigned {}/{} to {}", "default",
+              "web-0", "node-a");
+  api::ObjectReference node;
+  node.kind = "Node";
+  node.name = "node-a";
+  node.apiVersion = "v1";
+  rec->event(node, nullptr, events::kWarning, "NodeNotReady", "Check", "node is not ready");
+  ASSERT_TRUE(b.wait_idle(10s));
+  auto evs = list_events(*new_client(), "default");
+  ASSERT_EQ(evs.size(), 2u);
+  const api::eventsv1::Event* sched = nullptr;
+  for (auto& e : evs)
+    if (e.reason == "Scheduled") sched = &e;
+  ASSERT_NE(sched, nullptr);
+  EXPECT_EQ(sched->note, "Successfully assigned default/web-0 to node-a");
+  EXPECT_EQ(sched->type, "Normal");
+  EXPECT_EQ(sched->action, "Binding");
+  EXPECT_EQ(sched->reportingController, "default-scheduler");
+  EXPECT_EQ(sched->regarding.kind, "Pod");
+  EXPECT_EQ(sched->regarding.uid, "uid-web-0");
+  EXPECT_EQ(sched->metadata.name.rfind("web-0.", 0), 0u);
+  EXPECT_TRUE(sched->eventTime.has_value());
+  EXPECT_FALSE(sched->series.has_value());
+  EXPECT_EQ(b.stats().created, 2u);
+}
+
+TEST_F(EventsNet, RepeatsAggregateIntoASeries) {
+  events::EventBroadcaster b(new_client());
+  b.start_recording_to_sink();
+  auto rec = b.new_recorder("default-scheduler");
+  auto ref = pod_ref("web-1");
+  for (int i = 0; i < 5; ++i)
+    rec->event(ref, nullptr, events::kWarning, "FailedScheduling", "Scheduling", "0/3 nodes are available");
+  rec->event(ref, nullptr, events::kNormal, "Scheduled", "Binding", "assigned");  // different reason: new event
+  ASSERT_TRUE(b.wait_idle(10s));
+  auto evs = list_events(*new_client(), "default");
+  ASSERT_EQ(evs.size(), 2u);
+  for (auto& e : evs) {
+    if (e.reason == "FailedScheduling") {
+      ASSERT_TRUE(e.series.has_value());
+      EXPECT_EQ(e.series->count, 5);
+      EXPECT_TRUE(e.series->lastObservedTime.has_value());
+    } else {
+      EXPECT_FALSE(e.series.has_value());
+    }
+  }
+  auto s = b.stats();
+  EXPECT_EQ(s.created, 2u);
+  EXPECT_EQ(s.patched, 4u);
+}
+
+TEST_F(EventsNet, SeriesEndsAfterTheWindowAndRateLimitDrops) {
+  util::FakeClock clock;
+  events::BroadcasterOptions o;
+  o.clock = &clock;
+  o.per_object_burst = 3;
+  events::EventBroadcaster b(new_client(), o);
+  b.start_recording_to_sink();
+  auto rec = b.new_recorder("default-scheduler");
+  auto ref = pod_ref("web-2");
+  rec->event(ref, nullptr, events::kWarning, "FailedScheduling", "Scheduling", "x");
+  ASSERT_TRUE(b.wait_idle(10s));
+  clock.step(7min);  // past the 6 min series window; also refills 1.4 tokens
+  rec->event(ref, nullptr, events::kWarning, "FailedScheduling", "Scheduling", "x");
+  ASSERT_TRUE(b.wait_idle(10s));
+  EXPECT_EQ(b.stats().created, 2u);  // a new event, not a series patch
+  for (int i = 0; i < 10; ++i) rec->event(ref, nullptr, events::kWarning, "FailedScheduling", "Scheduling", "x");
+  ASSERT_TRUE(b.wait_idle(10s));
+  auto s = b.stats();
+  EXPECT_GT(s.dropped_rate_limited, 0u);
+  EXPECT_EQ(s.created + s.patched + s.dropped_rate_limited, 12u);
+}
+
+TEST(EventsQueue, FullQueueDropsWithoutBlocking) {
+  client::RestConfig cfg;
+  cfg.host = "http://127.0.0.1:1";  // never started: nothing is sent
+  events::BroadcasterOptions o;
+  o.queue_size = 10;
+  events::EventBroadcaster b(*client::RestClient::create(cfg), o);
+  auto rec = b.new_recorder("c");
+  for (int i = 0; i < 100; ++i) rec->event(pod_ref("p"), nullptr, events::kNormal, "R", "A", "n");
+  auto s = b.stats();
+  EXPECT_EQ(s.recorded, 100u);
+  EXPECT_EQ(s.dropped_queue_full, 90u);
+}
