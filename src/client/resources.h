@@ -12,6 +12,18 @@ struct ReplicationController;
 struct Event;
 struct Binding;
 struct Lease;
+struct ReplicaSet;
+struct StatefulSet;
+struct Deployment;
+struct DaemonSet;
+struct PodDisruptionBudget;
+struct PersistentVolume;
+struct PersistentVolumeClaim;
+struct StorageClass;
+struct CSINode;
+struct CSIDriver;
+struct CSIStorageCapacity;
+struct PriorityClass;
 namespace eventsv1 {
 struct Event;
 }
@@ -63,6 +75,54 @@ struct ResourceFor<api::Lease> {
 template <>
 struct ResourceFor<api::eventsv1::Event> {
   static constexpr ResourceInfo info{"events.k8s.io", "v1", "events", "Event", true};
+};
+template <>
+struct ResourceFor<api::PersistentVolume> {
+  static constexpr ResourceInfo info{"", "v1", "persistentvolumes", "PersistentVolume", false};
+};
+template <>
+struct ResourceFor<api::PersistentVolumeClaim> {
+  static constexpr ResourceInfo info{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true};
+};
+template <>
+struct ResourceFor<api::ReplicaSet> {
+  static constexpr ResourceInfo info{"apps", "v1", "replicasets", "ReplicaSet", true};
+};
+template <>
+struct ResourceFor<api::StatefulSet> {
+  static constexpr ResourceInfo info{"apps", "v1", "statefulsets", "StatefulSet", true};
+};
+template <>
+struct ResourceFor<api::Deployment> {
+  static constexpr ResourceInfo info{"apps", "v1", "deployments", "Deployment", true};
+};
+template <>
+struct ResourceFor<api::DaemonSet> {
+  static constexpr ResourceInfo info{"apps", "v1", "daemonsets", "DaemonSet", true};
+};
+template <>
+struct ResourceFor<api::PodDisruptionBudget> {
+  static constexpr ResourceInfo info{"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true};
+};
+template <>
+struct ResourceFor<api::StorageClass> {
+  static constexpr ResourceInfo info{"storage.k8s.io", "v1", "storageclasses", "StorageClass", false};
+};
+template <>
+struct ResourceFor<api::CSINode> {
+  static constexpr ResourceInfo info{"storage.k8s.io", "v1", "csinodes", "CSINode", false};
+};
+template <>
+struct ResourceFor<api::CSIDriver> {
+  static constexpr ResourceInfo info{"storage.k8s.io", "v1", "csidrivers", "CSIDriver", false};
+};
+template <>
+struct ResourceFor<api::CSIStorageCapacity> {
+  static constexpr ResourceInfo info{"storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", true};
+};
+template <>
+struct ResourceFor<api::PriorityClass> {
+  static constexpr ResourceInfo info{"scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false};
 };
 
 }  // namespace ksched::client
