@@ -1,0 +1,325 @@
+// REST semantics through Api::handle (no HTTP): admission, validation messages, conflicts,
+// patches, binding, selectors, list/watch resourceVersion rules, graceful pod deletion.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "apiserver/handlers.h"
+#include "util/clock.h"
+
+namespace ksched::apiserver {
+namespace {
+
+namespace json = boost::json;
+
+class ApiTest : public ::testing::Test {
+ protected:
+  ApiTest() : api_(1000, clock_) { api_.bootstrap(); }
+
+  Response call(const std::string& method, const std::string& target, const std::string& body = "",
+                const std::string& content_type = "application/json", const std::string& accept = "application/json") {
+    Request r;
+    r.method = method;
+    auto q = target.find('?');
+    r.path = target.substr(0, q);
+    if (q != std::string::npos) r.query = parse_query(target.substr(q + 1));
+    r.body = body;
+    r.content_type = content_type;
+    r.accept = accept;
+    return api_.handle(r);
+  }
+  static json::object parse(const Response& r) { return json::parse(r.body).as_object(); }
+  static std::string message(const Response& r) { return std::string(parse(r).at("message").as_string()); }
+  static std::string reason(const Response& r) { return std::string(parse(r).at("reason").as_string()); }
+
+  Response create_pod(const std::string& name, const std::string& extra_spec = "") {
+    return call("POST", "/api/v1/namespaces/default/pods",
+                R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                    R"(","labels":{"app":"web"}},"spec":{)" + extra_spec +
+                    R"("containers":[{"name":"c","image":"nginx","ports":[{"containerPort":80}]}]}})");
+  }
+
+  util::FakeClock clock_;
+  Api api_;
+};
+
+TEST_F(ApiTest, PodCreateAppliesUpstreamDefaults) {
+  auto r = create_pod("web-0");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto o = parse(r);
+  auto& spec = o["spec"].as_object();
+  EXPECT_EQ(spec["schedulerName"], "default-scheduler");
+  EXPECT_EQ(spec["restartPolicy"], "Always");
+  EXPECT_EQ(spec["dnsPolicy"], "ClusterFirst");
+  EXPECT_EQ(spec["terminationGracePeriodSeconds"], 30);
+  EXPECT_EQ(spec["enableServiceLinks"], true);
+  EXPECT_EQ(spec["priority"], 0);
+  auto& c = spec["containers"].as_array()[0].as_object();
+  EXPECT_EQ(c["imagePullPolicy"], "Always");  // untagged image
+  EXPECT_EQ(c["terminationMessagePath"], "/dev/termination-log");
+  ASSERT_EQ(spec["tolerations"].as_array().size(), 2u);
+  EXPECT_EQ(spec["tolerations"].as_array()[0].as_object()["tolerationSeconds"], 300);
+  EXPECT_EQ(o["status"].as_object()["phase"], "Pending");
+  EXPECT_EQ(o["status"].as_object()["qosClass"], "BestEffort");
+  EXPECT_FALSE(o["metadata"].as_object()["uid"].as_string().empty());
+  EXPECT_FALSE(o["metadata"].as_object()["creationTimestamp"].as_string().empty());
+}
+
+TEST_F(ApiTest, CreateErrorsMatchUpstream) {
+  ASSERT_EQ(create_pod("a").status, 201);
+  auto dup = create_pod("a");
+  EXPECT_EQ(dup.status, 409);
+  EXPECT_EQ(reason(dup), "AlreadyExists");
+  EXPECT_EQ(message(dup), "pods \"a\" already exists");
+
+  auto bad = create_pod("Bad_Name");
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_EQ(reason(bad), "Invalid");
+  EXPECT_EQ(message(bad).rfind("Pod \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain", 0), 0u)
+      << message(bad);
+  auto causes = parse(bad)["details"].as_object()["causes"].as_array();
+  EXPECT_EQ(causes[0].as_object()["field"], "metadata.name");
+
+  auto nons = call("POST", "/api/v1/namespaces/nowhere/configmaps", R"({"metadata":{"name":"x"}})");
+  EXPECT_EQ(nons.status, 404);
+  EXPECT_EQ(message(nons), "namespaces \"nowhere\" not found");
+
+  auto noimage = call("POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"x"},"spec":{"containers":[{"name":"c"}]}})");
+  EXPECT_EQ(noimage.status, 422);
+  EXPECT_NE(message(noimage).find("spec.containers[0].image: Required value"), std::string::npos);
+
+  auto pc = create_pod("prio", R"("priorityClassName":"nope",)");
+  EXPECT_EQ(pc.status, 403);
+  EXPECT_EQ(message(pc), "pods \"prio\" is forbidden: no PriorityClass with name nope was found");
+  auto crit = create_pod("crit", R"("priorityClassName":"system-cluster-critical",)");
+  ASSERT_EQ(crit.status, 201);
+  EXPECT_EQ(parse(crit)["spec"].as_object()["priority"], 2000000000);
+
+  auto mismatch = call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"x","namespace":"other"}})");
+  EXPECT_EQ(mismatch.status, 400);
+  EXPECT_EQ(message(mismatch), "the namespace of the provided object does not match the namespace sent on the request");
+}
+
+TEST_F(ApiTest, GenerateName) {
+  auto r = call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"generateName":"cfg-"}})");
+  ASSERT_EQ(r.status, 201);
+  std::string name(parse(r)["metadata"].as_object()["name"].as_string());
+  EXPECT_EQ(name.size(), 9u);
+  EXPECT_EQ(name.rfind("cfg-", 0), 0u);
+}
+
+TEST_F(ApiTest, StaleUpdateConflicts) {
+  auto created = parse(create_pod("web"));
+  auto stale = created;
+  created["metadata"].as_object()["labels"].as_object()["v"] = "1";
+  auto ok = call("PUT", "/api/v1/namespaces/default/pods/web", json::serialize(created));
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  stale["metadata"].as_object()["labels"].as_object()["v"] = "2";
+  auto conflict = call("PUT", "/api/v1/namespaces/default/pods/web", json::serialize(stale));
+  EXPECT_EQ(conflict.status, 409);
+  EXPECT_EQ(reason(conflict), "Conflict");
+  EXPECT_EQ(message(conflict),
+            "Operation cannot be fulfilled on pods \"web\": the object has been modified; please apply your changes to "
+            "the latest version and try again");
+  auto wrong_name = call("PUT", "/api/v1/namespaces/default/pods/other", json::serialize(stale));
+  EXPECT_EQ(wrong_name.status, 400);
+  EXPECT_EQ(message(wrong_name), "the name of the object (web) does not match the name on the URL (other)");
+}
+
+TEST_F(ApiTest, PatchTypes) {
+  ASSERT_EQ(create_pod("web").status, 201);
+  // strategic: containers merge by name, ports by containerPort
+  auto smp = call("PATCH", "/api/v1/namespaces/default/pods/web",
+                  R"({"spec":{"containers":[{"name":"c","image":"nginx:2","ports":[{"containerPort":443}]}]}})",
+                  "application/strategic-merge-patch+json");
+  ASSERT_EQ(smp.status, 200) << smp.body;
+  auto c = parse(smp)["spec"].as_object()["containers"].as_array();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].as_object()["image"], "nginx:2");
+  EXPECT_EQ(c[0].as_object()["ports"].as_array().size(), 2u);
+  EXPECT_EQ(c[0].as_object()["imagePullPolicy"], "Always");  // untouched field kept
+  // merge: null deletes
+  auto mp = call("PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"labels":{"app":null,"x":"y"}}})",
+                 "application/merge-patch+json");
+  ASSERT_EQ(mp.status, 200);
+  auto labels = parse(mp)["metadata"].as_object()["labels"].as_object();
+  EXPECT_FALSE(labels.contains("app"));
+  EXPECT_EQ(labels["x"], "y");
+  // json patch
+  auto jp = call("PATCH", "/api/v1/namespaces/default/pods/web",
+                 R"([{"op":"replace","path":"/metadata/labels/x","value":"z"},{"op":"remove","path":"/spec/containers/0/ports/1"}])",
+                 "application/json-patch+json");
+  ASSERT_EQ(jp.status, 200) << jp.body;
+  EXPECT_EQ(parse(jp)["metadata"].as_object()["labels"].as_object()["x"], "z");
+  // a resourceVersion inside a patch is a precondition
+  auto pre = call("PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"resourceVersion":"1"}})",
+                  "application/merge-patch+json");
+  EXPECT_EQ(pre.status, 409);
+  auto apply = call("PATCH", "/api/v1/namespaces/default/pods/web", "{}", "application/apply-patch+yaml");
+  EXPECT_EQ(apply.status, 415);
+  // pods/status patch keeps the spec, conditions merge by type
+  auto st = call("PATCH", "/api/v1/namespaces/default/pods/web/status",
+                 R"({"spec":{"nodeName":"ignored"},"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable"}],"nominatedNodeName":"n1"}})",
+                 "application/strategic-merge-patch+json");
+  ASSERT_EQ(st.status, 200) << st.body;
+  auto so = parse(st);
+  EXPECT_FALSE(so["spec"].as_object().contains("nodeName"));
+  EXPECT_EQ(so["status"].as_object()["nominatedNodeName"], "n1");
+  auto st2 = call("PATCH", "/api/v1/namespaces/default/pods/web/status",
+                  R"({"status":{"conditions":[{"type":"PodScheduled","message":"m"}],"nominatedNodeName":null}})",
+                  "application/strategic-merge-patch+json");
+  auto conds = parse(st2)["status"].as_object()["conditions"].as_array();
+  ASSERT_EQ(conds.size(), 1u);
+  EXPECT_EQ(conds[0].as_object()["reason"], "Unschedulable");
+  EXPECT_EQ(conds[0].as_object()["message"], "m");
+  EXPECT_FALSE(parse(st2)["status"].as_object().contains("nominatedNodeName"));
+}
+
+TEST_F(ApiTest, BindingSubresource) {
+  ASSERT_EQ(create_pod("web").status, 201);
+  std::string b = R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"n1"}})";
+  auto r = call("POST", "/api/v1/namespaces/default/pods/web/binding", b);
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(parse(r)["status"], "Success");
+  auto pod = parse(call("GET", "/api/v1/namespaces/default/pods/web"));
+  EXPECT_EQ(pod["spec"].as_object()["nodeName"], "n1");
+  auto cond = pod["status"].as_object()["conditions"].as_array()[0].as_object();
+  EXPECT_EQ(cond["type"], "PodScheduled");
+  EXPECT_EQ(cond["status"], "True");
+  auto again = call("POST", "/api/v1/namespaces/default/pods/web/binding", b);
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(message(again), "Operation cannot be fulfilled on pods/binding \"web\": pod web is already assigned to node \"n1\"");
+  auto missing = call("POST", "/api/v1/namespaces/default/pods/nope/binding",
+                      R"({"metadata":{"name":"nope"},"target":{"name":"n1"}})");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(message(missing), "pods \"nope\" not found");
+  auto put = call("PUT", "/api/v1/namespaces/default/pods/web/binding", b);
+  EXPECT_EQ(put.status, 405);
+}
+
+TEST_F(ApiTest, ListSelectorsAndResourceVersionRules) {
+  ASSERT_EQ(create_pod("a").status, 201);
+  ASSERT_EQ(create_pod("b").status, 201);
+  auto l = parse(call("GET", "/api/v1/pods?fieldSelector=metadata.name%3Db"));
+  EXPECT_EQ(l["kind"], "PodList");
+  ASSERT_EQ(l["items"].as_array().size(), 1u);
+  auto phase = parse(call("GET", "/api/v1/pods?fieldSelector=status.phase!%3DSucceeded,status.phase!%3DFailed"));
+  EXPECT_EQ(phase["items"].as_array().size(), 2u);
+  auto bad = call("GET", "/api/v1/pods?fieldSelector=foo%3Dbar");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(message(bad), "field label not supported: foo");
+  auto badl = call("GET", "/api/v1/pods?labelSelector=a%20in%20b");
+  EXPECT_EQ(badl.status, 400);
+  auto rvm = call("GET", "/api/v1/pods?resourceVersionMatch=Exact");
+  EXPECT_EQ(rvm.status, 422);
+  EXPECT_EQ(message(rvm), "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided");
+  auto limited = parse(call("GET", "/api/v1/namespaces/default/pods?limit=1"));
+  ASSERT_EQ(limited["items"].as_array().size(), 1u);
+  std::string cont(limited["metadata"].as_object()["continue"].as_string());
+  auto rest = parse(call("GET", "/api/v1/namespaces/default/pods?limit=1&continue=" + cont));
+  ASSERT_EQ(rest["items"].as_array().size(), 1u);
+  EXPECT_EQ(rest["items"].as_array()[0].as_object()["metadata"].as_object()["name"], "b");
+  EXPECT_EQ(rest["metadata"].as_object()["resourceVersion"], limited["metadata"].as_object()["resourceVersion"]);
+  auto garbage = call("GET", "/api/v1/namespaces/default/pods?limit=1&continue=%21%21");
+  EXPECT_EQ(garbage.status, 400);
+  auto empty = parse(call("GET", "/api/v1/namespaces/nowhere/pods"));
+  EXPECT_EQ(empty["items"].as_array().size(), 0u);
+  auto unknown = call("GET", "/api/v1/widgets");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(message(unknown), "the server could not find the requested resource");
+}
+
+TEST_F(ApiTest, ExpiredWatchIsAnErrorEvent) {
+  ASSERT_EQ(create_pod("a").status, 201);
+  api_.store().compact(api_.store().revision());
+  auto w = call("GET", "/api/v1/pods?watch=true&resourceVersion=1");
+  EXPECT_EQ(w.status, 200);
+  EXPECT_FALSE(w.watcher);
+  auto ev = json::parse(w.body).as_object();
+  EXPECT_EQ(ev["type"], "ERROR");
+  EXPECT_EQ(ev["object"].as_object()["code"], 410);
+  EXPECT_EQ(ev["object"].as_object()["reason"], "Expired");
+  auto live = call("GET", "/api/v1/pods?watch=1&resourceVersion=0");
+  ASSERT_TRUE(live.watcher);
+  bool closed = false;
+  auto items = live.watcher->drain(closed);
+  ASSERT_EQ(items.size(), 1u);  // synthetic ADDED for the existing pod
+  bool cols = false;
+  std::string line = api_.format_watch_item(*live.watch_resource, items[0], false, IncludeObject::Metadata, cols);
+  EXPECT_EQ(line.rfind("{\"type\":\"ADDED\",\"object\":{", 0), 0u);
+  EXPECT_EQ(line.back(), '\n');
+  auto forbidden = call("GET", "/api/v1/pods?watch=1&resourceVersionMatch=NotOlderThan&resourceVersion=1");
+  EXPECT_EQ(forbidden.status, 422);
+}
+
+TEST_F(ApiTest, GracefulPodDeletion) {
+  ASSERT_EQ(call("POST", "/api/v1/nodes", R"({"metadata":{"name":"n1"}})").status, 201);
+  ASSERT_EQ(create_pod("bound").status, 201);
+  ASSERT_EQ(create_pod("unbound").status, 201);
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods/bound/binding", R"({"metadata":{"name":"bound"},"target":{"name":"n1"}})").status, 201);
+  // Unbound: gone at once.
+  EXPECT_EQ(call("DELETE", "/api/v1/namespaces/default/pods/unbound").status, 200);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/pods/unbound").status, 404);
+  // Bound: deletionTimestamp + grace, completed after the grace period.
+  auto d = call("DELETE", "/api/v1/namespaces/default/pods/bound", R"({"gracePeriodSeconds":10})");
+  ASSERT_EQ(d.status, 200);
+  auto meta = parse(d)["metadata"].as_object();
+  EXPECT_TRUE(meta.contains("deletionTimestamp"));
+  EXPECT_EQ(meta["deletionGracePeriodSeconds"], 10);
+  api_.reap_deletions();
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/pods/bound").status, 200);
+  clock_.step(std::chrono::seconds(11));
+  api_.reap_deletions();
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/pods/bound").status, 404);
+}
+
+TEST_F(ApiTest, FinalizersHoldDeletion) {
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"c","finalizers":["x/y"]}})").status, 201);
+  auto d = call("DELETE", "/api/v1/namespaces/default/configmaps/c");
+  ASSERT_EQ(d.status, 200);
+  EXPECT_TRUE(parse(d)["metadata"].as_object().contains("deletionTimestamp"));
+  auto add = call("PATCH", "/api/v1/namespaces/default/configmaps/c", R"({"metadata":{"finalizers":["x/y","z/w"]}})",
+                  "application/merge-patch+json");
+  EXPECT_EQ(add.status, 422);
+  auto clear = call("PATCH", "/api/v1/namespaces/default/configmaps/c", R"({"metadata":{"finalizers":null}})",
+                    "application/merge-patch+json");
+  EXPECT_EQ(clear.status, 200);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps/c").status, 404);
+}
+
+TEST_F(ApiTest, TablesAndDiscovery) {
+  ASSERT_EQ(create_pod("web").status, 201);
+  auto t = call("GET", "/api/v1/namespaces/default/pods", "", "", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
+  auto tbl = parse(t);
+  EXPECT_EQ(tbl["kind"], "Table");
+  auto cols = tbl["columnDefinitions"].as_array();
+  EXPECT_EQ(cols[0].as_object()["name"], "Name");
+  EXPECT_EQ(cols[1].as_object()["name"], "Ready");
+  auto cells = tbl["rows"].as_array()[0].as_object()["cells"].as_array();
+  EXPECT_EQ(cells[0], "web");
+  EXPECT_EQ(cells[1], "0/1");
+  EXPECT_EQ(cells[2], "Pending");
+  auto disc = parse(call("GET", "/api/v1"));
+  bool binding = false;
+  for (const auto& r : disc["resources"].as_array())
+    if (r.as_object().at("name") == "pods/binding") binding = true;
+  EXPECT_TRUE(binding);
+  auto groups = parse(call("GET", "/apis"));
+  EXPECT_EQ(groups["kind"], "APIGroupList");
+  EXPECT_EQ(call("GET", "/apis/nope/v1").status, 404);
+  auto oapi = parse(call("GET", "/openapi/v3"));
+  EXPECT_TRUE(oapi["paths"].as_object().contains("apis/apps/v1"));
+  EXPECT_EQ(call("GET", "/healthz").body, "ok");
+}
+
+TEST_F(ApiTest, QueryBooleansFollowUpstream) {
+  std::string t = "true", f = "False", z = "0", e;
+  EXPECT_TRUE(query_bool(&t));
+  EXPECT_FALSE(query_bool(&f));
+  EXPECT_FALSE(query_bool(&z));
+  EXPECT_TRUE(query_bool(&e));
+  EXPECT_FALSE(query_bool(nullptr));
+}
+
+}  // namespace
+}  // namespace ksched::apiserver
