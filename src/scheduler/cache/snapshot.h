@@ -1,0 +1,50 @@
+// Snapshot of the cache taken at the start of each scheduling cycle (upstream
+// backend/cache/snapshot.go). NodeInfo objects keep their identity across incremental updates so
+// the ordered lists need rebuilding only when nodes appear/vanish or affinity/PVC use flips.
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "scheduler/framework/types.h"
+
+namespace ksched::scheduler::cache {
+
+class Cache;
+
+class Snapshot final : public framework::NodeInfoLister, public framework::StorageInfoLister {
+ public:
+  Snapshot() = default;
+  // Upstream NewSnapshot(pods, nodes): NodeInfos in `nodes` order with images summarised.
+  Snapshot(const std::vector<framework::PodPtr>& pods, const std::vector<framework::NodePtr>& nodes);
+
+  const std::vector<framework::NodeInfoPtr>& list() const override { return node_info_list_; }
+  const std::vector<framework::NodeInfoPtr>& have_pods_with_affinity_list() const override {
+    return have_pods_with_affinity_;
+  }
+  const std::vector<framework::NodeInfoPtr>& have_pods_with_required_anti_affinity_list() const override {
+    return have_pods_with_required_anti_affinity_;
+  }
+  framework::NodeInfoPtr get(std::string_view node_name) const override;
+  bool is_pvc_used_by_pods(std::string_view key) const override;
+
+  std::int64_t generation() const { return generation_; }
+  std::size_t num_nodes() const { return node_info_list_.size(); }
+
+ private:
+  friend class Cache;
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, framework::NodeInfoPtr, StringHash, std::equal_to<>> node_info_map_;
+  std::vector<framework::NodeInfoPtr> node_info_list_;
+  std::vector<framework::NodeInfoPtr> have_pods_with_affinity_;
+  std::vector<framework::NodeInfoPtr> have_pods_with_required_anti_affinity_;
+  std::unordered_set<std::string, StringHash, std::equal_to<>> used_pvc_set_;
+  std::int64_t generation_ = 0;
+};
+
+}  // namespace ksched::scheduler::cache
