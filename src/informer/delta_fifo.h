@@ -182,8 +182,11 @@ class DeltaFIFO {
     dedup(deltas);
     // A key already queued keeps its place; popped keys are erased from items_, so re-adding
     // them lands at the back.
-    if (inserted || was_empty) queue_.push_back(key);
-    cv_.notify_one();
+    if (inserted || was_empty) {
+      queue_.push_back(key);
+      // Consumers only sleep on an empty queue.
+      if (queue_.size() == 1) cv_.notify_one();
+    }
   }
 
   // Two trailing deletions collapse into one (upstream's isDeletionDup): the earlier one is kept

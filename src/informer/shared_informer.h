@@ -97,8 +97,10 @@ class ProcessorListener {
   void add(Notification<T> n) {
     std::lock_guard l(mu_);
     if (n.kind == Notification<T>::Add && n.initial) ++initial_pending_;
+    bool was_empty = pending_.empty();
     pending_.push_back(std::move(n));
-    cv_.notify_one();
+    // The handler thread only sleeps on an empty buffer, and drains it in batches.
+    if (was_empty) cv_.notify_one();
   }
   void stop() {
     {
@@ -122,28 +124,33 @@ class ProcessorListener {
 
  private:
   void run() {
+    std::deque<Notification<T>> batch;
     for (;;) {
-      Notification<T> n;
       {
         std::unique_lock l(mu_);
         cv_.wait(l, [&] { return stopped_ || !pending_.empty(); });
         if (stopped_) return;
-        n = std::move(pending_.front());
-        pending_.pop_front();
+        batch.swap(pending_);
       }
-      try {
-        switch (n.kind) {
-          case Notification<T>::Add: handler_->OnAdd(n.obj, n.initial); break;
-          case Notification<T>::Update: handler_->OnUpdate(n.old_obj, n.obj); break;
-          case Notification<T>::Delete:
-            handler_->OnDelete(Deleted<T>{n.obj, n.final_state_unknown, n.key});
-            break;
-        }
-      } catch (const std::exception& e) {
-        log::error("Observed a panic in an event handler", {{"err", e.what()}});
+      for (auto& n : batch) {
+        if (stopped_.load(std::memory_order_relaxed)) return;
+        deliver(n);
       }
-      if (n.kind == Notification<T>::Add && n.initial) --initial_pending_;
+      batch.clear();
     }
+  }
+
+  void deliver(const Notification<T>& n) {
+    try {
+      switch (n.kind) {
+        case Notification<T>::Add: handler_->OnAdd(n.obj, n.initial); break;
+        case Notification<T>::Update: handler_->OnUpdate(n.old_obj, n.obj); break;
+        case Notification<T>::Delete: handler_->OnDelete(Deleted<T>{n.obj, n.final_state_unknown, n.key}); break;
+      }
+    } catch (const std::exception& e) {
+      log::error("Observed a panic in an event handler", {{"err", e.what()}});
+    }
+    if (n.kind == Notification<T>::Add && n.initial) --initial_pending_;
   }
 
   std::shared_ptr<ResourceEventHandler<T>> handler_;
@@ -151,7 +158,7 @@ class ProcessorListener {
   std::condition_variable cv_;
   std::deque<Notification<T>> pending_;
   std::atomic<int> initial_pending_{0};
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};
   std::thread thread_;
 };
 

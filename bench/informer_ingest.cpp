@@ -1,0 +1,157 @@
+// Informer ingest: a recorded watch stream of typical pods fed from memory through the same path
+// as the network (chunked bytes -> line splitting -> codec -> DeltaFIFO -> Indexer + handler), and
+// the memory one cached pod costs compared with its JSON size.
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include "api/codec.h"
+#include "api/core.h"
+#include "client/watch.h"
+#include "informer/shared_informer.h"
+
+using namespace ksched;
+
+namespace {
+
+// A typical scheduled, running pod (a Deployment replica) as the API server sends it.
+std::string typical_pod(int i, int rv, bool managed_fields) {
+  std::string mf = managed_fields
+                       ? R"(,"managedFields":[{"manager":"kube-controller-manager","operation":"Update","apiVersion":"v1","time":"2025-01-15T10:04:05Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:generateName":{},"f:labels":{".":{},"f:app":{},"f:pod-template-hash":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"5d1c2a3b-0000-4000-8000-000000000001\"}":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:ports":{},"f:resources":{}}}}}},{"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"2025-01-15T10:04:07Z","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{},"f:containerStatuses":{},"f:hostIP":{},"f:phase":{},"f:podIP":{},"f:startTime":{}}},"subresource":"status"}])"
+                       : "";
+  return fmt::format(
+      R"({{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"web-7d9f8b6c5-{0:05d}","generateName":"web-7d9f8b6c5-","namespace":"team-{1}","uid":"8c1f{0:04x}-1234-4abc-9def-0123456789ab","resourceVersion":"{2}","creationTimestamp":"2025-01-15T10:04:05Z","labels":{{"app":"web","pod-template-hash":"7d9f8b6c5","tier":"frontend"}},"annotations":{{"kubernetes.io/psp":"restricted"}},"ownerReferences":[{{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-7d9f8b6c5","uid":"5d1c2a3b-0000-4000-8000-000000000001","controller":true,"blockOwnerDeletion":true}}]{3}}},"spec":{{"volumes":[{{"name":"kube-api-access-x7k2p","projected":{{"sources":[{{"serviceAccountToken":{{"expirationSeconds":3607,"path":"token"}}}},{{"configMap":{{"name":"kube-root-ca.crt","items":[{{"key":"ca.crt","path":"ca.crt"}}]}}}}],"defaultMode":420}}}}],"containers":[{{"name":"web","image":"registry.example.com/team/web:1.4.2","ports":[{{"containerPort":8080,"protocol":"TCP"}}],"env":[{{"name":"MODE","value":"prod"}}],"resources":{{"limits":{{"cpu":"500m","memory":"512Mi"}},"requests":{{"cpu":"250m","memory":"256Mi"}}}},"volumeMounts":[{{"name":"kube-api-access-x7k2p","readOnly":true,"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}}],"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPresent"}}],"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","serviceAccountName":"default","serviceAccount":"default","nodeName":"node-{4}","securityContext":{{}},"schedulerName":"default-scheduler","tolerations":[{{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}},{{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}}],"priority":0,"enableServiceLinks":true,"preemptionPolicy":"PreemptLowerPriority"}},"status":{{"phase":"Running","conditions":[{{"type":"Initialized","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:05Z"}},{{"type":"Ready","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:07Z"}},{{"type":"ContainersReady","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:07Z"}},{{"type":"PodScheduled","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:05Z"}}],"hostIP":"10.0.{5}.{6}","podIP":"10.244.{5}.{6}","podIPs":[{{"ip":"10.244.{5}.{6}"}}],"startTime":"2025-01-15T10:04:05Z","containerStatuses":[{{"name":"web","state":{{"running":{{"startedAt":"2025-01-15T10:04:06Z"}}}},"lastState":{{}},"ready":true,"restartCount":0,"image":"registry.example.com/team/web:1.4.2","imageID":"registry.example.com/team/web@sha256:0123456789abcdef","containerID":"containerd://abcdef{0:06x}","started":true}}],"qosClass":"Burstable"}}}})",
+      i, i % 10, rv, mf, i % 500, (i / 250) % 256, i % 250 + 1);
+}
+
+// ADDED for n pods, then MODIFIED twice each and DELETED for a tenth: like a busy cluster.
+std::vector<std::string> recorded_stream(int n, std::size_t& events, std::size_t& bytes) {
+  std::string all;
+  int rv = 1000;
+  events = 0;
+  auto emit = [&](const char* type, int i) {
+    all += R"({"type":")";
+    all += type;
+    all += R"(","object":)";
+    all += typical_pod(i, ++rv, true);
+    all += "}\n";
+    ++events;
+  };
+  for (int i = 0; i < n; ++i) emit("ADDED", i);
+  for (int r = 0; r < 2; ++r)
+    for (int i = 0; i < n; ++i) emit("MODIFIED", i);
+  for (int i = 0; i < n; i += 10) emit("DELETED", i);
+  bytes = all.size();
+  // Chunks of 16 KiB, cutting lines at arbitrary points like TCP reads do.
+  std::vector<std::string> chunks;
+  for (std::size_t off = 0; off < all.size(); off += 16384) chunks.push_back(all.substr(off, 16384));
+  return chunks;
+}
+
+informer::ListWatch no_list_watch() { return {}; }
+
+void BM_InformerIngest(benchmark::State& state) {
+  std::size_t events = 0, bytes = 0;
+  auto chunks = recorded_stream(static_cast<int>(state.range(0)), events, bytes);
+  for (auto _ : state) {
+    informer::InformerOptions<api::Pod> o;
+    o.transform = [](api::Pod& p) { p.metadata.managedFields = {}; };
+    informer::SharedIndexInformer<api::Pod> inf(no_list_watch(), o);
+    std::atomic<std::size_t> handled{0};
+    auto h = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
+    h->add = [&](const informer::Ptr<api::Pod>&, bool) { ++handled; };
+    h->update = [&](const informer::Ptr<api::Pod>&, const informer::Ptr<api::Pod>&) { ++handled; };
+    h->del = [&](const informer::Deleted<api::Pod>&) { ++handled; };
+    inf.add_event_handler(h);
+    client::WatchStream w(std::make_unique<client::MemoryResponseStream>(chunks));
+    client::RawWatchEvent ev;
+    auto pop_all = [&] {
+      while (inf.fifo().size() > 0)
+        (void)inf.fifo().pop([&](const std::string& k, const informer::Deltas<api::Pod>& d, bool initial) {
+          inf.process(k, d, initial);
+          return true;
+        });
+    };
+    std::size_t n = 0;
+    while (w.next(ev)) {
+      auto err = inf.reflector().handle_event(ev);
+      if (!err.empty()) state.SkipWithError(err.c_str());
+      if (++n % 256 == 0) pop_all();  // the informer's process loop runs alongside the reflector
+    }
+    pop_all();
+    // Wait for the handler thread to drain so the measured work includes delivery.
+    while (handled.load() < events) std::this_thread::yield();
+    benchmark::DoNotOptimize(inf.lister().list().size());
+    inf.stop();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * events));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+  state.counters["events/s"] = benchmark::Counter(double(events), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_InformerIngest)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The codec alone on the same stream (the ceiling for ingest on one core).
+void BM_DecodeOnly(benchmark::State& state) {
+  std::size_t events = 0, bytes = 0;
+  auto chunks = recorded_stream(static_cast<int>(state.range(0)), events, bytes);
+  std::string all;
+  for (auto& c : chunks) all += c;
+  std::vector<std::string_view> objects;
+  std::string scratch;
+  std::size_t pos = 0;
+  while (pos < all.size()) {
+    auto nl = all.find('\n', pos);
+    objects.push_back(informer::watch_event_object(std::string_view(all).substr(pos, nl - pos), scratch));
+    pos = nl + 1;
+  }
+  for (auto _ : state) {
+    for (auto o : objects) {
+      auto p = api::decode<api::Pod>(o);
+      benchmark::DoNotOptimize(p);
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * events));
+}
+BENCHMARK(BM_DecodeOnly)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// Heap bytes per cached pod (decoded, managedFields dropped, in an Indexer with the namespace
+// index) versus the pod's JSON size with and without managedFields.
+void BM_MemoryPerCachedPod(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  std::vector<std::string> jsons;
+  std::size_t json_bytes = 0, json_bytes_no_mf = 0;
+  for (int i = 0; i < n; ++i) {
+    jsons.push_back(typical_pod(i, 5000 + i, true));
+    json_bytes += jsons.back().size();
+    json_bytes_no_mf += typical_pod(i, 5000 + i, false).size();
+  }
+  double per_pod = 0;
+  for (auto _ : state) {
+    malloc_trim(0);
+    auto before = mallinfo2().uordblks;
+    auto idx = std::make_shared<informer::Indexer<api::Pod>>();
+    for (const auto& j : jsons) {
+      auto p = api::decode<api::Pod>(j);
+      if (!p) {
+        state.SkipWithError(p.error().c_str());
+        return;
+      }
+      p->metadata.managedFields = {};
+      idx->add(std::make_shared<const api::Pod>(std::move(*p)));
+    }
+    auto after = mallinfo2().uordblks;
+    per_pod = double(after - before) / n;
+    benchmark::DoNotOptimize(idx->size());
+  }
+  state.counters["bytes_per_pod"] = per_pod;
+  state.counters["json_bytes"] = double(json_bytes) / n;
+  state.counters["json_bytes_no_managedFields"] = double(json_bytes_no_mf) / n;
+  state.counters["sizeof_Pod"] = double(sizeof(api::Pod));
+}
+BENCHMARK(BM_MemoryPerCachedPod)->Arg(10000)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
