@@ -1,0 +1,541 @@
+// The scheduling cycle and the binding cycle (upstream pkg/scheduler/schedule_one.go, v1.32).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "scheduler/queue/events.h"
+#include "scheduler/scheduler.h"
+#include "util/log.h"
+
+namespace ksched::scheduler {
+
+using framework::Code;
+using framework::Status;
+
+namespace {
+
+std::string pod_key(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
+
+// Upstream Diagnosis.AddPluginStatus: remember which plugin rejected the pod.
+void add_plugin_status(framework::Diagnosis& d, const Status& s) {
+  if (s.plugin().empty() || !s.is_rejected()) return;
+  if (s.code() == Code::Pending) {
+    d.pendingPlugins.insert(s.plugin());
+  } else {
+    d.unschedulablePlugins.insert(s.plugin());
+  }
+}
+
+const framework::NominatingInfo kClearNominatedNode{framework::NominatingInfo::Mode::Override, ""};
+
+// A rejection from Reserve/Permit/PreBind/WaitOnPermit on the chosen node, as a FitError over one node.
+framework::FitError single_node_fit_error(const framework::PodPtr& pod, const std::string& node, const Status& s) {
+  framework::FitError fe;
+  fe.pod = pod;
+  fe.numAllNodes = 1;
+  fe.diagnosis.nodeToStatus.set(node, s);
+  add_plugin_status(fe.diagnosis, s);
+  return fe;
+}
+
+}  // namespace
+
+bool Scheduler::schedule_one() {
+  auto pinfo = queue_->pop();
+  if (!pinfo) return false;
+  schedule_pod_info(pinfo);
+  return true;
+}
+
+bool Scheduler::schedule_one_if_pending() {
+  auto pinfo = queue_->try_pop();
+  if (!pinfo) return false;
+  schedule_pod_info(pinfo);
+  return true;
+}
+
+bool Scheduler::skip_pod_schedule(framework::Framework& fwk, const api::Pod& pod) {
+  (void)fwk;
+  if (pod.metadata.deletionTimestamp) {
+    client_->event(pod, "Warning", "FailedScheduling", "Scheduling",
+                   "skip schedule deleting pod: " + pod_key(pod));
+    return true;
+  }
+  // An update of an assumed pod can re-add it to the queue (handler B drops most of them; this
+  // catches the rest).
+  if (cache_->is_assumed_pod(pod)) return true;
+  return false;
+}
+
+bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
+  const framework::PodPtr pod = pinfo->podInfo->pod;
+  framework::Framework* fwk = profile(pod->spec.schedulerName);
+  if (!fwk) {
+    log::error("Error occurred", {{"err", "profile not found for scheduler name " + pod->spec.schedulerName}});
+    queue_->done(pod->metadata.uid);
+    return false;
+  }
+  if (skip_pod_schedule(*fwk, *pod)) {
+    queue_->done(pod->metadata.uid);
+    return false;
+  }
+  log::V(3).info("Attempting to schedule pod", {{"pod", pod_key(*pod)}});
+
+  const auto start = clock_->now();
+  auto state = std::make_shared<framework::CycleState>();
+  state->record_plugin_metrics = std::uniform_int_distribution<int>(0, 99)(rng_) < 10;
+
+  // ---- scheduling cycle
+  ScheduleResult result;
+  std::optional<framework::FitError> fit;
+  Status status = schedule_pod(*fwk, *state, *pod, result, fit);
+  if (!status.is_success()) {
+    if (opts_.metrics) {
+      opts_.metrics->schedulingAlgorithmDuration.get().observe(metrics::seconds_since(start, clock_->now()));
+    }
+    std::optional<framework::NominatingInfo> nominating;
+    if (fit) {
+      if (fwk->has_post_filter_plugins()) {
+        // Preemption may make room for a later attempt.
+        framework::PostFilterResult pfr;
+        auto pf_start = clock_->now();
+        Status pfs = fwk->run_post_filter_plugins(*state, *pod, fit->diagnosis.nodeToStatus, pfr);
+        observe_extension_point("PostFilter", pfs, fwk->profile_name(), pf_start);
+        // Upstream's DefaultPreemption counts every PostFilter run as an attempt.
+        if (opts_.metrics) opts_.metrics->preemptionAttempts.get().inc();
+        fit->diagnosis.postFilterMsg = pfs.message();
+        if (pfs.is_error()) {
+          log::error("Status after running PostFilter plugins for pod",
+                     {{"pod", pod_key(*pod)}, {"status", pfs.message()}});
+        }
+        nominating = pfr.nominatingInfo;
+      } else {
+        log::V(3).info("No PostFilter plugins are registered, so no preemption will be performed");
+      }
+    } else {
+      nominating = kClearNominatedNode;
+    }
+    handle_scheduling_failure(*fwk, pinfo, status, fit, nominating, start);
+    return false;
+  }
+  if (opts_.metrics) {
+    opts_.metrics->schedulingAlgorithmDuration.get().observe(metrics::seconds_since(start, clock_->now()));
+  }
+
+  // Assume: the cache counts the pod on the node before binding finishes.
+  auto assumed_pod = std::make_shared<api::Pod>(*pod);
+  assumed_pod->spec.nodeName = result.suggestedHost;
+  auto assumed_info = std::make_shared<framework::QueuedPodInfo>(*pinfo);
+  assumed_info->podInfo = framework::PodInfo::make(assumed_pod);
+  const api::Pod& assumed = *assumed_pod;
+  if (auto r = cache_->assume_pod(assumed_info->podInfo); !r.ok()) {
+    // Most likely a bug in retrying logic.
+    handle_scheduling_failure(*fwk, assumed_info, Status::error(r.error()), std::nullopt, kClearNominatedNode, start);
+    return false;
+  }
+  queue_->nominator().delete_nominated_pod_if_exists(assumed);
+
+  auto fail_after_assume = [&](const Status& s) {
+    fwk->run_reserve_plugins_unreserve(*state, assumed, result.suggestedHost);
+    if (auto fr = cache_->forget_pod(assumed); !fr.ok()) {
+      log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
+    }
+    std::optional<framework::FitError> fe;
+    Status st = s;
+    if (s.is_rejected()) {
+      fe = single_node_fit_error(pod, result.suggestedHost, s);
+      st = Status(s.code(), fe->error());
+    }
+    handle_scheduling_failure(*fwk, assumed_info, st, fe, kClearNominatedNode, start);
+  };
+
+  auto t = clock_->now();
+  Status rs = fwk->run_reserve_plugins_reserve(*state, assumed, result.suggestedHost);
+  observe_extension_point("Reserve", rs, fwk->profile_name(), t);
+  if (!rs.is_success()) {
+    fail_after_assume(rs);
+    return false;
+  }
+  t = clock_->now();
+  Status ps = fwk->run_permit_plugins(*state, assumed, result.suggestedHost);
+  observe_extension_point("Permit", ps, fwk->profile_name(), t);
+  if (!ps.is_success() && !ps.is_wait()) {
+    fail_after_assume(ps);
+    return false;
+  }
+
+  // ---- binding cycle, asynchronously
+  if (opts_.metrics) opts_.metrics->goroutines.with({"binding"}).inc();
+  submit_binding([this, fwk, state, result, assumed_info, start] {
+    std::optional<framework::FitError> fe;
+    Status s = binding_cycle(*fwk, *state, result, assumed_info, start);
+    if (!s.is_success()) {
+      if (s.is_rejected()) fe = single_node_fit_error(assumed_info->podInfo->pod, result.suggestedHost, s);
+      handle_binding_cycle_error(*fwk, *state, assumed_info, start, result,
+                                 fe ? Status(s.code(), fe->error()) : s, fe);
+    }
+    if (opts_.metrics) opts_.metrics->goroutines.with({"binding"}).dec();
+  });
+  return true;
+}
+
+// ---------------------------------------------------------------- algorithm
+
+Status Scheduler::schedule_pod(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                               ScheduleResult& result, std::optional<framework::FitError>& fit) {
+  if (auto r = cache_->update_snapshot(*snapshot_); !r.ok()) return Status::error(r.error());
+  const auto& all_nodes = snapshot_->list();
+  if (all_nodes.empty()) return Status(Code::UnschedulableAndUnresolvable, kErrNoNodesAvailable);
+
+  framework::Diagnosis diagnosis;
+  std::vector<framework::NodeInfoPtr> feasible;
+  Status s = find_nodes_that_fit_pod(fwk, state, pod, diagnosis, feasible);
+  if (!s.is_success()) return s;
+
+  if (feasible.empty()) {
+    fit.emplace();
+    fit->pod = std::make_shared<api::Pod>(pod);
+    fit->numAllNodes = static_cast<int>(all_nodes.size());
+    fit->diagnosis = std::move(diagnosis);
+    return Status(Code::Unschedulable, fit->error());
+  }
+
+  const int evaluated = static_cast<int>(feasible.size() + diagnosis.nodeToStatus.size());
+  // One feasible node: no scoring needed.
+  if (feasible.size() == 1) {
+    result.suggestedHost = feasible[0]->name();
+    result.evaluatedNodes = evaluated;
+    result.feasibleNodes = 1;
+    return {};
+  }
+
+  std::vector<framework::NodePluginScores> scores;
+  s = prioritize_nodes(fwk, state, pod, feasible, scores);
+  if (!s.is_success()) return s;
+  result.suggestedHost = select_host(scores);
+  result.evaluatedNodes = evaluated;
+  result.feasibleNodes = static_cast<int>(feasible.size());
+  return {};
+}
+
+Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                          framework::Diagnosis& diagnosis,
+                                          std::vector<framework::NodeInfoPtr>& feasible) {
+  const auto& all_nodes = snapshot_->list();
+  framework::PreFilterResult pre_res;
+  std::set<std::string> set_plugins;
+  auto t = clock_->now();
+  Status s = fwk.run_pre_filter_plugins(state, pod, pre_res, set_plugins);
+  observe_extension_point("PreFilter", s, fwk.profile_name(), t);
+  if (!s.is_success()) {
+    if (!s.is_rejected()) return s;
+    // A PreFilter rejection applies to every node.
+    diagnosis.nodeToStatus.set_absent(s);
+    diagnosis.preFilterMsg = s.message();
+    log::V(5).info("Status after running PreFilter plugins for pod", {{"pod", pod_key(pod)}, {"status", s.message()}});
+    add_plugin_status(diagnosis, s);
+    for (const auto& p : set_plugins) diagnosis.unschedulablePlugins.insert(p);
+    return {};
+  }
+
+  // The nominated node (set by an earlier preemption) is tried first.
+  if (!pod.status.nominatedNodeName.empty()) {
+    if (auto ni = snapshot_->get(pod.status.nominatedNodeName); ni && ni->node()) {
+      std::vector<framework::NodeInfoPtr> one{ni};
+      Status ns = find_nodes_that_pass_filters(fwk, state, pod, diagnosis, one, feasible);
+      if (!ns.is_success()) {
+        log::error("Evaluation failed on nominated node",
+                   {{"pod", pod_key(pod)}, {"node", pod.status.nominatedNodeName}, {"err", ns.message()}});
+      } else if (!feasible.empty()) {
+        return {};
+      }
+    } else {
+      log::error("Evaluation failed on nominated node",
+                 {{"pod", pod_key(pod)}, {"node", pod.status.nominatedNodeName}, {"err", "nodeinfo not found"}});
+    }
+    feasible.clear();
+  }
+
+  const std::vector<framework::NodeInfoPtr>* nodes = &all_nodes;
+  std::vector<framework::NodeInfoPtr> subset;
+  if (!pre_res.all_nodes()) {
+    for (const auto& name : *pre_res.nodeNames) {
+      // PreFilter may name nodes that do not exist.
+      if (auto ni = snapshot_->get(name); ni && ni->node()) subset.push_back(ni);
+    }
+    nodes = &subset;
+    std::vector<std::string> names(set_plugins.begin(), set_plugins.end());
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i) list += (i ? " " : "") + names[i];
+    diagnosis.nodeToStatus.set_absent(
+        Status(Code::UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [" + list + "]"));
+  }
+  s = find_nodes_that_pass_filters(fwk, state, pod, diagnosis, *nodes, feasible);
+  // Rotate the start so that successive pods spread their search over all nodes.
+  const std::size_t processed = feasible.size() + diagnosis.nodeToStatus.size();
+  if (!all_nodes.empty()) next_start_node_index_ = (next_start_node_index_ + processed) % all_nodes.size();
+  return s;
+}
+
+Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framework::CycleState& state,
+                                               const api::Pod& pod, framework::Diagnosis& diagnosis,
+                                               const std::vector<framework::NodeInfoPtr>& nodes,
+                                               std::vector<framework::NodeInfoPtr>& feasible) {
+  const int n = static_cast<int>(nodes.size());
+  if (n == 0) return {};
+  int to_find = num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score(), percentage_of_nodes_to_score_, n);
+  if (!fwk.has_score_plugins()) to_find = 1;  // no extenders in this scheduler
+  const std::size_t start_index = next_start_node_index_;
+
+  if (!fwk.has_filter_plugins()) {
+    for (int i = 0; i < to_find; ++i) feasible.push_back(nodes[(start_index + i) % n]);
+    return {};
+  }
+
+  std::vector<framework::NodeInfoPtr> found(to_find);
+  std::vector<std::optional<Status>> statuses(n);
+  std::atomic<int> feasible_count{0};
+  std::atomic<bool> failed{false};
+  std::mutex err_mu;
+  Status first_error;
+
+  auto t = clock_->now();
+  auto check = [&](int i) {
+    const auto& ni = nodes[(start_index + i) % n];
+    Status s = fwk.run_filter_plugins_with_nominated_pods(state, pod, *ni);
+    if (s.is_error()) {
+      std::lock_guard l(err_mu);
+      if (!failed.exchange(true)) first_error = s;
+      return;
+    }
+    if (s.is_success()) {
+      int len = feasible_count.fetch_add(1) + 1;
+      if (len > to_find) {
+        feasible_count.fetch_sub(1);
+        return;
+      }
+      found[len - 1] = ni;
+    } else {
+      statuses[i] = std::move(s);
+    }
+  };
+  fwk.parallelizer().until(n, check, [&] { return failed.load() || feasible_count.load() >= to_find; });
+  observe_extension_point("Filter", failed ? first_error : Status(), fwk.profile_name(), t);
+  if (failed) return first_error;
+
+  for (int i = 0; i < n; ++i) {
+    if (!statuses[i]) continue;
+    add_plugin_status(diagnosis, *statuses[i]);
+    diagnosis.nodeToStatus.set(nodes[(start_index + i) % n]->name(), std::move(*statuses[i]));
+  }
+  const int count = std::min(feasible_count.load(), to_find);
+  for (int i = 0; i < count; ++i) feasible.push_back(found[i]);
+  return {};
+}
+
+Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                   const std::vector<framework::NodeInfoPtr>& feasible,
+                                   std::vector<framework::NodePluginScores>& out) {
+  if (!fwk.has_score_plugins()) {
+    out.clear();
+    for (const auto& ni : feasible) out.push_back(framework::NodePluginScores{ni->name(), {}, 1});
+    return {};
+  }
+  auto t = clock_->now();
+  Status s = fwk.run_pre_score_plugins(state, pod, feasible);
+  observe_extension_point("PreScore", s, fwk.profile_name(), t);
+  if (!s.is_success()) return s;
+  t = clock_->now();
+  s = fwk.run_score_plugins(state, pod, feasible, out);
+  observe_extension_point("Score", s, fwk.profile_name(), t);
+  return s;
+}
+
+std::string Scheduler::select_host(const std::vector<framework::NodePluginScores>& scores) {
+  if (scores.empty()) return {};
+  // Reservoir sampling over the nodes tied at the top score: the i-th tie replaces the pick with
+  // probability 1/i, so each tied node is equally likely.
+  std::int64_t best = scores[0].totalScore;
+  std::size_t pick = 0;
+  int ties = 1;
+  for (std::size_t i = 1; i < scores.size(); ++i) {
+    if (scores[i].totalScore > best) {
+      best = scores[i].totalScore;
+      pick = i;
+      ties = 1;
+    } else if (scores[i].totalScore == best) {
+      ++ties;
+      if (std::uniform_int_distribution<int>(0, ties - 1)(rng_) == 0) pick = i;
+    }
+  }
+  return scores[pick].name;
+}
+
+// ---------------------------------------------------------------- binding
+
+Status Scheduler::binding_cycle(framework::Framework& fwk, framework::CycleState& state, const ScheduleResult& result,
+                                const queue::QueuedPodInfoPtr& assumed_info,
+                                std::chrono::steady_clock::time_point start) {
+  const api::Pod& assumed = assumed_info->pod();
+  auto t = clock_->now();
+  Status s = fwk.wait_on_permit(assumed);
+  if (opts_.metrics && !s.is_success()) {
+    opts_.metrics->permitWaitDuration.with({framework::code_name(s.code())})
+        .observe(metrics::seconds_since(t, clock_->now()));
+  }
+  if (!s.is_success()) return s;
+  // Past Permit: events from now on cannot change this attempt's outcome.
+  queue_->done(assumed.metadata.uid);
+
+  t = clock_->now();
+  s = fwk.run_pre_bind_plugins(state, assumed, result.suggestedHost);
+  observe_extension_point("PreBind", s, fwk.profile_name(), t);
+  if (!s.is_success()) return s;
+
+  t = clock_->now();
+  s = fwk.run_bind_plugins(state, assumed, result.suggestedHost);
+  observe_extension_point("Bind", s, fwk.profile_name(), t);
+  if (auto fr = cache_->finish_binding(assumed); !fr.ok()) {
+    log::error("Scheduler cache FinishBinding failed", {{"err", fr.error()}});
+  }
+  if (!s.is_success()) {
+    log::V(1).info("Failed to bind pod", {{"pod", pod_key(assumed)}});
+    return s;
+  }
+  client_->event(assumed, "Normal", "Scheduled", "Binding",
+                 fmt::format("Successfully assigned {}/{} to {}", assumed.metadata.namespace_, assumed.metadata.name,
+                             result.suggestedHost));
+  log::V(2).info("Successfully bound pod to node", {{"pod", pod_key(assumed)},
+                                                   {"node", result.suggestedHost},
+                                                   {"evaluatedNodes", result.evaluatedNodes},
+                                                   {"feasibleNodes", result.feasibleNodes}});
+  if (opts_.metrics) {
+    const auto now = clock_->now();
+    opts_.metrics->pod_scheduled(fwk.profile_name(), metrics::seconds_since(start, now));
+    opts_.metrics->podSchedulingAttempts.get().observe(assumed_info->attempts);
+    if (assumed_info->initialAttemptTimestamp) {
+      opts_.metrics->podSchedulingSLIDuration.with({metrics::SchedulerMetrics::attempts_label(assumed_info->attempts)})
+          .observe(metrics::seconds_since(*assumed_info->initialAttemptTimestamp, now));
+    }
+  }
+  t = clock_->now();
+  fwk.run_post_bind_plugins(state, assumed, result.suggestedHost);
+  observe_extension_point("PostBind", Status(), fwk.profile_name(), t);
+  return {};
+}
+
+void Scheduler::handle_binding_cycle_error(framework::Framework& fwk, framework::CycleState& state,
+                                           const queue::QueuedPodInfoPtr& assumed_info,
+                                           std::chrono::steady_clock::time_point start, const ScheduleResult& result,
+                                           const Status& status, const std::optional<framework::FitError>& fit) {
+  const framework::PodPtr assumed = assumed_info->podInfo->pod;
+  fwk.run_reserve_plugins_unreserve(state, *assumed, result.suggestedHost);
+  if (auto fr = cache_->forget_pod(*assumed); !fr.ok()) {
+    log::error("scheduler cache ForgetPod failed", {{"err", fr.error()}});
+  } else {
+    // Forgetting frees what the assumed pod held, like a delete of an assigned pod. A pod that was
+    // rejected stays out of that move: it would only fail again for the same reason.
+    std::string uid = assumed->metadata.uid;
+    if (status.is_rejected()) {
+      queue_->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr,
+                                                  [uid](const api::Pod& p) { return p.metadata.uid != uid; });
+    } else {
+      queue_->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr);
+    }
+  }
+  handle_scheduling_failure(fwk, assumed_info, status, fit, kClearNominatedNode, start);
+}
+
+void Scheduler::handle_scheduling_failure(framework::Framework& fwk, const queue::QueuedPodInfoPtr& pinfo,
+                                          const Status& status, const std::optional<framework::FitError>& fit,
+                                          const std::optional<framework::NominatingInfo>& nominating,
+                                          std::chrono::steady_clock::time_point start) {
+  bool called_done = false;
+  const bool rejected = status.is_rejected();
+  const std::string reason = rejected ? "Unschedulable" : "SchedulerError";
+  if (opts_.metrics) {
+    const double secs = metrics::seconds_since(start, clock_->now());
+    if (rejected) {
+      opts_.metrics->pod_unschedulable(fwk.profile_name(), secs);
+    } else {
+      opts_.metrics->pod_schedule_error(fwk.profile_name(), secs);
+    }
+  }
+  const framework::PodPtr pod = pinfo->podInfo->pod;
+  const std::string err_msg = fit ? fit->error() : status.message();
+  if (err_msg == kErrNoNodesAvailable) {
+    log::V(2).info("Unable to schedule pod; no nodes are registered to the cluster; waiting", {{"pod", pod_key(*pod)}});
+  } else if (fit) {
+    // The rejectors decide which cluster events can requeue this pod.
+    pinfo->unschedulablePlugins = fit->diagnosis.unschedulablePlugins;
+    pinfo->pendingPlugins = fit->diagnosis.pendingPlugins;
+    log::V(2).info("Unable to schedule pod; no fit; waiting", {{"pod", pod_key(*pod)}, {"err", err_msg}});
+  } else {
+    log::error("Error scheduling pod; retrying", {{"pod", pod_key(*pod)}, {"err", err_msg}});
+  }
+
+  // Requeue the informer's current version, unless the pod is gone or already bound.
+  framework::PodPtr cached = lister_->get_pod(pod->metadata.namespace_, pod->metadata.name);
+  framework::PodPtr status_pod = pod;
+  if (!cached) {
+    log::info("Pod doesn't exist in informer cache", {{"pod", pod_key(*pod)}});
+  } else if (!cached->spec.nodeName.empty()) {
+    log::info("Pod has been assigned to node. Abort adding it back to queue.",
+              {{"pod", pod_key(*pod)}, {"node", cached->spec.nodeName}});
+  } else {
+    pinfo->podInfo = framework::PodInfo::make(cached);
+    status_pod = cached;
+    if (auto r = queue_->add_unschedulable_if_not_present(pinfo, queue_->scheduling_cycle()); !r.ok()) {
+      log::error("Error occurred", {{"err", r.error()}});
+    }
+    called_done = true;
+  }
+  queue_->nominator().add_nominated_pod(pinfo->podInfo, nominating);
+  if (!called_done) queue_->done(pod->metadata.uid);
+
+  client_->event(*status_pod, "Warning", "FailedScheduling", "Scheduling", truncate_message(err_msg));
+  api::PodCondition cond;
+  cond.type = "PodScheduled";
+  cond.status = "False";
+  cond.reason = reason;
+  cond.message = err_msg;
+  update_pod_status(*status_pod, cond, nominating);
+}
+
+void Scheduler::update_pod_status(const api::Pod& pod, const api::PodCondition& cond,
+                                  const std::optional<framework::NominatingInfo>& nominating) {
+  // nominatedNodeName is written only when set to a new value; the condition only when it changed.
+  const bool nnn_needs_update = nominating && nominating->mode == framework::NominatingInfo::Mode::Override &&
+                                pod.status.nominatedNodeName != nominating->nominatedNodeName;
+  bool cond_changed = true;
+  for (const auto& c : pod.status.conditions) {
+    if (c.type != cond.type) continue;
+    cond_changed = !(c.status == cond.status && c.reason == cond.reason && c.message == cond.message &&
+                     !c.lastProbeTime);
+    break;
+  }
+  if (!cond_changed && !nnn_needs_update) return;
+  std::optional<api::PodCondition> c;
+  if (cond_changed) {
+    c = cond;
+    // lastTransitionTime moves only when the status flips (upstream UpdatePodCondition).
+    const api::PodCondition* old = nullptr;
+    for (const auto& oc : pod.status.conditions)
+      if (oc.type == cond.type) old = &oc;
+    if (old && old->status == cond.status) {
+      c->lastTransitionTime = old->lastTransitionTime;
+    } else {
+      c->lastTransitionTime = api::Time{std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            clock_->wall_now().time_since_epoch())
+                                            .count() /
+                                        1'000'000'000 * 1'000'000'000};
+    }
+  }
+  std::optional<std::string> nnn;
+  if (nnn_needs_update) nnn = nominating->nominatedNodeName;
+  Status s = client_->patch_pod_status(pod, c, nnn);
+  if (!s.is_success()) log::error("Error updating pod", {{"pod", pod_key(pod)}, {"err", s.message()}});
+}
+
+}  // namespace ksched::scheduler

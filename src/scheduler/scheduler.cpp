@@ -1,0 +1,204 @@
+#include "scheduler/scheduler.h"
+
+#include <algorithm>
+
+#include "scheduler/framework/parallelizer.h"
+#include "util/log.h"
+
+namespace ksched::scheduler {
+
+std::string truncate_message(const std::string& msg) {
+  if (msg.size() <= kNoteLengthLimit) return msg;
+  static constexpr std::string_view kSuffix = " ...";
+  return msg.substr(0, kNoteLengthLimit - kSuffix.size()) + std::string(kSuffix);
+}
+
+std::int32_t num_feasible_nodes_to_find(std::optional<std::int32_t> profile_pct, std::int32_t global_pct,
+                                        std::int32_t num_all_nodes) {
+  constexpr std::int32_t kMinFeasibleNodesToFind = 100;
+  constexpr std::int32_t kMinFeasibleNodesPercentageToFind = 5;
+  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
+  std::int32_t pct = profile_pct ? *profile_pct : global_pct;
+  if (pct == 0) {
+    pct = 50 - num_all_nodes / 125;
+    if (pct < kMinFeasibleNodesPercentageToFind) pct = kMinFeasibleNodesPercentageToFind;
+  }
+  std::int32_t n = static_cast<std::int32_t>(static_cast<std::int64_t>(num_all_nodes) * pct / 100);
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
+// Forwards the frameworks' nominator queries to the queue, which is built after them.
+class Scheduler::NominatorProxy final : public framework::PodNominator {
+ public:
+  std::vector<framework::PodInfoPtr> nominated_pods_for_node(std::string_view node_name) const override {
+    return q ? q->nominated_pods_for_node(node_name) : std::vector<framework::PodInfoPtr>{};
+  }
+  queue::PriorityQueue* q = nullptr;
+};
+
+// Fixed worker pool for binding cycles; tracks work in flight so tests can wait for quiescence.
+class Scheduler::BindingPool {
+ public:
+  explicit BindingPool(int workers) {
+    for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] { loop(); });
+  }
+  ~BindingPool() { shutdown(); }
+  void submit(std::function<void()> fn) {
+    std::lock_guard l(mu_);
+    ++in_flight_;
+    jobs_.push_back(std::move(fn));
+    cv_.notify_one();
+  }
+  bool wait_idle(std::chrono::milliseconds timeout) {
+    std::unique_lock l(mu_);
+    return idle_cv_.wait_for(l, timeout, [&] { return in_flight_ == 0; });
+  }
+  void shutdown() {
+    {
+      std::lock_guard l(mu_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock l(mu_);
+        cv_.wait(l, [&] { return stopping_ || !jobs_.empty(); });
+        // Drain queued bindings before stopping: each holds an assumed pod.
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+      {
+        std::lock_guard l(mu_);
+        if (--in_flight_ == 0) idle_cv_.notify_all();
+      }
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_, idle_cv_;
+  std::deque<std::function<void()>> jobs_;
+  int in_flight_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+util::Result<std::unique_ptr<Scheduler>> Scheduler::create(const config::KubeSchedulerConfiguration& cfg,
+                                                           const framework::Registry& registry,
+                                                           framework::ClusterClient& client,
+                                                           const framework::ClusterLister& lister,
+                                                           SchedulerOptions opts) {
+  std::unique_ptr<Scheduler> s(new Scheduler());
+  s->opts_ = std::move(opts);
+  s->client_ = &client;
+  s->lister_ = &lister;
+  auto r = s->init(cfg, registry);
+  if (!r.ok()) return util::make_error(r.error());
+  return s;
+}
+
+util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg, const framework::Registry& registry) {
+  clock_ = opts_.clock ? opts_.clock : &util::RealClock::instance();
+  rng_.seed(opts_.seed ? opts_.seed : std::random_device{}());
+  percentage_of_nodes_to_score_ = cfg.percentageOfNodesToScore.value_or(0);
+  if (cfg.profiles.empty()) return util::make_error("at least one profile is required");
+
+  nominator_proxy_ = std::make_unique<NominatorProxy>();
+  cache_ = std::make_unique<cache::Cache>(std::chrono::nanoseconds(0), *clock_);
+  snapshot_ = std::make_unique<cache::Snapshot>();
+  auto parallelizer = opts_.parallelizer;
+  if (!parallelizer) parallelizer = std::make_shared<framework::ThreadPoolParallelizer>(cfg.parallelism);
+
+  std::string queue_sort_name;
+  for (const auto& prof : cfg.profiles) {
+    framework::FrameworkDeps deps;
+    deps.client = client_;
+    deps.lister = lister_;
+    deps.nominator = nominator_proxy_.get();
+    deps.nodeInfos = snapshot_.get();
+    deps.storageInfos = snapshot_.get();
+    deps.parallelism = cfg.parallelism;
+    deps.parallelizer = parallelizer;
+    deps.clock = clock_;
+    auto fwk = framework::Framework::create(prof, registry, deps);
+    if (!fwk.ok()) return util::make_error("initializing profile for scheduler name " + prof.schedulerName + ": " + fwk.error());
+    if (profiles_.count(prof.schedulerName)) return util::make_error("duplicate profile with scheduler name " + prof.schedulerName);
+    if (!(*fwk)->queue_sort_plugin()) return util::make_error("profile " + prof.schedulerName + " has no QueueSort plugin");
+    std::string qs(((*fwk)->queue_sort_plugin())->name());
+    if (queue_sort_name.empty()) {
+      queue_sort_name = qs;
+    } else if (qs != queue_sort_name) {
+      return util::make_error("using different QueueSort plugins in profiles is not supported");
+    }
+    profiles_.emplace(prof.schedulerName, std::move(*fwk));
+  }
+
+  queue::QueueOptions qo;
+  qo.clock = clock_;
+  qo.podInitialBackoff = std::chrono::seconds(cfg.podInitialBackoffSeconds);
+  qo.podMaxBackoff = std::chrono::seconds(cfg.podMaxBackoffSeconds);
+  qo.podMaxInUnschedulablePodsDuration = opts_.podMaxInUnschedulablePodsDuration;
+  qo.queueingHintsEnabled = opts_.queueingHints;
+  framework::Framework* first = profiles_.begin()->second.get();
+  qo.less = [first](const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) {
+    return first->queue_sort_less(a, b);
+  };
+  for (const auto& [name, fwk] : profiles_) {
+    qo.preEnqueuePlugins[name] = fwk->pre_enqueue_plugins();
+    qo.pluginEvents[name] = fwk->events_to_register();
+  }
+  if (opts_.metrics) {
+    queue_metrics_ = std::make_unique<metrics::QueueMetricsAdapter>(*opts_.metrics);
+    qo.metrics = queue_metrics_.get();
+  }
+  const framework::ClusterLister* lister = lister_;
+  qo.podLookup = [lister](std::string_view ns, std::string_view name) { return lister->get_pod(ns, name); };
+  queue_ = std::make_unique<queue::PriorityQueue>(std::move(qo));
+  nominator_proxy_->q = queue_.get();
+  binding_pool_ = std::make_unique<BindingPool>(opts_.bindingWorkers);
+  return {};
+}
+
+Scheduler::~Scheduler() { stop(); }
+
+framework::Framework* Scheduler::profile(std::string_view scheduler_name) const {
+  auto it = profiles_.find(scheduler_name);
+  return it == profiles_.end() ? nullptr : it->second.get();
+}
+
+void Scheduler::run() {
+  if (running_.exchange(true)) return;
+  queue_->run();
+  cache_->start_cleanup();
+  sched_thread_ = std::thread([this] {
+    while (schedule_one()) {
+    }
+  });
+}
+
+void Scheduler::stop() {
+  if (queue_) queue_->close();
+  if (sched_thread_.joinable()) sched_thread_.join();
+  if (binding_pool_) binding_pool_->shutdown();
+}
+
+void Scheduler::submit_binding(std::function<void()> fn) { binding_pool_->submit(std::move(fn)); }
+
+bool Scheduler::wait_for_bindings(std::chrono::milliseconds timeout) { return binding_pool_->wait_idle(timeout); }
+
+void Scheduler::observe_extension_point(std::string_view point, const framework::Status& s, std::string_view profile,
+                                        std::chrono::steady_clock::time_point since) {
+  if (!opts_.metrics) return;
+  opts_.metrics->frameworkExtensionPointDuration.with({point, framework::code_name(s.code()), profile})
+      .observe(metrics::seconds_since(since, clock_->now()));
+}
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,197 @@
+// The scheduler proper (upstream pkg/scheduler/scheduler.go, schedule_one.go, eventhandlers.go):
+// profiles (one Framework per schedulerName), the scheduling queue, the cache and its snapshot,
+// the scheduling cycle and the asynchronous binding cycle, and the informer event handlers.
+//
+// Threads: schedule_one() runs on one scheduling thread (run()); binding cycles run on a small
+// worker pool; event handlers may be called from informer threads at any time.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "scheduler/cache/cache.h"
+#include "scheduler/config/types.h"
+#include "scheduler/framework/runtime.h"
+#include "scheduler/metrics.h"
+#include "scheduler/queue/scheduling_queue.h"
+#include "util/clock.h"
+#include "util/result.h"
+
+namespace ksched::scheduler {
+
+inline constexpr const char* kErrNoNodesAvailable = "no nodes available to schedule pods";
+inline constexpr std::size_t kNoteLengthLimit = 1024;  // events.k8s.io note limit
+
+// Upstream truncateMessage: longer than 1024 bytes → first 1020 bytes + " ...".
+std::string truncate_message(const std::string& msg);
+
+// Upstream numFeasibleNodesToFind (min 100 nodes, adaptive percentage floor 5 %).
+std::int32_t num_feasible_nodes_to_find(std::optional<std::int32_t> profile_pct, std::int32_t global_pct,
+                                        std::int32_t num_all_nodes);
+
+// Node update → the ClusterEvents it represents, in upstream order.
+std::vector<framework::ClusterEvent> node_scheduling_property_change(const api::Node& new_node,
+                                                                     const api::Node& old_node);
+
+struct SchedulerOptions {
+  util::Clock* clock = &util::RealClock::instance();
+  bool queueingHints = true;           // SchedulerQueueingHints (on in v1.32)
+  int bindingWorkers = 16;             // concurrent binding cycles
+  std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = std::chrono::minutes(5);
+  metrics::SchedulerMetrics* metrics = nullptr;  // optional, not owned
+  // Parallelizer shared by all profiles; default: a thread pool of `parallelism` (tests pass an
+  // inline one).
+  std::shared_ptr<framework::Parallelizer> parallelizer;
+  std::uint64_t seed = 0;  // for selectHost/percentage sampling; 0 = random
+};
+
+struct ScheduleResult {
+  std::string suggestedHost;
+  int evaluatedNodes = 0;
+  int feasibleNodes = 0;
+  std::optional<framework::NominatingInfo> nominatingInfo;
+};
+
+class Scheduler {
+ public:
+  // `cfg` must be defaulted (config::set_defaults). client/lister must outlive the scheduler.
+  static util::Result<std::unique_ptr<Scheduler>> create(const config::KubeSchedulerConfiguration& cfg,
+                                                         const framework::Registry& registry,
+                                                         framework::ClusterClient& client,
+                                                         const framework::ClusterLister& lister,
+                                                         SchedulerOptions opts = {});
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // ---- event handlers (informer callbacks; also driven directly by tests)
+  void on_pod_add(const framework::PodPtr& pod);
+  void on_pod_update(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod);
+  void on_pod_delete(const framework::PodPtr& pod);
+  void on_node_add(const framework::NodePtr& node);
+  void on_node_update(const framework::NodePtr& old_node, const framework::NodePtr& new_node);
+  void on_node_delete(const framework::NodePtr& node);
+  // Storage and CSI objects only trigger queue moves; objects are passed to queueing hints.
+  void on_pv_add(std::shared_ptr<const api::PersistentVolume> pv);
+  void on_pv_update(std::shared_ptr<const api::PersistentVolume> old_pv, std::shared_ptr<const api::PersistentVolume> pv);
+  void on_pvc_add(std::shared_ptr<const api::PersistentVolumeClaim> pvc);
+  void on_pvc_update(std::shared_ptr<const api::PersistentVolumeClaim> old_pvc,
+                     std::shared_ptr<const api::PersistentVolumeClaim> pvc);
+  void on_storage_class_add(std::shared_ptr<const api::StorageClass> sc);
+  void on_storage_class_update(std::shared_ptr<const api::StorageClass> old_sc, std::shared_ptr<const api::StorageClass> sc);
+  void on_csi_node_add(std::shared_ptr<const api::CSINode> n);
+  void on_csi_node_update(std::shared_ptr<const api::CSINode> old_n, std::shared_ptr<const api::CSINode> n);
+  void on_csi_driver_add(std::shared_ptr<const api::CSIDriver> d);
+  void on_csi_driver_update(std::shared_ptr<const api::CSIDriver> old_d, std::shared_ptr<const api::CSIDriver> d);
+  void on_csi_storage_capacity_add(std::shared_ptr<const api::CSIStorageCapacity> c);
+  void on_csi_storage_capacity_update(std::shared_ptr<const api::CSIStorageCapacity> old_c,
+                                      std::shared_ptr<const api::CSIStorageCapacity> c);
+
+  // ---- scheduling
+  // One scheduling cycle: blocks in Pop. Returns false once the queue is closed.
+  bool schedule_one();
+  // Like schedule_one but returns false at once when activeQ is empty (tests).
+  bool schedule_one_if_pending();
+  // queue.run() + a scheduling thread looping schedule_one; stop() closes the queue and joins.
+  void run();
+  void stop();
+  // Blocks until no binding cycle is running (bounded by timeout). True when idle.
+  bool wait_for_bindings(std::chrono::milliseconds timeout);
+
+  // ---- parts
+  queue::PriorityQueue& queue() { return *queue_; }
+  cache::Cache& cache() { return *cache_; }
+  framework::Framework* profile(std::string_view scheduler_name) const;
+  const std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>>& profiles() const {
+    return profiles_;
+  }
+  // Whether a pod is ours (its schedulerName names a profile).
+  bool responsible_for(const api::Pod& pod) const { return profile(pod.spec.schedulerName) != nullptr; }
+
+ private:
+  class NominatorProxy;
+  class BindingPool;
+
+  Scheduler() = default;
+  util::Result<void> init(const config::KubeSchedulerConfiguration& cfg, const framework::Registry& registry);
+
+  bool schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo);
+  bool skip_pod_schedule(framework::Framework& fwk, const api::Pod& pod);
+
+  // Scheduling algorithm. On failure returns a non-success status; `fit` is set for FitErrors.
+  framework::Status schedule_pod(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                 ScheduleResult& result, std::optional<framework::FitError>& fit);
+  framework::Status find_nodes_that_fit_pod(framework::Framework& fwk, framework::CycleState& state,
+                                            const api::Pod& pod, framework::Diagnosis& diagnosis,
+                                            std::vector<framework::NodeInfoPtr>& feasible);
+  framework::Status find_nodes_that_pass_filters(framework::Framework& fwk, framework::CycleState& state,
+                                                 const api::Pod& pod, framework::Diagnosis& diagnosis,
+                                                 const std::vector<framework::NodeInfoPtr>& nodes,
+                                                 std::vector<framework::NodeInfoPtr>& feasible);
+  framework::Status prioritize_nodes(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                     const std::vector<framework::NodeInfoPtr>& feasible,
+                                     std::vector<framework::NodePluginScores>& out);
+  std::string select_host(const std::vector<framework::NodePluginScores>& scores);
+
+  // Binding cycle (worker thread).
+  framework::Status binding_cycle(framework::Framework& fwk, framework::CycleState& state,
+                                  const ScheduleResult& result, const queue::QueuedPodInfoPtr& assumed_info,
+                                  std::chrono::steady_clock::time_point start);
+  void handle_binding_cycle_error(framework::Framework& fwk, framework::CycleState& state,
+                                  const queue::QueuedPodInfoPtr& assumed_info, std::chrono::steady_clock::time_point start,
+                                  const ScheduleResult& result, const framework::Status& status,
+                                  const std::optional<framework::FitError>& fit);
+  void handle_scheduling_failure(framework::Framework& fwk, const queue::QueuedPodInfoPtr& pinfo,
+                                 const framework::Status& status, const std::optional<framework::FitError>& fit,
+                                 const std::optional<framework::NominatingInfo>& nominating,
+                                 std::chrono::steady_clock::time_point start);
+  void update_pod_status(const api::Pod& pod, const api::PodCondition& cond,
+                         const std::optional<framework::NominatingInfo>& nominating);
+
+  // Event helpers.
+  void add_pod_to_cache(const framework::PodPtr& pod);
+  void update_pod_in_cache(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod);
+  void delete_pod_from_cache(const framework::PodPtr& pod);
+  void add_pod_to_queue(const framework::PodPtr& pod);
+  void update_pod_in_queue(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod);
+  void delete_pod_from_queue(const framework::PodPtr& pod);
+  void move_all(const framework::ClusterEvent& e, std::shared_ptr<const void> old_obj,
+                std::shared_ptr<const void> new_obj);
+  void submit_binding(std::function<void()> fn);
+  void observe_extension_point(std::string_view point, const framework::Status& s, std::string_view profile,
+                               std::chrono::steady_clock::time_point since);
+
+  SchedulerOptions opts_;
+  util::Clock* clock_ = nullptr;
+  framework::ClusterClient* client_ = nullptr;
+  const framework::ClusterLister* lister_ = nullptr;
+  std::int32_t percentage_of_nodes_to_score_ = 0;
+
+  std::unique_ptr<NominatorProxy> nominator_proxy_;
+  std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> profiles_;
+  std::unique_ptr<metrics::QueueMetricsAdapter> queue_metrics_;
+  std::unique_ptr<queue::PriorityQueue> queue_;
+  std::unique_ptr<cache::Cache> cache_;
+  std::unique_ptr<cache::Snapshot> snapshot_;
+
+  // Scheduling-thread state.
+  std::size_t next_start_node_index_ = 0;
+  std::mt19937_64 rng_;
+
+  std::unique_ptr<BindingPool> binding_pool_;
+  std::thread sched_thread_;
+  std::atomic<bool> running_{false};
+};
+
+}  // namespace ksched::scheduler

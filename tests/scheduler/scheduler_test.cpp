@@ -1,0 +1,335 @@
+// Scheduling cycle end to end over the in-tree plugins, an in-memory client and lister, a fake
+// clock and an inline parallelizer: binding, FitError texts, requeue on events, gates, profiles,
+// binding failures and preemption.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "scheduler/config/defaults.h"
+#include "scheduler/in_tree_registry.h"
+#include "scheduler/scheduler.h"
+#include "scheduler_testing/testing.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::MakeNode;
+using testing::MakePod;
+
+// The default profile minus plugins this build lacks (volume plugins may land later).
+config::KubeSchedulerConfiguration test_config(const std::vector<std::string>& extra_profiles = {}) {
+  auto cfg = config::default_configuration();
+  auto missing = missing_in_tree_plugins();
+  for (auto& prof : cfg.profiles) {
+    auto& en = prof.plugins.multiPoint.enabled;
+    en.erase(std::remove_if(en.begin(), en.end(),
+                            [&](const config::Plugin& p) {
+                              return std::find(missing.begin(), missing.end(), p.name) != missing.end();
+                            }),
+             en.end());
+  }
+  for (const auto& name : extra_profiles) {
+    auto p = cfg.profiles.front();
+    p.schedulerName = name;
+    cfg.profiles.push_back(p);
+  }
+  return cfg;
+}
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void start(const config::KubeSchedulerConfiguration& cfg) {
+    SchedulerOptions o;
+    o.clock = &clock;
+    o.parallelizer = std::make_shared<testing::InlineParallelizer>();
+    o.metrics = &metrics;
+    o.seed = 7;
+    o.bindingWorkers = 2;
+    auto reg = new_in_tree_registry();
+    auto s = Scheduler::create(cfg, reg, client, lister, o);
+    ASSERT_TRUE(s.ok()) << s.error();
+    sched = std::move(*s);
+  }
+  void SetUp() override { start(test_config()); }
+
+  void add_node(const api::Node& n) { sched->on_node_add(std::make_shared<const api::Node>(n)); }
+  // The API server defaults schedulerName; the builders leave it empty.
+  static api::Pod defaulted(api::Pod p) {
+    if (p.spec.schedulerName.empty()) p.spec.schedulerName = "default-scheduler";
+    return p;
+  }
+  framework::PodPtr add_pod(const api::Pod& p) {
+    auto ptr = std::make_shared<const api::Pod>(defaulted(p));
+    lister.add_pod(ptr);
+    sched->on_pod_add(ptr);
+    return ptr;
+  }
+  void update_pod(const framework::PodPtr& old_pod, const api::Pod& p) {
+    auto ptr = std::make_shared<const api::Pod>(defaulted(p));
+    lister.add_pod(ptr);
+    sched->on_pod_update(old_pod, ptr);
+  }
+  // One scheduling cycle plus its binding cycle. False when nothing was pending.
+  bool cycle() {
+    bool ran = sched->schedule_one_if_pending();
+    EXPECT_TRUE(sched->wait_for_bindings(10s));
+    return ran;
+  }
+  std::vector<testing::FakeClusterClient::Event> events_with(const std::string& reason) {
+    std::vector<testing::FakeClusterClient::Event> out;
+    for (auto& e : client.events())
+      if (e.reason == reason) out.push_back(e);
+    return out;
+  }
+  double counter(const std::string& result, const std::string& profile = "default-scheduler") {
+    return metrics.scheduleAttempts.with({result, profile}).value();
+  }
+
+  util::FakeClock clock;
+  testing::FakeClusterLister lister;
+  testing::FakeClusterClient client;
+  metrics::Registry registry;
+  metrics::SchedulerMetrics metrics{registry};
+  std::unique_ptr<Scheduler> sched;
+};
+
+TEST(SchedulerHelpers, NumFeasibleNodesToFind) {
+  EXPECT_EQ(num_feasible_nodes_to_find(std::nullopt, 0, 10), 10);
+  EXPECT_EQ(num_feasible_nodes_to_find(std::nullopt, 0, 150), 100);   // 50-1=49% of 150 = 73 → floor 100
+  EXPECT_EQ(num_feasible_nodes_to_find(std::nullopt, 0, 5000), 500);  // 50-40=10%
+  EXPECT_EQ(num_feasible_nodes_to_find(std::nullopt, 0, 6000), 300);  // 50-48=2% → 5%
+  EXPECT_EQ(num_feasible_nodes_to_find(std::nullopt, 30, 1000), 300);
+  EXPECT_EQ(num_feasible_nodes_to_find(50, 30, 1000), 500);  // profile wins
+}
+
+TEST(SchedulerHelpers, TruncateMessage) {
+  std::string short_msg(1024, 'a');
+  EXPECT_EQ(truncate_message(short_msg), short_msg);
+  std::string long_msg(1500, 'b');
+  auto t = truncate_message(long_msg);
+  EXPECT_EQ(t.size(), 1024u);
+  EXPECT_EQ(t.substr(1020), " ...");
+}
+
+TEST(SchedulerHelpers, NodeUpdateEvents) {
+  auto old_node = MakeNode().Name("n").Capacity({{"cpu", "1"}}).Unschedulable(true).Obj();
+  auto new_node = old_node;
+  new_node.spec.unschedulable = false;
+  new_node.metadata.labels.set("a", "b");
+  auto events = node_scheduling_property_change(new_node, old_node);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].label, "NodeSpecUnschedulableChange");
+  EXPECT_EQ(events[1].label, "NodeLabelChange");
+  // Cordoning emits nothing.
+  EXPECT_TRUE(node_scheduling_property_change(old_node, new_node).size() == 1);  // label change only
+}
+
+TEST_F(SchedulerTest, BindsPodToTheNodeThatFits) {
+  add_node(MakeNode().Name("small").Capacity({{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("big").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());
+  ASSERT_TRUE(cycle());
+  auto binds = client.binds();
+  ASSERT_EQ(binds.size(), 1u);
+  EXPECT_EQ(binds[0].pod, "default/p");
+  EXPECT_EQ(binds[0].node, "big");
+  auto scheduled = events_with("Scheduled");
+  ASSERT_EQ(scheduled.size(), 1u);
+  EXPECT_EQ(scheduled[0].type, "Normal");
+  EXPECT_EQ(scheduled[0].action, "Binding");
+  EXPECT_EQ(scheduled[0].note, "Successfully assigned default/p to big");
+  EXPECT_EQ(counter("scheduled"), 1);
+  EXPECT_EQ(sched->cache().assumed_pod_count(), 1);  // until the informer confirms the binding
+  EXPECT_FALSE(cycle());
+}
+
+TEST_F(SchedulerTest, NoNodes) {
+  add_pod(MakePod().Name("p").Obj());
+  ASSERT_TRUE(cycle());
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].note, "no nodes available to schedule pods");
+  EXPECT_EQ(counter("unschedulable"), 1);
+  // Nothing in particular rejected it: it retries after backoff.
+  EXPECT_EQ(sched->queue().where(MakePod().Name("p").Obj()), queue::QueueName::Backoff);
+}
+
+TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("n2").Capacity({{"cpu", "4"}, {"pods", "10"}}).Taint("dedicated", "gpu", "NoSchedule").Obj());
+  add_node(MakeNode().Name("n3").Capacity({{"cpu", "4"}, {"pods", "10"}}).Taint("dedicated", "gpu", "NoSchedule").Obj());
+  auto pod = add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());
+  ASSERT_TRUE(cycle());
+  EXPECT_TRUE(client.binds().empty());
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].type, "Warning");
+  EXPECT_EQ(failed[0].action, "Scheduling");
+  const std::string fit_text =
+      "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: gpu}.";
+  EXPECT_EQ(failed[0].note.substr(0, fit_text.size()), fit_text);
+  if (sched->profile("default-scheduler")->has_post_filter_plugins()) {
+    EXPECT_EQ(failed[0].note,
+              fit_text + " preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
+                         "2 Preemption is not helpful for scheduling.");
+  }
+  auto patches = client.patches();
+  ASSERT_EQ(patches.size(), 1u);
+  ASSERT_TRUE(patches[0].condition.has_value());
+  EXPECT_EQ(patches[0].condition->type, "PodScheduled");
+  EXPECT_EQ(patches[0].condition->status, "False");
+  EXPECT_EQ(patches[0].condition->reason, "Unschedulable");
+  EXPECT_EQ(patches[0].condition->message, failed[0].note);
+  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
+  EXPECT_EQ(metrics.unschedulablePods.with({"NodeResourcesFit", "default-scheduler"}).value(), 1);
+  EXPECT_EQ(metrics.unschedulablePods.with({"TaintToleration", "default-scheduler"}).value(), 1);
+
+  // A node that helps neither rejector (too small for NodeResourcesFit, tainted for
+  // TaintToleration) does not requeue it: both hints say Skip.
+  add_node(MakeNode().Name("tiny").Capacity({{"cpu", "1"}, {"pods", "10"}}).Taint("dedicated", "gpu", "NoSchedule").Obj());
+  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
+  // A big enough node does; the pod still waits out its 1 s backoff.
+  add_node(MakeNode().Name("n4").Capacity({{"cpu", "8"}, {"pods", "10"}}).Obj());
+  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Backoff);
+  EXPECT_FALSE(cycle());
+  clock.step(1100ms);
+  sched->queue().flush_backoff_q_completed();
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].node, "n4");
+}
+
+TEST_F(SchedulerTest, UnchangedConditionIsNotPatchedAgain) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  auto pod = add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());
+  ASSERT_TRUE(cycle());
+  auto patches = client.patches();
+  ASSERT_EQ(patches.size(), 1u);
+  // The informer now carries the condition the scheduler wrote.
+  api::Pod with_cond = *pod;
+  with_cond.metadata.resourceVersion = "2";
+  with_cond.status.conditions.push_back(*patches[0].condition);
+  update_pod(pod, with_cond);
+  sched->queue().activate({std::make_shared<const api::Pod>(with_cond)});
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(events_with("FailedScheduling").size(), 2u);
+  EXPECT_EQ(client.patches().size(), 1u);
+}
+
+TEST_F(SchedulerTest, GatedPodWaitsForGateRemoval) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  auto pod = add_pod(MakePod().Name("g").SchedulingGates({"example.com/hold"}).Obj());
+  EXPECT_EQ(sched->queue().counts().gated, 1u);
+  EXPECT_FALSE(cycle());
+  api::Pod ungated = *pod;
+  ungated.spec.schedulingGates.clear();
+  ungated.metadata.resourceVersion = "2";
+  update_pod(pod, ungated);
+  EXPECT_EQ(sched->queue().counts().gated, 0u);
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].pod, "default/g");
+}
+
+TEST_F(SchedulerTest, SkipsDeletingPod) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("d").Terminating().Obj());
+  ASSERT_TRUE(cycle());
+  EXPECT_TRUE(client.binds().empty());
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].note, "skip schedule deleting pod: default/d");
+}
+
+TEST_F(SchedulerTest, MultipleProfilesAndForeignSchedulers) {
+  start(test_config({"other-scheduler"}));
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("mine").SchedulerName("other-scheduler").Obj());
+  add_pod(MakePod().Name("foreign").SchedulerName("somebody-else").Obj());
+  EXPECT_EQ(sched->queue().counts().active, 1u);
+  ASSERT_TRUE(cycle());
+  EXPECT_FALSE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].pod, "default/mine");
+  EXPECT_EQ(counter("scheduled", "other-scheduler"), 1);
+  EXPECT_EQ(counter("scheduled", "default-scheduler"), 0);
+}
+
+TEST_F(SchedulerTest, BindingFailureForgetsAndRequeues) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  auto pod = add_pod(MakePod().Name("p").Obj());
+  client.bind_error = framework::Status::error("connection refused");
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(sched->cache().assumed_pod_count(), 0);
+  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Backoff);
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_NE(failed[0].note.find("connection refused"), std::string::npos) << failed[0].note;
+  ASSERT_EQ(client.patches().size(), 1u);
+  EXPECT_EQ(client.patches()[0].condition->reason, "SchedulerError");
+  EXPECT_EQ(counter("error"), 1);
+
+  client.bind_error = framework::Status();
+  clock.step(1100ms);
+  sched->queue().flush_backoff_q_completed();
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].node, "n1");
+}
+
+TEST_F(SchedulerTest, AssignedPodsFillTheCache) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("running").Node("n1").Req({{"cpu", "2"}}).Obj());
+  add_pod(MakePod().Name("p").Req({{"cpu", "1"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].node, "n2");
+}
+
+TEST_F(SchedulerTest, PreemptionNominatesAndSchedulesAfterVictimLeaves) {
+  if (!sched->profile("default-scheduler")->has_post_filter_plugins()) GTEST_SKIP() << "DefaultPreemption missing";
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  auto victim = add_pod(MakePod().Name("low").Node("n1").Priority(1).Req({{"cpu", "2"}}).Obj());
+  auto high = add_pod(MakePod().Name("high").Priority(100).Req({{"cpu", "2"}}).Obj());
+  ASSERT_TRUE(cycle());
+  EXPECT_TRUE(client.binds().empty());
+  auto deletes = client.deletes();
+  ASSERT_EQ(deletes.size(), 1u);
+  EXPECT_EQ(deletes[0], "default/low");
+  // The preemptor is nominated to n1 via its status patch.
+  bool nominated = false;
+  for (const auto& p : client.patches())
+    if (p.pod == "default/high" && p.nominatedNodeName == std::optional<std::string>("n1")) nominated = true;
+  EXPECT_TRUE(nominated);
+  EXPECT_EQ(metrics.preemptionAttempts.get().value(), 1);
+
+  // The victim's deletion frees n1 and requeues the preemptor.
+  lister.remove_pod("default", "low");
+  sched->on_pod_delete(victim);
+  clock.step(1100ms);
+  sched->queue().flush_backoff_q_completed();
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].pod, "default/high");
+  EXPECT_EQ(client.binds()[0].node, "n1");
+}
+
+TEST_F(SchedulerTest, RunLoopSchedulesInBackground) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  sched->run();
+  add_pod(MakePod().Name("a").Obj());
+  add_pod(MakePod().Name("b").Obj());
+  // Wait (bounded) for both bindings.
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (client.binds().size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    sched->wait_for_bindings(100ms);
+    std::this_thread::yield();
+  }
+  sched->stop();
+  EXPECT_EQ(client.binds().size(), 2u);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
