@@ -2,6 +2,7 @@
 // Writes happen on the scheduling thread only (PreFilter, PreScore, Reserve) or on a clone
 // (preemption dry runs, nominated-pod passes); Filter/Score read concurrently without locks.
 #pragma once
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -19,9 +20,10 @@ class StateData {
 class CycleState {
  public:
   // Returns nullptr when absent.
+  // Heterogeneous lookup: no std::string is built per call (Filter/Score read per node).
   template <class T>
   T* read(std::string_view key) const {
-    auto it = data_.find(std::string(key));
+    auto it = data_.find(key);
     return it == data_.end() ? nullptr : dynamic_cast<T*>(it->second.get());
   }
   void write(std::string key, std::shared_ptr<StateData> value) { data_[std::move(key)] = std::move(value); }
@@ -42,7 +44,11 @@ class CycleState {
   bool record_plugin_metrics = false;
 
  private:
-  std::unordered_map<std::string, std::shared_ptr<StateData>> data_;
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::shared_ptr<StateData>, KeyHash, std::equal_to<>> data_;
 };
 
 }  // namespace ksched::scheduler::framework
