@@ -1,0 +1,96 @@
+// `ksched up`: the embedded default — API server, simulated nodes and the scheduler in one process.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+
+#include "localcluster/demo.h"
+#include "localcluster/local_cluster.h"
+#include "scheduler/app/app.h"
+#include "subcommand.h"
+#include "util/log.h"
+
+namespace {
+
+int run_up(int argc, char** argv) {
+  CLI::App app{"Start a local cluster: API server, simulated nodes and ksched's scheduler", "ksched up"};
+  ksched::localcluster::LocalClusterOptions o;
+  o.listen = "127.0.0.1:6443";
+  o.kubeconfig_out = "./kubeconfig";
+  bool demo = false, exit_when_done = false;
+  int verbosity = 0, timeout = 120;
+  app.add_option("--listen", o.listen, "API server address (host:port; port 0 picks a free one)")->capture_default_str();
+  app.add_option("--kubeconfig-out", o.kubeconfig_out, "Where to write the admin kubeconfig")->capture_default_str();
+  app.add_option("--nodes", o.nodes, "Simulated nodes to create")->capture_default_str()->check(CLI::Range(0, 100000));
+  app.add_option("--node-template", o.node_template, "Node YAML/JSON used as the template for simulated nodes")
+      ->check(CLI::ExistingFile);
+  app.add_option("--config", o.scheduler_config, "KubeSchedulerConfiguration for the scheduler")->check(CLI::ExistingFile);
+  app.add_option("--scheduler-secure-port", o.scheduler_secure_port,
+                 "Scheduler's HTTPS port for /healthz, /metrics (0 = any free port, -1 = off)")
+      ->capture_default_str();
+  app.add_flag("--demo", demo, "Create a mixed demo workload, wait until it settles and print a summary");
+  app.add_flag("--exit-when-done", exit_when_done, "With --demo: exit after the summary instead of staying up");
+  app.add_option("--timeout", timeout, "With --demo: seconds to wait for the workload to settle")->capture_default_str();
+  app.add_option("-v,--v", verbosity, "Log verbosity");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  ksched::log::init(verbosity);
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // every thread started below inherits the mask
+
+  std::fprintf(stderr, "Starting the API server with %d simulated nodes and the scheduler...\n", o.nodes);
+  auto cluster = ksched::localcluster::LocalCluster::start(o);
+  if (!cluster) {
+    std::fprintf(stderr, "Error: %s\n", cluster.error().c_str());
+    return 1;
+  }
+  auto* sched = (*cluster)->scheduler_app();
+  std::printf("Local cluster is up.\n");
+  std::printf("  API server:  %s\n", (*cluster)->url().c_str());
+  if (!o.kubeconfig_out.empty()) {
+    std::printf("  kubeconfig:  %s\n\n", o.kubeconfig_out.c_str());
+    std::printf("Use it with kubectl, for example:\n");
+    std::printf("  export KUBECONFIG=%s\n", o.kubeconfig_out.c_str());
+    std::printf("  kubectl get nodes\n");
+    std::printf("  kubectl run web --image=nginx && kubectl get pods -o wide\n");
+  }
+  if (sched && sched->secure_port()) {
+    std::printf("  scheduler:   https://127.0.0.1:%u/healthz (and /readyz, /metrics with the admin token)\n",
+                sched->secure_port());
+  }
+  std::fflush(stdout);
+
+  if (demo) {
+    ksched::localcluster::DemoOptions d;
+    d.timeout = std::chrono::seconds(timeout);
+    d.progress = isatty(STDERR_FILENO);
+    auto rep = ksched::localcluster::run_demo(**cluster, d);
+    if (!rep) {
+      std::fprintf(stderr, "Error: demo failed: %s\n", rep.error().c_str());
+      return 1;
+    }
+    std::printf("\n%s", ksched::localcluster::format_report(*rep).c_str());
+    std::fflush(stdout);
+    if (exit_when_done) return rep->settled ? 0 : 1;
+  }
+  std::printf("\nPress Ctrl-C to stop.\n");
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::fprintf(stderr, "Stopping...\n");
+  (*cluster)->stop();
+  return 0;
+}
+
+ksched::cmd::RegisterSubcommand reg("up", "Run a local cluster: API server, simulated nodes, scheduler (--demo)", run_up);
+
+}  // namespace

@@ -1,0 +1,105 @@
+#include "localcluster/local_cluster.h"
+
+#include "apiserver/server.h"
+#include "client/rest.h"
+#include "nodesim/simulator.h"
+#include "scheduler/app/app.h"
+#include "scheduler/config/defaults.h"
+#include "scheduler/config/load.h"
+#include "util/log.h"
+
+namespace ksched::localcluster {
+
+struct LocalCluster::Impl {
+  LocalClusterOptions opts;
+  std::unique_ptr<apiserver::Server> server;
+  client::RestConfig rest;
+  std::shared_ptr<client::RestClient> client;
+  std::unique_ptr<nodesim::Simulator> simulator;
+  std::unique_ptr<scheduler::app::SchedulerApp> scheduler;
+  bool stopped = false;
+};
+
+LocalCluster::LocalCluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+LocalCluster::~LocalCluster() { stop(); }
+
+util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOptions opts) {
+  auto im = std::make_unique<Impl>();
+  im->opts = opts;
+
+  apiserver::Options so;
+  so.listen = opts.listen;
+  so.tls = true;
+  so.kubeconfig_out = opts.kubeconfig_out;
+  so.watch_history = opts.watch_history;
+  so.nodes = opts.nodes;
+  so.node_template = opts.node_template;
+  im->server = std::make_unique<apiserver::Server>(so);
+  if (auto r = im->server->start(); !r) return util::make_error("starting the API server: " + r.error());
+
+  auto rest = client::kubeconfig_from_string(im->server->kubeconfig());
+  if (!rest) return util::make_error("reading the API server's kubeconfig: " + rest.error());
+  im->rest = *rest;
+  // Tools create thousands of objects: the client-side limiter must not be what is measured.
+  im->rest.qps = 100000;
+  im->rest.burst = 100000;
+  im->rest.user_agent = client::default_user_agent("ksched");
+  auto c = client::RestClient::create(im->rest);
+  if (!c) return util::make_error("building a client: " + c.error());
+  im->client = *c;
+
+  if (opts.run_node_simulator) {
+    auto sim_client = client::RestClient::create(im->rest);
+    if (!sim_client) return util::make_error("building the node simulator's client: " + sim_client.error());
+    im->simulator = std::make_unique<nodesim::Simulator>(*sim_client);
+    im->simulator->start();
+  }
+
+  if (opts.run_scheduler) {
+    scheduler::app::AppOptions ao;
+    if (!opts.scheduler_config.empty()) {
+      auto cfg = scheduler::config::load_config_file(opts.scheduler_config);
+      if (!cfg) return util::make_error(cfg.error());
+      ao.cfg = *cfg;
+    } else {
+      ao.cfg = scheduler::config::default_configuration();
+      // Upstream's 50/100 client limits would cap binding at ~50 pods/s; scheduler_perf raises
+      // them too. A user-given config keeps its own values.
+      ao.cfg.clientConnection.qps = 5000;
+      ao.cfg.clientConnection.burst = 10000;
+    }
+    ao.cfg.leaderElection.leaderElect = false;  // one scheduler in this process
+    ao.rest = im->rest;
+    ao.rest.user_agent.clear();
+    ao.serve = opts.scheduler_secure_port >= 0;
+    ao.serving.bind_address = "127.0.0.1";
+    ao.serving.port = static_cast<std::uint16_t>(std::max(0, opts.scheduler_secure_port));
+    auto app = scheduler::app::SchedulerApp::create(std::move(ao));
+    if (!app) return util::make_error("creating the scheduler: " + app.error());
+    im->scheduler = std::move(*app);
+    if (auto r = im->scheduler->start(); !r) return util::make_error("starting the scheduler: " + r.error());
+  }
+  return std::unique_ptr<LocalCluster>(new LocalCluster(std::move(im)));
+}
+
+void LocalCluster::stop() {
+  if (!impl_ || impl_->stopped) return;
+  impl_->stopped = true;
+  // Reverse order of start: clients of the server first, the server last.
+  if (impl_->scheduler) {
+    impl_->scheduler->request_stop();
+    impl_->scheduler->wait();
+    impl_->scheduler.reset();
+  }
+  if (impl_->simulator) impl_->simulator->stop();
+  impl_->server->stop();
+}
+
+const client::RestConfig& LocalCluster::rest_config() const { return impl_->rest; }
+std::shared_ptr<client::RestClient> LocalCluster::client() const { return impl_->client; }
+std::string LocalCluster::kubeconfig() const { return impl_->server->kubeconfig(); }
+std::string LocalCluster::url() const { return impl_->server->url(); }
+scheduler::app::SchedulerApp* LocalCluster::scheduler_app() const { return impl_->scheduler.get(); }
+
+}  // namespace ksched::localcluster
