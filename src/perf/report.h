@@ -1,0 +1,65 @@
+// Results of `ksched bench`: the per-workload record, and its renderings (JSON file, human table,
+// SVG plot of pods scheduled per second).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "perf/procinfo.h"
+#include "perf/stats.h"
+
+namespace ksched::perf {
+
+struct LatencySummary {  // seconds
+  double average = 0, perc50 = 0, perc90 = 0, perc95 = 0, perc99 = 0;
+  double count = 0;
+  bool available = false;
+};
+
+struct StageCpu {
+  std::string stage;
+  double seconds = 0;
+};
+
+struct WorkloadResult {
+  std::string name;  // TestCase/Workload
+  std::map<std::string, int> params;
+  std::string scheduler;  // in-process | external
+  bool ok = false;
+  std::string error;
+  double threshold = 0;  // upstream's minimum average throughput, 0 = none
+  long measured_pods = 0;
+  long measured_bound = 0;
+  double measured_seconds = 0;  // first measured create to last measured bind
+  double setup_seconds = 0;     // nodes + initial pods
+  Summary throughput;           // SchedulingThroughput (pods/s)
+  std::vector<std::pair<double, double>> series;  // (t, pods/s)
+  LatencySummary attempt_latency;                 // scheduler_scheduling_attempt_duration_seconds, result=scheduled
+  std::map<std::string, double> extension_point_seconds;  // framework_extension_point_duration_seconds sums
+  std::map<std::string, double> thread_cpu_seconds;       // by thread name, measured phase
+  std::vector<StageCpu> stage_cpu;                        // by stage, measured phase
+  double process_cpu_seconds = 0;                         // whole process, measured phase
+  long peak_rss_kb = -1;                                  // VmHWM of this process
+  long rss_baseline_kb = -1;                              // before the cluster started
+  long rss_after_server_kb = -1;                          // after the API server (and scheduler) started
+  long rss_end_kb = -1;
+  long external_scheduler_peak_rss_kb = -1;               // --scheduler-pid
+  std::string rss_note;
+};
+
+struct Report {
+  MachineInfo machine;
+  std::string started_at;  // RFC 3339
+  std::string ksched_version;
+  std::string git_commit;
+  std::vector<WorkloadResult> results;
+};
+
+std::string to_json(const Report& r);
+std::string to_table(const Report& r);
+// Hand-written SVG of pods/s over time, one line per workload.
+std::string to_svg(const std::vector<WorkloadResult>& results, const std::string& title);
+// Plots with gnuplot when it is installed; otherwise writes the hand-made SVG. Returns a note.
+std::string write_plot(const std::vector<WorkloadResult>& results, const std::string& path);
+
+}  // namespace ksched::perf

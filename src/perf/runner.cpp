@@ -1,0 +1,643 @@
+#include "perf/runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <boost/json.hpp>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "client/rest.h"
+#include "localcluster/local_cluster.h"
+#include "perf/pod_tracker.h"
+#include "perf/procinfo.h"
+#include "scheduler/app/app.h"
+
+namespace ksched::perf {
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Built-in templates used when a workload names none (the same shapes as upstream's defaults).
+const char* kDefaultNode = R"({"apiVersion":"v1","kind":"Node","metadata":{"generateName":"scheduler-perf-"},
+ "spec":{},"status":{"capacity":{"pods":"110","cpu":"4","memory":"32Gi"},
+ "conditions":[{"type":"Ready","status":"True"}],"phase":"Running"}})";
+const char* kDefaultPod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"pod-"},
+ "spec":{"containers":[{"name":"pause","image":"registry.k8s.io/pause:3.10","ports":[{"containerPort":80}],
+ "resources":{"limits":{"cpu":"100m","memory":"500Mi"},"requests":{"cpu":"100m","memory":"500Mi"}}}]}})";
+
+struct Failure {
+  std::string message;
+};
+
+class Runner {
+ public:
+  Runner(const ResolvedWorkload& w, const RunOptions& o) : w_(w), o_(o) {}
+
+  WorkloadResult run() {
+    res_.name = w_.full_name();
+    res_.params = w_.params;
+    res_.scheduler = o_.scheduler;
+    res_.threshold = w_.threshold;
+    // Reset the peak-RSS mark so VmHWM covers this workload only (Linux >= 4.0).
+    { std::ofstream("/proc/self/clear_refs") << "5"; }
+    res_.rss_baseline_kb = status_kb("VmRSS");
+    try {
+      start_cluster();
+      res_.rss_after_server_kb = status_kb("VmRSS");
+      auto setup_start = Clock::now();
+      run_ops(setup_start);
+      res_.ok = true;
+    } catch (const Failure& f) {
+      res_.ok = false;
+      res_.error = f.message;
+    }
+    stop_background();
+    res_.rss_end_kb = status_kb("VmRSS");
+    res_.peak_rss_kb = status_kb("VmHWM");
+    if (o_.scheduler_pid > 0) res_.external_scheduler_peak_rss_kb = status_kb("VmHWM", o_.scheduler_pid);
+    res_.rss_note = o_.scheduler == "in-process"
+                        ? "one process holds the API server, the scheduler and the load generator: peakRssKiB is "
+                          "its VmHWM for this workload; rssAfterClusterStartKiB - rssBaselineKiB is the idle "
+                          "server+scheduler start-up cost"
+                        : (o_.kubeconfig.empty() ? "this process holds the API server and the load generator only; "
+                                                   "the scheduler's RSS is externalSchedulerPeakRssKiB when --scheduler-pid is given"
+                                                 : "the API server runs elsewhere; this process is the load generator only");
+    if (tracker_) tracker_->stop();
+    tracker_.reset();
+    client_.reset();
+    cluster_.reset();
+    return res_;
+  }
+
+ private:
+  // ------------------------------------------------------------------ cluster
+  void start_cluster() {
+    client::RestConfig cfg;
+    if (o_.kubeconfig.empty()) {
+      localcluster::LocalClusterOptions lo;
+      lo.nodes = 0;
+      lo.run_scheduler = o_.scheduler == "in-process";
+      lo.scheduler_config = o_.scheduler_config;
+      lo.run_node_simulator = false;  // like scheduler_perf: no kubelet, bound pods stay as they are
+      lo.scheduler_secure_port = -1;
+      lo.kubeconfig_out = o_.kubeconfig_out;
+      lo.watch_history = 500000;
+      auto c = localcluster::LocalCluster::start(lo);
+      if (!c) throw Failure{"starting the local cluster: " + c.error()};
+      cluster_ = std::move(*c);
+      cfg = cluster_->rest_config();
+      if (o_.scheduler == "in-process") {
+        app_ = cluster_->scheduler_app();
+        if (!app_) throw Failure{"the local cluster started without its in-process scheduler"};
+      } else if (o_.on_note) {
+        o_.on_note("embedded API server at " + cluster_->url() +
+                   (o_.kubeconfig_out.empty() ? "" : " (kubeconfig: " + o_.kubeconfig_out + ")") +
+                   "; waiting for an external scheduler to bind pods");
+      }
+    } else {
+      auto c = client::load_kubeconfig({.explicit_path = o_.kubeconfig});
+      if (!c) throw Failure{"loading " + o_.kubeconfig + ": " + c.error()};
+      cfg = *c;
+    }
+    // The bench must never be the bottleneck: no client-side throttling.
+    cfg.qps = 100000;
+    cfg.burst = 100000;
+    cfg.user_agent = "ksched-bench";
+    auto cl = client::RestClient::create(cfg);
+    if (!cl) throw Failure{"creating the bench client: " + cl.error()};
+    client_ = *cl;
+    rest_cfg_ = cfg;
+    tracker_ = std::make_unique<PodTracker>(client_);
+    if (auto r = tracker_->start(); !r) throw Failure{r.error()};
+  }
+
+  std::string metrics_text() {
+    if (app_) return app_->metrics_text();
+    if (o_.metrics_url.empty()) return {};
+    // host = scheme://host:port of the URL; the rest is the path.
+    auto scheme_end = o_.metrics_url.find("://");
+    auto path_start = o_.metrics_url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
+    client::RestConfig mc;
+    mc.host = o_.metrics_url.substr(0, path_start);
+    mc.insecure = true;  // the scheduler's serving certificate is usually self-signed
+    mc.bearer_token = o_.metrics_token.empty() ? rest_cfg_.bearer_token : o_.metrics_token;
+    mc.cert_pem = rest_cfg_.cert_pem;
+    mc.key_pem = rest_cfg_.key_pem;
+    mc.qps = 1000;
+    mc.burst = 1000;
+    mc.timeout = std::chrono::seconds(10);
+    auto t = client::Transport::create(mc);
+    if (!t) return {};
+    client::HttpRequest req;
+    req.target = path_start == std::string::npos ? "/metrics" : o_.metrics_url.substr(path_start);
+    req.accept = "text/plain";
+    auto r = (*t)->round_trip(req);
+    if (!r || r->status != 200) {
+      if (o_.on_note && !metrics_warned_) o_.on_note("cannot read scheduler metrics from " + o_.metrics_url);
+      metrics_warned_ = true;
+      return {};
+    }
+    return r->body;
+  }
+
+  // ------------------------------------------------------------------ templates
+  const json::object& template_of(const std::string& path, const char* builtin) {
+    std::lock_guard<std::mutex> lk(tmpl_mu_);
+    auto key = path.empty() ? std::string("builtin:") + builtin : path;
+    auto it = templates_.find(key);
+    if (it != templates_.end()) return it->second;
+    json::value v;
+    if (path.empty()) {
+      v = json::parse(builtin);
+    } else {
+      auto r = load_yaml_file(path);
+      if (!r) throw Failure{r.error()};
+      v = std::move(*r);
+    }
+    if (!v.is_object()) throw Failure{path + ": a template must be one object"};
+    return templates_.emplace(key, std::move(v.as_object())).first->second;
+  }
+
+  static json::object& obj_at(json::object& o, std::string_view k) {
+    auto& v = o[k];
+    if (!v.is_object()) v = json::object();
+    return v.as_object();
+  }
+
+  // ------------------------------------------------------------------ requests
+  void create_raw(const client::ResourceRef& r, std::string body) {
+    auto res = client_->create(r, std::move(body));
+    if (!res && !client::is_already_exists(res.error()))
+      throw Failure{"creating " + r.resource + (r.namespace_.empty() ? "" : " in " + r.namespace_) + ": " +
+                    res.error().to_string()};
+  }
+
+  // Runs f(i) for i in [0,n) on create_workers threads; the first failure stops the rest.
+  template <class F>
+  void parallel(long n, const std::string& phase, F&& f) {
+    std::atomic<long> next{0}, done{0};
+    std::mutex err_mu;
+    std::optional<Failure> err;
+    int workers = static_cast<int>(std::min<long>(std::max(1, o_.create_workers), std::max<long>(1, n)));
+    std::vector<std::thread> ts;
+    for (int t = 0; t < workers; ++t)
+      ts.emplace_back([&] {
+        set_thread_name("bench-create");
+        for (;;) {
+          long i = next.fetch_add(1);
+          if (i >= n) return;
+          {
+            std::lock_guard<std::mutex> lk(err_mu);
+            if (err) return;
+          }
+          try {
+            f(i);
+          } catch (const Failure& e) {
+            std::lock_guard<std::mutex> lk(err_mu);
+            if (!err) err = e;
+            return;
+          }
+          done.fetch_add(1);
+        }
+      });
+    auto t0 = Clock::now();
+    while (done.load() < n) {
+      {
+        std::lock_guard<std::mutex> lk(err_mu);
+        if (err) break;
+      }
+      progress(phase, done.load(), n, 0, seconds_since(t0));
+      tracker_->wait_change(Clock::now() + std::chrono::milliseconds(200));
+    }
+    for (auto& t : ts) t.join();
+    if (err) throw *err;
+  }
+
+  void progress(const std::string& phase, long done, long total, double rate, double elapsed) {
+    if (o_.on_progress) o_.on_progress(Progress{phase, done, total, rate, elapsed});
+  }
+
+  void ensure_namespace(const std::string& ns, const std::string& tmpl_path = {}) {
+    {
+      std::lock_guard<std::mutex> lk(ns_mu_);
+      if (namespaces_.count(ns)) return;
+    }
+    json::object o;
+    if (!tmpl_path.empty()) o = template_of(tmpl_path, "");
+    o["apiVersion"] = "v1";
+    o["kind"] = "Namespace";
+    auto& meta = obj_at(o, "metadata");
+    meta.erase("generateName");
+    meta["name"] = ns;
+    create_raw(client::ResourceRef{.resource = "namespaces"}, json::serialize(o));
+    std::lock_guard<std::mutex> lk(ns_mu_);
+    namespaces_.insert(ns);
+  }
+
+  // ------------------------------------------------------------------ ops
+  void run_ops(Clock::time_point setup_start) {
+    for (std::size_t i = 0; i < w_.ops.size(); ++i) {
+      const Op& op = w_.ops[i];
+      if (op.opcode == "createNodes") create_nodes(op);
+      else if (op.opcode == "createNamespaces") create_namespaces(op);
+      else if (op.opcode == "createPods") create_pods(op, op.namespace_.empty() ? "namespace-" + std::to_string(i) : op.namespace_, setup_start);
+      else if (op.opcode == "createPodSets") {
+        for (int k = 0; k < op.count; ++k) create_pods(op.create_pods_op.front(), op.namespace_prefix + "-" + std::to_string(k), setup_start);
+      } else if (op.opcode == "churn") start_churn(op, "namespace-" + std::to_string(i));
+      else if (op.opcode == "barrier") barrier(op);
+      else if (op.opcode == "deletePods") delete_pods(op);
+      else if (op.opcode == "sleep") std::this_thread::sleep_for(std::chrono::duration<double>(op.duration_seconds));
+    }
+  }
+
+  void create_nodes(const Op& op) {
+    const auto& tmpl = template_of(op.node_template_path, kDefaultNode);
+    long base = node_counter_;
+    node_counter_ += op.count;
+    parallel(op.count, "createNodes", [&](long i) {
+      json::object n = tmpl;
+      n["apiVersion"] = "v1";
+      n["kind"] = "Node";
+      auto& meta = obj_at(n, "metadata");
+      std::string name;
+      if (auto* nm = meta.if_contains("name"); nm && nm->is_string()) {
+        name = std::string(nm->as_string());
+        if (op.count > 1) name += "-" + std::to_string(i);
+      } else {
+        std::string gen = "scheduler-perf-";
+        if (auto* g = meta.if_contains("generateName"); g && g->is_string()) gen = std::string(g->as_string());
+        name = gen + std::to_string(base + i);
+      }
+      meta.erase("generateName");
+      meta["name"] = name;
+      auto& labels = obj_at(meta, "labels");
+      // What a kubelet would set; topology keys in the templates rely on it.
+      labels["kubernetes.io/hostname"] = name;
+      if (!op.label_key.empty()) labels[op.label_key] = op.label_values[static_cast<std::size_t>(i) % op.label_values.size()];
+      auto& status = obj_at(n, "status");
+      auto& cap = obj_at(status, "capacity");
+      for (const auto& [k, v] : op.node_allocatable) cap[k] = v;
+      // The API server defaults allocatable to capacity; do it here too so any server behaves alike.
+      if (!status.contains("allocatable")) status["allocatable"] = cap;
+      else
+        for (const auto& [k, v] : op.node_allocatable) obj_at(status, "allocatable")[k] = v;
+      create_raw(client::ResourceRef{.resource = "nodes"}, json::serialize(n));
+      if (!op.csi_node_allocatable.empty()) {
+        json::array drivers;
+        for (const auto& [driver, count] : op.csi_node_allocatable)
+          drivers.push_back(json::object{{"name", driver}, {"nodeID", name}, {"allocatable", json::object{{"count", count}}}});
+        json::object csi{{"apiVersion", "storage.k8s.io/v1"},
+                         {"kind", "CSINode"},
+                         {"metadata", json::object{{"name", name}}},
+                         {"spec", json::object{{"drivers", std::move(drivers)}}}};
+        create_raw(client::ResourceRef{.group = "storage.k8s.io", .resource = "csinodes"}, json::serialize(csi));
+      }
+    });
+  }
+
+  void create_namespaces(const Op& op) {
+    for (int k = 0; k < op.count; ++k) ensure_namespace(op.prefix + "-" + std::to_string(k), op.namespace_template_path);
+  }
+
+  std::string pod_body(const json::object& tmpl, const std::string& ns, const std::string& name, const std::string& claim) {
+    json::object p = tmpl;
+    p["apiVersion"] = "v1";
+    p["kind"] = "Pod";
+    auto& meta = obj_at(p, "metadata");
+    meta.erase("generateName");
+    meta["name"] = name;
+    meta["namespace"] = ns;
+    if (!claim.empty()) {
+      auto& spec = obj_at(p, "spec");
+      auto& vols = spec["volumes"];
+      if (!vols.is_array()) vols = json::array();
+      vols.as_array().push_back(json::object{{"name", "vol"}, {"persistentVolumeClaim", json::object{{"claimName", claim}}}});
+    }
+    return json::serialize(p);
+  }
+
+  // PV + PVC pre-bound to each other (as scheduler_perf does), so VolumeBinding sees bound claims.
+  void create_volume_pair(const Op& op, const std::string& ns, const std::string& pod, std::string& claim) {
+    std::string pv_name = "pv-" + ns + "-" + pod;
+    claim = "pvc-" + pod;
+    json::object pv = template_of(op.pv_template_path, "");
+    pv["apiVersion"] = "v1";
+    pv["kind"] = "PersistentVolume";
+    auto& pm = obj_at(pv, "metadata");
+    pm.erase("generateName");
+    pm["name"] = pv_name;
+    auto& pspec = obj_at(pv, "spec");
+    pspec["claimRef"] = json::object{{"namespace", ns}, {"name", claim}};
+    // CSI volume handles must be unique per volume.
+    if (auto* csi = pspec.if_contains("csi"); csi && csi->is_object()) csi->as_object()["volumeHandle"] = pv_name;
+    pv["status"] = json::object{{"phase", "Bound"}};
+    create_raw(client::ResourceRef{.resource = "persistentvolumes"}, json::serialize(pv));
+    json::object pvc = template_of(op.pvc_template_path, "");
+    pvc["apiVersion"] = "v1";
+    pvc["kind"] = "PersistentVolumeClaim";
+    auto& cm = obj_at(pvc, "metadata");
+    cm.erase("generateName");
+    cm["name"] = claim;
+    cm["namespace"] = ns;
+    obj_at(pvc, "spec")["volumeName"] = pv_name;
+    json::object cstatus{{"phase", "Bound"}};
+    if (auto* st = pspec.if_contains("capacity")) cstatus["capacity"] = *st;
+    if (auto* am = pspec.if_contains("accessModes")) cstatus["accessModes"] = *am;
+    pvc["status"] = std::move(cstatus);
+    create_raw(client::ResourceRef{.resource = "persistentvolumeclaims", .namespace_ = ns}, json::serialize(pvc));
+  }
+
+  void create_pods(const Op& op, const std::string& ns, Clock::time_point setup_start) {
+    ensure_namespace(ns);
+    const auto& tmpl = template_of(op.pod_template_path.empty() ? w_.default_pod_template_path : op.pod_template_path,
+                                   kDefaultPod);
+    long before_bound = tracker_->counts(ns).ever_bound;
+    long expected_total = (created_in_ns_[ns] += op.count);
+    std::vector<std::string> before_snapshot;
+    Clock::time_point t0;
+    std::string metrics_before;
+    std::vector<ThreadCpu> cpu_before;
+    double proc_before = 0;
+    if (op.collect_metrics) {
+      if (measured_) throw Failure{"only one createPods operation per workload may collect metrics"};
+      measured_ = true;
+      res_.setup_seconds = seconds_since(setup_start);
+      metrics_before = metrics_text();
+      cpu_before = thread_cpu_times();
+      proc_before = process_cpu_seconds();
+    }
+    t0 = Clock::now();
+    std::string prefix = ns + "-pod-";
+    long base = pod_counter_[ns];
+    pod_counter_[ns] += op.count;
+    // Creation runs in the background so that sampling starts with the first pod, like upstream.
+    std::atomic<bool> create_done{false};
+    std::optional<Failure> create_err;
+    std::thread creator([&] {
+      try {
+        parallel_quiet(op.count, [&](long i) {
+          std::string name = prefix + std::to_string(base + i);
+          std::string claim;
+          if (!op.pv_template_path.empty()) create_volume_pair(op, ns, name, claim);
+          create_raw(client::ResourceRef{.resource = "pods", .namespace_ = ns}, pod_body(tmpl, ns, name, claim));
+        });
+      } catch (const Failure& f) {
+        create_err = f;
+      }
+      create_done = true;
+    });
+    struct Join {
+      std::thread& t;
+      ~Join() {
+        if (t.joinable()) t.join();
+      }
+    } join{creator};
+
+    const std::string phase = (op.collect_metrics ? "measure " : "createPods ") + ns;
+    if (op.skip_wait_to_completion && !op.collect_metrics) {
+      while (!create_done) tracker_->wait_change(Clock::now() + std::chrono::milliseconds(100));
+      creator.join();
+      if (create_err) throw *create_err;
+      return;
+    }
+    ThroughputSampler sampler;
+    auto next_tick = t0 + std::chrono::seconds(1);
+    long last_progress = -1;
+    auto last_progress_at = Clock::now();
+    double rate = 0;
+    long target = expected_total - (op.collect_metrics ? 0 : 0);
+    for (;;) {
+      auto c = tracker_->counts(ns);
+      long bound_now = c.ever_bound - before_bound;
+      if (c.ever_bound >= target && create_done) break;
+      if (create_done && create_err) throw *create_err;
+      auto now = Clock::now();
+      if (now >= next_tick) {
+        double t = std::chrono::duration<double>(now - t0).count();
+        if (op.collect_metrics) {
+          std::size_t n = sampler.samples().size();
+          sampler.add_reading(t, bound_now);
+          if (sampler.samples().size() > n) rate = sampler.samples().back();
+        }
+        next_tick += std::chrono::seconds(1);
+        if (next_tick < now) next_tick = now + std::chrono::seconds(1);
+      }
+      if (c.ever_bound != last_progress) {
+        last_progress = c.ever_bound;
+        last_progress_at = now;
+      } else if (std::chrono::duration<double>(now - last_progress_at).count() > o_.stall_seconds) {
+        std::string why = tracker_->watch_error();
+        throw Failure{"lost pods: " + std::to_string(target - c.ever_bound) + " of " + std::to_string(op.count) +
+                      " pods in namespace " + ns + " were never bound (no binding for " +
+                      std::to_string(static_cast<int>(o_.stall_seconds)) + " s" +
+                      (o_.scheduler == "external" ? "; is a scheduler watching this API server?" : "") +
+                      (why.empty() ? "" : "; pod watch: " + why) + ")"};
+      }
+      progress(phase, bound_now, op.count, rate, std::chrono::duration<double>(now - t0).count());
+      tracker_->wait_change(std::min(next_tick, now + std::chrono::milliseconds(200)));
+    }
+    creator.join();
+    if (create_err) throw *create_err;
+    auto c = tracker_->counts(ns);
+    progress(phase, c.ever_bound - before_bound, op.count, rate, seconds_since(t0));
+    if (!op.collect_metrics) return;
+
+    // ---- measured phase summary
+    double end_t = std::chrono::duration<double>(c.last_bound - t0).count();
+    if (end_t <= 0) end_t = seconds_since(t0);
+    sampler.finish(end_t, c.ever_bound - before_bound);
+    res_.measured_pods = op.count;
+    res_.measured_bound = c.ever_bound - before_bound;
+    res_.measured_seconds = end_t;
+    res_.throughput = summarize_throughput(sampler.samples());
+    res_.series = sampler.series();
+    auto cpu_after = thread_cpu_times();
+    res_.process_cpu_seconds = process_cpu_seconds() - proc_before;
+    res_.thread_cpu_seconds = cpu_by_thread_name(cpu_before, cpu_after);
+    std::map<std::string, double> stages;
+    for (const auto& [n, s] : res_.thread_cpu_seconds) stages[stage_of_thread(n)] += s;
+    for (const auto& [st, s] : stages) res_.stage_cpu.push_back(StageCpu{st, s});
+    std::sort(res_.stage_cpu.begin(), res_.stage_cpu.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+    std::string metrics_after = metrics_text();
+    if (!metrics_after.empty()) {
+      auto h = parse_histogram(metrics_after, "scheduler_scheduling_attempt_duration_seconds", {{"result", "scheduled"}})
+                   .minus(parse_histogram(metrics_before, "scheduler_scheduling_attempt_duration_seconds",
+                                          {{"result", "scheduled"}}));
+      if (!h.empty()) {
+        res_.attempt_latency.available = true;
+        res_.attempt_latency.count = h.count;
+        res_.attempt_latency.average = h.sum / h.count;
+        res_.attempt_latency.perc50 = h.quantile(0.50);
+        res_.attempt_latency.perc90 = h.quantile(0.90);
+        res_.attempt_latency.perc95 = h.quantile(0.95);
+        res_.attempt_latency.perc99 = h.quantile(0.99);
+      }
+      auto ext_after = histogram_sums_by(metrics_after, "scheduler_framework_extension_point_duration_seconds", "extension_point");
+      auto ext_before = histogram_sums_by(metrics_before, "scheduler_framework_extension_point_duration_seconds", "extension_point");
+      for (const auto& [k, v] : ext_after) res_.extension_point_seconds[k] = v - ext_before[k];
+    }
+  }
+
+  // parallel() without progress reporting (the caller reports bindings instead).
+  template <class F>
+  void parallel_quiet(long n, F&& f) {
+    std::atomic<long> next{0};
+    std::mutex err_mu;
+    std::optional<Failure> err;
+    int workers = static_cast<int>(std::min<long>(std::max(1, o_.create_workers), std::max<long>(1, n)));
+    std::vector<std::thread> ts;
+    for (int t = 0; t < workers; ++t)
+      ts.emplace_back([&] {
+        set_thread_name("bench-create");
+        for (;;) {
+          long i = next.fetch_add(1);
+          if (i >= n) return;
+          {
+            std::lock_guard<std::mutex> lk(err_mu);
+            if (err) return;
+          }
+          try {
+            f(i);
+          } catch (const Failure& e) {
+            std::lock_guard<std::mutex> lk(err_mu);
+            if (!err) err = e;
+            return;
+          }
+        }
+      });
+    for (auto& t : ts) t.join();
+    if (err) throw *err;
+  }
+
+  // ------------------------------------------------------------------ background ops
+  void start_churn(const Op& op, const std::string& ns) {
+    ensure_namespace(ns);
+    std::vector<json::object> tmpls;
+    for (const auto& p : op.template_paths) tmpls.push_back(template_of(p, ""));
+    background_.emplace_back([this, op, ns, tmpls] {
+      set_thread_name("bench-churn");
+      // recreate: keep `number` live objects per template, deleting the oldest and creating a new one
+      // each interval; create: add one object per template each interval.
+      std::vector<std::vector<std::pair<client::ResourceRef, std::string>>> live(tmpls.size());
+      long serial = 0;
+      auto next = Clock::now();
+      while (!stop_bg_) {
+        for (std::size_t t = 0; t < tmpls.size() && !stop_bg_; ++t) {
+          json::object o = tmpls[t];
+          std::string kind = o.contains("kind") && o["kind"].is_string() ? std::string(o["kind"].as_string()) : "Pod";
+          std::string plural = kind;
+          std::transform(plural.begin(), plural.end(), plural.begin(), [](unsigned char c) { return std::tolower(c); });
+          plural += "s";
+          bool cluster_scoped = kind == "Node";
+          client::ResourceRef r{.resource = plural, .namespace_ = cluster_scoped ? "" : ns};
+          if (op.mode == "recreate" && static_cast<int>(live[t].size()) >= op.number) {
+            auto victim = live[t].front();
+            live[t].erase(live[t].begin());
+            client::ResourceRef d = victim.first;
+            d.name = victim.second;
+            (void)client_->remove(d);
+          }
+          auto& meta = obj_at(o, "metadata");
+          std::string gen = "churn-";
+          if (auto* g = meta.if_contains("generateName"); g && g->is_string()) gen = std::string(g->as_string());
+          meta.erase("generateName");
+          std::string name = gen + std::to_string(serial++);
+          meta["name"] = name;
+          if (cluster_scoped) obj_at(meta, "labels")["kubernetes.io/hostname"] = name;
+          else meta["namespace"] = ns;
+          if (client_->create(r, json::serialize(o))) live[t].emplace_back(r, name);
+        }
+        next += std::chrono::milliseconds(op.interval_ms);
+        std::unique_lock<std::mutex> lk(bg_mu_);
+        bg_cv_.wait_until(lk, next, [&] { return stop_bg_.load(); });
+      }
+    });
+  }
+
+  void delete_pods(const Op& op) {
+    auto pods = tracker_->live_pods(op.namespace_);
+    auto task = [this, op, pods] {
+      set_thread_name("bench-delete");
+      auto next = Clock::now();
+      auto step = std::chrono::microseconds(op.delete_pods_per_second > 0 ? 1000000 / op.delete_pods_per_second : 0);
+      for (const auto& name : pods) {
+        if (stop_bg_) return;
+        (void)client_->remove(client::ResourceRef{.resource = "pods", .namespace_ = op.namespace_, .name = name});
+        next += step;
+        std::unique_lock<std::mutex> lk(bg_mu_);
+        bg_cv_.wait_until(lk, next, [&] { return stop_bg_.load(); });
+      }
+    };
+    if (op.skip_wait_to_completion) background_.emplace_back(task);
+    else task();
+  }
+
+  void barrier(const Op& op) {
+    std::vector<std::string> nss = op.namespaces;
+    if (nss.empty())
+      for (const auto& [ns, _] : created_in_ns_) nss.push_back(ns);
+    bool attempted = op.stage_requirement == "Attempted";
+    auto t0 = Clock::now();
+    auto last_change = Clock::now();
+    long last = -1;
+    for (;;) {
+      long waiting = 0;
+      for (const auto& ns : nss) {
+        auto c = tracker_->counts(ns);
+        waiting += c.live - (attempted ? c.live_attempted : c.live_bound);
+      }
+      if (waiting <= 0) return;
+      if (waiting != last) {
+        last = waiting;
+        last_change = Clock::now();
+      } else if (seconds_since(last_change) > o_.stall_seconds) {
+        throw Failure{"barrier (" + op.stage_requirement + "): " + std::to_string(waiting) + " pods never got there"};
+      }
+      progress("barrier " + op.stage_requirement, 0, waiting, 0, seconds_since(t0));
+      tracker_->wait_change(Clock::now() + std::chrono::milliseconds(200));
+    }
+  }
+
+  void stop_background() {
+    stop_bg_ = true;
+    bg_cv_.notify_all();
+    for (auto& t : background_)
+      if (t.joinable()) t.join();
+    background_.clear();
+  }
+
+  const ResolvedWorkload& w_;
+  const RunOptions& o_;
+  WorkloadResult res_;
+  std::unique_ptr<localcluster::LocalCluster> cluster_;
+  scheduler::app::SchedulerApp* app_ = nullptr;
+  client::RestConfig rest_cfg_;
+  std::shared_ptr<client::RestClient> client_;
+  std::unique_ptr<PodTracker> tracker_;
+  std::mutex tmpl_mu_;
+  std::map<std::string, json::object> templates_;
+  std::mutex ns_mu_;
+  std::set<std::string> namespaces_;
+  std::map<std::string, long> created_in_ns_;
+  std::map<std::string, long> pod_counter_;
+  long node_counter_ = 0;
+  bool measured_ = false;
+  bool metrics_warned_ = false;
+  std::atomic<bool> stop_bg_{false};
+  std::mutex bg_mu_;
+  std::condition_variable bg_cv_;
+  std::vector<std::thread> background_;
+};
+
+}  // namespace
+
+WorkloadResult run_workload(const ResolvedWorkload& w, const RunOptions& opts) { return Runner(w, opts).run(); }
+
+}  // namespace ksched::perf

@@ -1,0 +1,328 @@
+#include "perf/workload.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <boost/json.hpp>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ksched::perf {
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+json::value from_yaml(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      json::object o;
+      for (const auto& kv : n) o[kv.first.as<std::string>()] = from_yaml(kv.second);
+      return o;
+    }
+    case YAML::NodeType::Sequence: {
+      json::array a;
+      for (const auto& e : n) a.push_back(from_yaml(e));
+      return a;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& s = n.Scalar();
+      if (n.Tag() == "!") return json::value(s);  // quoted: always a string
+      if (s == "true" || s == "True") return true;
+      if (s == "false" || s == "False") return false;
+      if (s == "null" || s == "~" || s.empty()) return nullptr;
+      if (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.') {
+        char* end = nullptr;
+        long long iv = std::strtoll(s.c_str(), &end, 10);
+        if (end && *end == 0) return iv;
+        double dv = std::strtod(s.c_str(), &end);
+        if (end && *end == 0) return dv;
+      }
+      return json::value(s);
+    }
+    default:
+      return nullptr;
+  }
+}
+
+std::string read_file(const std::string& path, bool& ok) {
+  std::ifstream in(path);
+  ok = static_cast<bool>(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string str_or(const json::object& o, std::string_view key, std::string def = {}) {
+  auto* v = o.if_contains(key);
+  if (v && v->is_string()) return std::string(v->as_string());
+  return def;
+}
+
+util::Result<int> int_field(const json::object& o, std::string_view key, std::string_view param_key,
+                            const std::map<std::string, int>& params, int def, const std::string& where) {
+  if (auto* p = o.if_contains(param_key); p && p->is_string()) {
+    std::string name(p->as_string());
+    if (!name.empty() && name[0] == '$') name.erase(0, 1);
+    auto it = params.find(name);
+    if (it == params.end()) return util::make_error(where + ": " + std::string(param_key) + " refers to unknown param $" + name);
+    return it->second;
+  }
+  if (auto* v = o.if_contains(key)) {
+    if (v->is_int64()) return static_cast<int>(v->as_int64());
+    if (v->is_uint64()) return static_cast<int>(v->as_uint64());
+    return util::make_error(where + ": " + std::string(key) + " must be an integer");
+  }
+  return def;
+}
+
+std::string join_path(const std::string& base, const std::string& p) {
+  if (p.empty() || fs::path(p).is_absolute()) return p;
+  return (fs::path(base) / p).lexically_normal().string();
+}
+
+util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, int>& params, const std::string& base,
+                            const std::string& where) {
+  if (!raw.is_object()) return util::make_error(where + ": an operation must be a mapping");
+  const auto& o = raw.as_object();
+  Op op;
+  op.opcode = str_or(o, "opcode");
+  static const char* known[] = {"createNodes", "createNamespaces", "createPods", "createPodSets",
+                                "churn",       "barrier",          "deletePods", "sleep"};
+  bool ok = false;
+  for (auto* k : known) ok = ok || op.opcode == k;
+  if (!ok) return util::make_error(where + ": unknown opcode \"" + op.opcode + "\"");
+  auto count = int_field(o, "count", "countParam", params, 0, where);
+  if (!count) return util::make_error(count.error());
+  op.count = *count;
+  if (op.count < 0) return util::make_error(where + ": count must not be negative");
+  op.node_template_path = join_path(base, str_or(o, "nodeTemplatePath"));
+  if (auto* l = o.if_contains("labelNodePrepareStrategy"); l && l->is_object()) {
+    op.label_key = str_or(l->as_object(), "labelKey");
+    if (auto* vs = l->as_object().if_contains("labelValues"); vs && vs->is_array())
+      for (const auto& v : vs->as_array())
+        if (v.is_string()) op.label_values.emplace_back(v.as_string());
+    if (op.label_key.empty() || op.label_values.empty())
+      return util::make_error(where + ": labelNodePrepareStrategy needs labelKey and labelValues");
+  }
+  if (auto* a = o.if_contains("nodeAllocatableStrategy"); a && a->is_object()) {
+    if (auto* na = a->as_object().if_contains("nodeAllocatable"); na && na->is_object())
+      for (const auto& kv : na->as_object())
+        op.node_allocatable[std::string(kv.key())] =
+            kv.value().is_string() ? std::string(kv.value().as_string()) : json::serialize(kv.value());
+    if (auto* ca = a->as_object().if_contains("csiNodeAllocatable"); ca && ca->is_object())
+      for (const auto& kv : ca->as_object()) {
+        int c = 0;
+        if (kv.value().is_object())
+          if (auto* cv = kv.value().as_object().if_contains("count"); cv && cv->is_int64()) c = static_cast<int>(cv->as_int64());
+        op.csi_node_allocatable[std::string(kv.key())] = c;
+      }
+  }
+  op.prefix = str_or(o, "prefix");
+  op.namespace_template_path = join_path(base, str_or(o, "namespaceTemplatePath"));
+  op.namespace_ = str_or(o, "namespace");
+  op.pod_template_path = join_path(base, str_or(o, "podTemplatePath"));
+  if (auto* v = o.if_contains("collectMetrics"); v && v->is_bool()) op.collect_metrics = v->as_bool();
+  if (auto* v = o.if_contains("skipWaitToCompletion"); v && v->is_bool()) op.skip_wait_to_completion = v->as_bool();
+  op.pv_template_path = join_path(base, str_or(o, "persistentVolumeTemplatePath"));
+  op.pvc_template_path = join_path(base, str_or(o, "persistentVolumeClaimTemplatePath"));
+  op.namespace_prefix = str_or(o, "namespacePrefix");
+  if (auto* v = o.if_contains("createPodsOp")) {
+    auto sub = resolve_op(*v, params, base, where + ".createPodsOp");
+    if (!sub) return util::make_error(sub.error());
+    if (sub->opcode != "createPods") return util::make_error(where + ": createPodsOp must be a createPods operation");
+    op.create_pods_op.push_back(std::move(*sub));
+  }
+  op.mode = str_or(o, "mode");
+  auto number = int_field(o, "number", "numberParam", params, 1, where);
+  if (!number) return util::make_error(number.error());
+  op.number = *number;
+  if (auto* v = o.if_contains("templatePaths"); v && v->is_array())
+    for (const auto& t : v->as_array())
+      if (t.is_string()) op.template_paths.push_back(join_path(base, std::string(t.as_string())));
+  auto interval = int_field(o, "intervalMilliseconds", "intervalMillisecondsParam", params, 500, where);
+  if (!interval) return util::make_error(interval.error());
+  op.interval_ms = *interval;
+  op.stage_requirement = str_or(o, "stageRequirement", "Scheduled");
+  if (auto* v = o.if_contains("namespaces"); v && v->is_array())
+    for (const auto& t : v->as_array())
+      if (t.is_string()) op.namespaces.emplace_back(t.as_string());
+  auto rate = int_field(o, "deletePodsPerSecond", "deletePodsPerSecondParam", params, 0, where);
+  if (!rate) return util::make_error(rate.error());
+  op.delete_pods_per_second = *rate;
+  if (auto* v = o.if_contains("duration")) {
+    if (v->is_number()) op.duration_seconds = v->to_number<double>();
+    else if (v->is_string()) op.duration_seconds = std::strtod(std::string(v->as_string()).c_str(), nullptr);
+  }
+
+  // Per-opcode checks, so a typo in a workload fails before any object is created.
+  if (op.opcode == "churn") {
+    if (op.mode != "recreate" && op.mode != "create") return util::make_error(where + ": churn mode must be recreate or create");
+    if (op.template_paths.empty()) return util::make_error(where + ": churn needs templatePaths");
+    if (op.interval_ms <= 0) return util::make_error(where + ": intervalMilliseconds must be positive");
+  }
+  if (op.opcode == "createPodSets" && op.create_pods_op.empty())
+    return util::make_error(where + ": createPodSets needs createPodsOp");
+  if (op.opcode == "createNamespaces" && op.prefix.empty()) return util::make_error(where + ": createNamespaces needs prefix");
+  if (op.opcode == "barrier" && op.stage_requirement != "Scheduled" && op.stage_requirement != "Attempted")
+    return util::make_error(where + ": stageRequirement must be Scheduled or Attempted");
+  if (op.opcode == "deletePods" && op.namespace_.empty()) return util::make_error(where + ": deletePods needs namespace");
+  return op;
+}
+
+}  // namespace
+
+util::Result<json::value> yaml_to_json(const std::string& yaml_text) {
+  try {
+    return from_yaml(YAML::Load(yaml_text));
+  } catch (const std::exception& e) {
+    return util::make_error(std::string("invalid YAML: ") + e.what());
+  }
+}
+
+util::Result<json::value> load_yaml_file(const std::string& path) {
+  bool ok = false;
+  std::string text = read_file(path, ok);
+  if (!ok) return util::make_error("cannot read " + path);
+  auto v = yaml_to_json(text);
+  if (!v) return util::make_error(path + ": " + v.error());
+  return v;
+}
+
+util::Result<Config> parse_config(const std::string& yaml_text, const std::string& base_dir) {
+  auto doc = yaml_to_json(yaml_text);
+  if (!doc) return util::make_error(doc.error());
+  if (!doc->is_array()) return util::make_error("a workload config is a list of test cases");
+  Config cfg;
+  cfg.base_dir = base_dir;
+  for (std::size_t i = 0; i < doc->as_array().size(); ++i) {
+    const auto& tv = doc->as_array()[i];
+    std::string where = "testCase[" + std::to_string(i) + "]";
+    if (!tv.is_object()) return util::make_error(where + ": must be a mapping");
+    const auto& t = tv.as_object();
+    TestCase tc;
+    tc.name = str_or(t, "name");
+    if (tc.name.empty()) return util::make_error(where + ": name is required");
+    where = tc.name;
+    tc.description = str_or(t, "description");
+    tc.default_pod_template_path = str_or(t, "defaultPodTemplatePath");
+    if (auto* l = t.if_contains("labels"); l && l->is_array())
+      for (const auto& s : l->as_array())
+        if (s.is_string()) tc.labels.emplace_back(s.as_string());
+    auto* wt = t.if_contains("workloadTemplate");
+    if (!wt || !wt->is_array() || wt->as_array().empty()) return util::make_error(where + ": workloadTemplate must be a non-empty list");
+    tc.workload_template = *wt;
+    auto* ws = t.if_contains("workloads");
+    if (!ws || !ws->is_array() || ws->as_array().empty()) return util::make_error(where + ": workloads must be a non-empty list");
+    for (const auto& wv : ws->as_array()) {
+      if (!wv.is_object()) return util::make_error(where + ": a workload must be a mapping");
+      const auto& w = wv.as_object();
+      Workload wl;
+      wl.name = str_or(w, "name");
+      if (wl.name.empty()) return util::make_error(where + ": workload name is required");
+      if (auto* l = w.if_contains("labels"); l && l->is_array())
+        for (const auto& s : l->as_array())
+          if (s.is_string()) wl.labels.emplace_back(s.as_string());
+      for (const auto& l : tc.labels) wl.labels.push_back(l);
+      if (auto* th = w.if_contains("threshold"); th && th->is_number()) wl.threshold = th->to_number<double>();
+      if (auto* p = w.if_contains("params"); p && p->is_object())
+        for (const auto& kv : p->as_object()) {
+          if (!kv.value().is_int64()) return util::make_error(where + "/" + wl.name + ": param " + std::string(kv.key()) + " must be an integer");
+          wl.params[std::string(kv.key())] = static_cast<int>(kv.value().as_int64());
+        }
+      tc.workloads.push_back(std::move(wl));
+    }
+    for (const auto& prev : cfg.test_cases)
+      if (prev.name == tc.name) return util::make_error("duplicate test case " + tc.name);
+    cfg.test_cases.push_back(std::move(tc));
+  }
+  // Resolve every workload once so errors surface at load time, not half-way through a run.
+  for (const auto& tc : cfg.test_cases)
+    for (const auto& w : tc.workloads) {
+      auto r = resolve(cfg, tc.name + "/" + w.name);
+      if (!r) return util::make_error(r.error());
+    }
+  return cfg;
+}
+
+util::Result<Config> load_config(const std::string& path) {
+  bool ok = false;
+  std::string text = read_file(path, ok);
+  if (!ok) return util::make_error("cannot read " + path);
+  auto cfg = parse_config(text, fs::path(path).parent_path().string());
+  if (!cfg) return util::make_error(path + ": " + cfg.error());
+  return cfg;
+}
+
+util::Result<Config> load_config_dir(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return util::make_error("workload directory " + dir + " does not exist");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  Config all;
+  all.base_dir = dir;
+  for (const auto& f : files) {
+    auto c = load_config(f);
+    if (!c) return util::make_error(c.error());
+    for (auto& tc : c->test_cases) {
+      for (const auto& prev : all.test_cases)
+        if (prev.name == tc.name) return util::make_error("duplicate test case " + tc.name + " in " + f);
+      all.test_cases.push_back(std::move(tc));
+    }
+  }
+  if (all.test_cases.empty()) return util::make_error("no workload definitions in " + dir);
+  return all;
+}
+
+util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& name,
+                                       const std::map<std::string, int>& overrides) {
+  std::string tc_name = name, wl_name;
+  if (auto slash = name.find('/'); slash != std::string::npos) {
+    tc_name = name.substr(0, slash);
+    wl_name = name.substr(slash + 1);
+  }
+  const TestCase* tc = nullptr;
+  for (const auto& t : cfg.test_cases)
+    if (t.name == tc_name) tc = &t;
+  if (!tc) return util::make_error("unknown workload \"" + name + "\" (see --list)");
+  const Workload* wl = wl_name.empty() ? &tc->workloads.front() : nullptr;
+  for (const auto& w : tc->workloads)
+    if (w.name == wl_name) wl = &w;
+  if (!wl) return util::make_error("test case " + tc_name + " has no workload \"" + wl_name + "\" (see --list)");
+  ResolvedWorkload r;
+  r.test_case = tc->name;
+  r.workload = wl->name;
+  r.threshold = wl->threshold;
+  r.params = wl->params;
+  r.base_dir = cfg.base_dir;
+  for (const auto& [k, v] : overrides) {
+    if (!r.params.count(k)) return util::make_error(r.full_name() + " has no param " + k + " to override");
+    r.params[k] = v;
+  }
+  if (!overrides.empty()) r.threshold = 0;  // upstream's threshold is for upstream's sizes only
+  r.default_pod_template_path = join_path(cfg.base_dir, tc->default_pod_template_path);
+  const auto& ops = tc->workload_template.as_array();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    auto op = resolve_op(ops[i], r.params, cfg.base_dir, r.full_name() + ": op[" + std::to_string(i) + "]");
+    if (!op) return util::make_error(op.error());
+    r.ops.push_back(std::move(*op));
+  }
+  return r;
+}
+
+std::vector<std::string> workloads_with_label(const Config& cfg, const std::string& label) {
+  std::vector<std::string> out;
+  for (const auto& tc : cfg.test_cases)
+    for (const auto& w : tc.workloads) {
+      bool match = label.empty();
+      for (const auto& l : w.labels) match = match || l == label;
+      if (match) out.push_back(tc.name + "/" + w.name);
+    }
+  return out;
+}
+
+}  // namespace ksched::perf

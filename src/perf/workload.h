@@ -1,0 +1,104 @@
+// Workload definitions for `ksched bench`, in the shape of upstream scheduler_perf's
+// performance-config.yaml: a list of test cases, each a template of operations (createNodes,
+// createNamespaces, createPods, createPodSets, churn, barrier, deletePods, sleep) whose counts come
+// from per-workload params ($initNodes, ...). Object templates are YAML files next to the config.
+#pragma once
+#include <boost/json/value.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace ksched::perf {
+
+// One operation of a workload template, with $params already resolved.
+struct Op {
+  std::string opcode;
+  int count = 0;  // count / countParam
+  // createNodes
+  std::string node_template_path;
+  std::string label_key;  // labelNodePrepareStrategy
+  std::vector<std::string> label_values;
+  std::map<std::string, std::string> node_allocatable;  // nodeAllocatableStrategy.nodeAllocatable
+  std::map<std::string, int> csi_node_allocatable;      // driver -> count
+  // createNamespaces / createPodSets
+  std::string prefix;
+  std::string namespace_template_path;
+  // createPods
+  std::string namespace_;  // "" = namespace-<op index>
+  std::string pod_template_path;
+  bool collect_metrics = false;
+  bool skip_wait_to_completion = false;
+  std::string pv_template_path;
+  std::string pvc_template_path;
+  // createPodSets
+  std::string namespace_prefix;
+  std::vector<Op> create_pods_op;  // exactly one when present
+  // churn
+  std::string mode;  // recreate | create
+  int number = 1;
+  std::vector<std::string> template_paths;
+  int interval_ms = 500;
+  // barrier
+  std::string stage_requirement = "Scheduled";  // Scheduled | Attempted
+  std::vector<std::string> namespaces;
+  // deletePods
+  int delete_pods_per_second = 0;
+  // sleep
+  double duration_seconds = 0;
+};
+
+struct Workload {
+  std::string name;  // e.g. 500Nodes
+  std::vector<std::string> labels;
+  double threshold = 0;  // upstream's minimum SchedulingThroughput average (pods/s); 0 = none
+  std::map<std::string, int> params;
+};
+
+struct TestCase {
+  std::string name;  // e.g. SchedulingBasic
+  std::vector<std::string> labels;
+  std::string default_pod_template_path;
+  std::string description;
+  boost::json::value workload_template;  // raw ops (JSON), resolved per workload
+  std::vector<Workload> workloads;
+};
+
+struct Config {
+  std::string base_dir;  // template paths are relative to this
+  std::vector<TestCase> test_cases;
+};
+
+// Everything a run needs: the test case, the chosen workload (params after overrides), and the
+// resolved operations.
+struct ResolvedWorkload {
+  std::string test_case;
+  std::string workload;
+  std::string full_name() const { return test_case + "/" + workload; }
+  double threshold = 0;
+  std::map<std::string, int> params;
+  std::vector<Op> ops;
+  std::string default_pod_template_path;  // absolute or base_dir-relative, already joined
+  std::string base_dir;
+};
+
+util::Result<Config> parse_config(const std::string& yaml_text, const std::string& base_dir);
+util::Result<Config> load_config(const std::string& path);
+// Loads every *.yaml directly inside dir that is a workload list (templates/ is skipped).
+util::Result<Config> load_config_dir(const std::string& dir);
+
+// name: "TestCase" (its first workload) or "TestCase/Workload". Overrides replace params
+// (initNodes, initPods, measurePods, ...).
+util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& name,
+                                       const std::map<std::string, int>& overrides = {});
+// All "TestCase/Workload" names with the given label ("" = all).
+std::vector<std::string> workloads_with_label(const Config& cfg, const std::string& label);
+
+// YAML text to JSON: quoted scalars stay strings; plain scalars that look like ints/floats/bools/
+// null are typed (Kubernetes manifests rely on this).
+util::Result<boost::json::value> yaml_to_json(const std::string& yaml_text);
+util::Result<boost::json::value> load_yaml_file(const std::string& path);
+
+}  // namespace ksched::perf

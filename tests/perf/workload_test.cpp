@@ -1,0 +1,179 @@
+#include <gtest/gtest.h>
+
+#include "perf/workload.h"
+
+namespace ksched::perf {
+namespace {
+
+const char* kConfig = R"(
+- name: Basic
+  defaultPodTemplatePath: templates/pod.yaml
+  workloadTemplate:
+  - opcode: createNodes
+    countParam: $initNodes
+    labelNodePrepareStrategy:
+      labelKey: topology.kubernetes.io/zone
+      labelValues: [a, b]
+  - opcode: createPods
+    countParam: $initPods
+  - opcode: createPods
+    countParam: $measurePods
+    collectMetrics: true
+    namespace: measured
+  workloads:
+  - name: small
+    labels: [standard]
+    params: {initNodes: 20, initPods: 10, measurePods: 50}
+  - name: big
+    threshold: 680
+    params: {initNodes: 5000, initPods: 1000, measurePods: 10000}
+- name: Churny
+  workloadTemplate:
+  - opcode: churn
+    mode: recreate
+    templatePaths: [templates/node.yaml]
+    intervalMilliseconds: 1000
+  - opcode: createPodSets
+    countParam: $sets
+    namespacePrefix: init-ns
+    createPodsOp:
+      opcode: createPods
+      countParam: $perSet
+  workloads:
+  - name: one
+    params: {sets: 3, perSet: 4}
+)";
+
+TEST(WorkloadConfig, ParsesTestCasesWorkloadsAndResolvesParams) {
+  auto cfg = parse_config(kConfig, "/base");
+  ASSERT_TRUE(cfg) << cfg.error();
+  ASSERT_EQ(cfg->test_cases.size(), 2u);
+  auto r = resolve(*cfg, "Basic");  // first workload by default
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->full_name(), "Basic/small");
+  ASSERT_EQ(r->ops.size(), 3u);
+  EXPECT_EQ(r->ops[0].opcode, "createNodes");
+  EXPECT_EQ(r->ops[0].count, 20);
+  EXPECT_EQ(r->ops[0].label_key, "topology.kubernetes.io/zone");
+  EXPECT_EQ(r->ops[0].label_values, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(r->ops[1].count, 10);
+  EXPECT_FALSE(r->ops[1].collect_metrics);
+  EXPECT_EQ(r->ops[2].count, 50);
+  EXPECT_TRUE(r->ops[2].collect_metrics);
+  EXPECT_EQ(r->ops[2].namespace_, "measured");
+  EXPECT_EQ(r->default_pod_template_path, "/base/templates/pod.yaml");
+
+  auto big = resolve(*cfg, "Basic/big");
+  ASSERT_TRUE(big) << big.error();
+  EXPECT_EQ(big->threshold, 680);
+  EXPECT_EQ(big->ops[2].count, 10000);
+
+  auto c = resolve(*cfg, "Churny/one");
+  ASSERT_TRUE(c) << c.error();
+  EXPECT_EQ(c->ops[0].mode, "recreate");
+  EXPECT_EQ(c->ops[0].template_paths, (std::vector<std::string>{"/base/templates/node.yaml"}));
+  EXPECT_EQ(c->ops[1].count, 3);
+  ASSERT_EQ(c->ops[1].create_pods_op.size(), 1u);
+  EXPECT_EQ(c->ops[1].create_pods_op[0].count, 4);
+}
+
+TEST(WorkloadConfig, OverridesReplaceParamsAndDropTheThreshold) {
+  auto cfg = parse_config(kConfig, "/base");
+  ASSERT_TRUE(cfg) << cfg.error();
+  auto r = resolve(*cfg, "Basic/big", {{"initNodes", 7}, {"measurePods", 9}});
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->ops[0].count, 7);
+  EXPECT_EQ(r->ops[1].count, 1000);
+  EXPECT_EQ(r->ops[2].count, 9);
+  EXPECT_EQ(r->threshold, 0);  // upstream's threshold only applies to upstream's sizes
+  auto bad = resolve(*cfg, "Churny/one", {{"initPods", 3}});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("no param initPods"), std::string::npos) << bad.error();
+}
+
+TEST(WorkloadConfig, LabelsSelectWorkloads) {
+  auto cfg = parse_config(kConfig, "/base");
+  ASSERT_TRUE(cfg) << cfg.error();
+  EXPECT_EQ(workloads_with_label(*cfg, "standard"), (std::vector<std::string>{"Basic/small"}));
+  EXPECT_EQ(workloads_with_label(*cfg, "").size(), 3u);
+}
+
+TEST(WorkloadConfig, ErrorsNameTheProblem) {
+  struct Case {
+    const char* yaml;
+    const char* want;
+  } cases[] = {
+      {"- name: X\n  workloadTemplate:\n  - opcode: explode\n  workloads:\n  - name: w\n", "unknown opcode \"explode\""},
+      {"- name: X\n  workloadTemplate:\n  - opcode: createPods\n    countParam: $nope\n  workloads:\n  - name: w\n",
+       "unknown param $nope"},
+      {"- name: X\n  workloadTemplate:\n  - opcode: churn\n    mode: sideways\n    templatePaths: [a]\n  workloads:\n  - name: w\n",
+       "churn mode"},
+      {"- name: X\n  workloads:\n  - name: w\n", "workloadTemplate"},
+      {"name: X\n", "list of test cases"},
+      {"- name: X\n  workloadTemplate:\n  - opcode: createPods\n    count: 1\n  workloads:\n  - name: w\n- name: X\n"
+       "  workloadTemplate:\n  - opcode: createPods\n    count: 1\n  workloads:\n  - name: w\n",
+       "duplicate test case X"},
+      {"- [unclosed\n", "invalid YAML"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_config(c.yaml, ".");
+    ASSERT_FALSE(r) << c.yaml;
+    EXPECT_NE(r.error().find(c.want), std::string::npos) << "got: " << r.error();
+  }
+  auto cfg = parse_config(kConfig, "/base");
+  ASSERT_TRUE(cfg);
+  EXPECT_FALSE(resolve(*cfg, "Nope"));
+  EXPECT_FALSE(resolve(*cfg, "Basic/nope"));
+}
+
+TEST(YamlToJson, KeepsQuotedScalarsAsStringsAndTypesPlainOnes) {
+  auto v = yaml_to_json("a: \"110\"\nb: 110\nc: 1.5\nd: true\ne: 32Gi\nf: ''\ng: [1, x]\n");
+  ASSERT_TRUE(v) << v.error();
+  const auto& o = v->as_object();
+  EXPECT_TRUE(o.at("a").is_string());
+  EXPECT_EQ(o.at("b").as_int64(), 110);
+  EXPECT_DOUBLE_EQ(o.at("c").as_double(), 1.5);
+  EXPECT_TRUE(o.at("d").as_bool());
+  EXPECT_EQ(o.at("e").as_string(), "32Gi");
+  EXPECT_EQ(o.at("f").as_string(), "");
+  EXPECT_EQ(o.at("g").as_array().size(), 2u);
+}
+
+// The committed workload set: every upstream test case the issue asks for is defined, every
+// workload resolves, and every template it names parses.
+TEST(CommittedWorkloads, AllDefinedAndTemplatesLoad) {
+  auto cfg = load_config_dir(std::string(KSCHED_SOURCE_DIR) + "/bench/workloads");
+  ASSERT_TRUE(cfg) << cfg.error();
+  for (const char* name :
+       {"SchedulingBasic", "SchedulingPodAntiAffinity", "SchedulingPodAffinity", "SchedulingPreferredPodAffinity",
+        "SchedulingPreferredPodAntiAffinity", "SchedulingNodeAffinity", "TopologySpreading", "PreferredTopologySpreading",
+        "SchedulingRequiredPodAntiAffinityWithNSSelector", "SchedulingDaemonset", "Unschedulable",
+        "SchedulingWithMixedChurn", "PreemptionBasic", "PreemptionAsync", "SchedulingWhileGated", "SchedulingCSIPVs"}) {
+    auto r = resolve(*cfg, name);
+    EXPECT_TRUE(r) << name << ": " << (r ? "" : r.error());
+  }
+  auto basic = resolve(*cfg, "SchedulingBasic/5000Nodes_50000Pods");
+  ASSERT_TRUE(basic);
+  EXPECT_EQ(basic->params.at("initNodes"), 5000);
+  EXPECT_EQ(basic->params.at("measurePods"), 50000);
+  EXPECT_GT(workloads_with_label(*cfg, "standard").size(), 10u);
+  for (const auto& name : workloads_with_label(*cfg, "")) {
+    auto r = resolve(*cfg, name);
+    ASSERT_TRUE(r) << r.error();
+    std::vector<std::string> paths{r->default_pod_template_path};
+    for (const auto& op : r->ops) {
+      for (const auto& p : {op.node_template_path, op.pod_template_path, op.namespace_template_path, op.pv_template_path,
+                            op.pvc_template_path})
+        paths.push_back(p);
+      for (const auto& p : op.template_paths) paths.push_back(p);
+    }
+    for (const auto& p : paths) {
+      if (p.empty() || p == r->base_dir || p.back() == '/') continue;
+      auto t = load_yaml_file(p);
+      EXPECT_TRUE(t && t->is_object()) << name << ": " << p << ": " << (t ? "not an object" : t.error());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ksched::perf
