@@ -294,6 +294,21 @@ TEST(PodTopologySpreadFilter, PreFilterSkipsWithoutHardConstraints) {
   EXPECT_TRUE(env.pre_filter(state, plain).is_skip());
 }
 
+TEST(PodTopologySpreadFilter, InvalidSelectorIsError) {
+  Env env({}, four_nodes());
+  api::LabelSelector bad;
+  api::LabelSelectorRequirement r;
+  r.key = "foo";
+  r.operator_ = "Bogus";
+  bad.matchExpressions.push_back(r);
+  auto pod = MakePod().Name("p").SpreadConstraint(1, kZone, "DoNotSchedule", bad).Obj();
+  fw::CycleState state;
+  auto st = env.pre_filter(state, pod);
+  EXPECT_EQ(st.code(), fw::Code::Error);
+  EXPECT_TRUE(st.message().starts_with("get constraints from pod: obtaining pod's hard topology spread constraints: "))
+      << st.message();
+}
+
 TEST(PodTopologySpreadFilter, AddAndRemovePodUpdateCounts) {
   // Start from zone1 = 3, zone2 = 1 (zone1 nodes rejected), then simulate preemption.
   std::vector<api::Pod> existing{foo_pod("p-a1", "node-a"), foo_pod("p-a2", "node-a"), foo_pod("p-b1", "node-b"),

@@ -234,14 +234,15 @@ util::Result<std::vector<Constraint>> PodTopologySpread::filter_constraints(
 
 util::Result<std::vector<Constraint>> PodTopologySpread::constraints_for(const api::Pod& pod,
                                                                         std::string_view action) const {
+  const std::string_view hardness = action == kDoNotSchedule ? "hard" : "soft";
   if (!pod.spec.topologySpreadConstraints.empty()) {
     auto r = filter_constraints(pod.spec.topologySpreadConstraints, pod.metadata.labels, action);
-    if (!r) return util::make_error("obtaining pod's topology spread constraints: " + r.error());
+    if (!r) return util::make_error("obtaining pod's " + std::string(hardness) + " topology spread constraints: " + r.error());
     return r;
   }
   // Defaults apply only to pods declaring no constraints, with the selector of the workload.
   auto r = filter_constraints(default_constraints_, pod.metadata.labels, action);
-  if (!r) return util::make_error("setting default topology spread constraints: " + r.error());
+  if (!r) return util::make_error("setting default " + std::string(hardness) + " topology spread constraints: " + r.error());
   if (r->empty()) return r;
   labels::Selector selector = framework::default_selector(pod, handle_.lister());
   if (selector.empty()) return std::vector<Constraint>{};
