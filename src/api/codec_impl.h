@@ -69,9 +69,29 @@ struct PathElem {
   std::int64_t index = -1;
 };
 
+// A fixed-capacity stack: one entry per nesting level, and simdjson rejects documents deeper than
+// its maximum depth before we get there.
+class PathStack {
+ public:
+  static constexpr std::size_t kCapacity = simdjson::DEFAULT_MAX_DEPTH + 8;
+  PathStack() : elems_(kCapacity) {}
+  void push_back(PathElem e) { elems_[size_++] = e; }
+  void pop_back() { --size_; }
+  PathElem& back() { return elems_[size_ - 1]; }
+  void clear() { size_ = 0; }
+  std::size_t size() const { return size_; }
+  const PathElem* begin() const { return elems_.data(); }
+  const PathElem* end() const { return elems_.data() + size_; }
+
+ private:
+  std::vector<PathElem> elems_;
+  std::size_t size_ = 0;
+};
+
 struct Ctx {
-  std::vector<PathElem> path;
+  PathStack path;
   std::string error;
+  od::document* doc = nullptr;  // for the position after a value (see raw_value)
 
   bool fail(std::string_view msg) {
     std::string p;
@@ -118,41 +138,76 @@ inline bool is_null(od::value& v) {
   return !v.type().get(t) && t == od::json_type::null;
 }
 
-// Raw text of any value (objects/arrays are consumed; scalars are trimmed of trailing space).
-inline bool raw_value(od::value& v, Ctx& ctx, std::string_view& out) {
+// Walks a value we do not model, checking every token (On-Demand skips nested values without
+// validating them, and we must never keep text that is not JSON).
+inline bool validate_value(od::value& v, Ctx& ctx) {
   od::json_type t;
   if (auto ec = v.type().get(t)) return ctx.fail_json(ec);
-  if (t == od::json_type::object) {
-    od::object o;
-    if (auto ec = v.get_object().get(o)) return ctx.fail_json(ec);
-    if (auto ec = o.raw_json().get(out)) return ctx.fail_json(ec);
-  } else if (t == od::json_type::array) {
-    od::array a;
-    if (auto ec = v.get_array().get(a)) return ctx.fail_json(ec);
-    if (auto ec = a.raw_json().get(out)) return ctx.fail_json(ec);
-  } else {
-    out = v.raw_json_token();
-    while (!out.empty() && (out.back() == ' ' || out.back() == '\n' || out.back() == '\r' || out.back() == '\t'))
-      out.remove_suffix(1);
-    // Validate scalars we keep verbatim so that re-encoding never writes broken JSON.
-    if (t == od::json_type::string) {
+  switch (t) {
+    case od::json_type::object: {
+      od::object o;
+      if (auto ec = v.get_object().get(o)) return ctx.fail_json(ec);
+      for (auto res : o) {
+        od::field f;
+        if (auto ec = std::move(res).get(f)) return ctx.fail_json(ec);
+        std::string_view key;
+        if (auto ec = f.unescaped_key().get(key)) return ctx.fail_json(ec);
+        if (!validate_value(f.value(), ctx)) return false;
+      }
+      return true;
+    }
+    case od::json_type::array: {
+      od::array a;
+      if (auto ec = v.get_array().get(a)) return ctx.fail_json(ec);
+      for (auto res : a) {
+        od::value e;
+        if (auto ec = std::move(res).get(e)) return ctx.fail_json(ec);
+        if (!validate_value(e, ctx)) return false;
+      }
+      return true;
+    }
+    case od::json_type::string: {
       std::string_view s;
       if (auto ec = v.get_string().get(s)) return ctx.fail_json(ec);
-    } else if (t == od::json_type::number) {
+      return true;
+    }
+    case od::json_type::number: {
       od::number n;
       if (auto ec = v.get_number().get(n)) return ctx.fail_json(ec);
-    } else if (t == od::json_type::boolean) {
+      return true;
+    }
+    case od::json_type::boolean: {
       bool b;
       if (auto ec = v.get_bool().get(b)) return ctx.fail_json(ec);
-    } else {
-      bool n;
+      return true;
+    }
+    case od::json_type::null: {
+      bool n = false;
       if (auto ec = v.is_null().get(n)) return ctx.fail_json(ec);
       if (!n) return ctx.fail("invalid literal");
+      return true;
     }
   }
-  // Trailing whitespace inside containers is harmless but keep the text compact at the end.
-  while (!out.empty() && (out.back() == ' ' || out.back() == '\n' || out.back() == '\r' || out.back() == '\t'))
-    out.remove_suffix(1);
+  return ctx.fail("invalid JSON");
+}
+
+inline bool is_json_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Validated raw text of a value nested in an object or array, without trailing whitespace.
+inline bool raw_value(od::value& v, Ctx& ctx, std::string_view& out) {
+  std::string_view token = v.raw_json_token();
+  od::json_type t;
+  if (auto ec = v.type().get(t)) return ctx.fail_json(ec);
+  if (!validate_value(v, ctx)) return false;
+  const char* start = token.data();
+  const char* end = start + token.size();
+  if (t == od::json_type::object || t == od::json_type::array) {
+    // The token is just the bracket; the container ends where the iterator now stands (at the
+    // parent's next ',', '}' or ']').
+    if (auto ec = ctx.doc->current_location().get(end)) return ctx.fail_json(ec);
+  }
+  while (end > start && is_json_space(end[-1])) --end;
+  out = std::string_view(start, static_cast<std::size_t>(end - start));
   return true;
 }
 
@@ -162,6 +217,9 @@ bool decode_value(od::value& v, T& out, Ctx& ctx);
 template <class T>
 bool decode_object(od::value& v, T& out, Ctx& ctx);
 
+template <class T>
+bool is_empty_value(const T& v);
+
 // A JSON null for a member that cannot hold null leaves it at its default and is remembered in
 // `present.nulls` (optionals, RawJson and Quantity handle null themselves).
 template <class M>
@@ -169,6 +227,7 @@ bool decode_field(od::value& v, M& m, Presence& p, unsigned idx, Ctx& ctx) {
   if constexpr (!is_optional<M>::value && !std::is_same_v<M, RawJson> && !std::is_same_v<M, Quantity>) {
     if (is_null(v)) {
       p.set_null(idx);
+      if (!is_empty_value(m)) m = M{};
       return true;
     }
   }
@@ -201,17 +260,43 @@ inline std::size_t find_member(const char* raw, std::size_t hint) {
   return N;
 }
 
+// Members the input did not mention go back to their defaults, so decoding into a reused object
+// gives the same result as decoding into a fresh one.
+template <class T, std::size_t... I>
+void reset_absent(T& out, std::index_sequence<I...>) {
+  (
+      [&] {
+        if (!out.present.has(I)) {
+          auto& m = out.*(std::get<I>(Names<T>::desc).member);
+          if (!is_empty_value(m)) m = std::remove_reference_t<decltype(m)>{};
+        }
+      }(),
+      ...);
+}
+
 template <class T>
 bool decode_object(od::value& v, T& out, Ctx& ctx) {
   od::object obj;
   if (v.get_object().get(obj)) return type_error(v, ctx, "object");
   constexpr std::size_t N = Names<T>::N;
+  out.present = Presence{};
+  out.extra.fields.clear();
   std::size_t hint = 0;
   for (auto res : obj) {
     od::field f;
     if (auto ec = std::move(res).get(f)) return ctx.fail_json(ec);
     const char* raw = f.key().raw();
     std::size_t idx = find_member<T>(raw, hint);
+    std::string_view key;
+    if (idx == N) {
+      if (auto ec = f.unescaped_key().get(key)) return ctx.fail_json(ec);
+      // A key spelled with escapes ("n\u0061me") still names a member.
+      if (!(raw[key.size()] == '"' && std::memcmp(raw, key.data(), key.size()) == 0)) {
+        for (std::size_t i = 0; i < N; ++i) {
+          if (Names<T>::names[i] == key) idx = i;
+        }
+      }
+    }
     if (idx < N) {
       hint = idx + 1 == N ? 0 : idx + 1;
       out.present.set(static_cast<unsigned>(idx));
@@ -219,8 +304,6 @@ bool decode_object(od::value& v, T& out, Ctx& ctx) {
       if (!decode_member(idx, f.value(), out, ctx, std::make_index_sequence<N>{})) return false;
       ctx.path.pop_back();
     } else {
-      std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return ctx.fail_json(ec);
       ctx.path.push_back({key, -1});
       std::string_view raw_val;
       if (!raw_value(f.value(), ctx, raw_val)) return false;
@@ -228,6 +311,7 @@ bool decode_object(od::value& v, T& out, Ctx& ctx) {
       out.extra.fields.emplace_back(std::string(key), std::string(raw_val));
     }
   }
+  reset_absent(out, std::make_index_sequence<N>{});
   return true;
 }
 
@@ -383,6 +467,7 @@ util::Result<void> decode_root(T& out, std::string_view json) {
   od::document doc;
   if (auto ec = td.parser.iterate(td.buffer.data(), json.size(), td.buffer.size()).get(doc))
     return util::make_error(simdjson::error_message(ec));
+  ctx.doc = &doc;
   od::value root;
   if (auto ec = doc.get_value().get(root)) return util::make_error(simdjson::error_message(ec));
   if (!decode_value(root, out, ctx)) return util::make_error(std::move(ctx.error));

@@ -112,10 +112,34 @@ TEST(Codec, ListsAndWatchEvents) {
 
 TEST(Codec, DecodeIntoReusesTheObject) {
   Pod p;
-  ASSERT_TRUE(decode_into(p, R"J({"metadata":{"name":"a","labels":{"x":"1"}}})J").ok());
+  ASSERT_TRUE(decode_into(p, R"J({"metadata":{"name":"a","labels":{"x":"1"}},"spec":{"priority":5},"zz":1})J").ok());
   EXPECT_EQ(p.metadata.name, "a");
+  // A second decode replaces everything: members the new input lacks are reset, extra is not kept.
+  ASSERT_TRUE(decode_into(p, R"J({"metadata":{"namespace":"ns"},"spec":null})J").ok());
+  EXPECT_EQ(p.metadata.name, "");
+  EXPECT_TRUE(p.metadata.labels.empty());
+  EXPECT_FALSE(p.spec.priority.has_value());
+  EXPECT_EQ(encode(p), R"J({"metadata":{"namespace":"ns"},"spec":null})J");
   auto bad = decode_into(p, R"J({"metadata":{"name":1}})J");
   EXPECT_FALSE(bad.ok());
+}
+
+TEST(Codec, UnknownMembersMustBeValidJson) {
+  // Unmodelled values are kept verbatim, so they are validated token by token first.
+  for (const char* bad : {R"J({"x":{"a":tru}})J", R"J({"x":[1,2,-]})J", R"J({"x":{"a":"\q"}})J", R"J({"x":[1 2]})J",
+                          R"J({"x":{"\q":1}})J", R"J({"metadata":{"managedFields":[{"a":nul}]}})J", R"J({"x":01})J"}) {
+    EXPECT_FALSE(decode<Pod>(bad).ok()) << bad;
+  }
+  auto ok = decode<Pod>(R"J({"x" : [ 1 , {"y" : 2 } ]  , "z": "s\"" , "w":null, "v":[], "u":{}})J");
+  ASSERT_TRUE(ok.ok()) << ok.error();
+  EXPECT_EQ(encode(*ok), R"J({"x":[ 1 , {"y" : 2 } ],"z":"s\"","w":null,"v":[],"u":{}})J");
+}
+
+TEST(Codec, EscapedMemberNamesStillMatch) {
+  auto p = decode<Pod>(R"J({"metadata":{"n\u0061me":"a"}})J");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->metadata.name, "a");
+  EXPECT_TRUE(p->metadata.extra.empty());
 }
 
 TEST(Codec, EscapedKeysAndValues) {
