@@ -344,6 +344,33 @@ TEST(PodTopologySpreadFilter, AddAndRemovePodUpdateCounts) {
                 {{"node-a", Want::Ok}, {"node-b", Want::Ok}, {"node-x", Want::Ok}, {"node-y", Want::Ok}});
 }
 
+TEST(PodTopologySpreadFilter, CriticalPathsFollowTheMinimum) {
+  // z1 = 2 (a), z2 = 1 (x), z3 = 3 (c); maxSkew 1, min 1 (z2).
+  std::vector<api::Node> nodes{zone_node("a", "z1"), zone_node("x", "z2"), zone_node("c", "z3")};
+  std::vector<api::Pod> existing{foo_pod("a1", "a"), foo_pod("a2", "a"), foo_pod("x1", "x"),
+                                 foo_pod("c1", "c"),  foo_pod("c2", "c"), foo_pod("c3", "c")};
+  Env env(existing, nodes);
+  auto pod = MakePod().Name("p").Label("foo", "").SpreadConstraint(1, kZone, "DoNotSchedule", foo_selector()).Obj();
+  fw::CycleState state;
+  ASSERT_TRUE(env.pre_filter(state, pod).is_success());
+  expect_filter(env.filter_all(state, pod), {{"a", Want::Unsched}, {"x", Want::Ok}, {"c", Want::Unsched}});
+  auto x = env.handle.snapshot().get("x");
+  auto add_x = [&](fw::CycleState& s, const std::string& name) {
+    ASSERT_TRUE(env.plugin->add_pod(s, pod, MakePod().Name(name).Label("foo", "").Node("x").Info(), *x).is_success());
+  };
+  // Removing z2's pod: min 0 → only z2 fits (0+1).
+  auto removed = state.clone();
+  ASSERT_TRUE(env.plugin->remove_pod(*removed, pod, x->pods[0], *x).is_success());
+  expect_filter(env.filter_all(*removed, pod), {{"a", Want::Unsched}, {"x", Want::Ok}, {"c", Want::Unsched}});
+  // z2 grows to 2: the minimum is now z1 = 2 → z1 and z2 fit (2+1-2), z3 does not (3+1-2).
+  auto grown = state.clone();
+  add_x(*grown, "n1");
+  expect_filter(env.filter_all(*grown, pod), {{"a", Want::Ok}, {"x", Want::Ok}, {"c", Want::Unsched}});
+  // z2 = 3: minimum still z1 = 2 → only z1 fits.
+  add_x(*grown, "n2");
+  expect_filter(env.filter_all(*grown, pod), {{"a", Want::Ok}, {"x", Want::Unsched}, {"c", Want::Unsched}});
+}
+
 // ---------------------------------------------------------------- Score
 
 TEST(PodTopologySpreadScore, ZoneConstraint) {
