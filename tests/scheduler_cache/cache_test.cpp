@@ -228,6 +228,17 @@ TEST(Cache, SnapshotIncrementalUpdatesKeepIdentity) {
   EXPECT_EQ(s.list()[2]->name(), "a2");
 }
 
+TEST(Cache, SnapshotImageNumNodesCurrentWhenCopied) {
+  Cache c;
+  c.add_node(MakeNode().Name("n1").Image("img", 10).Ptr());
+  c.add_node(MakeNode().Name("n2").Image("img", 10).Ptr());
+  Snapshot s;
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  // n1 was added when only it had the image; the snapshot copy sees both nodes.
+  EXPECT_EQ(s.get("n1")->imageStates.find("img")->numNodes, 2);
+  EXPECT_EQ(s.get("n2")->imageStates.find("img")->numNodes, 2);
+}
+
 TEST(Cache, UpdateNodeMovesZoneAndRefreshesAllocatable) {
   Cache c;
   auto old_n = node("n1", "a");

@@ -290,7 +290,8 @@ TEST(FrameworkPreFilter, SkipAndNodeSetMerge) {
 TEST(FrameworkPreFilter, EmptyIntersectionMessages) {
   {
     Fixture fx({"A", "B"});
-    fx.profile.plugins.preFilter.enabled = names({"A", "B"});
+    // Run order B, A; the message lists plugin names sorted.
+    fx.profile.plugins.preFilter.enabled = names({"B", "A"});
     fx["A"].pre_filter_nodes = std::set<std::string>{"n1"};
     fx["B"].pre_filter_nodes = std::set<std::string>{"n2"};
     auto f = fx.make();

@@ -398,6 +398,13 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
     }
     // Copy in place: the snapshot's lists hold this same object.
     *existing = fresh;
+    // numNodes as of this copy (upstream computes it from the image's node set in Snapshot()).
+    for (auto it = existing->imageStates.begin(); it != existing->imageStates.end(); ++it) {
+      auto st = image_states_.find(it->first);
+      if (st != image_states_.end()) {
+        existing->imageStates.find(it->first)->numNodes = static_cast<int>(st->second.nodes.size());
+      }
+    }
   }
   if (!list_.empty()) s.generation_ = list_.front().info->generation;
 

@@ -516,7 +516,7 @@ Status Framework::run_pre_enqueue_plugins(const api::Pod& pod) {
 Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod, PreFilterResult& result,
                                          std::set<std::string>& unschedulable_plugins) {
   result = PreFilterResult{};
-  std::vector<std::string> plugins_with_nodes;
+  std::set<std::string> plugins_with_nodes;  // printed sorted, as upstream's sets.List
   std::set<std::string, std::less<>> skip;
   Status ret;
   const auto& nodes = snapshot_node_infos().list();
@@ -537,12 +537,12 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
       return Status::error("running PreFilter plugin " + quoted(p->name()) + ": " + s.message())
           .with_plugin(std::string(p->name()));
     }
-    if (!r.all_nodes()) plugins_with_nodes.emplace_back(p->name());
+    if (!r.all_nodes()) plugins_with_nodes.emplace(p->name());
     result = result.merge(r);
     if (!result.all_nodes() && result.nodeNames->empty()) {
-      std::string msg = plugins_with_nodes.size() == 1
-                            ? "node(s) didn't satisfy plugin " + plugins_with_nodes.front()
-                            : "node(s) didn't satisfy plugin(s) " + go_list(plugins_with_nodes) + " simultaneously";
+      std::vector<std::string> sorted(plugins_with_nodes.begin(), plugins_with_nodes.end());
+      std::string msg = sorted.size() == 1 ? "node(s) didn't satisfy plugin " + sorted.front()
+                                           : "node(s) didn't satisfy plugin(s) " + go_list(sorted) + " simultaneously";
       unschedulable_plugins.insert(plugins_with_nodes.begin(), plugins_with_nodes.end());
       return Status(Code::UnschedulableAndUnresolvable, msg);
     }
