@@ -162,6 +162,15 @@ class ClusterClient {
   // Event for an object (upstream events.k8s.io/v1 recorder). Never blocks.
   virtual void event(const api::Pod& regarding, const std::string& type, const std::string& reason,
                      const std::string& action, const std::string& note) = 0;
+  // Full-object updates (PUT) of a PersistentVolume / PersistentVolumeClaim, used by VolumeBinding's
+  // PreBind to set PV.spec.claimRef and the PVC selected-node annotation. Clients without volume
+  // support keep these defaults, which fail.
+  virtual Status update_pv(const api::PersistentVolume& /*pv*/) {
+    return Status::error("updating PersistentVolumes is not supported by this client");
+  }
+  virtual Status update_pvc(const api::PersistentVolumeClaim& /*pvc*/) {
+    return Status::error("updating PersistentVolumeClaims is not supported by this client");
+  }
 };
 
 // Read access to informer caches for the objects plugins consult. Returned pointers are shared

@@ -27,17 +27,19 @@ struct CompiledNodeSelectorTerm {
   std::vector<labels::Requirement> labelRequirements;
   std::vector<FieldRequirement> fieldRequirements;
 
-  bool match(const api::Node& node) const {
+  bool match(const api::Node& node) const { return match(node.metadata.labels, node.metadata.name); }
+  // Labels and name only; an empty name skips matchFields (upstream passes no fields then, e.g.
+  // for PV node affinity checked against node labels).
+  bool match(const api::StringMap& labels, std::string_view node_name) const {
     if (!hasLabels && !hasFields) return false;
     if (hasLabels) {
       for (const auto& r : labelRequirements) {
-        if (!r.matches(node.metadata.labels)) return false;
+        if (!r.matches(labels)) return false;
       }
     }
-    // Upstream only evaluates fields when the node has some (metadata.name non-empty).
-    if (hasFields && !node.metadata.name.empty()) {
+    if (hasFields && !node_name.empty()) {
       for (const auto& f : fieldRequirements) {
-        const std::string_view have = f.key == kObjectNameField ? std::string_view(node.metadata.name) : std::string_view();
+        const std::string_view have = f.key == kObjectNameField ? node_name : std::string_view();
         if ((have == f.value) != f.equal) return false;
       }
     }
@@ -169,9 +171,10 @@ class NodeSelectorMatcher {
     }
     return m;
   }
-  bool match(const api::Node& node) const {
+  bool match(const api::Node& node) const { return match(node.metadata.labels, node.metadata.name); }
+  bool match(const api::StringMap& labels, std::string_view node_name = {}) const {
     for (const auto& t : terms_) {
-      if (t.match(node)) return true;
+      if (t.match(labels, node_name)) return true;
     }
     return false;
   }
