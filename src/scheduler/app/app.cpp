@@ -359,7 +359,6 @@ util::Result<std::unique_ptr<SchedulerApp>> SchedulerApp::create(AppOptions opts
 util::Result<void> SchedulerApp::start() {
   auto& im = *impl_;
   log::info("Starting Kubernetes Scheduler", {{"version", version_string()}});
-  log::info("Golang settings", {{"GOGC", ""}, {"GOMAXPROCS", ""}, {"GOTRACEBACK", ""}});
   im.broadcaster->start_recording_to_sink();
   if (auto r = im.start_serving(); !r) return r;
   // Without leader election (or without delayCacheUntilActive) caches fill before competing.
