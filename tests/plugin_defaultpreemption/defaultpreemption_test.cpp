@@ -269,9 +269,12 @@ TEST(DefaultPreemptionPostFilter, PicksNodeAndPreparesCandidate) {
   env.handle.fake_nominator().add(MakePod().Name("low").Priority(0).NominatedNodeName("n1").Info(), "n1");
   env.handle.fake_nominator().add(MakePod().Name("high").Priority(50).NominatedNodeName("n1").Info(), "n1");
   auto pod = MakePod().Name("pre").UID("pre-uid").SchedulerName("default-scheduler").Priority(10).Req({{"cpu", "2"}}).Obj();
+  std::vector<std::size_t> observed;
+  env.plugin->evaluator().observe_victims = [&](std::size_t n) { observed.push_back(n); };
   fw::PostFilterResult result;
   auto st = env.post_filter(pod, env.all_unschedulable(), result);
   ASSERT_TRUE(st.is_success()) << st.message();
+  EXPECT_EQ(observed, (std::vector<std::size_t>{1}));
   EXPECT_EQ(result.nominatingInfo.mode, fw::NominatingInfo::Mode::Override);
   EXPECT_EQ(result.nominatingInfo.nominatedNodeName, "n1");
 

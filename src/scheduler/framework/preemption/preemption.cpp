@@ -247,6 +247,7 @@ Status Evaluator::prepare_candidate(const Candidate& c, const api::Pod& pod) {
       },
       [&] { return failed.load(); });
   if (failed) return Status::error(first_error);
+  if (observe_victims) observe_victims(c.victims.pods.size());
 
   // Lower-priority pods nominated to this node may no longer fit: clear their nomination so they
   // are retried elsewhere sooner.

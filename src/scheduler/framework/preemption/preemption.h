@@ -115,6 +115,8 @@ class Evaluator {
 
   // Makes the API calls preempting one victim (replaceable in tests).
   std::function<Status(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim)> preempt_pod;
+  // Called with the number of victims of each prepared candidate (scheduler_preemption_victims).
+  std::function<void(std::size_t victims)> observe_victims;
 
   Handle& handle() { return handle_; }
   const std::string& plugin_name() const { return plugin_name_; }
