@@ -123,6 +123,7 @@ struct Fixture {
   testing::FakeNominator nominator;
   testing::FakeClusterClient client;
   util::FakeClock clock;
+  CallLog observed;
 
   explicit Fixture(std::vector<std::string> names) {
     for (auto n : {"Sort", "Binder"}) names.emplace_back(n);
@@ -146,6 +147,10 @@ struct Fixture {
     d.nodeInfos = &snapshot;
     d.storageInfos = &snapshot;
     d.clock = &clock;
+    d.pluginObserver = [this](std::string_view plugin, std::string_view point, const Status& s,
+                              std::chrono::nanoseconds) {
+      observed.add(std::string(point) + "/" + std::string(plugin) + "/" + code_name(s.code()));
+    };
     if (inline_parallel) d.parallelizer = std::make_shared<testing::InlineParallelizer>();
     auto f = Framework::create(profile, registry, d);
     EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error());
@@ -627,6 +632,24 @@ TEST(FrameworkPreEnqueue, FirstRejectionWithPlugin) {
   Status s = f->run_pre_enqueue_plugins(MakePod().Name("p").Obj());
   EXPECT_EQ(s.plugin(), "B");
   EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+}
+
+TEST(FrameworkMetrics, PluginObserverOnlyOnSampledCycles) {
+  Fixture fx({"A"});
+  fx.profile.plugins.filter.enabled = names({"A"});
+  fx.profile.plugins.score.enabled = names({"A"});
+  fx["A"].filter_fn = [](const NodeInfo&) { return Status::unschedulable("no"); };
+  auto f = fx.make();
+  NodeInfo ni(MakeNode().Name("n1").Ptr());
+  std::vector<NodeInfoPtr> nodes{std::make_shared<NodeInfo>(MakeNode().Name("n1").Ptr())};
+  std::vector<NodePluginScores> out;
+  CycleState st;
+  (void)f->run_filter_plugins(st, MakePod().Name("p").Obj(), ni);
+  EXPECT_TRUE(fx.observed.calls.empty());
+  st.record_plugin_metrics = true;
+  (void)f->run_filter_plugins(st, MakePod().Name("p").Obj(), ni);
+  ASSERT_TRUE(f->run_score_plugins(st, MakePod().Name("p").Obj(), nodes, out).is_success());
+  EXPECT_EQ(fx.observed.calls, (std::vector<std::string>{"Filter/A/Unschedulable", "Score/A/Success"}));
 }
 
 TEST(GoDuration, Formats) {

@@ -123,6 +123,16 @@ std::string go_list(const std::vector<std::string>& v) {
 
 std::int32_t pod_priority(const api::Pod& p) { return p.spec.priority.value_or(0); }
 
+// Runs one plugin call, timing it when the cycle is sampled for plugin metrics.
+template <class F>
+Status timed(const FrameworkDeps& d, const CycleState& st, std::string_view plugin, std::string_view point, F&& f) {
+  if (!st.record_plugin_metrics || !d.pluginObserver) return f();
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = f();
+  d.pluginObserver(plugin, point, s, std::chrono::steady_clock::now() - t0);
+  return s;
+}
+
 class EmptyNodeInfoLister final : public NodeInfoLister, public StorageInfoLister {
  public:
   const std::vector<NodeInfoPtr>& list() const override { return empty_; }
@@ -522,7 +532,7 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
   const auto& nodes = snapshot_node_infos().list();
   for (const auto& p : pre_filter_) {
     PreFilterResult r;
-    Status s = p->pre_filter(state, pod, nodes, r);
+    Status s = timed(deps_, state, p->name(), "PreFilter", [&] { return p->pre_filter(state, pod, nodes, r); });
     if (s.is_skip()) {
       skip.emplace(p->name());
       continue;
@@ -554,7 +564,7 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
 Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
   for (const auto& p : filter_) {
     if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(p->name())) continue;
-    Status s = p->filter(state, pod, node_info);
+    Status s = timed(deps_, state, p->name(), "Filter", [&] { return p->filter(state, pod, node_info); });
     if (s.is_success()) continue;
     if (!s.is_rejected()) s = Status::error("running " + quoted(p->name()) + " filter plugin: " + s.message());
     return s.with_plugin(std::string(p->name()));
@@ -567,7 +577,8 @@ Status Framework::run_pre_filter_extension_add_pod(CycleState& state, const api:
   for (const auto& p : pre_filter_) {
     auto* ext = p->pre_filter_extensions();
     if (!ext || state.skip_filter_plugins.count(p->name())) continue;
-    Status s = ext->add_pod(state, pod_to_schedule, pod_to_add, node_info);
+    Status s = timed(deps_, state, p->name(), "PreFilterExtensionAddPod",
+                     [&] { return ext->add_pod(state, pod_to_schedule, pod_to_add, node_info); });
     if (!s.is_success()) {
       return Status::error("running AddPod on PreFilter plugin " + quoted(p->name()) + ": " + s.message());
     }
@@ -580,7 +591,8 @@ Status Framework::run_pre_filter_extension_remove_pod(CycleState& state, const a
   for (const auto& p : pre_filter_) {
     auto* ext = p->pre_filter_extensions();
     if (!ext || state.skip_filter_plugins.count(p->name())) continue;
-    Status s = ext->remove_pod(state, pod_to_schedule, pod_to_remove, node_info);
+    Status s = timed(deps_, state, p->name(), "PreFilterExtensionRemovePod",
+                     [&] { return ext->remove_pod(state, pod_to_schedule, pod_to_remove, node_info); });
     if (!s.is_success()) {
       return Status::error("running RemovePod on PreFilter plugin " + quoted(p->name()) + ": " + s.message());
     }
@@ -620,7 +632,7 @@ Status Framework::run_post_filter_plugins(CycleState& state, const api::Pod& pod
   std::optional<PostFilterResult> last_meaningful;
   for (const auto& p : post_filter_) {
     PostFilterResult r;
-    Status s = p->post_filter(state, pod, filtered, r);
+    Status s = timed(deps_, state, p->name(), "PostFilter", [&] { return p->post_filter(state, pod, filtered, r); });
     if (s.is_success()) {
       result = r;
       return s;
@@ -642,7 +654,7 @@ Status Framework::run_pre_score_plugins(CycleState& state, const api::Pod& pod,
                                         const std::vector<NodeInfoPtr>& nodes) {
   std::set<std::string, std::less<>> skip;
   for (const auto& p : pre_score_) {
-    Status s = p->pre_score(state, pod, nodes);
+    Status s = timed(deps_, state, p->name(), "PreScore", [&] { return p->pre_score(state, pod, nodes); });
     if (s.is_skip()) {
       skip.emplace(p->name());
       continue;
@@ -684,7 +696,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
           const NodeInfo& ni = *nodes[i];
           for (int k = 0; k < np; ++k) {
             std::int64_t s = 0;
-            Status st = active[k]->score(state, pod, ni, s);
+            Status st = timed(deps_, state, active[k]->name(), "Score", [&] { return active[k]->score(state, pod, ni, s); });
             if (!st.is_success()) {
               fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
               return;
@@ -701,7 +713,8 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
       np,
       [&](int k) {
         if (!active[k]->has_normalize_score()) return;
-        Status st = active[k]->normalize_score(state, pod, per_plugin[k]);
+        Status st = timed(deps_, state, active[k]->name(), "ScoreExtensionNormalize",
+                          [&] { return active[k]->normalize_score(state, pod, per_plugin[k]); });
         if (!st.is_success()) fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
       },
       stop);
@@ -736,7 +749,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
 
 Status Framework::run_reserve_plugins_reserve(CycleState& state, const api::Pod& pod, const std::string& node) {
   for (const auto& p : reserve_) {
-    Status s = p->reserve(state, pod, node);
+    Status s = timed(deps_, state, p->name(), "Reserve", [&] { return p->reserve(state, pod, node); });
     if (s.is_success()) continue;
     if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
     return Status::error("running Reserve plugin " + quoted(p->name()) + ": " + s.message());
@@ -745,14 +758,19 @@ Status Framework::run_reserve_plugins_reserve(CycleState& state, const api::Pod&
 }
 
 void Framework::run_reserve_plugins_unreserve(CycleState& state, const api::Pod& pod, const std::string& node) {
-  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) (*it)->unreserve(state, pod, node);
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
+    (void)timed(deps_, state, (*it)->name(), "Unreserve", [&] {
+      (*it)->unreserve(state, pod, node);
+      return Status();
+    });
+  }
 }
 
 Status Framework::run_permit_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
   std::map<std::string, std::chrono::nanoseconds> waits;
   for (const auto& p : permit_) {
     std::chrono::milliseconds timeout{0};
-    Status s = p->permit(state, pod, node, timeout);
+    Status s = timed(deps_, state, p->name(), "Permit", [&] { return p->permit(state, pod, node, timeout); });
     if (s.is_success()) continue;
     if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
     if (s.is_wait()) {
@@ -792,7 +810,7 @@ Status Framework::wait_on_permit(const api::Pod& pod) {
 
 Status Framework::run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
   for (const auto& p : pre_bind_) {
-    Status s = p->pre_bind(state, pod, node);
+    Status s = timed(deps_, state, p->name(), "PreBind", [&] { return p->pre_bind(state, pod, node); });
     if (s.is_success()) continue;
     if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
     return Status::error("running PreBind plugin " + quoted(p->name()) + ": " + s.message());
@@ -804,7 +822,7 @@ Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const
   if (bind_.empty()) return Status::skip();
   Status s;
   for (const auto& p : bind_) {
-    s = p->bind(state, pod, node);
+    s = timed(deps_, state, p->name(), "Bind", [&] { return p->bind(state, pod, node); });
     if (s.is_skip()) continue;
     if (s.is_success()) return s;
     if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
@@ -814,7 +832,12 @@ Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const
 }
 
 void Framework::run_post_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
-  for (const auto& p : post_bind_) p->post_bind(state, pod, node);
+  for (const auto& p : post_bind_) {
+    (void)timed(deps_, state, p->name(), "PostBind", [&] {
+      p->post_bind(state, pod, node);
+      return Status();
+    });
+  }
 }
 
 }  // namespace ksched::scheduler::framework

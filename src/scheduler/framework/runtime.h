@@ -3,6 +3,7 @@
 // for them, and runs every extension point with upstream's semantics.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,13 @@ struct FrameworkDeps {
   int parallelism = 16;
   std::shared_ptr<Parallelizer> parallelizer;  // default: ThreadPoolParallelizer(parallelism)
   const util::Clock* clock = nullptr;          // permit timeouts; default RealClock
+  // Per-plugin timing on cycles whose CycleState has record_plugin_metrics set (upstream samples
+  // 10 % of cycles for scheduler_plugin_execution_duration_seconds). Arguments: plugin, extension
+  // point ("Filter", "Score", "ScoreExtensionNormalize", ...), status, duration. Called
+  // concurrently from parallelizer workers during Filter and Score.
+  std::function<void(std::string_view plugin, std::string_view extension_point, const Status& status,
+                     std::chrono::nanoseconds duration)>
+      pluginObserver;
 };
 
 class Framework final : public Handle {
