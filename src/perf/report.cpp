@@ -109,7 +109,8 @@ std::string to_json(const Report& r) {
     json::object mem;
     mem["peakRssKiB"] = w.peak_rss_kb;
     mem["rssBaselineKiB"] = w.rss_baseline_kb;
-    mem["rssAfterClusterStartKiB"] = w.rss_after_server_kb;
+    mem["rssAfterServerStartKiB"] = w.rss_after_server_kb;
+    mem["rssAfterSchedulerStartKiB"] = w.rss_after_scheduler_kb;
     mem["rssEndKiB"] = w.rss_end_kb;
     if (w.external_scheduler_peak_rss_kb >= 0) mem["externalSchedulerPeakRssKiB"] = w.external_scheduler_peak_rss_kb;
     mem["note"] = w.rss_note;

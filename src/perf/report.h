@@ -41,7 +41,8 @@ struct WorkloadResult {
   double process_cpu_seconds = 0;                         // whole process, measured phase
   long peak_rss_kb = -1;                                  // VmHWM of this process
   long rss_baseline_kb = -1;                              // before the cluster started
-  long rss_after_server_kb = -1;                          // after the API server (and scheduler) started
+  long rss_after_server_kb = -1;                          // after the (embedded) API server started
+  long rss_after_scheduler_kb = -1;                       // after the in-process scheduler started
   long rss_end_kb = -1;
   long external_scheduler_peak_rss_kb = -1;               // --scheduler-pid
   std::string rss_note;

@@ -15,6 +15,8 @@
 #include "perf/pod_tracker.h"
 #include "perf/procinfo.h"
 #include "scheduler/app/app.h"
+#include "scheduler/config/defaults.h"
+#include "scheduler/config/load.h"
 
 namespace ksched::perf {
 namespace json = boost::json;
@@ -64,38 +66,52 @@ class Runner {
     if (o_.scheduler_pid > 0) res_.external_scheduler_peak_rss_kb = status_kb("VmHWM", o_.scheduler_pid);
     res_.rss_note = o_.scheduler == "in-process"
                         ? "one process holds the API server, the scheduler and the load generator: peakRssKiB is "
-                          "its VmHWM for this workload; rssAfterClusterStartKiB - rssBaselineKiB is the idle "
-                          "server+scheduler start-up cost"
+                          "its VmHWM for this workload (peak-RSS mark reset at the start). The server alone: "
+                          "rssAfterServerStartKiB - rssBaselineKiB when idle; for its loaded size run the scheduler "
+                          "externally (this process then holds only the server and the load generator)"
                         : (o_.kubeconfig.empty() ? "this process holds the API server and the load generator only; "
                                                    "the scheduler's RSS is externalSchedulerPeakRssKiB when --scheduler-pid is given"
                                                  : "the API server runs elsewhere; this process is the load generator only");
     if (tracker_) tracker_->stop();
     tracker_.reset();
     client_.reset();
+    stop_scheduler();
     cluster_.reset();
     return res_;
   }
 
  private:
   // ------------------------------------------------------------------ cluster
+  // Threads that appeared since `before` belong to `component` (the stack does not name all of its
+  // threads, so the CPU breakdown attributes them by who started them).
+  void attribute_new_threads(const std::vector<ThreadCpu>& before, const std::string& component) {
+    std::set<int> old;
+    for (const auto& t : before) old.insert(t.tid);
+    for (const auto& t : thread_cpu_times())
+      if (!old.count(t.tid) && !thread_component_.count(t.tid)) thread_component_[t.tid] = component;
+  }
+
   void start_cluster() {
     client::RestConfig cfg;
     if (o_.kubeconfig.empty()) {
       localcluster::LocalClusterOptions lo;
       lo.nodes = 0;
-      lo.run_scheduler = o_.scheduler == "in-process";
-      lo.scheduler_config = o_.scheduler_config;
+      // The scheduler is started here rather than by LocalCluster so that the server's memory and
+      // threads can be told apart from the scheduler's.
+      lo.run_scheduler = false;
       lo.run_node_simulator = false;  // like scheduler_perf: no kubelet, bound pods stay as they are
       lo.scheduler_secure_port = -1;
       lo.kubeconfig_out = o_.kubeconfig_out;
       lo.watch_history = 500000;
+      auto before = thread_cpu_times();
       auto c = localcluster::LocalCluster::start(lo);
       if (!c) throw Failure{"starting the local cluster: " + c.error()};
       cluster_ = std::move(*c);
+      attribute_new_threads(before, "server");
+      res_.rss_after_server_kb = status_kb("VmRSS");
       cfg = cluster_->rest_config();
       if (o_.scheduler == "in-process") {
-        app_ = cluster_->scheduler_app();
-        if (!app_) throw Failure{"the local cluster started without its in-process scheduler"};
+        start_scheduler(cfg);
       } else if (o_.on_note) {
         o_.on_note("embedded API server at " + cluster_->url() +
                    (o_.kubeconfig_out.empty() ? "" : " (kubeconfig: " + o_.kubeconfig_out + ")") +
@@ -106,16 +122,57 @@ class Runner {
       if (!c) throw Failure{"loading " + o_.kubeconfig + ": " + c.error()};
       cfg = *c;
     }
+    res_.rss_after_scheduler_kb = status_kb("VmRSS");
     // The bench must never be the bottleneck: no client-side throttling.
     cfg.qps = 100000;
     cfg.burst = 100000;
     cfg.user_agent = "ksched-bench";
+    auto before = thread_cpu_times();
     auto cl = client::RestClient::create(cfg);
     if (!cl) throw Failure{"creating the bench client: " + cl.error()};
     client_ = *cl;
     rest_cfg_ = cfg;
     tracker_ = std::make_unique<PodTracker>(client_);
     if (auto r = tracker_->start(); !r) throw Failure{r.error()};
+    attribute_new_threads(before, "bench");
+  }
+
+  // The same in-process scheduler LocalCluster would start (defaults with raised client limits,
+  // no leader election, no secure port).
+  void start_scheduler(const client::RestConfig& rest) {
+    scheduler::app::AppOptions ao;
+    if (!o_.scheduler_config.empty()) {
+      auto cfg = scheduler::config::load_config_file(o_.scheduler_config);
+      if (!cfg) throw Failure{cfg.error()};
+      ao.cfg = *cfg;
+    } else {
+      ao.cfg = scheduler::config::default_configuration();
+      // Upstream's 50/100 client limits would cap binding at ~50 pods/s; scheduler_perf raises them too.
+      ao.cfg.clientConnection.qps = 5000;
+      ao.cfg.clientConnection.burst = 10000;
+    }
+    ao.cfg.leaderElection.leaderElect = false;
+    ao.rest = rest;
+    ao.rest.user_agent.clear();
+    ao.serve = false;
+    auto before = thread_cpu_times();
+    auto app = scheduler::app::SchedulerApp::create(std::move(ao));
+    if (!app) throw Failure{"creating the scheduler: " + app.error()};
+    own_app_ = std::move(*app);
+    if (auto r = own_app_->start(); !r) throw Failure{"starting the scheduler: " + r.error()};
+    app_ = own_app_.get();
+    auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (!app_->ready() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!app_->ready()) throw Failure{"the in-process scheduler did not become ready within 60 s"};
+    attribute_new_threads(before, "scheduler");
+  }
+
+  void stop_scheduler() {
+    if (!own_app_) return;
+    app_ = nullptr;
+    own_app_->request_stop();
+    own_app_->wait();
+    own_app_.reset();
   }
 
   std::string metrics_text() {
@@ -462,8 +519,28 @@ class Runner {
     res_.process_cpu_seconds = process_cpu_seconds() - proc_before;
     res_.thread_cpu_seconds = cpu_by_thread_name(cpu_before, cpu_after);
     std::map<std::string, double> stages;
-    for (const auto& [n, s] : res_.thread_cpu_seconds) stages[stage_of_thread(n)] += s;
-    for (const auto& [st, s] : stages) res_.stage_cpu.push_back(StageCpu{st, s});
+    double accounted = 0;
+    {
+      std::map<int, double> base;
+      for (const auto& t : cpu_before) base[t.tid] = t.seconds;
+      for (const auto& t : cpu_after) {
+        auto b = base.find(t.tid);
+        double d = t.seconds - (b == base.end() ? 0 : b->second);
+        if (d <= 0) continue;
+        accounted += d;
+        auto comp = thread_component_.find(t.tid);
+        std::string stage = stage_of_thread(t.name);
+        // Unnamed threads: attribute by the component that started them.
+        if (stage.rfind("other", 0) == 0 && comp != thread_component_.end()) stage = comp->second + " (unnamed threads)";
+        else if (stage.rfind("other", 0) == 0) stage = "threads born during the run (unnamed)";
+        stages[stage] += d;
+      }
+    }
+    // Threads that ended before the second snapshot (the bench's create workers) are only in the
+    // process total.
+    double exited = res_.process_cpu_seconds - accounted;
+    if (exited > 0.005) stages["exited threads (bench create workers)"] += exited;
+    for (const auto& [st, sec] : stages) res_.stage_cpu.push_back(StageCpu{st, sec});
     std::sort(res_.stage_cpu.begin(), res_.stage_cpu.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
     std::string metrics_after = metrics_text();
     if (!metrics_after.empty()) {
@@ -618,6 +695,8 @@ class Runner {
   WorkloadResult res_;
   std::unique_ptr<localcluster::LocalCluster> cluster_;
   scheduler::app::SchedulerApp* app_ = nullptr;
+  std::unique_ptr<scheduler::app::SchedulerApp> own_app_;
+  std::map<int, std::string> thread_component_;  // tid -> server | scheduler | bench
   client::RestConfig rest_cfg_;
   std::shared_ptr<client::RestClient> client_;
   std::unique_ptr<PodTracker> tracker_;

@@ -51,8 +51,9 @@ void ThroughputSampler::add_reading(double t, long bound) {
 void ThroughputSampler::finish(double t, long bound) {
   double dt = t - last_t_;
   long pods = bound - last_bound_;
-  // A tail shorter than a tenth of an interval says nothing reliable about the rate.
-  if (pods > 0 && dt >= interval_ * 0.1) {
+  // A tail shorter than a tenth of an interval says nothing reliable about the rate, unless it is
+  // all there is (a run that finished within its first interval).
+  if (pods > 0 && dt > 0 && (dt >= interval_ * 0.1 || samples_.empty())) {
     samples_.push_back(static_cast<double>(pods) / dt);
     series_.emplace_back(t, static_cast<double>(pods) / dt);
   }

@@ -42,6 +42,9 @@ TEST(Throughput, TinyTailIsNotASample) {
   s.add_reading(1.0, 50);
   s.finish(1.05, 60);  // 10 pods in 50 ms would claim 200 pods/s
   EXPECT_EQ(s.samples(), (std::vector<double>{50}));
+  ThroughputSampler quick;  // everything bound within the first interval: one sample for the lot
+  quick.finish(0.05, 10);
+  EXPECT_EQ(quick.samples(), (std::vector<double>{200}));
 }
 
 const char* kMetrics = R"(# HELP scheduler_scheduling_attempt_duration_seconds [STABLE] Scheduling attempt latency

@@ -1,0 +1,230 @@
+// `ksched bench`: scheduler_perf-style throughput benchmark end to end through the API server.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include "perf/report.h"
+#include "perf/runner.h"
+#include "perf/workload.h"
+#include "subcommand.h"
+#include "util/log.h"
+
+namespace {
+namespace fs = std::filesystem;
+using namespace ksched;
+
+// bench/workloads of the source tree: next to the working directory, or three levels above the
+// binary (build/<preset>/bin/ksched).
+std::string default_workloads_dir() {
+  if (const char* e = std::getenv("KSCHED_BENCH_WORKLOADS")) return e;
+  std::error_code ec;
+  if (fs::is_directory("bench/workloads", ec)) return "bench/workloads";
+  auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto p = exe.parent_path().parent_path().parent_path().parent_path() / "bench" / "workloads";
+    if (fs::is_directory(p, ec)) return p.string();
+  }
+  return "bench/workloads";
+}
+
+std::string now_rfc3339() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string git_commit(const std::string& dir) {
+  std::string cmd = "git -C '" + dir + "' rev-parse --short HEAD 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {};
+  char buf[64] = {0};
+  std::string out;
+  if (std::fgets(buf, sizeof buf, p)) out = buf;
+  pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(std::string workload) : workload_(std::move(workload)), tty_(isatty(STDERR_FILENO)) {}
+  ~ProgressPrinter() { end_line(); }
+  void operator()(const perf::Progress& p) {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto now = std::chrono::steady_clock::now();
+    if (tty_) {
+      const int width = 30;
+      int filled = p.total > 0 ? static_cast<int>(width * std::min(1.0, static_cast<double>(p.done) / p.total)) : 0;
+      std::string bar(filled, '#');
+      bar.resize(width, '.');
+      std::fprintf(stderr, "\r\033[K%s  %-24.24s [%s] %ld/%ld  %.0f pods/s  %.0fs", workload_.c_str(), p.phase.c_str(),
+                   bar.c_str(), p.done, p.total, p.rate, p.elapsed);
+      std::fflush(stderr);
+      dirty_ = true;
+      return;
+    }
+    // Not a terminal (CI logs): one plain line every 5 s, and one per phase change.
+    if (p.phase != last_phase_ || now - last_ >= std::chrono::seconds(5)) {
+      std::fprintf(stderr, "%s: %s %ld/%ld (%.0f pods/s, %.0fs)\n", workload_.c_str(), p.phase.c_str(), p.done, p.total,
+                   p.rate, p.elapsed);
+      last_ = now;
+      last_phase_ = p.phase;
+    }
+  }
+  void end_line() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (tty_ && dirty_) std::fprintf(stderr, "\n");
+    dirty_ = false;
+  }
+
+ private:
+  std::mutex mu_;
+  std::string workload_;
+  bool tty_;
+  bool dirty_ = false;
+  std::string last_phase_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+int run_bench(int argc, char** argv) {
+  CLI::App app{"Scheduler throughput benchmark (scheduler_perf workloads) through the API server", "ksched bench"};
+  std::vector<std::string> workloads;
+  int nodes = -1, init_pods = -1, pods = -1;
+  perf::RunOptions ro;
+  std::string out, plot, dir = default_workloads_dir(), label;
+  bool standard = false, list = false;
+  int verbosity = 0;
+  app.add_option("--workload", workloads, "TestCase or TestCase/Workload (repeatable; see --list)");
+  app.add_option("--nodes", nodes, "override the workload's initNodes")->check(CLI::NonNegativeNumber);
+  app.add_option("--init-pods", init_pods, "override the workload's initPods")->check(CLI::NonNegativeNumber);
+  app.add_option("--pods", pods, "override the workload's measurePods")->check(CLI::PositiveNumber);
+  app.add_option("--scheduler", ro.scheduler, "in-process (ksched inside this process) or external (whatever scheduler watches the server)")
+      ->check(CLI::IsMember({"in-process", "external"}))
+      ->capture_default_str();
+  app.add_option("--kubeconfig", ro.kubeconfig, "use this existing API server instead of the embedded one")->check(CLI::ExistingFile);
+  app.add_option("--kubeconfig-out", ro.kubeconfig_out, "embedded server: write its kubeconfig here (for an external scheduler)");
+  app.add_option("--scheduler-config", ro.scheduler_config, "in-process: KubeSchedulerConfiguration file")->check(CLI::ExistingFile);
+  app.add_option("--metrics-url", ro.metrics_url, "external: the scheduler's metrics URL, e.g. https://127.0.0.1:10259/metrics");
+  app.add_option("--scheduler-pid", ro.scheduler_pid, "external: PID of the scheduler process (its peak RSS is reported)");
+  app.add_option("--out", out, "write results as JSON here");
+  app.add_option("--plot", plot, "write an SVG plot of pods scheduled per second here (default: next to --out)");
+  app.add_flag("--standard", standard, "run the standard set (workloads labelled 'standard'; what `make bench` runs)");
+  app.add_option("--label", label, "run every workload with this label");
+  app.add_flag("--list", list, "list the workloads and exit");
+  app.add_option("--workloads-dir", dir, "directory of workload definitions")->capture_default_str();
+  app.add_option("--create-workers", ro.create_workers, "concurrent create requests")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--stall-timeout", ro.stall_seconds, "fail when no pod is bound for this many seconds while waiting")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("-v,--v", verbosity, "log verbosity");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 1;
+  }
+  log::init(verbosity);
+  auto cfg = perf::load_config_dir(dir);
+  if (!cfg) {
+    std::fprintf(stderr, "ksched bench: %s\n", cfg.error().c_str());
+    return 1;
+  }
+  if (list) {
+    std::printf("%-70s %-30s %s\n", "WORKLOAD", "PARAMS", "UPSTREAM THRESHOLD (pods/s)");
+    for (const auto& tc : cfg->test_cases)
+      for (const auto& w : tc.workloads) {
+        std::string params;
+        for (const auto& [k, v] : w.params) params += (params.empty() ? "" : " ") + k + "=" + std::to_string(v);
+        std::string labels;
+        for (const auto& l : w.labels) labels += (labels.empty() ? " [" : ",") + l;
+        if (!labels.empty()) labels += "]";
+        std::printf("%-70s %-30s %s\n", (tc.name + "/" + w.name + labels).c_str(), params.c_str(),
+                    w.threshold > 0 ? std::to_string(static_cast<int>(w.threshold)).c_str() : "-");
+      }
+    return 0;
+  }
+  if (standard) {
+    auto s = perf::workloads_with_label(*cfg, "standard");
+    workloads.insert(workloads.end(), s.begin(), s.end());
+  }
+  if (!label.empty()) {
+    auto s = perf::workloads_with_label(*cfg, label);
+    workloads.insert(workloads.end(), s.begin(), s.end());
+  }
+  if (workloads.empty()) {
+    std::fprintf(stderr, "ksched bench: give --workload NAME, --standard or --label (see --list)\n");
+    return 1;
+  }
+  std::map<std::string, int> overrides;
+  if (nodes >= 0) overrides["initNodes"] = nodes;
+  if (init_pods >= 0) overrides["initPods"] = init_pods;
+  if (pods >= 0) overrides["measurePods"] = pods;
+  std::vector<perf::ResolvedWorkload> resolved;
+  for (const auto& name : workloads) {
+    auto r = perf::resolve(*cfg, name, overrides);
+    if (!r) {
+      std::fprintf(stderr, "ksched bench: %s\n", r.error().c_str());
+      return 1;
+    }
+    resolved.push_back(std::move(*r));
+  }
+
+  perf::Report report;
+  report.machine = perf::machine_info();
+  report.started_at = now_rfc3339();
+  report.ksched_version = KSCHED_VERSION;
+  report.git_commit = git_commit(dir);
+  bool all_ok = true;
+  for (const auto& w : resolved) {
+    ProgressPrinter printer(w.full_name());
+    ro.on_progress = [&](const perf::Progress& p) { printer(p); };
+    ro.on_note = [&](const std::string& n) {
+      printer.end_line();
+      std::fprintf(stderr, "%s: %s\n", w.full_name().c_str(), n.c_str());
+    };
+    auto res = perf::run_workload(w, ro);
+    printer.end_line();
+    if (!res.ok) {
+      all_ok = false;
+      std::fprintf(stderr, "ksched bench: %s FAILED: %s\n", res.name.c_str(), res.error.c_str());
+    } else {
+      std::fprintf(stderr, "%s: %ld pods bound in %.2fs, average %.1f pods/s\n", res.name.c_str(), res.measured_bound,
+                   res.measured_seconds, res.throughput.average);
+    }
+    report.results.push_back(std::move(res));
+  }
+  std::printf("%s", perf::to_table(report).c_str());
+  if (!out.empty()) {
+    std::error_code ec;
+    if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path(), ec);
+    std::ofstream f(out);
+    f << perf::to_json(report);
+    if (!f) {
+      std::fprintf(stderr, "ksched bench: cannot write %s\n", out.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "results written to %s\n", out.c_str());
+    if (plot.empty()) {
+      fs::path p(out);
+      plot = (p.parent_path() / (p.stem().string() + "-throughput.svg")).string();
+    }
+  }
+  if (!plot.empty()) std::fprintf(stderr, "%s\n", perf::write_plot(report.results, plot).c_str());
+  if (!all_ok) {
+    std::fprintf(stderr, "ksched bench: at least one workload failed (see above)\n");
+    return 2;
+  }
+  return 0;
+}
+
+cmd::RegisterSubcommand reg("bench", "scheduler throughput benchmark (scheduler_perf workloads, through the API server)",
+                            run_bench);
+
+}  // namespace
