@@ -677,6 +677,8 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
     weights.push_back(score_weight_by_index_[i]);
   }
   const int np = static_cast<int>(active.size());
+  std::vector<char> normalizes(np);
+  for (int k = 0; k < np; ++k) normalizes[k] = active[k]->has_normalize_score();
   std::vector<NodeScoreList> per_plugin(np, NodeScoreList(n));
 
   std::mutex err_mu;
@@ -701,7 +703,8 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
               fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
               return;
             }
-            per_plugin[k][i].name = ni.name();
+            // Names are only read by NormalizeScore; skip the copy otherwise.
+            if (normalizes[k]) per_plugin[k][i].name = ni.name();
             per_plugin[k][i].score = s;
           }
         },
