@@ -942,6 +942,7 @@ struct Api::Impl {
     if (!body) return body_error(body.error());
     std::string bn = meta_str(*body, "name");
     if (!bn.empty() && bn != name) return error_response(bad_request("name in URL does not match name in Eviction object"));
+    if (auto blocked = pdb_blocks_eviction(r, ns, name)) return error_response(*blocked);
     auto* dopt = obj_at(*body, "deleteOptions");
     json::object empty;
     auto opt = delete_options(Request{}, dopt ? dopt : &empty);
@@ -949,6 +950,97 @@ struct Api::Impl {
     Response resp = remove(r, ns, name, *opt);
     if (resp.status != 200) return resp;
     return json_response(201, success_status(201, "", nullptr, ""));
+  }
+
+  // A label selector (metav1.LabelSelector JSON) in the string grammar.
+  static std::optional<LabelSelector> selector_of(const json::object* sel) {
+    if (!sel) return std::nullopt;
+    std::string out;
+    auto add = [&](const std::string& t) { out += (out.empty() ? "" : ",") + t; };
+    if (auto* ml = obj_at(*sel, "matchLabels"))
+      for (const auto& kv : *ml)
+        if (kv.value().is_string()) add(std::string(kv.key()) + "=" + std::string(kv.value().get_string()));
+    if (auto* me = sel->if_contains("matchExpressions"); me && me->is_array()) {
+      for (const auto& e : me->get_array()) {
+        if (!e.is_object()) continue;
+        std::string key = str(e.get_object(), "key"), op = str(e.get_object(), "operator"), vals;
+        if (auto* vs = e.get_object().if_contains("values"); vs && vs->is_array())
+          for (const auto& v : vs->get_array())
+            if (v.is_string()) vals += (vals.empty() ? "" : ",") + std::string(v.get_string());
+        if (op == "In") add(key + " in (" + vals + ")");
+        else if (op == "NotIn") add(key + " notin (" + vals + ")");
+        else if (op == "Exists") add(key);
+        else if (op == "DoesNotExist") add("!" + key);
+      }
+    }
+    auto parsed = LabelSelector::parse(out);
+    if (!parsed) return std::nullopt;
+    return std::move(*parsed);
+  }
+
+  static bool pod_healthy(const json::object& pod) {
+    auto* st = obj_at(pod, "status");
+    if (!st || str(*st, "phase") != "Running") return false;
+    if (auto* m = obj_at(pod, "metadata"); m && m->contains("deletionTimestamp")) return false;
+    if (auto* cs = st->if_contains("conditions"); cs && cs->is_array())
+      for (const auto& c : cs->get_array())
+        if (c.is_object() && str(c.get_object(), "type") == "Ready") return str(c.get_object(), "status") == "True";
+    return false;
+  }
+
+  // PodDisruptionBudget check of pods/eviction, computed from the current pods (there is no
+  // disruption controller): 429 when evicting would leave fewer healthy pods than the budget.
+  std::optional<ApiError> pdb_blocks_eviction(const ResourceInfo& r, const std::string& ns, const std::string& name) {
+    auto cur = store.get(r.id, ns, name);
+    if (!cur) return not_found(r, name);
+    json::object pod = json::parse(cur->json).get_object();
+    auto* st = obj_at(pod, "status");
+    std::string phase = st ? str(*st, "phase") : "";
+    if (phase != "Running") return std::nullopt;  // pending/terminal pods are evicted regardless
+    const ResourceInfo& pdbr = *find_resource("policy", "v1", "poddisruptionbudgets");
+    Store::ListOptions lo;
+    lo.ns = ns;
+    auto pdbs = store.list(pdbr.id, lo);
+    if (!pdbs) return std::nullopt;
+    for (const auto& po : pdbs->items) {
+      json::object pdb = json::parse(po->json).get_object();
+      auto* spec = obj_at(pdb, "spec");
+      auto sel = selector_of(spec ? obj_at(*spec, "selector") : nullptr);
+      if (!sel || sel->empty() || !sel->matches(cur->labels)) continue;
+      Store::ListOptions pl;
+      pl.ns = ns;
+      pl.labels = &*sel;
+      auto pods = store.list(r.id, pl);
+      std::int64_t expected = 0, healthy = 0;
+      for (const auto& p : pods->items) {
+        ++expected;
+        if (pod_healthy(json::parse(p->json).get_object())) ++healthy;
+      }
+      auto scaled = [&](const json::value& v) -> std::int64_t {
+        if (v.is_int64()) return v.get_int64();
+        if (v.is_string()) {
+          std::string t(v.get_string());
+          if (!t.empty() && t.back() == '%') {
+            std::int64_t pct = std::atoll(t.c_str());
+            return (pct * expected + 99) / 100;
+          }
+          return std::atoll(t.c_str());
+        }
+        return 0;
+      };
+      std::int64_t desired = 0;
+      if (auto* mn = spec->if_contains("minAvailable")) desired = scaled(*mn);
+      else if (auto* mx = spec->if_contains("maxUnavailable")) desired = std::max<std::int64_t>(0, expected - scaled(*mx));
+      if (healthy - desired > 0) continue;
+      std::string pdb_name = meta_str(pdb, "name");
+      ApiError e{429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget."};
+      e.causes.push_back(Cause{"DisruptionBudget",
+                               "The disruption budget " + pdb_name + " needs " + std::to_string(desired) +
+                                   " healthy pods and has " + std::to_string(healthy) + " currently",
+                               ""});
+      return e;
+    }
+    return std::nullopt;
   }
 
   // ------------------------------------------------------------ list / watch

@@ -5,15 +5,20 @@ namespace ksched::apiserver {
 void Watcher::offer(const Event& ev) {
   if (closed_.load()) return;
   bool was = ev.prev && matches(*ev.prev);
+  auto item = [&](WatchItem::Kind k, EventType t) {
+    WatchItem it{k, ev.obj, ev.rv};
+    it.line = ev.line(t);
+    return it;
+  };
   if (ev.type == EventType::Deleted) {
-    if (was) push(WatchItem{WatchItem::Kind::Deleted, ev.obj, ev.rv});
+    if (was) push(item(WatchItem::Kind::Deleted, EventType::Deleted));
     return;
   }
   bool now = matches(*ev.obj);
   if (now && was) {
-    push(WatchItem{WatchItem::Kind::Modified, ev.obj, ev.rv});
+    push(item(WatchItem::Kind::Modified, EventType::Modified));
   } else if (now) {
-    push(WatchItem{WatchItem::Kind::Added, ev.obj, ev.rv});
+    push(item(WatchItem::Kind::Added, EventType::Added));
   } else if (was) {
     // Stopped matching: the client sees the old content deleted at the new revision.
     push(WatchItem{WatchItem::Kind::Deleted, ev.prev, ev.rv, true});
@@ -21,19 +26,18 @@ void Watcher::offer(const Event& ev) {
 }
 
 void Watcher::push(WatchItem item) {
-  {
-    std::lock_guard l(mu_);
-    if (closed_.load()) return;
-    if (queue_.size() >= max_pending_) {
-      overflowed_ = true;
-      closed_ = true;
-      queue_.clear();
-    } else {
-      if (item.rv > last_rv_.load()) last_rv_ = item.rv;
-      queue_.push_back(std::move(item));
-    }
+  std::lock_guard l(mu_);
+  if (closed_.load()) return;
+  if (queue_.size() >= max_pending_) {
+    overflowed_ = true;
+    closed_ = true;
+    queue_.clear();
+  } else {
+    if (item.rv > last_rv_.load()) last_rv_ = item.rv;
+    queue_.push_back(std::move(item));
   }
-  notify();
+  // Called under mu_ so set_notify(nullptr) cannot race with it; the callback only schedules work.
+  if (notify_) notify_();
 }
 
 std::vector<WatchItem> Watcher::drain(bool& closed) {
@@ -45,11 +49,9 @@ std::vector<WatchItem> Watcher::drain(bool& closed) {
 }
 
 void Watcher::close() {
-  {
-    std::lock_guard l(mu_);
-    closed_ = true;
-  }
-  notify();
+  std::lock_guard l(mu_);
+  closed_ = true;
+  if (notify_) notify_();
 }
 
 void Watcher::set_notify(std::function<void()> fn) {
@@ -57,13 +59,5 @@ void Watcher::set_notify(std::function<void()> fn) {
   notify_ = std::move(fn);
 }
 
-void Watcher::notify() {
-  std::function<void()> fn;
-  {
-    std::lock_guard l(mu_);
-    fn = notify_;
-  }
-  if (fn) fn();
-}
 
 }  // namespace ksched::apiserver

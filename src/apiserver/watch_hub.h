@@ -21,6 +21,7 @@ struct WatchItem {
   std::int64_t rv = 0;       // Bookmark/InitialEnd revision; for a transition DELETED the new revision
   bool restamp = false;      // obj must be sent with resourceVersion = rv
   std::string text;          // Error: the Status JSON
+  std::shared_ptr<const std::string> line;  // preformatted JSON line shared between watchers
 };
 
 class Watcher {
@@ -47,7 +48,6 @@ class Watcher {
   void raise_limit(std::size_t extra) { max_pending_ += extra; }
 
  private:
-  void notify();
   int resource_;
   std::string ns_;
   LabelSelector labels_;

@@ -273,6 +273,31 @@ TEST_F(ApiTest, GracefulPodDeletion) {
   EXPECT_EQ(call("GET", "/api/v1/namespaces/default/pods/bound").status, 404);
 }
 
+TEST_F(ApiTest, EvictionRespectsDisruptionBudgets) {
+  auto make_running = [&](const std::string& name) {
+    ASSERT_EQ(create_pod(name).status, 201);
+    auto st = call("PATCH", "/api/v1/namespaces/default/pods/" + name + "/status",
+                   R"({"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}})",
+                   "application/merge-patch+json");
+    ASSERT_EQ(st.status, 200) << st.body;
+  };
+  make_running("a");
+  ASSERT_EQ(call("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+                 R"({"metadata":{"name":"pdb1"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}})")
+                .status,
+            201);
+  std::string ev = R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"a","namespace":"default"}})";
+  auto blocked = call("POST", "/api/v1/namespaces/default/pods/a/eviction", ev);
+  EXPECT_EQ(blocked.status, 429);
+  EXPECT_EQ(message(blocked), "Cannot evict pod as it would violate the pod's disruption budget.");
+  EXPECT_EQ(parse(blocked)["details"].as_object()["causes"].as_array()[0].as_object()["message"],
+            "The disruption budget pdb1 needs 1 healthy pods and has 1 currently");
+  make_running("b");
+  auto ok = call("POST", "/api/v1/namespaces/default/pods/a/eviction", ev);
+  EXPECT_EQ(ok.status, 201) << ok.body;
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/pods/a").status, 404);  // unbound: deleted at once
+}
+
 TEST_F(ApiTest, FinalizersHoldDeletion) {
   ASSERT_EQ(call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"c","finalizers":["x/y"]}})").status, 201);
   auto d = call("DELETE", "/api/v1/namespaces/default/configmaps/c");
