@@ -189,6 +189,9 @@ TEST_F(VolumeBindingTest, StaticBindingPicksSmallestFit) {
   l.add_pv(make_pv("pv-9-rox", "9Gi", "wffc", {"ReadOnlyMany"}));          // access mode mismatch
   l.add_pv(make_pv("pv-9-bound", "9Gi", "wffc", {"ReadWriteOnce"}, "Bound"));  // not Available
   l.add_pv(make_pv("pv-9-other", "9Gi", "other"));                          // other class
+  auto block = make_pv("pv-9-block", "9Gi", "wffc");
+  block->spec.volumeMode = "Block";
+  l.add_pv(block);                                                          // volume mode mismatch
   auto zoned = make_pv("pv-9-zone-b", "9Gi", "wffc");
   set_zone_affinity(*zoned, kZone, "zone-b");
   l.add_pv(zoned);                                                          // only fits node-b

@@ -172,13 +172,14 @@ const CandidatePV* find_matching_volume(const UnboundClaim& c, const std::vector
   if (pvs == nullptr) return nullptr;
   const auto& claim = *c.pvc;
   const CandidatePV* smallest = nullptr;
-  const std::string_view want_mode = claim.spec.volumeMode.value_or("Filesystem");
+  // Unset volumeMode means Filesystem on both sides.
+  const std::string_view want_mode = claim.spec.volumeMode ? std::string_view(*claim.spec.volumeMode) : "Filesystem";
   for (const auto& cand : *pvs) {
     const auto& pv = *cand.pv;
     if (chosen.count(pv.metadata.name)) continue;
     if (pv.spec.claimRef && !bound_to_claim(pv, claim)) continue;
     if (cand.capacity < c.request) continue;
-    if (std::string_view(pv.spec.volumeMode.value_or("Filesystem")) != want_mode) continue;
+    if ((pv.spec.volumeMode ? std::string_view(*pv.spec.volumeMode) : "Filesystem") != want_mode) continue;
     if (pv.metadata.deletionTimestamp) continue;
     const bool affinity_ok = cand.affinity.matches(node_labels);
     if (bound_to_claim(pv, claim)) {
