@@ -269,6 +269,25 @@ util::Result<void> SchedulerApp::Impl::build() {
   return {};
 }
 
+// Fails fast, with one clear line, when the API server cannot be reached or refuses our
+// credentials, instead of retrying list/watch forever with nothing ready.
+util::Result<void> probe_api_server(client::RestClient& c, const std::string& host) {
+  auto delay = std::chrono::milliseconds(500);
+  std::string last;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto r = c.raw("GET", "/version");
+    if (r && r->status == 200) return {};
+    if (r && (r->status == 401 || r->status == 403)) {
+      return util::make_error("the API server at " + host + " refused our credentials (HTTP " +
+                              std::to_string(r->status) + "); check the kubeconfig's user");
+    }
+    last = r ? "HTTP " + std::to_string(r->status) : r.error().to_string();
+    std::this_thread::sleep_for(delay);
+    delay *= 2;
+  }
+  return util::make_error("unable to reach the API server at " + host + ": " + last);
+}
+
 util::Result<void> SchedulerApp::Impl::start_serving() {
   if (!opts.serve) return {};
   auto so = opts.serving;
@@ -359,6 +378,7 @@ util::Result<std::unique_ptr<SchedulerApp>> SchedulerApp::create(AppOptions opts
 util::Result<void> SchedulerApp::start() {
   auto& im = *impl_;
   log::info("Starting Kubernetes Scheduler", {{"version", version_string()}});
+  if (auto r = probe_api_server(*im.client, im.opts.rest.host); !r) return r;
   im.broadcaster->start_recording_to_sink();
   if (auto r = im.start_serving(); !r) return r;
   // Without leader election (or without delayCacheUntilActive) caches fill before competing.
@@ -366,10 +386,7 @@ util::Result<void> SchedulerApp::start() {
     im.start_informers_and_wait();
   }
   if (im.elector) {
-    im.elector_thread = std::thread([&im] {
-      log::info("Attempting to acquire leader lease...", {{"lock", im.elector->config().lock->describe()}});
-      im.elector->run();
-    });
+    im.elector_thread = std::thread([&im] { im.elector->run(); });
   } else {
     im.leading = true;
     im.sched->run();

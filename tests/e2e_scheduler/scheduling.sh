@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# One kube-scheduler against `ksched apiserver`: schedulable pods are bound with Scheduled events;
+# an unschedulable pod gets upstream's FailedScheduling message and PodScheduled condition;
+# /metrics counts the attempts; /healthz and /readyz reflect state; SIGTERM exits 0.
+source "$(dirname "$0")/lib.sh"
+start_apiserver "$KSCHED"
+
+start_scheduler sched --leader-elect=false -v=2
+SCHED=$LAST_PID; PORT=$LAST_PORT
+ready() { [[ $(get_url "$PORT" /readyz | head -1) == 200 ]]; }
+wait_until 30 "scheduler readyz" ready
+out=$(get_url "$PORT" /healthz)
+expect_eq "$(head -1 <<<"$out")" "200" "/healthz status"
+expect_contains "$out" "ok" "/healthz body"
+
+cat > "$E2E_DIR/cluster.yaml" <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata: {name: e2e}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n3, labels: {kubernetes.io/hostname: n3}}
+spec:
+  taints: [{key: dedicated, value: infra, effect: NoSchedule}]
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
+YAML
+out=$(k apply -f "$E2E_DIR/cluster.yaml")
+expect_contains "$out" "node/n3 created" "nodes created"
+
+for i in 1 2 3 4 5; do
+  k -n e2e run "p$i" --image=registry.k8s.io/pause:3.10 --restart=Never \
+    --overrides='{"spec":{"containers":[{"name":"p","image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":"500m","memory":"256Mi"}}}]}}' >/dev/null
+done
+k -n e2e run huge --image=registry.k8s.io/pause:3.10 --restart=Never \
+  --overrides='{"spec":{"containers":[{"name":"p","image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":"16"}}}]}}' >/dev/null
+
+bound() { [[ $(k -n e2e get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c .) == 5 ]]; }
+wait_until 60 "5 pods bound" bound
+nodes=$(k -n e2e get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeName}{"\n"}{end}')
+[[ "$nodes" != *"=n3"* ]] || fail "a pod without toleration landed on the tainted node: $nodes"
+cond=$(k -n e2e get pod p1 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}')
+expect_eq "$cond" "True" "p1 PodScheduled condition"
+
+has_unschedulable_condition() {
+  [[ $(k -n e2e get pod huge -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}') == Unschedulable ]]
+}
+wait_until 30 "huge gets PodScheduled=False" has_unschedulable_condition
+msg=$(k -n e2e get pod huge -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+expect_eq "$msg" "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: infra}, 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod." "FitError message"
+
+events() { k -n e2e get events -o jsonpath='{range .items[*]}{.reason}|{.regarding.name}{.involvedObject.name}|{.note}{.message}{"\n"}{end}'; }
+has_events() { [[ $(events | grep -c '^Scheduled|') == 5 ]] && events | grep -q '^FailedScheduling|huge|'; }
+wait_until 30 "Scheduled and FailedScheduling events" has_events
+ev=$(events)
+expect_contains "$ev" "Scheduled|p1|Successfully assigned e2e/p1 to n" "Scheduled event text"
+expect_contains "$ev" "FailedScheduling|huge|$msg" "FailedScheduling event text"
+out=$(k -n e2e get events)
+expect_contains "$out" "Successfully assigned e2e/p2" "kubectl get events shows Scheduled"
+
+metrics=$(get_url "$PORT" /metrics)
+expect_contains "$metrics" 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 5' "scheduled attempts"
+failed_events=$(events | grep -c '^FailedScheduling|huge|' || true)
+unsched_attempts=$(grep '^scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}' <<<"$metrics" | awk '{print $2}')
+[[ -n "$unsched_attempts" && "$unsched_attempts" -ge 1 ]] || fail "unschedulable attempts missing: $unsched_attempts"
+expect_contains "$metrics" "# TYPE scheduler_scheduling_attempt_duration_seconds histogram" "attempt duration histogram"
+expect_contains "$metrics" 'scheduler_pending_pods{queue="unschedulable"} 1' "one pending unschedulable pod"
+out=$(get_url "$PORT" /configz)
+expect_contains "$out" '"componentconfig"' "/configz"
+out=$(get_url "$PORT" "/readyz?verbose")
+expect_contains "$out" "[+]sched-handler-sync ok" "readyz verbose"
+
+kill -TERM "$SCHED"
+code=0; wait "$SCHED" || code=$?
+expect_eq "$code" "0" "kube-scheduler exit code after SIGTERM"
+grep -q "Received signal, shutting down" "$E2E_DIR/sched.log" || fail "no shutdown log line"
+echo "e2e scheduling: OK (failed-scheduling events: $failed_events, unschedulable attempts: $unsched_attempts)"
