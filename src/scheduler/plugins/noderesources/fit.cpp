@@ -235,14 +235,13 @@ std::vector<ClusterEventWithHint> Fit::events_to_register() const {
   };
   ClusterEventWithHint node_event;
   node_event.event = ClusterEvent{framework::EventResource::Node, framework::kAdd | framework::kUpdateNodeAllocatable, {}};
-  node_event.hint = [ignored = ignoredResources_, groups = ignoredResourceGroups_](
-                        const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
-                        const std::shared_ptr<const void>& newObj) {
+  node_event.hint = [](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
+                       const std::shared_ptr<const void>& newObj) {
     const auto* modified = static_cast<const api::Node*>(newObj.get());
     if (modified == nullptr) return QueueingHint::Skip;
     framework::NodeInfo fresh(std::make_shared<const api::Node>(*modified));
-    // Would not fit even on an empty node of this shape.
-    if (!fits(pod, fresh, ignored, groups).empty()) return QueueingHint::Skip;
+    // Would not fit even on an empty node of this shape (upstream isFit: no ignored resources).
+    if (!fits(pod, fresh).empty()) return QueueingHint::Skip;
     const auto* original = static_cast<const api::Node*>(oldObj.get());
     if (original == nullptr) return QueueingHint::Queue;
     const auto before = framework::Resource::from(original->status.allocatable);
