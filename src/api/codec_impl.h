@@ -69,11 +69,14 @@ struct PathElem {
   std::int64_t index = -1;
 };
 
-// A fixed-capacity stack: one entry per nesting level, and simdjson rejects documents deeper than
-// its maximum depth before we get there.
+// Deepest nesting we accept. Kubernetes objects stay far below it; the limit keeps recursion (and
+// stack use, which sanitizers inflate) bounded on hostile input.
+constexpr std::size_t kMaxDepth = 200;
+
+// A fixed-capacity stack: one entry per nesting level (bounded by kMaxDepth).
 class PathStack {
  public:
-  static constexpr std::size_t kCapacity = simdjson::DEFAULT_MAX_DEPTH + 8;
+  static constexpr std::size_t kCapacity = kMaxDepth + 8;
   PathStack() : elems_(kCapacity) {}
   void push_back(PathElem e) { elems_[size_++] = e; }
   void pop_back() { --size_; }
@@ -140,7 +143,8 @@ inline bool is_null(od::value& v) {
 
 // Walks a value we do not model, checking every token (On-Demand skips nested values without
 // validating them, and we must never keep text that is not JSON).
-inline bool validate_value(od::value& v, Ctx& ctx) {
+inline bool validate_value(od::value& v, Ctx& ctx, std::size_t depth) {
+  if (depth >= kMaxDepth) return ctx.fail("exceeds the maximum nesting depth");
   od::json_type t;
   if (auto ec = v.type().get(t)) return ctx.fail_json(ec);
   switch (t) {
@@ -152,7 +156,7 @@ inline bool validate_value(od::value& v, Ctx& ctx) {
         if (auto ec = std::move(res).get(f)) return ctx.fail_json(ec);
         std::string_view key;
         if (auto ec = f.unescaped_key().get(key)) return ctx.fail_json(ec);
-        if (!validate_value(f.value(), ctx)) return false;
+        if (!validate_value(f.value(), ctx, depth + 1)) return false;
       }
       return true;
     }
@@ -162,7 +166,7 @@ inline bool validate_value(od::value& v, Ctx& ctx) {
       for (auto res : a) {
         od::value e;
         if (auto ec = std::move(res).get(e)) return ctx.fail_json(ec);
-        if (!validate_value(e, ctx)) return false;
+        if (!validate_value(e, ctx, depth + 1)) return false;
       }
       return true;
     }
@@ -198,7 +202,7 @@ inline bool raw_value(od::value& v, Ctx& ctx, std::string_view& out) {
   std::string_view token = v.raw_json_token();
   od::json_type t;
   if (auto ec = v.type().get(t)) return ctx.fail_json(ec);
-  if (!validate_value(v, ctx)) return false;
+  if (!validate_value(v, ctx, ctx.path.size())) return false;
   const char* start = token.data();
   const char* end = start + token.size();
   if (t == od::json_type::object || t == od::json_type::array) {
@@ -276,6 +280,7 @@ void reset_absent(T& out, std::index_sequence<I...>) {
 
 template <class T>
 bool decode_object(od::value& v, T& out, Ctx& ctx) {
+  if (ctx.path.size() >= kMaxDepth) return ctx.fail("exceeds the maximum nesting depth");
   od::object obj;
   if (v.get_object().get(obj)) return type_error(v, ctx, "object");
   constexpr std::size_t N = Names<T>::N;
@@ -317,6 +322,7 @@ bool decode_object(od::value& v, T& out, Ctx& ctx) {
 
 template <class V>
 bool decode_map(od::value& v, FlatMap<V>& out, Ctx& ctx) {
+  if (ctx.path.size() >= kMaxDepth) return ctx.fail("exceeds the maximum nesting depth");
   od::object obj;
   if (v.get_object().get(obj)) {
     if (is_null(v)) {
@@ -370,6 +376,7 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
     if (!out) out.emplace();
     return decode_value(v, *out, ctx);
   } else if constexpr (is_vector<T>::value) {
+    if (ctx.path.size() >= kMaxDepth) return ctx.fail("exceeds the maximum nesting depth");
     od::array arr;
     if (v.get_array().get(arr)) {
       if (is_null(v)) {
@@ -411,6 +418,10 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
     } else {
       return type_error(v, ctx, "quantity");
     }
+    // Upstream trims surrounding whitespace (strings.TrimSpace) before parsing.
+    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
     auto q = Quantity::parse(s);
     if (!q) return ctx.fail(q.error());
     out = q.value();

@@ -85,7 +85,7 @@ TEST(Codec, EncodesConstructedObjectsWithoutEmptyMembers) {
 }
 
 TEST(Codec, QuantityAcceptsJsonNumbers) {
-  auto n = decode<Node>(R"J({"status":{"capacity":{"cpu":4,"memory":"8Gi","pods":110.5}}})J");
+  auto n = decode<Node>(R"J({"status":{"capacity":{"cpu":4,"memory":" 8Gi ","pods":110.5}}})J");
   ASSERT_TRUE(n.ok()) << n.error();
   EXPECT_EQ(n->status.capacity.find("cpu")->milli_value(), 4000);
   EXPECT_EQ(n->status.capacity.find("pods")->milli_value(), 110500);
@@ -147,4 +147,15 @@ TEST(Codec, EscapedKeysAndValues) {
   ASSERT_TRUE(p.ok()) << p.error();
   EXPECT_EQ(p->metadata.labels.get("a\"b"), "\xc3\xa9\n");
   EXPECT_EQ(J(encode(*p)), J(R"J({"metadata":{"labels":{"a\"b":"\u00e9\n"},"annotations":{"k":"v\\"}},"x\"y":1})J"));
+}
+
+TEST(Codec, DeepNestingIsRejectedNotRecursedInto) {
+  std::string deep = R"J({"x":)J" + std::string(5000, '[') + std::string(5000, ']') + "}";
+  auto r = decode<Pod>(deep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("exceeds the maximum nesting depth"), std::string::npos) << r.error();
+  std::string deep2 = R"J({"spec":{"containers":)J" + std::string(3000, '[') + std::string(3000, ']') + "}}";
+  EXPECT_FALSE(decode<Pod>(deep2).ok());
+  std::string ok = R"J({"x":)J" + std::string(100, '[') + std::string(100, ']') + "}";
+  EXPECT_TRUE(decode<Pod>(ok).ok());
 }
