@@ -292,6 +292,39 @@ TEST(FrameworkPreFilter, SkipAndNodeSetMerge) {
   EXPECT_TRUE(unsched.empty());
 }
 
+TEST(FrameworkPreFilter, SkippedPluginsDoNotFilter) {
+  Fixture fx({"A", "B"});
+  fx.profile.plugins.preFilter.enabled = names({"A", "B"});
+  fx.profile.plugins.filter.enabled = names({"A", "B"});
+  fx["A"].pre_filter_status = Status::skip();
+  int a_calls = 0, b_calls = 0;
+  fx["A"].filter_fn = [&](const NodeInfo&) {
+    ++a_calls;
+    return Status();
+  };
+  fx["B"].filter_fn = [&](const NodeInfo&) {
+    ++b_calls;
+    return Status();
+  };
+  auto f = fx.make();
+  CycleState st;
+  PreFilterResult r;
+  std::set<std::string> unsched;
+  ASSERT_TRUE(f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, unsched).is_success());
+  NodeInfo ni(MakeNode().Name("n1").Ptr());
+  EXPECT_TRUE(f->run_filter_plugins(st, MakePod().Name("p").Obj(), ni).is_success());
+  EXPECT_EQ(a_calls, 0);
+  EXPECT_EQ(b_calls, 1);
+  // A clone (preemption dry runs) keeps the skip decisions.
+  auto c = st.clone();
+  EXPECT_TRUE(f->run_filter_plugins(*c, MakePod().Name("p").Obj(), ni).is_success());
+  EXPECT_EQ(a_calls, 0);
+  // Editing the set afterwards is still honoured.
+  st.skip_filter_plugins.insert("B");
+  EXPECT_TRUE(f->run_filter_plugins(st, MakePod().Name("p").Obj(), ni).is_success());
+  EXPECT_EQ(b_calls, 2);
+}
+
 TEST(FrameworkPreFilter, EmptyIntersectionMessages) {
   {
     Fixture fx({"A", "B"});

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace ksched::scheduler::framework {
 
@@ -36,12 +37,19 @@ class CycleState {
     c->skip_filter_plugins = skip_filter_plugins;
     c->skip_score_plugins = skip_score_plugins;
     c->record_plugin_metrics = record_plugin_metrics;
+    c->skip_filter_mask = skip_filter_mask;
+    c->skip_filter_mask_size = skip_filter_mask_size;
     return c;
   }
 
   std::set<std::string, std::less<>> skip_filter_plugins;  // PreFilter returned Skip
   std::set<std::string, std::less<>> skip_score_plugins;   // PreScore returned Skip
   bool record_plugin_metrics = false;
+  // Framework-internal: skip flag per Filter plugin (in run order), derived from
+  // skip_filter_plugins when PreFilter wrote it, so Filter avoids a string-set lookup per plugin
+  // per node. Used only while skip_filter_plugins still has skip_filter_mask_size entries.
+  std::vector<char> skip_filter_mask;
+  std::size_t skip_filter_mask_size = 0;
 
  private:
   struct KeyHash {

@@ -558,12 +558,23 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
     }
   }
   state.skip_filter_plugins = std::move(skip);
+  state.skip_filter_mask.assign(filter_.size(), 0);
+  for (std::size_t i = 0; i < filter_.size(); ++i) {
+    state.skip_filter_mask[i] = state.skip_filter_plugins.count(filter_[i]->name()) ? 1 : 0;
+  }
+  state.skip_filter_mask_size = state.skip_filter_plugins.size();
   return ret;
 }
 
 Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
-  for (const auto& p : filter_) {
-    if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(p->name())) continue;
+  const bool use_mask = state.skip_filter_mask.size() == filter_.size() &&
+                        state.skip_filter_mask_size == state.skip_filter_plugins.size();
+  for (std::size_t i = 0; i < filter_.size(); ++i) {
+    const auto& p = filter_[i];
+    if (use_mask ? state.skip_filter_mask[i] != 0
+                 : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(p->name()) != 0) {
+      continue;
+    }
     Status s = timed(deps_, state, p->name(), "Filter", [&] { return p->filter(state, pod, node_info); });
     if (s.is_success()) continue;
     if (!s.is_rejected()) s = Status::error("running " + quoted(p->name()) + " filter plugin: " + s.message());
