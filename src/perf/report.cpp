@@ -102,6 +102,9 @@ std::string to_json(const Report& r) {
     json::object threads;
     for (const auto& [n, s] : w.thread_cpu_seconds) threads[n] = round3(s);
     cpu["byThreadName"] = std::move(threads);
+    json::array top;
+    for (const auto& t : w.top_threads) top.push_back(json::object{{"thread", t.stage}, {"seconds", round3(t.seconds)}});
+    cpu["topThreads"] = std::move(top);
     json::object ext;
     for (const auto& [n, s] : w.extension_point_seconds) ext[n] = round3(s);
     cpu["extensionPointWallSeconds"] = std::move(ext);
@@ -148,6 +151,12 @@ std::string to_table(const Report& r) {
     for (const auto& s : w.stage_cpu)
       out << "  " << pad(s.stage, 48) << pad(fmt("%.2f s", s.seconds), 10, true)
           << pad(fmt("%.0f%%", w.process_cpu_seconds > 0 ? 100.0 * s.seconds / w.process_cpu_seconds : 0), 6, true) << "\n";
+    if (!w.top_threads.empty()) {
+      out << "  hottest threads:";
+      for (std::size_t i = 0; i < w.top_threads.size() && i < 6; ++i)
+        out << " " << w.top_threads[i].stage << "=" << fmt("%.2f", w.top_threads[i].seconds);
+      out << "\n";
+    }
     if (!w.extension_point_seconds.empty()) {
       out << "  extension points (wall seconds summed over attempts):";
       for (const auto& [n, s] : w.extension_point_seconds) out << " " << n << "=" << fmt("%.3f", s);

@@ -38,6 +38,7 @@ struct WorkloadResult {
   std::map<std::string, double> extension_point_seconds;  // framework_extension_point_duration_seconds sums
   std::map<std::string, double> thread_cpu_seconds;       // by thread name, measured phase
   std::vector<StageCpu> stage_cpu;                        // by stage, measured phase
+  std::vector<StageCpu> top_threads;                      // hottest threads: "component/name#tid"
   double process_cpu_seconds = 0;                         // whole process, measured phase
   long peak_rss_kb = -1;                                  // VmHWM of this process
   long rss_baseline_kb = -1;                              // before the cluster started

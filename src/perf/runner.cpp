@@ -403,12 +403,43 @@ class Runner {
     cm.erase("generateName");
     cm["name"] = claim;
     cm["namespace"] = ns;
+    // What the PV controller writes once it has bound the pair; VolumeBinding treats the claim as
+    // fully bound only with it.
+    obj_at(cm, "annotations")["pv.kubernetes.io/bind-completed"] = "yes";
     obj_at(pvc, "spec")["volumeName"] = pv_name;
     json::object cstatus{{"phase", "Bound"}};
     if (auto* st = pspec.if_contains("capacity")) cstatus["capacity"] = *st;
     if (auto* am = pspec.if_contains("accessModes")) cstatus["accessModes"] = *am;
     pvc["status"] = std::move(cstatus);
     create_raw(client::ResourceRef{.resource = "persistentvolumeclaims", .namespace_ = ns}, json::serialize(pvc));
+  }
+
+  // Why one unbound pod of `ns` is pending, from its PodScheduled condition (for failure messages).
+  std::string unbound_pod_reason(const std::string& ns) {
+    auto body = client_->list(client::ResourceRef{.resource = "pods", .namespace_ = ns}, {});
+    if (!body) return {};
+    boost::system::error_code ec;
+    auto v = json::parse(*body, ec);
+    if (ec || !v.is_object()) return {};
+    auto* items = v.as_object().if_contains("items");
+    if (!items || !items->is_array()) return {};
+    for (const auto& item : items->as_array()) {
+      const auto& o = item.as_object();
+      auto* spec = o.if_contains("spec");
+      if (spec && spec->is_object() && spec->as_object().contains("nodeName")) continue;
+      std::string name = json::value_to<std::string>(o.at("metadata").at("name"));
+      auto* status = o.if_contains("status");
+      if (status && status->is_object())
+        if (auto* conds = status->as_object().if_contains("conditions"); conds && conds->is_array())
+          for (const auto& c : conds->as_array())
+            if (c.is_object() && c.as_object().contains("type") && c.at("type") == "PodScheduled") {
+              std::string reason = c.as_object().contains("reason") ? json::value_to<std::string>(c.at("reason")) : "";
+              std::string msg = c.as_object().contains("message") ? json::value_to<std::string>(c.at("message")) : "";
+              return "pod " + ns + "/" + name + ": " + reason + ": " + msg;
+            }
+      return "pod " + ns + "/" + name + " has no PodScheduled condition (never attempted)";
+    }
+    return {};
   }
 
   void create_pods(const Op& op, const std::string& ns, Clock::time_point setup_start) {
@@ -491,11 +522,12 @@ class Runner {
         last_progress_at = now;
       } else if (std::chrono::duration<double>(now - last_progress_at).count() > o_.stall_seconds) {
         std::string why = tracker_->watch_error();
+        std::string sample = unbound_pod_reason(ns);
         throw Failure{"lost pods: " + std::to_string(target - c.ever_bound) + " of " + std::to_string(op.count) +
                       " pods in namespace " + ns + " were never bound (no binding for " +
                       std::to_string(static_cast<int>(o_.stall_seconds)) + " s" +
                       (o_.scheduler == "external" ? "; is a scheduler watching this API server?" : "") +
-                      (why.empty() ? "" : "; pod watch: " + why) + ")"};
+                      (why.empty() ? "" : "; pod watch: " + why) + ")" + (sample.empty() ? "" : "; e.g. " + sample)};
       }
       progress(phase, bound_now, op.count, rate, std::chrono::duration<double>(now - t0).count());
       tracker_->wait_change(std::min(next_tick, now + std::chrono::milliseconds(200)));
@@ -529,6 +561,9 @@ class Runner {
         if (d <= 0) continue;
         accounted += d;
         auto comp = thread_component_.find(t.tid);
+        res_.top_threads.push_back(StageCpu{(comp == thread_component_.end() ? std::string("new") : comp->second) + "/" +
+                                                t.name + "#" + std::to_string(t.tid),
+                                            d});
         std::string stage = stage_of_thread(t.name);
         // Unnamed threads: attribute by the component that started them.
         if (stage.rfind("other", 0) == 0 && comp != thread_component_.end()) stage = comp->second + " (unnamed threads)";
@@ -541,6 +576,8 @@ class Runner {
     double exited = res_.process_cpu_seconds - accounted;
     if (exited > 0.005) stages["exited threads (bench create workers)"] += exited;
     for (const auto& [st, sec] : stages) res_.stage_cpu.push_back(StageCpu{st, sec});
+    std::sort(res_.top_threads.begin(), res_.top_threads.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+    if (res_.top_threads.size() > 12) res_.top_threads.resize(12);
     std::sort(res_.stage_cpu.begin(), res_.stage_cpu.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
     std::string metrics_after = metrics_text();
     if (!metrics_after.empty()) {
