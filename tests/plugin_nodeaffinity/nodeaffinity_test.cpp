@@ -200,7 +200,10 @@ TEST(NodeAffinity, AddedAffinity) {
   // Invalid addedAffinity is a construction error.
   config::NodeAffinityArgs bad;
   bad.addedAffinity = required({term({req("k", "Gt", {"notanumber"})})});
-  EXPECT_FALSE(NodeAffinity::create(bad.addedAffinity).ok());
+  auto bad_made = NodeAffinity::create(bad.addedAffinity);
+  ASSERT_FALSE(bad_made.ok());
+  EXPECT_EQ(bad_made.error().rfind("parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: ", 0), 0u)
+      << bad_made.error();
 }
 
 TEST(NodeAffinity, PreScoreSkipAndWeights) {

@@ -51,15 +51,17 @@ util::Result<std::shared_ptr<NodeAffinity>> NodeAffinity::create(const std::opti
   auto pl = std::make_shared<NodeAffinity>();
   if (added) {
     if (added->requiredDuringSchedulingIgnoredDuringExecution) {
-      auto m = NodeSelectorMatcher::compile(*added->requiredDuringSchedulingIgnoredDuringExecution,
-                                            "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
-      if (!m.errors().empty()) return util::make_error(m.error_string());
+      auto m = NodeSelectorMatcher::compile(*added->requiredDuringSchedulingIgnoredDuringExecution);
+      if (!m.errors().empty()) {
+        return util::make_error("parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: " + m.error_string());
+      }
       pl->addedNodeSelector_ = std::move(m);
     }
     if (!added->preferredDuringSchedulingIgnoredDuringExecution.empty()) {
-      auto p = PreferredSchedulingTerms::compile(added->preferredDuringSchedulingIgnoredDuringExecution,
-                                                 "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution");
-      if (!p.errors().empty()) return util::make_error(p.error_string());
+      auto p = PreferredSchedulingTerms::compile(added->preferredDuringSchedulingIgnoredDuringExecution, "");
+      if (!p.errors().empty()) {
+        return util::make_error("parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution: " + p.error_string());
+      }
       pl->addedPrefSchedTerms_ = std::move(p);
     }
   }
