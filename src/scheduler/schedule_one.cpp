@@ -185,6 +185,11 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
 Status Scheduler::schedule_pod(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                                ScheduleResult& result, std::optional<framework::FitError>& fit) {
   if (auto r = cache_->update_snapshot(*snapshot_); !r.ok()) return Status::error(r.error());
+  if (opts_.metrics) {
+    opts_.metrics->cacheSize.with({"nodes"}).set(cache_->node_count());
+    opts_.metrics->cacheSize.with({"pods"}).set(cache_->pod_count());
+    opts_.metrics->cacheSize.with({"assumed_pods"}).set(cache_->assumed_pod_count());
+  }
   const auto& all_nodes = snapshot_->list();
   if (all_nodes.empty()) return Status(Code::UnschedulableAndUnresolvable, kErrNoNodesAvailable);
 

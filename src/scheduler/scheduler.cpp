@@ -187,6 +187,12 @@ void Scheduler::run() {
 void Scheduler::stop() {
   if (queue_) queue_->close();
   if (sched_thread_.joinable()) sched_thread_.join();
+  // Binding workers may be parked in WaitOnPermit; release them instead of waiting for timeouts.
+  for (auto& [name, fwk] : profiles_) {
+    std::vector<std::string> uids;
+    fwk->iterate_over_waiting_pods([&](framework::WaitingPod& wp) { uids.push_back(wp.pod().metadata.uid); });
+    for (const auto& uid : uids) fwk->reject_waiting_pod(uid);
+  }
   if (binding_pool_) binding_pool_->shutdown();
 }
 

@@ -272,6 +272,16 @@ TEST_F(QueueTest, EventDuringSchedulingCycleRequeuesFailedPod) {
   EXPECT_EQ(q->counts().inFlight, 0u);
 }
 
+TEST_F(QueueTest, PodFailingAfterDoneRetriesAfterBackoff) {
+  // A failure in the binding cycle comes after done(): no in-flight record to consult.
+  auto q = make_queue();
+  q->add(make_pod("a"));
+  auto p = pop_and_fail(*q, "NodeFit");
+  q->done(p->pod().metadata.uid);
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(p, q->scheduling_cycle()).ok());
+  EXPECT_EQ(q->where(p->pod()), QueueName::Backoff);
+}
+
 TEST_F(QueueTest, EventsBeforePopAreNotReplayed) {
   auto q = make_queue();
   q->add(make_pod("a"));

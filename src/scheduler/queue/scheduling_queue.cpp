@@ -194,7 +194,9 @@ PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const Queue
 PriorityQueue::Strategy PriorityQueue::hint_for_in_flight_pod_locked(const QueuedPodInfo& p) {
   if (rejectors_of(p).empty()) return Strategy::AfterBackoff;
   auto it = in_flight_pods_.find(p.pod().metadata.uid);
-  if (it == in_flight_pods_.end()) return Strategy::Skip;
+  // Not in flight (already marked done, e.g. failed after Permit): no record of what happened
+  // meanwhile, so retry after backoff rather than risk parking it forever.
+  if (it == in_flight_pods_.end()) return Strategy::AfterBackoff;
   Strategy result = Strategy::Skip;
   for (auto e = std::next(it->second); e != in_flight_events_.end(); ++e) {
     const auto* ev = std::get_if<InFlightEvent>(&*e);
