@@ -19,6 +19,7 @@
 #include "events/recorder.h"
 #include "informer/factory.h"
 #include "leaderelection/leader_elector.h"
+#include "scheduler/app/delegated_auth.h"
 #include "scheduler/app/options.h"
 #include "scheduler/cluster_client.h"
 #include "scheduler/cluster_lister.h"
@@ -292,6 +293,32 @@ util::Result<void> SchedulerApp::Impl::start_serving() {
   if (!opts.serve) return {};
   auto so = opts.serving;
   server = std::make_unique<serving::SecureServer>(so);
+  // Delegated authn/authz clients: the given kubeconfig, else in-cluster, else none (anonymous
+  // callers; only always-allowed paths are served), as upstream with RemoteKubeConfigFileOptional.
+  auto delegate_client = [&](const std::string& kubeconfig,
+                             const char* what) -> util::Result<std::shared_ptr<client::RestClient>> {
+    util::Result<client::RestConfig> rc = util::make_error("");
+    if (!kubeconfig.empty()) {
+      client::KubeconfigOptions ko;
+      ko.explicit_path = kubeconfig;
+      rc = client::load_kubeconfig(ko);
+      if (!rc) return util::make_error(std::string("invalid --") + what + "-kubeconfig: " + rc.error());
+    } else {
+      rc = client::in_cluster_config();
+      if (!rc) {
+        log::V(2).info("No delegated client configured", {{"for", what}});
+        return std::shared_ptr<client::RestClient>();
+      }
+    }
+    auto c = client::RestClient::create(*rc);
+    if (!c) return util::make_error(c.error());
+    return *c;
+  };
+  auto authn = delegate_client(opts.authentication_kubeconfig, "authentication");
+  if (!authn) return util::make_error(authn.error());
+  auto authz = delegate_client(opts.authorization_kubeconfig, "authorization");
+  if (!authz) return util::make_error(authz.error());
+  server->set_authorizer(std::make_shared<DelegatedAuthorizer>(*authn, *authz));
   server->handle("/healthz", [this](const auto& r) { return healthz.serve(r); }, true);
   server->handle("/livez", [this](const auto& r) { return livez.serve(r); }, true);
   server->handle("/readyz", [this](const auto& r) { return readyz.serve(r); }, true);
