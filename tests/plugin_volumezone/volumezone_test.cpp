@@ -125,7 +125,8 @@ TEST_F(VolumeZoneTest, Events) {
   EXPECT_EQ(events[0].hint(pod, nullptr, vol::storage_class("x", "WaitForFirstConsumer")), framework::QueueingHint::Queue);
   EXPECT_EQ(events[0].hint(pod, nullptr, vol::storage_class("x", "Immediate")), framework::QueueingHint::Skip);
   EXPECT_EQ(events[2].hint(pod, nullptr, vol::pvc("default", "c-a")), framework::QueueingHint::Queue);
-  EXPECT_EQ(events[2].hint(pod, vol::pvc("default", "c-a", "v"), vol::pvc("default", "c-a", "v")), framework::QueueingHint::Skip);
+  EXPECT_EQ(events[2].hint(pod, vol::pvc("default", "c-a"), vol::pvc("default", "c-a", "v")), framework::QueueingHint::Queue);
+  EXPECT_EQ(events[2].hint(pod, nullptr, vol::pvc("other-ns", "c-a")), framework::QueueingHint::Skip);
   EXPECT_EQ(events[2].hint(pod, nullptr, vol::pvc("default", "other")), framework::QueueingHint::Skip);
   EXPECT_EQ(events[3].hint(pod, vol::pv("v", {{kZone, "a"}}), vol::pv("v", {{kZone, "b"}})), framework::QueueingHint::Queue);
   EXPECT_EQ(events[3].hint(pod, vol::pv("v", {{kZone, "a"}}), vol::pv("v", {{kZone, "a"}, {"x", "y"}})),

@@ -162,19 +162,14 @@ std::vector<ClusterEventWithHint> VolumeZone::events_to_register() const {
   node_event.event = ClusterEvent{framework::EventResource::Node, framework::kAdd | framework::kUpdateNodeLabel, {}};
   ClusterEventWithHint pvc_event;
   pvc_event.event = ClusterEvent{framework::EventResource::PersistentVolumeClaim, framework::kAdd | framework::kUpdate, {}};
-  pvc_event.hint = [](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
-                      const std::shared_ptr<const void>& newObj) {
+  pvc_event.hint = [](const api::Pod& pod, const std::shared_ptr<const void>&, const std::shared_ptr<const void>& newObj) {
+    // Any change to a claim the pod uses (created, bound, class set) may help it.
     const auto* pvc = static_cast<const api::PersistentVolumeClaim*>(newObj.get());
     if (pvc == nullptr || pvc->metadata.namespace_ != pod.metadata.namespace_) return QueueingHint::Skip;
-    bool used = false;
     for (const auto& v : pod.spec.volumes) {
-      if (v.persistentVolumeClaim && v.persistentVolumeClaim->claimName == pvc->metadata.name) used = true;
+      if (v.persistentVolumeClaim && v.persistentVolumeClaim->claimName == pvc->metadata.name) return QueueingHint::Queue;
     }
-    if (!used) return QueueingHint::Skip;
-    const auto* old = static_cast<const api::PersistentVolumeClaim*>(oldObj.get());
-    // An update matters only when it (re)binds the claim.
-    if (old != nullptr && old->spec.volumeName == pvc->spec.volumeName) return QueueingHint::Skip;
-    return QueueingHint::Queue;
+    return QueueingHint::Skip;
   };
   ClusterEventWithHint pv_event;
   pv_event.event = ClusterEvent{framework::EventResource::PersistentVolume, framework::kAdd | framework::kUpdate, {}};
