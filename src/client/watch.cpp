@@ -59,7 +59,7 @@ bool WatchStream::next(RawWatchEvent& ev) {
         s_->stop();
         return false;
       }
-      ev.json = std::move(line_);
+      ev.json.swap(line_);  // keeps both buffers' capacity: no allocation per event
       return true;
     }
     if (eof_) return false;
@@ -70,7 +70,7 @@ bool WatchStream::next(RawWatchEvent& ev) {
       if (!s_->stopped() && lines_.finish(line_)) {
         ev.type = watch_event_type(line_);
         if (ev.type.empty()) return false;
-        ev.json = std::move(line_);
+        ev.json.swap(line_);  // keeps both buffers' capacity: no allocation per event
         return true;
       }
       return false;

@@ -3,6 +3,7 @@
 // one object at a time. Replace() (relist) emits Replaced for every listed object and a Deleted
 // tombstone (DeletedFinalStateUnknown) for every known object the list no longer contains.
 #pragma once
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -117,7 +118,7 @@ class DeltaFIFO {
   // Blocks until an item is ready or the queue is closed (returns false).
   bool pop(const ProcessFunc& process) {
     std::unique_lock l(mu_);
-    cv_.wait(l, [&] { return closed_ || !queue_.empty(); });
+    wait_for_items(l);
     if (queue_.empty()) return false;
     std::string key = std::move(queue_.front());
     queue_.pop_front();
@@ -184,9 +185,31 @@ class DeltaFIFO {
     // them lands at the back.
     if (inserted || was_empty) {
       queue_.push_back(key);
-      // Consumers only sleep on an empty queue.
-      if (queue_.size() == 1) cv_.notify_one();
+      wake_consumer_locked();
     }
+  }
+
+  // Wake-up coalescing: an idle consumer sleeps until notified; a consumer that just drained a
+  // busy queue polls every kBusyPoll instead, so a steady stream costs one wake-up per batch rather
+  // than one per item. Producers notify an idle consumer at once and a polling one only when the
+  // backlog grows large. Latency added under load: at most kBusyPoll.
+  static constexpr auto kBusyPoll = std::chrono::milliseconds(1);
+  static constexpr std::size_t kWakeBacklog = 256;
+  void wait_for_items(std::unique_lock<std::mutex>& l) {
+    while (!closed_ && queue_.empty()) {
+      if (busy_) {
+        cv_.wait_for(l, kBusyPoll);
+        if (queue_.empty()) busy_ = false;  // the stream went quiet: sleep until notified
+      } else {
+        idle_ = true;
+        cv_.wait(l);
+        idle_ = false;
+        busy_ = true;
+      }
+    }
+  }
+  void wake_consumer_locked() {
+    if (idle_ || queue_.size() == kWakeBacklog) cv_.notify_one();
   }
 
   // Two trailing deletions collapse into one (upstream's isDeletionDup): the earlier one is kept
@@ -211,6 +234,8 @@ class DeltaFIFO {
   bool populated_ = false;
   int initial_population_count_ = 0;
   bool closed_ = false;
+  bool idle_ = false;  // a consumer sleeps until notified
+  bool busy_ = false;  // the consumer polls (see wait_for_items)
 };
 
 }  // namespace ksched::informer

@@ -97,10 +97,10 @@ class ProcessorListener {
   void add(Notification<T> n) {
     std::lock_guard l(mu_);
     if (n.kind == Notification<T>::Add && n.initial) ++initial_pending_;
-    bool was_empty = pending_.empty();
     pending_.push_back(std::move(n));
-    // The handler thread only sleeps on an empty buffer, and drains it in batches.
-    if (was_empty) cv_.notify_one();
+    // Same wake-up coalescing as DeltaFIFO: notify a sleeping handler thread at once, a polling
+    // one only when the backlog grows.
+    if (idle_ || pending_.size() == 256) cv_.notify_one();
   }
   void stop() {
     {
@@ -128,7 +128,17 @@ class ProcessorListener {
     for (;;) {
       {
         std::unique_lock l(mu_);
-        cv_.wait(l, [&] { return stopped_ || !pending_.empty(); });
+        while (!stopped_ && pending_.empty()) {
+          if (busy_) {
+            cv_.wait_for(l, std::chrono::milliseconds(1));
+            if (pending_.empty()) busy_ = false;
+          } else {
+            idle_ = true;
+            cv_.wait(l);
+            idle_ = false;
+            busy_ = true;
+          }
+        }
         if (stopped_) return;
         batch.swap(pending_);
       }
@@ -159,6 +169,7 @@ class ProcessorListener {
   std::deque<Notification<T>> pending_;
   std::atomic<int> initial_pending_{0};
   std::atomic<bool> stopped_{false};
+  bool idle_ = false, busy_ = false;
   std::thread thread_;
 };
 
@@ -283,9 +294,8 @@ class SharedIndexInformer final : public InformerBase {
         case DeltaType::Replaced:
         case DeltaType::Added:
         case DeltaType::Updated: {
-          auto old = indexer_->get_by_key(key);
+          auto old = indexer_->replace_key(key, d.obj);
           if (old) {
-            indexer_->update(d.obj);
             bool is_sync = d.type == DeltaType::Sync ||
                            (d.type == DeltaType::Replaced &&
                             old->metadata.resourceVersion == d.obj->metadata.resourceVersion);
@@ -294,7 +304,6 @@ class SharedIndexInformer final : public InformerBase {
               l->add(Notification<T>{Notification<T>::Update, old, d.obj});
             }
           } else {
-            indexer_->add(d.obj);
             for (auto& l : listeners_) l->add(Notification<T>{Notification<T>::Add, nullptr, d.obj, initial});
           }
           break;

@@ -54,17 +54,33 @@ class Indexer : public KeyListerGetter<T> {
   }
 
   void add(const Ptr<T>& obj) { update(obj); }
-  void update(const Ptr<T>& obj) {
-    auto key = meta_namespace_key(*obj);
+  void update(const Ptr<T>& obj) { (void)replace_key(meta_namespace_key(*obj), obj); }
+  // Stores obj under key and returns the previous object (nullptr if none): one lookup for the
+  // informer's "exists ? update : add" decision.
+  Ptr<T> replace_key(const std::string& key, const Ptr<T>& obj) {
     std::unique_lock l(mu_);
-    auto it = items_.find(key);
-    if (it != items_.end()) {
-      remove_from_indices(key, *it->second);
-      it->second = obj;
-    } else {
-      items_.emplace(key, obj);
+    auto [it, inserted] = items_.try_emplace(key, obj);
+    if (inserted) {
+      add_to_indices(key, *obj);
+      return nullptr;
     }
-    add_to_indices(key, *obj);
+    Ptr<T> old = std::move(it->second);
+    it->second = obj;
+    // Index values usually do not change on update (namespace never does): skip the churn.
+    for (const auto& [name, fn] : indexers_) {
+      auto before = fn(*old);
+      auto after = fn(*obj);
+      if (before == after) continue;
+      auto& idx = indices_[name];
+      for (const auto& v : before) {
+        auto vi = idx.find(v);
+        if (vi == idx.end()) continue;
+        vi->second.erase(key);
+        if (vi->second.empty()) idx.erase(vi);
+      }
+      for (auto& v : after) idx[std::move(v)].insert(key);
+    }
+    return old;
   }
   void remove(const std::string& key) {
     std::unique_lock l(mu_);
