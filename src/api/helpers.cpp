@@ -249,6 +249,13 @@ util::Result<int> scaled_value_from_int_or_percent(const IntOrString* v, int tot
 
 bool pod_is_terminal(const Pod& pod) { return pod.status.phase == "Succeeded" || pod.status.phase == "Failed"; }
 
+const NodeCondition* find_node_condition(const NodeStatus& status, std::string_view type) {
+  for (const auto& c : status.conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
 const PodCondition* find_pod_condition(const PodStatus& status, std::string_view type) {
   for (const auto& c : status.conditions) {
     if (c.type == type) return &c;

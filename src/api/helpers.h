@@ -53,6 +53,11 @@ inline bool pod_is_assigned(const Pod& pod) { return !pod.spec.nodeName.empty();
 // intstr.GetScaledValueFromIntOrPercent: an int as is, "N%" scaled to `total` (ceil or floor).
 util::Result<int> scaled_value_from_int_or_percent(const IntOrString* v, int total, bool round_up);
 
+// spec.priority, 0 when unset (corev1helpers.PodPriority).
+inline std::int32_t pod_priority(const Pod& pod) { return pod.spec.priority.value_or(0); }
+
+const NodeCondition* find_node_condition(const NodeStatus& status, std::string_view type);
+
 // ---------------------------------------------------------------- pod conditions
 const PodCondition* find_pod_condition(const PodStatus& status, std::string_view type);
 PodCondition* find_pod_condition(PodStatus& status, std::string_view type);

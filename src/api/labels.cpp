@@ -567,6 +567,10 @@ util::Result<Selector> Selector::parse(std::string_view s) {
   return sel;
 }
 
+util::Result<Requirement> make_requirement(std::string key, Operator op, std::vector<std::string> values) {
+  return new_requirement(std::move(key), op, std::move(values));
+}
+
 util::Result<Selector> from_label_selector(const api::LabelSelector* ls) {
   if (ls == nullptr) return Selector::nothing();
   if (ls->matchLabels.empty() && ls->matchExpressions.empty()) return Selector::everything();

@@ -52,6 +52,10 @@ class Selector {
   bool nothing_ = false;
 };
 
+// labels.NewRequirement: validates the key, the operator's value count (Gt/Lt need one integer)
+// and every value, with upstream's messages.
+util::Result<Requirement> make_requirement(std::string key, Operator op, std::vector<std::string> values);
+
 // metav1.LabelSelectorAsSelector: errors for bad operators/values with upstream's messages.
 // A null selector pointer selects nothing; pass `nullptr` for that case.
 util::Result<Selector> from_label_selector(const api::LabelSelector* ls);

@@ -98,3 +98,18 @@ TEST(IntOrStringHelpers, ScaledValue) {
             "invalid value for IntOrString: invalid value \"5x%\": strconv.Atoi: parsing \"5x\": invalid syntax");
   EXPECT_FALSE(scaled_value_from_int_or_percent(nullptr, 10, true).ok());
 }
+
+TEST(NodeHelpers, ConditionAndPriority) {
+  NodeStatus st;
+  NodeCondition ready;
+  ready.type = "Ready";
+  ready.status = "True";
+  st.conditions.push_back(ready);
+  ASSERT_NE(find_node_condition(st, "Ready"), nullptr);
+  EXPECT_EQ(find_node_condition(st, "Ready")->status, "True");
+  EXPECT_EQ(find_node_condition(st, "DiskPressure"), nullptr);
+  Pod p;
+  EXPECT_EQ(pod_priority(p), 0);
+  p.spec.priority = 100;
+  EXPECT_EQ(pod_priority(p), 100);
+}

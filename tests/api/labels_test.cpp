@@ -182,3 +182,17 @@ TEST(FieldSelector, EscapesAndErrors) {
   EXPECT_EQ(fields::Selector::parse("a=b=c").error(), "invalid field selector: unescaped character in value: 61");
   EXPECT_EQ(fields::Selector::parse("a!==b").error(), "invalid field selector: unescaped character in value: 61");
 }
+
+TEST(LabelRequirement, MakeRequirementValidatesLikeNewRequirement) {
+  auto gt = labels::make_requirement("cores", labels::Operator::GreaterThan, {"4"});
+  ASSERT_TRUE(gt.ok());
+  EXPECT_TRUE(gt->matches(StringMap{{"cores", "8"}}));
+  EXPECT_FALSE(gt->matches(StringMap{{"cores", "4"}}));
+  EXPECT_EQ(labels::make_requirement("cores", labels::Operator::LessThan, {"1", "2"}).error(),
+            "values: Invalid value: []string{\"1\", \"2\"}: for 'Gt', 'Lt' operators, exactly one value is required");
+  EXPECT_EQ(labels::make_requirement("k", labels::Operator::Equals, {}).error(),
+            "values: Invalid value: []string{}: exact-match compatibility requires one single value");
+  auto two = labels::make_requirement("-k", labels::Operator::Exists, {"v"});
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(two.error().front(), '[');  // several errors are aggregated as a list
+}
