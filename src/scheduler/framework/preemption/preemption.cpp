@@ -12,7 +12,6 @@ namespace ksched::scheduler::framework::preemption {
 
 // ---------------------------------------------------------------- helpers
 
-std::int32_t pod_priority(const api::Pod& pod) { return pod.spec.priority.value_or(0); }
 
 std::int64_t pod_start_time(const api::Pod& pod, std::int64_t now_nanos) {
   return pod.status.startTime ? pod.status.startTime->unixNanos : now_nanos;

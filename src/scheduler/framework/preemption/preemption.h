@@ -5,6 +5,7 @@
 // The plugin-specific parts (victim selection, eligibility, candidate count) come from an
 // Interface implemented by the PostFilter plugin (DefaultPreemption).
 #pragma once
+#include "api/helpers.h"
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -55,8 +56,9 @@ class PdbCache {
 void split_by_pdb_violation(const std::vector<PodInfoPtr>& pods, const PdbCache& pdbs, std::vector<PodInfoPtr>& violating,
                             std::vector<PodInfoPtr>& non_violating);
 
-// spec.priority or 0.
-std::int32_t pod_priority(const api::Pod& pod);
+
+// spec.priority or 0 (upstream corev1helpers.PodPriority), shared with the rest of the code base.
+using api::pod_priority;
 // status.startTime in unix nanoseconds, or `now_nanos` when the pod has not started.
 std::int64_t pod_start_time(const api::Pod& pod, std::int64_t now_nanos);
 // Upstream util.MoreImportantPod: higher priority, then earlier start time.
