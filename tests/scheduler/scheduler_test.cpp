@@ -318,9 +318,10 @@ TEST_F(SchedulerTest, PreemptionNominatesAndSchedulesAfterVictimLeaves) {
 
 TEST_F(SchedulerTest, RunLoopSchedulesInBackground) {
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
-  sched->run();
+  // The fake lister is not thread-safe: fill it before the scheduling thread starts.
   add_pod(MakePod().Name("a").Obj());
   add_pod(MakePod().Name("b").Obj());
+  sched->run();
   // Wait (bounded) for both bindings.
   auto deadline = std::chrono::steady_clock::now() + 10s;
   while (client.binds().size() < 2 && std::chrono::steady_clock::now() < deadline) {
