@@ -657,6 +657,29 @@ TEST(FrameworkEvents, WildcardForPluginsWithoutEnqueueExtensions) {
   EXPECT_TRUE(ev["A"][0].event.is_wildcard());
 }
 
+class Registering final : public FilterPlugin, public EnqueueExtensions {
+ public:
+  std::string_view name() const override { return "Registering"; }
+  Status filter(const CycleState&, const api::Pod&, const NodeInfo&) override { return {}; }
+  std::vector<ClusterEventWithHint> events_to_register() const override {
+    return {{ClusterEvent{EventResource::Node, kAdd | kUpdateNodeLabel, "NodeAdd"}, {}}};
+  }
+};
+
+TEST(FrameworkEvents, RegisteredEventsPerPlugin) {
+  Fixture fx({"A"});
+  (void)fx.registry.add("Registering", [](const PluginArgs&, Handle&) -> util::Result<std::shared_ptr<Plugin>> {
+    return std::shared_ptr<Plugin>(std::make_shared<Registering>());
+  });
+  fx.profile.plugins.filter.enabled = names({"Registering"});
+  auto f = fx.make();
+  auto ev = f->events_to_register();
+  ASSERT_EQ(ev.size(), 1u);
+  ASSERT_EQ(ev["Registering"].size(), 1u);
+  EXPECT_EQ(ev["Registering"][0].event.resource, EventResource::Node);
+  EXPECT_EQ(ev["Registering"][0].event.actionType, kAdd | kUpdateNodeLabel);
+}
+
 TEST(FrameworkPreEnqueue, FirstRejectionWithPlugin) {
   Fixture fx({"A", "B"});
   fx.profile.plugins.preEnqueue.enabled = names({"A", "B"});
