@@ -1,10 +1,13 @@
 #include "scheduler/plugins/prioritysort/prioritysort.h"
 
+#include "api/helpers.h"
+
 namespace ksched::scheduler::plugins::prioritysort {
 
 bool PrioritySort::less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const {
-  const auto pa = pod_priority(a.pod());
-  const auto pb = pod_priority(b.pod());
+  // spec.priority, or 0 when unset.
+  const auto pa = api::pod_priority(a.pod());
+  const auto pb = api::pod_priority(b.pod());
   return pa > pb || (pa == pb && a.timestamp < b.timestamp);
 }
 

@@ -15,9 +15,6 @@ class PrioritySort final : public framework::QueueSortPlugin {
   bool less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
 };
 
-// spec.priority, or 0 when unset (upstream corev1helpers.PodPriority).
-inline std::int32_t pod_priority(const api::Pod& pod) { return pod.spec.priority.value_or(0); }
-
 util::Result<std::shared_ptr<framework::Plugin>> make_priority_sort(const framework::PluginArgs& args,
                                                                     framework::Handle& handle);
 
