@@ -583,13 +583,14 @@ CSIVolumeSource
   4 volumeAttributes map:s
   5 nodePublishSecretRef LocalObjectReference?
 PodStatus
+  17 observedGeneration i64
   1 phase s
   2 conditions []PodCondition
   3 message s
   4 reason s
   11 nominatedNodeName s
   5 hostIP s
-  15 hostIPs []HostIP
+  16 hostIPs []HostIP
   6 podIP s
   12 podIPs []PodIP
   7 startTime Time?
@@ -598,6 +599,10 @@ PodStatus
   9 qosClass s
   13 ephemeralContainerStatuses []ContainerStatus
   14 resize s
+  15 resourceClaimStatuses []PodResourceClaimStatus
+PodResourceClaimStatus
+  1 name s!
+  2 resourceClaimName s?
 PodCondition
   1 type s!
   2 status s!
@@ -638,6 +643,78 @@ ContainerStateTerminated
   5 startedAt Time
   6 finishedAt Time
   7 containerID s
+
+Node
+  1 metadata ObjectMeta
+  2 spec NodeSpec
+  3 status NodeStatus
+NodeSpec
+  1 podCIDR s
+  7 podCIDRs []s
+  3 providerID s
+  4 unschedulable bool
+  5 taints []Taint
+  2 externalID s
+Taint
+  1 key s!
+  2 value s
+  3 effect s!
+  4 timeAdded Time?
+NodeStatus
+  1 capacity map:Quantity
+  2 allocatable map:Quantity
+  3 phase s
+  4 conditions []NodeCondition
+  5 addresses []NodeAddress
+  6 daemonEndpoints NodeDaemonEndpoints
+  7 nodeInfo NodeSystemInfo
+  8 images []ContainerImage
+  9 volumesInUse []s
+  10 volumesAttached []AttachedVolume
+  12 runtimeHandlers []NodeRuntimeHandler
+  13 features NodeFeatures?
+NodeCondition
+  1 type s!
+  2 status s!
+  3 lastHeartbeatTime Time
+  4 lastTransitionTime Time
+  5 reason s
+  6 message s
+NodeAddress
+  1 type s!
+  2 address s!
+NodeDaemonEndpoints
+  1 kubeletEndpoint DaemonEndpoint
+DaemonEndpoint
+  1 Port i32!
+NodeSystemInfo
+  1 machineID s!
+  2 systemUUID s!
+  3 bootID s!
+  4 kernelVersion s!
+  5 osImage s!
+  6 containerRuntimeVersion s!
+  7 kubeletVersion s!
+  8 kubeProxyVersion s!
+  9 operatingSystem s!
+  10 architecture s!
+  11 swap NodeSwapStatus?
+NodeSwapStatus
+  1 capacity i64?
+ContainerImage
+  1 names []s
+  2 sizeBytes i64
+AttachedVolume
+  1 name s!
+  2 devicePath s!
+NodeRuntimeHandler
+  1 name s!
+  2 features NodeRuntimeHandlerFeatures?
+NodeRuntimeHandlerFeatures
+  1 recursiveReadOnlyMounts bool?
+  2 userNamespaces bool?
+NodeFeatures
+  1 supplementalGroupsPolicy bool?
 
 Deployment
   1 metadata ObjectMeta
@@ -925,6 +1002,7 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
     {"v1/ResourceQuota", "ResourceQuota"},
     {"v1/Binding", "Binding"},
     {"v1/Pod", "Pod"},
+    {"v1/Node", "Node"},
     {"v1/Event", "CoreEvent"},
     {"apps/v1/Deployment", "Deployment"},
     {"batch/v1/Job", "Job"},

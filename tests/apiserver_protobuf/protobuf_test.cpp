@@ -185,6 +185,26 @@ TEST(ProtobufPod, SpecAndStatusAsTheSchedulerReadsThem) {
         "lastTransitionTime":"2025-01-15T10:04:05Z","reason":"Unschedulable"}],"qosClass":"Burstable"}})"));
 }
 
+TEST(ProtobufPod, NodeWithAllocatableAndTaints) {
+  auto qty = [](std::string_view k, std::string_view v) { return lfield(1, k) + lfield(2, lfield(1, v)); };
+  std::string spec = vfield(4, 1) + lfield(5, lfield(1, "dedicated") + lfield(2, "gpu") + lfield(3, "NoSchedule"));
+  std::string status = lfield(1, qty("cpu", "4")) + lfield(2, qty("cpu", "3900m")) + lfield(2, qty("pods", "110")) +
+                       lfield(4, lfield(1, "Ready") + lfield(2, "True") + lfield(3, time_msg(1736935445))) +
+                       lfield(5, lfield(1, "InternalIP") + lfield(2, "10.0.0.1")) +
+                       lfield(7, lfield(7, "v1.32.0") + lfield(10, "amd64"));
+  std::string raw = lfield(1, lfield(1, "node-a")) + lfield(2, spec) + lfield(3, status);
+  auto v = decode_ok(envelope("v1", "Node", raw));
+  EXPECT_EQ(v, json::parse(R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"node-a","creationTimestamp":null},
+    "spec":{"unschedulable":true,"taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}]},
+    "status":{"capacity":{"cpu":"4"},"allocatable":{"cpu":"3900m","pods":"110"},
+      "conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":"2025-01-15T10:04:05Z","lastTransitionTime":null}],
+      "addresses":[{"type":"InternalIP","address":"10.0.0.1"}],
+      "daemonEndpoints":{"kubeletEndpoint":{"Port":0}},
+      "nodeInfo":{"machineID":"","systemUUID":"","bootID":"","kernelVersion":"","osImage":"",
+        "containerRuntimeVersion":"","kubeletVersion":"v1.32.0","kubeProxyVersion":"","operatingSystem":"",
+        "architecture":"amd64"}}})"));
+}
+
 TEST(ProtobufWire, RepeatedScalarsPackedOrNot) {
   std::string sc_unpacked = vfield(4, 1000) + vfield(4, 2000);
   std::string sc_packed = lfield(4, varint(1000) + varint(2000));
@@ -327,7 +347,7 @@ TEST(ProtobufContentType, Detection) {
 
 TEST(ProtobufKinds, ListsEverySupportedKind) {
   auto kinds = pb::supported_kinds();
-  EXPECT_EQ(kinds.size(), 21u);
+  EXPECT_EQ(kinds.size(), 22u);
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "events.k8s.io/v1/Event"), kinds.end());
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "coordination.k8s.io/v1/Lease"), kinds.end());
 }
