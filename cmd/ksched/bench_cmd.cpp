@@ -1,5 +1,6 @@
 // `ksched bench`: scheduler_perf-style throughput benchmark end to end through the API server.
 #include <CLI/CLI.hpp>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -7,6 +8,9 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <sstream>
+#include <cerrno>
 #include <mutex>
 
 #include "perf/report.h"
@@ -93,13 +97,52 @@ class ProgressPrinter {
   std::chrono::steady_clock::time_point last_{};
 };
 
+// Runs one workload in a fresh `ksched bench --child` process and reads its JSON back.
+perf::WorkloadResult run_in_child(const std::string& name, const std::function<void(std::vector<std::string>&)>& add_args) {
+  perf::WorkloadResult failed;
+  failed.name = name;
+  auto tmp = fs::temp_directory_path() / ("ksched-bench-" + std::to_string(::getpid()) + "-child.json");
+  std::vector<std::string> args{"ksched", "bench", "--child", "--workload", name, "--out", tmp.string()};
+  add_args(args);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    failed.error = "cannot fork a bench process";
+    return failed;
+  }
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::error_code lec;
+    auto self = fs::read_symlink("/proc/self/exe", lec);  // the real path keeps the process name "ksched"
+    execv(lec ? "/proc/self/exe" : self.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::ifstream in(tmp);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  auto rep = perf::report_from_json(ss.str());
+  if (rep && rep->results.size() == 1) return rep->results.front();
+  failed.error = WIFSIGNALED(status) ? "the bench process died with signal " + std::to_string(WTERMSIG(status))
+                                     : "the bench process exited with status " + std::to_string(WEXITSTATUS(status)) +
+                                           " without results";
+  return failed;
+}
+
 int run_bench(int argc, char** argv) {
   CLI::App app{"Scheduler throughput benchmark (scheduler_perf workloads) through the API server", "ksched bench"};
   std::vector<std::string> workloads;
   int nodes = -1, init_pods = -1, pods = -1;
   perf::RunOptions ro;
   std::string out, plot, dir = default_workloads_dir(), label;
-  bool standard = false, list = false;
+  bool standard = false, list = false, child = false, one_process = false;
   int verbosity = 0;
   app.add_option("--workload", workloads, "TestCase or TestCase/Workload (repeatable; see --list)");
   app.add_option("--nodes", nodes, "override the workload's initNodes")->check(CLI::NonNegativeNumber);
@@ -123,6 +166,10 @@ int run_bench(int argc, char** argv) {
   app.add_option("--stall-timeout", ro.stall_seconds, "fail when no pod is bound for this many seconds while waiting")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_flag("--one-process", one_process,
+               "run several workloads in this process (default: one child process each, so memory and threads "
+               "of one workload do not carry into the next)");
+  app.add_flag("--child", child, "internal: run one workload and write its JSON only")->group("");
   app.add_option("-v,--v", verbosity, "log verbosity");
   try {
     app.parse(argc, argv);
@@ -182,23 +229,47 @@ int run_bench(int argc, char** argv) {
   report.ksched_version = KSCHED_VERSION;
   report.git_commit = git_commit(dir);
   bool all_ok = true;
+  bool isolate = resolved.size() > 1 && !one_process && !child;
   for (const auto& w : resolved) {
-    ProgressPrinter printer(w.full_name());
-    ro.on_progress = [&](const perf::Progress& p) { printer(p); };
-    ro.on_note = [&](const std::string& n) {
+    perf::WorkloadResult res;
+    if (isolate) {
+      res = run_in_child(w.full_name(), [&](std::vector<std::string>& a) {
+        if (nodes >= 0) a.insert(a.end(), {"--nodes", std::to_string(nodes)});
+        if (init_pods >= 0) a.insert(a.end(), {"--init-pods", std::to_string(init_pods)});
+        if (pods >= 0) a.insert(a.end(), {"--pods", std::to_string(pods)});
+        a.insert(a.end(), {"--scheduler", ro.scheduler, "--workloads-dir", dir, "--create-workers",
+                           std::to_string(ro.create_workers), "--stall-timeout", std::to_string(ro.stall_seconds), "-v",
+                           std::to_string(verbosity)});
+        for (auto [flag, val] : {std::pair{"--kubeconfig", ro.kubeconfig}, {"--kubeconfig-out", ro.kubeconfig_out},
+                                 {"--scheduler-config", ro.scheduler_config}, {"--metrics-url", ro.metrics_url}})
+          if (!val.empty()) a.insert(a.end(), {flag, val});
+        if (ro.scheduler_pid > 0) a.insert(a.end(), {"--scheduler-pid", std::to_string(ro.scheduler_pid)});
+      });
+    } else {
+      ProgressPrinter printer(w.full_name());
+      ro.on_progress = [&](const perf::Progress& p) { printer(p); };
+      ro.on_note = [&](const std::string& n) {
+        printer.end_line();
+        std::fprintf(stderr, "%s: %s\n", w.full_name().c_str(), n.c_str());
+      };
+      res = perf::run_workload(w, ro);
       printer.end_line();
-      std::fprintf(stderr, "%s: %s\n", w.full_name().c_str(), n.c_str());
-    };
-    auto res = perf::run_workload(w, ro);
-    printer.end_line();
-    if (!res.ok) {
-      all_ok = false;
+    }
+    if (!res.ok) all_ok = false;
+    if (child) {
+      // The parent reports it.
+    } else if (!res.ok) {
       std::fprintf(stderr, "ksched bench: %s FAILED: %s\n", res.name.c_str(), res.error.c_str());
     } else {
       std::fprintf(stderr, "%s: %ld pods bound in %.2fs, average %.1f pods/s\n", res.name.c_str(), res.measured_bound,
                    res.measured_seconds, res.throughput.average);
     }
     report.results.push_back(std::move(res));
+  }
+  if (child) {
+    std::ofstream f(out);
+    f << perf::to_json(report);
+    return f ? (all_ok ? 0 : 2) : 1;
   }
   std::printf("%s", perf::to_table(report).c_str());
   if (!out.empty()) {

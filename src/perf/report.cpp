@@ -124,6 +124,94 @@ std::string to_json(const Report& r) {
   return json::serialize(root) + "\n";
 }
 
+namespace {
+double num(const json::object& o, std::string_view k, double def = 0) {
+  auto* v = o.if_contains(k);
+  return v && v->is_number() ? v->to_number<double>() : def;
+}
+std::string str(const json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+const json::object& sub(const json::object& o, std::string_view k) {
+  static const json::object empty;
+  auto* v = o.if_contains(k);
+  return v && v->is_object() ? v->as_object() : empty;
+}
+}  // namespace
+
+util::Result<Report> report_from_json(const std::string& text) {
+  boost::system::error_code ec;
+  auto v = json::parse(text, ec);
+  if (ec || !v.is_object()) return util::make_error("bench results: not a JSON object");
+  const auto& root = v.as_object();
+  Report r;
+  const auto& m = sub(root, "machine");
+  r.machine.cores = static_cast<int>(num(m, "cores"));
+  r.machine.model = str(m, "model");
+  r.machine.kernel = str(m, "kernel");
+  r.machine.hostname = str(m, "hostname");
+  r.machine.mem_total_kb = static_cast<long>(num(m, "memTotalKiB"));
+  r.started_at = str(root, "startedAt");
+  r.ksched_version = str(root, "kschedVersion");
+  r.git_commit = str(root, "gitCommit");
+  auto* results = root.if_contains("results");
+  if (!results || !results->is_array()) return util::make_error("bench results: no results array");
+  for (const auto& rv : results->as_array()) {
+    if (!rv.is_object()) continue;
+    const auto& o = rv.as_object();
+    WorkloadResult w;
+    w.name = str(o, "name");
+    for (const auto& [k, pv] : sub(o, "params"))
+      if (pv.is_number()) w.params[std::string(k)] = pv.to_number<int>();
+    w.scheduler = str(o, "scheduler");
+    w.ok = o.contains("ok") && o.at("ok").is_bool() && o.at("ok").as_bool();
+    w.error = str(o, "error");
+    w.threshold = num(o, "upstreamThreshold");
+    w.measured_pods = static_cast<long>(num(o, "measuredPods"));
+    w.measured_bound = static_cast<long>(num(o, "measuredPodsBound"));
+    w.measured_seconds = num(o, "measuredSeconds");
+    w.setup_seconds = num(o, "setupSeconds");
+    const auto& tp = sub(o, "SchedulingThroughput");
+    w.throughput = {num(tp, "Average"), num(tp, "Perc50"), num(tp, "Perc90"), num(tp, "Perc95"), num(tp, "Perc99"),
+                    static_cast<std::size_t>(num(tp, "samples"))};
+    const auto& lat = sub(o, "SchedulingAttemptLatency");
+    w.attempt_latency.available = lat.contains("available") && lat.at("available").is_bool() && lat.at("available").as_bool();
+    w.attempt_latency.count = num(lat, "count");
+    w.attempt_latency.average = num(lat, "Average") / 1000;
+    w.attempt_latency.perc50 = num(lat, "Perc50") / 1000;
+    w.attempt_latency.perc90 = num(lat, "Perc90") / 1000;
+    w.attempt_latency.perc95 = num(lat, "Perc95") / 1000;
+    w.attempt_latency.perc99 = num(lat, "Perc99") / 1000;
+    if (auto* series = o.if_contains("throughputSeries"); series && series->is_array())
+      for (const auto& p : series->as_array())
+        if (p.is_array() && p.as_array().size() == 2)
+          w.series.emplace_back(p.as_array()[0].to_number<double>(), p.as_array()[1].to_number<double>());
+    const auto& cpu = sub(o, "cpu");
+    w.process_cpu_seconds = num(cpu, "processSeconds");
+    for (const auto& [k, sv] : sub(cpu, "byStage"))
+      if (sv.is_number()) w.stage_cpu.push_back(StageCpu{std::string(k), sv.to_number<double>()});
+    std::sort(w.stage_cpu.begin(), w.stage_cpu.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+    for (const auto& [k, sv] : sub(cpu, "byThreadName"))
+      if (sv.is_number()) w.thread_cpu_seconds[std::string(k)] = sv.to_number<double>();
+    if (auto* top = cpu.if_contains("topThreads"); top && top->is_array())
+      for (const auto& t : top->as_array())
+        if (t.is_object()) w.top_threads.push_back(StageCpu{str(t.as_object(), "thread"), num(t.as_object(), "seconds")});
+    for (const auto& [k, sv] : sub(cpu, "extensionPointWallSeconds"))
+      if (sv.is_number()) w.extension_point_seconds[std::string(k)] = sv.to_number<double>();
+    const auto& mem = sub(o, "memory");
+    w.peak_rss_kb = static_cast<long>(num(mem, "peakRssKiB", -1));
+    w.rss_baseline_kb = static_cast<long>(num(mem, "rssBaselineKiB", -1));
+    w.rss_after_server_kb = static_cast<long>(num(mem, "rssAfterServerStartKiB", -1));
+    w.rss_after_scheduler_kb = static_cast<long>(num(mem, "rssAfterSchedulerStartKiB", -1));
+    w.rss_end_kb = static_cast<long>(num(mem, "rssEndKiB", -1));
+    w.external_scheduler_peak_rss_kb = static_cast<long>(num(mem, "externalSchedulerPeakRssKiB", -1));
+    w.rss_note = str(mem, "note");
+    r.results.push_back(std::move(w));
+  }
+  return r;
+}
+
 std::string to_table(const Report& r) {
   std::ostringstream out;
   out << "Machine: " << r.machine.cores << " cores, " << r.machine.model << "\n\n";

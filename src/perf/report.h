@@ -7,6 +7,7 @@
 
 #include "perf/procinfo.h"
 #include "perf/stats.h"
+#include "util/result.h"
 
 namespace ksched::perf {
 
@@ -58,6 +59,8 @@ struct Report {
 };
 
 std::string to_json(const Report& r);
+// Reads back what to_json wrote (a child process's results, when workloads run one per process).
+util::Result<Report> report_from_json(const std::string& text);
 std::string to_table(const Report& r);
 // Hand-written SVG of pods/s over time, one line per workload.
 std::string to_svg(const std::vector<WorkloadResult>& results, const std::string& title);

@@ -65,6 +65,17 @@ TEST(Report, JsonHasThroughputLatencyCpuMemoryAndMachine) {
   EXPECT_EQ(b.at("error").as_string(), "lost pods: 3 of 10");
 }
 
+TEST(Report, JsonReadsBackAsTheSameReport) {
+  auto r = sample_report();
+  r.results[0].top_threads = {{"scheduler/ksched#12", 1.25}};
+  auto back = report_from_json(to_json(r));
+  ASSERT_TRUE(back) << back.error();
+  ASSERT_EQ(back->results.size(), 2u);
+  EXPECT_EQ(to_json(*back), to_json(r));
+  EXPECT_FALSE(report_from_json("[]"));
+  EXPECT_FALSE(report_from_json("{\"machine\":{}}"));
+}
+
 TEST(Report, TableShowsEveryWorkloadAndFailures) {
   auto t = to_table(sample_report());
   EXPECT_NE(t.find("SchedulingBasic/500Nodes"), std::string::npos);

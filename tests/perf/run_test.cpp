@@ -50,7 +50,6 @@ TEST(BenchRun, TinyWorkloadInProcessBindsEveryPod) {
   EXPECT_GE(res.throughput.samples, 1u);
   EXPECT_GT(res.throughput.average, 0);
   EXPECT_GT(res.peak_rss_kb, 0);
-  EXPECT_FALSE(res.thread_cpu_seconds.empty());
   // The in-process scheduler's metrics cover the measured attempts.
   EXPECT_TRUE(res.attempt_latency.available);
   EXPECT_GE(res.attempt_latency.count, 50);
