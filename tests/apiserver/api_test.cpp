@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <fstream>
 
 #include "apiserver/handlers.h"
 #include "util/clock.h"
@@ -335,6 +336,42 @@ TEST_F(ApiTest, TablesAndDiscovery) {
   auto oapi = parse(call("GET", "/openapi/v3"));
   EXPECT_TRUE(oapi["paths"].as_object().contains("apis/apps/v1"));
   EXPECT_EQ(call("GET", "/healthz").body, "ok");
+}
+
+TEST_F(ApiTest, SimulatedNodesFromTemplate) {
+  std::string path = ::testing::TempDir() + "/apiserver_node_template.yaml";
+  std::ofstream(path) << "apiVersion: v1\nkind: Node\nmetadata:\n  labels: {zone: z1}\n"
+                         "status:\n  capacity: {cpu: \"4\", memory: 8Gi, pods: \"50\"}\n";
+  ASSERT_TRUE(api_.create_nodes(2, path));
+  auto n = parse(call("GET", "/api/v1/nodes/node-1"));
+  auto labels = n["metadata"].as_object()["labels"].as_object();
+  EXPECT_EQ(labels["type"], "simulated");
+  EXPECT_EQ(labels["zone"], "z1");
+  EXPECT_EQ(labels["kubernetes.io/hostname"], "node-1");
+  auto st = n["status"].as_object();
+  EXPECT_EQ(st["allocatable"].as_object()["cpu"], "4");  // allocatable defaults to capacity
+  EXPECT_EQ(st["conditions"].as_array()[0].as_object()["type"], "Ready");
+  EXPECT_FALSE(api_.create_nodes(1, "/nonexistent/template.yaml"));
+}
+
+TEST_F(ApiTest, WatchStreamsTablesWithColumnsOnce) {
+  auto w = call("GET", "/api/v1/namespaces/default/pods?watch=1", "", "",
+                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
+  ASSERT_TRUE(w.watcher);
+  EXPECT_TRUE(w.watch_table);
+  ASSERT_EQ(create_pod("a").status, 201);
+  ASSERT_EQ(create_pod("b").status, 201);
+  bool closed = false;
+  auto items = w.watcher->drain(closed);
+  ASSERT_EQ(items.size(), 2u);
+  bool cols = false;
+  auto first = json::parse(api_.format_watch_item(*w.watch_resource, items[0], true, IncludeObject::Metadata, cols)).as_object();
+  auto second = json::parse(api_.format_watch_item(*w.watch_resource, items[1], true, IncludeObject::Metadata, cols)).as_object();
+  EXPECT_EQ(first["type"], "ADDED");
+  EXPECT_EQ(first["object"].as_object()["kind"], "Table");
+  EXPECT_TRUE(first["object"].as_object()["columnDefinitions"].is_array());
+  EXPECT_TRUE(second["object"].as_object()["columnDefinitions"].is_null());
+  EXPECT_EQ(second["object"].as_object()["rows"].as_array()[0].as_object()["cells"].as_array()[0], "b");
 }
 
 TEST_F(ApiTest, QueryBooleansFollowUpstream) {
