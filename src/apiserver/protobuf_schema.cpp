@@ -523,6 +523,24 @@ VolumeSource
   19 configMap ConfigMapVolumeSource?
   26 projected ProjectedVolumeSource?
   28 csi CSIVolumeSource?
+  29 ephemeral EphemeralVolumeSource?
+EphemeralVolumeSource
+  1 volumeClaimTemplate PersistentVolumeClaimTemplate?
+PersistentVolumeClaimTemplate
+  1 metadata ObjectMeta
+  2 spec PersistentVolumeClaimSpec
+PersistentVolumeClaimSpec
+  1 accessModes []s
+  4 selector LabelSelector?
+  2 resources VolumeResourceRequirements
+  3 volumeName s
+  5 storageClassName s?
+  6 volumeMode s?
+  7 dataSource TypedLocalObjectReference?
+  9 volumeAttributesClassName s?
+VolumeResourceRequirements
+  1 limits map:Quantity
+  2 requests map:Quantity
 HostPathVolumeSource
   1 path s!
   2 type s?

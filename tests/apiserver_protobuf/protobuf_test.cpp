@@ -205,6 +205,27 @@ TEST(ProtobufPod, NodeWithAllocatableAndTaints) {
         "architecture":"amd64"}}})"));
 }
 
+TEST(ProtobufPod, VolumesIncludingInlineConfigMapAndEphemeralClaim) {
+  // Volume embeds VolumeSource as its field 2; JSON flattens it (json:",inline").
+  std::string cm_volume = lfield(1, "cfg") + lfield(2, lfield(19, lfield(1, lfield(1, "app-config")) + vfield(3, 420)));
+  std::string claim_spec = lfield(1, "ReadWriteOnce") + lfield(2, lfield(2, lfield(1, "storage") + lfield(2, lfield(1, "1Gi")))) +
+                           lfield(5, "fast");
+  std::string eph_volume = lfield(1, "scratch") + lfield(2, lfield(29, lfield(1, lfield(2, claim_spec))));
+  std::string pvc_volume = lfield(1, "data") + lfield(2, lfield(10, lfield(1, "claim-1")));
+  std::string raw = lfield(1, meta("p", "ns")) +
+                    lfield(2, lfield(1, cm_volume) + lfield(1, eph_volume) + lfield(1, pvc_volume) +
+                                  lfield(2, lfield(1, "c") + lfield(9, lfield(1, "cfg") + lfield(3, "/etc/cfg") + vfield(2, 1))));
+  auto v = decode_ok(envelope("v1", "Pod", raw));
+  EXPECT_EQ(v.at("spec").at("volumes"), json::parse(R"([
+    {"name":"cfg","configMap":{"name":"app-config","defaultMode":420}},
+    {"name":"scratch","ephemeral":{"volumeClaimTemplate":{"metadata":{"creationTimestamp":null},
+      "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"storageClassName":"fast"}}}},
+    {"name":"data","persistentVolumeClaim":{"claimName":"claim-1"}}])"));
+  EXPECT_EQ(v.at("spec").at("containers").at(0).at("volumeMounts"),
+            json::parse(R"([{"name":"cfg","readOnly":true,"mountPath":"/etc/cfg"}])"));
+  EXPECT_EQ(v.at("status"), json::object());
+}
+
 TEST(ProtobufWire, RepeatedScalarsPackedOrNot) {
   std::string sc_unpacked = vfield(4, 1000) + vfield(4, 2000);
   std::string sc_packed = lfield(4, varint(1000) + varint(2000));
