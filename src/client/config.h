@@ -16,7 +16,7 @@ struct RestConfig {
   std::string cert_pem;      // client certificate (PEM)
   std::string key_pem;       // client key (PEM)
   std::string bearer_token;  // Authorization: Bearer <token>
-  std::string token_file;    // re-read on every request if set and bearer_token empty
+  std::string token_file;    // when set, the token is re-read from it (at most once a minute)
   bool insecure = false;     // insecure-skip-tls-verify
   std::string tls_server_name;
   float qps = 50;

@@ -12,6 +12,8 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/json.hpp>
 #include <cctype>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -206,6 +208,9 @@ struct Transport::Impl {
   mutable std::mutex mu;
   std::vector<std::unique_ptr<Connection>> idle;
   std::atomic<std::uint64_t> n_requests{0}, n_conns{0}, n_retries{0}, n_throttled{0};
+  std::mutex token_mu;
+  std::string token_cache;
+  std::chrono::steady_clock::time_point token_read{};
 
   explicit Impl(const RestConfig& c) : cfg(c), limiter(c.qps, c.burst) {}
 
@@ -319,7 +324,7 @@ struct Transport::Impl {
     req.set(http::field::host, host_header);
     req.set(http::field::user_agent, cfg.user_agent.empty() ? default_user_agent() : cfg.user_agent);
     if (!r.accept.empty()) req.set(http::field::accept, r.accept);
-    if (!cfg.bearer_token.empty()) req.set(http::field::authorization, "Bearer " + cfg.bearer_token);
+    if (auto tok = token(); !tok.empty()) req.set(http::field::authorization, "Bearer " + tok);
     for (const auto& [k, v] : r.headers) req.set(k, v);
     if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
       req.set(http::field::content_type, r.content_type.empty() ? "application/json" : r.content_type);
@@ -328,6 +333,23 @@ struct Transport::Impl {
     }
     req.keep_alive(true);
     return req;
+  }
+
+  // The bearer token; with a token file (projected service account tokens rotate) it is re-read
+  // at most once a minute, like client-go's cached file token source.
+  std::string token() {
+    if (cfg.token_file.empty()) return cfg.bearer_token;
+    std::lock_guard l(token_mu);
+    auto now = std::chrono::steady_clock::now();
+    if (token_cache.empty() || now - token_read > std::chrono::minutes(1)) {
+      std::ifstream in(cfg.token_file, std::ios::binary);
+      std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+      if (!t.empty()) token_cache = std::move(t);
+      else if (token_cache.empty()) token_cache = cfg.bearer_token;
+      token_read = now;
+    }
+    return token_cache;
   }
 
   void throttle() {

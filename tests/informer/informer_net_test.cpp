@@ -245,3 +245,23 @@ TEST(InformerRestart, RecoversAfterServerRestartOnSamePort) {
   pods.stop();
   srv->stop();
 }
+
+TEST_F(InformerNet, WatchListStreamsInitialStateWithoutList) {
+  auto writer = new_client();
+  for (int i = 0; i < 30; ++i) ASSERT_TRUE(writer->create(make_pod("default", "wl" + std::to_string(i), i)).ok());
+  InformerOptions<api::Pod> opts;
+  opts.name = "pods";
+  opts.reflector.use_watch_list = true;
+  SharedIndexInformer<api::Pod> pods(rest_list_watch(new_client(), client::ResourceFor<api::Pod>::info), opts);
+  auto pt = std::make_shared<Tracker<api::Pod>>();
+  auto reg = pods.add_event_handler(pt);
+  pods.start();
+  ASSERT_TRUE(eventually([&] { return reg->has_synced(); }));
+  EXPECT_EQ(pods.lister().list().size(), 30u);
+  EXPECT_EQ(pods.reflector_stats().lists.load(), 0u);  // the initial state came from the watch
+  churn(*writer, 300, 2, 7);
+  auto want = server_view<api::Pod>(*writer);
+  EXPECT_TRUE(eventually([&] { return cache_view(pods.lister()) == want && pt->view() == want; }));
+  EXPECT_EQ(pt->order_violations, 0);
+  pods.stop();
+}
