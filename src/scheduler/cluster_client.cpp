@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "api/core.h"
+#include "api/volume.h"
 #include "api/helpers.h"
 #include "client/rest.h"
 #include "util/log.h"
@@ -37,6 +38,18 @@ framework::Status RestClusterClient::bind(const api::Pod& pod, const std::string
 framework::Status RestClusterClient::delete_pod(const api::Pod& pod) {
   auto r = client_->remove<api::Pod>(pod.metadata.namespace_, pod.metadata.name);
   if (!r.ok() && !client::is_not_found(r.error())) return from_api_error(r.error());
+  return {};
+}
+
+framework::Status RestClusterClient::update_pv(const api::PersistentVolume& pv) {
+  auto r = client_->update(pv);
+  if (!r.ok()) return from_api_error(r.error());
+  return {};
+}
+
+framework::Status RestClusterClient::update_pvc(const api::PersistentVolumeClaim& pvc) {
+  auto r = client_->update(pvc);
+  if (!r.ok()) return from_api_error(r.error());
   return {};
 }
 

@@ -27,6 +27,9 @@ class RestClusterClient final : public framework::ClusterClient {
                                      const std::optional<std::string>& nominated_node_name) override;
   void event(const api::Pod& regarding, const std::string& type, const std::string& reason, const std::string& action,
              const std::string& note) override;
+  // PUT of the whole object (VolumeBinding's PreBind).
+  framework::Status update_pv(const api::PersistentVolume& pv) override;
+  framework::Status update_pvc(const api::PersistentVolumeClaim& pvc) override;
 
   // The patch body patch_pod_status sends (exposed for tests).
   static std::string pod_status_patch(const std::optional<api::PodCondition>& condition,
