@@ -13,6 +13,7 @@
 #include "apiserver/admission.h"
 #include "apiserver/discovery.h"
 #include "apiserver/patch.h"
+#include "apiserver/protobuf.h"
 #include "apiserver/status.h"
 #include "apiserver/timeutil.h"
 #include "util/log.h"
@@ -282,11 +283,19 @@ struct Api::Impl {
   }
 
   util::Result<json::object> parse_body(const Request& req) {
-    if (req.content_type.starts_with("application/vnd.kubernetes.protobuf") ||
-        req.content_type.starts_with("application/cbor"))
+    std::string converted;
+    std::string_view text = req.body;
+    if (protobuf::is_protobuf(req.content_type)) {
+      // Protobuf bodies (kube-scheduler, kubectl create <kind>) become JSON once, up front.
+      auto j = protobuf::to_json(req.body);
+      if (!j) return util::make_error("415:" + j.error());
+      converted = std::move(*j);
+      text = converted;
+    } else if (req.content_type.starts_with("application/cbor")) {
       return util::make_error("415");
+    }
     json::error_code ec;
-    json::value v = json::parse(req.body, ec);
+    json::value v = json::parse(text, ec);
     if (ec) {
       // YAML bodies (application/yaml) are accepted as well.
       if (req.content_type.starts_with("application/yaml")) {
@@ -303,6 +312,11 @@ struct Api::Impl {
   }
 
   Response body_error(const std::string& err) {
+    if (err.starts_with("415:"))
+      return error_response(ApiError{415, "UnsupportedMediaType",
+                                     "the body of the request was in an unknown format - accepted media types include: "
+                                     "application/json, application/yaml, application/vnd.kubernetes.protobuf: " +
+                                         err.substr(4)});
     if (err == "415")
       return error_response(ApiError{415, "UnsupportedMediaType",
                                      "the body of the request was in an unknown format - accepted media types include: "
@@ -802,7 +816,8 @@ struct Api::Impl {
     json::object body;
     if (body_override) {
       body = *body_override;
-    } else if (!req.body.empty()) {
+    } else if (!req.body.empty() && !protobuf::is_protobuf(req.content_type)) {
+      // (A protobuf DeleteOptions body is not decoded: its options are ignored.)
       json::error_code ec;
       json::value v = json::parse(req.body, ec);
       if (ec || !v.is_object()) return util::make_error("invalid DeleteOptions body");
