@@ -374,6 +374,27 @@ TEST_F(ApiTest, WatchStreamsTablesWithColumnsOnce) {
   EXPECT_EQ(second["object"].as_object()["rows"].as_array()[0].as_object()["cells"].as_array()[0], "b");
 }
 
+TEST_F(ApiTest, ProtobufBodiesAreAccepted) {
+  auto read = [](const std::string& name) {
+    std::ifstream in(std::string(KSCHED_SOURCE_DIR) + "/fuzz/corpus/protobuf_decode/" + name, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string pb = "application/vnd.kubernetes.protobuf";
+  ASSERT_EQ(call("POST", "/api/v1/namespaces", R"({"metadata":{"name":"ns1"}})").status, 201);
+  auto cm = call("POST", "/api/v1/namespaces/ns1/configmaps", read("configmap.pb"), pb);
+  ASSERT_EQ(cm.status, 201) << cm.body;
+  EXPECT_EQ(parse(cm)["data"].as_object()["a"], "b");
+  // The scheduler's protobuf Binding carries a uid precondition.
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/ns1/pods",
+                 R"({"metadata":{"name":"web-0"},"spec":{"containers":[{"name":"c","image":"x"}]}})").status,
+            201);
+  auto b = call("POST", "/api/v1/namespaces/ns1/pods/web-0/binding", read("binding.pb"), pb);
+  EXPECT_EQ(b.status, 409);
+  EXPECT_NE(message(b).find("Precondition failed: UID in precondition: uid"), std::string::npos) << b.body;
+  auto garbage = call("POST", "/api/v1/namespaces/ns1/configmaps", "k8s\0garbage", pb);
+  EXPECT_EQ(garbage.status, 415);
+}
+
 TEST_F(ApiTest, QueryBooleansFollowUpstream) {
   std::string t = "true", f = "False", z = "0", e;
   EXPECT_TRUE(query_bool(&t));
