@@ -85,14 +85,15 @@ struct Notification {
 
 // processorListener: an unbounded FIFO in front of one handler's thread.
 template <class T>
-class ProcessorListener {
+class ProcessorListener : public std::enable_shared_from_this<ProcessorListener<T>> {
  public:
   ProcessorListener(std::shared_ptr<ResourceEventHandler<T>> h, std::chrono::milliseconds resync)
       : resync_period_(resync), handler_(std::move(h)) {}
   ~ProcessorListener() { stop(); }
 
   void start() {
-    thread_ = std::thread([this] { run(); });
+    // The thread keeps the listener alive, so a handler may drop its registration while running.
+    thread_ = std::thread([self = this->shared_from_this()] { self->run(); });
   }
   void add(Notification<T> n) {
     std::lock_guard l(mu_);
@@ -108,7 +109,10 @@ class ProcessorListener {
       stopped_ = true;
       cv_.notify_all();
     }
-    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+    if (!thread_.joinable()) return;
+    // A handler may remove its own registration from inside a callback.
+    if (thread_.get_id() == std::this_thread::get_id()) thread_.detach();
+    else thread_.join();
   }
   // All initial-list adds handed to this listener were delivered.
   bool initial_delivered() const { return initial_pending_.load() == 0; }

@@ -419,3 +419,32 @@ TEST(WorkQueue, RateLimiters) {
   q.forget("item");
   EXPECT_EQ(q.num_requeues("item"), 0);
 }
+
+TEST(SharedIndexInformer, HandlerMayRemoveItselfFromACallback) {
+  FakeApi api;
+  api.apply("ADDED", make("ns", "a", 1));
+  SharedIndexInformer<TestObj> inf(api.list_watch(), fast_options());
+  std::shared_ptr<SharedIndexInformer<TestObj>::Registration> reg;
+  std::mutex mu;
+  std::atomic<int> calls{0};
+  auto h = std::make_shared<ResourceEventHandlerFuncs<TestObj>>();
+  h->add = [&](const Ptr<TestObj>&, bool) {
+    std::lock_guard l(mu);
+    ++calls;
+    if (reg) {
+      inf.remove_event_handler(reg);
+      reg.reset();  // drops the last outside reference to the listener
+    }
+  };
+  {
+    std::lock_guard l(mu);
+    reg = inf.add_event_handler(h);
+  }
+  inf.start();
+  ASSERT_TRUE(wait_until([&] { return calls.load() == 1; }));
+  ASSERT_TRUE(wait_until([&] { return api.open_watches() == 1; }));
+  api.apply("ADDED", make("ns", "b", 2));
+  ASSERT_TRUE(wait_until([&] { return inf.lister().get("ns", "b") != nullptr; }));
+  inf.stop();
+  EXPECT_EQ(calls.load(), 1);
+}
