@@ -423,10 +423,16 @@ class Runner {
     if (ec || !v.is_object()) return {};
     auto* items = v.as_object().if_contains("items");
     if (!items || !items->is_array()) return {};
+    std::size_t bound = 0;
+    std::string first;
     for (const auto& item : items->as_array()) {
       const auto& o = item.as_object();
       auto* spec = o.if_contains("spec");
-      if (spec && spec->is_object() && spec->as_object().contains("nodeName")) continue;
+      if (spec && spec->is_object() && spec->as_object().contains("nodeName")) {
+        ++bound;
+        continue;
+      }
+      if (!first.empty()) continue;
       std::string name = json::value_to<std::string>(o.at("metadata").at("name"));
       auto* status = o.if_contains("status");
       if (status && status->is_object())
@@ -435,11 +441,13 @@ class Runner {
             if (c.is_object() && c.as_object().contains("type") && c.at("type") == "PodScheduled") {
               std::string reason = c.as_object().contains("reason") ? json::value_to<std::string>(c.at("reason")) : "";
               std::string msg = c.as_object().contains("message") ? json::value_to<std::string>(c.at("message")) : "";
-              return "pod " + ns + "/" + name + ": " + reason + ": " + msg;
+              first = "pod " + ns + "/" + name + ": " + reason + ": " + msg;
             }
-      return "pod " + ns + "/" + name + " has no PodScheduled condition (never attempted)";
+      if (first.empty()) first = "pod " + ns + "/" + name + " has no PodScheduled condition (never attempted)";
     }
-    return {};
+    // Tells a scheduler that stopped apart from a pod watch that missed bindings.
+    return "the API server lists " + std::to_string(bound) + " of " + std::to_string(items->as_array().size()) +
+           " pods of " + ns + " as bound" + (first.empty() ? "" : "; " + first);
   }
 
   void create_pods(const Op& op, const std::string& ns, Clock::time_point setup_start) {
