@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "plugin_volumebinding/volume_objects.h"
+#include "scheduler_testing/volume_objects.h"
 #include "scheduler/plugins/volumebinding/volume_util.h"
 #include "scheduler_testing/testing.h"
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "plugin_volumerestrictions/volume_objects.h"
+#include "scheduler_testing/volume_objects.h"
 #include "scheduler_testing/testing.h"
 
 namespace ksched::scheduler::plugins::volumerestrictions {
