@@ -12,6 +12,7 @@
 
 #include "apiserver/admission.h"
 #include "apiserver/discovery.h"
+#include "apiserver/event_conversion.h"
 #include "apiserver/patch.h"
 #include "apiserver/protobuf.h"
 #include "apiserver/status.h"
@@ -423,12 +424,13 @@ struct Api::Impl {
       labels.get_object()["kubernetes.io/metadata.name"] = name;
     }
     if (auto e = validate_object(r, obj, true)) return fail(*e);
+    to_storage(r, obj);
     if (dry) {
       CreateResult c;
-      c.body = json::serialize(obj);
+      c.body = to_view(r, json::serialize(obj));
       return c;
     }
-    auto c = store.put(r.id, obj, 0);
+    auto c = store.put(storage_id(r), obj, 0);
     if (c.status == Store::CommitStatus::AlreadyExists) {
       ApiError e{409, "AlreadyExists", r.qualified_resource() + " \"" + name + "\" already exists"};
       e.name = name;
@@ -441,21 +443,22 @@ struct Api::Impl {
       return fail(e);
     }
     CreateResult ok;
-    ok.body = c.obj->json;
+    ok.body = to_view(r, c.obj->json);
     return ok;
   }
 
   // ------------------------------------------------------------ get
   Response get(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
-    auto o = store.get(r.id, ns, name);
+    auto o = store.get(storage_id(r), ns, name);
     if (!o) return error_response(not_found(r, name));
     if (is_table_accept(req.accept)) {
       TableOptions t;
       t.now_unix = now();
       t.include = include_param(req);
-      return json_response(200, make_table(r, {o->json}, t, "", "", -1));
+      std::string viewed = to_view(r, o->json);
+      return json_response(200, make_table(r, {viewed}, t, "", "", -1));
     }
-    return json_response(200, o->json);
+    return json_response(200, to_view(r, o->json));
   }
 
   static IncludeObject include_param(const Request& req) {
@@ -473,9 +476,10 @@ struct Api::Impl {
   Response guaranteed_update(const ResourceInfo& r, const std::string& ns, const std::string& name,
                              const std::string& sub, bool dry, const Mutator& mutate) {
     for (int attempt = 0; attempt < 100; ++attempt) {
-      auto cur = store.get(r.id, ns, name);
+      auto cur = store.get(storage_id(r), ns, name);
       if (!cur) return error_response(not_found(r, name));
       json::object cur_obj = json::parse(cur->json).get_object();
+      from_storage(r, cur_obj);
       json::object next;
       if (auto e = mutate(cur_obj, next)) return error_response(*e);
       // The client's resourceVersion (if any) is a precondition.
@@ -487,6 +491,7 @@ struct Api::Impl {
       }
       if (auto e = finish_update(r, sub, cur_obj, next)) return error_response(*e);
       if (auto e = validate_object(r, next, false)) return error_response(*e);
+      to_storage(r, next);
       auto& nmeta = meta_of(next);
       // Emptying the finalizers of an object being deleted completes the deletion.
       bool deleting = nmeta.contains("deletionTimestamp") && !nmeta["deletionTimestamp"].is_null();
@@ -495,20 +500,20 @@ struct Api::Impl {
       bool pod_pending_grace = r.group.empty() && r.plural == "pods" && nmeta.contains("deletionGracePeriodSeconds") &&
                                nmeta["deletionGracePeriodSeconds"].is_int64() &&
                                nmeta["deletionGracePeriodSeconds"].get_int64() > 0;
-      if (dry) return json_response(200, json::serialize(next));
+      if (dry) return json_response(200, to_view(r, json::serialize(next)));
       if (deleting && no_finalizers && !pod_pending_grace) {
-        auto c = store.remove(r.id, ns, name, cur->rv, &next);
+        auto c = store.remove(storage_id(r), ns, name, cur->rv, &next);
         if (c.status == Store::CommitStatus::Changed) continue;
         if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
-        return json_response(200, c.obj->json);
+        return json_response(200, to_view(r, c.obj->json));
       }
-      auto c = store.put(r.id, next, cur->rv, deadline_of(r, next));
+      auto c = store.put(storage_id(r), next, cur->rv, deadline_of(r, next));
       if (c.status == Store::CommitStatus::Changed) {
         if (!want_rv.empty()) return error_response(conflict_modified(r, name));
         continue;
       }
       if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
-      return json_response(200, c.obj->json);
+      return json_response(200, to_view(r, c.obj->json));
     }
     return error_response(conflict_modified(r, name));
   }
@@ -697,7 +702,7 @@ struct Api::Impl {
 
   Response scale(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
     if (req.method == "GET") {
-      auto o = store.get(r.id, ns, name);
+      auto o = store.get(storage_id(r), ns, name);
       if (!o) return error_response(not_found(r, name));
       return json_response(200, json::serialize(scale_of(r, json::parse(o->json).get_object())));
     }
@@ -841,7 +846,7 @@ struct Api::Impl {
 
   Response remove(const ResourceInfo& r, const std::string& ns, const std::string& name, const DeleteOptions& opt) {
     for (int attempt = 0; attempt < 100; ++attempt) {
-      auto cur = store.get(r.id, ns, name);
+      auto cur = store.get(storage_id(r), ns, name);
       if (!cur) return error_response(not_found(r, name));
       json::object obj = json::parse(cur->json).get_object();
       auto& meta = meta_of(obj);
@@ -854,7 +859,7 @@ struct Api::Impl {
                                        "the ResourceVersion in the precondition (" + opt.pre_rv +
                                            ") does not match the ResourceVersion in record (" + std::to_string(cur->rv) +
                                            "). The object might have been modified"));
-      if (opt.dry) return json_response(200, cur->json);
+      if (opt.dry) return json_response(200, to_view(r, cur->json));
       bool is_pod = r.group.empty() && r.plural == "pods";
       bool has_finalizers = false;
       if (auto* f = meta.if_contains("finalizers"); f && f->is_array() && !f->get_array().empty()) has_finalizers = true;
@@ -877,44 +882,44 @@ struct Api::Impl {
             // A repeated delete may shorten the grace period, never lengthen it.
             auto old = parse_rfc3339(dt->get_string());
             if (old && *old <= deadline) {
-              if (!has_finalizers || grace > 0) return json_response(200, cur->json);
+              if (!has_finalizers || grace > 0) return json_response(200, to_view(r, cur->json));
             }
           }
           meta["deletionTimestamp"] = format_rfc3339(deadline);
           meta["deletionGracePeriodSeconds"] = grace;
-          auto c = store.put(r.id, obj, cur->rv, grace > 0 ? std::max<std::int64_t>(deadline, 1) : 0);
+          auto c = store.put(storage_id(r), obj, cur->rv, grace > 0 ? std::max<std::int64_t>(deadline, 1) : 0);
           if (c.status == Store::CommitStatus::Changed) continue;
           if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
-          return json_response(200, c.obj->json);
+          return json_response(200, to_view(r, c.obj->json));
         }
         if (on_node && !meta.contains("deletionTimestamp")) {
           // Grace 0 on a bound pod: watchers see MODIFIED (deletionTimestamp) then DELETED.
           meta["deletionTimestamp"] = now_ts();
           meta["deletionGracePeriodSeconds"] = 0;
-          auto c = store.put(r.id, obj, cur->rv);
+          auto c = store.put(storage_id(r), obj, cur->rv);
           if (c.status == Store::CommitStatus::Changed) continue;
           if (c.status != Store::CommitStatus::Ok) return error_response(not_found(r, name));
-          auto d = store.remove(r.id, ns, name, c.obj->rv, &obj);
+          auto d = store.remove(storage_id(r), ns, name, c.obj->rv, &obj);
           if (d.status != Store::CommitStatus::Ok) continue;
-          return json_response(200, d.obj->json);
+          return json_response(200, to_view(r, d.obj->json));
         }
-        auto d = store.remove(r.id, ns, name, cur->rv, &obj);
+        auto d = store.remove(storage_id(r), ns, name, cur->rv, &obj);
         if (d.status == Store::CommitStatus::Changed) continue;
         if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
-        return json_response(200, d.obj->json);
+        return json_response(200, to_view(r, d.obj->json));
       }
       if (has_finalizers) {
         if (!meta.contains("deletionTimestamp")) {
           meta["deletionTimestamp"] = now_ts();
           meta["deletionGracePeriodSeconds"] = 0;
-          auto c = store.put(r.id, obj, cur->rv);
+          auto c = store.put(storage_id(r), obj, cur->rv);
           if (c.status == Store::CommitStatus::Changed) continue;
-          return json_response(200, c.obj->json);
+          return json_response(200, to_view(r, c.obj->json));
         }
-        return json_response(200, cur->json);
+        return json_response(200, to_view(r, cur->json));
       }
       if (r.group.empty() && r.plural == "namespaces") return delete_namespace(r, name, obj, cur->rv);
-      auto d = store.remove(r.id, ns, name, cur->rv, &obj);
+      auto d = store.remove(storage_id(r), ns, name, cur->rv, &obj);
       if (d.status == Store::CommitStatus::Changed) continue;
       if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
       return json_response(200, success_status(0, name, &r, cur->uid));
@@ -927,7 +932,7 @@ struct Api::Impl {
     auto& meta = meta_of(obj);
     meta["deletionTimestamp"] = now_ts();
     obj["status"] = json::object{{"phase", "Terminating"}};
-    auto c = store.put(r.id, obj, rv);
+    auto c = store.put(storage_id(r), obj, rv);
     if (c.status != Store::CommitStatus::Ok) return error_response(conflict_modified(r, name));
     std::string out = c.obj->json;
     for (const auto& res : all_resources()) {
@@ -942,7 +947,7 @@ struct Api::Impl {
       }
     }
     json::object last = json::parse(c.obj->json).get_object();
-    (void)store.remove(r.id, "", name, 0, &last);
+    (void)store.remove(storage_id(r), "", name, 0, &last);
     return json_response(200, out);
   }
 
@@ -1006,7 +1011,7 @@ struct Api::Impl {
   // PodDisruptionBudget check of pods/eviction, computed from the current pods (there is no
   // disruption controller): 429 when evicting would leave fewer healthy pods than the budget.
   std::optional<ApiError> pdb_blocks_eviction(const ResourceInfo& r, const std::string& ns, const std::string& name) {
-    auto cur = store.get(r.id, ns, name);
+    auto cur = store.get(storage_id(r), ns, name);
     if (!cur) return not_found(r, name);
     json::object pod = json::parse(cur->json).get_object();
     auto* st = obj_at(pod, "status");
@@ -1025,7 +1030,7 @@ struct Api::Impl {
       Store::ListOptions pl;
       pl.ns = ns;
       pl.labels = &*sel;
-      auto pods = store.list(r.id, pl);
+      auto pods = store.list(storage_id(r), pl);
       std::int64_t expected = 0, healthy = 0;
       for (const auto& p : pods->items) {
         ++expected;
@@ -1171,7 +1176,7 @@ struct Api::Impl {
     } else {
       lo.limit = limit;
     }
-    auto res = store.list(r.id, lo);
+    auto res = store.list(storage_id(r), lo);
     if (!res) return error_response(ApiError{410, "Expired", "The resourceVersion for the provided list is too old."});
     std::string cont_out;
     if (!res->next_key.empty()) {
@@ -1181,9 +1186,16 @@ struct Api::Impl {
       cont_out = b64url(json::serialize(t));
     }
     if (is_table_accept(req.accept)) {
+      std::vector<std::string> viewed;
       std::vector<std::string_view> items;
       items.reserve(res->items.size());
-      for (const auto& o : res->items) items.push_back(o->json);
+      if (is_event_view(r)) {
+        viewed.reserve(res->items.size());
+        for (const auto& o : res->items) viewed.push_back(to_view(r, o->json));
+        for (const auto& v : viewed) items.push_back(v);
+      } else {
+        for (const auto& o : res->items) items.push_back(o->json);
+      }
       TableOptions t;
       t.now_unix = now();
       t.include = include_param(req);
@@ -1205,7 +1217,10 @@ struct Api::Impl {
     for (const auto& o : res->items) {
       if (!first) out += ',';
       first = false;
-      out += o->json;
+      if (is_event_view(r))
+        out += to_view(r, o->json);
+      else
+        out += o->json;
     }
     out += "]}";
     return json_response(200, std::move(out));
@@ -1234,7 +1249,7 @@ struct Api::Impl {
       from = *v;
     }
     if (req.param("sendInitialEvents")) initial = send_initial;
-    auto w = std::make_shared<Watcher>(r.id, ns, std::move(sel.labels), std::move(sel.fields), kMaxPending);
+    auto w = std::make_shared<Watcher>(storage_id(r), ns, std::move(sel.labels), std::move(sel.fields), kMaxPending);
     Response resp;
     resp.watch_resource = &r;
     resp.bookmarks = bookmarks;
@@ -1264,7 +1279,7 @@ struct Api::Impl {
     lo.ns = ns;
     lo.labels = sel.labels.empty() ? nullptr : &sel.labels;
     lo.fields = sel.fields.empty() ? nullptr : &sel.fields;
-    auto res = store.list(r.id, lo);
+    auto res = store.list(storage_id(r), lo);
     if (res) {
       for (const auto& o : res->items) (void)remove(r, o->ns, o->name, *opt);
     }
@@ -1521,6 +1536,11 @@ std::string Api::format_watch_item(const ResourceInfo& r, const WatchItem& it, b
     v.get_object()["metadata"].get_object()["resourceVersion"] = std::to_string(it.rv);
     restamped = json::serialize(v);
     obj = restamped;
+  }
+  std::string viewed;
+  if (is_event_view(r)) {
+    viewed = to_view(r, obj);
+    obj = viewed;
   }
   if (table) {
     TableOptions t;

@@ -1,5 +1,7 @@
 #include "apiserver/http_server.h"
 
+#include "apiserver/event_conversion.h"
+
 #include <atomic>
 #include <deque>
 #include <boost/asio.hpp>
@@ -216,7 +218,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     held_text_.clear();
     bufs_.clear();
     for (auto& it : items) {
-      if (it.line && !table_) {
+      // The shared line is in the stored form; views (events.k8s.io events) convert per watcher.
+      if (it.line && !table_ && !is_event_view(*resource_)) {
         bufs_.emplace_back(it.line->data(), it.line->size());
         held_lines_.push_back(std::move(it.line));
       } else {

@@ -133,7 +133,9 @@ json::array cells(const ResourceInfo& r, const json::value& o, std::int64_t now)
   }
   if (r.group.empty() && r.plural == "namespaces") return json::array{name, s(o, {"status", "phase"}, "Active"), age(o, now)};
   if (r.plural == "events" && r.group.empty()) {
-    std::string last = s(o, {"lastTimestamp"}, s(o, {"eventTime"}, s(o, {"metadata", "creationTimestamp"})));
+    // kubectl's order: lastTimestamp, then the series' last observation, then eventTime.
+    std::string last = s(o, {"lastTimestamp"},
+                         s(o, {"series", "lastObservedTime"}, s(o, {"eventTime"}, s(o, {"metadata", "creationTimestamp"}))));
     auto t = parse_rfc3339(last);
     std::string kind = s(o, {"involvedObject", "kind"});
     for (auto& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
