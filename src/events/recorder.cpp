@@ -6,6 +6,7 @@
 
 #include "api/codec.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 namespace ksched::events {
 
@@ -66,7 +67,10 @@ EventBroadcaster::~EventBroadcaster() { shutdown(); }
 void EventBroadcaster::start_recording_to_sink() {
   std::lock_guard l(mu_);
   if (worker_.joinable() || stopping_) return;
-  worker_ = std::thread([this] { worker(); });
+  worker_ = std::thread([this] {
+    util::set_thread_name("events");
+    worker();
+  });
 }
 
 void EventBroadcaster::shutdown() {

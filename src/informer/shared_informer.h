@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "util/thread.h"
 #include "informer/delta_fifo.h"
 #include "informer/reflector.h"
 #include "informer/store.h"
@@ -93,7 +94,10 @@ class ProcessorListener : public std::enable_shared_from_this<ProcessorListener<
 
   void start() {
     // The thread keeps the listener alive, so a handler may drop its registration while running.
-    thread_ = std::thread([self = this->shared_from_this()] { self->run(); });
+    thread_ = std::thread([self = this->shared_from_this()] {
+      util::set_thread_name("informer-handlr");
+      self->run();
+    });
   }
   void add(Notification<T> n) {
     std::lock_guard l(mu_);
@@ -254,13 +258,17 @@ class SharedIndexInformer final : public InformerBase {
   void start() override {
     if (started_.exchange(true)) return;
     process_thread_ = std::thread([this] {
+      util::set_thread_name("informer-" + name());
       while (fifo_.pop([this](const std::string& key, const Deltas<T>& d, bool initial) {
         process(key, d, initial);
         return true;
       })) {
       }
     });
-    reflector_thread_ = std::thread([this] { reflector_->run(); });
+    reflector_thread_ = std::thread([this] {
+      util::set_thread_name("reflector-" + name());
+      reflector_->run();
+    });
   }
 
   void stop() override {

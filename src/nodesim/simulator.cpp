@@ -11,6 +11,7 @@
 #include "informer/factory.h"
 #include "informer/workqueue.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 namespace ksched::nodesim {
 
@@ -262,8 +263,14 @@ void Simulator::start() {
   ph->update = [&I](const Ptr<api::Pod>&, const Ptr<api::Pod>& p) { I.enqueue_pod(*p); };
   I.pods->add_event_handler(ph);
   I.factory->start();
-  for (int i = 0; i < std::max(1, I.opts.workers); ++i) I.workers.emplace_back([&I] { I.worker(); });
-  I.heartbeat = std::thread([&I] { I.heartbeat_loop(); });
+  for (int i = 0; i < std::max(1, I.opts.workers); ++i) I.workers.emplace_back([&I] {
+      util::set_thread_name("nodesim-worker");
+      I.worker();
+    });
+  I.heartbeat = std::thread([&I] {
+    util::set_thread_name("nodesim-beat");
+    I.heartbeat_loop();
+  });
   log::info("Node simulator started", {{"nodeSelector", I.opts.node_selector}, {"workers", I.opts.workers}});
 }
 

@@ -4,6 +4,7 @@
 
 #include "scheduler/framework/parallelizer.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 namespace ksched::scheduler {
 
@@ -40,7 +41,10 @@ class Scheduler::NominatorProxy final : public framework::PodNominator {
 class Scheduler::BindingPool {
  public:
   explicit BindingPool(int workers) {
-    for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] { loop(); });
+    for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] {
+      util::set_thread_name("sched-bind");
+      loop();
+    });
   }
   ~BindingPool() { shutdown(); }
   void submit(std::function<void()> fn) {
@@ -187,6 +191,7 @@ void Scheduler::run() {
   queue_->run();
   cache_->start_cleanup();
   sched_thread_ = std::thread([this] {
+    util::set_thread_name("sched-loop");
     while (schedule_one()) {
     }
   });

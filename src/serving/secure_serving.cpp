@@ -13,6 +13,7 @@
 
 #include "tls/certs.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 namespace ksched::serving {
 
@@ -211,7 +212,10 @@ util::Result<void> SecureServer::start() {
   im.bound_port = im.acceptor->local_endpoint().port();
   im.running = true;
   im.accept();
-  im.thread = std::thread([impl = impl_] { impl->io.run(); });
+  im.thread = std::thread([impl = impl_] {
+    util::set_thread_name("serving");
+    impl->io.run();
+  });
   log::info("Serving securely on", {{"address", im.opts.bind_address + ":" + std::to_string(im.bound_port)}});
   return {};
 }

@@ -1,4 +1,5 @@
 #include "scheduler/framework/parallelizer.h"
+#include "util/thread.h"
 
 #include <algorithm>
 #include <atomic>
@@ -31,7 +32,10 @@ ThreadPoolParallelizer::ThreadPoolParallelizer(int parallelism) : parallelism_(s
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   if (hw <= 0) hw = 1;
   int extra = std::min(parallelism_, hw) - 1;
-  for (int i = 0; i < extra; ++i) threads_.emplace_back([this] { worker_loop(); });
+  for (int i = 0; i < extra; ++i) threads_.emplace_back([this] {
+    util::set_thread_name("sched-par");
+    worker_loop();
+  });
 }
 
 ThreadPoolParallelizer::~ThreadPoolParallelizer() {

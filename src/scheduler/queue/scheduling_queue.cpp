@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "util/log.h"
+#include "util/thread.h"
 
 namespace ksched::scheduler::queue {
 
@@ -560,6 +561,7 @@ void PriorityQueue::run() {
   std::lock_guard rl(run_mu_);
   if (flusher_.joinable() || stop_) return;
   flusher_ = std::thread([this] {
+    util::set_thread_name("sched-queue");
     int ticks = 0;
     std::unique_lock l(run_mu_);
     while (!stop_) {
