@@ -260,8 +260,8 @@ std::optional<ApiError> validate_object(const ResourceInfo& r, const json::objec
                                                                                    : kDns1035Msg;
     else if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('%') != std::string::npos)
       msg = name == "." || name == ".." ? "may not be '" + name + "'" : "may not contain '/'";
-    else if (r.plural == "events" || r.plural == "leases")
-      msg = "";  // path-segment names are enough for these
+    else if (r.plural == "events" || r.plural == "leases" || r.group == "rbac.authorization.k8s.io")
+      msg = "";  // path-segment names are enough for these (RBAC names hold ':')
     else
       msg = check_dns1123_subdomain(name);
     if (!msg.empty()) causes.push_back(invalid_cause("metadata.name", name, msg));

@@ -1442,6 +1442,55 @@ void Api::bootstrap() {
                                        (v == 2000001000 ? "node." : "node.")}};
     (void)impl.do_create(pcr, "", o, false);
   }
+  // The bootstrap RBAC policy a scheduler relies on (rules as upstream's bootstrap policy).
+  auto create_rbac = [&](std::string_view plural, const std::string& ns, std::string_view body) {
+    json::object o = json::parse(body).as_object();
+    auto& meta = o["metadata"].as_object();
+    meta["labels"] = json::object{{"kubernetes.io/bootstrapping", "rbac-defaults"}};
+    meta["annotations"] = json::object{{"rbac.authorization.kubernetes.io/autoupdate", "true"}};
+    (void)impl.do_create(*find_resource("rbac.authorization.k8s.io", "v1", plural), ns, o, false);
+  };
+  create_rbac("clusterroles", "", R"({"metadata":{"name":"cluster-admin"},"rules":[
+    {"apiGroups":["*"],"resources":["*"],"verbs":["*"]},{"nonResourceURLs":["*"],"verbs":["*"]}]})");
+  create_rbac("clusterrolebindings", "", R"({"metadata":{"name":"cluster-admin"},
+    "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},
+    "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"system:masters"}]})");
+  create_rbac("clusterroles", "", R"({"metadata":{"name":"system:kube-scheduler"},"rules":[
+    {"apiGroups":["","events.k8s.io"],"resources":["events"],"verbs":["create","patch","update"]},
+    {"apiGroups":["coordination.k8s.io"],"resources":["leases"],"verbs":["create"]},
+    {"apiGroups":["coordination.k8s.io"],"resourceNames":["kube-scheduler"],"resources":["leases"],"verbs":["get","update"]},
+    {"apiGroups":[""],"resources":["nodes"],"verbs":["get","list","watch"]},
+    {"apiGroups":[""],"resources":["pods"],"verbs":["delete","get","list","watch"]},
+    {"apiGroups":[""],"resources":["bindings","pods/binding"],"verbs":["create"]},
+    {"apiGroups":[""],"resources":["pods/status"],"verbs":["patch","update"]},
+    {"apiGroups":[""],"resources":["replicationcontrollers","services"],"verbs":["get","list","watch"]},
+    {"apiGroups":["apps","extensions"],"resources":["replicasets"],"verbs":["get","list","watch"]},
+    {"apiGroups":["apps"],"resources":["statefulsets"],"verbs":["get","list","watch"]},
+    {"apiGroups":["policy"],"resources":["poddisruptionbudgets"],"verbs":["get","list","watch"]},
+    {"apiGroups":[""],"resources":["persistentvolumeclaims","persistentvolumes"],"verbs":["get","list","watch"]},
+    {"apiGroups":["authentication.k8s.io"],"resources":["tokenreviews"],"verbs":["create"]},
+    {"apiGroups":["authorization.k8s.io"],"resources":["subjectaccessreviews"],"verbs":["create"]},
+    {"apiGroups":["storage.k8s.io"],"resources":["csinodes"],"verbs":["get","list","watch"]},
+    {"apiGroups":[""],"resources":["namespaces"],"verbs":["get","list","watch"]},
+    {"apiGroups":["storage.k8s.io"],"resources":["csidrivers"],"verbs":["get","list","watch"]},
+    {"apiGroups":["storage.k8s.io"],"resources":["csistoragecapacities"],"verbs":["get","list","watch"]}]})");
+  create_rbac("clusterrolebindings", "", R"({"metadata":{"name":"system:kube-scheduler"},
+    "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"system:kube-scheduler"},
+    "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:kube-scheduler"}]})");
+  create_rbac("clusterroles", "", R"({"metadata":{"name":"system:volume-scheduler"},"rules":[
+    {"apiGroups":[""],"resources":["persistentvolumes"],"verbs":["get","list","patch","update","watch"]},
+    {"apiGroups":["storage.k8s.io"],"resources":["storageclasses"],"verbs":["get","list","watch"]},
+    {"apiGroups":[""],"resources":["persistentvolumeclaims"],"verbs":["get","list","patch","update","watch"]}]})");
+  create_rbac("clusterrolebindings", "", R"({"metadata":{"name":"system:volume-scheduler"},
+    "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"system:volume-scheduler"},
+    "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:kube-scheduler"}]})");
+  create_rbac("roles", "kube-system", R"({"metadata":{"name":"extension-apiserver-authentication-reader"},"rules":[
+    {"apiGroups":[""],"resourceNames":["extension-apiserver-authentication"],"resources":["configmaps"],
+     "verbs":["get","list","watch"]}]})");
+  create_rbac("rolebindings", "kube-system", R"({"metadata":{"name":"system::extension-apiserver-authentication-reader"},
+    "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"extension-apiserver-authentication-reader"},
+    "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:kube-controller-manager"},
+                {"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:kube-scheduler"}]})");
 }
 
 util::Result<void> Api::create_nodes(int n, const std::string& template_path) {

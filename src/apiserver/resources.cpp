@@ -88,6 +88,12 @@ std::vector<ResourceInfo> build() {
   add("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {});
   // events.k8s.io/v1
   add("events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {});
+  // rbac.authorization.k8s.io/v1
+  add("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false, {},
+      {});
+  add("rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole", "ClusterRole", false, {}, {});
+  add("rbac.authorization.k8s.io", "v1", "rolebindings", "rolebinding", "RoleBinding", true, {}, {});
+  add("rbac.authorization.k8s.io", "v1", "roles", "role", "Role", true, {}, {});
   return v;
 }
 
