@@ -11,7 +11,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "apiserver/admission.h"
+#include "apiserver/auth.h"
 #include "apiserver/discovery.h"
+#include "apiserver/rbac_authorizer.h"
 #include "apiserver/event_conversion.h"
 #include "apiserver/patch.h"
 #include "apiserver/protobuf.h"
@@ -1288,6 +1290,91 @@ struct Api::Impl {
 
   static constexpr std::size_t kMaxPending = 50000;
 
+  // ------------------------------------------------------------ reviews (answered, not stored)
+  static json::object review_shell(const ResourceInfo& r, json::object& body) {
+    json::object out{{"kind", r.kind}, {"apiVersion", r.group_version()}};
+    json::object meta;
+    if (auto* m = body.if_contains("metadata"); m && m->is_object()) meta = m->get_object();
+    meta["creationTimestamp"] = nullptr;
+    out["metadata"] = std::move(meta);
+    auto* spec = body.if_contains("spec");
+    out["spec"] = spec && spec->is_object() ? spec->get_object() : json::object();
+    return out;
+  }
+
+  Response token_review(const ResourceInfo& r, const Request& req) {
+    auto body = parse_body(req);
+    if (!body) return body_error(body.error());
+    json::object out = review_shell(r, *body);
+    std::string token = str(out["spec"].get_object(), "token");
+    if (token.empty())
+      return error_response(ApiError{422, "Invalid", "TokenReview.authentication.k8s.io \"\" is invalid: spec.token: "
+                                                     "Required value: token must be specified"});
+    const UserInfo* u = api.authenticator() ? api.authenticator()->authenticate("Bearer " + token) : nullptr;
+    json::object status;
+    if (u) {
+      json::array groups;
+      bool has_authenticated = false;
+      for (const auto& g : u->groups) {
+        groups.emplace_back(g);
+        has_authenticated = has_authenticated || g == "system:authenticated";
+      }
+      if (!has_authenticated) groups.emplace_back("system:authenticated");
+      status["authenticated"] = true;
+      status["user"] = json::object{{"username", u->name}, {"uid", u->uid}, {"groups", std::move(groups)}};
+    } else {
+      status["user"] = json::object();
+      status["error"] = "invalid bearer token";
+    }
+    out["status"] = std::move(status);
+    return json_response(201, json::serialize(out));
+  }
+
+  Response subject_access_review(const ResourceInfo& r, const Request& req) {
+    auto body = parse_body(req);
+    if (!body) return body_error(body.error());
+    json::object out = review_shell(r, *body);
+    const json::object& spec = out["spec"].get_object();
+    AccessAttributes a;
+    a.user = str(spec, "user");
+    if (auto* g = spec.if_contains("groups"); g && g->is_array())
+      for (const auto& x : g->get_array())
+        if (x.is_string()) a.groups.emplace_back(x.get_string());
+    const json::object* ra = obj_at(spec, "resourceAttributes");
+    const json::object* na = obj_at(spec, "nonResourceAttributes");
+    auto invalid = [](const std::string& field, const std::string& msg) {
+      ApiError e{422, "Invalid", "SubjectAccessReview.authorization.k8s.io \"\" is invalid: " + field + ": " + msg};
+      e.kind = "SubjectAccessReview";
+      e.group = "authorization.k8s.io";
+      e.causes.push_back(Cause{"FieldValueInvalid", msg, field});
+      return e;
+    };
+    if ((ra != nullptr) == (na != nullptr))
+      return error_response(invalid("spec.resourceAttributes",
+                                    "Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes "
+                                    "must be specified"));
+    if (a.user.empty() && a.groups.empty())
+      return error_response(invalid("spec.user", "Invalid value: \"\": at least one of user or group must be specified"));
+    if (ra) {
+      a.resource_request = true;
+      a.verb = str(*ra, "verb");
+      a.group = str(*ra, "group");
+      a.resource = str(*ra, "resource");
+      a.subresource = str(*ra, "subresource");
+      a.ns = str(*ra, "namespace");
+      a.name = str(*ra, "name");
+    } else {
+      a.resource_request = false;
+      a.verb = str(*na, "verb");
+      a.path = str(*na, "path");
+    }
+    AccessDecision d = authorize_rbac(store, a);
+    json::object status{{"allowed", d.allowed}};
+    if (!d.reason.empty()) status["reason"] = d.reason;
+    out["status"] = std::move(status);
+    return json_response(201, json::serialize(out));
+  }
+
   // ------------------------------------------------------------ routing
   Response route(const Request& req) {
     const std::string& path = req.path;
@@ -1364,6 +1451,10 @@ struct Api::Impl {
     if (r->namespaced && ns.empty() && !name.empty()) return not_found_resource();
     if (!sub.empty() && !r->has_sub(sub)) return not_found_resource();
     const std::string& m = req.method;
+    if (r->create_only && r->plural == "tokenreviews")
+      return m == "POST" && name.empty() ? token_review(*r, req) : method_not_allowed();
+    if (r->create_only && r->plural == "subjectaccessreviews")
+      return m == "POST" && name.empty() ? subject_access_review(*r, req) : method_not_allowed();
     if (r->create_only) {
       // POST /api/v1/namespaces/{ns}/bindings: the Binding names the pod.
       if (m != "POST" || !name.empty() || ns.empty()) return method_not_allowed();

@@ -17,6 +17,8 @@
 
 namespace ksched::apiserver {
 
+class TokenAuthenticator;
+
 struct Request {
   std::string method;  // GET POST PUT PATCH DELETE
   std::string path;    // percent-decoded, without the query
@@ -66,6 +68,9 @@ class Api {
   // Completes graceful pod deletions whose deadline has passed (kubelet stand-in fallback).
   void reap_deletions();
   void set_server_address(std::string a) { server_address_ = std::move(a); }
+  // The server's bearer tokens, which TokenReview checks (none set: every review is unauthenticated).
+  void set_authenticator(const TokenAuthenticator* a) { authenticator_ = a; }
+  const TokenAuthenticator* authenticator() const { return authenticator_; }
 
   // One watch event as a newline-terminated JSON line (a one-row Table when `table`).
   std::string format_watch_item(const ResourceInfo& r, const WatchItem& it, bool table, IncludeObject include,
@@ -78,6 +83,7 @@ class Api {
   Store store_;
   util::Clock& clock_;
   std::string server_address_ = "127.0.0.1:6443";
+  const TokenAuthenticator* authenticator_ = nullptr;
 };
 
 }  // namespace ksched::apiserver

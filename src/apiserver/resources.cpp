@@ -94,6 +94,12 @@ std::vector<ResourceInfo> build() {
   add("rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole", "ClusterRole", false, {}, {});
   add("rbac.authorization.k8s.io", "v1", "rolebindings", "rolebinding", "RoleBinding", true, {}, {});
   add("rbac.authorization.k8s.io", "v1", "roles", "role", "Role", true, {}, {});
+  // Reviews are answered, never stored.
+  add("authentication.k8s.io", "v1", "tokenreviews", "tokenreview", "TokenReview", false, {}, {});
+  v.back().create_only = true;
+  add("authorization.k8s.io", "v1", "subjectaccessreviews", "subjectaccessreview", "SubjectAccessReview", false, {},
+      {});
+  v.back().create_only = true;
   return v;
 }
 

@@ -79,6 +79,7 @@ util::Result<void> Server::start() {
     tls.key_pem = d.certs.key_pem;
   }
   d.api.bootstrap();
+  d.api.set_authenticator(&d.auth);
   if (d.opts.nodes > 0) {
     auto r = d.api.create_nodes(d.opts.nodes, d.opts.node_template);
     if (!r) return r;
