@@ -93,4 +93,32 @@ kill -TERM "$SCHED"
 code=0; wait "$SCHED" || code=$?
 expect_eq "$code" "0" "kube-scheduler exit code after SIGTERM"
 grep -q "Received signal, shutting down" "$E2E_DIR/sched.log" || fail "no shutdown log line"
+# Delegated authentication/authorization of /metrics through the API server's TokenReview and
+# SubjectAccessReview: 401 for an unknown token, 200 for the admin (system:masters), 403 for alice
+# (token-file user without any RBAC binding).
+get_url_token() { /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import ssl, sys, urllib.request, urllib.error
+ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+req = urllib.request.Request(f"https://127.0.0.1:{sys.argv[1]}{sys.argv[2]}")
+if sys.argv[3]: req.add_header("Authorization", "Bearer " + sys.argv[3])
+try:
+    with urllib.request.urlopen(req, context=ctx, timeout=10) as r: print(r.status)
+except urllib.error.HTTPError as e: print(e.code)
+except Exception as e: print(0)
+PY
+}
+AUTH_PORT=$(free_port)
+"$KUBE_SCHEDULER" --kubeconfig "$KUBECONFIG" --bind-address 127.0.0.1 --secure-port "$AUTH_PORT" --leader-elect=false \
+  --authentication-kubeconfig "$KUBECONFIG" --authorization-kubeconfig "$KUBECONFIG" \
+  --authorization-always-allow-paths=/healthz,/readyz,/livez > "$E2E_DIR/sched-auth.log" 2>&1 &
+SCHED_PIDS+=("$!")
+auth_ready() { [[ $(get_url "$AUTH_PORT" /readyz | head -1) == 200 ]]; }
+wait_until 30 "delegated-auth scheduler readyz" auth_ready
+ADMIN_TOKEN=$(awk '/token:/ {print $2; exit}' "$KUBECONFIG")
+# Without a token the caller is system:anonymous (anonymous auth is on by default upstream): 403.
+expect_eq "$(get_url_token "$AUTH_PORT" /metrics "")" "403" "/metrics without a token (system:anonymous)"
+expect_eq "$(get_url_token "$AUTH_PORT" /metrics not-a-token)" "401" "/metrics with an unknown token"
+expect_eq "$(get_url_token "$AUTH_PORT" /metrics "$ADMIN_TOKEN")" "200" "/metrics with the admin token"
+expect_eq "$(get_url_token "$AUTH_PORT" /metrics e2e-user-token)" "403" "/metrics as a user without a binding"
+
 echo "e2e scheduling: OK (failed-scheduling events: $failed_events, unschedulable attempts: $unsched_attempts)"
