@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "apiserver/auth.h"
-#include "apiserver/certs.h"
+#include "tls/certs.h"
 #include "apiserver/handlers.h"
 #include "apiserver/http_server.h"
 #include "util/log.h"
@@ -32,7 +32,8 @@ struct Server::Impl {
   Api api;
   TokenAuthenticator auth;
   std::unique_ptr<HttpServer> http;
-  ServingCerts certs;
+  tls::KeyPair ca;       // generated CA, handed to clients through the kubeconfig
+  tls::KeyPair serving;  // 127.0.0.1/localhost certificate signed by `ca`
   std::string token;
   std::uint16_t port = 0;
   std::string host = "127.0.0.1";
@@ -72,11 +73,14 @@ util::Result<void> Server::start() {
   }
   TlsMaterial tls;
   if (d.opts.tls) {
-    auto c = generate_serving_certs();
-    if (!c) return util::make_error(c.error());
-    d.certs = std::move(*c);
-    tls.cert_pem = d.certs.cert_pem;
-    tls.key_pem = d.certs.key_pem;
+    auto ca = tls::generate_ca("ksched-ca");
+    if (!ca) return util::make_error(ca.error());
+    auto srv = tls::generate_signed(*ca, "ksched-apiserver", {"localhost"}, {"127.0.0.1"});
+    if (!srv) return util::make_error(srv.error());
+    d.ca = std::move(*ca);
+    d.serving = std::move(*srv);
+    tls.cert_pem = d.serving.cert_pem;
+    tls.key_pem = d.serving.key_pem;
   }
   d.api.bootstrap();
   d.api.set_authenticator(&d.auth);
@@ -128,12 +132,12 @@ std::string Server::url() const {
   return std::string(impl_->opts.tls ? "https://" : "http://") + impl_->host + ":" + std::to_string(impl_->port);
 }
 
-std::string Server::ca_pem() const { return impl_->certs.ca_pem; }
+std::string Server::ca_pem() const { return impl_->ca.cert_pem; }
 std::string Server::admin_token() const { return impl_->token; }
 
 std::string Server::kubeconfig() const {
   std::string s = "apiVersion: v1\nkind: Config\nclusters:\n- name: ksched\n  cluster:\n    server: " + url() + "\n";
-  if (impl_->opts.tls) s += "    certificate-authority-data: " + base64(impl_->certs.ca_pem) + "\n";
+  if (impl_->opts.tls) s += "    certificate-authority-data: " + base64(impl_->ca.cert_pem) + "\n";
   s += "contexts:\n- name: ksched\n  context:\n    cluster: ksched\n    user: ksched\n    namespace: default\n";
   s += "current-context: ksched\nusers:\n- name: ksched\n  user:\n    token: " + impl_->token + "\n";
   return s;
