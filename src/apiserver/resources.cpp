@@ -183,25 +183,24 @@ Pairs extract_labels(const json::object& obj) {
   const json::value* l = value_at(obj, "metadata.labels");
   if (l && l->is_object()) {
     for (const auto& kv : l->get_object())
-      if (kv.value().is_string()) p.emplace_back(std::string(kv.key()), std::string(kv.value().get_string()));
+      if (kv.value().is_string()) p.set(std::string(kv.key()), std::string(kv.value().get_string()));
   }
-  sort_pairs(p);
   return p;
 }
 
 Pairs extract_fields(const ResourceInfo& r, const json::object& obj) {
   Pairs p;
-  p.emplace_back("metadata.name", scalar_string(value_at(obj, "metadata.name"), ""));
-  p.emplace_back("metadata.namespace", scalar_string(value_at(obj, "metadata.namespace"), ""));
+  p.set("metadata.name", scalar_string(value_at(obj, "metadata.name"), ""));
+  p.set("metadata.namespace", scalar_string(value_at(obj, "metadata.namespace"), ""));
   for (const auto& f : r.extra_fields) {
     if (f == "spec.host") {
-      p.emplace_back(f, scalar_string(value_at(obj, "spec.nodeName"), ""));
+      p.set(f, scalar_string(value_at(obj, "spec.nodeName"), ""));
     } else if (f == "source") {
-      p.emplace_back(f, scalar_string(value_at(obj, "source.component"), ""));
+      p.set(f, scalar_string(value_at(obj, "source.component"), ""));
     } else if (f == "spec.unschedulable" || f == "spec.hostNetwork") {
-      p.emplace_back(f, scalar_string(value_at(obj, f), "false"));
+      p.set(f, scalar_string(value_at(obj, f), "false"));
     } else if (f == "status.replicas" || f == "status.successful") {
-      p.emplace_back(f, scalar_string(value_at(obj, f), "0"));
+      p.set(f, scalar_string(value_at(obj, f), "0"));
     } else if (f == "status.podIPs") {
       std::string ips;
       const json::value* v = value_at(obj, "status.podIPs");
@@ -212,13 +211,12 @@ Pairs extract_fields(const ResourceInfo& r, const json::object& obj) {
           ips += scalar_string(e.get_object().if_contains("ip"), "");
         }
       }
-      p.emplace_back(f, ips);
+      p.set(f, ips);
     } else {
-      p.emplace_back(f, scalar_string(value_at(obj, f), ""));
+      p.set(f, scalar_string(value_at(obj, f), ""));
     }
   }
   (void)str_at;
-  sort_pairs(p);
   return p;
 }
 

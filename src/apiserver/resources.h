@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "apiserver/selector.h"
+#include "apiserver/storage.h"
 
 namespace ksched::apiserver {
 

@@ -13,12 +13,19 @@
 #include <string_view>
 #include <vector>
 
-#include "apiserver/selector.h"
+#include "api/fields.h"
+#include "api/labels.h"
 #include "util/result.h"
 
 namespace ksched::apiserver {
 
 class Watcher;
+
+// The index kept next to each stored object: labels, and the selectable field values of its
+// resource; selectors are upstream's (api/labels.h, api/fields.h).
+using Pairs = api::StringMap;
+using LabelSelector = labels::Selector;
+using FieldSelector = fields::Selector;
 
 struct StoredObject {
   std::string json;  // compact JSON of the whole object, metadata.resourceVersion included

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "apiserver/selector.h"
 #include "apiserver/storage.h"
 
 namespace ksched::apiserver {

@@ -139,7 +139,7 @@ TEST(Store, SelectorTransitionsBecomeAddedAndDeleted) {
   EXPECT_EQ(items[2].kind, WatchItem::Kind::Deleted);
   EXPECT_TRUE(items[2].restamp);
   EXPECT_EQ(items[2].rv, out);
-  EXPECT_EQ(*find_pair(items[2].obj->labels, "app"), "a");
+  EXPECT_EQ(*items[2].obj->labels.find("app"), "a");
   auto last = pod("p", "c");
   ASSERT_EQ(s.remove(pods(), "default", "p", 0, &last).status, Store::CommitStatus::Ok);
   EXPECT_TRUE(drain(*w).empty());             // deleting a non-matching object: nothing
@@ -187,7 +187,7 @@ TEST(Store, PaginationIsASnapshotWhileWritesHappen) {
     for (const auto& o : page->items) {
       names.push_back(o->name);
       if (o->name == "p6") {
-        EXPECT_EQ(*find_pair(o->labels, "app"), "a");  // old content
+        EXPECT_EQ(*o->labels.find("app"), "a");  // old content
       }
     }
     if (page->next_key.empty()) break;
