@@ -57,7 +57,7 @@ std::vector<Column> columns(const ResourceInfo& r) {
             {"Container-Runtime", "string", "", 1}};
   if (r.group.empty() && r.plural == "namespaces")
     return {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Age", "string", "", 0}};
-  if (r.plural == "events" && r.group.empty())
+  if (r.plural == "events" && (r.group.empty() || r.group == "events.k8s.io"))
     return {{"Last Seen", "string", "", 0}, {"Type", "string", "", 0}, {"Reason", "string", "", 0},
             {"Object", "string", "", 0},    {"Message", "string", "", 0}};
   if (r.plural == "leases") return {{"Name", "string", "name", 0}, {"Holder", "string", "", 0}, {"Age", "string", "", 0}};
@@ -141,6 +141,16 @@ json::array cells(const ResourceInfo& r, const json::value& o, std::int64_t now)
     for (auto& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return json::array{t ? human_age(now - *t) : "<unknown>", s(o, {"type"}), s(o, {"reason"}),
                        kind + "/" + s(o, {"involvedObject", "name"}), s(o, {"message"})};
+  }
+  if (r.plural == "events" && r.group == "events.k8s.io") {
+    // The same columns as core events (upstream prints both from the internal type).
+    std::string last = s(o, {"deprecatedLastTimestamp"},
+                         s(o, {"series", "lastObservedTime"}, s(o, {"eventTime"}, s(o, {"metadata", "creationTimestamp"}))));
+    auto t = parse_rfc3339(last);
+    std::string kind = s(o, {"regarding", "kind"});
+    for (auto& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return json::array{t ? human_age(now - *t) : "<unknown>", s(o, {"type"}), s(o, {"reason"}),
+                       kind + "/" + s(o, {"regarding", "name"}), s(o, {"note"})};
   }
   if (r.plural == "leases") return json::array{name, s(o, {"spec", "holderIdentity"}), age(o, now)};
   if (r.plural == "deployments") {

@@ -94,6 +94,16 @@ TEST_F(EventsTest, CreatedThroughEventsGroupIsACoreEvent) {
   EXPECT_EQ(cells[2], "Scheduled");
   EXPECT_EQ(cells[3], "pod/web-0");
   EXPECT_EQ(cells[4], "Successfully assigned default/web-0 to node-1");
+
+  // events.k8s.io tables have the same columns.
+  auto t2 = call("GET", "/apis/events.k8s.io/v1/namespaces/default/events/web-0.1", "", "application/json",
+                 "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ASSERT_EQ(t2.status, 200) << t2.body;
+  auto cells2 = parse(t2)["rows"].as_array()[0].as_object()["cells"].as_array();
+  ASSERT_EQ(cells2.size(), 5u);
+  EXPECT_EQ(cells2[2], "Scheduled");
+  EXPECT_EQ(cells2[3], "pod/web-0");
+  EXPECT_EQ(cells2[4], "Successfully assigned default/web-0 to node-1");
 }
 
 TEST_F(EventsTest, CreatedThroughCoreIsVisibleInEventsGroup) {
