@@ -1,5 +1,7 @@
 #include "scheduler/metrics.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -85,9 +87,14 @@ void Metric::write_header(std::string& out, std::string_view type) const {
 std::string Metric::label_text(const std::vector<std::string>& values, std::string_view extra_key,
                                std::string_view extra_value) const {
   if (values.empty() && extra_key.empty()) return {};
+  // Like client_golang: label pairs sorted by name, the bucket's "le" last.
+  const std::size_t n = std::min(values.size(), label_names_.size());
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return label_names_[a] < label_names_[b]; });
   std::string out = "{";
   bool first = true;
-  for (std::size_t i = 0; i < values.size() && i < label_names_.size(); ++i) {
+  for (std::size_t i : order) {
     if (!first) out += ',';
     first = false;
     out += label_names_[i];

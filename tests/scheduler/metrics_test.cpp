@@ -26,7 +26,7 @@ TEST(Metrics, CounterAndGaugeExposition) {
   g.with({"active"}).add(-1);
   std::string text = r.expose();
   EXPECT_TRUE(contains(text, "# HELP x_total [STABLE] Things.\n# TYPE x_total counter\n"));
-  EXPECT_TRUE(contains(text, "x_total{result=\"scheduled\",profile=\"default-scheduler\"} 3\n"));
+  EXPECT_TRUE(contains(text, "x_total{profile=\"default-scheduler\",result=\"scheduled\"} 3\n"));
   EXPECT_TRUE(contains(text, "# TYPE y gauge\n"));
   EXPECT_TRUE(contains(text, "y{queue=\"a\\\"b\"} 3\n"));
   EXPECT_TRUE(contains(text, "y{queue=\"active\"} -1\n"));
@@ -63,19 +63,19 @@ TEST(Metrics, SchedulerMetricSet) {
   std::string text = r.expose();
   EXPECT_TRUE(contains(text, "# TYPE scheduler_schedule_attempts_total counter\n"));
   EXPECT_TRUE(contains(text,
-                       "scheduler_schedule_attempts_total{result=\"scheduled\",profile=\"default-scheduler\"} 1\n"));
-  EXPECT_TRUE(contains(text, "scheduler_schedule_attempts_total{result=\"unschedulable\",profile=\"default-scheduler\"} 1\n"));
+                       "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"unschedulable\"} 1\n"));
   // exp(0.001, 2, 15): 0.002 falls in le="0.002".
-  EXPECT_TRUE(contains(text, "scheduler_scheduling_attempt_duration_seconds_bucket{result=\"scheduled\","
-                             "profile=\"default-scheduler\",le=\"0.002\"} 1\n"));
-  EXPECT_TRUE(contains(text, "scheduler_scheduling_attempt_duration_seconds_bucket{result=\"scheduled\","
-                             "profile=\"default-scheduler\",le=\"16.384\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\","
+                             "result=\"scheduled\",le=\"0.002\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\","
+                             "result=\"scheduled\",le=\"16.384\"} 1\n"));
   EXPECT_TRUE(contains(text, "scheduler_pod_scheduling_sli_duration_seconds_bucket{attempts=\"15+\",le=\"0.01\"} 0\n"));
   EXPECT_TRUE(contains(text, "scheduler_pending_pods{queue=\"gated\"} 2\n"));
-  EXPECT_TRUE(contains(text, "scheduler_queue_incoming_pods_total{queue=\"active\",event=\"PodAdd\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_queue_incoming_pods_total{event=\"PodAdd\",queue=\"active\"} 1\n"));
   EXPECT_TRUE(contains(text, "scheduler_unschedulable_pods{plugin=\"NodeResourcesFit\",profile=\"default-scheduler\"} 1\n"));
   EXPECT_TRUE(contains(text, "scheduler_framework_extension_point_duration_seconds_bucket{extension_point=\"Filter\","
-                             "status=\"Success\",profile=\"default-scheduler\",le=\"0.0001\"} 1\n"));
+                             "profile=\"default-scheduler\",status=\"Success\",le=\"0.0001\"} 1\n"));
   EXPECT_TRUE(contains(text, "# TYPE scheduler_pod_scheduling_attempts histogram\n"));
   EXPECT_TRUE(contains(text, "# TYPE scheduler_preemption_victims histogram\n"));
   EXPECT_TRUE(contains(text, "# TYPE scheduler_preemption_attempts_total counter\n"));
