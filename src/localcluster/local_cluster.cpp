@@ -73,6 +73,12 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
     ao.rest = im->rest;
     ao.rest.user_agent.clear();
     ao.serve = opts.scheduler_secure_port >= 0;
+    // /metrics and /configz are authorized by the local API server (TokenReview and
+    // SubjectAccessReview), so the admin token from the kubeconfig can read them.
+    if (!opts.kubeconfig_out.empty()) {
+      ao.authentication_kubeconfig = opts.kubeconfig_out;
+      ao.authorization_kubeconfig = opts.kubeconfig_out;
+    }
     ao.serving.bind_address = "127.0.0.1";
     ao.serving.port = static_cast<std::uint16_t>(std::max(0, opts.scheduler_secure_port));
     auto app = scheduler::app::SchedulerApp::create(std::move(ao));
