@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/core.h"
+#include "scheduler/cache/snapshot.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/types.h"
 
@@ -245,58 +246,24 @@ class InlineParallelizer : public fw::Parallelizer {
 };
 
 // ---------------------------------------------------------------- snapshot
-// Upstream cache.NewSnapshot(pods, nodes): NodeInfos in the order of `nodes`; pods bound to
-// unknown nodes are kept in node-less NodeInfos reachable by get() but not listed.
+// The scheduler's own snapshot (upstream cache.NewSnapshot(pods, nodes)) built from pods and nodes
+// given by value or by pointer; pods bound to unknown nodes are reachable by get() but not listed.
 class FakeSnapshot : public fw::NodeInfoLister, public fw::StorageInfoLister {
  public:
   FakeSnapshot() = default;
-  FakeSnapshot(const std::vector<fw::PodPtr>& pods, const std::vector<fw::NodePtr>& nodes) {
-    std::map<std::string, fw::ImageStateSummary> images;
-    for (const auto& n : nodes) {
-      std::set<std::string> seen;
-      for (const auto& img : n->status.images) {
-        for (const auto& name : img.names) {
-          if (!seen.insert(name).second) continue;
-          auto& st = images[name];
-          st.size = img.sizeBytes;
-          ++st.numNodes;
-        }
-      }
-    }
-    for (const auto& n : nodes) {
-      auto ni = std::make_shared<fw::NodeInfo>(n);
-      for (const auto& img : n->status.images) {
-        for (const auto& name : img.names) ni->imageStates.set(name, images[name]);
-      }
-      by_name_[n->metadata.name] = ni;
-      list_.push_back(ni);
-    }
-    for (const auto& p : pods) {
-      auto& ni = by_name_[p->spec.nodeName];
-      if (!ni) ni = std::make_shared<fw::NodeInfo>();
-      ni->add_pod(fw::PodInfo::make(p));
-    }
-    for (const auto& ni : list_) {
-      if (!ni->podsWithAffinity.empty()) with_affinity_.push_back(ni);
-      if (!ni->podsWithRequiredAntiAffinity.empty()) with_required_anti_affinity_.push_back(ni);
-    }
-    for (const auto& [_, ni] : by_name_) {
-      for (const auto& [k, _c] : ni->pvcRefCounts) used_pvcs_.insert(k);
-    }
-  }
+  FakeSnapshot(const std::vector<fw::PodPtr>& pods, const std::vector<fw::NodePtr>& nodes) : snap_(pods, nodes) {}
   FakeSnapshot(const std::vector<api::Pod>& pods, const std::vector<api::Node>& nodes)
       : FakeSnapshot(to_ptrs(pods), to_ptrs(nodes)) {}
 
-  const std::vector<fw::NodeInfoPtr>& list() const override { return list_; }
-  const std::vector<fw::NodeInfoPtr>& have_pods_with_affinity_list() const override { return with_affinity_; }
+  const std::vector<fw::NodeInfoPtr>& list() const override { return snap_.list(); }
+  const std::vector<fw::NodeInfoPtr>& have_pods_with_affinity_list() const override {
+    return snap_.have_pods_with_affinity_list();
+  }
   const std::vector<fw::NodeInfoPtr>& have_pods_with_required_anti_affinity_list() const override {
-    return with_required_anti_affinity_;
+    return snap_.have_pods_with_required_anti_affinity_list();
   }
-  fw::NodeInfoPtr get(std::string_view node_name) const override {
-    auto it = by_name_.find(std::string(node_name));
-    return it == by_name_.end() ? nullptr : it->second;
-  }
-  bool is_pvc_used_by_pods(std::string_view key) const override { return used_pvcs_.count(std::string(key)) > 0; }
+  fw::NodeInfoPtr get(std::string_view node_name) const override { return snap_.get(node_name); }
+  bool is_pvc_used_by_pods(std::string_view key) const override { return snap_.is_pvc_used_by_pods(key); }
 
  private:
   template <class T>
@@ -306,9 +273,7 @@ class FakeSnapshot : public fw::NodeInfoLister, public fw::StorageInfoLister {
     for (const auto& x : v) out.push_back(std::make_shared<const T>(x));
     return out;
   }
-  std::vector<fw::NodeInfoPtr> list_, with_affinity_, with_required_anti_affinity_;
-  std::map<std::string, fw::NodeInfoPtr> by_name_;
-  std::set<std::string> used_pvcs_;
+  cache::Snapshot snap_;
 };
 
 // ---------------------------------------------------------------- nominator
