@@ -120,6 +120,5 @@ MachineInfo machine_info() {
   return m;
 }
 
-void set_thread_name(const std::string& name) { pthread_setname_np(pthread_self(), name.substr(0, 15).c_str()); }
 
 }  // namespace ksched::perf

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "util/thread.h"
+
 namespace ksched::perf {
 
 struct ThreadCpu {
@@ -33,7 +35,6 @@ struct MachineInfo {
 };
 MachineInfo machine_info();
 
-// Names the calling thread (truncated to the kernel's 15 characters).
-void set_thread_name(const std::string& name);
+using util::set_thread_name;  // shared with the rest of the code base (util/thread.h)
 
 }  // namespace ksched::perf

@@ -237,8 +237,17 @@ class Runner {
   }
 
   // Runs f(i) for i in [0,n) on create_workers threads; the first failure stops the rest.
+  // With a phase, progress is reported while waiting; without one the caller reports (bindings).
   template <class F>
   void parallel(long n, const std::string& phase, F&& f) {
+    parallel_impl(n, &phase, std::forward<F>(f));
+  }
+  template <class F>
+  void parallel_quiet(long n, F&& f) {
+    parallel_impl(n, nullptr, std::forward<F>(f));
+  }
+  template <class F>
+  void parallel_impl(long n, const std::string* phase, F&& f) {
     std::atomic<long> next{0}, done{0};
     std::mutex err_mu;
     std::optional<Failure> err;
@@ -264,14 +273,16 @@ class Runner {
           done.fetch_add(1);
         }
       });
-    auto t0 = Clock::now();
-    while (done.load() < n) {
-      {
-        std::lock_guard<std::mutex> lk(err_mu);
-        if (err) break;
+    if (phase) {
+      auto t0 = Clock::now();
+      while (done.load() < n) {
+        {
+          std::lock_guard<std::mutex> lk(err_mu);
+          if (err) break;
+        }
+        progress(*phase, done.load(), n, 0, seconds_since(t0));
+        tracker_->wait_change(Clock::now() + std::chrono::milliseconds(200));
       }
-      progress(phase, done.load(), n, 0, seconds_since(t0));
-      tracker_->wait_change(Clock::now() + std::chrono::milliseconds(200));
     }
     for (auto& t : ts) t.join();
     if (err) throw *err;
@@ -605,37 +616,6 @@ class Runner {
       auto ext_before = histogram_sums_by(metrics_before, "scheduler_framework_extension_point_duration_seconds", "extension_point");
       for (const auto& [k, v] : ext_after) res_.extension_point_seconds[k] = v - ext_before[k];
     }
-  }
-
-  // parallel() without progress reporting (the caller reports bindings instead).
-  template <class F>
-  void parallel_quiet(long n, F&& f) {
-    std::atomic<long> next{0};
-    std::mutex err_mu;
-    std::optional<Failure> err;
-    int workers = static_cast<int>(std::min<long>(std::max(1, o_.create_workers), std::max<long>(1, n)));
-    std::vector<std::thread> ts;
-    for (int t = 0; t < workers; ++t)
-      ts.emplace_back([&] {
-        set_thread_name("bench-create");
-        for (;;) {
-          long i = next.fetch_add(1);
-          if (i >= n) return;
-          {
-            std::lock_guard<std::mutex> lk(err_mu);
-            if (err) return;
-          }
-          try {
-            f(i);
-          } catch (const Failure& e) {
-            std::lock_guard<std::mutex> lk(err_mu);
-            if (!err) err = e;
-            return;
-          }
-        }
-      });
-    for (auto& t : ts) t.join();
-    if (err) throw *err;
   }
 
   // ------------------------------------------------------------------ background ops
