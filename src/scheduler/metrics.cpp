@@ -182,7 +182,24 @@ Histogram& Registry::histogram(std::string name, std::string help, Stability st,
   return ref;
 }
 
+int Registry::add_collector(std::function<void()> fn) {
+  std::lock_guard l(collectors_mu_);
+  int id = next_collector_++;
+  collectors_.emplace(id, std::move(fn));
+  return id;
+}
+
+void Registry::remove_collector(int id) {
+  std::lock_guard l(collectors_mu_);
+  collectors_.erase(id);
+}
+
 std::string Registry::expose() const {
+  {
+    // Held while collecting so remove_collector() waits for a scrape in progress.
+    std::lock_guard cl(collectors_mu_);
+    for (const auto& [id, fn] : collectors_) fn();
+  }
   std::string out;
   std::lock_guard l(mu_);
   for (const auto& m : metrics_) m->write(out);
@@ -192,7 +209,8 @@ std::string Registry::expose() const {
 // ---------------------------------------------------------------- scheduler metrics
 
 SchedulerMetrics::SchedulerMetrics(Registry& r)
-    : scheduleAttempts(r.counter("scheduler_schedule_attempts_total",
+    : registry(r),
+      scheduleAttempts(r.counter("scheduler_schedule_attempts_total",
                                  "Scheduling attempts by outcome: 'unschedulable' = no node fits the pod, "
                                  "'error' = an internal problem.",
                                  Stability::Stable, {"result", "profile"})),

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -75,6 +76,8 @@ class Family : public Metric {
 class CounterChild {
  public:
   void inc(double v = 1) { value_.fetch_add(v, std::memory_order_relaxed); }
+  // For counters mirrored at scrape time from a monotonic total kept elsewhere.
+  void set_total(double v) { value_.store(v, std::memory_order_relaxed); }
   double value() const { return value_.load(std::memory_order_relaxed); }
 
  private:
@@ -149,12 +152,19 @@ class Registry {
   Gauge& gauge(std::string name, std::string help, Stability st, std::vector<std::string> labels = {});
   Histogram& histogram(std::string name, std::string help, Stability st, std::vector<std::string> labels,
                        std::vector<double> buckets);
-  // Prometheus text format (version 0.0.4).
+  // Prometheus text format (version 0.0.4). Runs the collectors first.
   std::string expose() const;
+  // A collector refreshes metrics whose values live elsewhere (e.g. per-thread counters) just
+  // before each exposition. Remove it before whatever it reads goes away.
+  int add_collector(std::function<void()> fn);
+  void remove_collector(int id);
 
  private:
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Metric>> metrics_;
+  mutable std::mutex collectors_mu_;
+  std::map<int, std::function<void()>> collectors_;
+  int next_collector_ = 1;
 };
 
 inline double seconds_since(std::chrono::steady_clock::time_point start, std::chrono::steady_clock::time_point now) {
@@ -169,6 +179,8 @@ inline constexpr const char* kError = "error";
 // The kube-scheduler metric set, registered into one Registry.
 struct SchedulerMetrics {
   explicit SchedulerMetrics(Registry& r);
+
+  Registry& registry;
 
   Counter& scheduleAttempts;                 // scheduler_schedule_attempts_total{result,profile}
   Histogram& schedulingAttemptDuration;      // scheduler_scheduling_attempt_duration_seconds{result,profile}

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 
 #include "scheduler/queue/events.h"
 #include "scheduler/scheduler.h"
@@ -249,6 +250,7 @@ Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::
     if (auto ni = snapshot_->get(pod.status.nominatedNodeName); ni && ni->node()) {
       std::vector<framework::NodeInfoPtr> one{ni};
       Status ns = find_nodes_that_pass_filters(fwk, state, pod, diagnosis, one, feasible);
+      if (ns.is_success()) ns = find_nodes_that_pass_extenders(pod, diagnosis.nodeToStatus, feasible);
       if (!ns.is_success()) {
         log::error("Evaluation failed on nominated node",
                    {{"pod", pod_key(pod)}, {"node", pod.status.nominatedNodeName}, {"err", ns.message()}});
@@ -280,7 +282,55 @@ Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::
   // Rotate the start so that successive pods spread their search over all nodes.
   const std::size_t processed = feasible.size() + diagnosis.nodeToStatus.size();
   if (!all_nodes.empty()) next_start_node_index_ = (next_start_node_index_ + processed) % all_nodes.size();
-  return s;
+  if (!s.is_success()) return s;
+
+  const std::size_t before_extenders = feasible.size();
+  s = find_nodes_that_pass_extenders(pod, diagnosis.nodeToStatus, feasible);
+  if (!s.is_success()) return s;
+  // Extenders cannot say which events could help, so a pod they rejected nodes for is retried on
+  // any cluster event (the "Extender" pseudo plugin registers the wildcard event).
+  if (feasible.size() != before_extenders) {
+    diagnosis.unschedulablePlugins.insert(std::string(framework::kExtenderName));
+  }
+  return {};
+}
+
+Status Scheduler::find_nodes_that_pass_extenders(const api::Pod& pod, framework::NodeToStatus& statuses,
+                                                 std::vector<framework::NodeInfoPtr>& feasible) {
+  // Sequential: each extender sees what the previous ones left.
+  for (const auto& x : extenders_) {
+    if (feasible.empty()) break;
+    if (!x->is_interested(pod)) continue;
+    std::vector<framework::NodeInfoPtr> passed;
+    framework::FailedNodesMap failed, unresolvable;
+    auto r = x->filter(pod, feasible, passed, failed, unresolvable);
+    if (!r.ok()) {
+      if (x->is_ignorable()) {
+        log::info("Skipping extender as it returned error and has ignorable flag set",
+                  {{"extender", x->name()}, {"err", r.error()}});
+        continue;
+      }
+      return Status::error(r.error());
+    }
+    for (auto& [node, msg] : unresolvable) {
+      statuses.set(node, Status(Code::UnschedulableAndUnresolvable, msg));
+    }
+    for (auto& [node, msg] : failed) {
+      if (unresolvable.count(node)) continue;  // the unresolvable verdict wins
+      statuses.set(node, Status(Code::Unschedulable, msg));
+    }
+    feasible = std::move(passed);
+  }
+  return {};
+}
+
+bool Scheduler::has_extender_filters() const {
+  return std::any_of(extenders_.begin(), extenders_.end(), [](const auto& x) { return x->is_filter(); });
+}
+
+bool Scheduler::has_scoring(const framework::Framework& fwk) const {
+  return fwk.has_score_plugins() ||
+         std::any_of(extenders_.begin(), extenders_.end(), [](const auto& x) { return x->is_prioritizer(); });
 }
 
 Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framework::CycleState& state,
@@ -290,7 +340,8 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
   const int n = static_cast<int>(nodes.size());
   if (n == 0) return {};
   int to_find = num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score(), percentage_of_nodes_to_score_, n);
-  if (!fwk.has_score_plugins()) to_find = 1;  // no extenders in this scheduler
+  // Nothing ranks or re-filters the feasible nodes: the first one found will do.
+  if (!has_extender_filters() && !has_scoring(fwk)) to_find = 1;
   const std::size_t start_index = next_start_node_index_;
 
   if (!fwk.has_filter_plugins()) {
@@ -342,7 +393,7 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
 Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                                    const std::vector<framework::NodeInfoPtr>& feasible,
                                    std::vector<framework::NodePluginScores>& out) {
-  if (!fwk.has_score_plugins()) {
+  if (extenders_.empty() && !fwk.has_score_plugins()) {
     out.clear();
     for (const auto& ni : feasible) out.push_back(framework::NodePluginScores{ni->name(), {}, 1});
     return {};
@@ -354,7 +405,35 @@ Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleSt
   t = clock_->now();
   s = fwk.run_score_plugins(state, pod, feasible, out);
   observe_extension_point("Score", s, fwk.profile_name(), t);
-  return s;
+  if (!s.is_success() || extenders_.empty()) return s;
+
+  // Extender scores (0..MaxExtenderPriority) are scaled to the plugins' range, weighted and added
+  // to the totals. A failing prioritizer only loses its say, ignorable or not. Sequential, unlike
+  // upstream's one goroutine per extender.
+  std::map<std::string, framework::NodePluginScores, std::less<>> extra;
+  for (const auto& x : extenders_) {
+    if (!x->is_interested(pod)) continue;
+    std::vector<framework::HostPriority> prios;
+    std::int64_t weight = 0;
+    if (auto r = x->prioritize(pod, feasible, prios, weight); !r.ok()) {
+      log::V(5).info("Failed to run extender's priority function. No score given by this extender.",
+                     {{"error", r.error()}, {"pod", pod_key(pod)}, {"extender", x->name()}});
+      continue;
+    }
+    for (const auto& hp : prios) {
+      const std::int64_t score = hp.score * weight * (framework::kMaxNodeScore / framework::kMaxExtenderPriority);
+      auto& e = extra[hp.host];
+      e.scores.emplace_back(x->name(), score);
+      e.totalScore += score;
+    }
+  }
+  for (auto& nps : out) {
+    auto it = extra.find(nps.name);
+    if (it == extra.end()) continue;
+    for (auto& sc : it->second.scores) nps.scores.push_back(std::move(sc));
+    nps.totalScore += it->second.totalScore;
+  }
+  return {};
 }
 
 std::string Scheduler::select_host(const std::vector<framework::NodePluginScores>& scores) {
@@ -398,9 +477,11 @@ Status Scheduler::binding_cycle(framework::Framework& fwk, framework::CycleState
   observe_extension_point("PreBind", s, fwk.profile_name(), t);
   if (!s.is_success()) return s;
 
-  t = clock_->now();
-  s = fwk.run_bind_plugins(state, assumed, result.suggestedHost);
-  observe_extension_point("Bind", s, fwk.profile_name(), t);
+  if (!extenders_binding(assumed, result.suggestedHost, s)) {
+    t = clock_->now();
+    s = fwk.run_bind_plugins(state, assumed, result.suggestedHost);
+    observe_extension_point("Bind", s, fwk.profile_name(), t);
+  }
   if (auto fr = cache_->finish_binding(assumed); !fr.ok()) {
     log::error("Scheduler cache FinishBinding failed", {{"err", fr.error()}});
   }
@@ -428,6 +509,21 @@ Status Scheduler::binding_cycle(framework::Framework& fwk, framework::CycleState
   fwk.run_post_bind_plugins(state, assumed, result.suggestedHost);
   observe_extension_point("PostBind", Status(), fwk.profile_name(), t);
   return {};
+}
+
+bool Scheduler::extenders_binding(const api::Pod& pod, const std::string& node, Status& status) {
+  for (const auto& x : extenders_) {
+    if (!x->is_binder() || !x->is_interested(pod)) continue;
+    auto r = x->bind(pod, node);
+    if (!r.ok() && x->is_ignorable()) {
+      log::info("Skipping extender in bind as it returned error and has ignorable flag set",
+                {{"extender", x->name()}, {"err", r.error()}});
+      continue;
+    }
+    status = r.ok() ? Status() : Status::error(r.error());
+    return true;
+  }
+  return false;
 }
 
 void Scheduler::handle_binding_cycle_error(framework::Framework& fwk, framework::CycleState& state,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "scheduler/extender.h"
 #include "scheduler/framework/parallelizer.h"
 #include "util/log.h"
 #include "util/thread.h"
@@ -121,8 +122,16 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   auto parallelizer = opts_.parallelizer;
   if (!parallelizer) parallelizer = std::make_shared<framework::ThreadPoolParallelizer>(cfg.parallelism);
 
+  auto extenders = build_extenders(cfg.extenders);
+  if (!extenders.ok()) return util::make_error("couldn't build extenders: " + extenders.error());
+  extenders_ = std::move(*extenders);
+  std::vector<config::KubeSchedulerProfile> profiles = cfg.profiles;
+  if (auto r = apply_extender_ignored_resources(cfg.extenders, profiles); !r.ok()) {
+    return util::make_error(r.error());
+  }
+
   std::string queue_sort_name;
-  for (const auto& prof : cfg.profiles) {
+  for (const auto& prof : profiles) {
     framework::FrameworkDeps deps;
     deps.client = client_;
     deps.lister = lister_;
@@ -132,6 +141,7 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
     deps.parallelism = cfg.parallelism;
     deps.parallelizer = parallelizer;
     deps.clock = clock_;
+    deps.extenders = extenders_;
     if (auto* m = opts_.metrics) {
       // Sampled cycles only (CycleState::record_plugin_metrics, 10 %).
       deps.pluginObserver = [m](std::string_view plugin, std::string_view point, const framework::Status& st,
@@ -153,6 +163,16 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
     profiles_.emplace(prof.schedulerName, std::move(*fwk));
   }
 
+  if (auto* m = opts_.metrics) {
+    evaluations_collector_ = m->registry.add_collector([this, m] {
+      for (const auto& [name, fwk] : profiles_) {
+        for (const auto& e : fwk->plugin_evaluations()) {
+          m->pluginEvaluationTotal.with({e.plugin, e.extensionPoint, name}).set_total(double(e.count));
+        }
+      }
+    });
+  }
+
   queue::QueueOptions qo;
   qo.clock = clock_;
   qo.podInitialBackoff = std::chrono::seconds(cfg.podInitialBackoffSeconds);
@@ -166,6 +186,12 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   for (const auto& [name, fwk] : profiles_) {
     qo.preEnqueuePlugins[name] = fwk->pre_enqueue_plugins();
     qo.pluginEvents[name] = fwk->events_to_register();
+    // Extenders register no events: a pod they rejected is retried on any event (upstream's
+    // defaultEnqueueExtension for ExtenderName).
+    if (!extenders_.empty()) {
+      qo.pluginEvents[name][std::string(framework::kExtenderName)] = {framework::ClusterEventWithHint{
+          framework::ClusterEvent{framework::EventResource::WildCard, framework::kAll, "WildCardEvent"}, {}}};
+    }
   }
   if (opts_.metrics) {
     queue_metrics_ = std::make_unique<metrics::QueueMetricsAdapter>(*opts_.metrics);
@@ -179,7 +205,10 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   return {};
 }
 
-Scheduler::~Scheduler() { stop(); }
+Scheduler::~Scheduler() {
+  stop();
+  if (evaluations_collector_ && opts_.metrics) opts_.metrics->registry.remove_collector(evaluations_collector_);
+}
 
 framework::Framework* Scheduler::profile(std::string_view scheduler_name) const {
   auto it = profiles_.find(scheduler_name);

@@ -22,6 +22,7 @@
 
 #include "scheduler/cache/cache.h"
 #include "scheduler/config/types.h"
+#include "scheduler/framework/extender.h"
 #include "scheduler/framework/runtime.h"
 #include "scheduler/metrics.h"
 #include "scheduler/queue/scheduling_queue.h"
@@ -116,6 +117,8 @@ class Scheduler {
   const std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>>& profiles() const {
     return profiles_;
   }
+  // Configured extenders in call order (ignorable ones last).
+  const std::vector<std::shared_ptr<framework::Extender>>& extenders() const { return extenders_; }
   // Whether a pod is ours (its schedulerName names a profile).
   bool responsible_for(const api::Pod& pod) const { return profile(pod.spec.schedulerName) != nullptr; }
 
@@ -143,6 +146,13 @@ class Scheduler {
                                      const std::vector<framework::NodeInfoPtr>& feasible,
                                      std::vector<framework::NodePluginScores>& out);
   std::string select_host(const std::vector<framework::NodePluginScores>& scores);
+  // Extenders: filter after the plugins, and bind instead of the Bind plugins when one is a binder.
+  framework::Status find_nodes_that_pass_extenders(const api::Pod& pod, framework::NodeToStatus& statuses,
+                                                   std::vector<framework::NodeInfoPtr>& feasible);
+  bool has_extender_filters() const;
+  bool has_scoring(const framework::Framework& fwk) const;
+  // True when an extender took the binding; `status` is then its outcome.
+  bool extenders_binding(const api::Pod& pod, const std::string& node, framework::Status& status);
 
   // Binding cycle (worker thread).
   framework::Status binding_cycle(framework::Framework& fwk, framework::CycleState& state,
@@ -177,9 +187,11 @@ class Scheduler {
   framework::ClusterClient* client_ = nullptr;
   const framework::ClusterLister* lister_ = nullptr;
   std::int32_t percentage_of_nodes_to_score_ = 0;
+  std::vector<std::shared_ptr<framework::Extender>> extenders_;
 
   std::unique_ptr<NominatorProxy> nominator_proxy_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> profiles_;
+  int evaluations_collector_ = 0;  // Registry collector id for scheduler_plugin_evaluation_total
   std::unique_ptr<metrics::QueueMetricsAdapter> queue_metrics_;
   std::unique_ptr<queue::PriorityQueue> queue_;
   std::unique_ptr<cache::Cache> cache_;

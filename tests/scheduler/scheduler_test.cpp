@@ -278,6 +278,27 @@ TEST_F(SchedulerTest, BindingFailureForgetsAndRequeues) {
   EXPECT_EQ(client.binds()[0].node, "n1");
 }
 
+TEST_F(SchedulerTest, PluginEvaluationsAreExposed) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("full").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  std::string text = registry.expose();
+  // NodeResourcesFit filters all three nodes and scores the two that fit.
+  EXPECT_NE(text.find("scheduler_plugin_evaluation_total{extension_point=\"Filter\",plugin=\"NodeResourcesFit\","
+                      "profile=\"default-scheduler\"} 3\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("scheduler_plugin_evaluation_total{extension_point=\"Score\",plugin=\"NodeResourcesFit\","
+                      "profile=\"default-scheduler\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("scheduler_plugin_evaluation_total{extension_point=\"PreFilter\",plugin=\"NodeResourcesFit\","
+                      "profile=\"default-scheduler\"} 1\n"),
+            std::string::npos);
+}
+
 TEST_F(SchedulerTest, AssignedPodsFillTheCache) {
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
   add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());

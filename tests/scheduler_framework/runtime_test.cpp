@@ -708,6 +708,53 @@ TEST(FrameworkMetrics, PluginObserverOnlyOnSampledCycles) {
   EXPECT_EQ(fx.observed.calls, (std::vector<std::string>{"Filter/A/Unschedulable", "Score/A/Success"}));
 }
 
+// scheduler_plugin_evaluation_total semantics (upstream's instrumented plugins): PreFilter and
+// PreScore count runs that did not return Skip; Filter and Score count every per-node call, and a
+// Filter plugin after the first rejection on a node is not called, so not counted.
+TEST(FrameworkMetrics, PluginEvaluationCounts) {
+  Fixture fx({"A", "B", "C"});
+  fx.profile.plugins.preFilter.enabled = names({"A", "C"});
+  fx.profile.plugins.filter.enabled = names({"A", "B", "C"});
+  fx.profile.plugins.preScore.enabled = names({"A", "C"});
+  fx.profile.plugins.score.enabled = names({"A", "B"});
+  fx["C"].pre_filter_status = Status::skip();  // C then does not filter
+  fx["C"].pre_score_status = Status::skip();
+  fx["A"].filter_fn = [](const NodeInfo& ni) {
+    return ni.name().starts_with("bad") ? Status::unschedulable("A rejects") : Status();
+  };
+  auto f = fx.make(/*inline_parallel=*/false);  // thread pool: counts come from several threads
+  auto pod = MakePod().Name("p").Obj();
+  std::vector<NodeInfoPtr> nodes;
+  for (int i = 0; i < 300; ++i) nodes.push_back(std::make_shared<NodeInfo>(MakeNode().Name("good-" + std::to_string(i)).Ptr()));
+  std::vector<NodeInfoPtr> bad;
+  for (int i = 0; i < 40; ++i) bad.push_back(std::make_shared<NodeInfo>(MakeNode().Name("bad-" + std::to_string(i)).Ptr()));
+
+  CycleState st;
+  PreFilterResult r;
+  std::set<std::string> unsched;
+  ASSERT_TRUE(f->run_pre_filter_plugins(st, pod, r, unsched).is_success());
+  std::atomic<int> rejected{0};
+  std::vector<NodeInfoPtr> all = nodes;
+  all.insert(all.end(), bad.begin(), bad.end());
+  f->parallelizer().until(static_cast<int>(all.size()), [&](int i) {
+    if (!f->run_filter_plugins(st, pod, *all[i]).is_success()) ++rejected;
+  });
+  ASSERT_EQ(rejected.load(), 40);
+  ASSERT_TRUE(f->run_pre_score_plugins(st, pod, nodes).is_success());
+  std::vector<NodePluginScores> out;
+  ASSERT_TRUE(f->run_score_plugins(st, pod, nodes, out).is_success());
+
+  std::map<std::string, std::uint64_t> got;
+  for (const auto& e : f->plugin_evaluations()) got[std::string(e.extensionPoint) + "/" + e.plugin] = e.count;
+  std::map<std::string, std::uint64_t> want{
+      {"PreFilter/A", 1}, {"PreFilter/C", 0},  // C returned Skip
+      {"Filter/A", 340},  {"Filter/B", 300},   // B never runs where A rejected
+      {"Filter/C", 0},                          // skipped by its PreFilter
+      {"PreScore/A", 1},  {"PreScore/C", 0},
+      {"Score/A", 300},   {"Score/B", 300}};
+  EXPECT_EQ(got, want);
+}
+
 TEST(GoDuration, Formats) {
   using namespace std::chrono;
   EXPECT_EQ(go_duration_string(seconds(10)), "10s");

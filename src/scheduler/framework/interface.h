@@ -35,6 +35,7 @@ struct CSIStorageCapacity;
 namespace ksched::scheduler::framework {
 
 class Handle;
+class Extender;  // scheduler/framework/extender.h
 
 class Plugin {
  public:
@@ -246,6 +247,12 @@ class Handle {
   virtual Status run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
   virtual Status run_filter_plugins_with_nominated_pods(CycleState& state, const api::Pod& pod,
                                                         const NodeInfo& node_info) = 0;
+
+  // The scheduler's extenders, in call order (preemption lets them veto candidates).
+  virtual const std::vector<std::shared_ptr<Extender>>& extenders() const {
+    static const std::vector<std::shared_ptr<Extender>> none;
+    return none;
+  }
 };
 
 // Type-erased plugin args: the runtime stores the typed config args struct (from

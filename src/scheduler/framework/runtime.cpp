@@ -417,7 +417,24 @@ util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, 
     auto it = score_weights_.find(std::string(s->name()));
     score_weight_by_index_.push_back(it == score_weights_.end() ? 1 : it->second);
   }
+  evaluations_ = std::make_unique<EvaluationCounter>(pre_filter_.size() + filter_.size() + pre_score_.size() +
+                                                     score_.size());
   return {};
+}
+
+std::vector<Framework::PluginEvaluations> Framework::plugin_evaluations() const {
+  std::vector<PluginEvaluations> out;
+  if (!evaluations_) return out;
+  auto totals = evaluations_->totals();
+  std::size_t slot = 0;
+  auto add = [&](const char* point, const auto& plugins) {
+    for (const auto& p : plugins) out.push_back({std::string(p->name()), point, totals[slot++]});
+  };
+  add("PreFilter", pre_filter_);
+  add("Filter", filter_);
+  add("PreScore", pre_score_);
+  add("Score", score_);
+  return out;
 }
 
 std::map<std::string, std::vector<std::string>> Framework::list_plugins() const {
@@ -537,6 +554,7 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
       skip.emplace(p->name());
       continue;
     }
+    EvaluationCounter::bump(evaluations_->local(), pre_filter_slot(&p - pre_filter_.data()));
     if (!s.is_success()) {
       s.with_plugin(std::string(p->name()));
       if (s.code() == Code::UnschedulableAndUnresolvable) return s;
@@ -569,12 +587,14 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
 Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
   const bool use_mask = state.skip_filter_mask.size() == filter_.size() &&
                         state.skip_filter_mask_size == state.skip_filter_plugins.size();
+  auto* evals = evaluations_->local();
   for (std::size_t i = 0; i < filter_.size(); ++i) {
     const auto& p = filter_[i];
     if (use_mask ? state.skip_filter_mask[i] != 0
                  : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(p->name()) != 0) {
       continue;
     }
+    EvaluationCounter::bump(evals, filter_slot(i));
     Status s = timed(deps_, state, p->name(), "Filter", [&] { return p->filter(state, pod, node_info); });
     if (s.is_success()) continue;
     if (!s.is_rejected()) s = Status::error("running " + quoted(p->name()) + " filter plugin: " + s.message());
@@ -670,6 +690,7 @@ Status Framework::run_pre_score_plugins(CycleState& state, const api::Pod& pod,
       skip.emplace(p->name());
       continue;
     }
+    EvaluationCounter::bump(evaluations_->local(), pre_score_slot(&p - pre_score_.data()));
     if (!s.is_success()) return Status::error("running PreScore plugin " + quoted(p->name()) + ": " + s.message());
   }
   state.skip_score_plugins = std::move(skip);
@@ -681,11 +702,13 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
   const int n = static_cast<int>(nodes.size());
   std::vector<ScorePlugin*> active;
   std::vector<std::int64_t> weights;
+  std::vector<std::size_t> slots;
   active.reserve(score_.size());
   for (std::size_t i = 0; i < score_.size(); ++i) {
     if (state.skip_score_plugins.count(score_[i]->name())) continue;
     active.push_back(score_[i].get());
     weights.push_back(score_weight_by_index_[i]);
+    slots.push_back(score_slot(i));
   }
   const int np = static_cast<int>(active.size());
   std::vector<char> normalizes(np);
@@ -707,7 +730,9 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
         n,
         [&](int i) {
           const NodeInfo& ni = *nodes[i];
+          auto* evals = evaluations_->local();
           for (int k = 0; k < np; ++k) {
+            EvaluationCounter::bump(evals, slots[k]);
             std::int64_t s = 0;
             Status st = timed(deps_, state, active[k]->name(), "Score", [&] { return active[k]->score(state, pod, ni, s); });
             if (!st.is_success()) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "scheduler/config/types.h"
+#include "scheduler/framework/evaluation_counter.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
 #include "util/clock.h"
@@ -45,6 +46,7 @@ struct FrameworkDeps {
   std::function<void(std::string_view plugin, std::string_view extension_point, const Status& status,
                      std::chrono::nanoseconds duration)>
       pluginObserver;
+  std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
 };
 
 class Framework final : public Handle {
@@ -64,6 +66,15 @@ class Framework final : public Handle {
   bool has_filter_plugins() const { return !filter_.empty(); }
   bool has_score_plugins() const { return !score_.empty(); }
   bool has_post_filter_plugins() const { return !post_filter_.empty(); }
+
+  // scheduler_plugin_evaluation_total: how often each PreFilter/PreScore plugin ran without
+  // returning Skip, and each Filter/Score plugin ran (per node), since the framework was built.
+  struct PluginEvaluations {
+    std::string plugin;
+    const char* extensionPoint;
+    std::uint64_t count;
+  };
+  std::vector<PluginEvaluations> plugin_evaluations() const;
   const std::vector<std::shared_ptr<PreEnqueuePlugin>>& pre_enqueue_plugins() const { return pre_enqueue_; }
   const std::shared_ptr<QueueSortPlugin>& queue_sort_plugin() const { return queue_sort_; }
   // Plugin name -> events it registered (EnqueueExtensions; plugins without it get the wildcard
@@ -112,6 +123,7 @@ class Framework final : public Handle {
   Parallelizer& parallelizer() override { return *parallelizer_; }
   const PodNominator& nominator() const override;
   std::string_view profile_name() const override { return profile_name_; }
+  const std::vector<std::shared_ptr<Extender>>& extenders() const override { return deps_.extenders; }
   std::shared_ptr<WaitingPod> get_waiting_pod(std::string_view uid) override;
   void iterate_over_waiting_pods(const std::function<void(WaitingPod&)>& fn) override;
   void reject_waiting_pod(std::string_view uid) override;
@@ -138,6 +150,12 @@ class Framework final : public Handle {
   std::vector<std::shared_ptr<PreScorePlugin>> pre_score_;
   std::vector<std::shared_ptr<ScorePlugin>> score_;
   std::vector<std::int64_t> score_weight_by_index_;  // parallel to score_
+  // Slots: PreFilter plugins, then Filter, PreScore and Score ones, in run order.
+  std::unique_ptr<EvaluationCounter> evaluations_;
+  std::size_t pre_filter_slot(std::size_t i) const { return i; }
+  std::size_t filter_slot(std::size_t i) const { return pre_filter_.size() + i; }
+  std::size_t pre_score_slot(std::size_t i) const { return pre_filter_.size() + filter_.size() + i; }
+  std::size_t score_slot(std::size_t i) const { return pre_filter_.size() + filter_.size() + pre_score_.size() + i; }
   std::vector<std::shared_ptr<ReservePlugin>> reserve_;
   std::vector<std::shared_ptr<PermitPlugin>> permit_;
   std::vector<std::shared_ptr<PreBindPlugin>> pre_bind_;

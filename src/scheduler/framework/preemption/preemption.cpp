@@ -6,9 +6,69 @@
 #include <limits>
 
 #include "api/helpers.h"
+#include "scheduler/framework/extender.h"
 #include "util/log.h"
 
 namespace ksched::scheduler::framework::preemption {
+
+namespace {
+
+// Upstream Evaluator.callExtenders: every interested extender that supports preemption narrows
+// the candidates (and may change their victims) in turn. Errors of ignorable extenders, and
+// nodes they return without victims, are skipped; any other failure aborts the preemption.
+// Surviving candidates keep their original order.
+Status call_extenders(Handle& handle, const api::Pod& pod, std::vector<Candidate>& candidates) {
+  const auto& extenders = handle.extenders();
+  if (extenders.empty()) return {};
+  NodeToVictims victims;
+  for (const auto& c : candidates) {
+    victims[c.name] = ExtenderVictims{c.victims.pods, c.victims.numPDBViolations};
+  }
+  if (victims.empty()) return {};
+  for (const auto& x : extenders) {
+    if (!x->supports_preemption() || !x->is_interested(pod)) continue;
+    auto r = x->process_preemption(pod, victims, handle.snapshot_node_infos());
+    if (!r.ok()) {
+      if (x->is_ignorable()) {
+        log::info("Skipped extender as it returned error and has ignorable flag set",
+                  {{"extender", x->name()}, {"err", r.error()}});
+        continue;
+      }
+      return Status::error(r.error());
+    }
+    for (auto it = r->begin(); it != r->end();) {
+      if (!it->second.pods.empty()) {
+        ++it;
+        continue;
+      }
+      if (!x->is_ignorable()) {
+        return Status::error("expected at least one victim pod on node \"" + it->first + "\"");
+      }
+      log::info("Ignored node for which the extender didn't report victims",
+                {{"node", it->first}, {"extender", x->name()}});
+      it = r->erase(it);
+    }
+    victims = std::move(*r);
+    // Nothing left: no later extender can bring a candidate back.
+    if (victims.empty()) break;
+  }
+  std::vector<Candidate> out;
+  out.reserve(victims.size());
+  for (const auto& c : candidates) {
+    auto it = victims.find(c.name);
+    if (it == victims.end()) continue;
+    out.push_back(Candidate{c.name, Victims{std::move(it->second.pods), it->second.numPDBViolations}});
+    victims.erase(it);
+  }
+  // Nodes an extender added on its own (upstream accepts them too).
+  for (auto& [name, v] : victims) {
+    out.push_back(Candidate{name, Victims{std::move(v.pods), v.numPDBViolations}});
+  }
+  candidates = std::move(out);
+  return {};
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------- helpers
 
@@ -300,7 +360,8 @@ Status Evaluator::preempt(CycleState& state, const api::Pod& pod_in, const NodeT
     return Status::unschedulable(fe.error());
   }
 
-  // 3) Extenders are not supported by this Handle; 4) pick the best candidate.
+  // 3) Extenders may drop candidates or change their victims; 4) pick the best candidate.
+  if (Status s = call_extenders(handle_, *pod, candidates); !s.is_success()) return s;
   const Candidate* best = select_candidate(candidates);
   if (best == nullptr || best->name.empty()) return Status::unschedulable("no candidate node for preemption");
   log::V(2).info("the target node for the preemption is determined",
