@@ -86,6 +86,8 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
   const auto start = clock_->now();
   auto state = std::make_shared<framework::CycleState>();
   state->record_plugin_metrics = std::uniform_int_distribution<int>(0, 99)(rng_) < 10;
+  auto pods_to_activate = std::make_shared<framework::PodsToActivate>();
+  state->write(std::string(framework::kPodsToActivateKey), pods_to_activate);
 
   // ---- scheduling cycle
   ScheduleResult result;
@@ -165,13 +167,18 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
     fail_after_assume(ps);
     return false;
   }
+  // At the end of a successful scheduling cycle, move up the pods plugins asked for.
+  if (auto pods = pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
 
   // ---- binding cycle, asynchronously
   if (opts_.metrics) opts_.metrics->goroutines.with({"binding"}).inc();
-  submit_binding([this, fwk, state, result, assumed_info, start] {
+  submit_binding([this, fwk, state, result, assumed_info, start, pods_to_activate] {
     std::optional<framework::FitError> fe;
     Status s = binding_cycle(*fwk, *state, result, assumed_info, start);
-    if (!s.is_success()) {
+    if (s.is_success()) {
+      // And again after a successful binding cycle (PreBind/PostBind may have added some).
+      if (auto pods = pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
+    } else {
       if (s.is_rejected()) fe = single_node_fit_error(assumed_info->podInfo->pod, result.suggestedHost, s);
       handle_binding_cycle_error(*fwk, *state, assumed_info, start, result,
                                  fe ? Status(s.code(), fe->error()) : s, fe);

@@ -149,6 +149,9 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
         m->pluginExecutionDuration.with({plugin, point, framework::code_name(st.code())})
             .observe(std::chrono::duration<double>(d).count());
       };
+      deps.preemptionVictimsObserver = [m](std::size_t victims) {
+        m->preemptionVictims.get().observe(double(victims));
+      };
     }
     auto fwk = framework::Framework::create(prof, registry, deps);
     if (!fwk.ok()) return util::make_error("initializing profile for scheduler name " + prof.schedulerName + ": " + fwk.error());

@@ -47,6 +47,7 @@ class SchedulerTest : public ::testing::Test {
     o.seed = 7;
     o.bindingWorkers = 2;
     auto reg = new_in_tree_registry();
+    if (extra_plugins) extra_plugins(reg);
     auto s = Scheduler::create(cfg, reg, client, lister, o);
     ASSERT_TRUE(s.ok()) << s.error();
     sched = std::move(*s);
@@ -91,7 +92,23 @@ class SchedulerTest : public ::testing::Test {
   testing::FakeClusterClient client;
   metrics::Registry registry;
   metrics::SchedulerMetrics metrics{registry};
+  std::function<void(framework::Registry&)> extra_plugins;  // out-of-tree plugins for a test
   std::unique_ptr<Scheduler> sched;
+};
+
+// A Reserve plugin that asks the scheduler to activate a given pod (as a coscheduling plugin
+// activates the rest of a gang), through the cycle state's PodsToActivate.
+class ActivatorPlugin final : public framework::ReservePlugin {
+ public:
+  std::string_view name() const override { return "Activator"; }
+  framework::Status reserve(framework::CycleState& state, const api::Pod&, const std::string&) override {
+    auto* p = state.read<framework::PodsToActivate>(framework::kPodsToActivateKey);
+    if (!p) return framework::Status::error("no PodsToActivate in the cycle state");
+    if (target) p->add(target);
+    return {};
+  }
+  void unreserve(framework::CycleState&, const api::Pod&, const std::string&) override {}
+  framework::PodPtr target;
 };
 
 TEST(SchedulerHelpers, NumFeasibleNodesToFind) {
@@ -278,6 +295,31 @@ TEST_F(SchedulerTest, BindingFailureForgetsAndRequeues) {
   EXPECT_EQ(client.binds()[0].node, "n1");
 }
 
+TEST_F(SchedulerTest, PodsToActivateMovesPodsToActiveQueue) {
+  auto activator = std::make_shared<ActivatorPlugin>();
+  extra_plugins = [activator](framework::Registry& r) {
+    (void)r.add("Activator", [activator](const framework::PluginArgs&, framework::Handle&)
+                                 -> util::Result<std::shared_ptr<framework::Plugin>> {
+                                 return std::shared_ptr<framework::Plugin>(activator);
+                               });
+  };
+  auto cfg = test_config();
+  cfg.profiles.front().plugins.reserve.enabled.push_back({"Activator", std::nullopt});
+  start(cfg);
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  auto big = add_pod(MakePod().Name("big").Req({{"cpu", "4"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(sched->queue().where(*big), queue::QueueName::Unschedulable);
+  // Scheduling another pod whose Reserve asks for `big` moves it to activeQ right away, without
+  // any cluster event or backoff.
+  activator->target = big;
+  add_pod(MakePod().Name("small").Req({{"cpu", "1"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].pod, "default/small");
+  EXPECT_EQ(sched->queue().where(*big), queue::QueueName::Active);
+}
+
 TEST_F(SchedulerTest, PluginEvaluationsAreExposed) {
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
   add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
@@ -325,6 +367,8 @@ TEST_F(SchedulerTest, PreemptionNominatesAndSchedulesAfterVictimLeaves) {
     if (p.pod == "default/high" && p.nominatedNodeName == std::optional<std::string>("n1")) nominated = true;
   EXPECT_TRUE(nominated);
   EXPECT_EQ(metrics.preemptionAttempts.get().value(), 1);
+  EXPECT_EQ(metrics.preemptionVictims.get().count(), 1u);
+  EXPECT_EQ(metrics.preemptionVictims.get().sum(), 1.0);
 
   // The victim's deletion frees n1 and requeues the preemptor.
   lister.remove_pod("default", "low");

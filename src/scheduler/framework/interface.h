@@ -4,7 +4,9 @@
 #include <any>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -248,11 +250,44 @@ class Handle {
   virtual Status run_filter_plugins_with_nominated_pods(CycleState& state, const api::Pod& pod,
                                                         const NodeInfo& node_info) = 0;
 
+  // scheduler_preemption_victims: called once per preemption that evicted its victims.
+  virtual void record_preemption_victims(std::size_t /*victims*/) {}
+
   // The scheduler's extenders, in call order (preemption lets them veto candidates).
   virtual const std::vector<std::shared_ptr<Extender>>& extenders() const {
     static const std::vector<std::shared_ptr<Extender>> none;
     return none;
   }
+};
+
+// PodsToActivate (upstream framework.PodsToActivate): a plugin adds pods under this CycleState key
+// during Reserve/Permit/PreBind/PostBind to move them from the unschedulable/backoff queues to
+// activeQ at the end of a successful scheduling cycle and again after a successful binding cycle
+// (e.g. the other members of a gang). Shared by clones of the state.
+inline constexpr std::string_view kPodsToActivateKey = "kubernetes.io/pods-to-activate";
+class PodsToActivate final : public StateData, public std::enable_shared_from_this<PodsToActivate> {
+ public:
+  void add(const PodPtr& pod) {
+    std::lock_guard l(mu_);
+    pods_[pod->metadata.namespace_ + "/" + pod->metadata.name] = pod;
+  }
+  // Takes the pods added so far.
+  std::vector<PodPtr> take() {
+    std::lock_guard l(mu_);
+    std::vector<PodPtr> out;
+    out.reserve(pods_.size());
+    for (auto& [k, p] : pods_) out.push_back(std::move(p));
+    pods_.clear();
+    return out;
+  }
+  // Upstream's Clone returns the same object: every copy of the cycle state feeds one set.
+  std::shared_ptr<StateData> clone() const override {
+    return std::const_pointer_cast<PodsToActivate>(shared_from_this());
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, PodPtr> pods_;
 };
 
 // Type-erased plugin args: the runtime stores the typed config args struct (from

@@ -46,6 +46,8 @@ struct FrameworkDeps {
   std::function<void(std::string_view plugin, std::string_view extension_point, const Status& status,
                      std::chrono::nanoseconds duration)>
       pluginObserver;
+  // scheduler_preemption_victims (Handle::record_preemption_victims).
+  std::function<void(std::size_t victims)> preemptionVictimsObserver;
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
 };
 
@@ -124,6 +126,9 @@ class Framework final : public Handle {
   const PodNominator& nominator() const override;
   std::string_view profile_name() const override { return profile_name_; }
   const std::vector<std::shared_ptr<Extender>>& extenders() const override { return deps_.extenders; }
+  void record_preemption_victims(std::size_t victims) override {
+    if (deps_.preemptionVictimsObserver) deps_.preemptionVictimsObserver(victims);
+  }
   std::shared_ptr<WaitingPod> get_waiting_pod(std::string_view uid) override;
   void iterate_over_waiting_pods(const std::function<void(WaitingPod&)>& fn) override;
   void reject_waiting_pod(std::string_view uid) override;

@@ -306,6 +306,7 @@ Status Evaluator::prepare_candidate(const Candidate& c, const api::Pod& pod) {
       },
       [&] { return failed.load(); });
   if (failed) return Status::error(first_error);
+  handle_.record_preemption_victims(c.victims.pods.size());
   if (observe_victims) observe_victims(c.victims.pods.size());
 
   // Lower-priority pods nominated to this node may no longer fit: clear their nomination so they
