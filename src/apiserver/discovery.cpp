@@ -1,7 +1,11 @@
 #include "apiserver/discovery.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
+#include <cstdlib>
 
+#include "apiserver/openapi.h"
 #include "apiserver/resources.h"
 
 namespace ksched::apiserver {
@@ -33,9 +37,11 @@ std::string discovery_api_versions(std::string_view server_address) {
 std::string discovery_group_list() {
   json::array groups;
   for (const auto& g : api_groups()) {
-    groups.push_back(json::object{{"name", g}, {"versions", json::array{gv_entry(g)}}, {"preferredVersion", gv_entry(g)}});
+    groups.push_back(
+        json::object{{"name", g}, {"versions", json::array{gv_entry(g)}}, {"preferredVersion", gv_entry(g)}});
   }
-  return json::serialize(json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", std::move(groups)}});
+  return json::serialize(
+      json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", std::move(groups)}});
 }
 
 std::string discovery_group(std::string_view group) {
@@ -50,49 +56,201 @@ std::string discovery_group(std::string_view group) {
   return "";
 }
 
+namespace {
+
+const json::array& all_verbs() {
+  static const json::array v{"create", "delete", "deletecollection", "get",
+                             "list",   "patch",  "update",           "watch"};
+  return v;
+}
+
+json::array resource_verbs(const ResourceInfo& r) {
+  return r.create_only ? json::array{"create"} : all_verbs();
+}
+
+// What a subresource answers with and which verbs it takes.
+struct SubInfo {
+  std::string group, version, kind;
+  json::array verbs;
+};
+
+SubInfo sub_info(const ResourceInfo& r, const std::string& s) {
+  if (s == "binding") return {r.group, r.version, "Binding", {"create"}};
+  if (s == "eviction") return {"policy", "v1", "Eviction", {"create"}};
+  if (s == "scale") return {"autoscaling", "v1", "Scale", {"get", "patch", "update"}};
+  if (s == "finalize") return {r.group, r.version, r.kind, {"update"}};
+  return {r.group, r.version, r.kind, {"get", "patch", "update"}};  // status
+}
+
+}  // namespace
+
 std::string discovery_resource_list(std::string_view group, std::string_view version) {
   json::array res;
   bool any = false;
-  const json::array all_verbs{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
   for (const auto& r : all_resources()) {
     if (r.group != group || r.version != version) continue;
     any = true;
-    json::object o{{"name", r.plural},     {"singularName", r.singular}, {"namespaced", r.namespaced},
-                   {"kind", r.kind},       {"verbs", r.create_only ? json::array{"create"} : all_verbs}};
+    json::object o{{"name", r.plural},
+                   {"singularName", r.singular},
+                   {"namespaced", r.namespaced},
+                   {"kind", r.kind},
+                   {"verbs", resource_verbs(r)}};
     if (!r.short_names.empty()) o["shortNames"] = strings(r.short_names);
     if (!r.categories.empty()) o["categories"] = strings(r.categories);
     res.push_back(std::move(o));
     for (const auto& s : r.subresources) {
+      SubInfo si = sub_info(r, s);
       json::object so{{"name", r.plural + "/" + s}, {"singularName", ""}, {"namespaced", r.namespaced}};
-      if (s == "binding") {
-        so["kind"] = "Binding";
-        so["verbs"] = json::array{"create"};
-      } else if (s == "eviction") {
-        so["group"] = "policy";
-        so["version"] = "v1";
-        so["kind"] = "Eviction";
-        so["verbs"] = json::array{"create"};
-      } else if (s == "scale") {
-        so["group"] = "autoscaling";
-        so["version"] = "v1";
-        so["kind"] = "Scale";
-        so["verbs"] = json::array{"get", "patch", "update"};
-      } else if (s == "finalize") {
-        so["kind"] = r.kind;
-        so["verbs"] = json::array{"update"};
-      } else {
-        so["kind"] = r.kind;
-        so["verbs"] = json::array{"get", "patch", "update"};
+      // Legacy lists name group/version only when they differ from the list's own.
+      if (si.group != r.group || si.version != r.version) {
+        so["group"] = si.group;
+        so["version"] = si.version;
       }
+      so["kind"] = si.kind;
+      so["verbs"] = std::move(si.verbs);
       res.push_back(std::move(so));
     }
   }
   if (!any) return "";
   json::object out{{"kind", "APIResourceList"},
-                   {"groupVersion", group.empty() ? std::string(version) : std::string(group) + "/" + std::string(version)},
+                   {"groupVersion",
+                    group.empty() ? std::string(version) : std::string(group) + "/" + std::string(version)},
                    {"resources", std::move(res)}};
   if (!group.empty()) out["apiVersion"] = "v1";
   return json::serialize(out);
+}
+
+// ---------------------------------------------------------------- aggregated discovery
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+constexpr std::string_view kAggregatedV2 =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+constexpr std::string_view kAggregatedV2Beta1 =
+    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+
+json::object response_kind(std::string_view group, std::string_view version, std::string_view kind) {
+  return json::object{{"group", group}, {"version", version}, {"kind", kind}};
+}
+
+json::object aggregated_resource(const ResourceInfo& r) {
+  json::object o{{"resource", r.plural},
+                 {"responseKind", response_kind(r.group, r.version, r.kind)},
+                 {"scope", r.namespaced ? "Namespaced" : "Cluster"},
+                 {"singularResource", r.singular},
+                 {"verbs", resource_verbs(r)}};
+  if (!r.short_names.empty()) o["shortNames"] = strings(r.short_names);
+  if (!r.categories.empty()) o["categories"] = strings(r.categories);
+  if (!r.subresources.empty()) {
+    json::array subs;
+    for (const auto& s : r.subresources) {
+      SubInfo si = sub_info(r, s);
+      subs.push_back(json::object{{"subresource", s},
+                                  {"responseKind", response_kind(si.group, si.version, si.kind)},
+                                  {"verbs", std::move(si.verbs)}});
+    }
+    o["subresources"] = std::move(subs);
+  }
+  return o;
+}
+
+// One APIGroupDiscovery: the group's versions (in table order) with their resources.
+json::object aggregated_group(const std::string& group) {
+  std::vector<std::string> versions;
+  for (const auto& r : all_resources())
+    if (r.group == group && std::find(versions.begin(), versions.end(), r.version) == versions.end())
+      versions.push_back(r.version);
+  json::array vs;
+  for (const auto& v : versions) {
+    json::array res;
+    for (const auto& r : all_resources())
+      if (r.group == group && r.version == v) res.push_back(aggregated_resource(r));
+    vs.push_back(json::object{{"version", v}, {"resources", std::move(res)}, {"freshness", "Current"}});
+  }
+  json::object meta{{"creationTimestamp", nullptr}};
+  if (!group.empty()) meta = json::object{{"name", group}, {"creationTimestamp", nullptr}};
+  return json::object{{"metadata", std::move(meta)}, {"versions", std::move(vs)}};
+}
+
+}  // namespace
+
+std::string aggregated_discovery_type(std::string_view accept) {
+  // Highest q wins, the earlier entry on ties; plain JSON (or a wildcard) means the legacy form.
+  std::string_view best;
+  double best_q = -1;
+  while (!accept.empty()) {
+    auto comma = accept.find(',');
+    std::string_view item = accept.substr(0, comma);
+    accept = comma == std::string_view::npos ? std::string_view() : accept.substr(comma + 1);
+    auto semi = item.find(';');
+    std::string_view type = trim(item.substr(0, semi));
+    std::string_view g, v, as;
+    double q = 1;
+    while (semi != std::string_view::npos) {
+      item = item.substr(semi + 1);
+      semi = item.find(';');
+      std::string_view p = trim(item.substr(0, semi));
+      auto eq = p.find('=');
+      if (eq == std::string_view::npos) continue;
+      std::string_view k = trim(p.substr(0, eq)), val = trim(p.substr(eq + 1));
+      if (k == "g")
+        g = val;
+      else if (k == "v")
+        v = val;
+      else if (k == "as")
+        as = val;
+      else if (k == "q")
+        q = std::atof(std::string(val).c_str());
+    }
+    std::string_view chosen;
+    if (iequals(type, "application/json") && g == "apidiscovery.k8s.io" && as == "APIGroupDiscoveryList") {
+      if (v == "v2")
+        chosen = kAggregatedV2;
+      else if (v == "v2beta1")
+        chosen = kAggregatedV2Beta1;
+      else
+        continue;
+    } else if (iequals(type, "application/json") || type == "*/*" || iequals(type, "application/*")) {
+      if (!g.empty() || !as.empty()) continue;  // some other typed JSON form
+      chosen = "";
+    } else {
+      continue;  // protobuf and anything else: not served here
+    }
+    if (q > best_q) {
+      best_q = q;
+      best = chosen;
+    }
+  }
+  return std::string(best);
+}
+
+std::string aggregated_discovery(bool core, std::string_view media_type) {
+  json::array items;
+  if (core) {
+    items.push_back(aggregated_group(""));
+  } else {
+    for (const auto& g : api_groups()) items.push_back(aggregated_group(g));
+  }
+  std::string api_version =
+      media_type == kAggregatedV2Beta1 ? "apidiscovery.k8s.io/v2beta1" : "apidiscovery.k8s.io/v2";
+  return json::serialize(json::object{{"kind", "APIGroupDiscoveryList"},
+                                      {"apiVersion", api_version},
+                                      {"metadata", json::object()},
+                                      {"items", std::move(items)}});
 }
 
 std::string version_info() {
@@ -107,69 +265,9 @@ std::string version_info() {
                                       {"platform", "linux/amd64"}});
 }
 
-// ---------------------------------------------------------------- OpenAPI v3
-// kubectl only needs, per group version, a PATCH operation tagged with each kind's GVK and a
-// `fieldValidation` query parameter: it then skips client-side validation and sends
-// fieldValidation=Strict. Without component schemas, `apply` computes strategic merge patches
-// from its compiled-in types.
+// ---------------------------------------------------------------- OpenAPI (see openapi.h)
 
-namespace {
-
-std::string gv_key(const ResourceInfo& r) { return r.group.empty() ? "api/" + r.version : "apis/" + r.group + "/" + r.version; }
-
-std::string doc_hash(std::string_view key) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llX", static_cast<unsigned long long>(h));
-  return buf;
-}
-
-json::object query_param(const char* name) {
-  return json::object{{"name", name}, {"in", "query"}, {"schema", json::object{{"type", "string"}, {"uniqueItems", true}}}};
-}
-
-}  // namespace
-
-std::string openapi_v3_index() {
-  json::object paths;
-  for (const auto& r : all_resources()) {
-    std::string k = gv_key(r);
-    if (!paths.contains(k)) paths[k] = json::object{{"serverRelativeURL", "/openapi/v3/" + k + "?hash=" + doc_hash(k)}};
-  }
-  return json::serialize(json::object{{"paths", std::move(paths)}});
-}
-
-std::string openapi_v3_document(std::string_view gv_path) {
-  json::object paths;
-  for (const auto& r : all_resources()) {
-    if (gv_key(r) != gv_path) continue;
-    std::string base = r.gv_path() + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural + "/{name}";
-    json::object gvk{{"group", r.group}, {"version", r.version}, {"kind", r.kind}};
-    json::array params{query_param("dryRun"), query_param("fieldManager"), query_param("fieldValidation"),
-                       json::object{{"name", "force"}, {"in", "query"}, {"schema", json::object{{"type", "boolean"}}}}};
-    json::array path_params{json::object{{"name", "name"}, {"in", "path"}, {"required", true},
-                                         {"schema", json::object{{"type", "string"}}}}};
-    if (r.namespaced)
-      path_params.push_back(json::object{{"name", "namespace"}, {"in", "path"}, {"required", true},
-                                         {"schema", json::object{{"type", "string"}}}});
-    json::object patch{{"operationId", "patch" + r.kind},
-                       {"x-kubernetes-action", "patch"},
-                       {"x-kubernetes-group-version-kind", gvk},
-                       {"parameters", params},
-                       {"responses", json::object{{"200", json::object{{"description", "OK"}}}}}};
-    json::object put{{"operationId", "replace" + r.kind},
-                     {"x-kubernetes-action", "put"},
-                     {"x-kubernetes-group-version-kind", gvk},
-                     {"parameters", params},
-                     {"responses", json::object{{"200", json::object{{"description", "OK"}}}}}};
-    paths[base] = json::object{{"parameters", path_params}, {"patch", std::move(patch)}, {"put", std::move(put)}};
-  }
-  if (paths.empty()) return "";
-  return json::serialize(json::object{{"openapi", "3.0.0"},
-                                      {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.32.0"}}},
-                                      {"paths", std::move(paths)},
-                                      {"components", json::object{{"schemas", json::object()}}}});
-}
+std::string openapi_v3_index() { return openapi::v3_index(); }
+std::string openapi_v3_document(std::string_view gv_path) { return openapi::v3_document(gv_path); }
 
 }  // namespace ksched::apiserver

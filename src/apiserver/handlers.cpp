@@ -15,6 +15,7 @@
 #include "apiserver/discovery.h"
 #include "apiserver/rbac_authorizer.h"
 #include "apiserver/event_conversion.h"
+#include "apiserver/openapi.h"
 #include "apiserver/patch.h"
 #include "apiserver/protobuf.h"
 #include "apiserver/status.h"
@@ -173,6 +174,17 @@ std::string success_status(int code, const std::string& name, const ResourceInfo
   }
   if (code) o["code"] = code;
   return json::serialize(o);
+}
+
+// /api and /apis: aggregated discovery when the Accept header asks for it, legacy otherwise.
+Response discovery_root(const Request& req, bool core, const std::string& server_address) {
+  std::string type = aggregated_discovery_type(req.accept);
+  Response r = json_response(200, !type.empty() ? aggregated_discovery(core, type)
+                                  : core        ? discovery_api_versions(server_address)
+                                                : discovery_group_list());
+  if (!type.empty()) r.content_type = std::move(type);
+  r.headers.emplace_back("Vary", "Accept");
+  return r;
 }
 
 bool is_table_accept(std::string_view accept) {
@@ -1382,6 +1394,19 @@ struct Api::Impl {
     if (path == "/healthz" || path == "/livez" || path == "/readyz" || path.starts_with("/healthz/") ||
         path.starts_with("/livez/") || path.starts_with("/readyz/"))
       return plain(200, "ok");
+    if (path == "/openapi/v2" || path == "/openapi/v2/") {
+      switch (openapi::v2_form(req.accept)) {
+        case openapi::V2Form::Json: return json_response(200, openapi::v2_document());
+        case openapi::V2Form::Protobuf: {
+          Response r = json_response(200, openapi::v2_document_protobuf());
+          r.content_type = openapi::kV2ProtobufType;
+          return r;
+        }
+        case openapi::V2Form::None: break;
+      }
+      return error_response(ApiError{406, "NotAcceptable",
+                                     "the server was unable to respond with a content type that the client supports"});
+    }
     if (path == "/openapi/v3" || path == "/openapi/v3/") return json_response(200, openapi_v3_index());
     if (path.starts_with("/openapi/v3/")) {
       std::string doc = openapi_v3_document(std::string_view(path).substr(12));
@@ -1406,13 +1431,13 @@ struct Api::Impl {
     std::string group, version;
     std::size_t rest;
     if (seg[0] == "api") {
-      if (seg.size() == 1) return json_response(200, discovery_api_versions(api.server_address_));
+      if (seg.size() == 1) return discovery_root(req, true, api.server_address_);
       if (seg[1] != "v1") return plain(404, "404 page not found\n");
       if (seg.size() == 2) return json_response(200, discovery_resource_list("", "v1"));
       version = seg[1];
       rest = 2;
     } else if (seg[0] == "apis") {
-      if (seg.size() == 1) return json_response(200, discovery_group_list());
+      if (seg.size() == 1) return discovery_root(req, false, api.server_address_);
       if (seg.size() == 2) {
         std::string g = discovery_group(seg[1]);
         if (g.empty()) return plain(404, "404 page not found\n");

@@ -384,6 +384,9 @@ util::Result<void> smp_object(json::value& target, const json::object& patch, st
 
 }  // namespace
 
+const char* strategic_merge_key(std::string_view kind, std::string_view field) { return merge_key(kind, field); }
+bool strategic_merges_primitives(std::string_view field) { return merges_primitives(field); }
+
 util::Result<void> apply_strategic_merge_patch(json::value& target, const json::value& patch, std::string_view kind) {
   if (!patch.is_object()) return util::make_error("strategic merge patch must be a JSON object");
   return smp_object(target, patch.get_object(), kind);

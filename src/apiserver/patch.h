@@ -13,5 +13,9 @@ void apply_merge_patch(boost::json::value& target, const boost::json::value& pat
 // `kind` selects kind-specific merge keys (e.g. Service ports merge by "port").
 util::Result<void> apply_strategic_merge_patch(boost::json::value& target, const boost::json::value& patch,
                                                std::string_view kind);
+// The patchMergeKey of list `field` (nullptr: the list is replaced whole) and whether a list of
+// scalars merges (finalizers); the OpenAPI schemas advertise the same semantics.
+const char* strategic_merge_key(std::string_view kind, std::string_view field);
+bool strategic_merges_primitives(std::string_view field);
 
 }  // namespace ksched::apiserver
