@@ -137,7 +137,7 @@ void run_workload(benchmark::State& state, Workload w) {
         break;
       }
     }
-    auto binds_before = cluster->client.binds().size();
+    auto binds_before = cluster->client.bind_count();
     auto ptr = std::make_shared<const ksched::api::Pod>(new_pod(w, cluster->new_pods++));
     cluster->lister.add_pod(ptr);
     cluster->sched->on_pod_add(ptr);
@@ -147,7 +147,7 @@ void run_workload(benchmark::State& state, Workload w) {
     bool idle = cluster->sched->wait_for_bindings(std::chrono::seconds(10));
 
     state.PauseTiming();
-    if (!ran || !idle || cluster->client.binds().size() != binds_before + 1) ++unbound;
+    if (!ran || !idle || cluster->client.bind_count() != binds_before + 1) ++unbound;
     ++scheduled;
     state.ResumeTiming();
   }

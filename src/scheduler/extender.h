@@ -26,7 +26,7 @@ class HTTPExtender final : public framework::Extender {
   static util::Result<std::shared_ptr<HTTPExtender>> create(const config::Extender& cfg);
   ~HTTPExtender() override;
 
-  std::string name() const override { return url_prefix_; }
+  const std::string& name() const override { return url_prefix_; }
   util::Result<void> filter(const api::Pod& pod, const std::vector<framework::NodeInfoPtr>& nodes,
                             std::vector<framework::NodeInfoPtr>& feasible, framework::FailedNodesMap& failed,
                             framework::FailedNodesMap& failed_and_unresolvable) override;

@@ -520,8 +520,8 @@ TEST(FrameworkScore, NormalizeWeightsAndSkip) {
   EXPECT_EQ(out[0].totalScore, 20);
   EXPECT_EQ(out[1].totalScore, 290);
   ASSERT_EQ(out[1].scores.size(), 2u);
-  EXPECT_EQ(out[1].scores[0], (std::pair<std::string, std::int64_t>{"A", 80}));
-  EXPECT_EQ(out[1].scores[1], (std::pair<std::string, std::int64_t>{"B", 210}));
+  EXPECT_EQ(out[1].scores[0], (std::pair<std::string_view, std::int64_t>{"A", 80}));
+  EXPECT_EQ(out[1].scores[1], (std::pair<std::string_view, std::int64_t>{"B", 210}));
 }
 
 TEST(FrameworkScore, RangeAndPluginErrors) {

@@ -206,6 +206,11 @@ class FakeClusterClient : public fw::ClusterClient {
     std::lock_guard l(mu_);
     return binds_;
   }
+  // Without copying the list (benchmarks check it per pod).
+  std::size_t bind_count() const {
+    std::lock_guard l(mu_);
+    return binds_.size();
+  }
   std::vector<std::string> deletes() const {
     std::lock_guard l(mu_);
     return deletes_;

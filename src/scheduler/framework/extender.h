@@ -41,7 +41,8 @@ class Extender {
  public:
   virtual ~Extender() = default;
   // Unique name (the URL prefix for HTTP extenders), also the score entry's name.
-  virtual std::string name() const = 0;
+  // Outlives the scheduling cycle (score entries keep a view of it).
+  virtual const std::string& name() const = 0;
 
   // `feasible` gets the subset of `nodes` the extender accepts; the maps give reasons for the
   // rejected ones (nodes in `failed_and_unresolvable` cannot be helped by preemption).

@@ -776,7 +776,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
             return;
           }
           std::int64_t w = s * weights[k];
-          nps.scores[k].first.assign(active[k]->name());
+          nps.scores[k].first = active[k]->name();
           nps.scores[k].second = w;
           nps.totalScore += w;
         }

@@ -171,7 +171,9 @@ using NodeScoreList = std::vector<NodeScore>;
 
 struct NodePluginScores {
   std::string name;
-  std::vector<std::pair<std::string, std::int64_t>> scores;  // plugin -> weighted score
+  // plugin (or extender) -> weighted score. Views of names owned by the framework's plugins and the
+  // scheduler's extenders, which outlive every cycle: no string is built per node per plugin.
+  std::vector<std::pair<std::string_view, std::int64_t>> scores;
   std::int64_t totalScore = 0;
 };
 
