@@ -211,6 +211,15 @@ void BM_MemoryPerCachedPod(benchmark::State& state) {
   state.counters["json_bytes"] = double(json_bytes) / n;
   state.counters["json_bytes_no_managedFields"] = double(json_bytes_no_mf) / n;
   state.counters["sizeof_Pod"] = double(sizeof(api::Pod));
+  // Where the fixed part goes (see src/api/README.md, memory layout).
+  state.counters["sizeof_ObjectMeta"] = double(sizeof(api::ObjectMeta));
+  state.counters["sizeof_PodSpec"] = double(sizeof(api::PodSpec));
+  state.counters["sizeof_PodStatus"] = double(sizeof(api::PodStatus));
+  state.counters["sizeof_Container"] = double(sizeof(api::Container));
+  state.counters["sizeof_Volume"] = double(sizeof(api::Volume));
+  state.counters["sizeof_PodCondition"] = double(sizeof(api::PodCondition));
+  state.counters["sizeof_Toleration"] = double(sizeof(api::Toleration));
+  state.counters["sizeof_Extra_Presence"] = double(sizeof(api::Extra) + sizeof(api::Presence));
 }
 BENCHMARK(BM_MemoryPerCachedPod)->Arg(10000)->Iterations(1)->Unit(benchmark::kMillisecond);
 

@@ -38,6 +38,8 @@ template <class T>
 struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_optional<Boxed<T>> : std::true_type {};
 
 template <class T>
 struct is_vector : std::false_type {};
@@ -60,7 +62,7 @@ struct Names {
   static constexpr std::array<std::string_view, N> names = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<std::string_view, N>{std::get<I>(desc).name...};
   }(std::make_index_sequence<N>{});
-  static_assert(N <= 64, "Presence holds 64 bits");
+  static_assert(N <= 32, "Presence holds 32 bits");
 };
 
 // ---------------------------------------------------------------- decode context
@@ -95,6 +97,10 @@ struct Ctx {
   PathStack path;
   std::string error;
   od::document* doc = nullptr;  // for the position after a value (see raw_value)
+  // Unmodelled members of the object being decoded at each nesting level, as views into the
+  // input and the parser's string buffer (both live until the decode ends); copied into the
+  // object's Extra in one allocation when the object is complete. Reused across decodes.
+  std::vector<std::vector<ExtraFields::value_type>> extras = std::vector<std::vector<ExtraFields::value_type>>(PathStack::kCapacity);
 
   bool fail(std::string_view msg) {
     std::string p;
@@ -285,7 +291,8 @@ bool decode_object(od::value& v, T& out, Ctx& ctx) {
   if (v.get_object().get(obj)) return type_error(v, ctx, "object");
   constexpr std::size_t N = Names<T>::N;
   out.present = Presence{};
-  out.extra.fields.clear();
+  auto& extras = ctx.extras[ctx.path.size()];
+  extras.clear();
   std::size_t hint = 0;
   for (auto res : obj) {
     od::field f;
@@ -313,9 +320,10 @@ bool decode_object(od::value& v, T& out, Ctx& ctx) {
       std::string_view raw_val;
       if (!raw_value(f.value(), ctx, raw_val)) return false;
       ctx.path.pop_back();
-      out.extra.fields.emplace_back(std::string(key), std::string(raw_val));
+      extras.emplace_back(key, raw_val);
     }
   }
+  out.extra.fields.assign(extras, share_extra<T>);
   reset_absent(out, std::make_index_sequence<N>{});
   return true;
 }
@@ -331,7 +339,11 @@ bool decode_map(od::value& v, FlatMap<V>& out, Ctx& ctx) {
     }
     return type_error(v, ctx, "map");
   }
+  // Exact capacity: decoded objects are often cached for a long time.
+  std::size_t n = 0;
+  if (auto ec = obj.count_fields().get(n)) return ctx.fail_json(ec);
   out.clear();
+  if (out.capacity() < n) out.reserve(n);
   for (auto res : obj) {
     od::field f;
     if (auto ec = std::move(res).get(f)) return ctx.fail_json(ec);
@@ -351,7 +363,11 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
   if constexpr (std::is_same_v<T, std::string>) {
     std::string_view s;
     if (v.get_string().get(s)) return type_error(v, ctx, "string");
-    out.assign(s.data(), s.size());
+    if (out.capacity() >= s.size()) {
+      out.assign(s.data(), s.size());
+    } else {
+      out = std::string(s);  // exact capacity (assign would at least double the inline 15)
+    }
     return true;
   } else if constexpr (std::is_same_v<T, bool>) {
     if (v.get_bool().get(out)) return type_error(v, ctx, "bool");
@@ -385,7 +401,11 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
       }
       return type_error(v, ctx, "array");
     }
+    // Exact capacity (no growth slack, no reallocation while filling).
+    std::size_t n = 0;
+    if (auto ec = arr.count_elements().get(n)) return ctx.fail_json(ec);
     out.clear();
+    if (out.capacity() < n) out.reserve(n);
     std::int64_t i = 0;
     ctx.path.push_back({{}, 0});
     for (auto res : arr) {
@@ -449,7 +469,11 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
   } else if constexpr (std::is_same_v<T, RawJson>) {
     std::string_view raw;
     if (!raw_value(v, ctx, raw)) return false;
-    out.text.assign(raw.data(), raw.size());
+    if (out.text.capacity() >= raw.size()) {
+      out.text.assign(raw.data(), raw.size());
+    } else {
+      out.text = std::string(raw);
+    }
     return true;
   } else if constexpr (Described<T>) {
     return decode_object(v, out, ctx);

@@ -92,7 +92,7 @@ struct PodAffinityTerm {
   std::optional<LabelSelector> labelSelector;
   std::vector<std::string> namespaces;
   std::string topologyKey;
-  std::optional<LabelSelector> namespaceSelector;
+  Boxed<LabelSelector> namespaceSelector;
   std::vector<std::string> matchLabelKeys;
   std::vector<std::string> mismatchLabelKeys;
   Presence present;
@@ -128,9 +128,9 @@ constexpr auto describe(type_tag<PodAffinity>) {
 }
 
 struct Affinity {
-  std::optional<NodeAffinity> nodeAffinity;
-  std::optional<PodAffinity> podAffinity;
-  std::optional<PodAffinity> podAntiAffinity;
+  Boxed<NodeAffinity> nodeAffinity;
+  Boxed<PodAffinity> podAffinity;
+  Boxed<PodAffinity> podAntiAffinity;
   Presence present;
   Extra extra;
 };
@@ -207,7 +207,7 @@ struct Container {
   std::vector<std::string> args;
   std::vector<ContainerPort> ports;
   ResourceRequirements resources;
-  std::optional<std::string> restartPolicy;  // "Always" on an init container = restartable sidecar
+  Boxed<std::string> restartPolicy;  // "Always" on an init container = restartable sidecar
   std::string imagePullPolicy;
   Presence present;
   Extra extra;  // env, probes, volumeMounts, securityContext, ...
@@ -218,6 +218,11 @@ constexpr auto describe(type_tag<Container>) {
                     KSCHED_F(args),      KSCHED_F(ports),         KSCHED_F(resources),
                     KSCHED_F(restartPolicy), KSCHED_F(imagePullPolicy)};
 }
+
+// Pod templates repeat across replicas: intern their unmodelled members (env, volumeMounts,
+// probes, ... ; see ExtraFields).
+template <>
+inline constexpr bool share_extra<Container> = true;
 
 // ---------------------------------------------------------------- volumes
 struct PersistentVolumeClaimVolumeSource {
@@ -306,13 +311,13 @@ constexpr auto describe(type_tag<EphemeralVolumeSource>) {
 
 struct Volume {
   std::string name;
-  std::optional<PersistentVolumeClaimVolumeSource> persistentVolumeClaim;
-  std::optional<GCEPersistentDiskVolumeSource> gcePersistentDisk;
-  std::optional<AWSElasticBlockStoreVolumeSource> awsElasticBlockStore;
-  std::optional<ISCSIVolumeSource> iscsi;
-  std::optional<RBDVolumeSource> rbd;
-  std::optional<CSIVolumeSource> csi;
-  std::optional<EphemeralVolumeSource> ephemeral;
+  Boxed<PersistentVolumeClaimVolumeSource> persistentVolumeClaim;
+  Boxed<GCEPersistentDiskVolumeSource> gcePersistentDisk;
+  Boxed<AWSElasticBlockStoreVolumeSource> awsElasticBlockStore;
+  Boxed<ISCSIVolumeSource> iscsi;
+  Boxed<RBDVolumeSource> rbd;
+  Boxed<CSIVolumeSource> csi;
+  Boxed<EphemeralVolumeSource> ephemeral;
   Presence present;
   Extra extra;  // emptyDir, hostPath, configMap, secret, projected, ...
 };
@@ -347,7 +352,7 @@ struct PodSpec {
   std::string nodeName;
   bool hostNetwork = false;
   std::string schedulerName;
-  std::optional<Affinity> affinity;
+  Boxed<Affinity> affinity;
   std::vector<Toleration> tolerations;
   std::string priorityClassName;
   std::optional<std::int32_t> priority;
@@ -381,6 +386,11 @@ constexpr auto describe(type_tag<PodSpec>) {
                     KSCHED_F(topologySpreadConstraints),
                     KSCHED_F(schedulingGates)};
 }
+
+template <>
+inline constexpr bool share_extra<Volume> = true;
+template <>
+inline constexpr bool share_extra<PodSpec> = true;
 
 struct PodCondition {
   std::string type;  // PodScheduled, Ready, Initialized, ContainersReady, DisruptionTarget
@@ -652,9 +662,9 @@ struct Event {  // core/v1 Event
   std::int32_t count = 0;
   std::string type;  // Normal | Warning
   std::optional<MicroTime> eventTime;
-  std::optional<EventSeries> series;
+  Boxed<EventSeries> series;
   std::string action;
-  std::optional<ObjectReference> related;
+  Boxed<ObjectReference> related;
   std::string reportingComponent;
   std::string reportingInstance;
   Presence present;

@@ -19,16 +19,16 @@ struct Event {
   std::string kind;
   ObjectMeta metadata;
   std::optional<MicroTime> eventTime;  // required; written as null when unset, like upstream
-  std::optional<EventSeries> series;
+  Boxed<EventSeries> series;
   std::string reportingController;
   std::string reportingInstance;
   std::string action;
   std::string reason;
   ObjectReference regarding;
-  std::optional<ObjectReference> related;
+  Boxed<ObjectReference> related;
   std::string note;
   std::string type;  // Normal | Warning
-  std::optional<EventSource> deprecatedSource;
+  Boxed<EventSource> deprecatedSource;
   std::optional<Time> deprecatedFirstTimestamp;
   std::optional<Time> deprecatedLastTimestamp;
   std::int32_t deprecatedCount = 0;

@@ -42,8 +42,11 @@ class Quantity {
   bool operator==(const Quantity& o) const { return (*this <=> o) == 0; }
 
  private:
+  // 8-byte aligned so that a Quantity is 24 bytes, not 32 (resource lists are cached in every pod
+  // and node); x86-64 and AArch64 load it unaligned at no cost.
+  typedef __int128 Nanos __attribute__((aligned(8)));
   // value = nanos_ * 10^-9 with a wider high part for huge quantities (see quantity.cpp).
-  __int128 nanos_ = 0;
+  Nanos nanos_ = 0;
   Format format_ = Format::DecimalSI;
 };
 

@@ -39,10 +39,10 @@ constexpr auto describe(type_tag<VolumeNodeAffinity>) {
 
 struct PersistentVolumeSpec {
   ResourceList capacity;
-  std::optional<GCEPersistentDiskVolumeSource> gcePersistentDisk;
-  std::optional<AWSElasticBlockStoreVolumeSource> awsElasticBlockStore;
-  std::optional<ISCSIVolumeSource> iscsi;
-  std::optional<RBDVolumeSource> rbd;
+  Boxed<GCEPersistentDiskVolumeSource> gcePersistentDisk;  // in-tree sources: rare, boxed
+  Boxed<AWSElasticBlockStoreVolumeSource> awsElasticBlockStore;
+  Boxed<ISCSIVolumeSource> iscsi;
+  Boxed<RBDVolumeSource> rbd;
   std::optional<CSIPersistentVolumeSource> csi;
   std::vector<std::string> accessModes;  // ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod
   std::optional<ObjectReference> claimRef;
