@@ -243,7 +243,7 @@ struct Extender {
   std::string filterVerb;
   std::string preemptVerb;
   std::string prioritizeVerb;
-  std::int64_t weight = 0;  // defaulted to 1 when 0
+  std::int64_t weight = 0;  // prioritize weight; validation requires > 0 when prioritizeVerb is set
   std::string bindVerb;
   bool enableHTTPS = false;
   std::optional<ExtenderTLSConfig> tlsConfig;
