@@ -19,6 +19,7 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
+#include "scheduler_testing/default_config.h"
 #include "scheduler_testing/testing.h"
 
 namespace {
@@ -37,20 +38,7 @@ constexpr int kMaxNewPodsPerCluster = 4000;
 
 enum class Workload { Basic, AntiAffinity, TopologySpread };
 
-// The default profile minus plugins this build lacks (as the scheduler tests do).
-config::KubeSchedulerConfiguration bench_config() {
-  auto cfg = config::default_configuration();
-  auto missing = missing_in_tree_plugins();
-  for (auto& prof : cfg.profiles) {
-    auto& en = prof.plugins.multiPoint.enabled;
-    en.erase(std::remove_if(en.begin(), en.end(),
-                            [&](const config::Plugin& p) {
-                              return std::find(missing.begin(), missing.end(), p.name) != missing.end();
-                            }),
-             en.end());
-  }
-  return cfg;
-}
+config::KubeSchedulerConfiguration bench_config() { return testing::default_config_for_this_build(); }
 
 struct Cluster {
   testing::FakeClusterLister lister;

@@ -20,6 +20,7 @@
 #include "scheduler/extender.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
+#include "scheduler_testing/default_config.h"
 #include "scheduler_testing/testing.h"
 #include "serving/secure_serving.h"
 
@@ -143,20 +144,7 @@ class FakeExtenderServer {
 
 // ---------------------------------------------------------------- helpers
 
-// The default profile minus plugins this build lacks.
-config::KubeSchedulerConfiguration base_config() {
-  auto cfg = config::default_configuration();
-  auto missing = missing_in_tree_plugins();
-  for (auto& prof : cfg.profiles) {
-    auto& en = prof.plugins.multiPoint.enabled;
-    en.erase(std::remove_if(en.begin(), en.end(),
-                            [&](const config::Plugin& p) {
-                              return std::find(missing.begin(), missing.end(), p.name) != missing.end();
-                            }),
-             en.end());
-  }
-  return cfg;
-}
+config::KubeSchedulerConfiguration base_config() { return testing::default_config_for_this_build(); }
 
 config::Extender extender_config(const std::string& url) {
   config::Extender x;

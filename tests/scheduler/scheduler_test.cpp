@@ -8,6 +8,7 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
+#include "scheduler_testing/default_config.h"
 #include "scheduler_testing/testing.h"
 
 namespace ksched::scheduler {
@@ -19,16 +20,7 @@ using testing::MakePod;
 
 // The default profile minus plugins this build lacks (volume plugins may land later).
 config::KubeSchedulerConfiguration test_config(const std::vector<std::string>& extra_profiles = {}) {
-  auto cfg = config::default_configuration();
-  auto missing = missing_in_tree_plugins();
-  for (auto& prof : cfg.profiles) {
-    auto& en = prof.plugins.multiPoint.enabled;
-    en.erase(std::remove_if(en.begin(), en.end(),
-                            [&](const config::Plugin& p) {
-                              return std::find(missing.begin(), missing.end(), p.name) != missing.end();
-                            }),
-             en.end());
-  }
+  auto cfg = testing::default_config_for_this_build();
   for (const auto& name : extra_profiles) {
     auto p = cfg.profiles.front();
     p.schedulerName = name;
