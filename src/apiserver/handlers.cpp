@@ -1261,6 +1261,15 @@ struct Api::Impl {
       auto v = parse_rv(rv);
       if (!v) return error_response(bad_request("invalid resource version: strconv.ParseUint: parsing \"" + rv + "\": invalid syntax"));
       from = *v;
+      // A revision this store has not reached (the client saw a previous incarnation of the server):
+      // answer as upstream's watch cache does once its wait for freshness expires, so the client
+      // relists instead of watching from a point whose history it never got.
+      if (std::int64_t current = store.revision(); from > current) {
+        ApiError e{504, "Timeout", "Timeout: Too large resource version: " + rv + ", current: " + std::to_string(current)};
+        e.causes.push_back(Cause{"ResourceVersionTooLarge", "Too large resource version", ""});
+        e.retry_after = 1;
+        return error_response(e);
+      }
     }
     if (req.param("sendInitialEvents")) initial = send_initial;
     auto w = std::make_shared<Watcher>(storage_id(r), ns, std::move(sel.labels), std::move(sel.fields), kMaxPending);

@@ -230,6 +230,25 @@ TEST_F(ApiTest, ListSelectorsAndResourceVersionRules) {
   EXPECT_EQ(message(unknown), "the server could not find the requested resource");
 }
 
+// A watch from a revision the store has not reached (the client saw an earlier incarnation of the
+// server) is refused with upstream's 504 "Too large resource version", so the client relists
+// rather than waiting on a stream that would never replay what it missed.
+TEST_F(ApiTest, WatchFromAFutureRevisionIsTooLarge) {
+  ASSERT_EQ(create_pod("a").status, 201);
+  const auto current = api_.store().revision();
+  auto w = call("GET", "/api/v1/pods?watch=true&resourceVersion=" + std::to_string(current + 100));
+  EXPECT_EQ(w.status, 504);
+  EXPECT_FALSE(w.watcher);
+  auto st = json::parse(w.body).as_object();
+  EXPECT_EQ(st["reason"], "Timeout");
+  EXPECT_EQ(st["message"].as_string(), "Timeout: Too large resource version: " + std::to_string(current + 100) +
+                                           ", current: " + std::to_string(current));
+  EXPECT_EQ(st["details"].as_object()["causes"].as_array()[0].as_object()["reason"], "ResourceVersionTooLarge");
+  // The current revision itself is fine: nothing to replay, the stream waits for new events.
+  auto ok = call("GET", "/api/v1/pods?watch=true&resourceVersion=" + std::to_string(current));
+  EXPECT_TRUE(ok.watcher);
+}
+
 TEST_F(ApiTest, ExpiredWatchIsAnErrorEvent) {
   ASSERT_EQ(create_pod("a").status, 201);
   api_.store().compact(api_.store().revision());

@@ -2,6 +2,7 @@
 // expiry, recovery across a server restart, per-object ordering of handler notifications.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -173,29 +174,51 @@ TEST_F(InformerNet, WatchExpiryRelistsWithoutMissedOrPhantomObjects) {
   opts.name = "pods";
   opts.reflector.min_watch_timeout_seconds = 1;  // watches end every 1-2 s and resume from the last RV
   opts.reflector.initial_backoff = 10ms;
-  SharedIndexInformer<api::Pod> pods(rest_list_watch(new_client(), client::ResourceFor<api::Pod>::info), opts);
+  // A gate in front of the watch call: once closed, the reflector's next re-watch waits there while
+  // the history it needs is written and compacted away, so that re-watch is certain to get 410.
+  std::mutex gate_mu;
+  std::condition_variable gate_cv;
+  bool gate_closed = false, waiting_at_gate = false;
+  auto lw = rest_list_watch(new_client(), client::ResourceFor<api::Pod>::info);
+  auto inner_watch = lw.watch;
+  lw.watch = [&, inner_watch](const client::ListOptions& o) {
+    {
+      std::unique_lock l(gate_mu);
+      waiting_at_gate = gate_closed;
+      gate_cv.notify_all();
+      gate_cv.wait(l, [&] { return !gate_closed; });
+      waiting_at_gate = false;
+    }
+    return inner_watch(o);
+  };
+  SharedIndexInformer<api::Pod> pods(std::move(lw), opts);
   auto pt = std::make_shared<Tracker<api::Pod>>();
   pods.add_event_handler(pt);
   pods.start();
   ASSERT_TRUE(eventually([&] { return pods.has_synced(); }));
-  // Keep writing and compacting history to the newest revision until a re-watch hits 410.
-  std::atomic<bool> done{false};
-  std::thread w([&] {
-    unsigned seed = 10;
-    while (!done.load()) {
-      churn(*writer, 40, 1, seed++);
-      auto l = writer->list<api::Pod>("");
-      if (l.ok()) server->compact(std::stoll(l->metadata.resourceVersion));
-    }
-  });
-  bool relisted = eventually([&] { return pods.reflector_stats().relists_expired.load() >= 1; }, 60s);
-  done = true;
-  w.join();
-  ASSERT_TRUE(relisted);
+  {
+    std::unique_lock l(gate_mu);
+    gate_closed = true;
+    ASSERT_TRUE(gate_cv.wait_for(l, 30s, [&] { return waiting_at_gate; }));
+  }
+  // The reflector holds the revision its last watch ended at; move past it and forget the history.
+  churn(*writer, 200, 1, 11);
+  auto l = writer->list<api::Pod>("");
+  ASSERT_TRUE(l.ok());
+  server->compact(std::stoll(l->metadata.resourceVersion));
+  EXPECT_EQ(pods.reflector_stats().relists_expired.load(), 0u);
+  {
+    std::lock_guard g(gate_mu);
+    gate_closed = false;
+  }
+  gate_cv.notify_all();
+  ASSERT_TRUE(eventually([&] { return pods.reflector_stats().relists_expired.load() >= 1; }, 30s));
+  churn(*writer, 40, 1, 12);  // and the informer keeps following after the relist
   auto want = server_view<api::Pod>(*writer);
   EXPECT_TRUE(eventually([&] { return cache_view(pods.lister()) == want; }));
   EXPECT_TRUE(eventually([&] { return pt->view() == want; }));
   EXPECT_EQ(pt->order_violations, 0);
+  EXPECT_GT(pt->deletes, 0);
   pods.stop();
 }
 
