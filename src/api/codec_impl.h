@@ -45,10 +45,16 @@ template <class T>
 struct is_vector : std::false_type {};
 template <class T, class A>
 struct is_vector<std::vector<T, A>> : std::true_type {};
+template <class T>
+struct is_vector<SharedVector<T>> : std::true_type {};
+template <class T>
+struct is_shared_vector : std::false_type {};
+template <class T>
+struct is_shared_vector<SharedVector<T>> : std::true_type {};
 
 template <class T>
 concept FlatMapLike = requires { typename T::value_type::second_type; } &&
-                      std::is_base_of_v<FlatMap<typename T::value_type::second_type>, T>;
+                      std::is_base_of_v<FlatMap<typename T::value_type::second_type, T::kShared>, T>;
 
 template <class T>
 constexpr std::size_t field_count() {
@@ -221,6 +227,17 @@ inline bool raw_value(od::value& v, Ctx& ctx, std::string_view& out) {
   return true;
 }
 
+// Interns a just-decoded shared container (SharedVector, FlatMap) by its JSON text, which runs from
+// `start` (the opening bracket's token) to where the iterator stands after decoding it.
+template <class C>
+void intern_decoded_container(C& out, const char* start, Ctx& ctx) {
+  if (out.empty() || !ctx.doc) return;
+  const char* end = nullptr;
+  if (ctx.doc->current_location().get(end) || end <= start) return;  // at the end of the input: not worth it
+  while (end > start && is_json_space(end[-1])) --end;
+  out.intern_decoded(std::string_view(start, static_cast<std::size_t>(end - start)));
+}
+
 template <class T>
 bool decode_value(od::value& v, T& out, Ctx& ctx);
 
@@ -328,8 +345,8 @@ bool decode_object(od::value& v, T& out, Ctx& ctx) {
   return true;
 }
 
-template <class V>
-bool decode_map(od::value& v, FlatMap<V>& out, Ctx& ctx) {
+template <class V, bool S>
+bool decode_map(od::value& v, FlatMap<V, S>& out, Ctx& ctx) {
   if (ctx.path.size() >= kMaxDepth) return ctx.fail("exceeds the maximum nesting depth");
   od::object obj;
   if (v.get_object().get(obj)) {
@@ -393,6 +410,7 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
     return decode_value(v, *out, ctx);
   } else if constexpr (is_vector<T>::value) {
     if (ctx.path.size() >= kMaxDepth) return ctx.fail("exceeds the maximum nesting depth");
+    const char* start = v.raw_json_token().data();
     od::array arr;
     if (v.get_array().get(arr)) {
       if (is_null(v)) {
@@ -412,13 +430,17 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
       od::value elem;
       if (auto ec = std::move(res).get(elem)) return ctx.fail_json(ec);
       ctx.path.back().index = i++;
-      out.emplace_back();
-      if (!decode_value(elem, out.back(), ctx)) return false;
+      if (!decode_value(elem, out.emplace_back(), ctx)) return false;
     }
     ctx.path.pop_back();
+    if constexpr (is_shared_vector<T>::value) intern_decoded_container(out, start, ctx);
+    else (void)start;
     return true;
   } else if constexpr (FlatMapLike<T>) {
-    return decode_map(v, static_cast<FlatMap<typename T::value_type::second_type>&>(out), ctx);
+    const char* start = v.raw_json_token().data();
+    if (!decode_map(v, static_cast<FlatMap<typename T::value_type::second_type, T::kShared>&>(out), ctx)) return false;
+    intern_decoded_container(out, start, ctx);
+    return true;
   } else if constexpr (std::is_same_v<T, Quantity>) {
     std::string_view s;
     od::json_type t;

@@ -353,7 +353,7 @@ struct PodSpec {
   bool hostNetwork = false;
   std::string schedulerName;
   Boxed<Affinity> affinity;
-  std::vector<Toleration> tolerations;
+  SharedVector<Toleration> tolerations;  // copy on write: replicas share one
   std::string priorityClassName;
   std::optional<std::int32_t> priority;
   std::optional<std::string> preemptionPolicy;  // PreemptLowerPriority | Never

@@ -40,7 +40,7 @@ struct ObjectMeta {
   std::optional<std::int64_t> deletionGracePeriodSeconds;
   StringMap labels;
   StringMap annotations;
-  std::vector<OwnerReference> ownerReferences;
+  SharedVector<OwnerReference> ownerReferences;  // copy on write: replicas share one
   std::vector<std::string> finalizers;
   RawJson managedFields;  // opaque: kept verbatim, never interpreted
   Presence present;

@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/shared_vector.h"
+
 namespace ksched::api {
 
 // Unmodelled members of one JSON object, (key, raw JSON value) in input order, packed into one
@@ -285,12 +287,13 @@ class Boxed {
 };
 
 // Flat map sorted by key: labels, annotations, nodeSelector (StringMap) and resource lists
-// (ResourceList, in quantity.h). Small, cache friendly, binary-searched.
-template <class V>
+// (ResourceList, in quantity.h). Small, cache friendly, binary-searched, copy on write.
+template <class V, bool Shared = false>
 class FlatMap {
  public:
   using value_type = std::pair<std::string, V>;
   using const_iterator = typename std::vector<value_type>::const_iterator;
+  static constexpr bool kShared = Shared;
 
   FlatMap() = default;
   FlatMap(std::initializer_list<value_type> init) {
@@ -299,45 +302,70 @@ class FlatMap {
 
   const V* find(std::string_view key) const {
     auto it = lower(key);
-    return (it != v_.end() && it->first == key) ? &it->second : nullptr;
+    return (it != ro().end() && it->first == key) ? &it->second : nullptr;
   }
-  V* find(std::string_view key) { return const_cast<V*>(std::as_const(*this).find(key)); }
+  // Writable access (detaches a shared map, only when the key is there).
+  V* find(std::string_view key) {
+    auto i = static_cast<std::size_t>(lower(key) - ro().begin());
+    if (i == ro().size() || ro()[i].first != key) return nullptr;
+    return &rw()[i].second;
+  }
   bool contains(std::string_view key) const { return find(key) != nullptr; }
   void set(std::string key, V value) {
-    auto it = std::lower_bound(v_.begin(), v_.end(), key,
-                               [](const value_type& a, const std::string& k) { return a.first < k; });
-    if (it != v_.end() && it->first == key) {
-      it->second = std::move(value);
+    auto i = static_cast<std::size_t>(lower(key) - ro().begin());
+    auto& m = rw();
+    if (i != m.size() && m[i].first == key) {
+      m[i].second = std::move(value);
     } else {
-      v_.emplace(it, std::move(key), std::move(value));
+      m.emplace(m.begin() + static_cast<std::ptrdiff_t>(i), std::move(key), std::move(value));
     }
   }
   bool erase(std::string_view key) {
-    auto it = lower(key);
-    if (it == v_.end() || it->first != key) return false;
-    v_.erase(v_.begin() + (it - v_.cbegin()));
+    auto i = static_cast<std::size_t>(lower(key) - ro().begin());
+    if (i == ro().size() || ro()[i].first != key) return false;
+    auto& m = rw();
+    m.erase(m.begin() + static_cast<std::ptrdiff_t>(i));
     return true;
   }
-  const_iterator begin() const { return v_.begin(); }
-  const_iterator end() const { return v_.end(); }
-  std::size_t size() const { return v_.size(); }
-  bool empty() const { return v_.empty(); }
+  const_iterator begin() const { return ro().begin(); }
+  const_iterator end() const { return ro().end(); }
+  std::size_t size() const { return ro().size(); }
+  bool empty() const { return ro().empty(); }
   void clear() { v_.clear(); }
   void reserve(std::size_t n) { v_.reserve(n); }
-  std::size_t capacity() const { return v_.capacity(); }
+  std::size_t capacity() const { return ro().capacity(); }
   bool operator==(const FlatMap&) const = default;
+  // The codec's path: share the block with every map decoded from the same JSON text.
+  void intern_decoded(std::string_view json) {
+    if constexpr (Shared) v_.intern_decoded(json);
+  }
+  bool shares_with(const FlatMap& o) const {
+    if constexpr (Shared) return v_.shares_with(o.v_);
+    return false;
+  }
 
  private:
+  const std::vector<value_type>& ro() const {
+    if constexpr (Shared) return v_.vec();
+    else return v_;
+  }
+  std::vector<value_type>& rw() {
+    if constexpr (Shared) return v_.mut();
+    else return v_;
+  }
   const_iterator lower(std::string_view key) const {
-    return std::lower_bound(v_.begin(), v_.end(), key,
+    return std::lower_bound(ro().begin(), ro().end(), key,
                             [](const value_type& a, std::string_view k) { return a.first < k; });
   }
-  std::vector<value_type> v_;
+  // Shared: copy on write and interned by the codec, for maps that repeat verbatim across replicas
+  // (labels, annotations, resource requests). Scheduler-internal maps that are updated in place
+  // while iterated stay plain vectors.
+  std::conditional_t<Shared, SharedVector<value_type>, std::vector<value_type>> v_;
 };
 
-class StringMap : public FlatMap<std::string> {
+class StringMap : public FlatMap<std::string, true> {
  public:
-  using FlatMap<std::string>::FlatMap;
+  using FlatMap<std::string, true>::FlatMap;
   std::string_view get(std::string_view key, std::string_view def = {}) const {
     const auto* p = find(key);
     return p ? std::string_view(*p) : def;

@@ -51,6 +51,6 @@ class Quantity {
 };
 
 // corev1.ResourceList: resource name -> quantity, sorted by name.
-using ResourceList = FlatMap<Quantity>;
+using ResourceList = FlatMap<Quantity, true>;  // shared: requests/limits repeat across replicas
 
 }  // namespace ksched::api

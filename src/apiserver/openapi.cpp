@@ -872,12 +872,16 @@ template <class T, class A>
 struct VectorOf<std::vector<T, A>> {
   using type = T;
 };
+template <class T>
+struct VectorOf<api::SharedVector<T>> {
+  using type = T;
+};
 
 template <class T>
 concept FlatMapLike = requires {
   typename T::value_type::second_type;
 }
-&&std::is_base_of_v<api::FlatMap<typename T::value_type::second_type>, T>;
+&&std::is_base_of_v<api::FlatMap<typename T::value_type::second_type, T::kShared>, T>;
 
 template <class T>
 concept Described = requires {
