@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <typeinfo>
 #include <vector>
 
 namespace ksched::scheduler::framework {
@@ -20,20 +20,43 @@ class StateData {
 
 class CycleState {
  public:
-  // Returns nullptr when absent.
-  // Heterogeneous lookup: no std::string is built per call (Filter/Score read per node).
+  // Returns nullptr when absent (or of another type). Filter/Score read per node, so this is a
+  // linear scan of a handful of entries (length first) and, when the stored object's dynamic type
+  // is exactly T, a type_info comparison instead of a dynamic_cast.
   template <class T>
   T* read(std::string_view key) const {
-    auto it = data_.find(key);
-    return it == data_.end() ? nullptr : dynamic_cast<T*>(it->second.get());
+    for (const auto& e : data_) {
+      if (e.key.size() != key.size() || e.key != key) continue;
+      if (!e.value) return nullptr;
+      if (*e.type == typeid(T)) return static_cast<T*>(e.value.get());
+      return dynamic_cast<T*>(e.value.get());
+    }
+    return nullptr;
   }
-  void write(std::string key, std::shared_ptr<StateData> value) { data_[std::move(key)] = std::move(value); }
-  void erase(std::string_view key) { data_.erase(std::string(key)); }
+  void write(std::string_view key, std::shared_ptr<StateData> value) {
+    const std::type_info* t = value ? &typeid(*value) : &typeid(void);
+    for (auto& e : data_) {
+      if (e.key == key) {
+        e.value = std::move(value);
+        e.type = t;
+        return;
+      }
+    }
+    data_.push_back(Entry{std::string(key), std::move(value), t});
+  }
+  void erase(std::string_view key) {
+    std::erase_if(data_, [&](const Entry& e) { return e.key == key; });
+  }
 
   // Deep copy: every StateData is cloned (used before AddPod/RemovePod on hypothetical states).
   std::unique_ptr<CycleState> clone() const {
     auto c = std::make_unique<CycleState>();
-    for (const auto& [k, v] : data_) c->data_[k] = v ? v->clone() : nullptr;
+    c->data_.reserve(data_.size());
+    for (const auto& e : data_) {
+      auto v = e.value ? e.value->clone() : nullptr;
+      const std::type_info* t = v ? &typeid(*v) : &typeid(void);
+      c->data_.push_back(Entry{e.key, std::move(v), t});
+    }
     c->skip_filter_plugins = skip_filter_plugins;
     c->skip_score_plugins = skip_score_plugins;
     c->record_plugin_metrics = record_plugin_metrics;
@@ -52,11 +75,12 @@ class CycleState {
   std::size_t skip_filter_mask_size = 0;
 
  private:
-  struct KeyHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  struct Entry {
+    std::string key;
+    std::shared_ptr<StateData> value;
+    const std::type_info* type;  // dynamic type of *value
   };
-  std::unordered_map<std::string, std::shared_ptr<StateData>, KeyHash, std::equal_to<>> data_;
+  std::vector<Entry> data_;  // a dozen entries at most (one or two per plugin)
 };
 
 }  // namespace ksched::scheduler::framework
