@@ -53,12 +53,15 @@ class WatchStream {
 // benchmarks through the same path as the network.
 class MemoryResponseStream final : public ResponseStream {
  public:
-  explicit MemoryResponseStream(std::vector<std::string> chunks) : chunks_(std::move(chunks)) {}
+  explicit MemoryResponseStream(std::vector<std::string> chunks)
+      : chunks_(std::make_shared<const std::vector<std::string>>(std::move(chunks))) {}
+  // Replays shared chunks without copying them (benchmarks replay one recording many times).
+  explicit MemoryResponseStream(std::shared_ptr<const std::vector<std::string>> chunks) : chunks_(std::move(chunks)) {}
   int status() const override { return 200; }
   std::string header(std::string_view) const override { return {}; }
   bool read(std::string& out) override {
-    if (stopped_ || next_ >= chunks_.size()) return false;
-    out.append(chunks_[next_++]);
+    if (stopped_ || next_ >= chunks_->size()) return false;
+    out.append((*chunks_)[next_++]);
     return true;
   }
   void stop() override { stopped_ = true; }
@@ -66,7 +69,7 @@ class MemoryResponseStream final : public ResponseStream {
   std::string error() const override { return {}; }
 
  private:
-  std::vector<std::string> chunks_;
+  std::shared_ptr<const std::vector<std::string>> chunks_;
   std::size_t next_ = 0;
   std::atomic<bool> stopped_{false};
 };
