@@ -203,9 +203,9 @@ constexpr auto describe(type_tag<ResourceRequirements>) {
 struct Container {
   std::string name;
   std::string image;
-  std::vector<std::string> command;
-  std::vector<std::string> args;
-  std::vector<ContainerPort> ports;
+  SharedVector<std::string> command;  // shared: identical across replicas
+  SharedVector<std::string> args;
+  SharedVector<ContainerPort> ports;
   ResourceRequirements resources;
   Boxed<std::string> restartPolicy;  // "Always" on an init container = restartable sidecar
   std::string imagePullPolicy;

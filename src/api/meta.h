@@ -41,7 +41,7 @@ struct ObjectMeta {
   StringMap labels;
   StringMap annotations;
   SharedVector<OwnerReference> ownerReferences;  // copy on write: replicas share one
-  std::vector<std::string> finalizers;
+  SharedVector<std::string> finalizers;  // usually empty: 8 bytes
   RawJson managedFields;  // opaque: kept verbatim, never interpreted
   Presence present;
   Extra extra;
