@@ -200,6 +200,9 @@ class Scheduler {
   // Scheduling-thread state.
   std::size_t next_start_node_index_ = 0;
   std::mt19937_64 rng_;
+  // Per-node score rows of the current cycle, kept between cycles so that each row's vector keeps
+  // its capacity (one scheduling cycle runs at a time).
+  std::vector<framework::NodePluginScores> scores_;
 
   std::unique_ptr<BindingPool> binding_pool_;
   std::thread sched_thread_;

@@ -713,7 +713,14 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
   const int np = static_cast<int>(active.size());
   std::vector<char> normalizes(np);
   for (int k = 0; k < np; ++k) normalizes[k] = active[k]->has_normalize_score();
-  std::vector<NodeScoreList> per_plugin(np, NodeScoreList(n));
+  // Reused by the next cycle on this thread: np * n rows are too large to allocate per pod
+  // (glibc consolidates its heap on every free of 64 KiB or more).
+  // A named reference: the lambdas below run on worker threads, where the bare thread_local
+  // name would mean their own (empty) instance. Every row is written before it is read.
+  thread_local std::vector<NodeScoreList> per_plugin_rows;
+  std::vector<NodeScoreList>& per_plugin = per_plugin_rows;
+  if (per_plugin.size() < static_cast<std::size_t>(np)) per_plugin.resize(np);
+  for (int k = 0; k < np; ++k) per_plugin[k].resize(n);
 
   std::mutex err_mu;
   std::string first_error;

@@ -26,6 +26,7 @@ void Nominator::add_locked(const framework::PodInfoPtr& pi, const std::optional<
     if (!current || !current->spec.nodeName.empty()) return;
   }
   node_of_uid_[pod.metadata.uid] = node;
+  count_.store(node_of_uid_.size(), std::memory_order_release);
   auto& list = by_node_[node];
   for (const auto& p : list)
     if (p->pod->metadata.uid == pod.metadata.uid) return;
@@ -49,6 +50,7 @@ void Nominator::delete_locked(const api::Pod& pod) {
     if (list.empty()) by_node_.erase(nit);
   }
   node_of_uid_.erase(it);
+  count_.store(node_of_uid_.size(), std::memory_order_release);
 }
 
 void Nominator::update_nominated_pod(const api::Pod& old_pod, const framework::PodInfoPtr& new_pi) {
@@ -67,6 +69,7 @@ void Nominator::update_nominated_pod(const api::Pod& old_pod, const framework::P
 }
 
 std::vector<framework::PodInfoPtr> Nominator::nominated_pods_for_node(std::string_view node_name) const {
+  if (count_.load(std::memory_order_acquire) == 0) return {};
   std::lock_guard l(mu_);
   auto it = by_node_.find(node_name);
   if (it == by_node_.end()) return {};

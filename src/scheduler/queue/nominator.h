@@ -2,6 +2,7 @@
 // lower-priority pods do not take the space a preemptor freed (upstream queue/nominator.go).
 // Thread-safe: Filter calls nominated_pods_for_node concurrently with queue updates.
 #pragma once
+#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -41,6 +42,9 @@ class Nominator final : public framework::PodNominator {
   mutable std::mutex mu_;
   std::map<std::string, std::vector<framework::PodInfoPtr>, std::less<>> by_node_;
   std::unordered_map<std::string, std::string> node_of_uid_;
+  // node_of_uid_.size(), readable without the lock: Filter asks once per node per cycle, and almost
+  // always nothing is nominated anywhere.
+  std::atomic<std::size_t> count_{0};
 };
 
 }  // namespace ksched::scheduler::queue
