@@ -1,60 +1,33 @@
 // Non-template parts of the codec: per-thread parser, JSON string escaping and the table of
 // interned unmodelled-member blocks.
-#include <mutex>
-#include <unordered_set>
+#include <cstring>
+#include <functional>
+#include <string_view>
 
 #include "api/codec_impl.h"
+#include "api/intern_table.h"
 
 namespace ksched::api {
 
-// Interned Extra blocks, sharded by hash. The table holds one reference to each block. Every
-// change of an interned block's count that can involve the table's reference (a lookup taking a
-// reference, a user dropping one) happens under the shard lock, so the user whose release leaves
-// only the table's reference removes and frees the block, and no lookup can revive it meanwhile.
-// Copies of an ExtraFields add references without the lock: they are made from a live reference,
-// so the count is at least 2 then.
-struct ExtraFields::Intern {
-  struct Hash {
-    std::size_t operator()(const Header* b) const noexcept { return b->tag; }
-  };
-  struct Eq {
-    bool operator()(const Header* a, const Header* b) const {
-      return a->bytes == b->bytes && a->count == b->count && std::memcmp(data(a), data(b), a->bytes) == 0;
-    }
-  };
-  struct Shard {
-    std::mutex mu;
-    std::unordered_set<Header*, Hash, Eq> set;
-  };
-  static constexpr std::size_t kShards = 16;
-  static Shard& shard(std::uint32_t tag) {
-    static auto* shards = new Shard[kShards];  // never destroyed: objects may outlive static destructors
-    return shards[tag % kShards];
-  }
-};
-
+// Interned Extra blocks live in InternTable<Header> (intern_table.h), keyed by the block's tag.
+// Copies of an ExtraFields add references without the table's lock: they are made from a live
+// reference, so the count is at least 2 then.
 ExtraFields::Header* ExtraFields::intern(Header* h) {
-  h->tag = kInterned | (static_cast<std::uint32_t>(std::hash<std::string_view>{}(std::string_view(data(h), h->bytes))) &
-                        ~kInterned);
-  auto& s = Intern::shard(h->tag);
-  std::lock_guard l(s.mu);
-  if (auto it = s.set.find(h); it != s.set.end()) {
-    (*it)->refs.fetch_add(1, std::memory_order_relaxed);
-    destroy(h);
-    return *it;
-  }
-  h->refs.store(2, std::memory_order_relaxed);  // the caller's and the table's
-  s.set.insert(h);
-  return h;
+  const std::uint32_t tag =
+      kInterned | (static_cast<std::uint32_t>(std::hash<std::string_view>{}(std::string_view(data(h), h->bytes))) &
+                   ~kInterned);
+  Header* got = InternTable<Header>::instance().intern(
+      tag, h,
+      [&](const Header& b) {
+        return b.bytes == h->bytes && b.count == h->count && std::memcmp(data(&b), data(h), h->bytes) == 0;
+      },
+      [&](Header& b) { b.tag = tag; });
+  if (got != h) destroy(h);
+  return got;
 }
 
 void ExtraFields::release_interned(Header* h) noexcept {
-  auto& s = Intern::shard(h->tag);
-  std::lock_guard l(s.mu);
-  if (h->refs.fetch_sub(1, std::memory_order_acq_rel) == 2) {
-    s.set.erase(h);
-    destroy(h);
-  }
+  if (InternTable<Header>::instance().release(h, h->tag)) destroy(h);
 }
 
 }  // namespace ksched::api

@@ -173,7 +173,6 @@ class ExtraFields {
   static Header* intern(Header* h);
   // Drops a reference to an interned block; the last user's release removes it from the table.
   static void release_interned(Header* h) noexcept;
-  struct Intern;  // the table (codec.cpp)
 
   Header* h_ = nullptr;
 };
@@ -338,6 +337,12 @@ class FlatMap {
   // The codec's path: share the block with every map decoded from the same JSON text.
   void intern_decoded(std::string_view json) {
     if constexpr (Shared) v_.intern_decoded(json);
+  }
+  // The codec's fast path: true when a map decoded from the same JSON text is interned (now shared
+  // by this one), so the text need not be decoded.
+  bool adopt_interned(std::string_view json) {
+    if constexpr (Shared) return v_.adopt_interned(json);
+    return false;
   }
   bool shares_with(const FlatMap& o) const {
     if constexpr (Shared) return v_.shares_with(o.v_);

@@ -17,9 +17,10 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "api/intern_table.h"
 
 namespace ksched::api {
 
@@ -137,64 +138,34 @@ class SharedVector {
   void pop_back() { mut().pop_back(); }
 
   // Blocks of this element type now in the intern table (tests, memory accounting).
-  static std::size_t interned_blocks() {
-    std::size_t n = 0;
-    for (auto& s : table().shards) {
-      std::lock_guard l(s.mu);
-      n += s.blocks.size();
-    }
-    return n;
+  static std::size_t interned_blocks() { return InternTable<Block>::instance().size(); }
+
+  // The codec's fast path, before decoding: when a block decoded from the same JSON text is
+  // interned, this handle shares it and the caller skips decoding (true).
+  bool adopt_interned(std::string_view json) {
+    const std::size_t h = std::hash<std::string_view>{}(json);
+    Block* got = InternTable<Block>::instance().find(h, [&](const Block& b) { return b.key == json; });
+    if (got == nullptr) return false;
+    release(std::exchange(b_, got));
+    return true;
   }
 
   // The codec's path: this handle holds a freshly decoded, unshared block whose JSON text was
   // `json`; swap it for the interned block with the same text (or make it that block).
   void intern_decoded(std::string_view json) {
     if (!b_ || b_->interned || b_->refs.load(std::memory_order_relaxed) != 1) return;
-    std::size_t h = std::hash<std::string_view>{}(json);
-    auto& s = table().shard(h);
-    Block* dup = nullptr;  // freed outside the lock
-    {
-      std::lock_guard l(s.mu);
-      auto [lo, hi] = s.blocks.equal_range(h);
-      for (auto it = lo; it != hi; ++it) {
-        if (it->second->key == json) {
-          it->second->refs.fetch_add(1, std::memory_order_relaxed);
-          dup = std::exchange(b_, it->second);
-          break;
-        }
-      }
-      if (!dup) publish(s, h, json);
-    }
-    delete dup;
+    const std::size_t h = std::hash<std::string_view>{}(json);
+    Block* got = InternTable<Block>::instance().intern(
+        h, b_, [&](const Block& b) { return b.key == json; },
+        [&](Block& b) {
+          b.interned = true;
+          b.hash = h;
+          b.key.assign(json);
+        });
+    if (got != b_) delete std::exchange(b_, got);
   }
 
  private:
-  template <class Shard>
-  void publish(Shard& s, std::size_t h, std::string_view json) {
-    b_->interned = true;
-    b_->hash = h;
-    b_->key.assign(json);
-    b_->refs.store(2, std::memory_order_relaxed);  // this handle's and the table's
-    s.blocks.emplace(h, b_);
-  }
-
-  // Interned blocks by hash of their JSON text, sharded. Every change of an interned block's count
-  // that can involve the table's reference (a lookup taking one, a holder dropping one) happens
-  // under the shard lock, so the holder whose release leaves only the table's reference erases and
-  // frees the block and no lookup can revive it meanwhile.
-  struct Table {
-    struct Shard {
-      std::mutex mu;
-      std::unordered_multimap<std::size_t, Block*> blocks;
-    };
-    static constexpr std::size_t kShards = 16;
-    Shard shards[kShards];
-    Shard& shard(std::size_t h) { return shards[h % kShards]; }
-  };
-  static Table& table() {
-    static auto* t = new Table;  // never destroyed: cached objects may outlive static destructors
-    return *t;
-  }
   static const std::vector<T>& empty_vec() noexcept {
     static const std::vector<T> e;
     return e;
@@ -205,19 +176,7 @@ class SharedVector {
       if (b->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete b;
       return;
     }
-    auto& s = table().shard(b->hash);
-    {
-      std::lock_guard l(s.mu);
-      if (b->refs.fetch_sub(1, std::memory_order_acq_rel) != 2) return;
-      auto [lo, hi] = s.blocks.equal_range(b->hash);
-      for (auto it = lo; it != hi; ++it) {
-        if (it->second == b) {
-          s.blocks.erase(it);
-          break;
-        }
-      }
-    }
-    delete b;  // outside the lock: its elements may release blocks of other tables
+    if (InternTable<Block>::instance().release(b, b->hash)) delete b;  // outside the table's lock
   }
 
   Block* b_ = nullptr;
