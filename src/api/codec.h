@@ -12,12 +12,24 @@
 
 namespace ksched::api {
 
+struct DecodeOptions {
+  // Skip metadata.managedFields (anywhere in the document, e.g. every item of a list) without
+  // copying or validating it, as if upstream's informer transform had trimmed it afterwards. The
+  // members around it are still fully checked; the skipped value is only checked for balanced
+  // brackets and valid UTF-8.
+  bool dropManagedFields = false;
+};
+
 // Implementations live in codec_impl.h (templates) and are instantiated for all API types.
 template <class T>
 util::Result<T> decode(std::string_view json);
+template <class T>
+util::Result<T> decode(std::string_view json, const DecodeOptions& opts);
 
 template <class T>
 util::Result<void> decode_into(T& out, std::string_view json);
+template <class T>
+util::Result<void> decode_into(T& out, std::string_view json, const DecodeOptions& opts);
 
 template <class T>
 void encode_to(std::string& out, const T& value);

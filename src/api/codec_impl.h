@@ -71,6 +71,15 @@ struct Names {
   static_assert(N <= 32, "Presence holds 32 bits");
 };
 
+// Position of metadata.managedFields among ObjectMeta's described members.
+inline constexpr std::size_t kManagedFieldsIndex = [] {
+  const auto& n = Names<ObjectMeta>::names;
+  for (std::size_t i = 0; i < n.size(); ++i)
+    if (n[i] == "managedFields") return i;
+  return n.size();
+}();
+static_assert(kManagedFieldsIndex < Names<ObjectMeta>::N);
+
 // ---------------------------------------------------------------- decode context
 struct PathElem {
   std::string_view name;  // member or map key; empty when this is an index
@@ -103,6 +112,7 @@ struct Ctx {
   PathStack path;
   std::string error;
   od::document* doc = nullptr;  // for the position after a value (see raw_value)
+  bool drop_managed_fields = false;  // DecodeOptions::dropManagedFields
   // Unmodelled members of the object being decoded at each nesting level, as views into the
   // input and the parser's string buffer (both live until the decode ends); copied into the
   // object's Extra in one allocation when the object is complete. Reused across decodes.
@@ -148,9 +158,13 @@ inline bool type_error(od::value& v, Ctx& ctx, std::string_view want) {
   return ctx.fail(msg);
 }
 
+// A valid `null` literal. type() only looks at the first character, so `nul` or `nullx` must be
+// checked in full: they are not null, and the caller's typed read then rejects them.
 inline bool is_null(od::value& v) {
   od::json_type t;
-  return !v.type().get(t) && t == od::json_type::null;
+  if (v.type().get(t) || t != od::json_type::null) return false;
+  bool n = false;
+  return !v.is_null().get(n) && n;
 }
 
 // Walks a value we do not model, checking every token (On-Demand skips nested values without
@@ -236,6 +250,24 @@ void intern_decoded_container(C& out, const char* start, Ctx& ctx) {
   if (ctx.doc->current_location().get(end) || end <= start) return;  // at the end of the input: not worth it
   while (end > start && is_json_space(end[-1])) --end;
   out.intern_decoded(std::string_view(start, static_cast<std::size_t>(end - start)));
+}
+
+// A shared container whose JSON text is already interned is not decoded at all: the text was
+// validated when the interned block was decoded, and replicas repeat it verbatim. `c` is the
+// just-opened od::array/od::object; on a miss it is rewound so the caller decodes it as usual.
+template <class Out, class Container>
+bool adopt_interned_text(Container& c, Out& out, Ctx& ctx, bool& adopted) {
+  adopted = false;
+  std::string_view raw;
+  if (auto ec = c.raw_json().get(raw)) return ctx.fail_json(ec);
+  while (!raw.empty() && is_json_space(raw.back())) raw.remove_suffix(1);
+  if (raw.size() > 2 && out.adopt_interned(raw)) {  // "[]" and "{}" are never interned
+    adopted = true;
+    return true;
+  }
+  bool not_empty = false;
+  if (auto ec = c.reset().get(not_empty)) return ctx.fail_json(ec);
+  return true;
 }
 
 template <class T>
@@ -328,6 +360,10 @@ bool decode_object(od::value& v, T& out, Ctx& ctx) {
     }
     if (idx < N) {
       hint = idx + 1 == N ? 0 : idx + 1;
+      if constexpr (std::is_same_v<T, ObjectMeta>) {
+        // Left unread: the object iterator steps over the value when it moves to the next member.
+        if (ctx.drop_managed_fields && idx == kManagedFieldsIndex) continue;
+      }
       out.present.set(static_cast<unsigned>(idx));
       ctx.path.push_back({Names<T>::names[idx], -1});
       if (!decode_member(idx, f.value(), out, ctx, std::make_index_sequence<N>{})) return false;
@@ -355,6 +391,11 @@ bool decode_map(od::value& v, FlatMap<V, S>& out, Ctx& ctx) {
       return true;
     }
     return type_error(v, ctx, "map");
+  }
+  if constexpr (S) {
+    bool adopted = false;
+    if (!adopt_interned_text(obj, out, ctx, adopted)) return false;
+    if (adopted) return true;
   }
   // Exact capacity: decoded objects are often cached for a long time.
   std::size_t n = 0;
@@ -418,6 +459,11 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
         return true;
       }
       return type_error(v, ctx, "array");
+    }
+    if constexpr (is_shared_vector<T>::value) {
+      bool adopted = false;
+      if (!adopt_interned_text(arr, out, ctx, adopted)) return false;
+      if (adopted) return true;
     }
     // Exact capacity (no growth slack, no reallocation while filling).
     std::size_t n = 0;
@@ -513,7 +559,7 @@ struct ThreadDecoder {
 ThreadDecoder& thread_decoder();
 
 template <class T>
-util::Result<void> decode_root(T& out, std::string_view json) {
+util::Result<void> decode_root(T& out, std::string_view json, const DecodeOptions& opts = {}) {
   auto& td = thread_decoder();
   td.buffer.resize(json.size() + simdjson::SIMDJSON_PADDING);
   std::memcpy(td.buffer.data(), json.data(), json.size());
@@ -521,6 +567,7 @@ util::Result<void> decode_root(T& out, std::string_view json) {
   Ctx& ctx = td.ctx;
   ctx.path.clear();
   ctx.error.clear();
+  ctx.drop_managed_fields = opts.dropManagedFields;
   od::document doc;
   if (auto ec = td.parser.iterate(td.buffer.data(), json.size(), td.buffer.size()).get(doc))
     return util::make_error(simdjson::error_message(ec));
@@ -687,9 +734,22 @@ util::Result<void> decode_into(T& out, std::string_view json) {
 }
 
 template <class T>
+util::Result<void> decode_into(T& out, std::string_view json, const DecodeOptions& opts) {
+  return detail::decode_root(out, json, opts);
+}
+
+template <class T>
 util::Result<T> decode(std::string_view json) {
   T out{};
   auto r = detail::decode_root(out, json);
+  if (!r) return util::make_error(r.error());
+  return out;
+}
+
+template <class T>
+util::Result<T> decode(std::string_view json, const DecodeOptions& opts) {
+  T out{};
+  auto r = detail::decode_root(out, json, opts);
   if (!r) return util::make_error(r.error());
   return out;
 }
@@ -704,7 +764,9 @@ void encode_to(std::string& out, const T& value) {
 // Explicit instantiation of the public codec entry points for T, List<T> and WatchEvent<T>.
 #define KSCHED_CODEC_INSTANTIATE(T)                                                   \
   template ::ksched::util::Result<T> ksched::api::decode<T>(std::string_view);        \
+  template ::ksched::util::Result<T> ksched::api::decode<T>(std::string_view, const ::ksched::api::DecodeOptions&); \
   template ::ksched::util::Result<void> ksched::api::decode_into<T>(T&, std::string_view); \
+  template ::ksched::util::Result<void> ksched::api::decode_into<T>(T&, std::string_view, const ::ksched::api::DecodeOptions&); \
   template void ksched::api::encode_to<T>(std::string&, const T&);
 
 #define KSCHED_CODEC_INSTANTIATE_KIND(T)                  \

@@ -135,6 +135,14 @@ TEST(Codec, UnknownMembersMustBeValidJson) {
   EXPECT_EQ(encode(*ok), R"J({"x":[ 1 , {"y" : 2 } ],"z":"s\"","w":null,"v":[],"u":{}})J");
 }
 
+TEST(Codec, BrokenNullLiteralsAreRejectedForModelledMembers) {
+  for (const char* bad : {R"J({"metadata":{"name":nul}})J", R"J({"metadata":{"labels":nulll}})J",
+                          R"J({"spec":{"priority":nu}})J", R"J({"spec":{"containers":nullx}})J"}) {
+    EXPECT_FALSE(decode<Pod>(bad).ok()) << bad;
+  }
+  EXPECT_TRUE(decode<Pod>(R"J({"metadata":{"name":null,"labels":null},"spec":{"priority":null}})J").ok());
+}
+
 TEST(Codec, EscapedMemberNamesStillMatch) {
   auto p = decode<Pod>(R"J({"metadata":{"n\u0061me":"a"}})J");
   ASSERT_TRUE(p.ok());
@@ -158,4 +166,39 @@ TEST(Codec, DeepNestingIsRejectedNotRecursedInto) {
   EXPECT_FALSE(decode<Pod>(deep2).ok());
   std::string ok = R"J({"x":)J" + std::string(100, '[') + std::string(100, ']') + "}";
   EXPECT_TRUE(decode<Pod>(ok).ok());
+}
+
+// DecodeOptions::dropManagedFields (the scheduler's pod informer): managedFields is skipped
+// wherever ObjectMeta appears, everything around it is decoded and checked as usual.
+TEST(Codec, DropManagedFieldsSkipsThemAndKeepsTheRest) {
+  const std::string mf = R"J([{"manager":"kubectl","operation":"Update","fieldsV1":{"f:spec":{"f:x":{}}}}])J";
+  const std::string pod_json = R"J({"kind":"Pod","metadata":{"name":"a","managedFields":)J" + mf +
+                               R"J(,"uid":"u1","labels":{"k":"v"}},"spec":{"nodeName":"n1"}})J";
+  DecodeOptions drop{.dropManagedFields = true};
+
+  auto kept = decode<Pod>(pod_json);
+  ASSERT_TRUE(kept.ok()) << kept.error();
+  EXPECT_FALSE(kept->metadata.managedFields.empty());
+
+  auto dropped = decode<Pod>(pod_json, drop);
+  ASSERT_TRUE(dropped.ok()) << dropped.error();
+  EXPECT_TRUE(dropped->metadata.managedFields.empty());
+  EXPECT_EQ(dropped->metadata.uid, "u1");  // the member after it is still read
+  EXPECT_EQ(dropped->metadata.labels.get("k"), "v");
+  EXPECT_EQ(dropped->spec.nodeName, "n1");
+  EXPECT_EQ(encode(*dropped).find("managedFields"), std::string::npos);  // not written back as present
+
+  // Every item of a list.
+  auto list = decode<List<Pod>>(R"J({"kind":"PodList","metadata":{},"items":[)J" + pod_json + "," + pod_json + "]}",
+                                drop);
+  ASSERT_TRUE(list.ok()) << list.error();
+  ASSERT_EQ(list->items.size(), 2u);
+  for (const auto& p : list->items) {
+    EXPECT_TRUE(p.metadata.managedFields.empty());
+    EXPECT_EQ(p.spec.nodeName, "n1");
+  }
+
+  // Structure is still enforced: an unterminated value is an error, and so is bad JSON next to it.
+  EXPECT_FALSE(decode<Pod>(R"J({"metadata":{"managedFields":[{"a":1},"name":"x"}})J", drop).ok());
+  EXPECT_FALSE(decode<Pod>(R"J({"metadata":{"managedFields":[],"name":nul}})J", drop).ok());
 }

@@ -80,6 +80,20 @@ TEST(SharedVector, ReplicasDecodedFromIdenticalJsonShareTheirBlocks) {
   EXPECT_EQ(encode(p1), replica(1));
 }
 
+// A container whose text is already interned is adopted without being decoded; the rest of the
+// document is still decoded and checked, and decoding into a reused object replaces its block.
+TEST(SharedVector, AdoptedTextStillChecksTheRestOfTheDocument) {
+  Pod p1 = decode_ok(replica(1));
+  const std::string bad_after =
+      R"J({"metadata":{"labels":{"app":"web","pod-template-hash":"7d9f8b6c5"},"name":nul}})J";
+  EXPECT_FALSE(decode<Pod>(bad_after).ok());
+  Pod reused = decode_ok(replica(3, R"([{"key":"other","operator":"Exists"}])"));
+  ASSERT_TRUE(decode_into(reused, replica(4)).ok());
+  EXPECT_TRUE(reused.spec.tolerations.shares_with(p1.spec.tolerations));
+  EXPECT_EQ(reused.spec.tolerations[0].key, p1.spec.tolerations[0].key);
+  EXPECT_EQ(encode(reused), replica(4));
+}
+
 TEST(SharedVector, TheLastHolderRemovesTheInternedBlock) {
   auto before = SharedVector<Toleration>::interned_blocks();
   {
