@@ -25,9 +25,14 @@ struct ListResult {
 // Typed decoding, specialisable per type (tests use small hand-written types).
 template <class T>
 struct ObjectCodec {
-  static util::Result<T> decode(std::string_view json) { return api::decode<T>(json); }
-  static util::Result<ListResult<T>> decode_list(std::string_view json) {
-    auto l = api::decode<api::List<T>>(json);
+  static util::Result<T> decode(std::string_view json, const api::DecodeOptions& o = {}) { return api::decode<T>(json, o); }
+  // Into a fresh heap object: the watch path shares it at once, so decoding in place saves moving
+  // the whole struct twice.
+  static util::Result<void> decode_into(T& out, std::string_view json, const api::DecodeOptions& o = {}) {
+    return api::decode_into<T>(out, json, o);
+  }
+  static util::Result<ListResult<T>> decode_list(std::string_view json, const api::DecodeOptions& o = {}) {
+    auto l = api::decode<api::List<T>>(json, o);
     if (!l) return util::make_error(l.error());
     return ListResult<T>{std::move(l->items), std::move(l->metadata.resourceVersion), std::move(l->metadata.continue_)};
   }

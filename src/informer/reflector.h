@@ -27,6 +27,7 @@ struct ReflectorOptions {
   std::chrono::milliseconds initial_backoff{800};
   std::chrono::milliseconds max_backoff{30000};
   std::int64_t min_watch_timeout_seconds = 300;  // watch timeoutSeconds drawn from [min, 2*min)
+  api::DecodeOptions decode;  // e.g. dropManagedFields: trimmed while decoding, never copied
 };
 
 struct ReflectorStats {
@@ -89,8 +90,9 @@ class Reflector {
       if (client::is_gone(e)) return "expired";
       return "watch error: " + e.to_string();
     }
-    auto obj = ObjectCodec<T>::decode(obj_json);
-    if (!obj) return "unable to decode " + ev.type + " event: " + obj.error();
+    auto obj = std::make_shared<T>();
+    if (auto r = ObjectCodec<T>::decode_into(*obj, obj_json, opts_.decode); !r)
+      return "unable to decode " + ev.type + " event: " + r.error();
     std::string rv = obj->metadata.resourceVersion;
     if (ev.type == "BOOKMARK") {
       if (in_watch_list_ && obj->metadata.annotations.get("k8s.io/initial-events-end") == "true") {
@@ -102,7 +104,7 @@ class Reflector {
       return {};
     }
     if (transform_) transform_(*obj);
-    auto p = std::make_shared<const T>(std::move(*obj));
+    Ptr<T> p = std::move(obj);
     if (in_watch_list_) {
       if (ev.type == "ADDED") watch_list_items_.push_back(std::move(p));
       set_rv(std::move(rv));
@@ -159,7 +161,7 @@ class Reflector {
         }
         return "failed to list " + opts_.name + ": " + r.error().to_string();
       }
-      auto list = ObjectCodec<T>::decode_list(*r);
+      auto list = ObjectCodec<T>::decode_list(*r, opts_.decode);
       if (!list) return "failed to decode list of " + opts_.name + ": " + list.error();
       items.reserve(items.size() + list->items.size());
       for (auto& it : list->items) {

@@ -9,6 +9,7 @@
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -26,6 +27,12 @@ template <class T>
 std::vector<std::string> namespace_index_func(const T& obj) {
   return {obj.metadata.namespace_};
 }
+
+// Transparent hashing, so string_view keys find std::string keys without building a string.
+struct StringKeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
 
 // What DeltaFIFO needs to know about the cache it feeds (KnownObjects).
 template <class T>
@@ -49,7 +56,7 @@ class Indexer : public KeyListerGetter<T> {
       indexers_[name] = fn;
       auto& idx = indices_[name];
       for (const auto& [key, obj] : items_)
-        for (auto& v : fn(*obj)) idx[v].insert(key);
+        for (auto& v : fn(*obj)) idx[v].insert(std::string_view(key));
     }
   }
 
@@ -60,14 +67,17 @@ class Indexer : public KeyListerGetter<T> {
   Ptr<T> replace_key(const std::string& key, const Ptr<T>& obj) {
     std::unique_lock l(mu_);
     auto [it, inserted] = items_.try_emplace(key, obj);
+    const std::string& stored_key = it->first;  // what the indices point into
     if (inserted) {
-      add_to_indices(key, *obj);
+      add_to_indices(stored_key, *obj);
       return nullptr;
     }
     Ptr<T> old = std::move(it->second);
     it->second = obj;
-    // Index values usually do not change on update (namespace never does): skip the churn.
+    // Index values usually do not change on update: skip the churn. The built-in namespace index
+    // cannot (the key holds the namespace), so its values are not even computed.
     for (const auto& [name, fn] : indexers_) {
+      if (name == kNamespaceIndex) continue;
       auto before = fn(*old);
       auto after = fn(*obj);
       if (before == after) continue;
@@ -75,10 +85,10 @@ class Indexer : public KeyListerGetter<T> {
       for (const auto& v : before) {
         auto vi = idx.find(v);
         if (vi == idx.end()) continue;
-        vi->second.erase(key);
+        vi->second.erase(std::string_view(key));
         if (vi->second.empty()) idx.erase(vi);
       }
-      for (auto& v : after) idx[std::move(v)].insert(key);
+      for (auto& v : after) idx[std::move(v)].insert(std::string_view(stored_key));
     }
     return old;
   }
@@ -91,8 +101,8 @@ class Indexer : public KeyListerGetter<T> {
   }
   void replace(std::vector<Ptr<T>> objs) {
     std::unique_lock l(mu_);
+    indices_.clear();  // first: they view items_' keys
     items_.clear();
-    indices_.clear();
     for (auto& o : objs) {
       auto key = meta_namespace_key(*o);
       items_[key] = std::move(o);
@@ -133,7 +143,7 @@ class Indexer : public KeyListerGetter<T> {
     auto set = idx->second.find(value);
     if (set == idx->second.end()) return out;
     out.reserve(set->second.size());
-    for (const auto& k : set->second) out.push_back(items_.at(k));
+    for (const auto& k : set->second) out.push_back(items_.find(k)->second);
     return out;
   }
   std::vector<std::string> index_keys(const std::string& name, const std::string& value) const {
@@ -143,7 +153,8 @@ class Indexer : public KeyListerGetter<T> {
     auto idx = indices_.find(name);
     if (idx == indices_.end()) return out;
     auto set = idx->second.find(value);
-    if (set != idx->second.end()) out.assign(set->second.begin(), set->second.end());
+    if (set != idx->second.end())
+      for (const auto& k : set->second) out.emplace_back(k);
     return out;
   }
   std::vector<std::string> list_index_func_values(const std::string& name) const {
@@ -159,7 +170,7 @@ class Indexer : public KeyListerGetter<T> {
   void add_to_indices(const std::string& key, const T& obj) {
     for (const auto& [name, fn] : indexers_) {
       auto& idx = indices_[name];
-      for (auto& v : fn(obj)) idx[std::move(v)].insert(key);
+      for (auto& v : fn(obj)) idx[std::move(v)].insert(std::string_view(key));
     }
   }
   void remove_from_indices(const std::string& key, const T& obj) {
@@ -168,16 +179,20 @@ class Indexer : public KeyListerGetter<T> {
       for (const auto& v : fn(obj)) {
         auto it = idx.find(v);
         if (it == idx.end()) continue;
-        it->second.erase(key);
+        it->second.erase(std::string_view(key));
         if (it->second.empty()) idx.erase(it);
       }
     }
   }
 
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, Ptr<T>> items_;
+  // Node-based: a key's address is stable until its item is erased.
+  std::unordered_map<std::string, Ptr<T>, StringKeyHash, std::equal_to<>> items_;
   std::map<std::string, IndexFunc<T>> indexers_;
-  std::unordered_map<std::string, std::unordered_map<std::string, std::unordered_set<std::string>>> indices_;
+  // index name -> value -> keys. The keys are views of items_' own keys (a cached pod would
+  // otherwise hold its "namespace/name" once more per index): every path that erases an item
+  // removes it from the indices first, and add_to_indices is only ever given items_' keys.
+  std::unordered_map<std::string, std::unordered_map<std::string, std::unordered_set<std::string_view>>> indices_;
 };
 
 // Lister<T>: read-only view over an Indexer (client-go's generated listers).

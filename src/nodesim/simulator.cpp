@@ -244,7 +244,7 @@ void Simulator::start() {
   std::string sel = I.opts.node_selector;
   I.nodes = I.factory->informer_for<api::Node>({}, [sel](client::ListOptions& o) { o.labelSelector = sel; });
   informer::InformerOptions<api::Pod> po;
-  po.transform = [](api::Pod& p) { p.metadata.managedFields = {}; };
+  po.reflector.decode.dropManagedFields = true;
   po.indexers[kNodeIndex] = [](const api::Pod& p) { return std::vector<std::string>{p.spec.nodeName}; };
   I.pods = I.factory->informer_for<api::Pod>(std::move(po));
 

@@ -67,6 +67,39 @@ TEST(Indexer, NamespaceAndCustomIndices) {
   EXPECT_TRUE(lister.list().empty());
 }
 
+// The indices hold views of the store's own keys: they must stay right through rehashing,
+// removals, re-adds and index moves (ASan would also catch a dangling view).
+TEST(Indexer, IndexKeysSurviveChurn) {
+  Indexer<TestObj> idx;
+  idx.add_indexers({{"node", [](const TestObj& o) { return std::vector<std::string>{o.node}; }}});
+  std::map<std::string, std::set<std::string>> want;  // node -> keys
+  std::map<std::string, std::string> node_of;        // key -> node
+  auto put = [&](int i, const std::string& node) {
+    std::string name = "pod-with-a-long-name-" + std::to_string(i);
+    std::string key = "ns/" + name;
+    if (auto it = node_of.find(key); it != node_of.end()) want[it->second].erase(key);
+    idx.update(obj("ns", name, std::to_string(i), 0, node));
+    want[node].insert(key);
+    node_of[key] = node;
+  };
+  for (int i = 0; i < 2000; ++i) put(i, "n" + std::to_string(i % 7));
+  for (int i = 0; i < 2000; i += 2) {
+    idx.remove("ns/pod-with-a-long-name-" + std::to_string(i));
+    want[node_of["ns/pod-with-a-long-name-" + std::to_string(i)]].erase("ns/pod-with-a-long-name-" + std::to_string(i));
+    node_of.erase("ns/pod-with-a-long-name-" + std::to_string(i));
+  }
+  for (int i = 1; i < 2000; i += 3) put(i, "m" + std::to_string(i % 5));  // moves between values
+  for (int i = 0; i < 2000; i += 4) put(i, "n" + std::to_string(i % 3));  // re-adds
+  std::size_t total = 0;
+  for (const auto& [node, keys] : want) {
+    auto got = idx.index_keys("node", node);
+    EXPECT_EQ(std::set<std::string>(got.begin(), got.end()), keys) << node;
+    total += keys.size();
+  }
+  EXPECT_EQ(idx.size(), total);
+  EXPECT_EQ(idx.by_index(kNamespaceIndex, "ns").size(), total);
+}
+
 TEST(Indexer, SharedObjectsAreNotCopied) {
   auto idx = std::make_shared<Indexer<TestObj>>();
   auto o = obj("a", "p", "1");

@@ -66,13 +66,19 @@ struct ksched::informer::ObjectCodec<ksched::testing::TestObj> {
     o.node = str(ob, "node");
     return o;
   }
-  static util::Result<T> decode(std::string_view json) {
+  static util::Result<T> decode(std::string_view json, const api::DecodeOptions& = {}) {
     boost::system::error_code ec;
     auto v = boost::json::parse(json, ec);
     if (ec || !v.is_object()) return util::make_error("bad json");
     return from(v);
   }
-  static util::Result<ListResult<T>> decode_list(std::string_view json) {
+  static util::Result<void> decode_into(T& out, std::string_view json, const api::DecodeOptions& = {}) {
+    auto r = decode(json);
+    if (!r) return util::make_error(r.error());
+    out = std::move(*r);
+    return {};
+  }
+  static util::Result<ListResult<T>> decode_list(std::string_view json, const api::DecodeOptions& = {}) {
     boost::system::error_code ec;
     auto v = boost::json::parse(json, ec);
     if (ec) return util::make_error("bad json");
