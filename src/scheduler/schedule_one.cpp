@@ -398,7 +398,7 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
     diagnosis.nodeToStatus.set(nodes[(start_index + i) % n]->name(), std::move(st));
   }
   const int count = std::min(feasible_count.load(), to_find);
-  for (int i = 0; i < count; ++i) feasible.push_back(found[i]);
+  for (int i = 0; i < count; ++i) feasible.push_back(std::move(found[i]));
   return {};
 }
 
@@ -420,18 +420,31 @@ Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleSt
   if (!s.is_success() || extenders_.empty()) return s;
 
   // Extender scores (0..MaxExtenderPriority) are scaled to the plugins' range, weighted and added
-  // to the totals. A failing prioritizer only loses its say, ignorable or not. Sequential, unlike
-  // upstream's one goroutine per extender.
-  std::map<std::string, framework::NodePluginScores, std::less<>> extra;
-  for (const auto& x : extenders_) {
-    if (!x->is_interested(pod)) continue;
+  // to the totals. A failing prioritizer only loses its say, ignorable or not. The extenders are
+  // asked concurrently (upstream: one goroutine each), their answers added in extender order.
+  struct Answer {
+    bool ok = false;
     std::vector<framework::HostPriority> prios;
     std::int64_t weight = 0;
-    if (auto r = x->prioritize(pod, feasible, prios, weight); !r.ok()) {
+  };
+  std::vector<Answer> answers(extenders_.size());
+  fwk.parallelizer().until(static_cast<int>(extenders_.size()), [&](int i) {
+    const auto& x = extenders_[static_cast<std::size_t>(i)];
+    if (!x->is_interested(pod)) return;
+    Answer& a = answers[static_cast<std::size_t>(i)];
+    if (auto r = x->prioritize(pod, feasible, a.prios, a.weight); !r.ok()) {
       log::V(5).info("Failed to run extender's priority function. No score given by this extender.",
                      {{"error", r.error()}, {"pod", pod_key(pod)}, {"extender", x->name()}});
-      continue;
+      return;
     }
+    a.ok = true;
+  });
+  std::map<std::string, framework::NodePluginScores, std::less<>> extra;
+  for (std::size_t i = 0; i < extenders_.size(); ++i) {
+    if (!answers[i].ok) continue;
+    const auto& x = extenders_[i];
+    const auto& prios = answers[i].prios;
+    const std::int64_t weight = answers[i].weight;
     for (const auto& hp : prios) {
       const std::int64_t score = hp.score * weight * (framework::kMaxNodeScore / framework::kMaxExtenderPriority);
       auto& e = extra[hp.host];

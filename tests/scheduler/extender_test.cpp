@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 
 #include "scheduler/config/defaults.h"
 #include "scheduler/extender.h"
+#include "scheduler/framework/parallelizer.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler_testing/default_config.h"
@@ -427,6 +429,46 @@ TEST_F(ExtenderTest, PrioritizeScoresAreWeighted) {
     EXPECT_EQ(node_names_of(srv.requests("/a/prioritize")[0].body).size(), 2u);
     sched.reset();
   }
+}
+
+// Prioritizers are asked at the same time (upstream: a goroutine each): each of two extenders
+// (separate servers) waits for the other's request before answering. Asked one after the other,
+// the first would give up waiting after 3 s and report it.
+TEST_F(ExtenderTest, PrioritizersAreAskedConcurrently) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int arrived = 0;
+  std::vector<bool> saw_other;
+  auto meet = [&](const json::value&) {
+    std::unique_lock l(mu);
+    ++arrived;
+    cv.notify_all();
+    saw_other.push_back(cv.wait_for(l, 3s, [&] { return arrived >= 2; }));
+    return Answer{200, R"([{"host":"n1","score":1}])"};
+  };
+  FakeExtenderServer a_srv, b_srv;
+  a_srv.on("/a/prioritize", meet);
+  b_srv.on("/b/prioritize", meet);
+  auto a = extender_config(a_srv.url("/a"));
+  a.prioritizeVerb = "prioritize";
+  auto b = extender_config(b_srv.url("/b"));
+  b.prioritizeVerb = "prioritize";
+  auto cfg = base_config();
+  cfg.extenders = {a, b};
+  SchedulerOptions o;
+  o.clock = &clock;
+  o.parallelizer = std::make_shared<framework::ThreadPoolParallelizer>(4);
+  o.seed = 7;
+  o.bindingWorkers = 1;
+  auto reg = new_in_tree_registry();
+  auto s = Scheduler::create(cfg, reg, client, lister, o);
+  ASSERT_TRUE(s.ok()) << s.error();
+  sched = std::move(*s);
+  add_nodes({"n1", "n2"});
+  add_pod(MakePod().Name("p").Obj());
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(saw_other, (std::vector<bool>{true, true}));
+  EXPECT_EQ(bound_node(), "n1");  // both extenders' scores were added
 }
 
 TEST_F(ExtenderTest, PrioritizerWithoutScorePluginsStillRanksAllNodes) {

@@ -26,7 +26,7 @@ class CycleState {
   template <class T>
   T* read(std::string_view key) const {
     for (const auto& e : data_) {
-      if (e.key.size() != key.size() || e.key != key) continue;
+      if (e.key != key) continue;  // compares lengths first
       if (!e.value) return nullptr;
       if (*e.type == typeid(T)) return static_cast<T*>(e.value.get());
       return dynamic_cast<T*>(e.value.get());

@@ -125,11 +125,12 @@ std::int32_t pod_priority(const api::Pod& p) { return p.spec.priority.value_or(0
 
 // Runs one plugin call, timing it when the cycle is sampled for plugin metrics.
 template <class F>
-Status timed(const FrameworkDeps& d, const CycleState& st, std::string_view plugin, std::string_view point, F&& f) {
+Status timed(const FrameworkDeps& d, const CycleState& st, const Plugin& plugin, std::string_view point, F&& f) {
+  // The plugin's name is asked only when recording: this runs per node per plugin.
   if (!st.record_plugin_metrics || !d.pluginObserver) return f();
   auto t0 = std::chrono::steady_clock::now();
   Status s = f();
-  d.pluginObserver(plugin, point, s, std::chrono::steady_clock::now() - t0);
+  d.pluginObserver(plugin.name(), point, s, std::chrono::steady_clock::now() - t0);
   return s;
 }
 
@@ -549,7 +550,7 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
   const auto& nodes = snapshot_node_infos().list();
   for (const auto& p : pre_filter_) {
     PreFilterResult r;
-    Status s = timed(deps_, state, p->name(), "PreFilter", [&] { return p->pre_filter(state, pod, nodes, r); });
+    Status s = timed(deps_, state, *p, "PreFilter", [&] { return p->pre_filter(state, pod, nodes, r); });
     if (s.is_skip()) {
       skip.emplace(p->name());
       continue;
@@ -595,7 +596,7 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
       continue;
     }
     EvaluationCounter::bump(evals, filter_slot(i));
-    Status s = timed(deps_, state, p->name(), "Filter", [&] { return p->filter(state, pod, node_info); });
+    Status s = timed(deps_, state, *p, "Filter", [&] { return p->filter(state, pod, node_info); });
     if (s.is_success()) continue;
     if (!s.is_rejected()) s = Status::error("running " + quoted(p->name()) + " filter plugin: " + s.message());
     return s.with_plugin(std::string(p->name()));
@@ -608,7 +609,7 @@ Status Framework::run_pre_filter_extension_add_pod(CycleState& state, const api:
   for (const auto& p : pre_filter_) {
     auto* ext = p->pre_filter_extensions();
     if (!ext || state.skip_filter_plugins.count(p->name())) continue;
-    Status s = timed(deps_, state, p->name(), "PreFilterExtensionAddPod",
+    Status s = timed(deps_, state, *p, "PreFilterExtensionAddPod",
                      [&] { return ext->add_pod(state, pod_to_schedule, pod_to_add, node_info); });
     if (!s.is_success()) {
       return Status::error("running AddPod on PreFilter plugin " + quoted(p->name()) + ": " + s.message());
@@ -622,7 +623,7 @@ Status Framework::run_pre_filter_extension_remove_pod(CycleState& state, const a
   for (const auto& p : pre_filter_) {
     auto* ext = p->pre_filter_extensions();
     if (!ext || state.skip_filter_plugins.count(p->name())) continue;
-    Status s = timed(deps_, state, p->name(), "PreFilterExtensionRemovePod",
+    Status s = timed(deps_, state, *p, "PreFilterExtensionRemovePod",
                      [&] { return ext->remove_pod(state, pod_to_schedule, pod_to_remove, node_info); });
     if (!s.is_success()) {
       return Status::error("running RemovePod on PreFilter plugin " + quoted(p->name()) + ": " + s.message());
@@ -663,7 +664,7 @@ Status Framework::run_post_filter_plugins(CycleState& state, const api::Pod& pod
   std::optional<PostFilterResult> last_meaningful;
   for (const auto& p : post_filter_) {
     PostFilterResult r;
-    Status s = timed(deps_, state, p->name(), "PostFilter", [&] { return p->post_filter(state, pod, filtered, r); });
+    Status s = timed(deps_, state, *p, "PostFilter", [&] { return p->post_filter(state, pod, filtered, r); });
     if (s.is_success()) {
       result = r;
       return s;
@@ -685,7 +686,7 @@ Status Framework::run_pre_score_plugins(CycleState& state, const api::Pod& pod,
                                         const std::vector<NodeInfoPtr>& nodes) {
   std::set<std::string, std::less<>> skip;
   for (const auto& p : pre_score_) {
-    Status s = timed(deps_, state, p->name(), "PreScore", [&] { return p->pre_score(state, pod, nodes); });
+    Status s = timed(deps_, state, *p, "PreScore", [&] { return p->pre_score(state, pod, nodes); });
     if (s.is_skip()) {
       skip.emplace(p->name());
       continue;
@@ -741,7 +742,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
           for (int k = 0; k < np; ++k) {
             EvaluationCounter::bump(evals, slots[k]);
             std::int64_t s = 0;
-            Status st = timed(deps_, state, active[k]->name(), "Score", [&] { return active[k]->score(state, pod, ni, s); });
+            Status st = timed(deps_, state, *active[k], "Score", [&] { return active[k]->score(state, pod, ni, s); });
             if (!st.is_success()) {
               fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
               return;
@@ -759,7 +760,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
       np,
       [&](int k) {
         if (!active[k]->has_normalize_score()) return;
-        Status st = timed(deps_, state, active[k]->name(), "ScoreExtensionNormalize",
+        Status st = timed(deps_, state, *active[k], "ScoreExtensionNormalize",
                           [&] { return active[k]->normalize_score(state, pod, per_plugin[k]); });
         if (!st.is_success()) fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
       },
@@ -795,7 +796,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
 
 Status Framework::run_reserve_plugins_reserve(CycleState& state, const api::Pod& pod, const std::string& node) {
   for (const auto& p : reserve_) {
-    Status s = timed(deps_, state, p->name(), "Reserve", [&] { return p->reserve(state, pod, node); });
+    Status s = timed(deps_, state, *p, "Reserve", [&] { return p->reserve(state, pod, node); });
     if (s.is_success()) continue;
     if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
     return Status::error("running Reserve plugin " + quoted(p->name()) + ": " + s.message());
@@ -805,7 +806,7 @@ Status Framework::run_reserve_plugins_reserve(CycleState& state, const api::Pod&
 
 void Framework::run_reserve_plugins_unreserve(CycleState& state, const api::Pod& pod, const std::string& node) {
   for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
-    (void)timed(deps_, state, (*it)->name(), "Unreserve", [&] {
+    (void)timed(deps_, state, **it, "Unreserve", [&] {
       (*it)->unreserve(state, pod, node);
       return Status();
     });
@@ -816,7 +817,7 @@ Status Framework::run_permit_plugins(CycleState& state, const api::Pod& pod, con
   std::map<std::string, std::chrono::nanoseconds> waits;
   for (const auto& p : permit_) {
     std::chrono::milliseconds timeout{0};
-    Status s = timed(deps_, state, p->name(), "Permit", [&] { return p->permit(state, pod, node, timeout); });
+    Status s = timed(deps_, state, *p, "Permit", [&] { return p->permit(state, pod, node, timeout); });
     if (s.is_success()) continue;
     if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
     if (s.is_wait()) {
@@ -856,7 +857,7 @@ Status Framework::wait_on_permit(const api::Pod& pod) {
 
 Status Framework::run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
   for (const auto& p : pre_bind_) {
-    Status s = timed(deps_, state, p->name(), "PreBind", [&] { return p->pre_bind(state, pod, node); });
+    Status s = timed(deps_, state, *p, "PreBind", [&] { return p->pre_bind(state, pod, node); });
     if (s.is_success()) continue;
     if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
     return Status::error("running PreBind plugin " + quoted(p->name()) + ": " + s.message());
@@ -868,7 +869,7 @@ Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const
   if (bind_.empty()) return Status::skip();
   Status s;
   for (const auto& p : bind_) {
-    s = timed(deps_, state, p->name(), "Bind", [&] { return p->bind(state, pod, node); });
+    s = timed(deps_, state, *p, "Bind", [&] { return p->bind(state, pod, node); });
     if (s.is_skip()) continue;
     if (s.is_success()) return s;
     if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
@@ -879,7 +880,7 @@ Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const
 
 void Framework::run_post_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
   for (const auto& p : post_bind_) {
-    (void)timed(deps_, state, p->name(), "PostBind", [&] {
+    (void)timed(deps_, state, *p, "PostBind", [&] {
       p->post_bind(state, pod, node);
       return Status();
     });
