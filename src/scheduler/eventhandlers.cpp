@@ -3,6 +3,10 @@
 // every change that may help a rejected pod becomes a queue move with the matching ClusterEvent.
 #include <string>
 
+#include "scheduler/framework/plugin_helper.h"
+#include "scheduler/plugins/nodename/nodename.h"
+#include "scheduler/plugins/noderesources/fit.h"
+#include "scheduler/plugins/nodeports/nodeports.h"
 #include "scheduler/queue/events.h"
 #include "scheduler/scheduler.h"
 #include "util/log.h"
@@ -17,16 +21,6 @@ namespace {
 std::string pod_key(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
 
 bool assigned(const api::Pod& p) { return !p.spec.nodeName.empty(); }
-
-bool taints_equal(const std::vector<api::Taint>& a, const std::vector<api::Taint>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].key != b[i].key || a[i].value != b[i].value || a[i].effect != b[i].effect ||
-        a[i].timeAdded != b[i].timeAdded)
-      return false;
-  }
-  return true;
-}
 
 std::map<std::string, std::string> condition_statuses(const api::Node& n) {
   std::map<std::string, std::string> m;
@@ -47,7 +41,7 @@ std::vector<ClusterEvent> node_scheduling_property_change(const api::Node& new_n
     out.push_back(ev(EventResource::Node, framework::kUpdateNodeAllocatable, "NodeAllocatableChange"));
   if (!(new_node.metadata.labels == old_node.metadata.labels))
     out.push_back(ev(EventResource::Node, framework::kUpdateNodeLabel, "NodeLabelChange"));
-  if (!taints_equal(new_node.spec.taints, old_node.spec.taints))
+  if (!framework::taints_equal(new_node.spec.taints, old_node.spec.taints))
     out.push_back(ev(EventResource::Node, framework::kUpdateNodeTaint, "NodeTaintChange"));
   if (condition_statuses(new_node) != condition_statuses(old_node))
     out.push_back(ev(EventResource::Node, framework::kUpdateNodeCondition, "NodeConditionChange"));
@@ -56,9 +50,10 @@ std::vector<ClusterEvent> node_scheduling_property_change(const api::Node& new_n
   return out;
 }
 
-void Scheduler::move_all(const ClusterEvent& e, std::shared_ptr<const void> old_obj, std::shared_ptr<const void> new_obj) {
+void Scheduler::move_all(const ClusterEvent& e, std::shared_ptr<const void> old_obj, std::shared_ptr<const void> new_obj,
+                         const queue::PreEnqueueCheck& pre_check) {
   const auto start = clock_->now();
-  queue_->move_all_to_active_or_backoff_queue(e, std::move(old_obj), std::move(new_obj));
+  queue_->move_all_to_active_or_backoff_queue(e, std::move(old_obj), std::move(new_obj), pre_check);
   if (opts_.metrics) {
     opts_.metrics->eventHandlingDuration.with({e.label}).observe(metrics::seconds_since(start, clock_->now()));
   }
@@ -171,16 +166,34 @@ void Scheduler::delete_pod_from_queue(const framework::PodPtr& pod) {
 
 // ---------------------------------------------------------------- nodes
 
+queue::PreEnqueueCheck Scheduler::pre_check_for_node(const framework::NodeInfoPtr& node_info) const {
+  // Queueing hints replace this check (upstream skips it when they are on).
+  if (opts_.queueingHints || !node_info || node_info->node() == nullptr) return {};
+  // Upstream AdmissionCheck (resources, required node affinity, node name, host ports), then the
+  // NoSchedule taints. Preemption is not considered: a pod it would help is requeued eventually.
+  return [node_info](const api::Pod& pod) {
+    const api::Node& node = *node_info->node();
+    if (!plugins::noderesources::fits(pod, *node_info).empty()) return false;
+    if (!framework::required_node_affinity_matches(pod, node)) return false;
+    if (!plugins::nodename::fits(pod, node)) return false;
+    if (!plugins::nodeports::fits(pod, *node_info)) return false;
+    return framework::find_matching_untolerated_taint(node.spec.taints, pod.spec.tolerations, [](const api::Taint& t) {
+             return t.effect == framework::kTaintEffectNoSchedule;
+           }) == nullptr;
+  };
+}
+
 void Scheduler::on_node_add(const framework::NodePtr& node) {
   log::V(3).info("Add event for node", {{"node", node->metadata.name}});
-  cache_->add_node(node);
-  move_all(ev(EventResource::Node, framework::kAdd, "NodeAdd"), nullptr, node);
+  auto info = cache_->add_node(node);
+  move_all(ev(EventResource::Node, framework::kAdd, "NodeAdd"), nullptr, node, pre_check_for_node(info));
 }
 
 void Scheduler::on_node_update(const framework::NodePtr& old_node, const framework::NodePtr& new_node) {
   log::V(4).info("Update event for node", {{"node", new_node->metadata.name}});
-  cache_->update_node(old_node, new_node);
-  for (const auto& e : node_scheduling_property_change(*new_node, *old_node)) move_all(e, old_node, new_node);
+  auto info = cache_->update_node(old_node, new_node);
+  const auto pre_check = pre_check_for_node(info);
+  for (const auto& e : node_scheduling_property_change(*new_node, *old_node)) move_all(e, old_node, new_node, pre_check);
 }
 
 void Scheduler::on_node_delete(const framework::NodePtr& node) {

@@ -177,7 +177,10 @@ class Scheduler {
   void update_pod_in_queue(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod);
   void delete_pod_from_queue(const framework::PodPtr& pod);
   void move_all(const framework::ClusterEvent& e, std::shared_ptr<const void> old_obj,
-                std::shared_ptr<const void> new_obj);
+                std::shared_ptr<const void> new_obj, const queue::PreEnqueueCheck& pre_check = {});
+  // With SchedulerQueueingHints off: which unschedulable pods a node event may help (upstream
+  // preCheckForNode); empty (every pod) with hints on.
+  queue::PreEnqueueCheck pre_check_for_node(const framework::NodeInfoPtr& node_info) const;
   void submit_binding(std::function<void()> fn);
   void observe_extension_point(std::string_view point, const framework::Status& s, std::string_view profile,
                                std::chrono::steady_clock::time_point since);

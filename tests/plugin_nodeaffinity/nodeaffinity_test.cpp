@@ -83,6 +83,10 @@ TEST(NodeAffinity, Filter) {
        MakeNode().Name("n").Label("cores", "8").Obj(), Code::Success},
       {"Gt non-integer label misses", MakePod().Name("p").NodeAffinity(required({term({req("cores", "Gt", {"1"})})})).Obj(),
        MakeNode().Name("n").Label("cores", "many").Obj(), U},
+      // labels.NewRequirement checks Gt/Lt values as label values too: "-1" is not one, so the
+      // term is invalid and misses although the label is greater (upstream v1.32).
+      {"Gt negative value is an invalid term", MakePod().Name("p").NodeAffinity(required({term({req("cores", "Gt", {"-1"})})})).Obj(),
+       MakeNode().Name("n").Label("cores", "8").Obj(), U},
       // A term with an invalid requirement is dropped; the other term still counts (ORed).
       {"invalid term ignored, other term hits",
        MakePod().Name("p").NodeAffinity(required({term({req("cores", "Gt", {"x"})}), term({req("a", "Exists", {})})})).Obj(),

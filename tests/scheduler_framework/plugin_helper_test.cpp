@@ -76,20 +76,94 @@ TEST(RequiredNodeAffinity, SelectorAndTerms) {
   EXPECT_FALSE(NodeSelectorMatcher(api::NodeSelector{}).matches(node));
 }
 
+// Cases where the two former node selector copies disagreed, pinned to upstream v1.32
+// (component-helpers nodeaffinity + labels.NewRequirement).
+TEST(NodeSelector, UpstreamParseAndMatchRules) {
+  auto node = MakeNode().Name("n1").Label("cores", "8").Obj();
+  auto expr_term = [](std::string key, std::string op, std::vector<std::string> vals) {
+    api::NodeSelectorTerm t;
+    t.matchExpressions.push_back(api::NodeSelectorRequirement{std::move(key), std::move(op), std::move(vals)});
+    return t;
+  };
+  // NewRequirement validates every value as a label value, Gt/Lt included: "-1" parses as an
+  // integer but is not a label value, so the term is invalid and never matches.
+  CompiledNodeSelectorTerm negative(expr_term("cores", "Gt", {"-1"}));
+  EXPECT_FALSE(negative.valid());
+  EXPECT_FALSE(negative.matches(node));
+  EXPECT_TRUE(CompiledNodeSelectorTerm(expr_term("cores", "Gt", {"7"})).matches(node));
+
+  // A nameless node has no fields: matchFields are skipped (upstream extractNodeFields), as for
+  // PV node affinity checked against node labels alone.
+  api::NodeSelectorTerm by_name = expr_term("cores", "Exists", {});
+  by_name.matchFields.push_back(api::NodeSelectorRequirement{"metadata.name", "In", {"other"}});
+  CompiledNodeSelectorTerm pinned(by_name);
+  EXPECT_FALSE(pinned.matches(node));
+  EXPECT_TRUE(pinned.matches(node.metadata.labels, ""));
+  api::NodeSelector ns;
+  ns.nodeSelectorTerms = {by_name};
+  EXPECT_TRUE(NodeSelectorMatcher(ns).matches(node.metadata.labels));
+  EXPECT_FALSE(NodeSelectorMatcher(ns).matches(node));
+
+  // Every error of a term is kept, with its field path; invalid terms are reported, empty ones not.
+  api::NodeSelectorTerm two_bad = expr_term("cores", "Gt", {"x"});
+  two_bad.matchFields.push_back(api::NodeSelectorRequirement{"metadata.name", "Exists", {}});
+  ns.nodeSelectorTerms = {api::NodeSelectorTerm{}, two_bad};
+  NodeSelectorMatcher m(ns);
+  ASSERT_EQ(m.errors().size(), 2u) << m.error_string();
+  EXPECT_EQ(m.errors()[0].rfind("nodeSelectorTerms[1].matchExpressions[0].values[0]: Invalid value: ", 0), 0u)
+      << m.errors()[0];
+  EXPECT_EQ(m.errors()[1].rfind("nodeSelectorTerms[1].matchFields[0].operator: Unsupported value: ", 0), 0u)
+      << m.errors()[1];
+  EXPECT_FALSE(m.matches(node));
+}
+
+TEST(NodeSelector, PreferredSchedulingTerms) {
+  auto node = MakeNode().Name("n1").Label("zone", "a").Obj();
+  auto pref = [](std::int32_t w, std::string key, std::string op, std::vector<std::string> vals) {
+    api::PreferredSchedulingTerm p;
+    p.weight = w;
+    p.preference.matchExpressions.push_back(api::NodeSelectorRequirement{std::move(key), std::move(op), std::move(vals)});
+    return p;
+  };
+  PreferredSchedulingTerms terms({pref(3, "zone", "In", {"a"}), pref(5, "zone", "Exists", {}),
+                                  pref(0, "zone", "Bogus", {}), pref(7, "zone", "In", {"b"})});
+  EXPECT_TRUE(terms.errors().empty());  // the weight-0 term is dropped unparsed
+  EXPECT_EQ(terms.score(node), 8);
+  PreferredSchedulingTerms bad({pref(1, "zone", "Bogus", {})}, "p");
+  ASSERT_EQ(bad.errors().size(), 1u);
+  EXPECT_EQ(bad.errors()[0].rfind("p[0].preference.matchExpressions[0].operator: Unsupported value: ", 0), 0u)
+      << bad.errors()[0];
+}
+
 TEST(Taints, FindMatchingUntolerated) {
   api::Taint t1{"k1", "v1", "NoSchedule"};
   api::Taint t2{"k2", "", "PreferNoSchedule"};
   std::vector<api::Taint> taints{t1, t2};
   std::vector<api::Toleration> none;
   EXPECT_EQ(find_matching_untolerated_taint(taints, none), &taints[0]);
-  auto no_schedule_only = [](const api::Taint& t) { return t.effect == "NoSchedule" || t.effect == "NoExecute"; };
   std::vector<api::Toleration> tol{api::Toleration{"k1", "Equal", "v1", "NoSchedule"}};
-  EXPECT_EQ(find_matching_untolerated_taint(taints, tol, no_schedule_only), nullptr);
+  EXPECT_EQ(find_matching_untolerated_taint(taints, tol, is_do_not_schedule_taint), nullptr);
+  EXPECT_TRUE(is_do_not_schedule_taint(api::Taint{"k", "", "NoExecute"}));
+  EXPECT_FALSE(is_do_not_schedule_taint(api::Taint{"k", "", "PreferNoSchedule"}));
   EXPECT_EQ(find_matching_untolerated_taint(taints, tol), &taints[1]);
   EXPECT_TRUE(tolerates_taint(api::Toleration{"", "Exists", "", ""}, t1));
   EXPECT_FALSE(tolerates_taint(api::Toleration{"k1", "", "v2", ""}, t1));
   EXPECT_TRUE(tolerates_taint(api::Toleration{"k1", "", "v1", ""}, t1));
   EXPECT_FALSE(tolerates_taint(api::Toleration{"k1", "Exists", "", "NoExecute"}, t1));
+}
+
+TEST(Taints, Equality) {
+  std::vector<api::Taint> a{api::Taint{"k", "v", "NoSchedule"}};
+  auto b = a;
+  EXPECT_TRUE(taints_equal(a, b));
+  b[0].effect = "NoExecute";
+  EXPECT_FALSE(taints_equal(a, b));
+  EXPECT_FALSE(taints_equal(a, {}));
+  std::vector<api::Toleration> t{api::Toleration{"k", "Exists", "", "NoExecute"}};
+  auto u = t;
+  EXPECT_TRUE(tolerations_equal(t, u));
+  u[0].tolerationSeconds = 30;
+  EXPECT_FALSE(tolerations_equal(t, u));
 }
 
 TEST(DefaultSelector, ServicesAndReplicationController) {

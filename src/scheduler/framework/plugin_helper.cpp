@@ -1,7 +1,6 @@
 #include "scheduler/framework/plugin_helper.h"
 
 #include <algorithm>
-#include <charconv>
 #include <type_traits>
 
 #if __has_include("api/apps.h")
@@ -30,139 +29,141 @@ Status default_normalize_score(std::int64_t max_priority, bool reverse, NodeScor
 // ---------------------------------------------------------------- node selectors
 namespace {
 
-bool parse_int64(std::string_view s, std::int64_t& out) {
-  if (s.empty()) return false;
-  const char* b = s.data();
-  const char* e = s.data() + s.size();
-  if (*b == '+') ++b;  // Go's strconv.ParseInt accepts a leading sign
-  auto [p, ec] = std::from_chars(b, e, out);
-  return ec == std::errc() && p == e;
+// field.Path rendering: "a.b", "a[0]"; a root path has no leading separator.
+std::string child(const std::string& path, std::string_view name) {
+  return path.empty() ? std::string(name) : path + "." + std::string(name);
+}
+std::string index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+std::string join_errors(const std::vector<std::string>& errs) {
+  std::string out;
+  for (std::size_t i = 0; i < errs.size(); ++i) {
+    if (i) out += "; ";
+    out += errs[i];
+  }
+  return out;
+}
+
+bool empty_term(const api::NodeSelectorTerm& t) { return t.matchExpressions.empty() && t.matchFields.empty(); }
+
+std::optional<labels::Operator> node_selector_operator(std::string_view op) {
+  if (op == "In") return labels::Operator::In;
+  if (op == "NotIn") return labels::Operator::NotIn;
+  if (op == "Exists") return labels::Operator::Exists;
+  if (op == "DoesNotExist") return labels::Operator::DoesNotExist;
+  if (op == "Gt") return labels::Operator::GreaterThan;
+  if (op == "Lt") return labels::Operator::LessThan;
+  return std::nullopt;
 }
 
 }  // namespace
 
-CompiledNodeSelectorTerm::CompiledNodeSelectorTerm(const api::NodeSelectorTerm& term) {
-  for (const auto& e : term.matchExpressions) {
-    Req r;
-    r.key = e.key;
-    if (e.operator_ == "In") {
-      r.op = Op::In;
-    } else if (e.operator_ == "NotIn") {
-      r.op = Op::NotIn;
-    } else if (e.operator_ == "Exists") {
-      r.op = Op::Exists;
-    } else if (e.operator_ == "DoesNotExist") {
-      r.op = Op::DoesNotExist;
-    } else if (e.operator_ == "Gt") {
-      r.op = Op::Gt;
-    } else if (e.operator_ == "Lt") {
-      r.op = Op::Lt;
-    } else {
-      error_ = "\"" + e.operator_ + "\" is not a valid node selector operator";
-      return;
+CompiledNodeSelectorTerm::CompiledNodeSelectorTerm(const api::NodeSelectorTerm& term, const std::string& path) {
+  has_labels_ = !term.matchExpressions.empty();
+  has_fields_ = !term.matchFields.empty();
+  const std::string exprs_path = child(path, "matchExpressions");
+  for (std::size_t i = 0; i < term.matchExpressions.size(); ++i) {
+    const auto& e = term.matchExpressions[i];
+    const std::string p = index(exprs_path, i);
+    auto op = node_selector_operator(e.operator_);
+    if (!op) {
+      errors_.push_back(child(p, "operator") + ": Unsupported value: \"" + e.operator_ +
+                        "\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\"");
+      continue;
     }
-    if (auto errs = labels::validate_label_key(e.key); !errs.empty()) {
-      error_ = errs.front();
-      return;
+    // labels.NewRequirement is the one validator of key, value count, Gt/Lt integers and values.
+    auto r = labels::make_requirement(e.key, *op, e.values);
+    if (!r.ok()) {
+      // Its messages are relative to the requirement ("values[0]: ..."); an aggregate is "[a, b]".
+      const std::string& err = r.error();
+      errors_.push_back(p + (!err.empty() && err.front() == '[' ? ": " : ".") + err);
+      continue;
     }
-    switch (r.op) {
-      case Op::In:
-      case Op::NotIn:
-        if (e.values.empty()) {
-          error_ = "for 'in', 'notin' operators, values set can't be empty";
-          return;
-        }
-        break;
-      case Op::Exists:
-      case Op::DoesNotExist:
-        if (!e.values.empty()) {
-          error_ = "values set must be empty for exists and does not exist";
-          return;
-        }
-        break;
-      case Op::Gt:
-      case Op::Lt:
-        if (e.values.size() != 1 || !parse_int64(e.values[0], r.number)) {
-          error_ = "for 'Gt', 'Lt' operators, exactly one value is required and it must be an integer";
-          return;
-        }
-        break;
-    }
-    for (const auto& v : e.values) {
-      if (auto errs = labels::validate_label_value(v); !errs.empty()) {
-        error_ = errs.front();
-        return;
-      }
-    }
-    r.values = e.values;
-    labels_.push_back(std::move(r));
+    labels_.push_back(std::move(r.value()));
   }
-  for (const auto& e : term.matchFields) {
+  const std::string fields_path = child(path, "matchFields");
+  for (std::size_t i = 0; i < term.matchFields.size(); ++i) {
+    const auto& e = term.matchFields[i];
+    const std::string p = index(fields_path, i);
     if (e.operator_ != "In" && e.operator_ != "NotIn") {
-      error_ = "\"" + e.operator_ + "\" is not a valid node field selector operator";
-      return;
+      errors_.push_back(child(p, "operator") + ": Unsupported value: \"" + e.operator_ +
+                        "\": supported values: \"In\", \"NotIn\"");
+      continue;
     }
     if (e.values.size() != 1) {
-      error_ = "unexpected number of value (" + std::to_string(e.values.size()) + ") for node field selector operator \"" +
-               e.operator_ + "\"";
-      return;
+      errors_.push_back(child(p, "values") + ": Invalid value: must have one element");
+      continue;
     }
     fields_.push_back(FieldReq{e.key, e.operator_ == "In", e.values[0]});
   }
 }
 
-bool CompiledNodeSelectorTerm::matches(const api::Node& node) const {
-  if (!error_.empty()) return false;
-  if (labels_.empty() && fields_.empty()) return false;  // empty term selects nothing
-  const auto& nl = node.metadata.labels;
+bool CompiledNodeSelectorTerm::matches(const api::StringMap& node_labels, std::string_view node_name) const {
+  if (!errors_.empty()) return false;
+  if (!has_labels_ && !has_fields_) return false;  // empty term selects nothing
   for (const auto& r : labels_) {
-    const std::string* v = nl.find(r.key);
-    switch (r.op) {
-      case Op::In:
-        if (!v || std::find(r.values.begin(), r.values.end(), *v) == r.values.end()) return false;
-        break;
-      case Op::NotIn:
-        if (v && std::find(r.values.begin(), r.values.end(), *v) != r.values.end()) return false;
-        break;
-      case Op::Exists:
-        if (!v) return false;
-        break;
-      case Op::DoesNotExist:
-        if (v) return false;
-        break;
-      case Op::Gt:
-      case Op::Lt: {
-        std::int64_t n = 0;
-        if (!v || !parse_int64(*v, n)) return false;
-        if (r.op == Op::Gt ? !(n > r.number) : !(n < r.number)) return false;
-        break;
-      }
-    }
+    if (!r.matches(node_labels)) return false;
   }
-  for (const auto& f : fields_) {
-    // Only metadata.name is a node field the scheduler knows; other keys read as "".
-    std::string_view actual = f.key == "metadata.name" ? std::string_view(node.metadata.name) : std::string_view();
-    if ((actual == f.value) != f.equal) return false;
+  if (has_fields_ && !node_name.empty()) {
+    for (const auto& f : fields_) {
+      // metadata.name is the only node field; any other key reads as "" (fields.Set.Get).
+      const std::string_view actual = f.key == "metadata.name" ? node_name : std::string_view();
+      if ((actual == f.value) != f.equal) return false;
+    }
   }
   return true;
 }
 
-NodeSelectorMatcher::NodeSelectorMatcher(const api::NodeSelector& ns) {
-  terms_.reserve(ns.nodeSelectorTerms.size());
-  for (const auto& t : ns.nodeSelectorTerms) terms_.emplace_back(t);
+NodeSelectorMatcher::NodeSelectorMatcher(const api::NodeSelector& ns, const std::string& path) {
+  for (std::size_t i = 0; i < ns.nodeSelectorTerms.size(); ++i) {
+    const auto& t = ns.nodeSelectorTerms[i];
+    if (empty_term(t)) continue;  // selects nothing
+    CompiledNodeSelectorTerm c(t, index(path, i));
+    if (c.valid()) {
+      terms_.push_back(std::move(c));
+    } else {
+      errors_.insert(errors_.end(), c.errors().begin(), c.errors().end());
+    }
+  }
 }
 
-bool NodeSelectorMatcher::matches(const api::Node& node) const {
+bool NodeSelectorMatcher::matches(const api::StringMap& node_labels, std::string_view node_name) const {
   for (const auto& t : terms_) {
-    if (t.matches(node)) return true;
+    if (t.matches(node_labels, node_name)) return true;
   }
   return false;
 }
 
+std::string NodeSelectorMatcher::error_string() const { return join_errors(errors_); }
+
+PreferredSchedulingTerms::PreferredSchedulingTerms(const std::vector<api::PreferredSchedulingTerm>& terms,
+                                                   const std::string& path) {
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    if (terms[i].weight == 0 || empty_term(terms[i].preference)) continue;
+    CompiledNodeSelectorTerm c(terms[i].preference, child(index(path, i), "preference"));
+    if (c.valid()) {
+      terms_.emplace_back(terms[i].weight, std::move(c));
+    } else {
+      errors_.insert(errors_.end(), c.errors().begin(), c.errors().end());
+    }
+  }
+}
+
+std::int64_t PreferredSchedulingTerms::score(const api::Node& node) const {
+  std::int64_t sum = 0;
+  for (const auto& [w, t] : terms_) {
+    if (t.matches(node)) sum += w;
+  }
+  return sum;
+}
+
+std::string PreferredSchedulingTerms::error_string() const { return join_errors(errors_); }
+
 RequiredNodeAffinity::RequiredNodeAffinity(const api::Pod& pod) : node_selector_(pod.spec.nodeSelector) {
-  if (pod.spec.affinity && pod.spec.affinity->nodeAffinity &&
-      pod.spec.affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
-    affinity_.emplace(*pod.spec.affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution);
+  const auto& aff = pod.spec.affinity;
+  if (aff && aff->nodeAffinity && aff->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
+    affinity_.emplace(*aff->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution,
+                      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
   }
 }
 
@@ -176,16 +177,6 @@ bool RequiredNodeAffinity::matches(const api::Node& node) const {
 
 bool required_node_affinity_matches(const api::Pod& pod, const api::Node& node) {
   return RequiredNodeAffinity(pod).matches(node);
-}
-
-std::int64_t preferred_scheduling_terms_score(const std::vector<api::PreferredSchedulingTerm>& terms,
-                                              const api::Node& node) {
-  std::int64_t sum = 0;
-  for (const auto& t : terms) {
-    if (t.weight == 0) continue;
-    if (CompiledNodeSelectorTerm(t.preference).matches(node)) sum += t.weight;
-  }
-  return sum;
 }
 
 // ---------------------------------------------------------------- taints
@@ -212,6 +203,23 @@ const api::Taint* find_matching_untolerated_taint(const std::vector<api::Taint>&
     if (!taint_tolerated_by_tolerations(taint, tolerations)) return &taint;
   }
   return nullptr;
+}
+
+bool is_do_not_schedule_taint(const api::Taint& taint) {
+  return taint.effect == kTaintEffectNoSchedule || taint.effect == kTaintEffectNoExecute;
+}
+
+bool taints_equal(const std::vector<api::Taint>& a, const std::vector<api::Taint>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const api::Taint& x, const api::Taint& y) {
+    return x.key == y.key && x.value == y.value && x.effect == y.effect && x.timeAdded == y.timeAdded;
+  });
+}
+
+bool tolerations_equal(const std::vector<api::Toleration>& a, const std::vector<api::Toleration>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const api::Toleration& x, const api::Toleration& y) {
+    return x.key == y.key && x.operator_ == y.operator_ && x.value == y.value && x.effect == y.effect &&
+           x.tolerationSeconds == y.tolerationSeconds;
+  });
 }
 
 // ---------------------------------------------------------------- default selector

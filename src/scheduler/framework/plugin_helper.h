@@ -4,7 +4,10 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/core.h"
@@ -20,47 +23,72 @@ namespace ksched::scheduler::framework {
 Status default_normalize_score(std::int64_t max_priority, bool reverse, NodeScoreList& scores);
 
 // ---------------------------------------------------------------- node selectors
-// One NodeSelectorTerm parsed once (upstream nodeaffinity nodeSelectorTerm). A term with a parse
-// error (bad operator, bad key/value, wrong value count, non-integer Gt/Lt) never matches; an
-// empty term matches nothing.
+// Node selector matching as upstream component-helpers' nodeaffinity package, the one place the
+// scheduler matches NodeSelectorTerms (NodeAffinity, PodTopologySpread, VolumeBinding's PV node
+// affinity, ...).
+//
+// One NodeSelectorTerm parsed once (upstream nodeSelectorTerm). matchExpressions become label
+// requirements exactly as labels.NewRequirement builds them (key, arity, Gt/Lt integer and every
+// value validated); matchFields accept In/NotIn with one value. A term with any parse error never
+// matches and keeps every error, prefixed with `path`; an empty term matches nothing.
 class CompiledNodeSelectorTerm {
  public:
-  explicit CompiledNodeSelectorTerm(const api::NodeSelectorTerm& term);
-  bool matches(const api::Node& node) const;
-  bool valid() const { return error_.empty(); }
-  const std::string& error() const { return error_; }
+  explicit CompiledNodeSelectorTerm(const api::NodeSelectorTerm& term, const std::string& path = "");
+  bool matches(const api::Node& node) const { return matches(node.metadata.labels, node.metadata.name); }
+  // An empty node_name skips matchFields: upstream extracts no node fields from a nameless node
+  // (e.g. PV node affinity checked against node labels alone).
+  bool matches(const api::StringMap& node_labels, std::string_view node_name) const;
+  bool valid() const { return errors_.empty(); }
+  const std::vector<std::string>& errors() const { return errors_; }
 
  private:
-  enum class Op { In, NotIn, Exists, DoesNotExist, Gt, Lt };
-  struct Req {
-    std::string key;
-    Op op = Op::In;
-    std::vector<std::string> values;
-    std::int64_t number = 0;  // Gt/Lt
-  };
   struct FieldReq {
     std::string key;
     bool equal = true;  // In (==) or NotIn (!=)
     std::string value;
   };
-  std::vector<Req> labels_;
+  bool has_labels_ = false;
+  bool has_fields_ = false;
+  std::vector<labels::Requirement> labels_;
   std::vector<FieldReq> fields_;
-  std::string error_;
+  std::vector<std::string> errors_;
 };
 
-// A NodeSelector: its terms are ORed (upstream LazyErrorNodeSelector).
+// A NodeSelector: its terms are ORed; empty terms are skipped and invalid ones never match, their
+// errors kept for callers that must report them (upstream LazyErrorNodeSelector).
 class NodeSelectorMatcher {
  public:
   NodeSelectorMatcher() = default;
-  explicit NodeSelectorMatcher(const api::NodeSelector& ns);
-  bool matches(const api::Node& node) const;
+  explicit NodeSelectorMatcher(const api::NodeSelector& ns, const std::string& path = "nodeSelectorTerms");
+  bool matches(const api::Node& node) const { return matches(node.metadata.labels, node.metadata.name); }
+  bool matches(const api::StringMap& node_labels, std::string_view node_name = {}) const;
+  const std::vector<std::string>& errors() const { return errors_; }
+  std::string error_string() const;  // errors joined by "; "
 
  private:
-  std::vector<CompiledNodeSelectorTerm> terms_;
+  std::vector<CompiledNodeSelectorTerm> terms_;  // valid, non-empty terms only
+  std::vector<std::string> errors_;
+};
+
+// Preferred terms (upstream PreferredSchedulingTerms): score = sum of the weights of matching
+// terms; weight-0 and empty terms are dropped before parsing, invalid ones are reported.
+class PreferredSchedulingTerms {
+ public:
+  PreferredSchedulingTerms() = default;
+  explicit PreferredSchedulingTerms(const std::vector<api::PreferredSchedulingTerm>& terms,
+                                    const std::string& path = "preferredDuringSchedulingIgnoredDuringExecution");
+  std::int64_t score(const api::Node& node) const;
+  bool empty() const { return terms_.empty(); }
+  const std::vector<std::string>& errors() const { return errors_; }
+  std::string error_string() const;  // errors joined by "; "
+
+ private:
+  std::vector<std::pair<std::int32_t, CompiledNodeSelectorTerm>> terms_;
+  std::vector<std::string> errors_;
 };
 
 // The pod's spec.nodeSelector AND its required node affinity (upstream
-// nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)).
+// nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)); parse errors only make terms miss.
 class RequiredNodeAffinity {
  public:
   explicit RequiredNodeAffinity(const api::Pod& pod);
@@ -74,18 +102,26 @@ class RequiredNodeAffinity {
 // One-shot convenience (parses every call; hot paths keep a RequiredNodeAffinity in CycleState).
 bool required_node_affinity_matches(const api::Pod& pod, const api::Node& node);
 
-// Sum of weights of the preferred terms that match the node (NodeAffinity scoring helper).
-std::int64_t preferred_scheduling_terms_score(const std::vector<api::PreferredSchedulingTerm>& terms,
-                                              const api::Node& node);
-
 // ---------------------------------------------------------------- taints and tolerations
-// Upstream Toleration.ToleratesTaint.
+inline constexpr std::string_view kTaintEffectNoSchedule = "NoSchedule";
+inline constexpr std::string_view kTaintEffectPreferNoSchedule = "PreferNoSchedule";
+inline constexpr std::string_view kTaintEffectNoExecute = "NoExecute";
+
+// Upstream Toleration.ToleratesTaint: an empty toleration effect/key is a wildcard, operator ""
+// means Equal.
 bool tolerates_taint(const api::Toleration& toleration, const api::Taint& taint);
 bool taint_tolerated_by_tolerations(const api::Taint& taint, const std::vector<api::Toleration>& tolerations);
 // First taint that passes `inclusion` (empty = all) and is not tolerated; nullptr when none.
 const api::Taint* find_matching_untolerated_taint(const std::vector<api::Taint>& taints,
                                                   const std::vector<api::Toleration>& tolerations,
                                                   const std::function<bool(const api::Taint&)>& inclusion = {});
+// The taints a pod must tolerate to be placed on a node: NoSchedule and NoExecute (upstream
+// helper.DoNotScheduleTaintsFilterFunc); pass as find_matching_untolerated_taint's `inclusion`.
+bool is_do_not_schedule_taint(const api::Taint& taint);
+// Element-wise equality of the API fields (upstream compares the slices with reflect.DeepEqual),
+// for event handlers and queueing hints that react to taint/toleration changes.
+bool taints_equal(const std::vector<api::Taint>& a, const std::vector<api::Taint>& b);
+bool tolerations_equal(const std::vector<api::Toleration>& a, const std::vector<api::Toleration>& b);
 
 // ---------------------------------------------------------------- spreading
 // Upstream helper.DefaultSelector: union of the selectors of services selecting the pod, plus

@@ -10,6 +10,9 @@ namespace ksched::scheduler::plugins::nodeaffinity {
 using framework::ClusterEvent;
 using framework::ClusterEventWithHint;
 using framework::QueueingHint;
+using framework::NodeSelectorMatcher;
+using framework::PreferredSchedulingTerms;
+using framework::RequiredNodeAffinity;
 using framework::Status;
 
 namespace {
@@ -39,8 +42,8 @@ util::Result<std::optional<PreferredSchedulingTerms>> pod_preferred(const api::P
   if (!a || !a->nodeAffinity || a->nodeAffinity->preferredDuringSchedulingIgnoredDuringExecution.empty()) {
     return std::optional<PreferredSchedulingTerms>();
   }
-  auto terms = PreferredSchedulingTerms::compile(a->nodeAffinity->preferredDuringSchedulingIgnoredDuringExecution,
-                                                 "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution");
+  PreferredSchedulingTerms terms(a->nodeAffinity->preferredDuringSchedulingIgnoredDuringExecution,
+                                 "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution");
   if (!terms.errors().empty()) return util::make_error(terms.error_string());
   return std::optional<PreferredSchedulingTerms>(std::move(terms));
 }
@@ -51,14 +54,14 @@ util::Result<std::shared_ptr<NodeAffinity>> NodeAffinity::create(const std::opti
   auto pl = std::make_shared<NodeAffinity>();
   if (added) {
     if (added->requiredDuringSchedulingIgnoredDuringExecution) {
-      auto m = NodeSelectorMatcher::compile(*added->requiredDuringSchedulingIgnoredDuringExecution);
+      NodeSelectorMatcher m(*added->requiredDuringSchedulingIgnoredDuringExecution);
       if (!m.errors().empty()) {
         return util::make_error("parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: " + m.error_string());
       }
       pl->addedNodeSelector_ = std::move(m);
     }
     if (!added->preferredDuringSchedulingIgnoredDuringExecution.empty()) {
-      auto p = PreferredSchedulingTerms::compile(added->preferredDuringSchedulingIgnoredDuringExecution, "");
+      PreferredSchedulingTerms p(added->preferredDuringSchedulingIgnoredDuringExecution, "");
       if (!p.errors().empty()) {
         return util::make_error("parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution: " + p.error_string());
       }
@@ -107,15 +110,15 @@ Status NodeAffinity::filter(const framework::CycleState& state, const api::Pod& 
                             const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
-  if (addedNodeSelector_ && !addedNodeSelector_->match(*node)) {
+  if (addedNodeSelector_ && !addedNodeSelector_->matches(*node)) {
     return Status::unresolvable(std::string(kErrReasonEnforced));
   }
   bool match;
   if (const auto* s = state.read<PreFilterState>(kPreFilterStateKey)) {
-    match = s->required.match(*node);
+    match = s->required.matches(*node);
   } else {
     // PreFilter disabled: compute here (parse errors are ignored, as upstream does).
-    match = RequiredNodeAffinity(pod).match(*node);
+    match = RequiredNodeAffinity(pod).matches(*node);
   }
   if (!match) return Status::unresolvable(std::string(kErrReasonPod));
   return {};
@@ -151,12 +154,7 @@ Status NodeAffinity::score(const framework::CycleState& state, const api::Pod& p
 }
 
 Status NodeAffinity::normalize_score(const framework::CycleState&, const api::Pod&, framework::NodeScoreList& scores) {
-  // helper.DefaultNormalizeScore(MaxNodeScore, reverse=false).
-  std::int64_t max = 0;
-  for (const auto& s : scores) max = std::max(max, s.score);
-  if (max == 0) return {};
-  for (auto& s : scores) s.score = framework::kMaxNodeScore * s.score / max;
-  return {};
+  return framework::default_normalize_score(framework::kMaxNodeScore, false, scores);
 }
 
 std::vector<ClusterEventWithHint> NodeAffinity::events_to_register() const {
@@ -166,13 +164,13 @@ std::vector<ClusterEventWithHint> NodeAffinity::events_to_register() const {
                                         const std::shared_ptr<const void>& newObj) {
     const auto* modified = static_cast<const api::Node*>(newObj.get());
     if (modified == nullptr) return QueueingHint::Skip;
-    if (added && !added->match(*modified)) return QueueingHint::Skip;
+    if (added && !added->matches(*modified)) return QueueingHint::Skip;
     RequiredNodeAffinity required(pod);
-    if (!required.match(*modified)) return QueueingHint::Skip;
+    if (!required.matches(*modified)) return QueueingHint::Skip;
     const auto* original = static_cast<const api::Node*>(oldObj.get());
     if (original == nullptr) return QueueingHint::Queue;
     // Matched before too: this update is not what was blocking the pod.
-    return required.match(*original) ? QueueingHint::Skip : QueueingHint::Queue;
+    return required.matches(*original) ? QueueingHint::Skip : QueueingHint::Queue;
   };
   return {std::move(e)};
 }

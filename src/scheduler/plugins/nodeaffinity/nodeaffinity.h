@@ -6,11 +6,12 @@
 #include <string_view>
 
 #include "scheduler/framework/interface.h"
-#include "scheduler/plugins/nodeaffinity/node_selector.h"
+#include "scheduler/framework/plugin_helper.h"
 
 namespace ksched::scheduler::plugins::nodeaffinity {
 
 inline constexpr std::string_view kName = "NodeAffinity";
+inline constexpr std::string_view kObjectNameField = "metadata.name";
 inline constexpr std::string_view kErrReasonPod = "node(s) didn't match Pod's node affinity/selector";
 inline constexpr std::string_view kErrReasonEnforced = "node(s) didn't match scheduler-enforced node affinity";
 inline constexpr std::string_view kErrReasonConflict = "pod affinity terms conflict";
@@ -44,8 +45,8 @@ class NodeAffinity final : public framework::PreFilterPlugin,
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;
 
  private:
-  std::optional<NodeSelectorMatcher> addedNodeSelector_;
-  std::optional<PreferredSchedulingTerms> addedPrefSchedTerms_;
+  std::optional<framework::NodeSelectorMatcher> addedNodeSelector_;
+  std::optional<framework::PreferredSchedulingTerms> addedPrefSchedTerms_;
 };
 
 util::Result<std::shared_ptr<framework::Plugin>> make_node_affinity(const framework::PluginArgs& args,

@@ -27,6 +27,8 @@ bool fits_ports(const std::vector<WantedPort>& wanted, const framework::NodeInfo
 
 }  // namespace
 
+bool fits(const api::Pod& pod, const framework::NodeInfo& node_info) { return fits_ports(host_ports(pod), node_info); }
+
 std::vector<WantedPort> host_ports(const api::Pod& pod) {
   std::vector<WantedPort> out;
   for (const auto& c : pod.spec.containers) {

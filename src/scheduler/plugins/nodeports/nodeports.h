@@ -22,6 +22,8 @@ struct WantedPort {
 std::vector<WantedPort> host_ports(const api::Pod& pod);
 // Whether `a` and `b` clash: same protocol and port, and same IP or either is 0.0.0.0.
 bool ports_conflict(const WantedPort& a, const WantedPort& b);
+// Upstream nodeports.Fits: none of the pod's host ports is taken on the node.
+bool fits(const api::Pod& pod, const framework::NodeInfo& node_info);
 
 class NodePorts final : public framework::PreFilterPlugin,
                         public framework::FilterPlugin,

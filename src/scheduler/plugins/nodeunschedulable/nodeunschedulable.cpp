@@ -1,6 +1,6 @@
 #include "scheduler/plugins/nodeunschedulable/nodeunschedulable.h"
 
-#include "scheduler/plugins/tainttoleration/toleration.h"
+#include "scheduler/framework/plugin_helper.h"
 
 namespace ksched::scheduler::plugins::nodeunschedulable {
 
@@ -14,10 +14,10 @@ bool pod_tolerates_unschedulable(const api::Pod& pod) {
   static const api::Taint kTaint = [] {
     api::Taint t;
     t.key = std::string(kTaintNodeUnschedulable);
-    t.effect = std::string(tainttoleration::kEffectNoSchedule);
+    t.effect = std::string(framework::kTaintEffectNoSchedule);
     return t;
   }();
-  return tainttoleration::tolerations_tolerate_taint(pod.spec.tolerations, kTaint);
+  return framework::taint_tolerated_by_tolerations(kTaint, pod.spec.tolerations);
 }
 
 Status NodeUnschedulable::filter(const framework::CycleState&, const api::Pod& pod,

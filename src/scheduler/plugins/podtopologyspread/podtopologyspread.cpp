@@ -39,12 +39,6 @@ bool node_has_all_keys(const api::StringMap& node_labels, const std::vector<Cons
   return true;
 }
 
-bool untolerated_do_not_schedule_taint(const api::Pod& pod, const api::Node& node) {
-  return framework::find_matching_untolerated_taint(node.spec.taints, pod.spec.tolerations, [](const api::Taint& t) {
-           return t.effect == "NoSchedule" || t.effect == "NoExecute";
-         }) != nullptr;
-}
-
 // Evaluates node inclusion policies lazily: node affinity and taints are per pod, not per constraint.
 class NodeInclusion {
  public:
@@ -56,7 +50,10 @@ class NodeInclusion {
       if (affinity_ == 0) return false;
     }
     if (c.honorNodeTaints) {
-      if (taints_ < 0) taints_ = untolerated_do_not_schedule_taint(pod_, node_) ? 0 : 1;
+      if (taints_ < 0) {
+        taints_ = framework::find_matching_untolerated_taint(node_.spec.taints, pod_.spec.tolerations,
+                                                             framework::is_do_not_schedule_taint) == nullptr;
+      }
       if (taints_ == 0) return false;
     }
     return true;
@@ -154,28 +151,6 @@ double topology_normalizing_weight(std::size_t size) { return std::log(static_ca
 
 double score_for_count(std::int64_t cnt, std::int32_t max_skew, double weight) {
   return static_cast<double>(cnt) * weight + static_cast<double>(max_skew - 1);
-}
-
-bool tolerations_equal(const std::vector<api::Toleration>& a, const std::vector<api::Toleration>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].key != b[i].key || a[i].operator_ != b[i].operator_ || a[i].value != b[i].value ||
-        a[i].effect != b[i].effect || a[i].tolerationSeconds != b[i].tolerationSeconds) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool taints_equal(const std::vector<api::Taint>& a, const std::vector<api::Taint>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].key != b[i].key || a[i].value != b[i].value || a[i].effect != b[i].effect ||
-        a[i].timeAdded != b[i].timeAdded) {
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace
@@ -488,7 +463,7 @@ std::vector<framework::ClusterEventWithHint> PodTopologySpread::events_to_regist
     };
     if (modified && original) {
       if (pod.metadata.uid == modified->metadata.uid &&
-          !tolerations_equal(modified->spec.tolerations, original->spec.tolerations)) {
+          !framework::tolerations_equal(modified->spec.tolerations, original->spec.tolerations)) {
         for (const auto& c : cs) {
           if (c.honorNodeTaints) return QueueingHint::Queue;
         }
@@ -526,7 +501,7 @@ std::vector<framework::ClusterEventWithHint> PodTopologySpread::events_to_regist
             return QueueingHint::Queue;
           }
         }
-        if (!taints_equal(original->spec.taints, modified->spec.taints)) return QueueingHint::Queue;
+        if (!framework::taints_equal(original->spec.taints, modified->spec.taints)) return QueueingHint::Queue;
       }
       return QueueingHint::Skip;
     }

@@ -1,6 +1,6 @@
 #include "scheduler/plugins/tainttoleration/tainttoleration.h"
 
-#include "scheduler/plugins/tainttoleration/toleration.h"
+#include "scheduler/framework/plugin_helper.h"
 
 namespace ksched::scheduler::plugins::tainttoleration {
 
@@ -9,6 +9,7 @@ using framework::ClusterEventWithHint;
 using framework::EventResource;
 using framework::QueueingHint;
 using framework::Status;
+using framework::kTaintEffectPreferNoSchedule;
 
 namespace {
 
@@ -22,7 +23,7 @@ struct PreScoreState final : framework::StateData {
 std::vector<api::Toleration> prefer_no_schedule_tolerations(const std::vector<api::Toleration>& all) {
   std::vector<api::Toleration> out;
   for (const auto& t : all) {
-    if (t.effect.empty() || t.effect == kEffectPreferNoSchedule) out.push_back(t);
+    if (t.effect.empty() || t.effect == kTaintEffectPreferNoSchedule) out.push_back(t);
   }
   return out;
 }
@@ -31,21 +32,16 @@ std::int64_t count_intolerable_prefer_no_schedule(const std::vector<api::Taint>&
                                                   const std::vector<api::Toleration>& tolerations) {
   std::int64_t n = 0;
   for (const auto& taint : taints) {
-    if (taint.effect != kEffectPreferNoSchedule) continue;
-    if (!tolerations_tolerate_taint(tolerations, taint)) ++n;
+    if (taint.effect != kTaintEffectPreferNoSchedule) continue;
+    if (!framework::taint_tolerated_by_tolerations(taint, tolerations)) ++n;
   }
   return n;
 }
 
-// Upstream helper.DefaultNormalizeScore(MaxNodeScore, reverse=true).
-void normalize_reverse(framework::NodeScoreList& scores) {
-  std::int64_t max = 0;
-  for (const auto& s : scores) max = std::max(max, s.score);
-  if (max == 0) {
-    for (auto& s : scores) s.score = framework::kMaxNodeScore;
-    return;
-  }
-  for (auto& s : scores) s.score = framework::kMaxNodeScore - framework::kMaxNodeScore * s.score / max;
+// The taint Filter and its queueing hint test (NoSchedule/NoExecute only).
+const api::Taint* untolerated_do_not_schedule_taint(const api::Node& node, const api::Pod& pod) {
+  return framework::find_matching_untolerated_taint(node.spec.taints, pod.spec.tolerations,
+                                                    framework::is_do_not_schedule_taint);
 }
 
 }  // namespace
@@ -54,7 +50,7 @@ Status TaintToleration::filter(const framework::CycleState&, const api::Pod& pod
                                const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
-  const api::Taint* taint = find_untolerated_do_not_schedule_taint(node->spec.taints, pod.spec.tolerations);
+  const api::Taint* taint = untolerated_do_not_schedule_taint(*node, pod);
   if (taint == nullptr) return {};
   return Status::unresolvable("node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}");
 }
@@ -83,8 +79,7 @@ Status TaintToleration::score(const framework::CycleState& state, const api::Pod
 
 Status TaintToleration::normalize_score(const framework::CycleState&, const api::Pod&,
                                         framework::NodeScoreList& scores) {
-  normalize_reverse(scores);
-  return {};
+  return framework::default_normalize_score(framework::kMaxNodeScore, true, scores);
 }
 
 std::vector<ClusterEventWithHint> TaintToleration::events_to_register() const {
@@ -95,11 +90,8 @@ std::vector<ClusterEventWithHint> TaintToleration::events_to_register() const {
     const auto* modified = static_cast<const api::Node*>(newObj.get());
     if (modified == nullptr) return QueueingHint::Skip;
     const auto* original = static_cast<const api::Node*>(oldObj.get());
-    const bool was_untolerated =
-        original == nullptr ||
-        find_untolerated_do_not_schedule_taint(original->spec.taints, pod.spec.tolerations) != nullptr;
-    const bool is_untolerated =
-        find_untolerated_do_not_schedule_taint(modified->spec.taints, pod.spec.tolerations) != nullptr;
+    const bool was_untolerated = original == nullptr || untolerated_do_not_schedule_taint(*original, pod) != nullptr;
+    const bool is_untolerated = untolerated_do_not_schedule_taint(*modified, pod) != nullptr;
     return (was_untolerated && !is_untolerated) ? QueueingHint::Queue : QueueingHint::Skip;
   };
   ClusterEventWithHint pod_event;

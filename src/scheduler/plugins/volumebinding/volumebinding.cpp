@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "api/labels.h"
-#include "scheduler/plugins/nodeaffinity/node_selector.h"
+#include "scheduler/framework/plugin_helper.h"
 #include "scheduler/plugins/volumebinding/volume_util.h"
 
 namespace ksched::scheduler::plugins::volumebinding {
@@ -44,14 +44,15 @@ bool bound_to_claim(const api::PersistentVolume& pv, const api::PersistentVolume
 // PV node affinity (upstream CheckNodeAffinity): none → matches everything.
 struct PVAffinity {
   bool constrained = false;
-  nodeaffinity::NodeSelectorMatcher matcher;
+  framework::NodeSelectorMatcher matcher;
   explicit PVAffinity(const api::PersistentVolume& pv) {
     if (pv.spec.nodeAffinity && pv.spec.nodeAffinity->required) {
       constrained = true;
-      matcher = nodeaffinity::NodeSelectorMatcher::compile(*pv.spec.nodeAffinity->required);
+      matcher = framework::NodeSelectorMatcher(*pv.spec.nodeAffinity->required);
     }
   }
-  bool matches(const api::StringMap& node_labels) const { return !constrained || matcher.match(node_labels); }
+  // Labels only, as upstream CheckNodeAffinity builds a nameless node: matchFields are skipped.
+  bool matches(const api::StringMap& node_labels) const { return !constrained || matcher.matches(node_labels); }
 };
 
 struct CandidatePV {
