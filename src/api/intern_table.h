@@ -35,13 +35,7 @@ class InternTable {
   Block* intern(std::size_t hash, Block* candidate, Same&& same, Prepare&& prepare) {
     Shard& s = shard(hash);
     std::lock_guard l(s.mu);
-    auto [lo, hi] = s.blocks.equal_range(hash);
-    for (auto it = lo; it != hi; ++it) {
-      if (same(*it->second)) {
-        it->second->refs.fetch_add(1, std::memory_order_relaxed);
-        return it->second;
-      }
-    }
+    if (Block* found = take_locked(s, hash, same)) return found;
     prepare(*candidate);
     candidate->refs.store(2, std::memory_order_relaxed);
     s.blocks.emplace(hash, candidate);
@@ -53,14 +47,7 @@ class InternTable {
   Block* find(std::size_t hash, Same&& same) {
     Shard& s = shard(hash);
     std::lock_guard l(s.mu);
-    auto [lo, hi] = s.blocks.equal_range(hash);
-    for (auto it = lo; it != hi; ++it) {
-      if (same(*it->second)) {
-        it->second->refs.fetch_add(1, std::memory_order_relaxed);
-        return it->second;
-      }
-    }
-    return nullptr;
+    return take_locked(s, hash, same);
   }
 
   // Drops one holder's reference to a listed block. True when that holder was the last: the block
@@ -96,6 +83,19 @@ class InternTable {
   };
   static constexpr std::size_t kShards = 16;
   Shard& shard(std::size_t hash) { return shards_[hash % kShards]; }
+
+  // Under s.mu: the listed block matching `same`, with a reference taken, or null.
+  template <class Same>
+  static Block* take_locked(Shard& s, std::size_t hash, Same& same) {
+    auto [lo, hi] = s.blocks.equal_range(hash);
+    for (auto it = lo; it != hi; ++it) {
+      if (same(*it->second)) {
+        it->second->refs.fetch_add(1, std::memory_order_relaxed);
+        return it->second;
+      }
+    }
+    return nullptr;
+  }
 
   Shard shards_[kShards];
 };

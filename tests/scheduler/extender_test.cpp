@@ -193,10 +193,11 @@ std::string filter_answer(const json::value& args, const std::vector<std::string
 class ExtenderTest : public ::testing::Test {
  protected:
   // `cfg` is already defaulted (base_config); extender_config fills what defaulting would.
-  void start(const config::KubeSchedulerConfiguration& cfg) {
+  void start(const config::KubeSchedulerConfiguration& cfg,
+             std::shared_ptr<framework::Parallelizer> parallelizer = std::make_shared<testing::InlineParallelizer>()) {
     SchedulerOptions o;
     o.clock = &clock;
-    o.parallelizer = std::make_shared<testing::InlineParallelizer>();
+    o.parallelizer = std::move(parallelizer);
     o.seed = 7;
     o.bindingWorkers = 2;
     auto reg = new_in_tree_registry();
@@ -455,15 +456,7 @@ TEST_F(ExtenderTest, PrioritizersAreAskedConcurrently) {
   b.prioritizeVerb = "prioritize";
   auto cfg = base_config();
   cfg.extenders = {a, b};
-  SchedulerOptions o;
-  o.clock = &clock;
-  o.parallelizer = std::make_shared<framework::ThreadPoolParallelizer>(4);
-  o.seed = 7;
-  o.bindingWorkers = 1;
-  auto reg = new_in_tree_registry();
-  auto s = Scheduler::create(cfg, reg, client, lister, o);
-  ASSERT_TRUE(s.ok()) << s.error();
-  sched = std::move(*s);
+  start(cfg, std::make_shared<framework::ThreadPoolParallelizer>(4));
   add_nodes({"n1", "n2"});
   add_pod(MakePod().Name("p").Obj());
   ASSERT_TRUE(cycle());

@@ -31,13 +31,15 @@ config::KubeSchedulerConfiguration test_config(const std::vector<std::string>& e
 
 class SchedulerTest : public ::testing::Test {
  protected:
-  void start(const config::KubeSchedulerConfiguration& cfg) {
+  // `tweak` adjusts the options before the scheduler is created (feature gates, ...).
+  void start(const config::KubeSchedulerConfiguration& cfg, const std::function<void(SchedulerOptions&)>& tweak = {}) {
     SchedulerOptions o;
     o.clock = &clock;
     o.parallelizer = std::make_shared<testing::InlineParallelizer>();
     o.metrics = &metrics;
     o.seed = 7;
     o.bindingWorkers = 2;
+    if (tweak) tweak(o);
     auto reg = new_in_tree_registry();
     if (extra_plugins) extra_plugins(reg);
     auto s = Scheduler::create(cfg, reg, client, lister, o);
@@ -212,17 +214,7 @@ TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
 // SchedulerQueueingHints off: node events requeue only the pods the node could admit (upstream
 // preCheckForNode: resources, node affinity, node name, host ports, NoSchedule taints).
 TEST_F(SchedulerTest, WithoutQueueingHintsNodeEventsPreCheckThePod) {
-  SchedulerOptions o;
-  o.clock = &clock;
-  o.parallelizer = std::make_shared<testing::InlineParallelizer>();
-  o.metrics = &metrics;
-  o.seed = 7;
-  o.bindingWorkers = 2;
-  o.queueingHints = false;
-  auto reg = new_in_tree_registry();
-  auto s = Scheduler::create(test_config(), reg, client, lister, o);
-  ASSERT_TRUE(s.ok()) << s.error();
-  sched = std::move(*s);
+  start(test_config(), [](SchedulerOptions& o) { o.queueingHints = false; });
 
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
   auto pod = add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).NodeSelector({{"disk", "ssd"}}).Obj());
