@@ -52,9 +52,18 @@ wait_until() {
   fail "timed out after ${secs}s waiting for: $what"
 }
 
-# On failure also show the schedulers' logs.
+# On failure also show the schedulers' logs, every warning or error in them (a rare failure is
+# otherwise undiagnosable once the temporary directory is gone), and what the server holds.
 fail() {
   echo "FAIL: $*" >&2
-  for f in "$E2E_DIR"/*.log; do echo "--- $(basename "$f")" >&2; tail -15 "$f" >&2; done
+  for f in "$E2E_DIR"/*.log; do
+    echo "--- $(basename "$f")" >&2
+    tail -15 "$f" >&2
+    echo "--- $(basename "$f"): warnings and errors" >&2
+    grep -E '^[WE][0-9]{4} ' "$f" | tail -20 >&2 || true
+  done
+  echo "--- nodes and pods on the server" >&2
+  k get nodes >&2 || true
+  k get pods -A -o wide >&2 || true
   exit 1
 }
