@@ -279,9 +279,16 @@ bool decode_object(od::value& v, T& out, Ctx& ctx);
 template <class T>
 bool is_empty_value(const T& v);
 
-// A JSON null for a member that cannot hold null leaves it at its default and is remembered in
-// `present.nulls` (optionals, RawJson and Quantity handle null themselves).
-template <class M>
+inline bool decode_interned_string(od::value& v, CompactString& out, Ctx& ctx) {
+  std::string_view s;
+  if (v.get_string().get(s)) return type_error(v, ctx, "string");
+  out.assign_interned(s);
+  return true;
+}
+
+// Member `m` of an S. A JSON null for a member that cannot hold null leaves it at its default and
+// is remembered in `present.nulls` (optionals, RawJson and Quantity handle null themselves).
+template <class S, class M>
 bool decode_field(od::value& v, M& m, Presence& p, unsigned idx, Ctx& ctx) {
   if constexpr (!is_optional<M>::value && !std::is_same_v<M, RawJson> && !std::is_same_v<M, Quantity>) {
     if (is_null(v)) {
@@ -290,14 +297,25 @@ bool decode_field(od::value& v, M& m, Presence& p, unsigned idx, Ctx& ctx) {
       return true;
     }
   }
-  return decode_value(v, m, ctx);
+  if constexpr (intern_strings<S> && std::is_same_v<M, CompactString>) {
+    return decode_interned_string(v, m, ctx);
+  } else if constexpr (intern_strings<S> && std::is_same_v<M, std::optional<CompactString>>) {
+    if (is_null(v)) {
+      m.reset();
+      return true;
+    }
+    if (!m) m.emplace();
+    return decode_interned_string(v, *m, ctx);
+  } else {
+    return decode_value(v, m, ctx);
+  }
 }
 
 // Calls decode_field on member I of `out` when I == idx.
 template <class T, std::size_t... I>
 bool decode_member(std::size_t idx, od::value& v, T& out, Ctx& ctx, std::index_sequence<I...>) {
   bool ok = true;
-  (void)((idx == I ? (ok = decode_field(v, out.*(std::get<I>(Names<T>::desc).member), out.present,
+  (void)((idx == I ? (ok = decode_field<T>(v, out.*(std::get<I>(Names<T>::desc).member), out.present,
                                         static_cast<unsigned>(I), ctx),
                       true)
                    : false) ||
@@ -426,6 +444,11 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
     } else {
       out = std::string(s);  // exact capacity (assign would at least double the inline 15)
     }
+    return true;
+  } else if constexpr (std::is_same_v<T, CompactString>) {
+    std::string_view s;
+    if (v.get_string().get(s)) return type_error(v, ctx, "string");
+    out.assign(s);
     return true;
   } else if constexpr (std::is_same_v<T, bool>) {
     if (v.get_bool().get(out)) return type_error(v, ctx, "bool");
@@ -594,7 +617,7 @@ bool described_is_empty(const T& v, std::index_sequence<I...>) {
 
 template <class T>
 bool is_empty_value(const T& v) {
-  if constexpr (std::is_same_v<T, std::string>) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, CompactString>) {
     return v.empty();
   } else if constexpr (std::is_same_v<T, bool>) {
     return !v;
@@ -651,7 +674,7 @@ inline void append_int(std::string& out, std::int64_t v) {
 
 template <class T>
 void encode_value(std::string& out, const T& v) {
-  if constexpr (std::is_same_v<T, std::string>) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, CompactString>) {
     append_json_string(out, v);
   } else if constexpr (std::is_same_v<T, bool>) {
     out += v ? "true" : "false";

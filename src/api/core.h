@@ -200,29 +200,49 @@ constexpr auto describe(type_tag<ResourceRequirements>) {
   return std::tuple{KSCHED_F(limits), KSCHED_F(requests)};
 }
 
+// Modelled, not left in Container's unmodelled members: the service-account token mount is named
+// per pod (kube-api-access-<random>), and an unmodelled volumeMounts would make every container's
+// block of env, probes and the rest unique to its pod instead of shared by the replicas.
+struct VolumeMount {
+  CompactString name;
+  bool readOnly = false;
+  CompactString mountPath;
+  Presence present;
+  Extra extra;  // subPath, subPathExpr, mountPropagation, recursiveReadOnly
+};
+constexpr auto describe(type_tag<VolumeMount>) {
+  using T = VolumeMount;
+  return std::tuple{KSCHED_F(name), KSCHED_F(readOnly), KSCHED_F(mountPath)};
+}
+template <>
+inline constexpr bool intern_strings<VolumeMount> = true;
+
 struct Container {
-  std::string name;
-  std::string image;
+  CompactString name;
+  CompactString image;
   SharedVector<std::string> command;  // shared: identical across replicas
   SharedVector<std::string> args;
   SharedVector<ContainerPort> ports;
   ResourceRequirements resources;
   Boxed<std::string> restartPolicy;  // "Always" on an init container = restartable sidecar
-  std::string imagePullPolicy;
+  std::vector<VolumeMount> volumeMounts;
+  CompactString imagePullPolicy;
   Presence present;
-  Extra extra;  // env, probes, volumeMounts, securityContext, ...
+  Extra extra;  // env, probes, securityContext, ...
 };
 constexpr auto describe(type_tag<Container>) {
   using T = Container;
   return std::tuple{KSCHED_F(name),      KSCHED_F(image),         KSCHED_F(command),
                     KSCHED_F(args),      KSCHED_F(ports),         KSCHED_F(resources),
-                    KSCHED_F(restartPolicy), KSCHED_F(imagePullPolicy)};
+                    KSCHED_F(restartPolicy), KSCHED_F(volumeMounts), KSCHED_F(imagePullPolicy)};
 }
 
-// Pod templates repeat across replicas: intern their unmodelled members (env, volumeMounts,
-// probes, ... ; see ExtraFields).
+// Pod templates repeat across replicas: intern their unmodelled members (env, probes, ... ; see
+// ExtraFields) and their image.
 template <>
 inline constexpr bool share_extra<Container> = true;
+template <>
+inline constexpr bool intern_strings<Container> = true;
 
 // ---------------------------------------------------------------- volumes
 struct PersistentVolumeClaimVolumeSource {
@@ -310,7 +330,7 @@ constexpr auto describe(type_tag<EphemeralVolumeSource>) {
 }
 
 struct Volume {
-  std::string name;
+  CompactString name;
   Boxed<PersistentVolumeClaimVolumeSource> persistentVolumeClaim;
   Boxed<GCEPersistentDiskVolumeSource> gcePersistentDisk;
   Boxed<AWSElasticBlockStoreVolumeSource> awsElasticBlockStore;
@@ -343,20 +363,20 @@ struct PodSpec {
   std::vector<Volume> volumes;
   std::vector<Container> initContainers;
   std::vector<Container> containers;
-  std::string restartPolicy;
+  CompactString restartPolicy;
   std::optional<std::int64_t> terminationGracePeriodSeconds;
   std::optional<std::int64_t> activeDeadlineSeconds;
-  std::string dnsPolicy;
+  CompactString dnsPolicy;
   StringMap nodeSelector;
-  std::string serviceAccountName;
-  std::string nodeName;
+  CompactString serviceAccountName;
+  CompactString nodeName;
   bool hostNetwork = false;
-  std::string schedulerName;
+  CompactString schedulerName;
   Boxed<Affinity> affinity;
   SharedVector<Toleration> tolerations;  // copy on write: replicas share one
-  std::string priorityClassName;
+  CompactString priorityClassName;
   std::optional<std::int32_t> priority;
-  std::optional<std::string> preemptionPolicy;  // PreemptLowerPriority | Never
+  std::optional<CompactString> preemptionPolicy;  // PreemptLowerPriority | Never
   ResourceList overhead;
   std::vector<TopologySpreadConstraint> topologySpreadConstraints;
   std::vector<PodSchedulingGate> schedulingGates;
@@ -391,14 +411,17 @@ template <>
 inline constexpr bool share_extra<Volume> = true;
 template <>
 inline constexpr bool share_extra<PodSpec> = true;
+// Node, scheduler, service account and priority class names repeat across pods.
+template <>
+inline constexpr bool intern_strings<PodSpec> = true;
 
 struct PodCondition {
-  std::string type;  // PodScheduled, Ready, Initialized, ContainersReady, DisruptionTarget
-  std::string status;
+  CompactString type;  // PodScheduled, Ready, Initialized, ContainersReady, DisruptionTarget
+  CompactString status;
   std::optional<Time> lastProbeTime;
   std::optional<Time> lastTransitionTime;
-  std::string reason;
-  std::string message;
+  CompactString reason;
+  CompactString message;
   Presence present;
   Extra extra;
 };
@@ -408,16 +431,21 @@ constexpr auto describe(type_tag<PodCondition>) {
                     KSCHED_F(reason), KSCHED_F(message)};
 }
 
+// Condition reasons and messages repeat across pods ("containers with unready status: [web]", the
+// scheduler's "0/5000 nodes are available: ...").
+template <>
+inline constexpr bool intern_strings<PodCondition> = true;
+
 struct PodStatus {
-  std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
+  CompactString phase;  // Pending, Running, Succeeded, Failed, Unknown
   std::vector<PodCondition> conditions;
-  std::string message;
-  std::string reason;
-  std::string nominatedNodeName;
-  std::string hostIP;
-  std::string podIP;
+  CompactString message;
+  CompactString reason;
+  CompactString nominatedNodeName;
+  CompactString hostIP;
+  CompactString podIP;
   std::optional<Time> startTime;
-  std::string qosClass;
+  CompactString qosClass;
   Presence present;
   Extra extra;  // podIPs, containerStatuses, ...
 };
@@ -429,8 +457,8 @@ constexpr auto describe(type_tag<PodStatus>) {
 }
 
 struct Pod {
-  std::string apiVersion;
-  std::string kind;
+  CompactString apiVersion;
+  CompactString kind;
   ObjectMeta metadata;
   PodSpec spec;
   PodStatus status;

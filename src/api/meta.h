@@ -29,11 +29,11 @@ constexpr auto describe(type_tag<OwnerReference>) {
 }
 
 struct ObjectMeta {
-  std::string name;
-  std::string generateName;
-  std::string namespace_;
-  std::string uid;
-  std::string resourceVersion;
+  CompactString name;
+  CompactString generateName;
+  CompactString namespace_;
+  CompactString uid;
+  CompactString resourceVersion;
   std::int64_t generation = 0;
   std::optional<Time> creationTimestamp;
   std::optional<Time> deletionTimestamp;

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/compact_string.h"
 #include "api/shared_vector.h"
 
 namespace ksched::api {
@@ -180,6 +181,11 @@ class ExtraFields {
 // Types whose unmodelled members are interned (see ExtraFields); specialised next to the types.
 template <class T>
 inline constexpr bool share_extra = false;
+
+// Types whose CompactString members hold values that repeat across objects (images, node and
+// scheduler names, mount paths): the codec interns them (CompactString::assign_interned).
+template <class T>
+inline constexpr bool intern_strings = false;
 
 struct Extra {
   ExtraFields fields;

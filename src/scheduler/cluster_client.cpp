@@ -58,8 +58,8 @@ std::string RestClusterClient::pod_status_patch(const std::optional<api::PodCond
   boost::json::object status;
   if (condition) {
     boost::json::object c{{"type", condition->type}, {"status", condition->status}};
-    if (!condition->reason.empty()) c["reason"] = condition->reason;
-    if (!condition->message.empty()) c["message"] = condition->message;
+    if (!condition->reason.empty()) c["reason"] = condition->reason.view();
+    if (!condition->message.empty()) c["message"] = condition->message.view();
     c["lastProbeTime"] = condition->lastProbeTime ? boost::json::value(api::format_rfc3339(*condition->lastProbeTime))
                                                   : boost::json::value(nullptr);
     if (condition->lastTransitionTime) c["lastTransitionTime"] = api::format_rfc3339(*condition->lastTransitionTime);

@@ -28,7 +28,7 @@ inline std::shared_ptr<const TestObj> obj(std::string ns, std::string name, std:
 
 inline boost::json::object to_json(const TestObj& o) {
   boost::json::object m{{"name", o.metadata.name}, {"resourceVersion", o.metadata.resourceVersion}};
-  if (!o.metadata.namespace_.empty()) m["namespace"] = o.metadata.namespace_;
+  if (!o.metadata.namespace_.empty()) m["namespace"] = o.metadata.namespace_.view();
   return {{"metadata", m}, {"value", o.value}, {"node", o.node}};
 }
 

@@ -10,7 +10,7 @@ namespace {
 
 util::Result<std::string> pod_key(const api::Pod& pod) {
   if (pod.metadata.uid.empty()) return util::make_error("cannot get cache key for pod with empty UID");
-  return pod.metadata.uid;
+  return pod.metadata.uid.str();
 }
 
 std::string kobj(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }

@@ -339,8 +339,8 @@ void update_ports_and_pvcs(NodeInfo& n, const api::Pod& pod, bool add) {
 
 std::int64_t next_generation() { return ++g_generation; }
 
-const std::string& NodeInfo::name() const {
-  static const std::string kEmpty;
+const api::CompactString& NodeInfo::name() const {
+  static const api::CompactString kEmpty;
   return node_ ? node_->metadata.name : kEmpty;
 }
 

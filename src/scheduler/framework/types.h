@@ -119,7 +119,7 @@ class NodeInfo {
 
   const api::Node* node() const { return node_.get(); }
   const NodePtr& node_ptr() const { return node_; }
-  const std::string& name() const;  // "" when the node object is gone
+  const api::CompactString& name() const;  // "" when the node object is gone
   void set_node(NodePtr n);
   void remove_node();  // drops the node object, keeps pods; bumps generation
 

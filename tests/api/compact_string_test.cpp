@@ -1,0 +1,202 @@
+// CompactString: 16 bytes, up to 15 characters inline, exact heap buffer beyond, and a drop-in
+// reader for code written against std::string.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "api/codec.h"
+#include "api/core.h"
+
+using ksched::api::CompactString;
+
+static_assert(sizeof(CompactString) == 16);
+
+namespace {
+
+// Every length across the inline/heap boundary, including the 15-character string whose
+// terminator is the tag byte itself.
+class CompactStringLengths : public ::testing::TestWithParam<int> {};
+
+TEST_P(CompactStringLengths, HoldsTheTextAndATerminator) {
+  std::string text;
+  for (int i = 0; i < GetParam(); ++i) text.push_back(static_cast<char>('a' + i % 26));
+  CompactString s(text);
+  EXPECT_EQ(s.size(), text.size());
+  EXPECT_EQ(s.empty(), text.empty());
+  EXPECT_EQ(std::string_view(s), text);
+  EXPECT_EQ(std::strlen(s.c_str()), text.size());
+  EXPECT_EQ(s.heap_bytes(), text.size() > CompactString::kInline ? text.size() + 1 : 0u);
+
+  CompactString copy = s;
+  EXPECT_EQ(copy, s);
+  if (!text.empty()) {
+    EXPECT_NE(copy.data(), s.data()) << "copies own their text";
+  }
+  CompactString moved = std::move(copy);
+  EXPECT_EQ(moved, text);
+  EXPECT_TRUE(copy.empty());  // NOLINT: a moved-from string is empty
+  EXPECT_EQ(copy.c_str()[0], '\0');
+}
+
+INSTANTIATE_TEST_SUITE_P(AcrossTheInlineLimit, CompactStringLengths,
+                         ::testing::Values(0, 1, 7, 14, 15, 16, 17, 31, 32, 200));
+
+TEST(CompactString, AssignmentReplacesTheValueAndFreesTheOldBuffer) {
+  CompactString s = "a string long enough for the heap";
+  s = "short";
+  EXPECT_EQ(s, "short");
+  EXPECT_EQ(s.heap_bytes(), 0u);
+  s = std::string(40, 'x');
+  EXPECT_EQ(s.size(), 40u);
+  s.assign(std::string_view(s).substr(30));  // part of itself
+  EXPECT_EQ(s, std::string(10, 'x'));
+  s += "-suffix";
+  EXPECT_EQ(s, "xxxxxxxxxx-suffix");
+  s.clear();
+  EXPECT_TRUE(s.empty());
+  EXPECT_EQ(s, "");
+}
+
+TEST(CompactString, ComparesAndConcatenatesWithEveryStringType) {
+  CompactString a = "node-1";
+  std::string b = "node-1";
+  std::string_view c = "node-1";
+  EXPECT_TRUE(a == b && b == a && a == c && c == a && a == "node-1" && "node-1" == a);
+  EXPECT_TRUE(a < CompactString("node-2") && a < std::string("node-2") && a < "node-2");
+  EXPECT_TRUE(a != "node-10");
+  EXPECT_EQ(a + "/" + b, "node-1/node-1");
+  EXPECT_EQ(b + a, "node-1node-1");
+  EXPECT_EQ("ns/" + a, "ns/node-1");
+  EXPECT_EQ(a + a, "node-1node-1");
+  EXPECT_EQ(a + '!', "node-1!");
+  EXPECT_EQ(a.find('-'), 4u);
+  EXPECT_TRUE(a.starts_with("node") && a.ends_with("-1") && a.contains("de-"));
+  EXPECT_EQ(a.substr(5), "1");
+}
+
+TEST(CompactString, WorksWhereStdStringCodeExpectsIt) {
+  CompactString name = "kube-system-controller-manager";
+  std::string owned = name;  // copy-initialisation converts
+  EXPECT_EQ(owned, "kube-system-controller-manager");
+  auto takes_ref = [](const std::string& s) { return s.size(); };
+  EXPECT_EQ(takes_ref(name), name.size());
+  std::map<std::string, int, std::less<>> m{{"kube-system-controller-manager", 1}};
+  EXPECT_EQ(m.count(name), 1u);
+  std::unordered_map<CompactString, int> u{{name, 2}};
+  EXPECT_EQ(u.at(CompactString("kube-system-controller-manager")), 2);
+  std::set<CompactString> ordered{"b", "a"};
+  EXPECT_EQ(*ordered.begin(), "a");
+  EXPECT_EQ(fmt::format("[{}]", name), "[kube-system-controller-manager]");
+  EXPECT_EQ(fmt::format("[{:>8}]", CompactString("ab")), "[      ab]");
+  std::ostringstream os;
+  os << name;
+  EXPECT_EQ(os.str(), owned);
+}
+
+TEST(CompactString, PodMembersRoundTripThroughTheCodec) {
+  std::string long_image = "registry.example.com/team/web:1.4.2";
+  auto pod = ksched::api::decode<ksched::api::Pod>(
+      R"({"metadata":{"name":"web-0","namespace":"default"},"spec":{"nodeName":"a-node-name-longer-than-15",)"
+      R"("containers":[{"name":"web","image":")" + long_image + R"("}]},"status":{"phase":"Running"}})");
+  ASSERT_TRUE(pod.ok()) << pod.error();
+  EXPECT_EQ(pod->spec.nodeName, "a-node-name-longer-than-15");
+  EXPECT_EQ(pod->spec.containers[0].image, long_image);
+  EXPECT_EQ(pod->status.phase, "Running");
+  auto again = ksched::api::decode<ksched::api::Pod>(ksched::api::encode(*pod));
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(ksched::api::encode(*again), ksched::api::encode(*pod));
+  auto bad = ksched::api::decode<ksched::api::Pod>(R"({"status":{"phase":3}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("status.phase"), std::string::npos) << bad.error();
+}
+
+TEST(CompactString, InternedTextsAreSharedAndFreedByTheLastHolder) {
+  const std::size_t before = CompactString::interned_texts();
+  std::string text = "registry.example.com/interned/test:" + std::to_string(::testing::UnitTest::GetInstance()->random_seed());
+  {
+    CompactString a, b;
+    a.assign_interned(text);
+    b.assign_interned(std::string(text));  // equal text, other buffer
+    EXPECT_TRUE(a.interned());
+    EXPECT_TRUE(a.shares_with(b));
+    EXPECT_EQ(a, text);
+    EXPECT_EQ(a.heap_bytes(), 0u);
+    EXPECT_EQ(CompactString::interned_texts(), before + 1);
+    CompactString copy = a;  // a copy takes a reference
+    EXPECT_TRUE(copy.shares_with(a));
+    a = "short";  // dropping one holder keeps the text for the others
+    EXPECT_EQ(b, text);
+    a.assign_interned(b.view());  // its own text again
+    EXPECT_TRUE(a.shares_with(b));
+    b.assign_interned(b.view());  // assigning itself is a no-op
+    EXPECT_TRUE(b.shares_with(copy));
+    CompactString small;
+    small.assign_interned("Always");  // short texts stay inline
+    EXPECT_FALSE(small.interned());
+  }
+  EXPECT_EQ(CompactString::interned_texts(), before) << "the last holder removes the text";
+}
+
+TEST(CompactString, CopiesOfInternedTextsAreSafeAcrossThreads) {
+  CompactString seed;
+  seed.assign_interned("a text that several threads copy and release at once");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&seed] {
+      for (int i = 0; i < 2000; ++i) {
+        CompactString c = seed;
+        CompactString d;
+        d.assign_interned(c.view());
+        EXPECT_TRUE(d.shares_with(seed));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(seed, "a text that several threads copy and release at once");
+}
+
+// The codec interns the members that repeat across replicas (image, node name, mount path) and
+// not the ones unique to a pod (name, uid), and models volumeMounts so that the per-pod token
+// mount leaves the rest of the container shared.
+TEST(CompactString, ReplicasShareImageNodeNameAndContainerExtras) {
+  auto replica = [](int i) {
+    return ksched::api::decode<ksched::api::Pod>(
+        R"({"metadata":{"name":"web-7d9f8b6c5-)" + std::to_string(10000 + i) +
+        R"(","uid":"8c1f0000-1234-4abc-9def-0123456789ab"},"spec":{"nodeName":"ip-10-0-1-23.ec2.internal",)"
+        R"("containers":[{"name":"web","image":"registry.example.com/team/web:1.4.2","env":[{"name":"MODE","value":"prod"}],)"
+        R"("volumeMounts":[{"name":"kube-api-access-)" + std::to_string(i) +
+        R"(","readOnly":true,"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","subPath":"x"}],)"
+        R"("terminationMessagePath":"/dev/termination-log"}]}})");
+  };
+  auto a = replica(1), b = replica(2);
+  ASSERT_TRUE(a.ok()) << a.error();
+  ASSERT_TRUE(b.ok()) << b.error();
+  const auto& ca = a->spec.containers[0];
+  const auto& cb = b->spec.containers[0];
+  EXPECT_TRUE(ca.image.shares_with(cb.image));
+  EXPECT_TRUE(a->spec.nodeName.shares_with(b->spec.nodeName));
+  EXPECT_FALSE(a->metadata.name.interned());
+  EXPECT_FALSE(a->metadata.uid.interned());
+  ASSERT_EQ(ca.volumeMounts.size(), 1u);
+  EXPECT_EQ(ca.volumeMounts[0].name, "kube-api-access-1");
+  EXPECT_TRUE(ca.volumeMounts[0].readOnly);
+  EXPECT_TRUE(ca.volumeMounts[0].mountPath.shares_with(cb.volumeMounts[0].mountPath));
+  EXPECT_EQ(ca.volumeMounts[0].extra.fields.size(), 1u);  // subPath
+  ASSERT_EQ(ca.extra.fields.size(), 2u);                  // env, terminationMessagePath
+  EXPECT_EQ(ca.extra.fields.front().first.data(), cb.extra.fields.front().first.data())
+      << "the containers' unmodelled members are one interned block";
+  auto again = ksched::api::decode<ksched::api::Pod>(ksched::api::encode(*a));
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(ksched::api::encode(*again), ksched::api::encode(*a));
+  EXPECT_NE(ksched::api::encode(*a).find(R"("subPath":"x")"), std::string::npos);
+}
+
+}  // namespace
