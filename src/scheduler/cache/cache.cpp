@@ -280,7 +280,7 @@ void Cache::remove_node_image_states(const api::Node* node) {
 
 framework::NodeInfoPtr Cache::add_node(framework::NodePtr node) {
   std::lock_guard l(mu_);
-  const std::string& name = node->metadata.name;
+  const auto& name = node->metadata.name;
   auto found = nodes_.find(name);
   List::iterator it;
   if (found == nodes_.end()) {
@@ -298,7 +298,7 @@ framework::NodeInfoPtr Cache::add_node(framework::NodePtr node) {
 
 framework::NodeInfoPtr Cache::update_node(const framework::NodePtr& old_node, framework::NodePtr new_node) {
   std::lock_guard l(mu_);
-  const std::string& name = new_node->metadata.name;
+  const auto& name = new_node->metadata.name;
   auto found = nodes_.find(name);
   List::iterator it;
   const api::Node* old_for_tree = old_node.get();

@@ -251,7 +251,7 @@ void add_controller_selector(labels::Selector& selector, const std::vector<std::
 
 labels::Selector default_selector(const api::Pod& pod, const ClusterLister& lister) {
   api::StringMap set;
-  const std::string& ns = pod.metadata.namespace_;
+  const auto& ns = pod.metadata.namespace_;
   for (const auto& svc : lister.list_services(ns)) {
     if (!svc || svc->spec.selector.empty()) continue;
     if (!labels::from_set(svc->spec.selector).matches(pod.metadata.labels)) continue;

@@ -368,7 +368,7 @@ void NodeInfo::add_pod(PodInfoPtr p) {
 }
 
 bool NodeInfo::remove_pod(const api::Pod& pod) {
-  const std::string& uid = pod.metadata.uid;
+  const auto& uid = pod.metadata.uid;
   for (std::size_t i = 0; i < pods.size(); ++i) {
     if (pods[i]->pod->metadata.uid != uid) continue;
     PodInfoPtr stored = std::move(pods[i]);
