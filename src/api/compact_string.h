@@ -27,6 +27,7 @@
 #include <functional>
 #include <new>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
