@@ -40,6 +40,8 @@ template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
 template <class T>
 struct is_optional<Boxed<T>> : std::true_type {};
+template <>
+struct is_optional<OptionalTime> : std::true_type {};
 
 template <class T>
 struct is_vector : std::false_type {};
@@ -560,11 +562,7 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
   } else if constexpr (std::is_same_v<T, RawJson>) {
     std::string_view raw;
     if (!raw_value(v, ctx, raw)) return false;
-    if (out.text.capacity() >= raw.size()) {
-      out.text.assign(raw.data(), raw.size());
-    } else {
-      out.text = std::string(raw);
-    }
+    out.text.assign(raw);
     return true;
   } else if constexpr (Described<T>) {
     return decode_object(v, out, ctx);

@@ -44,7 +44,7 @@ class CompactString {
   using const_iterator = const char*;
   using iterator = const char*;  // read-only: writes replace the whole value
 
-  CompactString() noexcept { set_empty(); }
+  CompactString() noexcept : raw_{} { raw_[15] = static_cast<char>(kInline); }
   CompactString(std::string_view s) { init(s); }          // NOLINT: implicit, like std::string
   CompactString(const char* s) { init(std::string_view(s)); }  // NOLINT
   CompactString(const std::string& s) { init(s); }       // NOLINT

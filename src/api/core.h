@@ -378,8 +378,8 @@ struct PodSpec {
   std::optional<std::int32_t> priority;
   std::optional<CompactString> preemptionPolicy;  // PreemptLowerPriority | Never
   ResourceList overhead;
-  std::vector<TopologySpreadConstraint> topologySpreadConstraints;
-  std::vector<PodSchedulingGate> schedulingGates;
+  SharedVector<TopologySpreadConstraint> topologySpreadConstraints;  // copy on write, like tolerations
+  SharedVector<PodSchedulingGate> schedulingGates;
   Presence present;
   Extra extra;  // securityContext, hostname, subdomain, dnsConfig, ephemeralContainers, ...
 };
@@ -418,8 +418,8 @@ inline constexpr bool intern_strings<PodSpec> = true;
 struct PodCondition {
   CompactString type;  // PodScheduled, Ready, Initialized, ContainersReady, DisruptionTarget
   CompactString status;
-  std::optional<Time> lastProbeTime;
-  std::optional<Time> lastTransitionTime;
+  OptionalTime lastProbeTime;
+  OptionalTime lastTransitionTime;
   CompactString reason;
   CompactString message;
   Presence present;
@@ -444,7 +444,7 @@ struct PodStatus {
   CompactString nominatedNodeName;
   CompactString hostIP;
   CompactString podIP;
-  std::optional<Time> startTime;
+  OptionalTime startTime;
   CompactString qosClass;
   Presence present;
   Extra extra;  // podIPs, containerStatuses, ...

@@ -35,8 +35,8 @@ struct ObjectMeta {
   CompactString uid;
   CompactString resourceVersion;
   std::int64_t generation = 0;
-  std::optional<Time> creationTimestamp;
-  std::optional<Time> deletionTimestamp;
+  OptionalTime creationTimestamp;
+  OptionalTime deletionTimestamp;
   std::optional<std::int64_t> deletionGracePeriodSeconds;
   StringMap labels;
   StringMap annotations;

@@ -864,6 +864,11 @@ struct OptionalOf<B<T>> {
   using type = T;
 };
 
+template <>
+struct OptionalOf<api::OptionalTime> {
+  using type = api::Time;
+};
+
 template <class T>
 struct VectorOf {
   using type = void;

@@ -204,3 +204,37 @@ TEST(MemoryLayout, InterningIsSafeAcrossThreads) {
     }
   }
 }
+
+// OptionalTime keeps std::optional<Time>'s meaning in 8 bytes: absent, JSON null and a time
+// round-trip as they were, and absent orders before every time.
+static_assert(sizeof(OptionalTime) == 8);
+
+TEST(MemoryLayout, OptionalTimeBehavesLikeStdOptional) {
+  Pod absent = exact_round_trip(R"J({"status":{"phase":"Pending"}})J");
+  EXPECT_FALSE(absent.status.startTime.has_value());
+  EXPECT_EQ(absent.status.startTime, std::nullopt);
+  Pod null = exact_round_trip(R"J({"status":{"startTime":null}})J");
+  EXPECT_FALSE(null.status.startTime);
+  Pod set = exact_round_trip(
+      R"J({"status":{"conditions":[{"type":"Ready","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:07Z"}],"startTime":"1970-01-01T00:00:00Z"}})J");
+  ASSERT_TRUE(set.status.startTime);
+  EXPECT_EQ(set.status.startTime->unixNanos, 0) << "the epoch itself is a present time";
+  const auto& c = set.status.conditions.at(0);
+  EXPECT_FALSE(c.lastProbeTime);
+  ASSERT_TRUE(c.lastTransitionTime);
+  EXPECT_EQ(c.lastTransitionTime.value(), Time{1736935447LL * 1000000000LL});
+
+  OptionalTime none, early{Time{-5}}, late{Time{7}};
+  EXPECT_LT(none, early);
+  EXPECT_LT(early, late);
+  std::optional<Time> as_std = late;
+  EXPECT_EQ(as_std, std::optional<Time>(Time{7}));
+  OptionalTime back = std::optional<Time>{};
+  EXPECT_EQ(back, none);
+  EXPECT_THROW((void)none.value(), std::bad_optional_access);
+  EXPECT_EQ(none.value_or(Time{3}), Time{3});
+  none.emplace(Time{9});
+  EXPECT_EQ(none, Time{9});
+  none.reset();
+  EXPECT_FALSE(none.has_value());
+}
