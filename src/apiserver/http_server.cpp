@@ -2,7 +2,10 @@
 
 #include "apiserver/event_conversion.h"
 
+#include <sys/socket.h>
+
 #include <atomic>
+#include <cerrno>
 #include <deque>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -169,19 +172,28 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       });
     }
     if (resp.bookmarks) schedule_bookmark();
-    // Detect a client that goes away while the stream is idle.
+    watch_for_client_gone();
+  }
+
+  // Detects a client that goes away while the stream is idle. The peek must not block: the
+  // readiness can be stale (once the watch has ended, the session's next request read may have
+  // taken the bytes), and a blocking receive here held an io thread forever, so that stopping the
+  // server hung joining it. A stale wake-up waits again.
+  void watch_for_client_gone() {
     beast::get_lowest_layer(stream_).socket().async_wait(
         tcp::socket::wait_read, [self = this->shared_from_this()](beast::error_code ec) {
-          if (self->watcher_ && !self->finishing_) {
+          if (!self->watcher_ || self->finishing_) return;
+          if (!ec) {
             char b;
-            beast::error_code rec;
-            auto& sock = beast::get_lowest_layer(self->stream_).socket();
-            std::size_t n = ec ? 0 : sock.receive(net::buffer(&b, 1), tcp::socket::message_peek, rec);
-            if (ec || rec || n == 0) {
-              self->client_gone_ = true;
-              self->watcher_->close();
+            auto fd = beast::get_lowest_layer(self->stream_).socket().native_handle();
+            ssize_t n = ::recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+            if (n > 0) return;  // the client sent bytes: it is there
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+              return self->watch_for_client_gone();
             }
           }
+          self->client_gone_ = true;  // end of stream, a socket error, or the wait failed
+          self->watcher_->close();
         });
   }
 
