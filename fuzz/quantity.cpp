@@ -1,5 +1,5 @@
-// Fuzz Quantity::parse: canonical strings re-parse to the same value and print identically, and
-// arithmetic on parsed values is consistent.
+// Fuzz Quantity::parse: canonical strings re-parse to the same value and, from the second print
+// on, print identically; arithmetic on parsed values is consistent.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -18,7 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto again = Quantity::parse(s);
   if (!again.ok()) std::abort();
   if (!(*again == *q)) std::abort();
-  if (again->to_string() != s) std::abort();
+  // Not always a fixed point after one step, as upstream: "312.5Ki" is 320000 units, not a
+  // multiple of 1024, so it prints as "320000", which re-parses as decimal and prints "320k".
+  // From the second print on, the format no longer changes.
+  const std::string s2 = again->to_string();
+  auto third = Quantity::parse(s2);
+  if (!third.ok() || !(*third == *q) || third->to_string() != s2) std::abort();
   (void)q->value();
   (void)q->milli_value();
   Quantity sum = *q + *q;
