@@ -306,7 +306,7 @@ class SharedIndexInformer final : public InformerBase {
         case DeltaType::Replaced:
         case DeltaType::Added:
         case DeltaType::Updated: {
-          auto old = indexer_->replace_key(key, d.obj);
+          auto old = indexer_->add_or_replace(d.obj);
           if (old) {
             bool is_sync = d.type == DeltaType::Sync ||
                            (d.type == DeltaType::Replaced &&

@@ -67,8 +67,8 @@ TEST(Indexer, NamespaceAndCustomIndices) {
   EXPECT_TRUE(lister.list().empty());
 }
 
-// The indices hold views of the store's own keys: they must stay right through rehashing,
-// removals, re-adds and index moves (ASan would also catch a dangling view).
+// The indices hold the addresses of the store's entries: they must stay right through rehashing,
+// removals, re-adds and index moves (ASan would also catch a dangling entry).
 TEST(Indexer, IndexKeysSurviveChurn) {
   Indexer<TestObj> idx;
   idx.add_indexers({{"node", [](const TestObj& o) { return std::vector<std::string>{o.node}; }}});
@@ -98,6 +98,48 @@ TEST(Indexer, IndexKeysSurviveChurn) {
   }
   EXPECT_EQ(idx.size(), total);
   EXPECT_EQ(idx.by_index(kNamespaceIndex, "ns").size(), total);
+}
+
+// The store keeps no key of its own: "ns/name" and cluster-scoped "name" are read from the
+// objects, so lookups by key, listing keys and tombstone keys must agree with meta_namespace_key.
+TEST(Indexer, KeysComeFromTheObjectsMetadata) {
+  Indexer<TestObj> idx;
+  idx.add(obj("", "node-a", "1"));       // cluster-scoped
+  idx.add(obj("ns", "node-a", "2"));     // same name, namespaced: another object
+  idx.add(obj("ns2", "p", "3"));
+  EXPECT_EQ(idx.size(), 3u);
+  EXPECT_EQ(idx.get_by_key("node-a")->metadata.resourceVersion, "1");
+  EXPECT_EQ(idx.get_by_key("ns/node-a")->metadata.resourceVersion, "2");
+  for (const char* missing : {"", "/", "ns/", "/node-a", "ns/node-a/x", "ns2", "p", "ns2/p/"})
+    EXPECT_EQ(idx.get_by_key(missing), nullptr) << missing;
+  auto keys = idx.list_keys();
+  EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()), (std::set<std::string>{"node-a", "ns/node-a", "ns2/p"}));
+  idx.update(obj("ns", "node-a", "4"));
+  EXPECT_EQ(idx.size(), 3u);
+  EXPECT_EQ(idx.get_by_key("ns/node-a")->metadata.resourceVersion, "4");
+  EXPECT_EQ(idx.index_keys(kNamespaceIndex, "ns"), std::vector<std::string>{"ns/node-a"});
+  EXPECT_EQ(idx.index_keys(kNamespaceIndex, ""), std::vector<std::string>{"node-a"});
+  idx.remove("node-a");
+  EXPECT_EQ(idx.get_by_key("node-a"), nullptr);
+  EXPECT_NE(idx.get_by_key("ns/node-a"), nullptr);
+  EXPECT_TRUE(idx.by_index(kNamespaceIndex, "").empty());
+  idx.remove("ns/absent");  // unknown keys are ignored
+  EXPECT_EQ(idx.size(), 2u);
+}
+
+// add_or_replace hands back the object it replaced (the informer's old object for OnUpdate), and
+// replace() with a repeated key keeps the last one, as a map would.
+TEST(Indexer, AddOrReplaceReturnsThePreviousObject) {
+  Indexer<TestObj> idx;
+  auto first = obj("a", "p", "1"), second = obj("a", "p", "2");
+  EXPECT_EQ(idx.add_or_replace(first), nullptr);
+  EXPECT_EQ(idx.add_or_replace(second), first);
+  EXPECT_EQ(idx.get_by_key("a/p"), second);
+  idx.replace({obj("b", "q", "1"), obj("b", "q", "7"), obj("b", "r", "1")});
+  EXPECT_EQ(idx.size(), 2u);
+  EXPECT_EQ(idx.get_by_key("b/q")->metadata.resourceVersion, "7");
+  EXPECT_EQ(idx.by_index(kNamespaceIndex, "b").size(), 2u);
+  EXPECT_TRUE(idx.by_index(kNamespaceIndex, "a").empty());
 }
 
 TEST(Indexer, SharedObjectsAreNotCopied) {
