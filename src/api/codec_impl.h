@@ -447,7 +447,7 @@ bool decode_value(od::value& v, T& out, Ctx& ctx) {
       out = std::string(s);  // exact capacity (assign would at least double the inline 15)
     }
     return true;
-  } else if constexpr (std::is_same_v<T, CompactString>) {
+  } else if constexpr (std::is_same_v<T, CompactString> || std::is_same_v<T, ThinString>) {
     std::string_view s;
     if (v.get_string().get(s)) return type_error(v, ctx, "string");
     out.assign(s);
@@ -615,7 +615,7 @@ bool described_is_empty(const T& v, std::index_sequence<I...>) {
 
 template <class T>
 bool is_empty_value(const T& v) {
-  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, CompactString>) {
+  if constexpr (is_api_string<T>) {
     return v.empty();
   } else if constexpr (std::is_same_v<T, bool>) {
     return !v;
@@ -672,7 +672,7 @@ inline void append_int(std::string& out, std::int64_t v) {
 
 template <class T>
 void encode_value(std::string& out, const T& v) {
-  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, CompactString>) {
+  if constexpr (is_api_string<T>) {
     append_json_string(out, v);
   } else if constexpr (std::is_same_v<T, bool>) {
     out += v ? "true" : "false";

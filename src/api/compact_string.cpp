@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 
 #include "api/intern_table.h"
 
@@ -32,11 +33,62 @@ void destroy(SharedText* b) noexcept {
   std::free(b);
 }
 
+// A fresh, unlisted block holding `s`.
+SharedText* make_block(std::string_view s, std::size_t hash) {
+  void* mem = std::malloc(sizeof(SharedText) + s.size() + 1);
+  if (!mem) throw std::bad_alloc();
+  auto* b = new (mem) SharedText{};
+  b->size = static_cast<std::uint32_t>(s.size());
+  b->hash = hash;
+  std::memcpy(b->text(), s.data(), s.size());
+  b->text()[s.size()] = '\0';
+  return b;
+}
+
+// Pod condition types, statuses and reasons the control plane writes (a ThinString with one of
+// these values points at static storage instead of the intern table).
+constexpr std::string_view kWellKnown[] = {
+    "True", "False", "Unknown", "PodScheduled", "Ready", "Initialized", "ContainersReady",
+    "PodReadyToStartContainers", "DisruptionTarget", "Unschedulable", "SchedulerError",
+    "PreemptionByScheduler", "PodCompleted", "ContainersNotReady", "ContainersNotInitialized",
+    "ReadinessGatesNotReady", "TerminationByKubelet", "DeletionByTaintManager", "EvictionByEvictionAPI",
+    "DeletionByPodGC"};
+
+// Open-addressed by (size, first and last character): the lookup costs a few compares and no lock.
+class WellKnownTexts {
+ public:
+  WellKnownTexts() {
+    for (auto s : kWellKnown) {
+      std::size_t i = slot(s);
+      while (slots_[i]) i = (i + 1) % kSlots;
+      slots_[i] = make_block(s, 0);  // never freed
+    }
+  }
+  const char* find(std::string_view s) const noexcept {
+    if (s.empty() || s.size() > 32) return nullptr;
+    for (std::size_t i = slot(s); slots_[i]; i = (i + 1) % kSlots) {
+      const SharedText* b = slots_[i];
+      if (b->size == s.size() && std::memcmp(b->text(), s.data(), s.size()) == 0) return b->text();
+    }
+    return nullptr;
+  }
+  static const WellKnownTexts& instance() {
+    static const auto* t = new WellKnownTexts;  // never destroyed, like the values pointing at it
+    return *t;
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 64;
+  static_assert(std::size(kWellKnown) * 2 <= kSlots);
+  static std::size_t slot(std::string_view s) noexcept {
+    return (s.size() * 7 + static_cast<unsigned char>(s.front()) * 3 + static_cast<unsigned char>(s.back())) % kSlots;
+  }
+  SharedText* slots_[kSlots] = {};
+};
+
 }  // namespace
 
-CompactString& CompactString::assign_interned(std::string_view s) {
-  if (s.size() <= kInline) return assign(s);
-  if (interned() && view() == s) return *this;
+const char* CompactString::intern(std::string_view s) {
   if (s.size() > UINT32_MAX) throw std::length_error("CompactString: longer than 4 GiB");
   const std::size_t hash = std::hash<std::string_view>{}(s);
   auto same = [&](const SharedText& b) {
@@ -45,27 +97,51 @@ CompactString& CompactString::assign_interned(std::string_view s) {
   Table& table = Table::instance();
   SharedText* got = table.find(hash, same);
   if (!got) {
-    void* mem = std::malloc(sizeof(SharedText) + s.size() + 1);
-    if (!mem) throw std::bad_alloc();
-    auto* fresh = new (mem) SharedText{};
-    fresh->size = static_cast<std::uint32_t>(s.size());
-    fresh->hash = hash;
-    std::memcpy(fresh->text(), s.data(), s.size());
-    fresh->text()[s.size()] = '\0';
+    SharedText* fresh = make_block(s, hash);
     got = table.intern(hash, fresh, same, [](SharedText&) {});
     if (got != fresh) destroy(fresh);  // another thread listed the same text first
   }
+  return got->text();
+}
+
+CompactString& CompactString::assign_interned(std::string_view s) {
+  if (s.size() <= kInline) return assign(s);
+  if (interned() && view() == s) return *this;
+  const char* text = intern(s);
   release();  // after the lookup: `s` may view this string's own text
-  set_out_of_line(got->text(), got->size, kInterned);
+  set_out_of_line(text, s.size(), kInterned);
+  return *this;
+}
+
+ThinString& ThinString::assign(std::string_view s) {
+  if (s.empty()) {
+    clear();
+    return *this;
+  }
+  if (p_ && view() == s) return *this;
+  std::uintptr_t fresh;
+  if (const char* known = WellKnownTexts::instance().find(s)) {
+    fresh = reinterpret_cast<std::uintptr_t>(known) | kStatic;
+  } else {
+    fresh = reinterpret_cast<std::uintptr_t>(CompactString::intern(s));
+  }
+  release();  // after the lookup: `s` may view this string's own text
+  p_ = fresh;
   return *this;
 }
 
 std::size_t CompactString::interned_texts() { return Table::instance().size(); }
 
 void CompactString::take_ref(const CompactString& o) noexcept {
-  SharedText::of(o.heap_ptr())->refs.fetch_add(1, std::memory_order_relaxed);
+  add_ref_interned(o.heap_ptr());
   std::memcpy(raw_, o.raw_, sizeof raw_);
 }
+
+void CompactString::add_ref_interned(const char* text) noexcept {
+  SharedText::of(text)->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::size_t CompactString::interned_size(const char* text) noexcept { return SharedText::of(text)->size; }
 
 void CompactString::release_interned(const char* text) noexcept {
   SharedText* b = SharedText::of(text);

@@ -20,6 +20,13 @@
 // 15-character string is terminated by that byte. Heap and interned: bytes 0..7 the pointer to
 // the NUL-terminated text, bytes 8..11 the size, byte 15 = kHeap or kInterned; an interned text
 // follows its SharedText header.
+//
+// ThinString: 8 bytes, for members that are short-lived in meaning but cached per object many
+// times over, with values drawn from a small set: a pod condition's type, status, reason and
+// message (four conditions per pod). It is one pointer: null when empty, else an interned text
+// (the same table as CompactString's), or one of a few well-known values ("True", "Ready",
+// "PodScheduled", ...) held in static storage that copies and destruction never count. Every
+// non-empty value is interned, so assigning one takes the table's lock: use it where values repeat.
 #pragma once
 #include <compare>
 #include <cstdint>
@@ -30,19 +37,98 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 
 namespace ksched::api {
 
-class CompactString {
+// The read-only std::string API, comparisons, concatenation and streaming shared by CompactString
+// and ThinString; D provides view() and data().
+template <class D>
+class StringReadApi {
  public:
-  static constexpr std::size_t kInline = 15;
   static constexpr std::size_t npos = std::string_view::npos;
   using value_type = char;
   using size_type = std::size_t;
   using const_iterator = const char*;
   using iterator = const char*;  // read-only: writes replace the whole value
+
+  std::size_t length() const noexcept { return v().size(); }
+  const char* c_str() const noexcept { return self().data(); }
+  operator std::string_view() const noexcept { return v(); }  // NOLINT
+  operator std::string() const { return std::string(v()); }  // NOLINT: for `const std::string&` APIs
+  std::string str() const { return std::string(v()); }
+  const char* begin() const noexcept { return v().data(); }
+  const char* end() const noexcept { return v().data() + v().size(); }
+  const char* cbegin() const noexcept { return begin(); }
+  const char* cend() const noexcept { return end(); }
+  char operator[](std::size_t i) const noexcept { return v()[i]; }
+  char front() const noexcept { return v().front(); }
+  char back() const noexcept { return v().back(); }
+  std::size_t find(std::string_view s, std::size_t pos = 0) const noexcept { return v().find(s, pos); }
+  std::size_t find(char c, std::size_t pos = 0) const noexcept { return v().find(c, pos); }
+  std::size_t rfind(std::string_view s, std::size_t pos = npos) const noexcept { return v().rfind(s, pos); }
+  std::size_t rfind(char c, std::size_t pos = npos) const noexcept { return v().rfind(c, pos); }
+  std::size_t find_first_of(std::string_view s, std::size_t pos = 0) const noexcept {
+    return v().find_first_of(s, pos);
+  }
+  std::size_t find_last_of(std::string_view s, std::size_t pos = npos) const noexcept {
+    return v().find_last_of(s, pos);
+  }
+  bool starts_with(std::string_view s) const noexcept { return v().starts_with(s); }
+  bool starts_with(char c) const noexcept { return v().starts_with(c); }
+  bool ends_with(std::string_view s) const noexcept { return v().ends_with(s); }
+  bool ends_with(char c) const noexcept { return v().ends_with(c); }
+  bool contains(std::string_view s) const noexcept { return v().find(s) != npos; }
+  bool contains(char c) const noexcept { return v().find(c) != npos; }
+  // Like std::string::substr, a copy (a view could outlive a temporary).
+  std::string substr(std::size_t pos = 0, std::size_t n = npos) const { return std::string(v().substr(pos, n)); }
+  int compare(std::string_view s) const noexcept { return v().compare(s); }
+
+  // ---- comparisons with every string type (explicit overloads avoid ambiguous conversions)
+  friend bool operator==(const D& a, const D& b) noexcept { return a.view() == b.view(); }
+  friend bool operator==(const D& a, std::string_view b) noexcept { return a.view() == b; }
+  friend bool operator==(const D& a, const std::string& b) noexcept { return a.view() == b; }
+  friend bool operator==(const D& a, const char* b) noexcept { return a.view() == b; }
+  friend std::strong_ordering operator<=>(const D& a, const D& b) noexcept { return a.view() <=> b.view(); }
+  friend std::strong_ordering operator<=>(const D& a, std::string_view b) noexcept { return a.view() <=> b; }
+  friend std::strong_ordering operator<=>(const D& a, const std::string& b) noexcept {
+    return a.view() <=> std::string_view(b);
+  }
+  friend std::strong_ordering operator<=>(const D& a, const char* b) noexcept {
+    return a.view() <=> std::string_view(b);
+  }
+
+  // ---- concatenation yields std::string, as it does for std::string operands
+  friend std::string operator+(const D& a, std::string_view b) { return join(a.view(), b); }
+  friend std::string operator+(std::string_view a, const D& b) { return join(a, b.view()); }
+  friend std::string operator+(const D& a, const D& b) { return join(a.view(), b.view()); }
+  friend std::string operator+(const D& a, const std::string& b) { return join(a.view(), b); }
+  friend std::string operator+(const std::string& a, const D& b) { return join(a, b.view()); }
+  friend std::string operator+(const D& a, const char* b) { return join(a.view(), b); }
+  friend std::string operator+(const char* a, const D& b) { return join(a, b.view()); }
+  friend std::string operator+(std::string&& a, const D& b) { return std::move(a.append(b.view())); }
+  friend std::string operator+(const D& a, char b) { return join(a.view(), std::string_view(&b, 1)); }
+
+  friend std::ostream& operator<<(std::ostream& os, const D& s) { return os << s.view(); }
+
+ protected:
+  static std::string join(std::string_view a, std::string_view b) {
+    std::string s;
+    s.reserve(a.size() + b.size());
+    s.append(a).append(b);
+    return s;
+  }
+
+ private:
+  const D& self() const noexcept { return static_cast<const D&>(*this); }
+  std::string_view v() const noexcept { return self().view(); }
+};
+
+class CompactString : public StringReadApi<CompactString> {
+ public:
+  static constexpr std::size_t kInline = 15;
 
   CompactString() noexcept : raw_{} { raw_[15] = static_cast<char>(kInline); }
   CompactString(std::string_view s) { init(s); }          // NOLINT: implicit, like std::string
@@ -114,75 +200,14 @@ class CompactString {
 
   // ---- reading
   std::size_t size() const noexcept { return heap() ? heap_size() : kInline - tag(); }
-  std::size_t length() const noexcept { return size(); }
   bool empty() const noexcept { return tag() == kInline; }
   const char* data() const noexcept { return heap() ? heap_ptr() : raw_; }
-  const char* c_str() const noexcept { return data(); }
   std::string_view view() const noexcept { return {data(), size()}; }
-  operator std::string_view() const noexcept { return view(); }  // NOLINT
-  operator std::string() const { return std::string(view()); }  // NOLINT: for `const std::string&` APIs
-  std::string str() const { return std::string(view()); }
-  const char* begin() const noexcept { return data(); }
-  const char* end() const noexcept { return data() + size(); }
-  const char* cbegin() const noexcept { return begin(); }
-  const char* cend() const noexcept { return end(); }
-  char operator[](std::size_t i) const noexcept { return data()[i]; }
-  char front() const noexcept { return *data(); }
-  char back() const noexcept { return data()[size() - 1]; }
-  std::size_t find(std::string_view s, std::size_t pos = 0) const noexcept { return view().find(s, pos); }
-  std::size_t find(char c, std::size_t pos = 0) const noexcept { return view().find(c, pos); }
-  std::size_t rfind(std::string_view s, std::size_t pos = npos) const noexcept { return view().rfind(s, pos); }
-  std::size_t rfind(char c, std::size_t pos = npos) const noexcept { return view().rfind(c, pos); }
-  std::size_t find_first_of(std::string_view s, std::size_t pos = 0) const noexcept {
-    return view().find_first_of(s, pos);
-  }
-  std::size_t find_last_of(std::string_view s, std::size_t pos = npos) const noexcept {
-    return view().find_last_of(s, pos);
-  }
-  bool starts_with(std::string_view s) const noexcept { return view().starts_with(s); }
-  bool starts_with(char c) const noexcept { return view().starts_with(c); }
-  bool ends_with(std::string_view s) const noexcept { return view().ends_with(s); }
-  bool ends_with(char c) const noexcept { return view().ends_with(c); }
-  bool contains(std::string_view s) const noexcept { return view().find(s) != npos; }
-  bool contains(char c) const noexcept { return view().find(c) != npos; }
-  // Like std::string::substr, a copy (a view could outlive a temporary).
-  std::string substr(std::size_t pos = 0, std::size_t n = npos) const { return std::string(view().substr(pos, n)); }
-  int compare(std::string_view s) const noexcept { return view().compare(s); }
   // Bytes this string holds on the heap by itself (0 when inline or interned).
   std::size_t heap_bytes() const noexcept { return tag() == kHeap ? heap_size() + 1 : 0; }
 
-  // ---- comparisons with every string type (explicit overloads avoid ambiguous conversions)
-  friend bool operator==(const CompactString& a, const CompactString& b) noexcept { return a.view() == b.view(); }
-  friend bool operator==(const CompactString& a, std::string_view b) noexcept { return a.view() == b; }
-  friend bool operator==(const CompactString& a, const std::string& b) noexcept { return a.view() == b; }
-  friend bool operator==(const CompactString& a, const char* b) noexcept { return a.view() == b; }
-  friend std::strong_ordering operator<=>(const CompactString& a, const CompactString& b) noexcept {
-    return a.view() <=> b.view();
-  }
-  friend std::strong_ordering operator<=>(const CompactString& a, std::string_view b) noexcept {
-    return a.view() <=> b;
-  }
-  friend std::strong_ordering operator<=>(const CompactString& a, const std::string& b) noexcept {
-    return a.view() <=> std::string_view(b);
-  }
-  friend std::strong_ordering operator<=>(const CompactString& a, const char* b) noexcept {
-    return a.view() <=> std::string_view(b);
-  }
-
-  // ---- concatenation yields std::string, as it does for std::string operands
-  friend std::string operator+(const CompactString& a, std::string_view b) { return join(a.view(), b); }
-  friend std::string operator+(std::string_view a, const CompactString& b) { return join(a, b.view()); }
-  friend std::string operator+(const CompactString& a, const CompactString& b) { return join(a.view(), b.view()); }
-  friend std::string operator+(const CompactString& a, const std::string& b) { return join(a.view(), b); }
-  friend std::string operator+(const std::string& a, const CompactString& b) { return join(a, b.view()); }
-  friend std::string operator+(const CompactString& a, const char* b) { return join(a.view(), b); }
-  friend std::string operator+(const char* a, const CompactString& b) { return join(a, b.view()); }
-  friend std::string operator+(std::string&& a, const CompactString& b) { return std::move(a.append(b.view())); }
-  friend std::string operator+(const CompactString& a, char b) { return join(a.view(), std::string_view(&b, 1)); }
-
-  friend std::ostream& operator<<(std::ostream& os, const CompactString& s) { return os << s.view(); }
-
  private:
+  friend class ThinString;
   static constexpr unsigned char kHeap = 0x80;
   static constexpr unsigned char kInterned = 0x81;
 
@@ -224,8 +249,12 @@ class CompactString {
   }
   // Copies `o`'s interned handle, taking a reference (from a live holder: no lock needed).
   void take_ref(const CompactString& o) noexcept;
-  // Drops a reference to the interned text; the last holder removes it from the table.
+  // The interned text equal to `s` (size > 0), with a reference taken for the caller.
+  static const char* intern(std::string_view s);
+  // Adds or drops a reference to an interned text; the last holder removes it from the table.
+  static void add_ref_interned(const char* text) noexcept;
   static void release_interned(const char* text) noexcept;
+  static std::size_t interned_size(const char* text) noexcept;
   void release() noexcept {
     if (tag() == kHeap) {
       delete[] heap_ptr();
@@ -233,17 +262,71 @@ class CompactString {
       release_interned(heap_ptr());
     }
   }
-  static std::string join(std::string_view a, std::string_view b) {
-    std::string s;
-    s.reserve(a.size() + b.size());
-    s.append(a).append(b);
-    return s;
-  }
-
   alignas(8) char raw_[16];
 };
 
 static_assert(sizeof(CompactString) == 16);
+
+class ThinString : public StringReadApi<ThinString> {
+ public:
+  ThinString() noexcept = default;
+  ThinString(std::string_view s) { assign(s); }          // NOLINT: implicit, like std::string
+  ThinString(const char* s) { assign(std::string_view(s)); }  // NOLINT
+  ThinString(const std::string& s) { assign(s); }       // NOLINT
+  ThinString(const ThinString& o) noexcept : p_(o.p_) { add_ref(); }
+  ThinString(ThinString&& o) noexcept : p_(o.p_) { o.p_ = 0; }
+  ThinString& operator=(const ThinString& o) noexcept {
+    if (p_ != o.p_) {
+      release();
+      p_ = o.p_;
+      add_ref();
+    }
+    return *this;
+  }
+  ThinString& operator=(ThinString&& o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = o.p_;
+      o.p_ = 0;
+    }
+    return *this;
+  }
+  ThinString& operator=(std::string_view s) { return assign(s); }
+  ThinString& operator=(const std::string& s) { return assign(s); }
+  ThinString& operator=(const char* s) { return assign(std::string_view(s)); }
+  ~ThinString() { release(); }
+
+  ThinString& assign(std::string_view s);
+  void clear() noexcept {
+    release();
+    p_ = 0;
+  }
+  // True when the value is one of the statically held well-known texts.
+  bool well_known() const noexcept { return (p_ & kStatic) != 0; }
+
+  std::size_t size() const noexcept { return p_ ? CompactString::interned_size(text()) : 0; }
+  bool empty() const noexcept { return p_ == 0; }
+  const char* data() const noexcept { return p_ ? text() : ""; }
+  std::string_view view() const noexcept { return p_ ? std::string_view(text(), size()) : std::string_view(); }
+
+ private:
+  static constexpr std::uintptr_t kStatic = 1;  // low bit: texts are 16-byte aligned
+  const char* text() const noexcept { return reinterpret_cast<const char*>(p_ & ~kStatic); }
+  void add_ref() noexcept {
+    if (p_ && !(p_ & kStatic)) CompactString::add_ref_interned(text());
+  }
+  void release() noexcept {
+    if (p_ && !(p_ & kStatic)) CompactString::release_interned(text());
+  }
+  std::uintptr_t p_ = 0;
+};
+
+static_assert(sizeof(ThinString) == 8);
+
+// The string types the codec and OpenAPI treat as JSON strings.
+template <class T>
+inline constexpr bool is_api_string =
+    std::is_same_v<T, std::string> || std::is_same_v<T, CompactString> || std::is_same_v<T, ThinString>;
 
 }  // namespace ksched::api
 
@@ -253,11 +336,24 @@ struct std::hash<ksched::api::CompactString> {
     return std::hash<std::string_view>{}(s.view());
   }
 };
+template <>
+struct std::hash<ksched::api::ThinString> {
+  std::size_t operator()(const ksched::api::ThinString& s) const noexcept {
+    return std::hash<std::string_view>{}(s.view());
+  }
+};
 
 template <>
 struct fmt::formatter<ksched::api::CompactString> : fmt::formatter<fmt::string_view> {
   template <class Ctx>
   auto format(const ksched::api::CompactString& s, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(fmt::string_view(s.data(), s.size()), ctx);
+  }
+};
+template <>
+struct fmt::formatter<ksched::api::ThinString> : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(const ksched::api::ThinString& s, Ctx& ctx) const {
     return fmt::formatter<fmt::string_view>::format(fmt::string_view(s.data(), s.size()), ctx);
   }
 };

@@ -365,7 +365,7 @@ struct PodSpec {
   std::vector<Container> containers;
   CompactString restartPolicy;
   std::optional<std::int64_t> terminationGracePeriodSeconds;
-  std::optional<std::int64_t> activeDeadlineSeconds;
+  Boxed<std::int64_t> activeDeadlineSeconds;  // usually absent: 8 bytes
   CompactString dnsPolicy;
   StringMap nodeSelector;
   CompactString serviceAccountName;
@@ -415,13 +415,15 @@ inline constexpr bool share_extra<PodSpec> = true;
 template <>
 inline constexpr bool intern_strings<PodSpec> = true;
 
+// Four or five per pod, their values drawn from a few texts (types, statuses, the scheduler's
+// reasons and messages): ThinStrings, so a condition is 64 bytes.
 struct PodCondition {
-  CompactString type;  // PodScheduled, Ready, Initialized, ContainersReady, DisruptionTarget
-  CompactString status;
+  ThinString type;  // PodScheduled, Ready, Initialized, ContainersReady, DisruptionTarget
+  ThinString status;
   OptionalTime lastProbeTime;
   OptionalTime lastTransitionTime;
-  CompactString reason;
-  CompactString message;
+  ThinString reason;
+  ThinString message;
   Presence present;
   Extra extra;
 };
@@ -430,11 +432,6 @@ constexpr auto describe(type_tag<PodCondition>) {
   return std::tuple{KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastProbeTime), KSCHED_F(lastTransitionTime),
                     KSCHED_F(reason), KSCHED_F(message)};
 }
-
-// Condition reasons and messages repeat across pods ("containers with unready status: [web]", the
-// scheduler's "0/5000 nodes are available: ...").
-template <>
-inline constexpr bool intern_strings<PodCondition> = true;
 
 struct PodStatus {
   CompactString phase;  // Pending, Running, Succeeded, Failed, Unknown

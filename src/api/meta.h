@@ -37,7 +37,7 @@ struct ObjectMeta {
   std::int64_t generation = 0;
   OptionalTime creationTimestamp;
   OptionalTime deletionTimestamp;
-  std::optional<std::int64_t> deletionGracePeriodSeconds;
+  Boxed<std::int64_t> deletionGracePeriodSeconds;  // set only while deleting: 8 bytes
   StringMap labels;
   StringMap annotations;
   SharedVector<OwnerReference> ownerReferences;  // copy on write: replicas share one

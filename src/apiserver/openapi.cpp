@@ -914,7 +914,7 @@ class Builder {
     using Elem = typename VectorOf<T>::type;
     if constexpr (!std::is_void_v<Opt>) {
       return schema<Opt>();
-    } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, api::CompactString>) {
+    } else if constexpr (api::is_api_string<T>) {
       return json::object{{"type", "string"}};
     } else if constexpr (std::is_same_v<T, bool>) {
       return json::object{{"type", "boolean"}};

@@ -200,3 +200,100 @@ TEST(CompactString, ReplicasShareImageNodeNameAndContainerExtras) {
 }
 
 }  // namespace
+
+// ThinString: one pointer; every non-empty value is interned, well-known condition texts live in
+// static storage, and it reads like CompactString.
+using ksched::api::ThinString;
+static_assert(sizeof(ThinString) == 8);
+
+TEST(ThinString, HoldsAnyTextAndReadsLikeAString) {
+  ThinString empty;
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_STREQ(empty.c_str(), "");
+  EXPECT_EQ(empty, "");
+  for (std::string text : {std::string("x"), std::string("True"), std::string(15, 'q'), std::string(300, 'z'),
+                           std::string("0/5000 nodes are available: 5000 Insufficient cpu.")}) {
+    ThinString s = text;
+    EXPECT_EQ(s, text);
+    EXPECT_EQ(s.size(), text.size());
+    EXPECT_EQ(s.c_str()[text.size()], '\0');
+    EXPECT_EQ(std::string(s), text);
+    EXPECT_EQ(fmt::format("{}", s), text);
+    EXPECT_EQ(s + "!", text + "!");
+    EXPECT_EQ(std::hash<ThinString>{}(s), std::hash<std::string_view>{}(text));
+  }
+  ThinString a = "Ready", b = "Unschedulable";
+  EXPECT_LT(a, b);
+  EXPECT_TRUE(b.starts_with("Unsched"));
+  EXPECT_EQ(b.substr(2, 3), "sch");
+  std::map<ThinString, int> ordered{{b, 2}, {a, 1}};
+  EXPECT_EQ(ordered.begin()->first, "Ready");
+}
+
+TEST(ThinString, WellKnownTextsAreStaticAndOthersAreInternedUntilTheLastHolder) {
+  const std::size_t before = CompactString::interned_texts();
+  {
+    ThinString status = "True", type = std::string("PodScheduled");
+    EXPECT_TRUE(status.well_known());
+    EXPECT_TRUE(type.well_known());
+    EXPECT_EQ(CompactString::interned_texts(), before) << "well-known texts are not listed";
+    ThinString reason = "NotAWellKnownReason-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed());
+    ThinString same = std::string(reason.view());
+    EXPECT_FALSE(reason.well_known());
+    EXPECT_EQ(reason.data(), same.data()) << "equal texts share one interned buffer";
+    EXPECT_EQ(CompactString::interned_texts(), before + 1);
+    ThinString copy = reason;
+    reason = "False";
+    EXPECT_EQ(copy, same);
+    same.clear();
+    copy = copy;  // self-assignment keeps the value
+    EXPECT_EQ(copy.substr(0, 20), "NotAWellKnownReason-");
+    reason = copy.view();  // assigning from its own text
+    copy = std::move(reason);
+    EXPECT_TRUE(reason.empty());  // NOLINT: moved-from is empty
+    EXPECT_EQ(CompactString::interned_texts(), before + 1);
+  }
+  EXPECT_EQ(CompactString::interned_texts(), before) << "the last holder removes the text";
+}
+
+TEST(ThinString, CopiesAreSafeAcrossThreads) {
+  ThinString seed = "a condition message that several threads copy and release";
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&seed] {
+      for (int i = 0; i < 2000; ++i) {
+        ThinString c = seed;
+        ThinString d = c.view();
+        EXPECT_EQ(d.data(), seed.data());
+        ThinString e = (i % 2) ? "Ready" : "ContainersReady";
+        EXPECT_TRUE(e.well_known());
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(seed, "a condition message that several threads copy and release");
+}
+
+// Pod conditions decode into ThinStrings: null and absent reason/message stay distinguishable
+// from empty on a round trip, and a wrong type names the field.
+TEST(ThinString, PodConditionsRoundTripThroughTheCodec) {
+  const std::string json =
+      R"({"status":{"conditions":[{"type":"PodScheduled","status":"False","lastProbeTime":null,)"
+      R"("lastTransitionTime":"2025-01-15T10:04:05Z","reason":"Unschedulable","message":"0/3 nodes are available: 3 Insufficient cpu."},)"
+      R"({"type":"example.com/gate","status":"True","reason":""}]}})";
+  auto pod = ksched::api::decode<ksched::api::Pod>(json);
+  ASSERT_TRUE(pod.ok()) << pod.error();
+  const auto& c = pod->status.conditions;
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].type, "PodScheduled");
+  EXPECT_EQ(c[0].reason, "Unschedulable");
+  EXPECT_EQ(c[0].message, "0/3 nodes are available: 3 Insufficient cpu.");
+  EXPECT_EQ(c[1].type, "example.com/gate");
+  EXPECT_FALSE(c[1].type.well_known());
+  EXPECT_TRUE(c[1].reason.empty());
+  EXPECT_EQ(ksched::api::encode(*pod), json);
+  auto bad = ksched::api::decode<ksched::api::Pod>(R"({"status":{"conditions":[{"type":7}]}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("type"), std::string::npos) << bad.error();
+}
