@@ -118,7 +118,8 @@ class FakeApi {
   informer::ListWatch list_watch() {
     informer::ListWatch lw;
     lw.list = [this](const client::ListOptions& o) -> client::Result<std::string> {
-      std::lock_guard l(mu_);
+      std::unique_lock l(mu_);
+      lists_held_cv_.wait(l, [&] { return !lists_held_; });
       ++lists_;
       if (fail_lists_ > 0) {
         --fail_lists_;
@@ -155,6 +156,13 @@ class FakeApi {
     std::lock_guard l(mu_);
     fail_lists_ = n;
   }
+  // While held, list calls wait: changes applied meanwhile are certainly missed by the watch and
+  // seen only by the next list.
+  void hold_lists(bool hold) {
+    std::lock_guard l(mu_);
+    lists_held_ = hold;
+    lists_held_cv_.notify_all();
+  }
 
  private:
   mutable std::mutex mu_;
@@ -164,6 +172,8 @@ class FakeApi {
   std::vector<std::shared_ptr<ChannelStream>> watchers_;
   int lists_ = 0;
   int fail_lists_ = 0;
+  bool lists_held_ = false;
+  std::condition_variable lists_held_cv_;
 };
 
 }  // namespace ksched::testing

@@ -346,12 +346,15 @@ TEST(SharedIndexInformer, ExpiredWatchRelistsWithReplacedAndTombstones) {
   inf.add_event_handler(rec);
   inf.start();
   ASSERT_TRUE(wait_until([&] { return inf.has_synced() && api.open_watches() == 1; }));
-  // Changes the informer misses: the watch is cut and history is compacted before it re-watches.
+  // Changes the informer misses: the watch is cut, and its relist waits until they are made and
+  // history is compacted.
+  api.hold_lists(true);
   api.compact_and_expire();
   api.apply("DELETED", make("ns", "p0", 0));
   api.apply("MODIFIED", make("ns", "p1", 50));
   api.apply("ADDED", make("ns", "p7", 7));
   api.compact_and_expire();
+  api.hold_lists(false);
   ASSERT_TRUE(wait_until([&] { return rec->snapshot() == rvs(api.state()) && rvs(inf.lister()) == rvs(api.state()); }));
   EXPECT_GE(inf.reflector_stats().relists_expired.load(), 1u);
   std::lock_guard l(rec->mu);
