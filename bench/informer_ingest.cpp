@@ -40,14 +40,55 @@ std::string token_volume_suffix(int i) {
   return s;
 }
 
+// 64 hex digits derived from i (a container ID or image digest).
+std::string hex64(unsigned i, unsigned salt) {
+  std::string s;
+  unsigned h = i * 2654435761u + salt;
+  for (int k = 0; k < 64; ++k) {
+    h = h * 1103515245u + 12345u;
+    s.push_back("0123456789abcdef"[(h >> 16) & 15]);
+  }
+  return s;
+}
+
+// How much status the pod carries.
+enum class PodStatusShape {
+  Short,      // four conditions, one IP list, short IDs: the shape these figures were first quoted for
+  Kubelet132, // as a v1.32 kubelet writes it: five conditions (PodReadyToStartContainers), hostIPs,
+              // 64-hex container ID and image digest, and the container's volumeMounts in its status
+};
+
+// Rewrites the Short status into what a v1.32 kubelet reports for the same pod.
+std::string kubelet_132_status(std::string pod, int i) {
+  auto replace = [&pod](std::string_view from, const std::string& to) {
+    auto at = pod.find(from);
+    if (at == std::string::npos) throw std::logic_error("kubelet_132_status: no " + std::string(from));
+    pod.replace(at, from.size(), to);
+  };
+  replace(R"("conditions":[)",
+          R"("conditions":[{"type":"PodReadyToStartContainers","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:06Z"},)");
+  auto host_ip = pod.substr(pod.find(R"("hostIP":")") + 10);
+  host_ip = host_ip.substr(0, host_ip.find('"'));
+  replace(R"("podIP":)", R"("hostIPs":[{"ip":")" + host_ip + R"("}],"podIP":)");
+  replace("@sha256:0123456789abcdef", "@sha256:" + hex64(0, 1));  // one image: one digest
+  auto cid = pod.find("containerd://");
+  pod.replace(cid + 13, pod.find('"', cid) - cid - 13, hex64(static_cast<unsigned>(i), 2));
+  auto mount = pod.substr(pod.find(R"("volumeMounts":[)"));
+  mount = mount.substr(0, mount.find(']') + 1);
+  mount.insert(mount.size() - 2, R"(,"recursiveReadOnly":"Disabled")");
+  replace(R"("started":true})", R"("started":true,)" + mount + "}");
+  return pod;
+}
+
 // A typical scheduled, running pod (a Deployment replica) as the API server sends it.
-std::string typical_pod(int i, int rv, bool managed_fields) {
+std::string typical_pod(int i, int rv, bool managed_fields, PodStatusShape shape = PodStatusShape::Short) {
   std::string mf = managed_fields
                        ? R"(,"managedFields":[{"manager":"kube-controller-manager","operation":"Update","apiVersion":"v1","time":"2025-01-15T10:04:05Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:generateName":{},"f:labels":{".":{},"f:app":{},"f:pod-template-hash":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"5d1c2a3b-0000-4000-8000-000000000001\"}":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:ports":{},"f:resources":{}}}}}},{"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"2025-01-15T10:04:07Z","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{},"f:containerStatuses":{},"f:hostIP":{},"f:phase":{},"f:podIP":{},"f:startTime":{}}},"subresource":"status"}])"
                        : "";
-  return fmt::format(
+  std::string pod = fmt::format(
       R"({{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"web-7d9f8b6c5-{0:05d}","generateName":"web-7d9f8b6c5-","namespace":"team-{1}","uid":"8c1f{0:04x}-1234-4abc-9def-0123456789ab","resourceVersion":"{2}","creationTimestamp":"2025-01-15T10:04:05Z","labels":{{"app":"web","pod-template-hash":"7d9f8b6c5","tier":"frontend"}},"annotations":{{"kubernetes.io/psp":"restricted"}},"ownerReferences":[{{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-7d9f8b6c5","uid":"5d1c2a3b-0000-4000-8000-000000000001","controller":true,"blockOwnerDeletion":true}}]{3}}},"spec":{{"volumes":[{{"name":"kube-api-access-{7}","projected":{{"sources":[{{"serviceAccountToken":{{"expirationSeconds":3607,"path":"token"}}}},{{"configMap":{{"name":"kube-root-ca.crt","items":[{{"key":"ca.crt","path":"ca.crt"}}]}}}}],"defaultMode":420}}}}],"containers":[{{"name":"web","image":"registry.example.com/team/web:1.4.2","ports":[{{"containerPort":8080,"protocol":"TCP"}}],"env":[{{"name":"MODE","value":"prod"}}],"resources":{{"limits":{{"cpu":"500m","memory":"512Mi"}},"requests":{{"cpu":"250m","memory":"256Mi"}}}},"volumeMounts":[{{"name":"kube-api-access-{7}","readOnly":true,"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}}],"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPresent"}}],"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","serviceAccountName":"default","serviceAccount":"default","nodeName":"node-{4}","securityContext":{{}},"schedulerName":"default-scheduler","tolerations":[{{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}},{{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}}],"priority":0,"enableServiceLinks":true,"preemptionPolicy":"PreemptLowerPriority"}},"status":{{"phase":"Running","conditions":[{{"type":"Initialized","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:05Z"}},{{"type":"Ready","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:07Z"}},{{"type":"ContainersReady","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:07Z"}},{{"type":"PodScheduled","status":"True","lastProbeTime":null,"lastTransitionTime":"2025-01-15T10:04:05Z"}}],"hostIP":"10.0.{5}.{6}","podIP":"10.244.{5}.{6}","podIPs":[{{"ip":"10.244.{5}.{6}"}}],"startTime":"2025-01-15T10:04:05Z","containerStatuses":[{{"name":"web","state":{{"running":{{"startedAt":"2025-01-15T10:04:06Z"}}}},"lastState":{{}},"ready":true,"restartCount":0,"image":"registry.example.com/team/web:1.4.2","imageID":"registry.example.com/team/web@sha256:0123456789abcdef","containerID":"containerd://abcdef{0:06x}","started":true}}],"qosClass":"Burstable"}}}})",
       i, i % 10, rv, mf, i % 500, (i / 250) % 256, i % 250 + 1, token_volume_suffix(i));
+  return shape == PodStatusShape::Short ? pod : kubelet_132_status(std::move(pod), i);
 }
 
 // ADDED for n pods, then MODIFIED twice each and DELETED for a tenth: like a busy cluster.
@@ -194,12 +235,13 @@ BENCHMARK(BM_DecodeOnly)->Args({10000, 0})->Args({10000, 1})->Unit(benchmark::kM
 // index) versus the pod's JSON size with and without managedFields.
 void BM_MemoryPerCachedPod(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
+  const auto shape = static_cast<PodStatusShape>(state.range(1));
   std::vector<std::string> jsons;
   std::size_t json_bytes = 0, json_bytes_no_mf = 0;
   for (int i = 0; i < n; ++i) {
-    jsons.push_back(typical_pod(i, 5000 + i, true));
+    jsons.push_back(typical_pod(i, 5000 + i, true, shape));
     json_bytes += jsons.back().size();
-    json_bytes_no_mf += typical_pod(i, 5000 + i, false).size();
+    json_bytes_no_mf += typical_pod(i, 5000 + i, false, shape).size();
   }
   double per_pod = 0, objects_per_pod = 0;
   for (auto _ : state) {
@@ -240,7 +282,12 @@ void BM_MemoryPerCachedPod(benchmark::State& state) {
   state.counters["sizeof_Toleration"] = double(sizeof(api::Toleration));
   state.counters["sizeof_Extra_Presence"] = double(sizeof(api::Extra) + sizeof(api::Presence));
 }
-BENCHMARK(BM_MemoryPerCachedPod)->Arg(10000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MemoryPerCachedPod)
+    ->ArgNames({"pods", "kubelet132"})
+    ->Args({10000, static_cast<int>(PodStatusShape::Short)})
+    ->Args({10000, static_cast<int>(PodStatusShape::Kubelet132)})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -281,13 +281,6 @@ bool decode_object(od::value& v, T& out, Ctx& ctx);
 template <class T>
 bool is_empty_value(const T& v);
 
-inline bool decode_interned_string(od::value& v, CompactString& out, Ctx& ctx) {
-  std::string_view s;
-  if (v.get_string().get(s)) return type_error(v, ctx, "string");
-  out.assign_interned(s);
-  return true;
-}
-
 // Member `m` of an S. A JSON null for a member that cannot hold null leaves it at its default and
 // is remembered in `present.nulls` (optionals, RawJson and Quantity handle null themselves).
 template <class S, class M>
@@ -299,18 +292,7 @@ bool decode_field(od::value& v, M& m, Presence& p, unsigned idx, Ctx& ctx) {
       return true;
     }
   }
-  if constexpr (intern_strings<S> && std::is_same_v<M, CompactString>) {
-    return decode_interned_string(v, m, ctx);
-  } else if constexpr (intern_strings<S> && std::is_same_v<M, std::optional<CompactString>>) {
-    if (is_null(v)) {
-      m.reset();
-      return true;
-    }
-    if (!m) m.emplace();
-    return decode_interned_string(v, *m, ctx);
-  } else {
-    return decode_value(v, m, ctx);
-  }
+  return decode_value(v, m, ctx);
 }
 
 // Calls decode_field on member I of `out` when I == idx.

@@ -1,4 +1,5 @@
-// The interned mode of CompactString: texts shared by reference count, listed in an InternTable.
+// ThinString's texts: interned ones shared by reference count and listed in an InternTable, and the
+// well-known ones in static storage.
 #include "api/compact_string.h"
 
 #include <atomic>
@@ -45,14 +46,19 @@ SharedText* make_block(std::string_view s, std::size_t hash) {
   return b;
 }
 
-// Pod condition types, statuses and reasons the control plane writes (a ThinString with one of
-// these values points at static storage instead of the intern table).
+// Values of a pod's enum-like members and of the conditions the control plane writes (a
+// ThinString with one of these values points at static storage instead of the intern table).
 constexpr std::string_view kWellKnown[] = {
+    // conditions
     "True", "False", "Unknown", "PodScheduled", "Ready", "Initialized", "ContainersReady",
     "PodReadyToStartContainers", "DisruptionTarget", "Unschedulable", "SchedulerError",
     "PreemptionByScheduler", "PodCompleted", "ContainersNotReady", "ContainersNotInitialized",
     "ReadinessGatesNotReady", "TerminationByKubelet", "DeletionByTaintManager", "EvictionByEvictionAPI",
-    "DeletionByPodGC"};
+    "DeletionByPodGC",
+    // type meta, phase, qosClass, restart/pull/DNS/preemption policies, defaults
+    "v1", "Pod", "Pending", "Running", "Succeeded", "Failed", "Guaranteed", "Burstable", "BestEffort",
+    "Always", "OnFailure", "Never", "IfNotPresent", "ClusterFirst", "ClusterFirstWithHostNet", "Default",
+    "None", "PreemptLowerPriority", "default-scheduler", "default"};
 
 // Open-addressed by (size, first and last character): the lookup costs a few compares and no lock.
 class WellKnownTexts {
@@ -78,7 +84,7 @@ class WellKnownTexts {
   }
 
  private:
-  static constexpr std::size_t kSlots = 64;
+  static constexpr std::size_t kSlots = 128;
   static_assert(std::size(kWellKnown) * 2 <= kSlots);
   static std::size_t slot(std::string_view s) noexcept {
     return (s.size() * 7 + static_cast<unsigned char>(s.front()) * 3 + static_cast<unsigned char>(s.back())) % kSlots;
@@ -86,10 +92,9 @@ class WellKnownTexts {
   SharedText* slots_[kSlots] = {};
 };
 
-}  // namespace
-
-const char* CompactString::intern(std::string_view s) {
-  if (s.size() > UINT32_MAX) throw std::length_error("CompactString: longer than 4 GiB");
+// The interned text equal to `s` (non-empty), with a reference taken for the caller.
+const char* intern(std::string_view s) {
+  if (s.size() > UINT32_MAX) throw std::length_error("ThinString: longer than 4 GiB");
   const std::size_t hash = std::hash<std::string_view>{}(s);
   auto same = [&](const SharedText& b) {
     return b.size == s.size() && std::memcmp(b.text(), s.data(), s.size()) == 0;
@@ -104,14 +109,7 @@ const char* CompactString::intern(std::string_view s) {
   return got->text();
 }
 
-CompactString& CompactString::assign_interned(std::string_view s) {
-  if (s.size() <= kInline) return assign(s);
-  if (interned() && view() == s) return *this;
-  const char* text = intern(s);
-  release();  // after the lookup: `s` may view this string's own text
-  set_out_of_line(text, s.size(), kInterned);
-  return *this;
-}
+}  // namespace
 
 ThinString& ThinString::assign(std::string_view s) {
   if (s.empty()) {
@@ -123,27 +121,22 @@ ThinString& ThinString::assign(std::string_view s) {
   if (const char* known = WellKnownTexts::instance().find(s)) {
     fresh = reinterpret_cast<std::uintptr_t>(known) | kStatic;
   } else {
-    fresh = reinterpret_cast<std::uintptr_t>(CompactString::intern(s));
+    fresh = reinterpret_cast<std::uintptr_t>(intern(s));
   }
   release();  // after the lookup: `s` may view this string's own text
   p_ = fresh;
   return *this;
 }
 
-std::size_t CompactString::interned_texts() { return Table::instance().size(); }
+std::size_t ThinString::interned_texts() { return Table::instance().size(); }
 
-void CompactString::take_ref(const CompactString& o) noexcept {
-  add_ref_interned(o.heap_ptr());
-  std::memcpy(raw_, o.raw_, sizeof raw_);
-}
+std::size_t ThinString::text_size(const char* text) noexcept { return SharedText::of(text)->size; }
 
-void CompactString::add_ref_interned(const char* text) noexcept {
+void ThinString::add_ref_interned(const char* text) noexcept {
   SharedText::of(text)->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
-std::size_t CompactString::interned_size(const char* text) noexcept { return SharedText::of(text)->size; }
-
-void CompactString::release_interned(const char* text) noexcept {
+void ThinString::release_interned(const char* text) noexcept {
   SharedText* b = SharedText::of(text);
   if (Table::instance().release(b, b->hash)) destroy(b);
 }

@@ -11,22 +11,17 @@
 // supports the read-only std::string API (size, data, c_str, find, substr, starts_with, ...).
 // Writes replace the whole value (assign, =, +=, clear); there is no in-place character access.
 //
-// Members whose longer values repeat across objects (a container's image, the pod's node and
-// scheduler names) are decoded with assign_interned: every string interned with the same text
-// shares one reference-counted buffer, listed in an InternTable, so 10,000 replicas hold one copy
-// of "registry.example.com/team/web:1.4.2" and copying such a string allocates nothing.
-//
 // Layout: 16 bytes. Inline: characters in bytes 0..14, zero-filled, and byte 15 = 15 - size, so a
-// 15-character string is terminated by that byte. Heap and interned: bytes 0..7 the pointer to
-// the NUL-terminated text, bytes 8..11 the size, byte 15 = kHeap or kInterned; an interned text
-// follows its SharedText header.
+// 15-character string is terminated by that byte. Heap: bytes 0..7 the pointer to the
+// NUL-terminated text, bytes 8..11 the size, byte 15 = kHeap.
 //
-// ThinString: 8 bytes, for members that are short-lived in meaning but cached per object many
-// times over, with values drawn from a small set: a pod condition's type, status, reason and
-// message (four conditions per pod). It is one pointer: null when empty, else an interned text
-// (the same table as CompactString's), or one of a few well-known values ("True", "Ready",
-// "PodScheduled", ...) held in static storage that copies and destruction never count. Every
-// non-empty value is interned, so assigning one takes the table's lock: use it where values repeat.
+// ThinString: 8 bytes, for members cached once per object whose values repeat across objects:
+// a pod condition's type, status, reason and message, the pod's phase, QoS class and policies,
+// its node, scheduler and service account names, a container's name and image. It is one
+// pointer: null when empty, else an interned text (one reference-counted buffer per distinct text), or one of
+// a few well-known values ("True", "Ready", "Running", "ClusterFirst", ...) held in static storage
+// that copies and destruction never count. Every other non-empty value is interned, so assigning
+// one takes the table's lock: use it where values repeat, never for names or UIDs.
 #pragma once
 #include <compare>
 #include <cstdint>
@@ -135,24 +130,13 @@ class CompactString : public StringReadApi<CompactString> {
   CompactString(const char* s) { init(std::string_view(s)); }  // NOLINT
   CompactString(const std::string& s) { init(s); }       // NOLINT
   CompactString(const char* s, std::size_t n) { init(std::string_view(s, n)); }
-  CompactString(const CompactString& o) {
-    if (o.interned()) {
-      take_ref(o);
-    } else {
-      init(o.view());
-    }
-  }
+  CompactString(const CompactString& o) { init(o.view()); }
   CompactString(CompactString&& o) noexcept {
     std::memcpy(raw_, o.raw_, sizeof raw_);
     o.set_empty();
   }
   CompactString& operator=(const CompactString& o) {
     if (this == &o) return *this;
-    if (o.interned()) {
-      release();
-      take_ref(o);
-      return *this;
-    }
     return assign(o.view());
   }
   CompactString& operator=(CompactString&& o) noexcept {
@@ -177,15 +161,6 @@ class CompactString : public StringReadApi<CompactString> {
     init(s);
     return *this;
   }
-  // Replaces the value with the interned text equal to `s` (inline when it is short enough).
-  CompactString& assign_interned(std::string_view s);
-  bool interned() const noexcept { return tag() == kInterned; }
-  // Texts listed in the intern table now (tests, memory accounting).
-  static std::size_t interned_texts();
-  // True when both hold the same interned buffer.
-  bool shares_with(const CompactString& o) const noexcept {
-    return interned() && o.interned() && heap_ptr() == o.heap_ptr();
-  }
   void clear() noexcept {
     release();
     set_empty();
@@ -203,16 +178,14 @@ class CompactString : public StringReadApi<CompactString> {
   bool empty() const noexcept { return tag() == kInline; }
   const char* data() const noexcept { return heap() ? heap_ptr() : raw_; }
   std::string_view view() const noexcept { return {data(), size()}; }
-  // Bytes this string holds on the heap by itself (0 when inline or interned).
-  std::size_t heap_bytes() const noexcept { return tag() == kHeap ? heap_size() + 1 : 0; }
+  // Bytes this string holds on the heap (0 when inline).
+  std::size_t heap_bytes() const noexcept { return heap() ? heap_size() + 1 : 0; }
 
  private:
-  friend class ThinString;
   static constexpr unsigned char kHeap = 0x80;
-  static constexpr unsigned char kInterned = 0x81;
 
   unsigned char tag() const noexcept { return static_cast<unsigned char>(raw_[15]); }
-  bool heap() const noexcept { return tag() >= kHeap; }  // owned or interned: text out of line
+  bool heap() const noexcept { return tag() == kHeap; }
   const char* heap_ptr() const noexcept {
     const char* p;
     std::memcpy(&p, raw_, sizeof p);
@@ -238,29 +211,14 @@ class CompactString : public StringReadApi<CompactString> {
     char* p = new char[s.size() + 1];
     std::memcpy(p, s.data(), s.size());
     p[s.size()] = '\0';
-    set_out_of_line(p, s.size(), kHeap);
-  }
-  void set_out_of_line(const char* p, std::size_t n, unsigned char tag) noexcept {
-    auto n32 = static_cast<std::uint32_t>(n);
+    auto n32 = static_cast<std::uint32_t>(s.size());
     std::memset(raw_, 0, sizeof raw_);
     std::memcpy(raw_, &p, sizeof p);
     std::memcpy(raw_ + 8, &n32, sizeof n32);
-    raw_[15] = static_cast<char>(tag);
+    raw_[15] = static_cast<char>(kHeap);
   }
-  // Copies `o`'s interned handle, taking a reference (from a live holder: no lock needed).
-  void take_ref(const CompactString& o) noexcept;
-  // The interned text equal to `s` (size > 0), with a reference taken for the caller.
-  static const char* intern(std::string_view s);
-  // Adds or drops a reference to an interned text; the last holder removes it from the table.
-  static void add_ref_interned(const char* text) noexcept;
-  static void release_interned(const char* text) noexcept;
-  static std::size_t interned_size(const char* text) noexcept;
   void release() noexcept {
-    if (tag() == kHeap) {
-      delete[] heap_ptr();
-    } else if (tag() == kInterned) {
-      release_interned(heap_ptr());
-    }
+    if (heap()) delete[] heap_ptr();
   }
   alignas(8) char raw_[16];
 };
@@ -303,8 +261,10 @@ class ThinString : public StringReadApi<ThinString> {
   }
   // True when the value is one of the statically held well-known texts.
   bool well_known() const noexcept { return (p_ & kStatic) != 0; }
+  // Texts listed in the intern table now (tests, memory accounting).
+  static std::size_t interned_texts();
 
-  std::size_t size() const noexcept { return p_ ? CompactString::interned_size(text()) : 0; }
+  std::size_t size() const noexcept { return p_ ? text_size(text()) : 0; }
   bool empty() const noexcept { return p_ == 0; }
   const char* data() const noexcept { return p_ ? text() : ""; }
   std::string_view view() const noexcept { return p_ ? std::string_view(text(), size()) : std::string_view(); }
@@ -312,16 +272,34 @@ class ThinString : public StringReadApi<ThinString> {
  private:
   static constexpr std::uintptr_t kStatic = 1;  // low bit: texts are 16-byte aligned
   const char* text() const noexcept { return reinterpret_cast<const char*>(p_ & ~kStatic); }
+  // The text follows a header that holds its size and reference count (compact_string.cpp).
+  static std::size_t text_size(const char* text) noexcept;
+  // Adds or drops a reference to an interned text (from a live holder: adding takes no lock); the
+  // last holder removes it from the table.
+  static void add_ref_interned(const char* text) noexcept;
+  static void release_interned(const char* text) noexcept;
   void add_ref() noexcept {
-    if (p_ && !(p_ & kStatic)) CompactString::add_ref_interned(text());
+    if (p_ && !(p_ & kStatic)) add_ref_interned(text());
   }
   void release() noexcept {
-    if (p_ && !(p_ & kStatic)) CompactString::release_interned(text());
+    if (p_ && !(p_ & kStatic)) release_interned(text());
   }
   std::uintptr_t p_ = 0;
 };
 
 static_assert(sizeof(ThinString) == 8);
+
+// Between the two string types (exact, so neither side's conversions make it ambiguous).
+inline bool operator==(const CompactString& a, const ThinString& b) noexcept { return a.view() == b.view(); }
+inline std::strong_ordering operator<=>(const CompactString& a, const ThinString& b) noexcept {
+  return a.view() <=> b.view();
+}
+inline std::string operator+(const CompactString& a, const ThinString& b) {
+  return std::string(a.view()).append(b.view());
+}
+inline std::string operator+(const ThinString& a, const CompactString& b) {
+  return std::string(a.view()).append(b.view());
+}
 
 // The string types the codec and OpenAPI treat as JSON strings.
 template <class T>

@@ -204,9 +204,9 @@ constexpr auto describe(type_tag<ResourceRequirements>) {
 // per pod (kube-api-access-<random>), and an unmodelled volumeMounts would make every container's
 // block of env, probes and the rest unique to its pod instead of shared by the replicas.
 struct VolumeMount {
-  CompactString name;
+  CompactString name;  // per pod for the service-account token: not interned
   bool readOnly = false;
-  CompactString mountPath;
+  ThinString mountPath;
   Presence present;
   Extra extra;  // subPath, subPathExpr, mountPropagation, recursiveReadOnly
 };
@@ -214,19 +214,16 @@ constexpr auto describe(type_tag<VolumeMount>) {
   using T = VolumeMount;
   return std::tuple{KSCHED_F(name), KSCHED_F(readOnly), KSCHED_F(mountPath)};
 }
-template <>
-inline constexpr bool intern_strings<VolumeMount> = true;
-
 struct Container {
-  CompactString name;
-  CompactString image;
+  ThinString name;   // Thin: the same few values in every replica (see compact_string.h)
+  ThinString image;
   SharedVector<std::string> command;  // shared: identical across replicas
   SharedVector<std::string> args;
   SharedVector<ContainerPort> ports;
   ResourceRequirements resources;
   Boxed<std::string> restartPolicy;  // "Always" on an init container = restartable sidecar
   std::vector<VolumeMount> volumeMounts;
-  CompactString imagePullPolicy;
+  ThinString imagePullPolicy;
   Presence present;
   Extra extra;  // env, probes, securityContext, ...
 };
@@ -238,11 +235,9 @@ constexpr auto describe(type_tag<Container>) {
 }
 
 // Pod templates repeat across replicas: intern their unmodelled members (env, probes, ... ; see
-// ExtraFields) and their image.
+// ExtraFields).
 template <>
 inline constexpr bool share_extra<Container> = true;
-template <>
-inline constexpr bool intern_strings<Container> = true;
 
 // ---------------------------------------------------------------- volumes
 struct PersistentVolumeClaimVolumeSource {
@@ -363,20 +358,21 @@ struct PodSpec {
   std::vector<Volume> volumes;
   std::vector<Container> initContainers;
   std::vector<Container> containers;
-  CompactString restartPolicy;
+  // The repeated-value strings are ThinStrings (8 bytes; see compact_string.h).
+  ThinString restartPolicy;
   std::optional<std::int64_t> terminationGracePeriodSeconds;
   Boxed<std::int64_t> activeDeadlineSeconds;  // usually absent: 8 bytes
-  CompactString dnsPolicy;
+  ThinString dnsPolicy;
   StringMap nodeSelector;
-  CompactString serviceAccountName;
-  CompactString nodeName;
+  ThinString serviceAccountName;
+  ThinString nodeName;
   bool hostNetwork = false;
-  CompactString schedulerName;
+  ThinString schedulerName;
   Boxed<Affinity> affinity;
   SharedVector<Toleration> tolerations;  // copy on write: replicas share one
-  CompactString priorityClassName;
+  ThinString priorityClassName;
   std::optional<std::int32_t> priority;
-  std::optional<CompactString> preemptionPolicy;  // PreemptLowerPriority | Never
+  std::optional<ThinString> preemptionPolicy;  // PreemptLowerPriority | Never
   ResourceList overhead;
   SharedVector<TopologySpreadConstraint> topologySpreadConstraints;  // copy on write, like tolerations
   SharedVector<PodSchedulingGate> schedulingGates;
@@ -411,9 +407,6 @@ template <>
 inline constexpr bool share_extra<Volume> = true;
 template <>
 inline constexpr bool share_extra<PodSpec> = true;
-// Node, scheduler, service account and priority class names repeat across pods.
-template <>
-inline constexpr bool intern_strings<PodSpec> = true;
 
 // Four or five per pod, their values drawn from a few texts (types, statuses, the scheduler's
 // reasons and messages): ThinStrings, so a condition is 64 bytes.
@@ -434,15 +427,15 @@ constexpr auto describe(type_tag<PodCondition>) {
 }
 
 struct PodStatus {
-  CompactString phase;  // Pending, Running, Succeeded, Failed, Unknown
+  ThinString phase;  // Pending, Running, Succeeded, Failed, Unknown
   std::vector<PodCondition> conditions;
-  CompactString message;
-  CompactString reason;
-  CompactString nominatedNodeName;
+  ThinString message;
+  ThinString reason;
+  ThinString nominatedNodeName;
   CompactString hostIP;
   CompactString podIP;
   OptionalTime startTime;
-  CompactString qosClass;
+  ThinString qosClass;
   Presence present;
   Extra extra;  // podIPs, containerStatuses, ...
 };
@@ -454,8 +447,8 @@ constexpr auto describe(type_tag<PodStatus>) {
 }
 
 struct Pod {
-  CompactString apiVersion;
-  CompactString kind;
+  ThinString apiVersion;
+  ThinString kind;
   ObjectMeta metadata;
   PodSpec spec;
   PodStatus status;

@@ -30,7 +30,7 @@ constexpr auto describe(type_tag<OwnerReference>) {
 
 struct ObjectMeta {
   CompactString name;
-  CompactString generateName;
+  ThinString generateName;  // shared by a workload's replicas
   CompactString namespace_;
   CompactString uid;
   CompactString resourceVersion;

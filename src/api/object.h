@@ -182,10 +182,6 @@ class ExtraFields {
 template <class T>
 inline constexpr bool share_extra = false;
 
-// Types whose CompactString members hold values that repeat across objects (images, node and
-// scheduler names, mount paths): the codec interns them (CompactString::assign_interned).
-template <class T>
-inline constexpr bool intern_strings = false;
 
 struct Extra {
   ExtraFields fields;

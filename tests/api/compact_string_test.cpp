@@ -1,5 +1,5 @@
-// CompactString: 16 bytes, up to 15 characters inline, exact heap buffer beyond, and a drop-in
-// reader for code written against std::string.
+// CompactString (16 bytes, up to 15 characters inline, exact heap buffer beyond) and ThinString
+// (8 bytes, interned): drop-in readers for code written against std::string.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -16,6 +16,7 @@
 #include "api/core.h"
 
 using ksched::api::CompactString;
+using ksched::api::ThinString;
 
 static_assert(sizeof(CompactString) == 16);
 
@@ -118,55 +119,10 @@ TEST(CompactString, PodMembersRoundTripThroughTheCodec) {
   EXPECT_NE(bad.error().find("status.phase"), std::string::npos) << bad.error();
 }
 
-TEST(CompactString, InternedTextsAreSharedAndFreedByTheLastHolder) {
-  const std::size_t before = CompactString::interned_texts();
-  std::string text = "registry.example.com/interned/test:" + std::to_string(::testing::UnitTest::GetInstance()->random_seed());
-  {
-    CompactString a, b;
-    a.assign_interned(text);
-    b.assign_interned(std::string(text));  // equal text, other buffer
-    EXPECT_TRUE(a.interned());
-    EXPECT_TRUE(a.shares_with(b));
-    EXPECT_EQ(a, text);
-    EXPECT_EQ(a.heap_bytes(), 0u);
-    EXPECT_EQ(CompactString::interned_texts(), before + 1);
-    CompactString copy = a;  // a copy takes a reference
-    EXPECT_TRUE(copy.shares_with(a));
-    a = "short";  // dropping one holder keeps the text for the others
-    EXPECT_EQ(b, text);
-    a.assign_interned(b.view());  // its own text again
-    EXPECT_TRUE(a.shares_with(b));
-    b.assign_interned(b.view());  // assigning itself is a no-op
-    EXPECT_TRUE(b.shares_with(copy));
-    CompactString small;
-    small.assign_interned("Always");  // short texts stay inline
-    EXPECT_FALSE(small.interned());
-  }
-  EXPECT_EQ(CompactString::interned_texts(), before) << "the last holder removes the text";
-}
-
-TEST(CompactString, CopiesOfInternedTextsAreSafeAcrossThreads) {
-  CompactString seed;
-  seed.assign_interned("a text that several threads copy and release at once");
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&seed] {
-      for (int i = 0; i < 2000; ++i) {
-        CompactString c = seed;
-        CompactString d;
-        d.assign_interned(c.view());
-        EXPECT_TRUE(d.shares_with(seed));
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(seed, "a text that several threads copy and release at once");
-}
-
-// The codec interns the members that repeat across replicas (image, node name, mount path) and
-// not the ones unique to a pod (name, uid), and models volumeMounts so that the per-pod token
-// mount leaves the rest of the container shared.
-TEST(CompactString, ReplicasShareImageNodeNameAndContainerExtras) {
+// The members that repeat across replicas (image, node name, mount path) are ThinStrings sharing
+// one interned text; the ones unique to a pod (name, uid) are CompactStrings of their own; and
+// volumeMounts is modelled so that the per-pod token mount leaves the rest of the container shared.
+TEST(ThinString, ReplicasShareImageNodeNameAndContainerExtras) {
   auto replica = [](int i) {
     return ksched::api::decode<ksched::api::Pod>(
         R"({"metadata":{"name":"web-7d9f8b6c5-)" + std::to_string(10000 + i) +
@@ -181,14 +137,14 @@ TEST(CompactString, ReplicasShareImageNodeNameAndContainerExtras) {
   ASSERT_TRUE(b.ok()) << b.error();
   const auto& ca = a->spec.containers[0];
   const auto& cb = b->spec.containers[0];
-  EXPECT_TRUE(ca.image.shares_with(cb.image));
-  EXPECT_TRUE(a->spec.nodeName.shares_with(b->spec.nodeName));
-  EXPECT_FALSE(a->metadata.name.interned());
-  EXPECT_FALSE(a->metadata.uid.interned());
+  EXPECT_EQ(ca.image.data(), cb.image.data());
+  EXPECT_EQ(a->spec.nodeName.data(), b->spec.nodeName.data());
+  EXPECT_NE(a->metadata.uid.data(), b->metadata.uid.data());
+  EXPECT_GT(a->metadata.uid.heap_bytes(), 0u) << "a uid has a buffer of its own";
   ASSERT_EQ(ca.volumeMounts.size(), 1u);
   EXPECT_EQ(ca.volumeMounts[0].name, "kube-api-access-1");
   EXPECT_TRUE(ca.volumeMounts[0].readOnly);
-  EXPECT_TRUE(ca.volumeMounts[0].mountPath.shares_with(cb.volumeMounts[0].mountPath));
+  EXPECT_EQ(ca.volumeMounts[0].mountPath.data(), cb.volumeMounts[0].mountPath.data());
   EXPECT_EQ(ca.volumeMounts[0].extra.fields.size(), 1u);  // subPath
   ASSERT_EQ(ca.extra.fields.size(), 2u);                  // env, terminationMessagePath
   EXPECT_EQ(ca.extra.fields.front().first.data(), cb.extra.fields.front().first.data())
@@ -203,7 +159,6 @@ TEST(CompactString, ReplicasShareImageNodeNameAndContainerExtras) {
 
 // ThinString: one pointer; every non-empty value is interned, well-known condition texts live in
 // static storage, and it reads like CompactString.
-using ksched::api::ThinString;
 static_assert(sizeof(ThinString) == 8);
 
 TEST(ThinString, HoldsAnyTextAndReadsLikeAString) {
@@ -232,17 +187,17 @@ TEST(ThinString, HoldsAnyTextAndReadsLikeAString) {
 }
 
 TEST(ThinString, WellKnownTextsAreStaticAndOthersAreInternedUntilTheLastHolder) {
-  const std::size_t before = CompactString::interned_texts();
+  const std::size_t before = ThinString::interned_texts();
   {
     ThinString status = "True", type = std::string("PodScheduled");
     EXPECT_TRUE(status.well_known());
     EXPECT_TRUE(type.well_known());
-    EXPECT_EQ(CompactString::interned_texts(), before) << "well-known texts are not listed";
+    EXPECT_EQ(ThinString::interned_texts(), before) << "well-known texts are not listed";
     ThinString reason = "NotAWellKnownReason-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed());
     ThinString same = std::string(reason.view());
     EXPECT_FALSE(reason.well_known());
     EXPECT_EQ(reason.data(), same.data()) << "equal texts share one interned buffer";
-    EXPECT_EQ(CompactString::interned_texts(), before + 1);
+    EXPECT_EQ(ThinString::interned_texts(), before + 1);
     ThinString copy = reason;
     reason = "False";
     EXPECT_EQ(copy, same);
@@ -252,9 +207,9 @@ TEST(ThinString, WellKnownTextsAreStaticAndOthersAreInternedUntilTheLastHolder) 
     reason = copy.view();  // assigning from its own text
     copy = std::move(reason);
     EXPECT_TRUE(reason.empty());  // NOLINT: moved-from is empty
-    EXPECT_EQ(CompactString::interned_texts(), before + 1);
+    EXPECT_EQ(ThinString::interned_texts(), before + 1);
   }
-  EXPECT_EQ(CompactString::interned_texts(), before) << "the last holder removes the text";
+  EXPECT_EQ(ThinString::interned_texts(), before) << "the last holder removes the text";
 }
 
 TEST(ThinString, CopiesAreSafeAcrossThreads) {
