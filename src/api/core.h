@@ -426,6 +426,93 @@ constexpr auto describe(type_tag<PodCondition>) {
                     KSCHED_F(reason), KSCHED_F(message)};
 }
 
+// ---- container statuses (written by the kubelet; modelled so that a cached pod holds its
+// repeated parts, image, digest, mount paths, once per cluster instead of as raw JSON per pod)
+struct ContainerStateWaiting {
+  ThinString reason;  // ContainerCreating, CrashLoopBackOff, ImagePullBackOff, ...
+  ThinString message;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ContainerStateWaiting>) {
+  using T = ContainerStateWaiting;
+  return std::tuple{KSCHED_F(reason), KSCHED_F(message)};
+}
+
+struct ContainerStateRunning {
+  OptionalTime startedAt;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ContainerStateRunning>) {
+  using T = ContainerStateRunning;
+  return std::tuple{KSCHED_F(startedAt)};
+}
+
+struct ContainerStateTerminated {
+  std::int32_t exitCode = 0;
+  std::int32_t signal = 0;
+  ThinString reason;  // Completed, Error, OOMKilled, ...
+  ThinString message;
+  OptionalTime startedAt;
+  OptionalTime finishedAt;
+  CompactString containerID;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ContainerStateTerminated>) {
+  using T = ContainerStateTerminated;
+  return std::tuple{KSCHED_F(exitCode),  KSCHED_F(signal),     KSCHED_F(reason),     KSCHED_F(message),
+                    KSCHED_F(startedAt), KSCHED_F(finishedAt), KSCHED_F(containerID)};
+}
+
+// At most one member is set; all absent (`{}`) is a lastState that never was.
+struct ContainerState {
+  Boxed<ContainerStateWaiting> waiting;
+  Boxed<ContainerStateRunning> running;
+  Boxed<ContainerStateTerminated> terminated;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ContainerState>) {
+  using T = ContainerState;
+  return std::tuple{KSCHED_F(waiting), KSCHED_F(running), KSCHED_F(terminated)};
+}
+
+struct VolumeMountStatus {
+  CompactString name;  // per pod for the service-account token
+  ThinString mountPath;
+  bool readOnly = false;
+  ThinString recursiveReadOnly;  // Disabled, Enabled
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<VolumeMountStatus>) {
+  using T = VolumeMountStatus;
+  return std::tuple{KSCHED_F(name), KSCHED_F(mountPath), KSCHED_F(readOnly), KSCHED_F(recursiveReadOnly)};
+}
+
+struct ContainerStatus {
+  ThinString name;
+  ContainerState state;
+  ContainerState lastState;
+  bool ready = false;
+  std::optional<bool> started;
+  std::int32_t restartCount = 0;
+  ThinString image;
+  ThinString imageID;
+  CompactString containerID;  // unique per container run
+  std::vector<VolumeMountStatus> volumeMounts;
+  Presence present;
+  Extra extra;  // allocatedResources, resources, user, allocatedResourcesStatus
+};
+constexpr auto describe(type_tag<ContainerStatus>) {
+  using T = ContainerStatus;
+  return std::tuple{KSCHED_F(name),         KSCHED_F(state),   KSCHED_F(lastState),  KSCHED_F(ready),
+                    KSCHED_F(restartCount), KSCHED_F(image),   KSCHED_F(imageID),    KSCHED_F(containerID),
+                    KSCHED_F(started),      KSCHED_F(volumeMounts)};
+}
+
 struct PodStatus {
   ThinString phase;  // Pending, Running, Succeeded, Failed, Unknown
   std::vector<PodCondition> conditions;
@@ -435,15 +522,17 @@ struct PodStatus {
   CompactString hostIP;
   CompactString podIP;
   OptionalTime startTime;
+  std::vector<ContainerStatus> initContainerStatuses;
+  std::vector<ContainerStatus> containerStatuses;
   ThinString qosClass;
   Presence present;
-  Extra extra;  // podIPs, containerStatuses, ...
+  Extra extra;  // hostIPs, podIPs, ephemeralContainerStatuses, resize, ...
 };
 constexpr auto describe(type_tag<PodStatus>) {
   using T = PodStatus;
   return std::tuple{KSCHED_F(phase),  KSCHED_F(conditions), KSCHED_F(message),   KSCHED_F(reason),
                     KSCHED_F(nominatedNodeName), KSCHED_F(hostIP), KSCHED_F(podIP), KSCHED_F(startTime),
-                    KSCHED_F(qosClass)};
+                    KSCHED_F(initContainerStatuses), KSCHED_F(containerStatuses), KSCHED_F(qosClass)};
 }
 
 struct Pod {

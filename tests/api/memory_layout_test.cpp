@@ -238,3 +238,54 @@ TEST(MemoryLayout, OptionalTimeBehavesLikeStdOptional) {
   none.reset();
   EXPECT_FALSE(none.has_value());
 }
+
+// Container statuses are modelled: every state, an empty lastState, null, false and zero members,
+// status volumeMounts and unmodelled members (kept in order after the modelled ones) come back as
+// they were; replicas share the image, digest and mount path texts.
+TEST(MemoryLayout, ContainerStatusesRoundTripAndShareRepeatedTexts) {
+  const std::string image = "registry.example.com/team/web:1.4.2";
+  const std::string digest = "registry.example.com/team/web@sha256:4f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c";
+  auto pod_with_id = [&](const std::string& id) {
+    return R"({"status":{"phase":"Running","initContainerStatuses":[{"name":"init","state":{"terminated":{"exitCode":0,"reason":"Completed","startedAt":"2025-01-15T10:04:05Z","finishedAt":"2025-01-15T10:04:06Z","containerID":"containerd://)" +
+           id + R"("}},"lastState":{},"ready":true,"restartCount":0,"image":")" + image + R"(","imageID":")" + digest +
+           R"(","containerID":"containerd://)" + id + R"(","started":false}],"containerStatuses":[{"name":"web","state":{"running":{"startedAt":"2025-01-15T10:04:07Z"}},"lastState":{"terminated":{"exitCode":137,"signal":9,"reason":"OOMKilled","message":null,"startedAt":null,"finishedAt":"2025-01-15T10:04:06Z"}},"ready":true,"restartCount":3,"image":")" +
+           image + R"(","imageID":")" + digest + R"(","containerID":"containerd://)" + id +
+           R"(","started":true,"volumeMounts":[{"name":"kube-api-access-x7k2p","mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","readOnly":true,"recursiveReadOnly":"Disabled"}],"allocatedResources":{"cpu":"250m"},"user":{"linux":{"uid":0,"gid":0}}},)"
+           R"({"name":"sidecar","state":{"waiting":{"reason":"CrashLoopBackOff","message":"back-off 5m0s restarting failed container"}},"lastState":{},"ready":false,"restartCount":0,"image":"busybox","imageID":""}],"qosClass":"Burstable"}})";
+  };
+  Pod a = exact_round_trip(pod_with_id(std::string(64, 'a')));
+  Pod b = exact_round_trip(pod_with_id(std::string(64, 'b')));
+  ASSERT_EQ(a.status.containerStatuses.size(), 2u);
+  ASSERT_EQ(a.status.initContainerStatuses.size(), 1u);
+  const auto& web = a.status.containerStatuses[0];
+  EXPECT_EQ(web.restartCount, 3);
+  ASSERT_TRUE(web.state.running);
+  EXPECT_FALSE(web.state.waiting);
+  ASSERT_TRUE(web.lastState.terminated);
+  EXPECT_EQ(web.lastState.terminated->exitCode, 137);
+  EXPECT_EQ(web.lastState.terminated->reason, "OOMKilled");
+  EXPECT_EQ(web.started, std::optional<bool>(true));
+  ASSERT_EQ(web.volumeMounts.size(), 1u);
+  EXPECT_EQ(web.volumeMounts[0].recursiveReadOnly, "Disabled");
+  EXPECT_EQ(web.extra.fields.size(), 2u);  // allocatedResources, user
+  const auto& init = a.status.initContainerStatuses[0];
+  EXPECT_EQ(init.started, std::optional<bool>(false));
+  EXPECT_EQ(init.state.terminated->containerID, "containerd://" + std::string(64, 'a'));
+  const auto& sidecar = a.status.containerStatuses[1];
+  EXPECT_EQ(sidecar.state.waiting->reason, "CrashLoopBackOff");
+  EXPECT_FALSE(sidecar.ready);
+  EXPECT_TRUE(sidecar.imageID.empty());
+  const auto& web_b = b.status.containerStatuses[0];
+  EXPECT_EQ(web.image.data(), web_b.image.data());
+  EXPECT_EQ(web.imageID.data(), web_b.imageID.data());
+  EXPECT_EQ(web.volumeMounts[0].mountPath.data(), web_b.volumeMounts[0].mountPath.data());
+  EXPECT_NE(web.containerID, web_b.containerID);
+  // In the API's own member order, unmodelled members between modelled ones move after them.
+  auto go_order = decode<Pod>(
+      R"({"status":{"containerStatuses":[{"name":"web","state":{},"lastState":{},"ready":false,"restartCount":0,"image":"i","imageID":"","allocatedResources":{"cpu":"1"},"volumeMounts":[]}]}})");
+  ASSERT_TRUE(go_order.ok()) << go_order.error();
+  EXPECT_EQ(J(encode(*go_order)), J(R"({"status":{"containerStatuses":[{"name":"web","state":{},"lastState":{},"ready":false,"restartCount":0,"image":"i","imageID":"","volumeMounts":[],"allocatedResources":{"cpu":"1"}}]}})"));
+  auto bad = decode<Pod>(R"({"status":{"containerStatuses":[{"name":"web","restartCount":"3"}]}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("status.containerStatuses[0].restartCount"), std::string::npos) << bad.error();
+}
