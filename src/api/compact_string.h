@@ -1,27 +1,24 @@
-// CompactString: the string type of the members an informer caches once per object (object
-// metadata, and the pod's spec, status, conditions, containers and volumes).
+// The two string types of what an informer caches per pod: an informer holds every pod of the
+// cluster, a pod has about 45 string members, and std::string is 32 bytes.
 //
-// Why not std::string: an informer holds every pod of the cluster, and a pod has about 45 string
-// members, most of them short ("Running", "ClusterFirst", a namespace, a node name). std::string
-// is 32 bytes; this type is 16 and still keeps up to 15 characters inline, so the same strings cost
-// half the bytes and no extra allocation. Longer strings live in one exact-size heap buffer.
+// CompactString: 16 bytes, for values unique to an object (names, UIDs, resourceVersion, IPs).
+// Up to 15 characters live inline, so short values cost no allocation; longer ones live in one
+// exact-size heap buffer. Layout: inline, characters in bytes 0..14, zero-filled, and byte 15 =
+// 15 - size, so a 15-character string is terminated by that byte; heap, bytes 0..7 the pointer
+// to the NUL-terminated text, bytes 8..11 the size, byte 15 = kHeap.
 //
-// It reads like a std::string: it converts implicitly to std::string_view (and, copying, to
-// std::string for code that takes `const std::string&`), compares with every string type, and
-// supports the read-only std::string API (size, data, c_str, find, substr, starts_with, ...).
-// Writes replace the whole value (assign, =, +=, clear); there is no in-place character access.
+// ThinString: 8 bytes, for values that repeat across objects: a pod condition's type, status,
+// reason and message, the pod's phase, QoS class and policies, its node, scheduler and service
+// account names, a container's name and image. It is one pointer: null when empty, else an
+// interned text (one reference-counted buffer per distinct text, so a copy allocates nothing), or
+// one of a few well-known values ("True", "Ready", "Running", "ClusterFirst", ...) held in static
+// storage that copies and destruction never count. Every other non-empty value is interned, so
+// assigning one takes the table's lock: use it where values repeat, never for names or UIDs.
 //
-// Layout: 16 bytes. Inline: characters in bytes 0..14, zero-filled, and byte 15 = 15 - size, so a
-// 15-character string is terminated by that byte. Heap: bytes 0..7 the pointer to the
-// NUL-terminated text, bytes 8..11 the size, byte 15 = kHeap.
-//
-// ThinString: 8 bytes, for members cached once per object whose values repeat across objects:
-// a pod condition's type, status, reason and message, the pod's phase, QoS class and policies,
-// its node, scheduler and service account names, a container's name and image. It is one
-// pointer: null when empty, else an interned text (one reference-counted buffer per distinct text), or one of
-// a few well-known values ("True", "Ready", "Running", "ClusterFirst", ...) held in static storage
-// that copies and destruction never count. Every other non-empty value is interned, so assigning
-// one takes the table's lock: use it where values repeat, never for names or UIDs.
+// Both read like a std::string: they convert implicitly to std::string_view (and, copying, to
+// std::string for code that takes `const std::string&`), compare with every string type, and
+// support the read-only std::string API (size, data, c_str, find, substr, starts_with, ...).
+// Writes replace the whole value (assign, =, clear); there is no in-place character access.
 #pragma once
 #include <compare>
 #include <cstdint>
