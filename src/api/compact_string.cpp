@@ -3,6 +3,7 @@
 #include "api/compact_string.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <functional>
 #include <iterator>
@@ -26,6 +27,7 @@ struct SharedText {
   }
 };
 static_assert(sizeof(SharedText) == 16);
+static_assert(offsetof(SharedText, size) == 4);  // ThinString::text_size reads it inline
 
 using Table = InternTable<SharedText>;
 
@@ -129,8 +131,6 @@ ThinString& ThinString::assign(std::string_view s) {
 }
 
 std::size_t ThinString::interned_texts() { return Table::instance().size(); }
-
-std::size_t ThinString::text_size(const char* text) noexcept { return SharedText::of(text)->size; }
 
 void ThinString::add_ref_interned(const char* text) noexcept {
   SharedText::of(text)->refs.fetch_add(1, std::memory_order_relaxed);

@@ -269,8 +269,14 @@ class ThinString : public StringReadApi<ThinString> {
  private:
   static constexpr std::uintptr_t kStatic = 1;  // low bit: texts are 16-byte aligned
   const char* text() const noexcept { return reinterpret_cast<const char*>(p_ & ~kStatic); }
-  // The text follows a header that holds its size and reference count (compact_string.cpp).
-  static std::size_t text_size(const char* text) noexcept;
+  // Every text follows a 16-byte header (compact_string.cpp's SharedText: u32 references, u32
+  // size, u64 hash); reading the size here keeps size() and view() inline on the read paths.
+  static constexpr std::size_t kSizeOffset = 12;  // from the text back to the header's size
+  static std::size_t text_size(const char* text) noexcept {
+    std::uint32_t n;
+    std::memcpy(&n, text - kSizeOffset, sizeof n);
+    return n;
+  }
   // Adds or drops a reference to an interned text (from a live holder: adding takes no lock); the
   // last holder removes it from the table.
   static void add_ref_interned(const char* text) noexcept;
