@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "api/codec.h"
@@ -113,20 +115,22 @@ void EventBroadcaster::enqueue(api::eventsv1::Event e) {
 }
 
 void EventBroadcaster::worker() {
+  std::vector<api::eventsv1::Event> batch;
   for (;;) {
-    api::eventsv1::Event e;
     {
       std::unique_lock l(mu_);
+      busy_ = false;
+      stats_.series_tracked = cache_.size();
+      stats_.objects_tracked = budgets_.size();
+      if (queue_.empty()) idle_cv_.notify_all();
       cv_.wait(l, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping and drained
-      e = std::move(queue_.front());
-      queue_.pop_front();
+      // Take everything queued at once: one lock round trip per batch, not per event.
+      batch.clear();
+      batch.swap(queue_);
       busy_ = true;
     }
-    record_to_sink(std::move(e));
-    std::lock_guard l(mu_);
-    busy_ = false;
-    if (queue_.empty()) idle_cv_.notify_all();
+    for (auto& e : batch) record_to_sink(std::move(e));
   }
 }
 
@@ -137,24 +141,48 @@ std::string EventBroadcaster::series_key(const api::eventsv1::Event& e) {
   return k;
 }
 
+bool EventBroadcaster::take_object_token(const api::ObjectReference& regarding, util::Clock::time_point now) {
+  const double burst = std::max(1, opts_.per_object_burst);
+  auto [it, fresh] = budgets_.try_emplace(ref_key(regarding), ObjectBudget{burst, now});
+  auto& b = it->second;
+  if (!fresh) {
+    const double elapsed = std::chrono::duration<double>(now - b.last).count();
+    if (elapsed > 0) b.tokens = std::min(burst, b.tokens + elapsed * opts_.per_object_qps);
+    b.last = now;
+  }
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
+
+void EventBroadcaster::sweep(util::Clock::time_point now) {
+  last_sweep_ = now;
+  // Series not observed within the window have ended (upstream's finishSeries).
+  std::erase_if(cache_, [&](const auto& kv) { return now - kv.second.last_seen > opts_.series_window; });
+  // A bucket that has refilled to its burst is the same as no bucket: forget it.
+  const double burst = std::max(1, opts_.per_object_burst);
+  std::erase_if(budgets_, [&](const auto& kv) {
+    const double elapsed = std::chrono::duration<double>(now - kv.second.last).count();
+    return kv.second.tokens + std::max(0.0, elapsed) * opts_.per_object_qps >= burst;
+  });
+}
+
 void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
   auto& clock = *opts_.clock;
   auto now = clock.now();
+  if (now - last_sweep_ >= opts_.sweep_interval) sweep(now);
   // Per regarding object spam protection.
-  auto& bucket = limits_[ref_key(e.regarding)];
-  if (!bucket) bucket = std::make_unique<client::TokenBucket>(opts_.per_object_qps, opts_.per_object_burst, clock);
-  if (!bucket->try_accept()) {
+  if (!take_object_token(e.regarding, now)) {
     std::lock_guard l(mu_);
     ++stats_.dropped_rate_limited;
     return;
   }
-  // Forget series that ended (not observed within the window).
-  for (auto it = cache_.begin(); it != cache_.end();) {
-    if (now - it->second.last_seen > opts_.series_window) it = cache_.erase(it);
-    else ++it;
-  }
   auto key = series_key(e);
   auto it = cache_.find(key);
+  if (it != cache_.end() && now - it->second.last_seen > opts_.series_window) {
+    cache_.erase(it);  // that series ended: this is a new event
+    it = cache_.end();
+  }
   if (it != cache_.end()) {
     auto& c = it->second;
     c.count = c.count < 2 ? 2 : c.count + 1;
@@ -162,8 +190,7 @@ void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
     c.last_seen = now;
     boost::json::object series{{"count", c.count}, {"lastObservedTime", micro_time(c.last_observed_ns)}};
     auto body = boost::json::serialize(boost::json::object{{"series", series}});
-    auto ref = client::ResourceRef::of(client::ResourceFor<api::eventsv1::Event>::info, c.event.metadata.namespace_,
-                                       c.event.metadata.name);
+    auto ref = client::ResourceRef::of(client::ResourceFor<api::eventsv1::Event>::info, c.namespace_, c.name);
     auto r = c_->patch(ref, client::PatchType::StrategicMerge, body);
     if (r) {
       std::lock_guard l(mu_);
@@ -171,15 +198,16 @@ void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
       return;
     }
     if (!client::is_not_found(r.error())) {
-      log::error("Unable to write event (may retry after sleeping)",
-                 {{"event", c.event.metadata.name}, {"err", r.error().to_string()}});
+      log::error("Unable to write event (may retry after sleeping)", {{"event", c.name}, {"err", r.error().to_string()}});
       std::lock_guard l(mu_);
       ++stats_.failed;
       return;
     }
     cache_.erase(it);  // the event was deleted on the server: start over with a new one
   }
-  auto created = c_->create(e);
+  // The server's copy is not decoded: a later patch needs only the name, which is ours.
+  auto created = c_->create(client::ResourceRef::of(client::ResourceFor<api::eventsv1::Event>::info, e.metadata.namespace_),
+                            api::encode(e));
   if (!created) {
     log::error("Server rejected event (will not retry!)", {{"event", e.metadata.name}, {"reason", e.reason},
                                                           {"err", created.error().to_string()}});
@@ -188,10 +216,11 @@ void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
     return;
   }
   Cached c;
-  c.event = std::move(*created);
+  c.namespace_ = e.metadata.namespace_;
+  c.name = e.metadata.name;
   c.last_observed_ns = e.eventTime ? e.eventTime->unixNanos : 0;
   c.last_seen = now;
-  cache_[key] = std::move(c);
+  cache_.insert_or_assign(std::move(key), std::move(c));
   std::lock_guard l(mu_);
   ++stats_.created;
 }

@@ -4,12 +4,15 @@
 // reason, action, type, reporting controller and related object) within the series window become
 // a series: the first repeat PATCHes series {count: 2, lastObservedTime}, later ones bump the count.
 // Each regarding object has a token bucket (burst 25, one per 5 min) against event storms.
+// The worker drains the queue in batches; ended series and refilled buckets are swept at most once
+// per sweep_interval, so the cost of an event does not grow with the number of objects seen.
 #pragma once
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <map>
+#include <unordered_map>
+#include <vector>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,7 +21,6 @@
 #include <fmt/format.h>
 
 #include "api/events.h"
-#include "client/rate_limiter.h"
 #include "client/rest.h"
 #include "util/clock.h"
 
@@ -32,6 +34,9 @@ struct BroadcasterOptions {
   double per_object_qps = 1.0 / 300.0;
   int per_object_burst = 25;
   std::chrono::milliseconds series_window = std::chrono::minutes(6);
+  // How often ended series and full per-object buckets are forgotten (memory only: a lookup
+  // treats an ended series as ended whenever it happens).
+  std::chrono::milliseconds sweep_interval = std::chrono::seconds(30);
   const util::Clock* clock = &util::RealClock::instance();
 };
 
@@ -42,6 +47,10 @@ struct RecorderStats {
   std::uint64_t dropped_queue_full = 0;
   std::uint64_t dropped_rate_limited = 0;
   std::uint64_t failed = 0;
+  // What the worker remembers after its last batch: open series, and objects whose bucket is
+  // not full. Both shrink at each sweep.
+  std::size_t series_tracked = 0;
+  std::size_t objects_tracked = 0;
 };
 
 class EventBroadcaster;
@@ -81,27 +90,36 @@ class EventBroadcaster {
  private:
   friend class EventRecorder;
   struct Cached {
-    api::eventsv1::Event event;  // as created on the server (name/namespace)
+    std::string namespace_, name;  // of the event as created on the server
     std::int32_t count = 1;
     std::int64_t last_observed_ns = 0;
     util::Clock::time_point last_seen{};
   };
+  // The per-object spam filter's token bucket (worker thread only, so no lock of its own).
+  struct ObjectBudget {
+    double tokens = 0;
+    util::Clock::time_point last{};
+  };
   void enqueue(api::eventsv1::Event e);
   void worker();
   void record_to_sink(api::eventsv1::Event e);
+  bool take_object_token(const api::ObjectReference& regarding, util::Clock::time_point now);
+  void sweep(util::Clock::time_point now);
   static std::string series_key(const api::eventsv1::Event& e);
 
   std::shared_ptr<client::RestClient> c_;
   BroadcasterOptions opts_;
   mutable std::mutex mu_;
   std::condition_variable cv_, idle_cv_;
-  std::deque<api::eventsv1::Event> queue_;
+  std::vector<api::eventsv1::Event> queue_;
   bool busy_ = false;
   bool stopping_ = false;
   std::thread worker_;
   RecorderStats stats_;
-  std::map<std::string, Cached> cache_;                          // worker thread only
-  std::map<std::string, std::unique_ptr<client::TokenBucket>> limits_;  // worker thread only
+  // Worker thread only.
+  std::unordered_map<std::string, Cached> cache_;
+  std::unordered_map<std::string, ObjectBudget> budgets_;
+  util::Clock::time_point last_sweep_{};
   std::vector<std::shared_ptr<EventRecorder>> recorders_;
 };
 

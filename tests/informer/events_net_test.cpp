@@ -110,6 +110,27 @@ TEST_F(EventsNet, SeriesEndsAfterTheWindowAndRateLimitDrops) {
   EXPECT_EQ(s.created + s.patched + s.dropped_rate_limited, 12u);
 }
 
+TEST_F(EventsNet, EndedSeriesAndRefilledBucketsAreForgotten) {
+  util::FakeClock clock;
+  events::BroadcasterOptions o;
+  o.clock = &clock;
+  o.sweep_interval = 1min;
+  events::EventBroadcaster b(new_client(), o);
+  b.start_recording_to_sink();
+  auto rec = b.new_recorder("default-scheduler");
+  for (int i = 0; i < 40; ++i) rec->event(pod_ref("p" + std::to_string(i)), nullptr, events::kNormal, "Scheduled", "Binding", "x");
+  ASSERT_TRUE(b.wait_idle(10s));
+  EXPECT_EQ(b.stats().series_tracked, 40u);
+  EXPECT_EQ(b.stats().objects_tracked, 40u);
+  clock.step(7min);  // past the series window, and each bucket has refilled its one token
+  rec->event(pod_ref("late"), nullptr, events::kNormal, "Scheduled", "Binding", "x");
+  ASSERT_TRUE(b.wait_idle(10s));
+  auto s = b.stats();
+  EXPECT_EQ(s.created, 41u);
+  EXPECT_EQ(s.series_tracked, 1u);
+  EXPECT_EQ(s.objects_tracked, 1u);
+}
+
 TEST(EventsQueue, FullQueueDropsWithoutBlocking) {
   client::RestConfig cfg;
   cfg.host = "http://127.0.0.1:1";  // never started: nothing is sent
