@@ -478,7 +478,7 @@ std::string Scheduler::select_host(const std::vector<framework::NodePluginScores
       if (std::uniform_int_distribution<int>(0, ties - 1)(rng_) == 0) pick = i;
     }
   }
-  return scores[pick].name;
+  return std::string(scores[pick].name);
 }
 
 // ---------------------------------------------------------------- binding

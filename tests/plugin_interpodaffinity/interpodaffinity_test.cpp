@@ -76,7 +76,7 @@ struct Env {
       list.push_back({ni->name(), s});
     }
     EXPECT_TRUE(plugin->normalize_score(state, pod, list).is_success());
-    for (const auto& n : list) out[n.name] = n.score;
+    for (const auto& n : list) out[std::string(n.name)] = n.score;
     return out;
   }
 };

@@ -64,7 +64,7 @@ struct Env {
       list.push_back({ni->name(), s});
     }
     EXPECT_TRUE(plugin->normalize_score(state, pod, list).is_success());
-    for (const auto& ns : list) out[ns.name] = ns.score;
+    for (const auto& ns : list) out[std::string(ns.name)] = ns.score;
     return out;
   }
 };

@@ -67,9 +67,17 @@ void ThreadPoolParallelizer::worker_loop() {
     std::shared_ptr<Job> job;
     {
       std::unique_lock l(mu_);
-      cv_.wait(l, [&] { return shutdown_ || !jobs_.empty(); });
-      if (shutdown_) return;
-      job = jobs_.front();
+      for (;;) {
+        cv_.wait(l, [&] { return shutdown_ || !jobs_.empty(); });
+        if (shutdown_) return;
+        job = jobs_.front();
+        // A job stays queued until its caller finishes its own share; a worker that ran out of
+        // chunks must drop it and sleep, not join it again (that spun on these locks until the
+        // caller came back, costing as much CPU as the work itself).
+        if (job->next.load(std::memory_order_relaxed) < job->n && !job->stopped.load(std::memory_order_relaxed)) break;
+        jobs_.pop_front();
+        job.reset();
+      }
       {
         std::lock_guard dl(job->done_mu);
         ++job->running;

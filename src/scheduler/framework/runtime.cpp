@@ -756,40 +756,36 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
     if (failed) return Status::error("running Score plugins: " + first_error);
   }
 
-  parallelizer_->until(
-      np,
-      [&](int k) {
-        if (!active[k]->has_normalize_score()) return;
-        Status st = timed(deps_, state, *active[k], "ScoreExtensionNormalize",
-                          [&] { return active[k]->normalize_score(state, pod, per_plugin[k]); });
-        if (!st.is_success()) fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
-      },
-      stop);
+  // Normalizing and weighting are a few operations per node: on the calling thread, since waking
+  // the pool for them costs more than they do (upstream runs them in parallel; the result is the same).
+  for (int k = 0; k < np && !failed; ++k) {
+    if (!active[k]->has_normalize_score()) continue;
+    Status st = timed(deps_, state, *active[k], "ScoreExtensionNormalize",
+                      [&] { return active[k]->normalize_score(state, pod, per_plugin[k]); });
+    if (!st.is_success()) fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
+  }
   if (failed) return Status::error("running Normalize on Score plugins: " + first_error);
 
   out.resize(n);
-  parallelizer_->until(
-      n,
-      [&](int i) {
-        NodePluginScores& nps = out[i];
-        nps.name = nodes[i]->name();
-        nps.scores.resize(np);
-        nps.totalScore = 0;
-        for (int k = 0; k < np; ++k) {
-          std::int64_t s = per_plugin[k][i].score;
-          if (s > kMaxNodeScore || s < kMinNodeScore) {
-            fail("plugin " + quoted(active[k]->name()) + " returns an invalid score " + std::to_string(s) +
-                 ", it should in the range of [" + std::to_string(kMinNodeScore) + ", " +
-                 std::to_string(kMaxNodeScore) + "] after normalizing");
-            return;
-          }
-          std::int64_t w = s * weights[k];
-          nps.scores[k].first = active[k]->name();
-          nps.scores[k].second = w;
-          nps.totalScore += w;
-        }
-      },
-      stop);
+  for (int i = 0; i < n && !failed; ++i) {
+    NodePluginScores& nps = out[i];
+    nps.name = nodes[i]->name();
+    nps.scores.resize(np);
+    nps.totalScore = 0;
+    for (int k = 0; k < np; ++k) {
+      std::int64_t s = per_plugin[k][i].score;
+      if (s > kMaxNodeScore || s < kMinNodeScore) {
+        fail("plugin " + quoted(active[k]->name()) + " returns an invalid score " + std::to_string(s) +
+             ", it should in the range of [" + std::to_string(kMinNodeScore) + ", " + std::to_string(kMaxNodeScore) +
+             "] after normalizing");
+        break;
+      }
+      std::int64_t w = s * weights[k];
+      nps.scores[k].first = active[k]->name();
+      nps.scores[k].second = w;
+      nps.totalScore += w;
+    }
+  }
   if (failed) return Status::error("applying score defaultWeights on Score plugins: " + first_error);
   return {};
 }

@@ -163,14 +163,16 @@ class StorageInfoLister {
   virtual bool is_pvc_used_by_pods(std::string_view key) const = 0;  // "ns/claim"
 };
 
+// Node names in scores are views of the NodeInfo's own name: a cycle's NodeInfos outlive its
+// score lists, and copying a name per node per plugin was the largest single cost of scoring.
 struct NodeScore {
-  std::string name;
+  std::string_view name;
   std::int64_t score = 0;
 };
 using NodeScoreList = std::vector<NodeScore>;
 
 struct NodePluginScores {
-  std::string name;
+  std::string_view name;  // as NodeScore::name
   // plugin (or extender) -> weighted score. Views of names owned by the framework's plugins and the
   // scheduler's extenders, which outlive every cycle: no string is built per node per plugin.
   std::vector<std::pair<std::string_view, std::int64_t>> scores;
