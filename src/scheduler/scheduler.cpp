@@ -35,6 +35,7 @@ class Scheduler::NominatorProxy final : public framework::PodNominator {
   std::vector<framework::PodInfoPtr> nominated_pods_for_node(std::string_view node_name) const override {
     return q ? q->nominated_pods_for_node(node_name) : std::vector<framework::PodInfoPtr>{};
   }
+  bool has_nominated_pods() const override { return q && q->has_nominated_pods(); }
   queue::PriorityQueue* q = nullptr;
 };
 

@@ -153,6 +153,7 @@ EmptyNodeInfoLister& empty_snapshot() {
 class EmptyNominator final : public PodNominator {
  public:
   std::vector<PodInfoPtr> nominated_pods_for_node(std::string_view) const override { return {}; }
+  bool has_nominated_pods() const override { return false; }
 };
 
 class EmptyLister final : public ClusterLister {
@@ -638,7 +639,9 @@ Status Framework::run_filter_plugins_with_nominated_pods(CycleState& state, cons
   // affinity); pass 2, only when pass 1 passed and added pods, checks without them (they may
   // not actually land here, e.g. anti-affinity they would satisfy).
   std::vector<PodInfoPtr> nominated;
-  if (node_info.node()) nominated = nominator().nominated_pods_for_node(node_info.name());
+  if (node_info.node() && nominator().has_nominated_pods()) {
+    nominated = nominator().nominated_pods_for_node(node_info.name());
+  }
   std::shared_ptr<NodeInfo> ni_with;
   std::unique_ptr<CycleState> state_with;
   for (const auto& pi : nominated) {

@@ -30,6 +30,7 @@ class Nominator final : public framework::PodNominator {
   void update_nominated_pod(const api::Pod& old_pod, const framework::PodInfoPtr& new_pi);
 
   std::vector<framework::PodInfoPtr> nominated_pods_for_node(std::string_view node_name) const override;
+  bool has_nominated_pods() const override { return count_.load(std::memory_order_acquire) != 0; }
   // "" when not nominated.
   std::string nominated_node_of(std::string_view uid) const;
   std::size_t size() const;

@@ -122,6 +122,7 @@ class PriorityQueue final : public framework::PodNominator {
   std::vector<framework::PodInfoPtr> nominated_pods_for_node(std::string_view node_name) const override {
     return nominator_.nominated_pods_for_node(node_name);
   }
+  bool has_nominated_pods() const override { return nominator_.has_nominated_pods(); }
 
   // Introspection (tests, debugging, /debug endpoints).
   struct Counts {
