@@ -121,6 +121,24 @@ TEST(NodeInfo, AddRemovePodKeepsSums) {
   EXPECT_EQ(c->generation, ni.generation);
 }
 
+TEST(NodeInfo, KeepsUnschedulableAndTaintFlagsOfTheCurrentNode) {
+  NodeInfo ni(MakeNode().Name("n").Ptr());
+  EXPECT_FALSE(ni.unschedulable());
+  EXPECT_FALSE(ni.has_taints());
+  ni.set_node(MakeNode().Name("n").Unschedulable(true).Taint("k", "v", "NoSchedule").Ptr());
+  EXPECT_TRUE(ni.unschedulable());
+  EXPECT_TRUE(ni.has_taints());
+  auto copy = ni.clone();
+  EXPECT_TRUE(copy->unschedulable());
+  EXPECT_TRUE(copy->has_taints());
+  ni.set_node(MakeNode().Name("n").Ptr());  // cordon and taint lifted
+  EXPECT_FALSE(ni.unschedulable());
+  EXPECT_FALSE(ni.has_taints());
+  ni.set_node(MakeNode().Name("n").Unschedulable(true).Ptr());
+  ni.remove_node();
+  EXPECT_FALSE(ni.unschedulable());
+}
+
 TEST(PodInfo, ParsesAffinityTermsWithNamespaces) {
   auto pi = MakePod()
                 .Name("p")

@@ -347,11 +347,14 @@ const api::CompactString& NodeInfo::name() const {
 void NodeInfo::set_node(NodePtr n) {
   node_ = std::move(n);
   allocatable = node_ ? Resource::from(node_->status.allocatable) : Resource{};
+  unschedulable_ = node_ && node_->spec.unschedulable;
+  has_taints_ = node_ && !node_->spec.taints.empty();
   generation = next_generation();
 }
 
 void NodeInfo::remove_node() {
   node_.reset();
+  unschedulable_ = has_taints_ = false;
   generation = next_generation();
 }
 

@@ -22,9 +22,8 @@ bool pod_tolerates_unschedulable(const api::Pod& pod) {
 
 Status NodeUnschedulable::filter(const framework::CycleState&, const api::Pod& pod,
                                  const framework::NodeInfo& node_info) {
-  const api::Node* node = node_info.node();
-  if (node == nullptr) return Status::unresolvable(std::string(kErrReasonUnknownCondition));
-  if (node->spec.unschedulable && !pod_tolerates_unschedulable(pod)) {
+  if (node_info.node() == nullptr) return Status::unresolvable(std::string(kErrReasonUnknownCondition));
+  if (node_info.unschedulable() && !pod_tolerates_unschedulable(pod)) {
     return Status::unresolvable(std::string(kErrReasonUnschedulable));
   }
   return {};

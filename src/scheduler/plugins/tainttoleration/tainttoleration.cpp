@@ -50,6 +50,7 @@ Status TaintToleration::filter(const framework::CycleState&, const api::Pod& pod
                                const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
+  if (!node_info.has_taints()) return {};
   const api::Taint* taint = untolerated_do_not_schedule_taint(*node, pod);
   if (taint == nullptr) return {};
   return Status::unresolvable("node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}");
@@ -68,6 +69,10 @@ Status TaintToleration::score(const framework::CycleState& state, const api::Pod
                               const framework::NodeInfo& node_info, std::int64_t& score) {
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
+  if (!node_info.has_taints()) {
+    score = 0;
+    return {};
+  }
   if (const auto* s = state.read<PreScoreState>(kPreScoreStateKey)) {
     score = count_intolerable_prefer_no_schedule(node->spec.taints, s->tolerationsPreferNoSchedule);
     return {};
