@@ -128,7 +128,9 @@ TEST(NodeInfo, KeepsUnschedulableAndTaintFlagsOfTheCurrentNode) {
   ni.set_node(MakeNode().Name("n").Unschedulable(true).Taint("k", "v", "NoSchedule").Ptr());
   EXPECT_TRUE(ni.unschedulable());
   EXPECT_TRUE(ni.has_taints());
+  EXPECT_EQ(ni.name_view(), "n");
   auto copy = ni.clone();
+  EXPECT_EQ(copy->name_view(), "n");
   EXPECT_TRUE(copy->unschedulable());
   EXPECT_TRUE(copy->has_taints());
   ni.set_node(MakeNode().Name("n").Ptr());  // cordon and taint lifted
@@ -137,6 +139,9 @@ TEST(NodeInfo, KeepsUnschedulableAndTaintFlagsOfTheCurrentNode) {
   ni.set_node(MakeNode().Name("n").Unschedulable(true).Ptr());
   ni.remove_node();
   EXPECT_FALSE(ni.unschedulable());
+  EXPECT_EQ(ni.name_view(), "");
+  NodeInfo long_name(MakeNode().Name("a-node-name-longer-than-fifteen-characters").Ptr());
+  EXPECT_EQ(long_name.name_view(), "a-node-name-longer-than-fifteen-characters");
 }
 
 TEST(PodInfo, ParsesAffinityTermsWithNamespaces) {

@@ -751,7 +751,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
               return;
             }
             // Names are only read by NormalizeScore; skip the copy otherwise.
-            if (normalizes[k]) per_plugin[k][i].name = ni.name();
+            if (normalizes[k]) per_plugin[k][i].name = ni.name_view();
             per_plugin[k][i].score = s;
           }
         },
@@ -772,7 +772,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
   out.resize(n);
   for (int i = 0; i < n && !failed; ++i) {
     NodePluginScores& nps = out[i];
-    nps.name = nodes[i]->name();
+    nps.name = nodes[i]->name_view();
     nps.scores.resize(np);
     nps.totalScore = 0;
     for (int k = 0; k < np; ++k) {

@@ -347,6 +347,7 @@ const api::CompactString& NodeInfo::name() const {
 void NodeInfo::set_node(NodePtr n) {
   node_ = std::move(n);
   allocatable = node_ ? Resource::from(node_->status.allocatable) : Resource{};
+  name_view_ = node_ ? std::string_view(node_->metadata.name) : std::string_view();
   unschedulable_ = node_ && node_->spec.unschedulable;
   has_taints_ = node_ && !node_->spec.taints.empty();
   generation = next_generation();
@@ -354,6 +355,7 @@ void NodeInfo::set_node(NodePtr n) {
 
 void NodeInfo::remove_node() {
   node_.reset();
+  name_view_ = {};
   unschedulable_ = has_taints_ = false;
   generation = next_generation();
 }

@@ -120,6 +120,9 @@ class NodeInfo {
   const api::Node* node() const { return node_.get(); }
   const NodePtr& node_ptr() const { return node_; }
   const api::CompactString& name() const;  // "" when the node object is gone
+  // The same name as a view kept in the NodeInfo: reading it does not touch the Node object. Valid
+  // while this NodeInfo (or a clone) holds the node.
+  std::string_view name_view() const { return name_view_; }
   // Copies of the node's spec.unschedulable and whether it has taints, kept beside the resources
   // that Filter reads anyway: for the common untainted, schedulable node, the plugins that ask
   // need not touch the Node object (a cache miss per node per cycle on a large cluster).
@@ -147,6 +150,7 @@ class NodeInfo {
 
  private:
   NodePtr node_;
+  std::string_view name_view_;
   bool unschedulable_ = false;
   bool has_taints_ = false;
 };
