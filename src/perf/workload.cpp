@@ -303,7 +303,13 @@ util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& nam
     if (!r.params.count(k)) return util::make_error(r.full_name() + " has no param " + k + " to override");
     r.params[k] = v;
   }
-  if (!overrides.empty()) r.threshold = 0;  // upstream's threshold is for upstream's sizes only
+  if (!overrides.empty()) {
+    r.threshold = 0;  // upstream's threshold is for upstream's sizes only
+    // The name says which sizes ran: "500Nodes" over 5,000 nodes would mislead every report.
+    std::string sizes;
+    for (const auto& [k, v] : overrides) sizes += (sizes.empty() ? "" : ",") + k + "=" + std::to_string(v);
+    r.workload += "[" + sizes + "]";
+  }
   r.default_pod_template_path = join_path(cfg.base_dir, tc->default_pod_template_path);
   const auto& ops = tc->workload_template.as_array();
   for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -86,6 +86,7 @@ TEST(WorkloadConfig, OverridesReplaceParamsAndDropTheThreshold) {
   EXPECT_EQ(r->ops[1].count, 1000);
   EXPECT_EQ(r->ops[2].count, 9);
   EXPECT_EQ(r->threshold, 0);  // upstream's threshold only applies to upstream's sizes
+  EXPECT_EQ(r->full_name(), "Basic/big[initNodes=7,measurePods=9]");
   auto bad = resolve(*cfg, "Churny/one", {{"initPods", 3}});
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().find("no param initPods"), std::string::npos) << bad.error();
