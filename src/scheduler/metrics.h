@@ -5,6 +5,7 @@
 // Children (one label-value combination) are created once and live as long as the registry, so
 // hot paths may keep the reference returned by with(). Updates are lock-free atomics.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -54,11 +55,13 @@ class Family : public Metric {
     if (!slot) slot = make_child();
     return *slot;
   }
+  // Looks the child up without building the key: this runs several times per scheduling cycle.
   Child& with(std::initializer_list<std::string_view> values) {
-    std::vector<std::string> v;
-    v.reserve(values.size());
-    for (auto s : values) v.emplace_back(s);
-    return with(v);
+    std::lock_guard l(mu_);
+    if (auto it = children_.find(values); it != children_.end()) return *it->second;
+    auto& slot = children_[std::vector<std::string>(values.begin(), values.end())];
+    slot = make_child();
+    return *slot;
   }
   // No labels.
   Child& get() { return with(std::vector<std::string>{}); }
@@ -70,7 +73,16 @@ class Family : public Metric {
  protected:
   virtual std::unique_ptr<Child> make_child() const = 0;
   mutable std::mutex mu_;
-  std::map<std::vector<std::string>, std::unique_ptr<Child>> children_;
+  // Ordered as std::vector<std::string>'s operator<, and comparable with any sequence of strings.
+  struct LabelsLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                          [](std::string_view x, std::string_view y) { return x < y; });
+    }
+  };
+  std::map<std::vector<std::string>, std::unique_ptr<Child>, LabelsLess> children_;
 };
 
 class CounterChild {
