@@ -101,7 +101,7 @@ void Scheduler::on_pod_delete(const framework::PodPtr& pod) {
 }
 
 void Scheduler::add_pod_to_cache(const framework::PodPtr& pod) {
-  log::V(3).info("Add event for scheduled pod", {{"pod", pod_key(*pod)}});
+  if (auto v = log::V(3); v.enabled()) v.info("Add event for scheduled pod", {{"pod", pod_key(*pod)}});
   if (auto r = cache_->add_pod(pod); !r.ok()) {
     log::error("Scheduler cache AddPod failed", {{"pod", pod_key(*pod)}, {"err", r.error()}});
   }
@@ -140,7 +140,7 @@ void Scheduler::delete_pod_from_cache(const framework::PodPtr& pod) {
 }
 
 void Scheduler::add_pod_to_queue(const framework::PodPtr& pod) {
-  log::V(3).info("Add event for unscheduled pod", {{"pod", pod_key(*pod)}});
+  if (auto v = log::V(3); v.enabled()) v.info("Add event for unscheduled pod", {{"pod", pod_key(*pod)}});
   queue_->add(pod);
 }
 

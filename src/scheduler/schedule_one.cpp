@@ -81,7 +81,7 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
     queue_->done(pod->metadata.uid);
     return false;
   }
-  log::V(3).info("Attempting to schedule pod", {{"pod", pod_key(*pod)}});
+  if (auto v = log::V(3); v.enabled()) v.info("Attempting to schedule pod", {{"pod", pod_key(*pod)}});
 
   const auto start = clock_->now();
   auto state = std::make_shared<framework::CycleState>();
@@ -517,10 +517,12 @@ Status Scheduler::binding_cycle(framework::Framework& fwk, framework::CycleState
   client_->event(assumed, "Normal", "Scheduled", "Binding",
                  fmt::format("Successfully assigned {}/{} to {}", assumed.metadata.namespace_, assumed.metadata.name,
                              result.suggestedHost));
-  log::V(2).info("Successfully bound pod to node", {{"pod", pod_key(assumed)},
-                                                   {"node", result.suggestedHost},
-                                                   {"evaluatedNodes", result.evaluatedNodes},
-                                                   {"feasibleNodes", result.feasibleNodes}});
+  if (auto v = log::V(2); v.enabled()) {
+    v.info("Successfully bound pod to node", {{"pod", pod_key(assumed)},
+                                              {"node", result.suggestedHost},
+                                              {"evaluatedNodes", result.evaluatedNodes},
+                                              {"feasibleNodes", result.feasibleNodes}});
+  }
   if (opts_.metrics) {
     const auto now = clock_->now();
     opts_.metrics->pod_scheduled(fwk.profile_name(), metrics::seconds_since(start, now));

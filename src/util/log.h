@@ -69,6 +69,8 @@ class Verbose {
   bool enabled_;
 };
 
+// On hot paths write `if (auto v = log::V(n); v.enabled()) v.info(...)`: the key/value strings are
+// then not built when the level is off.
 inline Verbose V(int level) { return Verbose(level); }
 
 // Escapes a string for a quoted klog value or JSON string.

@@ -138,8 +138,10 @@ bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string
   unschedulable_erase_locked(key);
   backoff_.erase(key);
   if (opts_.metrics) opts_.metrics->incoming_pod("active", event);
-  log::V(5).info("Pod moved to an internal scheduling queue",
-                 {{"pod", key}, {"event", event}, {"queue", "Active"}});
+  if (auto v = log::V(5); v.enabled()) {
+    v.info("Pod moved to an internal scheduling queue",
+           {{"pod", key}, {"event", event}, {"queue", "Active"}});
+  }
   if (event == kPodAdd || event == kPodUpdate) nominator_.add_nominated_pod(p->podInfo, std::nullopt);
   return true;
 }
@@ -241,8 +243,10 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
     }
     unschedulable_erase_locked(key_of(p->pod()));
     QueueName q = requeue_via_hint_locked(p, s, e.label);
-    log::V(4).info("Pod moved to an internal scheduling queue",
-                   {{"pod", key_of(p->pod())}, {"event", e.label}, {"queue", queue_label(q)}});
+    if (auto v = log::V(4); v.enabled()) {
+      v.info("Pod moved to an internal scheduling queue",
+             {{"pod", key_of(p->pod())}, {"event", e.label}, {"queue", queue_label(q)}});
+    }
     if (q == QueueName::Active) activated = true;
   }
   move_request_cycle_ = scheduling_cycle_;
@@ -488,8 +492,10 @@ util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedP
     if (opts_.metrics) opts_.metrics->incoming_pod("unschedulable", kScheduleAttemptFailure);
     q = QueueName::Unschedulable;
   }
-  log::V(4).info("Pod moved to an internal scheduling queue",
-                 {{"pod", key}, {"event", kScheduleAttemptFailure}, {"queue", queue_label(q)}});
+  if (auto v = log::V(4); v.enabled()) {
+    v.info("Pod moved to an internal scheduling queue",
+           {{"pod", key}, {"event", kScheduleAttemptFailure}, {"queue", queue_label(q)}});
+  }
   if (q == QueueName::Active) cond_.notify_all();
   nominator_.add_nominated_pod(p->podInfo, std::nullopt);
   done_locked(uid);
