@@ -787,5 +787,29 @@ TEST(ThreadPoolParallelizer, CoversEveryIndexOnceAndStopsEarly) {
   EXPECT_EQ(inner.load(), 64);
 }
 
+// Back-to-back jobs of every size, some stopped early: workers drop drained and stopped jobs from
+// the queue (instead of re-joining them) and every job still covers each index exactly once.
+TEST(ThreadPoolParallelizer, BackToBackJobsEachCoverEveryIndexOnce) {
+  ThreadPoolParallelizer p(3);
+  for (int round = 0; round < 2000; ++round) {
+    const int n = 1 + round % 97;
+    std::vector<std::atomic<int>> hits(n);
+    if (round % 5 == 0) {
+      std::atomic<int> seen{0};
+      p.until(
+          n,
+          [&](int i) {
+            hits[i].fetch_add(1);
+            seen.fetch_add(1);
+          },
+          [&] { return seen.load() >= n / 2; });
+      for (auto& h : hits) ASSERT_LE(h.load(), 1);
+    } else {
+      p.until(n, [&](int i) { hits[i].fetch_add(1); });
+      for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "round " << round << " index " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::framework
