@@ -121,7 +121,7 @@ void EventBroadcaster::worker() {
       std::unique_lock l(mu_);
       busy_ = false;
       stats_.series_tracked = cache_.size();
-      stats_.objects_tracked = budgets_.size();
+      stats_.objects_tracked = limits_.size();
       if (queue_.empty()) idle_cv_.notify_all();
       cv_.wait(l, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping and drained
@@ -141,30 +141,13 @@ std::string EventBroadcaster::series_key(const api::eventsv1::Event& e) {
   return k;
 }
 
-bool EventBroadcaster::take_object_token(const api::ObjectReference& regarding, util::Clock::time_point now) {
-  const double burst = std::max(1, opts_.per_object_burst);
-  auto [it, fresh] = budgets_.try_emplace(ref_key(regarding), ObjectBudget{burst, now});
-  auto& b = it->second;
-  if (!fresh) {
-    const double elapsed = std::chrono::duration<double>(now - b.last).count();
-    if (elapsed > 0) b.tokens = std::min(burst, b.tokens + elapsed * opts_.per_object_qps);
-    b.last = now;
-  }
-  if (b.tokens < 1) return false;
-  b.tokens -= 1;
-  return true;
-}
-
 void EventBroadcaster::sweep(util::Clock::time_point now) {
   last_sweep_ = now;
   // Series not observed within the window have ended (upstream's finishSeries).
   std::erase_if(cache_, [&](const auto& kv) { return now - kv.second.last_seen > opts_.series_window; });
   // A bucket that has refilled to its burst is the same as no bucket: forget it.
   const double burst = std::max(1, opts_.per_object_burst);
-  std::erase_if(budgets_, [&](const auto& kv) {
-    const double elapsed = std::chrono::duration<double>(now - kv.second.last).count();
-    return kv.second.tokens + std::max(0.0, elapsed) * opts_.per_object_qps >= burst;
-  });
+  std::erase_if(limits_, [&](const auto& kv) { return kv.second->tokens() >= burst; });
 }
 
 void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
@@ -172,7 +155,9 @@ void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
   auto now = clock.now();
   if (now - last_sweep_ >= opts_.sweep_interval) sweep(now);
   // Per regarding object spam protection.
-  if (!take_object_token(e.regarding, now)) {
+  auto& bucket = limits_[ref_key(e.regarding)];
+  if (!bucket) bucket = std::make_unique<client::TokenBucket>(opts_.per_object_qps, opts_.per_object_burst, clock);
+  if (!bucket->try_accept()) {
     std::lock_guard l(mu_);
     ++stats_.dropped_rate_limited;
     return;

@@ -10,17 +10,17 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <map>
-#include <unordered_map>
-#include <vector>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "api/events.h"
+#include "client/rate_limiter.h"
 #include "client/rest.h"
 #include "util/clock.h"
 
@@ -95,15 +95,9 @@ class EventBroadcaster {
     std::int64_t last_observed_ns = 0;
     util::Clock::time_point last_seen{};
   };
-  // The per-object spam filter's token bucket (worker thread only, so no lock of its own).
-  struct ObjectBudget {
-    double tokens = 0;
-    util::Clock::time_point last{};
-  };
   void enqueue(api::eventsv1::Event e);
   void worker();
   void record_to_sink(api::eventsv1::Event e);
-  bool take_object_token(const api::ObjectReference& regarding, util::Clock::time_point now);
   void sweep(util::Clock::time_point now);
   static std::string series_key(const api::eventsv1::Event& e);
 
@@ -118,7 +112,7 @@ class EventBroadcaster {
   RecorderStats stats_;
   // Worker thread only.
   std::unordered_map<std::string, Cached> cache_;
-  std::unordered_map<std::string, ObjectBudget> budgets_;
+  std::unordered_map<std::string, std::unique_ptr<client::TokenBucket>> limits_;  // per regarding object
   util::Clock::time_point last_sweep_{};
   std::vector<std::shared_ptr<EventRecorder>> recorders_;
 };
