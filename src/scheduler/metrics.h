@@ -6,6 +6,7 @@
 // hot paths may keep the reference returned by with(). Updates are lock-free atomics.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -65,10 +66,6 @@ class Family : public Metric {
   }
   // No labels.
   Child& get() { return with(std::vector<std::string>{}); }
-  void reset() {
-    std::lock_guard l(mu_);
-    children_.clear();
-  }
 
  protected:
   virtual std::unique_ptr<Child> make_child() const = 0;
@@ -83,6 +80,76 @@ class Family : public Metric {
     }
   };
   std::map<std::vector<std::string>, std::unique_ptr<Child>, LabelsLess> children_;
+};
+
+// A lock-free front for Family::with() on hot paths whose label values are views of storage
+// that outlives the cache (plugin and profile names, string literals). A hit compares the
+// values' addresses and sizes: a few loads, no lock, no string compare. The first use of a
+// combination takes the family's lock; when every slot is taken, lookups fall back to with().
+template <class Child, std::size_t Labels, std::size_t Slots = 256>
+class ChildCache {
+ public:
+  explicit ChildCache(Family<Child>& family) : family_(family) {}
+  ChildCache(const ChildCache&) = delete;
+  ChildCache& operator=(const ChildCache&) = delete;
+
+  Child& with(const std::array<std::string_view, Labels>& values) {
+    const std::size_t h = hash(values);
+    for (std::size_t probe = 0; probe < Slots; ++probe) {
+      Slot& s = slots_[(h + probe) % Slots];
+      Child* child = s.child.load(std::memory_order_acquire);
+      if (!child) return insert(values, h);
+      if (s.matches(values)) return *child;
+    }
+    return lookup(values);
+  }
+
+ private:
+  struct Slot {
+    std::array<const char*, Labels> data{};
+    std::array<std::size_t, Labels> size{};
+    std::atomic<Child*> child{nullptr};  // published after data and size
+    bool matches(const std::array<std::string_view, Labels>& v) const {
+      for (std::size_t i = 0; i < Labels; ++i) {
+        if (data[i] != v[i].data() || size[i] != v[i].size()) return false;
+      }
+      return true;
+    }
+  };
+
+  static std::size_t hash(const std::array<std::string_view, Labels>& values) {
+    std::size_t h = 0;
+    for (const auto& v : values) h = h * 31 + (reinterpret_cast<std::uintptr_t>(v.data()) >> 3) + v.size();
+    return h;
+  }
+
+  Child& lookup(const std::array<std::string_view, Labels>& values) {
+    std::vector<std::string> key(values.begin(), values.end());
+    return family_.with(key);
+  }
+
+  Child& insert(const std::array<std::string_view, Labels>& values, std::size_t h) {
+    std::lock_guard l(insert_mu_);
+    for (std::size_t probe = 0; probe < Slots; ++probe) {
+      Slot& s = slots_[(h + probe) % Slots];
+      if (Child* child = s.child.load(std::memory_order_relaxed)) {
+        if (s.matches(values)) return *child;  // another thread inserted it meanwhile
+        continue;
+      }
+      Child& child = lookup(values);
+      for (std::size_t i = 0; i < Labels; ++i) {
+        s.data[i] = values[i].data();
+        s.size[i] = values[i].size();
+      }
+      s.child.store(&child, std::memory_order_release);
+      return child;
+    }
+    return lookup(values);
+  }
+
+  Family<Child>& family_;
+  std::mutex insert_mu_;
+  std::array<Slot, Slots> slots_;
 };
 
 class CounterChild {

@@ -132,6 +132,10 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   }
 
   std::string queue_sort_name;
+  if (auto* m = opts_.metrics) {
+    extension_point_durations_ =
+        std::make_unique<metrics::ChildCache<metrics::HistogramChild, 3>>(m->frameworkExtensionPointDuration);
+  }
   for (const auto& prof : profiles) {
     framework::FrameworkDeps deps;
     deps.client = client_;
@@ -144,10 +148,13 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
     deps.clock = clock_;
     deps.extenders = extenders_;
     if (auto* m = opts_.metrics) {
-      // Sampled cycles only (CycleState::record_plugin_metrics, 10 %).
-      deps.pluginObserver = [m](std::string_view plugin, std::string_view point, const framework::Status& st,
-                                std::chrono::nanoseconds d) {
-        m->pluginExecutionDuration.with({plugin, point, framework::code_name(st.code())})
+      // Sampled cycles only (CycleState::record_plugin_metrics, 10 %), but there once per node per
+      // plugin: the children are found by the labels' addresses (the plugins' names live as long
+      // as this profile's framework, which owns the observer).
+      auto durations = std::make_shared<metrics::ChildCache<metrics::HistogramChild, 3>>(m->pluginExecutionDuration);
+      deps.pluginObserver = [durations](std::string_view plugin, std::string_view point, const framework::Status& st,
+                                        std::chrono::nanoseconds d) {
+        durations->with({plugin, point, framework::code_name(st.code())})
             .observe(std::chrono::duration<double>(d).count());
       };
       deps.preemptionVictimsObserver = [m](std::size_t victims) {
@@ -249,7 +256,7 @@ bool Scheduler::wait_for_bindings(std::chrono::milliseconds timeout) { return bi
 void Scheduler::observe_extension_point(std::string_view point, const framework::Status& s, std::string_view profile,
                                         std::chrono::steady_clock::time_point since) {
   if (!opts_.metrics) return;
-  opts_.metrics->frameworkExtensionPointDuration.with({point, framework::code_name(s.code()), profile})
+  extension_point_durations_->with({point, framework::code_name(s.code()), profile})
       .observe(metrics::seconds_since(since, clock_->now()));
 }
 

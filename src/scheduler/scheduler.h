@@ -196,6 +196,9 @@ class Scheduler {
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> profiles_;
   int evaluations_collector_ = 0;  // Registry collector id for scheduler_plugin_evaluation_total
   std::unique_ptr<metrics::QueueMetricsAdapter> queue_metrics_;
+  // scheduler_framework_extension_point_duration_seconds children by {point, status, profile}:
+  // observed several times per cycle, with literals and profile names as labels.
+  std::unique_ptr<metrics::ChildCache<metrics::HistogramChild, 3>> extension_point_durations_;
   std::unique_ptr<queue::PriorityQueue> queue_;
   std::unique_ptr<cache::Cache> cache_;
   std::unique_ptr<cache::Snapshot> snapshot_;

@@ -1,6 +1,8 @@
 // Prometheus registry exposition and the scheduler metric set (names, types, labels, buckets).
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/metrics.h"
 
@@ -47,6 +49,43 @@ TEST(Metrics, HistogramIsCumulative) {
   EXPECT_TRUE(contains(text, "lat_seconds_bucket{le=\"+Inf\"} 4\n"));
   EXPECT_TRUE(contains(text, "lat_seconds_sum 101.05\n"));
   EXPECT_TRUE(contains(text, "lat_seconds_count 4\n"));
+}
+
+TEST(Metrics, ChildCacheFindsTheFamilysChildForEqualLabelsAtAnyAddress) {
+  Registry r;
+  auto& h = r.histogram("d_seconds", "D.", Stability::Alpha, {"plugin", "point"}, {1});
+  ChildCache<HistogramChild, 2, 4> cache(h);
+  const std::string a1 = "NodeResourcesFit", a2 = "NodeResourcesFit", b = "TaintToleration";
+  HistogramChild& fit = cache.with({a1, "Filter"});
+  EXPECT_EQ(&fit, &h.with({"NodeResourcesFit", "Filter"}));
+  EXPECT_EQ(&cache.with({a1, "Filter"}), &fit);  // a hit
+  EXPECT_EQ(&cache.with({a2, "Filter"}), &fit);  // same text elsewhere: its own slot, same child
+  EXPECT_NE(&cache.with({b, "Filter"}), &fit);
+  EXPECT_NE(&cache.with({a1, "Score"}), &fit);
+  // Four slots are taken now: further combinations still reach the right child.
+  const std::string c = "ImageLocality";
+  EXPECT_EQ(&cache.with({c, "Score"}), &h.with({"ImageLocality", "Score"}));
+  EXPECT_EQ(&cache.with({a1, "Filter"}), &fit);
+  cache.with({a1, "Filter"}).observe(0.5);
+  EXPECT_EQ(fit.count(), 1u);
+}
+
+TEST(Metrics, ChildCacheUnderConcurrentFirstUse) {
+  Registry r;
+  auto& h = r.histogram("d_seconds", "D.", Stability::Alpha, {"plugin"}, {1});
+  ChildCache<HistogramChild, 1, 16> cache(h);
+  std::vector<std::string> names;
+  for (int i = 0; i < 24; ++i) names.push_back("plugin-" + std::to_string(i));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int round = 0; round < 50; ++round) {
+        for (const auto& n : names) cache.with({n}).observe(0.1);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& n : names) EXPECT_EQ(h.with({n}).count(), 200u) << n;
 }
 
 TEST(Metrics, SchedulerMetricSet) {
