@@ -2,10 +2,12 @@
 
 #include <openssl/rand.h>
 
+#include <array>
 #include <boost/json.hpp>
 #include <chrono>
 #include <fstream>
 #include <optional>
+#include <random>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
@@ -76,23 +78,45 @@ bool query_bool(const std::string* v) {
 
 namespace {
 
-std::string new_uid() {
-  unsigned char b[16];
-  RAND_bytes(b, sizeof b);
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  char buf[37];
-  std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-  return buf;
+// UIDs and generated names need uniqueness, not secrecy: a generator per thread, seeded once
+// from OpenSSL's CSPRNG (RAND_bytes per object cost a getpid() and the DRBG's lock each time).
+std::mt19937_64& thread_rng() {
+  thread_local std::mt19937_64 rng = [] {
+    std::array<std::uint32_t, 8> seed{};
+    RAND_bytes(reinterpret_cast<unsigned char*>(seed.data()), sizeof seed);
+    std::seed_seq seq(seed.begin(), seed.end());
+    return std::mt19937_64(seq);
+  }();
+  return rng;
 }
 
+// A version 4 (random) UUID, as upstream's uuid.New().
+std::string new_uid() {
+  std::array<unsigned char, 16> b;
+  const std::uint64_t hi = thread_rng()(), lo = thread_rng()();
+  for (int i = 0; i < 8; ++i) {
+    b[i] = static_cast<unsigned char>(hi >> (8 * i));
+    b[8 + i] = static_cast<unsigned char>(lo >> (8 * i));
+  }
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(36);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[b[i] >> 4];
+    out += kHex[b[i] & 0x0f];
+  }
+  return out;
+}
+
+// Five characters from upstream's SimpleNameGenerator alphabet (no vowels, no confusable digits).
 std::string random_suffix() {
-  static const char* alphabet = "bcdfghjklmnpqrstvwxz2456789";
-  unsigned char b[5];
-  RAND_bytes(b, sizeof b);
+  static constexpr std::string_view alphabet = "bcdfghjklmnpqrstvwxz2456789";
+  std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
   std::string s;
-  for (auto c : b) s += alphabet[c % 27];
+  for (int i = 0; i < 5; ++i) s += alphabet[pick(thread_rng())];
   return s;
 }
 

@@ -42,7 +42,12 @@ struct HttpServer::Impl {
   const TokenAuthenticator& auth;
   bool tls = false;
   ssl::context ssl_ctx{ssl::context::tls_server};
-  net::io_context ioc;
+  // One io_context per io thread: a connection lives on one of them, so its handlers need no
+  // strand and completions no hand-off between threads (one io_context run by two threads woke
+  // the other thread for nearly every completion). The guards keep idle contexts running.
+  std::vector<std::unique_ptr<net::io_context>> iocs;
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
+  std::size_t next_ioc = 0;  // used by the accept handler only
   std::unique_ptr<tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
   std::mutex mu;
@@ -307,7 +312,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 }  // namespace
 
 void HttpServer::Impl::accept() {
-  acceptor->async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket sock) {
+  net::io_context& target = *iocs[next_ioc++ % iocs.size()];
+  acceptor->async_accept(target, [this](beast::error_code ec, tcp::socket sock) {
     if (ec) {
       if (!stopping) accept();
       return;
@@ -333,8 +339,11 @@ HttpServer::HttpServer(Api& api, const TokenAuthenticator& auth, TlsMaterial tls
     impl_->ssl_ctx.use_certificate_chain(net::buffer(tls.cert_pem));
     impl_->ssl_ctx.use_private_key(net::buffer(tls.key_pem), ssl::context::pem);
   }
-  impl_->threads.reserve(static_cast<std::size_t>(std::max(1, io_threads)));
-  (void)io_threads;
+  const int n = std::max(1, io_threads);
+  for (int i = 0; i < n; ++i) {
+    impl_->iocs.push_back(std::make_unique<net::io_context>(1));
+    impl_->guards.push_back(net::make_work_guard(*impl_->iocs.back()));
+  }
 }
 
 HttpServer::~HttpServer() { stop(); }
@@ -344,7 +353,7 @@ util::Result<std::uint16_t> HttpServer::listen(const std::string& host, std::uin
   auto addr = net::ip::make_address(host, ec);
   if (ec) return util::make_error("invalid listen address \"" + host + "\": " + ec.message());
   tcp::endpoint ep(addr, port);
-  impl_->acceptor = std::make_unique<tcp::acceptor>(net::make_strand(impl_->ioc));
+  impl_->acceptor = std::make_unique<tcp::acceptor>(*impl_->iocs[0]);
   impl_->acceptor->open(ep.protocol(), ec);
   if (!ec) impl_->acceptor->set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) impl_->acceptor->bind(ep, ec);
@@ -352,8 +361,7 @@ util::Result<std::uint16_t> HttpServer::listen(const std::string& host, std::uin
   if (ec) return util::make_error("failed to listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
   std::uint16_t bound = impl_->acceptor->local_endpoint().port();
   impl_->accept();
-  std::size_t n = impl_->threads.capacity();
-  for (std::size_t i = 0; i < n; ++i) impl_->threads.emplace_back([this] { impl_->ioc.run(); });
+  for (auto& ioc : impl_->iocs) impl_->threads.emplace_back([&ctx = *ioc] { ctx.run(); });
   return bound;
 }
 
@@ -372,7 +380,7 @@ void HttpServer::stop() {
   }
   // Give open watch streams a moment to write their final chunk.
   for (int i = 0; i < 100 && impl_->active_watches.load() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  impl_->ioc.stop();
+  for (auto& ioc : impl_->iocs) ioc->stop();
   for (auto& t : impl_->threads)
     if (t.joinable()) t.join();
 }

@@ -4,6 +4,8 @@
 
 #include <boost/json.hpp>
 #include <fstream>
+#include <regex>
+#include <set>
 
 #include "apiserver/handlers.h"
 #include "util/clock.h"
@@ -107,6 +109,28 @@ TEST_F(ApiTest, GenerateName) {
   std::string name(parse(r)["metadata"].as_object()["name"].as_string());
   EXPECT_EQ(name.size(), 9u);
   EXPECT_EQ(name.rfind("cfg-", 0), 0u);
+}
+
+TEST_F(ApiTest, GeneratedNamesAndUidsAreDistinctAndWellFormed) {
+  // UIDs are version 4 UUIDs as upstream's uuid.New(); generated suffixes use upstream's alphabet.
+  const std::regex uuid_v4("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+  std::set<std::string> uids;
+  for (int i = 0; i < 300; ++i) {
+    auto r = call("POST", "/api/v1/namespaces/default/configmaps",
+                  R"({"metadata":{"name":"cm-)" + std::to_string(i) + R"("}})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    std::string uid(parse(r)["metadata"].as_object()["uid"].as_string());
+    EXPECT_TRUE(std::regex_match(uid, uuid_v4)) << uid;
+    uids.insert(uid);
+  }
+  EXPECT_EQ(uids.size(), 300u);
+  const std::regex suffix("gen-[bcdfghjklmnpqrstvwxz2456789]{5}");
+  for (int i = 0; i < 5; ++i) {  // few: the server does not retry a clash (27^5 suffixes)
+    auto r = call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"generateName":"gen-"}})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    std::string name(parse(r)["metadata"].as_object()["name"].as_string());
+    EXPECT_TRUE(std::regex_match(name, suffix)) << name;
+  }
 }
 
 TEST_F(ApiTest, StaleUpdateConflicts) {
