@@ -767,10 +767,11 @@ TEST(GoDuration, Formats) {
 }
 
 TEST(ThreadPoolParallelizer, CoversEveryIndexOnceAndStopsEarly) {
+  using std::chrono::nanoseconds;
   EXPECT_EQ(parallelizer_chunk_size(5000, 16), 70);   // sqrt(5000)=70 < 5000/16+1=313
   EXPECT_EQ(parallelizer_chunk_size(100, 16), 7);     // 100/16+1 = 7 < 10
   EXPECT_EQ(parallelizer_chunk_size(0, 16), 1);
-  ThreadPoolParallelizer p(4);
+  ThreadPoolParallelizer p(4, nanoseconds(0));
   std::vector<std::atomic<int>> hits(10000);
   p.until(10000, [&](int i) { hits[i].fetch_add(1); });
   for (auto& h : hits) ASSERT_EQ(h.load(), 1);
@@ -788,27 +789,57 @@ TEST(ThreadPoolParallelizer, CoversEveryIndexOnceAndStopsEarly) {
 }
 
 // Back-to-back jobs of every size, some stopped early: workers drop drained and stopped jobs from
-// the queue (instead of re-joining them) and every job still covers each index exactly once.
+// the queue (instead of re-joining them) and every job still covers each index exactly once:
+// with workers woken for every job, after the caller's first chunk, and never.
 TEST(ThreadPoolParallelizer, BackToBackJobsEachCoverEveryIndexOnce) {
-  ThreadPoolParallelizer p(3);
-  for (int round = 0; round < 2000; ++round) {
-    const int n = 1 + round % 97;
-    std::vector<std::atomic<int>> hits(n);
-    if (round % 5 == 0) {
-      std::atomic<int> seen{0};
-      p.until(
-          n,
-          [&](int i) {
-            hits[i].fetch_add(1);
-            seen.fetch_add(1);
-          },
-          [&] { return seen.load() >= n / 2; });
-      for (auto& h : hits) ASSERT_LE(h.load(), 1);
-    } else {
-      p.until(n, [&](int i) { hits[i].fetch_add(1); });
-      for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "round " << round << " index " << i;
+  using namespace std::chrono;
+  for (auto min_work : {nanoseconds(0), nanoseconds(1), nanoseconds(hours(1))}) {
+    SCOPED_TRACE(min_work.count());
+    ThreadPoolParallelizer p(3, min_work);
+    for (int round = 0; round < 2000; ++round) {
+      const int n = 1 + round % 97;
+      std::vector<std::atomic<int>> hits(n);
+      if (round % 5 == 0) {
+        std::atomic<int> seen{0};
+        p.until(
+            n,
+            [&](int i) {
+              hits[i].fetch_add(1);
+              seen.fetch_add(1);
+            },
+            [&] { return seen.load() >= n / 2; });
+        for (auto& h : hits) ASSERT_LE(h.load(), 1);
+      } else {
+        p.until(n, [&](int i) { hits[i].fetch_add(1); });
+        for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "round " << round << " index " << i;
+      }
     }
   }
+}
+
+// Jobs that end within the threshold never leave the calling thread; longer ones get workers.
+TEST(ThreadPoolParallelizer, WakesWorkersOnlyForJobsThatOutlastTheThreshold) {
+  using namespace std::chrono;
+  ThreadPoolParallelizer cheap(4, hours(1));
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> elsewhere{0};
+  cheap.until(10000, [&](int) {
+    if (std::this_thread::get_id() != caller) elsewhere.fetch_add(1);
+  });
+  EXPECT_EQ(elsewhere.load(), 0);
+
+  ThreadPoolParallelizer eager(4, nanoseconds(0));
+  if (eager.workers() == 0) GTEST_SKIP() << "one hardware thread: no workers";
+  // Index 0 (the caller's first chunk) waits for an index run by a worker: only a woken worker
+  // lets this job finish.
+  std::atomic<bool> worker_ran{false};
+  eager.until(1000, [&](int i) {
+    if (std::this_thread::get_id() != caller) worker_ran.store(true);
+    if (i == 0) {
+      while (!worker_ran.load()) std::this_thread::yield();
+    }
+  });
+  EXPECT_TRUE(worker_ran.load());
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ struct ThreadPoolParallelizer::Job {
   std::condition_variable done_cv;
 };
 
-ThreadPoolParallelizer::ThreadPoolParallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
+ThreadPoolParallelizer::ThreadPoolParallelizer(int parallelism, std::chrono::nanoseconds min_parallel_work)
+    : parallelism_(std::max(1, parallelism)), min_parallel_work_(min_parallel_work) {
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   if (hw <= 0) hw = 1;
   int extra = std::min(parallelism_, hw) - 1;
@@ -47,18 +48,24 @@ ThreadPoolParallelizer::~ThreadPoolParallelizer() {
   for (auto& t : threads_) t.join();
 }
 
-void ThreadPoolParallelizer::work_on(Job& job) {
-  while (!job.stopped.load(std::memory_order_relaxed)) {
-    int begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
-    if (begin >= job.n) return;
-    int end = std::min(job.n, begin + job.chunk);
-    for (int i = begin; i < end; ++i) {
-      if (job.stop && *job.stop && (*job.stop)()) {
-        job.stopped.store(true, std::memory_order_relaxed);
-        return;
-      }
-      (*job.fn)(i);
+bool ThreadPoolParallelizer::work_on_one_chunk(Job& job) {
+  if (job.stopped.load(std::memory_order_relaxed)) return false;
+  int begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
+  if (begin >= job.n) return false;
+  int end = std::min(job.n, begin + job.chunk);
+  const bool has_stop = job.stop && *job.stop;
+  for (int i = begin; i < end; ++i) {
+    if (has_stop && (*job.stop)()) {
+      job.stopped.store(true, std::memory_order_relaxed);
+      return false;
     }
+    (*job.fn)(i);
+  }
+  return true;
+}
+
+void ThreadPoolParallelizer::work_on(Job& job) {
+  while (work_on_one_chunk(job)) {
   }
 }
 
@@ -102,6 +109,13 @@ void ThreadPoolParallelizer::until(int n, const std::function<void(int)>& fn, co
   job->n = n;
   job->chunk = parallelizer_chunk_size(n, parallelism_);
   const bool use_pool = !threads_.empty() && n > job->chunk;
+  if (use_pool && min_parallel_work_.count() > 0) {
+    // Alone until min_parallel_work has passed: most jobs end (or are stopped) before that.
+    const auto deadline = std::chrono::steady_clock::now() + min_parallel_work_;
+    do {
+      if (!work_on_one_chunk(*job)) return;
+    } while (std::chrono::steady_clock::now() < deadline);
+  }
   if (use_pool) {
     {
       std::lock_guard l(mu_);
