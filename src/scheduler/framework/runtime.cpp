@@ -134,6 +134,29 @@ Status timed(const FrameworkDeps& d, const CycleState& st, const Plugin& plugin,
   return s;
 }
 
+// Times consecutive plugin calls on one node on sampled cycles with one clock read per call:
+// the end of one call is the start of the next (what lies between is a few loads). The node
+// loops call plugins millions of times a second, and two reads per call were a tenth of the
+// scheduling thread's CPU.
+class ChainedPluginTimer {
+ public:
+  ChainedPluginTimer(const FrameworkDeps& d, const CycleState& st)
+      : deps_(d), on_(st.record_plugin_metrics && d.pluginObserver) {
+    if (on_) last_ = std::chrono::steady_clock::now();
+  }
+  void observe(const Plugin& plugin, std::string_view point, const Status& s) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    deps_.pluginObserver(plugin.name(), point, s, now - last_);
+    last_ = now;
+  }
+
+ private:
+  const FrameworkDeps& deps_;
+  const bool on_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
 class EmptyNodeInfoLister final : public NodeInfoLister, public StorageInfoLister {
  public:
   const std::vector<NodeInfoPtr>& list() const override { return empty_; }
@@ -590,6 +613,7 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
   const bool use_mask = state.skip_filter_mask.size() == filter_.size() &&
                         state.skip_filter_mask_size == state.skip_filter_plugins.size();
   auto* evals = evaluations_->local();
+  ChainedPluginTimer timer(deps_, state);
   for (std::size_t i = 0; i < filter_.size(); ++i) {
     const auto& p = filter_[i];
     if (use_mask ? state.skip_filter_mask[i] != 0
@@ -597,7 +621,8 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
       continue;
     }
     EvaluationCounter::bump(evals, filter_slot(i));
-    Status s = timed(deps_, state, *p, "Filter", [&] { return p->filter(state, pod, node_info); });
+    Status s = p->filter(state, pod, node_info);
+    timer.observe(*p, "Filter", s);
     if (s.is_success()) continue;
     if (!s.is_rejected()) s = Status::error("running " + quoted(p->name()) + " filter plugin: " + s.message());
     return s.with_plugin(std::string(p->name()));
@@ -742,10 +767,12 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
         [&](int i) {
           const NodeInfo& ni = *nodes[i];
           auto* evals = evaluations_->local();
+          ChainedPluginTimer timer(deps_, state);
           for (int k = 0; k < np; ++k) {
             EvaluationCounter::bump(evals, slots[k]);
             std::int64_t s = 0;
-            Status st = timed(deps_, state, *active[k], "Score", [&] { return active[k]->score(state, pod, ni, s); });
+            Status st = active[k]->score(state, pod, ni, s);
+            timer.observe(*active[k], "Score", st);
             if (!st.is_success()) {
               fail("plugin " + quoted(active[k]->name()) + " failed with: " + st.message());
               return;
