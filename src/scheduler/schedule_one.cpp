@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <thread>
 
 #include "scheduler/queue/events.h"
 #include "scheduler/scheduler.h"
@@ -427,18 +428,26 @@ Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleSt
     std::vector<framework::HostPriority> prios;
     std::int64_t weight = 0;
   };
+  // A thread each, not the parallelizer: these calls wait on the network, and the parallelizer
+  // runs short jobs on the calling thread alone.
   std::vector<Answer> answers(extenders_.size());
-  fwk.parallelizer().until(static_cast<int>(extenders_.size()), [&](int i) {
-    const auto& x = extenders_[static_cast<std::size_t>(i)];
+  auto ask = [&](std::size_t i) {
+    const auto& x = extenders_[i];
     if (!x->is_interested(pod)) return;
-    Answer& a = answers[static_cast<std::size_t>(i)];
+    Answer& a = answers[i];
     if (auto r = x->prioritize(pod, feasible, a.prios, a.weight); !r.ok()) {
       log::V(5).info("Failed to run extender's priority function. No score given by this extender.",
                      {{"error", r.error()}, {"pod", pod_key(pod)}, {"extender", x->name()}});
       return;
     }
     a.ok = true;
-  });
+  };
+  std::vector<std::thread> others;
+  for (std::size_t i = 1; i < extenders_.size(); ++i) {
+    if (extenders_[i]->is_interested(pod)) others.emplace_back(ask, i);
+  }
+  ask(0);
+  for (auto& t : others) t.join();
   std::map<std::string, framework::NodePluginScores, std::less<>> extra;
   for (std::size_t i = 0; i < extenders_.size(); ++i) {
     if (!answers[i].ok) continue;
