@@ -180,11 +180,15 @@ ApiError conflict_modified(const ResourceInfo& r, const std::string& name) {
   return e;
 }
 
+// `what` is the resource as upstream's NewConflict(GroupResource{r.group, what}) names it: the
+// plural, or "pods/binding" for the subresource. It is the details' kind; the message qualifies
+// it with the group.
 ApiError conflict(const std::string& what, const ResourceInfo& r, const std::string& name, const std::string& msg) {
-  ApiError e{409, "Conflict", "Operation cannot be fulfilled on " + what + " \"" + name + "\": " + msg};
+  const std::string qualified = r.group.empty() ? what : what + "." + r.group;
+  ApiError e{409, "Conflict", "Operation cannot be fulfilled on " + qualified + " \"" + name + "\": " + msg};
   e.name = name;
   e.group = r.group;
-  e.kind = r.plural;
+  e.kind = what;
   return e;
 }
 
@@ -889,11 +893,11 @@ struct Api::Impl {
       json::object obj = json::parse(cur->json).get_object();
       auto& meta = meta_of(obj);
       if (!opt.pre_uid.empty() && opt.pre_uid != cur->uid)
-        return error_response(conflict(r.kind, r, name,
+        return error_response(conflict(r.plural, r, name,
                                        "the UID in the precondition (" + opt.pre_uid + ") does not match the UID in record (" +
                                            cur->uid + "). The object might have been deleted and then recreated"));
       if (!opt.pre_rv.empty() && opt.pre_rv != std::to_string(cur->rv))
-        return error_response(conflict(r.kind, r, name,
+        return error_response(conflict(r.plural, r, name,
                                        "the ResourceVersion in the precondition (" + opt.pre_rv +
                                            ") does not match the ResourceVersion in record (" + std::to_string(cur->rv) +
                                            "). The object might have been modified"));
@@ -1327,10 +1331,21 @@ struct Api::Impl {
     lo.labels = sel.labels.empty() ? nullptr : &sel.labels;
     lo.fields = sel.fields.empty() ? nullptr : &sel.fields;
     auto res = store.list(storage_id(r), lo);
-    if (res) {
-      for (const auto& o : res->items) (void)remove(r, o->ns, o->name, *opt);
+    if (!res) return error_response(ApiError{410, "Expired", "The resourceVersion for the provided list is too old."});
+    // Upstream answers with the list it deleted from, as listed before the deletes; an item
+    // deleted meanwhile is no error, any other failure is the answer.
+    std::string out = "{\"kind\":\"" + list_kind(r) + "\",\"apiVersion\":\"" + r.group_version() +
+                      "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(res->rv) + "\"},\"items\":[";
+    bool first = true;
+    for (const auto& o : res->items) {
+      Response d = remove(r, o->ns, o->name, *opt);
+      if (d.status >= 300 && d.status != 404) return d;
+      if (!first) out += ',';
+      first = false;
+      out += is_event_view(r) ? to_view(r, o->json) : o->json;
     }
-    return json_response(200, success_status(0, "", nullptr, ""));
+    out += "]}";
+    return json_response(200, std::move(out));
   }
 
   static constexpr std::size_t kMaxPending = 50000;

@@ -356,6 +356,58 @@ TEST_F(ApiTest, FinalizersHoldDeletion) {
   EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps/c").status, 404);
 }
 
+TEST_F(ApiTest, DeleteCollectionAnswersTheDeletedList) {
+  for (const char* n : {"a", "b"}) {
+    ASSERT_EQ(call("POST", "/api/v1/namespaces/default/configmaps",
+                   std::string(R"({"metadata":{"name":")") + n + R"(","labels":{"tier":"x"}}})")
+                  .status,
+              201);
+  }
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"keep"}})").status, 201);
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/configmaps",
+                 R"({"metadata":{"name":"held","labels":{"tier":"x"},"finalizers":["x/y"]}})")
+                .status,
+            201);
+  auto d = call("DELETE", "/api/v1/namespaces/default/configmaps?labelSelector=tier%3Dx");
+  ASSERT_EQ(d.status, 200) << d.body;
+  auto list = parse(d);
+  EXPECT_EQ(list["kind"], "ConfigMapList");
+  EXPECT_EQ(list["apiVersion"], "v1");
+  EXPECT_TRUE(list["metadata"].as_object().contains("resourceVersion"));
+  std::vector<std::string> names;
+  for (const auto& it : list["items"].as_array()) {
+    const auto& meta = it.as_object().at("metadata").as_object();
+    names.emplace_back(meta.at("name").as_string());
+    EXPECT_FALSE(meta.contains("deletionTimestamp"));  // as listed before the deletes
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "held"}));
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps/a").status, 404);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps/keep").status, 200);
+  auto held = call("GET", "/api/v1/namespaces/default/configmaps/held");  // its finalizer holds it
+  ASSERT_EQ(held.status, 200);
+  EXPECT_TRUE(parse(held)["metadata"].as_object().contains("deletionTimestamp"));
+}
+
+TEST_F(ApiTest, ConflictDetailsNameTheResourceAsUpstream) {
+  ASSERT_EQ(create_pod("web").status, 201);
+  std::string b = R"({"metadata":{"name":"web"},"target":{"kind":"Node","name":"n1"}})";
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods/web/binding", b).status, 201);
+  auto again = parse(call("POST", "/api/v1/namespaces/default/pods/web/binding", b));
+  EXPECT_EQ(again["details"].as_object()["kind"], "pods/binding");
+  EXPECT_EQ(again["details"].as_object()["name"], "web");
+
+  auto created = parse(create_pod("other"));
+  std::string uid(created["metadata"].as_object()["uid"].as_string());
+  auto wrong_uid = call("DELETE", "/api/v1/namespaces/default/pods/other",
+                        R"({"preconditions":{"uid":"00000000-0000-0000-0000-000000000000"}})");
+  EXPECT_EQ(wrong_uid.status, 409);
+  EXPECT_EQ(message(wrong_uid),
+            "Operation cannot be fulfilled on pods \"other\": the UID in the precondition "
+            "(00000000-0000-0000-0000-000000000000) does not match the UID in record (" + uid +
+                "). The object might have been deleted and then recreated");
+  EXPECT_EQ(parse(wrong_uid)["details"].as_object()["kind"], "pods");
+}
+
 TEST_F(ApiTest, TablesAndDiscovery) {
   ASSERT_EQ(create_pod("web").status, 201);
   auto t = call("GET", "/api/v1/namespaces/default/pods", "", "", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
