@@ -14,6 +14,7 @@
 
 #include "apiserver/admission.h"
 #include "apiserver/auth.h"
+#include "apiserver/continue_token.h"
 #include "apiserver/discovery.h"
 #include "apiserver/rbac_authorizer.h"
 #include "apiserver/event_conversion.h"
@@ -228,55 +229,6 @@ std::optional<std::int64_t> parse_rv(const std::string& s) {
     if (v > (std::int64_t{1} << 60)) return std::nullopt;
   }
   return v;
-}
-
-// Unpadded base64url (continue tokens).
-std::string b64url(std::string_view in) {
-  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
-                 static_cast<unsigned char>(in[i + 2]);
-    out += t[(v >> 18) & 63];
-    out += t[(v >> 12) & 63];
-    out += t[(v >> 6) & 63];
-    out += t[v & 63];
-  }
-  if (i + 1 == in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    out += t[(v >> 18) & 63];
-    out += t[(v >> 12) & 63];
-  } else if (i + 2 == in.size()) {
-    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8);
-    out += t[(v >> 18) & 63];
-    out += t[(v >> 12) & 63];
-    out += t[(v >> 6) & 63];
-  }
-  return out;
-}
-
-std::optional<std::string> unb64url(std::string_view in) {
-  std::string out;
-  unsigned buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '-' || c == '+') v = 62;
-    else if (c == '_' || c == '/') v = 63;
-    else if (c == '=') break;
-    else return std::nullopt;
-    buf = (buf << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buf >> bits) & 0xff);
-    }
-  }
-  return out;
 }
 
 // YAML (template files) to JSON; scalars that look like numbers/bools stay typed.
@@ -1177,19 +1129,13 @@ struct Api::Impl {
         return error_response(bad_request("specifying resource version is not allowed when using continue"));
       if (!rv.empty())
         return error_response(bad_request("specifying resource version is not allowed when using continue"));
-      auto raw = unb64url(*cont);
-      json::error_code ec;
-      json::value tok = raw ? json::parse(*raw, ec) : json::value();
-      if (!raw || ec || !tok.is_object() || !tok.get_object().contains("rv") || !tok.get_object()["rv"].is_int64())
-        return error_response(bad_request("invalid continue token: illegal base64 data"));
-      std::int64_t trv = tok.get_object()["rv"].get_int64();
-      std::string start = str(tok.get_object(), "start");
-      if (!start.empty() && start.back() == '\0') start.pop_back();
-      if (trv <= 0) return error_response(bad_request("invalid continue token: continue key is not prefixed with the resource prefix"));
-      lo.at_rv = trv;
-      lo.start_after = ns.empty() ? start : object_key(ns, start);
+      auto tok = decode_continue(*cont);
+      if (!tok) return error_response(bad_request("invalid continue token: " + tok.error()));
+      const std::int64_t trv = tok->rv;
+      if (trv > 0) lo.at_rv = trv;  // < 0: from the current state, as upstream
+      lo.start_after = ns.empty() ? tok->start : object_key(ns, tok->start);
       lo.limit = limit;
-      if (trv < store.compacted_revision()) {
+      if (trv > 0 && trv < store.compacted_revision()) {
         ApiError e{410, "Expired",
                    "The provided continue parameter is too old to display a consistent list result. You can start a new "
                    "list without the continue parameter, or use the continue token in this response to retrieve the "
@@ -1224,8 +1170,7 @@ struct Api::Impl {
     if (!res->next_key.empty()) {
       std::string key = res->next_key;
       if (!ns.empty() && key.size() > ns.size() + 1) key = key.substr(ns.size() + 1);
-      json::object t{{"v", "meta.k8s.io/v1"}, {"rv", res->rv}, {"start", key + std::string(1, '\0')}};
-      cont_out = b64url(json::serialize(t));
+      cont_out = encode_continue(res->rv, key);
     }
     if (is_table_accept(req.accept)) {
       std::vector<std::string> viewed;

@@ -247,6 +247,7 @@ TEST_F(ApiTest, ListSelectorsAndResourceVersionRules) {
   EXPECT_EQ(rest["metadata"].as_object()["resourceVersion"], limited["metadata"].as_object()["resourceVersion"]);
   auto garbage = call("GET", "/api/v1/namespaces/default/pods?limit=1&continue=%21%21");
   EXPECT_EQ(garbage.status, 400);
+  EXPECT_EQ(message(garbage), "invalid continue token: continue key is not valid: illegal base64 data at input byte 0");
   auto empty = parse(call("GET", "/api/v1/namespaces/nowhere/pods"));
   EXPECT_EQ(empty["items"].as_array().size(), 0u);
   auto unknown = call("GET", "/api/v1/widgets");
