@@ -4,6 +4,8 @@
 #include <charconv>
 #include <fmt/format.h>
 
+#include "util/base64.h"
+
 namespace ksched::apiserver {
 
 namespace json = boost::json;
@@ -16,24 +18,6 @@ util::Error invalid(std::string_view detail) {
   std::string msg = "continue key is not valid: ";
   msg.append(detail);
   return util::make_error(std::move(msg));
-}
-
-std::string b64url(std::string_view in) {
-  static constexpr char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  out.reserve((in.size() * 4 + 2) / 3);
-  unsigned buf = 0;
-  int bits = 0;
-  for (unsigned char c : in) {
-    buf = (buf << 8) | c;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out += t[(buf >> bits) & 63];
-    }
-  }
-  if (bits > 0) out += t[(buf << (6 - bits)) & 63];
-  return out;
 }
 
 int b64url_value(char c) {
@@ -133,7 +117,7 @@ bool is_clean_path(std::string_view key) {
 
 std::string encode_continue(std::int64_t rv, std::string_view next_key) {
   json::object t{{"v", kVersion}, {"rv", rv}, {"start", std::string(next_key) + std::string(1, '\0')}};
-  return b64url(json::serialize(t));
+  return util::base64_encode(json::serialize(t), util::Base64::RawUrl);
 }
 
 util::Result<ContinueToken> decode_continue(std::string_view token) {

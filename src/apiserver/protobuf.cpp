@@ -11,6 +11,7 @@
 #include <map>
 
 #include "apiserver/protobuf_schema.h"
+#include "util/base64.h"
 
 namespace ksched::apiserver::protobuf {
 namespace {
@@ -130,33 +131,6 @@ std::string sanitize_utf8(std::string_view s) {
   return out;
 }
 
-std::string base64(std::string_view in) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    std::uint32_t n = (static_cast<std::uint8_t>(in[i]) << 16) | (static_cast<std::uint8_t>(in[i + 1]) << 8) |
-                      static_cast<std::uint8_t>(in[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (i + 1 == in.size()) {
-    std::uint32_t n = static_cast<std::uint8_t>(in[i]) << 16;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    std::uint32_t n = (static_cast<std::uint8_t>(in[i]) << 16) | (static_cast<std::uint8_t>(in[i + 1]) << 8);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
 
 // Days since 1970-01-01 -> civil date (proleptic Gregorian), valid for the whole int64 day range
 // we accept (years 0..9999 are checked by the caller).
@@ -287,7 +261,7 @@ json::value render_single(const Field& f, Kind kind, std::string_view chunk, std
                           const std::string& path, int depth) {
   switch (kind) {
     case Kind::String: return json::string(sanitize_utf8(chunk));
-    case Kind::Bytes: return json::string(base64(chunk));
+    case Kind::Bytes: return json::string(util::base64_encode(chunk));
     case Kind::Int32: return static_cast<std::int32_t>(number);
     case Kind::Int64: return static_cast<std::int64_t>(number);
     case Kind::Bool: return number != 0;

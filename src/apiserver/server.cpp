@@ -1,7 +1,5 @@
 #include "apiserver/server.h"
 
-#include <openssl/evp.h>
-
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
@@ -11,21 +9,11 @@
 #include "tls/certs.h"
 #include "apiserver/handlers.h"
 #include "apiserver/http_server.h"
+#include "util/base64.h"
 #include "util/log.h"
 
 namespace ksched::apiserver {
 
-namespace {
-
-std::string base64(const std::string& in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-}  // namespace
 
 struct Server::Impl {
   Options opts;
@@ -137,7 +125,7 @@ std::string Server::admin_token() const { return impl_->token; }
 
 std::string Server::kubeconfig() const {
   std::string s = "apiVersion: v1\nkind: Config\nclusters:\n- name: ksched\n  cluster:\n    server: " + url() + "\n";
-  if (impl_->opts.tls) s += "    certificate-authority-data: " + base64(impl_->ca.cert_pem) + "\n";
+  if (impl_->opts.tls) s += "    certificate-authority-data: " + util::base64_encode(impl_->ca.cert_pem) + "\n";
   s += "contexts:\n- name: ksched\n  context:\n    cluster: ksched\n    user: ksched\n    namespace: default\n";
   s += "current-context: ksched\nusers:\n- name: ksched\n  user:\n    token: " + impl_->token + "\n";
   return s;

@@ -123,21 +123,10 @@ std::string go_list(const std::vector<std::string>& v) {
 
 std::int32_t pod_priority(const api::Pod& p) { return p.spec.priority.value_or(0); }
 
-// Runs one plugin call, timing it when the cycle is sampled for plugin metrics.
-template <class F>
-Status timed(const FrameworkDeps& d, const CycleState& st, const Plugin& plugin, std::string_view point, F&& f) {
-  // The plugin's name is asked only when recording: this runs per node per plugin.
-  if (!st.record_plugin_metrics || !d.pluginObserver) return f();
-  auto t0 = std::chrono::steady_clock::now();
-  Status s = f();
-  d.pluginObserver(plugin.name(), point, s, std::chrono::steady_clock::now() - t0);
-  return s;
-}
-
-// Times consecutive plugin calls on one node on sampled cycles with one clock read per call:
-// the end of one call is the start of the next (what lies between is a few loads). The node
-// loops call plugins millions of times a second, and two reads per call were a tenth of the
-// scheduling thread's CPU.
+// Times plugin calls on sampled cycles (upstream samples 10 % for
+// scheduler_plugin_execution_duration_seconds) with one clock read per call: in the node loops
+// the end of one call is the start of the next (what lies between is a few loads), which halves
+// the clock reads there. The plugin's name is asked only when recording.
 class ChainedPluginTimer {
  public:
   ChainedPluginTimer(const FrameworkDeps& d, const CycleState& st)
@@ -156,6 +145,15 @@ class ChainedPluginTimer {
   const bool on_;
   std::chrono::steady_clock::time_point last_{};
 };
+
+// Runs one plugin call, timed on sampled cycles.
+template <class F>
+Status timed(const FrameworkDeps& d, const CycleState& st, const Plugin& plugin, std::string_view point, F&& f) {
+  ChainedPluginTimer timer(d, st);
+  Status s = f();
+  timer.observe(plugin, point, s);
+  return s;
+}
 
 class EmptyNodeInfoLister final : public NodeInfoLister, public StorageInfoLister {
  public:
