@@ -1,5 +1,7 @@
 #include "perf/workload.h"
 
+#include "api/yaml_json.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <boost/json.hpp>
@@ -14,38 +16,6 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-json::value from_yaml(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      json::object o;
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = from_yaml(kv.second);
-      return o;
-    }
-    case YAML::NodeType::Sequence: {
-      json::array a;
-      for (const auto& e : n) a.push_back(from_yaml(e));
-      return a;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string& s = n.Scalar();
-      if (n.Tag() == "!") return json::value(s);  // quoted: always a string
-      if (s == "true" || s == "True") return true;
-      if (s == "false" || s == "False") return false;
-      if (s == "null" || s == "~" || s.empty()) return nullptr;
-      if (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.') {
-        char* end = nullptr;
-        long long iv = std::strtoll(s.c_str(), &end, 10);
-        if (end && *end == 0) return iv;
-        double dv = std::strtod(s.c_str(), &end);
-        if (end && *end == 0) return dv;
-      }
-      return json::value(s);
-    }
-    default:
-      return nullptr;
-  }
-}
 
 std::string read_file(const std::string& path, bool& ok) {
   std::ifstream in(path);
@@ -176,7 +146,7 @@ util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, 
 
 util::Result<json::value> yaml_to_json(const std::string& yaml_text) {
   try {
-    return from_yaml(YAML::Load(yaml_text));
+    return api::yaml_to_json(YAML::Load(yaml_text));
   } catch (const std::exception& e) {
     return util::make_error(std::string("invalid YAML: ") + e.what());
   }
