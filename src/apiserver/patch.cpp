@@ -1,5 +1,7 @@
 #include "apiserver/patch.h"
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 #include <string>
 
@@ -259,7 +261,13 @@ util::Result<void> smp_list(json::value& target, const json::array& patch, std::
         return {};
       }
     }
-    json::array patched;  // patch elements (merged) in patch order
+    // Each element remembers its index in the live list (npos when new), for the final order.
+    constexpr std::size_t kNew = static_cast<std::size_t>(-1);
+    struct Item {
+      json::value v;
+      std::size_t live;
+    };
+    std::vector<Item> patched;  // patch elements (merged) in patch order
     std::vector<bool> used(t.size(), false);
     for (const auto& e : patch) {
       if (!e.is_object()) return util::make_error("strategic merge patch: list element of " + std::string(field) + " is not an object");
@@ -284,32 +292,47 @@ util::Result<void> smp_list(json::value& target, const json::array& patch, std::
       if (found < t.size()) used[found] = true;
       auto r = smp_object(merged, e.get_object(), kind);
       if (!r) return r;
-      patched.push_back(std::move(merged));
+      patched.push_back(Item{std::move(merged), found < t.size() ? found : kNew});
     }
-    json::array out = std::move(patched);
+    std::vector<Item> server_only;  // live order
     for (std::size_t i = 0; i < t.size(); ++i)
-      if (!used[i]) out.push_back(t[i]);
+      if (!used[i]) server_only.push_back(Item{t[i], i});
     if (order) {
-      // $setElementOrder: listed elements in that order; others keep their relative position after.
-      json::array sorted;
-      std::vector<bool> taken(out.size(), false);
-      for (const auto& o : *order) {
-        const auto* ok = o.is_object() ? o.get_object().if_contains(mk) : nullptr;
-        if (!ok) continue;
-        for (std::size_t i = 0; i < out.size(); ++i) {
-          if (taken[i] || !out[i].is_object()) continue;
-          const auto* k2 = out[i].get_object().if_contains(mk);
-          if (k2 && *k2 == *ok) {
-            sorted.push_back(out[i]);
-            taken[i] = true;
-            break;
-          }
+      // $setElementOrder: the elements it lists (patched or not) take its order; the rest stay
+      // server-only in live order.
+      auto position = [&](const json::value& v) -> std::size_t {
+        const auto* k = v.is_object() ? v.get_object().if_contains(mk) : nullptr;
+        if (!k) return kNew;
+        for (std::size_t i = 0; i < order->size(); ++i) {
+          const auto& o = (*order)[i];
+          const auto* ok = o.is_object() ? o.get_object().if_contains(mk) : nullptr;
+          if (ok && *ok == *k) return i;
         }
-      }
-      for (std::size_t i = 0; i < out.size(); ++i)
-        if (!taken[i]) sorted.push_back(out[i]);
-      out = std::move(sorted);
+        return kNew;
+      };
+      std::vector<Item> listed, rest;
+      for (auto* group : {&patched, &server_only})
+        for (auto& it : *group) (position(it.v) != kNew || group == &patched ? listed : rest).push_back(std::move(it));
+      std::stable_sort(listed.begin(), listed.end(),
+                       [&](const Item& x, const Item& y) { return position(x.v) < position(y.v); });
+      patched = std::move(listed);
+      server_only = std::move(rest);
     }
+    // Upstream's mergeSortedSlice: a server-only element goes before a patch element only when
+    // both were in the live list and it came first there; so new elements keep their place in
+    // the patch ([a,b] + [c] -> [c,a,b]; [a,b] + [b,c] -> [a,b,c]).
+    json::array out;
+    std::size_t i = 0, j = 0;
+    while (i < server_only.size() && j < patched.size()) {
+      const Item& l = server_only[i];
+      const Item& r = patched[j];
+      if (l.live != kNew && r.live != kNew && l.live < r.live)
+        out.push_back(std::move(server_only[i++].v));
+      else
+        out.push_back(std::move(patched[j++].v));
+    }
+    for (; i < server_only.size(); ++i) out.push_back(std::move(server_only[i].v));
+    for (; j < patched.size(); ++j) out.push_back(std::move(patched[j].v));
     target = std::move(out);
     return {};
   }

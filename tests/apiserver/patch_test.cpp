@@ -35,6 +35,23 @@ TEST(StrategicMerge, SetElementOrderAndDeleteDirective) {
   EXPECT_EQ(json::serialize(f), R"({"spec":{"containers":[{"name":"b"}]}})");
 }
 
+// Upstream's order: patch elements in patch order, live-only elements in live order, and a live
+// element goes first only when both were live and it came first.
+TEST(StrategicMerge, ListOrderFollowsUpstreamsMergeSortedSlice) {
+  auto names = [](const json::value& d) {
+    std::string out;
+    for (const auto& c : d.at("spec").at("containers").as_array()) out += std::string(c.at("name").as_string());
+    return out;
+  };
+  const char* live = R"({"spec":{"containers":[{"name":"a"},{"name":"b"}]}})";
+  EXPECT_EQ(names(smp(live, R"({"spec":{"containers":[{"name":"b","image":"x"},{"name":"c"}]}})")), "abc");
+  EXPECT_EQ(names(smp(live, R"({"spec":{"containers":[{"name":"c"}]}})")), "cab");
+  EXPECT_EQ(names(smp(live, R"({"spec":{"containers":[{"name":"c"},{"name":"a"}]}})")), "cab");
+  EXPECT_EQ(names(smp(live, R"({"spec":{"$setElementOrder/containers":[{"name":"a"},{"name":"b"},{"name":"c"}],)"
+                            R"("containers":[{"name":"c"}]}})")),
+            "abc");
+}
+
 TEST(StrategicMerge, ListsWithoutMergeKeyAreReplaced) {
   auto d = smp(R"({"spec":{"tolerations":[{"key":"a"}],"x":1}})", R"({"spec":{"tolerations":[{"key":"b"}],"x":null}})");
   EXPECT_EQ(json::serialize(d), R"({"spec":{"tolerations":[{"key":"b"}]}})");
