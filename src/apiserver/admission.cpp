@@ -1,7 +1,7 @@
 #include "apiserver/admission.h"
 
 #include <boost/json.hpp>
-#include <cctype>
+#include <string>
 
 namespace ksched::apiserver {
 
@@ -9,168 +9,60 @@ namespace json = boost::json;
 
 namespace {
 
-json::object& obj_at(json::object& o, std::string_view k) {
-  auto& v = o[k];
-  if (!v.is_object()) v = json::object();
-  return v.get_object();
-}
-
 std::string str(const json::object& o, std::string_view k) {
   auto* v = o.if_contains(k);
   return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
-void set_default(json::object& o, std::string_view k, json::value v) {
-  if (!o.contains(k)) o[k] = std::move(v);
+json::object& object_at(json::object& o, std::string_view k) {
+  auto& v = o[k];
+  if (!v.is_object()) v = json::object();
+  return v.get_object();
 }
 
-bool alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-
-bool is_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  if (!alnum_lower(s.front()) || !alnum_lower(s.back())) return false;
-  for (char c : s)
-    if (!alnum_lower(c) && c != '-') return false;
-  return true;
+const json::object* member_object(const json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_object() ? &v->get_object() : nullptr;
 }
 
-const char* kSubdomainMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
-    "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const char* kLabelMsg =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
-    "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const char* kDns1035Msg =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, "
-    "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
-    "'[a-z]([-a-z0-9]*[a-z0-9])?')";
-const char* kQualifiedNameMsg =
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const char* kLabelValueMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
-    "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation "
-    "is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-
-bool is_qualified_part(std::string_view s) {
-  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
-  for (char c : s)
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
+std::string name_of(const json::object& obj) {
+  auto* m = member_object(obj, "metadata");
+  return m ? str(*m, "name") : std::string();
 }
 
-std::string quote_json(const std::string& s) { return json::serialize(json::value(s)); }
-
-Cause invalid_cause(const std::string& field, const std::string& value, const std::string& msg) {
-  return Cause{"FieldValueInvalid", "Invalid value: " + quote_json(value) + ": " + msg, field};
+// How admission errors name the object: its name, else its generateName, else "Unknown".
+std::string display_name(const json::object& obj) {
+  auto* m = member_object(obj, "metadata");
+  std::string n = m ? str(*m, "name") : std::string();
+  if (n.empty() && m) n = str(*m, "generateName");
+  return n.empty() ? "Unknown" : n;
 }
 
-void check_key(std::vector<Cause>& out, const std::string& field, const std::string& key) {
-  std::string_view k = key, prefix;
-  auto slash = k.find('/');
-  if (slash != std::string_view::npos) {
-    prefix = k.substr(0, slash);
-    k = k.substr(slash + 1);
-    if (!check_dns1123_subdomain(std::string(prefix)).empty())
-    {
-      std::string msg = "prefix part ";
-      msg.append(kSubdomainMsg);
-      out.push_back(invalid_cause(field, key, msg));
-    }
-  }
-  if (k.size() > 63)
-    out.push_back(invalid_cause(field, key, "name part must be no more than 63 characters"));
-  else if (!is_qualified_part(k))
-    out.push_back(invalid_cause(field, key, kQualifiedNameMsg));
+// admission.NewForbidden: `<resource> "<name>" is forbidden: <why>`.
+ApiError forbidden(const ResourceInfo& r, const std::string& name, const std::string& why) {
+  ApiError e{403, "Forbidden", r.qualified_resource() + " \"" + name + "\" is forbidden: " + why};
+  e.name = name;
+  e.group = r.group;
+  e.kind = r.plural;
+  return e;
 }
 
-// QoS class from requests/limits (upstream GetPodQOS, simplified to cpu/memory).
-std::string qos_class(const json::object& spec) {
-  auto* cs = spec.if_contains("containers");
-  if (!cs || !cs->is_array()) return "BestEffort";
-  bool any = false, guaranteed = true;
-  for (const auto& c : cs->get_array()) {
-    if (!c.is_object()) continue;
-    auto* res = c.get_object().if_contains("resources");
-    const json::object* req = nullptr;
-    const json::object* lim = nullptr;
-    if (res && res->is_object()) {
-      if (auto* r = res->get_object().if_contains("requests"); r && r->is_object()) req = &r->get_object();
-      if (auto* l = res->get_object().if_contains("limits"); l && l->is_object()) lim = &l->get_object();
-    }
-    if ((req && !req->empty()) || (lim && !lim->empty())) any = true;
-    for (const char* rn : {"cpu", "memory"}) {
-      const json::value* l = lim ? lim->if_contains(rn) : nullptr;
-      const json::value* q = req ? req->if_contains(rn) : nullptr;
-      if (!l || (q && *q != *l)) guaranteed = false;
-    }
-  }
-  if (!any) return "BestEffort";
-  return guaranteed ? "Guaranteed" : "Burstable";
+std::optional<json::object> load(const Store& store, std::string_view group, std::string_view plural,
+                                 std::string_view name) {
+  const ResourceInfo* r = find_resource(group, "v1", plural);
+  if (!r) return std::nullopt;
+  auto o = store.get(r->id, "", name);
+  if (!o) return std::nullopt;
+  json::value v = json::parse(o->json);
+  if (!v.is_object()) return std::nullopt;
+  return std::move(v.get_object());
 }
 
-void default_container(json::object& c) {
-  set_default(c, "terminationMessagePath", "/dev/termination-log");
-  set_default(c, "terminationMessagePolicy", "File");
-  if (!c.contains("imagePullPolicy")) {
-    std::string image = str(c, "image");
-    auto slash = image.rfind('/');
-    std::string last = slash == std::string::npos ? image : image.substr(slash + 1);
-    bool digest = image.find('@') != std::string::npos;
-    auto colon = last.find(':');
-    bool latest = !digest && (colon == std::string::npos || last.substr(colon + 1) == "latest");
-    c["imagePullPolicy"] = latest ? "Always" : "IfNotPresent";
-  }
-  if (!c.contains("resources")) c["resources"] = json::object();
-  if (auto* ports = c.if_contains("ports"); ports && ports->is_array()) {
-    for (auto& p : ports->get_array())
-      if (p.is_object()) set_default(p.get_object(), "protocol", "TCP");
-  }
-}
-
-}  // namespace
-
-std::string check_dns1123_subdomain(const std::string& v) {
-  if (v.size() > 253) return "must be no more than 253 characters";
-  if (v.empty()) return kSubdomainMsg;
-  std::string_view s = v;
-  while (true) {
-    auto dot = s.find('.');
-    if (!is_label(s.substr(0, dot)) && s.substr(0, dot).size() <= 63) return kSubdomainMsg;
-    if (s.substr(0, dot).size() > 63) return kSubdomainMsg;
-    if (dot == std::string_view::npos) break;
-    s = s.substr(dot + 1);
-  }
-  return "";
-}
-
-std::string check_dns1123_label(const std::string& v) {
-  if (v.size() > 63) return "must be no more than 63 characters";
-  return is_label(v) ? "" : kLabelMsg;
-}
-
-void default_pod(json::object& pod) {
-  auto& spec = obj_at(pod, "spec");
-  set_default(spec, "restartPolicy", "Always");
-  set_default(spec, "terminationGracePeriodSeconds", 30);
-  set_default(spec, "dnsPolicy", "ClusterFirst");
-  set_default(spec, "securityContext", json::object());
-  set_default(spec, "schedulerName", "default-scheduler");
-  set_default(spec, "enableServiceLinks", true);
-  set_default(spec, "preemptionPolicy", "PreemptLowerPriority");
-  if (spec.contains("serviceAccount") && !spec.contains("serviceAccountName"))
-    spec["serviceAccountName"] = spec["serviceAccount"];
-  for (const char* list : {"containers", "initContainers"}) {
-    if (auto* cs = spec.if_contains(list); cs && cs->is_array()) {
-      for (auto& c : cs->get_array())
-        if (c.is_object()) default_container(c.get_object());
-    }
-  }
-  // DefaultTolerationSeconds admission: tolerate not-ready/unreachable for 300 s.
+// ------------------------------------------------------------------ DefaultTolerationSeconds
+// Pods tolerate node.kubernetes.io/not-ready and /unreachable (NoExecute) for 300 s unless they
+// already tolerate them.
+void default_toleration_seconds(json::object& pod) {
+  auto& spec = object_at(pod, "spec");
   auto& tv = spec["tolerations"];
   if (!tv.is_array()) tv = json::array();
   auto& tols = tv.get_array();
@@ -189,134 +81,194 @@ void default_pod(json::object& pod) {
   }
 }
 
-void reset_pod_status(json::object& pod) {
-  auto& spec = obj_at(pod, "spec");
-  json::object status{{"phase", "Pending"}, {"qosClass", qos_class(spec)}};
-  if (auto* g = spec.if_contains("schedulingGates"); g && g->is_array() && !g->get_array().empty()) {
-    status["conditions"] = json::array{json::object{{"type", "PodScheduled"},
-                                                    {"status", "False"},
-                                                    {"lastProbeTime", nullptr},
-                                                    {"lastTransitionTime", nullptr},
-                                                    {"reason", "SchedulingGated"},
-                                                    {"message", "Scheduling is blocked due to non-empty scheduling gates"}}};
-  }
-  pod["status"] = std::move(status);
+// ------------------------------------------------------------------ Priority
+struct PriorityChoice {
+  std::string class_name;
+  std::int64_t value = 0;
+  std::string policy = "PreemptLowerPriority";
+};
+
+std::int64_t int_of(const json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_int64() ? v->get_int64() : 0;
 }
 
-std::optional<ApiError> admit_priority(json::object& pod,
-                                       const std::function<std::optional<std::int64_t>(const std::string&)>& lookup) {
-  auto& spec = obj_at(pod, "spec");
-  std::string pc = str(spec, "priorityClassName");
-  if (pc.empty()) {
-    set_default(spec, "priority", 0);
+// The global default class (the lowest value if several claim it), or priority 0.
+PriorityChoice default_priority(const Store& store) {
+  PriorityChoice c;
+  const ResourceInfo* pcr = find_resource("scheduling.k8s.io", "v1", "priorityclasses");
+  auto all = store.list(pcr->id, Store::ListOptions{});
+  if (!all) return c;
+  bool found = false;
+  for (const auto& o : all->items) {
+    if (o->json.find("\"globalDefault\":true") == std::string::npos) continue;
+    json::value v = json::parse(o->json);
+    const auto& pc = v.get_object();
+    std::int64_t value = int_of(pc, "value");
+    if (found && value >= c.value) continue;
+    found = true;
+    c.class_name = name_of(pc);
+    c.value = value;
+    std::string policy = str(pc, "preemptionPolicy");
+    c.policy = policy.empty() ? "PreemptLowerPriority" : policy;
+  }
+  return c;
+}
+
+std::optional<ApiError> admit_pod_priority(const ResourceInfo& r, WriteVerb verb, json::object& pod,
+                                           const json::object* old, const Store& store) {
+  auto& spec = object_at(pod, "spec");
+  if (verb == WriteVerb::Update) {
+    // Priority was resolved on create; an update that leaves it out keeps it.
+    const json::object* old_spec = old ? member_object(*old, "spec") : nullptr;
+    if (!old_spec) return std::nullopt;
+    for (const char* f : {"priority", "preemptionPolicy"})
+      if (!spec.contains(f))
+        if (auto* p = old_spec->if_contains(f)) spec[f] = *p;
     return std::nullopt;
   }
-  auto v = lookup(pc);
-  (void)obj_at(pod, "metadata");
-  auto& spec2 = obj_at(pod, "spec");  // re-fetched: inserting into `pod` may move its members
-  if (!v) {
-    ApiError e{403, "Forbidden", "pods \"" + str(obj_at(pod, "metadata"), "name") +
-                                     "\" is forbidden: no PriorityClass with name " + pc + " was found"};
-    e.name = str(obj_at(pod, "metadata"), "name");
-    e.kind = "pods";
-    return e;
+  PriorityChoice c;
+  std::string requested = str(spec, "priorityClassName");
+  if (requested.empty()) {
+    c = default_priority(store);
+  } else {
+    auto pc = load(store, "scheduling.k8s.io", "priorityclasses", requested);
+    if (!pc) return forbidden(r, display_name(pod), "no PriorityClass with name " + requested + " was found");
+    c.class_name = requested;
+    c.value = int_of(*pc, "value");
+    std::string policy = str(*pc, "preemptionPolicy");
+    c.policy = policy.empty() ? "PreemptLowerPriority" : policy;
   }
-  spec2["priority"] = *v;
+  auto& s = object_at(pod, "spec");  // re-fetched: a lookup above cannot move it, but keep it obvious
+  if (auto* p = s.if_contains("priority"); p && !p->is_null()) {
+    std::int64_t given = p->is_int64() ? p->get_int64() : 0;
+    if (given != c.value)
+      return forbidden(r, display_name(pod), "the integer value of priority (" + std::to_string(given) +
+                                            ") must not be provided in pod spec; priority admission controller computed " +
+                                            std::to_string(c.value) + " from the given PriorityClass name");
+  }
+  if (auto* p = s.if_contains("preemptionPolicy"); p && p->is_string() && p->get_string() != c.policy)
+    return forbidden(r, display_name(pod), "the string value of PreemptionPolicy (" + std::string(p->get_string()) +
+                                          ") must not be provided in pod spec; priority admission controller computed " +
+                                          c.policy + " from the given PriorityClass name");
+  if (!c.class_name.empty()) s["priorityClassName"] = c.class_name;
+  s["priority"] = c.value;
+  s["preemptionPolicy"] = c.policy;
   return std::nullopt;
 }
 
-ApiError invalid(const ResourceInfo& r, const std::string& name, std::vector<Cause> causes) {
-  ApiError e;
-  e.code = 422;
-  e.reason = "Invalid";
-  std::string list;
-  for (std::size_t i = 0; i < causes.size(); ++i) {
-    if (i) list += ", ";
-    list += causes[i].field + ": " + causes[i].message;
-  }
-  e.message = r.qualified_kind() + " \"" + name + "\" is invalid: " + (causes.size() > 1 ? "[" + list + "]" : list);
-  e.name = name;
-  e.group = r.group;
-  e.kind = r.kind;
-  e.causes = std::move(causes);
-  return e;
+// A second global default is refused (upstream's validatePriorityClass).
+std::optional<ApiError> admit_priority_class(const ResourceInfo& r, const json::object& pc, const Store& store) {
+  auto* gd = pc.if_contains("globalDefault");
+  if (!gd || !gd->is_bool() || !gd->get_bool()) return std::nullopt;
+  PriorityChoice current = default_priority(store);
+  std::string name = name_of(pc);
+  if (!current.class_name.empty() && current.class_name != name)
+    return forbidden(r, name, "PriorityClass " + current.class_name + " is already marked as default. Only one default can exist");
+  return std::nullopt;
 }
 
-std::optional<ApiError> validate_object(const ResourceInfo& r, const json::object& obj, bool create) {
-  std::vector<Cause> causes;
-  const json::value* mv = obj.if_contains("metadata");
-  static const json::object empty;
-  const json::object& meta = mv && mv->is_object() ? mv->get_object() : empty;
-  std::string name = str(meta, "name");
-  if (name.empty()) {
-    causes.push_back(Cause{"FieldValueRequired", "Required value: name or generateName is required", "metadata.name"});
-  } else {
-    std::string msg;
-    if (r.plural == "namespaces")
-      msg = check_dns1123_label(name);
-    else if (r.plural == "services")
-      msg = name.size() > 63 ? "must be no more than 63 characters"
-            : (is_label(name) && std::isalpha(static_cast<unsigned char>(name[0]))) ? ""
-                                                                                   : kDns1035Msg;
-    else if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('%') != std::string::npos)
-      msg = name == "." || name == ".." ? "may not be '" + name + "'" : "may not contain '/'";
-    else if (r.plural == "events" || r.plural == "leases" || r.group == "rbac.authorization.k8s.io")
-      msg = "";  // path-segment names are enough for these (RBAC names hold ':')
-    else
-      msg = check_dns1123_subdomain(name);
-    if (!msg.empty()) causes.push_back(invalid_cause("metadata.name", name, msg));
-  }
-  std::size_t total = 0;
-  if (auto* l = meta.if_contains("labels"); l && l->is_object()) {
-    for (const auto& kv : l->get_object()) {
-      std::string k(kv.key());
-      check_key(causes, "metadata.labels", k);
-      std::string v = kv.value().is_string() ? std::string(kv.value().get_string()) : std::string();
-      if (v.size() > 63)
-        causes.push_back(invalid_cause("metadata.labels", v, "must be no more than 63 characters"));
-      else if (!v.empty() && !is_qualified_part(v))
-        causes.push_back(invalid_cause("metadata.labels", v, kLabelValueMsg));
+// ------------------------------------------------------------------ RuntimeClass
+// Whether toleration `ss` tolerates everything `t` does (upstream's isSuperset).
+bool tolerates_superset(const json::object& ss, const json::object& t) {
+  if (ss == t) return true;
+  std::string ss_key = str(ss, "key"), ss_op = str(ss, "operator"), ss_eff = str(ss, "effect");
+  if (!(ss_key.empty() && ss_op == "Exists") && ss_key != str(t, "key")) return false;
+  if (!ss_eff.empty() && ss_eff != str(t, "effect")) return false;
+  if (ss_eff == "NoExecute") {
+    const json::value* a = ss.if_contains("tolerationSeconds");
+    if (a && a->is_int64()) {
+      const json::value* b = t.if_contains("tolerationSeconds");
+      if (!b || !b->is_int64() || b->get_int64() > a->get_int64()) return false;
     }
   }
-  if (auto* a = meta.if_contains("annotations"); a && a->is_object()) {
-    for (const auto& kv : a->get_object()) {
-      std::string k(kv.key());
-      check_key(causes, "metadata.annotations", k);
-      total += k.size() + (kv.value().is_string() ? kv.value().get_string().size() : 0);
-    }
-    if (total > 262144)
-      causes.push_back(Cause{"FieldValueTooLong", "Too long: must have at most 262144 bytes", "metadata.annotations"});
+  if (ss_op == "Exists") return true;
+  std::string t_op = str(t, "operator");
+  return (t_op.empty() || t_op == "Equal") && str(ss, "value") == str(t, "value");
+}
+
+// MergeTolerations: the pod's then the class's, without any that another one already covers.
+json::array merge_tolerations(const json::array& pod, const json::array& cls) {
+  std::vector<const json::object*> all;
+  for (const auto* list : {&pod, &cls})
+    for (const auto& t : *list)
+      if (t.is_object()) all.push_back(&t.get_object());
+  json::array out;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    bool covered = false;
+    for (const auto& kept : out) covered = covered || tolerates_superset(kept.get_object(), *all[i]);
+    for (std::size_t j = i + 1; j < all.size() && !covered; ++j)
+      covered = *all[j] != *all[i] && tolerates_superset(*all[j], *all[i]);
+    if (!covered) out.push_back(*all[i]);
   }
-  if (r.kind == "Pod" && r.group.empty()) {
-    const json::value* sv = obj.if_contains("spec");
-    const json::value* cs = sv && sv->is_object() ? sv->get_object().if_contains("containers") : nullptr;
-    if (!cs || !cs->is_array() || cs->get_array().empty()) {
-      causes.push_back(Cause{"FieldValueRequired", "Required value", "spec.containers"});
-    } else {
-      std::size_t i = 0;
-      std::vector<std::string> seen;
-      for (const auto& c : cs->get_array()) {
-        std::string base = "spec.containers[" + std::to_string(i++) + "]";
-        if (!c.is_object()) continue;
-        std::string cn = str(c.get_object(), "name");
-        if (cn.empty())
-          causes.push_back(Cause{"FieldValueRequired", "Required value", base + ".name"});
-        else if (!check_dns1123_label(cn).empty())
-          causes.push_back(invalid_cause(base + ".name", cn, check_dns1123_label(cn)));
-        else {
-          for (const auto& s : seen)
-            if (s == cn) causes.push_back(Cause{"FieldValueDuplicate", "Duplicate value: " + quote_json(cn), base + ".name"});
-          seen.push_back(cn);
-        }
-        if (str(c.get_object(), "image").empty() && create)
-          causes.push_back(Cause{"FieldValueRequired", "Required value", base + ".image"});
+  return out;
+}
+
+// The class's overhead becomes the pod's, its node selector and tolerations are merged in.
+std::optional<ApiError> admit_pod_runtime_class(const ResourceInfo& r, json::object& pod, const Store& store) {
+  auto& spec = object_at(pod, "spec");
+  std::string rc_name = str(spec, "runtimeClassName");
+  const json::value* pod_overhead = spec.if_contains("overhead");
+  bool has_pod_overhead = pod_overhead && pod_overhead->is_object() && !pod_overhead->get_object().empty();
+  if (rc_name.empty()) {
+    if (has_pod_overhead)
+      return forbidden(r, display_name(pod), "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead");
+    return std::nullopt;
+  }
+  auto rc = load(store, "node.k8s.io", "runtimeclasses", rc_name);
+  if (!rc) return forbidden(r, display_name(pod), "pod rejected: RuntimeClass \"" + rc_name + "\" not found");
+  const json::object* overhead = member_object(*rc, "overhead");
+  const json::object* pod_fixed = overhead ? member_object(*overhead, "podFixed") : nullptr;
+  if (pod_fixed) {
+    if (has_pod_overhead && pod_overhead->get_object() != *pod_fixed)
+      return forbidden(r, display_name(pod), "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+    spec["overhead"] = *pod_fixed;
+  } else if (has_pod_overhead) {
+    return forbidden(r, display_name(pod), "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead");
+  }
+  const json::object* sched = member_object(*rc, "scheduling");
+  if (!sched) return std::nullopt;
+  if (const json::object* sel = member_object(*sched, "nodeSelector"); sel && !sel->empty()) {
+    auto& pod_sel = object_at(spec, "nodeSelector");
+    for (const auto& kv : *sel) {
+      if (auto* cur = pod_sel.if_contains(kv.key())) {
+        if (*cur != kv.value())
+          return forbidden(r, display_name(pod),
+                           "conflict: runtimeClass.scheduling.nodeSelector[" + std::string(kv.key()) +
+                               "] = " + std::string(kv.value().is_string() ? kv.value().get_string() : "") +
+                               "; pod.spec.nodeSelector[" + std::string(kv.key()) + "] = " +
+                               std::string(cur->is_string() ? cur->get_string() : ""));
+        continue;
       }
+      pod_sel[kv.key()] = kv.value();
     }
   }
-  if (r.plural == "priorityclasses" && !obj.contains("value"))
-    causes.push_back(Cause{"FieldValueRequired", "Required value", "value"});
-  if (causes.empty()) return std::nullopt;
-  return invalid(r, name, std::move(causes));
+  if (auto* tv = sched->if_contains("tolerations"); tv && tv->is_array() && !tv->get_array().empty()) {
+    auto& pt = spec["tolerations"];
+    if (!pt.is_array()) pt = json::array();
+    pt = merge_tolerations(pt.get_array(), tv->get_array());
+  }
+  return std::nullopt;
+}
+
+bool is_pod(const ResourceInfo& r) { return r.group.empty() && r.kind == "Pod"; }
+bool is_priority_class(const ResourceInfo& r) { return r.group == "scheduling.k8s.io" && r.kind == "PriorityClass"; }
+
+}  // namespace
+
+std::optional<ApiError> admit_mutating(const ResourceInfo& r, WriteVerb verb, std::string_view, json::object& obj,
+                                       const json::object* old, const Store& store) {
+  if (!is_pod(r)) return std::nullopt;
+  if (verb == WriteVerb::Create) {
+    if (auto e = admit_pod_runtime_class(r, obj, store)) return e;
+    default_toleration_seconds(obj);
+  }
+  return admit_pod_priority(r, verb, obj, old, store);
+}
+
+std::optional<ApiError> admit_validating(const ResourceInfo& r, WriteVerb, const json::object& obj, const Store& store) {
+  if (is_priority_class(r)) return admit_priority_class(r, obj, store);
+  return std::nullopt;
 }
 
 }  // namespace ksched::apiserver

@@ -1,30 +1,25 @@
-// Admission: defaulting (pods as upstream's defaults + admission plugins) and validation of names,
-// labels, annotations and required fields, with upstream's 422 Invalid shape.
+// Admission plugins, as kube-apiserver runs them by default for the kinds we serve:
+// DefaultTolerationSeconds, Priority and RuntimeClass on pods, Priority on PriorityClasses.
+// They read other objects (classes) from the store and answer 403 Forbidden as upstream does.
 #pragma once
 #include <boost/json/fwd.hpp>
-#include <functional>
 #include <optional>
-#include <string>
+#include <string_view>
 
 #include "apiserver/resources.h"
 #include "apiserver/status.h"
+#include "apiserver/storage.h"
+#include "apiserver/validation.h"
 
 namespace ksched::apiserver {
 
-// Fills pod defaults (restartPolicy, dnsPolicy, schedulerName, container defaults, tolerations...).
-void default_pod(boost::json::object& pod);
-// Pod create resets status to Pending plus qosClass.
-void reset_pod_status(boost::json::object& pod);
-// Resolves spec.priorityClassName to spec.priority; `lookup` returns the class value or nullopt.
-std::optional<ApiError> admit_priority(boost::json::object& pod,
-                                       const std::function<std::optional<std::int64_t>(const std::string&)>& lookup);
-// Validates an object about to be stored; returns a 422 Invalid (or nullopt).
-std::optional<ApiError> validate_object(const ResourceInfo& r, const boost::json::object& obj, bool create);
-// Builds the Invalid error "Kind \"name\" is invalid: ..." from causes.
-ApiError invalid(const ResourceInfo& r, const std::string& name, std::vector<Cause> causes);
+enum class WriteVerb { Create, Update };
 
-// Name checks: return the error message or "" when valid.
-std::string check_dns1123_subdomain(const std::string& v);
-std::string check_dns1123_label(const std::string& v);
+// Mutating admission: may change `obj`. `old` is the stored object on Update.
+std::optional<ApiError> admit_mutating(const ResourceInfo& r, WriteVerb verb, std::string_view ns,
+                                       boost::json::object& obj, const boost::json::object* old, const Store& store);
+// Validating admission: runs after validation, may only refuse.
+std::optional<ApiError> admit_validating(const ResourceInfo& r, WriteVerb verb, const boost::json::object& obj,
+                                         const Store& store);
 
 }  // namespace ksched::apiserver

@@ -12,7 +12,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "apiserver/admission.h"
+#include "api/yaml_json.h"
+#include "apiserver/write_pipeline.h"
 #include "apiserver/auth.h"
 #include "apiserver/continue_token.h"
 #include "apiserver/discovery.h"
@@ -231,37 +232,6 @@ std::optional<std::int64_t> parse_rv(const std::string& s) {
   return v;
 }
 
-// YAML (template files) to JSON; scalars that look like numbers/bools stay typed.
-json::value yaml_to_json(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      json::object o;
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = yaml_to_json(kv.second);
-      return o;
-    }
-    case YAML::NodeType::Sequence: {
-      json::array a;
-      for (const auto& e : n) a.push_back(yaml_to_json(e));
-      return a;
-    }
-    case YAML::NodeType::Scalar: {
-      std::string s = n.Scalar();
-      if (n.Tag() == "!") return json::value(s);  // quoted
-      if (s == "true") return true;
-      if (s == "false") return false;
-      if (s == "null" || s == "~") return nullptr;
-      if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-')) {
-        char* end = nullptr;
-        long long v = std::strtoll(s.c_str(), &end, 10);
-        if (end && *end == 0) return v;
-      }
-      return json::value(s);
-    }
-    default:
-      return nullptr;
-  }
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- the verbs
@@ -291,15 +261,12 @@ struct Api::Impl {
     }
     json::error_code ec;
     json::value v = json::parse(text, ec);
-    if (ec) {
-      // YAML bodies (application/yaml) are accepted as well.
-      if (req.content_type.starts_with("application/yaml")) {
-        try {
-          json::value y = yaml_to_json(YAML::Load(req.body));
-          if (y.is_object()) return std::move(y.get_object());
-        } catch (const std::exception&) {
-        }
-      }
+    if (ec && req.content_type.starts_with("application/yaml")) {
+      // YAML bodies: the same conversion (and scalar rules) as every other YAML we read.
+      auto y = api::yaml_text_to_json(req.body);
+      if (!y) return util::make_error("error converting YAML to JSON: " + y.error());
+      v = std::move(*y);
+    } else if (ec) {
       return util::make_error("couldn't get version/kind; json parse error: " + ec.message());
     }
     if (!v.is_object()) return util::make_error("json: cannot unmarshal " + std::string(v.is_array() ? "array" : "value") + " into Go value of type struct");
@@ -334,15 +301,6 @@ struct Api::Impl {
       return e;
     }
     return std::nullopt;
-  }
-
-  std::optional<std::int64_t> priority_class_value(const std::string& name) {
-    auto pc = store.get(res_id("scheduling.k8s.io", "priorityclasses"), "", name);
-    if (!pc) return std::nullopt;
-    json::value v = json::parse(pc->json);
-    auto* val = v.get_object().if_contains("value");
-    if (val && val->is_int64()) return val->get_int64();
-    return 0;
   }
 
   // ------------------------------------------------------------ create
@@ -401,23 +359,12 @@ struct Api::Impl {
     meta.erase("deletionGracePeriodSeconds");
     meta.erase("managedFields");
     meta.erase("selfLink");
-    if (r.tracks_generation)
+    // Kinds with a spec/status split count spec changes; PriorityClass starts at 1 and stays.
+    if (r.tracks_generation || (r.group == "scheduling.k8s.io" && r.kind == "PriorityClass"))
       meta["generation"] = 1;
     else
       meta.erase("generation");
-    if (r.group.empty() && r.plural == "pods") {
-      default_pod(obj);
-      if (auto e = admit_priority(obj, [&](const std::string& n) { return priority_class_value(n); })) return fail(*e);
-      reset_pod_status(obj);
-    }
-    if (r.group.empty() && r.plural == "namespaces") {
-      obj["spec"] = json::object{{"finalizers", json::array{"kubernetes"}}};
-      obj["status"] = json::object{{"phase", "Active"}};
-      auto& labels = meta_of(obj)["labels"];
-      if (!labels.is_object()) labels = json::object();
-      labels.get_object()["kubernetes.io/metadata.name"] = name;
-    }
-    if (auto e = validate_object(r, obj, true)) return fail(*e);
+    if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns}, obj, store)) return fail(*e);
     to_storage(r, obj);
     if (dry) {
       CreateResult c;
@@ -484,7 +431,11 @@ struct Api::Impl {
         return error_response(conflict_modified(r, name));
       }
       if (auto e = finish_update(r, sub, cur_obj, next)) return error_response(*e);
-      if (auto e = validate_object(r, next, false)) return error_response(*e);
+      // A binding only sets nodeName and the PodScheduled condition on the stored pod; upstream's
+      // binding storage does not re-validate the pod, and neither do we.
+      if (sub != "binding")
+        if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj}, next, store))
+          return error_response(*e);
       to_storage(r, next);
       auto& nmeta = meta_of(next);
       // Emptying the finalizers of an object being deleted completes the deletion.
@@ -886,8 +837,9 @@ struct Api::Impl {
           if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
           return json_response(200, to_view(r, c.obj->json));
         }
-        if (on_node && !meta.contains("deletionTimestamp")) {
-          // Grace 0 on a bound pod: watchers see MODIFIED (deletionTimestamp) then DELETED.
+        if (!meta.contains("deletionTimestamp")) {
+          // Grace 0 (unbound, finished, or asked for): watchers still see MODIFIED with the
+          // deletionTimestamp, then DELETED, as upstream writes the graceful update first.
           meta["deletionTimestamp"] = now_ts();
           meta["deletionGracePeriodSeconds"] = 0;
           auto c = store.put(storage_id(r), obj, cur->rv);
@@ -1610,7 +1562,7 @@ util::Result<void> Api::create_nodes(int n, const std::string& template_path) {
     std::stringstream ss;
     ss << in.rdbuf();
     try {
-      json::value v = yaml_to_json(YAML::Load(ss.str()));
+      json::value v = api::yaml_to_json(YAML::Load(ss.str()));
       if (!v.is_object()) return util::make_error("node template \"" + template_path + "\" is not an object");
       tmpl = std::move(v.get_object());
     } catch (const std::exception& e) {

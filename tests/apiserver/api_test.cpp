@@ -1,5 +1,6 @@
 // REST semantics through Api::handle (no HTTP): admission, validation messages, conflicts,
 // patches, binding, selectors, list/watch resourceVersion rules, graceful pod deletion.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -153,15 +154,22 @@ TEST_F(ApiTest, StaleUpdateConflicts) {
 
 TEST_F(ApiTest, PatchTypes) {
   ASSERT_EQ(create_pod("web").status, 201);
-  // strategic: containers merge by name, ports by containerPort
+  // strategic: containers merge by name, ports by containerPort; a pod's ports may not change
+  auto smp_ports = call("PATCH", "/api/v1/namespaces/default/pods/web",
+                        R"({"spec":{"containers":[{"name":"c","image":"nginx:2","ports":[{"containerPort":443}]}]}})",
+                        "application/strategic-merge-patch+json");
+  ASSERT_EQ(smp_ports.status, 422) << smp_ports.body;
+  EXPECT_THAT(message(smp_ports), ::testing::StartsWith("Pod \"web\" is invalid: spec: Forbidden: pod updates may not "
+                                                        "change fields other than `spec.containers[*].image`"));
+  EXPECT_THAT(message(smp_ports), ::testing::HasSubstr("+ spec.containers[0].ports: [{\"containerPort\":443"));
   auto smp = call("PATCH", "/api/v1/namespaces/default/pods/web",
-                  R"({"spec":{"containers":[{"name":"c","image":"nginx:2","ports":[{"containerPort":443}]}]}})",
+                  R"({"spec":{"containers":[{"name":"c","image":"nginx:2"}]}})",
                   "application/strategic-merge-patch+json");
   ASSERT_EQ(smp.status, 200) << smp.body;
   auto c = parse(smp)["spec"].as_object()["containers"].as_array();
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].as_object()["image"], "nginx:2");
-  EXPECT_EQ(c[0].as_object()["ports"].as_array().size(), 2u);
+  EXPECT_EQ(c[0].as_object()["ports"].as_array().size(), 1u);
   EXPECT_EQ(c[0].as_object()["imagePullPolicy"], "Always");  // untouched field kept
   // merge: null deletes
   auto mp = call("PATCH", "/api/v1/namespaces/default/pods/web", R"({"metadata":{"labels":{"app":null,"x":"y"}}})",
@@ -172,7 +180,7 @@ TEST_F(ApiTest, PatchTypes) {
   EXPECT_EQ(labels["x"], "y");
   // json patch
   auto jp = call("PATCH", "/api/v1/namespaces/default/pods/web",
-                 R"([{"op":"replace","path":"/metadata/labels/x","value":"z"},{"op":"remove","path":"/spec/containers/0/ports/1"}])",
+                 R"([{"op":"replace","path":"/metadata/labels/x","value":"z"},{"op":"add","path":"/metadata/labels/y","value":"1"}])",
                  "application/json-patch+json");
   ASSERT_EQ(jp.status, 200) << jp.body;
   EXPECT_EQ(parse(jp)["metadata"].as_object()["labels"].as_object()["x"], "z");

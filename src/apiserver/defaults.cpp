@@ -1,0 +1,191 @@
+#include "apiserver/defaults.h"
+
+#include <boost/json.hpp>
+
+namespace ksched::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+json::object& object_at(json::object& o, std::string_view k) {
+  auto& v = o[k];
+  if (!v.is_object()) v = json::object();
+  return v.get_object();
+}
+
+json::object* if_object(json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_object() ? &v->get_object() : nullptr;
+}
+
+json::array* if_array(json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_array() ? &v->get_array() : nullptr;
+}
+
+std::string_view str(const json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
+void set_default(json::object& o, std::string_view k, json::value v) {
+  auto* cur = o.if_contains(k);
+  if (!cur || cur->is_null()) o[k] = std::move(v);
+}
+
+template <class F>
+void each_object(json::array* a, F&& f) {
+  if (!a) return;
+  for (auto& x : *a)
+    if (x.is_object()) f(x.get_object());
+}
+
+// SetDefaults_Probe and its handlers.
+void default_probe(json::object* p) {
+  if (!p) return;
+  set_default(*p, "timeoutSeconds", 1);
+  set_default(*p, "periodSeconds", 10);
+  set_default(*p, "successThreshold", 1);
+  set_default(*p, "failureThreshold", 3);
+  if (auto* h = if_object(*p, "httpGet")) {
+    set_default(*h, "path", "/");
+    set_default(*h, "scheme", "HTTP");
+  }
+}
+
+void default_lifecycle_handler(json::object* h) {
+  if (!h) return;
+  if (auto* g = if_object(*h, "httpGet")) {
+    set_default(*g, "path", "/");
+    set_default(*g, "scheme", "HTTP");
+  }
+}
+
+// SetDefaults_Container, SetDefaults_ContainerPort, SetDefaults_EnvVar's fieldRef, probes.
+void default_container(json::object& c) {
+  set_default(c, "terminationMessagePath", "/dev/termination-log");
+  set_default(c, "terminationMessagePolicy", "File");
+  if (str(c, "imagePullPolicy").empty()) {
+    std::string_view image = str(c, "image");
+    auto slash = image.rfind('/');
+    std::string_view last = slash == std::string_view::npos ? image : image.substr(slash + 1);
+    bool digest = image.find('@') != std::string_view::npos;
+    auto colon = last.find(':');
+    bool latest = !digest && (colon == std::string_view::npos || last.substr(colon + 1) == "latest");
+    c["imagePullPolicy"] = latest ? "Always" : "IfNotPresent";
+  }
+  set_default(c, "resources", json::object());
+  each_object(if_array(c, "ports"), [](json::object& p) { set_default(p, "protocol", "TCP"); });
+  each_object(if_array(c, "env"), [](json::object& e) {
+    if (auto* vf = if_object(e, "valueFrom"))
+      if (auto* fr = if_object(*vf, "fieldRef")) set_default(*fr, "apiVersion", "v1");
+  });
+  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) default_probe(if_object(c, probe));
+  if (auto* lc = if_object(c, "lifecycle")) {
+    default_lifecycle_handler(if_object(*lc, "postStart"));
+    default_lifecycle_handler(if_object(*lc, "preStop"));
+  }
+}
+
+// SetDefaults_Volume and the per-source defaults (file modes 0644, hostPath type "").
+void default_volume(json::object& v) {
+  bool has_source = false;
+  for (const auto& kv : v)
+    if (kv.key() != "name") has_source = true;
+  if (!has_source) v["emptyDir"] = json::object();
+  for (const char* src : {"secret", "configMap", "downwardAPI", "projected"})
+    if (auto* s = if_object(v, src)) set_default(*s, "defaultMode", 420);
+  if (auto* hp = if_object(v, "hostPath")) set_default(*hp, "type", "");
+  if (auto* iscsi = if_object(v, "iscsi")) set_default(*iscsi, "iscsiInterface", "default");
+}
+
+// SetDefaults_PodSpec: what every pod spec (pods and templates) gets.
+void default_pod_spec(json::object& spec) {
+  set_default(spec, "dnsPolicy", "ClusterFirst");
+  set_default(spec, "restartPolicy", "Always");
+  set_default(spec, "securityContext", json::object());
+  set_default(spec, "terminationGracePeriodSeconds", 30);
+  set_default(spec, "schedulerName", "default-scheduler");
+  if (spec.contains("serviceAccount") && str(spec, "serviceAccountName").empty())
+    spec["serviceAccountName"] = spec["serviceAccount"];
+  for (const char* list : {"containers", "initContainers", "ephemeralContainers"})
+    each_object(if_array(spec, list), default_container);
+  each_object(if_array(spec, "volumes"), default_volume);
+}
+
+// SetDefaults_Pod: requests default to limits (per resource, when unset), service links on, and
+// under hostNetwork an unset hostPort takes the containerPort.
+void default_pod(json::object& pod) {
+  auto& spec = object_at(pod, "spec");
+  default_pod_spec(spec);
+  set_default(spec, "enableServiceLinks", true);
+  bool host_network = false;
+  if (auto* hn = spec.if_contains("hostNetwork"); hn && hn->is_bool()) host_network = hn->get_bool();
+  for (const char* list : {"containers", "initContainers"}) {
+    each_object(if_array(spec, list), [&](json::object& c) {
+      if (auto* res = if_object(c, "resources")) {
+        if (auto* limits = if_object(*res, "limits"); limits && !limits->empty()) {
+          auto& requests = object_at(*res, "requests");
+          for (const auto& kv : *limits)
+            if (!requests.contains(kv.key())) requests[kv.key()] = kv.value();
+        }
+      }
+      if (!host_network) return;
+      each_object(if_array(c, "ports"), [](json::object& p) {
+        auto* hp = p.if_contains("hostPort");
+        bool unset = !hp || hp->is_null() || (hp->is_int64() && hp->get_int64() == 0);
+        if (unset)
+          if (auto* cp = p.if_contains("containerPort")) p["hostPort"] = *cp;
+      });
+    });
+  }
+}
+
+// A node always has a spec and a status; the status' daemonEndpoints and nodeInfo are structs
+// upstream always serialises, and allocatable defaults to capacity (SetDefaults_NodeStatus).
+void default_node(json::object& node) {
+  object_at(node, "spec");
+  auto& status = object_at(node, "status");
+  auto& de = object_at(status, "daemonEndpoints");
+  auto& ke = object_at(de, "kubeletEndpoint");
+  set_default(ke, "Port", 0);
+  auto& info = object_at(status, "nodeInfo");
+  for (const char* f : {"machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
+                        "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"})
+    set_default(info, f, "");
+  if (auto* cap = if_object(status, "capacity"); cap && !status.contains("allocatable"))
+    status["allocatable"] = *cap;
+}
+
+void default_template(json::object* parent, std::string_view key) {
+  if (!parent) return;
+  if (auto* t = if_object(*parent, key))
+    if (auto* spec = if_object(*t, "spec")) default_pod_spec(*spec);
+}
+
+}  // namespace
+
+void apply_defaults(const ResourceInfo& r, json::object& obj) {
+  const std::string& k = r.kind;
+  if (r.group.empty()) {
+    if (k == "Pod") return default_pod(obj);
+    if (k == "Node") return default_node(obj);
+    if (k == "ReplicationController") return default_template(if_object(obj, "spec"), "template");
+    if (k == "PodTemplate") return default_template(&obj, "template");
+    return;
+  }
+  if (r.group == "scheduling.k8s.io" && k == "PriorityClass") {
+    set_default(obj, "preemptionPolicy", "PreemptLowerPriority");
+    return;
+  }
+  if (r.group == "apps") return default_template(if_object(obj, "spec"), "template");
+  if (r.group == "batch") {
+    json::object* spec = if_object(obj, "spec");
+    if (k == "CronJob" && spec)
+      if (auto* jt = if_object(*spec, "jobTemplate")) spec = if_object(*jt, "spec");
+    return default_template(spec, "template");
+  }
+}
+
+}  // namespace ksched::apiserver

@@ -1,0 +1,284 @@
+// The write pipeline (canonicalise -> default -> admit -> validate) through Api::handle, for every
+// verb and body encoding that reaches it: upstream's canonical values, defaults and errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "apiserver/handlers.h"
+#include "util/clock.h"
+
+namespace ksched::apiserver {
+namespace {
+
+namespace json = boost::json;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class WritePipelineTest : public ::testing::Test {
+ protected:
+  WritePipelineTest() : api_(1000, clock_) { api_.bootstrap(); }
+
+  Response call(const std::string& method, const std::string& target, const std::string& body = "",
+                const std::string& content_type = "application/json") {
+    Request r;
+    r.method = method;
+    auto q = target.find('?');
+    r.path = target.substr(0, q);
+    if (q != std::string::npos) r.query = parse_query(target.substr(q + 1));
+    r.body = body;
+    r.content_type = content_type;
+    r.accept = "application/json";
+    return api_.handle(r);
+  }
+  static json::object parse(const Response& r) { return json::parse(r.body).as_object(); }
+  static std::string message(const Response& r) { return std::string(parse(r).at("message").as_string()); }
+  static std::string reason(const Response& r) { return std::string(parse(r).at("reason").as_string()); }
+  static json::value at(const json::object& o, std::initializer_list<std::string_view> path) {
+    json::value v = o;
+    for (auto k : path) {
+      if (!v.is_object() || !v.as_object().contains(k)) return nullptr;
+      v = v.as_object().at(k);
+    }
+    return v;
+  }
+
+  Response create_pod(const std::string& name, const std::string& spec_extra = "",
+                      const std::string& container_extra = "") {
+    return call("POST", "/api/v1/namespaces/default/pods",
+                R"({"metadata":{"name":")" + name + R"("},"spec":{)" + spec_extra +
+                    R"("containers":[{"name":"c","image":"nginx")" + container_extra + "}]}}");
+  }
+  Response create_class(const std::string& name, std::int64_t value, const std::string& extra = "") {
+    return call("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                R"({"metadata":{"name":")" + name + R"("},"value":)" + std::to_string(value) + extra + "}");
+  }
+
+  util::FakeClock clock_;
+  Api api_;
+};
+
+// ------------------------------------------------------------------ quantities
+
+TEST_F(WritePipelineTest, QuantitiesAreStoredCanonical) {
+  auto r = create_pod("q", "",
+                      R"(,"resources":{"requests":{"cpu":0.5,"memory":"1024Mi","ephemeral-storage":"1.5Gi"},)"
+                      R"("limits":{"cpu":"2000m","memory":1073741824}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto c = parse(r)["spec"].as_object()["containers"].as_array()[0].as_object();
+  EXPECT_EQ(at(c, {"resources", "requests", "cpu"}), "500m");
+  EXPECT_EQ(at(c, {"resources", "requests", "memory"}), "1Gi");
+  EXPECT_EQ(at(c, {"resources", "requests", "ephemeral-storage"}), "1536Mi");
+  EXPECT_EQ(at(c, {"resources", "limits", "cpu"}), "2");
+  EXPECT_EQ(at(c, {"resources", "limits", "memory"}), "1073741824");
+  // Read back from storage, not only the create response.
+  auto got = parse(call("GET", "/api/v1/namespaces/default/pods/q"));
+  EXPECT_EQ(at(got["spec"].as_object()["containers"].as_array()[0].as_object(), {"resources", "requests", "cpu"}),
+            "500m");
+}
+
+TEST_F(WritePipelineTest, NodeQuantitiesWrittenAsNumbersComeBackAsUpstreamPrintsThem) {
+  auto r = call("POST", "/api/v1/nodes",
+                R"({"metadata":{"name":"n1"},"status":{"capacity":{"pods":110,"cpu":1.1e2,"memory":"8Gi"}}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto o = parse(r);
+  EXPECT_EQ(at(o, {"status", "capacity", "pods"}), "110");
+  EXPECT_EQ(at(o, {"status", "capacity", "cpu"}), "110");
+  EXPECT_EQ(at(o, {"status", "allocatable", "pods"}), "110");  // allocatable defaults to capacity
+}
+
+TEST_F(WritePipelineTest, AnInvalidQuantityIsABadRequestOnEveryVerb) {
+  auto r = create_pod("bad", "", R"(,"resources":{"requests":{"cpu":"one"}})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(reason(r), "BadRequest");
+  EXPECT_EQ(message(r),
+            "Pod in version \"v1\" cannot be handled as a Pod: quantities must match the regular expression "
+            "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  ASSERT_EQ(call("POST", "/api/v1/nodes", R"({"metadata":{"name":"n2"}})").status, 201);
+  auto p = call("PATCH", "/api/v1/nodes/n2/status", R"({"status":{"capacity":{"cpu":"1x"}}})",
+                "application/merge-patch+json");
+  EXPECT_EQ(p.status, 400) << p.body;
+  EXPECT_THAT(message(p), StartsWith("Node in version \"v1\" cannot be handled as a Node: "));
+}
+
+TEST_F(WritePipelineTest, YamlBodiesKeepNumbersAsNumbers) {
+  auto r = call("POST", "/api/v1/namespaces/default/pods",
+                "metadata:\n  name: from-yaml\nspec:\n  containers:\n  - name: c\n    image: nginx\n    resources:\n"
+                "      requests:\n        cpu: 0.5\n        memory: 64Mi\n    ports:\n    - containerPort: 8080\n",
+                "application/yaml");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto c = parse(r)["spec"].as_object()["containers"].as_array()[0].as_object();
+  EXPECT_EQ(at(c, {"resources", "requests", "cpu"}), "500m");
+  EXPECT_EQ(c["ports"].as_array()[0].as_object()["containerPort"], 8080);
+  auto bad = call("POST", "/api/v1/namespaces/default/pods", "metadata: [unclosed\n", "application/yaml");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_THAT(message(bad), StartsWith("error converting YAML to JSON: yaml: line "));
+}
+
+// ------------------------------------------------------------------ defaulting
+
+TEST_F(WritePipelineTest, RequestsDefaultToLimitsAndTheQosClassFollows) {
+  auto r = create_pod("g", "", R"(,"resources":{"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"500m"}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto o = parse(r);
+  auto c = o["spec"].as_object()["containers"].as_array()[0].as_object();
+  EXPECT_EQ(at(c, {"resources", "requests", "cpu"}), "500m");  // given: kept
+  EXPECT_EQ(at(c, {"resources", "requests", "memory"}), "1Gi");  // missing: from the limit
+  EXPECT_EQ(at(o, {"status", "qosClass"}), "Burstable");
+  auto g = parse(create_pod("g2", "", R"(,"resources":{"limits":{"cpu":"1","memory":"1Gi"}})"));
+  EXPECT_EQ(at(g, {"status", "qosClass"}), "Guaranteed");
+}
+
+TEST_F(WritePipelineTest, HostNetworkPodsGetHostPortsFromContainerPorts) {
+  auto r = create_pod("hn", R"("hostNetwork":true,)", R"(,"ports":[{"containerPort":8080},{"containerPort":9090,"hostPort":9090}])");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto ports = parse(r)["spec"].as_object()["containers"].as_array()[0].as_object()["ports"].as_array();
+  EXPECT_EQ(ports[0].as_object()["hostPort"], 8080);
+  EXPECT_EQ(ports[1].as_object()["hostPort"], 9090);
+  auto plain = create_pod("nohn", "", R"(,"ports":[{"containerPort":8080}])");
+  auto p2 = parse(plain)["spec"].as_object()["containers"].as_array()[0].as_object()["ports"].as_array();
+  EXPECT_FALSE(p2[0].as_object().contains("hostPort"));
+}
+
+TEST_F(WritePipelineTest, ANodeWithoutStatusGetsUpstreamsZeroValues) {
+  auto r = call("POST", "/api/v1/nodes", R"({"metadata":{"name":"bare"}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto o = parse(r);
+  EXPECT_EQ(o["spec"], json::object());
+  EXPECT_EQ(at(o, {"status", "daemonEndpoints", "kubeletEndpoint", "Port"}), 0);
+  EXPECT_EQ(at(o, {"status", "nodeInfo", "kubeletVersion"}), "");
+  EXPECT_EQ(at(o, {"status", "nodeInfo", "machineID"}), "");
+}
+
+// ------------------------------------------------------------------ Priority admission
+
+TEST_F(WritePipelineTest, PriorityClassesGetTheirDefaultsAndLimits) {
+  auto r = create_class("high", 1000);
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(parse(r)["preemptionPolicy"], "PreemptLowerPriority");
+  auto big = create_class("huge", 1000000001);
+  EXPECT_EQ(big.status, 422);
+  EXPECT_THAT(message(big), HasSubstr("value: Forbidden: maximum allowed value of a user defined priority is 1000000000"));
+  auto sys = create_class("system-mine", 5);
+  EXPECT_EQ(sys.status, 422);
+  EXPECT_THAT(message(sys), HasSubstr("metadata.name: Forbidden: priority class names with 'system-' prefix are "
+                                      "reserved for system use only. error: system-mine is not a known system "
+                                      "priority class"));
+  auto bad_policy = create_class("odd", 5, R"(,"preemptionPolicy":"Sometimes")");
+  EXPECT_EQ(bad_policy.status, 422);
+  EXPECT_THAT(message(bad_policy), HasSubstr(R"(preemptionPolicy: Unsupported value: "Sometimes": supported values: "Never", "PreemptLowerPriority")"));
+  auto change = call("PATCH", "/apis/scheduling.k8s.io/v1/priorityclasses/high", R"({"value":2000})",
+                     "application/merge-patch+json");
+  EXPECT_EQ(change.status, 422);
+  EXPECT_THAT(message(change), HasSubstr("value: Forbidden: may not be changed in an update."));
+}
+
+TEST_F(WritePipelineTest, OnlyOneGlobalDefaultClass) {
+  ASSERT_EQ(create_class("d1", 10, R"(,"globalDefault":true)").status, 201);
+  auto second = create_class("d2", 20, R"(,"globalDefault":true)");
+  EXPECT_EQ(second.status, 403);
+  EXPECT_EQ(message(second), "priorityclasses.scheduling.k8s.io \"d2\" is forbidden: PriorityClass d1 is already "
+                             "marked as default. Only one default can exist");
+  // A pod without a class gets the default one.
+  auto pod = parse(create_pod("p"));
+  EXPECT_EQ(at(pod, {"spec", "priorityClassName"}), "d1");
+  EXPECT_EQ(at(pod, {"spec", "priority"}), 10);
+}
+
+TEST_F(WritePipelineTest, PodsTakePriorityAndPreemptionPolicyFromTheirClass) {
+  ASSERT_EQ(create_class("polite", 100, R"(,"preemptionPolicy":"Never")").status, 201);
+  auto r = create_pod("nice", R"("priorityClassName":"polite",)");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto o = parse(r);
+  EXPECT_EQ(at(o, {"spec", "priority"}), 100);
+  EXPECT_EQ(at(o, {"spec", "preemptionPolicy"}), "Never");
+  auto plain = parse(create_pod("plain"));
+  EXPECT_EQ(at(plain, {"spec", "priority"}), 0);
+  EXPECT_EQ(at(plain, {"spec", "preemptionPolicy"}), "PreemptLowerPriority");
+
+  auto raw = create_pod("raw", R"("priorityClassName":"polite","priority":5,)");
+  EXPECT_EQ(raw.status, 403);
+  EXPECT_EQ(reason(raw), "Forbidden");
+  EXPECT_EQ(message(raw), "pods \"raw\" is forbidden: the integer value of priority (5) must not be provided in pod "
+                          "spec; priority admission controller computed 100 from the given PriorityClass name");
+  auto policy = create_pod("pol", R"("priorityClassName":"polite","preemptionPolicy":"PreemptLowerPriority",)");
+  EXPECT_EQ(policy.status, 403);
+  EXPECT_EQ(message(policy), "pods \"pol\" is forbidden: the string value of PreemptionPolicy (PreemptLowerPriority) "
+                             "must not be provided in pod spec; priority admission controller computed Never from "
+                             "the given PriorityClass name");
+  auto missing = create_pod("m", R"("priorityClassName":"nope",)");
+  EXPECT_EQ(missing.status, 403);
+  EXPECT_EQ(message(missing), "pods \"m\" is forbidden: no PriorityClass with name nope was found");
+}
+
+// ------------------------------------------------------------------ pod update validation
+
+TEST_F(WritePipelineTest, PodSpecFieldsOtherThanImagesAreImmutable) {
+  auto created = parse(create_pod("im"));
+  auto next = created;
+  next["spec"].as_object()["schedulerName"] = "other-scheduler";
+  auto r = call("PUT", "/api/v1/namespaces/default/pods/im", json::serialize(next));
+  EXPECT_EQ(r.status, 422);
+  EXPECT_THAT(message(r), StartsWith("Pod \"im\" is invalid: spec: Forbidden: pod updates may not change fields "
+                                     "other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
+                                     "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
+                                     "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if "
+                                     "it was previously negative)\n"));
+  EXPECT_THAT(message(r), HasSubstr("- spec.schedulerName: \"default-scheduler\"\n+ spec.schedulerName: \"other-scheduler\""));
+  auto details = parse(r)["details"].as_object()["causes"].as_array()[0].as_object();
+  EXPECT_EQ(details["field"], "spec");
+  EXPECT_EQ(details["reason"], "FieldValueForbidden");
+
+  // The image, a lower activeDeadlineSeconds and an added toleration are allowed.
+  auto ok = created;
+  auto& spec = ok["spec"].as_object();
+  spec["containers"].as_array()[0].as_object()["image"] = "nginx:1.27";
+  spec["activeDeadlineSeconds"] = 60;
+  spec["tolerations"].as_array().push_back(json::object{{"key", "k"}, {"operator", "Exists"}});
+  auto ok_r = call("PUT", "/api/v1/namespaces/default/pods/im", json::serialize(ok));
+  ASSERT_EQ(ok_r.status, 200) << ok_r.body;
+
+  // Removing a toleration is not.
+  auto fewer = parse(ok_r);
+  fewer["spec"].as_object()["tolerations"].as_array().pop_back();
+  auto f = call("PUT", "/api/v1/namespaces/default/pods/im", json::serialize(fewer));
+  EXPECT_EQ(f.status, 422);
+  EXPECT_THAT(message(f), HasSubstr("spec.tolerations: Forbidden: existing toleration can not be modified except its "
+                                    "tolerationSeconds"));
+}
+
+TEST_F(WritePipelineTest, PatchesThatAddOrRemoveContainersAreRefused) {
+  ASSERT_EQ(call("POST", "/api/v1/namespaces/default/pods",
+                 R"({"metadata":{"name":"two"},"spec":{"containers":[{"name":"a","image":"x"},{"name":"b","image":"y"}]}})")
+                .status,
+            201);
+  auto merge = call("PATCH", "/api/v1/namespaces/default/pods/two",
+                    R"({"spec":{"containers":[{"name":"a","image":"x"}]}})", "application/merge-patch+json");
+  EXPECT_EQ(merge.status, 422);
+  EXPECT_EQ(message(merge), "Pod \"two\" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers");
+  auto json_patch = call("PATCH", "/api/v1/namespaces/default/pods/two", R"([{"op":"remove","path":"/spec/containers/1"}])",
+                         "application/json-patch+json");
+  EXPECT_EQ(json_patch.status, 422);
+  auto smp = call("PATCH", "/api/v1/namespaces/default/pods/two",
+                  R"({"spec":{"containers":[{"name":"c","image":"z"}]}})", "application/strategic-merge-patch+json");
+  EXPECT_EQ(smp.status, 422);
+  EXPECT_THAT(message(smp), HasSubstr("pod updates may not add or remove containers"));
+  // Status writes do not touch the spec and stay allowed.
+  auto st = call("PATCH", "/api/v1/namespaces/default/pods/two/status", R"({"status":{"phase":"Running"}})",
+                 "application/merge-patch+json");
+  EXPECT_EQ(st.status, 200) << st.body;
+}
+
+TEST_F(WritePipelineTest, UpdatesKeepThePriorityResolvedOnCreate) {
+  ASSERT_EQ(create_class("mid", 50).status, 201);
+  auto created = parse(create_pod("keep", R"("priorityClassName":"mid",)"));
+  auto next = created;
+  next["spec"].as_object().erase("priority");
+  next["metadata"].as_object()["labels"] = json::object{{"x", "y"}};
+  auto r = call("PUT", "/api/v1/namespaces/default/pods/keep", json::serialize(next));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(at(parse(r), {"spec", "priority"}), 50);
+}
+
+}  // namespace
+}  // namespace ksched::apiserver
