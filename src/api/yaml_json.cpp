@@ -1,10 +1,13 @@
 #include "api/yaml_json.h"
 
+#include "util/utf8.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <boost/json.hpp>
 #include <cerrno>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 namespace ksched::api {
@@ -101,31 +104,56 @@ json::value plain_scalar(const std::string& s) {
 
 }  // namespace
 
-json::value yaml_to_json(const YAML::Node& n) {
+namespace {
+
+// Boost.JSON's parser refuses more than 32 levels by default, and everything we store is parsed
+// again by it: a deeper YAML document is refused here rather than stored unreadable.
+constexpr int kMaxDepth = 32;
+
+struct TooDeep {};
+
+json::value convert(const YAML::Node& n, int depth) {
   switch (n.Type()) {
     case YAML::NodeType::Map: {
+      if (depth >= kMaxDepth) throw TooDeep{};
       json::object o;
       o.reserve(n.size());
-      for (const auto& kv : n) o[kv.first.Scalar()] = yaml_to_json(kv.second);
+      for (const auto& kv : n) o[util::to_valid_utf8(kv.first.Scalar())] = convert(kv.second, depth + 1);
       return o;
     }
     case YAML::NodeType::Sequence: {
+      if (depth >= kMaxDepth) throw TooDeep{};
       json::array a;
       a.reserve(n.size());
-      for (const auto& e : n) a.push_back(yaml_to_json(e));
+      for (const auto& e : n) a.push_back(convert(e, depth + 1));
       return a;
     }
     case YAML::NodeType::Scalar: {
+      // yaml-cpp can hand back bytes that are not UTF-8 (a NUL-prefixed NEL, \x escapes): they
+      // become U+FFFD, so that nothing stored is invalid JSON text.
+      std::string text = util::to_valid_utf8(n.Scalar());
       const std::string& tag = n.Tag();
-      if (tag == "!" || tag == "tag:yaml.org,2002:str") return json::value(n.Scalar());  // quoted or !!str
-      return plain_scalar(n.Scalar());
+      if (tag == "!" || tag == "tag:yaml.org,2002:str") return json::value(text);  // quoted or !!str
+      return plain_scalar(text);
     }
     default:
       return nullptr;
   }
 }
 
+}  // namespace
+
+json::value yaml_to_json(const YAML::Node& n) {
+  try {
+    return convert(n, 0);
+  } catch (const TooDeep&) {
+    throw std::runtime_error("yaml: document nested more than 32 levels deep");
+  }
+}
+
 util::Result<json::value> yaml_text_to_json(std::string_view text) {
+  // go-yaml refuses text that is not UTF-8; yaml-cpp would pass the bytes through.
+  if (!util::is_valid_utf8(text)) return util::make_error("yaml: invalid UTF-8 in the document");
   try {
     return yaml_to_json(YAML::Load(std::string(text)));
   } catch (const YAML::Exception& e) {

@@ -107,8 +107,9 @@ void default_pod_spec(json::object& spec) {
   set_default(spec, "securityContext", json::object());
   set_default(spec, "terminationGracePeriodSeconds", 30);
   set_default(spec, "schedulerName", "default-scheduler");
-  if (spec.contains("serviceAccount") && str(spec, "serviceAccountName").empty())
-    spec["serviceAccountName"] = spec["serviceAccount"];
+  // The deprecated serviceAccount names the account when serviceAccountName does not.
+  if (std::string_view sa = str(spec, "serviceAccount"); !sa.empty() && str(spec, "serviceAccountName").empty())
+    spec["serviceAccountName"] = json::string(sa);
   for (const char* list : {"containers", "initContainers", "ephemeralContainers"})
     each_object(if_array(spec, list), default_container);
   each_object(if_array(spec, "volumes"), default_volume);
@@ -124,19 +125,20 @@ void default_pod(json::object& pod) {
   if (auto* hn = spec.if_contains("hostNetwork"); hn && hn->is_bool()) host_network = hn->get_bool();
   for (const char* list : {"containers", "initContainers"}) {
     each_object(if_array(spec, list), [&](json::object& c) {
-      if (auto* res = if_object(c, "resources")) {
-        if (auto* limits = if_object(*res, "limits"); limits && !limits->empty()) {
-          auto& requests = object_at(*res, "requests");
-          for (const auto& kv : *limits)
-            if (!requests.contains(kv.key())) requests[kv.key()] = kv.value();
-        }
+      if (auto* res = if_object(c, "resources"); res && if_object(*res, "limits") && !if_object(*res, "limits")->empty()) {
+        auto& requests = object_at(*res, "requests");  // may rehash `res`: look limits up after
+        for (const auto& kv : *if_object(*res, "limits"))
+          if (!requests.contains(kv.key())) requests[kv.key()] = kv.value();
       }
       if (!host_network) return;
       each_object(if_array(c, "ports"), [](json::object& p) {
         auto* hp = p.if_contains("hostPort");
         bool unset = !hp || hp->is_null() || (hp->is_int64() && hp->get_int64() == 0);
         if (unset)
-          if (auto* cp = p.if_contains("containerPort")) p["hostPort"] = *cp;
+          if (auto* cp = p.if_contains("containerPort")) {
+            json::value port = *cp;  // copied first: inserting hostPort may move the members
+            p["hostPort"] = std::move(port);
+          }
       });
     });
   }
@@ -154,8 +156,10 @@ void default_node(json::object& node) {
   for (const char* f : {"machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
                         "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"})
     set_default(info, f, "");
-  if (auto* cap = if_object(status, "capacity"); cap && !status.contains("allocatable"))
-    status["allocatable"] = *cap;
+  if (auto* cap = if_object(status, "capacity"); cap && !status.contains("allocatable")) {
+    json::object copy = *cap;  // copied first: inserting allocatable may move the members
+    status["allocatable"] = std::move(copy);
+  }
 }
 
 void default_template(json::object* parent, std::string_view key) {

@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "api/yaml_json.h"
+#include "apiserver/body_codec.h"
 #include "apiserver/write_pipeline.h"
 #include "apiserver/auth.h"
 #include "apiserver/continue_token.h"
@@ -247,45 +248,6 @@ struct Api::Impl {
     return find_resource(group, "v1", plural)->id;
   }
 
-  util::Result<json::object> parse_body(const Request& req) {
-    std::string converted;
-    std::string_view text = req.body;
-    if (protobuf::is_protobuf(req.content_type)) {
-      // Protobuf bodies (kube-scheduler, kubectl create <kind>) become JSON once, up front.
-      auto j = protobuf::to_json(req.body);
-      if (!j) return util::make_error("415:" + j.error());
-      converted = std::move(*j);
-      text = converted;
-    } else if (req.content_type.starts_with("application/cbor")) {
-      return util::make_error("415");
-    }
-    json::error_code ec;
-    json::value v = json::parse(text, ec);
-    if (ec && req.content_type.starts_with("application/yaml")) {
-      // YAML bodies: the same conversion (and scalar rules) as every other YAML we read.
-      auto y = api::yaml_text_to_json(req.body);
-      if (!y) return util::make_error("error converting YAML to JSON: " + y.error());
-      v = std::move(*y);
-    } else if (ec) {
-      return util::make_error("couldn't get version/kind; json parse error: " + ec.message());
-    }
-    if (!v.is_object()) return util::make_error("json: cannot unmarshal " + std::string(v.is_array() ? "array" : "value") + " into Go value of type struct");
-    return std::move(v.get_object());
-  }
-
-  Response body_error(const std::string& err) {
-    if (err.starts_with("415:"))
-      return error_response(ApiError{415, "UnsupportedMediaType",
-                                     "the body of the request was in an unknown format - accepted media types include: "
-                                     "application/json, application/yaml, application/vnd.kubernetes.protobuf: " +
-                                         err.substr(4)});
-    if (err == "415")
-      return error_response(ApiError{415, "UnsupportedMediaType",
-                                     "the body of the request was in an unknown format - accepted media types include: "
-                                     "application/json, application/yaml"});
-    return error_response(bad_request(err));
-  }
-
   std::optional<ApiError> check_namespace(const std::string& ns) {
     auto nso = store.get(res_id("", "namespaces"), "", ns);
     if (!nso) {
@@ -305,9 +267,10 @@ struct Api::Impl {
 
   // ------------------------------------------------------------ create
   Response create(const ResourceInfo& r, const std::string& ns, const Request& req) {
-    auto body = parse_body(req);
-    if (!body) return body_error(body.error());
-    json::object& obj = *body;
+    auto decoded = decode_body(req.content_type, req.body);
+    if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+    auto& body = std::get<json::object>(decoded);
+    json::object& obj = body;
     bool dry = req.param("dryRun") != nullptr;
     auto res = do_create(r, ns, obj, dry);
     if (!res) return error_response(*res.err);
@@ -552,9 +515,10 @@ struct Api::Impl {
 
   Response update(const ResourceInfo& r, const std::string& ns, const std::string& name, const std::string& sub,
                   const Request& req) {
-    auto body = parse_body(req);
-    if (!body) return body_error(body.error());
-    json::object in = std::move(*body);
+    auto decoded = decode_body(req.content_type, req.body);
+    if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+    auto& body = std::get<json::object>(decoded);
+    json::object in = std::move(body);
     std::string bn = meta_str(in, "name");
     if (!bn.empty() && bn != name)
       return error_response(bad_request("the name of the object (" + bn + ") does not match the name on the URL (" + name + ")"));
@@ -684,9 +648,10 @@ struct Api::Impl {
 
   // ------------------------------------------------------------ binding
   Response binding(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
-    auto body = parse_body(req);
-    if (!body) return body_error(body.error());
-    json::object& b = *body;
+    auto decoded = decode_body(req.content_type, req.body);
+    if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+    auto& body = std::get<json::object>(decoded);
+    json::object& b = body;
     std::string bn = meta_str(b, "name");
     if (!bn.empty() && bn != name) return error_response(bad_request("name in URL does not match name in Binding object"));
     std::string bns = meta_str(b, "namespace");
@@ -904,12 +869,13 @@ struct Api::Impl {
   }
 
   Response eviction(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
-    auto body = parse_body(req);
-    if (!body) return body_error(body.error());
-    std::string bn = meta_str(*body, "name");
+    auto decoded = decode_body(req.content_type, req.body);
+    if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+    auto& body = std::get<json::object>(decoded);
+    std::string bn = meta_str(body, "name");
     if (!bn.empty() && bn != name) return error_response(bad_request("name in URL does not match name in Eviction object"));
     if (auto blocked = pdb_blocks_eviction(r, ns, name)) return error_response(*blocked);
-    auto* dopt = obj_at(*body, "deleteOptions");
+    auto* dopt = obj_at(body, "deleteOptions");
     json::object empty;
     auto opt = delete_options(Request{}, dopt ? dopt : &empty);
     if (!opt) return error_response(bad_request(opt.error()));
@@ -1260,9 +1226,10 @@ struct Api::Impl {
   }
 
   Response token_review(const ResourceInfo& r, const Request& req) {
-    auto body = parse_body(req);
-    if (!body) return body_error(body.error());
-    json::object out = review_shell(r, *body);
+    auto decoded = decode_body(req.content_type, req.body);
+    if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+    auto& body = std::get<json::object>(decoded);
+    json::object out = review_shell(r, body);
     std::string token = str(out["spec"].get_object(), "token");
     if (token.empty())
       return error_response(ApiError{422, "Invalid", "TokenReview.authentication.k8s.io \"\" is invalid: spec.token: "
@@ -1288,9 +1255,10 @@ struct Api::Impl {
   }
 
   Response subject_access_review(const ResourceInfo& r, const Request& req) {
-    auto body = parse_body(req);
-    if (!body) return body_error(body.error());
-    json::object out = review_shell(r, *body);
+    auto decoded = decode_body(req.content_type, req.body);
+    if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+    auto& body = std::get<json::object>(decoded);
+    json::object out = review_shell(r, body);
     const json::object& spec = out["spec"].get_object();
     AccessAttributes a;
     a.user = str(spec, "user");
@@ -1428,9 +1396,10 @@ struct Api::Impl {
     if (r->create_only) {
       // POST /api/v1/namespaces/{ns}/bindings: the Binding names the pod.
       if (m != "POST" || !name.empty() || ns.empty()) return method_not_allowed();
-      auto body = parse_body(req);
-      if (!body) return body_error(body.error());
-      std::string pod = meta_str(*body, "name");
+      auto decoded = decode_body(req.content_type, req.body);
+      if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+      auto& body = std::get<json::object>(decoded);
+      std::string pod = meta_str(body, "name");
       if (pod.empty()) return error_response(bad_request("name is required in Binding object"));
       return binding(*find_resource("", "v1", "pods"), ns, pod, req);
     }

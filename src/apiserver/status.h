@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/utf8.h"
+
 namespace ksched::apiserver {
 
 struct Cause {
@@ -24,19 +26,21 @@ struct ApiError {
   std::vector<Cause> causes;
   int retry_after = 0;
 
+  // Messages may quote client input: invalid UTF-8 becomes U+FFFD, as Go's encoder writes it.
   std::string to_json() const {
+    auto text = [](const std::string& s) { return util::to_valid_utf8(s); };
     boost::json::object o{{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", boost::json::object()},
-                          {"status", "Failure"}, {"message", message}};
+                          {"status", "Failure"}, {"message", text(message)}};
     if (!reason.empty()) o["reason"] = reason;
     if (!name.empty() || !kind.empty() || !causes.empty() || retry_after) {
       boost::json::object d;
-      if (!name.empty()) d["name"] = name;
+      if (!name.empty()) d["name"] = text(name);
       if (!group.empty()) d["group"] = group;
       if (!kind.empty()) d["kind"] = kind;
       if (!uid.empty()) d["uid"] = uid;
       if (!causes.empty()) {
         boost::json::array a;
-        for (const auto& c : causes) a.push_back(boost::json::object{{"reason", c.reason}, {"message", c.message}, {"field", c.field}});
+        for (const auto& c : causes) a.push_back(boost::json::object{{"reason", c.reason}, {"message", text(c.message)}, {"field", text(c.field)}});
         d["causes"] = std::move(a);
       }
       if (retry_after) d["retryAfterSeconds"] = retry_after;

@@ -4,6 +4,7 @@
 
 #include "apiserver/defaults.h"
 #include "apiserver/quantities.h"
+#include "apiserver/type_check.h"
 #include "apiserver/validation.h"
 
 namespace ksched::apiserver {
@@ -72,8 +73,11 @@ void prepare_namespace(json::object& ns) {
 
 std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& obj, const Store& store) {
   const ResourceInfo& r = w.resource;
-  if (auto err = canonicalize_quantities(r, obj))
-    return bad_request(r.kind + " in version \"" + r.version + "\" cannot be handled as a " + r.kind + ": " + *err);
+  auto undecodable = [&](const std::string& why) {
+    return bad_request(r.kind + " in version \"" + r.version + "\" cannot be handled as a " + r.kind + ": " + why);
+  };
+  if (auto err = check_field_types(r, obj)) return undecodable(*err);
+  if (auto err = canonicalize_quantities(r, obj)) return undecodable(*err);
   apply_defaults(r, obj);
   // Admission plugins ignore subresources (status writes), as upstream's do.
   if (w.subresource.empty())

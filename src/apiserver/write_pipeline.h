@@ -2,7 +2,7 @@
 // verb (create, update, the three patch types), the encoding (JSON, YAML, protobuf) or the
 // subresource (status):
 //
-//   canonicalise quantities -> default -> mutating admission -> prepare (create: reset status)
+//   check field types -> canonicalise quantities -> default -> mutating admission -> prepare (create: reset status)
 //   -> validate -> validating admission
 //
 // The handlers own what is not about the object's content: names, UIDs, timestamps, generation,

@@ -280,5 +280,29 @@ TEST_F(WritePipelineTest, UpdatesKeepThePriorityResolvedOnCreate) {
   EXPECT_EQ(at(parse(r), {"spec", "priority"}), 50);
 }
 
+// ------------------------------------------------------------------ typed decoding
+
+TEST_F(WritePipelineTest, FieldsOfTheWrongJsonTypeAreRefusedAsUpstreamsDecoderDoes) {
+  auto r = call("POST", "/api/v1/namespaces/default/pods", R"({"metadata":{"name":"t"},"spec":{"containers":["nginx"]}})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(reason(r), "BadRequest");
+  EXPECT_EQ(message(r), "Pod in version \"v1\" cannot be handled as a Pod: json: cannot unmarshal string into Go "
+                        "struct field PodSpec.spec.containers of type v1.Container");
+  auto port = create_pod("t2", "", R"(,"ports":[{"containerPort":80.5}])");
+  EXPECT_EQ(port.status, 400);
+  EXPECT_THAT(message(port), HasSubstr("json: cannot unmarshal number 80.5 into Go struct field "
+                                       "ContainerPort.spec.containers.ports.containerPort of type int32"));
+  auto deploy = call("POST", "/apis/apps/v1/namespaces/default/deployments",
+                     R"({"metadata":{"name":"d"},"spec":{"replicas":"3"}})");
+  EXPECT_EQ(deploy.status, 400);
+  EXPECT_THAT(message(deploy), HasSubstr("cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"));
+  // Patches are checked after they apply, like any other write.
+  ASSERT_EQ(create_pod("t3").status, 201);
+  auto patch = call("PATCH", "/api/v1/namespaces/default/pods/t3", R"({"metadata":{"labels":["x"]}})",
+                    "application/merge-patch+json");
+  EXPECT_EQ(patch.status, 400);
+  EXPECT_THAT(message(patch), HasSubstr("cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string"));
+}
+
 }  // namespace
 }  // namespace ksched::apiserver

@@ -4,6 +4,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/utf8.h"
 
 using namespace ksched;
 
@@ -37,4 +38,18 @@ TEST(StringMap, SortedSetFindErase) {
   EXPECT_TRUE(m.erase("a"));
   EXPECT_FALSE(m.contains("a"));
   EXPECT_EQ(m.size(), 1u);
+}
+
+// UTF-8 validation as Go's: overlong forms, surrogates and bytes past U+10FFFF are invalid.
+TEST(Utf8, ValidatesAndReplacesLikeGo) {
+  using ksched::util::is_valid_utf8;
+  using ksched::util::to_valid_utf8;
+  EXPECT_TRUE(is_valid_utf8("plain"));
+  EXPECT_TRUE(is_valid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
+  EXPECT_FALSE(is_valid_utf8("\xC0\xAF"));          // overlong '/'
+  EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));      // surrogate
+  EXPECT_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // > U+10FFFF
+  EXPECT_FALSE(is_valid_utf8("\xE2\x82"));          // truncated
+  EXPECT_EQ(to_valid_utf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(to_valid_utf8("ok"), "ok");
 }
