@@ -1,8 +1,9 @@
-// Codec instantiations for apps, policy, scheduling, coordination and events.k8s.io types.
+// Codec instantiations for apps, policy, scheduling, node, coordination and events.k8s.io types.
 #include "api/apps.h"
 #include "api/codec_impl.h"
 #include "api/coordination.h"
 #include "api/events.h"
+#include "api/node.h"
 #include "api/policy.h"
 #include "api/scheduling.h"
 
@@ -14,6 +15,7 @@ KSCHED_CODEC_INSTANTIATE_KIND(Deployment)
 KSCHED_CODEC_INSTANTIATE_KIND(DaemonSet)
 KSCHED_CODEC_INSTANTIATE_KIND(PodDisruptionBudget)
 KSCHED_CODEC_INSTANTIATE_KIND(PriorityClass)
+KSCHED_CODEC_INSTANTIATE_KIND(RuntimeClass)
 KSCHED_CODEC_INSTANTIATE_KIND(Lease)
 KSCHED_CODEC_INSTANTIATE_KIND(eventsv1::Event)
 KSCHED_CODEC_INSTANTIATE(PodDisruptionBudgetStatus)

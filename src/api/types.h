@@ -7,6 +7,7 @@
 #include "api/events.h"
 #include "api/helpers.h"
 #include "api/meta.h"
+#include "api/node.h"
 #include "api/object.h"
 #include "api/policy.h"
 #include "api/quantity.h"

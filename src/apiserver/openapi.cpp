@@ -829,6 +829,9 @@ KSCHED_DEF(schema_only::VolumeAttachment, "io.k8s.api.storage.v1.VolumeAttachmen
 KSCHED_DEF(api::LeaseSpec, "io.k8s.api.coordination.v1.LeaseSpec")
 KSCHED_DEF(api::Lease, "io.k8s.api.coordination.v1.Lease")
 KSCHED_DEF(api::PriorityClass, "io.k8s.api.scheduling.v1.PriorityClass")
+KSCHED_DEF(api::Overhead, "io.k8s.api.node.v1.Overhead")
+KSCHED_DEF(api::Scheduling, "io.k8s.api.node.v1.Scheduling")
+KSCHED_DEF(api::RuntimeClass, "io.k8s.api.node.v1.RuntimeClass")
 KSCHED_DEF(api::eventsv1::Event, "io.k8s.api.events.v1.Event")
 
 KSCHED_DEF(schema_only::PolicyRule, "io.k8s.api.rbac.v1.PolicyRule")
@@ -1074,6 +1077,8 @@ void add_kinds(Builder& b) {
                          "A lease used for leader election and heartbeats.");
   b.set_kind<api::PriorityClass>("scheduling.k8s.io", "v1", "PriorityClass",
                                  "Maps a priority class name to an integer pod priority.");
+  b.set_kind<api::RuntimeClass>("node.k8s.io", "v1", "RuntimeClass",
+                                "A container runtime configuration (CRI handler) that pods can select.");
   b.set_kind<api::eventsv1::Event>("events.k8s.io", "v1", "Event",
                                    "A report of something that happened to an object.");
   b.set_kind<so::ClusterRoleBinding>("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding",

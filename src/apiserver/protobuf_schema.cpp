@@ -877,6 +877,17 @@ PriorityClass
   4 description s
   5 preemptionPolicy s?
 
+RuntimeClass
+  1 metadata ObjectMeta
+  2 handler s!
+  3 overhead Overhead?
+  4 scheduling Scheduling?
+Overhead
+  1 podFixed map:Quantity
+Scheduling
+  1 nodeSelector map:s
+  2 tolerations []Toleration
+
 Role
   1 metadata ObjectMeta
   2 rules []PolicyRule!
@@ -1027,6 +1038,7 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
     {"batch/v1/CronJob", "CronJob"},
     {"policy/v1/PodDisruptionBudget", "PodDisruptionBudget"},
     {"scheduling.k8s.io/v1/PriorityClass", "PriorityClass"},
+    {"node.k8s.io/v1/RuntimeClass", "RuntimeClass"},
     {"rbac.authorization.k8s.io/v1/Role", "Role"},
     {"rbac.authorization.k8s.io/v1/ClusterRole", "ClusterRole"},
     {"rbac.authorization.k8s.io/v1/RoleBinding", "RoleBinding"},

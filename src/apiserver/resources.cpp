@@ -86,6 +86,8 @@ std::vector<ResourceInfo> build() {
   add("coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {});
   // scheduling.k8s.io/v1
   add("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {});
+  // node.k8s.io/v1
+  add("node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", false, {}, {});
   // events.k8s.io/v1
   add("events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {});
   // rbac.authorization.k8s.io/v1

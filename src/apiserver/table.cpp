@@ -67,6 +67,8 @@ std::vector<Column> columns(const ResourceInfo& r) {
   if (r.plural == "priorityclasses")
     return {{"Name", "string", "name", 0}, {"Value", "integer", "", 0}, {"Global-Default", "boolean", "", 0},
             {"Age", "string", "", 0}};
+  if (r.plural == "runtimeclasses")
+    return {{"Name", "string", "name", 0}, {"Handler", "string", "", 0}, {"Age", "string", "", 0}};
   return {{"Name", "string", "name", 0}, {"Age", "string", "", 0}};
 }
 
@@ -168,6 +170,7 @@ json::array cells(const ResourceInfo& r, const json::value& o, std::int64_t now)
     auto* g = at(o, {"globalDefault"});
     return json::array{name, v ? *v : json::value(0), g && g->is_bool() ? g->get_bool() : false, age(o, now)};
   }
+  if (r.plural == "runtimeclasses") return json::array{name, s(o, {"handler"}), age(o, now)};
   return json::array{name, age(o, now)};
 }
 

@@ -70,6 +70,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& fixture_ty
       {"watch_bookmark.json", expect_round_trip<WatchEvent<Pod>>},
       {"binding.json", expect_round_trip<Binding>},
       {"rc.json", expect_round_trip<ReplicationController>},
+      {"runtimeclass.json", expect_round_trip<RuntimeClass>},
   };
   return m;
 }
@@ -134,6 +135,17 @@ TEST(RoundTrip, OtherKindsAreModelled) {
   ASSERT_TRUE(lease.ok());
   EXPECT_EQ(format_rfc3339(*lease->spec.renewTime), "2024-05-10T09:10:12.345678Z");
   EXPECT_EQ(*lease->spec.leaseDurationSeconds, 15);
+
+  auto rc = decode<RuntimeClass>(read_fixture("runtimeclass.json"));
+  ASSERT_TRUE(rc.ok()) << rc.error();
+  EXPECT_EQ(rc->handler, "runsc");
+  ASSERT_TRUE(rc->overhead.has_value());
+  EXPECT_EQ(rc->overhead->podFixed.find("cpu")->milli_value(), 250);
+  ASSERT_TRUE(rc->scheduling.has_value());
+  EXPECT_EQ(*rc->scheduling->nodeSelector.find("runtime"), "gvisor");
+  ASSERT_EQ(rc->scheduling->tolerations.size(), 2u);
+  EXPECT_EQ(rc->scheduling->tolerations[1].operator_, "Exists");
+  EXPECT_EQ(*rc->scheduling->tolerations[1].tolerationSeconds, 60);
 
   auto pdb = decode<PodDisruptionBudget>(read_fixture("kubectl_pdb.json"));
   ASSERT_TRUE(pdb.ok());

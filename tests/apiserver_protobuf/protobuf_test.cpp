@@ -205,6 +205,39 @@ TEST(ProtobufPod, NodeWithAllocatableAndTaints) {
         "architecture":"amd64"}}})"));
 }
 
+TEST(ProtobufNode, RuntimeClassWithOverheadAndScheduling) {
+  // node.k8s.io/v1 generated.proto: RuntimeClass {1 metadata, 2 handler, 3 overhead, 4 scheduling},
+  // Overhead {1 podFixed}, Scheduling {1 nodeSelector, 2 tolerations}.
+  auto qty = [](std::string_view k, std::string_view v) { return lfield(1, k) + lfield(2, lfield(1, v)); };
+  std::string overhead = lfield(1, qty("cpu", "250m")) + lfield(1, qty("memory", "120Mi"));
+  std::string tol1 = lfield(1, "sandbox") + lfield(2, "Equal") + lfield(3, "gvisor") + lfield(4, "NoSchedule");
+  std::string tol2 = lfield(1, "dedicated") + lfield(2, "Exists") + lfield(4, "NoExecute") + vfield(5, 60);
+  std::string scheduling = lfield(1, lfield(1, "runtime") + lfield(2, "gvisor")) + lfield(2, tol1) + lfield(2, tol2);
+  std::string raw = lfield(1, lfield(1, "gvisor") + lfield(11, lfield(1, "sandbox") + lfield(2, "true"))) +
+                    lfield(2, "runsc") + lfield(3, overhead) + lfield(4, scheduling);
+  auto v = decode_ok(envelope("node.k8s.io/v1", "RuntimeClass", raw));
+  EXPECT_EQ(v, json::parse(R"({"kind":"RuntimeClass","apiVersion":"node.k8s.io/v1",
+    "metadata":{"name":"gvisor","labels":{"sandbox":"true"},"creationTimestamp":null},
+    "handler":"runsc",
+    "overhead":{"podFixed":{"cpu":"250m","memory":"120Mi"}},
+    "scheduling":{"nodeSelector":{"runtime":"gvisor"},
+      "tolerations":[{"key":"sandbox","operator":"Equal","value":"gvisor","effect":"NoSchedule"},
+                     {"key":"dedicated","operator":"Exists","effect":"NoExecute","tolerationSeconds":60}]}})"))
+      << json::serialize(v);
+
+  // handler has no omitempty in Go (rendered even when empty); nil overhead/scheduling are
+  // omitted, empty ones are rendered as {}.
+  auto bare = decode_ok(envelope("node.k8s.io/v1", "RuntimeClass", lfield(1, lfield(1, "rc")) + lfield(4, "")));
+  EXPECT_EQ(bare, json::parse(R"({"kind":"RuntimeClass","apiVersion":"node.k8s.io/v1",
+    "metadata":{"name":"rc","creationTimestamp":null},"handler":"","scheduling":{}})"))
+      << json::serialize(bare);
+
+  // A field number RuntimeClass does not have is an error naming the message.
+  auto r = pb::to_json(envelope("node.k8s.io/v1", "RuntimeClass", lfield(1, lfield(1, "rc")) + lfield(5, "x")));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("RuntimeClass"), std::string::npos) << r.error();
+}
+
 TEST(ProtobufPod, VolumesIncludingInlineConfigMapAndEphemeralClaim) {
   // Volume embeds VolumeSource as its field 2; JSON flattens it (json:",inline").
   std::string cm_volume = lfield(1, "cfg") + lfield(2, lfield(19, lfield(1, lfield(1, "app-config")) + vfield(3, 420)));
@@ -368,7 +401,8 @@ TEST(ProtobufContentType, Detection) {
 
 TEST(ProtobufKinds, ListsEverySupportedKind) {
   auto kinds = pb::supported_kinds();
-  EXPECT_EQ(kinds.size(), 22u);
+  EXPECT_EQ(kinds.size(), 23u);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "node.k8s.io/v1/RuntimeClass"), kinds.end());
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "events.k8s.io/v1/Event"), kinds.end());
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "coordination.k8s.io/v1/Lease"), kinds.end());
 }

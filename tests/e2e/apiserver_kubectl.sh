@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kubectl against `ksched apiserver`: discovery (aggregated), explain (OpenAPI v3), create/apply,
-# get in every output format, label/annotate/patch (all three types), binding, delete, watch, auth
-# and validation errors.
+# get in every output format, label/annotate/patch (all three types), binding, delete, watch, auth,
+# validation errors and a RuntimeClass round trip.
 # Usage: apiserver_kubectl.sh <path to ksched> [kubectl]
 KSCHED=${1:?usage: apiserver_kubectl.sh <ksched> [kubectl]}
 KUBECTL=${2:-kubectl}
@@ -204,6 +204,56 @@ out=$(k -n e2e get pod watched || true)
 expect_contains "$out" 'Error from server (NotFound): pods "watched" not found' "deleted pod is gone"
 expect_contains "$(k -n e2e delete pod web-0 --grace-period=1 --wait=true --timeout=20s)" 'pod "web-0" deleted' "graceful delete of bound pod"
 expect_contains "$(k -n e2e delete deploy web)" 'deployment.apps "web" deleted' "delete deployment"
+
+# RuntimeClass (node.k8s.io/v1, cluster-scoped): create from YAML, table, readback, explain, delete
+cat > "$E2E_DIR/runtimeclass.yaml" <<'EOF'
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: gvisor
+handler: runsc
+overhead:
+  podFixed:
+    cpu: 250m
+    memory: 120Mi
+scheduling:
+  nodeSelector:
+    runtime: gvisor
+  tolerations:
+  - key: sandbox
+    operator: Equal
+    value: gvisor
+    effect: NoSchedule
+EOF
+out=$(k api-resources --api-group=node.k8s.io)
+expect_contains "$out" "runtimeclasses" "api-resources lists runtimeclasses"
+expect_contains "$out" "node.k8s.io/v1   false        RuntimeClass" "runtimeclasses are cluster-scoped"
+expect_eq "$(k create -f "$E2E_DIR/runtimeclass.yaml")" "runtimeclass.node.k8s.io/gvisor created" "create runtimeclass from YAML"
+out=$(k create -f "$E2E_DIR/runtimeclass.yaml" || true)
+expect_contains "$out" 'runtimeclasses.node.k8s.io "gvisor" already exists' "create runtimeclass twice"
+out=$(k get runtimeclass)
+expect_contains "$out" "NAME     HANDLER   AGE" "runtimeclass table header"
+expect_contains "$out" "gvisor   runsc     " "runtimeclass table row"
+expect_eq "$(k get runtimeclasses -o name)" "runtimeclass.node.k8s.io/gvisor" "runtimeclass -o name"
+out=$(k get runtimeclass gvisor -o yaml)
+expect_contains "$out" "apiVersion: node.k8s.io/v1" "runtimeclass yaml apiVersion"
+expect_contains "$out" "kind: RuntimeClass" "runtimeclass yaml kind"
+expect_contains "$out" "handler: runsc" "runtimeclass yaml handler"
+expect_contains "$out" "    cpu: 250m" "runtimeclass yaml overhead"
+expect_contains "$out" "    runtime: gvisor" "runtimeclass yaml nodeSelector"
+expect_contains "$out" "  - effect: NoSchedule" "runtimeclass yaml tolerations"
+[[ "$out" != *"namespace:"* ]] || fail "runtimeclass is cluster-scoped, yet its yaml has a namespace"
+expect_eq "$(k get runtimeclass gvisor -o jsonpath='{.handler} {.overhead.podFixed.memory} {.scheduling.tolerations[0].value}')" \
+  "runsc 120Mi gvisor" "runtimeclass jsonpath readback"
+out=$(k explain runtimeclass)
+expect_contains "$out" "GROUP:      node.k8s.io" "explain runtimeclass group"
+expect_contains "$out" "KIND:       RuntimeClass" "explain runtimeclass kind"
+expect_contains "$out" "handler	<string>" "explain runtimeclass handler"
+expect_contains "$(k explain runtimeclass.scheduling)" "tolerations	<[]Toleration>" "explain runtimeclass.scheduling"
+expect_contains "$(k explain runtimeclass.overhead.podFixed)" "FIELD: podFixed <map[string]Quantity>" "explain runtimeclass.overhead.podFixed"
+expect_eq "$(k delete runtimeclass gvisor)" 'runtimeclass.node.k8s.io "gvisor" deleted' "delete runtimeclass"
+out=$(k get runtimeclass gvisor || true)
+expect_contains "$out" 'Error from server (NotFound): runtimeclasses.node.k8s.io "gvisor" not found' "deleted runtimeclass is gone"
 
 # authentication: the token file user works, an unknown token is refused
 out=$("$KUBECTL" --token=e2e-user-token get ns default -o name 2>&1)

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """python3-kubernetes against `ksched apiserver`: list, create, watch from a resourceVersion,
-binding, 409 on a stale update, 410 on an expired resourceVersion, label selectors, pagination.
+binding, 409 on a stale update, 410 on an expired resourceVersion, label selectors, pagination,
+RuntimeClass through NodeV1Api.
 Usage: apiserver_python.py <path to ksched>"""
 import json
 import os
@@ -54,6 +55,57 @@ def check(cond, what):
 def pod(name, labels=None):
     return client.V1Pod(metadata=client.V1ObjectMeta(name=name, labels=labels or {}),
                         spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox:1.36")]))
+
+
+def runtime_classes():
+    """node.k8s.io/v1 RuntimeClass through NodeV1Api: create, read, list (with a label selector),
+    watch, AlreadyExists, delete and NotFound."""
+    node = client.NodeV1Api()
+    start_rv = node.list_runtime_class().metadata.resource_version
+    rc = client.V1RuntimeClass(
+        metadata=client.V1ObjectMeta(name="gvisor", labels={"sandbox": "true"}),
+        handler="runsc",
+        overhead=client.V1Overhead(pod_fixed={"cpu": "250m", "memory": "120Mi"}),
+        scheduling=client.V1Scheduling(
+            node_selector={"runtime": "gvisor"},
+            tolerations=[client.V1Toleration(key="sandbox", operator="Equal", value="gvisor", effect="NoSchedule")]))
+    created = node.create_runtime_class(rc)
+    check(created.handler == "runsc" and created.metadata.uid and created.metadata.namespace is None,
+          "NodeV1Api.create_runtime_class (cluster-scoped)")
+    got = node.read_runtime_class("gvisor")
+    check(got.overhead.pod_fixed == {"cpu": "250m", "memory": "120Mi"}, "read_runtime_class: overhead.podFixed")
+    check(got.scheduling.node_selector == {"runtime": "gvisor"}, "read_runtime_class: scheduling.nodeSelector")
+    tol = got.scheduling.tolerations[0]
+    check((tol.key, tol.operator, tol.value, tol.effect) == ("sandbox", "Equal", "gvisor", "NoSchedule"),
+          "read_runtime_class: scheduling.tolerations")
+    node.create_runtime_class(client.V1RuntimeClass(metadata=client.V1ObjectMeta(name="kata"), handler="kata-fc"))
+    listed = node.list_runtime_class()
+    check(listed.kind == "RuntimeClassList" and [(r.metadata.name, r.handler) for r in listed.items] ==
+          [("gvisor", "runsc"), ("kata", "kata-fc")], "list_runtime_class")
+    check([r.metadata.name for r in node.list_runtime_class(label_selector="sandbox=true").items] == ["gvisor"],
+          "list_runtime_class with a label selector")
+    w = watch.Watch()
+    seen = []
+    for ev in w.stream(node.list_runtime_class, resource_version=start_rv, timeout_seconds=5):
+        seen.append((ev["type"], ev["object"].metadata.name))
+        if len(seen) == 2:
+            w.stop()
+    check(seen == [("ADDED", "gvisor"), ("ADDED", "kata")], "watch runtime classes from a resourceVersion")
+    try:
+        node.create_runtime_class(rc)
+        check(False, "duplicate runtime class must fail")
+    except ApiException as e:
+        check(e.status == 409 and message(e) == 'runtimeclasses.node.k8s.io "gvisor" already exists',
+              "create_runtime_class twice: 409 AlreadyExists")
+    node.delete_runtime_class("gvisor")
+    try:
+        node.read_runtime_class("gvisor")
+        check(False, "deleted runtime class must be gone")
+    except ApiException as e:
+        check(e.status == 404 and message(e) == 'runtimeclasses.node.k8s.io "gvisor" not found',
+              "delete_runtime_class, then read: 404")
+    node.delete_runtime_class("kata")
+    check(node.list_runtime_class().items == [], "every runtime class deleted")
 
 
 def run(kubeconfig):
@@ -144,6 +196,8 @@ def run(kubeconfig):
         check(False, "deleted pod must be gone")
     except ApiException as e:
         check(e.status == 404, "deleted pod: 404")
+
+    runtime_classes()
 
     # token-file user authenticates; unknown tokens get 401
     cfg = client.Configuration.get_default_copy()
