@@ -259,11 +259,11 @@ bool is_priority_class(const ResourceInfo& r) { return r.group == "scheduling.k8
 std::optional<ApiError> admit_mutating(const ResourceInfo& r, WriteVerb verb, std::string_view, json::object& obj,
                                        const json::object* old, const Store& store) {
   if (!is_pod(r)) return std::nullopt;
-  if (verb == WriteVerb::Create) {
-    if (auto e = admit_pod_runtime_class(r, obj, store)) return e;
-    default_toleration_seconds(obj);
-  }
-  return admit_pod_priority(r, verb, obj, old, store);
+  // kube-apiserver's plugin order: Priority, DefaultTolerationSeconds, ..., RuntimeClass.
+  if (auto e = admit_pod_priority(r, verb, obj, old, store)) return e;
+  if (verb != WriteVerb::Create) return std::nullopt;
+  default_toleration_seconds(obj);
+  return admit_pod_runtime_class(r, obj, store);
 }
 
 std::optional<ApiError> admit_validating(const ResourceInfo& r, WriteVerb, const json::object& obj, const Store& store) {

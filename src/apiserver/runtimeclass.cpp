@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "api/quantity.h"
-#include "apiserver/admission.h"
+#include "apiserver/validation.h"
 
 namespace ksched::apiserver {
 
@@ -17,8 +17,8 @@ namespace json = boost::json;
 namespace {
 
 // Upstream's messages (k8s.io/apimachinery/pkg/util/validation). The name-part and label-value
-// texts match admission.cpp's, which keeps them private; IsQualifiedName and IsValidLabelValue can
-// report two messages for one value, which the admission helpers do not.
+// texts match validation.cpp's, which keeps them private; IsQualifiedName and IsValidLabelValue can
+// report two messages for one value, which the validation.cpp helpers do not.
 constexpr std::string_view kQualifiedRegexMsg =
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
     "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
@@ -69,7 +69,7 @@ bool dns1123_subdomain_matches(std::string_view s) {
   }
 }
 
-// The pattern messages, as admission.cpp words them (the helpers answer them for "").
+// The pattern messages, as validation.cpp words them (the helpers answer them for "").
 const std::string& label_pattern_msg() {
   static const std::string m = check_dns1123_label("");
   return m;

@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 #include <cctype>
 
+#include "apiserver/runtimeclass.h"
+
 
 namespace ksched::apiserver {
 
@@ -227,6 +229,8 @@ std::optional<ApiError> validate_object(const ResourceInfo& r, const json::objec
     }
   }
   if (r.plural == "priorityclasses") priority_class(obj, name, causes);
+  if (r.group == "node.k8s.io" && r.kind == "RuntimeClass")
+    for (auto& c : validate_runtime_class(obj)) causes.push_back(std::move(c));
   if (causes.empty()) return std::nullopt;
   return invalid(r, name, std::move(causes));
 }
@@ -435,6 +439,11 @@ std::optional<ApiError> validate_update(const ResourceInfo& r, const json::objec
   std::vector<Cause> causes;
   if (r.group.empty() && r.kind == "Pod") pod_update(obj, old, causes);
   if (r.group == "scheduling.k8s.io" && r.kind == "PriorityClass") priority_class_update(obj, old, causes);
+  if (r.group == "node.k8s.io" && r.kind == "RuntimeClass") {
+    // validate_object reported the rest; only the handler's immutability is new here.
+    for (auto& c : validate_runtime_class_update(obj, old))
+      if (c.message.ends_with("field is immutable")) causes.push_back(std::move(c));
+  }
   if (causes.empty()) return std::nullopt;
   return invalid(r, str(member_object(obj, "metadata"), "name"), std::move(causes));
 }

@@ -304,5 +304,52 @@ TEST_F(WritePipelineTest, FieldsOfTheWrongJsonTypeAreRefusedAsUpstreamsDecoderDo
   EXPECT_THAT(message(patch), HasSubstr("cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string"));
 }
 
+// ------------------------------------------------------------------ RuntimeClass admission
+
+TEST_F(WritePipelineTest, RuntimeClassesAreValidated) {
+  auto bad = call("POST", "/apis/node.k8s.io/v1/runtimeclasses", R"({"metadata":{"name":"rc"},"handler":"Run_C"})");
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_THAT(message(bad), StartsWith("RuntimeClass.node.k8s.io \"rc\" is invalid: handler: Invalid value: \"Run_C\": "
+                                       "a lowercase RFC 1123 label must consist of"));
+  ASSERT_EQ(call("POST", "/apis/node.k8s.io/v1/runtimeclasses", R"({"metadata":{"name":"rc"},"handler":"runc"})").status, 201);
+  auto change = call("PATCH", "/apis/node.k8s.io/v1/runtimeclasses/rc", R"({"handler":"crun"})", "application/merge-patch+json");
+  EXPECT_EQ(change.status, 422);
+  EXPECT_THAT(message(change), HasSubstr("handler: Invalid value: \"crun\": field is immutable"));
+}
+
+TEST_F(WritePipelineTest, PodsTakeOverheadNodeSelectorAndTolerationsFromTheirRuntimeClass) {
+  ASSERT_EQ(call("POST", "/apis/node.k8s.io/v1/runtimeclasses",
+                 R"({"metadata":{"name":"kata"},"handler":"kata","overhead":{"podFixed":{"cpu":0.25,"memory":"120Mi"}},)"
+                 R"("scheduling":{"nodeSelector":{"sandbox":"kata"},"tolerations":[{"key":"sandbox","operator":"Exists"}]}})")
+                .status,
+            201);
+  auto r = create_pod("k", R"("runtimeClassName":"kata","nodeSelector":{"zone":"a"},)");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto o = parse(r);
+  EXPECT_EQ(at(o, {"spec", "overhead"}), (json::object{{"cpu", "250m"}, {"memory", "120Mi"}}));
+  EXPECT_EQ(at(o, {"spec", "nodeSelector"}), (json::object{{"zone", "a"}, {"sandbox", "kata"}}));
+  auto tols = at(o, {"spec", "tolerations"}).as_array();
+  EXPECT_EQ(tols.size(), 3u);  // DefaultTolerationSeconds' two, then the class's (plugin order)
+  EXPECT_EQ(tols[2].as_object()["key"], "sandbox");
+
+  auto clash = create_pod("k2", R"("runtimeClassName":"kata","nodeSelector":{"sandbox":"gvisor"},)");
+  EXPECT_EQ(clash.status, 403);
+  EXPECT_EQ(message(clash), "pods \"k2\" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = "
+                            "kata; pod.spec.nodeSelector[sandbox] = gvisor");
+  auto overhead = create_pod("k3", R"("runtimeClassName":"kata","overhead":{"cpu":"1"},)");
+  EXPECT_EQ(overhead.status, 403);
+  EXPECT_EQ(message(overhead), "pods \"k3\" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's "
+                               "defined Overhead");
+  auto same = create_pod("k4", R"("runtimeClassName":"kata","overhead":{"cpu":"250m","memory":"120Mi"},)");
+  EXPECT_EQ(same.status, 201) << same.body;
+  auto missing = create_pod("k5", R"("runtimeClassName":"nope",)");
+  EXPECT_EQ(missing.status, 403);
+  EXPECT_EQ(message(missing), "pods \"k5\" is forbidden: pod rejected: RuntimeClass \"nope\" not found");
+  auto orphan = create_pod("k6", R"("overhead":{"cpu":"1"},)");
+  EXPECT_EQ(orphan.status, 403);
+  EXPECT_EQ(message(orphan), "pods \"k6\" is forbidden: pod rejected: Pod Overhead set without corresponding "
+                             "RuntimeClass defined Overhead");
+}
+
 }  // namespace
 }  // namespace ksched::apiserver
