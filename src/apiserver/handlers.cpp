@@ -144,6 +144,18 @@ const json::object* obj_at(const json::object& o, std::string_view k) {
   return v && v->is_object() ? &v->get_object() : nullptr;
 }
 
+// Stored objects begin with their type: `{"kind":"Pod","apiVersion":"v1",...}`, as upstream
+// writes a typed object; a list then drops that prefix from its items (see list()).
+void type_meta_first(const ResourceInfo& r, json::object& obj) {
+  json::object out(obj.storage());
+  out.reserve(obj.size() + 2);
+  out.emplace("kind", r.kind);
+  out.emplace("apiVersion", r.group_version());
+  for (auto& kv : obj)
+    if (kv.key() != "kind" && kv.key() != "apiVersion") out.emplace(kv.key(), std::move(kv.value()));
+  obj = std::move(out);
+}
+
 Response json_response(int status, std::string body) {
   Response r;
   r.status = status;
@@ -295,8 +307,7 @@ struct Api::Impl {
     if (!kind.empty() && kind != r.kind)
       return fail(bad_request("the API version in the data (" + str(obj, "apiVersion") +
                               ") does not match the expected API version (" + r.group_version() + ")"));
-    obj["kind"] = r.kind;
-    obj["apiVersion"] = r.group_version();
+    type_meta_first(r, obj);
     auto& meta = meta_of(obj);
     std::string body_ns = str(meta, "namespace");
     if (r.namespaced) {
@@ -471,8 +482,6 @@ struct Api::Impl {
     if (r.namespaced) m["namespace"] = str(cm, "namespace");
     m.erase("resourceVersion");
     m.erase("managedFields");
-    next["kind"] = r.kind;
-    next["apiVersion"] = r.group_version();
     if (r.tracks_generation) {
       const json::value* cs = cur.if_contains("spec");
       const json::value* ns = next.if_contains("spec");
@@ -510,6 +519,7 @@ struct Api::Impl {
           nspec.get_object()["nodeName"] = *nn;
       }
     }
+    type_meta_first(r, next);  // last: it rebuilds `next`, so no reference into it may outlive it
     return std::nullopt;
   }
 
@@ -1119,13 +1129,20 @@ struct Api::Impl {
     }
     out += "},\"items\":[";
     bool first = true;
+    // Items of a typed list carry no kind or apiVersion (upstream's list encoding).
+    const std::string type_prefix = "{\"kind\":\"" + r.kind + "\",\"apiVersion\":\"" + r.group_version() + "\"";
     for (const auto& o : res->items) {
       if (!first) out += ',';
       first = false;
-      if (is_event_view(r))
-        out += to_view(r, o->json);
-      else
-        out += o->json;
+      std::string viewed;
+      std::string_view item = o->json;
+      if (is_event_view(r)) item = viewed = to_view(r, o->json);
+      if (item.starts_with(type_prefix)) {
+        item.remove_prefix(type_prefix.size());
+        out += '{';
+        if (item.starts_with(',')) item.remove_prefix(1);
+      }
+      out += item;
     }
     out += "]}";
     return json_response(200, std::move(out));

@@ -510,3 +510,23 @@ TEST_F(ApiTest, QueryBooleansFollowUpstream) {
 
 }  // namespace
 }  // namespace ksched::apiserver
+
+namespace ksched::apiserver {
+namespace {
+
+// Typed lists: items carry no kind/apiVersion (upstream's list encoding); a get and a watch event
+// carry both, first.
+TEST_F(ApiTest, ListItemsCarryNoTypeMeta) {
+  ASSERT_EQ(create_pod("a").status, 201);
+  auto l = parse(call("GET", "/api/v1/namespaces/default/pods"));
+  EXPECT_EQ(l["kind"], "PodList");
+  auto item = l["items"].as_array()[0].as_object();
+  EXPECT_FALSE(item.contains("kind"));
+  EXPECT_FALSE(item.contains("apiVersion"));
+  EXPECT_EQ(item["metadata"].as_object()["name"], "a");
+  auto g = call("GET", "/api/v1/namespaces/default/pods/a");
+  EXPECT_EQ(g.body.rfind(R"({"kind":"Pod","apiVersion":"v1","metadata":)", 0), 0u) << g.body;
+}
+
+}  // namespace
+}  // namespace ksched::apiserver

@@ -106,7 +106,7 @@ TEST(Server, TlsTokensWatchAndCleanStop) {
     ASSERT_FALSE(ec) << ec.message();
     got = p.get().body();
   }
-  EXPECT_EQ(got.rfind("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"watched\"", 0), 0u) << got;
+  EXPECT_EQ(got.rfind("{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"watched\"", 0), 0u) << got;
   // stop() ends the stream with the terminating chunk.
   s.stop();
   beast::error_code ec;

@@ -255,6 +255,76 @@ expect_eq "$(k delete runtimeclass gvisor)" 'runtimeclass.node.k8s.io "gvisor" d
 out=$(k get runtimeclass gvisor || true)
 expect_contains "$out" 'Error from server (NotFound): runtimeclasses.node.k8s.io "gvisor" not found' "deleted runtimeclass is gone"
 
+# The write pipeline, through every encoding kubectl uses: protobuf (`create quota`, `create
+# priorityclass`), JSON (`run`, `create -f` of YAML, patches). Values come back canonical, defaults
+# and admission apply, invalid writes get upstream's errors.
+expect_contains "$(k -n e2e create quota rq --hard=cpu=0.5,memory=1024Mi,pods=10)" "resourcequota/rq created" "create quota (protobuf)"
+expect_eq "$(k -n e2e get quota rq -o jsonpath='{.spec.hard.cpu} {.spec.hard.memory} {.spec.hard.pods}')" "500m 1Gi 10" "quota quantities canonical"
+expect_contains "$(k create priorityclass polite --value=100 --preemption-policy=Never)" "priorityclass.scheduling.k8s.io/polite created" "create priorityclass (protobuf)"
+expect_eq "$(k get pc polite -o jsonpath='{.preemptionPolicy} {.metadata.generation}')" "Never 1" "priorityclass readback"
+out=$(k create priorityclass huge --value=2000000000 || true)
+expect_contains "$out" "maximum allowed value of a user defined priority is 1000000000" "priorityclass value limit"
+cat > "$E2E_DIR/guaranteed.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: guaranteed, namespace: e2e}
+spec:
+  priorityClassName: polite
+  hostNetwork: true
+  containers:
+  - name: c
+    image: nginx:1.27
+    ports: [{containerPort: 8080}]
+    resources:
+      limits: {cpu: 0.5, memory: 1024Mi}
+YAML
+expect_contains "$(k create -f "$E2E_DIR/guaranteed.yaml")" "pod/guaranteed created" "create pod from YAML"
+expect_eq "$(k -n e2e get pod guaranteed -o jsonpath='{.spec.containers[0].resources.requests.cpu} {.spec.containers[0].resources.requests.memory} {.status.qosClass}')" \
+  "500m 1Gi Guaranteed" "requests defaulted from limits, canonical"
+expect_eq "$(k -n e2e get pod guaranteed -o jsonpath='{.spec.containers[0].ports[0].hostPort} {.spec.priority} {.spec.preemptionPolicy}')" \
+  "8080 100 Never" "hostPort under hostNetwork, priority and preemptionPolicy from the class"
+out=$(k -n e2e run raw-priority --image=nginx --overrides='{"spec":{"priorityClassName":"polite","priority":5}}' || true)
+expect_contains "$out" 'pods "raw-priority" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 100 from the given PriorityClass name' "raw priority refused"
+cat > "$E2E_DIR/bad-quantity.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: bad-quantity, namespace: e2e}
+spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: one}}}]}
+YAML
+out=$(k create -f "$E2E_DIR/bad-quantity.yaml" || true)
+expect_contains "$out" "Error from server (BadRequest)" "invalid quantity is a bad request"
+expect_contains "$out" "quantities must match the regular expression" "invalid quantity message"
+out=$(k -n e2e patch pod guaranteed -p '{"spec":{"schedulerName":"other"}}' || true)
+expect_contains "$out" 'The Pod "guaranteed" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`' "immutable pod spec"
+expect_contains "$(k -n e2e set image pod/guaranteed c=nginx:1.28)" "image updated" "image stays mutable"
+out=$(k -n e2e patch pod guaranteed --type=merge -p '{"spec":{"containers":[{"name":"c","image":"nginx"},{"name":"d","image":"nginx"}]}}' || true)
+expect_contains "$out" "spec.containers: Forbidden: pod updates may not add or remove containers" "containers cannot be added"
+cat > "$E2E_DIR/kata.yaml" <<'YAML'
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: kata}
+handler: kata
+overhead: {podFixed: {cpu: 0.25, memory: 120Mi}}
+scheduling: {nodeSelector: {sandbox: kata}}
+YAML
+expect_contains "$(k create -f "$E2E_DIR/kata.yaml")" "runtimeclass.node.k8s.io/kata created" "create runtimeclass for admission"
+expect_contains "$(k -n e2e run sandboxed --image=nginx --overrides='{"spec":{"runtimeClassName":"kata"}}')" "pod/sandboxed created" "pod with a runtime class"
+expect_eq "$(k -n e2e get pod sandboxed -o jsonpath='{.spec.overhead.cpu} {.spec.overhead.memory} {.spec.nodeSelector.sandbox}')" \
+  "250m 120Mi kata" "overhead and node selector from the runtime class"
+out=$(k -n e2e run nosuch --image=nginx --overrides='{"spec":{"runtimeClassName":"nosuch"}}' || true)
+expect_contains "$out" 'pod rejected: RuntimeClass "nosuch" not found' "unknown runtime class"
+cat > "$E2E_DIR/node.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata: {name: bare-node}
+status: {capacity: {pods: 110, cpu: 1.5, memory: 2048Mi}}
+YAML
+expect_contains "$(k create -f "$E2E_DIR/node.yaml")" "node/bare-node created" "create node from YAML"
+expect_eq "$(k get node bare-node -o jsonpath='{.status.allocatable.pods} {.status.allocatable.cpu} {.status.allocatable.memory} {.status.daemonEndpoints.kubeletEndpoint.Port}')" \
+  "110 1500m 2Gi 0" "node quantities canonical, allocatable from capacity, zero-value structs"
+k delete node bare-node >/dev/null
+k delete pc polite >/dev/null
+
 # authentication: the token file user works, an unknown token is refused
 out=$("$KUBECTL" --token=e2e-user-token get ns default -o name 2>&1)
 expect_eq "$out" "namespace/default" "token-file user"
