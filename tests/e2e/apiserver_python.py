@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """python3-kubernetes against `ksched apiserver`: list, create, watch from a resourceVersion,
 binding, 409 on a stale update, 410 on an expired resourceVersion, label selectors, pagination,
-RuntimeClass through NodeV1Api.
+RuntimeClass through NodeV1Api, and the write pipeline (canonical values, defaults, admission,
+validation) through models, raw YAML and patches.
 Usage: apiserver_python.py <path to ksched>"""
 import json
 import os
@@ -108,6 +109,89 @@ def runtime_classes():
     check(node.list_runtime_class().items == [], "every runtime class deleted")
 
 
+def write_pipeline():
+    """Every encoding the client can send (JSON models, raw YAML, patches) goes through the server's
+    write pipeline: canonical quantities, defaults, admission and validation as upstream."""
+    v1 = client.CoreV1Api()
+    sched = client.SchedulingV1Api()
+    api = v1.api_client
+    res = client.V1ResourceRequirements(limits={"cpu": "0.5", "memory": "1024Mi"})
+    p = client.V1Pod(metadata=client.V1ObjectMeta(name="wp-guaranteed"),
+                     spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="nginx", resources=res)]))
+    created = v1.create_namespaced_pod("default", p)
+    req = created.spec.containers[0].resources.requests
+    check(req == {"cpu": "500m", "memory": "1Gi"}, "requests defaulted from limits, in canonical form")
+    check(created.status.qos_class == "Guaranteed", "QoS class from defaulted requests")
+    check(v1.read_namespaced_pod("wp-guaranteed", "default").spec.containers[0].resources.limits["memory"] == "1Gi",
+          "canonical limits read back from storage")
+
+    # A raw YAML body: plain 0.25 is a number, stored as a canonical quantity.
+    body = ("apiVersion: v1\nkind: Pod\nmetadata: {name: wp-yaml}\nspec:\n  containers:\n  - name: c\n"
+            "    image: nginx\n    resources: {requests: {cpu: 0.25}}\n")
+    resp = api.call_api("/api/v1/namespaces/default/pods", "POST", body=body,
+                        header_params={"Content-Type": "application/yaml", "Accept": "application/json"},
+                        auth_settings=["BearerToken"], _preload_content=False)
+    got = json.loads(resp[0].data)
+    check(resp[1] == 201 and got["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "250m",
+          "YAML body: number quantity stored as 250m")
+
+    try:
+        bad = client.V1Pod(metadata=client.V1ObjectMeta(name="wp-bad"), spec=client.V1PodSpec(containers=[
+            client.V1Container(name="c", image="nginx", resources=client.V1ResourceRequirements(requests={"cpu": "lots"}))]))
+        v1.create_namespaced_pod("default", bad)
+        check(False, "an invalid quantity must be refused")
+    except ApiException as e:
+        check(e.status == 400 and message(e) == 'Pod in version "v1" cannot be handled as a Pod: quantities must match '
+              "the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'", "invalid quantity: 400 BadRequest")
+
+    try:
+        v1.patch_namespaced_pod("wp-guaranteed", "default", {"spec": {"schedulerName": "other"}})
+        check(False, "a pod spec change must be refused")
+    except ApiException as e:
+        check(e.status == 422 and message(e).startswith(
+            'Pod "wp-guaranteed" is invalid: spec: Forbidden: pod updates may not change fields other than'),
+            "immutable pod spec: 422")
+    patched = v1.patch_namespaced_pod("wp-guaranteed", "default",
+                                      {"spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}})
+    check(patched.spec.containers[0].image == "nginx:1.27", "image update allowed")
+    fresh = v1.read_namespaced_pod("wp-guaranteed", "default")
+    fresh.spec.containers.append(client.V1Container(name="extra", image="nginx"))
+    try:
+        v1.replace_namespaced_pod("wp-guaranteed", "default", fresh)
+        check(False, "adding a container must be refused")
+    except ApiException as e:
+        check(e.status == 422 and "spec.containers: Forbidden: pod updates may not add or remove containers" in message(e),
+              "container added on update: 422")
+
+    pc = client.V1PriorityClass(metadata=client.V1ObjectMeta(name="wp-never"), value=1000, preemption_policy="Never")
+    made = sched.create_priority_class(pc)
+    check(made.preemption_policy == "Never" and made.metadata.generation == 1, "priority class created with generation 1")
+    np = client.V1Pod(metadata=client.V1ObjectMeta(name="wp-never"),
+                      spec=client.V1PodSpec(priority_class_name="wp-never",
+                                            containers=[client.V1Container(name="c", image="nginx")]))
+    got = v1.create_namespaced_pod("default", np)
+    check((got.spec.priority, got.spec.preemption_policy) == (1000, "Never"), "priority admission copies the class")
+    np.metadata.name = "wp-raw"
+    np.spec.priority = 7
+    try:
+        v1.create_namespaced_pod("default", np)
+        check(False, "a raw priority must be refused")
+    except ApiException as e:
+        check(e.status == 403 and "the integer value of priority (7) must not be provided in pod spec" in message(e),
+              "raw priority with a class: 403")
+
+    node = client.V1Node(metadata=client.V1ObjectMeta(name="wp-node"),
+                         status=client.V1NodeStatus(capacity={"pods": 110, "cpu": 1.5}))
+    n = v1.create_node(node)
+    check(n.status.allocatable == {"pods": "110", "cpu": "1500m"}, "node capacity numbers canonical, allocatable defaulted")
+    check(n.status.daemon_endpoints.kubelet_endpoint.port == 0 and n.status.node_info.kubelet_version == "",
+          "node zero-value status structs")
+    v1.delete_node("wp-node")
+    for name in ("wp-guaranteed", "wp-yaml", "wp-never"):
+        v1.delete_namespaced_pod(name, "default")
+    sched.delete_priority_class("wp-never")
+
+
 def run(kubeconfig):
     config.load_kube_config(config_file=kubeconfig)
     v1 = client.CoreV1Api()
@@ -198,6 +282,7 @@ def run(kubeconfig):
         check(e.status == 404, "deleted pod: 404")
 
     runtime_classes()
+    write_pipeline()
 
     # token-file user authenticates; unknown tokens get 401
     cfg = client.Configuration.get_default_copy()
