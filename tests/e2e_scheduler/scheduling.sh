@@ -89,6 +89,19 @@ expect_contains "$out" '"componentconfig"' "/configz"
 out=$(get_url "$PORT" "/readyz?verbose")
 expect_contains "$out" "[+]sched-handler-sync ok" "readyz verbose"
 
+# A pod whose PriorityClass says preemptionPolicy: Never gets the policy from Priority admission and
+# does not preempt, even where evicting lower-priority pods would make room.
+k create priorityclass polite --value=1000 --preemption-policy=Never >/dev/null
+k -n e2e run never --image=registry.k8s.io/pause:3.10 --restart=Never \
+  --overrides='{"spec":{"priorityClassName":"polite","containers":[{"name":"p","image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":"3500m"}}}]}}' >/dev/null
+expect_eq "$(k -n e2e get pod never -o jsonpath='{.spec.preemptionPolicy} {.spec.priority}')" "Never 1000" "policy copied from the class"
+never_refused() {
+  [[ $(k -n e2e get pod never -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}') == *"preemption: not eligible due to preemptionPolicy=Never."* ]]
+}
+wait_until 30 "never pod reported not eligible for preemption" never_refused
+expect_eq "$(k -n e2e get pods -o name | grep -c '^pod/p[1-5]$')" "5" "no pod was preempted"
+[[ -z $(k -n e2e get pod never -o jsonpath='{.status.nominatedNodeName}') ]] || fail "a Never pod was nominated"
+
 kill -TERM "$SCHED"
 code=0; wait "$SCHED" || code=$?
 expect_eq "$code" "0" "kube-scheduler exit code after SIGTERM"
