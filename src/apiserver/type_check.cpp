@@ -16,6 +16,12 @@ namespace json = boost::json;
 
 namespace {
 
+// Field names are looked up by the JSON key's view, without building a std::string.
+struct KeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
 // A schema compiled once for fast walking: what JSON a Go field of this type accepts.
 struct Shape {
   enum class Kind { Any, String, Int32, Int64, Bool, Time, Quantity, IntOrString, Array, Map, Struct, OpaqueObject };
@@ -23,7 +29,7 @@ struct Shape {
   std::string go_type;     // as encoding/json names it: "v1.Container", "[]string", "int32"
   std::string struct_name;  // Struct: the Go type name without package ("PodSpec")
   const Shape* elem = nullptr;  // Array and Map
-  std::unordered_map<std::string, const Shape*> fields;  // Struct
+  std::unordered_map<std::string, const Shape*, KeyHash, std::equal_to<>> fields;  // Struct
 };
 
 // Every served kind's shape, compiled on first use (thread-safe static) and read-only after.
@@ -197,7 +203,7 @@ struct Walker {
         std::string saved_struct = struct_name;
         std::size_t saved_len = path.size();
         for (const auto& kv : v.get_object()) {
-          auto it = s.fields.find(std::string(kv.key()));
+          auto it = s.fields.find(std::string_view(kv.key()));
           if (it == s.fields.end()) continue;  // not modelled: kept as sent
           struct_name = s.struct_name;
           if (!path.empty()) path += '.';
