@@ -1,5 +1,7 @@
 #include "apiserver/admission.h"
 
+#include "apiserver/json_access.h"
+
 #include <boost/json.hpp>
 #include <string>
 
@@ -9,30 +11,13 @@ namespace json = boost::json;
 
 namespace {
 
-std::string str(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
-  return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
 
-json::object& object_at(json::object& o, std::string_view k) {
-  auto& v = o[k];
-  if (!v.is_object()) v = json::object();
-  return v.get_object();
-}
 
-const json::object* member_object(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
-  return v && v->is_object() ? &v->get_object() : nullptr;
-}
 
-std::string name_of(const json::object& obj) {
-  auto* m = member_object(obj, "metadata");
-  return m ? str(*m, "name") : std::string();
-}
 
 // How admission errors name the object: its name, else its generateName, else "Unknown".
 std::string display_name(const json::object& obj) {
-  auto* m = member_object(obj, "metadata");
+  auto* m = object_member(obj, "metadata");
   std::string n = m ? str(*m, "name") : std::string();
   if (n.empty() && m) n = str(*m, "generateName");
   return n.empty() ? "Unknown" : n;
@@ -62,7 +47,7 @@ std::optional<json::object> load(const Store& store, std::string_view group, std
 // Pods tolerate node.kubernetes.io/not-ready and /unreachable (NoExecute) for 300 s unless they
 // already tolerate them.
 void default_toleration_seconds(json::object& pod) {
-  auto& spec = object_at(pod, "spec");
+  auto& spec = ensure_object(pod, "spec");
   auto& tv = spec["tolerations"];
   if (!tv.is_array()) tv = json::array();
   auto& tols = tv.get_array();
@@ -117,10 +102,10 @@ PriorityChoice default_priority(const Store& store) {
 
 std::optional<ApiError> admit_pod_priority(const ResourceInfo& r, WriteVerb verb, json::object& pod,
                                            const json::object* old, const Store& store) {
-  auto& spec = object_at(pod, "spec");
+  auto& spec = ensure_object(pod, "spec");
   if (verb == WriteVerb::Update) {
     // Priority was resolved on create; an update that leaves it out keeps it.
-    const json::object* old_spec = old ? member_object(*old, "spec") : nullptr;
+    const json::object* old_spec = old ? object_member(*old, "spec") : nullptr;
     if (!old_spec) return std::nullopt;
     for (const char* f : {"priority", "preemptionPolicy"})
       if (!spec.contains(f))
@@ -139,7 +124,7 @@ std::optional<ApiError> admit_pod_priority(const ResourceInfo& r, WriteVerb verb
     std::string policy = str(*pc, "preemptionPolicy");
     c.policy = policy.empty() ? "PreemptLowerPriority" : policy;
   }
-  auto& s = object_at(pod, "spec");  // re-fetched: a lookup above cannot move it, but keep it obvious
+  auto& s = ensure_object(pod, "spec");  // re-fetched: a lookup above cannot move it, but keep it obvious
   if (auto* p = s.if_contains("priority"); p && !p->is_null()) {
     std::int64_t given = p->is_int64() ? p->get_int64() : 0;
     if (given != c.value)
@@ -206,7 +191,7 @@ json::array merge_tolerations(const json::array& pod, const json::array& cls) {
 
 // The class's overhead becomes the pod's, its node selector and tolerations are merged in.
 std::optional<ApiError> admit_pod_runtime_class(const ResourceInfo& r, json::object& pod, const Store& store) {
-  auto& spec = object_at(pod, "spec");
+  auto& spec = ensure_object(pod, "spec");
   std::string rc_name = str(spec, "runtimeClassName");
   const json::value* pod_overhead = spec.if_contains("overhead");
   bool has_pod_overhead = pod_overhead && pod_overhead->is_object() && !pod_overhead->get_object().empty();
@@ -217,8 +202,8 @@ std::optional<ApiError> admit_pod_runtime_class(const ResourceInfo& r, json::obj
   }
   auto rc = load(store, "node.k8s.io", "runtimeclasses", rc_name);
   if (!rc) return forbidden(r, display_name(pod), "pod rejected: RuntimeClass \"" + rc_name + "\" not found");
-  const json::object* overhead = member_object(*rc, "overhead");
-  const json::object* pod_fixed = overhead ? member_object(*overhead, "podFixed") : nullptr;
+  const json::object* overhead = object_member(*rc, "overhead");
+  const json::object* pod_fixed = overhead ? object_member(*overhead, "podFixed") : nullptr;
   if (pod_fixed) {
     if (has_pod_overhead && pod_overhead->get_object() != *pod_fixed)
       return forbidden(r, display_name(pod), "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
@@ -226,10 +211,10 @@ std::optional<ApiError> admit_pod_runtime_class(const ResourceInfo& r, json::obj
   } else if (has_pod_overhead) {
     return forbidden(r, display_name(pod), "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead");
   }
-  const json::object* sched = member_object(*rc, "scheduling");
+  const json::object* sched = object_member(*rc, "scheduling");
   if (!sched) return std::nullopt;
-  if (const json::object* sel = member_object(*sched, "nodeSelector"); sel && !sel->empty()) {
-    auto& pod_sel = object_at(spec, "nodeSelector");
+  if (const json::object* sel = object_member(*sched, "nodeSelector"); sel && !sel->empty()) {
+    auto& pod_sel = ensure_object(spec, "nodeSelector");
     for (const auto& kv : *sel) {
       if (auto* cur = pod_sel.if_contains(kv.key())) {
         if (*cur != kv.value())

@@ -1,5 +1,7 @@
 #include "apiserver/defaults.h"
 
+#include "apiserver/json_access.h"
+
 #include <boost/json.hpp>
 
 namespace ksched::apiserver {
@@ -8,31 +10,10 @@ namespace json = boost::json;
 
 namespace {
 
-json::object& object_at(json::object& o, std::string_view k) {
-  auto& v = o[k];
-  if (!v.is_object()) v = json::object();
-  return v.get_object();
-}
 
-json::object* if_object(json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
-  return v && v->is_object() ? &v->get_object() : nullptr;
-}
 
-json::array* if_array(json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
-  return v && v->is_array() ? &v->get_array() : nullptr;
-}
 
-std::string_view str(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
-  return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
-}
 
-void set_default(json::object& o, std::string_view k, json::value v) {
-  auto* cur = o.if_contains(k);
-  if (!cur || cur->is_null()) o[k] = std::move(v);
-}
 
 template <class F>
 void each_object(json::array* a, F&& f) {
@@ -48,7 +29,7 @@ void default_probe(json::object* p) {
   set_default(*p, "periodSeconds", 10);
   set_default(*p, "successThreshold", 1);
   set_default(*p, "failureThreshold", 3);
-  if (auto* h = if_object(*p, "httpGet")) {
+  if (auto* h = object_member(*p, "httpGet")) {
     set_default(*h, "path", "/");
     set_default(*h, "scheme", "HTTP");
   }
@@ -56,7 +37,7 @@ void default_probe(json::object* p) {
 
 void default_lifecycle_handler(json::object* h) {
   if (!h) return;
-  if (auto* g = if_object(*h, "httpGet")) {
+  if (auto* g = object_member(*h, "httpGet")) {
     set_default(*g, "path", "/");
     set_default(*g, "scheme", "HTTP");
   }
@@ -66,8 +47,8 @@ void default_lifecycle_handler(json::object* h) {
 void default_container(json::object& c) {
   set_default(c, "terminationMessagePath", "/dev/termination-log");
   set_default(c, "terminationMessagePolicy", "File");
-  if (str(c, "imagePullPolicy").empty()) {
-    std::string_view image = str(c, "image");
+  if (str_view(c, "imagePullPolicy").empty()) {
+    std::string_view image = str_view(c, "image");
     auto slash = image.rfind('/');
     std::string_view last = slash == std::string_view::npos ? image : image.substr(slash + 1);
     bool digest = image.find('@') != std::string_view::npos;
@@ -76,15 +57,15 @@ void default_container(json::object& c) {
     c["imagePullPolicy"] = latest ? "Always" : "IfNotPresent";
   }
   set_default(c, "resources", json::object());
-  each_object(if_array(c, "ports"), [](json::object& p) { set_default(p, "protocol", "TCP"); });
-  each_object(if_array(c, "env"), [](json::object& e) {
-    if (auto* vf = if_object(e, "valueFrom"))
-      if (auto* fr = if_object(*vf, "fieldRef")) set_default(*fr, "apiVersion", "v1");
+  each_object(array_member(c, "ports"), [](json::object& p) { set_default(p, "protocol", "TCP"); });
+  each_object(array_member(c, "env"), [](json::object& e) {
+    if (auto* vf = object_member(e, "valueFrom"))
+      if (auto* fr = object_member(*vf, "fieldRef")) set_default(*fr, "apiVersion", "v1");
   });
-  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) default_probe(if_object(c, probe));
-  if (auto* lc = if_object(c, "lifecycle")) {
-    default_lifecycle_handler(if_object(*lc, "postStart"));
-    default_lifecycle_handler(if_object(*lc, "preStop"));
+  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) default_probe(object_member(c, probe));
+  if (auto* lc = object_member(c, "lifecycle")) {
+    default_lifecycle_handler(object_member(*lc, "postStart"));
+    default_lifecycle_handler(object_member(*lc, "preStop"));
   }
 }
 
@@ -95,9 +76,9 @@ void default_volume(json::object& v) {
     if (kv.key() != "name") has_source = true;
   if (!has_source) v["emptyDir"] = json::object();
   for (const char* src : {"secret", "configMap", "downwardAPI", "projected"})
-    if (auto* s = if_object(v, src)) set_default(*s, "defaultMode", 420);
-  if (auto* hp = if_object(v, "hostPath")) set_default(*hp, "type", "");
-  if (auto* iscsi = if_object(v, "iscsi")) set_default(*iscsi, "iscsiInterface", "default");
+    if (auto* s = object_member(v, src)) set_default(*s, "defaultMode", 420);
+  if (auto* hp = object_member(v, "hostPath")) set_default(*hp, "type", "");
+  if (auto* iscsi = object_member(v, "iscsi")) set_default(*iscsi, "iscsiInterface", "default");
 }
 
 // SetDefaults_PodSpec: what every pod spec (pods and templates) gets.
@@ -108,30 +89,30 @@ void default_pod_spec(json::object& spec) {
   set_default(spec, "terminationGracePeriodSeconds", 30);
   set_default(spec, "schedulerName", "default-scheduler");
   // The deprecated serviceAccount names the account when serviceAccountName does not.
-  if (std::string_view sa = str(spec, "serviceAccount"); !sa.empty() && str(spec, "serviceAccountName").empty())
+  if (std::string_view sa = str_view(spec, "serviceAccount"); !sa.empty() && str_view(spec, "serviceAccountName").empty())
     spec["serviceAccountName"] = json::string(sa);
   for (const char* list : {"containers", "initContainers", "ephemeralContainers"})
-    each_object(if_array(spec, list), default_container);
-  each_object(if_array(spec, "volumes"), default_volume);
+    each_object(array_member(spec, list), default_container);
+  each_object(array_member(spec, "volumes"), default_volume);
 }
 
 // SetDefaults_Pod: requests default to limits (per resource, when unset), service links on, and
 // under hostNetwork an unset hostPort takes the containerPort.
 void default_pod(json::object& pod) {
-  auto& spec = object_at(pod, "spec");
+  auto& spec = ensure_object(pod, "spec");
   default_pod_spec(spec);
   set_default(spec, "enableServiceLinks", true);
   bool host_network = false;
   if (auto* hn = spec.if_contains("hostNetwork"); hn && hn->is_bool()) host_network = hn->get_bool();
   for (const char* list : {"containers", "initContainers"}) {
-    each_object(if_array(spec, list), [&](json::object& c) {
-      if (auto* res = if_object(c, "resources"); res && if_object(*res, "limits") && !if_object(*res, "limits")->empty()) {
-        auto& requests = object_at(*res, "requests");  // may rehash `res`: look limits up after
-        for (const auto& kv : *if_object(*res, "limits"))
+    each_object(array_member(spec, list), [&](json::object& c) {
+      if (auto* res = object_member(c, "resources"); res && object_member(*res, "limits") && !object_member(*res, "limits")->empty()) {
+        auto& requests = ensure_object(*res, "requests");  // may rehash `res`: look limits up after
+        for (const auto& kv : *object_member(*res, "limits"))
           if (!requests.contains(kv.key())) requests[kv.key()] = kv.value();
       }
       if (!host_network) return;
-      each_object(if_array(c, "ports"), [](json::object& p) {
+      each_object(array_member(c, "ports"), [](json::object& p) {
         auto* hp = p.if_contains("hostPort");
         bool unset = !hp || hp->is_null() || (hp->is_int64() && hp->get_int64() == 0);
         if (unset)
@@ -147,16 +128,16 @@ void default_pod(json::object& pod) {
 // A node always has a spec and a status; the status' daemonEndpoints and nodeInfo are structs
 // upstream always serialises, and allocatable defaults to capacity (SetDefaults_NodeStatus).
 void default_node(json::object& node) {
-  object_at(node, "spec");
-  auto& status = object_at(node, "status");
-  auto& de = object_at(status, "daemonEndpoints");
-  auto& ke = object_at(de, "kubeletEndpoint");
+  ensure_object(node, "spec");
+  auto& status = ensure_object(node, "status");
+  auto& de = ensure_object(status, "daemonEndpoints");
+  auto& ke = ensure_object(de, "kubeletEndpoint");
   set_default(ke, "Port", 0);
-  auto& info = object_at(status, "nodeInfo");
+  auto& info = ensure_object(status, "nodeInfo");
   for (const char* f : {"machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
                         "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"})
     set_default(info, f, "");
-  if (auto* cap = if_object(status, "capacity"); cap && !status.contains("allocatable")) {
+  if (auto* cap = object_member(status, "capacity"); cap && !status.contains("allocatable")) {
     json::object copy = *cap;  // copied first: inserting allocatable may move the members
     status["allocatable"] = std::move(copy);
   }
@@ -164,8 +145,8 @@ void default_node(json::object& node) {
 
 void default_template(json::object* parent, std::string_view key) {
   if (!parent) return;
-  if (auto* t = if_object(*parent, key))
-    if (auto* spec = if_object(*t, "spec")) default_pod_spec(*spec);
+  if (auto* t = object_member(*parent, key))
+    if (auto* spec = object_member(*t, "spec")) default_pod_spec(*spec);
 }
 
 }  // namespace
@@ -175,7 +156,7 @@ void apply_defaults(const ResourceInfo& r, json::object& obj) {
   if (r.group.empty()) {
     if (k == "Pod") return default_pod(obj);
     if (k == "Node") return default_node(obj);
-    if (k == "ReplicationController") return default_template(if_object(obj, "spec"), "template");
+    if (k == "ReplicationController") return default_template(object_member(obj, "spec"), "template");
     if (k == "PodTemplate") return default_template(&obj, "template");
     return;
   }
@@ -183,11 +164,11 @@ void apply_defaults(const ResourceInfo& r, json::object& obj) {
     set_default(obj, "preemptionPolicy", "PreemptLowerPriority");
     return;
   }
-  if (r.group == "apps") return default_template(if_object(obj, "spec"), "template");
+  if (r.group == "apps") return default_template(object_member(obj, "spec"), "template");
   if (r.group == "batch") {
-    json::object* spec = if_object(obj, "spec");
+    json::object* spec = object_member(obj, "spec");
     if (k == "CronJob" && spec)
-      if (auto* jt = if_object(*spec, "jobTemplate")) spec = if_object(*jt, "spec");
+      if (auto* jt = object_member(*spec, "jobTemplate")) spec = object_member(*jt, "spec");
     return default_template(spec, "template");
   }
 }

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <cctype>
 
+#include "apiserver/json_access.h"
 #include "apiserver/runtimeclass.h"
 
 
@@ -12,10 +13,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::string str(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
-  return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
 
 bool alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }

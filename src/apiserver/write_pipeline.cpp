@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "apiserver/defaults.h"
+#include "apiserver/json_access.h"
 #include "apiserver/quantities.h"
 #include "apiserver/type_check.h"
 #include "apiserver/validation.h"
@@ -13,11 +14,6 @@ namespace json = boost::json;
 
 namespace {
 
-json::object& obj_at(json::object& o, std::string_view k) {
-  auto& v = o[k];
-  if (!v.is_object()) v = json::object();
-  return v.get_object();
-}
 
 // QoS class from requests/limits (upstream GetPodQOS, simplified to cpu/memory).
 std::string qos_class(const json::object& spec) {
@@ -47,7 +43,7 @@ std::string qos_class(const json::object& spec) {
 // PrepareForCreate of pods: the status is the server's (Pending, the QoS class, and the
 // SchedulingGated condition while gates remain).
 void reset_pod_status(json::object& pod) {
-  auto& spec = obj_at(pod, "spec");
+  auto& spec = ensure_object(pod, "spec");
   json::object status{{"phase", "Pending"}, {"qosClass", qos_class(spec)}};
   if (auto* g = spec.if_contains("schedulingGates"); g && g->is_array() && !g->get_array().empty()) {
     status["conditions"] = json::array{json::object{{"type", "PodScheduled"},
@@ -64,8 +60,8 @@ void reset_pod_status(json::object& pod) {
 void prepare_namespace(json::object& ns) {
   ns["spec"] = json::object{{"finalizers", json::array{"kubernetes"}}};
   ns["status"] = json::object{{"phase", "Active"}};
-  auto& meta = obj_at(ns, "metadata");
-  auto& labels = obj_at(meta, "labels");
+  auto& meta = ensure_object(ns, "metadata");
+  auto& labels = ensure_object(meta, "labels");
   if (auto* n = meta.if_contains("name"); n && n->is_string()) labels["kubernetes.io/metadata.name"] = *n;
 }
 

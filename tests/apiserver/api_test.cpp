@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 
+#include "api_harness.h"
 #include "apiserver/handlers.h"
 #include "util/clock.h"
 
@@ -16,26 +17,8 @@ namespace {
 
 namespace json = boost::json;
 
-class ApiTest : public ::testing::Test {
+class ApiTest : public ApiHarness {
  protected:
-  ApiTest() : api_(1000, clock_) { api_.bootstrap(); }
-
-  Response call(const std::string& method, const std::string& target, const std::string& body = "",
-                const std::string& content_type = "application/json", const std::string& accept = "application/json") {
-    Request r;
-    r.method = method;
-    auto q = target.find('?');
-    r.path = target.substr(0, q);
-    if (q != std::string::npos) r.query = parse_query(target.substr(q + 1));
-    r.body = body;
-    r.content_type = content_type;
-    r.accept = accept;
-    return api_.handle(r);
-  }
-  static json::object parse(const Response& r) { return json::parse(r.body).as_object(); }
-  static std::string message(const Response& r) { return std::string(parse(r).at("message").as_string()); }
-  static std::string reason(const Response& r) { return std::string(parse(r).at("reason").as_string()); }
-
   Response create_pod(const std::string& name, const std::string& extra_spec = "") {
     return call("POST", "/api/v1/namespaces/default/pods",
                 R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
@@ -43,8 +26,6 @@ class ApiTest : public ::testing::Test {
                     R"("containers":[{"name":"c","image":"nginx","ports":[{"containerPort":80}]}]}})");
   }
 
-  util::FakeClock clock_;
-  Api api_;
 };
 
 TEST_F(ApiTest, PodCreateAppliesUpstreamDefaults) {

@@ -3,6 +3,7 @@
 
 #include <boost/json.hpp>
 
+#include "api_harness.h"
 #include "apiserver/handlers.h"
 #include "apiserver/watch_hub.h"
 #include "util/clock.h"
@@ -12,23 +13,8 @@ namespace {
 
 namespace json = boost::json;
 
-class EventsTest : public ::testing::Test {
+class EventsTest : public ApiHarness {
  protected:
-  EventsTest() : api_(1000, clock_) { api_.bootstrap(); }
-
-  Response call(const std::string& method, const std::string& target, const std::string& body = "",
-                const std::string& content_type = "application/json", const std::string& accept = "application/json") {
-    Request r;
-    r.method = method;
-    auto q = target.find('?');
-    r.path = target.substr(0, q);
-    if (q != std::string::npos) r.query = parse_query(target.substr(q + 1));
-    r.body = body;
-    r.content_type = content_type;
-    r.accept = accept;
-    return api_.handle(r);
-  }
-  static json::object parse(const Response& r) { return json::parse(r.body).as_object(); }
 
   Response create_v1_event(const std::string& name) {
     return call("POST", "/apis/events.k8s.io/v1/namespaces/default/events",
@@ -39,8 +25,6 @@ class EventsTest : public ::testing::Test {
                     R"("note":"Successfully assigned default/web-0 to node-1","type":"Normal"})");
   }
 
-  util::FakeClock clock_;
-  Api api_;
 };
 
 TEST_F(EventsTest, CreatedThroughEventsGroupIsACoreEvent) {

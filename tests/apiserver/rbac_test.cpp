@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 #include <map>
 
+#include "api_harness.h"
 #include "apiserver/handlers.h"
 #include "util/clock.h"
 
@@ -12,27 +13,7 @@ namespace {
 
 namespace json = boost::json;
 
-class RbacTest : public ::testing::Test {
- protected:
-  RbacTest() : api_(1000, clock_) { api_.bootstrap(); }
-
-  Response call(const std::string& method, const std::string& target, const std::string& body = "",
-                const std::string& content_type = "application/json", const std::string& accept = "application/json") {
-    Request r;
-    r.method = method;
-    auto q = target.find('?');
-    r.path = target.substr(0, q);
-    if (q != std::string::npos) r.query = parse_query(target.substr(q + 1));
-    r.body = body;
-    r.content_type = content_type;
-    r.accept = accept;
-    return api_.handle(r);
-  }
-  static json::object parse(const Response& r) { return json::parse(r.body).as_object(); }
-
-  util::FakeClock clock_;
-  Api api_;
-};
+using RbacTest = ApiHarness;
 
 TEST_F(RbacTest, BootstrapPolicyIsPresent) {
   auto g = call("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:kube-scheduler");

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <string>
 
+#include "api_harness.h"
 #include "apiserver/handlers.h"
 #include "apiserver/openapi.h"
 #include "apiserver/runtimeclass.h"
@@ -25,26 +26,7 @@ constexpr const char* kGvisor = R"({"apiVersion":"node.k8s.io/v1","kind":"Runtim
   "scheduling":{"nodeSelector":{"runtime":"gvisor"},
     "tolerations":[{"key":"sandbox","operator":"Equal","value":"gvisor","effect":"NoSchedule"}]}})";
 
-class RuntimeClassApiTest : public ::testing::Test {
- protected:
-  RuntimeClassApiTest() : api_(1000, clock_) { api_.bootstrap(); }
-
-  Response call(const std::string& method, const std::string& path, const std::string& body = "",
-                const std::string& content_type = "application/json", const std::string& accept = "application/json") {
-    Request r;
-    r.method = method;
-    r.path = path;
-    r.body = body;
-    r.content_type = content_type;
-    r.accept = accept;
-    return api_.handle(r);
-  }
-  static json::object parse(const Response& r) { return json::parse(r.body).as_object(); }
-  static std::string message(const Response& r) { return std::string(parse(r).at("message").as_string()); }
-
-  util::FakeClock clock_;
-  Api api_;
-};
+using RuntimeClassApiTest = ApiHarness;
 
 TEST_F(RuntimeClassApiTest, CreateGetListTableDelete) {
   auto created = call("POST", kCollection, kGvisor);

@@ -5,8 +5,7 @@
 
 #include <boost/json.hpp>
 
-#include "apiserver/handlers.h"
-#include "util/clock.h"
+#include "api_harness.h"
 
 namespace ksched::apiserver {
 namespace {
@@ -15,25 +14,8 @@ namespace json = boost::json;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-class WritePipelineTest : public ::testing::Test {
+class WritePipelineTest : public ApiHarness {
  protected:
-  WritePipelineTest() : api_(1000, clock_) { api_.bootstrap(); }
-
-  Response call(const std::string& method, const std::string& target, const std::string& body = "",
-                const std::string& content_type = "application/json") {
-    Request r;
-    r.method = method;
-    auto q = target.find('?');
-    r.path = target.substr(0, q);
-    if (q != std::string::npos) r.query = parse_query(target.substr(q + 1));
-    r.body = body;
-    r.content_type = content_type;
-    r.accept = "application/json";
-    return api_.handle(r);
-  }
-  static json::object parse(const Response& r) { return json::parse(r.body).as_object(); }
-  static std::string message(const Response& r) { return std::string(parse(r).at("message").as_string()); }
-  static std::string reason(const Response& r) { return std::string(parse(r).at("reason").as_string()); }
   static json::value at(const json::object& o, std::initializer_list<std::string_view> path) {
     json::value v = o;
     for (auto k : path) {
@@ -53,9 +35,6 @@ class WritePipelineTest : public ::testing::Test {
     return call("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
                 R"({"metadata":{"name":")" + name + R"("},"value":)" + std::to_string(value) + extra + "}");
   }
-
-  util::FakeClock clock_;
-  Api api_;
 };
 
 // ------------------------------------------------------------------ quantities

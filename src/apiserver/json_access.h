@@ -1,0 +1,57 @@
+// Small accessors for the JSON objects the write path reads and fills, so that each step says
+// what it means ("the spec, created if missing") instead of repeating the kind checks.
+// Pointers and references into an object stay valid only until a key is added to that object.
+#pragma once
+#include <boost/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace ksched::apiserver {
+
+// The string member `k`, or "" when it is absent or not a string.
+inline std::string_view str_view(const boost::json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+inline std::string str(const boost::json::object& o, std::string_view k) { return std::string(str_view(o, k)); }
+
+// The object member `k`, or nullptr when it is absent or not an object.
+inline boost::json::object* object_member(boost::json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_object() ? &v->get_object() : nullptr;
+}
+inline const boost::json::object* object_member(const boost::json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_object() ? &v->get_object() : nullptr;
+}
+
+// The array member `k`, or nullptr when it is absent or not an array.
+inline boost::json::array* array_member(boost::json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_array() ? &v->get_array() : nullptr;
+}
+inline const boost::json::array* array_member(const boost::json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_array() ? &v->get_array() : nullptr;
+}
+
+// The object member `k`, replaced by {} when it is absent or not an object.
+inline boost::json::object& ensure_object(boost::json::object& o, std::string_view k) {
+  auto& v = o[k];
+  if (!v.is_object()) v = boost::json::object();
+  return v.get_object();
+}
+
+// Sets `k` when it is absent or null (a Go pointer or zero value upstream's defaulting fills).
+inline void set_default(boost::json::object& o, std::string_view k, boost::json::value v) {
+  auto* cur = o.if_contains(k);
+  if (!cur || cur->is_null()) o[k] = std::move(v);
+}
+
+// metadata.name, or "".
+inline std::string name_of(const boost::json::object& obj) {
+  auto* m = object_member(obj, "metadata");
+  return m ? str(*m, "name") : std::string();
+}
+
+}  // namespace ksched::apiserver
