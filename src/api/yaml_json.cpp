@@ -2,6 +2,7 @@
 
 #include "util/utf8.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <boost/json.hpp>
@@ -162,6 +163,50 @@ util::Result<json::value> yaml_text_to_json(std::string_view text) {
   } catch (const std::exception& e) {
     return util::make_error(std::string("yaml: ") + e.what());
   }
+}
+
+namespace {
+
+void write_json(const json::value& v, std::string& out) {
+  switch (v.kind()) {
+    case json::kind::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& kv : v.get_object()) {
+        if (!first) out += ',';
+        first = false;
+        out += json::serialize(json::string_view(kv.key()));
+        out += ':';
+        write_json(kv.value(), out);
+      }
+      out += '}';
+      return;
+    }
+    case json::kind::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& e : v.get_array()) {
+        if (!first) out += ',';
+        first = false;
+        write_json(e, out);
+      }
+      out += ']';
+      return;
+    }
+    case json::kind::double_:
+      out += fmt::format("{}", v.get_double());  // shortest text that reads back the same
+      return;
+    default:
+      out += json::serialize(v);
+  }
+}
+
+}  // namespace
+
+std::string to_json_text(const json::value& v) {
+  std::string out;
+  write_json(v, out);
+  return out;
 }
 
 }  // namespace ksched::api

@@ -62,3 +62,14 @@ TEST(YamlJson, RefusesWhatCouldNotBeStoredAsJson) {
 
 }  // namespace
 }  // namespace ksched::api
+
+namespace ksched::api {
+namespace {
+
+TEST(YamlJson, JsonTextWritesNumbersAsGo) {
+  auto v = boost::json::parse(R"({"a":2.5,"b":[1,1e21,1e-7,-0.5],"c":"x\"y","d":null,"e":true})");
+  EXPECT_EQ(to_json_text(v), R"({"a":2.5,"b":[1,1e+21,1e-07,-0.5],"c":"x\"y","d":null,"e":true})");
+}
+
+}  // namespace
+}  // namespace ksched::api

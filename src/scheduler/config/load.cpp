@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "api/yaml_json.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/validation.h"
 
@@ -298,68 +299,6 @@ void get_bytes(Ctx& c, const YAML::Node& n, const std::string& path, std::string
   out.assign(raw.begin(), raw.end());
 }
 
-// YAML -> JSON text (out-of-tree plugin args are kept as JSON).
-void to_json(const YAML::Node& n, std::string& out) {
-  auto quote = [&](const std::string& s) {
-    out += '"';
-    for (unsigned char ch : s) {
-      switch (ch) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-          if (ch < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-            out += buf;
-          } else {
-            out += static_cast<char>(ch);
-          }
-      }
-    }
-    out += '"';
-  };
-  if (is_null(n)) {
-    out += "null";
-  } else if (n.IsMap()) {
-    out += '{';
-    bool first = true;
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      if (!first) out += ',';
-      first = false;
-      quote(it->first.Scalar());
-      out += ':';
-      to_json(it->second, out);
-    }
-    out += '}';
-  } else if (n.IsSequence()) {
-    out += '[';
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      if (i) out += ',';
-      to_json(n[i], out);
-    }
-    out += ']';
-  } else {
-    const std::string& s = n.Scalar();
-    if (n.Tag() != "!") {
-      if (s == "true" || s == "false") {
-        out += s;
-        return;
-      }
-      char* end = nullptr;
-      if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-')) {
-        std::strtod(s.c_str(), &end);
-        if (end == s.c_str() + s.size()) {
-          out += s;
-          return;
-        }
-      }
-    }
-    quote(s);
-  }
-}
 
 // ---------------------------------------------------------------- core/v1 pieces used by args
 
@@ -612,7 +551,14 @@ void decode_plugin_args(Ctx& c, const YAML::Node& n, const std::string& entry_pa
   if (std::holds_alternative<std::monostate>(args)) {
     // Out-of-tree (or args-less) plugin: keep whatever was given.
     UnknownArgs u;
-    if (!is_null(n)) to_json(n, u.json);
+    // Kept as JSON, converted as upstream's config decoding does (sigs.k8s.io/yaml's scalar rules).
+    if (!is_null(n)) {
+      try {
+        u.json = api::to_json_text(api::yaml_to_json(n));
+      } catch (const std::exception& e) {
+        c.type_error(n, entry_path + ".args", e.what());
+      }
+    }
     out = std::move(u);
     return;
   }
