@@ -3,10 +3,14 @@
 // kubectl shows.
 #include "api/labels.h"
 
+#include "util/go_format.h"
+
 #include <algorithm>
 #include <charconv>
 
 namespace ksched::labels {
+
+using util::go_quote;
 namespace {
 
 // ---------------------------------------------------------------- validation helpers
@@ -89,30 +93,7 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 }
 
 // Go's %q for the ASCII strings we see; non-printables as \xNN.
-std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-  return out;
-}
+
 
 // Go's %#v of a []string.
 std::string go_string_slice(const std::vector<std::string>& v) {

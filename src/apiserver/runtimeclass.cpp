@@ -1,5 +1,7 @@
 #include "apiserver/runtimeclass.h"
 
+#include "util/go_format.h"
+
 #include <boost/json.hpp>
 #include <cstdio>
 #include <optional>
@@ -11,6 +13,8 @@
 #include "apiserver/validation.h"
 
 namespace ksched::apiserver {
+
+using util::go_quote;
 
 namespace json = boost::json;
 
@@ -131,29 +135,7 @@ std::vector<std::string> label_value_errors(std::string_view v) {
 }
 
 // Go's %q for the strings validation messages quote.
-std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
+
 
 Cause invalid_cause(std::string field, std::string_view rendered_value, std::string_view detail) {
   std::string m = "Invalid value: ";

@@ -179,6 +179,32 @@ TEST_F(RuntimeClassApiTest, ProtobufCreate) {
   EXPECT_EQ(got["scheduling"].at("nodeSelector").at("runtime"), "youki");
 }
 
+// Protobuf bodies go through the same write pipeline: canonical quantities on create and on a
+// protobuf PUT, and the handler stays immutable.
+TEST_F(RuntimeClassApiTest, ProtobufWritesAreCanonicalisedAndValidated) {
+  auto body = [](const std::string& handler, const std::string& cpu, const std::string& rv) {
+    std::string type_meta = lfield(1, "node.k8s.io/v1") + lfield(2, "RuntimeClass");
+    std::string meta = lfield(1, "pb");
+    if (!rv.empty()) meta += lfield(6, rv);  // ObjectMeta.resourceVersion
+    std::string quantity = lfield(1, "cpu") + lfield(2, lfield(1, cpu));
+    std::string raw = lfield(1, meta) + lfield(2, handler) + lfield(3, lfield(1, quantity));
+    return std::string("k8s\0", 4) + lfield(1, type_meta) + lfield(2, raw) + lfield(3, "") + lfield(4, "");
+  };
+  const std::string pb = "application/vnd.kubernetes.protobuf";
+  auto created = call("POST", kCollection, body("runc", "0.25", ""), pb);
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(parse(created)["overhead"].at("podFixed").at("cpu"), "250m");
+  std::string rv(parse(created)["metadata"].at("resourceVersion").as_string());
+  auto put = call("PUT", std::string(kCollection) + "/pb", body("runc", "1.5", rv), pb);
+  ASSERT_EQ(put.status, 200) << put.body;
+  EXPECT_EQ(parse(call("GET", std::string(kCollection) + "/pb"))["overhead"].at("podFixed").at("cpu"), "1500m");
+  auto bad = call("PUT", std::string(kCollection) + "/pb", body("crun", "1", ""), pb);
+  EXPECT_EQ(bad.status, 422) << bad.body;
+  EXPECT_NE(message(bad).find("handler: Invalid value: \"crun\": field is immutable"), std::string::npos) << bad.body;
+  auto junk = call("POST", kCollection, body("runc", "lots", ""), pb);
+  EXPECT_EQ(junk.status, 400) << junk.body;
+}
+
 // ---- validate_runtime_class ---------------------------------------------------------------
 
 std::vector<Cause> validate(std::string_view js) { return validate_runtime_class(json::parse(js).as_object()); }

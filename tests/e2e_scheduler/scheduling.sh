@@ -102,6 +102,24 @@ wait_until 30 "never pod reported not eligible for preemption" never_refused
 expect_eq "$(k -n e2e get pods -o name | grep -c '^pod/p[1-5]$')" "5" "no pod was preempted"
 [[ -z $(k -n e2e get pod never -o jsonpath='{.status.nominatedNodeName}') ]] || fail "a Never pod was nominated"
 
+# RuntimeClass overhead counts toward a pod's requests: 500m alone would fit, with the class's
+# 3 CPU of overhead it does not.
+cat > "$E2E_DIR/heavy-rt.yaml" <<'YAML'
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: heavy-rt}
+handler: runc
+overhead: {podFixed: {cpu: "3"}}
+YAML
+k create -f "$E2E_DIR/heavy-rt.yaml" >/dev/null
+k -n e2e run overhead --image=registry.k8s.io/pause:3.10 --restart=Never \
+  --overrides='{"spec":{"runtimeClassName":"heavy-rt","containers":[{"name":"p","image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":"500m"}}}]}}' >/dev/null
+expect_eq "$(k -n e2e get pod overhead -o jsonpath='{.spec.overhead.cpu}')" "3" "overhead copied from the runtime class"
+overhead_refused() {
+  [[ $(k -n e2e get pod overhead -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}') == *"2 Insufficient cpu"* ]]
+}
+wait_until 30 "overhead pod refused for Insufficient cpu" overhead_refused
+
 kill -TERM "$SCHED"
 code=0; wait "$SCHED" || code=$?
 expect_eq "$code" "0" "kube-scheduler exit code after SIGTERM"

@@ -755,17 +755,6 @@ TEST(FrameworkMetrics, PluginEvaluationCounts) {
   EXPECT_EQ(got, want);
 }
 
-TEST(GoDuration, Formats) {
-  using namespace std::chrono;
-  EXPECT_EQ(go_duration_string(seconds(10)), "10s");
-  EXPECT_EQ(go_duration_string(minutes(15)), "15m0s");
-  EXPECT_EQ(go_duration_string(milliseconds(1500)), "1.5s");
-  EXPECT_EQ(go_duration_string(milliseconds(100)), "100ms");
-  EXPECT_EQ(go_duration_string(hours(1) + seconds(1)), "1h0m1s");
-  EXPECT_EQ(go_duration_string(nanoseconds(0)), "0s");
-  EXPECT_EQ(go_duration_string(microseconds(1500)), "1.5ms");
-}
-
 TEST(ThreadPoolParallelizer, CoversEveryIndexOnceAndStopsEarly) {
   using std::chrono::nanoseconds;
   EXPECT_EQ(parallelizer_chunk_size(5000, 16), 70);   // sqrt(5000)=70 < 5000/16+1=313

@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "api/core.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/go_format.h"
 #include "util/utf8.h"
 
 using namespace ksched;
@@ -52,4 +55,26 @@ TEST(Utf8, ValidatesAndReplacesLikeGo) {
   EXPECT_FALSE(is_valid_utf8("\xE2\x82"));          // truncated
   EXPECT_EQ(to_valid_utf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
   EXPECT_EQ(to_valid_utf8("ok"), "ok");
+}
+
+// time.Duration.String() and %q, as upstream's messages print them.
+TEST(GoFormat, DurationsAndQuotes) {
+  using namespace std::chrono;
+  using ksched::util::go_duration;
+  EXPECT_EQ(go_duration(nanoseconds(0)), "0s");
+  EXPECT_EQ(go_duration(seconds(15)), "15s");
+  EXPECT_EQ(go_duration(seconds(90)), "1m30s");
+  EXPECT_EQ(go_duration(minutes(15)), "15m0s");
+  EXPECT_EQ(go_duration(hours(2)), "2h0m0s");
+  EXPECT_EQ(go_duration(hours(1) + seconds(1)), "1h0m1s");
+  EXPECT_EQ(go_duration(milliseconds(1500)), "1.5s");
+  EXPECT_EQ(go_duration(milliseconds(100)), "100ms");
+  EXPECT_EQ(go_duration(microseconds(1500)), "1.5ms");
+  EXPECT_EQ(go_duration(microseconds(3)), "3\xC2\xB5s");
+  EXPECT_EQ(go_duration(nanoseconds(7)), "7ns");
+  EXPECT_EQ(go_duration(seconds(-2)), "-2s");
+  using ksched::util::go_quote;
+  EXPECT_EQ(go_quote("a\"b\\c"), R"("a\"b\\c")");
+  EXPECT_EQ(go_quote("tab\tnl\n\x01\x7f"), R"("tab\tnl\n\x01\x7f")");
+  EXPECT_EQ(go_quote("caf\xC3\xA9"), "\"caf\xC3\xA9\"");
 }

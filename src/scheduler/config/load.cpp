@@ -76,42 +76,7 @@ util::Result<Duration> parse_duration(std::string_view orig) {
   return Duration{neg ? -ns : ns};
 }
 
-namespace {
-// Writes v/10^prec with trailing zeros (and a dangling '.') removed.
-std::string fixed_trimmed(std::uint64_t v, int prec) {
-  std::string digits = std::to_string(v);
-  if (prec == 0) return digits;
-  while (static_cast<int>(digits.size()) <= prec) digits.insert(digits.begin(), '0');
-  std::string out = digits.substr(0, digits.size() - prec);
-  std::string frac = digits.substr(digits.size() - prec);
-  while (!frac.empty() && frac.back() == '0') frac.pop_back();
-  if (!frac.empty()) out += "." + frac;
-  return out;
-}
-}  // namespace
 
-std::string format_duration(Duration d) {
-  std::int64_t ns = d.count();
-  if (ns == 0) return "0s";
-  bool neg = ns < 0;
-  std::uint64_t u = neg ? static_cast<std::uint64_t>(-(ns + 1)) + 1 : static_cast<std::uint64_t>(ns);
-  std::string out;
-  if (u < 1'000'000'000ULL) {
-    if (u < 1'000ULL) out = std::to_string(u) + "ns";
-    else if (u < 1'000'000ULL) out = fixed_trimmed(u, 3) + "\xC2\xB5s";
-    else out = fixed_trimmed(u, 6) + "ms";
-  } else {
-    std::uint64_t h = u / 3'600'000'000'000ULL;
-    std::uint64_t rem = u % 3'600'000'000'000ULL;
-    std::uint64_t m = rem / 60'000'000'000ULL;
-    std::uint64_t s_ns = rem % 60'000'000'000ULL;
-    std::string secs = fixed_trimmed(s_ns, 9) + "s";
-    if (h > 0) out = std::to_string(h) + "h" + std::to_string(m) + "m" + secs;
-    else if (m > 0) out = std::to_string(m) + "m" + secs;
-    else out = secs;
-  }
-  return neg ? "-" + out : out;
-}
 
 namespace {
 

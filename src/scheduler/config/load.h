@@ -25,6 +25,6 @@ util::Result<KubeSchedulerConfiguration> load_config_file(const std::string& pat
 // Go's time.ParseDuration ("15s", "1m30s", "1.5h", "300ms", "-2s"); errors use Go's wording.
 util::Result<Duration> parse_duration(std::string_view s);
 // Go's time.Duration.String(): "15s", "1m30s", "2h0m0s", "1.5ms", "0s".
-std::string format_duration(Duration d);
+
 
 }  // namespace ksched::scheduler::config

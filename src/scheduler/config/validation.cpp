@@ -1,5 +1,7 @@
 #include "scheduler/config/validation.h"
 
+#include "util/go_format.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -11,31 +13,13 @@
 
 namespace ksched::scheduler::config {
 
+using util::go_quote;
+
 namespace {
 
 // ---------------------------------------------------------------- field.Error formatting
 
-std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (ch < 0x20 || ch == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", ch);
-          out += buf;
-        } else {
-          out += static_cast<char>(ch);
-        }
-    }
-  }
-  return out + "\"";
-}
+
 
 std::string go_string_slice(const std::vector<std::string>& v) {
   std::string out = "[]string{";
@@ -489,22 +473,22 @@ std::vector<std::string> validation_errors(const KubeSchedulerConfiguration& cfg
   const auto& le = cfg.leaderElection;
   if (le.leaderElect) {
     if (le.leaseDuration <= Duration::zero()) {
-      errs.push_back(invalid("leaderElection.leaseDuration", format_duration(le.leaseDuration), "must be greater than zero"));
+      errs.push_back(invalid("leaderElection.leaseDuration", util::go_duration(le.leaseDuration), "must be greater than zero"));
     }
     if (le.renewDeadline <= Duration::zero()) {
-      errs.push_back(invalid("leaderElection.renewDeadline", format_duration(le.renewDeadline), "must be greater than zero"));
+      errs.push_back(invalid("leaderElection.renewDeadline", util::go_duration(le.renewDeadline), "must be greater than zero"));
     }
     if (le.retryPeriod <= Duration::zero()) {
-      errs.push_back(invalid("leaderElection.retryPeriod", format_duration(le.retryPeriod), "must be greater than zero"));
+      errs.push_back(invalid("leaderElection.retryPeriod", util::go_duration(le.retryPeriod), "must be greater than zero"));
     }
     if (le.leaseDuration <= le.renewDeadline) {
-      errs.push_back(invalid("leaderElection.leaseDuration", format_duration(le.renewDeadline),
+      errs.push_back(invalid("leaderElection.leaseDuration", util::go_duration(le.renewDeadline),
                              "LeaseDuration must be greater than RenewDeadline"));
     }
     // client-go's NewLeaderElector refuses this at startup; reporting it here fails earlier.
     constexpr double kJitterFactor = 1.2;
     if (static_cast<double>(le.renewDeadline.count()) <= kJitterFactor * static_cast<double>(le.retryPeriod.count())) {
-      errs.push_back(invalid("leaderElection.renewDeadline", format_duration(le.renewDeadline),
+      errs.push_back(invalid("leaderElection.renewDeadline", util::go_duration(le.renewDeadline),
                              "renewDeadline must be greater than retryPeriod*JitterFactor"));
     }
     if (le.resourceLock.empty()) errs.push_back(invalid("leaderElection.resourceLock", "\"\"", "resourceLock is required"));

@@ -1,5 +1,7 @@
 #include "scheduler/config/write.h"
 
+#include "util/go_format.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -489,7 +491,7 @@ Value extender_value(const Extender& x) {
     if (!t.caData.empty()) v["caData"] = b64(t.caData);
     out["tlsConfig"] = std::move(v);
   }
-  out["httpTimeout"] = Value::str(format_duration(x.httpTimeout));
+  out["httpTimeout"] = Value::str(util::go_duration(x.httpTimeout));
   if (x.nodeCacheCapable) out["nodeCacheCapable"] = Value::boolean(true);
   if (!x.managedResources.empty()) {
     Value l = Value::list();
@@ -591,9 +593,9 @@ Value config_value(const KubeSchedulerConfiguration& cfg) {
   const auto& le = cfg.leaderElection;
   Value lv = Value::object();
   lv["leaderElect"] = Value::boolean(le.leaderElect);
-  lv["leaseDuration"] = Value::str(format_duration(le.leaseDuration));
-  lv["renewDeadline"] = Value::str(format_duration(le.renewDeadline));
-  lv["retryPeriod"] = Value::str(format_duration(le.retryPeriod));
+  lv["leaseDuration"] = Value::str(util::go_duration(le.leaseDuration));
+  lv["renewDeadline"] = Value::str(util::go_duration(le.renewDeadline));
+  lv["retryPeriod"] = Value::str(util::go_duration(le.retryPeriod));
   lv["resourceLock"] = Value::str(le.resourceLock);
   lv["resourceName"] = Value::str(le.resourceName);
   lv["resourceNamespace"] = Value::str(le.resourceNamespace);

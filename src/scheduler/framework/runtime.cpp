@@ -1,5 +1,7 @@
 #include "scheduler/framework/runtime.h"
 
+#include "util/go_format.h"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -13,50 +15,6 @@ using config::ExtensionPoint;
 
 // ---------------------------------------------------------------- helpers
 
-std::string go_duration_string(std::chrono::nanoseconds d) {
-  std::int64_t v = d.count();
-  if (v == 0) return "0s";
-  const bool neg = v < 0;
-  std::uint64_t u = neg ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
-  // Fraction of `u` below 10^prec with trailing zeros trimmed; u becomes the integer part.
-  auto frac = [](std::uint64_t& x, int prec) {
-    std::string digits;
-    bool print = false;
-    for (int i = 0; i < prec; ++i) {
-      int digit = static_cast<int>(x % 10);
-      print = print || digit != 0;
-      if (print) digits.insert(digits.begin(), static_cast<char>('0' + digit));
-      x /= 10;
-    }
-    return print ? "." + digits : std::string();
-  };
-  std::string out;
-  if (u < 1'000'000'000ULL) {
-    std::string unit;
-    int prec = 0;
-    if (u < 1'000ULL) {
-      unit = "ns";
-    } else if (u < 1'000'000ULL) {
-      unit = "\xC2\xB5s";  // µs, as Go prints it
-      prec = 3;
-    } else {
-      unit = "ms";
-      prec = 6;
-    }
-    std::string f = frac(u, prec);
-    out = std::to_string(u) + f + unit;
-  } else {
-    std::string f = frac(u, 9);  // u = whole seconds
-    out = std::to_string(u % 60) + f + "s";
-    u /= 60;
-    if (u > 0) {
-      out = std::to_string(u % 60) + "m" + out;
-      u /= 60;
-      if (u > 0) out = std::to_string(u) + "h" + out;
-    }
-  }
-  return neg ? "-" + out : out;
-}
 
 PluginArgs to_plugin_args(const config::PluginArgs& args) {
   PluginArgs out;
@@ -270,7 +228,7 @@ class Framework::WaitingPodImpl final : public WaitingPod {
       for (const auto& [plugin, pw] : pending_) {
         if (pw.deadline <= now) {
           result_ = Status(Code::Unschedulable, "rejected due to timeout after waiting " +
-                                                    go_duration_string(pw.wait) + " at plugin " + plugin)
+                                                    util::go_duration(pw.wait) + " at plugin " + plugin)
                         .with_plugin(plugin);
           return *result_;
         }

@@ -23,7 +23,7 @@ namespace ksched::scheduler::framework {
 inline constexpr std::chrono::minutes kMaxPermitTimeout{15};
 
 // Go's time.Duration.String() ("1.5s", "10m0s", "100ms"), used in upstream messages.
-std::string go_duration_string(std::chrono::nanoseconds d);
+
 
 // config::PluginArgs (variant) -> type-erased PluginArgs (monostate -> empty).
 PluginArgs to_plugin_args(const config::PluginArgs& args);
