@@ -1,0 +1,278 @@
+// Delete (graceful pod deletion, finalizers, namespaces), delete collection and eviction.
+#include "apiserver/handlers_impl.h"
+
+namespace ksched::apiserver {
+
+util::Result<Api::Impl::DeleteOptions> Api::Impl::delete_options(const Request& req, const json::object* body_override) {
+  DeleteOptions o;
+  json::object body;
+  if (body_override) {
+    body = *body_override;
+  } else if (!req.body.empty() && !protobuf::is_protobuf(req.content_type)) {
+    // (A protobuf DeleteOptions body is not decoded: its options are ignored.)
+    json::error_code ec;
+    json::value v = json::parse(req.body, ec);
+    if (ec || !v.is_object()) return util::make_error("invalid DeleteOptions body");
+    body = std::move(v.get_object());
+  }
+  if (auto* g = body.if_contains("gracePeriodSeconds"); g && g->is_int64()) o.grace = g->get_int64();
+  o.propagation = str(body, "propagationPolicy");
+  if (auto* p = obj_at(body, "preconditions")) {
+    o.pre_uid = str(*p, "uid");
+    o.pre_rv = str(*p, "resourceVersion");
+  }
+  if (auto* d = body.if_contains("dryRun"); d && d->is_array() && !d->get_array().empty()) o.dry = true;
+  if (auto* g = req.param("gracePeriodSeconds")) {
+    auto v = parse_rv(*g);
+    if (v) o.grace = *v;
+  }
+  if (auto* p = req.param("propagationPolicy")) o.propagation = *p;
+  if (req.param("dryRun")) o.dry = true;
+  return o;
+}
+
+Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const std::string& name, const DeleteOptions& opt) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto cur = store.get(storage_id(r), ns, name);
+    if (!cur) return error_response(not_found(r, name));
+    json::object obj = json::parse(cur->json).get_object();
+    auto& meta = meta_of(obj);
+    if (!opt.pre_uid.empty() && opt.pre_uid != cur->uid)
+      return error_response(conflict(r.plural, r, name,
+                                     "the UID in the precondition (" + opt.pre_uid + ") does not match the UID in record (" +
+                                         cur->uid + "). The object might have been deleted and then recreated"));
+    if (!opt.pre_rv.empty() && opt.pre_rv != std::to_string(cur->rv))
+      return error_response(conflict(r.plural, r, name,
+                                     "the ResourceVersion in the precondition (" + opt.pre_rv +
+                                         ") does not match the ResourceVersion in record (" + std::to_string(cur->rv) +
+                                         "). The object might have been modified"));
+    if (opt.dry) return json_response(200, to_view(r, cur->json));
+    bool is_pod = r.group.empty() && r.plural == "pods";
+    bool has_finalizers = false;
+    if (auto* f = meta.if_contains("finalizers"); f && f->is_array() && !f->get_array().empty()) has_finalizers = true;
+    if (is_pod) {
+      auto* spec = obj_at(obj, "spec");
+      std::string node = spec ? str(*spec, "nodeName") : "";
+      std::string phase;
+      if (auto* st = obj_at(obj, "status")) phase = str(*st, "phase");
+      std::int64_t grace = 30;
+      if (opt.grace)
+        grace = *opt.grace;
+      else if (spec && spec->contains("terminationGracePeriodSeconds") && spec->at("terminationGracePeriodSeconds").is_int64())
+        grace = spec->at("terminationGracePeriodSeconds").get_int64();
+      bool on_node = !node.empty() && store.get(res_id("", "nodes"), "", node) != nullptr;
+      if (!on_node || phase == "Succeeded" || phase == "Failed") grace = 0;
+      if (grace < 0) grace = 1;
+      if (grace > 0 || has_finalizers) {
+        std::int64_t deadline = now() + grace;
+        if (auto* dt = meta.if_contains("deletionTimestamp"); dt && dt->is_string()) {
+          // A repeated delete may shorten the grace period, never lengthen it.
+          auto old = parse_rfc3339(dt->get_string());
+          if (old && *old <= deadline) {
+            if (!has_finalizers || grace > 0) return json_response(200, to_view(r, cur->json));
+          }
+        }
+        meta["deletionTimestamp"] = format_rfc3339(deadline);
+        meta["deletionGracePeriodSeconds"] = grace;
+        auto c = store.put(storage_id(r), obj, cur->rv, grace > 0 ? std::max<std::int64_t>(deadline, 1) : 0);
+        if (c.status == Store::CommitStatus::Changed) continue;
+        if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
+        return json_response(200, to_view(r, c.obj->json));
+      }
+      if (!meta.contains("deletionTimestamp")) {
+        // Grace 0 (unbound, finished, or asked for): watchers still see MODIFIED with the
+        // deletionTimestamp, then DELETED, as upstream writes the graceful update first.
+        meta["deletionTimestamp"] = now_ts();
+        meta["deletionGracePeriodSeconds"] = 0;
+        auto c = store.put(storage_id(r), obj, cur->rv);
+        if (c.status == Store::CommitStatus::Changed) continue;
+        if (c.status != Store::CommitStatus::Ok) return error_response(not_found(r, name));
+        auto d = store.remove(storage_id(r), ns, name, c.obj->rv, &obj);
+        if (d.status != Store::CommitStatus::Ok) continue;
+        return json_response(200, to_view(r, d.obj->json));
+      }
+      auto d = store.remove(storage_id(r), ns, name, cur->rv, &obj);
+      if (d.status == Store::CommitStatus::Changed) continue;
+      if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
+      return json_response(200, to_view(r, d.obj->json));
+    }
+    if (has_finalizers) {
+      if (!meta.contains("deletionTimestamp")) {
+        meta["deletionTimestamp"] = now_ts();
+        meta["deletionGracePeriodSeconds"] = 0;
+        auto c = store.put(storage_id(r), obj, cur->rv);
+        if (c.status == Store::CommitStatus::Changed) continue;
+        return json_response(200, to_view(r, c.obj->json));
+      }
+      return json_response(200, to_view(r, cur->json));
+    }
+    if (r.group.empty() && r.plural == "namespaces") return delete_namespace(r, name, obj, cur->rv);
+    auto d = store.remove(storage_id(r), ns, name, cur->rv, &obj);
+    if (d.status == Store::CommitStatus::Changed) continue;
+    if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
+    return json_response(200, success_status(0, name, &r, cur->uid));
+  }
+  return error_response(conflict_modified(r, name));
+}
+
+Response Api::Impl::delete_namespace(const ResourceInfo& r, const std::string& name, json::object obj, std::int64_t rv) {
+  auto& meta = meta_of(obj);
+  meta["deletionTimestamp"] = now_ts();
+  obj["status"] = json::object{{"phase", "Terminating"}};
+  auto c = store.put(storage_id(r), obj, rv);
+  if (c.status != Store::CommitStatus::Ok) return error_response(conflict_modified(r, name));
+  std::string out = c.obj->json;
+  for (const auto& res : all_resources()) {
+    if (!res.namespaced) continue;
+    Store::ListOptions lo;
+    lo.ns = name;
+    auto items = store.list(res.id, lo);
+    if (!items) continue;
+    for (const auto& it : items->items) {
+      json::object o = json::parse(it->json).get_object();
+      (void)store.remove(res.id, name, it->name, 0, &o);
+    }
+  }
+  json::object last = json::parse(c.obj->json).get_object();
+  (void)store.remove(storage_id(r), "", name, 0, &last);
+  return json_response(200, out);
+}
+
+Response Api::Impl::delete_one(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
+  auto opt = delete_options(req);
+  if (!opt) return error_response(bad_request(opt.error()));
+  return remove(r, ns, name, *opt);
+}
+
+Response Api::Impl::eviction(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
+  auto decoded = decode_body(req.content_type, req.body);
+  if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+  auto& body = std::get<json::object>(decoded);
+  std::string bn = meta_str(body, "name");
+  if (!bn.empty() && bn != name) return error_response(bad_request("name in URL does not match name in Eviction object"));
+  if (auto blocked = pdb_blocks_eviction(r, ns, name)) return error_response(*blocked);
+  auto* dopt = obj_at(body, "deleteOptions");
+  json::object empty;
+  auto opt = delete_options(Request{}, dopt ? dopt : &empty);
+  if (!opt) return error_response(bad_request(opt.error()));
+  Response resp = remove(r, ns, name, *opt);
+  if (resp.status != 200) return resp;
+  return json_response(201, success_status(201, "", nullptr, ""));
+}
+
+std::optional<LabelSelector> Api::Impl::selector_of(const json::object* sel) {
+  if (!sel) return std::nullopt;
+  std::string out;
+  auto add = [&](const std::string& t) { out += (out.empty() ? "" : ",") + t; };
+  if (auto* ml = obj_at(*sel, "matchLabels"))
+    for (const auto& kv : *ml)
+      if (kv.value().is_string()) add(std::string(kv.key()) + "=" + std::string(kv.value().get_string()));
+  if (auto* me = sel->if_contains("matchExpressions"); me && me->is_array()) {
+    for (const auto& e : me->get_array()) {
+      if (!e.is_object()) continue;
+      std::string key = str(e.get_object(), "key"), op = str(e.get_object(), "operator"), vals;
+      if (auto* vs = e.get_object().if_contains("values"); vs && vs->is_array())
+        for (const auto& v : vs->get_array())
+          if (v.is_string()) vals += (vals.empty() ? "" : ",") + std::string(v.get_string());
+      if (op == "In") add(key + " in (" + vals + ")");
+      else if (op == "NotIn") add(key + " notin (" + vals + ")");
+      else if (op == "Exists") add(key);
+      else if (op == "DoesNotExist") add("!" + key);
+    }
+  }
+  auto parsed = LabelSelector::parse(out);
+  if (!parsed) return std::nullopt;
+  return std::move(*parsed);
+}
+
+bool Api::Impl::pod_healthy(const json::object& pod) {
+  auto* st = obj_at(pod, "status");
+  if (!st || str(*st, "phase") != "Running") return false;
+  if (auto* m = obj_at(pod, "metadata"); m && m->contains("deletionTimestamp")) return false;
+  if (auto* cs = st->if_contains("conditions"); cs && cs->is_array())
+    for (const auto& c : cs->get_array())
+      if (c.is_object() && str(c.get_object(), "type") == "Ready") return str(c.get_object(), "status") == "True";
+  return false;
+}
+
+std::optional<ApiError> Api::Impl::pdb_blocks_eviction(const ResourceInfo& r, const std::string& ns, const std::string& name) {
+  auto cur = store.get(storage_id(r), ns, name);
+  if (!cur) return not_found(r, name);
+  json::object pod = json::parse(cur->json).get_object();
+  auto* st = obj_at(pod, "status");
+  std::string phase = st ? str(*st, "phase") : "";
+  if (phase != "Running") return std::nullopt;  // pending/terminal pods are evicted regardless
+  const ResourceInfo& pdbr = *find_resource("policy", "v1", "poddisruptionbudgets");
+  Store::ListOptions lo;
+  lo.ns = ns;
+  auto pdbs = store.list(pdbr.id, lo);
+  if (!pdbs) return std::nullopt;
+  for (const auto& po : pdbs->items) {
+    json::object pdb = json::parse(po->json).get_object();
+    auto* spec = obj_at(pdb, "spec");
+    auto sel = selector_of(spec ? obj_at(*spec, "selector") : nullptr);
+    if (!sel || sel->empty() || !sel->matches(cur->labels)) continue;
+    Store::ListOptions pl;
+    pl.ns = ns;
+    pl.labels = &*sel;
+    auto pods = store.list(storage_id(r), pl);
+    std::int64_t expected = 0, healthy = 0;
+    for (const auto& p : pods->items) {
+      ++expected;
+      if (pod_healthy(json::parse(p->json).get_object())) ++healthy;
+    }
+    auto scaled = [&](const json::value& v) -> std::int64_t {
+      if (v.is_int64()) return v.get_int64();
+      if (v.is_string()) {
+        std::string t(v.get_string());
+        if (!t.empty() && t.back() == '%') {
+          std::int64_t pct = std::atoll(t.c_str());
+          return (pct * expected + 99) / 100;
+        }
+        return std::atoll(t.c_str());
+      }
+      return 0;
+    };
+    std::int64_t desired = 0;
+    if (auto* mn = spec->if_contains("minAvailable")) desired = scaled(*mn);
+    else if (auto* mx = spec->if_contains("maxUnavailable")) desired = std::max<std::int64_t>(0, expected - scaled(*mx));
+    if (healthy - desired > 0) continue;
+    std::string pdb_name = meta_str(pdb, "name");
+    ApiError e{429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget."};
+    e.causes.push_back(Cause{"DisruptionBudget",
+                             "The disruption budget " + pdb_name + " needs " + std::to_string(desired) +
+                                 " healthy pods and has " + std::to_string(healthy) + " currently",
+                             ""});
+    return e;
+  }
+  return std::nullopt;
+}
+
+Response Api::Impl::delete_collection(const ResourceInfo& r, const std::string& ns, const Request& req) {
+  Selectors sel;
+  if (auto e = parse_selectors(r, req, sel)) return error_response(*e);
+  auto opt = delete_options(req);
+  if (!opt) return error_response(bad_request(opt.error()));
+  Store::ListOptions lo;
+  lo.ns = ns;
+  lo.labels = sel.labels.empty() ? nullptr : &sel.labels;
+  lo.fields = sel.fields.empty() ? nullptr : &sel.fields;
+  auto res = store.list(storage_id(r), lo);
+  if (!res) return error_response(ApiError{410, "Expired", "The resourceVersion for the provided list is too old."});
+  // Upstream answers with the list it deleted from, as listed before the deletes; an item
+  // deleted meanwhile is no error, any other failure is the answer.
+  std::string out = "{\"kind\":\"" + list_kind(r) + "\",\"apiVersion\":\"" + r.group_version() +
+                    "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(res->rv) + "\"},\"items\":[";
+  bool first = true;
+  for (const auto& o : res->items) {
+    Response d = remove(r, o->ns, o->name, *opt);
+    if (d.status >= 300 && d.status != 404) return d;
+    if (!first) out += ',';
+    first = false;
+    out += is_event_view(r) ? to_view(r, o->json) : o->json;
+  }
+  out += "]}";
+  return json_response(200, std::move(out));
+}
+
+}  // namespace ksched::apiserver

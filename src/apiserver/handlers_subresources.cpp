@@ -1,0 +1,235 @@
+// Subresources and reviews: pods/binding, scale, TokenReview, SubjectAccessReview.
+#include "apiserver/handlers_impl.h"
+
+namespace ksched::apiserver {
+
+std::string Api::Impl::selector_string(const json::object& obj) {
+  auto* spec = obj_at(obj, "spec");
+  const json::object* sel = spec ? obj_at(*spec, "selector") : nullptr;
+  std::string out;
+  if (!sel) return out;
+  auto* ml = obj_at(*sel, "matchLabels");
+  if (!ml && !sel->contains("matchExpressions")) ml = sel;  // ReplicationController: plain map
+  if (ml) {
+    for (const auto& kv : *ml) {
+      if (!kv.value().is_string()) continue;
+      if (!out.empty()) out += ",";
+      out += std::string(kv.key()) + "=" + std::string(kv.value().get_string());
+    }
+  }
+  return out;
+}
+
+json::object Api::Impl::scale_of(const ResourceInfo& r, const json::object& obj) {
+  auto* m = obj_at(obj, "metadata");
+  json::object meta;
+  for (const char* k : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"})
+    if (m && m->contains(k)) meta[k] = m->at(k);
+  std::int64_t want = 1, have = 0;
+  if (auto* spec = obj_at(obj, "spec"); spec && spec->contains("replicas") && spec->at("replicas").is_int64())
+    want = spec->at("replicas").get_int64();
+  if (auto* st = obj_at(obj, "status"); st && st->contains("replicas") && st->at("replicas").is_int64())
+    have = st->at("replicas").get_int64();
+  (void)r;
+  return json::object{{"kind", "Scale"},
+                      {"apiVersion", "autoscaling/v1"},
+                      {"metadata", std::move(meta)},
+                      {"spec", json::object{{"replicas", want}}},
+                      {"status", json::object{{"replicas", have}, {"selector", selector_string(obj)}}}};
+}
+
+Response Api::Impl::scale(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
+  if (req.method == "GET") {
+    auto o = store.get(storage_id(r), ns, name);
+    if (!o) return error_response(not_found(r, name));
+    return json_response(200, json::serialize(scale_of(r, json::parse(o->json).get_object())));
+  }
+  json::error_code ec;
+  json::value p = json::parse(req.body, ec);
+  if (ec) return error_response(bad_request("error decoding body: " + ec.message()));
+  std::string ct = req.content_type.substr(0, req.content_type.find(';'));
+  Response resp = guaranteed_update(r, ns, name, "", false,
+                                    [&](json::object& cur, json::object& next) -> std::optional<ApiError> {
+                                      json::value sc = scale_of(r, cur);
+                                      if (req.method == "PUT") {
+                                        sc = p;
+                                      } else if (ct == "application/json-patch+json") {
+                                        auto res = apply_json_patch(sc, p);
+                                        if (!res) return ApiError{422, "Invalid", res.error()};
+                                      } else {
+                                        apply_merge_patch(sc, p);
+                                      }
+                                      next = cur;
+                                      auto* spec = sc.is_object() ? obj_at(sc.get_object(), "spec") : nullptr;
+                                      if (!spec || !spec->contains("replicas") || !spec->at("replicas").is_int64())
+                                        return invalid(r, name, {Cause{"FieldValueRequired", "Required value", "spec.replicas"}});
+                                      auto& nspec = next["spec"];
+                                      if (!nspec.is_object()) nspec = json::object();
+                                      nspec.get_object()["replicas"] = spec->at("replicas");
+                                      std::string want_rv = meta_str(sc.get_object(), "resourceVersion");
+                                      if (want_rv != meta_str(cur, "resourceVersion")) meta_of(next)["resourceVersion"] = want_rv;
+                                      else meta_of(next).erase("resourceVersion");
+                                      return std::nullopt;
+                                    });
+  if (resp.status == 200) resp.body = json::serialize(scale_of(r, json::parse(resp.body).get_object()));
+  return resp;
+}
+
+Response Api::Impl::binding(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
+  auto decoded = decode_body(req.content_type, req.body);
+  if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+  auto& body = std::get<json::object>(decoded);
+  json::object& b = body;
+  std::string bn = meta_str(b, "name");
+  if (!bn.empty() && bn != name) return error_response(bad_request("name in URL does not match name in Binding object"));
+  std::string bns = meta_str(b, "namespace");
+  if (!bns.empty() && bns != ns)
+    return error_response(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+  auto* target = obj_at(b, "target");
+  std::string node = target ? str(*target, "name") : "";
+  ResourceInfo binding_info = r;
+  binding_info.kind = "Binding";
+  if (node.empty()) return error_response(invalid(binding_info, name, {Cause{"FieldValueRequired", "Required value", "target.name"}}));
+  std::string want_uid = meta_str(b, "uid");
+  json::object annotations;
+  if (auto* m = obj_at(b, "metadata"))
+    if (auto* a = obj_at(*m, "annotations")) annotations = *a;
+  Response resp = guaranteed_update(r, ns, name, "binding", false,
+                                    [&](json::object& cur, json::object& next) -> std::optional<ApiError> {
+                                      std::string uid = meta_str(cur, "uid");
+                                      if (!want_uid.empty() && want_uid != uid)
+                                        return conflict(r.plural, r, name,
+                                                        "Precondition failed: UID in precondition: " + want_uid +
+                                                            ", UID in object meta: " + uid);
+                                      auto& cm = meta_of(cur);
+                                      if (cm.contains("deletionTimestamp"))
+                                        return conflict("pods/binding", r, name,
+                                                        "pod " + name + " is being deleted, cannot be assigned to a host");
+                                      auto* spec = obj_at(cur, "spec");
+                                      std::string cur_node = spec ? str(*spec, "nodeName") : "";
+                                      if (!cur_node.empty())
+                                        return conflict("pods/binding", r, name,
+                                                        "pod " + name + " is already assigned to node \"" + cur_node + "\"");
+                                      if (spec && spec->contains("schedulingGates") && spec->at("schedulingGates").is_array() &&
+                                          !spec->at("schedulingGates").get_array().empty())
+                                        return conflict("pods/binding", r, name,
+                                                        "pod " + name + " has non-empty .spec.schedulingGates");
+                                      next = cur;
+                                      next["spec"].get_object()["nodeName"] = node;
+                                      if (!annotations.empty()) {
+                                        auto& a = meta_of(next)["annotations"];
+                                        if (!a.is_object()) a = json::object();
+                                        for (const auto& kv : annotations) a.get_object()[kv.key()] = kv.value();
+                                      }
+                                      auto& st = next["status"];
+                                      if (!st.is_object()) st = json::object();
+                                      auto& conds = st.get_object()["conditions"];
+                                      if (!conds.is_array()) conds = json::array();
+                                      json::array out;
+                                      json::object c{{"type", "PodScheduled"}, {"status", "True"}, {"lastProbeTime", nullptr},
+                                                     {"lastTransitionTime", now_ts()}};
+                                      bool placed = false;
+                                      for (auto& x : conds.get_array()) {
+                                        if (x.is_object() && str(x.get_object(), "type") == "PodScheduled") {
+                                          out.push_back(c);
+                                          placed = true;
+                                        } else {
+                                          out.push_back(x);
+                                        }
+                                      }
+                                      if (!placed) out.push_back(c);
+                                      conds = std::move(out);
+                                      meta_of(next).erase("resourceVersion");
+                                      return std::nullopt;
+                                    });
+  if (resp.status != 200) return resp;
+  return json_response(201, success_status(201, "", nullptr, ""));
+}
+
+json::object Api::Impl::review_shell(const ResourceInfo& r, json::object& body) {
+  json::object out{{"kind", r.kind}, {"apiVersion", r.group_version()}};
+  json::object meta;
+  if (auto* m = body.if_contains("metadata"); m && m->is_object()) meta = m->get_object();
+  meta["creationTimestamp"] = nullptr;
+  out["metadata"] = std::move(meta);
+  auto* spec = body.if_contains("spec");
+  out["spec"] = spec && spec->is_object() ? spec->get_object() : json::object();
+  return out;
+}
+
+Response Api::Impl::token_review(const ResourceInfo& r, const Request& req) {
+  auto decoded = decode_body(req.content_type, req.body);
+  if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+  auto& body = std::get<json::object>(decoded);
+  json::object out = review_shell(r, body);
+  std::string token = str(out["spec"].get_object(), "token");
+  if (token.empty())
+    return error_response(ApiError{422, "Invalid", "TokenReview.authentication.k8s.io \"\" is invalid: spec.token: "
+                                                   "Required value: token must be specified"});
+  const UserInfo* u = api.authenticator() ? api.authenticator()->authenticate("Bearer " + token) : nullptr;
+  json::object status;
+  if (u) {
+    json::array groups;
+    bool has_authenticated = false;
+    for (const auto& g : u->groups) {
+      groups.emplace_back(g);
+      has_authenticated = has_authenticated || g == "system:authenticated";
+    }
+    if (!has_authenticated) groups.emplace_back("system:authenticated");
+    status["authenticated"] = true;
+    status["user"] = json::object{{"username", u->name}, {"uid", u->uid}, {"groups", std::move(groups)}};
+  } else {
+    status["user"] = json::object();
+    status["error"] = "invalid bearer token";
+  }
+  out["status"] = std::move(status);
+  return json_response(201, json::serialize(out));
+}
+
+Response Api::Impl::subject_access_review(const ResourceInfo& r, const Request& req) {
+  auto decoded = decode_body(req.content_type, req.body);
+  if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+  auto& body = std::get<json::object>(decoded);
+  json::object out = review_shell(r, body);
+  const json::object& spec = out["spec"].get_object();
+  AccessAttributes a;
+  a.user = str(spec, "user");
+  if (auto* g = spec.if_contains("groups"); g && g->is_array())
+    for (const auto& x : g->get_array())
+      if (x.is_string()) a.groups.emplace_back(x.get_string());
+  const json::object* ra = obj_at(spec, "resourceAttributes");
+  const json::object* na = obj_at(spec, "nonResourceAttributes");
+  auto invalid = [](const std::string& field, const std::string& msg) {
+    ApiError e{422, "Invalid", "SubjectAccessReview.authorization.k8s.io \"\" is invalid: " + field + ": " + msg};
+    e.kind = "SubjectAccessReview";
+    e.group = "authorization.k8s.io";
+    e.causes.push_back(Cause{"FieldValueInvalid", msg, field});
+    return e;
+  };
+  if ((ra != nullptr) == (na != nullptr))
+    return error_response(invalid("spec.resourceAttributes",
+                                  "Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes "
+                                  "must be specified"));
+  if (a.user.empty() && a.groups.empty())
+    return error_response(invalid("spec.user", "Invalid value: \"\": at least one of user or group must be specified"));
+  if (ra) {
+    a.resource_request = true;
+    a.verb = str(*ra, "verb");
+    a.group = str(*ra, "group");
+    a.resource = str(*ra, "resource");
+    a.subresource = str(*ra, "subresource");
+    a.ns = str(*ra, "namespace");
+    a.name = str(*ra, "name");
+  } else {
+    a.resource_request = false;
+    a.verb = str(*na, "verb");
+    a.path = str(*na, "path");
+  }
+  AccessDecision d = authorize_rbac(store, a);
+  json::object status{{"allowed", d.allowed}};
+  if (!d.reason.empty()) status["reason"] = d.reason;
+  out["status"] = std::move(status);
+  return json_response(201, json::serialize(out));
+}
+
+}  // namespace ksched::apiserver
