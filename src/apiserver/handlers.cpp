@@ -2,7 +2,6 @@
 
 namespace ksched::apiserver {
 
-
 // ---------------------------------------------------------------- small helpers
 
 std::string percent_decode(std::string_view s, bool plus_is_space) {
