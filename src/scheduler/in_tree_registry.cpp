@@ -29,7 +29,8 @@ namespace {
 
 namespace pl = plugins;
 
-using Factory = util::Result<std::shared_ptr<framework::Plugin>>(const framework::PluginArgs&, framework::Handle&);
+using Factory = util::Result<std::shared_ptr<framework::Plugin>>(const framework::PluginArgs&,
+                                                                 framework::Handle&);
 
 struct InTreePlugin {
   std::string_view name;

@@ -14,10 +14,10 @@ TEST(InTreeRegistry, HoldsExactlyTheUpstreamInTreePlugins) {
   // Upstream v1.32 NewInTreeRegistry, without DynamicResources (not implemented here; off by default
   // upstream behind the DynamicResourceAllocation feature gate).
   const std::set<std::string> want = {
-      "DefaultBinder",     "DefaultPreemption",  "ImageLocality",      "InterPodAffinity",
-      "NodeAffinity",      "NodeName",           "NodePorts",          "NodeResourcesBalancedAllocation",
-      "NodeResourcesFit",  "NodeUnschedulable",  "NodeVolumeLimits",   "PodTopologySpread",
-      "PrioritySort",      "SchedulingGates",    "TaintToleration",    "VolumeBinding",
+      "DefaultBinder",      "DefaultPreemption", "ImageLocality",    "InterPodAffinity",
+      "NodeAffinity",       "NodeName",          "NodePorts",        "NodeResourcesBalancedAllocation",
+      "NodeResourcesFit",   "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread",
+      "PrioritySort",       "SchedulingGates",   "TaintToleration",  "VolumeBinding",
       "VolumeRestrictions", "VolumeZone",
   };
   auto reg = new_in_tree_registry();

@@ -49,10 +49,13 @@ PluginCapabilities in_tree_capabilities() {
   };
 }
 
-util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile, const PluginCapabilities& caps) {
+util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile,
+                                             const PluginCapabilities& caps) {
   ExpandedPlugins out;
   const Plugins& plugins = profile.plugins;
-  auto list_of = [&](ExtensionPoint ep) -> std::vector<std::string>& { return out.points[static_cast<std::size_t>(ep)]; };
+  auto list_of = [&](ExtensionPoint ep) -> std::vector<std::string>& {
+    return out.points[static_cast<std::size_t>(ep)];
+  };
 
   // 1. Plugins configured at each specific point (upstream updatePluginList).
   for (ExtensionPoint ep : kSpecificExtensionPoints) {

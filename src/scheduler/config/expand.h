@@ -49,12 +49,14 @@ using PluginCapabilities = std::function<std::optional<std::vector<ExtensionPoin
 // Capabilities of the in-tree plugins (default_plugin_extension_points()).
 PluginCapabilities in_tree_capabilities();
 
-// Points are visited in kSpecificExtensionPoints order. Errors use upstream's texts, e.g. `FilterPlugin "Foo" does not exist`,
+// Points are visited in kSpecificExtensionPoints order. Errors use upstream's texts, e.g.
+// `FilterPlugin "Foo" does not exist`,
 // `plugin "NodeName" already registered as "FilterPlugin"`,
 // `plugin "PrioritySort" does not extend FilterPlugin plugin`,
 // `only one queue sort plugin required for profile with scheduler name "x", but got 2`,
 // `at least one bind plugin is needed for profile with scheduler name "x"`,
 // `total score of Score plugins could overflow`.
-util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile, const PluginCapabilities& caps);
+util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile,
+                                             const PluginCapabilities& caps);
 
 }  // namespace ksched::scheduler::config
