@@ -19,7 +19,6 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
-#include "scheduler_testing/default_config.h"
 #include "scheduler_testing/testing.h"
 
 namespace {
@@ -38,7 +37,7 @@ constexpr int kMaxNewPodsPerCluster = 4000;
 
 enum class Workload { Basic, AntiAffinity, TopologySpread };
 
-config::KubeSchedulerConfiguration bench_config() { return testing::default_config_for_this_build(); }
+config::KubeSchedulerConfiguration bench_config() { return config::default_configuration(); }
 
 struct Cluster {
   testing::FakeClusterLister lister;

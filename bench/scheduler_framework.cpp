@@ -1,6 +1,6 @@
 // Filter + Score cost per node through the framework runtime on a 5,000-node snapshot.
-//  - BM_FilterScore_InTree: the default profile (v1.32 defaults) built from the in-tree registry;
-//    plugins not built into this tree are left out (listed in the "plugins" label).
+//  - BM_FilterScore_InTree: the default profile (v1.32 defaults) built from the in-tree registry
+//    (the plugins it runs are listed in the "plugins" label).
 //  - BM_FilterScore_Fakes: trivial filter/score plugins, i.e. the runtime's own overhead.
 // Arg 0 = serial (inline parallelizer), 1 = thread pool with parallelism 16 (upstream default).
 // ns/node = real time per iteration / nodes (reported as the "ns_per_node" counter).
@@ -170,10 +170,6 @@ void BM_FilterScore_InTree(benchmark::State& state) {
   config::KubeSchedulerProfile profile;
   profile.schedulerName = "default-scheduler";
   config::set_profile_defaults(profile);
-  for (const auto& missing : ksched::scheduler::missing_in_tree_plugins()) {
-    for (auto ep : config::kSpecificExtensionPoints) drop(profile.plugins.at(ep), missing);
-    drop(profile.plugins.multiPoint, missing);
-  }
   // Plugins that need cluster objects this bench does not provide are dropped if they refuse to start.
   auto env = make_env(ksched::scheduler::new_in_tree_registry(), profile, state.range(0) != 0,
                       {"DefaultPreemption", "NodeVolumeLimits", "VolumeZone", "VolumeRestrictions", "VolumeBinding"});

@@ -22,7 +22,6 @@
 #include "scheduler/framework/parallelizer.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
-#include "scheduler_testing/default_config.h"
 #include "scheduler_testing/testing.h"
 #include "serving/secure_serving.h"
 
@@ -146,7 +145,7 @@ class FakeExtenderServer {
 
 // ---------------------------------------------------------------- helpers
 
-config::KubeSchedulerConfiguration base_config() { return testing::default_config_for_this_build(); }
+config::KubeSchedulerConfiguration base_config() { return config::default_configuration(); }
 
 config::Extender extender_config(const std::string& url) {
   config::Extender x;
@@ -612,8 +611,7 @@ TEST_F(ExtenderTest, PreemptionAsksExtenderAndHonoursItsVictims) {
   auto x = extender_config(server.url());
   x.preemptVerb = "preempt";
   start_with({x});
-  if (!sched->profile("default-scheduler")->has_post_filter_plugins())
-    GTEST_SKIP() << "DefaultPreemption missing";
+  ASSERT_TRUE(sched->profile("default-scheduler")->has_post_filter_plugins());  // DefaultPreemption
   // The extender drops n2 and keeps n1 with the victim named by UID.
   server.reply("/ext/preempt",
                R"({"nodeNameToMetaVictims":{"n1":{"pods":[{"uid":"low1"}],"numPDBViolations":0}}})");
@@ -642,8 +640,7 @@ TEST_F(ExtenderTest, PreemptionExtenderErrors) {
   x.preemptVerb = "preempt";
   x.nodeCacheCapable = true;
   start_with({x});
-  if (!sched->profile("default-scheduler")->has_post_filter_plugins())
-    GTEST_SKIP() << "DefaultPreemption missing";
+  ASSERT_TRUE(sched->profile("default-scheduler")->has_post_filter_plugins());  // DefaultPreemption
   // A victim the snapshot does not have on that node: a non-ignorable extender stops preemption.
   server.reply("/ext/preempt", R"({"nodeNameToMetaVictims":{"n1":{"pods":[{"uid":"nope"}]}}})");
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
@@ -667,8 +664,7 @@ TEST_F(ExtenderTest, IgnorablePreemptionExtenderWithoutVictimsIsIgnored) {
   x.preemptVerb = "preempt";
   x.ignorable = true;
   start_with({x});
-  if (!sched->profile("default-scheduler")->has_post_filter_plugins())
-    GTEST_SKIP() << "DefaultPreemption missing";
+  ASSERT_TRUE(sched->profile("default-scheduler")->has_post_filter_plugins());  // DefaultPreemption
   // n1 without victims is dropped (ignorable), which leaves no candidate.
   server.reply("/ext/preempt", R"({"nodeNameToMetaVictims":{"n1":{"pods":[]}}})");
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());

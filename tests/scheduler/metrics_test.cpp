@@ -3,7 +3,6 @@
 
 #include <thread>
 
-#include "scheduler/in_tree_registry.h"
 #include "scheduler/metrics.h"
 
 namespace ksched::scheduler::metrics {
@@ -118,21 +117,6 @@ TEST(Metrics, SchedulerMetricSet) {
   EXPECT_TRUE(contains(text, "# TYPE scheduler_pod_scheduling_attempts histogram\n"));
   EXPECT_TRUE(contains(text, "# TYPE scheduler_preemption_victims histogram\n"));
   EXPECT_TRUE(contains(text, "# TYPE scheduler_preemption_attempts_total counter\n"));
-}
-
-TEST(InTreeRegistry, HasEveryAvailableDefaultPlugin) {
-  auto reg = new_in_tree_registry();
-  auto missing = missing_in_tree_plugins();
-  // Every default plugin is either registered or reported missing, never both.
-  for (const char* name : {"SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration",
-                           "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
-                           "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity",
-                           "DefaultPreemption", "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder"}) {
-    bool registered = reg.find(name) != nullptr;
-    bool reported = std::find(missing.begin(), missing.end(), name) != missing.end();
-    EXPECT_NE(registered, reported) << name;
-  }
-  EXPECT_EQ(reg.all().size() + missing.size(), 18u);
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
-#include "scheduler_testing/default_config.h"
 #include "scheduler_testing/testing.h"
 
 namespace ksched::scheduler {
@@ -18,9 +17,9 @@ using namespace std::chrono_literals;
 using testing::MakeNode;
 using testing::MakePod;
 
-// The default profile minus plugins this build lacks (volume plugins may land later).
+// The default configuration, plus a copy of its profile under each extra scheduler name.
 config::KubeSchedulerConfiguration test_config(const std::vector<std::string>& extra_profiles = {}) {
-  auto cfg = testing::default_config_for_this_build();
+  auto cfg = config::default_configuration();
   for (const auto& name : extra_profiles) {
     auto p = cfg.profiles.front();
     p.schedulerName = name;
@@ -376,7 +375,7 @@ TEST_F(SchedulerTest, AssignedPodsFillTheCache) {
 }
 
 TEST_F(SchedulerTest, PreemptionNominatesAndSchedulesAfterVictimLeaves) {
-  if (!sched->profile("default-scheduler")->has_post_filter_plugins()) GTEST_SKIP() << "DefaultPreemption missing";
+  ASSERT_TRUE(sched->profile("default-scheduler")->has_post_filter_plugins());  // DefaultPreemption
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
   auto victim = add_pod(MakePod().Name("low").Node("n1").Priority(1).Req({{"cpu", "2"}}).Obj());
   auto high = add_pod(MakePod().Name("high").Priority(100).Req({{"cpu", "2"}}).Obj());

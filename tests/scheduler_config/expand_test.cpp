@@ -152,5 +152,12 @@ TEST(SchedulerConfigExpand, FrameworkInitErrors) {
             "at least one bind plugin is needed for profile with scheduler name \"default-scheduler\"");
 }
 
+TEST(SchedulerConfigExpand, SpecificListsAreCheckedBeforeMultiPointExpansion) {
+  // Upstream's NewFramework: updatePluginList for every point, then expandMultiPointPlugins.
+  EXPECT_EQ(expand_error("profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: Unknown\n"
+                         "    score:\n      enabled:\n      - name: Bar\n"),
+            "ScorePlugin \"Bar\" does not exist");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::config

@@ -10,15 +10,32 @@ namespace ksched::scheduler::config {
 
 namespace {
 
-// Upstream's getExtensionPoints order, which decides which error is reported first.
-constexpr ExtensionPoint kFrameworkOrder[] = {
-    ExtensionPoint::PreFilter, ExtensionPoint::Filter,   ExtensionPoint::PostFilter, ExtensionPoint::Reserve,
-    ExtensionPoint::PreScore,  ExtensionPoint::Score,    ExtensionPoint::PreBind,    ExtensionPoint::Bind,
-    ExtensionPoint::PostBind,  ExtensionPoint::Permit,   ExtensionPoint::PreEnqueue, ExtensionPoint::QueueSort,
-};
-
 bool implements(const std::vector<ExtensionPoint>& eps, ExtensionPoint ep) {
   return std::find(eps.begin(), eps.end(), ep) != eps.end();
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// `"name"` (the texts below are upstream's %q of plain names).
+std::string quoted(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out.append(1, '"').append(s).append(1, '"');
+  return out;
+}
+
+util::Error does_not_exist(std::string_view type, const std::string& plugin) {
+  std::string msg(type);
+  msg.append(" ").append(quoted(plugin)).append(" does not exist");
+  return util::make_error(std::move(msg));
+}
+
+util::Error already_registered(std::string_view type, const std::string& plugin) {
+  std::string msg("plugin ");
+  msg.append(quoted(plugin)).append(" already registered as ").append(quoted(type));
+  return util::make_error(std::move(msg));
 }
 
 }  // namespace
@@ -32,61 +49,81 @@ PluginCapabilities in_tree_capabilities() {
   };
 }
 
-util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile, const PluginCapabilities& caps) {
+util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile,
+                                             const PluginCapabilities& caps) {
   ExpandedPlugins out;
   const Plugins& plugins = profile.plugins;
-  for (ExtensionPoint ep : kFrameworkOrder) {
-    const PluginSet& set = plugins.at(ep);
-    std::string type(extension_point_plugin_type(ep));
-    auto& list = out.points[static_cast<std::size_t>(ep)];
+  auto list_of = [&](ExtensionPoint ep) -> std::vector<std::string>& {
+    return out.points[static_cast<std::size_t>(ep)];
+  };
 
-    // Plugins configured at this specific point.
-    std::vector<std::string> specific;
-    for (const auto& p : set.enabled) {
+  // 1. Plugins configured at each specific point (upstream updatePluginList).
+  for (ExtensionPoint ep : kSpecificExtensionPoints) {
+    const std::string_view type = extension_point_plugin_type(ep);
+    auto& list = list_of(ep);
+    for (const auto& p : plugins.at(ep).enabled) {
       auto c = caps(p.name);
-      if (!c) return util::make_error(type + " \"" + p.name + "\" does not exist");
-      if (!implements(*c, ep)) return util::make_error("plugin \"" + p.name + "\" does not extend " + type + " plugin");
-      if (std::find(specific.begin(), specific.end(), p.name) != specific.end()) {
-        return util::make_error("plugin \"" + p.name + "\" already registered as \"" + type + "\"");
+      if (!c) return does_not_exist(type, p.name);
+      if (!implements(*c, ep)) {
+        std::string msg("plugin ");
+        msg.append(quoted(p.name)).append(" does not extend ").append(type).append(" plugin");
+        return util::make_error(std::move(msg));
       }
-      specific.push_back(p.name);
-    }
-
-    std::set<std::string, std::less<>> disabled;
-    for (const auto& p : set.disabled) disabled.insert(p.name);
-    if (plugins.multiPoint.enabled.empty() || disabled.contains("*")) {
-      list = std::move(specific);
-      continue;
-    }
-
-    std::vector<std::string> from_multi;
-    std::set<std::string, std::less<>> overridden;
-    for (const auto& p : plugins.multiPoint.enabled) {
-      auto c = caps(p.name);
-      if (!c) return util::make_error(type + " \"" + p.name + "\" does not exist");
-      if (!implements(*c, ep)) continue;
-      if (disabled.contains(p.name)) continue;
-      if (std::find(specific.begin(), specific.end(), p.name) != specific.end()) {
-        overridden.insert(p.name);
-        continue;
-      }
-      if (std::find(from_multi.begin(), from_multi.end(), p.name) != from_multi.end()) {
-        return util::make_error("plugin \"" + p.name + "\" already registered as \"" + type + "\"");
-      }
-      from_multi.push_back(p.name);
-    }
-    // Order: overridden specific plugins (specific order), then multiPoint ones, then the rest
-    // of the specific ones.
-    for (const auto& n : specific) {
-      if (overridden.contains(n)) list.push_back(n);
-    }
-    for (auto& n : from_multi) list.push_back(std::move(n));
-    for (const auto& n : specific) {
-      if (!overridden.contains(n)) list.push_back(n);
+      if (contains(list, p.name)) return already_registered(type, p.name);
+      list.push_back(p.name);
     }
   }
 
-  // Score weights: specific Score entries win over multiPoint ones.
+  // 2. multiPoint expansion (upstream expandMultiPointPlugins).
+  if (!plugins.multiPoint.enabled.empty()) {
+    for (ExtensionPoint ep : kSpecificExtensionPoints) {
+      const std::string_view type = extension_point_plugin_type(ep);
+      std::set<std::string, std::less<>> disabled;
+      for (const auto& d : plugins.at(ep).disabled) disabled.insert(d.name);
+      if (disabled.contains("*")) continue;
+      const std::vector<std::string> specific = list_of(ep);
+      std::vector<std::string> from_multi;
+      std::set<std::string, std::less<>> overridden;
+      for (const auto& p : plugins.multiPoint.enabled) {
+        auto c = caps(p.name);
+        if (!c) return does_not_exist(type, p.name);
+        if (!implements(*c, ep)) continue;
+        if (disabled.contains(p.name)) continue;
+        if (contains(specific, p.name)) {
+          overridden.insert(p.name);
+          continue;
+        }
+        if (contains(from_multi, p.name)) return already_registered(type, p.name);
+        from_multi.push_back(p.name);
+      }
+      // Order: overridden specific plugins (specific order), then multiPoint ones, then the rest
+      // of the specific ones.
+      auto& list = list_of(ep);
+      list.clear();
+      for (const auto& n : specific) {
+        if (overridden.contains(n)) list.push_back(n);
+      }
+      for (auto& n : from_multi) list.push_back(std::move(n));
+      for (const auto& n : specific) {
+        if (!overridden.contains(n)) list.push_back(n);
+      }
+    }
+  }
+
+  // 3. One queue sort plugin, at least one bind plugin.
+  const auto& qs = out.at(ExtensionPoint::QueueSort);
+  if (qs.size() != 1) {
+    std::string msg("only one queue sort plugin required for profile with scheduler name ");
+    msg.append(quoted(profile.schedulerName)).append(", but got ").append(std::to_string(qs.size()));
+    return util::make_error(std::move(msg));
+  }
+  if (out.at(ExtensionPoint::Bind).empty()) {
+    std::string msg("at least one bind plugin is needed for profile with scheduler name ");
+    msg.append(quoted(profile.schedulerName));
+    return util::make_error(std::move(msg));
+  }
+
+  // 4. Score weights: specific Score entries win over multiPoint ones (upstream getScoreWeights).
   constexpr std::int64_t kMaxNodeScore = 100;
   constexpr std::int64_t kMaxTotalScore = std::numeric_limits<std::int64_t>::max();
   std::int64_t total = 0;
@@ -95,9 +132,7 @@ util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile
   for (const auto& p : candidates) {
     auto c = caps(p.name);
     if (!c || !implements(*c, ExtensionPoint::Score)) continue;
-    bool seen = std::any_of(out.score_weights.begin(), out.score_weights.end(),
-                            [&](const auto& e) { return e.first == p.name; });
-    if (seen) continue;
+    if (out.weight_of(p.name) != 0) continue;  // seen (stored weights are >= 1)
     std::int32_t w = p.weight.value_or(0);
     if (w == 0) w = 1;
     if (static_cast<std::int64_t>(w) * kMaxNodeScore > kMaxTotalScore - total) {
@@ -105,16 +140,6 @@ util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile
     }
     total += static_cast<std::int64_t>(w) * kMaxNodeScore;
     out.score_weights.emplace_back(p.name, w);
-  }
-
-  const auto& qs = out.at(ExtensionPoint::QueueSort);
-  if (qs.size() != 1) {
-    return util::make_error("only one queue sort plugin required for profile with scheduler name \"" +
-                            profile.schedulerName + "\", but got " + std::to_string(qs.size()));
-  }
-  if (out.at(ExtensionPoint::Bind).empty()) {
-    return util::make_error("at least one bind plugin is needed for profile with scheduler name \"" +
-                            profile.schedulerName + "\"");
   }
   return out;
 }

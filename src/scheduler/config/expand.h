@@ -1,11 +1,19 @@
-// Framework-init view of a profile's plugins (upstream framework/runtime NewFramework):
-// the per-extension-point plugin lists after expanding multiPoint, and the Score weights.
+// A profile's plugins per extension point (upstream framework/runtime NewFramework's
+// updatePluginList + expandMultiPointPlugins) and the Score weights (getScoreWeights). The one
+// implementation: Framework::init (framework/runtime.cpp) calls it with the capabilities of the
+// plugins it instantiated; the config tests call it with in_tree_capabilities().
 //
-// Precedence (upstream): a plugin configured at a specific extension point overrides its
-// multiPoint entry there (and is moved to the front, keeping its specific order); a plugin
-// disabled at a specific point is not added there from multiPoint; "*" disabled at a point skips
-// multiPoint expansion for that point. multiPoint's own disabled list was already applied by the
-// defaults merge (merge_plugins).
+// Steps, in this order (the first error wins):
+//  1. each specific point's enabled list as configured (unknown, not implementing the point, or
+//     named twice is an error);
+//  2. multiPoint expansion, per point: a plugin configured at the specific point overrides its
+//     multiPoint entry there (and is moved to the front, keeping its specific order), then the
+//     multiPoint plugins implementing the point, then the rest of the specific ones; a plugin
+//     disabled at a point is not added there from multiPoint; "*" disabled at a point skips
+//     expansion for that point. multiPoint's own disabled list was already applied by the
+//     defaults merge (merge_plugins);
+//  3. exactly one QueueSort plugin and at least one Bind plugin;
+//  4. Score weights: the Score point's entry wins over multiPoint's; unset/0 means 1.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -41,12 +49,14 @@ using PluginCapabilities = std::function<std::optional<std::vector<ExtensionPoin
 // Capabilities of the in-tree plugins (default_plugin_extension_points()).
 PluginCapabilities in_tree_capabilities();
 
-// Errors use upstream's texts, e.g. `FilterPlugin "Foo" does not exist`,
+// Points are visited in kSpecificExtensionPoints order. Errors use upstream's texts, e.g.
+// `FilterPlugin "Foo" does not exist`,
 // `plugin "NodeName" already registered as "FilterPlugin"`,
 // `plugin "PrioritySort" does not extend FilterPlugin plugin`,
 // `only one queue sort plugin required for profile with scheduler name "x", but got 2`,
 // `at least one bind plugin is needed for profile with scheduler name "x"`,
 // `total score of Score plugins could overflow`.
-util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile, const PluginCapabilities& caps);
+util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile,
+                                             const PluginCapabilities& caps);
 
 }  // namespace ksched::scheduler::config

@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
-#if __has_include("api/apps.h")
 #include "api/apps.h"
-#define KSCHED_HAVE_APPS 1
-#endif
 
 namespace ksched::scheduler::framework {
 
@@ -275,14 +272,11 @@ labels::Selector default_selector(const api::Pod& pod, const ClusterLister& list
       selector = labels::from_set(set);
       break;
     }
-  }
-#ifdef KSCHED_HAVE_APPS
-  else if (owner->apiVersion == "apps/v1" && owner->kind == "ReplicaSet") {
+  } else if (owner->apiVersion == "apps/v1" && owner->kind == "ReplicaSet") {
     add_controller_selector(selector, lister.list_replica_sets(ns), owner->name);
   } else if (owner->apiVersion == "apps/v1" && owner->kind == "StatefulSet") {
     add_controller_selector(selector, lister.list_stateful_sets(ns), owner->name);
   }
-#endif
   return selector;
 }
 

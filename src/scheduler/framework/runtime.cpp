@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <limits>
 
+#include "scheduler/config/expand.h"
 #include "scheduler/framework/parallelizer.h"
 
 namespace ksched::scheduler::framework {
@@ -291,68 +292,25 @@ util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, 
     plugins_[name] = std::move(p.value());
   }
 
-  // Per extension point: names in run order.
-  std::map<ExtensionPoint, std::vector<std::string>> order;
-  for (auto ep : config::kSpecificExtensionPoints) {
-    const auto type = std::string(config::extension_point_plugin_type(ep));
-    std::set<std::string> seen;
-    auto& names = order[ep];
-    for (const auto& e : plugins.at(ep).enabled) {
-      auto it = plugins_.find(e.name);
-      if (it == plugins_.end()) return util::make_error(type + " " + quoted(e.name) + " does not exist");
-      if (!implements(ep, it->second.get())) {
-        return util::make_error("plugin " + quoted(e.name) + " does not extend " + type + " plugin");
-      }
-      if (!seen.insert(e.name).second) {
-        return util::make_error("plugin " + quoted(e.name) + " already registered as " + quoted(type));
-      }
-      names.push_back(e.name);
-    }
-  }
-
-  // multiPoint expansion (upstream expandMultiPointPlugins): explicitly configured plugins keep
-  // their specific-point position first, then multiPoint ones, then the other specific ones.
-  if (!plugins.multiPoint.enabled.empty()) {
+  // Per extension point: names in run order, and the Score weights (config::expand_plugins, the
+  // one implementation of upstream's plugin lists and multiPoint expansion), over the plugins
+  // instantiated above.
+  auto capabilities = [this](std::string_view name) -> std::optional<std::vector<ExtensionPoint>> {
+    auto it = plugins_.find(name);
+    if (it == plugins_.end()) return std::nullopt;
+    std::vector<ExtensionPoint> eps;
     for (auto ep : config::kSpecificExtensionPoints) {
-      const auto type = std::string(config::extension_point_plugin_type(ep));
-      const auto& set = plugins.at(ep);
-      std::set<std::string> disabled;
-      for (const auto& d : set.disabled) disabled.insert(d.name);
-      if (disabled.count("*")) continue;
-      std::vector<std::string> enabled = order[ep];
-      std::set<std::string> enabled_set(enabled.begin(), enabled.end());
-      std::vector<std::string> multi;
-      std::set<std::string> multi_set, overrides;
-      for (const auto& e : plugins.multiPoint.enabled) {
-        auto it = plugins_.find(e.name);
-        if (it == plugins_.end()) return util::make_error(type + " " + quoted(e.name) + " does not exist");
-        if (!implements(ep, it->second.get())) continue;
-        if (disabled.count(e.name)) continue;
-        if (enabled_set.count(e.name)) {
-          overrides.insert(e.name);
-          continue;
-        }
-        if (!multi_set.insert(e.name).second) {
-          return util::make_error("plugin " + quoted(e.name) + " already registered as " + quoted(type));
-        }
-        multi.push_back(e.name);
-      }
-      std::vector<std::string> out;
-      for (const auto& n : enabled) {
-        if (overrides.count(n)) out.push_back(n);
-      }
-      out.insert(out.end(), multi.begin(), multi.end());
-      for (const auto& n : enabled) {
-        if (!overrides.count(n)) out.push_back(n);
-      }
-      order[ep] = std::move(out);
+      if (implements(ep, it->second.get())) eps.push_back(ep);
     }
-  }
+    return eps;
+  };
+  auto expanded = config::expand_plugins(profile, capabilities);
+  if (!expanded) return util::make_error(expanded.error());
 
   auto fill = [&](ExtensionPoint ep, auto& vec) {
     using Ptr = typename std::decay_t<decltype(vec)>::value_type;
     using T = typename Ptr::element_type;
-    for (const auto& n : order[ep]) vec.push_back(std::dynamic_pointer_cast<T>(plugins_.at(n)));
+    for (const auto& n : expanded->at(ep)) vec.push_back(std::dynamic_pointer_cast<T>(plugins_.at(n)));
   };
   fill(ExtensionPoint::PreEnqueue, pre_enqueue_);
   std::vector<std::shared_ptr<QueueSortPlugin>> qs;
@@ -368,32 +326,8 @@ util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, 
   fill(ExtensionPoint::Bind, bind_);
   fill(ExtensionPoint::PostBind, post_bind_);
 
-  if (qs.size() != 1) {
-    return util::make_error("only one queue sort plugin required for profile with scheduler name " +
-                            quoted(profile_name_) + ", but got " + std::to_string(qs.size()));
-  }
-  queue_sort_ = qs.front();
-  if (bind_.empty()) {
-    return util::make_error("at least one bind plugin is needed for profile with scheduler name " +
-                            quoted(profile_name_));
-  }
-
-  // Score weights: the Score point's entry wins over multiPoint's; 0 means 1.
-  std::int64_t total = 0;
-  std::vector<config::Plugin> weighted = plugins.score.enabled;
-  weighted.insert(weighted.end(), plugins.multiPoint.enabled.begin(), plugins.multiPoint.enabled.end());
-  for (const auto& e : weighted) {
-    auto it = plugins_.find(e.name);
-    if (it == plugins_.end() || !implements(ExtensionPoint::Score, it->second.get())) continue;
-    if (score_weights_.count(e.name)) continue;
-    std::int32_t w = e.weight.value_or(0);
-    if (w == 0) w = 1;
-    score_weights_[e.name] = w;
-    if (static_cast<std::int64_t>(w) * kMaxNodeScore > std::numeric_limits<std::int64_t>::max() - total) {
-      return util::make_error("total score of Score plugins could overflow");
-    }
-    total += static_cast<std::int64_t>(w) * kMaxNodeScore;
-  }
+  queue_sort_ = qs.front();  // expand_plugins checked: exactly one
+  score_weights_.insert(expanded->score_weights.begin(), expanded->score_weights.end());
   for (const auto& s : score_) {
     auto it = score_weights_.find(std::string(s->name()));
     score_weight_by_index_.push_back(it == score_weights_.end() ? 1 : it->second);
