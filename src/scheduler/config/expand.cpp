@@ -5,6 +5,7 @@
 #include <set>
 
 #include "scheduler/config/defaults.h"
+#include "util/go_format.h"
 
 namespace ksched::scheduler::config {
 
@@ -18,23 +19,15 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// `"name"` (the texts below are upstream's %q of plain names).
-std::string quoted(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out.append(1, '"').append(s).append(1, '"');
-  return out;
-}
-
 util::Error does_not_exist(std::string_view type, const std::string& plugin) {
   std::string msg(type);
-  msg.append(" ").append(quoted(plugin)).append(" does not exist");
+  msg.append(" ").append(util::go_quote(plugin)).append(" does not exist");
   return util::make_error(std::move(msg));
 }
 
 util::Error already_registered(std::string_view type, const std::string& plugin) {
   std::string msg("plugin ");
-  msg.append(quoted(plugin)).append(" already registered as ").append(quoted(type));
+  msg.append(util::go_quote(plugin)).append(" already registered as ").append(util::go_quote(type));
   return util::make_error(std::move(msg));
 }
 
@@ -66,7 +59,7 @@ util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile
       if (!c) return does_not_exist(type, p.name);
       if (!implements(*c, ep)) {
         std::string msg("plugin ");
-        msg.append(quoted(p.name)).append(" does not extend ").append(type).append(" plugin");
+        msg.append(util::go_quote(p.name)).append(" does not extend ").append(type).append(" plugin");
         return util::make_error(std::move(msg));
       }
       if (contains(list, p.name)) return already_registered(type, p.name);
@@ -114,12 +107,12 @@ util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile
   const auto& qs = out.at(ExtensionPoint::QueueSort);
   if (qs.size() != 1) {
     std::string msg("only one queue sort plugin required for profile with scheduler name ");
-    msg.append(quoted(profile.schedulerName)).append(", but got ").append(std::to_string(qs.size()));
+    msg.append(util::go_quote(profile.schedulerName)).append(", but got ").append(std::to_string(qs.size()));
     return util::make_error(std::move(msg));
   }
   if (out.at(ExtensionPoint::Bind).empty()) {
     std::string msg("at least one bind plugin is needed for profile with scheduler name ");
-    msg.append(quoted(profile.schedulerName));
+    msg.append(util::go_quote(profile.schedulerName));
     return util::make_error(std::move(msg));
   }
 
