@@ -150,8 +150,10 @@ std::string json_kind(const json::value& v) {
 
 struct Walker {
   std::string error;
-  std::string path;        // JSON field path from the root, without indices ("spec.containers")
-  std::string struct_name;  // innermost Go struct holding the field
+  // The field path from the root, without indices ("spec.containers"), and the innermost Go
+  // struct holding the field: kept as views while walking, joined only for the error.
+  std::vector<std::string_view> path;
+  const std::string* struct_name = nullptr;
 
   bool fail(const json::value& v, const Shape& s) {
     std::string value = json_kind(v);
@@ -159,7 +161,10 @@ struct Walker {
                                s.kind == Shape::Kind::Time || s.kind == Shape::Kind::Array ||
                                s.kind == Shape::Kind::Map || s.kind == Shape::Kind::Struct))
       value += " " + (v.is_double() ? fmt::format("{}", v.get_double()) : json::serialize(v));  // the literal
-    error = "json: cannot unmarshal " + value + " into Go struct field " + struct_name + "." + path + " of type " + s.go_type;
+    std::string joined;
+    for (auto p : path) joined.append(joined.empty() ? "" : ".").append(p);
+    error = "json: cannot unmarshal " + value + " into Go struct field " + (struct_name ? *struct_name : std::string()) +
+            "." + joined + " of type " + s.go_type;
     return false;
   }
 
@@ -200,16 +205,14 @@ struct Walker {
       }
       case Shape::Kind::Struct: {
         if (!v.is_object()) return fail(v, s);
-        std::string saved_struct = struct_name;
-        std::size_t saved_len = path.size();
+        const std::string* saved_struct = struct_name;
         for (const auto& kv : v.get_object()) {
           auto it = s.fields.find(std::string_view(kv.key()));
           if (it == s.fields.end()) continue;  // not modelled: kept as sent
-          struct_name = s.struct_name;
-          if (!path.empty()) path += '.';
-          path.append(kv.key().data(), kv.key().size());
+          struct_name = &s.struct_name;
+          path.push_back(kv.key());
           if (!walk(kv.value(), *it->second)) return false;
-          path.resize(saved_len);
+          path.pop_back();
         }
         struct_name = saved_struct;
         return true;
