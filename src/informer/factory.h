@@ -93,16 +93,4 @@ class SharedInformerFactory {
   bool shutting_down_ = false;
 };
 
-// The scheduler's pod informer: all namespaces, only non-terminal pods, managedFields dropped
-// (upstream trims them with a transform; here the decoder skips them, so they are never copied).
-inline constexpr const char* kNonTerminalPodsSelector = "status.phase!=Succeeded,status.phase!=Failed";
-
-template <class Pod>
-std::shared_ptr<SharedIndexInformer<Pod>> scheduler_pod_informer(SharedInformerFactory& f) {
-  InformerOptions<Pod> o;
-  o.reflector.decode.dropManagedFields = true;
-  return f.informer_for<Pod>(std::move(o), [](client::ListOptions& lo) { lo.fieldSelector = kNonTerminalPodsSelector; },
-                             "scheduler");
-}
-
 }  // namespace ksched::informer

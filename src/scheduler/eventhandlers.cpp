@@ -3,6 +3,7 @@
 // every change that may help a rejected pod becomes a queue move with the matching ClusterEvent.
 #include <string>
 
+#include "scheduler/eventhandlers.h"
 #include "scheduler/framework/plugin_helper.h"
 #include "scheduler/plugins/nodename/nodename.h"
 #include "scheduler/plugins/noderesources/fit.h"
@@ -247,6 +248,66 @@ void Scheduler::on_csi_storage_capacity_update(std::shared_ptr<const api::CSISto
                                                std::shared_ptr<const api::CSIStorageCapacity> c) {
   move_all(ev(EventResource::CSIStorageCapacity, framework::kUpdate, "CSIStorageCapacityUpdate"), std::move(old_c),
            std::move(c));
+}
+
+// ---------------------------------------------------------------- wiring to the informers
+
+std::shared_ptr<informer::SharedIndexInformer<api::Pod>> scheduler_pod_informer(informer::SharedInformerFactory& f) {
+  informer::InformerOptions<api::Pod> o;
+  o.reflector.decode.dropManagedFields = true;
+  return f.informer_for<api::Pod>(std::move(o),
+                                  [](client::ListOptions& lo) { lo.fieldSelector = kNonTerminalPodsSelector; },
+                                  "scheduler");
+}
+
+namespace {
+
+// Wires one informer's add/update/delete to three callbacks of the scheduler.
+template <class T, class Add, class Update, class Delete>
+std::function<bool()> add_handlers(informer::SharedIndexInformer<T>& inf, Add add, Update update, Delete del) {
+  auto h = std::make_shared<informer::ResourceEventHandlerFuncs<T>>();
+  h->add = [add](const informer::Ptr<T>& o, bool) { add(o); };
+  h->update = [update](const informer::Ptr<T>& a, const informer::Ptr<T>& b) { update(a, b); };
+  h->del = [del](const informer::Deleted<T>& d) {
+    if (d.obj) del(d.obj);
+  };
+  auto reg = inf.add_event_handler(h);
+  return [reg] { return reg->has_synced(); };
+}
+
+}  // namespace
+
+std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f) {
+  // One pod handler dispatches assigned pods to the cache and ours to the queue; nodes feed the
+  // cache; storage and CSI objects only move queued pods.
+  Scheduler* sc = &sched;
+  auto noop = [](const auto&) {};
+  return {
+      add_handlers<api::Pod>(
+          *scheduler_pod_informer(f), [sc](const auto& p) { sc->on_pod_add(p); },
+          [sc](const auto& a, const auto& b) { sc->on_pod_update(a, b); }, [sc](const auto& p) { sc->on_pod_delete(p); }),
+      add_handlers<api::Node>(
+          *f.informer_for<api::Node>(), [sc](const auto& n) { sc->on_node_add(n); },
+          [sc](const auto& a, const auto& b) { sc->on_node_update(a, b); }, [sc](const auto& n) { sc->on_node_delete(n); }),
+      add_handlers<api::PersistentVolume>(
+          *f.informer_for<api::PersistentVolume>(), [sc](const auto& o) { sc->on_pv_add(o); },
+          [sc](const auto& a, const auto& b) { sc->on_pv_update(a, b); }, noop),
+      add_handlers<api::PersistentVolumeClaim>(
+          *f.informer_for<api::PersistentVolumeClaim>(), [sc](const auto& o) { sc->on_pvc_add(o); },
+          [sc](const auto& a, const auto& b) { sc->on_pvc_update(a, b); }, noop),
+      add_handlers<api::StorageClass>(
+          *f.informer_for<api::StorageClass>(), [sc](const auto& o) { sc->on_storage_class_add(o); },
+          [sc](const auto& a, const auto& b) { sc->on_storage_class_update(a, b); }, noop),
+      add_handlers<api::CSINode>(
+          *f.informer_for<api::CSINode>(), [sc](const auto& o) { sc->on_csi_node_add(o); },
+          [sc](const auto& a, const auto& b) { sc->on_csi_node_update(a, b); }, noop),
+      add_handlers<api::CSIDriver>(
+          *f.informer_for<api::CSIDriver>(), [sc](const auto& o) { sc->on_csi_driver_add(o); },
+          [sc](const auto& a, const auto& b) { sc->on_csi_driver_update(a, b); }, noop),
+      add_handlers<api::CSIStorageCapacity>(
+          *f.informer_for<api::CSIStorageCapacity>(), [sc](const auto& o) { sc->on_csi_storage_capacity_add(o); },
+          [sc](const auto& a, const auto& b) { sc->on_csi_storage_capacity_update(a, b); }, noop),
+  };
 }
 
 }  // namespace ksched::scheduler

@@ -24,6 +24,7 @@
 #include "scheduler/cluster_client.h"
 #include "scheduler/cluster_lister.h"
 #include "scheduler/config/write.h"
+#include "scheduler/eventhandlers.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/metrics.h"
 #include "scheduler/scheduler.h"
@@ -48,19 +49,6 @@ api::ObjectReference pod_ref(const api::Pod& p) {
   r.name = p.metadata.name;
   r.uid = p.metadata.uid;
   return r;
-}
-
-// Wires one informer's add/update/delete to three callbacks of the scheduler.
-template <class T, class Add, class Update, class Delete>
-std::shared_ptr<typename informer::SharedIndexInformer<T>::Registration> add_handlers(
-    informer::SharedIndexInformer<T>& inf, Add add, Update update, Delete del) {
-  auto h = std::make_shared<informer::ResourceEventHandlerFuncs<T>>();
-  h->add = [add](const informer::Ptr<T>& o, bool) { add(o); };
-  h->update = [update](const informer::Ptr<T>& a, const informer::Ptr<T>& b) { update(a, b); };
-  h->del = [del](const informer::Deleted<T>& d) {
-    if (d.obj) del(d.obj);
-  };
-  return inf.add_event_handler(h);
 }
 
 }  // namespace
@@ -120,7 +108,7 @@ util::Result<void> SchedulerApp::Impl::build() {
 
   factory = std::make_unique<informer::SharedInformerFactory>(client);
   lister = std::make_unique<InformerClusterLister>();
-  auto pods = informer::scheduler_pod_informer<api::Pod>(*factory);
+  auto pods = scheduler_pod_informer(*factory);
   lister->pods = pods->lister();
   lister->namespaces = factory->informer_for<api::Namespace>()->lister();
   lister->services = factory->informer_for<api::Service>()->lister();
@@ -170,41 +158,7 @@ util::Result<void> SchedulerApp::Impl::build() {
   if (!s) return util::make_error(s.error());
   sched = std::move(*s);
 
-  // Event handlers (upstream addAllEventHandlers): one pod handler that dispatches assigned pods
-  // to the cache and ours to the queue; nodes; and queue moves for storage and CSI objects.
-  Scheduler* sc = sched.get();
-  auto reg_pods = add_handlers<api::Pod>(
-      *pods, [sc](const auto& p) { sc->on_pod_add(p); }, [sc](const auto& a, const auto& b) { sc->on_pod_update(a, b); },
-      [sc](const auto& p) { sc->on_pod_delete(p); });
-  auto nodes = factory->informer_for<api::Node>();
-  auto reg_nodes = add_handlers<api::Node>(
-      *nodes, [sc](const auto& n) { sc->on_node_add(n); },
-      [sc](const auto& a, const auto& b) { sc->on_node_update(a, b); }, [sc](const auto& n) { sc->on_node_delete(n); });
-  auto noop = [](const auto&) {};
-  auto reg_pv = add_handlers<api::PersistentVolume>(
-      *pvs, [sc](const auto& o) { sc->on_pv_add(o); }, [sc](const auto& a, const auto& b) { sc->on_pv_update(a, b); },
-      noop);
-  auto reg_pvc = add_handlers<api::PersistentVolumeClaim>(
-      *pvcs, [sc](const auto& o) { sc->on_pvc_add(o); },
-      [sc](const auto& a, const auto& b) { sc->on_pvc_update(a, b); }, noop);
-  auto reg_sc = add_handlers<api::StorageClass>(
-      *scs, [sc](const auto& o) { sc->on_storage_class_add(o); },
-      [sc](const auto& a, const auto& b) { sc->on_storage_class_update(a, b); }, noop);
-  auto reg_cn = add_handlers<api::CSINode>(
-      *csinodes, [sc](const auto& o) { sc->on_csi_node_add(o); },
-      [sc](const auto& a, const auto& b) { sc->on_csi_node_update(a, b); }, noop);
-  auto reg_cd = add_handlers<api::CSIDriver>(
-      *csidrivers, [sc](const auto& o) { sc->on_csi_driver_add(o); },
-      [sc](const auto& a, const auto& b) { sc->on_csi_driver_update(a, b); }, noop);
-  auto reg_cap = add_handlers<api::CSIStorageCapacity>(
-      *capacities, [sc](const auto& o) { sc->on_csi_storage_capacity_add(o); },
-      [sc](const auto& a, const auto& b) { sc->on_csi_storage_capacity_update(a, b); }, noop);
-  handler_synced = {
-      [reg_pods] { return reg_pods->has_synced(); }, [reg_nodes] { return reg_nodes->has_synced(); },
-      [reg_pv] { return reg_pv->has_synced(); },     [reg_pvc] { return reg_pvc->has_synced(); },
-      [reg_sc] { return reg_sc->has_synced(); },     [reg_cn] { return reg_cn->has_synced(); },
-      [reg_cd] { return reg_cd->has_synced(); },     [reg_cap] { return reg_cap->has_synced(); },
-  };
+  handler_synced = add_all_event_handlers(*sched, *factory);
 
   configz = "{\"componentconfig\":" + config::write_config_json(opts.cfg) + "}";
 

@@ -1,0 +1,25 @@
+// Wiring the scheduler to its informers (upstream's addAllEventHandlers in
+// pkg/scheduler/eventhandlers.go); the handlers themselves are Scheduler's on_* methods.
+#pragma once
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "api/core.h"
+#include "api/storage.h"
+#include "api/volume.h"
+#include "informer/factory.h"
+#include "scheduler/scheduler.h"
+
+namespace ksched::scheduler {
+
+// The scheduler's pod informer: all namespaces, only non-terminal pods, managedFields dropped
+// (upstream trims them with a transform; here the decoder skips them, so they are never copied).
+inline constexpr const char* kNonTerminalPodsSelector = "status.phase!=Succeeded,status.phase!=Failed";
+std::shared_ptr<informer::SharedIndexInformer<api::Pod>> scheduler_pod_informer(informer::SharedInformerFactory& f);
+
+// Registers the scheduler's handlers on the pod, node, volume and CSI informers of `f` (creating
+// them if needed) and returns one has-synced check per registration, for /readyz and the start.
+std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f);
+
+}  // namespace ksched::scheduler
