@@ -3,10 +3,10 @@
 // kubectl shows.
 #include "api/labels.h"
 
-#include "util/go_format.h"
-
 #include <algorithm>
 #include <charconv>
+
+#include "util/go_format.h"
 
 namespace ksched::labels {
 
@@ -93,7 +93,6 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 }
 
 // Go's %q for the ASCII strings we see; non-printables as \xNN.
-
 
 // Go's %#v of a []string.
 std::string go_string_slice(const std::vector<std::string>& v) {

@@ -1,19 +1,15 @@
 #include "apiserver/admission.h"
 
-#include "apiserver/json_access.h"
-
 #include <boost/json.hpp>
 #include <string>
+
+#include "apiserver/json_access.h"
 
 namespace ksched::apiserver {
 
 namespace json = boost::json;
 
 namespace {
-
-
-
-
 
 // How admission errors name the object: its name, else its generateName, else "Unknown".
 std::string display_name(const json::object& obj) {

@@ -1,19 +1,14 @@
 #include "apiserver/defaults.h"
 
-#include "apiserver/json_access.h"
-
 #include <boost/json.hpp>
+
+#include "apiserver/json_access.h"
 
 namespace ksched::apiserver {
 
 namespace json = boost::json;
 
 namespace {
-
-
-
-
-
 
 template <class F>
 void each_object(json::array* a, F&& f) {

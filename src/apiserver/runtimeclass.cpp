@@ -1,7 +1,5 @@
 #include "apiserver/runtimeclass.h"
 
-#include "util/go_format.h"
-
 #include <boost/json.hpp>
 #include <cstdio>
 #include <optional>
@@ -11,6 +9,7 @@
 
 #include "api/quantity.h"
 #include "apiserver/validation.h"
+#include "util/go_format.h"
 
 namespace ksched::apiserver {
 
@@ -135,7 +134,6 @@ std::vector<std::string> label_value_errors(std::string_view v) {
 }
 
 // Go's %q for the strings validation messages quote.
-
 
 Cause invalid_cause(std::string field, std::string_view rendered_value, std::string_view detail) {
   std::string m = "Invalid value: ";

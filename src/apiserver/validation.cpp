@@ -6,13 +6,11 @@
 #include "apiserver/json_access.h"
 #include "apiserver/runtimeclass.h"
 
-
 namespace ksched::apiserver {
 
 namespace json = boost::json;
 
 namespace {
-
 
 bool alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
@@ -231,7 +229,6 @@ std::optional<ApiError> validate_object(const ResourceInfo& r, const json::objec
   if (causes.empty()) return std::nullopt;
   return invalid(r, name, std::move(causes));
 }
-
 
 namespace {
 

@@ -14,7 +14,6 @@ namespace json = boost::json;
 
 namespace {
 
-
 // QoS class from requests/limits (upstream GetPodQOS, simplified to cpu/memory).
 std::string qos_class(const json::object& spec) {
   auto* cs = spec.if_contains("containers");

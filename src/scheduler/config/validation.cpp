@@ -1,7 +1,5 @@
 #include "scheduler/config/validation.h"
 
-#include "util/go_format.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -10,6 +8,7 @@
 
 #include "api/labels.h"
 #include "scheduler/config/load.h"
+#include "util/go_format.h"
 
 namespace ksched::scheduler::config {
 
@@ -18,8 +17,6 @@ using util::go_quote;
 namespace {
 
 // ---------------------------------------------------------------- field.Error formatting
-
-
 
 std::string go_string_slice(const std::vector<std::string>& v) {
   std::string out = "[]string{";

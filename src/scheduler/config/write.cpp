@@ -1,7 +1,5 @@
 #include "scheduler/config/write.h"
 
-#include "util/go_format.h"
-
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <map>
 
 #include "scheduler/config/load.h"
+#include "util/go_format.h"
 
 namespace ksched::scheduler::config {
 

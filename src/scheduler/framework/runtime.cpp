@@ -1,7 +1,5 @@
 #include "scheduler/framework/runtime.h"
 
-#include "util/go_format.h"
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -9,13 +7,13 @@
 
 #include "scheduler/config/expand.h"
 #include "scheduler/framework/parallelizer.h"
+#include "util/go_format.h"
 
 namespace ksched::scheduler::framework {
 
 using config::ExtensionPoint;
 
 // ---------------------------------------------------------------- helpers
-
 
 PluginArgs to_plugin_args(const config::PluginArgs& args) {
   PluginArgs out;
