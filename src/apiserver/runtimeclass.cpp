@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/labels.h"
 #include "api/quantity.h"
 #include "apiserver/validation.h"
 #include "util/go_format.h"
@@ -19,37 +20,9 @@ namespace json = boost::json;
 
 namespace {
 
-// Upstream's messages (k8s.io/apimachinery/pkg/util/validation). The name-part and label-value
-// texts match validation.cpp's, which keeps them private; IsQualifiedName and IsValidLabelValue can
-// report two messages for one value, which the validation.cpp helpers do not.
-constexpr std::string_view kQualifiedRegexMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-constexpr std::string_view kLabelValueRegexMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
-    "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation "
-    "is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-
-bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool qualified_part_matches(std::string_view s) {
-  if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
-  for (char c : s)
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
 std::string max_len(std::size_t n) {
   std::string m = "must be no more than ";
   m.append(std::to_string(n)).append(" characters");
-  return m;
-}
-
-std::string with_prefix(std::string_view prefix, std::string_view msg) {
-  std::string m(prefix);
-  m.append(msg);
   return m;
 }
 
@@ -63,77 +36,20 @@ bool dns1123_label_matches(std::string_view s) {
   return true;
 }
 
-bool dns1123_subdomain_matches(std::string_view s) {
-  while (true) {
-    auto dot = s.find('.');
-    if (!dns1123_label_matches(s.substr(0, dot))) return false;
-    if (dot == std::string_view::npos) return true;
-    s = s.substr(dot + 1);
-  }
-}
-
 // The pattern messages, as validation.cpp words them (the helpers answer them for "").
 const std::string& label_pattern_msg() {
   static const std::string m = check_dns1123_label("");
   return m;
 }
-const std::string& subdomain_pattern_msg() {
-  static const std::string m = check_dns1123_subdomain("");
-  return m;
-}
 
-// IsDNS1123Label / IsDNS1123Subdomain: the length and the pattern are reported independently.
+// IsDNS1123Label: the length and the pattern are reported independently (validation.cpp's
+// check_dns1123_label reports one of them, as names need).
 std::vector<std::string> dns1123_label_errors(std::string_view v) {
   std::vector<std::string> errs;
   if (v.size() > 63) errs.push_back(max_len(63));
   if (!dns1123_label_matches(v)) errs.push_back(label_pattern_msg());
   return errs;
 }
-
-std::vector<std::string> dns1123_subdomain_errors(std::string_view v) {
-  std::vector<std::string> errs;
-  if (v.size() > 253) errs.push_back(max_len(253));
-  if (!dns1123_subdomain_matches(v)) errs.push_back(subdomain_pattern_msg());
-  return errs;
-}
-
-// IsQualifiedName: [prefix/]name, prefix a DNS-1123 subdomain, name at most 63 characters.
-std::vector<std::string> qualified_name_errors(const std::string& value) {
-  std::vector<std::string> errs;
-  std::string_view v = value;
-  std::string_view name = v;
-  auto slash = v.find('/');
-  if (slash != std::string_view::npos) {
-    if (v.find('/', slash + 1) != std::string_view::npos) {
-      std::string m = "a qualified name ";
-      m.append(kQualifiedRegexMsg).append(" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-      errs.push_back(std::move(m));
-      return errs;
-    }
-    std::string_view prefix = v.substr(0, slash);
-    name = v.substr(slash + 1);
-    if (prefix.empty())
-      errs.push_back("prefix part must be non-empty");
-    else
-      for (const auto& m : dns1123_subdomain_errors(prefix)) errs.push_back(with_prefix("prefix part ", m));
-  }
-  if (name.empty())
-    errs.push_back("name part must be non-empty");
-  else if (name.size() > 63)
-    errs.push_back(with_prefix("name part ", max_len(63)));
-  if (!qualified_part_matches(name)) errs.push_back(with_prefix("name part ", kQualifiedRegexMsg));
-  return errs;
-}
-
-// IsValidLabelValue.
-std::vector<std::string> label_value_errors(std::string_view v) {
-  std::vector<std::string> errs;
-  if (v.size() > 63) errs.push_back(max_len(63));
-  if (!v.empty() && !qualified_part_matches(v)) errs.emplace_back(kLabelValueRegexMsg);
-  return errs;
-}
-
-// Go's %q for the strings validation messages quote.
 
 Cause invalid_cause(std::string field, std::string_view rendered_value, std::string_view detail) {
   std::string m = "Invalid value: ";
@@ -200,7 +116,7 @@ bool is_extended(std::string_view n) {
   if (is_native(n) || n.starts_with("requests.")) return false;
   std::string quota = "requests.";
   quota.append(n);
-  return qualified_name_errors(quota).empty();
+  return labels::validate_label_key(quota).empty();
 }
 
 bool is_integer_resource(std::string_view n) {
@@ -232,7 +148,7 @@ void validate_overhead(const json::object& overhead, std::vector<Cause>& out) {
     std::string path = "overhead.limits[";
     path.append(name).append("]");
     // validateResourceName, then the container-specific rules.
-    std::vector<std::string> qerrs = qualified_name_errors(name);
+    std::vector<std::string> qerrs = labels::validate_label_key(name);
     for (const auto& m : qerrs) out.push_back(invalid_str(path, name, m));
     const bool slash = name.find('/') != std::string::npos;
     if (qerrs.empty() && !slash && !is_standard_resource(name))
@@ -309,14 +225,14 @@ void validate_tolerations(const json::value& tv, std::vector<Cause>& out) {
     if (const json::value* s = o.if_contains("tolerationSeconds"); s && !s->is_null()) t.seconds = s;
 
     if (!t.key.empty())
-      for (const auto& m : qualified_name_errors(t.key)) out.push_back(invalid_str(idx + ".key", t.key, m));
+      for (const auto& m : labels::validate_label_key(t.key)) out.push_back(invalid_str(idx + ".key", t.key, m));
     if (t.key.empty() && t.op != "Exists")
       out.push_back(invalid_str(idx + ".operator", t.op,
                                 "operator must be Exists when `key` is empty, which means \"match all values and all keys\""));
     if (t.seconds && t.effect != "NoExecute")
       out.push_back(invalid_str(idx + ".effect", t.effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
     if (t.op.empty() || t.op == "Equal") {
-      std::vector<std::string> errs = label_value_errors(t.value);
+      std::vector<std::string> errs = labels::validate_label_value(t.value);
       if (!errs.empty()) {
         std::string joined;
         for (const auto& m : errs) joined.append(joined.empty() ? "" : ";").append(m);
@@ -357,13 +273,13 @@ void validate_scheduling(const json::object& s, std::vector<Cause>& out) {
     } else {
       for (const auto& kv : ns->get_object()) {
         std::string k(kv.key());
-        for (const auto& m : qualified_name_errors(k)) out.push_back(invalid_str(path, k, m));
+        for (const auto& m : labels::validate_label_key(k)) out.push_back(invalid_str(path, k, m));
         if (!kv.value().is_string()) {
           out.push_back(wrong_type(path, kv.value(), "a string"));
           continue;
         }
         std::string_view v = kv.value().get_string();
-        for (const auto& m : label_value_errors(v)) out.push_back(invalid_str(path, v, m));
+        for (const auto& m : labels::validate_label_value(v)) out.push_back(invalid_str(path, v, m));
       }
     }
   }
