@@ -115,6 +115,12 @@ const json::object* obj_at(const json::object& o, std::string_view k) {
 // Stored objects begin with their type: `{"kind":"Pod","apiVersion":"v1",...}`, as upstream
 // writes a typed object; a list then drops that prefix from its items (see list()).
 void type_meta_first(const ResourceInfo& r, json::object& obj) {
+  // Objects read back from the store (updates, bindings) already start with both: no rebuild.
+  if (obj.size() >= 2 && obj.begin()->key() == "kind" && (obj.begin() + 1)->key() == "apiVersion") {
+    obj.begin()->value() = r.kind;
+    (obj.begin() + 1)->value() = r.group_version();
+    return;
+  }
   json::object out(obj.storage());
   out.reserve(obj.size() + 2);
   out.emplace("kind", r.kind);
