@@ -266,7 +266,14 @@ SchedulerMetrics::SchedulerMetrics(Registry& r)
                          {"operation"})),
       cacheSize(r.gauge("scheduler_scheduler_cache_size",
                         "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.", Stability::Alpha,
-                        {"type"})) {}
+                        {"type"})),
+      batchAttempts(r.counter("scheduler_batch_attempts_total", "Counts of results when we attempt to use batching.",
+                              Stability::Alpha, {"profile", "result"})),
+      batchCacheFlushed(r.counter("scheduler_batch_cache_flushed_total", "Counts of cache flushes by reason.",
+                                  Stability::Alpha, {"profile", "reason"})),
+      batchRescoreAttempts(r.counter("scheduler_batch_rescore_attempts_total",
+                                     "Counts of rescore attempts during opportunistic batching.", Stability::Alpha,
+                                     {"profile"})) {}
 
 void SchedulerMetrics::pod_scheduled(std::string_view profile, double seconds) {
   scheduleAttempts.with({kScheduled, profile}).inc();

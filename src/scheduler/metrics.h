@@ -278,6 +278,9 @@ struct SchedulerMetrics {
   Histogram& permitWaitDuration;             // scheduler_permit_wait_duration_seconds{result}
   Gauge& goroutines;                         // scheduler_goroutines{operation}
   Gauge& cacheSize;                          // scheduler_scheduler_cache_size{type}
+  Counter& batchAttempts;                     // scheduler_batch_attempts_total{profile,result}
+  Counter& batchCacheFlushed;                 // scheduler_batch_cache_flushed_total{profile,reason}
+  Counter& batchRescoreAttempts;              // scheduler_batch_rescore_attempts_total{profile}
 
   // Attempt outcome helpers (upstream PodScheduled / PodUnschedulable / PodScheduleError).
   void pod_scheduled(std::string_view profile, double seconds);

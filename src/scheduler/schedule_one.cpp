@@ -95,6 +95,7 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
   std::optional<framework::FitError> fit;
   Status status = schedule_pod(*fwk, *state, *pod, result, fit);
   if (!status.is_success()) {
+    clear_batch(*fwk, OpportunisticBatch::Flush::PodFailed);
     if (opts_.metrics) {
       opts_.metrics->schedulingAlgorithmDuration.get().observe(metrics::seconds_since(start, clock_->now()));
     }
@@ -134,6 +135,7 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
   assumed_info->podInfo = framework::PodInfo::make(assumed_pod);
   const api::Pod& assumed = *assumed_pod;
   if (auto r = cache_->assume_pod(assumed_info->podInfo); !r.ok()) {
+    clear_batch(*fwk, OpportunisticBatch::Flush::PodFailed);
     // Most likely a bug in retrying logic.
     handle_scheduling_failure(*fwk, assumed_info, Status::error(r.error()), std::nullopt, kClearNominatedNode, start);
     return false;
@@ -141,6 +143,7 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
   queue_->nominator().delete_nominated_pod_if_exists(assumed);
 
   auto fail_after_assume = [&](const Status& s) {
+    clear_batch(*fwk, OpportunisticBatch::Flush::PodFailed);
     fwk->run_reserve_plugins_unreserve(*state, assumed, result.suggestedHost);
     if (auto fr = cache_->forget_pod(assumed); !fr.ok()) {
       log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
@@ -199,8 +202,22 @@ Status Scheduler::schedule_pod(framework::Framework& fwk, framework::CycleState&
     opts_.metrics->cacheSize.with({"pods"}).set(cache_->pod_count());
     opts_.metrics->cacheSize.with({"assumed_pods"}).set(cache_->assumed_pod_count());
   }
+  if (opts_.opportunisticBatching) batch_.note_snapshot_delta(snapshot_->last_delta(), *snapshot_);
   const auto& all_nodes = snapshot_->list();
   if (all_nodes.empty()) return Status(Code::UnschedulableAndUnresolvable, kErrNoNodesAvailable);
+  tie_key_ = rng_();
+
+  std::optional<std::string> signature;
+  if (opts_.opportunisticBatching) {
+    signature = batch_signature(fwk, pod);
+    if (!signature) {
+      if (batch_.active()) clear_batch(fwk, OpportunisticBatch::Flush::NotBatchable);
+    } else {
+      Status bs = place_from_batch(fwk, state, pod, *signature, result);
+      if (!bs.is_success()) return bs;
+      if (!result.suggestedHost.empty()) return {};
+    }
+  }
 
   framework::Diagnosis diagnosis;
   std::vector<framework::NodeInfoPtr> feasible;
@@ -224,12 +241,73 @@ Status Scheduler::schedule_pod(framework::Framework& fwk, framework::CycleState&
     return {};
   }
 
-  s = prioritize_nodes(fwk, state, pod, feasible, scores_);
+  s = prioritize_nodes(fwk, state, pod, feasible, scores_, signature ? &raw_scores_ : nullptr);
   if (!s.is_success()) return s;
   result.suggestedHost = select_host(scores_);
   result.evaluatedNodes = evaluated;
   result.feasibleNodes = static_cast<int>(feasible.size());
+  if (signature) {
+    const bool complete = evaluated == static_cast<int>(all_nodes.size());
+    batch_.start(&fwk, std::move(*signature), std::move(feasible), std::move(raw_scores_), complete, clock_->now(),
+                 *snapshot_);
+  }
   return {};
+}
+
+std::optional<std::string> Scheduler::batch_signature(const framework::Framework& fwk, const api::Pod& pod) const {
+  // Extenders and nominated pods change verdicts in ways the batch does not follow.
+  if (!extenders_.empty() || !fwk.signs_pods() || !pod.status.nominatedNodeName.empty() ||
+      queue_->nominator().has_nominated_pods()) {
+    return std::nullopt;
+  }
+  return fwk.sign_pod(pod);
+}
+
+Status Scheduler::place_from_batch(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                   const std::string& signature, ScheduleResult& result) {
+  std::optional<OpportunisticBatch::Flush> flushed;
+  const bool usable = batch_.usable(&fwk, signature, clock_->now(), flushed);
+  record_batch_flush(fwk, flushed);
+  std::string host;
+  if (usable) {
+    // Filter reads what PreFilter wrote in the cycle state. When the batch cannot decide, the
+    // full cycle runs PreFilter again on the same state.
+    framework::PreFilterResult pre_res;
+    std::set<std::string> set_plugins;
+    auto t = clock_->now();
+    Status s = fwk.run_pre_filter_plugins(state, pod, pre_res, set_plugins);
+    observe_extension_point("PreFilter", s, fwk.profile_name(), t);
+    if (s.is_success() && pre_res.all_nodes()) {
+      if (opts_.metrics) opts_.metrics->batchRescoreAttempts.with({fwk.profile_name()}).inc();
+      Status err;
+      host = batch_.place(fwk, state, pod, tie_key_, flushed, err);
+      record_batch_flush(fwk, flushed);
+      if (!err.is_success()) return err;
+    } else {
+      clear_batch(fwk, OpportunisticBatch::Flush::PodFailed);
+    }
+  }
+  if (opts_.metrics) {
+    opts_.metrics->batchAttempts.with({fwk.profile_name(), host.empty() ? "no_hint" : "hint_used"}).inc();
+  }
+  if (!host.empty()) {
+    result.suggestedHost = std::move(host);
+    result.evaluatedNodes = 1;
+    result.feasibleNodes = 1;
+  }
+  return {};
+}
+
+void Scheduler::record_batch_flush(const framework::Framework& fwk, std::optional<OpportunisticBatch::Flush> flushed) {
+  if (flushed && opts_.metrics) {
+    opts_.metrics->batchCacheFlushed.with({fwk.profile_name(), OpportunisticBatch::flush_reason(*flushed)}).inc();
+  }
+}
+
+void Scheduler::clear_batch(const framework::Framework& fwk, OpportunisticBatch::Flush why) {
+  if (!batch_.active()) return;
+  batch_.clear();
+  record_batch_flush(fwk, why);
 }
 
 Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
@@ -405,7 +483,7 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
 
 Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                                    const std::vector<framework::NodeInfoPtr>& feasible,
-                                   std::vector<framework::NodePluginScores>& out) {
+                                   std::vector<framework::NodePluginScores>& out, framework::RawScores* raw) {
   if (extenders_.empty() && !fwk.has_score_plugins()) {
     out.clear();
     for (const auto& ni : feasible) out.push_back(framework::NodePluginScores{ni->name(), {}, 1});
@@ -416,7 +494,7 @@ Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleSt
   observe_extension_point("PreScore", s, fwk.profile_name(), t);
   if (!s.is_success()) return s;
   t = clock_->now();
-  s = fwk.run_score_plugins(state, pod, feasible, out);
+  s = fwk.run_score_plugins(state, pod, feasible, out, raw);
   observe_extension_point("Score", s, fwk.profile_name(), t);
   if (!s.is_success() || extenders_.empty()) return s;
 
@@ -470,21 +548,18 @@ Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleSt
   return {};
 }
 
-std::string Scheduler::select_host(const std::vector<framework::NodePluginScores>& scores) {
+std::string Scheduler::select_host(const std::vector<framework::NodePluginScores>& scores) const {
   if (scores.empty()) return {};
-  // Reservoir sampling over the nodes tied at the top score: the i-th tie replaces the pick with
-  // probability 1/i, so each tied node is equally likely.
-  std::int64_t best = scores[0].totalScore;
+  // Among the nodes tied at the top score, the one ranked first by the cycle's random key: each
+  // tied node is equally likely, whatever order the nodes were scored in.
   std::size_t pick = 0;
-  int ties = 1;
+  std::uint64_t pick_rank = tie_break_rank(scores[0].name, tie_key_);
   for (std::size_t i = 1; i < scores.size(); ++i) {
-    if (scores[i].totalScore > best) {
-      best = scores[i].totalScore;
+    if (scores[i].totalScore < scores[pick].totalScore) continue;
+    const std::uint64_t r = tie_break_rank(scores[i].name, tie_key_);
+    if (scores[i].totalScore > scores[pick].totalScore || r < pick_rank) {
       pick = i;
-      ties = 1;
-    } else if (scores[i].totalScore == best) {
-      ++ties;
-      if (std::uniform_int_distribution<int>(0, ties - 1)(rng_) == 0) pick = i;
+      pick_rank = r;
     }
   }
   return std::string(scores[pick].name);

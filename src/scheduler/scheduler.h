@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "scheduler/batch.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/config/types.h"
 #include "scheduler/framework/extender.h"
@@ -55,6 +56,8 @@ struct SchedulerOptions {
   // inline one).
   std::shared_ptr<framework::Parallelizer> parallelizer;
   std::uint64_t seed = 0;  // for selectHost/percentage sampling; 0 = random
+  // OpportunisticBatching (KEP-5598; beta and on by default upstream since v1.35): see batch.h.
+  bool opportunisticBatching = true;
 };
 
 struct ScheduleResult {
@@ -144,8 +147,16 @@ class Scheduler {
                                                  std::vector<framework::NodeInfoPtr>& feasible);
   framework::Status prioritize_nodes(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                                      const std::vector<framework::NodeInfoPtr>& feasible,
-                                     std::vector<framework::NodePluginScores>& out);
-  std::string select_host(const std::vector<framework::NodePluginScores>& scores);
+                                     std::vector<framework::NodePluginScores>& out, framework::RawScores* raw);
+  // Best total; among equal totals the lowest tie_break_rank for the cycle's key.
+  std::string select_host(const std::vector<framework::NodePluginScores>& scores) const;
+  // Opportunistic batching: the pod's signature when it may take part (nullopt otherwise), and
+  // an attempt to place it from the current batch (empty when the full cycle must run).
+  std::optional<std::string> batch_signature(const framework::Framework& fwk, const api::Pod& pod) const;
+  framework::Status place_from_batch(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                     const std::string& signature, ScheduleResult& result);
+  void record_batch_flush(const framework::Framework& fwk, std::optional<OpportunisticBatch::Flush> flushed);
+  void clear_batch(const framework::Framework& fwk, OpportunisticBatch::Flush why);
   // Extenders: filter after the plugins, and bind instead of the Bind plugins when one is a binder.
   framework::Status find_nodes_that_pass_extenders(const api::Pod& pod, framework::NodeToStatus& statuses,
                                                    std::vector<framework::NodeInfoPtr>& feasible);
@@ -206,6 +217,9 @@ class Scheduler {
   // Scheduling-thread state.
   std::size_t next_start_node_index_ = 0;
   std::mt19937_64 rng_;
+  std::uint64_t tie_key_ = 0;  // drawn once per cycle, see tie_break_rank
+  OpportunisticBatch batch_;
+  framework::RawScores raw_scores_;
   // Per-node score rows of the current cycle, kept between cycles so that each row's vector keeps
   // its capacity (one scheduling cycle runs at a time).
   std::vector<framework::NodePluginScores> scores_;

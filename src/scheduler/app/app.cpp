@@ -145,6 +145,9 @@ util::Result<void> SchedulerApp::Impl::build() {
   if (auto it = opts.feature_gates.find("SchedulerQueueingHints"); it != opts.feature_gates.end()) {
     so.queueingHints = it->second;
   }
+  if (auto it = opts.feature_gates.find("OpportunisticBatching"); it != opts.feature_gates.end()) {
+    so.opportunisticBatching = it->second;
+  }
   auto cfg = opts.cfg;
   if (opts.parallelism > 0) {
     cfg.parallelism = opts.parallelism;
@@ -338,7 +341,18 @@ void SchedulerApp::Impl::teardown() {
     sched->wait_for_bindings(std::chrono::seconds(30));
   }
   if (factory) factory->shutdown();
-  if (broadcaster) broadcaster->shutdown();
+  if (broadcaster) {
+    broadcaster->shutdown();
+    // Dropped events are by design (a bounded queue and per-object limits, as upstream's), but an
+    // operator should be able to see how many.
+    const auto st = broadcaster->stats();
+    log::info("Event broadcaster stopped", {{"recorded", std::to_string(st.recorded)},
+                                            {"created", std::to_string(st.created)},
+                                            {"patched", std::to_string(st.patched)},
+                                            {"droppedQueueFull", std::to_string(st.dropped_queue_full)},
+                                            {"droppedRateLimited", std::to_string(st.dropped_rate_limited)},
+                                            {"failed", std::to_string(st.failed)}});
+  }
   if (server) server->stop();
 }
 

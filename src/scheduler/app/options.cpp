@@ -21,6 +21,8 @@ const std::map<std::string, bool>& known_feature_gates() {
       {"MatchLabelKeysInPodAffinity", true},
       {"MatchLabelKeysInPodTopologySpread", true},
       {"NodeInclusionPolicyInPodTopologySpread", true},
+      // Upstream v1.35+ (beta, on); see scheduler/batch.h.
+      {"OpportunisticBatching", true},
       {"PodDisruptionConditions", true},
       {"PodLevelResources", false},
       {"PodSchedulingReadiness", true},

@@ -371,6 +371,8 @@ void Cache::rebuild_snapshot_lists(Snapshot& s, bool update_all) const {
 util::Result<void> Cache::update_snapshot(Snapshot& s) {
   std::lock_guard l(mu_);
   bool update_all = false, update_affinity = false, update_anti = false, update_pvcs = false;
+  bool node_replaced = false;
+  s.delta_.updated.clear();
   for (const auto& item : list_) {
     if (item.info->generation <= s.generation_) break;  // the rest were in the last snapshot
     if (!item.info->node()) continue;
@@ -380,6 +382,8 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
       existing = std::make_shared<framework::NodeInfo>();
     }
     const auto& fresh = *item.info;
+    if (existing->node() != fresh.node()) node_replaced = true;
+    s.delta_.updated.push_back(existing.get());
     if (existing->podsWithAffinity.empty() != fresh.podsWithAffinity.empty()) update_affinity = true;
     if (existing->podsWithRequiredAntiAffinity.empty() != fresh.podsWithRequiredAntiAffinity.empty()) {
       update_anti = true;
@@ -421,6 +425,7 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
     update_all = true;
   }
   if (update_all || update_affinity || update_anti || update_pvcs) rebuild_snapshot_lists(s, update_all);
+  s.delta_.structural = update_all || update_affinity || update_anti || update_pvcs || node_replaced;
 
   if (static_cast<int>(s.node_info_list_.size()) != tree_.num_nodes()) {
     std::string msg = "snapshot state is not consistent, length of NodeInfoList=" +

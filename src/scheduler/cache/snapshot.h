@@ -31,6 +31,15 @@ class Snapshot final : public framework::NodeInfoLister, public framework::Stora
   bool is_pvc_used_by_pods(std::string_view key) const override;
 
   std::int64_t generation() const { return generation_; }
+
+  // What the last Cache::update_snapshot changed, for opportunistic batching: the NodeInfos it
+  // copied (only their pods changed), or `structural` when a node was added, deleted or its Node
+  // object replaced, or the affinity/anti-affinity/PVC lists were rebuilt.
+  struct Delta {
+    std::vector<const framework::NodeInfo*> updated;
+    bool structural = false;
+  };
+  const Delta& last_delta() const { return delta_; }
   std::size_t num_nodes() const { return node_info_list_.size(); }
 
  private:
@@ -45,6 +54,7 @@ class Snapshot final : public framework::NodeInfoLister, public framework::Stora
   std::vector<framework::NodeInfoPtr> have_pods_with_required_anti_affinity_;
   std::unordered_set<std::string, StringHash, std::equal_to<>> used_pvc_set_;
   std::int64_t generation_ = 0;
+  Delta delta_;
 };
 
 }  // namespace ksched::scheduler::cache

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/signature.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/types.h"
 #include "util/result.h"
@@ -119,6 +120,14 @@ class ScorePlugin : public virtual Plugin {
   virtual Status normalize_score(const CycleState& /*state*/, const api::Pod& /*pod*/, NodeScoreList& /*scores*/) {
     return {};
   }
+};
+
+// Opportunistic batching (KEP-5598): a PreFilter, Filter, PreScore or Score plugin adds what of the
+// pod it reads to the signature, or marks the pod unsignable. A profile with such a plugin that
+// does not implement this never batches.
+class SignPlugin : public virtual Plugin {
+ public:
+  virtual void sign_pod(const api::Pod& pod, PodSignature& signature) const = 0;
 };
 
 class ReservePlugin : public virtual Plugin {

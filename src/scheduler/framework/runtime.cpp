@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <limits>
+#include <fmt/format.h>
 
 #include "scheduler/config/expand.h"
 #include "scheduler/framework/parallelizer.h"
@@ -332,7 +333,33 @@ util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, 
   }
   evaluations_ = std::make_unique<EvaluationCounter>(pre_filter_.size() + filter_.size() + pre_score_.size() +
                                                      score_.size());
+
+  signs_pods_ = true;
+  auto add_signer = [&](const auto& plugins) {
+    for (const auto& p : plugins) {
+      const auto* signer = dynamic_cast<const SignPlugin*>(p.get());
+      if (!signer) {
+        signs_pods_ = false;
+        continue;
+      }
+      if (std::find(signers_.begin(), signers_.end(), signer) == signers_.end()) signers_.push_back(signer);
+    }
+  };
+  add_signer(pre_filter_);
+  add_signer(filter_);
+  add_signer(pre_score_);
+  add_signer(score_);
   return {};
+}
+
+std::optional<std::string> Framework::sign_pod(const api::Pod& pod) const {
+  if (!signs_pods_) return std::nullopt;
+  PodSignature sig;
+  for (const auto* s : signers_) {
+    s->sign_pod(pod, sig);
+    if (!sig.signable()) return std::nullopt;
+  }
+  return sig.take();
 }
 
 std::vector<Framework::PluginEvaluations> Framework::plugin_evaluations() const {
@@ -614,8 +641,81 @@ Status Framework::run_pre_score_plugins(CycleState& state, const api::Pod& pod,
   return {};
 }
 
+std::vector<std::size_t> Framework::active_score_plugins(const CycleState& state) const {
+  std::vector<std::size_t> out;
+  out.reserve(score_.size());
+  for (std::size_t i = 0; i < score_.size(); ++i) {
+    if (!state.skip_score_plugins.count(score_[i]->name())) out.push_back(i);
+  }
+  return out;
+}
+
+namespace {
+std::string invalid_score_message(std::string_view plugin, std::int64_t s) {
+  return fmt::format("plugin {} returns an invalid score {}, it should in the range of [{}, {}] after normalizing",
+                     quoted(plugin), s, kMinNodeScore, kMaxNodeScore);
+}
+}  // namespace
+
+Status Framework::run_score_plugins_raw(const CycleState& state, const api::Pod& pod,
+                                        const std::vector<NodeInfoPtr>& nodes, RawScores& raw, std::size_t first) {
+  auto* evals = evaluations_->local();
+  for (std::size_t k = 0; k < raw.plugins.size(); ++k) {
+    const std::size_t idx = raw.plugins[k];
+    ScorePlugin& p = *score_[idx];
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      EvaluationCounter::bump(evals, score_slot(idx));
+      std::int64_t s = 0;
+      Status st = timed(deps_, state, p, "Score", [&] { return p.score(state, pod, *nodes[i], s); });
+      if (!st.is_success()) {
+        return Status::error("running Score plugins: plugin " + quoted(p.name()) + " failed with: " + st.message());
+      }
+      raw.rows[k][first + i] = s;
+    }
+  }
+  return {};
+}
+
+Status Framework::weigh_raw_scores(const CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes,
+                                   const RawScores& raw, std::vector<std::int64_t>& totals) {
+  const std::size_t n = nodes.size();
+  totals.assign(n, 0);
+  thread_local NodeScoreList list;
+  for (std::size_t k = 0; k < raw.plugins.size(); ++k) {
+    ScorePlugin& p = *score_[raw.plugins[k]];
+    const std::int64_t w = score_weight_by_index_[raw.plugins[k]];
+    const auto& row = raw.rows[k];
+    if (!p.has_normalize_score()) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (row[i] > kMaxNodeScore || row[i] < kMinNodeScore) {
+          return Status::error("applying score defaultWeights on Score plugins: " +
+                               invalid_score_message(p.name(), row[i]));
+        }
+        totals[i] += row[i] * w;
+      }
+      continue;
+    }
+    list.resize(n);
+    for (std::size_t i = 0; i < n; ++i) list[i] = NodeScore{nodes[i]->name_view(), row[i]};
+    Status st = timed(deps_, state, p, "ScoreExtensionNormalize", [&] { return p.normalize_score(state, pod, list); });
+    if (!st.is_success()) {
+      return Status::error("running Normalize on Score plugins: plugin " + quoted(p.name()) +
+                           " failed with: " + st.message());
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t s = list[i].score;
+      if (s > kMaxNodeScore || s < kMinNodeScore) {
+        return Status::error("applying score defaultWeights on Score plugins: " + invalid_score_message(p.name(), s));
+      }
+      totals[i] += s * w;
+    }
+  }
+  return {};
+}
+
 Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod,
-                                    const std::vector<NodeInfoPtr>& nodes, std::vector<NodePluginScores>& out) {
+                                    const std::vector<NodeInfoPtr>& nodes, std::vector<NodePluginScores>& out,
+                                    RawScores* raw) {
   const int n = static_cast<int>(nodes.size());
   std::vector<ScorePlugin*> active;
   std::vector<std::int64_t> weights;
@@ -674,6 +774,18 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
     if (failed) return Status::error("running Score plugins: " + first_error);
   }
 
+  if (raw) {
+    raw->plugins.clear();
+    for (std::size_t i = 0; i < score_.size(); ++i) {
+      if (!state.skip_score_plugins.count(score_[i]->name())) raw->plugins.push_back(i);
+    }
+    raw->rows.resize(np);
+    for (int k = 0; k < np; ++k) {
+      raw->rows[k].resize(n);
+      for (int i = 0; i < n; ++i) raw->rows[k][i] = per_plugin[k][i].score;
+    }
+  }
+
   // Normalizing and weighting are a few operations per node: on the calling thread, since waking
   // the pool for them costs more than they do (upstream runs them in parallel; the result is the same).
   for (int k = 0; k < np && !failed; ++k) {
@@ -693,9 +805,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
     for (int k = 0; k < np; ++k) {
       std::int64_t s = per_plugin[k][i].score;
       if (s > kMaxNodeScore || s < kMinNodeScore) {
-        fail("plugin " + quoted(active[k]->name()) + " returns an invalid score " + std::to_string(s) +
-             ", it should in the range of [" + std::to_string(kMinNodeScore) + ", " + std::to_string(kMaxNodeScore) +
-             "] after normalizing");
+        fail(invalid_score_message(active[k]->name(), s));
         break;
       }
       std::int64_t w = s * weights[k];

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -49,6 +50,13 @@ struct FrameworkDeps {
   // scheduler_preemption_victims (Handle::record_preemption_victims).
   std::function<void(std::size_t victims)> preemptionVictimsObserver;
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
+};
+
+// Score plugins' scores before NormalizeScore, kept by opportunistic batching so that it can
+// rescore the nodes that changed and normalize and weigh again without scoring every node.
+struct RawScores {
+  std::vector<std::size_t> plugins;             // the Score plugins that ran (not skipped), by index
+  std::vector<std::vector<std::int64_t>> rows;  // rows[k][i]: plugin plugins[k] on node i
 };
 
 class Framework final : public Handle {
@@ -106,8 +114,25 @@ class Framework final : public Handle {
                                  PostFilterResult& result);
   Status run_pre_score_plugins(CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes);
   // `out` is resized to nodes.size(); each entry holds per-plugin weighted scores and the total.
+  // `raw`, when given, receives the scores before NormalizeScore.
   Status run_score_plugins(const CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes,
-                           std::vector<NodePluginScores>& out);
+                           std::vector<NodePluginScores>& out, RawScores* raw = nullptr);
+  // Score of the not-skipped Score plugins for a few nodes, on the calling thread, before
+  // NormalizeScore: raw.rows[k][first + i] for nodes[i] (rows must be large enough).
+  Status run_score_plugins_raw(const CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes,
+                               RawScores& raw, std::size_t first);
+  // NormalizeScore over every node of `raw` (nodes[i] is column i), then weights: totals[i].
+  Status weigh_raw_scores(const CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes,
+                          const RawScores& raw, std::vector<std::int64_t>& totals);
+  // The Score plugins that PreScore did not skip, by index (what RawScores::plugins records).
+  std::vector<std::size_t> active_score_plugins(const CycleState& state) const;
+
+  // ---- opportunistic batching (KEP-5598)
+  // Whether every PreFilter, Filter, PreScore and Score plugin of the profile signs pods.
+  bool signs_pods() const { return signs_pods_; }
+  // The pod's scheduling signature; nullopt when a plugin marked it unsignable or the profile
+  // does not sign pods.
+  std::optional<std::string> sign_pod(const api::Pod& pod) const;
   Status run_reserve_plugins_reserve(CycleState& state, const api::Pod& pod, const std::string& node_name);
   void run_reserve_plugins_unreserve(CycleState& state, const api::Pod& pod, const std::string& node_name);
   // Wait status: the pod is parked as a waiting pod; call wait_on_permit from the binding thread.
@@ -155,6 +180,8 @@ class Framework final : public Handle {
   std::vector<std::shared_ptr<PreScorePlugin>> pre_score_;
   std::vector<std::shared_ptr<ScorePlugin>> score_;
   std::vector<std::int64_t> score_weight_by_index_;  // parallel to score_
+  std::vector<const SignPlugin*> signers_;  // each signing plugin once, in extension-point order
+  bool signs_pods_ = false;
   // Slots: PreFilter plugins, then Filter, PreScore and Score ones, in run order.
   std::unique_ptr<EvaluationCounter> evaluations_;
   std::size_t pre_filter_slot(std::size_t i) const { return i; }

@@ -68,4 +68,15 @@ util::Result<std::shared_ptr<framework::Plugin>> make_image_locality(const frame
   return std::shared_ptr<framework::Plugin>(std::make_shared<ImageLocality>(handle));
 }
 
+void ImageLocality::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  std::string images;
+  for (const auto* list : {&pod.spec.initContainers, &pod.spec.containers}) {
+    for (const auto& c : *list) {
+      images.append(c.image);
+      images.push_back('\n');
+    }
+  }
+  sig.add(kName, images);
+}
+
 }  // namespace ksched::scheduler::plugins::imagelocality

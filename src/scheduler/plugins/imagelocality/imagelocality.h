@@ -22,10 +22,12 @@ std::string normalized_image_name(std::string_view name);
 // 100·(clamp(sum, 23MiB, 1000MiB·containers) − 23MiB) / (max − 23MiB).
 std::int64_t calculate_priority(std::int64_t sum_scores, int num_containers);
 
-class ImageLocality final : public framework::ScorePlugin {
+class ImageLocality final : public framework::SignPlugin,
+                            public framework::ScorePlugin {
  public:
   explicit ImageLocality(framework::Handle& handle) : handle_(handle) {}
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   // Σ over init + regular containers of size·nodesWithImage/totalNodes for images on this node.
   framework::Status score(const framework::CycleState& state, const api::Pod& pod,
                           const framework::NodeInfo& node_info, std::int64_t& score) override;

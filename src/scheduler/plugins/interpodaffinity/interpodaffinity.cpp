@@ -465,4 +465,22 @@ util::Result<std::shared_ptr<framework::Plugin>> make_inter_pod_affinity(const f
       std::make_shared<InterPodAffinity>(handle, a->hardPodAffinityWeight, a->ignorePreferredTermsOfExistingPods));
 }
 
+// A pod with affinity terms of its own depends on where other pods are; without them, only on
+// which existing pods' terms match its labels and namespace.
+void InterPodAffinity::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  if (pod.spec.affinity && (pod.spec.affinity->podAffinity || pod.spec.affinity->podAntiAffinity)) {
+    sig.set_unsignable();
+    return;
+  }
+  std::string text(pod.metadata.namespace_);
+  text.push_back('\0');
+  for (const auto& [k, v] : pod.metadata.labels) {
+    text.append(k);
+    text.push_back('=');
+    text.append(v);
+    text.push_back('\0');
+  }
+  sig.add(kName, text);
+}
+
 }  // namespace ksched::scheduler::plugins::interpodaffinity

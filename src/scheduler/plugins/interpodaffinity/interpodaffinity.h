@@ -19,7 +19,8 @@ inline constexpr std::string_view kErrReasonExistingAntiAffinityRulesNotMatch =
 inline constexpr std::string_view kErrReasonAffinityRulesNotMatch = "node(s) didn't match pod affinity rules";
 inline constexpr std::string_view kErrReasonAntiAffinityRulesNotMatch = "node(s) didn't match pod anti-affinity rules";
 
-class InterPodAffinity final : public framework::PreFilterPlugin,
+class InterPodAffinity final : public framework::SignPlugin,
+                               public framework::PreFilterPlugin,
                                public framework::PreFilterExtensions,
                                public framework::FilterPlugin,
                                public framework::PreScorePlugin,
@@ -33,6 +34,7 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
         ignorePreferredTermsOfExistingPods_(ignore_preferred_terms_of_existing_pods) {}
 
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
 
   framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,
                                const std::vector<framework::NodeInfoPtr>& nodes,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/codec.h"
 #include "scheduler/config/types.h"
 
 namespace ksched::scheduler::plugins::nodeaffinity {
@@ -182,6 +183,22 @@ util::Result<std::shared_ptr<framework::Plugin>> make_node_affinity(const framew
   auto pl = NodeAffinity::create(added);
   if (!pl.ok()) return util::make_error(pl.error());
   return std::shared_ptr<framework::Plugin>(std::move(pl.value()));
+}
+
+void NodeAffinity::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  std::string text;
+  for (const auto& [k, v] : pod.spec.nodeSelector) {
+    text.append(k);
+    text.push_back('=');
+    text.append(v);
+    text.push_back('\0');
+  }
+  if (pod.spec.affinity && pod.spec.affinity->nodeAffinity) {
+    api::Affinity only_node;
+    only_node.nodeAffinity = pod.spec.affinity->nodeAffinity;
+    api::encode_to(text, only_node);
+  }
+  sig.add(kName, text);
 }
 
 }  // namespace ksched::scheduler::plugins::nodeaffinity

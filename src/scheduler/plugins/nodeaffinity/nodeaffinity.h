@@ -16,7 +16,8 @@ inline constexpr std::string_view kErrReasonPod = "node(s) didn't match Pod's no
 inline constexpr std::string_view kErrReasonEnforced = "node(s) didn't match scheduler-enforced node affinity";
 inline constexpr std::string_view kErrReasonConflict = "pod affinity terms conflict";
 
-class NodeAffinity final : public framework::PreFilterPlugin,
+class NodeAffinity final : public framework::SignPlugin,
+                           public framework::PreFilterPlugin,
                            public framework::FilterPlugin,
                            public framework::PreScorePlugin,
                            public framework::ScorePlugin,
@@ -26,6 +27,7 @@ class NodeAffinity final : public framework::PreFilterPlugin,
   static util::Result<std::shared_ptr<NodeAffinity>> create(const std::optional<api::NodeAffinity>& added);
 
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   // Skip when the pod has no nodeSelector, no required node affinity and there is no addedAffinity.
   // When every required term pins metadata.name (In), returns the union of those names.
   framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,

@@ -25,4 +25,8 @@ util::Result<std::shared_ptr<framework::Plugin>> make_node_name(const framework:
   return std::shared_ptr<framework::Plugin>(std::make_shared<NodeName>());
 }
 
+void NodeName::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  sig.add(kName, std::string_view(pod.spec.nodeName));
+}
+
 }  // namespace ksched::scheduler::plugins::nodename

@@ -10,9 +10,11 @@ namespace ksched::scheduler::plugins::nodename {
 inline constexpr std::string_view kName = "NodeName";
 inline constexpr std::string_view kErrReason = "node(s) didn't match the requested node name";
 
-class NodeName final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+class NodeName final : public framework::SignPlugin,
+                       public framework::FilterPlugin, public framework::EnqueueExtensions {
  public:
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
   // Node/Add, queueing only when the added node is the requested one.

@@ -88,4 +88,17 @@ util::Result<std::shared_ptr<framework::Plugin>> make_node_ports(const framework
   return std::shared_ptr<framework::Plugin>(std::make_shared<NodePorts>());
 }
 
+void NodePorts::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  std::string text;
+  for (const auto& p : host_ports(pod)) {
+    text.append(p.ip);
+    text.push_back('/');
+    text.append(p.protocol);
+    text.push_back('/');
+    text.append(std::to_string(p.port));
+    text.push_back('\0');
+  }
+  sig.add(kName, text);
+}
+
 }  // namespace ksched::scheduler::plugins::nodeports

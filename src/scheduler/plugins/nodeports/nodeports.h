@@ -25,11 +25,13 @@ bool ports_conflict(const WantedPort& a, const WantedPort& b);
 // Upstream nodeports.Fits: none of the pod's host ports is taken on the node.
 bool fits(const api::Pod& pod, const framework::NodeInfo& node_info);
 
-class NodePorts final : public framework::PreFilterPlugin,
+class NodePorts final : public framework::SignPlugin,
+                        public framework::PreFilterPlugin,
                         public framework::FilterPlugin,
                         public framework::EnqueueExtensions {
  public:
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   // Skip when the pod wants no host port; otherwise stores them for Filter.
   framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,
                                const std::vector<framework::NodeInfoPtr>& nodes,

@@ -88,4 +88,8 @@ util::Result<std::shared_ptr<framework::Plugin>> make_node_resources_balanced_al
       std::make_shared<BalancedAllocation>(a ? *a : config::NodeResourcesBalancedAllocationArgs{}));
 }
 
+void BalancedAllocation::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  framework::sign_requests(pod, kBalancedAllocationName, sig);
+}
+
 }  // namespace ksched::scheduler::plugins::noderesources

@@ -12,10 +12,12 @@ namespace ksched::scheduler::plugins::noderesources {
 
 inline constexpr std::string_view kBalancedAllocationName = "NodeResourcesBalancedAllocation";
 
-class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
+class BalancedAllocation final : public framework::SignPlugin,
+                                 public framework::PreScorePlugin, public framework::ScorePlugin {
  public:
   explicit BalancedAllocation(const config::NodeResourcesBalancedAllocationArgs& args);
   std::string_view name() const override { return kBalancedAllocationName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   // Stores the pod's raw requests (no scoring defaults) per configured resource.
   framework::Status pre_score(framework::CycleState& state, const api::Pod& pod,
                               const std::vector<framework::NodeInfoPtr>& nodes) override;

@@ -271,4 +271,8 @@ util::Result<std::shared_ptr<framework::Plugin>> make_node_resources_fit(const f
   return std::shared_ptr<framework::Plugin>(std::move(pl.value()));
 }
 
+void Fit::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  framework::sign_requests(pod, kFitName, sig);
+}
+
 }  // namespace ksched::scheduler::plugins::noderesources

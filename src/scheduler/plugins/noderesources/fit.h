@@ -28,7 +28,8 @@ std::vector<InsufficientResource> fits(const api::Pod& pod, const framework::Nod
                                        const std::set<std::string, std::less<>>& ignored_resources = {},
                                        const std::set<std::string, std::less<>>& ignored_groups = {});
 
-class Fit final : public framework::PreFilterPlugin,
+class Fit final : public framework::SignPlugin,
+                  public framework::PreFilterPlugin,
                   public framework::FilterPlugin,
                   public framework::PreScorePlugin,
                   public framework::ScorePlugin,
@@ -37,6 +38,7 @@ class Fit final : public framework::PreFilterPlugin,
   static util::Result<std::shared_ptr<Fit>> create(const config::NodeResourcesFitArgs& args);
 
   std::string_view name() const override { return kFitName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   // Stores the pod's requests (init containers, sidecars and overhead included).
   framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,
                                const std::vector<framework::NodeInfoPtr>& nodes,

@@ -57,4 +57,8 @@ util::Result<std::shared_ptr<framework::Plugin>> make_node_unschedulable(const f
   return std::shared_ptr<framework::Plugin>(std::make_shared<NodeUnschedulable>());
 }
 
+void NodeUnschedulable::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  framework::sign_tolerations(pod, kName, sig);
+}
+
 }  // namespace ksched::scheduler::plugins::nodeunschedulable

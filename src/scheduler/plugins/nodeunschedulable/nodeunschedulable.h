@@ -13,9 +13,11 @@ inline constexpr std::string_view kErrReasonUnknownCondition = "node(s) had unkn
 inline constexpr std::string_view kErrReasonUnschedulable = "node(s) were unschedulable";
 inline constexpr std::string_view kTaintNodeUnschedulable = "node.kubernetes.io/unschedulable";
 
-class NodeUnschedulable final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+class NodeUnschedulable final : public framework::SignPlugin,
+                                public framework::FilterPlugin, public framework::EnqueueExtensions {
  public:
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
   // Node/Add|UpdateNodeTaint (node became schedulable) and Pod/UpdatePodTolerations (QHint on).

@@ -402,4 +402,8 @@ util::Result<std::shared_ptr<framework::Plugin>> make_node_volume_limits(const f
   return std::shared_ptr<framework::Plugin>(std::make_shared<CSILimits>(handle));
 }
 
+void CSILimits::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  framework::sign_volumes(pod, sig);
+}
+
 }  // namespace ksched::scheduler::plugins::nodevolumelimits

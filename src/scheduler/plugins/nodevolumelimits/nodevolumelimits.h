@@ -19,12 +19,14 @@ inline constexpr std::string_view kCSIAttachLimitPrefix = "attachable-volumes-cs
 // CSINode annotation listing the in-tree plugins migrated on that node (comma separated).
 inline constexpr std::string_view kMigratedPluginsAnnotation = "storage.alpha.kubernetes.io/migrated-plugins";
 
-class CSILimits final : public framework::PreFilterPlugin,
+class CSILimits final : public framework::SignPlugin,
+                        public framework::PreFilterPlugin,
                         public framework::FilterPlugin,
                         public framework::EnqueueExtensions {
  public:
   explicit CSILimits(framework::Handle& handle);
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   // Skip for pods without PVC, generic ephemeral or migratable in-tree inline volumes; otherwise
   // resolves the pod's volumes (driver, handle) once for every node. Whether a translated in-tree
   // volume counts depends on the node's CSINode, so that part is decided in Filter.

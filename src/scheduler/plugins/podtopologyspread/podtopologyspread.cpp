@@ -532,4 +532,20 @@ util::Result<std::shared_ptr<framework::Plugin>> make_pod_topology_spread(const 
       std::make_shared<PodTopologySpread>(handle, std::move(constraints), system_defaulted));
 }
 
+// Spreading depends on where other pods are: a pod with constraints (its own or the defaults)
+// is unsignable.
+void PodTopologySpread::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  if (!pod.spec.topologySpreadConstraints.empty()) {
+    sig.set_unsignable();
+    return;
+  }
+  for (std::string_view action : {"DoNotSchedule", "ScheduleAnyway"}) {
+    auto c = constraints_for(pod, action);
+    if (!c.ok() || !c->empty()) {
+      sig.set_unsignable();
+      return;
+    }
+  }
+}
+
 }  // namespace ksched::scheduler::plugins::podtopologyspread

@@ -35,7 +35,8 @@ struct Constraint {
 // Upstream systemDefaultConstraints: hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway.
 std::vector<api::TopologySpreadConstraint> system_default_constraints();
 
-class PodTopologySpread final : public framework::PreFilterPlugin,
+class PodTopologySpread final : public framework::SignPlugin,
+                                public framework::PreFilterPlugin,
                                 public framework::PreFilterExtensions,
                                 public framework::FilterPlugin,
                                 public framework::PreScorePlugin,
@@ -46,6 +47,7 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
                     bool system_defaulted);
 
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
 
   framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,
                                const std::vector<framework::NodeInfoPtr>& nodes,

@@ -115,4 +115,8 @@ util::Result<std::shared_ptr<framework::Plugin>> make_taint_toleration(const fra
   return std::shared_ptr<framework::Plugin>(std::make_shared<TaintToleration>());
 }
 
+void TaintToleration::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  framework::sign_tolerations(pod, kName, sig);
+}
+
 }  // namespace ksched::scheduler::plugins::tainttoleration

@@ -10,12 +10,14 @@ namespace ksched::scheduler::plugins::tainttoleration {
 
 inline constexpr std::string_view kName = "TaintToleration";
 
-class TaintToleration final : public framework::FilterPlugin,
+class TaintToleration final : public framework::SignPlugin,
+                              public framework::FilterPlugin,
                               public framework::PreScorePlugin,
                               public framework::ScorePlugin,
                               public framework::EnqueueExtensions {
  public:
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   // U&U "node(s) had untolerated taint {<key>: <value>}" for the first untolerated taint.
   framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;

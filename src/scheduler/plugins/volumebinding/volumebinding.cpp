@@ -805,4 +805,8 @@ util::Result<std::shared_ptr<framework::Plugin>> make_volume_binding(const frame
       std::make_shared<VolumeBinding>(handle, a ? *a : config::VolumeBindingArgs{}));
 }
 
+void VolumeBinding::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  framework::sign_volumes(pod, sig);
+}
+
 }  // namespace ksched::scheduler::plugins::volumebinding

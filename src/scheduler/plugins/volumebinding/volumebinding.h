@@ -58,7 +58,8 @@ struct PodVolumes {
   std::vector<PVCPtr> dynamicProvisions;
 };
 
-class VolumeBinding final : public framework::PreFilterPlugin,
+class VolumeBinding final : public framework::SignPlugin,
+                            public framework::PreFilterPlugin,
                             public framework::FilterPlugin,
                             public framework::PreScorePlugin,
                             public framework::ScorePlugin,
@@ -69,6 +70,7 @@ class VolumeBinding final : public framework::PreFilterPlugin,
   VolumeBinding(framework::Handle& handle, const config::VolumeBindingArgs& args);
 
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,
                                const std::vector<framework::NodeInfoPtr>& nodes,
                                framework::PreFilterResult& result) override;

@@ -177,4 +177,8 @@ util::Result<std::shared_ptr<framework::Plugin>> make_volume_restrictions(const 
   return std::shared_ptr<framework::Plugin>(std::make_shared<VolumeRestrictions>(handle));
 }
 
+void VolumeRestrictions::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  framework::sign_volumes(pod, sig);
+}
+
 }  // namespace ksched::scheduler::plugins::volumerestrictions

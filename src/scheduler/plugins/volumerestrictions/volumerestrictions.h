@@ -16,13 +16,15 @@ inline constexpr std::string_view kErrReasonReadWriteOncePodConflict =
 // Whether `v` (of the incoming pod) conflicts with any volume of `existing`.
 bool is_volume_conflict(const api::Volume& v, const api::Pod& existing);
 
-class VolumeRestrictions final : public framework::PreFilterPlugin,
+class VolumeRestrictions final : public framework::SignPlugin,
+                                 public framework::PreFilterPlugin,
                                  public framework::PreFilterExtensions,
                                  public framework::FilterPlugin,
                                  public framework::EnqueueExtensions {
  public:
   explicit VolumeRestrictions(framework::Handle& handle) : handle_(handle) {}
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   // Looks up the pod's claims (missing one → U&U not-found), counts ReadWriteOncePod claims already
   // in use; Skip when there is neither an inline disk to check nor such a conflict.
   framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,

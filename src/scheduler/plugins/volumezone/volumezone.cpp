@@ -188,4 +188,8 @@ util::Result<std::shared_ptr<framework::Plugin>> make_volume_zone(const framewor
   return std::shared_ptr<framework::Plugin>(std::make_shared<VolumeZone>(handle));
 }
 
+void VolumeZone::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  framework::sign_volumes(pod, sig);
+}
+
 }  // namespace ksched::scheduler::plugins::volumezone

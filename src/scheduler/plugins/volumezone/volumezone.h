@@ -15,12 +15,14 @@ inline constexpr std::string_view kErrReasonConflict = "node(s) had no available
 // "a__b" → {a, b} with spaces trimmed; nullopt when an element is empty (upstream LabelZonesToSet).
 std::optional<std::set<std::string, std::less<>>> label_zones_to_set(std::string_view value);
 
-class VolumeZone final : public framework::PreFilterPlugin,
+class VolumeZone final : public framework::SignPlugin,
+                         public framework::PreFilterPlugin,
                          public framework::FilterPlugin,
                          public framework::EnqueueExtensions {
  public:
   explicit VolumeZone(framework::Handle& handle) : handle_(handle) {}
   std::string_view name() const override { return kName; }
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   // Collects the topology labels of the PVs bound to the pod's claims; Skip when there are none.
   // Unbound WaitForFirstConsumer claims are skipped; other lookup problems are U&U.
   framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,

@@ -1,0 +1,206 @@
+#include "scheduler/batch.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace ksched::scheduler {
+
+using framework::Status;
+
+std::uint64_t tie_break_rank(std::string_view node_name, std::uint64_t key) {
+  // splitmix64's finalizer over the name's hash and the key.
+  std::uint64_t z = std::hash<std::string_view>{}(node_name) ^ key;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+const char* OpportunisticBatch::flush_reason(Flush f) {
+  switch (f) {
+    case Flush::Incompatible: return "pod_incompatible";
+    case Flush::PodFailed: return "pod_failed";
+    case Flush::Expired: return "expired";
+    case Flush::ClusterChanged: return "cluster_changed";
+    case Flush::EmptyList: return "empty_list";
+    case Flush::LimitReached: return "limit_reached";
+    case Flush::NotBatchable: return "pod_not_batchable";
+  }
+  return "unknown";
+}
+
+std::uint64_t OpportunisticBatch::affinity_fingerprint(const framework::NodeInfo& ni) {
+  std::uint64_t fp = 0;
+  for (const auto& p : ni.podsWithAffinity) fp ^= std::hash<const void*>{}(p.get()) * 0x9e3779b97f4a7c15ULL + 1;
+  return fp;
+}
+
+void OpportunisticBatch::note_snapshot_delta(const cache::Snapshot::Delta& delta,
+                                             const framework::NodeInfoLister& snapshot) {
+  snapshot_ = &snapshot;
+  if (!active_) return;
+  if (delta.structural) structural_ = true;
+  dirty_.insert(dirty_.end(), delta.updated.begin(), delta.updated.end());
+}
+
+bool OpportunisticBatch::usable(const framework::Framework* fwk, const std::string& signature,
+                                std::chrono::steady_clock::time_point now, std::optional<Flush>& flushed) {
+  if (!active_) return false;
+  if (fwk != fwk_ || signature != signature_) {
+    drop(Flush::Incompatible, flushed);
+  } else if (now - created_ > kMaxAge) {
+    drop(Flush::Expired, flushed);
+  } else if (!complete_ && used_ >= limit_) {
+    drop(Flush::LimitReached, flushed);
+  } else if (structural_) {
+    drop(Flush::ClusterChanged, flushed);
+  }
+  return active_;
+}
+
+void OpportunisticBatch::start(const framework::Framework* fwk, std::string signature,
+                               std::vector<framework::NodeInfoPtr> nodes, framework::RawScores raw, bool complete,
+                               std::chrono::steady_clock::time_point now, const framework::NodeInfoLister& snapshot) {
+  active_ = true;
+  fwk_ = fwk;
+  signature_ = std::move(signature);
+  nodes_ = std::move(nodes);
+  raw_ = std::move(raw);
+  complete_ = complete;
+  limit_ = nodes_.size();
+  used_ = 0;
+  created_ = now;
+  structural_ = false;
+  dirty_.clear();
+  snapshot_ = &snapshot;
+  column_.clear();
+  column_.reserve(nodes_.size());
+  for (std::size_t i = 0; i < nodes_.size(); ++i) column_.emplace(nodes_[i].get(), i);
+  affinity_.clear();
+  for (const auto& ni : snapshot.have_pods_with_affinity_list()) affinity_.emplace(ni.get(), affinity_fingerprint(*ni));
+}
+
+std::string OpportunisticBatch::place(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                                      std::uint64_t tie_key, std::optional<Flush>& flushed, Status& err) {
+  std::sort(dirty_.begin(), dirty_.end());
+  dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
+
+  // A changed node whose pods with (anti-)affinity changed may change the verdicts and scores of
+  // every node in its topology domains, not only its own.
+  for (const auto* d : dirty_) {
+    auto it = affinity_.find(d);
+    if (affinity_fingerprint(*d) != (it == affinity_.end() ? 0 : it->second)) {
+      drop(Flush::ClusterChanged, flushed);
+      return {};
+    }
+  }
+
+  std::vector<framework::NodeInfoPtr> rescore;
+  std::vector<std::size_t> rescore_cols;
+  std::vector<std::size_t> removed;
+  for (const auto* d : dirty_) {
+    auto c = column_.find(d);
+    framework::NodeInfoPtr ni;
+    if (c != column_.end()) {
+      ni = nodes_[c->second];
+    } else if (complete_ && snapshot_) {
+      // Infeasible before: it may fit now.
+      ni = snapshot_->get(d->name_view());
+      if (!ni || ni.get() != d) continue;
+    } else {
+      continue;  // outside the sample
+    }
+    Status s = fwk.run_filter_plugins_with_nominated_pods(state, pod, *ni);
+    if (s.is_error()) {
+      err = s;
+      drop(Flush::PodFailed, flushed);
+      return {};
+    }
+    if (!s.is_success()) {
+      if (c != column_.end()) removed.push_back(c->second);
+      continue;
+    }
+    std::size_t col;
+    if (c != column_.end()) {
+      col = c->second;
+    } else {
+      col = nodes_.size();
+      nodes_.push_back(ni);
+      for (auto& row : raw_.rows) row.push_back(0);
+      column_.emplace(d, col);
+    }
+    rescore.push_back(std::move(ni));
+    rescore_cols.push_back(col);
+  }
+  dirty_.clear();
+
+  if (!rescore.empty()) {
+    Status s = fwk.run_pre_score_plugins(state, pod, rescore);
+    if (!s.is_success()) {
+      err = s;
+      drop(Flush::PodFailed, flushed);
+      return {};
+    }
+    if (fwk.active_score_plugins(state) != raw_.plugins) {
+      drop(Flush::Incompatible, flushed);
+      return {};
+    }
+    framework::RawScores fresh;
+    fresh.plugins = raw_.plugins;
+    fresh.rows.assign(raw_.plugins.size(), std::vector<std::int64_t>(rescore.size()));
+    s = fwk.run_score_plugins_raw(state, pod, rescore, fresh, 0);
+    if (!s.is_success()) {
+      err = s;
+      drop(Flush::PodFailed, flushed);
+      return {};
+    }
+    for (std::size_t k = 0; k < fresh.rows.size(); ++k) {
+      for (std::size_t i = 0; i < rescore_cols.size(); ++i) raw_.rows[k][rescore_cols[i]] = fresh.rows[k][i];
+    }
+  }
+
+  // Highest column first, so that the last column moved into a freed slot is never one still to
+  // be removed.
+  std::sort(removed.begin(), removed.end(), std::greater<>());
+  for (std::size_t col : removed) {
+    const std::size_t last = nodes_.size() - 1;
+    column_.erase(nodes_[col].get());
+    if (col != last) {
+      nodes_[col] = std::move(nodes_[last]);
+      column_[nodes_[col].get()] = col;
+      for (auto& row : raw_.rows) row[col] = row[last];
+    }
+    nodes_.pop_back();
+    for (auto& row : raw_.rows) row.pop_back();
+  }
+  if (nodes_.empty()) {
+    drop(Flush::EmptyList, flushed);
+    return {};
+  }
+
+  Status s = fwk.weigh_raw_scores(state, pod, nodes_, raw_, totals_);
+  if (!s.is_success()) {
+    err = s;
+    drop(Flush::PodFailed, flushed);
+    return {};
+  }
+  std::size_t best = 0;
+  std::uint64_t best_rank = tie_break_rank(nodes_[0]->name_view(), tie_key);
+  for (std::size_t i = 1; i < nodes_.size(); ++i) {
+    if (totals_[i] < totals_[best]) continue;
+    if (totals_[i] > totals_[best]) {
+      best = i;
+      best_rank = tie_break_rank(nodes_[i]->name_view(), tie_key);
+      continue;
+    }
+    const std::uint64_t r = tie_break_rank(nodes_[i]->name_view(), tie_key);
+    if (r < best_rank) {
+      best = i;
+      best_rank = r;
+    }
+  }
+  ++used_;
+  ++placed_;
+  return std::string(nodes_[best]->name_view());
+}
+
+}  // namespace ksched::scheduler
