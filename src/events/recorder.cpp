@@ -62,17 +62,24 @@ void EventRecorder::event(const api::ObjectReference& regarding, const api::Obje
 }
 
 EventBroadcaster::EventBroadcaster(std::shared_ptr<client::RestClient> c, BroadcasterOptions opts)
-    : c_(std::move(c)), opts_(opts) {}
+    : c_(std::move(c)), opts_(opts) {
+  const int n = std::max(1, opts_.sinks);
+  for (int i = 0; i < n; ++i) lanes_.push_back(std::make_unique<Lane>());
+}
 
 EventBroadcaster::~EventBroadcaster() { shutdown(); }
 
 void EventBroadcaster::start_recording_to_sink() {
   std::lock_guard l(mu_);
-  if (worker_.joinable() || stopping_) return;
-  worker_ = std::thread([this] {
-    util::set_thread_name("events");
-    worker();
-  });
+  if (started_ || stopping_) return;
+  started_ = true;
+  for (std::size_t i = 0; i < lanes_.size(); ++i) {
+    Lane& lane = *lanes_[i];
+    lane.thread = std::thread([this, &lane, i] {
+      util::set_thread_name(i == 0 ? std::string("events") : "events-" + std::to_string(i));
+      worker(lane);
+    });
+  }
 }
 
 void EventBroadcaster::shutdown() {
@@ -80,9 +87,11 @@ void EventBroadcaster::shutdown() {
     std::lock_guard l(mu_);
     if (stopping_) return;
     stopping_ = true;
-    cv_.notify_all();
+    for (auto& lane : lanes_) lane->cv.notify_all();
   }
-  if (worker_.joinable()) worker_.join();
+  for (auto& lane : lanes_) {
+    if (lane->thread.joinable()) lane->thread.join();
+  }
 }
 
 std::shared_ptr<EventRecorder> EventBroadcaster::new_recorder(std::string controller, std::string instance) {
@@ -95,42 +104,56 @@ std::shared_ptr<EventRecorder> EventBroadcaster::new_recorder(std::string contro
 
 RecorderStats EventBroadcaster::stats() const {
   std::lock_guard l(mu_);
-  return stats_;
+  RecorderStats out = stats_;
+  for (const auto& lane : lanes_) {
+    out.series_tracked += lane->series_tracked;
+    out.objects_tracked += lane->objects_tracked;
+  }
+  return out;
 }
 
 bool EventBroadcaster::wait_idle(std::chrono::milliseconds timeout) {
   std::unique_lock l(mu_);
-  return idle_cv_.wait_for(l, timeout, [&] { return queue_.empty() && !busy_; });
+  return idle_cv_.wait_for(l, timeout, [&] {
+    return std::all_of(lanes_.begin(), lanes_.end(),
+                       [](const auto& lane) { return lane->queue.empty() && !lane->busy && !lane->sweep_due; });
+  });
 }
 
 void EventBroadcaster::enqueue(api::eventsv1::Event e) {
+  Lane& lane = *lanes_[std::hash<std::string>{}(ref_key(e.regarding)) % lanes_.size()];
   std::lock_guard l(mu_);
   ++stats_.recorded;
-  if (stopping_ || queue_.size() >= opts_.queue_size) {
+  if (stopping_ || queued_ >= opts_.queue_size) {
     ++stats_.dropped_queue_full;
     return;
   }
-  queue_.push_back(std::move(e));
-  cv_.notify_one();
+  ++queued_;
+  lane.queue.push_back(std::move(e));
+  lane.cv.notify_one();
 }
 
-void EventBroadcaster::worker() {
+void EventBroadcaster::worker(Lane& lane) {
   std::vector<api::eventsv1::Event> batch;
   for (;;) {
+    bool sweep_now = false;
     {
       std::unique_lock l(mu_);
-      busy_ = false;
-      stats_.series_tracked = cache_.size();
-      stats_.objects_tracked = limits_.size();
-      if (queue_.empty()) idle_cv_.notify_all();
-      cv_.wait(l, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping and drained
+      lane.busy = false;
+      lane.series_tracked = lane.cache.size();
+      lane.objects_tracked = lane.limits.size();
+      if (lane.queue.empty()) idle_cv_.notify_all();
+      lane.cv.wait(l, [&] { return stopping_ || !lane.queue.empty() || lane.sweep_due; });
+      if (lane.queue.empty() && !lane.sweep_due) return;  // stopping and drained
       // Take everything queued at once: one lock round trip per batch, not per event.
       batch.clear();
-      batch.swap(queue_);
-      busy_ = true;
+      batch.swap(lane.queue);
+      queued_ -= batch.size();
+      sweep_now = std::exchange(lane.sweep_due, false);
+      lane.busy = true;
     }
-    for (auto& e : batch) record_to_sink(std::move(e));
+    if (sweep_now) sweep(lane, opts_.clock->now());
+    for (auto& e : batch) record_to_sink(lane, std::move(e));
   }
 }
 
@@ -141,21 +164,31 @@ std::string EventBroadcaster::series_key(const api::eventsv1::Event& e) {
   return k;
 }
 
-void EventBroadcaster::sweep(util::Clock::time_point now) {
-  last_sweep_ = now;
+void EventBroadcaster::sweep(Lane& lane, util::Clock::time_point now) {
+  lane.last_sweep = now;
   // Series not observed within the window have ended (upstream's finishSeries).
-  std::erase_if(cache_, [&](const auto& kv) { return now - kv.second.last_seen > opts_.series_window; });
+  std::erase_if(lane.cache, [&](const auto& kv) { return now - kv.second.last_seen > opts_.series_window; });
   // A bucket that has refilled to its burst is the same as no bucket: forget it.
   const double burst = std::max(1, opts_.per_object_burst);
-  std::erase_if(limits_, [&](const auto& kv) { return kv.second->tokens() >= burst; });
+  std::erase_if(lane.limits, [&](const auto& kv) { return kv.second->tokens() >= burst; });
 }
 
-void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
+void EventBroadcaster::record_to_sink(Lane& lane, api::eventsv1::Event e) {
   auto& clock = *opts_.clock;
   auto now = clock.now();
-  if (now - last_sweep_ >= opts_.sweep_interval) sweep(now);
+  if (now - lane.last_sweep >= opts_.sweep_interval) {
+    sweep(lane, now);
+    // Lanes that see no event would keep what they remember: have them sweep too.
+    std::lock_guard l(mu_);
+    for (auto& other : lanes_) {
+      if (other.get() == &lane) continue;
+      other->sweep_due = true;
+      other->cv.notify_one();
+    }
+  }
+  auto& cache = lane.cache;
   // Per regarding object spam protection.
-  auto& bucket = limits_[ref_key(e.regarding)];
+  auto& bucket = lane.limits[ref_key(e.regarding)];
   if (!bucket) bucket = std::make_unique<client::TokenBucket>(opts_.per_object_qps, opts_.per_object_burst, clock);
   if (!bucket->try_accept()) {
     std::lock_guard l(mu_);
@@ -163,12 +196,12 @@ void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
     return;
   }
   auto key = series_key(e);
-  auto it = cache_.find(key);
-  if (it != cache_.end() && now - it->second.last_seen > opts_.series_window) {
-    cache_.erase(it);  // that series ended: this is a new event
-    it = cache_.end();
+  auto it = cache.find(key);
+  if (it != cache.end() && now - it->second.last_seen > opts_.series_window) {
+    cache.erase(it);  // that series ended: this is a new event
+    it = cache.end();
   }
-  if (it != cache_.end()) {
+  if (it != cache.end()) {
     auto& c = it->second;
     c.count = c.count < 2 ? 2 : c.count + 1;
     c.last_observed_ns = e.eventTime ? e.eventTime->unixNanos : unix_nanos(clock);
@@ -188,7 +221,7 @@ void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
       ++stats_.failed;
       return;
     }
-    cache_.erase(it);  // the event was deleted on the server: start over with a new one
+    cache.erase(it);  // the event was deleted on the server: start over with a new one
   }
   // The server's copy is not decoded: a later patch needs only the name, which is ours.
   auto created = c_->create(client::ResourceRef::of(client::ResourceFor<api::eventsv1::Event>::info, e.metadata.namespace_),
@@ -205,7 +238,7 @@ void EventBroadcaster::record_to_sink(api::eventsv1::Event e) {
   c.name = e.metadata.name;
   c.last_observed_ns = e.eventTime ? e.eventTime->unixNanos : 0;
   c.last_seen = now;
-  cache_.insert_or_assign(std::move(key), std::move(c));
+  cache.insert_or_assign(std::move(key), std::move(c));
   std::lock_guard l(mu_);
   ++stats_.created;
 }

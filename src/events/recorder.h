@@ -38,6 +38,9 @@ struct BroadcasterOptions {
   // treats an ended series as ended whenever it happens).
   std::chrono::milliseconds sweep_interval = std::chrono::seconds(30);
   const util::Clock* clock = &util::RealClock::instance();
+  // Writers working at once. Events about one object always go to the same writer, in order, so
+  // a series is created before it is patched; objects are spread over the writers by hash.
+  int sinks = 4;
 };
 
 struct RecorderStats {
@@ -95,25 +98,34 @@ class EventBroadcaster {
     std::int64_t last_observed_ns = 0;
     util::Clock::time_point last_seen{};
   };
+  // One writer: its queue, and (its thread only) the series and per-object limits of the objects
+  // hashed to it.
+  struct Lane {
+    std::vector<api::eventsv1::Event> queue;  // under mu_
+    bool busy = false;                        // under mu_
+    bool sweep_due = false;                   // under mu_: another lane swept, this one should too
+    std::size_t series_tracked = 0, objects_tracked = 0;  // under mu_, after each batch
+    std::condition_variable cv;
+    std::thread thread;
+    std::unordered_map<std::string, Cached> cache;
+    std::unordered_map<std::string, std::unique_ptr<client::TokenBucket>> limits;  // per regarding object
+    util::Clock::time_point last_sweep{};
+  };
   void enqueue(api::eventsv1::Event e);
-  void worker();
-  void record_to_sink(api::eventsv1::Event e);
-  void sweep(util::Clock::time_point now);
+  void worker(Lane& lane);
+  void record_to_sink(Lane& lane, api::eventsv1::Event e);
+  void sweep(Lane& lane, util::Clock::time_point now);
   static std::string series_key(const api::eventsv1::Event& e);
 
   std::shared_ptr<client::RestClient> c_;
   BroadcasterOptions opts_;
   mutable std::mutex mu_;
-  std::condition_variable cv_, idle_cv_;
-  std::vector<api::eventsv1::Event> queue_;
-  bool busy_ = false;
+  std::condition_variable idle_cv_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  std::size_t queued_ = 0;  // over all lanes, bounded by queue_size
   bool stopping_ = false;
-  std::thread worker_;
+  bool started_ = false;
   RecorderStats stats_;
-  // Worker thread only.
-  std::unordered_map<std::string, Cached> cache_;
-  std::unordered_map<std::string, std::unique_ptr<client::TokenBucket>> limits_;  // per regarding object
-  util::Clock::time_point last_sweep_{};
   std::vector<std::shared_ptr<EventRecorder>> recorders_;
 };
 

@@ -108,6 +108,7 @@ std::string to_json(const Report& r) {
     json::object ext;
     for (const auto& [n, s] : w.extension_point_seconds) ext[n] = round3(s);
     cpu["extensionPointWallSeconds"] = std::move(ext);
+    if (w.events_written >= 0) cpu["eventsWritten"] = w.events_written;
     o["cpu"] = std::move(cpu);
     json::object mem;
     mem["peakRssKiB"] = w.peak_rss_kb;
@@ -199,6 +200,7 @@ util::Result<Report> report_from_json(const std::string& text) {
         if (t.is_object()) w.top_threads.push_back(StageCpu{str(t.as_object(), "thread"), num(t.as_object(), "seconds")});
     for (const auto& [k, sv] : sub(cpu, "extensionPointWallSeconds"))
       if (sv.is_number()) w.extension_point_seconds[std::string(k)] = sv.to_number<double>();
+    w.events_written = static_cast<long>(num(cpu, "eventsWritten", -1));
     const auto& mem = sub(o, "memory");
     w.peak_rss_kb = static_cast<long>(num(mem, "peakRssKiB", -1));
     w.rss_baseline_kb = static_cast<long>(num(mem, "rssBaselineKiB", -1));
@@ -244,6 +246,10 @@ std::string to_table(const Report& r) {
       for (std::size_t i = 0; i < w.top_threads.size() && i < 6; ++i)
         out << " " << w.top_threads[i].stage << "=" << fmt("%.2f", w.top_threads[i].seconds);
       out << "\n";
+    }
+    if (w.events_written >= 0) {
+      out << "  events written by the end of the phase: " << w.events_written << " for " << w.measured_pods
+          << " pods (the scheduler drops events its queue cannot hold)\n";
     }
     if (!w.extension_point_seconds.empty()) {
       out << "  extension points (wall seconds summed over attempts):";

@@ -616,6 +616,19 @@ class Runner {
       auto ext_before = histogram_sums_by(metrics_before, "scheduler_framework_extension_point_duration_seconds", "extension_point");
       for (const auto& [k, v] : ext_after) res_.extension_point_seconds[k] = v - ext_before[k];
     }
+    // After the CPU figures: the scheduler writes events in the background and drops them when
+    // its queue is full, so say how many of the measured pods' events the server had by the end.
+    res_.events_written = count_events(ns);
+  }
+
+  long count_events(const std::string& ns) {
+    auto body = client_->list(client::ResourceRef{.group = "events.k8s.io", .resource = "events", .namespace_ = ns}, {});
+    if (!body) return -1;
+    boost::system::error_code ec;
+    auto v = json::parse(*body, ec);
+    if (ec || !v.is_object()) return -1;
+    auto* items = v.as_object().if_contains("items");
+    return items && items->is_array() ? static_cast<long>(items->as_array().size()) : -1;
   }
 
   // ------------------------------------------------------------------ background ops
