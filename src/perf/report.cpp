@@ -109,6 +109,7 @@ std::string to_json(const Report& r) {
     for (const auto& [n, s] : w.extension_point_seconds) ext[n] = round3(s);
     cpu["extensionPointWallSeconds"] = std::move(ext);
     if (w.events_written >= 0) cpu["eventsWritten"] = w.events_written;
+    if (w.batched_pods >= 0) cpu["batchedPods"] = w.batched_pods;
     o["cpu"] = std::move(cpu);
     json::object mem;
     mem["peakRssKiB"] = w.peak_rss_kb;
@@ -201,6 +202,7 @@ util::Result<Report> report_from_json(const std::string& text) {
     for (const auto& [k, sv] : sub(cpu, "extensionPointWallSeconds"))
       if (sv.is_number()) w.extension_point_seconds[std::string(k)] = sv.to_number<double>();
     w.events_written = static_cast<long>(num(cpu, "eventsWritten", -1));
+    w.batched_pods = static_cast<long>(num(cpu, "batchedPods", -1));
     const auto& mem = sub(o, "memory");
     w.peak_rss_kb = static_cast<long>(num(mem, "peakRssKiB", -1));
     w.rss_baseline_kb = static_cast<long>(num(mem, "rssBaselineKiB", -1));
@@ -246,6 +248,9 @@ std::string to_table(const Report& r) {
       for (std::size_t i = 0; i < w.top_threads.size() && i < 6; ++i)
         out << " " << w.top_threads[i].stage << "=" << fmt("%.2f", w.top_threads[i].seconds);
       out << "\n";
+    }
+    if (w.batched_pods >= 0) {
+      out << "  pods placed from an opportunistic batch: " << w.batched_pods << " of " << w.measured_pods << "\n";
     }
     if (w.events_written >= 0) {
       out << "  events written by the end of the phase: " << w.events_written << " for " << w.measured_pods

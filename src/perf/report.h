@@ -37,6 +37,7 @@ struct WorkloadResult {
   std::vector<std::pair<double, double>> series;  // (t, pods/s)
   LatencySummary attempt_latency;                 // scheduler_scheduling_attempt_duration_seconds, result=scheduled
   std::map<std::string, double> extension_point_seconds;  // framework_extension_point_duration_seconds sums
+  long batched_pods = -1;    // placed from an opportunistic batch (scheduler_batch_attempts_total)
   long events_written = -1;  // events.k8s.io Events in the measured namespace when the phase ended
   std::map<std::string, double> thread_cpu_seconds;       // by thread name, measured phase
   std::vector<StageCpu> stage_cpu;                        // by stage, measured phase

@@ -152,6 +152,7 @@ class Runner {
       ao.cfg.clientConnection.burst = 10000;
     }
     ao.cfg.leaderElection.leaderElect = false;
+    ao.feature_gates = w_.feature_gates;
     ao.rest = rest;
     ao.rest.user_agent.clear();
     ao.serve = false;
@@ -463,8 +464,13 @@ class Runner {
 
   void create_pods(const Op& op, const std::string& ns, Clock::time_point setup_start) {
     ensure_namespace(ns);
-    const auto& tmpl = template_of(op.pod_template_path.empty() ? w_.default_pod_template_path : op.pod_template_path,
-                                   kDefaultPod);
+    std::vector<const json::object*> tmpls;
+    if (op.pod_template_paths.empty()) {
+      tmpls.push_back(&template_of(op.pod_template_path.empty() ? w_.default_pod_template_path : op.pod_template_path,
+                                   kDefaultPod));
+    } else {
+      for (const auto& p : op.pod_template_paths) tmpls.push_back(&template_of(p, kDefaultPod));
+    }
     long before_bound = tracker_->counts(ns).ever_bound;
     long expected_total = (created_in_ns_[ns] += op.count);
     std::vector<std::string> before_snapshot;
@@ -493,6 +499,7 @@ class Runner {
           std::string name = prefix + std::to_string(base + i);
           std::string claim;
           if (!op.pv_template_path.empty()) create_volume_pair(op, ns, name, claim);
+          const auto& tmpl = *tmpls[static_cast<std::size_t>(base + i) % tmpls.size()];
           create_raw(client::ResourceRef{.resource = "pods", .namespace_ = ns}, pod_body(tmpl, ns, name, claim));
         });
       } catch (const Failure& f) {
@@ -615,6 +622,9 @@ class Runner {
       auto ext_after = histogram_sums_by(metrics_after, "scheduler_framework_extension_point_duration_seconds", "extension_point");
       auto ext_before = histogram_sums_by(metrics_before, "scheduler_framework_extension_point_duration_seconds", "extension_point");
       for (const auto& [k, v] : ext_after) res_.extension_point_seconds[k] = v - ext_before[k];
+      auto batched_after = counter_sums_by(metrics_after, "scheduler_batch_attempts_total", "result");
+      auto batched_before = counter_sums_by(metrics_before, "scheduler_batch_attempts_total", "result");
+      res_.batched_pods = static_cast<long>(batched_after["hint_used"] - batched_before["hint_used"]);
     }
     // After the CPU figures: the scheduler writes events in the background and drops them when
     // its queue is full, so say how many of the measured pods' events the server had by the end.

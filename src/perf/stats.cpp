@@ -206,4 +206,14 @@ std::map<std::string, double> histogram_counts_by(std::string_view text, std::st
   return out;
 }
 
+std::map<std::string, double> counter_sums_by(std::string_view text, std::string_view family, const std::string& label) {
+  std::map<std::string, double> out;
+  for_each_sample(text, [&](const std::string& name, const std::map<std::string, std::string>& labels, double v) {
+    if (name != family) return;
+    auto it = labels.find(label);
+    out[it == labels.end() ? "" : it->second] += v;
+  });
+  return out;
+}
+
 }  // namespace ksched::perf

@@ -62,6 +62,9 @@ std::map<std::string, double> histogram_sums_by(std::string_view metrics_text, s
                                                 const std::string& label);
 std::map<std::string, double> histogram_counts_by(std::string_view metrics_text, std::string_view family,
                                                   const std::string& label);
+// Sum of a counter's samples per value of `label` (family with its _total suffix).
+std::map<std::string, double> counter_sums_by(std::string_view metrics_text, std::string_view family,
+                                              const std::string& label);
 
 // Parses `name{a="b",c="d"} value` into name, labels, value. False for comments/garbage.
 bool parse_sample_line(std::string_view line, std::string& name, std::map<std::string, std::string>& labels,

@@ -94,6 +94,9 @@ util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, 
   op.namespace_template_path = join_path(base, str_or(o, "namespaceTemplatePath"));
   op.namespace_ = str_or(o, "namespace");
   op.pod_template_path = join_path(base, str_or(o, "podTemplatePath"));
+  if (auto* v = o.if_contains("podTemplatePaths"); v && v->is_array())
+    for (const auto& t : v->as_array())
+      if (t.is_string()) op.pod_template_paths.push_back(join_path(base, std::string(t.as_string())));
   if (auto* v = o.if_contains("collectMetrics"); v && v->is_bool()) op.collect_metrics = v->as_bool();
   if (auto* v = o.if_contains("skipWaitToCompletion"); v && v->is_bool()) op.skip_wait_to_completion = v->as_bool();
   op.pv_template_path = join_path(base, str_or(o, "persistentVolumeTemplatePath"));
@@ -184,6 +187,17 @@ util::Result<Config> parse_config(const std::string& yaml_text, const std::strin
     auto* wt = t.if_contains("workloadTemplate");
     if (!wt || !wt->is_array() || wt->as_array().empty()) return util::make_error(where + ": workloadTemplate must be a non-empty list");
     tc.workload_template = *wt;
+    auto gates = [&](const json::object& o, std::map<std::string, bool>& out) -> util::Result<void> {
+      auto* g = o.if_contains("featureGates");
+      if (!g) return {};
+      if (!g->is_object()) return util::make_error(where + ": featureGates must be a mapping of gate to true/false");
+      for (const auto& kv : g->as_object()) {
+        if (!kv.value().is_bool()) return util::make_error(where + ": feature gate " + std::string(kv.key()) + " must be true or false");
+        out[std::string(kv.key())] = kv.value().as_bool();
+      }
+      return {};
+    };
+    if (auto r = gates(t, tc.feature_gates); !r) return util::make_error(r.error());
     auto* ws = t.if_contains("workloads");
     if (!ws || !ws->is_array() || ws->as_array().empty()) return util::make_error(where + ": workloads must be a non-empty list");
     for (const auto& wv : ws->as_array()) {
@@ -197,6 +211,7 @@ util::Result<Config> parse_config(const std::string& yaml_text, const std::strin
           if (s.is_string()) wl.labels.emplace_back(s.as_string());
       for (const auto& l : tc.labels) wl.labels.push_back(l);
       if (auto* th = w.if_contains("threshold"); th && th->is_number()) wl.threshold = th->to_number<double>();
+      if (auto r = gates(w, wl.feature_gates); !r) return util::make_error(r.error());
       if (auto* p = w.if_contains("params"); p && p->is_object())
         for (const auto& kv : p->as_object()) {
           if (!kv.value().is_int64()) return util::make_error(where + "/" + wl.name + ": param " + std::string(kv.key()) + " must be an integer");
@@ -268,6 +283,8 @@ util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& nam
   r.workload = wl->name;
   r.threshold = wl->threshold;
   r.params = wl->params;
+  r.feature_gates = tc->feature_gates;
+  for (const auto& [k, v] : wl->feature_gates) r.feature_gates[k] = v;
   r.base_dir = cfg.base_dir;
   for (const auto& [k, v] : overrides) {
     if (!r.params.count(k)) return util::make_error(r.full_name() + " has no param " + k + " to override");

@@ -29,6 +29,8 @@ struct Op {
   // createPods
   std::string namespace_;  // "" = namespace-<op index>
   std::string pod_template_path;
+  // podTemplatePaths: pod i uses template i mod n (mixed signatures); replaces podTemplatePath.
+  std::vector<std::string> pod_template_paths;
   bool collect_metrics = false;
   bool skip_wait_to_completion = false;
   std::string pv_template_path;
@@ -55,6 +57,7 @@ struct Workload {
   std::vector<std::string> labels;
   double threshold = 0;  // upstream's minimum SchedulingThroughput average (pods/s); 0 = none
   std::map<std::string, int> params;
+  std::map<std::string, bool> feature_gates;  // over the test case's
 };
 
 struct TestCase {
@@ -63,6 +66,7 @@ struct TestCase {
   std::string default_pod_template_path;
   std::string description;
   boost::json::value workload_template;  // raw ops (JSON), resolved per workload
+  std::map<std::string, bool> feature_gates;  // the scheduler's, as upstream scheduler_perf's featureGates
   std::vector<Workload> workloads;
 };
 
@@ -79,6 +83,7 @@ struct ResolvedWorkload {
   std::string full_name() const { return test_case + "/" + workload; }
   double threshold = 0;
   std::map<std::string, int> params;
+  std::map<std::string, bool> feature_gates;  // for the in-process scheduler
   std::vector<Op> ops;
   std::string default_pod_template_path;  // absolute or base_dir-relative, already joined
   std::string base_dir;

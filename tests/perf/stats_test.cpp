@@ -105,6 +105,12 @@ TEST(Metrics, SumsByLabelAndSampleLines) {
   EXPECT_DOUBLE_EQ(sums["Score"], 0.25);
   auto counts = histogram_counts_by(kMetrics, "scheduler_framework_extension_point_duration_seconds", "extension_point");
   EXPECT_DOUBLE_EQ(counts["Score"], 7);
+  auto batched = counter_sums_by("scheduler_batch_attempts_total{profile=\"a\",result=\"hint_used\"} 5\n"
+                                 "scheduler_batch_attempts_total{profile=\"b\",result=\"hint_used\"} 2\n"
+                                 "scheduler_batch_attempts_total{profile=\"a\",result=\"no_hint\"} 1\n",
+                                 "scheduler_batch_attempts_total", "result");
+  EXPECT_DOUBLE_EQ(batched["hint_used"], 7);
+  EXPECT_DOUBLE_EQ(batched["no_hint"], 1);
 
   std::string name;
   std::map<std::string, std::string> labels;

@@ -127,6 +127,38 @@ TEST(WorkloadConfig, ErrorsNameTheProblem) {
   EXPECT_FALSE(resolve(*cfg, "Basic/nope"));
 }
 
+TEST(WorkloadConfig, FeatureGatesOfTheWorkloadOverTheTestCaseAndTemplateLists) {
+  const char* yaml = R"(
+- name: Gated
+  featureGates: {OpportunisticBatching: true, SchedulerQueueingHints: false}
+  workloadTemplate:
+  - opcode: createPods
+    count: 4
+    podTemplatePaths: [templates/a.yaml, templates/b.yaml]
+  workloads:
+  - name: gateOn
+  - name: gateOff
+    featureGates: {OpportunisticBatching: false}
+)";
+  auto cfg = parse_config(yaml, "/base");
+  ASSERT_TRUE(cfg) << cfg.error();
+  auto on = resolve(*cfg, "Gated/gateOn");
+  ASSERT_TRUE(on) << on.error();
+  EXPECT_EQ(on->feature_gates, (std::map<std::string, bool>{{"OpportunisticBatching", true}, {"SchedulerQueueingHints", false}}));
+  EXPECT_EQ(on->ops[0].pod_template_paths,
+            (std::vector<std::string>{"/base/templates/a.yaml", "/base/templates/b.yaml"}));
+  auto off = resolve(*cfg, "Gated/gateOff");
+  ASSERT_TRUE(off) << off.error();
+  EXPECT_EQ(off->feature_gates.at("OpportunisticBatching"), false);
+  EXPECT_EQ(off->feature_gates.at("SchedulerQueueingHints"), false);
+
+  auto bad = parse_config("- name: X\n  featureGates: {A: 1}\n  workloadTemplate:\n  - opcode: createPods\n    count: 1\n"
+                          "  workloads:\n  - name: w\n",
+                          ".");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("feature gate A must be true or false"), std::string::npos) << bad.error();
+}
+
 TEST(YamlToJson, KeepsQuotedScalarsAsStringsAndTypesPlainOnes) {
   auto v = yaml_to_json("a: \"110\"\nb: 110\nc: 1.5\nd: true\ne: 32Gi\nf: ''\ng: [1, x]\n");
   ASSERT_TRUE(v) << v.error();
