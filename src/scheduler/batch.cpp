@@ -8,8 +8,12 @@ namespace ksched::scheduler {
 using framework::Status;
 
 std::uint64_t tie_break_rank(std::string_view node_name, std::uint64_t key) {
+  return tie_break_rank_of_hash(std::hash<std::string_view>{}(node_name), key);
+}
+
+std::uint64_t tie_break_rank_of_hash(std::uint64_t name_hash, std::uint64_t key) {
   // splitmix64's finalizer over the name's hash and the key.
-  std::uint64_t z = std::hash<std::string_view>{}(node_name) ^ key;
+  std::uint64_t z = name_hash ^ key;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
@@ -74,7 +78,11 @@ void OpportunisticBatch::start(const framework::Framework* fwk, std::string sign
   snapshot_ = &snapshot;
   column_.clear();
   column_.reserve(nodes_.size());
-  for (std::size_t i = 0; i < nodes_.size(); ++i) column_.emplace(nodes_[i].get(), i);
+  name_hashes_.resize(nodes_.size());
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    column_.emplace(nodes_[i].get(), i);
+    name_hashes_[i] = std::hash<std::string_view>{}(nodes_[i]->name_view());
+  }
   affinity_.clear();
   for (const auto& ni : snapshot.have_pods_with_affinity_list()) affinity_.emplace(ni.get(), affinity_fingerprint(*ni));
 }
@@ -124,6 +132,7 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
       col = c->second;
     } else {
       col = nodes_.size();
+      name_hashes_.push_back(std::hash<std::string_view>{}(ni->name_view()));
       nodes_.push_back(ni);
       for (auto& row : raw_.rows) row.push_back(0);
       column_.emplace(d, col);
@@ -166,10 +175,12 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
     column_.erase(nodes_[col].get());
     if (col != last) {
       nodes_[col] = std::move(nodes_[last]);
+      name_hashes_[col] = name_hashes_[last];
       column_[nodes_[col].get()] = col;
       for (auto& row : raw_.rows) row[col] = row[last];
     }
     nodes_.pop_back();
+    name_hashes_.pop_back();
     for (auto& row : raw_.rows) row.pop_back();
   }
   if (nodes_.empty()) {
@@ -184,15 +195,15 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
     return {};
   }
   std::size_t best = 0;
-  std::uint64_t best_rank = tie_break_rank(nodes_[0]->name_view(), tie_key);
+  std::uint64_t best_rank = tie_break_rank_of_hash(name_hashes_[0], tie_key);
   for (std::size_t i = 1; i < nodes_.size(); ++i) {
     if (totals_[i] < totals_[best]) continue;
     if (totals_[i] > totals_[best]) {
       best = i;
-      best_rank = tie_break_rank(nodes_[i]->name_view(), tie_key);
+      best_rank = tie_break_rank_of_hash(name_hashes_[i], tie_key);
       continue;
     }
-    const std::uint64_t r = tie_break_rank(nodes_[i]->name_view(), tie_key);
+    const std::uint64_t r = tie_break_rank_of_hash(name_hashes_[i], tie_key);
     if (r < best_rank) {
       best = i;
       best_rank = r;

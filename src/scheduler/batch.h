@@ -39,6 +39,8 @@ namespace ksched::scheduler {
 // tied node is equally likely for a random key, and the choice does not depend on the order the
 // nodes were evaluated in, so the batched and the full path pick the same node.
 std::uint64_t tie_break_rank(std::string_view node_name, std::uint64_t key);
+// The same from the name's hash (std::hash<std::string_view>), for callers that keep it.
+std::uint64_t tie_break_rank_of_hash(std::uint64_t name_hash, std::uint64_t key);
 
 class OpportunisticBatch {
  public:
@@ -87,6 +89,7 @@ class OpportunisticBatch {
   const framework::Framework* fwk_ = nullptr;
   std::string signature_;
   std::vector<framework::NodeInfoPtr> nodes_;
+  std::vector<std::uint64_t> name_hashes_;  // parallel to nodes_, for tie_break_rank
   framework::RawScores raw_;
   bool complete_ = false;
   std::size_t limit_ = 0;  // pods a sampled batch may place

@@ -1,14 +1,21 @@
 #include "scheduler/framework/signature.h"
 
-#include "api/codec.h"
 #include "api/core.h"
 #include "scheduler/framework/types.h"
 
 namespace ksched::scheduler::framework {
 
 void sign_tolerations(const api::Pod& pod, std::string_view element, PodSignature& sig) {
+  // Every pod has tolerations (DefaultTolerationSeconds adds two): the fields, not their JSON.
   std::string text;
-  for (const auto& t : pod.spec.tolerations) api::encode_to(text, t);
+  for (const auto& t : pod.spec.tolerations) {
+    for (const std::string* f : {&t.key, &t.operator_, &t.value, &t.effect}) {
+      text.append(*f);
+      text.push_back('\0');
+    }
+    text.append(t.tolerationSeconds ? std::to_string(*t.tolerationSeconds) : "-");
+    text.push_back('\n');
+  }
   sig.add(element, text);
 }
 
