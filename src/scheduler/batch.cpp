@@ -76,13 +76,9 @@ void OpportunisticBatch::start(const framework::Framework* fwk, std::string sign
   structural_ = false;
   dirty_.clear();
   snapshot_ = &snapshot;
-  column_.clear();
-  column_.reserve(nodes_.size());
-  name_hashes_.resize(nodes_.size());
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    column_.emplace(nodes_[i].get(), i);
-    name_hashes_[i] = std::hash<std::string_view>{}(nodes_[i]->name_view());
-  }
+  // Filled on first use: a batch that serves no pod (the next one has another signature) should
+  // cost next to nothing.
+  name_hashes_.assign(nodes_.size(), 0);
   affinity_.clear();
   for (const auto& ni : snapshot.have_pods_with_affinity_list()) affinity_.emplace(ni.get(), affinity_fingerprint(*ni));
 }
@@ -106,10 +102,12 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
   std::vector<std::size_t> rescore_cols;
   std::vector<std::size_t> removed;
   for (const auto* d : dirty_) {
-    auto c = column_.find(d);
+    // A few changed nodes per pod: a scan is cheaper than keeping an index of every node.
+    const auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](const auto& n) { return n.get() == d; });
+    const bool listed = it != nodes_.end();
     framework::NodeInfoPtr ni;
-    if (c != column_.end()) {
-      ni = nodes_[c->second];
+    if (listed) {
+      ni = *it;
     } else if (complete_ && snapshot_) {
       // Infeasible before: it may fit now.
       ni = snapshot_->get(d->name_view());
@@ -124,18 +122,17 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
       return {};
     }
     if (!s.is_success()) {
-      if (c != column_.end()) removed.push_back(c->second);
+      if (listed) removed.push_back(static_cast<std::size_t>(it - nodes_.begin()));
       continue;
     }
     std::size_t col;
-    if (c != column_.end()) {
-      col = c->second;
+    if (listed) {
+      col = static_cast<std::size_t>(it - nodes_.begin());
     } else {
       col = nodes_.size();
-      name_hashes_.push_back(std::hash<std::string_view>{}(ni->name_view()));
+      name_hashes_.push_back(0);
       nodes_.push_back(ni);
       for (auto& row : raw_.rows) row.push_back(0);
-      column_.emplace(d, col);
     }
     rescore.push_back(std::move(ni));
     rescore_cols.push_back(col);
@@ -172,11 +169,9 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
   std::sort(removed.begin(), removed.end(), std::greater<>());
   for (std::size_t col : removed) {
     const std::size_t last = nodes_.size() - 1;
-    column_.erase(nodes_[col].get());
     if (col != last) {
       nodes_[col] = std::move(nodes_[last]);
       name_hashes_[col] = name_hashes_[last];
-      column_[nodes_[col].get()] = col;
       for (auto& row : raw_.rows) row[col] = row[last];
     }
     nodes_.pop_back();
@@ -194,16 +189,20 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
     drop(Flush::PodFailed, flushed);
     return {};
   }
+  auto rank = [&](std::size_t i) {
+    if (name_hashes_[i] == 0) name_hashes_[i] = std::hash<std::string_view>{}(nodes_[i]->name_view());
+    return tie_break_rank_of_hash(name_hashes_[i], tie_key);
+  };
   std::size_t best = 0;
-  std::uint64_t best_rank = tie_break_rank_of_hash(name_hashes_[0], tie_key);
+  std::uint64_t best_rank = rank(0);
   for (std::size_t i = 1; i < nodes_.size(); ++i) {
     if (totals_[i] < totals_[best]) continue;
     if (totals_[i] > totals_[best]) {
       best = i;
-      best_rank = tie_break_rank_of_hash(name_hashes_[i], tie_key);
+      best_rank = rank(i);
       continue;
     }
-    const std::uint64_t r = tie_break_rank_of_hash(name_hashes_[i], tie_key);
+    const std::uint64_t r = rank(i);
     if (r < best_rank) {
       best = i;
       best_rank = r;

@@ -89,7 +89,7 @@ class OpportunisticBatch {
   const framework::Framework* fwk_ = nullptr;
   std::string signature_;
   std::vector<framework::NodeInfoPtr> nodes_;
-  std::vector<std::uint64_t> name_hashes_;  // parallel to nodes_, for tie_break_rank
+  std::vector<std::uint64_t> name_hashes_;  // parallel to nodes_, for tie_break_rank; 0 = not yet
   framework::RawScores raw_;
   bool complete_ = false;
   std::size_t limit_ = 0;  // pods a sampled batch may place
@@ -97,7 +97,6 @@ class OpportunisticBatch {
   std::chrono::steady_clock::time_point created_;
   // Nodes with pods with (anti-)affinity when the batch started, and their fingerprints.
   std::unordered_map<const framework::NodeInfo*, std::uint64_t> affinity_;
-  std::unordered_map<const framework::NodeInfo*, std::size_t> column_;  // node -> index in nodes_
   // Changed since the last place(); a node may repeat.
   std::vector<const framework::NodeInfo*> dirty_;
   const framework::NodeInfoLister* snapshot_ = nullptr;
