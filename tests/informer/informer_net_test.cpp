@@ -11,7 +11,7 @@
 #include "api/codec.h"
 #include "api/core.h"
 #include "informer/factory.h"
-#include "informer/net_fixture.h"
+#include "net_testing/net_fixture.h"
 
 using namespace ksched;
 using namespace ksched::informer;

@@ -6,7 +6,7 @@
 #include "api/core.h"
 #include "api/events.h"
 #include "events/recorder.h"
-#include "informer/net_fixture.h"
+#include "net_testing/net_fixture.h"
 
 using namespace ksched;
 using namespace std::chrono_literals;

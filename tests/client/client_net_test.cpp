@@ -7,7 +7,7 @@
 
 #include "api/codec.h"
 #include "api/core.h"
-#include "informer/net_fixture.h"
+#include "net_testing/net_fixture.h"
 
 using namespace ksched;
 using namespace std::chrono_literals;

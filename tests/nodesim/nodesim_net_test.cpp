@@ -5,7 +5,7 @@
 #include <set>
 
 #include "api/core.h"
-#include "informer/net_fixture.h"
+#include "net_testing/net_fixture.h"
 #include "nodesim/simulator.h"
 
 using namespace ksched;

@@ -6,8 +6,8 @@
 #include <mutex>
 
 #include "api/coordination.h"
-#include "informer/net_fixture.h"
 #include "leaderelection/leader_elector.h"
+#include "net_testing/net_fixture.h"
 
 using namespace ksched;
 using namespace ksched::leaderelection;
