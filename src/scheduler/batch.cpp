@@ -139,8 +139,9 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
   }
   dirty_.clear();
 
-  if (!rescore.empty()) {
-    Status s = fwk.run_pre_score_plugins(state, pod, rescore);
+  // PreScore runs for every pod: NormalizeScore below may read what it wrote in the cycle state.
+  {
+    Status s = fwk.run_pre_score_plugins(state, pod, rescore.empty() ? std::vector{nodes_.front()} : rescore);
     if (!s.is_success()) {
       err = s;
       drop(Flush::PodFailed, flushed);
@@ -150,10 +151,12 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
       drop(Flush::Incompatible, flushed);
       return {};
     }
+  }
+  if (!rescore.empty()) {
     framework::RawScores fresh;
     fresh.plugins = raw_.plugins;
     fresh.rows.assign(raw_.plugins.size(), std::vector<std::int64_t>(rescore.size()));
-    s = fwk.run_score_plugins_raw(state, pod, rescore, fresh, 0);
+    Status s = fwk.run_score_plugins_raw(state, pod, rescore, fresh, 0);
     if (!s.is_success()) {
       err = s;
       drop(Flush::PodFailed, flushed);
