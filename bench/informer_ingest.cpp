@@ -145,8 +145,7 @@ void BM_InformerIngest(benchmark::State& state) {
     };
     std::size_t n = 0;
     while (w.next(ev)) {
-      auto err = inf.reflector().handle_event(ev);
-      if (!err.empty()) state.SkipWithError(err.c_str());
+      if (auto r = inf.reflector().handle_event(ev); !r) state.SkipWithError(r.error().to_string().c_str());
       if (++n % 256 == 0) pop_all();  // the informer's process loop runs alongside the reflector
     }
     pop_all();

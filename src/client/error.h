@@ -1,10 +1,12 @@
 // Errors from API calls: the server's metav1.Status (code/reason/message) or a transport failure
 // (code 0), plus client-go's apierrors-style predicates.
 #pragma once
-#include <optional>
+#include <algorithm>
 #include <string>
-#include <utility>
-#include <variant>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
 
 namespace ksched::client {
 
@@ -13,6 +15,7 @@ struct ApiError {
   std::string reason;       // NotFound, AlreadyExists, Conflict, Expired, Gone, Invalid, TooManyRequests, ...
   std::string message;      // the Status message or the transport error text
   std::string status_json;  // raw response body when it was a Status
+  std::vector<std::string> cause_types;  // details.causes[].reason (metav1.CauseType)
   int retry_after_seconds = 0;
 
   std::string to_string() const {
@@ -32,39 +35,19 @@ inline bool is_forbidden(const ApiError& e) { return e.code == 403; }
 inline bool is_unauthorized(const ApiError& e) { return e.code == 401; }
 inline bool is_server_error(const ApiError& e) { return e.code >= 500; }
 inline bool is_transport(const ApiError& e) { return e.code == 0; }
+inline bool has_status_cause(const ApiError& e, std::string_view type) {
+  return std::find(e.cause_types.begin(), e.cause_types.end(), type) != e.cause_types.end();
+}
+// apierrors.IsTooLargeResourceVersion: a read at a resourceVersion the server has not reached yet
+// (after a restart from older storage, or a lagging cache). Servers before v1.19 set no cause and
+// are recognised by the message, as upstream does.
+inline bool is_too_large_resource_version(const ApiError& e) {
+  return has_status_cause(e, "ResourceVersionTooLarge") ||
+         (e.code == 504 && e.message.find("Too large resource version") != std::string::npos);
+}
 
-// A value or an ApiError.
+// A value or an ApiError: the one Result type (util/result.h) with the client's error.
 template <class T>
-class [[nodiscard]] Result {
- public:
-  Result(T v) : v_(std::in_place_index<0>, std::move(v)) {}       // NOLINT
-  Result(ApiError e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  T& value() & { return std::get<0>(v_); }
-  const T& value() const& { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-  const ApiError& error() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, ApiError> v_;
-};
-
-template <>
-class [[nodiscard]] Result<void> {
- public:
-  Result() = default;
-  Result(ApiError e) : e_(std::move(e)) {}  // NOLINT
-  bool ok() const { return !e_; }
-  explicit operator bool() const { return ok(); }
-  const ApiError& error() const { return *e_; }
-
- private:
-  std::optional<ApiError> e_;
-};
+using Result = util::Result<T, ApiError>;
 
 }  // namespace ksched::client

@@ -148,6 +148,13 @@ ApiError error_from_response(int status, std::string_view body, int retry_after_
         const auto& d = it->value().as_object();
         if (auto r = d.find("retryAfterSeconds"); r != d.end() && r->value().is_int64() && !e.retry_after_seconds)
           e.retry_after_seconds = int(r->value().as_int64());
+        if (auto c = d.find("causes"); c != d.end() && c->value().is_array()) {
+          for (const auto& cause : c->value().as_array()) {
+            if (!cause.is_object()) continue;
+            if (auto t = cause.as_object().find("reason"); t != cause.as_object().end() && t->value().is_string())
+              e.cause_types.emplace_back(t->value().as_string());
+          }
+        }
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -80,19 +81,18 @@ class Reflector {
   }
   const ReflectorStats& stats() const { return stats_; }
 
-  // Decodes one watch line into the store (the ingest path: codec + DeltaFIFO). Returns "" on
-  // success, "expired" for a 410 ERROR event, or an error text.
-  std::string handle_event(const client::RawWatchEvent& ev) {
+  // Decodes one watch line into the store (the ingest path: codec + DeltaFIFO). An ERROR event is
+  // the server's Status (client::is_gone: the watch expired, relist); a line that does not decode
+  // is an InternalError, as client-go's stream watcher reports it.
+  client::Result<void> handle_event(const client::RawWatchEvent& ev) {
     ++stats_.events;
     std::string_view obj_json = watch_event_object(ev.json, scratch_);
-    if (ev.type == "ERROR") {
-      auto e = client::error_from_response(500, obj_json);
-      if (client::is_gone(e)) return "expired";
-      return "watch error: " + e.to_string();
-    }
+    if (ev.type == "ERROR") return client::error_from_response(500, obj_json);
     auto obj = std::make_shared<T>();
-    if (auto r = ObjectCodec<T>::decode_into(*obj, obj_json, opts_.decode); !r)
-      return "unable to decode " + ev.type + " event: " + r.error();
+    if (auto r = ObjectCodec<T>::decode_into(*obj, obj_json, opts_.decode); !r) {
+      return client::ApiError{.code = 500, .reason = "InternalError",
+                              .message = "unable to decode " + ev.type + " event: " + r.error()};
+    }
     std::string rv = obj->metadata.resourceVersion;
     if (ev.type == "BOOKMARK") {
       if (in_watch_list_ && obj->metadata.annotations.get("k8s.io/initial-events-end") == "true") {
@@ -154,8 +154,8 @@ class Reflector {
       auto r = lw_.list(o);
       if (!r) {
         // Expired, or newer than the server has (a restored/restarted server): list the latest.
-        bool too_large = r.error().message.find("Too large resource version") != std::string::npos;
-        if ((client::is_gone(r.error()) || too_large) && !o.resourceVersion.empty() && o.resourceVersion != "0") {
+        if ((client::is_gone(r.error()) || client::is_too_large_resource_version(r.error())) &&
+            !o.resourceVersion.empty() && o.resourceVersion != "0") {
           std::lock_guard l(mu_);
           rv_unavailable_ = true;  // relist from the latest state
         }
@@ -236,11 +236,13 @@ class Reflector {
       auto started = std::chrono::steady_clock::now();
       std::uint64_t n = 0;
       client::RawWatchEvent ev;
-      std::string err;
+      std::optional<client::ApiError> failure;
       while (stream->next(ev)) {
         ++n;
-        err = handle_event(ev);
-        if (!err.empty()) break;
+        if (auto r = handle_event(ev); !r) {
+          failure = r.error();
+          break;
+        }
       }
       {
         std::lock_guard l(mu_);
@@ -248,13 +250,16 @@ class Reflector {
       }
       stream->stop();
       if (stopped_.load()) return {};
-      if (err == "expired") {
+      if (failure && client::is_gone(*failure)) {
         ++stats_.relists_expired;
         log::V(2).info("Watch closed: too old resource version; relisting", {{"reflector", opts_.name}});
         in_watch_list_ = false;
         return {};
       }
-      if (!err.empty()) return err;
+      if (failure) {
+        // The server's ERROR events carry a Status; a line that did not decode does not.
+        return failure->status_json.empty() ? failure->message : "watch error: " + failure->to_string();
+      }
       auto serr = stream->error();
       if (!serr.empty()) return "watch of " + opts_.name + " ended with: " + serr;
       if (in_watch_list_) return "watch-list stream ended before the initial events";

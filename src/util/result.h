@@ -1,7 +1,11 @@
-// Result<T>: a value or an error message. Parsers return it instead of throwing, and the
-// message names the field path or the offending input so a user can act on it.
+// Result<T, E>: a value or an error. Parsers and clients return it instead of throwing.
+// E defaults to Error, a message that names the field path or the offending input so a user can
+// act on it; the API client uses it with client::ApiError (client::Result<T>), which carries the
+// server's Status as well.
 #pragma once
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -11,11 +15,11 @@ struct Error {
   std::string message;
 };
 
-template <class T>
+template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Result(Error err) : v_(std::move(err)) {}          // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(E err) : v_(std::in_place_index<1>, std::move(err)) {}      // NOLINT(google-explicit-constructor)
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -26,24 +30,36 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
-  const std::string& error() const { return std::get<1>(v_).message; }
+  // The message of an Error; the error itself for other error types.
+  decltype(auto) error() const {
+    if constexpr (std::is_same_v<E, Error>) {
+      return (std::get<1>(v_).message);
+    } else {
+      return (std::get<1>(v_));
+    }
+  }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
-template <>
-class [[nodiscard]] Result<void> {
+template <class E>
+class [[nodiscard]] Result<void, E> {
  public:
   Result() = default;
-  Result(Error err) : err_(std::move(err.message)), ok_(false) {}  // NOLINT
-  bool ok() const { return ok_; }
-  explicit operator bool() const { return ok_; }
-  const std::string& error() const { return err_; }
+  Result(E err) : err_(std::move(err)) {}  // NOLINT(google-explicit-constructor)
+  bool ok() const { return !err_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  decltype(auto) error() const {
+    if constexpr (std::is_same_v<E, Error>) {
+      return (err_->message);
+    } else {
+      return (*err_);
+    }
+  }
 
  private:
-  std::string err_;
-  bool ok_ = true;
+  std::optional<E> err_;
 };
 
 inline Error make_error(std::string msg) { return Error{std::move(msg)}; }

@@ -78,6 +78,21 @@ TEST(ApiErrors, StatusBodyIsSurfaced) {
   EXPECT_NE(plain.message.find("Too many requests"), std::string::npos);
 }
 
+TEST(ApiErrors, StatusCausesAreTypedReasons) {
+  // What our server (and kube-apiserver since v1.19) answers a read ahead of its revision.
+  auto ahead = error_from_response(
+      504, R"({"kind":"Status","status":"Failure","message":"Timeout: Too large resource version: 9, current: 5",)"
+           R"("reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}]},"code":504})");
+  EXPECT_EQ(ahead.cause_types, (std::vector<std::string>{"ResourceVersionTooLarge"}));
+  EXPECT_TRUE(is_too_large_resource_version(ahead));
+  EXPECT_FALSE(is_gone(ahead));
+  // Older servers set no cause; the message alone still says it.
+  auto old_server = error_from_response(504, R"({"kind":"Status","message":"Too large resource version: 9","reason":"Timeout","code":504})");
+  EXPECT_TRUE(is_too_large_resource_version(old_server));
+  auto timeout = error_from_response(504, R"({"kind":"Status","message":"request timed out","reason":"Timeout","code":504})");
+  EXPECT_FALSE(is_too_large_resource_version(timeout));
+}
+
 TEST(WatchStream, DecodesEventsSplitAcrossChunks) {
   std::vector<std::string> chunks = {
       R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a","resourceVersion":"1"}}})" "\n{\"type\":\"MOD",
