@@ -38,9 +38,7 @@ std::uint64_t OpportunisticBatch::affinity_fingerprint(const framework::NodeInfo
   return fp;
 }
 
-void OpportunisticBatch::note_snapshot_delta(const cache::Snapshot::Delta& delta,
-                                             const framework::NodeInfoLister& snapshot) {
-  snapshot_ = &snapshot;
+void OpportunisticBatch::note_snapshot_delta(const cache::Snapshot::Delta& delta) {
   if (!active_) return;
   if (delta.structural) structural_ = true;
   dirty_.insert(dirty_.end(), delta.updated.begin(), delta.updated.end());
@@ -85,6 +83,11 @@ void OpportunisticBatch::start(const framework::Framework* fwk, std::string sign
 
 std::string OpportunisticBatch::place(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                                       std::uint64_t tie_key, std::optional<Flush>& flushed, Status& err) {
+  auto fail = [&](Status s) {
+    err = std::move(s);
+    drop(Flush::PodFailed, flushed);
+    return std::string();
+  };
   std::sort(dirty_.begin(), dirty_.end());
   dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
 
@@ -116,11 +119,7 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
       continue;  // outside the sample
     }
     Status s = fwk.run_filter_plugins_with_nominated_pods(state, pod, *ni);
-    if (s.is_error()) {
-      err = s;
-      drop(Flush::PodFailed, flushed);
-      return {};
-    }
+    if (s.is_error()) return fail(std::move(s));
     if (!s.is_success()) {
       if (listed) removed.push_back(static_cast<std::size_t>(it - nodes_.begin()));
       continue;
@@ -142,11 +141,7 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
   // PreScore runs for every pod: NormalizeScore below may read what it wrote in the cycle state.
   {
     Status s = fwk.run_pre_score_plugins(state, pod, rescore.empty() ? std::vector{nodes_.front()} : rescore);
-    if (!s.is_success()) {
-      err = s;
-      drop(Flush::PodFailed, flushed);
-      return {};
-    }
+    if (!s.is_success()) return fail(std::move(s));
     if (fwk.active_score_plugins(state) != raw_.plugins) {
       drop(Flush::Incompatible, flushed);
       return {};
@@ -157,11 +152,7 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
     fresh.plugins = raw_.plugins;
     fresh.rows.assign(raw_.plugins.size(), std::vector<std::int64_t>(rescore.size()));
     Status s = fwk.run_score_plugins_raw(state, pod, rescore, fresh, 0);
-    if (!s.is_success()) {
-      err = s;
-      drop(Flush::PodFailed, flushed);
-      return {};
-    }
+    if (!s.is_success()) return fail(std::move(s));
     for (std::size_t k = 0; k < fresh.rows.size(); ++k) {
       for (std::size_t i = 0; i < rescore_cols.size(); ++i) raw_.rows[k][rescore_cols[i]] = fresh.rows[k][i];
     }
@@ -186,33 +177,14 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
     return {};
   }
 
-  Status s = fwk.weigh_raw_scores(state, pod, nodes_, raw_, totals_);
-  if (!s.is_success()) {
-    err = s;
-    drop(Flush::PodFailed, flushed);
-    return {};
-  }
-  auto rank = [&](std::size_t i) {
-    if (name_hashes_[i] == 0) name_hashes_[i] = std::hash<std::string_view>{}(nodes_[i]->name_view());
-    return tie_break_rank_of_hash(name_hashes_[i], tie_key);
-  };
-  std::size_t best = 0;
-  std::uint64_t best_rank = rank(0);
-  for (std::size_t i = 1; i < nodes_.size(); ++i) {
-    if (totals_[i] < totals_[best]) continue;
-    if (totals_[i] > totals_[best]) {
-      best = i;
-      best_rank = rank(i);
-      continue;
-    }
-    const std::uint64_t r = rank(i);
-    if (r < best_rank) {
-      best = i;
-      best_rank = r;
-    }
-  }
+  if (Status s = fwk.weigh_raw_scores(state, pod, nodes_, raw_, totals_); !s.is_success()) return fail(std::move(s));
+  const std::size_t best = best_node(
+      nodes_.size(), [&](std::size_t i) { return totals_[i]; },
+      [&](std::size_t i) {
+        if (name_hashes_[i] == 0) name_hashes_[i] = std::hash<std::string_view>{}(nodes_[i]->name_view());
+        return tie_break_rank_of_hash(name_hashes_[i], tie_key);
+      });
   ++used_;
-  ++placed_;
   return std::string(nodes_[best]->name_view());
 }
 

@@ -42,6 +42,23 @@ std::uint64_t tie_break_rank(std::string_view node_name, std::uint64_t key);
 // The same from the name's hash (std::hash<std::string_view>), for callers that keep it.
 std::uint64_t tie_break_rank_of_hash(std::uint64_t name_hash, std::uint64_t key);
 
+// The node selectHost takes among n scored nodes: the highest total(i), and among equal totals
+// the lowest rank(i) (tie_break_rank). Shared by the full cycle and the batch.
+template <class Total, class Rank>
+std::size_t best_node(std::size_t n, Total&& total, Rank&& rank) {
+  std::size_t best = 0;
+  std::uint64_t best_rank = rank(0);
+  for (std::size_t i = 1; i < n; ++i) {
+    if (total(i) < total(best)) continue;
+    const std::uint64_t r = rank(i);
+    if (total(i) > total(best) || r < best_rank) {
+      best = i;
+      best_rank = r;
+    }
+  }
+  return best;
+}
+
 class OpportunisticBatch {
  public:
   static constexpr std::chrono::milliseconds kMaxAge{500};
@@ -52,7 +69,7 @@ class OpportunisticBatch {
 
   // Takes in what the cycle's update_snapshot changed; drops the batch on structural changes and
   // remembers the changed nodes for the next place().
-  void note_snapshot_delta(const cache::Snapshot::Delta& delta, const framework::NodeInfoLister& snapshot);
+  void note_snapshot_delta(const cache::Snapshot::Delta& delta);
 
   // Whether the pod may be placed from the batch (same profile and signature, fresh enough).
   // Drops the batch when not; `flushed` then says why (nullopt when there was none).
@@ -75,7 +92,6 @@ class OpportunisticBatch {
   // After a failed cycle, or when the pod was not batchable.
   void clear() { active_ = false; }
   bool active() const { return active_; }
-  std::uint64_t pods_placed() const { return placed_; }
 
  private:
   // XOR of the pods with (anti-)affinity on a node: their identity, not only their count.
@@ -99,9 +115,8 @@ class OpportunisticBatch {
   std::unordered_map<const framework::NodeInfo*, std::uint64_t> affinity_;
   // Changed since the last place(); a node may repeat.
   std::vector<const framework::NodeInfo*> dirty_;
-  const framework::NodeInfoLister* snapshot_ = nullptr;
+  const framework::NodeInfoLister* snapshot_ = nullptr;  // the scheduler's, from start()
   bool structural_ = false;
-  std::uint64_t placed_ = 0;
   std::vector<std::int64_t> totals_;  // reused
 };
 

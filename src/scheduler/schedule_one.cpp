@@ -202,7 +202,7 @@ Status Scheduler::schedule_pod(framework::Framework& fwk, framework::CycleState&
     opts_.metrics->cacheSize.with({"pods"}).set(cache_->pod_count());
     opts_.metrics->cacheSize.with({"assumed_pods"}).set(cache_->assumed_pod_count());
   }
-  if (opts_.opportunisticBatching) batch_.note_snapshot_delta(snapshot_->last_delta(), *snapshot_);
+  if (opts_.opportunisticBatching) batch_.note_snapshot_delta(snapshot_->last_delta());
   const auto& all_nodes = snapshot_->list();
   if (all_nodes.empty()) return Status(Code::UnschedulableAndUnresolvable, kErrNoNodesAvailable);
   tie_key_ = rng_();
@@ -552,16 +552,9 @@ std::string Scheduler::select_host(const std::vector<framework::NodePluginScores
   if (scores.empty()) return {};
   // Among the nodes tied at the top score, the one ranked first by the cycle's random key: each
   // tied node is equally likely, whatever order the nodes were scored in.
-  std::size_t pick = 0;
-  std::uint64_t pick_rank = tie_break_rank(scores[0].name, tie_key_);
-  for (std::size_t i = 1; i < scores.size(); ++i) {
-    if (scores[i].totalScore < scores[pick].totalScore) continue;
-    const std::uint64_t r = tie_break_rank(scores[i].name, tie_key_);
-    if (scores[i].totalScore > scores[pick].totalScore || r < pick_rank) {
-      pick = i;
-      pick_rank = r;
-    }
-  }
+  const std::size_t pick = best_node(
+      scores.size(), [&](std::size_t i) { return scores[i].totalScore; },
+      [&](std::size_t i) { return tie_break_rank(scores[i].name, tie_key_); });
   return std::string(scores[pick].name);
 }
 

@@ -775,10 +775,7 @@ Status Framework::run_score_plugins(const CycleState& state, const api::Pod& pod
   }
 
   if (raw) {
-    raw->plugins.clear();
-    for (std::size_t i = 0; i < score_.size(); ++i) {
-      if (!state.skip_score_plugins.count(score_[i]->name())) raw->plugins.push_back(i);
-    }
+    raw->plugins = active_score_plugins(state);
     raw->rows.resize(np);
     for (int k = 0; k < np; ++k) {
       raw->rows[k].resize(n);
