@@ -139,7 +139,7 @@ Response json_response(int status, std::string body) {
 
 Response error_response(const ApiError& e) {
   Response r = json_response(e.code, e.to_json());
-  if (e.retry_after) r.headers.emplace_back("Retry-After", std::to_string(e.retry_after));
+  if (e.retry_after_seconds) r.headers.emplace_back("Retry-After", std::to_string(e.retry_after_seconds));
   return r;
 }
 

@@ -109,7 +109,7 @@ Response Api::Impl::list(const ResourceInfo& r, const std::string& ns, const Req
     if (*v > current) {
       ApiError e{504, "Timeout", "Timeout: Too large resource version: " + rv + ", current: " + std::to_string(current)};
       e.causes.push_back(Cause{"ResourceVersionTooLarge", "Too large resource version", ""});
-      e.retry_after = 1;
+      e.retry_after_seconds = 1;
       return error_response(e);
     }
     if (*v == 0) {
@@ -206,7 +206,7 @@ Response Api::Impl::watch(const ResourceInfo& r, const std::string& ns, const Re
     if (std::int64_t current = store.revision(); from > current) {
       ApiError e{504, "Timeout", "Timeout: Too large resource version: " + rv + ", current: " + std::to_string(current)};
       e.causes.push_back(Cause{"ResourceVersionTooLarge", "Too large resource version", ""});
-      e.retry_after = 1;
+      e.retry_after_seconds = 1;
       return error_response(e);
     }
   }

@@ -88,7 +88,7 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
     e.kind = r.plural;
     if (!gen.empty()) {
       e.message += ", the server was not able to generate a unique name for the object";
-      e.retry_after = 1;
+      e.retry_after_seconds = 1;
     }
     return fail(e);
   }

@@ -107,7 +107,7 @@ Result<std::string> RestClient::call(std::string method, const ResourceRef& r, s
     int ra = 0;
     auto h = res->header("Retry-After");
     if (!h.empty()) ra = std::atoi(h.c_str());
-    return error_from_response(res->status, res->body, ra);
+    return ApiError::from_response(res->status, res->body, ra);
   }
   return std::move(res->body);
 }

@@ -38,12 +38,7 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-ApiError transport_error(std::string msg) {
-  ApiError e;
-  e.code = 0;
-  e.message = std::move(msg);
-  return e;
-}
+ApiError transport_error(std::string msg) { return ApiError::transport(std::move(msg)); }
 
 // Streaming gzip/deflate decoder (zlib auto-detects the header).
 class Inflater {
@@ -125,63 +120,6 @@ std::string HttpResponse::header(std::string_view name) const {
   for (const auto& [k, v] : headers)
     if (iequals(k, name)) return v;
   return {};
-}
-
-ApiError error_from_response(int status, std::string_view body, int retry_after_seconds) {
-  ApiError e;
-  e.code = status;
-  e.retry_after_seconds = retry_after_seconds;
-  boost::system::error_code ec;
-  auto v = boost::json::parse(body, ec);
-  if (!ec && v.is_object()) {
-    const auto& o = v.as_object();
-    auto str = [&](const char* k) -> std::string {
-      auto it = o.find(k);
-      return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : std::string();
-    };
-    if (str("kind") == "Status") {
-      e.reason = str("reason");
-      e.message = str("message");
-      e.status_json = std::string(body);
-      if (auto it = o.find("code"); it != o.end() && it->value().is_int64()) e.code = int(it->value().as_int64());
-      if (auto it = o.find("details"); it != o.end() && it->value().is_object()) {
-        const auto& d = it->value().as_object();
-        if (auto r = d.find("retryAfterSeconds"); r != d.end() && r->value().is_int64() && !e.retry_after_seconds)
-          e.retry_after_seconds = int(r->value().as_int64());
-        if (auto c = d.find("causes"); c != d.end() && c->value().is_array()) {
-          for (const auto& cause : c->value().as_array()) {
-            if (!cause.is_object()) continue;
-            if (auto t = cause.as_object().find("reason"); t != cause.as_object().end() && t->value().is_string())
-              e.cause_types.emplace_back(t->value().as_string());
-          }
-        }
-      }
-    }
-  }
-  if (e.reason.empty()) {
-    switch (status) {
-      case 400: e.reason = "BadRequest"; break;
-      case 401: e.reason = "Unauthorized"; break;
-      case 403: e.reason = "Forbidden"; break;
-      case 404: e.reason = "NotFound"; break;
-      case 405: e.reason = "MethodNotAllowed"; break;
-      case 409: e.reason = "Conflict"; break;
-      case 410: e.reason = "Gone"; break;
-      case 415: e.reason = "UnsupportedMediaType"; break;
-      case 422: e.reason = "Invalid"; break;
-      case 429: e.reason = "TooManyRequests"; break;
-      case 500: e.reason = "InternalError"; break;
-      case 503: e.reason = "ServiceUnavailable"; break;
-      case 504: e.reason = "Timeout"; break;
-      default: break;
-    }
-  }
-  if (e.message.empty()) {
-    std::string b(body.substr(0, 512));
-    while (!b.empty() && std::isspace(static_cast<unsigned char>(b.back()))) b.pop_back();
-    e.message = "the server responded with status " + std::to_string(status) + (b.empty() ? "" : ": " + b);
-  }
-  return e;
 }
 
 // One keep-alive connection with its own io_context: calls are synchronous for the caller but
@@ -392,7 +330,11 @@ struct Transport::Impl {
     else
       http::async_read(*c.plain, c.buffer, parser, on_read);
     c.run();
-    if (ec == beast::error::timeout) return transport_error("net/http: request canceled (Client.Timeout exceeded)");
+    if (ec == beast::error::timeout) {
+      auto e = transport_error("net/http: request canceled (Client.Timeout exceeded)");
+      e.reason = "Timeout";  // so that callers ask is_timeout(), not the message
+      return e;
+    }
     if (ec) return transport_error("read " + host + ":" + port + ": " + ec.message());
     auto& res = parser.get();
     HttpResponse out;
@@ -434,7 +376,7 @@ struct Transport::Impl {
       if (!res) {
         bool stale = (*conn)->reused;  // a pooled connection the server may have closed meanwhile
         if ((stale && (!sent || idempotent(r.method)) && conn_retries < 3) ||
-            (idempotent(r.method) && conn_retries < 2 && res.error().message.find("Timeout") == std::string::npos)) {
+            (idempotent(r.method) && conn_retries < 2 && !is_timeout(res.error()))) {
           ++conn_retries;
           ++n_retries;
           if (!stale) {
@@ -603,7 +545,7 @@ Result<std::unique_ptr<ResponseStream>> Transport::open_stream(const HttpRequest
       std::string body;
       while (s->read(body)) {
       }
-      return error_from_response(status, body, parse_retry_after(s->header("Retry-After")));
+      return ApiError::from_response(status, body, parse_retry_after(s->header("Retry-After")));
     }
     return std::unique_ptr<ResponseStream>(std::move(s));
   }

@@ -79,7 +79,5 @@ class Transport {
   std::unique_ptr<Impl> impl_;
 };
 
-// Builds an ApiError from a non-2xx response (decoding a Status body when there is one).
-ApiError error_from_response(int status, std::string_view body, int retry_after_seconds = 0);
 
 }  // namespace ksched::client

@@ -13,6 +13,7 @@
 
 #include "client/rest.h"
 #include "informer/shared_informer.h"
+#include "util/clock.h"
 
 namespace ksched::informer {
 
@@ -20,8 +21,8 @@ class SharedInformerFactory {
  public:
   explicit SharedInformerFactory(std::shared_ptr<client::RestClient> c,
                                  std::chrono::milliseconds default_resync = std::chrono::milliseconds(0),
-                                 std::string ns = {})
-      : client_(std::move(c)), default_resync_(default_resync), namespace_(std::move(ns)) {}
+                                 std::string ns = {}, const util::Clock& clock = util::RealClock::instance())
+      : client_(std::move(c)), default_resync_(default_resync), namespace_(std::move(ns)), clock_(clock) {}
   ~SharedInformerFactory() { shutdown(); }
 
   // The informer for T; the first registration's options win (later calls get the same informer).
@@ -37,6 +38,7 @@ class SharedInformerFactory {
     const auto& info = client::ResourceFor<T>::info;
     if (opts.name == "informer") opts.name = std::string(info.resource) + (variant.empty() ? "" : "(" + variant + ")");
     if (opts.default_resync.count() == 0) opts.default_resync = default_resync_;
+    if (opts.clock == &util::RealClock::instance()) opts.clock = &clock_;
     auto inf = std::make_shared<SharedIndexInformer<T>>(
         rest_list_watch(client_, info, info.namespaced ? namespace_ : std::string(), std::move(tweak)), std::move(opts));
     informers_.emplace(key, inf);
@@ -51,9 +53,9 @@ class SharedInformerFactory {
   }
 
   // Waits (polling every 10 ms; upstream polls every 100 ms) until every started informer synced or
-  // the timeout passed; returns name -> synced.
+  // the timeout passed on the factory's clock; returns name -> synced.
   std::map<std::string, bool> wait_for_cache_sync(std::chrono::milliseconds timeout) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto deadline = clock_.now() + timeout;
     for (;;) {
       std::map<std::string, bool> out;
       bool all = true;
@@ -66,7 +68,7 @@ class SharedInformerFactory {
           all = all && s;
         }
       }
-      if (all || std::chrono::steady_clock::now() >= deadline) return out;
+      if (all || clock_.now() >= deadline) return out;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
@@ -88,6 +90,7 @@ class SharedInformerFactory {
   std::shared_ptr<client::RestClient> client_;
   std::chrono::milliseconds default_resync_;
   std::string namespace_;
+  const util::Clock& clock_;  // wait_for_cache_sync's deadline; informers given no clock of their own
   std::mutex mu_;
   std::map<Key, std::shared_ptr<InformerBase>> informers_;
   bool shutting_down_ = false;

@@ -1,7 +1,8 @@
 // Reflector (client-go tools/cache/reflector.go): keeps a DeltaFIFO in step with the server by a
 // paginated LIST followed by a WATCH from the list's resourceVersion; relists when the watch falls
 // out of the server's history (410 Expired), re-watches after a clean watch end, and backs off with
-// jitter on errors (800 ms doubling to 30 s) so a server that is gone costs no hot loop.
+// jitter on errors (800 ms doubling to 30 s) so a server that is gone costs no hot loop. Time is read
+// from util::Clock (tests drive resync and watch durations with FakeClock); the waits stay real.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -15,6 +16,7 @@
 
 #include "informer/delta_fifo.h"
 #include "informer/list_watch.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 namespace ksched::informer {
@@ -29,6 +31,7 @@ struct ReflectorOptions {
   std::chrono::milliseconds max_backoff{30000};
   std::int64_t min_watch_timeout_seconds = 300;  // watch timeoutSeconds drawn from [min, 2*min)
   api::DecodeOptions decode;  // e.g. dropManagedFields: trimmed while decoding, never copied
+  const util::Clock* clock = &util::RealClock::instance();  // resync deadlines, watch/run durations
 };
 
 struct ReflectorStats {
@@ -47,15 +50,18 @@ class Reflector {
   // Runs until stop(); blocking.
   void run() {
     std::thread resync;
-    if (opts_.resync_period.count() > 0) resync = std::thread([this] { resync_loop(); });
+    // The first resync deadline is taken here rather than in the thread, so it is fixed once run()
+    // has begun (a test stepping a FakeClock after the first list cannot get ahead of it).
+    if (opts_.resync_period.count() > 0)
+      resync = std::thread([this, next = clock().now() + opts_.resync_period] { resync_loop(next); });
     auto backoff = opts_.initial_backoff;
     while (!stopped_.load()) {
-      auto started = std::chrono::steady_clock::now();
+      auto started = clock().now();
       std::string err = list_and_watch();
       if (stopped_.load()) break;
       if (err.empty()) continue;  // immediate relist (expired) requested
       ++stats_.errors;
-      if (std::chrono::steady_clock::now() - started > std::chrono::minutes(2)) backoff = opts_.initial_backoff;
+      if (clock().now() - started > std::chrono::minutes(2)) backoff = opts_.initial_backoff;
       log::warning("Failed to watch", {{"reflector", opts_.name}, {"err", err}});
       // Jitter 1.0: wait in [backoff, 2*backoff).
       std::uniform_real_distribution<double> jitter(1.0, 2.0);
@@ -87,7 +93,7 @@ class Reflector {
   client::Result<void> handle_event(const client::RawWatchEvent& ev) {
     ++stats_.events;
     std::string_view obj_json = watch_event_object(ev.json, scratch_);
-    if (ev.type == "ERROR") return client::error_from_response(500, obj_json);
+    if (ev.type == "ERROR") return client::ApiError::from_response(500, obj_json);
     auto obj = std::make_shared<T>();
     if (auto r = ObjectCodec<T>::decode_into(*obj, obj_json, opts_.decode); !r) {
       return client::ApiError{.code = 500, .reason = "InternalError",
@@ -125,15 +131,27 @@ class Reflector {
     last_rv_ = std::move(rv);
   }
 
-  void sleep_for(std::chrono::milliseconds d) {
+  const util::Clock& clock() const { return opts_.clock ? *opts_.clock : util::RealClock::instance(); }
+
+  // Waits in real time (until stop()).
+  void sleep_for(util::Clock::duration d) {
     std::unique_lock l(mu_);
     cv_.wait_for(l, d, [&] { return stopped_.load(); });
   }
 
-  void resync_loop() {
+  // Resyncs every resync_period on the clock, the next deadline counted from the time this one was
+  // seen to pass. Nothing wakes a wait when a FakeClock is stepped, so any clock but the real one is
+  // re-read every 10 ms.
+  void resync_loop(util::Clock::time_point next) {
+    const bool real = &clock() == &util::RealClock::instance();
     while (!stopped_.load()) {
-      sleep_for(opts_.resync_period);
-      if (stopped_.load()) return;
+      auto now = clock().now();
+      if (now < next) {
+        auto left = next - now;
+        sleep_for(real ? left : std::min<util::Clock::duration>(left, std::chrono::milliseconds(10)));
+        continue;
+      }
+      next = now + opts_.resync_period;
       if (!opts_.should_resync || opts_.should_resync()) store_.resync();
     }
   }
@@ -233,7 +251,7 @@ class Reflector {
         watch_ = stream;
         if (stopped_.load()) stream->stop();
       }
-      auto started = std::chrono::steady_clock::now();
+      auto started = clock().now();
       std::uint64_t n = 0;
       client::RawWatchEvent ev;
       std::optional<client::ApiError> failure;
@@ -258,12 +276,12 @@ class Reflector {
       }
       if (failure) {
         // The server's ERROR events carry a Status; a line that did not decode does not.
-        return failure->status_json.empty() ? failure->message : "watch error: " + failure->to_string();
+        return !failure->from_status ? failure->message : "watch error: " + failure->to_string();
       }
       auto serr = stream->error();
       if (!serr.empty()) return "watch of " + opts_.name + " ended with: " + serr;
       if (in_watch_list_) return "watch-list stream ended before the initial events";
-      if (n == 0 && std::chrono::steady_clock::now() - started < std::chrono::seconds(1))
+      if (n == 0 && clock().now() - started < std::chrono::seconds(1))
         return "very short watch: " + opts_.name + ": Unexpected watch close - watch lasted less than a second and no "
                "items received";
       // Clean end (server timeout): watch again from the last resourceVersion, no relist.

@@ -23,6 +23,7 @@
 #include "informer/delta_fifo.h"
 #include "informer/reflector.h"
 #include "informer/store.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 namespace ksched::informer {
@@ -127,7 +128,7 @@ class ProcessorListener : public std::enable_shared_from_this<ProcessorListener<
 
   // Resync bookkeeping (guarded by the processor's lock).
   std::chrono::milliseconds resync_period_;
-  std::chrono::steady_clock::time_point next_resync_{};
+  util::Clock::time_point next_resync_{};
   bool syncing_ = false;
 
  private:
@@ -198,6 +199,9 @@ struct InformerOptions {
   std::function<void(T&)> transform;  // e.g. drop managedFields
   std::map<std::string, IndexFunc<T>> indexers;
   ReflectorOptions reflector;
+  // The informer's one clock, as upstream passes it down: listener resync deadlines, and it replaces
+  // reflector.clock.
+  const util::Clock* clock = &util::RealClock::instance();
 };
 
 template <class T>
@@ -221,6 +225,7 @@ class SharedIndexInformer final : public InformerBase {
     auto ropts = opts_.reflector;
     ropts.name = opts_.name;
     ropts.should_resync = [this] { return should_resync(); };
+    ropts.clock = &clock();
     resync_check_period_ = opts_.default_resync;
     ropts.resync_period = resync_check_period_;
     reflector_ = std::make_unique<Reflector<T>>(std::move(lw), fifo_, ropts, opts_.transform);
@@ -233,7 +238,7 @@ class SharedIndexInformer final : public InformerBase {
     if (resync.count() > 0 && resync < std::chrono::seconds(1)) resync = std::chrono::seconds(1);
     auto l = std::make_shared<ProcessorListener<T>>(std::move(h), resync);
     std::lock_guard block(block_deltas_);
-    l->next_resync_ = std::chrono::steady_clock::now() + resync;
+    l->next_resync_ = clock().now() + resync;
     listeners_.push_back(l);
     l->start();
     if (started_.load()) {
@@ -331,10 +336,12 @@ class SharedIndexInformer final : public InformerBase {
   }
 
  private:
+  const util::Clock& clock() const { return opts_.clock ? *opts_.clock : util::RealClock::instance(); }
+
   // Marks listeners whose resync period elapsed; true when any is due.
   bool should_resync() {
     std::lock_guard block(block_deltas_);
-    auto now = std::chrono::steady_clock::now();
+    auto now = clock().now();
     bool any = false;
     for (auto& l : listeners_) {
       l->syncing_ = false;

@@ -55,7 +55,7 @@ api::LabelSelector app_selector(const std::string& app) {
 template <class T>
 util::Result<void> create(client::RestClient& c, const T& obj, bool tolerate_exists = false) {
   auto r = c.create(obj);
-  if (!r && !(tolerate_exists && r.error().code == 409)) {
+  if (!r && !(tolerate_exists && client::is_already_exists(r.error()))) {
     return util::make_error("creating " + obj.metadata.name + ": " + r.error().message);
   }
   return {};

@@ -58,41 +58,6 @@ TEST(DeleteOptions, Body) {
   EXPECT_EQ(d.body(), R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0,"preconditions":{"uid":"u1"}})");
 }
 
-TEST(ApiErrors, StatusBodyIsSurfaced) {
-  auto e = error_from_response(
-      404, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"x\" not found","reason":"NotFound","details":{"name":"x","kind":"pods"},"code":404})");
-  EXPECT_TRUE(is_not_found(e));
-  EXPECT_FALSE(is_conflict(e));
-  EXPECT_EQ(e.message, "pods \"x\" not found");
-  auto exists = error_from_response(409, R"({"kind":"Status","reason":"AlreadyExists","message":"m","code":409})");
-  EXPECT_TRUE(is_already_exists(exists));
-  EXPECT_FALSE(is_conflict(exists));
-  auto conflict = error_from_response(409, R"({"kind":"Status","reason":"Conflict","message":"m","code":409})");
-  EXPECT_TRUE(is_conflict(conflict));
-  auto gone = error_from_response(410, R"j({"kind":"Status","reason":"Expired","message":"too old resource version: 1 (5)","code":410})j");
-  EXPECT_TRUE(is_gone(gone));
-  auto plain = error_from_response(429, "Too many requests, please try again later.\n", 1);
-  EXPECT_TRUE(is_too_many_requests(plain));
-  EXPECT_EQ(plain.retry_after_seconds, 1);
-  EXPECT_EQ(plain.reason, "TooManyRequests");
-  EXPECT_NE(plain.message.find("Too many requests"), std::string::npos);
-}
-
-TEST(ApiErrors, StatusCausesAreTypedReasons) {
-  // What our server (and kube-apiserver since v1.19) answers a read ahead of its revision.
-  auto ahead = error_from_response(
-      504, R"({"kind":"Status","status":"Failure","message":"Timeout: Too large resource version: 9, current: 5",)"
-           R"("reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}]},"code":504})");
-  EXPECT_EQ(ahead.cause_types, (std::vector<std::string>{"ResourceVersionTooLarge"}));
-  EXPECT_TRUE(is_too_large_resource_version(ahead));
-  EXPECT_FALSE(is_gone(ahead));
-  // Older servers set no cause; the message alone still says it.
-  auto old_server = error_from_response(504, R"({"kind":"Status","message":"Too large resource version: 9","reason":"Timeout","code":504})");
-  EXPECT_TRUE(is_too_large_resource_version(old_server));
-  auto timeout = error_from_response(504, R"({"kind":"Status","message":"request timed out","reason":"Timeout","code":504})");
-  EXPECT_FALSE(is_too_large_resource_version(timeout));
-}
-
 TEST(WatchStream, DecodesEventsSplitAcrossChunks) {
   std::vector<std::string> chunks = {
       R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a","resourceVersion":"1"}}})" "\n{\"type\":\"MOD",

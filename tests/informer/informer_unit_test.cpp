@@ -1,12 +1,15 @@
 // Informer machinery without a network: Indexer, DeltaFIFO, Reflector and SharedIndexInformer over
-// an in-memory list/watch source, and the work queues with a fake clock.
+// an in-memory list/watch source, and the work queues with a fake clock. Where behaviour depends on
+// time passing (resync deadlines, watch durations) the informer runs on a FakeClock.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "informer/delta_fifo.h"
 #include "informer/fake_api.h"
@@ -14,6 +17,7 @@
 #include "informer/store.h"
 #include "informer/test_obj.h"
 #include "informer/workqueue.h"
+#include "util/clock.h"
 
 using namespace ksched;
 using namespace ksched::informer;
@@ -423,6 +427,149 @@ TEST(SharedIndexInformer, SlowHandlerDoesNotBlockOthers) {
   for (int i = 0; i < 200; ++i) api.apply("ADDED", make("ns", "p" + std::to_string(i), i));
   ASSERT_TRUE(wait_until([&] { return fast->snapshot().size() == 200; }));
   gate.unlock();
+}
+
+// Listener resyncs fall due by the informer's clock: with a resync check every hour, a 1 h listener
+// gets its Sync updates once the clock passes 1 h, a 2 h listener not until 2 h.
+TEST(SharedIndexInformer, ListenerResyncsAreDueByTheClock) {
+  FakeApi api;
+  api.apply("ADDED", make("ns", "a", 1));
+  util::FakeClock clock;
+  auto o = fast_options();
+  o.clock = &clock;
+  o.default_resync = 1h;  // also the reflector's resync check period
+  SharedIndexInformer<TestObj> inf(api.list_watch(), o);
+  auto hourly = std::make_shared<Recorder>(), two_hourly = std::make_shared<Recorder>();
+  auto r1 = inf.add_event_handler(hourly);
+  auto r2 = inf.add_event_handler(two_hourly, 2h);
+  inf.start();
+  ASSERT_TRUE(wait_until([&] { return r1->has_synced() && r2->has_synced(); }));
+  auto seen = [](Recorder& r, const std::string& key) {
+    std::lock_guard l(r.mu);
+    return r.per_key[key];
+  };
+  using Calls = std::vector<std::string>;
+  clock.step(1h);
+  ASSERT_TRUE(wait_until([&] { return seen(*hourly, "ns/a") == Calls{"add(101)", "update(101->101)"}; }));
+  // Had the 2 h listener been due in that resync, its Sync update would reach it before a change made
+  // now: the FIFO and each listener keep their order.
+  api.apply("ADDED", make("ns", "marker", 1));
+  ASSERT_TRUE(wait_until([&] { return !seen(*two_hourly, "ns/marker").empty(); }));
+  EXPECT_EQ(seen(*two_hourly, "ns/a"), Calls{"add(101)"});
+  clock.step(1h);
+  ASSERT_TRUE(wait_until([&] { return seen(*two_hourly, "ns/a").size() == 2; }));
+  EXPECT_EQ(seen(*two_hourly, "ns/a"), (Calls{"add(101)", "update(101->101)"}));
+  EXPECT_TRUE(wait_until([&] {
+    return seen(*hourly, "ns/a") == Calls{"add(101)", "update(101->101)", "update(101->101)"};
+  }));
+}
+
+namespace {
+
+// A list/watch source whose watches end cleanly, with no events, when the test releases them. A
+// watch counts as being read once the reflector blocks reading it, by which time it has noted when
+// the watch began.
+class HeldWatches {
+ public:
+  ListWatch list_watch() {
+    ListWatch lw;
+    lw.list = [this](const client::ListOptions&) -> client::Result<std::string> {
+      ++lists_;
+      return ksched::testing::list_body({}, "5");
+    };
+    lw.watch = [this](const client::ListOptions&) -> client::Result<std::unique_ptr<client::WatchStream>> {
+      return std::make_unique<client::WatchStream>(std::make_unique<Stream>(*this));
+    };
+    return lw;
+  }
+  // Waits until the reflector is reading its n-th watch.
+  bool wait_reading(int n) {
+    std::unique_lock l(mu_);
+    return cv_.wait_for(l, 10s, [&] { return reading_ >= n; });
+  }
+  // Ends the watch being read.
+  void release() {
+    std::lock_guard l(mu_);
+    ++released_;
+    cv_.notify_all();
+  }
+  int lists() const { return lists_.load(); }
+
+ private:
+  class Stream final : public client::ResponseStream {
+   public:
+    explicit Stream(HeldWatches& w) : w_(w) {}
+    int status() const override { return 200; }
+    std::string header(std::string_view) const override { return {}; }
+    bool read(std::string&) override {
+      std::unique_lock l(w_.mu_);
+      int n = ++w_.reading_;
+      w_.cv_.notify_all();
+      w_.cv_.wait(l, [&] { return stopped_ || w_.released_ >= n; });
+      return false;
+    }
+    void stop() override {
+      std::lock_guard l(w_.mu_);
+      stopped_ = true;
+      w_.cv_.notify_all();
+    }
+    bool stopped() const override {
+      std::lock_guard l(w_.mu_);
+      return stopped_;
+    }
+    std::string error() const override { return {}; }
+
+   private:
+    HeldWatches& w_;
+    bool stopped_ = false;
+  };
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  int reading_ = 0, released_ = 0;
+  std::atomic<int> lists_{0};
+};
+
+// Runs a reflector on its own thread until the end of the scope.
+struct RunningReflector {
+  Reflector<TestObj>& r;
+  std::thread t{[this] { r.run(); }};
+  ~RunningReflector() {
+    r.stop();
+    t.join();
+  }
+};
+
+}  // namespace
+
+// A watch that ends with no events is an unexpected close (error, backoff, relist) if it lasted under a
+// second, and a normal end (re-watch from the last resourceVersion) otherwise, as the clock measures.
+TEST(Reflector, WatchDurationIsMeasuredOnTheClock) {
+  HeldWatches api;
+  util::FakeClock clock;
+  DeltaFIFO<TestObj> fifo;
+  ReflectorOptions o;
+  o.initial_backoff = o.max_backoff = 1ms;
+  o.clock = &clock;
+  Reflector<TestObj> r(api.list_watch(), fifo, o);
+  RunningReflector running{r};
+  ASSERT_TRUE(api.wait_reading(1));
+  EXPECT_EQ(api.lists(), 1);
+  api.release();  // no time passed on the clock
+  ASSERT_TRUE(api.wait_reading(2));
+  EXPECT_EQ(r.stats().errors.load(), 1u);
+  EXPECT_EQ(api.lists(), 2);
+  clock.step(999ms);
+  api.release();
+  ASSERT_TRUE(api.wait_reading(3));
+  EXPECT_EQ(r.stats().errors.load(), 2u);
+  EXPECT_EQ(api.lists(), 3);
+  clock.step(1s);
+  api.release();
+  ASSERT_TRUE(api.wait_reading(4));
+  EXPECT_EQ(r.stats().errors.load(), 2u);
+  EXPECT_EQ(api.lists(), 3);
+  EXPECT_EQ(r.stats().watches.load(), 4u);
 }
 
 TEST(FilteringHandler, UpdatesCrossingTheFilterBecomeAddsAndDeletes) {
