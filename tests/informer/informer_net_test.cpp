@@ -21,24 +21,13 @@ using ksched::testing::eventually;
 namespace {
 
 api::Pod make_pod(const std::string& ns, const std::string& name, int gen) {
-  api::Pod p;
-  p.apiVersion = "v1";
-  p.kind = "Pod";
-  p.metadata.namespace_ = ns;
-  p.metadata.name = name;
+  api::Pod p = ksched::testing::pause_pod(ns, name);
   p.metadata.labels.set("gen", std::to_string(gen));
-  api::Container c;
-  c.name = "c";
-  c.image = "pause";
-  p.spec.containers.push_back(c);
   return p;
 }
 
 api::Node make_node(const std::string& name, int gen) {
-  api::Node n;
-  n.apiVersion = "v1";
-  n.kind = "Node";
-  n.metadata.name = name;
+  api::Node n = ksched::testing::bare_node(name);
   n.metadata.labels.set("gen", std::to_string(gen));
   return n;
 }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "apiserver/server.h"
@@ -11,6 +12,28 @@
 #include "client/rest.h"
 
 namespace ksched::testing {
+
+// What network tests create: a Pod with one pause container, and a Node with nothing but its name.
+inline api::Pod pause_pod(const std::string& ns, const std::string& name) {
+  api::Pod p;
+  p.apiVersion = "v1";
+  p.kind = "Pod";
+  p.metadata.namespace_ = ns;
+  p.metadata.name = name;
+  api::Container c;
+  c.name = "app";
+  c.image = "pause";
+  p.spec.containers.push_back(c);
+  return p;
+}
+
+inline api::Node bare_node(const std::string& name) {
+  api::Node n;
+  n.apiVersion = "v1";
+  n.kind = "Node";
+  n.metadata.name = name;
+  return n;
+}
 
 template <class Pred>
 bool eventually(Pred p, std::chrono::milliseconds timeout = std::chrono::seconds(30)) {

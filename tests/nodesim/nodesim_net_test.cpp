@@ -14,24 +14,10 @@ using ksched::testing::eventually;
 
 namespace {
 
-api::Pod make_pod(const std::string& name) {
-  api::Pod p;
-  p.apiVersion = "v1";
-  p.kind = "Pod";
-  p.metadata.namespace_ = "default";
-  p.metadata.name = name;
-  api::Container c;
-  c.name = "app";
-  c.image = "pause";
-  p.spec.containers.push_back(c);
-  return p;
-}
+api::Pod make_pod(const std::string& name) { return ksched::testing::pause_pod("default", name); }
 
 api::Node sim_node(const std::string& name, bool simulated) {
-  api::Node n;
-  n.apiVersion = "v1";
-  n.kind = "Node";
-  n.metadata.name = name;
+  api::Node n = ksched::testing::bare_node(name);
   if (simulated) n.metadata.labels.set("type", "simulated");
   return n;
 }

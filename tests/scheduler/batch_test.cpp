@@ -10,6 +10,7 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
+#include "scheduler/test_options.h"
 #include "scheduler_testing/testing.h"
 
 namespace ksched::scheduler {
@@ -24,12 +25,7 @@ struct Instance {
   explicit Instance(bool batching, std::int32_t percentage = 0) {
     auto cfg = config::default_configuration();
     cfg.percentageOfNodesToScore = percentage;
-    SchedulerOptions o;
-    o.clock = &clock;
-    o.parallelizer = std::make_shared<testing::InlineParallelizer>();
-    o.metrics = &metrics;
-    o.seed = 11;
-    o.bindingWorkers = 1;
+    auto o = test_scheduler_options(clock, metrics, /*seed=*/11, /*binding_workers=*/1);
     o.opportunisticBatching = batching;
     auto s = Scheduler::create(cfg, new_in_tree_registry(), client, lister, o);
     EXPECT_TRUE(s.ok()) << s.error();

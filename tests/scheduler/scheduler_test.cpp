@@ -8,6 +8,7 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
+#include "scheduler/test_options.h"
 #include "scheduler_testing/testing.h"
 
 namespace ksched::scheduler {
@@ -32,12 +33,7 @@ class SchedulerTest : public ::testing::Test {
  protected:
   // `tweak` adjusts the options before the scheduler is created (feature gates, ...).
   void start(const config::KubeSchedulerConfiguration& cfg, const std::function<void(SchedulerOptions&)>& tweak = {}) {
-    SchedulerOptions o;
-    o.clock = &clock;
-    o.parallelizer = std::make_shared<testing::InlineParallelizer>();
-    o.metrics = &metrics;
-    o.seed = 7;
-    o.bindingWorkers = 2;
+    auto o = test_scheduler_options(clock, metrics, /*seed=*/7, /*binding_workers=*/2);
     if (tweak) tweak(o);
     auto reg = new_in_tree_registry();
     if (extra_plugins) extra_plugins(reg);
