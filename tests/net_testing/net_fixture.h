@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "api/core.h"
 #include "apiserver/server.h"
 #include "client/config.h"
 #include "client/rest.h"
