@@ -320,9 +320,11 @@ void HttpServer::Impl::accept() {
     }
     sock.set_option(tcp::no_delay(true), ec);
     if (tls) {
-      std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
-          *this, beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(sock)), ssl_ctx))
-          ->start();
+      beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(sock)), ssl_ctx);
+      // Asio turns on SSL_MODE_RELEASE_BUFFERS, so OpenSSL would allocate and free its 17 KB
+      // record buffers on every read and write of a keep-alive connection; keep them instead.
+      SSL_clear_mode(stream.native_handle(), SSL_MODE_RELEASE_BUFFERS);
+      std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(*this, std::move(stream))->start();
     } else {
       std::make_shared<Session<beast::tcp_stream>>(*this, beast::tcp_stream(std::move(sock)))->start();
     }

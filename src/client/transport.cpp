@@ -222,6 +222,9 @@ struct Transport::Impl {
     if (ec) return transport_error("dial tcp: lookup " + host + ": " + ec.message());
     if (use_tls) {
       c->tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(c->ioc, *ssl_ctx);
+      // Asio turns on SSL_MODE_RELEASE_BUFFERS: OpenSSL would allocate and free its 17 KB record
+      // buffers for every request on a pooled connection; keep them for the connection's life.
+      SSL_clear_mode(c->tls->native_handle(), SSL_MODE_RELEASE_BUFFERS);
       if (!is_ip_literal(host) || !cfg.tls_server_name.empty()) {
         std::string sni = cfg.tls_server_name.empty() ? host : cfg.tls_server_name;
         SSL_set_tlsext_host_name(c->tls->native_handle(), sni.c_str());
