@@ -2,6 +2,8 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <zlib.h>
 
 #include <atomic>
@@ -122,27 +124,141 @@ std::string HttpResponse::header(std::string_view name) const {
   return {};
 }
 
-// One keep-alive connection with its own io_context: calls are synchronous for the caller but
-// run as async operations so tcp_stream deadlines give timeouts and stop() can cancel a read.
+// A connected TCP socket read and written with blocking recv and send, each bounded by the
+// socket's SO_RCVTIMEO/SO_SNDTIMEO (a timeout surfaces as asio::error::timed_out). A synchronous
+// caller then sleeps in one recv, where asio's reactor needed recv (EAGAIN), epoll_wait and recv
+// again plus a timerfd per deadline: most of a small request's system time. Asio's own blocking
+// sockets cannot time out (on EAGAIN they poll without a limit), hence this stream. It meets
+// SyncReadStream/SyncWriteStream, so that OpenSSL (asio::ssl::stream) and Beast run over it.
+class BlockingSocket {
+ public:
+  using lowest_layer_type = tcp::socket;
+  using executor_type = tcp::socket::executor_type;
+
+  explicit BlockingSocket(tcp::socket s) : sock_(std::move(s)) {
+    boost::system::error_code ec;
+    sock_.native_non_blocking(false, ec);
+  }
+  lowest_layer_type& lowest_layer() { return sock_; }
+  const lowest_layer_type& lowest_layer() const { return sock_; }
+  executor_type get_executor() { return sock_.get_executor(); }
+
+  template <class MutableBufferSequence>
+  std::size_t read_some(const MutableBufferSequence& buffers, boost::system::error_code& ec) {
+    asio::mutable_buffer b = first_nonempty(asio::buffer_sequence_begin(buffers), asio::buffer_sequence_end(buffers));
+    ec = {};
+    if (b.size() == 0) return 0;
+    for (;;) {
+      ssize_t n = ::recv(sock_.native_handle(), b.data(), b.size(), 0);
+      if (n > 0) return static_cast<std::size_t>(n);
+      if (n == 0) {
+        ec = asio::error::eof;
+        return 0;
+      }
+      if (errno == EINTR) continue;
+      ec = failure(errno);
+      return 0;
+    }
+  }
+  template <class MutableBufferSequence>
+  std::size_t read_some(const MutableBufferSequence& buffers) {
+    boost::system::error_code ec;
+    auto n = read_some(buffers, ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
+  template <class ConstBufferSequence>
+  std::size_t write_some(const ConstBufferSequence& buffers, boost::system::error_code& ec) {
+    asio::const_buffer b = first_nonempty(asio::buffer_sequence_begin(buffers), asio::buffer_sequence_end(buffers));
+    ec = {};
+    if (b.size() == 0) return 0;
+    for (;;) {
+      ssize_t n = ::send(sock_.native_handle(), b.data(), b.size(), MSG_NOSIGNAL);
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno == EINTR) continue;
+      ec = failure(errno);
+      return 0;
+    }
+  }
+  template <class ConstBufferSequence>
+  std::size_t write_some(const ConstBufferSequence& buffers) {
+    boost::system::error_code ec;
+    auto n = write_some(buffers, ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
+
+ private:
+  template <class It>
+  static auto first_nonempty(It it, It end) -> std::decay_t<decltype(*it)> {
+    for (; it != end; ++it)
+      if (asio::buffer_size(*it) > 0) return *it;
+    return {};
+  }
+  static boost::system::error_code failure(int err) {
+    if (err == EAGAIN || err == EWOULDBLOCK) return asio::error::timed_out;
+    return {err, boost::system::system_category()};
+  }
+  tcp::socket sock_;
+};
+
+// One keep-alive connection: blocking I/O on the caller's thread (BlockingSocket), with the
+// socket's send and receive timeouts as each request's deadline.
 struct Connection {
-  asio::io_context ioc{1};
-  std::unique_ptr<beast::tcp_stream> plain;
-  std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> tls;
+  asio::io_context ioc{1};  // owns the socket's registration; only the connect runs on it
+  std::unique_ptr<BlockingSocket> plain;
+  std::unique_ptr<beast::ssl_stream<BlockingSocket>> tls;
   beast::flat_buffer buffer;
   bool reused = false;
+  std::chrono::milliseconds io_timeout{-1};  // what SO_RCVTIMEO/SO_SNDTIMEO are set to
 
-  beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
-  void run() {
-    ioc.restart();
-    ioc.run();
+  tcp::socket& lowest() { return tls ? tls->next_layer().lowest_layer() : plain->lowest_layer(); }
+  // The deadline of each blocking send and receive (0 = none); set only when it changes.
+  void set_io_timeout(std::chrono::milliseconds t) {
+    if (t.count() < 0) t = std::chrono::milliseconds(0);
+    if (t == io_timeout) return;
+    timeval tv{};
+    tv.tv_sec = static_cast<time_t>(t.count() / 1000);
+    tv.tv_usec = static_cast<suseconds_t>((t.count() % 1000) * 1000);
+    int fd = lowest().native_handle();
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    io_timeout = t;
   }
-  void set_deadline(std::chrono::milliseconds t) {
-    if (t.count() > 0)
-      lowest().expires_after(t);
+  template <class Message>
+  void write(const Message& m, boost::system::error_code& ec) {
+    if (tls)
+      http::write(*tls, m, ec);
     else
-      lowest().expires_never();
+      http::write(*plain, m, ec);
   }
+  template <class Parser>
+  void read(Parser& p, boost::system::error_code& ec) {
+    if (tls)
+      http::read(*tls, buffer, p, ec);
+    else
+      http::read(*plain, buffer, p, ec);
+  }
+  template <class Parser>
+  void read_header(Parser& p, boost::system::error_code& ec) {
+    if (tls)
+      http::read_header(*tls, buffer, p, ec);
+    else
+      http::read_header(*plain, buffer, p, ec);
+  }
+  template <class Parser>
+  void read_some(Parser& p, boost::system::error_code& ec) {
+    if (tls)
+      http::read_some(*tls, buffer, p, ec);
+    else
+      http::read_some(*plain, buffer, p, ec);
+  }
+  // Wakes a thread blocked in a read or write on this connection (from any thread).
+  void shutdown() { ::shutdown(lowest().native_handle(), SHUT_RDWR); }
 };
+
+// A blocking receive or send that ran into SO_RCVTIMEO/SO_SNDTIMEO.
+bool timed_out(const boost::system::error_code& ec) { return ec == asio::error::timed_out; }
 
 struct Transport::Impl {
   RestConfig cfg;
@@ -215,33 +331,37 @@ struct Transport::Impl {
   }
 
   Result<std::unique_ptr<Connection>> connect(std::chrono::milliseconds timeout) {
+    if (timeout.count() <= 0) timeout = std::chrono::milliseconds(30000);
+    // Connect asynchronously for its deadline, then hand the socket to blocking I/O.
     auto c = std::make_unique<Connection>();
+    asio::io_context& ioc = c->ioc;
     boost::system::error_code ec;
-    tcp::resolver resolver(c->ioc);
+    tcp::resolver resolver(ioc);
     auto results = resolver.resolve(host, port, ec);
     if (ec) return transport_error("dial tcp: lookup " + host + ": " + ec.message());
-    if (use_tls) {
-      c->tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(c->ioc, *ssl_ctx);
-      // Asio turns on SSL_MODE_RELEASE_BUFFERS: OpenSSL would allocate and free its 17 KB record
-      // buffers for every request on a pooled connection; keep them for the connection's life.
-      SSL_clear_mode(c->tls->native_handle(), SSL_MODE_RELEASE_BUFFERS);
-      if (!is_ip_literal(host) || !cfg.tls_server_name.empty()) {
-        std::string sni = cfg.tls_server_name.empty() ? host : cfg.tls_server_name;
-        SSL_set_tlsext_host_name(c->tls->native_handle(), sni.c_str());
-      }
-    } else {
-      c->plain = std::make_unique<beast::tcp_stream>(c->ioc);
-    }
-    c->set_deadline(timeout.count() > 0 ? timeout : std::chrono::milliseconds(30000));
-    c->lowest().async_connect(results, [&](boost::system::error_code e, const tcp::endpoint&) { ec = e; });
-    c->run();
+    beast::tcp_stream dial(ioc);
+    dial.expires_after(timeout);
+    dial.async_connect(results, [&](boost::system::error_code e, const tcp::endpoint&) { ec = e; });
+    ioc.run();
     if (ec) return transport_error("dial tcp " + host + ":" + port + ": connect: " + ec.message());
-    c->lowest().socket().set_option(tcp::no_delay(true), ec);
-    if (use_tls) {
-      c->tls->async_handshake(ssl::stream_base::client, [&](boost::system::error_code e) { ec = e; });
-      c->run();
-      if (ec) return transport_error("tls: handshake with " + host + ":" + port + " failed: " + ec.message());
+    dial.socket().set_option(tcp::no_delay(true), ec);
+    BlockingSocket sock(dial.release_socket());
+    if (!use_tls) {
+      c->plain = std::make_unique<BlockingSocket>(std::move(sock));
+      ++n_conns;
+      return c;
     }
+    c->tls = std::make_unique<beast::ssl_stream<BlockingSocket>>(std::move(sock), *ssl_ctx);
+    // Asio turns on SSL_MODE_RELEASE_BUFFERS: OpenSSL would allocate and free its 17 KB record
+    // buffers for every request on a pooled connection; keep them for the connection's life.
+    SSL_clear_mode(c->tls->native_handle(), SSL_MODE_RELEASE_BUFFERS);
+    if (!is_ip_literal(host) || !cfg.tls_server_name.empty()) {
+      std::string sni = cfg.tls_server_name.empty() ? host : cfg.tls_server_name;
+      SSL_set_tlsext_host_name(c->tls->native_handle(), sni.c_str());
+    }
+    c->set_io_timeout(timeout);
+    c->tls->handshake(ssl::stream_base::client, ec);
+    if (ec) return transport_error("tls: handshake with " + host + ":" + port + " failed: " + ec.message());
     ++n_conns;
     return c;
   }
@@ -316,24 +436,14 @@ struct Transport::Impl {
                                std::chrono::milliseconds timeout, bool& sent, bool& keep) {
     boost::system::error_code ec;
     sent = false;
-    c.set_deadline(timeout.count() > 0 ? timeout : std::chrono::milliseconds(0));
-    auto on_write = [&](boost::system::error_code e, std::size_t) { ec = e; };
-    if (c.tls)
-      http::async_write(*c.tls, req, on_write);
-    else
-      http::async_write(*c.plain, req, on_write);
-    c.run();
+    c.set_io_timeout(timeout);
+    c.write(req, ec);
     if (ec) return transport_error("write " + host + ":" + port + ": " + ec.message());
     sent = true;
     http::response_parser<http::string_body> parser;
     parser.body_limit(boost::none);
-    auto on_read = [&](boost::system::error_code e, std::size_t) { ec = e; };
-    if (c.tls)
-      http::async_read(*c.tls, c.buffer, parser, on_read);
-    else
-      http::async_read(*c.plain, c.buffer, parser, on_read);
-    c.run();
-    if (ec == beast::error::timeout) {
+    c.read(parser, ec);
+    if (timed_out(ec)) {
       auto e = transport_error("net/http: request canceled (Client.Timeout exceeded)");
       e.reason = "Timeout";  // so that callers ask is_timeout(), not the message
       return e;
@@ -451,31 +561,23 @@ class StreamImpl final : public ResponseStream {
       if (drain_body(out)) return true;
       if (parser_.is_done() || done_) return false;
       boost::system::error_code ec;
-      c_->set_deadline(idle_timeout_);
-      auto h = [&](boost::system::error_code e, std::size_t) { ec = e; };
-      if (c_->tls)
-        http::async_read_some(*c_->tls, c_->buffer, parser_, h);
-      else
-        http::async_read_some(*c_->plain, c_->buffer, parser_, h);
-      c_->run();
+      c_->set_io_timeout(idle_timeout_);
+      c_->read_some(parser_, ec);
       if (ec == http::error::need_buffer) ec = {};
       if (ec) {
         done_ = true;
         drain_body(out);
-        if (!stopped_.load()) set_error(ec == http::error::end_of_stream || ec == asio::error::eof
-                                            ? std::string("unexpected EOF")
-                                            : ec.message());
+        if (!stopped_.load()) set_error(ec == http::error::end_of_stream || ec == asio::error::eof ? std::string("unexpected EOF")
+                                        : timed_out(ec) ? std::string("timeout waiting for data")
+                                                        : ec.message());
         return !out.empty();
       }
     }
   }
+  // The reading thread is blocked in recv: shutting the socket down wakes it with end of stream.
   void stop() override {
     if (stopped_.exchange(true)) return;
-    asio::post(c_->ioc, [c = c_.get()] {
-      boost::system::error_code ec;
-      c->lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
-      c->lowest().socket().close(ec);
-    });
+    c_->shutdown();
   }
   bool stopped() const override { return stopped_.load(); }
   std::string error() const override {
@@ -524,20 +626,9 @@ Result<std::unique_ptr<ResponseStream>> Transport::open_stream(const HttpRequest
     auto s = std::make_unique<StreamImpl>(std::move(*conn), timeout);
     auto& c = s->conn();
     boost::system::error_code ec;
-    c.set_deadline(std::chrono::milliseconds(30000));
-    auto h = [&](boost::system::error_code e, std::size_t) { ec = e; };
-    if (c.tls)
-      http::async_write(*c.tls, req, h);
-    else
-      http::async_write(*c.plain, req, h);
-    c.run();
-    if (!ec) {
-      if (c.tls)
-        http::async_read_header(*c.tls, c.buffer, s->parser(), h);
-      else
-        http::async_read_header(*c.plain, c.buffer, s->parser(), h);
-      c.run();
-    }
+    c.set_io_timeout(std::chrono::milliseconds(30000));
+    c.write(req, ec);
+    if (!ec) c.read_header(s->parser(), ec);
     if (ec) {
       if (reused && attempt < 2) continue;  // stale keep-alive connection
       return transport_error("watch request " + r.target + ": " + ec.message());

@@ -1,4 +1,10 @@
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <thread>
+#include <vector>
 
 #include "client/rate_limiter.h"
 #include "client/rest.h"
@@ -114,4 +120,109 @@ TEST(Transport, ConnectionRefusedIsATransportError) {
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(is_transport(r.error()));
   EXPECT_NE(r.error().message.find("connect"), std::string::npos) << r.error().message;
+}
+
+namespace {
+
+// A TCP listener on 127.0.0.1 that accepts connections and holds them without ever answering;
+// `greeting` (if any) is written to each one first.
+class SilentServer {
+ public:
+  explicit SilentServer(std::string greeting = {}) : greeting_(std::move(greeting)) {
+    acceptor_.open(boost::asio::ip::tcp::v4());
+    acceptor_.bind({boost::asio::ip::make_address("127.0.0.1"), 0});
+    acceptor_.listen();
+    thread_ = std::thread([this] {
+      for (;;) {
+        boost::system::error_code ec;
+        boost::asio::ip::tcp::socket s(ioc_);
+        acceptor_.accept(s, ec);
+        if (ec || stop_) return;
+        if (!greeting_.empty()) boost::asio::write(s, boost::asio::buffer(greeting_), ec);
+        held_.push_back(std::move(s));
+      }
+    });
+  }
+  ~SilentServer() {
+    stop_ = true;
+    ::shutdown(acceptor_.native_handle(), SHUT_RDWR);  // wakes the blocked accept
+    thread_.join();
+  }
+  std::string url(const char* scheme) const {
+    return std::string(scheme) + "://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port());
+  }
+
+ private:
+  std::string greeting_;
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_{ioc_};
+  std::vector<boost::asio::ip::tcp::socket> held_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+// Requests block in recv with the socket's timeout as their deadline: a server that never
+// answers ends the request with a Timeout error, and a TLS peer that never handshakes fails it.
+TEST(Transport, SilentServerTimesOutAndSilentTlsPeerFailsTheHandshake) {
+  SilentServer server;
+  RestConfig c;
+  c.host = server.url("http");
+  c.timeout = 200ms;
+  auto t = Transport::create(c);
+  ASSERT_TRUE(t.ok());
+  HttpRequest get;
+  get.method = "GET";
+  get.target = "/api/v1/nodes";
+  auto r = (*t)->round_trip(get);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(is_timeout(r.error())) << r.error().message;
+  HttpRequest post = get;
+  post.method = "POST";
+  post.body = "{}";
+  r = (*t)->round_trip(post);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(is_timeout(r.error())) << r.error().message;
+
+  c.host = server.url("https");
+  c.insecure = true;
+  auto tls = Transport::create(c);
+  ASSERT_TRUE(tls.ok());
+  r = (*tls)->round_trip(get);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(is_transport(r.error()));
+  EXPECT_NE(r.error().message.find("handshake"), std::string::npos) << r.error().message;
+}
+
+// A watch stream's reader sleeps in recv (no deadline); stop() from another thread wakes it.
+TEST(Transport, StopWakesAStreamReaderBlockedInRecv) {
+  SilentServer server(
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3\r\n{}\n\r\n");
+  RestConfig c;
+  c.host = server.url("http");
+  auto t = Transport::create(c);
+  ASSERT_TRUE(t.ok());
+  HttpRequest w;
+  w.method = "GET";
+  w.target = "/api/v1/pods?watch=true";
+  w.timeout = 0ms;  // none: only stop() can end the read
+  auto s = (*t)->open_stream(w);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  std::string out;
+  ASSERT_TRUE((*s)->read(out));
+  EXPECT_EQ(out, "{}\n");
+  std::atomic<bool> reading{false};
+  bool more = true;
+  std::thread reader([&] {
+    reading = true;
+    std::string rest;
+    more = (*s)->read(rest);
+  });
+  while (!reading) std::this_thread::yield();
+  (*s)->stop();
+  reader.join();
+  EXPECT_FALSE(more);
+  EXPECT_TRUE((*s)->stopped());
 }
