@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <deque>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -35,6 +36,22 @@ constexpr auto kIdleTimeout = std::chrono::seconds(600);
 constexpr auto kBookmarkInterval = std::chrono::seconds(30);
 constexpr std::size_t kBodyLimit = 64u << 20;
 constexpr auto kCoalesce = std::chrono::milliseconds(2);
+
+// A watch event line is {"type":T,"object":OBJ}\n; these are the parts around OBJ.
+constexpr std::string_view kEventPrefix[3] = {"{\"type\":\"ADDED\",\"object\":", "{\"type\":\"MODIFIED\",\"object\":",
+                                             "{\"type\":\"DELETED\",\"object\":"};
+constexpr std::string_view kEventSuffix = "}\n";
+
+// The prefix of an event sent as the stored object itself, or null when it needs formatting.
+const std::string_view* plain_event_prefix(const WatchItem& it) {
+  if (!it.obj || it.restamp) return nullptr;
+  switch (it.kind) {
+    case WatchItem::Kind::Added: return &kEventPrefix[0];
+    case WatchItem::Kind::Modified: return &kEventPrefix[1];
+    case WatchItem::Kind::Deleted: return &kEventPrefix[2];
+    default: return nullptr;
+  }
+}
 }  // namespace
 
 struct HttpServer::Impl {
@@ -229,23 +246,28 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       if (closed) end_watch(!client_gone_);
       return;
     }
-    // Shared preformatted lines are written in place; only table/restamped/synthetic items are
-    // formatted per watcher.
-    held_lines_.clear();
-    held_text_.clear();
-    bufs_.clear();
+    // The whole chunk (size line, events, CRLF) is assembled in one reused buffer: a stored
+    // object's JSON is copied once between a constant prefix and suffix (no allocation per event
+    // or watcher); table, restamped, view-converted and synthetic items are formatted per watcher.
+    // One buffer also means full TLS records: Beast's flat_stream sends a lone chunk header or
+    // piece smaller than the next one as a record and a send of its own.
+    constexpr std::size_t kSizeLine = 18;  // 16 hex digits and CRLF, filled in below
+    out_.assign(kSizeLine, ' ');
     for (auto& it : items) {
-      // The shared line is in the stored form; views (events.k8s.io events) convert per watcher.
-      if (it.line && !table_ && !is_event_view(*resource_)) {
-        bufs_.emplace_back(it.line->data(), it.line->size());
-        held_lines_.push_back(std::move(it.line));
+      const std::string_view* prefix = plain_event_prefix(it);
+      if (prefix && !table_ && !is_event_view(*resource_)) {
+        out_.append(*prefix).append(it.obj->json).append(kEventSuffix);
       } else {
-        held_text_.push_back(srv_.api.format_watch_item(*resource_, it, table_, include_, columns_sent_));
-        bufs_.emplace_back(held_text_.back().data(), held_text_.back().size());
+        out_.append(srv_.api.format_watch_item(*resource_, it, table_, include_, columns_sent_));
       }
     }
+    char size_line[kSizeLine + 1];
+    int n = std::snprintf(size_line, sizeof size_line, "%zx\r\n", out_.size() - kSizeLine);
+    std::size_t start = kSizeLine - static_cast<std::size_t>(n);
+    out_.replace(start, static_cast<std::size_t>(n), size_line, static_cast<std::size_t>(n));
+    out_.append("\r\n");
     writing_ = true;
-    net::async_write(stream_, http::make_chunk(bufs_),
+    net::async_write(stream_, net::buffer(out_.data() + start, out_.size() - start),
                      [self = this->shared_from_this(), closed](beast::error_code ec, std::size_t) {
                        self->writing_ = false;
                        if (ec) return self->end_watch(false);
@@ -298,9 +320,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   bool writing_ = false;
   bool finishing_ = false;
   bool client_gone_ = false;
-  std::vector<std::shared_ptr<const std::string>> held_lines_;
-  std::deque<std::string> held_text_;  // deque: stable addresses for the buffers
-  std::vector<net::const_buffer> bufs_;
+  std::string out_;  // the chunk being written; keeps its capacity between writes
   std::shared_ptr<std::atomic<bool>> wake_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<http::response<http::empty_body>> header_;
   std::shared_ptr<http::response_serializer<http::empty_body>> serializer_;

@@ -50,18 +50,6 @@ void splice_rv(Prepared& p, std::int64_t rv, json::object& obj) {
 
 }  // namespace
 
-const std::shared_ptr<const std::string>& Event::line(EventType t) const {
-  int i = t == EventType::Added ? 0 : t == EventType::Modified ? 1 : 2;
-  if (!lines[i]) {
-    static constexpr std::string_view kTypes[3] = {"ADDED", "MODIFIED", "DELETED"};
-    auto s = std::make_shared<std::string>();
-    s->reserve(obj->json.size() + 32);
-    s->append("{\"type\":\"").append(kTypes[i]).append("\",\"object\":").append(obj->json).append("}\n");
-    lines[i] = std::move(s);
-  }
-  return lines[i];
-}
-
 std::string object_key(std::string_view ns, std::string_view name) {
   if (ns.empty()) return std::string(name);
   std::string k;
@@ -176,7 +164,6 @@ void Store::record(Event ev) {
     t.watchers[i]->offer(ev);
     ++i;
   }
-  for (auto& l : ev.lines) l.reset();  // watchers hold their copies; history keeps only objects
   history_.push_back(std::move(ev));
   while (history_.size() > history_limit_) {
     compacted_ = history_.front().rv;
@@ -272,7 +259,6 @@ util::Result<void> Store::watch(const std::shared_ptr<Watcher>& w, std::int64_t 
     for (std::size_t i = idx; i < history_.size(); ++i) {
       if (history_[i].resource != w->resource()) continue;
       w->offer(history_[i]);
-      for (auto& l : history_[i].lines) l.reset();
     }
   }
   t.watchers.push_back(w);

@@ -47,9 +47,6 @@ struct Event {
   EventType type = EventType::Added;
   ObjPtr obj;   // new state; for Deleted the last state stamped with the deletion revision
   ObjPtr prev;  // state before the change (null for Added)
-  // The watch line `{"type":T,"object":obj}\n` per type, built once and shared by all watchers.
-  mutable std::shared_ptr<const std::string> lines[3];
-  const std::shared_ptr<const std::string>& line(EventType t) const;
 };
 
 // Key of an object inside one resource: "ns/name" or "name"; sorts like upstream's etcd keys.

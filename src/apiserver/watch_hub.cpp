@@ -5,20 +5,15 @@ namespace ksched::apiserver {
 void Watcher::offer(const Event& ev) {
   if (closed_.load()) return;
   bool was = ev.prev && matches(*ev.prev);
-  auto item = [&](WatchItem::Kind k, EventType t) {
-    WatchItem it{k, ev.obj, ev.rv};
-    it.line = ev.line(t);
-    return it;
-  };
   if (ev.type == EventType::Deleted) {
-    if (was) push(item(WatchItem::Kind::Deleted, EventType::Deleted));
+    if (was) push(WatchItem{WatchItem::Kind::Deleted, ev.obj, ev.rv});
     return;
   }
   bool now = matches(*ev.obj);
   if (now && was) {
-    push(item(WatchItem::Kind::Modified, EventType::Modified));
+    push(WatchItem{WatchItem::Kind::Modified, ev.obj, ev.rv});
   } else if (now) {
-    push(item(WatchItem::Kind::Added, EventType::Added));
+    push(WatchItem{WatchItem::Kind::Added, ev.obj, ev.rv});
   } else if (was) {
     // Stopped matching: the client sees the old content deleted at the new revision.
     push(WatchItem{WatchItem::Kind::Deleted, ev.prev, ev.rv, true});

@@ -20,7 +20,6 @@ struct WatchItem {
   std::int64_t rv = 0;       // Bookmark/InitialEnd revision; for a transition DELETED the new revision
   bool restamp = false;      // obj must be sent with resourceVersion = rv
   std::string text;          // Error: the Status JSON
-  std::shared_ptr<const std::string> line;  // preformatted JSON line shared between watchers
 };
 
 class Watcher {
