@@ -17,6 +17,7 @@
 #include "scheduler/app/app.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/load.h"
+#include "scheduler/scheduler.h"
 
 namespace ksched::perf {
 namespace json = boost::json;
@@ -605,6 +606,11 @@ class Runner {
     std::sort(res_.top_threads.begin(), res_.top_threads.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
     if (res_.top_threads.size() > 12) res_.top_threads.resize(12);
     std::sort(res_.stage_cpu.begin(), res_.stage_cpu.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+    // The bench sees a pod bound once the server stores its binding; the scheduler counts the
+    // attempt when the bind request has returned. Wait for the binding cycles still in flight so
+    // that the metrics cover every measured pod.
+    if (app_)
+      if (auto* s = app_->scheduler()) s->wait_for_bindings(std::chrono::seconds(30));
     std::string metrics_after = metrics_text();
     if (!metrics_after.empty()) {
       auto h = parse_histogram(metrics_after, "scheduler_scheduling_attempt_duration_seconds", {{"result", "scheduled"}})
