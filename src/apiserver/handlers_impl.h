@@ -93,8 +93,10 @@ struct Api::Impl {
   // Builds the new state from the stored one; `mutate` returns an error to abort.
   using Mutator = std::function<std::optional<ApiError>(json::object& cur, json::object& next)>;
 
+  // The response carries the updated object unless `with_object` is false (a binding answers with
+  // a Status of its own, so copying the pod into the response would be wasted).
   Response guaranteed_update(const ResourceInfo& r, const std::string& ns, const std::string& name,
-                             const std::string& sub, bool dry, const Mutator& mutate);
+                             const std::string& sub, bool dry, const Mutator& mutate, bool with_object = true);
 
   static std::int64_t deadline_of(const ResourceInfo& r, const json::object& obj);
 

@@ -141,7 +141,8 @@ Response Api::Impl::binding(const ResourceInfo& r, const std::string& ns, const 
                                       conds = std::move(out);
                                       meta_of(next).erase("resourceVersion");
                                       return std::nullopt;
-                                    });
+                                    },
+                                    /*with_object=*/false);
   if (resp.status != 200) return resp;
   return json_response(201, success_status(201, "", nullptr, ""));
 }

@@ -98,7 +98,7 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
 }
 
 Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& ns, const std::string& name,
-                           const std::string& sub, bool dry, const Mutator& mutate) {
+                           const std::string& sub, bool dry, const Mutator& mutate, bool with_object) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto cur = store.get(storage_id(r), ns, name);
     if (!cur) return error_response(not_found(r, name));
@@ -141,7 +141,7 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
       continue;
     }
     if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
-    return json_response(200, to_view(r, c.obj->json));
+    return json_response(200, with_object ? to_view(r, c.obj->json) : std::string());
   }
   return error_response(conflict_modified(r, name));
 }

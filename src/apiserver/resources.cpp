@@ -192,6 +192,7 @@ Pairs extract_labels(const json::object& obj) {
 
 Pairs extract_fields(const ResourceInfo& r, const json::object& obj) {
   Pairs p;
+  p.reserve(r.extra_fields.size() + 2);
   p.set("metadata.name", scalar_string(value_at(obj, "metadata.name"), ""));
   p.set("metadata.namespace", scalar_string(value_at(obj, "metadata.namespace"), ""));
   for (const auto& f : r.extra_fields) {
