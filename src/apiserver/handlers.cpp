@@ -380,7 +380,7 @@ Response Api::handle(const Request& req) {
 void Api::reap_deletions() {
   const ResourceInfo& pr = *find_resource("", "v1", "pods");
   for (const auto& o : store_.expired_deletions(pr.id, now_unix())) {
-    json::object obj = json::parse(o->json).get_object();
+    json::object obj = parse_object(o->json);
     auto& meta = meta_of(obj);
     meta["deletionGracePeriodSeconds"] = 0;
     (void)store_.remove(pr.id, o->ns, o->name, o->rv, &obj);

@@ -35,7 +35,7 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto cur = store.get(storage_id(r), ns, name);
     if (!cur) return error_response(not_found(r, name));
-    json::object obj = json::parse(cur->json).get_object();
+    json::object obj = parse_object(cur->json);
     auto& meta = meta_of(obj);
     if (!opt.pre_uid.empty() && opt.pre_uid != cur->uid)
       return error_response(conflict(r.plural, r, name,
@@ -129,11 +129,11 @@ Response Api::Impl::delete_namespace(const ResourceInfo& r, const std::string& n
     auto items = store.list(res.id, lo);
     if (!items) continue;
     for (const auto& it : items->items) {
-      json::object o = json::parse(it->json).get_object();
+      json::object o = parse_object(it->json);
       (void)store.remove(res.id, name, it->name, 0, &o);
     }
   }
-  json::object last = json::parse(c.obj->json).get_object();
+  json::object last = parse_object(c.obj->json);
   (void)store.remove(storage_id(r), "", name, 0, &last);
   return json_response(200, out);
 }
@@ -198,7 +198,7 @@ bool Api::Impl::pod_healthy(const json::object& pod) {
 std::optional<ApiError> Api::Impl::pdb_blocks_eviction(const ResourceInfo& r, const std::string& ns, const std::string& name) {
   auto cur = store.get(storage_id(r), ns, name);
   if (!cur) return not_found(r, name);
-  json::object pod = json::parse(cur->json).get_object();
+  json::object pod = parse_object(cur->json);
   auto* st = obj_at(pod, "status");
   std::string phase = st ? str(*st, "phase") : "";
   if (phase != "Running") return std::nullopt;  // pending/terminal pods are evicted regardless
@@ -208,7 +208,7 @@ std::optional<ApiError> Api::Impl::pdb_blocks_eviction(const ResourceInfo& r, co
   auto pdbs = store.list(pdbr.id, lo);
   if (!pdbs) return std::nullopt;
   for (const auto& po : pdbs->items) {
-    json::object pdb = json::parse(po->json).get_object();
+    json::object pdb = parse_object(po->json);
     auto* spec = obj_at(pdb, "spec");
     auto sel = selector_of(spec ? obj_at(*spec, "selector") : nullptr);
     if (!sel || sel->empty() || !sel->matches(cur->labels)) continue;

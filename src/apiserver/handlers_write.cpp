@@ -102,7 +102,7 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto cur = store.get(storage_id(r), ns, name);
     if (!cur) return error_response(not_found(r, name));
-    json::object cur_obj = json::parse(cur->json).get_object();
+    json::object cur_obj = parse_object(cur->json);
     from_storage(r, cur_obj);
     json::object next;
     if (auto e = mutate(cur_obj, next)) return error_response(*e);

@@ -8,6 +8,13 @@
 
 namespace ksched::apiserver {
 
+// Parses JSON text that holds an object (a stored object's) and moves the object out of the
+// parsed value: `json::object o = json::parse(t).get_object()` copies the whole tree once more.
+inline boost::json::object parse_object(std::string_view text) {
+  boost::json::value v = boost::json::parse(text);
+  return std::move(v.as_object());
+}
+
 // The string member `k`, or "" when it is absent or not a string.
 inline std::string_view str_view(const boost::json::object& o, std::string_view k) {
   auto* v = o.if_contains(k);
