@@ -101,6 +101,28 @@ util::Result<Selector> Selector::parse(std::string_view s) {
   return sel;
 }
 
+FieldSet::FieldSet(std::initializer_list<std::pair<std::string, std::string>> pairs) {
+  std::vector<std::pair<std::string, std::string>> sorted(pairs);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto names = std::make_shared<Names>();
+  for (auto& [k, v] : sorted) {
+    if (!names->empty() && names->back() == k) {
+      values_.back() = std::move(v);  // the last one given wins, as in a map
+      continue;
+    }
+    names->push_back(std::move(k));
+    values_.push_back(std::move(v));
+  }
+  names_ = std::move(names);
+}
+
+std::string_view FieldSet::get(std::string_view name, std::string_view def) const {
+  if (!names_) return def;
+  auto it = std::lower_bound(names_->begin(), names_->end(), name);
+  if (it == names_->end() || *it != name) return def;
+  return values_[static_cast<std::size_t>(it - names_->begin())];
+}
+
 bool Selector::matches(const FieldSet& fields) const {
   for (const auto& r : reqs_) {
     // A field the object does not have reads as "" (upstream's Fields.Get).

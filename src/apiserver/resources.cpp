@@ -1,6 +1,8 @@
 #include "apiserver/resources.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <memory>
 
 namespace ksched::apiserver {
 
@@ -105,27 +107,6 @@ std::vector<ResourceInfo> build() {
   return v;
 }
 
-const std::string* str_at(const json::object& o, std::string_view path) {
-  const json::object* cur = &o;
-  while (true) {
-    auto dot = path.find('.');
-    std::string_view head = path.substr(0, dot);
-    auto it = cur->find(head);
-    if (it == cur->end()) return nullptr;
-    if (dot == std::string_view::npos) {
-      if (it->value().is_string()) {
-        thread_local std::string tmp;
-        tmp = std::string(it->value().get_string());
-        return &tmp;
-      }
-      return nullptr;
-    }
-    if (!it->value().is_object()) return nullptr;
-    cur = &it->value().get_object();
-    path = path.substr(dot + 1);
-  }
-}
-
 const json::value* value_at(const json::object& o, std::string_view path) {
   const json::object* cur = &o;
   while (true) {
@@ -190,37 +171,86 @@ Pairs extract_labels(const json::object& obj) {
   return p;
 }
 
-Pairs extract_fields(const ResourceInfo& r, const json::object& obj) {
-  Pairs p;
-  p.reserve(r.extra_fields.size() + 2);
-  p.set("metadata.name", scalar_string(value_at(obj, "metadata.name"), ""));
-  p.set("metadata.namespace", scalar_string(value_at(obj, "metadata.namespace"), ""));
-  for (const auto& f : r.extra_fields) {
-    if (f == "spec.host") {
-      p.set(f, scalar_string(value_at(obj, "spec.nodeName"), ""));
-    } else if (f == "source") {
-      p.set(f, scalar_string(value_at(obj, "source.component"), ""));
-    } else if (f == "spec.unschedulable" || f == "spec.hostNetwork") {
-      p.set(f, scalar_string(value_at(obj, f), "false"));
-    } else if (f == "status.replicas" || f == "status.successful") {
-      p.set(f, scalar_string(value_at(obj, f), "0"));
-    } else if (f == "status.podIPs") {
-      std::string ips;
-      const json::value* v = value_at(obj, "status.podIPs");
-      if (v && v->is_array()) {
-        for (const auto& e : v->get_array()) {
-          if (!e.is_object()) continue;
-          if (!ips.empty()) ips += ",";
-          ips += scalar_string(e.get_object().if_contains("ip"), "");
-        }
-      }
-      p.set(f, ips);
-    } else {
-      p.set(f, scalar_string(value_at(obj, f), ""));
+namespace {
+
+// Where each selectable field of a resource comes from, in the order of its sorted names: worked
+// out once per resource, since every write of an object extracts them.
+struct FieldSource {
+  std::vector<std::string> path;  // object keys from the root
+  std::string dflt;               // the value when the path is absent
+  bool joined_pod_ips = false;    // status.podIPs: the IPs joined by ","
+};
+struct FieldPlan {
+  std::shared_ptr<const fields::FieldSet::Names> names;
+  std::vector<FieldSource> sources;  // sources[i] gives (*names)[i]
+};
+
+FieldSource source_of(const std::string& field) {
+  FieldSource s;
+  std::string_view path = field;
+  if (field == "spec.host") path = "spec.nodeName";
+  else if (field == "source") path = "source.component";
+  if (field == "spec.unschedulable" || field == "spec.hostNetwork") s.dflt = "false";
+  else if (field == "status.replicas" || field == "status.successful") s.dflt = "0";
+  s.joined_pod_ips = field == "status.podIPs";
+  for (std::size_t dot; (dot = path.find('.')) != std::string_view::npos; path.remove_prefix(dot + 1))
+    s.path.emplace_back(path.substr(0, dot));
+  s.path.emplace_back(path);
+  return s;
+}
+
+const FieldPlan& field_plan(const ResourceInfo& r) {
+  static const std::vector<FieldPlan> plans = [] {
+    std::vector<FieldPlan> v;
+    for (const auto& res : all_resources()) {
+      fields::FieldSet::Names names{"metadata.name", "metadata.namespace"};
+      for (const auto& f : res.extra_fields)
+        if (std::find(names.begin(), names.end(), f) == names.end()) names.push_back(f);
+      std::sort(names.begin(), names.end());
+      FieldPlan p;
+      for (const auto& n : names) p.sources.push_back(source_of(n));
+      p.names = std::make_shared<const fields::FieldSet::Names>(std::move(names));
+      v.push_back(std::move(p));
     }
+    return v;
+  }();
+  return plans[static_cast<std::size_t>(r.id)];
+}
+
+const json::value* value_at(const json::object& o, const std::vector<std::string>& path) {
+  const json::object* cur = &o;
+  for (std::size_t i = 0;; ++i) {
+    auto it = cur->find(path[i]);
+    if (it == cur->end()) return nullptr;
+    if (i + 1 == path.size()) return &it->value();
+    if (!it->value().is_object()) return nullptr;
+    cur = &it->value().get_object();
   }
-  (void)str_at;
-  return p;
+}
+
+}  // namespace
+
+fields::FieldSet extract_fields(const ResourceInfo& r, const json::object& obj) {
+  const FieldPlan& plan = field_plan(r);
+  std::vector<std::string> values;
+  values.reserve(plan.sources.size());
+  for (const auto& src : plan.sources) {
+    const json::value* v = value_at(obj, src.path);
+    if (!src.joined_pod_ips) {
+      values.push_back(scalar_string(v, src.dflt));
+      continue;
+    }
+    std::string ips;
+    if (v && v->is_array()) {
+      for (const auto& e : v->get_array()) {
+        if (!e.is_object()) continue;
+        if (!ips.empty()) ips += ",";
+        ips += scalar_string(e.get_object().if_contains("ip"), "");
+      }
+    }
+    values.push_back(std::move(ips));
+  }
+  return fields::FieldSet(plan.names, std::move(values));
 }
 
 util::Result<void> check_field_selector_field(const ResourceInfo& r, std::string_view field) {

@@ -42,7 +42,7 @@ const ResourceInfo& resource_by_id(int id);
 std::vector<std::string> api_groups();
 
 // Selectable field values of an object (metadata.name, metadata.namespace + the resource's extras).
-Pairs extract_fields(const ResourceInfo& r, const boost::json::object& obj);
+fields::FieldSet extract_fields(const ResourceInfo& r, const boost::json::object& obj);
 Pairs extract_labels(const boost::json::object& obj);
 // Whether `field` may be used in a field selector for `r` (with the error message otherwise).
 util::Result<void> check_field_selector_field(const ResourceInfo& r, std::string_view field);

@@ -33,7 +33,7 @@ struct StoredObject {
   std::string name;
   std::string uid;
   Pairs labels;
-  Pairs fields;
+  fields::FieldSet fields;
   std::int64_t rv = 0;
   std::int64_t delete_deadline = 0;  // unix seconds of a pending graceful pod deletion, 0 = none
 };

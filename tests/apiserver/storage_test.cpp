@@ -232,5 +232,46 @@ TEST(Selectors, FieldSelectorsAndSupportedFields) {
             "\"data.x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
 }
 
+// The selectable fields of a stored object: upstream's pod field set, with spec.host reading
+// spec.nodeName, status.podIPs joined, and absent booleans reading "false".
+TEST(Selectors, PodFieldsAreExtractedFromTheObject) {
+  const auto& pods = *find_resource("", "v1", "pods");
+  auto pod = json::parse(R"({"metadata":{"name":"p","namespace":"ns"},
+      "spec":{"nodeName":"n1","schedulerName":"default-scheduler","restartPolicy":"Always"},
+      "status":{"phase":"Running","podIP":"10.0.0.1","podIPs":[{"ip":"10.0.0.1"},{"ip":"fd00::1"}]}})")
+                 .as_object();
+  auto f = extract_fields(pods, pod);
+  EXPECT_EQ(f.get("metadata.name"), "p");
+  EXPECT_EQ(f.get("metadata.namespace"), "ns");
+  EXPECT_EQ(f.get("spec.nodeName"), "n1");
+  EXPECT_EQ(f.get("spec.host"), "n1");
+  EXPECT_EQ(f.get("spec.schedulerName"), "default-scheduler");
+  EXPECT_EQ(f.get("spec.restartPolicy"), "Always");
+  EXPECT_EQ(f.get("spec.hostNetwork"), "false");
+  EXPECT_EQ(f.get("status.phase"), "Running");
+  EXPECT_EQ(f.get("status.podIPs"), "10.0.0.1,fd00::1");
+  EXPECT_EQ(f.get("status.nominatedNodeName"), "");
+  EXPECT_EQ(f.get("spec.unknown", "absent"), "absent");
+  auto sel = FieldSelector::parse("spec.nodeName=n1,status.phase!=Failed,metadata.namespace=ns");
+  ASSERT_TRUE(sel);
+  EXPECT_TRUE(sel->matches(f));
+  // Objects of one resource share the field names; each has its own values.
+  auto other = json::parse(R"({"metadata":{"name":"q","namespace":"ns"},"spec":{"hostNetwork":true}})").as_object();
+  auto g = extract_fields(pods, other);
+  EXPECT_EQ(g.get("metadata.name"), "q");
+  EXPECT_EQ(g.get("spec.hostNetwork"), "true");
+  EXPECT_EQ(g.get("spec.nodeName"), "");
+  EXPECT_FALSE(sel->matches(g));
+  EXPECT_EQ(f.get("metadata.name"), "p");
+}
+
+TEST(Selectors, FieldSetGivenAsPairsKeepsTheLastValueOfAName) {
+  fields::FieldSet f{{"b", "1"}, {"a", "2"}, {"b", "3"}};
+  EXPECT_EQ(f.size(), 2u);
+  EXPECT_EQ(f.get("a"), "2");
+  EXPECT_EQ(f.get("b"), "3");
+  EXPECT_EQ(fields::FieldSet{}.get("a", "none"), "none");
+}
+
 }  // namespace
 }  // namespace ksched::apiserver
