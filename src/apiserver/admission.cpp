@@ -52,13 +52,17 @@ void default_toleration_seconds(json::object& pod) {
     for (const auto& t : tols) {
       if (!t.is_object()) continue;
       const auto& to = t.get_object();
-      std::string k = str(to, "key"), eff = str(to, "effect");
-      if ((k == key || (k.empty() && str(to, "operator") == "Exists")) && (eff.empty() || eff == "NoExecute"))
+      std::string_view k = str_view(to, "key"), eff = str_view(to, "effect");
+      if ((k == key || (k.empty() && str_view(to, "operator") == "Exists")) && (eff.empty() || eff == "NoExecute"))
         has = true;
     }
-    if (!has)
-      tols.push_back(json::object{{"key", key}, {"operator", "Exists"}, {"effect", "NoExecute"},
-                                  {"tolerationSeconds", 300}});
+    if (has) continue;
+    json::object tol(4);  // built in place: an initializer list would build each member twice
+    tol.emplace("key", key);
+    tol.emplace("operator", "Exists");
+    tol.emplace("effect", "NoExecute");
+    tol.emplace("tolerationSeconds", 300);
+    tols.emplace_back(std::move(tol));
   }
 }
 

@@ -87,9 +87,11 @@ Response Api::Impl::binding(const ResourceInfo& r, const std::string& ns, const 
     return error_response(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
   auto* target = obj_at(b, "target");
   std::string node = target ? str(*target, "name") : "";
-  ResourceInfo binding_info = r;
-  binding_info.kind = "Binding";
-  if (node.empty()) return error_response(invalid(binding_info, name, {Cause{"FieldValueRequired", "Required value", "target.name"}}));
+  if (node.empty()) {
+    ResourceInfo binding_info = r;
+    binding_info.kind = "Binding";
+    return error_response(invalid(binding_info, name, {Cause{"FieldValueRequired", "Required value", "target.name"}}));
+  }
   std::string want_uid = meta_str(b, "uid");
   json::object annotations;
   if (auto* m = obj_at(b, "metadata"))
@@ -114,7 +116,11 @@ Response Api::Impl::binding(const ResourceInfo& r, const std::string& ns, const 
                                           !spec->at("schedulingGates").get_array().empty())
                                         return conflict("pods/binding", r, name,
                                                         "pod " + name + " has non-empty .spec.schedulingGates");
-                                      next = cur;
+                                      // The pod moves into `next` (no copy of its tree); `cur` keeps
+                                      // the metadata that finish_update checks the result against.
+                                      json::object kept{{"metadata", cm}};
+                                      next = std::move(cur);
+                                      cur = std::move(kept);
                                       next["spec"].get_object()["nodeName"] = node;
                                       if (!annotations.empty()) {
                                         auto& a = meta_of(next)["annotations"];
@@ -125,20 +131,16 @@ Response Api::Impl::binding(const ResourceInfo& r, const std::string& ns, const 
                                       if (!st.is_object()) st = json::object();
                                       auto& conds = st.get_object()["conditions"];
                                       if (!conds.is_array()) conds = json::array();
-                                      json::array out;
                                       json::object c{{"type", "PodScheduled"}, {"status", "True"}, {"lastProbeTime", nullptr},
                                                      {"lastTransitionTime", now_ts()}};
                                       bool placed = false;
                                       for (auto& x : conds.get_array()) {
                                         if (x.is_object() && str(x.get_object(), "type") == "PodScheduled") {
-                                          out.push_back(c);
+                                          x = c;
                                           placed = true;
-                                        } else {
-                                          out.push_back(x);
                                         }
                                       }
-                                      if (!placed) out.push_back(c);
-                                      conds = std::move(out);
+                                      if (!placed) conds.get_array().emplace_back(std::move(c));
                                       meta_of(next).erase("resourceVersion");
                                       return std::nullopt;
                                     },

@@ -203,21 +203,23 @@ struct Walker {
           if (!walk(kv.value(), *s.elem)) return false;
         return true;
       }
-      case Shape::Kind::Struct: {
-        if (!v.is_object()) return fail(v, s);
-        const std::string* saved_struct = struct_name;
-        for (const auto& kv : v.get_object()) {
-          auto it = s.fields.find(std::string_view(kv.key()));
-          if (it == s.fields.end()) continue;  // not modelled: kept as sent
-          struct_name = &s.struct_name;
-          path.push_back(kv.key());
-          if (!walk(kv.value(), *it->second)) return false;
-          path.pop_back();
-        }
-        struct_name = saved_struct;
-        return true;
-      }
+      case Shape::Kind::Struct:
+        return v.is_object() ? walk_struct(v.get_object(), s) : fail(v, s);
     }
+    return true;
+  }
+
+  bool walk_struct(const json::object& o, const Shape& s) {
+    const std::string* saved_struct = struct_name;
+    for (const auto& kv : o) {
+      auto it = s.fields.find(std::string_view(kv.key()));
+      if (it == s.fields.end()) continue;  // not modelled: kept as sent
+      struct_name = &s.struct_name;
+      path.push_back(kv.key());
+      if (!walk(kv.value(), *it->second)) return false;
+      path.pop_back();
+    }
+    struct_name = saved_struct;
     return true;
   }
 };
@@ -228,7 +230,8 @@ std::optional<std::string> check_field_types(const ResourceInfo& r, const json::
   const Shape* s = shapes().of_kind(r);
   if (!s) return std::nullopt;
   Walker w;
-  if (w.walk(obj, *s)) return std::nullopt;
+  // The root is walked as the object it is (a json::value made from it would copy the whole tree).
+  if (s->kind == Shape::Kind::Struct ? w.walk_struct(obj, *s) : w.walk(json::value(obj), *s)) return std::nullopt;
   return w.error;
 }
 

@@ -211,6 +211,35 @@ TEST_F(ApiTest, BindingSubresource) {
   EXPECT_EQ(put.status, 405);
 }
 
+// A binding changes nodeName and the PodScheduled condition (replaced where it was, the others
+// kept) and nothing else of the pod: its metadata stays as stored, with a new resourceVersion.
+TEST_F(ApiTest, BindingKeepsTheRestOfThePod) {
+  ASSERT_EQ(create_pod("db").status, 201);
+  auto st = call("PATCH", "/api/v1/namespaces/default/pods/db/status",
+                 R"({"status":{"conditions":[{"type":"Custom","status":"True"},{"type":"PodScheduled","status":"False","reason":"Unschedulable"}]}})",
+                 "application/strategic-merge-patch+json");
+  ASSERT_EQ(st.status, 200) << st.body;
+  auto before = parse(call("GET", "/api/v1/namespaces/default/pods/db"));
+  auto r = call("POST", "/api/v1/namespaces/default/pods/db/binding",
+                R"({"metadata":{"name":"db","annotations":{"bound-by":"test"}},"target":{"kind":"Node","name":"n2"}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  auto after = parse(call("GET", "/api/v1/namespaces/default/pods/db"));
+  auto& bm = before["metadata"].as_object();
+  auto& am = after["metadata"].as_object();
+  for (const char* k : {"name", "namespace", "uid", "creationTimestamp", "labels"}) EXPECT_EQ(am[k], bm[k]) << k;
+  EXPECT_NE(am["resourceVersion"], bm["resourceVersion"]);
+  EXPECT_EQ(am["annotations"].as_object()["bound-by"], "test");
+  EXPECT_EQ(after["spec"].as_object()["nodeName"], "n2");
+  after["spec"].as_object().erase("nodeName");
+  EXPECT_EQ(after["spec"], before["spec"]);
+  auto conds = after["status"].as_object()["conditions"].as_array();
+  ASSERT_EQ(conds.size(), 2u);
+  EXPECT_EQ(conds[0].as_object()["type"], "Custom");
+  EXPECT_EQ(conds[1].as_object()["type"], "PodScheduled");
+  EXPECT_EQ(conds[1].as_object()["status"], "True");
+  EXPECT_FALSE(conds[1].as_object().contains("reason"));
+}
+
 TEST_F(ApiTest, ListSelectorsAndResourceVersionRules) {
   ASSERT_EQ(create_pod("a").status, 201);
   ASSERT_EQ(create_pod("b").status, 201);
