@@ -144,17 +144,29 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     }
     log::V(4).info("HTTP", {{"verb", r.method}, {"URI", std::string(target)}, {"status", resp.status}});
     if (resp.watcher) return start_watch(std::move(resp));
-    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(resp.status), 11);
-    res->set(http::field::content_type, resp.content_type);
-    res->set(http::field::cache_control, "no-cache, private");
-    for (const auto& [k, v] : resp.headers) res->set(k, v);
-    res->body() = std::move(resp.body);
-    res->keep_alive(keep_alive_);
-    res->prepare_payload();
-    http::async_write(stream_, *res, [self = this->shared_from_this(), res](beast::error_code ec, std::size_t) {
+    format_response(resp);
+    net::async_write(stream_, net::buffer(out_), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec || !self->keep_alive_) return self->close();
       self->read();
     });
+  }
+
+  // The response as it goes on the wire, status line to body, in the session's reused buffer: one
+  // buffer is one TLS record and one send, with no header container or serializer per response.
+  // Handlers set no header twice, nor one of those written here.
+  void format_response(const Response& resp) {
+    auto status = static_cast<http::status>(resp.status);
+    out_.clear();
+    out_.append("HTTP/1.1 ").append(std::to_string(resp.status)).append(" ");
+    out_.append(http::obsolete_reason(status)).append("\r\nContent-Type: ").append(resp.content_type);
+    out_.append("\r\nCache-Control: no-cache, private\r\n");
+    for (const auto& [k, v] : resp.headers) out_.append(k).append(": ").append(v).append("\r\n");
+    // No body, and no length, where HTTP forbids one (1xx, 204, 304).
+    bool bodyless = resp.status / 100 == 1 || resp.status == 204 || resp.status == 304;
+    if (!bodyless) out_.append("Content-Length: ").append(std::to_string(resp.body.size())).append("\r\n");
+    if (!keep_alive_) out_.append("Connection: close\r\n");
+    out_.append("\r\n");
+    if (!bodyless) out_.append(resp.body);
   }
 
   // ------------------------------------------------------------------ watch streaming
@@ -320,7 +332,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   bool writing_ = false;
   bool finishing_ = false;
   bool client_gone_ = false;
-  std::string out_;  // the chunk being written; keeps its capacity between writes
+  std::string out_;  // the response or watch chunk being written; keeps its capacity between writes
   std::shared_ptr<std::atomic<bool>> wake_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<http::response<http::empty_body>> header_;
   std::shared_ptr<http::response_serializer<http::empty_body>> serializer_;

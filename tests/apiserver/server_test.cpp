@@ -39,13 +39,23 @@ class TlsClient {
     return res;
   }
   void send(http::verb v, const std::string& target, const std::string& token, const std::string& body = "") {
+    http::write(stream_, make(v, target, token, body));
+  }
+  static http::request<http::string_body> make(http::verb v, const std::string& target, const std::string& token,
+                                                const std::string& body = "") {
     http::request<http::string_body> req{v, target, 11};
     req.set(http::field::host, "127.0.0.1");
     if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
     if (!body.empty()) req.set(http::field::content_type, "application/json");
     req.body() = body;
     req.prepare_payload();
+    return req;
+  }
+  http::response<http::string_body> request(const http::request<http::string_body>& req) {
     http::write(stream_, req);
+    http::response<http::string_body> res;
+    http::read(stream_, buf_, res);
+    return res;
   }
   beast::ssl_stream<beast::tcp_stream>& stream() { return stream_; }
   beast::flat_buffer& buffer() { return buf_; }
@@ -112,6 +122,43 @@ TEST(Server, TlsTokensWatchAndCleanStop) {
   beast::error_code ec;
   http::read(w.stream(), w.buffer(), p, ec);
   EXPECT_TRUE(p.is_done()) << ec.message();
+}
+
+// Responses carry their length, type and caching headers; a keep-alive connection serves request
+// after request, and one the client closes gets "Connection: close" and is closed after the response.
+TEST(Server, ResponsesAreFramedForKeepAliveAndClose) {
+  Options o;
+  Server s(o);
+  ASSERT_TRUE(s.start());
+  TlsClient c(s);
+  for (int i = 0; i < 3; ++i) {
+    auto v = c.request(http::verb::get, "/version", s.admin_token());
+    EXPECT_EQ(v.result_int(), 200);
+    EXPECT_EQ(v.version(), 11);
+    EXPECT_EQ(v.reason(), "OK");
+    EXPECT_TRUE(v.keep_alive());
+    EXPECT_EQ(v[http::field::content_type], "application/json");
+    EXPECT_EQ(v[http::field::cache_control], "no-cache, private");
+    EXPECT_EQ(v[http::field::content_length], std::to_string(v.body().size()));
+    EXPECT_NE(v.body().find("\"gitVersion\""), std::string::npos);
+  }
+  auto missing = c.request(http::verb::get, "/api/v1/namespaces/default/configmaps/nope", s.admin_token());
+  EXPECT_EQ(missing.result_int(), 404);
+  EXPECT_EQ(missing.reason(), "Not Found");
+  EXPECT_NE(missing.body().find("\"reason\":\"NotFound\""), std::string::npos);
+  auto api = c.request(http::verb::get, "/api", s.admin_token());
+  EXPECT_EQ(api[http::field::vary], "Accept");
+
+  auto last = TlsClient::make(http::verb::get, "/version", s.admin_token());
+  last.keep_alive(false);
+  auto r = c.request(last);
+  EXPECT_EQ(r.result_int(), 200);
+  EXPECT_FALSE(r.keep_alive());
+  EXPECT_EQ(r[http::field::connection], "close");
+  http::response<http::string_body> after;
+  beast::error_code ec;
+  http::read(c.stream(), c.buffer(), after, ec);
+  EXPECT_TRUE(ec) << "the server kept the connection open";
 }
 
 TEST(Server, BadListenAddressIsAnError) {
