@@ -225,12 +225,12 @@ struct Connection {
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     io_timeout = t;
   }
-  template <class Message>
-  void write(const Message& m, boost::system::error_code& ec) {
+  // Sends a whole request as formatted by Transport::Impl::wire: one buffer is one TLS record.
+  void write(std::string_view wire, boost::system::error_code& ec) {
     if (tls)
-      http::write(*tls, m, ec);
+      asio::write(*tls, asio::buffer(wire.data(), wire.size()), ec);
     else
-      http::write(*plain, m, ec);
+      asio::write(*plain, asio::buffer(wire.data(), wire.size()), ec);
   }
   template <class Parser>
   void read(Parser& p, boost::system::error_code& ec) {
@@ -384,23 +384,31 @@ struct Transport::Impl {
     if (idle.size() < 32) idle.push_back(std::move(c));
   }
 
-  http::request<http::string_body> build(const HttpRequest& r) {
-    http::request<http::string_body> req;
-    req.version(11);
-    req.method_string(r.method);
-    req.target(r.target);
-    req.set(http::field::host, host_header);
-    req.set(http::field::user_agent, cfg.user_agent.empty() ? default_user_agent() : cfg.user_agent);
-    if (!r.accept.empty()) req.set(http::field::accept, r.accept);
-    if (auto tok = token(); !tok.empty()) req.set(http::field::authorization, "Bearer " + tok);
-    for (const auto& [k, v] : r.headers) req.set(k, v);
-    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
-      req.set(http::field::content_type, r.content_type.empty() ? "application/json" : r.content_type);
-      req.body() = r.body;
-      req.prepare_payload();
+  // The request as it goes on the wire, request line to body, in one buffer (no header container
+  // or serializer per request). The caller's headers replace ours of the same name.
+  std::string wire(const HttpRequest& r, bool accept_gzip) {
+    std::string w;
+    w.reserve(384 + r.target.size() + r.body.size());
+    w.append(r.method).append(" ").append(r.target).append(" HTTP/1.1\r\n");
+    auto add = [&](std::string_view k, std::string_view v1, std::string_view v2 = {}) {
+      for (const auto& h : r.headers)
+        if (iequals(h.first, k)) return;
+      w.append(k).append(": ").append(v1).append(v2).append("\r\n");
+    };
+    add("Host", host_header);
+    add("User-Agent", cfg.user_agent.empty() ? default_user_agent() : cfg.user_agent);
+    if (!r.accept.empty()) add("Accept", r.accept);
+    if (accept_gzip) add("Accept-Encoding", "gzip");
+    if (auto tok = token(); !tok.empty()) add("Authorization", "Bearer ", tok);
+    bool has_body = !r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH";
+    if (has_body) {
+      add("Content-Type", r.content_type.empty() ? "application/json" : r.content_type);
+      add("Content-Length", std::to_string(r.body.size()));
     }
-    req.keep_alive(true);
-    return req;
+    for (const auto& [k, v] : r.headers) w.append(k).append(": ").append(v).append("\r\n");
+    w.append("\r\n");
+    if (has_body) w.append(r.body);
+    return w;
   }
 
   // The bearer token; with a token file (projected service account tokens rotate) it is re-read
@@ -432,8 +440,8 @@ struct Transport::Impl {
   }
 
   // One attempt on one connection. `sent` reports whether the request reached the wire fully.
-  Result<HttpResponse> attempt(Connection& c, const http::request<http::string_body>& req,
-                               std::chrono::milliseconds timeout, bool& sent, bool& keep) {
+  Result<HttpResponse> attempt(Connection& c, const std::string& req, std::chrono::milliseconds timeout, bool& sent,
+                               bool& keep) {
     boost::system::error_code ec;
     sent = false;
     c.set_io_timeout(timeout);
@@ -465,8 +473,7 @@ struct Transport::Impl {
   }
 
   Result<HttpResponse> round_trip(const HttpRequest& r) {
-    auto req = build(r);
-    req.set(http::field::accept_encoding, "gzip");
+    const std::string req = wire(r, /*accept_gzip=*/true);
     auto timeout = timeout_for(r);
     int server_retries = 0, conn_retries = 0;
     auto backoff = std::chrono::milliseconds(100);
@@ -615,7 +622,7 @@ Result<HttpResponse> Transport::round_trip(const HttpRequest& req) { return impl
 
 Result<std::unique_ptr<ResponseStream>> Transport::open_stream(const HttpRequest& r) {
   auto& I = *impl_;
-  auto req = I.build(r);
+  const std::string req = I.wire(r, /*accept_gzip=*/false);
   auto timeout = I.timeout_for(r);
   for (int attempt = 0;; ++attempt) {
     I.throttle();

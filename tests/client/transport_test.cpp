@@ -3,6 +3,9 @@
 
 #include <atomic>
 #include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -225,4 +228,101 @@ TEST(Transport, StopWakesAStreamReaderBlockedInRecv) {
   reader.join();
   EXPECT_FALSE(more);
   EXPECT_TRUE((*s)->stopped());
+}
+
+namespace {
+
+// Answers each request on one connection with 200 and records what arrived, parsed by Beast.
+class RecordingServer {
+ public:
+  explicit RecordingServer(int requests) {
+    acceptor_.open(boost::asio::ip::tcp::v4());
+    acceptor_.bind({boost::asio::ip::make_address("127.0.0.1"), 0});
+    acceptor_.listen();
+    thread_ = std::thread([this, requests] {
+      boost::system::error_code ec;
+      boost::asio::ip::tcp::socket s(ioc_);
+      acceptor_.accept(s, ec);
+      boost::beast::flat_buffer buf;
+      for (int i = 0; i < requests && !ec; ++i) {
+        boost::beast::http::request<boost::beast::http::string_body> req;
+        boost::beast::http::read(s, buf, req, ec);
+        if (ec) return;
+        received.push_back(req);
+        boost::asio::write(s, boost::asio::buffer(std::string_view("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")),
+                           ec);
+      }
+    });
+  }
+  ~RecordingServer() {
+    // A test that failed before connecting leaves the thread in accept: wake it. (One that
+    // connected closes its connection first, which ends the thread's read.)
+    ::shutdown(acceptor_.native_handle(), SHUT_RDWR);
+    join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()); }
+  // Waits for the server to have read its requests (or failed), then gives what it read.
+  const std::vector<boost::beast::http::request<boost::beast::http::string_body>>& join() {
+    if (thread_.joinable()) thread_.join();
+    return received;
+  }
+
+ private:
+  std::vector<boost::beast::http::request<boost::beast::http::string_body>> received;
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_{ioc_};
+  std::thread thread_;
+};
+
+}  // namespace
+
+// What a request puts on the wire: the request line, Host, User-Agent, Accept, gzip, the bearer
+// token, the body with its type and length; a caller's header replaces ours of the same name.
+TEST(Transport, RequestsCarryTheirHeadersAndBody) {
+  auto server = std::make_unique<RecordingServer>(2);
+  RestConfig c;
+  c.host = server->url();
+  c.bearer_token = "tok-123";
+  c.user_agent = "ksched-test/1.0";
+  auto t = Transport::create(c);
+  ASSERT_TRUE(t.ok());
+  HttpRequest post;
+  post.method = "POST";
+  post.target = "/api/v1/namespaces/ns/pods?fieldManager=x";
+  post.body = R"({"kind":"Pod"})";
+  auto r = (*t)->round_trip(post);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "{}");
+  HttpRequest get;
+  get.target = "/api/v1/nodes";
+  get.accept = "application/yaml";
+  get.headers = {{"user-agent", "override/2"}};
+  ASSERT_TRUE((*t)->round_trip(get).ok());
+  const auto& got = server->join();
+  ASSERT_EQ(got.size(), 2u);
+
+  namespace http = boost::beast::http;
+  const auto& p = got[0];
+  EXPECT_EQ(p.method(), http::verb::post);
+  EXPECT_EQ(p.target(), "/api/v1/namespaces/ns/pods?fieldManager=x");
+  EXPECT_EQ(p.version(), 11);
+  EXPECT_TRUE(p.keep_alive());
+  EXPECT_EQ(p[http::field::host], "127.0.0.1:" + server->url().substr(server->url().rfind(':') + 1));
+  EXPECT_EQ(p[http::field::user_agent], "ksched-test/1.0");
+  EXPECT_EQ(p[http::field::accept], "application/json");
+  EXPECT_EQ(p[http::field::accept_encoding], "gzip");
+  EXPECT_EQ(p[http::field::authorization], "Bearer tok-123");
+  EXPECT_EQ(p[http::field::content_type], "application/json");
+  EXPECT_EQ(p[http::field::content_length], std::to_string(post.body.size()));
+  EXPECT_EQ(p.body(), post.body);
+
+  const auto& g = got[1];
+  EXPECT_EQ(g.method(), http::verb::get);
+  EXPECT_EQ(g[http::field::accept], "application/yaml");
+  EXPECT_EQ(g.count(http::field::user_agent), 1u);
+  EXPECT_EQ(g[http::field::user_agent], "override/2");
+  EXPECT_EQ(g.count(http::field::content_length), 0u);
+  EXPECT_EQ(g.count(http::field::content_type), 0u);
+  EXPECT_TRUE(g.body().empty());
 }
