@@ -142,7 +142,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     } else {
       resp = srv_.api.handle(r);
     }
-    log::V(4).info("HTTP", {{"verb", r.method}, {"URI", std::string(target)}, {"status", resp.status}});
+    if (auto v = log::V(4); v.enabled()) v.info("HTTP", {{"verb", r.method}, {"URI", std::string(target)}, {"status", resp.status}});
     if (resp.watcher) return start_watch(std::move(resp));
     format_response(resp);
     net::async_write(stream_, net::buffer(out_), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
