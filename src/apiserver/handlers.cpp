@@ -247,6 +247,7 @@ Response Api::Impl::route(const Request& req) {
     return json_response(200, doc);
   }
   std::vector<std::string> seg;
+  seg.reserve(8);  // /apis/group/version/namespaces/ns/resource/name/subresource
   {
     std::string_view p = path;
     while (!p.empty()) {
@@ -276,9 +277,15 @@ Response Api::Impl::route(const Request& req) {
       if (g.empty()) return plain(404, "404 page not found\n");
       return json_response(200, g);
     }
-    std::string rl = discovery_resource_list(seg[1], seg[2]);
-    if (rl.empty()) return plain(404, "404 page not found\n");
-    if (seg.size() == 3) return json_response(200, rl);
+    if (seg.size() == 3) {
+      std::string rl = discovery_resource_list(seg[1], seg[2]);
+      if (rl.empty()) return plain(404, "404 page not found\n");
+      return json_response(200, rl);
+    }
+    // A request under a group version only needs to know that it is served.
+    bool served = false;
+    for (const auto& r : all_resources()) served = served || (r.group == seg[1] && r.version == seg[2]);
+    if (!served) return plain(404, "404 page not found\n");
     group = seg[1];
     version = seg[2];
     rest = 3;

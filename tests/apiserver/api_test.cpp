@@ -85,6 +85,22 @@ TEST_F(ApiTest, CreateErrorsMatchUpstream) {
   EXPECT_EQ(message(mismatch), "the namespace of the provided object does not match the namespace sent on the request");
 }
 
+// Paths outside the served group versions are plain 404s, as upstream's mux answers them; under a
+// served one, the resource decides.
+TEST_F(ApiTest, UnservedGroupVersionsAreNotFound) {
+  for (const char* p : {"/apis/nope.io/v1", "/apis/nope.io/v1/things", "/apis/apps/v9/deployments",
+                        "/apis/events.k8s.io/v1beta9/namespaces/default/events", "/api/v2/pods", "/nothing"}) {
+    auto r = call("GET", p);
+    EXPECT_EQ(r.status, 404) << p;
+    EXPECT_EQ(r.body, "404 page not found\n") << p;
+  }
+  EXPECT_EQ(call("GET", "/apis/apps/v1").status, 200);
+  EXPECT_EQ(call("GET", "/apis/apps/v1/namespaces/default/deployments").status, 200);
+  EXPECT_EQ(call("GET", "/apis/events.k8s.io/v1/namespaces/default/events").status, 200);
+  auto unknown = call("GET", "/apis/apps/v1/things");
+  EXPECT_EQ(unknown.status, 404);
+}
+
 TEST_F(ApiTest, GenerateName) {
   auto r = call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"generateName":"cfg-"}})");
   ASSERT_EQ(r.status, 201);
