@@ -282,10 +282,7 @@ Response Api::Impl::route(const Request& req) {
       if (rl.empty()) return plain(404, "404 page not found\n");
       return json_response(200, rl);
     }
-    // A request under a group version only needs to know that it is served.
-    bool served = false;
-    for (const auto& r : all_resources()) served = served || (r.group == seg[1] && r.version == seg[2]);
-    if (!served) return plain(404, "404 page not found\n");
+    if (!serves_group_version(seg[1], seg[2])) return plain(404, "404 page not found\n");
     group = seg[1];
     version = seg[2];
     rest = 3;

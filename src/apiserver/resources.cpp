@@ -107,16 +107,15 @@ std::vector<ResourceInfo> build() {
   return v;
 }
 
-const json::value* value_at(const json::object& o, std::string_view path) {
+// The value at `path` (object keys from the root), or null.
+const json::value* value_at(const json::object& o, const std::vector<std::string>& path) {
   const json::object* cur = &o;
-  while (true) {
-    auto dot = path.find('.');
-    auto it = cur->find(path.substr(0, dot));
+  for (std::size_t i = 0;; ++i) {
+    auto it = cur->find(path[i]);
     if (it == cur->end()) return nullptr;
-    if (dot == std::string_view::npos) return &it->value();
+    if (i + 1 == path.size()) return &it->value();
     if (!it->value().is_object()) return nullptr;
     cur = &it->value().get_object();
-    path = path.substr(dot + 1);
   }
 }
 
@@ -144,6 +143,12 @@ const ResourceInfo* find_resource(std::string_view group, std::string_view versi
   return nullptr;
 }
 
+bool serves_group_version(std::string_view group, std::string_view version) {
+  for (const auto& r : all_resources())
+    if (r.group == group && r.version == version) return true;
+  return false;
+}
+
 const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_view kind) {
   for (const auto& r : all_resources())
     if (r.group == group && r.kind == kind) return &r;
@@ -163,7 +168,8 @@ std::vector<std::string> api_groups() {
 
 Pairs extract_labels(const json::object& obj) {
   Pairs p;
-  const json::value* l = value_at(obj, "metadata.labels");
+  static const std::vector<std::string> kLabels{"metadata", "labels"};
+  const json::value* l = value_at(obj, kLabels);
   if (l && l->is_object()) {
     for (const auto& kv : l->get_object())
       if (kv.value().is_string()) p.set(std::string(kv.key()), std::string(kv.value().get_string()));
@@ -215,17 +221,6 @@ const FieldPlan& field_plan(const ResourceInfo& r) {
     return v;
   }();
   return plans[static_cast<std::size_t>(r.id)];
-}
-
-const json::value* value_at(const json::object& o, const std::vector<std::string>& path) {
-  const json::object* cur = &o;
-  for (std::size_t i = 0;; ++i) {
-    auto it = cur->find(path[i]);
-    if (it == cur->end()) return nullptr;
-    if (i + 1 == path.size()) return &it->value();
-    if (!it->value().is_object()) return nullptr;
-    cur = &it->value().get_object();
-  }
 }
 
 }  // namespace

@@ -36,6 +36,8 @@ struct ResourceInfo {
 
 const std::vector<ResourceInfo>& all_resources();
 const ResourceInfo* find_resource(std::string_view group, std::string_view version, std::string_view plural);
+// Whether any resource is served under this group version (a request below it is routed).
+bool serves_group_version(std::string_view group, std::string_view version);
 const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_view kind);
 const ResourceInfo& resource_by_id(int id);
 // Group names (non-core) in discovery order.
