@@ -146,10 +146,33 @@ class BlockingSocket {
   template <class MutableBufferSequence>
   std::size_t read_some(const MutableBufferSequence& buffers, boost::system::error_code& ec) {
     asio::mutable_buffer b = first_nonempty(asio::buffer_sequence_begin(buffers), asio::buffer_sequence_end(buffers));
+    return io(b.size(), ec, [&] { return ::recv(sock_.native_handle(), b.data(), b.size(), 0); });
+  }
+  template <class MutableBufferSequence>
+  std::size_t read_some(const MutableBufferSequence& buffers) {
+    boost::system::error_code ec;
+    return or_throw(read_some(buffers, ec), ec);
+  }
+  template <class ConstBufferSequence>
+  std::size_t write_some(const ConstBufferSequence& buffers, boost::system::error_code& ec) {
+    asio::const_buffer b = first_nonempty(asio::buffer_sequence_begin(buffers), asio::buffer_sequence_end(buffers));
+    return io(b.size(), ec, [&] { return ::send(sock_.native_handle(), b.data(), b.size(), MSG_NOSIGNAL); });
+  }
+  template <class ConstBufferSequence>
+  std::size_t write_some(const ConstBufferSequence& buffers) {
+    boost::system::error_code ec;
+    return or_throw(write_some(buffers, ec), ec);
+  }
+
+ private:
+  // One recv or send of `size` > 0 bytes, retried on EINTR; 0 bytes received is the peer's EOF
+  // (send never returns 0 for a non-empty buffer).
+  template <class Syscall>
+  static std::size_t io(std::size_t size, boost::system::error_code& ec, Syscall call) {
     ec = {};
-    if (b.size() == 0) return 0;
+    if (size == 0) return 0;
     for (;;) {
-      ssize_t n = ::recv(sock_.native_handle(), b.data(), b.size(), 0);
+      ssize_t n = call();
       if (n > 0) return static_cast<std::size_t>(n);
       if (n == 0) {
         ec = asio::error::eof;
@@ -160,35 +183,10 @@ class BlockingSocket {
       return 0;
     }
   }
-  template <class MutableBufferSequence>
-  std::size_t read_some(const MutableBufferSequence& buffers) {
-    boost::system::error_code ec;
-    auto n = read_some(buffers, ec);
+  static std::size_t or_throw(std::size_t n, const boost::system::error_code& ec) {
     if (ec) throw boost::system::system_error(ec);
     return n;
   }
-  template <class ConstBufferSequence>
-  std::size_t write_some(const ConstBufferSequence& buffers, boost::system::error_code& ec) {
-    asio::const_buffer b = first_nonempty(asio::buffer_sequence_begin(buffers), asio::buffer_sequence_end(buffers));
-    ec = {};
-    if (b.size() == 0) return 0;
-    for (;;) {
-      ssize_t n = ::send(sock_.native_handle(), b.data(), b.size(), MSG_NOSIGNAL);
-      if (n >= 0) return static_cast<std::size_t>(n);
-      if (errno == EINTR) continue;
-      ec = failure(errno);
-      return 0;
-    }
-  }
-  template <class ConstBufferSequence>
-  std::size_t write_some(const ConstBufferSequence& buffers) {
-    boost::system::error_code ec;
-    auto n = write_some(buffers, ec);
-    if (ec) throw boost::system::system_error(ec);
-    return n;
-  }
-
- private:
   template <class It>
   static auto first_nonempty(It it, It end) -> std::decay_t<decltype(*it)> {
     for (; it != end; ++it)
