@@ -98,7 +98,15 @@ StatusError StatusError::from_response(int status, std::string_view body, int re
   // A Status without a reason takes it from its own code, which may differ from the HTTP status.
   if (e.reason.empty()) e.reason = reason_for_code(e.code);
   if (e.message.empty()) {
-    std::string b(body.substr(0, 512));
+    // At most 512 bytes of the body, cut between characters and with invalid bytes replaced, so
+    // that the message is valid UTF-8 and reads back unchanged from the Status we encode.
+    std::size_t cut = 0;
+    while (cut < body.size()) {
+      std::size_t n = std::max<std::size_t>(util::utf8_sequence_length(body, cut), 1);
+      if (cut + n > 512) break;
+      cut += n;
+    }
+    std::string b = util::to_valid_utf8(body.substr(0, cut));
     while (!b.empty() && std::isspace(static_cast<unsigned char>(b.back()))) b.pop_back();
     e.message = "the server responded with status " + std::to_string(status) + (b.empty() ? "" : ": " + b);
   }

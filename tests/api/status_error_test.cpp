@@ -88,5 +88,27 @@ TEST(StatusError, InvalidUtf8InAMessageIsReplacedOnTheWire) {
   EXPECT_EQ(read.message, "bad name \xEF\xBF\xBD");
 }
 
+// A plain body's first 512 bytes become the message: a character the limit would split is left
+// out whole and invalid bytes are replaced, so the message survives our own encoding (the fuzzer
+// found a two-byte character at bytes 511-512 that did not).
+TEST(StatusError, PlainBodyMessageIsCutBetweenCharacters) {
+  std::string body(511, 'a');
+  body += "\xDD\x9C";  // U+075C, bytes 511 and 512
+  body += "tail";
+  auto e = StatusError::from_response(500, body);
+  EXPECT_EQ(e.message, "the server responded with status 500: " + std::string(511, 'a'));
+  auto read = StatusError::from_response(500, e.to_json());
+  EXPECT_TRUE(read.from_status);
+  EXPECT_EQ(read.message, e.message);
+  auto bad = StatusError::from_response(500, "x\xFFy");
+  EXPECT_EQ(bad.message, "the server responded with status 500: x\xEF\xBF\xBDy");
+  // A Status without a message falls back the same way, and reads back unchanged.
+  std::string status = R"({"kind":"Status","details":{"name":")" + std::string(480, 'n') + "\xDD\x9C" + R"("}})";
+  auto s = StatusError::from_response(400, status);
+  ASSERT_TRUE(s.from_status);
+  auto again = StatusError::from_response(s.code, s.to_json());
+  EXPECT_EQ(again.message, s.message);
+}
+
 }  // namespace
 }  // namespace ksched::api
