@@ -228,6 +228,72 @@ TEST(Cache, SnapshotIncrementalUpdatesKeepIdentity) {
   EXPECT_EQ(s.list()[2]->name(), "a2");
 }
 
+TEST(Cache, SnapshotTellsWhichNodesChangedSinceAVersion) {
+  Cache c;
+  c.add_node(node("a1", "a"));
+  c.add_node(node("b1", "b"));
+  c.add_node(node("a2", "a"));
+  Snapshot s;
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  const auto v0 = s.version();
+  std::vector<const framework::NodeInfo*> changed;
+  ASSERT_TRUE(s.changed_since(v0, changed));
+  EXPECT_TRUE(changed.empty());
+
+  // Pods only: each update is a step; a version answers with every node changed since.
+  auto p1 = MakePod().Name("p1").UID("u1").Node("a1").Req({{"cpu", "1"}}).Ptr();
+  ASSERT_TRUE(c.add_pod(p1).ok());
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  const auto v1 = s.version();
+  EXPECT_NE(v1, v0);
+  ASSERT_TRUE(s.changed_since(v0, changed));
+  EXPECT_EQ(changed, (std::vector<const framework::NodeInfo*>{s.get("a1").get()}));
+  ASSERT_TRUE(c.add_pod(MakePod().Name("p2").UID("u2").Node("b1").Ptr()).ok());
+  ASSERT_TRUE(c.remove_pod(*p1).ok());
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  ASSERT_TRUE(s.changed_since(v1, changed));
+  std::vector<const framework::NodeInfo*> want{s.get("a1").get(), s.get("b1").get()};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(changed, want);
+  ASSERT_TRUE(s.changed_since(v0, changed));
+  EXPECT_EQ(changed, want);  // a1 once, though it changed in both steps
+
+  // Another snapshot's version, or one it never had, is not answered.
+  Snapshot other;
+  ASSERT_TRUE(c.update_snapshot(other).ok());
+  EXPECT_FALSE(s.changed_since(other.version(), changed));
+  EXPECT_FALSE(s.changed_since({v0.lister, s.version().generation + 1}, changed));
+  EXPECT_FALSE(s.changed_since({v0.lister, v0.generation - 1}, changed));
+
+  // A structural change (a node added) forgets every earlier version.
+  const auto before_node = s.version();
+  c.add_node(node("c1", "c"));
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  EXPECT_FALSE(s.changed_since(before_node, changed));
+  EXPECT_FALSE(s.changed_since(v0, changed));
+  ASSERT_TRUE(s.changed_since(s.version(), changed));
+  EXPECT_TRUE(changed.empty());
+
+  // So does a node object replaced (its labels may have changed).
+  const auto before_replace = s.version();
+  auto old_c1 = s.get("c1")->node_ptr();
+  c.update_node(old_c1, MakeNode().Name("c1").Zone("c").Label("disk", "ssd").Ptr());
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  EXPECT_FALSE(s.changed_since(before_replace, changed));
+
+  // History is bounded: the oldest versions are dropped.
+  const auto start = s.version();
+  for (int i = 0; i < 80; ++i) {
+    ASSERT_TRUE(c.add_pod(MakePod().Name("h" + std::to_string(i)).UID("h" + std::to_string(i)).Node("a2").Ptr()).ok());
+    ASSERT_TRUE(c.update_snapshot(s).ok());
+  }
+  EXPECT_FALSE(s.changed_since(start, changed));
+
+  // A snapshot built from objects keeps no history.
+  Snapshot built({}, {MakeNode().Name("n1").Ptr()});
+  EXPECT_FALSE(built.changed_since(built.version(), changed));
+}
+
 TEST(Cache, SnapshotImageNumNodesCurrentWhenCopied) {
   Cache c;
   c.add_node(MakeNode().Name("n1").Image("img", 10).Ptr());

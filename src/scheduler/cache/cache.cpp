@@ -373,6 +373,7 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
   bool update_all = false, update_affinity = false, update_anti = false, update_pvcs = false;
   bool node_replaced = false;
   s.delta_.updated.clear();
+  const std::int64_t from_generation = s.generation_;
   for (const auto& item : list_) {
     if (item.info->generation <= s.generation_) break;  // the rest were in the last snapshot
     if (!item.info->node()) continue;
@@ -426,6 +427,7 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
   }
   if (update_all || update_affinity || update_anti || update_pvcs) rebuild_snapshot_lists(s, update_all);
   s.delta_.structural = update_all || update_affinity || update_anti || update_pvcs || node_replaced;
+  s.record_step(from_generation);
 
   if (static_cast<int>(s.node_info_list_.size()) != tree_.num_nodes()) {
     std::string msg = "snapshot state is not consistent, length of NodeInfoList=" +
@@ -435,6 +437,8 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
                       ", length of nodes in cache=" + std::to_string(nodes_.size()) + ", trying to recover";
     log::error(msg);
     rebuild_snapshot_lists(s, true);
+    s.delta_.structural = true;
+    s.record_step(from_generation);
     return util::make_error(msg);
   }
   return {};

@@ -1,5 +1,7 @@
 #include "scheduler/cache/snapshot.h"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
 
@@ -38,6 +40,38 @@ Snapshot::Snapshot(const std::vector<framework::PodPtr>& pods, const std::vector
   for (const auto& [_, ni] : node_info_map_) {
     for (const auto& [k, _c] : ni->pvcRefCounts) used_pvc_set_.insert(k);
   }
+}
+
+Snapshot::Snapshot() {
+  static std::atomic<std::uint64_t> next_id{1};
+  id_ = next_id.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Snapshot::record_step(std::int64_t from) {
+  if (delta_.structural) {
+    history_.clear();
+    history_base_ = generation_;
+    return;
+  }
+  if (delta_.updated.empty() || from == generation_) return;
+  history_.push_back(Step{from, generation_, delta_.updated});
+  if (history_.size() > kHistorySteps) {
+    history_.pop_front();
+    history_base_ = history_.front().from;
+  }
+}
+
+bool Snapshot::changed_since(Version v, std::vector<const framework::NodeInfo*>& out) const {
+  out.clear();
+  if (id_ == 0 || v.lister != id_ || v.generation < history_base_ || v.generation > generation_) return false;
+  if (v.generation == generation_) return true;
+  auto it = history_.begin();
+  while (it != history_.end() && it->from != v.generation) ++it;
+  if (it == history_.end()) return false;  // not a version this snapshot had
+  for (; it != history_.end(); ++it) out.insert(out.end(), it->nodes.begin(), it->nodes.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return true;
 }
 
 framework::NodeInfoPtr Snapshot::get(std::string_view node_name) const {

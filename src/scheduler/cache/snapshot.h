@@ -2,6 +2,7 @@
 // backend/cache/snapshot.go). NodeInfo objects keep their identity across incremental updates so
 // the ordered lists need rebuilding only when nodes appear/vanish or affinity/PVC use flips.
 #pragma once
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -16,9 +17,14 @@ class Cache;
 
 class Snapshot final : public framework::NodeInfoLister, public framework::StorageInfoLister {
  public:
-  Snapshot() = default;
-  // Upstream NewSnapshot(pods, nodes): NodeInfos in `nodes` order with images summarised.
+  // A snapshot the Cache keeps up to date: it records which nodes each update changed.
+  Snapshot();
+  // Upstream NewSnapshot(pods, nodes): NodeInfos in `nodes` order with images summarised. It keeps
+  // no history: callers may edit its NodeInfos directly.
   Snapshot(const std::vector<framework::PodPtr>& pods, const std::vector<framework::NodePtr>& nodes);
+  // Versions name one snapshot object's content; a copy would share them.
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
 
   const std::vector<framework::NodeInfoPtr>& list() const override { return node_info_list_; }
   const std::vector<framework::NodeInfoPtr>& have_pods_with_affinity_list() const override {
@@ -31,6 +37,8 @@ class Snapshot final : public framework::NodeInfoLister, public framework::Stora
   bool is_pvc_used_by_pods(std::string_view key) const override;
 
   std::int64_t generation() const { return generation_; }
+  Version version() const override { return {id_, generation_}; }
+  bool changed_since(Version v, std::vector<const framework::NodeInfo*>& out) const override;
 
   // What the last Cache::update_snapshot changed, for opportunistic batching: the NodeInfos it
   // copied (only their pods changed), or `structural` when a node was added, deleted or its Node
@@ -55,6 +63,20 @@ class Snapshot final : public framework::NodeInfoLister, public framework::Stora
   std::unordered_set<std::string, StringHash, std::equal_to<>> used_pvc_set_;
   std::int64_t generation_ = 0;
   Delta delta_;
+
+  // Recorded by Cache::update_snapshot: one step per update that changed pods only, newest last,
+  // at most kHistorySteps. A structural update clears it; versions older than history_base_ are
+  // unknown.
+  static constexpr std::size_t kHistorySteps = 64;
+  struct Step {
+    std::int64_t from = 0;
+    std::int64_t to = 0;
+    std::vector<const framework::NodeInfo*> nodes;
+  };
+  void record_step(std::int64_t from);
+  std::uint64_t id_ = 0;  // 0: no history
+  std::deque<Step> history_;
+  std::int64_t history_base_ = 0;
 };
 
 }  // namespace ksched::scheduler::cache
