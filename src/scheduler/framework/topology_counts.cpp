@@ -1,0 +1,184 @@
+#include "scheduler/framework/topology_counts.h"
+
+#include <algorithm>
+
+namespace ksched::scheduler::framework {
+
+// ---------------------------------------------------------------- TopologyCounts
+
+std::uint32_t TopologyCounts::key_index(std::string_view key) {
+  for (std::size_t i = 0; i < domains_.size(); ++i) {
+    if (domains_[i].key == key) return static_cast<std::uint32_t>(i);
+  }
+  domains_.push_back(Domain{std::string(key), {}, 0});
+  return static_cast<std::uint32_t>(domains_.size() - 1);
+}
+
+const TopologyCounts::Slot* TopologyCounts::find(const Domain& d, std::string_view value, std::size_t hash) {
+  if (d.slots.empty()) return nullptr;
+  const std::size_t mask = d.slots.size() - 1;
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& s = d.slots[i];
+    if (s.value.data() == nullptr) return &s;
+    if (s.hash == hash && s.value == value) return &s;
+  }
+}
+
+void TopologyCounts::grow(Domain& d) {
+  std::vector<Slot> old = std::move(d.slots);
+  d.slots.assign(old.empty() ? 8 : old.size() * 2, Slot{});
+  const std::size_t mask = d.slots.size() - 1;
+  for (const Slot& s : old) {
+    if (s.value.data() == nullptr) continue;
+    std::size_t i = s.hash & mask;
+    while (d.slots[i].value.data() != nullptr) i = (i + 1) & mask;
+    d.slots[i] = s;
+  }
+}
+
+void TopologyCounts::add(std::uint32_t key, std::string_view value, std::int64_t delta) {
+  if (delta == 0) return;
+  Domain& d = domains_[key];
+  // Keep at most half the slots used, so probes stay short and a free slot always ends them.
+  if ((d.used + 1) * 2 > d.slots.size()) grow(d);
+  const std::size_t hash = std::hash<std::string_view>{}(value);
+  Slot& s = const_cast<Slot&>(*find(d, value, hash));
+  if (s.value.data() == nullptr) {
+    // A label value may be empty; a view of it still has a non-null pointer into the label.
+    s.value = value.data() != nullptr ? value : std::string_view("", 0);
+    s.hash = hash;
+    ++d.used;
+  }
+  const bool was_zero = s.count == 0;
+  s.count += delta;
+  if (was_zero) {
+    ++nonzero_;
+  } else if (s.count == 0) {
+    --nonzero_;
+  }
+}
+
+std::int64_t TopologyCounts::get(std::string_view key, std::string_view value) const {
+  for (const Domain& d : domains_) {
+    if (d.key != key) continue;
+    const Slot* s = find(d, value, std::hash<std::string_view>{}(value));
+    return s == nullptr ? 0 : s->count;
+  }
+  return 0;
+}
+
+std::int64_t TopologyCounts::sum_for(const api::StringMap& node_labels) const {
+  std::int64_t sum = 0;
+  for (const Domain& d : domains_) {
+    if (d.used == 0) continue;
+    const std::string* v = node_labels.find(d.key);
+    if (v == nullptr) continue;
+    const Slot* s = find(d, *v, std::hash<std::string_view>{}(*v));
+    if (s != nullptr) sum += s->count;
+  }
+  return sum;
+}
+
+bool TopologyCounts::any_positive_for(const api::StringMap& node_labels) const {
+  for (const Domain& d : domains_) {
+    if (d.used == 0) continue;
+    const std::string* v = node_labels.find(d.key);
+    if (v == nullptr) continue;
+    const Slot* s = find(d, *v, std::hash<std::string_view>{}(*v));
+    if (s != nullptr && s->count > 0) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- TopologyCountsCache
+
+std::shared_ptr<TopologyCounts> TopologyCountsCache::count_all(const std::vector<NodeInfoPtr>& nodes,
+                                                              Parallelizer& parallelizer, const NodeFn& fn,
+                                                              Entry* keep) {
+  const int n = static_cast<int>(nodes.size());
+  std::vector<std::vector<Contribution>> per_node(nodes.size());
+  parallelizer.until(n, [&](int i) { fn(*nodes[i], per_node[i]); });
+  auto counts = std::make_shared<TopologyCounts>();
+  if (keep != nullptr) {
+    keep->rows.assign(nodes.size(), {});
+    keep->where.clear();
+    keep->where.reserve(nodes.size());
+  }
+  // Merged in list order, so the counts do not depend on the parallel schedule.
+  for (std::size_t i = 0; i < per_node.size(); ++i) {
+    for (const Contribution& c : per_node[i]) {
+      const std::uint32_t k = counts->key_index(*c.key);
+      counts->add(k, *c.value, c.delta);
+      if (keep != nullptr) keep->rows[i].push_back(Stored{k, *c.value, c.delta});
+    }
+    if (keep != nullptr) keep->where.emplace_back(nodes[i].get(), static_cast<std::uint32_t>(i));
+  }
+  if (keep != nullptr) std::sort(keep->where.begin(), keep->where.end());
+  return counts;
+}
+
+void TopologyCountsCache::update(Entry& e, const std::vector<const NodeInfo*>& changed, const NodeFn& fn) {
+  bool owned = false;
+  for (const NodeInfo* ni : changed) {
+    auto it = std::lower_bound(e.where.begin(), e.where.end(), std::make_pair(ni, std::uint32_t{0}));
+    if (it == e.where.end() || it->first != ni) continue;  // not in this list (no pods that count)
+    // A cycle that still holds the counts reads them: never change them under it.
+    if (!owned && e.counts.use_count() > 1) e.counts = std::make_shared<TopologyCounts>(*e.counts);
+    owned = true;
+    TopologyCounts& counts = *e.counts;
+    auto& row = e.rows[it->second];
+    for (const Stored& s : row) counts.add(s.key, s.value, -s.delta);
+    row.clear();
+    scratch_.clear();
+    fn(*ni, scratch_);
+    for (const Contribution& c : scratch_) {
+      const std::uint32_t k = counts.key_index(*c.key);
+      counts.add(k, *c.value, c.delta);
+      row.push_back(Stored{k, *c.value, c.delta});
+    }
+  }
+}
+
+std::shared_ptr<const TopologyCounts> TopologyCountsCache::get(std::string_view key, const NodeInfoLister& lister,
+                                                              const std::vector<NodeInfoPtr>& nodes,
+                                                              Parallelizer& parallelizer, const NodeFn& fn) {
+  const NodeInfoLister::Version version = lister.version();
+  const bool keepable = version.lister != 0 && (&nodes == &lister.list() ||
+                                                &nodes == &lister.have_pods_with_affinity_list() ||
+                                                &nodes == &lister.have_pods_with_required_anti_affinity_list());
+  if (!keepable) return count_all(nodes, parallelizer, fn, nullptr);
+
+  std::lock_guard l(mu_);
+  ++clock_;
+  Entry* e = nullptr;
+  for (Entry& c : entries_) {
+    if (c.key == key) {
+      e = &c;
+      break;
+    }
+  }
+  if (e != nullptr && e->list == &nodes && lister.changed_since(e->version, changed_)) {
+    update(*e, changed_, fn);
+    e->version = version;
+    e->last_used = clock_;
+    ++updates_;
+    return e->counts;
+  }
+  if (e == nullptr) {
+    if (entries_.size() < capacity_) {
+      e = &entries_.emplace_back();
+    } else {
+      e = &*std::min_element(entries_.begin(), entries_.end(),
+                             [](const Entry& a, const Entry& b) { return a.last_used < b.last_used; });
+    }
+    e->key.assign(key);
+  }
+  e->counts = count_all(nodes, parallelizer, fn, e);
+  e->list = &nodes;
+  e->version = version;
+  e->last_used = clock_;
+  ++recounts_;
+  return e->counts;
+}
+
+}  // namespace ksched::scheduler::framework

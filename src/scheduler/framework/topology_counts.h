@@ -1,0 +1,107 @@
+// Pod counts per topology domain (topology key -> node label value -> count), as InterPodAffinity
+// keeps them (upstream topologyToMatchedTermCount), and a cache that keeps such counts across
+// scheduling cycles so that a cycle recounts only the nodes whose pods changed since the last one.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheduler/framework/interface.h"
+
+namespace ksched::scheduler::framework {
+
+// Label values are held as views of the nodes' label strings, not copies: a copy of the counts is
+// then a flat copy, and a cycle's counts are read only while its snapshot's nodes are alive. Keys
+// are owned (few per counts). A count that drops to zero reads as absent.
+class TopologyCounts {
+ public:
+  // Index of a topology key, added when new; indexes stay valid for the counts' lifetime and in copies.
+  std::uint32_t key_index(std::string_view key);
+  void add(std::uint32_t key, std::string_view value, std::int64_t delta);
+  void add(std::string_view key, std::string_view value, std::int64_t delta) { add(key_index(key), value, delta); }
+  std::int64_t get(std::string_view key, std::string_view value) const;
+  // No non-zero count (upstream: the map is empty).
+  bool empty() const { return nonzero_ == 0; }
+  // Sum over keys of the count of the node's value for that key (a node lacking a key adds nothing).
+  std::int64_t sum_for(const api::StringMap& node_labels) const;
+  // Whether any key has a positive count for the node's value.
+  bool any_positive_for(const api::StringMap& node_labels) const;
+
+ private:
+  struct Slot {
+    std::string_view value;  // data() == nullptr: free
+    std::size_t hash = 0;
+    std::int64_t count = 0;
+  };
+  struct Domain {
+    std::string key;
+    std::vector<Slot> slots;  // open addressing, linear probing, power-of-two size
+    std::size_t used = 0;
+  };
+  static const Slot* find(const Domain& d, std::string_view value, std::size_t hash);
+  static void grow(Domain& d);
+  std::vector<Domain> domains_;
+  std::size_t nonzero_ = 0;
+};
+
+// Counts summed over the nodes of one of a lister's lists, for one set of inputs named by a key
+// string, kept across cycles. While the lister can say which nodes changed since the counts were
+// made (NodeInfoLister::changed_since), only those nodes' contributions are recomputed; otherwise
+// everything is. The caller's per-node function must depend only on the node, its pods and the
+// inputs the key names.
+class TopologyCountsCache {
+ public:
+  struct Contribution {
+    const std::string* key;
+    const std::string* value;  // a label value of the node
+    std::int64_t delta;
+  };
+  // Appends the node's contributions; called in parallel for different nodes.
+  using NodeFn = std::function<void(const NodeInfo&, std::vector<Contribution>&)>;
+
+  explicit TopologyCountsCache(std::size_t capacity = 4) : capacity_(capacity) {}
+
+  // The counts over `nodes`, which must be a list of `lister` for the result to be kept; a list
+  // of another origin is counted afresh every call. The result is immutable: copy it to change it.
+  std::shared_ptr<const TopologyCounts> get(std::string_view key, const NodeInfoLister& lister,
+                                            const std::vector<NodeInfoPtr>& nodes, Parallelizer& parallelizer,
+                                            const NodeFn& fn);
+
+  // Calls that found a kept result and updated it, and calls that counted every node.
+  std::uint64_t updates() const { return updates_; }
+  std::uint64_t recounts() const { return recounts_; }
+
+ private:
+  struct Stored {
+    std::uint32_t key;
+    std::string_view value;
+    std::int64_t delta;
+  };
+  struct Entry {
+    std::string key;
+    NodeInfoLister::Version version;
+    const std::vector<NodeInfoPtr>* list = nullptr;
+    std::vector<std::vector<Stored>> rows;                          // per position in the list
+    std::vector<std::pair<const NodeInfo*, std::uint32_t>> where;  // sorted by NodeInfo
+    std::shared_ptr<TopologyCounts> counts;
+    std::uint64_t last_used = 0;
+  };
+  static std::shared_ptr<TopologyCounts> count_all(const std::vector<NodeInfoPtr>& nodes, Parallelizer& parallelizer,
+                                                   const NodeFn& fn, Entry* keep);
+  void update(Entry& e, const std::vector<const NodeInfo*>& changed, const NodeFn& fn);
+
+  std::mutex mu_;
+  std::size_t capacity_;
+  std::vector<Entry> entries_;
+  std::uint64_t clock_ = 0;
+  std::vector<const NodeInfo*> changed_;
+  std::vector<Contribution> scratch_;
+  std::uint64_t updates_ = 0;
+  std::uint64_t recounts_ = 0;
+};
+
+}  // namespace ksched::scheduler::framework

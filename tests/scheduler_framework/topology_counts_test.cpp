@@ -1,0 +1,215 @@
+#include "scheduler/framework/topology_counts.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "scheduler/cache/cache.h"
+#include "scheduler_testing/testing.h"
+
+namespace ksched::scheduler::framework {
+namespace {
+using testing::MakeNode;
+using testing::MakePod;
+
+constexpr const char* kZone = "topology.kubernetes.io/zone";
+constexpr const char* kHost = "kubernetes.io/hostname";
+
+api::Node zoned_node(const std::string& name, const std::string& zone) {
+  return MakeNode().Name(name).Label(kHost, name).Label(kZone, zone).Obj();
+}
+
+TEST(TopologyCounts, CountsManyValuesAndReadsZeroForWhatWasNeverAdded) {
+  // Values are views: keep the strings alive for the counts' lifetime.
+  std::vector<std::string> values;
+  for (int i = 0; i < 300; ++i) values.push_back("v" + std::to_string(i));
+  TopologyCounts c;
+  for (int i = 0; i < 300; ++i) c.add("k", values[i], i + 1);
+  c.add("k", values[7], 5);
+  for (int i = 0; i < 300; ++i) EXPECT_EQ(c.get("k", values[i]), i + 1 + (i == 7 ? 5 : 0)) << i;
+  EXPECT_EQ(c.get("k", "v300"), 0);
+  EXPECT_EQ(c.get("other", "v1"), 0);
+  EXPECT_EQ(c.get("k", ""), 0);
+  EXPECT_FALSE(c.empty());
+}
+
+TEST(TopologyCounts, ACountBackToZeroReadsAsAbsent) {
+  TopologyCounts c;
+  EXPECT_TRUE(c.empty());
+  c.add("k", "a", 2);
+  c.add("k", "a", -2);
+  EXPECT_TRUE(c.empty());
+  EXPECT_EQ(c.get("k", "a"), 0);
+  auto labels = MakeNode().Name("n").Label("k", "a").Obj().metadata.labels;
+  EXPECT_FALSE(c.any_positive_for(labels));
+  EXPECT_EQ(c.sum_for(labels), 0);
+  // An empty label value is a value like any other.
+  c.add("k", "", 1);
+  EXPECT_FALSE(c.empty());
+  EXPECT_EQ(c.get("k", ""), 1);
+}
+
+TEST(TopologyCounts, SumsAndTestsByTheNodesLabels) {
+  auto n1 = zoned_node("n1", "z1");
+  auto bare = MakeNode().Name("bare").Obj();
+  TopologyCounts c;
+  c.add(kZone, "z1", 3);
+  c.add(kHost, "n1", -1);
+  c.add(kHost, "n2", 4);
+  EXPECT_EQ(c.sum_for(n1.metadata.labels), 2);
+  EXPECT_TRUE(c.any_positive_for(n1.metadata.labels));
+  EXPECT_EQ(c.sum_for(bare.metadata.labels), 0);  // a node lacking every key adds nothing
+  EXPECT_FALSE(c.any_positive_for(bare.metadata.labels));
+  c.add(kZone, "z1", -3);
+  // Only the negative hostname count is left for n1.
+  EXPECT_EQ(c.sum_for(n1.metadata.labels), -1);
+  EXPECT_FALSE(c.any_positive_for(n1.metadata.labels));
+}
+
+TEST(TopologyCounts, ACopyChangesIndependently) {
+  TopologyCounts a;
+  a.add("k", "x", 1);
+  TopologyCounts b = a;
+  b.add("k", "x", 1);
+  b.add("k2", "y", 1);
+  EXPECT_EQ(a.get("k", "x"), 1);
+  EXPECT_EQ(a.get("k2", "y"), 0);
+  EXPECT_EQ(b.get("k", "x"), 2);
+}
+
+// A cache of per-zone counts of the pods labelled app=web, over a snapshot a real cache updates.
+class CountsCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const auto& [n, z] : std::vector<std::pair<std::string, std::string>>{{"n1", "z1"}, {"n2", "z1"}, {"n3", "z2"}}) {
+      nodes[n] = std::make_shared<const api::Node>(zoned_node(n, z));
+      cache.add_node(nodes[n]);
+    }
+    ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  }
+  void add_pod(const std::string& name, const std::string& node, const std::string& app) {
+    auto p = std::make_shared<const api::Pod>(MakePod().Name(name).Label("app", app).Node(node).Obj());
+    ASSERT_TRUE(cache.add_pod(p).ok());
+    pods[name] = p;
+  }
+  std::shared_ptr<const TopologyCounts> get(TopologyCountsCache& c, const std::string& key,
+                                            const std::vector<NodeInfoPtr>& list) {
+    return c.get(key, snap, list, parallelizer, count_web);
+  }
+  std::int64_t zone(const std::shared_ptr<const TopologyCounts>& c, const char* z) { return c->get(kZone, z); }
+
+  const std::string zone_key = kZone;
+  TopologyCountsCache::NodeFn count_web = [this](const NodeInfo& ni, std::vector<TopologyCountsCache::Contribution>& out) {
+    std::int64_t n = 0;
+    for (const auto& pi : ni.pods) {
+      const auto* app = pi->pod->metadata.labels.find("app");
+      if (app != nullptr && *app == "web") ++n;
+    }
+    const auto* z = ni.node()->metadata.labels.find(kZone);
+    if (n > 0 && z != nullptr) out.push_back({&zone_key, z, n});
+  };
+  cache::Cache cache;
+  testing::FakeSnapshot snap;
+  testing::InlineParallelizer parallelizer;
+  std::map<std::string, PodPtr> pods;
+  std::map<std::string, NodePtr> nodes;
+};
+
+TEST_F(CountsCacheTest, UpdatesOnlyFromTheNodesThatChanged) {
+  add_pod("a", "n1", "web");
+  add_pod("b", "n3", "web");
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  TopologyCountsCache c;
+  auto first = get(c, "web", snap.list());
+  EXPECT_EQ(zone(first, "z1"), 1);
+  EXPECT_EQ(zone(first, "z2"), 1);
+  EXPECT_EQ(c.recounts(), 1u);
+
+  add_pod("c", "n2", "web");
+  add_pod("d", "n2", "db");
+  ASSERT_TRUE(cache.remove_pod(*pods["b"]).ok());
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  auto second = get(c, "web", snap.list());
+  EXPECT_EQ(c.updates(), 1u);
+  EXPECT_EQ(c.recounts(), 1u);
+  EXPECT_EQ(zone(second, "z1"), 2);
+  EXPECT_EQ(zone(second, "z2"), 0);
+  // The first cycle's counts are still held, so the update went to a copy.
+  EXPECT_EQ(zone(first, "z1"), 1);
+  EXPECT_EQ(zone(first, "z2"), 1);
+
+  // No change: the kept counts are returned as they are.
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  auto third = get(c, "web", snap.list());
+  EXPECT_EQ(third, second);
+  EXPECT_EQ(c.updates(), 2u);
+}
+
+TEST_F(CountsCacheTest, ANewNodeOrARelabelledNodeMeansARecount) {
+  add_pod("a", "n1", "web");
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  TopologyCountsCache c;
+  get(c, "web", snap.list());
+  cache.add_node(std::make_shared<const api::Node>(zoned_node("n4", "z2")));
+  add_pod("b", "n4", "web");
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  auto after_add = get(c, "web", snap.list());
+  EXPECT_EQ(c.recounts(), 2u);
+  EXPECT_EQ(zone(after_add, "z2"), 1);
+
+  cache.update_node(nodes["n1"], std::make_shared<const api::Node>(zoned_node("n1", "z3")));
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  auto after_relabel = get(c, "web", snap.list());
+  EXPECT_EQ(c.recounts(), 3u);
+  EXPECT_EQ(zone(after_relabel, "z1"), 0);
+  EXPECT_EQ(zone(after_relabel, "z3"), 1);
+}
+
+TEST_F(CountsCacheTest, AListThatIsNotTheListersIsCountedEveryTimeAndNeverKept) {
+  add_pod("a", "n1", "web");
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  TopologyCountsCache c;
+  std::vector<NodeInfoPtr> copy = snap.list();
+  auto r1 = get(c, "web", copy);
+  auto r2 = get(c, "web", copy);
+  EXPECT_EQ(zone(r2, "z1"), 1);
+  EXPECT_NE(r1, r2);
+  EXPECT_EQ(c.updates(), 0u);
+  EXPECT_EQ(c.recounts(), 0u);
+  // A snapshot made from pods and nodes directly has no history to update from.
+  testing::FakeSnapshot fixed({MakePod().Name("x").Label("app", "web").Node("n1").Obj()}, {zoned_node("n1", "z1")});
+  auto r3 = c.get("web", fixed, fixed.list(), parallelizer, count_web);
+  EXPECT_EQ(r3->get(kZone, "z1"), 1);
+  EXPECT_EQ(c.recounts(), 0u);
+}
+
+TEST_F(CountsCacheTest, KeepsTheMostRecentlyUsedKeys) {
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  TopologyCountsCache c(2);
+  get(c, "a", snap.list());
+  get(c, "b", snap.list());
+  get(c, "a", snap.list());  // a is now the most recent
+  get(c, "c", snap.list());  // evicts b
+  EXPECT_EQ(c.recounts(), 3u);
+  EXPECT_EQ(c.updates(), 1u);
+  get(c, "a", snap.list());
+  EXPECT_EQ(c.updates(), 2u);
+  get(c, "b", snap.list());
+  EXPECT_EQ(c.recounts(), 4u);
+}
+
+TEST_F(CountsCacheTest, MoreUpdatesThanTheSnapshotRemembersMeanARecount) {
+  TopologyCountsCache c;
+  get(c, "web", snap.list());
+  for (int i = 0; i < 70; ++i) {
+    add_pod("p" + std::to_string(i), i % 2 == 0 ? "n1" : "n3", "web");
+    ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  }
+  auto r = get(c, "web", snap.list());
+  EXPECT_EQ(c.recounts(), 2u);
+  EXPECT_EQ(zone(r, "z1"), 35);
+  EXPECT_EQ(zone(r, "z2"), 35);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::framework
