@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <limits>
-#include <tuple>
-#include <unordered_map>
 
 #include "api/core.h"
 #include "scheduler/config/types.h"
+#include "scheduler/framework/topology_counts.h"
 
 namespace ksched::scheduler::plugins::interpodaffinity {
 
@@ -15,60 +14,12 @@ using framework::CycleState;
 using framework::NodeInfo;
 using framework::NodeInfoPtr;
 using framework::Status;
+using framework::TopologyCounts;
 
 namespace {
 
 constexpr std::string_view kPreFilterStateKey = "PreFilterInterPodAffinity";
 constexpr std::string_view kPreScoreStateKey = "PreScoreInterPodAffinity";
-
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-};
-using ValueMap = std::unordered_map<std::string, std::int64_t, StringHash, std::equal_to<>>;
-
-// topology key -> value -> number. Keys are few (one per distinct topologyKey), so they live in
-// a vector searched linearly; values are hashed. Zero entries are erased so that emptiness means
-// what upstream's map length means.
-class TopologyCounts {
- public:
-  void add(std::string_view key, std::string_view value, std::int64_t delta) {
-    if (delta == 0) return;
-    ValueMap& m = values_for(key);
-    auto it = m.find(value);
-    if (it == m.end()) {
-      m.emplace(std::string(value), delta);
-      ++entries_;
-      return;
-    }
-    it->second += delta;
-    if (it->second == 0) {
-      m.erase(it);
-      --entries_;
-    }
-  }
-  std::int64_t get(std::string_view key, std::string_view value) const {
-    for (const auto& [k, m] : keys_) {
-      if (k != key) continue;
-      auto it = m.find(value);
-      return it == m.end() ? 0 : it->second;
-    }
-    return 0;
-  }
-  bool empty() const { return entries_ == 0; }
-  const std::vector<std::pair<std::string, ValueMap>>& keys() const { return keys_; }
-
- private:
-  ValueMap& values_for(std::string_view key) {
-    for (auto& [k, m] : keys_) {
-      if (k == key) return m;
-    }
-    keys_.emplace_back(std::string(key), ValueMap{});
-    return keys_.back().second;
-  }
-  std::vector<std::pair<std::string, ValueMap>> keys_;
-  std::size_t entries_ = 0;
-};
 
 // Upstream podMatchesAllAffinityTerms: false for no terms.
 bool pod_matches_all_terms(const std::vector<AffinityTerm>& terms, const api::Pod& pod) {
@@ -90,14 +41,27 @@ api::StringMap namespace_labels(const framework::ClusterLister& lister, const st
   return n ? n->metadata.labels : api::StringMap{};
 }
 
+const std::shared_ptr<const TopologyCounts>& empty_counts() {
+  static const std::shared_ptr<const TopologyCounts> empty = std::make_shared<TopologyCounts>();
+  return empty;
+}
+
+// The counts of a state, made changeable: the first change of a state copies counts it shares
+// (with the plugin's cache or with the state it was cloned from).
+TopologyCounts& own(std::shared_ptr<const TopologyCounts>& p) {
+  if (p.use_count() != 1) p = std::make_shared<TopologyCounts>(*p);
+  // Sole owner of an object created non-const above or by the cache.
+  return const_cast<TopologyCounts&>(*p);
+}
+
 struct PreFilterState final : framework::StateData {
   std::vector<AffinityTerm> affinityTerms;      // incoming pod's required affinity (namespaces merged)
   std::vector<AffinityTerm> antiAffinityTerms;  // incoming pod's required anti-affinity
   bool podMatchesOwnAffinity = false;           // the "first pod of a group" exception
   api::StringMap namespaceLabels;               // labels of the incoming pod's namespace
-  TopologyCounts existingAntiAffinityCounts;
-  TopologyCounts affinityCounts;
-  TopologyCounts antiAffinityCounts;
+  std::shared_ptr<const TopologyCounts> existingAntiAffinityCounts;
+  std::shared_ptr<const TopologyCounts> affinityCounts;
+  std::shared_ptr<const TopologyCounts> antiAffinityCounts;
 
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
 
@@ -107,33 +71,66 @@ struct PreFilterState final : framework::StateData {
     const auto& nl = node->metadata.labels;
     for (const auto& t : updated.requiredAntiAffinityTerms) {
       if (!t.matches(incoming, &namespaceLabels)) continue;
-      if (const auto* v = nl.find(t.topologyKey)) existingAntiAffinityCounts.add(t.topologyKey, *v, mult);
+      if (const auto* v = nl.find(t.topologyKey)) own(existingAntiAffinityCounts).add(t.topologyKey, *v, mult);
     }
     const api::Pod& up = *updated.pod;
     if (pod_matches_all_terms(affinityTerms, up)) {
       for (const auto& t : affinityTerms) {
-        if (const auto* v = nl.find(t.topologyKey)) affinityCounts.add(t.topologyKey, *v, mult);
+        if (const auto* v = nl.find(t.topologyKey)) own(affinityCounts).add(t.topologyKey, *v, mult);
       }
     }
     // The incoming pod's terms have their namespaceSelector merged, so no namespace labels needed.
     for (const auto& t : antiAffinityTerms) {
       if (!t.matches(up, nullptr)) continue;
-      if (const auto* v = nl.find(t.topologyKey)) antiAffinityCounts.add(t.topologyKey, *v, mult);
+      if (const auto* v = nl.find(t.topologyKey)) own(antiAffinityCounts).add(t.topologyKey, *v, mult);
     }
   }
 };
 
 struct PreScoreState final : framework::StateData {
-  TopologyCounts topologyScore;
+  std::shared_ptr<const TopologyCounts> topologyScore;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreScoreState>(*this); }
 };
 
-// One contribution to a (key, value) pair found while scanning a node.
-struct Contribution {
-  const std::string* key;
-  const std::string* value;
-  std::int64_t delta;
-};
+using Contribution = framework::TopologyCountsCache::Contribution;
+
+// Cache keys: every input the per-node counting reads besides the node and its pods.
+void append_labels(std::string& out, const api::StringMap& labels) {
+  for (const auto& [k, v] : labels) {
+    out.append(k);
+    out.push_back('=');
+    out.append(v);
+    out.push_back('\0');
+  }
+  out.push_back('\1');
+}
+
+// What existing pods' terms are matched against: the incoming pod's namespace, labels and
+// namespace labels.
+void append_incoming(std::string& out, const api::Pod& pod, const api::StringMap& namespace_labels) {
+  out.append(pod.metadata.namespace_);
+  out.push_back('\1');
+  append_labels(out, pod.metadata.labels);
+  append_labels(out, namespace_labels);
+}
+
+void append_term(std::string& out, const AffinityTerm& t, std::int64_t weight) {
+  out.append(std::to_string(weight));
+  out.push_back('\0');
+  for (const auto& ns : t.namespaces) {
+    out.append(ns);
+    out.push_back(',');
+  }
+  out.push_back('\0');
+  out.push_back(t.selector.is_nothing() ? 'N' : 'S');
+  out.append(t.selector.to_string());
+  out.push_back('\0');
+  out.push_back(t.namespaceSelector.is_nothing() ? 'N' : 'S');
+  out.append(t.namespaceSelector.to_string());
+  out.push_back('\0');
+  out.append(t.topologyKey);
+  out.push_back('\1');
+}
 
 }  // namespace
 
@@ -171,64 +168,73 @@ Status InterPodAffinity::pre_filter(CycleState& state, const api::Pod& pod, cons
   }
   s->podMatchesOwnAffinity = pod_matches_all_terms(s->affinityTerms, pod);
   s->namespaceLabels = namespace_labels(handle_.lister(), pod.metadata.namespace_);
+  const auto& lister = handle_.snapshot_node_infos();
+  std::string key;
 
   // Existing pods whose required anti-affinity matches the incoming pod: only nodes hosting such pods.
-  {
-    const auto& with_anti = handle_.snapshot_node_infos().have_pods_with_required_anti_affinity_list();
-    const int n = static_cast<int>(with_anti.size());
-    std::vector<std::vector<Contribution>> per_node(with_anti.size());
-    handle_.parallelizer().until(n, [&](int i) {
-      const api::Node* node = with_anti[i]->node();
+  const auto& with_anti = lister.have_pods_with_required_anti_affinity_list();
+  if (with_anti.empty()) {
+    s->existingAntiAffinityCounts = empty_counts();
+  } else {
+    append_incoming(key, pod, s->namespaceLabels);
+    auto count = [&](const NodeInfo& ni, std::vector<Contribution>& out) {
+      const api::Node* node = ni.node();
       if (node == nullptr) return;
-      for (const auto& existing : with_anti[i]->podsWithRequiredAntiAffinity) {
+      for (const auto& existing : ni.podsWithRequiredAntiAffinity) {
         for (const auto& t : existing->requiredAntiAffinityTerms) {
           if (!t.matches(pod, &s->namespaceLabels)) continue;
-          if (const auto* v = node->metadata.labels.find(t.topologyKey)) per_node[i].push_back({&t.topologyKey, v, 1});
+          if (const auto* v = node->metadata.labels.find(t.topologyKey)) out.push_back({&t.topologyKey, v, 1});
         }
       }
-    });
-    for (const auto& cs : per_node) {
-      for (const auto& c : cs) s->existingAntiAffinityCounts.add(*c.key, *c.value, c.delta);
-    }
+    };
+    s->existingAntiAffinityCounts =
+        existing_anti_affinity_cache_.get(key, lister, with_anti, handle_.parallelizer(), count);
   }
 
   // Existing pods matching the incoming pod's own required terms: every pod on every node.
   const std::size_t na = s->affinityTerms.size();
   const std::size_t nb = s->antiAffinityTerms.size();
-  if (na + nb > 0) {
-    const int n = static_cast<int>(nodes.size());
-    const std::size_t width = 1 + nb;  // [0]: pods matching all affinity terms; [1+j]: anti term j
-    std::vector<std::int64_t> counts(nodes.size() * width, 0);
-    handle_.parallelizer().until(n, [&](int i) {
-      if (nodes[i]->node() == nullptr) return;
-      std::int64_t* row = &counts[static_cast<std::size_t>(i) * width];
-      for (const auto& existing : nodes[i]->pods) {
-        const api::Pod& p = *existing->pod;
-        if (na > 0 && pod_matches_all_terms(s->affinityTerms, p)) ++row[0];
-        for (std::size_t j = 0; j < nb; ++j) {
-          if (s->antiAffinityTerms[j].matches(p, nullptr)) ++row[1 + j];
+  if (na == 0) {
+    s->affinityCounts = empty_counts();
+  } else {
+    key.clear();
+    for (const auto& t : s->affinityTerms) append_term(key, t, 0);
+    auto count = [&](const NodeInfo& ni, std::vector<Contribution>& out) {
+      const api::Node* node = ni.node();
+      if (node == nullptr) return;
+      std::int64_t matching_all = 0;
+      for (const auto& existing : ni.pods) {
+        if (pod_matches_all_terms(s->affinityTerms, *existing->pod)) ++matching_all;
+      }
+      if (matching_all == 0) return;
+      for (const auto& t : s->affinityTerms) {
+        if (const auto* v = node->metadata.labels.find(t.topologyKey)) out.push_back({&t.topologyKey, v, matching_all});
+      }
+    };
+    s->affinityCounts = affinity_cache_.get(key, lister, nodes, handle_.parallelizer(), count);
+  }
+  if (nb == 0) {
+    s->antiAffinityCounts = empty_counts();
+  } else {
+    key.clear();
+    for (const auto& t : s->antiAffinityTerms) append_term(key, t, 0);
+    auto count = [&](const NodeInfo& ni, std::vector<Contribution>& out) {
+      const api::Node* node = ni.node();
+      if (node == nullptr) return;
+      for (const auto& t : s->antiAffinityTerms) {
+        const std::string* v = node->metadata.labels.find(t.topologyKey);
+        if (v == nullptr) continue;
+        std::int64_t matching = 0;
+        for (const auto& existing : ni.pods) {
+          if (t.matches(*existing->pod, nullptr)) ++matching;
         }
+        if (matching > 0) out.push_back({&t.topologyKey, v, matching});
       }
-    });
-    for (int i = 0; i < n; ++i) {
-      const std::int64_t* row = &counts[static_cast<std::size_t>(i) * width];
-      const api::Node* node = nodes[i]->node();
-      if (node == nullptr) continue;
-      const auto& nl = node->metadata.labels;
-      if (row[0] > 0) {
-        for (const auto& t : s->affinityTerms) {
-          if (const auto* v = nl.find(t.topologyKey)) s->affinityCounts.add(t.topologyKey, *v, row[0]);
-        }
-      }
-      for (std::size_t j = 0; j < nb; ++j) {
-        if (row[1 + j] == 0) continue;
-        const auto& t = s->antiAffinityTerms[j];
-        if (const auto* v = nl.find(t.topologyKey)) s->antiAffinityCounts.add(t.topologyKey, *v, row[1 + j]);
-      }
-    }
+    };
+    s->antiAffinityCounts = anti_affinity_cache_.get(key, lister, nodes, handle_.parallelizer(), count);
   }
 
-  if (s->existingAntiAffinityCounts.empty() && na == 0 && nb == 0) return Status::skip();
+  if (s->existingAntiAffinityCounts->empty() && na == 0 && nb == 0) return Status::skip();
   state.write(std::string(kPreFilterStateKey), std::move(s));
   return {};
 }
@@ -261,33 +267,25 @@ Status InterPodAffinity::filter(const CycleState& state, const api::Pod&, const 
   for (const auto& t : s->affinityTerms) {
     const std::string* v = nl.find(t.topologyKey);
     if (v == nullptr) return Status::unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
-    if (s->affinityCounts.get(t.topologyKey, *v) <= 0) pods_exist = false;
+    if (s->affinityCounts->get(t.topologyKey, *v) <= 0) pods_exist = false;
   }
   // The first pod of a group with affinity to itself: allowed when no pod matches anywhere and the
   // pod matches its own terms.
-  if (!pods_exist && !(s->affinityCounts.empty() && s->podMatchesOwnAffinity)) {
+  if (!pods_exist && !(s->affinityCounts->empty() && s->podMatchesOwnAffinity)) {
     return Status::unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
   }
 
-  if (!s->antiAffinityCounts.empty()) {
+  if (!s->antiAffinityCounts->empty()) {
     for (const auto& t : s->antiAffinityTerms) {
       const std::string* v = nl.find(t.topologyKey);
-      if (v != nullptr && s->antiAffinityCounts.get(t.topologyKey, *v) > 0) {
+      if (v != nullptr && s->antiAffinityCounts->get(t.topologyKey, *v) > 0) {
         return Status::unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
       }
     }
   }
 
-  if (!s->existingAntiAffinityCounts.empty()) {
-    for (const auto& [key, values] : s->existingAntiAffinityCounts.keys()) {
-      if (values.empty()) continue;
-      const std::string* v = nl.find(key);
-      if (v == nullptr) continue;
-      auto it = values.find(std::string_view(*v));
-      if (it != values.end() && it->second > 0) {
-        return Status::unschedulable(std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
-      }
-    }
+  if (!s->existingAntiAffinityCounts->empty() && s->existingAntiAffinityCounts->any_positive_for(nl)) {
+    return Status::unschedulable(std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
   }
   return {};
 }
@@ -321,14 +319,17 @@ Status InterPodAffinity::pre_score(CycleState& state, const api::Pod& pod, const
   const api::StringMap ns_labels = namespace_labels(handle_.lister(), pod.metadata.namespace_);
   const std::int32_t hard_weight = hardPodAffinityWeight_;
 
-  const int n = static_cast<int>(all_nodes.size());
-  std::vector<std::vector<Contribution>> per_node(all_nodes.size());
-  handle_.parallelizer().until(n, [&](int i) {
-    const NodeInfo& ni = *all_nodes[i];
+  if (all_nodes.empty()) return Status::skip();
+
+  std::string key(has_constraints ? "P" : "A");
+  append_incoming(key, pod, ns_labels);
+  for (const auto& wt : preferred) append_term(key, wt.term, wt.weight);
+  key.push_back('\2');
+  for (const auto& wt : preferred_anti) append_term(key, wt.term, wt.weight);
+  auto count = [&](const NodeInfo& ni, std::vector<Contribution>& out) {
     const api::Node* node = ni.node();
     if (node == nullptr || node->metadata.labels.empty()) return;
     const auto& nl = node->metadata.labels;
-    auto& out = per_node[i];
     auto process = [&](const AffinityTerm& t, std::int64_t weight, const api::Pod& target,
                        const api::StringMap* target_ns_labels) {
       if (!t.matches(target, target_ns_labels)) return;
@@ -349,17 +350,11 @@ Status InterPodAffinity::pre_score(CycleState& state, const api::Pod& pod, const
         process(wt.term, -static_cast<std::int64_t>(wt.weight), pod, &ns_labels);
       }
     }
-  });
-
+  };
   auto s = std::make_shared<PreScoreState>();
-  bool any = false;
-  for (const auto& cs : per_node) {
-    if (cs.empty()) continue;
-    any = true;
-    for (const auto& c : cs) s->topologyScore.add(*c.key, *c.value, c.delta);
-  }
-  // No node produced an entry: the plugin would score 0 everywhere.
-  if (!any) return Status::skip();
+  s->topologyScore = score_cache_.get(key, lister, all_nodes, handle_.parallelizer(), count);
+  // No domain has a score: the plugin would score 0 everywhere.
+  if (s->topologyScore->empty()) return Status::skip();
   state.write(std::string(kPreScoreStateKey), std::move(s));
   return {};
 }
@@ -371,19 +366,14 @@ Status InterPodAffinity::score(const CycleState& state, const api::Pod&, const N
   if (s == nullptr) return Status::error("error reading \"PreScoreInterPodAffinity\" from cycleState: not found");
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
-  for (const auto& [key, values] : s->topologyScore.keys()) {
-    const std::string* v = node->metadata.labels.find(key);
-    if (v == nullptr) continue;
-    auto it = values.find(std::string_view(*v));
-    if (it != values.end()) out += it->second;
-  }
+  out = s->topologyScore->sum_for(node->metadata.labels);
   return {};
 }
 
 Status InterPodAffinity::normalize_score(const CycleState& state, const api::Pod&, framework::NodeScoreList& scores) {
   const auto* s = state.read<PreScoreState>(kPreScoreStateKey);
   if (s == nullptr) return Status::error("error reading \"PreScoreInterPodAffinity\" from cycleState: not found");
-  if (s->topologyScore.empty()) return {};
+  if (s->topologyScore->empty()) return {};
   std::int64_t min_count = std::numeric_limits<std::int64_t>::max();
   std::int64_t max_count = std::numeric_limits<std::int64_t>::min();
   for (const auto& ns : scores) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scheduler/framework/interface.h"
+#include "scheduler/framework/topology_counts.h"
 
 namespace ksched::scheduler::plugins::interpodaffinity {
 
@@ -58,6 +59,16 @@ class InterPodAffinity final : public framework::SignPlugin,
 
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;
 
+  // Counts served by updating kept counts, and counts made over every node (read between cycles).
+  std::uint64_t counts_updated() const {
+    return existing_anti_affinity_cache_.updates() + affinity_cache_.updates() + anti_affinity_cache_.updates() +
+           score_cache_.updates();
+  }
+  std::uint64_t counts_recounted() const {
+    return existing_anti_affinity_cache_.recounts() + affinity_cache_.recounts() + anti_affinity_cache_.recounts() +
+           score_cache_.recounts();
+  }
+
  private:
   // Upstream mergeAffinityTermNamespacesIfNotEmpty: a namespaceSelector is unrolled into the
   // namespace set (from the namespace lister) and replaced by "nothing".
@@ -66,6 +77,12 @@ class InterPodAffinity final : public framework::SignPlugin,
   framework::Handle& handle_;
   std::int32_t hardPodAffinityWeight_ = 1;
   bool ignorePreferredTermsOfExistingPods_ = false;
+  // Counts kept across cycles, one cache per kind of count, keyed by the incoming pod's inputs to
+  // it: matching every existing pod each cycle cost O(pods in the cluster) per pod scheduled.
+  framework::TopologyCountsCache existing_anti_affinity_cache_;
+  framework::TopologyCountsCache affinity_cache_;
+  framework::TopologyCountsCache anti_affinity_cache_;
+  framework::TopologyCountsCache score_cache_;
 };
 
 // Args: config::InterPodAffinityArgs (nullptr → defaults).
