@@ -145,6 +145,41 @@ TEST_F(CountsCacheTest, UpdatesOnlyFromTheNodesThatChanged) {
   EXPECT_EQ(c.updates(), 2u);
 }
 
+// Counts over the nodes with required anti-affinity pods: a node enters that list with its first
+// such pod and leaves it with its last, and the counts follow by update alone.
+TEST_F(CountsCacheTest, FollowsNodesIntoAndOutOfTheAffinityLists) {
+  auto anti = [&](const std::string& name, const std::string& node) {
+    auto p = std::make_shared<const api::Pod>(MakePod()
+                                                  .Name(name)
+                                                  .Label("app", "web")
+                                                  .Node(node)
+                                                  .PodAntiAffinityIn("app", kHost, {"web"},
+                                                                     testing::AffinityKind::Required)
+                                                  .Obj());
+    ASSERT_TRUE(cache.add_pod(p).ok());
+    pods[name] = p;
+  };
+  anti("a", "n1");
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  TopologyCountsCache c;
+  const auto& list = snap.have_pods_with_required_anti_affinity_list();
+  EXPECT_EQ(zone(get(c, "web", list), "z1"), 1);
+  anti("b", "n3");
+  add_pod("plain", "n2", "web");  // n2 stays out of the list: its pod must not count
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  auto r = get(c, "web", list);
+  EXPECT_EQ(zone(r, "z1"), 1);
+  EXPECT_EQ(zone(r, "z2"), 1);
+  ASSERT_TRUE(cache.remove_pod(*pods["a"]).ok());
+  add_pod("plain2", "n1", "web");  // n1 leaves the list with a plain pod left on it
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  r = get(c, "web", list);
+  EXPECT_EQ(zone(r, "z1"), 0);
+  EXPECT_EQ(zone(r, "z2"), 1);
+  EXPECT_EQ(c.recounts(), 1u);
+  EXPECT_EQ(c.updates(), 2u);
+}
+
 TEST_F(CountsCacheTest, ANewNodeOrARelabelledNodeMeansARecount) {
   add_pod("a", "n1", "web");
   ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());

@@ -427,7 +427,7 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
   }
   if (update_all || update_affinity || update_anti || update_pvcs) rebuild_snapshot_lists(s, update_all);
   s.delta_.structural = update_all || update_affinity || update_anti || update_pvcs || node_replaced;
-  s.record_step(from_generation);
+  s.record_step(from_generation, update_all || node_replaced);
 
   if (static_cast<int>(s.node_info_list_.size()) != tree_.num_nodes()) {
     std::string msg = "snapshot state is not consistent, length of NodeInfoList=" +
@@ -438,7 +438,7 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
     log::error(msg);
     rebuild_snapshot_lists(s, true);
     s.delta_.structural = true;
-    s.record_step(from_generation);
+    s.record_step(from_generation, true);
     return util::make_error(msg);
   }
   return {};

@@ -47,8 +47,8 @@ Snapshot::Snapshot() {
   id_ = next_id.fetch_add(1, std::memory_order_relaxed);
 }
 
-void Snapshot::record_step(std::int64_t from) {
-  if (delta_.structural) {
+void Snapshot::record_step(std::int64_t from, bool nodes_changed) {
+  if (nodes_changed) {
     history_.clear();
     history_base_ = generation_;
     return;

@@ -65,15 +65,16 @@ class Snapshot final : public framework::NodeInfoLister, public framework::Stora
   Delta delta_;
 
   // Recorded by Cache::update_snapshot: one step per update that changed pods only, newest last,
-  // at most kHistorySteps. A structural update clears it; versions older than history_base_ are
-  // unknown.
+  // at most kHistorySteps. An update that adds, removes or replaces a node clears it (rebuilt
+  // affinity lists do not: only the changed nodes can have entered or left them); versions older
+  // than history_base_ are unknown.
   static constexpr std::size_t kHistorySteps = 64;
   struct Step {
     std::int64_t from = 0;
     std::int64_t to = 0;
     std::vector<const framework::NodeInfo*> nodes;
   };
-  void record_step(std::int64_t from);
+  void record_step(std::int64_t from, bool nodes_changed);
   std::uint64_t id_ = 0;  // 0: no history
   std::deque<Step> history_;
   std::int64_t history_base_ = 0;

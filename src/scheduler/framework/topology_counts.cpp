@@ -117,18 +117,38 @@ std::shared_ptr<TopologyCounts> TopologyCountsCache::count_all(const std::vector
   return counts;
 }
 
+bool TopologyCountsCache::member(ListKind kind, const NodeInfo& ni) {
+  switch (kind) {
+    case ListKind::WithAffinity:
+      return !ni.podsWithAffinity.empty();
+    case ListKind::WithRequiredAntiAffinity:
+      return !ni.podsWithRequiredAntiAffinity.empty();
+    case ListKind::All:
+      break;
+  }
+  return true;
+}
+
 void TopologyCountsCache::update(Entry& e, const std::vector<const NodeInfo*>& changed, const NodeFn& fn) {
   bool owned = false;
   for (const NodeInfo* ni : changed) {
+    const bool in_list = member(e.kind, *ni);
     auto it = std::lower_bound(e.where.begin(), e.where.end(), std::make_pair(ni, std::uint32_t{0}));
-    if (it == e.where.end() || it->first != ni) continue;  // not in this list (no pods that count)
+    const bool counted = it != e.where.end() && it->first == ni;
+    if (!counted && !in_list) continue;  // neither counted before nor now
     // A cycle that still holds the counts reads them: never change them under it.
     if (!owned && e.counts.use_count() > 1) e.counts = std::make_shared<TopologyCounts>(*e.counts);
     owned = true;
     TopologyCounts& counts = *e.counts;
+    if (!counted) {
+      // The node entered the list: give it a row.
+      it = e.where.insert(it, {ni, static_cast<std::uint32_t>(e.rows.size())});
+      e.rows.emplace_back();
+    }
     auto& row = e.rows[it->second];
     for (const Stored& s : row) counts.add(s.key, s.value, -s.delta);
     row.clear();
+    if (!in_list) continue;  // the node left the list: it no longer counts
     scratch_.clear();
     fn(*ni, scratch_);
     for (const Contribution& c : scratch_) {
@@ -142,11 +162,16 @@ void TopologyCountsCache::update(Entry& e, const std::vector<const NodeInfo*>& c
 std::shared_ptr<const TopologyCounts> TopologyCountsCache::get(std::string_view key, const NodeInfoLister& lister,
                                                               const std::vector<NodeInfoPtr>& nodes,
                                                               Parallelizer& parallelizer, const NodeFn& fn) {
-  const NodeInfoLister::Version version = lister.version();
-  const bool keepable = version.lister != 0 && (&nodes == &lister.list() ||
-                                                &nodes == &lister.have_pods_with_affinity_list() ||
-                                                &nodes == &lister.have_pods_with_required_anti_affinity_list());
-  if (!keepable) return count_all(nodes, parallelizer, fn, nullptr);
+  NodeInfoLister::Version version = lister.version();
+  ListKind kind = ListKind::All;
+  if (&nodes == &lister.have_pods_with_affinity_list()) {
+    kind = ListKind::WithAffinity;
+  } else if (&nodes == &lister.have_pods_with_required_anti_affinity_list()) {
+    kind = ListKind::WithRequiredAntiAffinity;
+  } else if (&nodes != &lister.list()) {
+    version.lister = 0;  // a list of the caller's: nothing to update it from
+  }
+  if (version.lister == 0) return count_all(nodes, parallelizer, fn, nullptr);
 
   std::lock_guard l(mu_);
   ++clock_;
@@ -157,7 +182,7 @@ std::shared_ptr<const TopologyCounts> TopologyCountsCache::get(std::string_view 
       break;
     }
   }
-  if (e != nullptr && e->list == &nodes && lister.changed_since(e->version, changed_)) {
+  if (e != nullptr && e->list == &nodes && e->kind == kind && lister.changed_since(e->version, changed_)) {
     update(*e, changed_, fn);
     e->version = version;
     e->last_used = clock_;
@@ -175,6 +200,7 @@ std::shared_ptr<const TopologyCounts> TopologyCountsCache::get(std::string_view 
   }
   e->counts = count_all(nodes, parallelizer, fn, e);
   e->list = &nodes;
+  e->kind = kind;
   e->version = version;
   e->last_used = clock_;
   ++recounts_;

@@ -81,12 +81,17 @@ class TopologyCountsCache {
     std::string_view value;
     std::int64_t delta;
   };
+  // Which of the lister's lists the counts are over, so that a changed node can be tested for
+  // membership (a node enters or leaves the affinity lists with its pods).
+  enum class ListKind { All, WithAffinity, WithRequiredAntiAffinity };
+  static bool member(ListKind kind, const NodeInfo& ni);
   struct Entry {
     std::string key;
     NodeInfoLister::Version version;
     const std::vector<NodeInfoPtr>* list = nullptr;
-    std::vector<std::vector<Stored>> rows;                          // per position in the list
-    std::vector<std::pair<const NodeInfo*, std::uint32_t>> where;  // sorted by NodeInfo
+    ListKind kind = ListKind::All;
+    std::vector<std::vector<Stored>> rows;                          // per node counted, in first-seen order
+    std::vector<std::pair<const NodeInfo*, std::uint32_t>> where;  // node -> row, sorted by NodeInfo
     std::shared_ptr<TopologyCounts> counts;
     std::uint64_t last_used = 0;
   };

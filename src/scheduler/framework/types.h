@@ -164,15 +164,16 @@ class NodeInfoLister {
  public:
   virtual ~NodeInfoLister() = default;
   virtual const std::vector<NodeInfoPtr>& list() const = 0;
+  // The nodes of list() whose podsWithAffinity (podsWithRequiredAntiAffinity) is not empty.
   virtual const std::vector<NodeInfoPtr>& have_pods_with_affinity_list() const = 0;
   virtual const std::vector<NodeInfoPtr>& have_pods_with_required_anti_affinity_list() const = 0;
   virtual NodeInfoPtr get(std::string_view node_name) const = 0;  // nullptr if absent
 
   // For results kept across scheduling cycles and updated per changed node. A version names the
   // lister's content; `changed_since` gives the NodeInfos whose pods changed after version `v`, or
-  // false when it cannot tell (another lister, a node added, removed or replaced, the lists
-  // rebuilt, history trimmed): the caller then recomputes from scratch. Listers that keep no
-  // history (the default) always say false.
+  // false when it cannot tell (another lister, a node added, removed or replaced, history
+  // trimmed): the caller then recomputes from scratch. Only a changed node can have entered or
+  // left the affinity lists. Listers that keep no history (the default) always say false.
   struct Version {
     std::uint64_t lister = 0;  // 0: a lister without history
     std::int64_t generation = 0;

@@ -275,13 +275,10 @@ Status InterPodAffinity::filter(const CycleState& state, const api::Pod&, const 
     return Status::unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
   }
 
-  if (!s->antiAffinityCounts->empty()) {
-    for (const auto& t : s->antiAffinityTerms) {
-      const std::string* v = nl.find(t.topologyKey);
-      if (v != nullptr && s->antiAffinityCounts->get(t.topologyKey, *v) > 0) {
-        return Status::unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
-      }
-    }
+  // The counts hold exactly the terms' topology keys, so "some term's domain holds a matching
+  // pod" is one lookup per distinct key.
+  if (!s->antiAffinityCounts->empty() && s->antiAffinityCounts->any_positive_for(nl)) {
+    return Status::unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
   }
 
   if (!s->existingAntiAffinityCounts->empty() && s->existingAntiAffinityCounts->any_positive_for(nl)) {
