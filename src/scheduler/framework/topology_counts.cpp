@@ -14,6 +14,13 @@ std::uint32_t TopologyCounts::key_index(std::string_view key) {
   return static_cast<std::uint32_t>(domains_.size() - 1);
 }
 
+std::uint32_t TopologyCounts::find_key(std::string_view key) const {
+  for (std::size_t i = 0; i < domains_.size(); ++i) {
+    if (domains_[i].key == key) return static_cast<std::uint32_t>(i);
+  }
+  return npos;
+}
+
 const TopologyCounts::Slot* TopologyCounts::find(const Domain& d, std::string_view value, std::size_t hash) {
   if (d.slots.empty()) return nullptr;
   const std::size_t mask = d.slots.size() - 1;
@@ -53,18 +60,17 @@ void TopologyCounts::add(std::uint32_t key, std::string_view value, std::int64_t
   s.count += delta;
   if (was_zero) {
     ++nonzero_;
+    ++d.nonzero;
   } else if (s.count == 0) {
     --nonzero_;
+    --d.nonzero;
   }
 }
 
-std::int64_t TopologyCounts::get(std::string_view key, std::string_view value) const {
-  for (const Domain& d : domains_) {
-    if (d.key != key) continue;
-    const Slot* s = find(d, value, std::hash<std::string_view>{}(value));
-    return s == nullptr ? 0 : s->count;
-  }
-  return 0;
+std::int64_t TopologyCounts::get(std::uint32_t key, std::string_view value) const {
+  if (key == npos) return 0;
+  const Slot* s = find(domains_[key], value, std::hash<std::string_view>{}(value));
+  return s == nullptr ? 0 : s->count;
 }
 
 std::int64_t TopologyCounts::sum_for(const api::StringMap& node_labels) const {

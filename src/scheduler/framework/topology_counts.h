@@ -19,13 +19,27 @@ namespace ksched::scheduler::framework {
 // are owned (few per counts). A count that drops to zero reads as absent.
 class TopologyCounts {
  public:
+  static constexpr std::uint32_t npos = UINT32_MAX;
   // Index of a topology key, added when new; indexes stay valid for the counts' lifetime and in copies.
   std::uint32_t key_index(std::string_view key);
+  // Index of a key already present, else npos.
+  std::uint32_t find_key(std::string_view key) const;
   void add(std::uint32_t key, std::string_view value, std::int64_t delta);
   void add(std::string_view key, std::string_view value, std::int64_t delta) { add(key_index(key), value, delta); }
-  std::int64_t get(std::string_view key, std::string_view value) const;
+  std::int64_t get(std::string_view key, std::string_view value) const { return get(find_key(key), value); }
+  std::int64_t get(std::uint32_t key, std::string_view value) const;  // key may be npos
   // No non-zero count (upstream: the map is empty).
   bool empty() const { return nonzero_ == 0; }
+  // Values with a non-zero count for the key (npos: 0).
+  std::size_t size(std::uint32_t key) const { return key == npos ? 0 : domains_[key].nonzero; }
+  // Calls fn(value, count) for each value with a non-zero count, in no particular order.
+  template <class F>
+  void for_each(std::uint32_t key, F&& fn) const {
+    if (key == npos) return;
+    for (const Slot& s : domains_[key].slots) {
+      if (s.value.data() != nullptr && s.count != 0) fn(s.value, s.count);
+    }
+  }
   // Sum over keys of the count of the node's value for that key (a node lacking a key adds nothing).
   std::int64_t sum_for(const api::StringMap& node_labels) const;
   // Whether any key has a positive count for the node's value.
@@ -41,6 +55,7 @@ class TopologyCounts {
     std::string key;
     std::vector<Slot> slots;  // open addressing, linear probing, power-of-two size
     std::size_t used = 0;
+    std::size_t nonzero = 0;
   };
   static const Slot* find(const Domain& d, std::string_view value, std::size_t hash);
   static void grow(Domain& d);

@@ -9,6 +9,7 @@
 
 #include "scheduler/config/types.h"
 #include "scheduler/framework/plugin_helper.h"
+#include "scheduler/framework/topology_counts.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
 
@@ -79,14 +80,15 @@ std::int64_t count_pods_match_selector(const std::vector<framework::PodInfoPtr>&
   return n;
 }
 
-// The two domains with the fewest matching pods; [0] always holds the minimum.
+// The two domains with the fewest matching pods; [0] always holds the minimum. Values are views
+// of node labels, alive as long as the cycle's snapshot.
 struct CriticalPaths {
   struct Path {
-    std::string value;
+    std::string_view value;
     std::int64_t matchNum = INT32_MAX;
   };
   Path p[2];
-  void update(const std::string& value, std::int64_t num) {
+  void update(std::string_view value, std::int64_t num) {
     int i = -1;
     if (value == p[0].value) {
       i = 0;
@@ -107,20 +109,29 @@ struct CriticalPaths {
   }
 };
 
+// Names of the counts kept per constraint i: the matching pods per domain, and the included
+// nodes per domain (a domain exists, with possibly zero matching pods, while it has one).
+std::string match_key(std::size_t i) { return "match/" + std::to_string(i); }
+std::string domain_key(std::size_t i) { return "domain/" + std::to_string(i); }
+
 struct PreFilterState final : framework::StateData {
   std::shared_ptr<const std::vector<Constraint>> constraints;
   std::shared_ptr<const framework::RequiredNodeAffinity> requiredAffinity;
   std::vector<char> selfMatch;  // the pod being scheduled matches constraint i's selector
   std::vector<CriticalPaths> paths;
-  std::vector<CountMap> valueToMatchNum;
+  // Upstream TpValueToMatchNum, for every constraint: match_key(i) and domain_key(i) counts,
+  // shared with the plugin's cache until the PreFilter extensions change them.
+  std::shared_ptr<const framework::TopologyCounts> counts;
+  std::vector<std::uint32_t> matchIdx, domainIdx;
 
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
 
   std::int64_t min_match_num(std::size_t i, std::int32_t min_domains) const {
     // Fewer eligible domains than minDomains: the global minimum is treated as 0.
-    if (static_cast<std::int64_t>(valueToMatchNum[i].size()) < min_domains) return 0;
+    if (static_cast<std::int64_t>(counts->size(domainIdx[i])) < min_domains) return 0;
     return paths[i].p[0].matchNum;
   }
+  std::int64_t match_num(std::size_t i, std::string_view value) const { return counts->get(matchIdx[i], value); }
 
   void update_with_pod(const api::Pod& updated, const api::Pod& preemptor, const api::Node* node, int delta) {
     if (updated.metadata.namespace_ != preemptor.metadata.namespace_ || node == nullptr) return;
@@ -131,12 +142,74 @@ struct PreFilterState final : framework::StateData {
       if (!cs[i].selector.matches(updated.metadata.labels)) continue;
       if (!inclusion.matches(cs[i])) continue;
       const std::string& v = *node->metadata.labels.find(cs[i].topologyKey);
-      auto& n = valueToMatchNum[i][v];
-      n += delta;
-      paths[i].update(v, n);
+      framework::TopologyCounts& c = own();
+      if (matchIdx[i] == framework::TopologyCounts::npos) matchIdx[i] = c.key_index(match_key(i));
+      if (domainIdx[i] == framework::TopologyCounts::npos) domainIdx[i] = c.key_index(domain_key(i));
+      // Upstream's map entry springs into being here if the domain had none.
+      if (c.get(domainIdx[i], v) == 0) c.add(domainIdx[i], v, 1);
+      c.add(matchIdx[i], v, delta);
+      paths[i].update(v, c.get(matchIdx[i], v));
     }
   }
+
+ private:
+  framework::TopologyCounts& own() {
+    if (counts.use_count() != 1) counts = std::make_shared<framework::TopologyCounts>(*counts);
+    // Sole owner of an object created non-const, here or by the cache.
+    return const_cast<framework::TopologyCounts&>(*counts);
+  }
 };
+
+void append_node_selector_term(std::string& out, const api::NodeSelectorTerm& t) {
+  for (const auto* reqs : {&t.matchExpressions, &t.matchFields}) {
+    for (const auto& r : *reqs) {
+      out.append(r.key).push_back('\0');
+      out.append(r.operator_).push_back('\0');
+      for (const auto& v : r.values) out.append(v).push_back(',');
+      out.push_back('\1');
+    }
+    out.push_back('\2');
+  }
+}
+
+// What decides which nodes count for the pod's constraints beyond the nodes themselves: the
+// namespace, each constraint's key, selector and policies, and, where a policy honours them,
+// the pod's required node affinity and its tolerations.
+std::string inclusion_key(const api::Pod& pod, const std::vector<Constraint>& cs) {
+  std::string key = pod.metadata.namespace_;
+  key.push_back('\1');
+  bool affinity = false, taints = false;
+  for (const auto& c : cs) {
+    key.append(c.topologyKey).push_back('\0');
+    key.push_back(c.selector.is_nothing() ? 'N' : 'S');
+    key.append(c.selector.to_string()).push_back('\0');
+    key.push_back(c.honorNodeAffinity ? 'A' : '-');
+    key.push_back(c.honorNodeTaints ? 'T' : '-');
+    key.push_back('\1');
+    affinity = affinity || c.honorNodeAffinity;
+    taints = taints || c.honorNodeTaints;
+  }
+  if (affinity) {
+    key.push_back('\3');
+    for (const auto& [k, v] : pod.spec.nodeSelector) key.append(k).append("=").append(v).push_back('\0');
+    const auto& a = pod.spec.affinity;
+    if (a && a->nodeAffinity && a->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
+      for (const auto& t : a->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution->nodeSelectorTerms) {
+        append_node_selector_term(key, t);
+      }
+    }
+  }
+  if (taints) {
+    key.push_back('\4');
+    for (const auto& t : pod.spec.tolerations) {
+      key.append(t.key).push_back('\0');
+      key.append(t.operator_).push_back('\0');
+      key.append(t.value).push_back('\0');
+      key.append(t.effect).push_back('\1');
+    }
+  }
+  return key;
+}
 
 struct PreScoreState final : framework::StateData {
   std::vector<Constraint> constraints;
@@ -240,38 +313,39 @@ Status PodTopologySpread::pre_filter(CycleState& state, const api::Pod& pod, con
   const std::size_t nc = cs.size();
   s->selfMatch.resize(nc);
   for (std::size_t i = 0; i < nc; ++i) s->selfMatch[i] = cs[i].selector.matches(pod.metadata.labels) ? 1 : 0;
-  s->valueToMatchNum.resize(nc);
   s->paths.resize(nc);
 
-  // Per node and constraint: matching pod count, or -1 when the node is not counted. Filled in
-  // parallel, merged sequentially (no shared writes).
-  const int n = static_cast<int>(nodes.size());
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(n) * nc, -1);
+  // Per node: for each constraint that counts the node, the node's domain and its matching pods.
+  // Kept across cycles by inclusion_key, so a cycle matches only the pods of changed nodes.
   const auto& required = *s->requiredAffinity;
-  handle_.parallelizer().until(n, [&](int idx) {
-    const api::Node* node = nodes[idx]->node();
+  std::vector<std::string> match_keys, domain_keys;
+  for (std::size_t i = 0; i < nc; ++i) {
+    match_keys.push_back(match_key(i));
+    domain_keys.push_back(domain_key(i));
+  }
+  auto count = [&](const NodeInfo& ni, std::vector<framework::TopologyCountsCache::Contribution>& out) {
+    const api::Node* node = ni.node();
     if (node == nullptr) return;
     if (!node_has_all_keys(node->metadata.labels, cs)) return;
     NodeInclusion inclusion(pod, *node, required);
     for (std::size_t i = 0; i < nc; ++i) {
       if (!inclusion.matches(cs[i])) continue;
-      counts[static_cast<std::size_t>(idx) * nc + i] =
-          count_pods_match_selector(nodes[idx]->pods, cs[i].selector, pod.metadata.namespace_);
+      const std::string* v = node->metadata.labels.find(cs[i].topologyKey);
+      out.push_back({&domain_keys[i], v, 1});
+      const std::int64_t matching = count_pods_match_selector(ni.pods, cs[i].selector, pod.metadata.namespace_);
+      if (matching != 0) out.push_back({&match_keys[i], v, matching});
     }
-  });
+  };
+  s->counts = match_cache_.get(inclusion_key(pod, cs), handle_.snapshot_node_infos(), nodes, handle_.parallelizer(),
+                               count);
+  s->matchIdx.resize(nc);
+  s->domainIdx.resize(nc);
   for (std::size_t i = 0; i < nc; ++i) {
-    if (cs[i].topologyKey == kLabelHostname) s->valueToMatchNum[i].reserve(nodes.size());
-  }
-  for (int idx = 0; idx < n; ++idx) {
-    for (std::size_t i = 0; i < nc; ++i) {
-      std::int64_t c = counts[static_cast<std::size_t>(idx) * nc + i];
-      if (c < 0) continue;
-      const std::string& v = *nodes[idx]->node()->metadata.labels.find(cs[i].topologyKey);
-      s->valueToMatchNum[i][v] += c;
-    }
-  }
-  for (std::size_t i = 0; i < nc; ++i) {
-    for (const auto& [value, num] : s->valueToMatchNum[i]) s->paths[i].update(value, num);
+    s->matchIdx[i] = s->counts->find_key(match_keys[i]);
+    s->domainIdx[i] = s->counts->find_key(domain_keys[i]);
+    s->counts->for_each(s->domainIdx[i], [&](std::string_view value, std::int64_t) {
+      s->paths[i].update(value, s->match_num(i, value));
+    });
   }
   state.write(std::string(kPreFilterStateKey), std::move(s));
   return {};
@@ -303,9 +377,7 @@ Status PodTopologySpread::filter(const CycleState& state, const api::Pod&, const
     const std::string* value = node->metadata.labels.find(cs[i].topologyKey);
     if (value == nullptr) return Status::unresolvable(std::string(kErrReasonNodeLabelNotMatch));
     const std::int64_t min_match = s->min_match_num(i, cs[i].minDomains);
-    const auto& m = s->valueToMatchNum[i];
-    auto it = m.find(std::string_view(*value));
-    const std::int64_t match_num = it == m.end() ? 0 : it->second;
+    const std::int64_t match_num = s->match_num(i, *value);
     const std::int64_t skew = match_num + s->selfMatch[i] - min_match;
     if (skew > cs[i].maxSkew) return Status::unschedulable(std::string(kErrReasonConstraintsNotMatch));
   }

@@ -11,6 +11,7 @@
 #include "api/core.h"
 #include "api/labels.h"
 #include "scheduler/framework/interface.h"
+#include "scheduler/framework/topology_counts.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
 
@@ -75,6 +76,11 @@ class PodTopologySpread final : public framework::SignPlugin,
   // selector). Error when a selector does not parse.
   util::Result<std::vector<Constraint>> constraints_for(const api::Pod& pod, std::string_view action) const;
 
+  // PreFilter counts served by updating kept counts, and counts made over every node (read
+  // between cycles).
+  std::uint64_t counts_updated() const { return match_cache_.updates(); }
+  std::uint64_t counts_recounted() const { return match_cache_.recounts(); }
+
  private:
   util::Result<std::vector<Constraint>> filter_constraints(const std::vector<api::TopologySpreadConstraint>& in,
                                                            const api::StringMap& pod_labels,
@@ -83,6 +89,9 @@ class PodTopologySpread final : public framework::SignPlugin,
   framework::Handle& handle_;
   std::vector<api::TopologySpreadConstraint> default_constraints_;
   bool system_defaulted_ = false;
+  // PreFilter's per-domain counts, kept across cycles per inclusion inputs (see inclusion_key):
+  // matching every pod on every node each cycle cost O(pods in the cluster) per pod scheduled.
+  framework::TopologyCountsCache match_cache_;
 };
 
 // Args: config::PodTopologySpreadArgs (nullptr → System defaulting).
