@@ -1,7 +1,7 @@
-// PodTopologySpread keeps PreFilter's per-domain counts across cycles and updates them from the
-// nodes the snapshot says changed. This test drives a real cache through random pod and node
-// changes and checks, every cycle, that the long-lived plugin filters exactly as a fresh instance
-// that counts every pod from scratch.
+// PodTopologySpread keeps its PreFilter and PreScore counts across cycles and updates them from
+// the nodes the snapshot says changed. This test drives a real cache through random pod and node
+// changes and checks, every cycle, that the long-lived plugin filters and scores exactly as a
+// fresh instance that counts every pod from scratch.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -51,15 +51,28 @@ api::Pod incoming_pod(int shape) {
       w.Toleration("dedicated", "Equal", "x", "NoSchedule")
           .SpreadConstraint(1, kHost, "DoNotSchedule", app_a, std::nullopt, std::nullopt, "Honor");
       break;
-    default:
+    case 5:
       w.Namespace("other")
           .SpreadConstraint(1, kZone, "DoNotSchedule", MakeLabelSelector().Exists("app").Obj())
           .SpreadConstraint(3, kHost, "DoNotSchedule", app_a);
       break;
+    case 6:
+      w.SpreadConstraint(1, kZone, "ScheduleAnyway", app_a);
+      break;
+    case 7:
+      w.NodeSelector({{"disk", "ssd"}})
+          .SpreadConstraint(2, kHost, "ScheduleAnyway", app_a)
+          .SpreadConstraint(1, kZone, "ScheduleAnyway", MakeLabelSelector().Exists("app").Obj());
+      break;
+    default:
+      w.Toleration("dedicated", "Exists", "", "")
+          .SpreadConstraint(1, kHost, "ScheduleAnyway", app_a, std::nullopt, std::nullopt, "Honor")
+          .SpreadConstraint(1, kZone, "DoNotSchedule", app_a);
+      break;
   }
   return w.Obj();
 }
-constexpr int kShapes = 6;
+constexpr int kShapes = 9;
 
 fw::NodePtr make_node(std::mt19937& rng, int i) {
   const std::string name = "n" + std::to_string(i);
@@ -73,12 +86,16 @@ fw::NodePtr make_node(std::mt19937& rng, int i) {
 struct Decision {
   fw::Code pre_filter = fw::Code::Success;
   std::map<std::string, std::pair<fw::Code, std::string>> filter;
+  fw::Code pre_score = fw::Code::Success;
+  std::map<std::string, std::int64_t> raw_scores, scores;
   bool operator==(const Decision&) const = default;
 };
 
 std::string describe(const Decision& d) {
   std::string s = "pre_filter=" + std::to_string(static_cast<int>(d.pre_filter)) + " filter{";
   for (const auto& [n, st] : d.filter) s += n + ":" + std::to_string(static_cast<int>(st.first)) + " ";
+  s += "} pre_score=" + std::to_string(static_cast<int>(d.pre_score)) + " raw{";
+  for (const auto& [n, v] : d.raw_scores) s += n + ":" + std::to_string(v) + " ";
   return s + "}";
 }
 
@@ -88,6 +105,22 @@ Decision decide(PodTopologySpread& plugin, const testing::FakeSnapshot& snap, co
                 const fw::PodInfoPtr& nominated) {
   Decision d;
   const auto& nodes = snap.list();
+  // Scoring over every other node: the candidates' domains are a subset of the cluster's.
+  std::vector<fw::NodeInfoPtr> candidates;
+  for (std::size_t i = 0; i < nodes.size(); i += 2) candidates.push_back(nodes[i]);
+  fw::CycleState score_state;
+  d.pre_score = plugin.pre_score(score_state, pod, candidates).code();
+  if (d.pre_score == fw::Code::Success) {
+    fw::NodeScoreList list;
+    for (const auto& ni : candidates) {
+      std::int64_t s = 0;
+      EXPECT_TRUE(plugin.score(score_state, pod, *ni, s).is_success());
+      list.push_back({ni->name(), s});
+      d.raw_scores[std::string(ni->name())] = s;
+    }
+    EXPECT_TRUE(plugin.normalize_score(score_state, pod, list).is_success());
+    for (const auto& n : list) d.scores[std::string(n.name)] = n.score;
+  }
   fw::CycleState state;
   fw::PreFilterResult res;
   d.pre_filter = plugin.pre_filter(state, pod, nodes, res).code();
@@ -112,7 +145,7 @@ std::shared_ptr<PodTopologySpread> new_plugin(fw::Handle& handle) {
   return std::dynamic_pointer_cast<PodTopologySpread>(r.value());
 }
 
-TEST(PodTopologySpreadLockstep, KeptCountsFilterAsAFreshCountEveryCycle) {
+TEST(PodTopologySpreadLockstep, KeptCountsDecideAsAFreshCountEveryCycle) {
   std::mt19937 rng(4242);
   cache::Cache cache;
   testing::FakeHandle handle;

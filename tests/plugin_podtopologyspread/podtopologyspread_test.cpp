@@ -395,6 +395,34 @@ TEST(PodTopologySpreadScore, HostnameConstraintAndIgnoredNode) {
   EXPECT_EQ(got, (std::map<std::string, std::int64_t>{{"node-a", 0}, {"node-b", 100}, {"node-x", 33}, {"node-n", 0}}));
 }
 
+TEST(PodTopologySpreadScore, NodeAffinityPolicyDecidesWhichNodesCount) {
+  // node-b (zone1) lacks disk=ssd, which the pod's node selector requires: with the default
+  // policy (Honor) its two pods do not count. Domains zone1, zone2 → weight ln(4) = 1.386.
+  // Honor: zone1 = 0, zone2 = 1 → raw a = b = 0, x = 1; normalised 100·(1+0-s)/1 → 100, 100, 0.
+  // Ignore: zone1 = 2, zone2 = 1 → raw 3, 3, 1 → 33, 33, 100.
+  auto ssd = [](const std::string& n, const std::string& z, bool has) {
+    auto w = MakeNode().Name(n).Label(kHost, n).Label(kZone, z);
+    if (has) w.Label("disk", "ssd");
+    return w.Obj();
+  };
+  std::vector<api::Node> nodes{ssd("node-a", "zone1", true), ssd("node-b", "zone1", false), ssd("node-x", "zone2", true)};
+  Env env({foo_pod("p1", "node-b"), foo_pod("p2", "node-b"), foo_pod("p3", "node-x")}, nodes);
+  auto honor = MakePod()
+                   .Name("p")
+                   .Label("foo", "")
+                   .NodeSelector({{"disk", "ssd"}})
+                   .SpreadConstraint(1, kZone, "ScheduleAnyway", foo_selector())
+                   .Obj();
+  EXPECT_EQ(env.scores(honor), (std::map<std::string, std::int64_t>{{"node-a", 100}, {"node-b", 100}, {"node-x", 0}}));
+  auto ignore = MakePod()
+                    .Name("p")
+                    .Label("foo", "")
+                    .NodeSelector({{"disk", "ssd"}})
+                    .SpreadConstraint(1, kZone, "ScheduleAnyway", foo_selector(), std::nullopt, "Ignore")
+                    .Obj();
+  EXPECT_EQ(env.scores(ignore), (std::map<std::string, std::int64_t>{{"node-a", 33}, {"node-b", 33}, {"node-x", 100}}));
+}
+
 TEST(PodTopologySpreadScore, MaxSkewRaisesFloor) {
   // Same zone layout with maxSkew 3: raw = cnt·ln4 + 2 → a = b = round(4.773) = 5, x = round(3.386) = 3;
   // normalised 100·(5+3-s)/5 → 60, 60, 100.

@@ -106,7 +106,7 @@ class CountsCacheTest : public ::testing::Test {
       if (app != nullptr && *app == "web") ++n;
     }
     const auto* z = ni.node()->metadata.labels.find(kZone);
-    if (n > 0 && z != nullptr) out.push_back({&zone_key, z, n});
+    if (n > 0 && z != nullptr) out.push_back({&zone_key, *z, n});
   };
   cache::Cache cache;
   testing::FakeSnapshot snap;

@@ -114,8 +114,8 @@ std::shared_ptr<TopologyCounts> TopologyCountsCache::count_all(const std::vector
   for (std::size_t i = 0; i < per_node.size(); ++i) {
     for (const Contribution& c : per_node[i]) {
       const std::uint32_t k = counts->key_index(*c.key);
-      counts->add(k, *c.value, c.delta);
-      if (keep != nullptr) keep->rows[i].push_back(Stored{k, *c.value, c.delta});
+      counts->add(k, c.value, c.delta);
+      if (keep != nullptr) keep->rows[i].push_back(Stored{k, c.value, c.delta});
     }
     if (keep != nullptr) keep->where.emplace_back(nodes[i].get(), static_cast<std::uint32_t>(i));
   }
@@ -159,8 +159,8 @@ void TopologyCountsCache::update(Entry& e, const std::vector<const NodeInfo*>& c
     fn(*ni, scratch_);
     for (const Contribution& c : scratch_) {
       const std::uint32_t k = counts.key_index(*c.key);
-      counts.add(k, *c.value, c.delta);
-      row.push_back(Stored{k, *c.value, c.delta});
+      counts.add(k, c.value, c.delta);
+      row.push_back(Stored{k, c.value, c.delta});
     }
   }
 }

@@ -72,7 +72,7 @@ class TopologyCountsCache {
  public:
   struct Contribution {
     const std::string* key;
-    const std::string* value;  // a label value of the node
+    std::string_view value;  // a view of the node's own strings (a label value, its name)
     std::int64_t delta;
   };
   // Appends the node's contributions; called in parallel for different nodes.

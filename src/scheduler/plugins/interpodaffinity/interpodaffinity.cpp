@@ -183,7 +183,7 @@ Status InterPodAffinity::pre_filter(CycleState& state, const api::Pod& pod, cons
       for (const auto& existing : ni.podsWithRequiredAntiAffinity) {
         for (const auto& t : existing->requiredAntiAffinityTerms) {
           if (!t.matches(pod, &s->namespaceLabels)) continue;
-          if (const auto* v = node->metadata.labels.find(t.topologyKey)) out.push_back({&t.topologyKey, v, 1});
+          if (const auto* v = node->metadata.labels.find(t.topologyKey)) out.push_back({&t.topologyKey, *v, 1});
         }
       }
     };
@@ -208,7 +208,7 @@ Status InterPodAffinity::pre_filter(CycleState& state, const api::Pod& pod, cons
       }
       if (matching_all == 0) return;
       for (const auto& t : s->affinityTerms) {
-        if (const auto* v = node->metadata.labels.find(t.topologyKey)) out.push_back({&t.topologyKey, v, matching_all});
+        if (const auto* v = node->metadata.labels.find(t.topologyKey)) out.push_back({&t.topologyKey, *v, matching_all});
       }
     };
     s->affinityCounts = affinity_cache_.get(key, lister, nodes, handle_.parallelizer(), count);
@@ -228,7 +228,7 @@ Status InterPodAffinity::pre_filter(CycleState& state, const api::Pod& pod, cons
         for (const auto& existing : ni.pods) {
           if (t.matches(*existing->pod, nullptr)) ++matching;
         }
-        if (matching > 0) out.push_back({&t.topologyKey, v, matching});
+        if (matching > 0) out.push_back({&t.topologyKey, *v, matching});
       }
     };
     s->antiAffinityCounts = anti_affinity_cache_.get(key, lister, nodes, handle_.parallelizer(), count);
@@ -330,7 +330,7 @@ Status InterPodAffinity::pre_score(CycleState& state, const api::Pod& pod, const
     auto process = [&](const AffinityTerm& t, std::int64_t weight, const api::Pod& target,
                        const api::StringMap* target_ns_labels) {
       if (!t.matches(target, target_ns_labels)) return;
-      if (const auto* v = nl.find(t.topologyKey)) out.push_back({&t.topologyKey, v, weight});
+      if (const auto* v = nl.find(t.topologyKey)) out.push_back({&t.topologyKey, *v, weight});
     };
     const auto& pods = has_constraints ? ni.pods : ni.podsWithAffinity;
     for (const auto& existing : pods) {

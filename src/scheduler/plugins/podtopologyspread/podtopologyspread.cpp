@@ -4,7 +4,6 @@
 #include <climits>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "scheduler/config/types.h"
@@ -30,7 +29,6 @@ struct StringHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
-using CountMap = std::unordered_map<std::string, std::int64_t, StringHash, std::equal_to<>>;
 using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
 bool node_has_all_keys(const api::StringMap& node_labels, const std::vector<Constraint>& constraints) {
@@ -112,6 +110,7 @@ struct CriticalPaths {
 // Names of the counts kept per constraint i: the matching pods per domain, and the included
 // nodes per domain (a domain exists, with possibly zero matching pods, while it has one).
 std::string match_key(std::size_t i) { return "match/" + std::to_string(i); }
+std::string score_key(std::size_t i) { return "score/" + std::to_string(i); }
 std::string domain_key(std::size_t i) { return "domain/" + std::to_string(i); }
 
 struct PreFilterState final : framework::StateData {
@@ -214,7 +213,10 @@ std::string inclusion_key(const api::Pod& pod, const std::vector<Constraint>& cs
 struct PreScoreState final : framework::StateData {
   std::vector<Constraint> constraints;
   NameSet ignoredNodes;  // nodes missing a required topology key
-  std::vector<CountMap> valueToPodCounts;
+  // Matching pods per domain (hostname: per node, by node name) under score_key(i), shared with
+  // the plugin's cache.
+  std::shared_ptr<const framework::TopologyCounts> counts;
+  std::vector<std::uint32_t> countIdx;
   std::vector<double> weights;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreScoreState>(*this); }
 };
@@ -331,9 +333,9 @@ Status PodTopologySpread::pre_filter(CycleState& state, const api::Pod& pod, con
     for (std::size_t i = 0; i < nc; ++i) {
       if (!inclusion.matches(cs[i])) continue;
       const std::string* v = node->metadata.labels.find(cs[i].topologyKey);
-      out.push_back({&domain_keys[i], v, 1});
+      out.push_back({&domain_keys[i], *v, 1});
       const std::int64_t matching = count_pods_match_selector(ni.pods, cs[i].selector, pod.metadata.namespace_);
-      if (matching != 0) out.push_back({&match_keys[i], v, matching});
+      if (matching != 0) out.push_back({&match_keys[i], *v, matching});
     }
   };
   s->counts = match_cache_.get(inclusion_key(pod, cs), handle_.snapshot_node_infos(), nodes, handle_.parallelizer(),
@@ -400,8 +402,8 @@ Status PodTopologySpread::pre_score(CycleState& state, const api::Pod& pod, cons
   s->constraints = std::move(constraints_r.value());
   const auto& cs = s->constraints;
   const std::size_t nc = cs.size();
-  s->valueToPodCounts.resize(nc);
-  std::vector<std::size_t> topo_size(nc, 0);
+  // Domains among the candidate nodes set each constraint's weight.
+  std::vector<std::unordered_set<std::string_view>> domains(nc);
   for (const auto& ni : filtered) {
     const api::Node* node = ni->node();
     if (node == nullptr) continue;
@@ -410,66 +412,64 @@ Status PodTopologySpread::pre_score(CycleState& state, const api::Pod& pod, cons
       continue;
     }
     for (std::size_t i = 0; i < nc; ++i) {
-      // Per-node counts for hostname are computed in Score.
-      if (cs[i].topologyKey == kLabelHostname) continue;
       // A missing key counts as the "" domain, as upstream's map lookup does.
-      std::string value(node->metadata.labels.get(cs[i].topologyKey));
-      if (s->valueToPodCounts[i].try_emplace(std::move(value), 0).second) ++topo_size[i];
+      if (cs[i].topologyKey != kLabelHostname) domains[i].insert(node->metadata.labels.get(cs[i].topologyKey));
     }
   }
   s->weights.resize(nc);
   for (std::size_t i = 0; i < nc; ++i) {
-    std::size_t sz = topo_size[i];
+    std::size_t sz = domains[i].size();
     if (cs[i].topologyKey == kLabelHostname) sz = filtered.size() - s->ignoredNodes.size();
     s->weights[i] = topology_normalizing_weight(sz);
   }
 
-  // Count matching pods over all nodes for the domains of the candidate nodes. The parallel pass
-  // only looks entries up; the sums are added sequentially.
+  // Matching pods per domain over all nodes (Score reads only the candidates' domains), and per
+  // node for hostname constraints (upstream counts those in Score, without inclusion policies).
+  // Kept across cycles like PreFilter's counts.
   framework::RequiredNodeAffinity required(pod);
-  const int n = static_cast<int>(all_nodes.size());
-  std::vector<std::pair<std::int64_t*, std::int64_t>> adds(static_cast<std::size_t>(n) * nc, {nullptr, 0});
-  handle_.parallelizer().until(n, [&](int idx) {
-    const api::Node* node = all_nodes[idx]->node();
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < nc; ++i) keys.push_back(score_key(i));
+  auto count = [&](const NodeInfo& ni, std::vector<framework::TopologyCountsCache::Contribution>& out) {
+    const api::Node* node = ni.node();
     if (node == nullptr) return;
+    for (std::size_t i = 0; i < nc; ++i) {
+      if (cs[i].topologyKey != kLabelHostname) continue;
+      const std::int64_t n = count_pods_match_selector(ni.pods, cs[i].selector, pod.metadata.namespace_);
+      if (n != 0) out.push_back({&keys[i], std::string_view(node->metadata.name), n});
+    }
     if (require_all && !node_has_all_keys(node->metadata.labels, cs)) return;
     NodeInclusion inclusion(pod, *node, required);
     for (std::size_t i = 0; i < nc; ++i) {
-      if (!inclusion.matches(cs[i])) continue;
-      auto& m = s->valueToPodCounts[i];
-      auto it = m.find(node->metadata.labels.get(cs[i].topologyKey));
-      if (it == m.end()) continue;
-      adds[static_cast<std::size_t>(idx) * nc + i] = {
-          &it->second, count_pods_match_selector(all_nodes[idx]->pods, cs[i].selector, pod.metadata.namespace_)};
+      if (cs[i].topologyKey == kLabelHostname || !inclusion.matches(cs[i])) continue;
+      const std::int64_t n = count_pods_match_selector(ni.pods, cs[i].selector, pod.metadata.namespace_);
+      const std::string* v = node->metadata.labels.find(cs[i].topologyKey);
+      if (n != 0) out.push_back({&keys[i], v != nullptr ? std::string_view(*v) : std::string_view(""), n});
     }
-  });
-  for (const auto& [ptr, cnt] : adds) {
-    if (ptr != nullptr) *ptr += cnt;
-  }
+  };
+  std::string key(require_all ? "R" : "-");
+  key += inclusion_key(pod, cs);
+  s->counts = score_cache_.get(key, handle_.snapshot_node_infos(), all_nodes, handle_.parallelizer(), count);
+  s->countIdx.resize(nc);
+  for (std::size_t i = 0; i < nc; ++i) s->countIdx[i] = s->counts->find_key(keys[i]);
   state.write(std::string(kPreScoreStateKey), std::move(s));
   return {};
 }
 
-Status PodTopologySpread::score(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
+Status PodTopologySpread::score(const CycleState& state, const api::Pod&, const NodeInfo& node_info,
                                 std::int64_t& out) {
   out = 0;
   const auto* s = state.read<PreScoreState>(kPreScoreStateKey);
   if (s == nullptr) return Status::error("error reading \"PreScorePodTopologySpread\" from cycleState: not found");
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
-  if (s->ignoredNodes.find(std::string_view(node->metadata.name)) != s->ignoredNodes.end()) return {};
+  if (!s->ignoredNodes.empty() && s->ignoredNodes.contains(std::string_view(node->metadata.name))) return {};
   double score = 0;
   for (std::size_t i = 0; i < s->constraints.size(); ++i) {
     const auto& c = s->constraints[i];
     const std::string* value = node->metadata.labels.find(c.topologyKey);
     if (value == nullptr) continue;
-    std::int64_t cnt = 0;
-    if (c.topologyKey == kLabelHostname) {
-      cnt = count_pods_match_selector(node_info.pods, c.selector, pod.metadata.namespace_);
-    } else {
-      auto it = s->valueToPodCounts[i].find(std::string_view(*value));
-      if (it != s->valueToPodCounts[i].end()) cnt = it->second;
-    }
+    const std::string_view domain = c.topologyKey == kLabelHostname ? std::string_view(node->metadata.name) : *value;
+    const std::int64_t cnt = s->counts->get(s->countIdx[i], domain);
     score += score_for_count(cnt, c.maxSkew, s->weights[i]);
   }
   out = static_cast<std::int64_t>(std::round(score));
@@ -483,7 +483,7 @@ Status PodTopologySpread::normalize_score(const CycleState& state, const api::Po
   std::int64_t min_score = std::numeric_limits<std::int64_t>::max();
   std::int64_t max_score = 0;
   for (auto& ns : scores) {
-    if (s->ignoredNodes.find(std::string_view(ns.name)) != s->ignoredNodes.end()) {
+    if (!s->ignoredNodes.empty() && s->ignoredNodes.contains(ns.name)) {
       ns.score = kInvalid;
       continue;
     }

@@ -76,10 +76,10 @@ class PodTopologySpread final : public framework::SignPlugin,
   // selector). Error when a selector does not parse.
   util::Result<std::vector<Constraint>> constraints_for(const api::Pod& pod, std::string_view action) const;
 
-  // PreFilter counts served by updating kept counts, and counts made over every node (read
+  // PreFilter and PreScore counts served by updating kept counts, and counts made over every node (read
   // between cycles).
-  std::uint64_t counts_updated() const { return match_cache_.updates(); }
-  std::uint64_t counts_recounted() const { return match_cache_.recounts(); }
+  std::uint64_t counts_updated() const { return match_cache_.updates() + score_cache_.updates(); }
+  std::uint64_t counts_recounted() const { return match_cache_.recounts() + score_cache_.recounts(); }
 
  private:
   util::Result<std::vector<Constraint>> filter_constraints(const std::vector<api::TopologySpreadConstraint>& in,
@@ -92,6 +92,7 @@ class PodTopologySpread final : public framework::SignPlugin,
   // PreFilter's per-domain counts, kept across cycles per inclusion inputs (see inclusion_key):
   // matching every pod on every node each cycle cost O(pods in the cluster) per pod scheduled.
   framework::TopologyCountsCache match_cache_;
+  framework::TopologyCountsCache score_cache_;  // PreScore's, likewise
 };
 
 // Args: config::PodTopologySpreadArgs (nullptr → System defaulting).
