@@ -7,9 +7,8 @@
 #include <random>
 
 #include "api/core.h"
-#include "scheduler/cache/cache.h"
 #include "scheduler/plugins/podtopologyspread/podtopologyspread.h"
-#include "scheduler_testing/testing.h"
+#include "scheduler_testing/lockstep.h"
 
 namespace ksched::scheduler::plugins::podtopologyspread {
 namespace {
@@ -83,61 +82,6 @@ fw::NodePtr make_node(std::mt19937& rng, int i) {
   return std::make_shared<const api::Node>(w.Obj());
 }
 
-struct Decision {
-  fw::Code pre_filter = fw::Code::Success;
-  std::map<std::string, std::pair<fw::Code, std::string>> filter;
-  fw::Code pre_score = fw::Code::Success;
-  std::map<std::string, std::int64_t> raw_scores, scores;
-  bool operator==(const Decision&) const = default;
-};
-
-std::string describe(const Decision& d) {
-  std::string s = "pre_filter=" + std::to_string(static_cast<int>(d.pre_filter)) + " filter{";
-  for (const auto& [n, st] : d.filter) s += n + ":" + std::to_string(static_cast<int>(st.first)) + " ";
-  s += "} pre_score=" + std::to_string(static_cast<int>(d.pre_score)) + " raw{";
-  for (const auto& [n, v] : d.raw_scores) s += n + ":" + std::to_string(v) + " ";
-  return s + "}";
-}
-
-// PreFilter, then Filter on every node; `nominated` (optional) is added through the PreFilter
-// extension to the state the first node is filtered with, as preemption does.
-Decision decide(PodTopologySpread& plugin, const testing::FakeSnapshot& snap, const api::Pod& pod,
-                const fw::PodInfoPtr& nominated) {
-  Decision d;
-  const auto& nodes = snap.list();
-  // Scoring over every other node: the candidates' domains are a subset of the cluster's.
-  std::vector<fw::NodeInfoPtr> candidates;
-  for (std::size_t i = 0; i < nodes.size(); i += 2) candidates.push_back(nodes[i]);
-  fw::CycleState score_state;
-  d.pre_score = plugin.pre_score(score_state, pod, candidates).code();
-  if (d.pre_score == fw::Code::Success) {
-    fw::NodeScoreList list;
-    for (const auto& ni : candidates) {
-      std::int64_t s = 0;
-      EXPECT_TRUE(plugin.score(score_state, pod, *ni, s).is_success());
-      list.push_back({ni->name(), s});
-      d.raw_scores[std::string(ni->name())] = s;
-    }
-    EXPECT_TRUE(plugin.normalize_score(score_state, pod, list).is_success());
-    for (const auto& n : list) d.scores[std::string(n.name)] = n.score;
-  }
-  fw::CycleState state;
-  fw::PreFilterResult res;
-  d.pre_filter = plugin.pre_filter(state, pod, nodes, res).code();
-  if (d.pre_filter != fw::Code::Success) return d;
-  std::unique_ptr<fw::CycleState> extended;
-  if (nominated && !nodes.empty()) {
-    extended = state.clone();
-    EXPECT_TRUE(plugin.add_pod(*extended, pod, nominated, *nodes.front()).is_success());
-  }
-  for (const auto& ni : nodes) {
-    const fw::CycleState& use = extended && ni == nodes.front() ? *extended : state;
-    auto st = plugin.filter(use, pod, *ni);
-    d.filter[std::string(ni->name())] = {st.code(), st.message()};
-  }
-  return d;
-}
-
 std::shared_ptr<PodTopologySpread> new_plugin(fw::Handle& handle) {
   fw::PluginArgs pa;
   auto r = make_pod_topology_spread(pa, handle);
@@ -147,62 +91,63 @@ std::shared_ptr<PodTopologySpread> new_plugin(fw::Handle& handle) {
 
 TEST(PodTopologySpreadLockstep, KeptCountsDecideAsAFreshCountEveryCycle) {
   std::mt19937 rng(4242);
-  cache::Cache cache;
+  testing::RandomCluster cluster(
+      rng, 10, [&](int i) { return make_node(rng, i); },
+      [&](const std::string& name) { return existing_pod(rng, name); });
   testing::FakeHandle handle;
-  auto snap = std::make_shared<testing::FakeSnapshot>();
-  handle.set_snapshot(snap);
-  std::vector<fw::NodePtr> nodes;
-  for (int i = 0; i < 10; ++i) {
-    nodes.push_back(make_node(rng, i));
-    cache.add_node(nodes.back());
-  }
+  handle.set_snapshot(cluster.snapshot());
   auto kept = new_plugin(handle);
-  std::vector<fw::PodPtr> pods;
-  int next_pod = 0;
-
-  auto mutate = [&] {
-    const auto r = rng() % 10;
-    if (r < 6) {
-      auto pod = existing_pod(rng, "p" + std::to_string(next_pod++));
-      pod.spec.nodeName = "n" + std::to_string(rng() % nodes.size());
-      auto ptr = std::make_shared<const api::Pod>(std::move(pod));
-      ASSERT_TRUE((rng() % 3 == 0 ? cache.assume_pod(ptr) : cache.add_pod(ptr)).ok());
-      pods.push_back(ptr);
-    } else if (r < 9) {
-      if (pods.empty()) return;
-      const std::size_t i = rng() % pods.size();
-      ASSERT_TRUE((cache.is_assumed_pod(*pods[i]) ? cache.forget_pod(*pods[i]) : cache.remove_pod(*pods[i])).ok());
-      pods.erase(pods.begin() + static_cast<std::ptrdiff_t>(i));
-    } else {
-      // Relabelled or re-tainted: counts over its old labels must be made again.
-      const std::size_t i = rng() % nodes.size();
-      auto fresh = make_node(rng, static_cast<int>(i));
-      cache.update_node(nodes[i], fresh);
-      nodes[i] = fresh;
-    }
-  };
 
   for (int step = 0; step < 400; ++step) {
-    const int updates = rng() % 20 == 0 ? 70 : 1;  // now and then more than the snapshot remembers
-    for (int u = 0; u < updates; ++u) {
-      const int changes = static_cast<int>(rng() % 4);
-      for (int c = 0; c < changes; ++c) ASSERT_NO_FATAL_FAILURE(mutate());
-      ASSERT_TRUE(cache.update_snapshot(snap->raw()).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(cluster.advance());
+    const auto& list = cluster.snapshot()->list();
     const auto pod = incoming_pod(static_cast<int>(rng() % kShapes));
     fw::PodInfoPtr nominated;
-    if (rng() % 4 == 0 && !snap->list().empty()) {
-      auto n = MakePod().Name("nominated").Label("app", "a").Node(std::string(snap->list().front()->name())).Obj();
+    if (rng() % 4 == 0 && !list.empty()) {
+      auto n = MakePod().Name("nominated").Label("app", "a").Node(std::string(list.front()->name())).Obj();
       nominated = fw::PodInfo::make(std::make_shared<const api::Pod>(std::move(n)));
     }
     auto fresh = new_plugin(handle);
-    const Decision want = decide(*fresh, *snap, pod, nominated);
-    const Decision got = decide(*kept, *snap, pod, nominated);
-    ASSERT_EQ(got, want) << "step " << step << "\n got: " << describe(got) << "\nwant: " << describe(want);
+    const auto want = testing::decide_cycle(*fresh, *cluster.snapshot(), pod, nominated);
+    const auto got = testing::decide_cycle(*kept, *cluster.snapshot(), pod, nominated);
+    ASSERT_EQ(got, want) << "step " << step << "\n got: " << got.describe() << "\nwant: " << want.describe();
   }
   // Both paths must have been exercised, or the run proved nothing about the updates.
   EXPECT_GT(kept->counts_updated(), 100u);
   EXPECT_GT(kept->counts_recounted(), 10u);
+}
+
+// The PreFilter extensions change their own cycle's counts; the kept counts, which the next cycle
+// reuses, must not see it.
+TEST(PodTopologySpreadLockstep, ExtensionsDoNotLeakIntoKeptCounts) {
+  std::mt19937 rng(7);
+  testing::RandomCluster cluster(
+      rng, 10, [&](int i) { return make_node(rng, i); },
+      [&](const std::string& name) { return existing_pod(rng, name); });
+  for (int i = 0; i < 30; ++i) ASSERT_NO_FATAL_FAILURE(cluster.mutate());
+  cluster.update_snapshot();
+  testing::FakeHandle handle;
+  handle.set_snapshot(cluster.snapshot());
+  auto kept = new_plugin(handle);
+  const auto pod = incoming_pod(0);  // zone, maxSkew 1, app=a
+  const auto& list = cluster.snapshot()->list();
+  fw::CycleState state;
+  fw::PreFilterResult res;
+  ASSERT_TRUE(kept->pre_filter(state, pod, list, res).is_success());
+  // Five app=a pods on every node with a zone, through the extension.
+  for (const auto& ni : list) {
+    for (int k = 0; k < 5; ++k) {
+      auto a = MakePod().Name("a" + std::to_string(k)).Label("app", "a").Node(std::string(ni->name())).Obj();
+      ASSERT_TRUE(kept->add_pod(state, pod, fw::PodInfo::make(std::make_shared<const api::Pod>(a)), *ni).is_success());
+    }
+  }
+  cluster.update_snapshot();
+  const auto updated_before = kept->counts_updated();
+  auto fresh = new_plugin(handle);
+  const auto want = testing::decide_cycle(*fresh, *cluster.snapshot(), pod, nullptr);
+  const auto got = testing::decide_cycle(*kept, *cluster.snapshot(), pod, nullptr);
+  EXPECT_EQ(got, want) << "\n got: " << got.describe() << "\nwant: " << want.describe();
+  EXPECT_GT(kept->counts_updated(), updated_before);
 }
 
 }  // namespace
