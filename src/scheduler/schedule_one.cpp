@@ -472,6 +472,7 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
 
   // In node order, as a serial walk would have recorded them.
   std::sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  diagnosis.nodeToStatus.reserve(diagnosis.nodeToStatus.size() + rejected.size());
   for (auto& [i, st] : rejected) {
     add_plugin_status(diagnosis, st);
     diagnosis.nodeToStatus.set(nodes[(start_index + i) % n]->name(), std::move(st));

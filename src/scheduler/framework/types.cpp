@@ -403,9 +403,9 @@ std::string FitError::error() const {
     msg += " " + d.preFilterMsg + ".";
   } else {
     std::map<std::string, int> counts;
-    for (const auto& [_, st] : d.nodeToStatus.map()) {
+    d.nodeToStatus.for_each([&](std::string_view, const Status& st) {
       for (const auto& r : st.reasons()) ++counts[r];
-    }
+    });
     const int evaluated = static_cast<int>(d.nodeToStatus.size());
     if (evaluated < numAllNodes) {
       for (const auto& r : d.nodeToStatus.absent().reasons()) counts[r] += numAllNodes - evaluated;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -206,11 +207,21 @@ struct NodePluginScores {
 
 // Node name -> status of the filter that rejected it, plus a shared status for nodes that were
 // never evaluated (upstream NodeToStatus with its "absent nodes" status).
+// Statuses of the nodes a cycle rejected, by node name. Hashed, not ordered: a failed cycle on a
+// large cluster records thousands, and nothing reads them in name order.
 class NodeToStatus {
  public:
-  void set(std::string node, Status s) { statuses_[std::move(node)] = std::move(s); }
+  void set(std::string_view node, Status s) {
+    auto it = statuses_.find(node);
+    if (it != statuses_.end()) {
+      it->second = std::move(s);
+    } else {
+      statuses_.emplace(std::string(node), std::move(s));
+    }
+  }
+  void reserve(std::size_t n) { statuses_.reserve(n); }
   const Status* get(std::string_view node) const {
-    auto it = statuses_.find(std::string(node));
+    auto it = statuses_.find(node);
     return it == statuses_.end() ? nullptr : &it->second;
   }
   Status get_or_absent(std::string_view node) const {
@@ -220,10 +231,18 @@ class NodeToStatus {
   void set_absent(Status s) { absent_ = std::move(s); }
   const Status& absent() const { return absent_; }
   std::size_t size() const { return statuses_.size(); }
-  const std::map<std::string, Status>& map() const { return statuses_; }
+  // Calls fn(node, status) for every recorded node, in no particular order.
+  template <class F>
+  void for_each(F&& fn) const {
+    for (const auto& [node, status] : statuses_) fn(std::string_view(node), status);
+  }
 
  private:
-  std::map<std::string, Status> statuses_;
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, Status, NameHash, std::equal_to<>> statuses_;
   Status absent_{Code::UnschedulableAndUnresolvable};
 };
 
