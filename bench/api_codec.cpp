@@ -3,6 +3,8 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "api/types.h"
 
@@ -97,5 +99,29 @@ void BM_DecodeOnePod(benchmark::State& state) {
 BENCHMARK(BM_DecodeOnePod);
 
 }  // namespace
+
+// A label lookup on a node's labels, as Filter and Score plugins do per node: the topology key
+// present, the hostname key present, and a key the node lacks.
+void BM_NodeLabelFind(benchmark::State& state) {
+  ksched::api::StringMap labels;
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"beta.kubernetes.io/arch", "amd64"},
+           {"beta.kubernetes.io/os", "linux"},
+           {"failure-domain.beta.kubernetes.io/zone", "moon-1"},
+           {"kubernetes.io/arch", "amd64"},
+           {"kubernetes.io/hostname", "scheduler-perf-node-01234"},
+           {"kubernetes.io/os", "linux"},
+           {"node.kubernetes.io/instance-type", "m5.large"},
+           {"topology.kubernetes.io/region", "moon"},
+           {"topology.kubernetes.io/zone", "moon-1"}}) {
+    labels.set(k, v);
+  }
+  const std::string_view keys[] = {"topology.kubernetes.io/zone", "kubernetes.io/hostname", "disktype"};
+  for (auto _ : state) {
+    for (std::string_view k : keys) benchmark::DoNotOptimize(labels.find(k));
+  }
+  state.SetItemsProcessed(state.iterations() * 3);
+}
+BENCHMARK(BM_NodeLabelFind);
 
 BENCHMARK_MAIN();

@@ -295,6 +295,7 @@ class FlatMap {
   using value_type = std::pair<std::string, V>;
   using const_iterator = typename std::vector<value_type>::const_iterator;
   static constexpr bool kShared = Shared;
+  static constexpr std::size_t kScanSize = 16;  // find() scans maps up to this size
 
   FlatMap() = default;
   FlatMap(std::initializer_list<value_type> init) {
@@ -302,8 +303,18 @@ class FlatMap {
   }
 
   const V* find(std::string_view key) const {
+    const auto& m = ro();
+    // Most maps are a node's or pod's labels, a dozen keys at most, many sharing long prefixes
+    // ("kubernetes.io/..."): a scan that compares lengths first reads a key's text only when the
+    // lengths match, where a binary search reads several keys' texts (each a heap string).
+    if (m.size() <= kScanSize) {
+      for (const auto& kv : m) {
+        if (kv.first.size() == key.size() && std::string_view(kv.first) == key) return &kv.second;
+      }
+      return nullptr;
+    }
     auto it = lower(key);
-    return (it != ro().end() && it->first == key) ? &it->second : nullptr;
+    return (it != m.end() && it->first == key) ? &it->second : nullptr;
   }
   // Writable access (detaches a shared map, only when the key is there).
   V* find(std::string_view key) {
