@@ -54,7 +54,7 @@ void Snapshot::record_step(std::int64_t from, bool nodes_changed) {
     return;
   }
   if (delta_.updated.empty() || from == generation_) return;
-  history_.push_back(Step{from, generation_, delta_.updated});
+  history_.push_back(Step{from, delta_.updated});
   if (history_.size() > kHistorySteps) {
     history_.pop_front();
     history_base_ = history_.front().from;

@@ -70,8 +70,7 @@ class Snapshot final : public framework::NodeInfoLister, public framework::Stora
   // than history_base_ are unknown.
   static constexpr std::size_t kHistorySteps = 64;
   struct Step {
-    std::int64_t from = 0;
-    std::int64_t to = 0;
+    std::int64_t from = 0;  // the generation the update started from
     std::vector<const framework::NodeInfo*> nodes;
   };
   void record_step(std::int64_t from, bool nodes_changed);

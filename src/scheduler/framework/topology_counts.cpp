@@ -7,9 +7,7 @@ namespace ksched::scheduler::framework {
 // ---------------------------------------------------------------- TopologyCounts
 
 std::uint32_t TopologyCounts::key_index(std::string_view key) {
-  for (std::size_t i = 0; i < domains_.size(); ++i) {
-    if (domains_[i].key == key) return static_cast<std::uint32_t>(i);
-  }
+  if (const std::uint32_t i = find_key(key); i != npos) return i;
   domains_.push_back(Domain{std::string(key), {}, 0});
   return static_cast<std::uint32_t>(domains_.size() - 1);
 }

@@ -45,6 +45,14 @@ class TopologyCounts {
   // Whether any key has a positive count for the node's value.
   bool any_positive_for(const api::StringMap& node_labels) const;
 
+  // Counts held by a cycle and shared (with a TopologyCountsCache, or with the state they were
+  // cloned from), made changeable: copied first unless `p` is their only holder. Counts are only
+  // ever created non-const, so the sole holder may write them.
+  static TopologyCounts& writable(std::shared_ptr<const TopologyCounts>& p) {
+    if (p.use_count() != 1) p = std::make_shared<TopologyCounts>(*p);
+    return const_cast<TopologyCounts&>(*p);
+  }
+
  private:
   struct Slot {
     std::string_view value;  // data() == nullptr: free

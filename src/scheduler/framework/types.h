@@ -8,8 +8,8 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "api/core.h"
@@ -206,9 +206,8 @@ struct NodePluginScores {
 };
 
 // Node name -> status of the filter that rejected it, plus a shared status for nodes that were
-// never evaluated (upstream NodeToStatus with its "absent nodes" status).
-// Statuses of the nodes a cycle rejected, by node name. Hashed, not ordered: a failed cycle on a
-// large cluster records thousands, and nothing reads them in name order.
+// never evaluated (upstream NodeToStatus with its "absent nodes" status). Hashed, not ordered: a
+// failed cycle on a large cluster records thousands, and nothing reads them in name order.
 class NodeToStatus {
  public:
   void set(std::string_view node, Status s) {

@@ -46,14 +46,6 @@ const std::shared_ptr<const TopologyCounts>& empty_counts() {
   return empty;
 }
 
-// The counts of a state, made changeable: the first change of a state copies counts it shares
-// (with the plugin's cache or with the state it was cloned from).
-TopologyCounts& own(std::shared_ptr<const TopologyCounts>& p) {
-  if (p.use_count() != 1) p = std::make_shared<TopologyCounts>(*p);
-  // Sole owner of an object created non-const above or by the cache.
-  return const_cast<TopologyCounts&>(*p);
-}
-
 struct PreFilterState final : framework::StateData {
   std::vector<AffinityTerm> affinityTerms;      // incoming pod's required affinity (namespaces merged)
   std::vector<AffinityTerm> antiAffinityTerms;  // incoming pod's required anti-affinity
@@ -71,18 +63,18 @@ struct PreFilterState final : framework::StateData {
     const auto& nl = node->metadata.labels;
     for (const auto& t : updated.requiredAntiAffinityTerms) {
       if (!t.matches(incoming, &namespaceLabels)) continue;
-      if (const auto* v = nl.find(t.topologyKey)) own(existingAntiAffinityCounts).add(t.topologyKey, *v, mult);
+      if (const auto* v = nl.find(t.topologyKey)) TopologyCounts::writable(existingAntiAffinityCounts).add(t.topologyKey, *v, mult);
     }
     const api::Pod& up = *updated.pod;
     if (pod_matches_all_terms(affinityTerms, up)) {
       for (const auto& t : affinityTerms) {
-        if (const auto* v = nl.find(t.topologyKey)) own(affinityCounts).add(t.topologyKey, *v, mult);
+        if (const auto* v = nl.find(t.topologyKey)) TopologyCounts::writable(affinityCounts).add(t.topologyKey, *v, mult);
       }
     }
     // The incoming pod's terms have their namespaceSelector merged, so no namespace labels needed.
     for (const auto& t : antiAffinityTerms) {
       if (!t.matches(up, nullptr)) continue;
-      if (const auto* v = nl.find(t.topologyKey)) own(antiAffinityCounts).add(t.topologyKey, *v, mult);
+      if (const auto* v = nl.find(t.topologyKey)) TopologyCounts::writable(antiAffinityCounts).add(t.topologyKey, *v, mult);
     }
   }
 };

@@ -141,7 +141,7 @@ struct PreFilterState final : framework::StateData {
       if (!cs[i].selector.matches(updated.metadata.labels)) continue;
       if (!inclusion.matches(cs[i])) continue;
       const std::string& v = *node->metadata.labels.find(cs[i].topologyKey);
-      framework::TopologyCounts& c = own();
+      framework::TopologyCounts& c = framework::TopologyCounts::writable(counts);
       if (matchIdx[i] == framework::TopologyCounts::npos) matchIdx[i] = c.key_index(match_key(i));
       if (domainIdx[i] == framework::TopologyCounts::npos) domainIdx[i] = c.key_index(domain_key(i));
       // Upstream's map entry springs into being here if the domain had none.
@@ -149,13 +149,6 @@ struct PreFilterState final : framework::StateData {
       c.add(matchIdx[i], v, delta);
       paths[i].update(v, c.get(matchIdx[i], v));
     }
-  }
-
- private:
-  framework::TopologyCounts& own() {
-    if (counts.use_count() != 1) counts = std::make_shared<framework::TopologyCounts>(*counts);
-    // Sole owner of an object created non-const, here or by the cache.
-    return const_cast<framework::TopologyCounts&>(*counts);
   }
 };
 
