@@ -36,6 +36,9 @@ constexpr auto kIdleTimeout = std::chrono::seconds(600);
 constexpr auto kBookmarkInterval = std::chrono::seconds(30);
 constexpr std::size_t kBodyLimit = 64u << 20;
 constexpr auto kCoalesce = std::chrono::milliseconds(2);
+constexpr std::size_t kReadBuffer = 16u << 10;
+// Answers to pipelined requests queued before they are written regardless (bounds the buffer).
+constexpr std::size_t kMaxQueuedAnswers = 256u << 10;
 
 // A watch event line is {"type":T,"object":OBJ}\n; these are the parts around OBJ.
 constexpr std::string_view kEventPrefix[3] = {"{\"type\":\"ADDED\",\"object\":", "{\"type\":\"MODIFIED\",\"object\":",
@@ -92,7 +95,11 @@ template <class Stream>
 class Session : public std::enable_shared_from_this<Session<Stream>> {
  public:
   Session(HttpServer::Impl& srv, Stream stream) : srv_(srv), stream_(std::move(stream)), timer_(stream_.get_executor()),
-                                                    bookmark_timer_(stream_.get_executor()) {}
+                                                    bookmark_timer_(stream_.get_executor()) {
+    // Beast reads at most the buffer's free space (512 bytes when empty): room for a TLS record
+    // lets one read take a whole batch of pipelined requests.
+    buffer_.reserve(kReadBuffer);
+  }
 
   void start() {
     if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
@@ -109,16 +116,70 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
  private:
   void read() {
-    parser_.emplace();
-    parser_->body_limit(kBodyLimit);
+    // A parser fed part of a pipelined request from the buffer (next_buffered_request) goes on.
+    if (!parser_primed_) new_parser();
+    parser_primed_ = false;
     beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
     http::async_read(stream_, buffer_, *parser_,
                      [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
+  void new_parser() {
+    parser_.emplace();
+    parser_->body_limit(kBodyLimit);
+    parser_->eager(true);
+  }
+
+  // HTTP/1.1 pipelining: a client may send several requests before reading any answer. Requests
+  // already in the buffer are answered together, their responses queued in out_ and sent in one
+  // write when no complete request is left, so that a pipelined batch costs one send, not one per
+  // request. Answers keep the requests' order, as HTTP/1.1 requires.
   void on_read(beast::error_code ec) {
     if (ec) return close();
-    auto req = parser_->release();
+    out_.clear();
+    for (;;) {
+      Response resp = handle(parser_->release());
+      if (resp.watcher) {
+        // The watch stream follows the answers queued before it.
+        if (out_.empty()) return start_watch(std::move(resp));
+        return net::async_write(stream_, net::buffer(out_),
+                                [self = this->shared_from_this(), resp = std::move(resp)](beast::error_code ec,
+                                                                                           std::size_t) mutable {
+                                  if (ec) return self->close();
+                                  self->start_watch(std::move(resp));
+                                });
+      }
+      format_response(resp);
+      if (!keep_alive_ || out_.size() >= kMaxQueuedAnswers || !next_buffered_request()) break;
+    }
+    net::async_write(stream_, net::buffer(out_), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec || !self->keep_alive_) return self->close();
+      self->read();
+    });
+  }
+
+  // Parses the next request from bytes already received, without waiting for more. True when a
+  // whole request was there; otherwise the parser keeps what it took and read() continues it.
+  bool next_buffered_request() {
+    if (buffer_.size() == 0) return false;
+    new_parser();
+    beast::error_code ec;
+    while (buffer_.size() > 0 && !parser_->is_done()) {
+      std::size_t n = parser_->put(buffer_.data(), ec);
+      buffer_.consume(n);
+      if (ec == http::error::need_more) break;
+      // A malformed request: let read() meet the error where it reports it, with a fresh parser.
+      if (ec || n == 0) {
+        new_parser();
+        return false;
+      }
+    }
+    if (parser_->is_done()) return true;
+    parser_primed_ = true;
+    return false;
+  }
+
+  Response handle(http::request<http::string_body> req) {
     keep_alive_ = req.keep_alive();
     Request r;
     r.method = std::string(req.method_string());
@@ -143,20 +204,14 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       resp = srv_.api.handle(r);
     }
     if (auto v = log::V(4); v.enabled()) v.info("HTTP", {{"verb", r.method}, {"URI", std::string(target)}, {"status", resp.status}});
-    if (resp.watcher) return start_watch(std::move(resp));
-    format_response(resp);
-    net::async_write(stream_, net::buffer(out_), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-      if (ec || !self->keep_alive_) return self->close();
-      self->read();
-    });
+    return resp;
   }
 
-  // The response as it goes on the wire, status line to body, in the session's reused buffer: one
-  // buffer is one TLS record and one send, with no header container or serializer per response.
-  // Handlers set no header twice, nor one of those written here.
+  // Appends the response as it goes on the wire, status line to body, to the session's reused
+  // buffer: one buffer is one TLS record and one send, with no header container or serializer per
+  // response. Handlers set no header twice, nor one of those written here.
   void format_response(const Response& resp) {
     auto status = static_cast<http::status>(resp.status);
-    out_.clear();
     out_.append("HTTP/1.1 ").append(std::to_string(resp.status)).append(" ");
     out_.append(http::obsolete_reason(status)).append("\r\nContent-Type: ").append(resp.content_type);
     out_.append("\r\nCache-Control: no-cache, private\r\n");
@@ -322,6 +377,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  bool parser_primed_ = false;  // parser_ holds the start of a pipelined request
   bool keep_alive_ = true;
   // watch state
   std::shared_ptr<Watcher> watcher_;

@@ -24,6 +24,9 @@ struct RestConfig {
   std::string user_agent;
   std::chrono::milliseconds timeout{0};  // per-request; 0 = none (watches never time out by this)
   std::string namespace_;                // context namespace ("default" when unset)
+  // Every request but GETs and watches is pipelined with concurrent ones (HttpRequest::pipelined):
+  // for a client whose many threads send small writes, like the bench's load generator.
+  bool pipeline_writes = false;
 };
 
 struct KubeconfigOptions {

@@ -95,8 +95,9 @@ util::Result<std::shared_ptr<RestClient>> RestClient::create(const RestConfig& c
 }
 
 Result<std::string> RestClient::call(std::string method, const ResourceRef& r, std::string query, std::string body,
-                                     std::string ct) {
+                                     std::string ct, bool pipelined) {
   HttpRequest req;
+  req.pipelined = pipelined || (config().pipeline_writes && method != "GET");
   req.method = std::move(method);
   req.target = r.path() + query;
   req.body = std::move(body);
@@ -163,7 +164,8 @@ Result<void> RestClient::bind(std::string_view ns, std::string_view pod, std::st
                         {"metadata", std::move(meta)},
                         {"target", boost::json::object{{"kind", "Node"}, {"name", node}}}};
   ResourceRef r{"", "v1", "pods", std::string(ns), std::string(pod), "binding"};
-  auto res = create(r, boost::json::serialize(b));
+  // Bindings are small and answered from memory: concurrent ones share a connection.
+  auto res = call("POST", r, {}, boost::json::serialize(b), "application/json", /*pipelined=*/true);
   if (!res) return res.error();
   return {};
 }

@@ -73,7 +73,8 @@ class RestClient {
   Result<HttpResponse> raw(std::string method, std::string target, std::string body = {},
                            std::string content_type = {});
 
-  // pods/binding: POST {"kind":"Binding",...,"target":{"kind":"Node","name":node}}.
+  // pods/binding: POST {"kind":"Binding",...,"target":{"kind":"Node","name":node}}, pipelined
+  // with the bindings other threads send meanwhile (Transport::round_trip).
   Result<void> bind(std::string_view ns, std::string_view pod, std::string_view uid, std::string_view node);
 
   // Typed helpers.
@@ -129,7 +130,7 @@ class RestClient {
     return std::move(*v);
   }
   Result<std::string> call(std::string method, const ResourceRef& r, std::string query, std::string body,
-                           std::string content_type);
+                           std::string content_type, bool pipelined = false);
   std::shared_ptr<Transport> t_;
 };
 

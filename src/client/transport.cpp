@@ -17,7 +17,9 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <deque>
 #include <optional>
+#include <semaphore>
 #include <thread>
 
 #include "client/rate_limiter.h"
@@ -332,6 +334,9 @@ struct Transport::Impl {
     if (timeout.count() <= 0) timeout = std::chrono::milliseconds(30000);
     // Connect asynchronously for its deadline, then hand the socket to blocking I/O.
     auto c = std::make_unique<Connection>();
+    // Beast reads at most the buffer's free space (512 bytes when empty): room for a TLS record
+    // lets one read take several answers to pipelined requests, or a large one at once.
+    c->buffer.reserve(16u << 10);
     asio::io_context& ioc = c->ioc;
     boost::system::error_code ec;
     tcp::resolver resolver(ioc);
@@ -446,6 +451,11 @@ struct Transport::Impl {
     c.write(req, ec);
     if (ec) return transport_error("write " + host + ":" + port + ": " + ec.message());
     sent = true;
+    return read_response(c, keep);
+  }
+
+  Result<HttpResponse> read_response(Connection& c, bool& keep) {
+    boost::system::error_code ec;
     http::response_parser<http::string_body> parser;
     parser.body_limit(boost::none);
     c.read(parser, ec);
@@ -470,10 +480,10 @@ struct Transport::Impl {
     return out;
   }
 
-  Result<HttpResponse> round_trip(const HttpRequest& r) {
-    const std::string req = wire(r, /*accept_gzip=*/true);
-    auto timeout = timeout_for(r);
-    int server_retries = 0, conn_retries = 0;
+  // A request alone on a pooled connection, retried on a fresh one where that is safe: when the
+  // pooled connection turned out closed before the request was sent, and for idempotent methods.
+  Result<HttpResponse> send_alone(const HttpRequest& r, const std::string& req, std::chrono::milliseconds timeout) {
+    int conn_retries = 0;
     auto backoff = std::chrono::milliseconds(100);
     for (;;) {
       throttle();
@@ -506,6 +516,120 @@ struct Transport::Impl {
         return res.error();
       }
       if (keep) release(std::move(*conn));
+      return res;
+    }
+  }
+
+  // ---------------------------------------------------------------- pipelining (group commit)
+  // A thread with a pipelined request either leads a batch (its request first, then those queued
+  // behind it) or, when kPipelines batches are already on the wire, queues its request and sleeps
+  // until a leader hands it the answer, or hands it the lead of the next batch. A queued request
+  // is in exactly one of the two hands, so each sleeper is woken once.
+  struct PipelinedCall {
+    const HttpRequest* req;
+    const std::string* wire;
+    std::optional<Result<HttpResponse>> result;
+    bool lead = false;
+    std::binary_semaphore woken{0};
+  };
+  static constexpr int kPipelines = 2;          // batches on the wire at once, one connection each
+  static constexpr std::size_t kMaxBatch = 64;  // requests per batch
+  mutable std::mutex pipe_mu;
+  std::deque<PipelinedCall*> pipe_queue;
+  int pipe_leaders = 0;
+  std::atomic<std::uint64_t> n_batches{0}, n_pipelined{0};
+
+  Result<HttpResponse> send_pipelined(const HttpRequest& r, const std::string& req) {
+    PipelinedCall me{&r, &req};
+    {
+      std::unique_lock l(pipe_mu);
+      if (pipe_leaders < kPipelines) {
+        ++pipe_leaders;
+      } else {
+        pipe_queue.push_back(&me);
+        l.unlock();
+        me.woken.acquire();
+        if (!me.lead) return std::move(*me.result);
+      }
+    }
+    std::vector<PipelinedCall*> batch{&me};
+    {
+      std::lock_guard l(pipe_mu);
+      while (!pipe_queue.empty() && batch.size() < kMaxBatch) {
+        batch.push_back(pipe_queue.front());
+        pipe_queue.pop_front();
+      }
+    }
+    send_batch(batch);
+    for (std::size_t i = 1; i < batch.size(); ++i) batch[i]->woken.release();
+    {
+      // Requests queued meanwhile go next, led by the first of them; else this lead ends.
+      std::lock_guard l(pipe_mu);
+      if (!pipe_queue.empty()) {
+        PipelinedCall* next = pipe_queue.front();
+        pipe_queue.pop_front();
+        next->lead = true;  // pipe_leaders passes to it unchanged
+        next->woken.release();
+      } else {
+        --pipe_leaders;
+      }
+    }
+    return std::move(*me.result);
+  }
+
+  // Writes the batch's requests in one go on one connection and reads the answers in order. A
+  // pooled connection found closed before anything was sent is replaced; any other failure is
+  // every unanswered request's error (they may have reached the server: not resent).
+  void send_batch(const std::vector<PipelinedCall*>& batch) {
+    ++n_batches;
+    n_pipelined += batch.size();
+    auto timeout = timeout_for(*batch.front()->req);
+    std::string out;
+    std::size_t bytes = 0;
+    for (auto* c : batch) bytes += c->wire->size();
+    out.reserve(bytes);
+    for (auto* c : batch) {
+      throttle();
+      ++n_requests;
+      out.append(*c->wire);
+    }
+    auto fail_from = [&](std::size_t i, const ApiError& e) {
+      for (; i < batch.size(); ++i) batch[i]->result = e;
+    };
+    for (int tries = 0;; ++tries) {
+      auto conn = acquire(timeout);
+      if (!conn) return fail_from(0, conn.error());
+      Connection& c = **conn;
+      boost::system::error_code ec;
+      c.set_io_timeout(timeout);
+      c.write(out, ec);
+      if (ec) {
+        if (c.reused && tries < 3) {
+          ++n_retries;
+          continue;
+        }
+        return fail_from(0, transport_error("write " + host + ":" + port + ": " + ec.message()));
+      }
+      bool keep = true;
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (!keep) return fail_from(i, transport_error("the server closed the connection with pipelined requests unanswered"));
+        auto res = read_response(c, keep);
+        if (!res) return fail_from(i, res.error());
+        batch[i]->result = std::move(res);
+      }
+      if (keep) release(std::move(*conn));
+      return;
+    }
+  }
+
+  Result<HttpResponse> round_trip(const HttpRequest& r) {
+    const std::string req = wire(r, /*accept_gzip=*/true);
+    auto timeout = timeout_for(r);
+    int server_retries = 0;
+    auto backoff = std::chrono::milliseconds(100);
+    for (;;) {
+      auto res = r.pipelined ? send_pipelined(r, req) : send_alone(r, req, timeout);
+      if (!res) return res.error();
       int status = res->status;
       int retry_after = parse_retry_after(res->header("Retry-After"));
       bool retryable = (status == 429 || status >= 500) && server_retries < 10 &&
@@ -520,7 +644,7 @@ struct Transport::Impl {
         std::this_thread::sleep_for(wait);
         continue;
       }
-      return std::move(*res);
+      return res;
     }
   }
 };
@@ -656,7 +780,11 @@ void Transport::close_idle() {
 }
 
 TransportStats Transport::stats() const {
-  return {impl_->n_requests.load(), impl_->n_conns.load(), impl_->n_retries.load(), impl_->n_throttled.load()};
+  TransportStats s{impl_->n_requests.load(), impl_->n_conns.load(),     impl_->n_retries.load(),
+                   impl_->n_throttled.load(), impl_->n_batches.load(), impl_->n_pipelined.load()};
+  std::lock_guard l(impl_->pipe_mu);
+  s.pipelined_waiting = impl_->pipe_queue.size();
+  return s;
 }
 
 const RestConfig& Transport::config() const { return impl_->cfg; }

@@ -26,6 +26,9 @@ struct HttpRequest {
   std::string accept = "application/json";
   Headers headers;
   std::chrono::milliseconds timeout{-1};  // -1 = config timeout; 0 = none
+  // May share a connection with concurrent pipelined requests (see Transport::round_trip). For
+  // small requests the server answers promptly: a slow one delays those behind it.
+  bool pipelined = false;
 };
 
 struct HttpResponse {
@@ -55,6 +58,9 @@ struct TransportStats {
   std::uint64_t connections_opened = 0;
   std::uint64_t retries = 0;
   std::uint64_t throttled_waits = 0;
+  std::uint64_t pipelined_batches = 0;  // connection round trips that carried pipelined requests
+  std::uint64_t pipelined_requests = 0;
+  std::uint64_t pipelined_waiting = 0;  // now: queued for the next batch
 };
 
 class Transport {
@@ -63,6 +69,11 @@ class Transport {
   static util::Result<std::shared_ptr<Transport>> create(const RestConfig& cfg);
   ~Transport();
 
+  // Sends the request and reads the whole response. A pipelined request (HttpRequest::pipelined)
+  // joins the ones other threads send meanwhile: while a batch is on the wire the next gathers,
+  // and it goes out in one write on one connection, its answers read back in order (HTTP/1.1
+  // pipelining; the group commit of a database log). Many threads sending small writes then cost
+  // one send and a few receives per batch instead of a send and a receive each.
   Result<HttpResponse> round_trip(const HttpRequest& req);
   // Sends the request and returns once the response header arrived. Non-2xx answers are read in
   // full and returned as an ApiError.

@@ -161,6 +161,78 @@ TEST(Server, ResponsesAreFramedForKeepAliveAndClose) {
   EXPECT_TRUE(ec) << "the server kept the connection open";
 }
 
+std::string wire(const http::request<http::string_body>& req) {
+  std::ostringstream o;
+  o << req;
+  return o.str();
+}
+
+// HTTP/1.1 pipelining: requests sent together are answered in order (the server batches the
+// answers into one write); a request only partly received is answered once the rest arrives,
+// without holding back the answers before it; a watch among pipelined requests streams after the
+// answers before it; and a request asking to close ends the batch, the ones behind it unanswered.
+TEST(Server, PipelinedRequestsAreAnsweredInOrder) {
+  Options o;
+  Server s(o);
+  ASSERT_TRUE(s.start());
+  const std::string tok = s.admin_token();
+  TlsClient c(s);
+  auto read_one = [&] {
+    http::response<http::string_body> res;
+    http::read(c.stream(), c.buffer(), res);
+    return res;
+  };
+  std::string cm = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}})";
+  std::string batch = wire(TlsClient::make(http::verb::post, "/api/v1/namespaces/default/configmaps", tok, cm)) +
+                      wire(TlsClient::make(http::verb::get, "/api/v1/namespaces/default/configmaps/a", tok)) +
+                      wire(TlsClient::make(http::verb::get, "/api/v1/namespaces/default/configmaps/b", tok)) +
+                      wire(TlsClient::make(http::verb::get, "/version", tok));
+  net::write(c.stream(), net::buffer(batch));
+  auto created = read_one();
+  EXPECT_EQ(created.result_int(), 201) << created.body();
+  auto got = read_one();
+  EXPECT_EQ(got.result_int(), 200);
+  EXPECT_NE(got.body().find(R"("k":"v")"), std::string::npos) << got.body();
+  EXPECT_EQ(read_one().result_int(), 404);
+  auto version = read_one();
+  EXPECT_EQ(version.result_int(), 200);
+  EXPECT_NE(version.body().find("gitVersion"), std::string::npos);
+
+  // One request and the first half of the next: the first is answered before the rest is sent.
+  std::string second = wire(TlsClient::make(http::verb::get, "/api/v1/namespaces/default/configmaps/a", tok));
+  std::string first = wire(TlsClient::make(http::verb::get, "/version", tok));
+  net::write(c.stream(), net::buffer(first + second.substr(0, second.size() / 2)));
+  EXPECT_NE(read_one().body().find("gitVersion"), std::string::npos);
+  net::write(c.stream(), net::buffer(second.substr(second.size() / 2)));
+  EXPECT_NE(read_one().body().find(R"("name":"a")"), std::string::npos);
+
+  // An answer, then a watch stream on the same connection.
+  net::write(c.stream(), net::buffer(wire(TlsClient::make(http::verb::get, "/version", tok)) +
+                                     wire(TlsClient::make(http::verb::get,
+                                                          "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1",
+                                                          tok))));
+  EXPECT_NE(read_one().body().find("gitVersion"), std::string::npos);
+  http::response_parser<http::string_body> watch;
+  http::read_header(c.stream(), c.buffer(), watch);
+  EXPECT_EQ(watch.get().result_int(), 200);
+  EXPECT_TRUE(watch.get().chunked());
+
+  // "Connection: close" ends the batch: the request behind it is not answered.
+  TlsClient d(s);
+  auto closing = TlsClient::make(http::verb::get, "/version", tok);
+  closing.keep_alive(false);
+  net::write(d.stream(), net::buffer(wire(TlsClient::make(http::verb::get, "/version", tok)) + wire(closing) +
+                                     wire(TlsClient::make(http::verb::get, "/version", tok))));
+  http::response<http::string_body> r1, r2, r3;
+  http::read(d.stream(), d.buffer(), r1);
+  http::read(d.stream(), d.buffer(), r2);
+  EXPECT_TRUE(r1.keep_alive());
+  EXPECT_FALSE(r2.keep_alive());
+  beast::error_code ec;
+  http::read(d.stream(), d.buffer(), r3, ec);
+  EXPECT_TRUE(ec) << "the server answered a request sent after Connection: close";
+}
+
 TEST(Server, BadListenAddressIsAnError) {
   Options o;
   o.listen = "not-an-ip:1";

@@ -133,6 +133,44 @@ TEST_F(ClientNet, ConcurrentCallersShareThePool) {
   EXPECT_EQ(list->items.size(), 200u);
 }
 
+// Pipelined writes (HTTP/1.1 pipelining over TLS, answered in batches by the server): every
+// caller gets the answer to its own request, whatever batch it travelled in, and every write lands.
+TEST_F(ClientNet, PipelinedWritesFromManyThreadsGetTheirOwnAnswers) {
+  auto cfg = config;
+  cfg.pipeline_writes = true;
+  auto c = client::RestClient::create(cfg);
+  ASSERT_TRUE(c.ok()) << c.error();
+  auto& client = **c;
+  ASSERT_TRUE(client.create(ksched::testing::bare_node("n1")).ok());
+  constexpr int kThreads = 12, kEach = 30;
+  std::atomic<int> mismatched{0}, failed{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < kThreads; ++t)
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        std::string name = "pp-" + std::to_string(t) + "-" + std::to_string(i);
+        auto created = client.create(make_pod("default", name));
+        if (!created.ok()) {
+          ++failed;
+          continue;
+        }
+        if (created->metadata.name != name) ++mismatched;
+        auto bound = client.bind("default", name, created->metadata.uid, "n1");
+        if (!bound.ok()) ++failed;
+      }
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(mismatched.load(), 0);
+  auto stats = client.transport().stats();
+  EXPECT_EQ(stats.pipelined_requests, 1u + 2u * kThreads * kEach);
+  EXPECT_LE(stats.pipelined_batches, stats.pipelined_requests);
+  auto list = client.list<api::Pod>("default");
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->items.size(), static_cast<std::size_t>(kThreads * kEach));
+  for (const auto& p : list->items) EXPECT_EQ(p.spec.nodeName, "n1") << p.metadata.name;
+}
+
 TEST_F(ClientNet, WatchStreamsEventsAndStopsFromAnotherThread) {
   auto c = new_client();
   auto list = c->list(client::ResourceRef{"", "v1", "pods", "default", "", ""});

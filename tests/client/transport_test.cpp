@@ -2,6 +2,8 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -325,4 +327,130 @@ TEST(Transport, RequestsCarryTheirHeadersAndBody) {
   EXPECT_EQ(g.count(http::field::content_length), 0u);
   EXPECT_EQ(g.count(http::field::content_type), 0u);
   EXPECT_TRUE(g.body().empty());
+}
+
+namespace {
+
+// Echoes each request's body as its answer, one thread per connection, and holds every answer
+// until the test opens the gate: requests pile up on the client meanwhile.
+class GatedEchoServer {
+ public:
+  GatedEchoServer() {
+    acceptor_.open(boost::asio::ip::tcp::v4());
+    acceptor_.bind({boost::asio::ip::make_address("127.0.0.1"), 0});
+    acceptor_.listen();
+    accept_thread_ = std::thread([this] {
+      for (;;) {
+        auto s = std::make_shared<boost::asio::ip::tcp::socket>(ioc_);
+        boost::system::error_code ec;
+        acceptor_.accept(*s, ec);
+        if (ec) return;
+        std::lock_guard l(mu_);
+        ++connections_;
+        sockets_.push_back(s);
+        conn_threads_.emplace_back([this, s] { serve(*s); });
+      }
+    });
+  }
+  ~GatedEchoServer() {
+    open_gate();
+    ::shutdown(acceptor_.native_handle(), SHUT_RDWR);
+    accept_thread_.join();
+    {
+      std::lock_guard l(mu_);
+      for (auto& s : sockets_) ::shutdown(s->native_handle(), SHUT_RDWR);
+    }
+    for (auto& t : conn_threads_) t.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()); }
+  void open_gate() {
+    std::lock_guard l(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  // Blocks until the server has read n requests in all.
+  void wait_for_requests(int n) {
+    std::unique_lock l(mu_);
+    cv_.wait(l, [&] { return requests_ >= n; });
+  }
+  int connections() {
+    std::lock_guard l(mu_);
+    return connections_;
+  }
+
+ private:
+  void serve(boost::asio::ip::tcp::socket& s) {
+    namespace http = boost::beast::http;
+    boost::beast::flat_buffer buf;
+    for (;;) {
+      http::request<http::string_body> req;
+      boost::system::error_code ec;
+      http::read(s, buf, req, ec);
+      if (ec) return;
+      {
+        std::unique_lock l(mu_);
+        ++requests_;
+        cv_.notify_all();
+        cv_.wait(l, [&] { return open_; });
+      }
+      std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(req.body().size()) + "\r\n\r\n" + req.body();
+      boost::asio::write(s, boost::asio::buffer(answer), ec);
+      if (ec) return;
+    }
+  }
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_{ioc_};
+  std::thread accept_thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  int requests_ = 0, connections_ = 0;
+  std::vector<std::shared_ptr<boost::asio::ip::tcp::socket>> sockets_;
+  std::vector<std::thread> conn_threads_;
+};
+
+}  // namespace
+
+// Two pipelined requests lead a batch each; six more arrive while those wait for their answers
+// and queue; once the answers come, the queued six go out together on the two connections
+// already open, in at most two batches, and every caller gets the answer to its own request.
+TEST(Transport, PipelinedRequestsQueuedBehindABatchShareTheNextOne) {
+  GatedEchoServer server;
+  RestConfig c;
+  c.host = server.url();
+  c.qps = 0;
+  c.timeout = 20s;
+  auto t = Transport::create(c);
+  ASSERT_TRUE(t.ok());
+  Transport& tr = **t;
+  std::vector<std::string> answers(8);
+  std::vector<std::thread> callers;
+  auto call = [&](int i) {
+    callers.emplace_back([&, i] {
+      HttpRequest r;
+      r.method = "POST";
+      r.target = "/echo";
+      r.body = "request-" + std::to_string(i);
+      r.pipelined = true;
+      auto res = tr.round_trip(r);
+      answers[i] = res.ok() ? res->body : "error: " + res.error().message;
+    });
+  };
+  call(0);
+  call(1);
+  server.wait_for_requests(2);  // both leaders' batches are on the wire, unanswered
+  for (int i = 2; i < 8; ++i) call(i);
+  auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (tr.stats().pipelined_waiting < 6 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  ASSERT_EQ(tr.stats().pipelined_waiting, 6u);
+  server.open_gate();
+  for (auto& th : callers) th.join();
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(answers[i], "request-" + std::to_string(i));
+  auto s = tr.stats();
+  EXPECT_EQ(s.pipelined_requests, 8u);
+  EXPECT_GE(s.pipelined_batches, 3u);
+  EXPECT_LE(s.pipelined_batches, 4u);
+  EXPECT_EQ(s.pipelined_waiting, 0u);
+  EXPECT_EQ(server.connections(), 2);
+  EXPECT_EQ(s.connections_opened, 2u);
 }
