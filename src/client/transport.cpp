@@ -19,7 +19,7 @@
 #include <mutex>
 #include <deque>
 #include <optional>
-#include <semaphore>
+#include <condition_variable>
 #include <thread>
 
 #include "client/rate_limiter.h"
@@ -530,7 +530,10 @@ struct Transport::Impl {
     const std::string* wire;
     std::optional<Result<HttpResponse>> result;
     bool lead = false;
-    std::binary_semaphore woken{0};
+    bool woken = false;  // under pipe_mu
+    // A sleeper waits on its own condition variable, so that waking one wakes no other (and
+    // sleeps in the kernel at once, where a semaphore spun through sched_yield first).
+    std::condition_variable cv;
   };
   static constexpr int kPipelines = 2;          // batches on the wire at once, one connection each
   static constexpr std::size_t kMaxBatch = 64;  // requests per batch
@@ -547,8 +550,7 @@ struct Transport::Impl {
         ++pipe_leaders;
       } else {
         pipe_queue.push_back(&me);
-        l.unlock();
-        me.woken.acquire();
+        me.cv.wait(l, [&] { return me.woken; });
         if (!me.lead) return std::move(*me.result);
       }
     }
@@ -561,15 +563,20 @@ struct Transport::Impl {
       }
     }
     send_batch(batch);
-    for (std::size_t i = 1; i < batch.size(); ++i) batch[i]->woken.release();
     {
-      // Requests queued meanwhile go next, led by the first of them; else this lead ends.
+      // Notified under the lock: a woken caller returns and destroys its condition variable.
       std::lock_guard l(pipe_mu);
+      for (std::size_t i = 1; i < batch.size(); ++i) {
+        batch[i]->woken = true;
+        batch[i]->cv.notify_one();
+      }
+      // Requests queued meanwhile go next, led by the first of them; else this lead ends.
       if (!pipe_queue.empty()) {
         PipelinedCall* next = pipe_queue.front();
         pipe_queue.pop_front();
         next->lead = true;  // pipe_leaders passes to it unchanged
-        next->woken.release();
+        next->woken = true;
+        next->cv.notify_one();
       } else {
         --pipe_leaders;
       }
