@@ -102,7 +102,11 @@ Result<std::string> RestClient::call(std::string method, const ResourceRef& r, s
   req.target = r.path() + query;
   req.body = std::move(body);
   req.content_type = std::move(ct);
-  auto res = t_->round_trip(req);
+  return body_of(t_->round_trip(req));
+}
+
+// The body of a 2xx answer; any other answer is the server's Status as an error.
+Result<std::string> RestClient::body_of(Result<HttpResponse> res) {
   if (!res) return res.error();
   if (res->status < 200 || res->status >= 300) {
     int ra = 0;
@@ -122,6 +126,22 @@ Result<std::string> RestClient::list(const ResourceRef& r, const ListOptions& op
 Result<std::string> RestClient::create(const ResourceRef& r, std::string body, std::string_view query) {
   return call("POST", r, std::string(query), std::move(body), "application/json");
 }
+std::vector<Result<std::string>> RestClient::create_all(const ResourceRef& r, std::vector<std::string> bodies) {
+  std::vector<HttpRequest> reqs(bodies.size());
+  const std::string target = r.path();
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    reqs[i].method = "POST";
+    reqs[i].target = target;
+    reqs[i].body = std::move(bodies[i]);
+    reqs[i].content_type = "application/json";
+  }
+  auto answers = t_->round_trip_all(reqs);
+  std::vector<Result<std::string>> out;
+  out.reserve(answers.size());
+  for (auto& a : answers) out.push_back(body_of(std::move(a)));
+  return out;
+}
+
 Result<std::string> RestClient::update(const ResourceRef& r, std::string body, std::string_view query) {
   return call("PUT", r, std::string(query), std::move(body), "application/json");
 }

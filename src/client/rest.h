@@ -64,6 +64,9 @@ class RestClient {
   Result<std::string> get(const ResourceRef& r, std::string_view query = {});
   Result<std::string> list(const ResourceRef& r, const ListOptions& opts = {});
   Result<std::string> create(const ResourceRef& r, std::string body, std::string_view query = {});
+  // Creates several objects of one resource from one thread, pipelined on one connection
+  // (Transport::round_trip_all); the results are in the bodies' order.
+  std::vector<Result<std::string>> create_all(const ResourceRef& r, std::vector<std::string> bodies);
   Result<std::string> update(const ResourceRef& r, std::string body, std::string_view query = {});
   Result<std::string> patch(const ResourceRef& r, PatchType type, std::string body, std::string_view query = {});
   Result<std::string> remove(const ResourceRef& r, const DeleteOptions& opts = {});
@@ -129,6 +132,7 @@ class RestClient {
     }
     return std::move(*v);
   }
+  static Result<std::string> body_of(Result<HttpResponse> res);
   Result<std::string> call(std::string method, const ResourceRef& r, std::string query, std::string body,
                            std::string content_type, bool pipelined = false);
   std::shared_ptr<Transport> t_;

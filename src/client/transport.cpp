@@ -629,19 +629,25 @@ struct Transport::Impl {
     }
   }
 
-  Result<HttpResponse> round_trip(const HttpRequest& r) {
+  // 429 and 5xx with Retry-After are retried (up to 10 times), other 5xx of idempotent methods up
+  // to 3 times with backoff.
+  static bool retryable(const HttpRequest& r, const HttpResponse& res, int server_retries, int& retry_after) {
+    int status = res.status;
+    retry_after = parse_retry_after(res.header("Retry-After"));
+    return (status == 429 || status >= 500) && server_retries < 10 &&
+           (retry_after > 0 || (status >= 500 && idempotent(r.method) && server_retries < 3));
+  }
+
+  Result<HttpResponse> round_trip(const HttpRequest& r, int server_retries = 0) {
     const std::string req = wire(r, /*accept_gzip=*/true);
     auto timeout = timeout_for(r);
-    int server_retries = 0;
     auto backoff = std::chrono::milliseconds(100);
     for (;;) {
       auto res = r.pipelined ? send_pipelined(r, req) : send_alone(r, req, timeout);
       if (!res) return res.error();
       int status = res->status;
-      int retry_after = parse_retry_after(res->header("Retry-After"));
-      bool retryable = (status == 429 || status >= 500) && server_retries < 10 &&
-                       (retry_after > 0 || (status >= 500 && idempotent(r.method) && server_retries < 3));
-      if (retryable) {
+      int retry_after = 0;
+      if (retryable(r, *res, server_retries, retry_after)) {
         ++server_retries;
         ++n_retries;
         auto wait = retry_after > 0 ? std::chrono::milliseconds(retry_after * 1000) : backoff;
@@ -748,6 +754,38 @@ util::Result<std::shared_ptr<Transport>> Transport::create(const RestConfig& cfg
 }
 
 Result<HttpResponse> Transport::round_trip(const HttpRequest& req) { return impl_->round_trip(req); }
+
+std::vector<Result<HttpResponse>> Transport::round_trip_all(const std::vector<HttpRequest>& reqs) {
+  auto& I = *impl_;
+  std::vector<std::string> wires;
+  wires.reserve(reqs.size());
+  for (const auto& r : reqs) wires.push_back(I.wire(r, /*accept_gzip=*/true));
+  std::deque<Impl::PipelinedCall> calls;  // not movable (condition variable)
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    auto& c = calls.emplace_back();
+    c.req = &reqs[i];
+    c.wire = &wires[i];
+  }
+  for (std::size_t i = 0; i < calls.size(); i += Impl::kMaxBatch) {
+    std::vector<Impl::PipelinedCall*> batch;
+    for (std::size_t j = i; j < std::min(calls.size(), i + Impl::kMaxBatch); ++j) batch.push_back(&calls[j]);
+    I.send_batch(batch);
+  }
+  std::vector<Result<HttpResponse>> out;
+  out.reserve(reqs.size());
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    auto& res = *calls[i].result;
+    int retry_after = 0;
+    // A request the server asks to repeat goes again alone, with round_trip's retries.
+    if (res && Impl::retryable(reqs[i], *res, 0, retry_after)) {
+      std::this_thread::sleep_for(std::chrono::seconds(retry_after));
+      out.push_back(I.round_trip(reqs[i], 1));
+    } else {
+      out.push_back(std::move(res));
+    }
+  }
+  return out;
+}
 
 Result<std::unique_ptr<ResponseStream>> Transport::open_stream(const HttpRequest& r) {
   auto& I = *impl_;

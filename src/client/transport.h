@@ -75,6 +75,11 @@ class Transport {
   // pipelining; the group commit of a database log). Many threads sending small writes then cost
   // one send and a few receives per batch instead of a send and a receive each.
   Result<HttpResponse> round_trip(const HttpRequest& req);
+  // Sends the requests pipelined on one connection (in batches of up to 64) and returns their
+  // answers in order: for one thread with many independent requests, none of the hand-offs
+  // between threads that concurrent pipelined round_trip calls need. A request the server answers
+  // with 429 or a retryable 5xx is sent again alone.
+  std::vector<Result<HttpResponse>> round_trip_all(const std::vector<HttpRequest>& reqs);
   // Sends the request and returns once the response header arrived. Non-2xx answers are read in
   // full and returned as an ApiError.
   Result<std::unique_ptr<ResponseStream>> open_stream(const HttpRequest& req);

@@ -171,6 +171,26 @@ TEST_F(ClientNet, PipelinedWritesFromManyThreadsGetTheirOwnAnswers) {
   for (const auto& p : list->items) EXPECT_EQ(p.spec.nodeName, "n1") << p.metadata.name;
 }
 
+// create_all: one result per body, in order; a failing object fails alone.
+TEST_F(ClientNet, CreateAllReportsEachObjectsOwnResult) {
+  auto c = new_client();
+  ASSERT_TRUE(c->create(make_pod("default", "taken")).ok());
+  std::vector<std::string> bodies;
+  for (const char* name : {"ca-0", "taken", "ca-2"}) bodies.push_back(api::encode(make_pod("default", name)));
+  bodies.push_back("{not json");
+  auto res = c->create_all(client::ResourceRef{.resource = "pods", .namespace_ = "default"}, std::move(bodies));
+  ASSERT_EQ(res.size(), 4u);
+  ASSERT_TRUE(res[0].ok());
+  EXPECT_NE(res[0]->find(R"("name":"ca-0")"), std::string::npos);
+  ASSERT_FALSE(res[1].ok());
+  EXPECT_TRUE(client::is_already_exists(res[1].error()));
+  ASSERT_TRUE(res[2].ok());
+  EXPECT_NE(res[2]->find(R"("name":"ca-2")"), std::string::npos);
+  ASSERT_FALSE(res[3].ok());
+  EXPECT_EQ(res[3].error().code, 400);
+  EXPECT_EQ(c->list<api::Pod>("default")->items.size(), 3u);
+}
+
 TEST_F(ClientNet, WatchStreamsEventsAndStopsFromAnotherThread) {
   auto c = new_client();
   auto list = c->list(client::ResourceRef{"", "v1", "pods", "default", "", ""});

@@ -454,3 +454,33 @@ TEST(Transport, PipelinedRequestsQueuedBehindABatchShareTheNextOne) {
   EXPECT_EQ(server.connections(), 2);
   EXPECT_EQ(s.connections_opened, 2u);
 }
+
+// One thread's many requests: all go pipelined on one connection in batches of up to 64, and
+// the answers come back in the requests' order.
+TEST(Transport, RoundTripAllAnswersInOrderOnOneConnection) {
+  GatedEchoServer server;
+  server.open_gate();
+  RestConfig c;
+  c.host = server.url();
+  c.qps = 0;
+  c.timeout = 20s;
+  auto t = Transport::create(c);
+  ASSERT_TRUE(t.ok());
+  std::vector<HttpRequest> reqs(100);
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    reqs[i].method = "POST";
+    reqs[i].target = "/echo";
+    reqs[i].body = "body-" + std::to_string(i);
+  }
+  auto answers = (*t)->round_trip_all(reqs);
+  ASSERT_EQ(answers.size(), reqs.size());
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    ASSERT_TRUE(answers[i].ok()) << answers[i].error().message;
+    EXPECT_EQ(answers[i]->body, reqs[i].body);
+  }
+  auto s = (*t)->stats();
+  EXPECT_EQ(s.pipelined_batches, 2u);
+  EXPECT_EQ(s.pipelined_requests, 100u);
+  EXPECT_EQ(s.connections_opened, 1u);
+  EXPECT_EQ(server.connections(), 1);
+}
