@@ -154,7 +154,48 @@ void EventBroadcaster::worker(Lane& lane) {
     }
     if (sweep_now) sweep(lane, opts_.clock->now());
     for (auto& e : batch) record_to_sink(lane, std::move(e));
+    send_pending_creates(lane);
   }
+}
+
+// Creates the batch's new events, pipelined on one connection (per namespace, in order). A
+// rejected one is forgotten, so that its next repeat starts a new event.
+void EventBroadcaster::send_pending_creates(Lane& lane) {
+  auto& pending = lane.pending_creates;
+  if (pending.empty()) return;
+  std::vector<bool> sent(pending.size(), false);
+  std::uint64_t created = 0, failed = 0;
+  for (std::size_t first = 0; first < pending.size(); ++first) {
+    if (sent[first]) continue;
+    const std::string& ns = pending[first].namespace_;
+    std::vector<std::size_t> idx;
+    std::vector<std::string> bodies;
+    for (std::size_t i = first; i < pending.size(); ++i)
+      if (!sent[i] && pending[i].namespace_ == ns) {
+        sent[i] = true;
+        idx.push_back(i);
+        bodies.push_back(std::move(pending[i].body));
+      }
+    auto results = c_->create_all(client::ResourceRef::of(client::ResourceFor<api::eventsv1::Event>::info, ns),
+                                  std::move(bodies));
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+      auto& p = pending[idx[k]];
+      auto it = lane.cache.find(p.series_key);
+      if (results[k]) {
+        ++created;
+        if (it != lane.cache.end()) it->second.pending = false;
+        continue;
+      }
+      ++failed;
+      log::error("Server rejected event (will not retry!)",
+                 {{"event", p.name}, {"reason", p.reason}, {"err", results[k].error().to_string()}});
+      if (it != lane.cache.end() && it->second.name == p.name) lane.cache.erase(it);
+    }
+  }
+  pending.clear();
+  std::lock_guard l(mu_);
+  stats_.created += created;
+  stats_.failed += failed;
 }
 
 std::string EventBroadcaster::series_key(const api::eventsv1::Event& e) {
@@ -201,6 +242,11 @@ void EventBroadcaster::record_to_sink(Lane& lane, api::eventsv1::Event e) {
     cache.erase(it);  // that series ended: this is a new event
     it = cache.end();
   }
+  if (it != cache.end() && it->second.pending) {
+    // A repeat of an event not yet created: send the creates first, the patch follows them.
+    send_pending_creates(lane);
+    it = cache.find(key);
+  }
   if (it != cache.end()) {
     auto& c = it->second;
     c.count = c.count < 2 ? 2 : c.count + 1;
@@ -223,24 +269,16 @@ void EventBroadcaster::record_to_sink(Lane& lane, api::eventsv1::Event e) {
     }
     cache.erase(it);  // the event was deleted on the server: start over with a new one
   }
-  // The server's copy is not decoded: a later patch needs only the name, which is ours.
-  auto created = c_->create(client::ResourceRef::of(client::ResourceFor<api::eventsv1::Event>::info, e.metadata.namespace_),
-                            api::encode(e));
-  if (!created) {
-    log::error("Server rejected event (will not retry!)", {{"event", e.metadata.name}, {"reason", e.reason},
-                                                          {"err", created.error().to_string()}});
-    std::lock_guard l(mu_);
-    ++stats_.failed;
-    return;
-  }
+  // Created with the rest of the batch (send_pending_creates). The server's copy is not decoded:
+  // a later patch needs only the name, which is ours.
   Cached c;
   c.namespace_ = e.metadata.namespace_;
   c.name = e.metadata.name;
   c.last_observed_ns = e.eventTime ? e.eventTime->unixNanos : 0;
   c.last_seen = now;
+  c.pending = true;
+  lane.pending_creates.push_back(PendingCreate{key, e.metadata.namespace_, e.metadata.name, e.reason, api::encode(e)});
   cache.insert_or_assign(std::move(key), std::move(c));
-  std::lock_guard l(mu_);
-  ++stats_.created;
 }
 
 }  // namespace ksched::events

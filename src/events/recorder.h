@@ -97,6 +97,13 @@ class EventBroadcaster {
     std::int32_t count = 1;
     std::int64_t last_observed_ns = 0;
     util::Clock::time_point last_seen{};
+    bool pending = false;  // its create is in the lane's unsent batch
+  };
+  // A create waiting to go out with the rest of the batch (Lane::pending_creates).
+  struct PendingCreate {
+    std::string series_key;
+    std::string namespace_, name, reason;
+    std::string body;
   };
   // One writer: its queue, and (its thread only) the series and per-object limits of the objects
   // hashed to it.
@@ -110,8 +117,12 @@ class EventBroadcaster {
     std::unordered_map<std::string, Cached> cache;
     std::unordered_map<std::string, std::unique_ptr<client::TokenBucket>> limits;  // per regarding object
     util::Clock::time_point last_sweep{};
+    // New events of the batch being written: sent together (pipelined), before any patch of
+    // their series.
+    std::vector<PendingCreate> pending_creates;
   };
   void enqueue(api::eventsv1::Event e);
+  void send_pending_creates(Lane& lane);
   void worker(Lane& lane);
   void record_to_sink(Lane& lane, api::eventsv1::Event e);
   void sweep(Lane& lane, util::Clock::time_point now);

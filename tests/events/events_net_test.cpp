@@ -88,6 +88,36 @@ TEST_F(EventsNet, RepeatsAggregateIntoASeries) {
   EXPECT_EQ(s.patched, 4u);
 }
 
+// Events recorded before the writers start form one batch per writer: its new events are created
+// together (pipelined), each repeat's series patch follows its create, and an event the server
+// rejects fails alone, forgotten so that its repeat is created anew rather than patched.
+TEST_F(EventsNet, ABatchCreatesItsEventsTogetherBeforeTheirSeriesPatches) {
+  events::BroadcasterOptions o;
+  o.sinks = 2;
+  events::EventBroadcaster b(new_client(), o);
+  auto rec = b.new_recorder("default-scheduler");
+  for (int i = 0; i < 10; ++i)
+    for (int rep = 0; rep < 2; ++rep)
+      rec->event(pod_ref("batch-" + std::to_string(i)), nullptr, events::kWarning, "FailedScheduling", "Scheduling",
+                 "0/3 nodes are available");
+  api::ObjectReference elsewhere = pod_ref("lost");
+  elsewhere.namespace_ = "no-such-namespace";
+  rec->event(elsewhere, nullptr, events::kWarning, "FailedScheduling", "Scheduling", "x");
+  rec->event(elsewhere, nullptr, events::kWarning, "FailedScheduling", "Scheduling", "x");
+  b.start_recording_to_sink();
+  ASSERT_TRUE(b.wait_idle(10s));
+  auto s = b.stats();
+  EXPECT_EQ(s.created, 10u);
+  EXPECT_EQ(s.patched, 10u);
+  EXPECT_EQ(s.failed, 2u);  // the repeat of the rejected event was tried as a new event, not patched
+  auto evs = list_events(*new_client(), "default");
+  ASSERT_EQ(evs.size(), 10u);
+  for (const auto& e : evs) {
+    ASSERT_TRUE(e.series.has_value()) << e.metadata.name;
+    EXPECT_EQ(e.series->count, 2) << e.metadata.name;
+  }
+}
+
 TEST_F(EventsNet, SeriesEndsAfterTheWindowAndRateLimitDrops) {
   util::FakeClock clock;
   events::BroadcasterOptions o;
