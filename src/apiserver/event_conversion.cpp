@@ -85,6 +85,11 @@ std::string to_view(const ResourceInfo& r, std::string_view stored) {
   return json::serialize(event_core_to_v1(v.get_object()));
 }
 
+std::string to_view(const ResourceInfo& r, const json::object& stored_obj, std::string_view stored_json) {
+  if (!is_event_view(r)) return std::string(stored_json);
+  return json::serialize(event_core_to_v1(stored_obj));
+}
+
 void to_storage(const ResourceInfo& r, json::object& obj) {
   if (is_event_view(r)) obj = event_v1_to_core(obj);
 }

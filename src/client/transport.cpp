@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "client/rate_limiter.h"
+#include "util/one_shot_wake.h"
 #include "util/log.h"
 
 namespace ksched::client {
@@ -529,11 +530,8 @@ struct Transport::Impl {
     const HttpRequest* req;
     const std::string* wire;
     std::optional<Result<HttpResponse>> result;
-    bool lead = false;
-    bool woken = false;  // under pipe_mu
-    // A sleeper waits on its own condition variable, so that waking one wakes no other (and
-    // sleeps in the kernel at once, where a semaphore spun through sched_yield first).
-    std::condition_variable cv;
+    bool lead = false;  // set under pipe_mu before the wake
+    util::OneShotWake wake;
   };
   static constexpr int kPipelines = 2;          // batches on the wire at once, one connection each
   static constexpr std::size_t kMaxBatch = 64;  // requests per batch
@@ -550,7 +548,8 @@ struct Transport::Impl {
         ++pipe_leaders;
       } else {
         pipe_queue.push_back(&me);
-        me.cv.wait(l, [&] { return me.woken; });
+        l.unlock();
+        me.wake.wait();
         if (!me.lead) return std::move(*me.result);
       }
     }
@@ -563,24 +562,21 @@ struct Transport::Impl {
       }
     }
     send_batch(batch);
+    PipelinedCall* next = nullptr;
     {
-      // Notified under the lock: a woken caller returns and destroys its condition variable.
-      std::lock_guard l(pipe_mu);
-      for (std::size_t i = 1; i < batch.size(); ++i) {
-        batch[i]->woken = true;
-        batch[i]->cv.notify_one();
-      }
       // Requests queued meanwhile go next, led by the first of them; else this lead ends.
+      std::lock_guard l(pipe_mu);
       if (!pipe_queue.empty()) {
-        PipelinedCall* next = pipe_queue.front();
+        next = pipe_queue.front();
         pipe_queue.pop_front();
         next->lead = true;  // pipe_leaders passes to it unchanged
-        next->woken = true;
-        next->cv.notify_one();
       } else {
         --pipe_leaders;
       }
     }
+    // Woken outside the lock (a woken caller returns at once; its call object is gone after).
+    for (std::size_t i = 1; i < batch.size(); ++i) batch[i]->wake.post();
+    if (next) next->wake.post();
     return std::move(*me.result);
   }
 
@@ -760,7 +756,7 @@ std::vector<Result<HttpResponse>> Transport::round_trip_all(const std::vector<Ht
   std::vector<std::string> wires;
   wires.reserve(reqs.size());
   for (const auto& r : reqs) wires.push_back(I.wire(r, /*accept_gzip=*/true));
-  std::deque<Impl::PipelinedCall> calls;  // not movable (condition variable)
+  std::deque<Impl::PipelinedCall> calls;  // not movable (atomic)
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     auto& c = calls.emplace_back();
     c.req = &reqs[i];
