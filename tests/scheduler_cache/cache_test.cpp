@@ -41,6 +41,10 @@ TEST(NodeTree, ZoneRoundRobinAndKeys) {
   EXPECT_FALSE(t.remove_node(*node("c1", "c")).ok());
   t.update_node(node("b2", "b").get(), *node("b2", "c"));
   EXPECT_EQ(t.list(), (std::vector<std::string>{"a1", "b1", "b2", "a2", "a3"}));
+  t.add_node(*node("c1", "c"));  // removed before: added again
+  t.add_node(*node("b2", "c"));  // already there
+  EXPECT_EQ(t.num_nodes(), 6);
+  EXPECT_EQ(t.list(), (std::vector<std::string>{"a1", "b1", "b2", "a2", "c1", "a3"}));
 }
 
 TEST(Cache, AssumeFinishBindingAndExpire) {

@@ -25,12 +25,12 @@ std::string zone_key(const api::Node& node) {
 
 void NodeTree::add_node(const api::Node& node) {
   std::string zone = zone_key(node);
+  if (!names_.insert(node.metadata.name).second) {
+    log::V(2).info("Did not add to the NodeTree because it already exists", {{"node", node.metadata.name}});
+    return;
+  }
   auto it = tree_.find(zone);
   if (it != tree_.end()) {
-    if (std::find(it->second.begin(), it->second.end(), node.metadata.name) != it->second.end()) {
-      log::V(2).info("Did not add to the NodeTree because it already exists", {{"node", node.metadata.name}});
-      return;
-    }
     it->second.push_back(node.metadata.name);
   } else {
     zones_.push_back(zone);
@@ -47,6 +47,7 @@ util::Result<void> NodeTree::remove_node(const api::Node& node) {
     auto pos = std::find(names.begin(), names.end(), node.metadata.name);
     if (pos != names.end()) {
       names.erase(pos);
+      names_.erase(node.metadata.name);
       if (names.empty()) remove_zone(zone);
       --num_nodes_;
       return {};

@@ -4,6 +4,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "api/core.h"
@@ -29,6 +30,9 @@ class NodeTree {
   void remove_zone(const std::string& zone);
   std::map<std::string, std::vector<std::string>> tree_;
   std::vector<std::string> zones_;  // first-seen order
+  // Every node in the tree: adding 5,000 nodes scanned a zone's list 12.5 million times for
+  // duplicates.
+  std::unordered_set<std::string> names_;
   int num_nodes_ = 0;
 };
 
