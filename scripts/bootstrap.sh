@@ -9,6 +9,7 @@ PACKAGES=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-system1.81-dev
   libssl-dev zlib1g-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev libsimdjson-dev
+  libgoogle-perftools-dev
   clang libclang-rt-14-dev clang-format clang-tidy
   python3 python3-kubernetes python3-yaml
   openssl curl procps gnuplot-nox
