@@ -363,6 +363,14 @@ class GatedEchoServer {
     for (auto& t : conn_threads_) t.join();
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()); }
+  // A transport to this server, unthrottled.
+  ksched::util::Result<std::shared_ptr<Transport>> transport() const {
+    RestConfig c;
+    c.host = url();
+    c.qps = 0;
+    c.timeout = 20s;
+    return Transport::create(c);
+  }
   void open_gate() {
     std::lock_guard l(mu_);
     open_ = true;
@@ -416,11 +424,7 @@ class GatedEchoServer {
 // already open, in at most two batches, and every caller gets the answer to its own request.
 TEST(Transport, PipelinedRequestsQueuedBehindABatchShareTheNextOne) {
   GatedEchoServer server;
-  RestConfig c;
-  c.host = server.url();
-  c.qps = 0;
-  c.timeout = 20s;
-  auto t = Transport::create(c);
+  auto t = server.transport();
   ASSERT_TRUE(t.ok());
   Transport& tr = **t;
   std::vector<std::string> answers(8);
@@ -460,11 +464,7 @@ TEST(Transport, PipelinedRequestsQueuedBehindABatchShareTheNextOne) {
 TEST(Transport, RoundTripAllAnswersInOrderOnOneConnection) {
   GatedEchoServer server;
   server.open_gate();
-  RestConfig c;
-  c.host = server.url();
-  c.qps = 0;
-  c.timeout = 20s;
-  auto t = Transport::create(c);
+  auto t = server.transport();
   ASSERT_TRUE(t.ok());
   std::vector<HttpRequest> reqs(100);
   for (std::size_t i = 0; i < reqs.size(); ++i) {
