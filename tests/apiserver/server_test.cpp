@@ -168,9 +168,10 @@ std::string wire(const http::request<http::string_body>& req) {
 }
 
 // HTTP/1.1 pipelining: requests sent together are answered in order (the server batches the
-// answers into one write); a request only partly received is answered once the rest arrives,
-// without holding back the answers before it; a watch among pipelined requests streams after the
-// answers before it; and a request asking to close ends the batch, the ones behind it unanswered.
+// answers into one write); a request only partly received (header or body) is answered once the
+// rest arrives, without holding back the answers before it; a watch among pipelined requests
+// streams after the answers before it; and a request asking to close ends the batch, the ones
+// behind it unanswered.
 TEST(Server, PipelinedRequestsAreAnsweredInOrder) {
   Options o;
   Server s(o);
@@ -205,6 +206,18 @@ TEST(Server, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_NE(read_one().body().find("gitVersion"), std::string::npos);
   net::write(c.stream(), net::buffer(second.substr(second.size() / 2)));
   EXPECT_NE(read_one().body().find(R"("name":"a")"), std::string::npos);
+
+  // A request and the first half of the next one's body: the parser keeps the part it took and
+  // the rest of the body completes it.
+  std::string cm2 = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"split"},"data":{"k":"w"}})";
+  std::string post = wire(TlsClient::make(http::verb::post, "/api/v1/namespaces/default/configmaps", tok, cm2));
+  std::size_t cut = post.size() - cm2.size() / 2;
+  net::write(c.stream(), net::buffer(first + post.substr(0, cut)));
+  EXPECT_NE(read_one().body().find("gitVersion"), std::string::npos);
+  net::write(c.stream(), net::buffer(post.substr(cut)));
+  auto split = read_one();
+  EXPECT_EQ(split.result_int(), 201) << split.body();
+  EXPECT_NE(split.body().find(R"("k":"w")"), std::string::npos) << split.body();
 
   // An answer, then a watch stream on the same connection.
   net::write(c.stream(), net::buffer(wire(TlsClient::make(http::verb::get, "/version", tok)) +
