@@ -19,7 +19,6 @@
 #include <mutex>
 #include <deque>
 #include <optional>
-#include <condition_variable>
 #include <thread>
 
 #include "client/rate_limiter.h"
@@ -767,19 +766,22 @@ std::vector<Result<HttpResponse>> Transport::round_trip_all(const std::vector<Ht
     for (std::size_t j = i; j < std::min(calls.size(), i + Impl::kMaxBatch); ++j) batch.push_back(&calls[j]);
     I.send_batch(batch);
   }
+  // Requests the server asks to repeat go again alone, with round_trip's retries, after one wait
+  // for the longest Retry-After among them.
   std::vector<Result<HttpResponse>> out;
   out.reserve(reqs.size());
+  std::vector<std::size_t> again;
+  int wait = 0;
   for (std::size_t i = 0; i < reqs.size(); ++i) {
-    auto& res = *calls[i].result;
     int retry_after = 0;
-    // A request the server asks to repeat goes again alone, with round_trip's retries.
-    if (res && Impl::retryable(reqs[i], *res, 0, retry_after)) {
-      std::this_thread::sleep_for(std::chrono::seconds(retry_after));
-      out.push_back(I.round_trip(reqs[i], 1));
-    } else {
-      out.push_back(std::move(res));
+    if (*calls[i].result && Impl::retryable(reqs[i], **calls[i].result, 0, retry_after)) {
+      again.push_back(i);
+      wait = std::max(wait, retry_after);
     }
+    out.push_back(std::move(*calls[i].result));
   }
+  if (!again.empty()) std::this_thread::sleep_for(std::chrono::seconds(wait));
+  for (std::size_t i : again) out[i] = I.round_trip(reqs[i], 1);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 
 #include <boost/json.hpp>
 
@@ -163,19 +164,13 @@ void EventBroadcaster::worker(Lane& lane) {
 void EventBroadcaster::send_pending_creates(Lane& lane) {
   auto& pending = lane.pending_creates;
   if (pending.empty()) return;
-  std::vector<bool> sent(pending.size(), false);
+  std::map<std::string_view, std::vector<std::size_t>> by_namespace;
+  for (std::size_t i = 0; i < pending.size(); ++i) by_namespace[pending[i].namespace_].push_back(i);
   std::uint64_t created = 0, failed = 0;
-  for (std::size_t first = 0; first < pending.size(); ++first) {
-    if (sent[first]) continue;
-    const std::string& ns = pending[first].namespace_;
-    std::vector<std::size_t> idx;
+  for (const auto& [ns, idx] : by_namespace) {
     std::vector<std::string> bodies;
-    for (std::size_t i = first; i < pending.size(); ++i)
-      if (!sent[i] && pending[i].namespace_ == ns) {
-        sent[i] = true;
-        idx.push_back(i);
-        bodies.push_back(std::move(pending[i].body));
-      }
+    bodies.reserve(idx.size());
+    for (std::size_t i : idx) bodies.push_back(std::move(pending[i].body));
     auto results = c_->create_all(client::ResourceRef::of(client::ResourceFor<api::eventsv1::Event>::info, ns),
                                   std::move(bodies));
     for (std::size_t k = 0; k < idx.size(); ++k) {

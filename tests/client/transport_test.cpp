@@ -376,6 +376,11 @@ class GatedEchoServer {
     open_ = true;
     cv_.notify_all();
   }
+  // The next n requests are answered 429 with Retry-After: 1.
+  void answer_busy(int n) {
+    std::lock_guard l(mu_);
+    busy_ = n;
+  }
   // Blocks until the server has read n requests in all.
   void wait_for_requests(int n) {
     std::unique_lock l(mu_);
@@ -395,13 +400,20 @@ class GatedEchoServer {
       boost::system::error_code ec;
       http::read(s, buf, req, ec);
       if (ec) return;
+      bool busy = false;
       {
         std::unique_lock l(mu_);
         ++requests_;
         cv_.notify_all();
         cv_.wait(l, [&] { return open_; });
+        if (busy_ > 0) {
+          --busy_;
+          busy = true;
+        }
       }
-      std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(req.body().size()) + "\r\n\r\n" + req.body();
+      std::string answer = busy ? "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n"
+                                : "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(req.body().size()) +
+                                      "\r\n\r\n" + req.body();
       boost::asio::write(s, boost::asio::buffer(answer), ec);
       if (ec) return;
     }
@@ -412,7 +424,7 @@ class GatedEchoServer {
   std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = false;
-  int requests_ = 0, connections_ = 0;
+  int requests_ = 0, connections_ = 0, busy_ = 0;
   std::vector<std::shared_ptr<boost::asio::ip::tcp::socket>> sockets_;
   std::vector<std::thread> conn_threads_;
 };
@@ -483,4 +495,29 @@ TEST(Transport, RoundTripAllAnswersInOrderOnOneConnection) {
   EXPECT_EQ(s.pipelined_requests, 100u);
   EXPECT_EQ(s.connections_opened, 1u);
   EXPECT_EQ(server.connections(), 1);
+}
+
+// Requests of a round_trip_all batch that the server answers 429 with Retry-After go again alone,
+// after the wait, and get their own answers; the others keep theirs.
+TEST(Transport, RoundTripAllSendsAgainWhatTheServerAsksToRepeat) {
+  GatedEchoServer server;
+  server.open_gate();
+  server.answer_busy(2);
+  auto t = server.transport();
+  ASSERT_TRUE(t.ok());
+  std::vector<HttpRequest> reqs(3);
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    reqs[i].method = "POST";
+    reqs[i].target = "/echo";
+    reqs[i].body = "body-" + std::to_string(i);
+  }
+  auto answers = (*t)->round_trip_all(reqs);
+  ASSERT_EQ(answers.size(), 3u);
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    ASSERT_TRUE(answers[i].ok()) << answers[i].error().message;
+    EXPECT_EQ(answers[i]->status, 200);
+    EXPECT_EQ(answers[i]->body, reqs[i].body);
+  }
+  server.wait_for_requests(5);
+  EXPECT_EQ((*t)->stats().requests, 5u);
 }
