@@ -471,6 +471,17 @@ TEST(Transport, PipelinedRequestsQueuedBehindABatchShareTheNextOne) {
   EXPECT_EQ(s.connections_opened, 2u);
 }
 
+// POSTs of "body-<i>" for the echo server.
+std::vector<HttpRequest> echo_requests(std::size_t n) {
+  std::vector<HttpRequest> reqs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    reqs[i].method = "POST";
+    reqs[i].target = "/echo";
+    reqs[i].body = "body-" + std::to_string(i);
+  }
+  return reqs;
+}
+
 // One thread's many requests: all go pipelined on one connection in batches of up to 64, and
 // the answers come back in the requests' order.
 TEST(Transport, RoundTripAllAnswersInOrderOnOneConnection) {
@@ -478,12 +489,7 @@ TEST(Transport, RoundTripAllAnswersInOrderOnOneConnection) {
   server.open_gate();
   auto t = server.transport();
   ASSERT_TRUE(t.ok());
-  std::vector<HttpRequest> reqs(100);
-  for (std::size_t i = 0; i < reqs.size(); ++i) {
-    reqs[i].method = "POST";
-    reqs[i].target = "/echo";
-    reqs[i].body = "body-" + std::to_string(i);
-  }
+  auto reqs = echo_requests(100);
   auto answers = (*t)->round_trip_all(reqs);
   ASSERT_EQ(answers.size(), reqs.size());
   for (std::size_t i = 0; i < reqs.size(); ++i) {
@@ -505,12 +511,7 @@ TEST(Transport, RoundTripAllSendsAgainWhatTheServerAsksToRepeat) {
   server.answer_busy(2);
   auto t = server.transport();
   ASSERT_TRUE(t.ok());
-  std::vector<HttpRequest> reqs(3);
-  for (std::size_t i = 0; i < reqs.size(); ++i) {
-    reqs[i].method = "POST";
-    reqs[i].target = "/echo";
-    reqs[i].body = "body-" + std::to_string(i);
-  }
+  auto reqs = echo_requests(3);
   auto answers = (*t)->round_trip_all(reqs);
   ASSERT_EQ(answers.size(), 3u);
   for (std::size_t i = 0; i < reqs.size(); ++i) {
