@@ -232,7 +232,7 @@ Status Scheduler::schedule_pod(framework::Framework& fwk, framework::CycleState&
     return Status(Code::Unschedulable, fit->error());
   }
 
-  const int evaluated = static_cast<int>(feasible.size() + diagnosis.nodeToStatus.size());
+  const int evaluated = static_cast<int>(feasible.size() + evaluated_rejections(diagnosis));
   // One feasible node: no scoring needed.
   if (feasible.size() == 1) {
     result.suggestedHost = feasible[0]->name();
@@ -334,7 +334,8 @@ Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::
   if (!pod.status.nominatedNodeName.empty()) {
     if (auto ni = snapshot_->get(pod.status.nominatedNodeName); ni && ni->node()) {
       std::vector<framework::NodeInfoPtr> one{ni};
-      Status ns = find_nodes_that_pass_filters(fwk, state, pod, diagnosis, one, feasible);
+      Status ns = find_nodes_that_pass_filters(fwk, state, pod, one, feasible);
+      record_rejections(diagnosis);
       if (ns.is_success()) ns = find_nodes_that_pass_extenders(pod, diagnosis.nodeToStatus, feasible);
       if (!ns.is_success()) {
         log::error("Evaluation failed on nominated node",
@@ -363,9 +364,11 @@ Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::
     diagnosis.nodeToStatus.set_absent(
         Status(Code::UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [" + list + "]"));
   }
-  s = find_nodes_that_pass_filters(fwk, state, pod, diagnosis, *nodes, feasible);
+  s = find_nodes_that_pass_filters(fwk, state, pod, *nodes, feasible);
+  // The nominated node may have been rejected again: record now so that it counts once.
+  if (diagnosis.nodeToStatus.size() != 0 || feasible.empty()) record_rejections(diagnosis);
   // Rotate the start so that successive pods spread their search over all nodes.
-  const std::size_t processed = feasible.size() + diagnosis.nodeToStatus.size();
+  const std::size_t processed = feasible.size() + evaluated_rejections(diagnosis);
   if (!all_nodes.empty()) next_start_node_index_ = (next_start_node_index_ + processed) % all_nodes.size();
   if (!s.is_success()) return s;
 
@@ -377,6 +380,7 @@ Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::
   if (feasible.size() != before_extenders) {
     diagnosis.unschedulablePlugins.insert(std::string(framework::kExtenderName));
   }
+  if (feasible.empty()) record_rejections(diagnosis);
   return {};
 }
 
@@ -419,67 +423,112 @@ bool Scheduler::has_scoring(const framework::Framework& fwk) const {
 }
 
 Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framework::CycleState& state,
-                                               const api::Pod& pod, framework::Diagnosis& diagnosis,
-                                               const std::vector<framework::NodeInfoPtr>& nodes,
+                                               const api::Pod& pod, const std::vector<framework::NodeInfoPtr>& nodes,
                                                std::vector<framework::NodeInfoPtr>& feasible) {
+  Rejections& rj = rejections_;
+  rj.nodes = &nodes;
+  rj.start = next_start_node_index_;
+  rj.count = 0;
+  rj.scanned = 0;
+  rj.recorded = false;
+  ++rj.pass;
   const int n = static_cast<int>(nodes.size());
   if (n == 0) return {};
   int to_find = num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score(), percentage_of_nodes_to_score_, n);
   // Nothing ranks or re-filters the feasible nodes: the first one found will do.
   if (!has_extender_filters() && !has_scoring(fwk)) to_find = 1;
-  const std::size_t start_index = next_start_node_index_;
+  const std::size_t start_index = rj.start;
 
   if (!fwk.has_filter_plugins()) {
     for (int i = 0; i < to_find; ++i) feasible.push_back(nodes[(start_index + i) % n]);
     return {};
   }
 
+  if (rj.slots.size() < nodes.size()) rj.slots.resize(nodes.size());
   std::vector<framework::NodeInfoPtr> found(to_find);
-  // Rejections, by position from start_index. Appended under a lock (as upstream does) instead of
-  // a slot per node: a cycle visits a tenth of a large cluster, and a 5,000-slot array allocated
-  // and freed per pod showed up as allocator work in every cycle.
-  std::mutex rejected_mu;
-  std::vector<std::pair<int, Status>> rejected;
   std::atomic<int> feasible_count{0};
+  std::atomic<std::size_t> rejected{0};
+  std::atomic<int> scanned{0};
   std::atomic<bool> failed{false};
   std::mutex err_mu;
   Status first_error;
+  const std::uint64_t pass = rj.pass;
 
   auto t = clock_->now();
-  auto check = [&](int i) {
-    const auto& ni = nodes[(start_index + i) % n];
-    Status s = fwk.run_filter_plugins_with_nominated_pods(state, pod, *ni);
-    if (s.is_error()) {
-      std::lock_guard l(err_mu);
-      if (!failed.exchange(true)) first_error = s;
-      return;
-    }
-    if (s.is_success()) {
-      int len = feasible_count.fetch_add(1) + 1;
-      if (len > to_find) {
-        feasible_count.fetch_sub(1);
-        return;
+  // Counts are summed per chunk: a counter shared per node bounces between the cores.
+  auto check = [&](int begin, int end) {
+    std::size_t rejected_here = 0;
+    int i = begin;
+    bool go_on = true;
+    for (; i < end; ++i) {
+      if (failed.load(std::memory_order_relaxed) || feasible_count.load(std::memory_order_relaxed) >= to_find) {
+        go_on = false;
+        break;
       }
-      found[len - 1] = ni;
-    } else {
-      std::lock_guard l(rejected_mu);
-      rejected.emplace_back(i, std::move(s));
+      const auto& ni = nodes[(start_index + i) % n];
+      Status s = fwk.run_filter_plugins_with_nominated_pods(state, pod, *ni);
+      if (s.is_error()) {
+        std::lock_guard l(err_mu);
+        if (!failed.exchange(true)) first_error = s;
+        go_on = false;
+        break;
+      }
+      if (s.is_success()) {
+        int len = feasible_count.fetch_add(1) + 1;
+        if (len > to_find) {
+          feasible_count.fetch_sub(1);
+          continue;
+        }
+        found[len - 1] = ni;
+      } else {
+        auto& slot = rj.slots[i];
+        slot.pass = pass;
+        slot.status = std::move(s);
+        ++rejected_here;
+      }
     }
+    if (rejected_here != 0) rejected.fetch_add(rejected_here, std::memory_order_relaxed);
+    for (int seen = scanned.load(std::memory_order_relaxed);
+         seen < i && !scanned.compare_exchange_weak(seen, i, std::memory_order_relaxed);) {
+    }
+    return go_on;
   };
-  fwk.parallelizer().until(n, check, [&] { return failed.load() || feasible_count.load() >= to_find; });
+  fwk.parallelizer().chunks(n, check);
   observe_extension_point("Filter", failed ? first_error : Status(), fwk.profile_name(), t);
-  if (failed) return first_error;
-
-  // In node order, as a serial walk would have recorded them.
-  std::sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  diagnosis.nodeToStatus.reserve(diagnosis.nodeToStatus.size() + rejected.size());
-  for (auto& [i, st] : rejected) {
-    add_plugin_status(diagnosis, st);
-    diagnosis.nodeToStatus.set(nodes[(start_index + i) % n]->name(), std::move(st));
+  rj.count = rejected.load();
+  rj.scanned = static_cast<std::size_t>(scanned.load());
+  if (failed) {
+    rj.recorded = true;  // an error ends the attempt; its rejections say nothing
+    return first_error;
   }
   const int count = std::min(feasible_count.load(), to_find);
   for (int i = 0; i < count; ++i) feasible.push_back(std::move(found[i]));
   return {};
+}
+
+void Scheduler::record_rejections(framework::Diagnosis& diagnosis) {
+  Rejections& rj = rejections_;
+  if (rj.recorded) return;
+  rj.recorded = true;
+  if (rj.count == 0) return;
+  const auto& nodes = *rj.nodes;
+  const std::size_t n = nodes.size();
+  diagnosis.nodeToStatus.reserve(diagnosis.nodeToStatus.size() + rj.count);
+  // In node order, as a serial walk would have recorded them. Consecutive nodes are mostly
+  // rejected by the same plugin: its name is added to the diagnosis once per run.
+  const std::string* last_plugin = nullptr;
+  Code last_code = Code::Success;
+  for (std::size_t i = 0; i < rj.scanned; ++i) {
+    auto& slot = rj.slots[i];
+    if (slot.pass != rj.pass) continue;
+    Status& st = slot.status;
+    if (&st.plugin() != last_plugin || st.code() != last_code) {
+      add_plugin_status(diagnosis, st);
+      last_plugin = &st.plugin();
+      last_code = st.code();
+    }
+    diagnosis.nodeToStatus.set(nodes[(rj.start + i) % n]->name(), std::move(st));
+  }
 }
 
 Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,

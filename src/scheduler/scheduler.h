@@ -141,10 +141,15 @@ class Scheduler {
   framework::Status find_nodes_that_fit_pod(framework::Framework& fwk, framework::CycleState& state,
                                             const api::Pod& pod, framework::Diagnosis& diagnosis,
                                             std::vector<framework::NodeInfoPtr>& feasible);
+  // Leaves the nodes' rejections in rejections_; record_rejections moves them into a diagnosis.
   framework::Status find_nodes_that_pass_filters(framework::Framework& fwk, framework::CycleState& state,
-                                                 const api::Pod& pod, framework::Diagnosis& diagnosis,
-                                                 const std::vector<framework::NodeInfoPtr>& nodes,
+                                                 const api::Pod& pod, const std::vector<framework::NodeInfoPtr>& nodes,
                                                  std::vector<framework::NodeInfoPtr>& feasible);
+  void record_rejections(framework::Diagnosis& diagnosis);
+  // Nodes rejected this attempt, recorded or not.
+  std::size_t evaluated_rejections(const framework::Diagnosis& diagnosis) const {
+    return diagnosis.nodeToStatus.size() + (rejections_.recorded ? 0 : rejections_.count);
+  }
   framework::Status prioritize_nodes(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                                      const std::vector<framework::NodeInfoPtr>& feasible,
                                      std::vector<framework::NodePluginScores>& out, framework::RawScores* raw);
@@ -223,6 +228,24 @@ class Scheduler {
   // Per-node score rows of the current cycle, kept between cycles so that each row's vector keeps
   // its capacity (one scheduling cycle runs at a time).
   std::vector<framework::NodePluginScores> scores_;
+  // The last Filter pass's rejections, by position from its start node. A pod that finds a node
+  // never needs them, so they become a NodeToStatus only when it does not (record_rejections).
+  // Each slot is written by the thread that filtered that position, so the pass shares no
+  // counter or lock per node; a slot is current when its pass equals `pass`.
+  struct Rejections {
+    struct Slot {
+      std::uint64_t pass = 0;
+      framework::Status status;
+    };
+    std::vector<Slot> slots;
+    std::uint64_t pass = 0;
+    const std::vector<framework::NodeInfoPtr>* nodes = nullptr;  // the pass's list (the attempt's to record)
+    std::size_t start = 0;
+    std::size_t count = 0;      // rejected nodes
+    std::size_t scanned = 0;    // positions below this may hold a rejection
+    bool recorded = true;
+  };
+  Rejections rejections_;
 
   std::unique_ptr<BindingPool> binding_pool_;
   std::thread sched_thread_;

@@ -777,6 +777,31 @@ TEST(ThreadPoolParallelizer, CoversEveryIndexOnceAndStopsEarly) {
   EXPECT_EQ(inner.load(), 64);
 }
 
+// chunks() hands out until()'s chunks whole: together they cover every index once, none is
+// larger than the chunk size, and a chunk that returns false stops the job.
+TEST(ThreadPoolParallelizer, ChunksCoverEveryIndexOnceAndStopWhenAsked) {
+  ThreadPoolParallelizer p(4, std::chrono::nanoseconds(0));
+  const int n = 5000, chunk = parallelizer_chunk_size(n, 4);
+  std::vector<std::atomic<int>> hits(n);
+  std::atomic<int> calls{0};
+  p.chunks(n, [&](int begin, int end) {
+    EXPECT_LT(begin, end);
+    EXPECT_LE(end - begin, chunk);
+    EXPECT_EQ(begin % chunk, 0);
+    for (int i = begin; i < end; ++i) hits[i].fetch_add(1);
+    calls.fetch_add(1);
+    return true;
+  });
+  for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  EXPECT_EQ(calls.load(), (n + chunk - 1) / chunk);
+
+  std::atomic<int> started{0};
+  p.chunks(n, [&](int, int) { return started.fetch_add(1) + 1 < 3; });
+  // The third chunk stops the job; chunks already taken by other threads may still run.
+  EXPECT_GE(started.load(), 3);
+  EXPECT_LT(started.load(), (n + chunk - 1) / chunk);
+}
+
 // Back-to-back jobs of every size, some stopped early: workers drop drained and stopped jobs from
 // the queue (instead of re-joining them) and every job still covers each index exactly once:
 // with workers woken for every job, after the caller's first chunk, and never.

@@ -193,6 +193,47 @@ TEST(PodInfo, ParseErrorRecorded) {
   EXPECT_FALSE(pi->parseError.empty());
 }
 
+TEST(NodeToStatus, KeepsOneVerdictPerNodeInTheOrderFirstSet) {
+  NodeToStatus m;
+  EXPECT_EQ(m.get("a"), nullptr);
+  // Enough nodes to grow the table several times past a reservation.
+  m.reserve(10);
+  for (int i = 0; i < 3000; ++i) m.set("node-" + std::to_string(i), Status(Code::Unschedulable, "r" + std::to_string(i)));
+  m.set("node-7", Status(Code::UnschedulableAndUnresolvable, "again"));
+  EXPECT_EQ(m.size(), 3000u);
+  ASSERT_NE(m.get("node-7"), nullptr);
+  EXPECT_EQ(m.get("node-7")->code(), Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(m.get("node-7")->message(), "again");
+  EXPECT_EQ(m.get("node-2999")->message(), "r2999");
+  EXPECT_EQ(m.get("node-3000"), nullptr);
+  EXPECT_EQ(m.get_or_absent("node-3000").code(), Code::UnschedulableAndUnresolvable);
+  int i = 0;
+  m.for_each([&](std::string_view node, const Status&) { EXPECT_EQ(node, "node-" + std::to_string(i++)); });
+  EXPECT_EQ(i, 3000);
+  NodeToStatus copy = m;
+  EXPECT_EQ(copy.get("node-1234")->message(), "r1234");
+}
+
+TEST(Status, FixedReasonsAreSharedUntilAppendedTo) {
+  static const FixedReasons kWhy{std::string("node(s) didn't fit")};
+  Status a(Code::Unschedulable, kWhy);
+  Status b = a;
+  EXPECT_EQ(&a.reasons(), &kWhy.list());
+  EXPECT_EQ(&b.reasons(), &kWhy.list());
+  EXPECT_EQ(b.message(), "node(s) didn't fit");
+  b.append_reason("and more");
+  EXPECT_EQ(b.message(), "node(s) didn't fit, and more");
+  EXPECT_EQ(a.message(), "node(s) didn't fit");
+  EXPECT_EQ(kWhy.list().size(), 1u);
+  EXPECT_TRUE(a == Status(Code::Unschedulable, "node(s) didn't fit"));
+  // Plugin names are interned: equal names are the same object.
+  a.with_plugin("NodePorts");
+  b.with_plugin(std::string("Node") + "Ports");
+  EXPECT_EQ(&a.plugin(), &b.plugin());
+  EXPECT_EQ(a.plugin(), "NodePorts");
+  EXPECT_TRUE(Status().plugin().empty());
+}
+
 TEST(FitError, FormatsSortedReasonHistogram) {
   FitError fe;
   fe.numAllNodes = 3;

@@ -2,6 +2,7 @@
 // (pkg/scheduler/framework/interface.go). One framework instance per profile.
 #pragma once
 #include <any>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -216,6 +217,14 @@ class Parallelizer {
  public:
   virtual ~Parallelizer() = default;
   virtual void until(int n, const std::function<void(int i)>& fn, const std::function<bool()>& stop = {}) = 0;
+  // The same work in the same chunks, each handed over whole as [begin, end), so that a caller can
+  // tally per chunk instead of sharing a counter per index; fn returns false to stop the job (no
+  // chunk starts after that). By default each index is a chunk of its own.
+  virtual void chunks(int n, const std::function<bool(int begin, int end)>& fn) {
+    std::atomic<bool> stopped{false};
+    until(
+        n, [&](int i) { if (!fn(i, i + 1)) stopped.store(true); }, [&] { return stopped.load(); });
+  }
   virtual int parallelism() const = 0;
 };
 

@@ -15,8 +15,7 @@ int parallelizer_chunk_size(int n, int parallelism) {
 }
 
 struct ThreadPoolParallelizer::Job {
-  const std::function<void(int)>* fn = nullptr;
-  const std::function<bool()>* stop = nullptr;
+  const std::function<bool(int, int)>* fn = nullptr;
   int n = 0;
   int chunk = 1;
   std::atomic<int> next{0};
@@ -52,14 +51,9 @@ bool ThreadPoolParallelizer::work_on_one_chunk(Job& job) {
   if (job.stopped.load(std::memory_order_relaxed)) return false;
   int begin = job.next.fetch_add(job.chunk, std::memory_order_relaxed);
   if (begin >= job.n) return false;
-  int end = std::min(job.n, begin + job.chunk);
-  const bool has_stop = job.stop && *job.stop;
-  for (int i = begin; i < end; ++i) {
-    if (has_stop && (*job.stop)()) {
-      job.stopped.store(true, std::memory_order_relaxed);
-      return false;
-    }
-    (*job.fn)(i);
+  if (!(*job.fn)(begin, std::min(job.n, begin + job.chunk))) {
+    job.stopped.store(true, std::memory_order_relaxed);
+    return false;
   }
   return true;
 }
@@ -102,10 +96,20 @@ void ThreadPoolParallelizer::worker_loop() {
 }
 
 void ThreadPoolParallelizer::until(int n, const std::function<void(int)>& fn, const std::function<bool()>& stop) {
+  const bool has_stop = static_cast<bool>(stop);
+  chunks(n, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      if (has_stop && stop()) return false;
+      fn(i);
+    }
+    return true;
+  });
+}
+
+void ThreadPoolParallelizer::chunks(int n, const std::function<bool(int, int)>& fn) {
   if (n <= 0) return;
   auto job = std::make_shared<Job>();
   job->fn = &fn;
-  job->stop = &stop;
   job->n = n;
   job->chunk = parallelizer_chunk_size(n, parallelism_);
   const bool use_pool = !threads_.empty() && n > job->chunk;

@@ -38,6 +38,7 @@ class ThreadPoolParallelizer final : public Parallelizer {
   ThreadPoolParallelizer& operator=(const ThreadPoolParallelizer&) = delete;
 
   void until(int n, const std::function<void(int i)>& fn, const std::function<bool()>& stop = {}) override;
+  void chunks(int n, const std::function<bool(int begin, int end)>& fn) override;
   int parallelism() const override { return parallelism_; }
   int workers() const { return static_cast<int>(threads_.size()); }
 

@@ -316,6 +316,7 @@ util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, 
   fill(ExtensionPoint::QueueSort, qs);
   fill(ExtensionPoint::PreFilter, pre_filter_);
   fill(ExtensionPoint::Filter, filter_);
+  for (const auto& p : filter_) filter_names_.push_back(&intern_plugin_name(p->name()));
   fill(ExtensionPoint::PostFilter, post_filter_);
   fill(ExtensionPoint::PreScore, pre_score_);
   fill(ExtensionPoint::Score, score_);
@@ -475,7 +476,7 @@ Status Framework::run_pre_enqueue_plugins(const api::Pod& pod) {
     if (!s.is_rejected()) {
       s = Status::error("running PreEnqueue plugin " + quoted(p->name()) + ": " + s.message());
     }
-    return s.with_plugin(std::string(p->name()));
+    return std::move(s).with_plugin(p->name());
   }
   return {};
 }
@@ -496,14 +497,14 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
     }
     EvaluationCounter::bump(evaluations_->local(), pre_filter_slot(&p - pre_filter_.data()));
     if (!s.is_success()) {
-      s.with_plugin(std::string(p->name()));
+      s.with_plugin(p->name());
       if (s.code() == Code::UnschedulableAndUnresolvable) return s;
       if (s.code() == Code::Unschedulable) {
         ret = s;  // keep running: preemption needs every PreFilter's state
         continue;
       }
       return Status::error("running PreFilter plugin " + quoted(p->name()) + ": " + s.message())
-          .with_plugin(std::string(p->name()));
+          .with_plugin(p->name());
     }
     if (!r.all_nodes()) plugins_with_nodes.emplace(p->name());
     result = result.merge(r);
@@ -540,7 +541,8 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
     timer.observe(*p, "Filter", s);
     if (s.is_success()) continue;
     if (!s.is_rejected()) s = Status::error("running " + quoted(p->name()) + " filter plugin: " + s.message());
-    return s.with_plugin(std::string(p->name()));
+    s.with_interned_plugin(*filter_names_[i]);
+    return s;
   }
   return {};
 }
@@ -614,9 +616,9 @@ Status Framework::run_post_filter_plugins(CycleState& state, const api::Pod& pod
     }
     if (s.code() == Code::UnschedulableAndUnresolvable) {
       result = r;
-      return s.with_plugin(std::string(p->name()));
+      return std::move(s).with_plugin(p->name());
     }
-    if (!s.is_rejected()) return Status::error(s.message()).with_plugin(std::string(p->name()));
+    if (!s.is_rejected()) return Status::error(s.message()).with_plugin(p->name());
     if (r.nominatingInfo.mode != NominatingInfo::Mode::Noop) last_meaningful = r;
     reasons.insert(reasons.end(), s.reasons().begin(), s.reasons().end());
     if (rejector.empty()) rejector = std::string(p->name());
@@ -819,7 +821,7 @@ Status Framework::run_reserve_plugins_reserve(CycleState& state, const api::Pod&
   for (const auto& p : reserve_) {
     Status s = timed(deps_, state, *p, "Reserve", [&] { return p->reserve(state, pod, node); });
     if (s.is_success()) continue;
-    if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
+    if (s.is_rejected()) return std::move(s).with_plugin(p->name());
     return Status::error("running Reserve plugin " + quoted(p->name()) + ": " + s.message());
   }
   return {};
@@ -840,13 +842,13 @@ Status Framework::run_permit_plugins(CycleState& state, const api::Pod& pod, con
     std::chrono::milliseconds timeout{0};
     Status s = timed(deps_, state, *p, "Permit", [&] { return p->permit(state, pod, node, timeout); });
     if (s.is_success()) continue;
-    if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
+    if (s.is_rejected()) return std::move(s).with_plugin(p->name());
     if (s.is_wait()) {
       waits[std::string(p->name())] = std::min<std::chrono::nanoseconds>(timeout, kMaxPermitTimeout);
       continue;
     }
     return Status::error("running Permit plugin " + quoted(p->name()) + ": " + s.message())
-        .with_plugin(std::string(p->name()));
+        .with_plugin(p->name());
   }
   if (waits.empty()) return {};
   auto wp = std::make_shared<WaitingPodImpl>(pod, waits, *clock_);
@@ -880,7 +882,7 @@ Status Framework::run_pre_bind_plugins(CycleState& state, const api::Pod& pod, c
   for (const auto& p : pre_bind_) {
     Status s = timed(deps_, state, *p, "PreBind", [&] { return p->pre_bind(state, pod, node); });
     if (s.is_success()) continue;
-    if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
+    if (s.is_rejected()) return std::move(s).with_plugin(p->name());
     return Status::error("running PreBind plugin " + quoted(p->name()) + ": " + s.message());
   }
   return {};
@@ -893,7 +895,7 @@ Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const
     s = timed(deps_, state, *p, "Bind", [&] { return p->bind(state, pod, node); });
     if (s.is_skip()) continue;
     if (s.is_success()) return s;
-    if (s.is_rejected()) return s.with_plugin(std::string(p->name()));
+    if (s.is_rejected()) return std::move(s).with_plugin(p->name());
     return Status::error("running Bind plugin " + quoted(p->name()) + ": " + s.message());
   }
   return s;

@@ -176,6 +176,7 @@ class Framework final : public Handle {
   std::shared_ptr<QueueSortPlugin> queue_sort_;
   std::vector<std::shared_ptr<PreFilterPlugin>> pre_filter_;
   std::vector<std::shared_ptr<FilterPlugin>> filter_;
+  std::vector<const std::string*> filter_names_;  // interned, parallel to filter_
   std::vector<std::shared_ptr<PostFilterPlugin>> post_filter_;
   std::vector<std::shared_ptr<PreScorePlugin>> pre_score_;
   std::vector<std::shared_ptr<ScorePlugin>> score_;

@@ -1,5 +1,8 @@
 #include "scheduler/framework/status.h"
 
+#include <mutex>
+#include <unordered_set>
+
 namespace ksched::scheduler::framework {
 
 const char* code_name(Code c) {
@@ -15,13 +18,31 @@ const char* code_name(Code c) {
   return "Unknown";
 }
 
+const std::string Status::kNoPlugin;
+
 std::string Status::message() const {
+  const auto& rs = reasons();
+  if (rs.size() == 1) return rs.front();
   std::string out;
-  for (std::size_t i = 0; i < reasons_.size(); ++i) {
+  for (std::size_t i = 0; i < rs.size(); ++i) {
     if (i) out += ", ";
-    out += reasons_[i];
+    out += rs[i];
   }
   return out;
+}
+
+const std::string& intern_plugin_name(std::string_view name) {
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  // Never destroyed: statuses may name plugins during static destruction.
+  static auto* names = new std::unordered_set<std::string, Hash, std::equal_to<>>();
+  static std::mutex mu;
+  std::lock_guard l(mu);
+  auto it = names->find(name);
+  if (it == names->end()) it = names->emplace(name).first;
+  return *it;
 }
 
 }  // namespace ksched::scheduler::framework

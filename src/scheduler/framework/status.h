@@ -2,6 +2,7 @@
 // A default-constructed Status is Success (upstream's nil *Status).
 #pragma once
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,11 +20,33 @@ enum class Code : int {
 
 const char* code_name(Code c);
 
+// Reasons fixed for the program's life: a plugin declares its common rejections once (a static
+// or namespace-scope object), and a Status made from them holds a pointer, so that rejecting one
+// node of thousands allocates nothing and copying the verdict is a few words.
+class FixedReasons {
+ public:
+  explicit FixedReasons(std::string reason) { list_.push_back(std::move(reason)); }
+  explicit FixedReasons(std::vector<std::string> reasons) : list_(std::move(reasons)) {}
+  FixedReasons(const FixedReasons&) = delete;
+  FixedReasons& operator=(const FixedReasons&) = delete;
+  const std::vector<std::string>& list() const { return list_; }
+
+ private:
+  std::vector<std::string> list_;
+};
+
+// A plugin's name interned for the program's life (the set of names is small and fixed by the
+// registries), so that a Status names its plugin by pointer.
+const std::string& intern_plugin_name(std::string_view name);
+
 class Status {
  public:
   Status() = default;
-  explicit Status(Code code, std::vector<std::string> reasons = {}) : code_(code), reasons_(std::move(reasons)) {}
-  Status(Code code, std::string reason) : code_(code) { reasons_.push_back(std::move(reason)); }
+  explicit Status(Code code, std::vector<std::string> reasons = {}) : code_(code), own_(std::move(reasons)) {}
+  Status(Code code, std::string reason) : code_(code) { own_.push_back(std::move(reason)); }
+  // `reasons` must outlive every copy of this status: declare it static.
+  Status(Code code, const FixedReasons& reasons) : code_(code), fixed_(&reasons.list()) {}
+  Status(Code code, const FixedReasons&& reasons) = delete;
 
   static Status success() { return {}; }
   static Status error(std::string msg) { return Status(Code::Error, std::move(msg)); }
@@ -42,22 +65,37 @@ class Status {
   bool is_rejected() const {
     return code_ == Code::Unschedulable || code_ == Code::UnschedulableAndUnresolvable || code_ == Code::Pending;
   }
-  const std::vector<std::string>& reasons() const { return reasons_; }
+  const std::vector<std::string>& reasons() const { return fixed_ != nullptr ? *fixed_ : own_; }
   // Reasons joined by ", " (upstream Status.Message()).
   std::string message() const;
-  // The plugin that returned this status (set by the framework runtime).
-  const std::string& plugin() const { return plugin_; }
-  Status& with_plugin(std::string p) {
-    plugin_ = std::move(p);
+  // The plugin that returned this status (set by the framework runtime); the same object for
+  // every status of one plugin, so its address identifies the plugin.
+  const std::string& plugin() const { return *plugin_; }
+  Status& with_plugin(std::string_view p) & {
+    plugin_ = &intern_plugin_name(p);
     return *this;
   }
-  void append_reason(std::string r) { reasons_.push_back(std::move(r)); }
-  bool operator==(const Status& o) const { return code_ == o.code_ && reasons_ == o.reasons_; }
+  Status&& with_plugin(std::string_view p) && { return std::move(with_plugin(p)); }
+  // An interned name (intern_plugin_name's result) is taken as it is.
+  Status& with_interned_plugin(const std::string& p) & {
+    plugin_ = &p;
+    return *this;
+  }
+  void append_reason(std::string r) {
+    if (fixed_ != nullptr) {
+      own_ = *fixed_;
+      fixed_ = nullptr;
+    }
+    own_.push_back(std::move(r));
+  }
+  bool operator==(const Status& o) const { return code_ == o.code_ && reasons() == o.reasons(); }
 
  private:
+  static const std::string kNoPlugin;
   Code code_ = Code::Success;
-  std::vector<std::string> reasons_;
-  std::string plugin_;
+  const std::vector<std::string>* fixed_ = nullptr;  // FixedReasons::list(), or own_ is used
+  std::vector<std::string> own_;
+  const std::string* plugin_ = &kNoPlugin;
 };
 
 }  // namespace ksched::scheduler::framework

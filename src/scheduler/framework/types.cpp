@@ -394,6 +394,59 @@ bool NodeInfo::remove_pod(const api::Pod& pod) {
 
 std::shared_ptr<NodeInfo> NodeInfo::clone() const { return std::make_shared<NodeInfo>(*this); }
 
+// ---------------------------------------------------------------- NodeToStatus
+
+std::size_t NodeToStatus::probe(std::string_view node, std::size_t hash) const {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    const std::uint32_t at = slots_[i];
+    if (at == 0) return i;
+    const Entry& e = entries_[at - 1];
+    if (e.hash == hash && name_of(e) == node) return i;
+  }
+}
+
+void NodeToStatus::grow() {
+  std::vector<std::uint32_t> fresh(slots_.empty() ? 16 : slots_.size() * 2, 0);
+  const std::size_t mask = fresh.size() - 1;
+  for (std::size_t k = 0; k < entries_.size(); ++k) {
+    std::size_t i = entries_[k].hash & mask;
+    while (fresh[i] != 0) i = (i + 1) & mask;
+    fresh[i] = static_cast<std::uint32_t>(k + 1);
+  }
+  slots_ = std::move(fresh);
+}
+
+void NodeToStatus::reserve(std::size_t n) {
+  entries_.reserve(n);
+  names_.reserve(n * 24);
+  while (slots_.size() < 2 * n) grow();
+}
+
+void NodeToStatus::set(std::string_view node, Status s) {
+  if ((entries_.size() + 1) * 2 > slots_.size()) grow();
+  const std::size_t hash = std::hash<std::string_view>{}(node);
+  const std::size_t i = probe(node, hash);
+  if (slots_[i] != 0) {
+    entries_[slots_[i] - 1].status = std::move(s);
+    return;
+  }
+  Entry e;
+  e.name_at = static_cast<std::uint32_t>(names_.size());
+  e.name_size = static_cast<std::uint32_t>(node.size());
+  e.hash = hash;
+  e.status = std::move(s);
+  names_.append(node);
+  entries_.push_back(std::move(e));
+  slots_[i] = static_cast<std::uint32_t>(entries_.size());
+}
+
+const Status* NodeToStatus::get(std::string_view node) const {
+  if (slots_.empty()) return nullptr;
+  const std::uint32_t at = slots_[probe(node, std::hash<std::string_view>{}(node))];
+  return at == 0 ? nullptr : &entries_[at - 1].status;
+}
+
 // ---------------------------------------------------------------- FitError
 
 std::string FitError::error() const {

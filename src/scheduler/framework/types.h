@@ -208,40 +208,41 @@ struct NodePluginScores {
 // Node name -> status of the filter that rejected it, plus a shared status for nodes that were
 // never evaluated (upstream NodeToStatus with its "absent nodes" status). Hashed, not ordered: a
 // failed cycle on a large cluster records thousands, and nothing reads them in name order.
+// Each rejected node's Status, in the order they were set. A cycle may record thousands, so the
+// names are packed into one buffer and indexed by an open-addressing table: no allocation per node.
 class NodeToStatus {
  public:
-  void set(std::string_view node, Status s) {
-    auto it = statuses_.find(node);
-    if (it != statuses_.end()) {
-      it->second = std::move(s);
-    } else {
-      statuses_.emplace(std::string(node), std::move(s));
-    }
-  }
-  void reserve(std::size_t n) { statuses_.reserve(n); }
-  const Status* get(std::string_view node) const {
-    auto it = statuses_.find(node);
-    return it == statuses_.end() ? nullptr : &it->second;
-  }
+  void set(std::string_view node, Status s);
+  void reserve(std::size_t n);
+  const Status* get(std::string_view node) const;
   Status get_or_absent(std::string_view node) const {
     auto* s = get(node);
     return s ? *s : absent_;
   }
   void set_absent(Status s) { absent_ = std::move(s); }
   const Status& absent() const { return absent_; }
-  std::size_t size() const { return statuses_.size(); }
-  // Calls fn(node, status) for every recorded node, in no particular order.
+  std::size_t size() const { return entries_.size(); }
+  // Calls fn(node, status) for every recorded node, in the order they were first set.
   template <class F>
   void for_each(F&& fn) const {
-    for (const auto& [node, status] : statuses_) fn(std::string_view(node), status);
+    for (const auto& e : entries_) fn(std::string_view(names_).substr(e.name_at, e.name_size), e.status);
   }
 
  private:
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  struct Entry {
+    std::uint32_t name_at = 0;
+    std::uint32_t name_size = 0;
+    std::size_t hash = 0;
+    Status status;
   };
-  std::unordered_map<std::string, Status, NameHash, std::equal_to<>> statuses_;
+  std::string_view name_of(const Entry& e) const { return std::string_view(names_).substr(e.name_at, e.name_size); }
+  // Slot of `node` in slots_, or of the free slot that ends its probe.
+  std::size_t probe(std::string_view node, std::size_t hash) const;
+  void grow();
+
+  std::string names_;
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> slots_;  // entry index + 1; 0: free. Power-of-two size, at most half used.
   Status absent_{Code::UnschedulableAndUnresolvable};
 };
 

@@ -14,6 +14,11 @@ using framework::CycleState;
 using framework::NodeInfo;
 using framework::NodeInfoPtr;
 using framework::Status;
+
+// Rejections shared by every node a pod is rejected on (see FixedReasons).
+const framework::FixedReasons kFixedErrReasonAffinityRulesNotMatch{std::string(kErrReasonAffinityRulesNotMatch)};
+const framework::FixedReasons kFixedErrReasonAntiAffinityRulesNotMatch{std::string(kErrReasonAntiAffinityRulesNotMatch)};
+const framework::FixedReasons kFixedErrReasonExistingAntiAffinityRulesNotMatch{std::string(kErrReasonExistingAntiAffinityRulesNotMatch)};
 using framework::TopologyCounts;
 
 namespace {
@@ -258,23 +263,23 @@ Status InterPodAffinity::filter(const CycleState& state, const api::Pod&, const 
   bool pods_exist = true;
   for (const auto& t : s->affinityTerms) {
     const std::string* v = nl.find(t.topologyKey);
-    if (v == nullptr) return Status::unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
+    if (v == nullptr) return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonAffinityRulesNotMatch);
     if (s->affinityCounts->get(t.topologyKey, *v) <= 0) pods_exist = false;
   }
   // The first pod of a group with affinity to itself: allowed when no pod matches anywhere and the
   // pod matches its own terms.
   if (!pods_exist && !(s->affinityCounts->empty() && s->podMatchesOwnAffinity)) {
-    return Status::unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
+    return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonAffinityRulesNotMatch);
   }
 
   // The counts hold exactly the terms' topology keys, so "some term's domain holds a matching
   // pod" is one lookup per distinct key.
   if (!s->antiAffinityCounts->empty() && s->antiAffinityCounts->any_positive_for(nl)) {
-    return Status::unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
+    return Status(framework::Code::Unschedulable, kFixedErrReasonAntiAffinityRulesNotMatch);
   }
 
   if (!s->existingAntiAffinityCounts->empty() && s->existingAntiAffinityCounts->any_positive_for(nl)) {
-    return Status::unschedulable(std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
+    return Status(framework::Code::Unschedulable, kFixedErrReasonExistingAntiAffinityRulesNotMatch);
   }
   return {};
 }

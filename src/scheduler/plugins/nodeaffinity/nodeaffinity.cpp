@@ -16,6 +16,11 @@ using framework::PreferredSchedulingTerms;
 using framework::RequiredNodeAffinity;
 using framework::Status;
 
+// Rejections shared by every node a pod is rejected on (see FixedReasons).
+const framework::FixedReasons kFixedErrReasonConflict{std::string(kErrReasonConflict)};
+const framework::FixedReasons kFixedErrReasonEnforced{std::string(kErrReasonEnforced)};
+const framework::FixedReasons kFixedErrReasonPod{std::string(kErrReasonPod)};
+
 namespace {
 
 constexpr std::string_view kPreFilterStateKey = "PreFilterNodeAffinity";
@@ -102,7 +107,7 @@ Status NodeAffinity::pre_filter(framework::CycleState& state, const api::Pod& po
     if (!term_names) return {};
     names.insert(term_names->begin(), term_names->end());
   }
-  if (names.empty()) return Status::unresolvable(std::string(kErrReasonConflict));
+  if (names.empty()) return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonConflict);
   result.nodeNames = std::move(names);
   return {};
 }
@@ -112,7 +117,7 @@ Status NodeAffinity::filter(const framework::CycleState& state, const api::Pod& 
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
   if (addedNodeSelector_ && !addedNodeSelector_->matches(*node)) {
-    return Status::unresolvable(std::string(kErrReasonEnforced));
+    return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonEnforced);
   }
   bool match;
   if (const auto* s = state.read<PreFilterState>(kPreFilterStateKey)) {
@@ -121,7 +126,7 @@ Status NodeAffinity::filter(const framework::CycleState& state, const api::Pod& 
     // PreFilter disabled: compute here (parse errors are ignored, as upstream does).
     match = RequiredNodeAffinity(pod).matches(*node);
   }
-  if (!match) return Status::unresolvable(std::string(kErrReasonPod));
+  if (!match) return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonPod);
   return {};
 }
 

@@ -4,9 +4,12 @@ namespace ksched::scheduler::plugins::nodename {
 
 using framework::Status;
 
+// Rejections shared by every node a pod is rejected on (see FixedReasons).
+const framework::FixedReasons kFixedErrReason{std::string(kErrReason)};
+
 Status NodeName::filter(const framework::CycleState&, const api::Pod& pod, const framework::NodeInfo& node_info) {
   const api::Node* node = node_info.node();
-  if (node == nullptr || !fits(pod, *node)) return Status::unresolvable(std::string(kErrReason));
+  if (node == nullptr || !fits(pod, *node)) return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReason);
   return {};
 }
 

@@ -7,6 +7,9 @@ using framework::ClusterEventWithHint;
 using framework::QueueingHint;
 using framework::Status;
 
+// Rejections shared by every node a pod is rejected on (see FixedReasons).
+const framework::FixedReasons kFixedErrReason{std::string(kErrReason)};
+
 namespace {
 
 constexpr std::string_view kPreFilterStateKey = "PreFilterNodePorts";
@@ -59,7 +62,7 @@ Status NodePorts::filter(const framework::CycleState& state, const api::Pod& pod
                          const framework::NodeInfo& node_info) {
   const auto* s = state.read<PreFilterState>(kPreFilterStateKey);
   const bool fits = s ? fits_ports(s->ports, node_info) : fits_ports(host_ports(pod), node_info);
-  if (!fits) return Status::unschedulable(std::string(kErrReason));
+  if (!fits) return Status(framework::Code::Unschedulable, kFixedErrReason);
   return {};
 }
 

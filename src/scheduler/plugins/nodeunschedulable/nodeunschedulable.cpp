@@ -10,6 +10,10 @@ using framework::EventResource;
 using framework::QueueingHint;
 using framework::Status;
 
+// Rejections shared by every node a pod is rejected on (see FixedReasons).
+const framework::FixedReasons kFixedErrReasonUnknownCondition{std::string(kErrReasonUnknownCondition)};
+const framework::FixedReasons kFixedErrReasonUnschedulable{std::string(kErrReasonUnschedulable)};
+
 bool pod_tolerates_unschedulable(const api::Pod& pod) {
   static const api::Taint kTaint = [] {
     api::Taint t;
@@ -22,9 +26,9 @@ bool pod_tolerates_unschedulable(const api::Pod& pod) {
 
 Status NodeUnschedulable::filter(const framework::CycleState&, const api::Pod& pod,
                                  const framework::NodeInfo& node_info) {
-  if (node_info.node() == nullptr) return Status::unresolvable(std::string(kErrReasonUnknownCondition));
+  if (node_info.node() == nullptr) return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonUnknownCondition);
   if (node_info.unschedulable() && !pod_tolerates_unschedulable(pod)) {
-    return Status::unresolvable(std::string(kErrReasonUnschedulable));
+    return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonUnschedulable);
   }
   return {};
 }

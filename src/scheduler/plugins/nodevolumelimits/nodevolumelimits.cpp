@@ -14,6 +14,9 @@ using framework::ClusterEventWithHint;
 using framework::QueueingHint;
 using framework::Status;
 
+// Rejections shared by every node a pod is rejected on (see FixedReasons).
+const framework::FixedReasons kFixedErrReasonMaxVolumeCountExceeded{std::string(kErrReasonMaxVolumeCountExceeded)};
+
 namespace {
 
 constexpr std::string_view kPreFilterStateKey = "PreFilterNodeVolumeLimits";
@@ -376,7 +379,7 @@ Status CSILimits::filter(const framework::CycleState& state, const api::Pod& pod
     }
     if (new_count == 0) continue;
     if (static_cast<std::int64_t>(attached[i].size()) + new_count > *limits[i]) {
-      return Status::unschedulable(std::string(kErrReasonMaxVolumeCountExceeded));
+      return Status(framework::Code::Unschedulable, kFixedErrReasonMaxVolumeCountExceeded);
     }
   }
   return {};

@@ -17,6 +17,10 @@ using framework::NodeInfo;
 using framework::NodeInfoPtr;
 using framework::Status;
 
+// Rejections shared by every node a pod is rejected on (see FixedReasons).
+const framework::FixedReasons kFixedErrReasonNodeLabelNotMatch{std::string(kErrReasonNodeLabelNotMatch)};
+const framework::FixedReasons kFixedErrReasonConstraintsNotMatch{std::string(kErrReasonConstraintsNotMatch)};
+
 namespace {
 
 constexpr std::string_view kPreFilterStateKey = "PreFilterPodTopologySpread";
@@ -370,11 +374,11 @@ Status PodTopologySpread::filter(const CycleState& state, const api::Pod&, const
   const auto& cs = *s->constraints;
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const std::string* value = node->metadata.labels.find(cs[i].topologyKey);
-    if (value == nullptr) return Status::unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+    if (value == nullptr) return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonNodeLabelNotMatch);
     const std::int64_t min_match = s->min_match_num(i, cs[i].minDomains);
     const std::int64_t match_num = s->match_num(i, *value);
     const std::int64_t skew = match_num + s->selfMatch[i] - min_match;
-    if (skew > cs[i].maxSkew) return Status::unschedulable(std::string(kErrReasonConstraintsNotMatch));
+    if (skew > cs[i].maxSkew) return Status(framework::Code::Unschedulable, kFixedErrReasonConstraintsNotMatch);
   }
   return {};
 }

@@ -11,6 +11,10 @@ using framework::ClusterEventWithHint;
 using framework::QueueingHint;
 using framework::Status;
 
+// Rejections shared by every node a pod is rejected on (see FixedReasons).
+const framework::FixedReasons kFixedErrReasonDiskConflict{std::string(kErrReasonDiskConflict)};
+const framework::FixedReasons kFixedErrReasonReadWriteOncePodConflict{std::string(kErrReasonReadWriteOncePodConflict)};
+
 namespace {
 
 constexpr std::string_view kPreFilterStateKey = "PreFilterVolumeRestrictions";
@@ -130,9 +134,9 @@ Status VolumeRestrictions::filter(const framework::CycleState& state, const api:
   const auto* s = state.read<PreFilterState>(kPreFilterStateKey);
   const bool disks_ok = s ? satisfy_volume_conflicts(pod, s->diskVolumes, node_info)
                           : satisfy_volume_conflicts(pod, disk_volume_indices(pod), node_info);
-  if (!disks_ok) return Status::unschedulable(std::string(kErrReasonDiskConflict));
+  if (!disks_ok) return Status(framework::Code::Unschedulable, kFixedErrReasonDiskConflict);
   if (s == nullptr) return Status::error("error reading \"PreFilterVolumeRestrictions\" from cycleState: not found");
-  if (s->conflictingPVCRefCount != 0) return Status::unschedulable(std::string(kErrReasonReadWriteOncePodConflict));
+  if (s->conflictingPVCRefCount != 0) return Status(framework::Code::Unschedulable, kFixedErrReasonReadWriteOncePodConflict);
   return {};
 }
 

@@ -9,6 +9,9 @@ using framework::ClusterEventWithHint;
 using framework::QueueingHint;
 using framework::Status;
 
+// Rejections shared by every node a pod is rejected on (see FixedReasons).
+const framework::FixedReasons kFixedErrReasonConflict{std::string(kErrReasonConflict)};
+
 namespace {
 
 constexpr std::string_view kPreFilterStateKey = "PreFilterVolumeZone";
@@ -142,7 +145,7 @@ Status VolumeZone::filter(const framework::CycleState& state, const api::Pod& po
   for (const auto& t : *topologies) {
     const std::string* v = node->metadata.labels.find(t.key);
     if (v == nullptr) v = node->metadata.labels.find(t.gaKey);
-    if (v == nullptr || !t.values.count(*v)) return Status::unresolvable(std::string(kErrReasonConflict));
+    if (v == nullptr || !t.values.count(*v)) return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonConflict);
   }
   return {};
 }
