@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "scheduler_testing/testing.h"
 
 namespace ksched::scheduler::cache {
@@ -171,6 +174,56 @@ TEST(Cache, RemoveNodeKeepsNodeInfoWhilePodsRemain) {
   EXPECT_EQ(c.remove_node(*n1).error(), "node n1 is not found");
   ASSERT_TRUE(c.remove_node(*n2).ok());
   EXPECT_TRUE(c.image_states().empty());
+}
+
+// Pods with affinity come and go on many nodes between updates (no node added or removed): the
+// incrementally kept affinity lists hold the same nodes as a snapshot built from scratch.
+TEST(Cache, SnapshotAffinityListsFollowPodsWithoutRebuilds) {
+  Cache c;
+  for (int i = 0; i < 20; ++i) c.add_node(node("n" + std::to_string(i), "z" + std::to_string(i % 3)));
+  Snapshot s;
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  std::mt19937 rng(7);
+  std::vector<framework::PodPtr> placed;
+  auto names = [](const std::vector<framework::NodeInfoPtr>& list) {
+    std::vector<std::string> out;
+    for (const auto& ni : list) out.emplace_back(ni->name());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (int round = 0; round < 60; ++round) {
+    // A few changes per update: add a pod (with affinity, required anti-affinity or neither) or
+    // remove one.
+    for (int k = 0; k < 1 + round % 3; ++k) {
+      if (!placed.empty() && rng() % 3 == 0) {
+        auto it = placed.begin() + static_cast<std::ptrdiff_t>(rng() % placed.size());
+        ASSERT_TRUE(c.remove_pod(**it).ok());
+        placed.erase(it);
+        continue;
+      }
+      auto w = MakePod()
+                   .Name("p" + std::to_string(round) + "-" + std::to_string(k))
+                   .UID("u" + std::to_string(round) + "-" + std::to_string(k))
+                   .Node("n" + std::to_string(rng() % 20));
+      switch (rng() % 3) {
+        case 0: w.PodAffinityExists("app", "zone", scheduler::testing::AffinityKind::Preferred); break;
+        case 1: w.PodAntiAffinityExists("app", "zone", scheduler::testing::AffinityKind::Required); break;
+        default: break;
+      }
+      auto pod = w.Ptr();
+      ASSERT_TRUE(c.add_pod(pod).ok());
+      placed.push_back(pod);
+    }
+    ASSERT_TRUE(c.update_snapshot(s).ok());
+    Snapshot fresh;
+    ASSERT_TRUE(c.update_snapshot(fresh).ok());
+    ASSERT_EQ(names(s.have_pods_with_affinity_list()), names(fresh.have_pods_with_affinity_list())) << round;
+    ASSERT_EQ(names(s.have_pods_with_required_anti_affinity_list()),
+              names(fresh.have_pods_with_required_anti_affinity_list()))
+        << round;
+    // The listed NodeInfos are the snapshot's own objects.
+    for (const auto& ni : s.have_pods_with_affinity_list()) EXPECT_EQ(ni, s.get(ni->name()));
+  }
 }
 
 TEST(Cache, SnapshotIncrementalUpdatesKeepIdentity) {

@@ -368,10 +368,28 @@ void Cache::rebuild_snapshot_lists(Snapshot& s, bool update_all) const {
   }
 }
 
+void Cache::update_snapshot_affinity_lists(Snapshot& s, const std::vector<AffinityFlip>& flips) {
+  // No reader depends on the lists' order (they are summed over), so a node that joins goes to
+  // the end and one that leaves is erased in place: a cycle that places a pod with affinity on a
+  // large cluster no longer walks every node.
+  auto flip = [](std::vector<framework::NodeInfoPtr>& list, const framework::NodeInfoPtr& ni, bool member) {
+    if (member) {
+      list.push_back(ni);
+    } else if (auto it = std::find(list.begin(), list.end(), ni); it != list.end()) {
+      list.erase(it);
+    }
+  };
+  for (const auto& f : flips) {
+    if (f.affinity) flip(s.have_pods_with_affinity_, f.node, !f.node->podsWithAffinity.empty());
+    if (f.anti) flip(s.have_pods_with_required_anti_affinity_, f.node, !f.node->podsWithRequiredAntiAffinity.empty());
+  }
+}
+
 util::Result<void> Cache::update_snapshot(Snapshot& s) {
   std::lock_guard l(mu_);
   bool update_all = false, update_affinity = false, update_anti = false, update_pvcs = false;
   bool node_replaced = false;
+  std::vector<AffinityFlip> flips;
   s.delta_.updated.clear();
   const std::int64_t from_generation = s.generation_;
   for (const auto& item : list_) {
@@ -385,10 +403,12 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
     const auto& fresh = *item.info;
     if (existing->node() != fresh.node()) node_replaced = true;
     s.delta_.updated.push_back(existing.get());
-    if (existing->podsWithAffinity.empty() != fresh.podsWithAffinity.empty()) update_affinity = true;
-    if (existing->podsWithRequiredAntiAffinity.empty() != fresh.podsWithRequiredAntiAffinity.empty()) {
-      update_anti = true;
-    }
+    const bool affinity_flips = existing->podsWithAffinity.empty() != fresh.podsWithAffinity.empty();
+    const bool anti_flips =
+        existing->podsWithRequiredAntiAffinity.empty() != fresh.podsWithRequiredAntiAffinity.empty();
+    if (affinity_flips || anti_flips) flips.push_back({existing, affinity_flips, anti_flips});
+    update_affinity = update_affinity || affinity_flips;
+    update_anti = update_anti || anti_flips;
     if (!update_pvcs) {
       if (existing->pvcRefCounts.size() != fresh.pvcRefCounts.size()) {
         update_pvcs = true;
@@ -425,7 +445,11 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
     }
     update_all = true;
   }
-  if (update_all || update_affinity || update_anti || update_pvcs) rebuild_snapshot_lists(s, update_all);
+  if (update_all || update_pvcs) {
+    rebuild_snapshot_lists(s, update_all);
+  } else if (update_affinity || update_anti) {
+    update_snapshot_affinity_lists(s, flips);
+  }
   s.delta_.structural = update_all || update_affinity || update_anti || update_pvcs || node_replaced;
   s.record_step(from_generation, update_all || node_replaced);
 

@@ -100,6 +100,14 @@ class Cache {
   void add_node_image_states(const api::Node& node, framework::NodeInfo& ni);
   void remove_node_image_states(const api::Node* node);
   void rebuild_snapshot_lists(Snapshot& snapshot, bool update_all) const;
+  // A node that entered or left the affinity lists (its pods with affinity or required
+  // anti-affinity went from none to some or back) since the last update: only such nodes move.
+  struct AffinityFlip {
+    framework::NodeInfoPtr node;
+    bool affinity = false;
+    bool anti = false;
+  };
+  static void update_snapshot_affinity_lists(Snapshot& snapshot, const std::vector<AffinityFlip>& flips);
 
   const std::chrono::nanoseconds ttl_;
   const util::Clock& clock_;

@@ -1,6 +1,7 @@
 // Snapshot of the cache taken at the start of each scheduling cycle (upstream
 // backend/cache/snapshot.go). NodeInfo objects keep their identity across incremental updates so
-// the ordered lists need rebuilding only when nodes appear/vanish or affinity/PVC use flips.
+// the node list is rebuilt only when nodes appear or vanish (and the PVC set when PVC use flips);
+// a node whose pods with affinity come or go just joins or leaves the affinity lists.
 #pragma once
 #include <deque>
 #include <memory>
@@ -58,6 +59,7 @@ class Snapshot final : public framework::NodeInfoLister, public framework::Stora
   };
   std::unordered_map<std::string, framework::NodeInfoPtr, StringHash, std::equal_to<>> node_info_map_;
   std::vector<framework::NodeInfoPtr> node_info_list_;
+  // In tree order as of the last full rebuild; nodes that joined since are at the end.
   std::vector<framework::NodeInfoPtr> have_pods_with_affinity_;
   std::vector<framework::NodeInfoPtr> have_pods_with_required_anti_affinity_;
   std::unordered_set<std::string, StringHash, std::equal_to<>> used_pvc_set_;
