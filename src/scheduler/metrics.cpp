@@ -113,16 +113,44 @@ std::string Metric::label_text(const std::vector<std::string>& values, std::stri
   return out;
 }
 
+HistogramChild::HistogramChild(const std::vector<double>* bounds) : bounds_(bounds) {
+  for (auto& s : shards_) {
+    s.counts = std::make_unique<std::atomic<std::uint64_t>[]>(bounds->size());
+    for (std::size_t i = 0; i < bounds->size(); ++i) s.counts[i].store(0, std::memory_order_relaxed);
+  }
+}
+
 void HistogramChild::observe(double v) {
+  static std::atomic<std::size_t> next_thread{0};
+  thread_local const std::size_t shard = next_thread.fetch_add(1, std::memory_order_relaxed) % kShards;
+  Shard& s = shards_[shard];
   // Buckets hold non-cumulative counts; exposition accumulates.
   for (std::size_t i = 0; i < bounds_->size(); ++i) {
     if (v <= (*bounds_)[i]) {
-      counts_[i].fetch_add(1, std::memory_order_relaxed);
+      s.counts[i].fetch_add(1, std::memory_order_relaxed);
       break;
     }
   }
-  count_.fetch_add(1, std::memory_order_relaxed);
-  sum_.fetch_add(v, std::memory_order_relaxed);
+  s.count.fetch_add(1, std::memory_order_relaxed);
+  s.sum.fetch_add(v, std::memory_order_relaxed);
+}
+
+std::uint64_t HistogramChild::count() const {
+  std::uint64_t n = 0;
+  for (const auto& s : shards_) n += s.count.load(std::memory_order_relaxed);
+  return n;
+}
+
+double HistogramChild::sum() const {
+  double v = 0;
+  for (const auto& s : shards_) v += s.sum.load(std::memory_order_relaxed);
+  return v;
+}
+
+std::uint64_t HistogramChild::bucket(std::size_t i) const {
+  std::uint64_t n = 0;
+  for (const auto& s : shards_) n += s.counts[i].load(std::memory_order_relaxed);
+  return n;
 }
 
 void Counter::write(std::string& out) const {

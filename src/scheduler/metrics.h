@@ -177,18 +177,25 @@ class GaugeChild {
 
 class HistogramChild {
  public:
-  explicit HistogramChild(const std::vector<double>* bounds) : bounds_(bounds), counts_(bounds->size()) {}
+  explicit HistogramChild(const std::vector<double>* bounds);
   void observe(double v);
-  std::uint64_t count() const { return count_.load(std::memory_order_relaxed); }
-  double sum() const { return sum_.load(std::memory_order_relaxed); }
+  std::uint64_t count() const;
+  double sum() const;
   // Non-cumulative count of bucket i (upper bound bounds[i]).
-  std::uint64_t bucket(std::size_t i) const { return counts_[i].load(std::memory_order_relaxed); }
+  std::uint64_t bucket(std::size_t i) const;
 
  private:
+  // A plugin's Filter is timed on every core at once during a sampled cycle: one set of counters
+  // would bounce between the cores on every call. Each thread writes the shard its number picks;
+  // reads sum the shards.
+  static constexpr std::size_t kShards = 4;
+  struct alignas(64) Shard {
+    std::unique_ptr<std::atomic<std::uint64_t>[]> counts;
+    std::atomic<std::uint64_t> count{0};
+    std::atomic<double> sum{0};
+  };
   const std::vector<double>* bounds_;
-  std::vector<std::atomic<std::uint64_t>> counts_;
-  std::atomic<std::uint64_t> count_{0};
-  std::atomic<double> sum_{0};
+  std::array<Shard, kShards> shards_;
 };
 
 class Counter final : public Family<CounterChild> {

@@ -50,6 +50,26 @@ TEST(Metrics, HistogramIsCumulative) {
   EXPECT_TRUE(contains(text, "lat_seconds_count 4\n"));
 }
 
+// Observations from more threads than the child has shards all reach the exposition.
+TEST(Metrics, HistogramSumsObservationsFromEveryThread) {
+  Registry r;
+  auto& h = r.histogram("par_seconds", "P.", Stability::Alpha, {}, {0.1, 1});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 7; ++t) {
+    threads.emplace_back([&h, t] {
+      for (int i = 0; i < 1000; ++i) h.get().observe(t % 2 == 0 ? 0.0625 : 0.5);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(h.get().count(), 7000u);
+  EXPECT_EQ(h.get().bucket(0), 4000u);
+  EXPECT_EQ(h.get().bucket(1), 3000u);
+  EXPECT_DOUBLE_EQ(h.get().sum(), 4000 * 0.0625 + 3000 * 0.5);
+  std::string text = r.expose();
+  EXPECT_TRUE(contains(text, "par_seconds_bucket{le=\"0.1\"} 4000\n"));
+  EXPECT_TRUE(contains(text, "par_seconds_bucket{le=\"1\"} 7000\n"));
+}
+
 TEST(Metrics, ChildCacheFindsTheFamilysChildForEqualLabelsAtAnyAddress) {
   Registry r;
   auto& h = r.histogram("d_seconds", "D.", Stability::Alpha, {"plugin", "point"}, {1});
