@@ -40,9 +40,9 @@ TEST(TopologyCounts, ACountBackToZeroReadsAsAbsent) {
   c.add("k", "a", -2);
   EXPECT_TRUE(c.empty());
   EXPECT_EQ(c.get("k", "a"), 0);
-  auto labels = MakeNode().Name("n").Label("k", "a").Obj().metadata.labels;
-  EXPECT_FALSE(c.any_positive_for(labels));
-  EXPECT_EQ(c.sum_for(labels), 0);
+  NodeInfo n(MakeNode().Name("n").Label("k", "a").Ptr());
+  EXPECT_FALSE(c.any_positive_for(n));
+  EXPECT_EQ(c.sum_for(n), 0);
   // An empty label value is a value like any other.
   c.add("k", "", 1);
   EXPECT_FALSE(c.empty());
@@ -50,20 +50,46 @@ TEST(TopologyCounts, ACountBackToZeroReadsAsAbsent) {
 }
 
 TEST(TopologyCounts, SumsAndTestsByTheNodesLabels) {
-  auto n1 = zoned_node("n1", "z1");
-  auto bare = MakeNode().Name("bare").Obj();
+  NodeInfo n1(std::make_shared<api::Node>(zoned_node("n1", "z1")));
+  NodeInfo bare(MakeNode().Name("bare").Ptr());
   TopologyCounts c;
   c.add(kZone, "z1", 3);
   c.add(kHost, "n1", -1);
   c.add(kHost, "n2", 4);
-  EXPECT_EQ(c.sum_for(n1.metadata.labels), 2);
-  EXPECT_TRUE(c.any_positive_for(n1.metadata.labels));
-  EXPECT_EQ(c.sum_for(bare.metadata.labels), 0);  // a node lacking every key adds nothing
-  EXPECT_FALSE(c.any_positive_for(bare.metadata.labels));
+  EXPECT_EQ(c.sum_for(n1), 2);
+  EXPECT_TRUE(c.any_positive_for(n1));
+  EXPECT_EQ(c.sum_for(bare), 0);  // a node lacking every key adds nothing
+  EXPECT_FALSE(c.any_positive_for(bare));
   c.add(kZone, "z1", -3);
   // Only the negative hostname count is left for n1.
-  EXPECT_EQ(c.sum_for(n1.metadata.labels), -1);
-  EXPECT_FALSE(c.any_positive_for(n1.metadata.labels));
+  EXPECT_EQ(c.sum_for(n1), -1);
+  EXPECT_FALSE(c.any_positive_for(n1));
+}
+
+// The hostname key is read from the NodeInfo's copy of the label: by the label's value (not the
+// node's name), an empty value counting like any other, and a node without the label adding nothing.
+TEST(TopologyCounts, HostnameDomainsFollowTheLabelNotTheName) {
+  NodeInfo renamed(MakeNode().Name("n1").Label(kHost, "host-a").Ptr());
+  NodeInfo empty(MakeNode().Name("n2").Label(kHost, "").Ptr());
+  NodeInfo unlabelled(MakeNode().Name("n3").Ptr());
+  EXPECT_EQ(renamed.hostname_label(), "host-a");
+  EXPECT_NE(empty.hostname_label().data(), nullptr);
+  EXPECT_EQ(unlabelled.hostname_label().data(), nullptr);
+  TopologyCounts c;
+  c.add(kHost, "n1", 5);
+  EXPECT_EQ(c.sum_for(renamed), 0);
+  c.add(kHost, "host-a", 2);
+  c.add(kHost, "", 3);
+  EXPECT_EQ(c.sum_for(renamed), 2);
+  EXPECT_TRUE(c.any_positive_for(renamed));
+  EXPECT_EQ(c.sum_for(empty), 3);
+  EXPECT_EQ(c.sum_for(unlabelled), 0);
+  EXPECT_FALSE(c.any_positive_for(unlabelled));
+  // The view follows the node object it was taken from.
+  renamed.set_node(MakeNode().Name("n1").Label(kHost, "n1").Ptr());
+  EXPECT_EQ(c.sum_for(renamed), 5);
+  renamed.remove_node();
+  EXPECT_EQ(renamed.hostname_label().data(), nullptr);
 }
 
 TEST(TopologyCounts, ACopyChangesIndependently) {

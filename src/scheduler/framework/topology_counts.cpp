@@ -8,7 +8,7 @@ namespace ksched::scheduler::framework {
 
 std::uint32_t TopologyCounts::key_index(std::string_view key) {
   if (const std::uint32_t i = find_key(key); i != npos) return i;
-  domains_.push_back(Domain{std::string(key), {}, 0});
+  domains_.push_back(Domain{std::string(key), key == kLabelHostname, {}, 0});
   return static_cast<std::uint32_t>(domains_.size() - 1);
 }
 
@@ -25,8 +25,21 @@ const TopologyCounts::Slot* TopologyCounts::find(const Domain& d, std::string_vi
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot& s = d.slots[i];
     if (s.value.data() == nullptr) return &s;
-    if (s.hash == hash && s.value == value) return &s;
+    // A node's own label is often the one counted: same text, same address.
+    if (s.hash == hash && (s.value.data() == value.data() ? s.value.size() == value.size() : s.value == value)) {
+      return &s;
+    }
   }
+}
+
+const TopologyCounts::Slot* TopologyCounts::find_for(const Domain& d, const NodeInfo& node) {
+  if (d.hostname) {
+    const std::string_view v = node.hostname_label();
+    return v.data() == nullptr ? nullptr : find(d, v, node.hostname_label_hash());
+  }
+  const api::Node* n = node.node();
+  const std::string* v = n == nullptr ? nullptr : n->metadata.labels.find(d.key);
+  return v == nullptr ? nullptr : find(d, *v, std::hash<std::string_view>{}(*v));
 }
 
 void TopologyCounts::grow(Domain& d) {
@@ -71,24 +84,19 @@ std::int64_t TopologyCounts::get(std::uint32_t key, std::string_view value) cons
   return s == nullptr ? 0 : s->count;
 }
 
-std::int64_t TopologyCounts::sum_for(const api::StringMap& node_labels) const {
+std::int64_t TopologyCounts::sum_for(const NodeInfo& node) const {
   std::int64_t sum = 0;
   for (const Domain& d : domains_) {
     if (d.used == 0) continue;
-    const std::string* v = node_labels.find(d.key);
-    if (v == nullptr) continue;
-    const Slot* s = find(d, *v, std::hash<std::string_view>{}(*v));
-    if (s != nullptr) sum += s->count;
+    if (const Slot* s = find_for(d, node)) sum += s->count;
   }
   return sum;
 }
 
-bool TopologyCounts::any_positive_for(const api::StringMap& node_labels) const {
+bool TopologyCounts::any_positive_for(const NodeInfo& node) const {
   for (const Domain& d : domains_) {
     if (d.used == 0) continue;
-    const std::string* v = node_labels.find(d.key);
-    if (v == nullptr) continue;
-    const Slot* s = find(d, *v, std::hash<std::string_view>{}(*v));
+    const Slot* s = find_for(d, node);
     if (s != nullptr && s->count > 0) return true;
   }
   return false;

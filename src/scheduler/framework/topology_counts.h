@@ -41,9 +41,9 @@ class TopologyCounts {
     }
   }
   // Sum over keys of the count of the node's value for that key (a node lacking a key adds nothing).
-  std::int64_t sum_for(const api::StringMap& node_labels) const;
+  std::int64_t sum_for(const NodeInfo& node) const;
   // Whether any key has a positive count for the node's value.
-  bool any_positive_for(const api::StringMap& node_labels) const;
+  bool any_positive_for(const NodeInfo& node) const;
 
   // Counts held by a cycle and shared (with a TopologyCountsCache, or with the state they were
   // cloned from), made changeable: copied first unless `p` is their only holder. Counts are only
@@ -61,11 +61,15 @@ class TopologyCounts {
   };
   struct Domain {
     std::string key;
+    bool hostname = false;  // key is kLabelHostname: the node's value is read from its NodeInfo
     std::vector<Slot> slots;  // open addressing, linear probing, power-of-two size
     std::size_t used = 0;
     std::size_t nonzero = 0;
   };
   static const Slot* find(const Domain& d, std::string_view value, std::size_t hash);
+  // The slot of the node's value for the domain's key; nullptr when the node lacks the key or
+  // the value has no slot.
+  static const Slot* find_for(const Domain& d, const NodeInfo& node);
   static void grow(Domain& d);
   std::vector<Domain> domains_;
   std::size_t nonzero_ = 0;

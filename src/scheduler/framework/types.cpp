@@ -348,6 +348,10 @@ void NodeInfo::set_node(NodePtr n) {
   node_ = std::move(n);
   allocatable = node_ ? Resource::from(node_->status.allocatable) : Resource{};
   name_view_ = node_ ? std::string_view(node_->metadata.name) : std::string_view();
+  const std::string* hostname = node_ ? node_->metadata.labels.find(kLabelHostname) : nullptr;
+  // An empty label value is still a label: keep a non-null view of it.
+  hostname_label_ = hostname == nullptr ? std::string_view() : std::string_view(hostname->data(), hostname->size());
+  hostname_label_hash_ = std::hash<std::string_view>{}(hostname_label_);
   unschedulable_ = node_ && node_->spec.unschedulable;
   has_taints_ = node_ && !node_->spec.taints.empty();
   generation = next_generation();
@@ -356,6 +360,8 @@ void NodeInfo::set_node(NodePtr n) {
 void NodeInfo::remove_node() {
   node_.reset();
   name_view_ = {};
+  hostname_label_ = {};
+  hostname_label_hash_ = 0;
   unschedulable_ = has_taints_ = false;
   generation = next_generation();
 }

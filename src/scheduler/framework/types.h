@@ -112,6 +112,8 @@ class HostPortInfo {
   std::map<std::string, std::set<std::pair<std::string, std::int32_t>>> ports_;
 };
 
+inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
+
 // NodeInfo: a node plus aggregated information about the pods on it.
 class NodeInfo {
  public:
@@ -129,6 +131,11 @@ class NodeInfo {
   // need not touch the Node object (a cache miss per node per cycle on a large cluster).
   bool unschedulable() const { return unschedulable_; }
   bool has_taints() const { return has_taints_; }
+  // The node's kubernetes.io/hostname label (kLabelHostname), the usual topology key of pod
+  // anti-affinity, with its hash: counts by topology domain are read for every node of a cycle,
+  // and this spares them a search of the node's labels. data() == nullptr: no such label.
+  std::string_view hostname_label() const { return hostname_label_; }
+  std::size_t hostname_label_hash() const { return hostname_label_hash_; }
   void set_node(NodePtr n);
   void remove_node();  // drops the node object, keeps pods; bumps generation
 
@@ -152,6 +159,8 @@ class NodeInfo {
  private:
   NodePtr node_;
   std::string_view name_view_;
+  std::string_view hostname_label_;
+  std::size_t hostname_label_hash_ = 0;
   bool unschedulable_ = false;
   bool has_taints_ = false;
 };

@@ -274,11 +274,11 @@ Status InterPodAffinity::filter(const CycleState& state, const api::Pod&, const 
 
   // The counts hold exactly the terms' topology keys, so "some term's domain holds a matching
   // pod" is one lookup per distinct key.
-  if (!s->antiAffinityCounts->empty() && s->antiAffinityCounts->any_positive_for(nl)) {
+  if (!s->antiAffinityCounts->empty() && s->antiAffinityCounts->any_positive_for(node_info)) {
     return Status(framework::Code::Unschedulable, kFixedErrReasonAntiAffinityRulesNotMatch);
   }
 
-  if (!s->existingAntiAffinityCounts->empty() && s->existingAntiAffinityCounts->any_positive_for(nl)) {
+  if (!s->existingAntiAffinityCounts->empty() && s->existingAntiAffinityCounts->any_positive_for(node_info)) {
     return Status(framework::Code::Unschedulable, kFixedErrReasonExistingAntiAffinityRulesNotMatch);
   }
   return {};
@@ -360,7 +360,7 @@ Status InterPodAffinity::score(const CycleState& state, const api::Pod&, const N
   if (s == nullptr) return Status::error("error reading \"PreScoreInterPodAffinity\" from cycleState: not found");
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
-  out = s->topologyScore->sum_for(node->metadata.labels);
+  out = s->topologyScore->sum_for(node_info);
   return {};
 }
 

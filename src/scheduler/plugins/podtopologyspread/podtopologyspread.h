@@ -20,7 +20,7 @@ inline constexpr std::string_view kErrReasonConstraintsNotMatch = "node(s) didn'
 inline constexpr std::string_view kErrReasonNodeLabelNotMatch =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 
-inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
+using framework::kLabelHostname;
 inline constexpr std::string_view kLabelTopologyZone = "topology.kubernetes.io/zone";
 
 // A constraint with its selector parsed and policies resolved (upstream topologySpreadConstraint).
