@@ -175,6 +175,9 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
   if (auto pods = pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
 
   // ---- binding cycle, asynchronously
+  // What only Filter and Score read is let go now: kept by the binding, counts shared with a
+  // plugin's cache would be copied by the next cycle instead of updated in place.
+  state->drop_scheduling_only();
   if (opts_.metrics) opts_.metrics->goroutines.with({"binding"}).inc();
   submit_binding([this, fwk, state, result, assumed_info, start, pods_to_activate] {
     std::optional<framework::FitError> fe;

@@ -755,6 +755,28 @@ TEST(FrameworkMetrics, PluginEvaluationCounts) {
   EXPECT_EQ(got, want);
 }
 
+// Before the binding cycle the scheduler drops the data only PreFilter..Permit read; the rest
+// (a binding plugin's state) stays, and the dropped objects are released.
+TEST(CycleState, DropsSchedulingOnlyDataAndKeepsTheRest) {
+  struct Kept final : StateData {
+    std::shared_ptr<StateData> clone() const override { return std::make_shared<Kept>(*this); }
+  };
+  struct FilterOnly final : StateData {
+    std::shared_ptr<StateData> clone() const override { return std::make_shared<FilterOnly>(*this); }
+    bool read_after_scheduling() const override { return false; }
+  };
+  CycleState st;
+  auto filter_only = std::make_shared<FilterOnly>();
+  std::weak_ptr<FilterOnly> watch = filter_only;
+  st.write("PreFilterA", std::move(filter_only));
+  st.write("PreBindB", std::make_shared<Kept>());
+  st.write("Empty", nullptr);
+  st.drop_scheduling_only();
+  EXPECT_EQ(st.read<FilterOnly>("PreFilterA"), nullptr);
+  EXPECT_TRUE(watch.expired());
+  EXPECT_NE(st.read<Kept>("PreBindB"), nullptr);
+}
+
 TEST(ThreadPoolParallelizer, CoversEveryIndexOnceAndStopsEarly) {
   using std::chrono::nanoseconds;
   EXPECT_EQ(parallelizer_chunk_size(5000, 16), 70);   // sqrt(5000)=70 < 5000/16+1=313

@@ -16,6 +16,9 @@ class StateData {
  public:
   virtual ~StateData() = default;
   virtual std::shared_ptr<StateData> clone() const = 0;
+  // False for data that only PreFilter..Permit read: it is dropped before the binding cycle, so
+  // that the pod's binding does not keep it (and what it shares with caches) alive.
+  virtual bool read_after_scheduling() const { return true; }
 };
 
 class CycleState {
@@ -46,6 +49,10 @@ class CycleState {
   }
   void erase(std::string_view key) {
     std::erase_if(data_, [&](const Entry& e) { return e.key == key; });
+  }
+  // Drops the data no extension point after Permit reads (StateData::read_after_scheduling).
+  void drop_scheduling_only() {
+    std::erase_if(data_, [](const Entry& e) { return e.value && !e.value->read_after_scheduling(); });
   }
 
   // Deep copy: every StateData is cloned (used before AddPod/RemovePod on hypothetical states).

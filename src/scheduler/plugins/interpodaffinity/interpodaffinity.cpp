@@ -61,6 +61,7 @@ struct PreFilterState final : framework::StateData {
   std::shared_ptr<const TopologyCounts> antiAffinityCounts;
 
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
+  bool read_after_scheduling() const override { return false; }
 
   void update_with_pod(const framework::PodInfo& updated, const api::Pod& incoming, const api::Node* node,
                        std::int64_t mult) {
@@ -87,6 +88,7 @@ struct PreFilterState final : framework::StateData {
 struct PreScoreState final : framework::StateData {
   std::shared_ptr<const TopologyCounts> topologyScore;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreScoreState>(*this); }
+  bool read_after_scheduling() const override { return false; }
 };
 
 using Contribution = framework::TopologyCountsCache::Contribution;

@@ -128,6 +128,7 @@ struct PreFilterState final : framework::StateData {
   std::vector<std::uint32_t> matchIdx, domainIdx;
 
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
+  bool read_after_scheduling() const override { return false; }
 
   std::int64_t min_match_num(std::size_t i, std::int32_t min_domains) const {
     // Fewer eligible domains than minDomains: the global minimum is treated as 0.
@@ -216,6 +217,7 @@ struct PreScoreState final : framework::StateData {
   std::vector<std::uint32_t> countIdx;
   std::vector<double> weights;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreScoreState>(*this); }
+  bool read_after_scheduling() const override { return false; }
 };
 
 // Upstream topologyNormalizingWeight: ln(size + 2).
