@@ -251,6 +251,25 @@ TEST(FitError, FormatsSortedReasonHistogram) {
             "victims found for incoming pod, 2 Preemption is not helpful for scheduling.");
 }
 
+// Shared (fixed) and owned reasons with the same text count together, however they interleave.
+TEST(FitError, CountsFixedAndOwnedReasonsAlike) {
+  static const FixedReasons kAnti{std::string("node(s) didn't match pod anti-affinity rules")};
+  static const FixedReasons kTwo{std::vector<std::string>{"Insufficient cpu", "Insufficient memory"}};
+  FitError fe;
+  fe.numAllNodes = 7;
+  auto& m = fe.diagnosis.nodeToStatus;
+  m.set("n1", Status(Code::Unschedulable, kAnti));
+  m.set("n2", Status(Code::Unschedulable, kAnti));
+  m.set("n3", Status(Code::Unschedulable, kTwo));
+  m.set("n4", Status(Code::Unschedulable, kAnti));
+  m.set("n5", Status::unschedulable("node(s) didn't match pod anti-affinity rules"));
+  m.set("n6", Status::unschedulable("Insufficient cpu"));
+  m.set("n7", Status(Code::Unschedulable, kTwo));
+  EXPECT_EQ(fe.error(),
+            "0/7 nodes are available: 2 Insufficient memory, 3 Insufficient cpu, "
+            "4 node(s) didn't match pod anti-affinity rules.");
+}
+
 TEST(FitError, PreFilterMessageReplacesHistogramAndAbsentNodesCount) {
   FitError fe;
   fe.numAllNodes = 5;

@@ -462,9 +462,25 @@ std::string FitError::error() const {
     msg += " " + d.preFilterMsg + ".";
   } else {
     std::map<std::string, int> counts;
+    // Runs of nodes rejected with the same reasons object (a plugin's FixedReasons) are counted
+    // once per run rather than looked up per node.
+    const std::vector<std::string>* run = nullptr;
+    int run_length = 0;
+    auto flush = [&] {
+      if (run != nullptr) {
+        for (const auto& r : *run) counts[r] += run_length;
+      }
+    };
     d.nodeToStatus.for_each([&](std::string_view, const Status& st) {
-      for (const auto& r : st.reasons()) ++counts[r];
+      if (&st.reasons() == run) {
+        ++run_length;
+        return;
+      }
+      flush();
+      run = &st.reasons();
+      run_length = 1;
     });
+    flush();
     const int evaluated = static_cast<int>(d.nodeToStatus.size());
     if (evaluated < numAllNodes) {
       for (const auto& r : d.nodeToStatus.absent().reasons()) counts[r] += numAllNodes - evaluated;
