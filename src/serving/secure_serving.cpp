@@ -28,7 +28,10 @@ struct Route {
   bool prefix;
 };
 
-struct SecureServer::Impl : std::enable_shared_from_this<SecureServer::Impl> {
+// Handlers hold the Impl by plain pointer: they run only on the serving thread, which stop()
+// joins before the Impl can go, and io.stop() leaves the pending ones queued in `io`. Held by
+// shared_ptr they would keep the Impl, and so `io` and themselves, alive forever.
+struct SecureServer::Impl {
   SecureServingOptions opts;
   asio::io_context io{1};
   asio::ssl::context ssl{asio::ssl::context::tls_server};
@@ -103,7 +106,7 @@ struct SecureServer::Impl : std::enable_shared_from_this<SecureServer::Impl> {
   }
 
   void accept() {
-    acceptor->async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket sock) {
+    acceptor->async_accept([self = this](beast::error_code ec, tcp::socket sock) {
       if (ec) {
         if (self->running) self->accept();
         return;
@@ -122,7 +125,7 @@ struct SecureServer::Impl : std::enable_shared_from_this<SecureServer::Impl> {
     auto req = std::make_shared<http::request<http::string_body>>();
     beast::get_lowest_layer(*stream).expires_after(std::chrono::seconds(60));
     http::async_read(*stream, *buffer, *req,
-                     [self = shared_from_this(), stream, buffer, req](beast::error_code ec, std::size_t) {
+                     [self = this, stream, buffer, req](beast::error_code ec, std::size_t) {
                        if (ec) {
                          stream->async_shutdown([stream](beast::error_code) {});
                          return;
@@ -151,7 +154,7 @@ struct SecureServer::Impl : std::enable_shared_from_this<SecureServer::Impl> {
     res->keep_alive(req.keep_alive());
     if (req.method() != http::verb::head) res->body() = std::move(out.body);
     res->prepare_payload();
-    http::async_write(*stream, *res, [self = shared_from_this(), stream, buffer, res](beast::error_code ec, std::size_t) {
+    http::async_write(*stream, *res, [self = this, stream, buffer, res](beast::error_code ec, std::size_t) {
       if (ec) return;
       if (res->keep_alive()) {
         self->read(stream);
