@@ -1,7 +1,7 @@
 #include "scheduler/framework/status.h"
 
 #include <mutex>
-#include <unordered_set>
+#include <set>
 
 namespace ksched::scheduler::framework {
 
@@ -32,12 +32,9 @@ std::string Status::message() const {
 }
 
 const std::string& intern_plugin_name(std::string_view name) {
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-  // Never destroyed: statuses may name plugins during static destruction.
-  static auto* names = new std::unordered_set<std::string, Hash, std::equal_to<>>();
+  // Never destroyed: statuses may name plugins during static destruction. Looked up once per
+  // plugin per framework and on rare paths, so a plain ordered set does.
+  static auto* names = new std::set<std::string, std::less<>>();
   static std::mutex mu;
   std::lock_guard l(mu);
   auto it = names->find(name);

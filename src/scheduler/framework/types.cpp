@@ -412,8 +412,8 @@ std::size_t NodeToStatus::probe(std::string_view node, std::size_t hash) const {
   }
 }
 
-void NodeToStatus::grow() {
-  std::vector<std::uint32_t> fresh(slots_.empty() ? 16 : slots_.size() * 2, 0);
+void NodeToStatus::rehash(std::size_t size) {
+  std::vector<std::uint32_t> fresh(size, 0);
   const std::size_t mask = fresh.size() - 1;
   for (std::size_t k = 0; k < entries_.size(); ++k) {
     std::size_t i = entries_[k].hash & mask;
@@ -426,11 +426,13 @@ void NodeToStatus::grow() {
 void NodeToStatus::reserve(std::size_t n) {
   entries_.reserve(n);
   names_.reserve(n * 24);
-  while (slots_.size() < 2 * n) grow();
+  std::size_t size = slots_.empty() ? 16 : slots_.size();
+  while (size < 2 * n) size *= 2;
+  if (size != slots_.size()) rehash(size);
 }
 
 void NodeToStatus::set(std::string_view node, Status s) {
-  if ((entries_.size() + 1) * 2 > slots_.size()) grow();
+  if ((entries_.size() + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
   const std::size_t hash = std::hash<std::string_view>{}(node);
   const std::size_t i = probe(node, hash);
   if (slots_[i] != 0) {

@@ -247,7 +247,7 @@ class NodeToStatus {
   std::string_view name_of(const Entry& e) const { return std::string_view(names_).substr(e.name_at, e.name_size); }
   // Slot of `node` in slots_, or of the free slot that ends its probe.
   std::size_t probe(std::string_view node, std::size_t hash) const;
-  void grow();
+  void rehash(std::size_t size);  // size: a power of two above twice the entries
 
   std::string names_;
   std::vector<Entry> entries_;
