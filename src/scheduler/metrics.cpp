@@ -135,6 +135,15 @@ void HistogramChild::observe(double v) {
   s.sum.fetch_add(v, std::memory_order_relaxed);
 }
 
+void HistogramChild::add(std::span<const std::uint64_t> buckets, std::uint64_t count, double sum) {
+  Shard& s = shards_[0];
+  for (std::size_t i = 0; i < bounds_->size() && i < buckets.size(); ++i) {
+    if (buckets[i] != 0) s.counts[i].fetch_add(buckets[i], std::memory_order_relaxed);
+  }
+  s.count.fetch_add(count, std::memory_order_relaxed);
+  s.sum.fetch_add(sum, std::memory_order_relaxed);
+}
+
 std::uint64_t HistogramChild::count() const {
   std::uint64_t n = 0;
   for (const auto& s : shards_) n += s.count.load(std::memory_order_relaxed);

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -179,6 +180,9 @@ class HistogramChild {
  public:
   explicit HistogramChild(const std::vector<double>* bounds);
   void observe(double v);
+  // Observations counted elsewhere in this histogram's buckets: non-cumulative counts, one per
+  // bound; `count` includes those above the last bound.
+  void add(std::span<const std::uint64_t> buckets, std::uint64_t count, double sum);
   std::uint64_t count() const;
   double sum() const;
   // Non-cumulative count of bucket i (upper bound bounds[i]).

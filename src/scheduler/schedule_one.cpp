@@ -86,7 +86,7 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
 
   const auto start = clock_->now();
   auto state = std::make_shared<framework::CycleState>();
-  state->record_plugin_metrics = std::uniform_int_distribution<int>(0, 99)(rng_) < 10;
+  state->record_plugin_metrics = std::uniform_int_distribution<int>(0, 99)(rng_) < opts_.pluginMetricsSamplePercent;
   auto pods_to_activate = std::make_shared<framework::PodsToActivate>();
   state->write(std::string(framework::kPodsToActivateKey), pods_to_activate);
 

@@ -157,6 +157,7 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
         durations->with({plugin, point, framework::code_name(st.code())})
             .observe(std::chrono::duration<double>(d).count());
       };
+      deps.pluginDurationBounds = m->pluginExecutionDuration.bounds();  // Filter's: flushed below
       deps.preemptionVictimsObserver = [m](std::size_t victims) {
         m->preemptionVictims.get().observe(double(victims));
       };
@@ -180,6 +181,11 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
         for (const auto& e : fwk->plugin_evaluations()) {
           m->pluginEvaluationTotal.with({e.plugin, e.extensionPoint, name}).set_total(double(e.count));
         }
+        fwk->flush_filter_durations([m](std::string_view plugin, framework::Code code,
+                                        std::span<const std::uint64_t> buckets, std::uint64_t count, double sum) {
+          m->pluginExecutionDuration.with({plugin, std::string_view("Filter"), std::string_view(framework::code_name(code))})
+              .add(buckets, count, sum);
+        });
       }
     });
   }

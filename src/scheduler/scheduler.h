@@ -56,6 +56,8 @@ struct SchedulerOptions {
   // inline one).
   std::shared_ptr<framework::Parallelizer> parallelizer;
   std::uint64_t seed = 0;  // for selectHost/percentage sampling; 0 = random
+  // Share of cycles whose plugins are timed (upstream's pluginMetricsSamplePercent).
+  int pluginMetricsSamplePercent = 10;
   // OpportunisticBatching (KEP-5598; beta and on by default upstream since v1.35): see batch.h.
   bool opportunisticBatching = true;
 };

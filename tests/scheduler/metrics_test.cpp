@@ -70,6 +70,23 @@ TEST(Metrics, HistogramSumsObservationsFromEveryThread) {
   EXPECT_TRUE(contains(text, "par_seconds_bucket{le=\"1\"} 7000\n"));
 }
 
+// Observations counted elsewhere (the framework's per-thread Filter buckets) join those observed
+// one by one: buckets, count (with those above the last bound) and sum.
+TEST(Metrics, HistogramAddsObservationsCountedElsewhere) {
+  Registry r;
+  auto& h = r.histogram("bulk_seconds", "B.", Stability::Alpha, {}, {0.1, 1});
+  h.get().observe(0.5);
+  const std::uint64_t buckets[] = {3, 0};
+  h.get().add(buckets, 5, 12.5);  // 3 at or below 0.1, 2 above 1
+  EXPECT_EQ(h.get().count(), 6u);
+  EXPECT_EQ(h.get().bucket(0), 3u);
+  EXPECT_EQ(h.get().bucket(1), 1u);
+  EXPECT_DOUBLE_EQ(h.get().sum(), 13.0);
+  std::string text = r.expose();
+  EXPECT_TRUE(contains(text, "bulk_seconds_bucket{le=\"1\"} 4\n"));
+  EXPECT_TRUE(contains(text, "bulk_seconds_bucket{le=\"+Inf\"} 6\n"));
+}
+
 TEST(Metrics, ChildCacheFindsTheFamilysChildForEqualLabelsAtAnyAddress) {
   Registry r;
   auto& h = r.histogram("d_seconds", "D.", Stability::Alpha, {"plugin", "point"}, {1});

@@ -360,6 +360,25 @@ TEST_F(SchedulerTest, PluginEvaluationsAreExposed) {
             std::string::npos);
 }
 
+// Filter's per-node timings reach scheduler_plugin_execution_duration_seconds by the bulk path
+// (counted per thread, flushed when metrics are collected), one observation per plugin call.
+TEST_F(SchedulerTest, FilterDurationsAreExposedPerPluginAndStatus) {
+  start(test_config(), [](SchedulerOptions& o) { o.pluginMetricsSamplePercent = 100; });
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("full").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  std::string text = registry.expose();
+  const std::string fit = "scheduler_plugin_execution_duration_seconds_count{extension_point=\"Filter\","
+                          "plugin=\"NodeResourcesFit\",status=";
+  EXPECT_NE(text.find(fit + "\"Success\"} 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(fit + "\"Unschedulable\"} 1\n"), std::string::npos);
+  // A second scrape adds nothing already counted.
+  EXPECT_NE(registry.expose().find(fit + "\"Success\"} 2\n"), std::string::npos);
+}
+
 TEST_F(SchedulerTest, AssignedPodsFillTheCache) {
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
   add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());

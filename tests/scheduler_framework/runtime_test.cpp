@@ -124,6 +124,7 @@ struct Fixture {
   testing::FakeClusterClient client;
   util::FakeClock clock;
   CallLog observed;
+  std::vector<double> duration_bounds;  // FrameworkDeps::pluginDurationBounds
 
   explicit Fixture(std::vector<std::string> names) {
     for (auto n : {"Sort", "Binder"}) names.emplace_back(n);
@@ -151,6 +152,7 @@ struct Fixture {
                               std::chrono::nanoseconds) {
       observed.add(std::string(point) + "/" + std::string(plugin) + "/" + code_name(s.code()));
     };
+    d.pluginDurationBounds = duration_bounds;
     if (inline_parallel) d.parallelizer = std::make_shared<testing::InlineParallelizer>();
     auto f = Framework::create(profile, registry, d);
     EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error());
@@ -753,6 +755,63 @@ TEST(FrameworkMetrics, PluginEvaluationCounts) {
       {"PreScore/A", 1},  {"PreScore/C", 0},
       {"Score/A", 300},   {"Score/B", 300}};
   EXPECT_EQ(got, want);
+}
+
+// With the histogram's bounds given, Filter's timings on sampled cycles are counted per thread and
+// handed over in bulk: every call once, under its plugin and status, none through the observer,
+// and none twice across flushes.
+TEST(FrameworkMetrics, FilterDurationsAreCountedPerThreadAndFlushedOnce) {
+  Fixture fx({"A", "B"});
+  fx.profile.plugins.filter.enabled = names({"A", "B"});
+  fx.profile.plugins.score.enabled = names({"A"});
+  fx["A"].filter_fn = [](const NodeInfo& ni) {
+    return ni.name().starts_with("bad") ? Status::unschedulable("A rejects") : Status();
+  };
+  fx.duration_bounds = {3600.0, 7200.0};  // every call lands in the first bucket
+  auto f = fx.make(/*inline_parallel=*/false);
+  auto pod = MakePod().Name("p").Obj();
+  std::vector<NodeInfoPtr> all;
+  for (int i = 0; i < 300; ++i) all.push_back(std::make_shared<NodeInfo>(MakeNode().Name("good-" + std::to_string(i)).Ptr()));
+  for (int i = 0; i < 40; ++i) all.push_back(std::make_shared<NodeInfo>(MakeNode().Name("bad-" + std::to_string(i)).Ptr()));
+  auto run = [&](bool sampled) {
+    CycleState st;
+    st.record_plugin_metrics = sampled;
+    f->parallelizer().until(static_cast<int>(all.size()), [&](int i) { (void)f->run_filter_plugins(st, pod, *all[i]); });
+  };
+  run(false);  // not sampled: not timed
+  run(true);
+  run(true);
+  struct Got {
+    std::uint64_t count = 0, first_bucket = 0, second_bucket = 0;
+    double sum = 0;
+  };
+  std::map<std::string, Got> got;
+  auto flush = [&] {
+    got.clear();
+    f->flush_filter_durations([&](std::string_view plugin, Code code, std::span<const std::uint64_t> buckets,
+                                  std::uint64_t count, double sum) {
+      ASSERT_EQ(buckets.size(), 2u);
+      auto& g = got[std::string(plugin) + "/" + code_name(code)];
+      g = {count, buckets[0], buckets[1], sum};
+    });
+  };
+  flush();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got["A/Success"].count, 600u);
+  EXPECT_EQ(got["A/Unschedulable"].count, 80u);
+  EXPECT_EQ(got["B/Success"].count, 600u);  // B never runs where A rejected
+  for (const auto& [k, g] : got) {
+    EXPECT_EQ(g.first_bucket, g.count) << k;
+    EXPECT_EQ(g.second_bucket, 0u) << k;
+    EXPECT_GE(g.sum, 0.0) << k;
+    EXPECT_LT(g.sum, 3600.0) << k;
+  }
+  EXPECT_TRUE(fx.observed.calls.empty());  // Filter bypasses the per-call observer
+  flush();
+  EXPECT_TRUE(got.empty());  // nothing new since the last flush
+  run(true);
+  flush();
+  EXPECT_EQ(got["A/Unschedulable"].count, 40u);
 }
 
 // Before the binding cycle the scheduler drops the data only PreFilter..Permit read; the rest

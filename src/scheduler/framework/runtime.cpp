@@ -91,11 +91,17 @@ class ChainedPluginTimer {
       : deps_(d), on_(st.record_plugin_metrics && d.pluginObserver) {
     if (on_) last_ = std::chrono::steady_clock::now();
   }
+  bool on() const { return on_; }
   void observe(const Plugin& plugin, std::string_view point, const Status& s) {
     if (!on_) return;
+    deps_.pluginObserver(plugin.name(), point, s, lap());
+  }
+  // Time since the last lap (or the start); on sampled cycles only.
+  std::chrono::nanoseconds lap() {
     const auto now = std::chrono::steady_clock::now();
-    deps_.pluginObserver(plugin.name(), point, s, now - last_);
+    const auto d = now - last_;
     last_ = now;
+    return d;
   }
 
  private:
@@ -334,6 +340,9 @@ util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, 
   }
   evaluations_ = std::make_unique<EvaluationCounter>(pre_filter_.size() + filter_.size() + pre_score_.size() +
                                                      score_.size());
+  if (!deps_.pluginDurationBounds.empty() && deps_.pluginObserver) {
+    filter_durations_ = std::make_unique<FilterDurations>(deps_.pluginDurationBounds, filter_.size());
+  }
 
   signs_pods_ = true;
   auto add_signer = [&](const auto& plugins) {
@@ -361,6 +370,12 @@ std::optional<std::string> Framework::sign_pod(const api::Pod& pod) const {
     if (!sig.signable()) return std::nullopt;
   }
   return sig.take();
+}
+
+void Framework::flush_filter_durations(const FilterDurationsFn& fn) {
+  if (!filter_durations_) return;
+  filter_durations_->flush([&](std::size_t plugin, Code code, std::span<const std::uint64_t> buckets,
+                               std::uint64_t count, double sum) { fn(filter_[plugin]->name(), code, buckets, count, sum); });
 }
 
 std::vector<Framework::PluginEvaluations> Framework::plugin_evaluations() const {
@@ -530,6 +545,9 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
                         state.skip_filter_mask_size == state.skip_filter_plugins.size();
   auto* evals = evaluations_->local();
   ChainedPluginTimer timer(deps_, state);
+  // Sampled cycles with bulk counting: each call's time goes into this thread's buckets.
+  FilterDurations* durations = timer.on() ? filter_durations_.get() : nullptr;
+  auto* duration_cells = durations != nullptr ? durations->local() : nullptr;
   for (std::size_t i = 0; i < filter_.size(); ++i) {
     const auto& p = filter_[i];
     if (use_mask ? state.skip_filter_mask[i] != 0
@@ -538,7 +556,11 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
     }
     EvaluationCounter::bump(evals, filter_slot(i));
     Status s = p->filter(state, pod, node_info);
-    timer.observe(*p, "Filter", s);
+    if (durations != nullptr && FilterDurations::counts(s.code())) {
+      durations->observe(duration_cells, i, s.code(), timer.lap());
+    } else {
+      timer.observe(*p, "Filter", s);
+    }
     if (s.is_success()) continue;
     if (!s.is_rejected()) s = Status::error("running " + quoted(p->name()) + " filter plugin: " + s.message());
     s.with_interned_plugin(*filter_names_[i]);

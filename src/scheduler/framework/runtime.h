@@ -9,12 +9,14 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "scheduler/config/types.h"
 #include "scheduler/framework/evaluation_counter.h"
+#include "scheduler/framework/filter_durations.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
 #include "util/clock.h"
@@ -47,6 +49,10 @@ struct FrameworkDeps {
   std::function<void(std::string_view plugin, std::string_view extension_point, const Status& status,
                      std::chrono::nanoseconds duration)>
       pluginObserver;
+  // Upper bounds (seconds) of the histogram pluginObserver feeds. Given, Filter's per-node timings
+  // are counted per thread in those buckets (FilterDurations) instead of one pluginObserver call
+  // each, and reach the histogram through Framework::flush_filter_durations.
+  std::vector<double> pluginDurationBounds;
   // scheduler_preemption_victims (Handle::record_preemption_victims).
   std::function<void(std::size_t victims)> preemptionVictimsObserver;
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
@@ -85,6 +91,12 @@ class Framework final : public Handle {
     std::uint64_t count;
   };
   std::vector<PluginEvaluations> plugin_evaluations() const;
+  // Filter timings of sampled cycles counted since the last call (FrameworkDeps::
+  // pluginDurationBounds given): fn(plugin, status code, non-cumulative bucket counts, count, sum
+  // in seconds) per plugin and code with any. Called by the metrics' collector before a scrape.
+  using FilterDurationsFn = std::function<void(std::string_view plugin, Code code, std::span<const std::uint64_t> buckets,
+                                               std::uint64_t count, double sum_seconds)>;
+  void flush_filter_durations(const FilterDurationsFn& fn);
   const std::vector<std::shared_ptr<PreEnqueuePlugin>>& pre_enqueue_plugins() const { return pre_enqueue_; }
   const std::shared_ptr<QueueSortPlugin>& queue_sort_plugin() const { return queue_sort_; }
   // Plugin name -> events it registered (EnqueueExtensions; plugins without it get the wildcard
@@ -185,6 +197,7 @@ class Framework final : public Handle {
   bool signs_pods_ = false;
   // Slots: PreFilter plugins, then Filter, PreScore and Score ones, in run order.
   std::unique_ptr<EvaluationCounter> evaluations_;
+  std::unique_ptr<FilterDurations> filter_durations_;  // with FrameworkDeps::pluginDurationBounds
   std::size_t pre_filter_slot(std::size_t i) const { return i; }
   std::size_t filter_slot(std::size_t i) const { return pre_filter_.size() + i; }
   std::size_t pre_score_slot(std::size_t i) const { return pre_filter_.size() + filter_.size() + i; }
