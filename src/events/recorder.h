@@ -39,8 +39,10 @@ struct BroadcasterOptions {
   std::chrono::milliseconds sweep_interval = std::chrono::seconds(30);
   const util::Clock* clock = &util::RealClock::instance();
   // Writers working at once. Events about one object always go to the same writer, in order, so
-  // a series is created before it is patched; objects are spread over the writers by hash.
-  int sinks = 4;
+  // a series is created before it is patched; objects are spread over the writers by hash. One,
+  // as upstream's single recording goroutine: it pipelines its creates, so it keeps up with 10,000
+  // Scheduled events a second, and more writers only made smaller batches (more sends and wakes).
+  int sinks = 1;
 };
 
 struct RecorderStats {
