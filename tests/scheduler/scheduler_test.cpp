@@ -100,6 +100,23 @@ class ActivatorPlugin final : public framework::ReservePlugin {
   framework::PodPtr target;
 };
 
+// Records which cycle-state entries the binding cycle still sees.
+class StateProbePlugin final : public framework::PreBindPlugin {
+ public:
+  std::string_view name() const override { return "StateProbe"; }
+  framework::Status pre_bind(framework::CycleState& state, const api::Pod&, const std::string&) override {
+    for (const char* key : {"PreFilterNodeResourcesFit", "PreScoreNodeResourcesFit", "PreFilterNodeAffinity",
+                            "PreScoreTaintToleration", "PreFilterNodePorts"}) {
+      if (state.read<framework::StateData>(key) != nullptr) seen.push_back(key);
+    }
+    if (state.read<framework::PodsToActivate>(framework::kPodsToActivateKey) != nullptr) seen.push_back("PodsToActivate");
+    skip_sets_empty = state.skip_filter_plugins.empty() && state.skip_score_plugins.empty();
+    return {};
+  }
+  std::vector<std::string> seen;
+  bool skip_sets_empty = false;
+};
+
 TEST(SchedulerHelpers, NumFeasibleNodesToFind) {
   EXPECT_EQ(num_feasible_nodes_to_find(std::nullopt, 0, 10), 10);
   EXPECT_EQ(num_feasible_nodes_to_find(std::nullopt, 0, 150), 100);   // 50-1=49% of 150 = 73 → floor 100
@@ -337,6 +354,28 @@ TEST_F(SchedulerTest, PodsToActivateMovesPodsToActiveQueue) {
   ASSERT_EQ(client.binds().size(), 1u);
   EXPECT_EQ(client.binds()[0].pod, "default/small");
   EXPECT_EQ(sched->queue().where(*big), queue::QueueName::Active);
+}
+
+// The in-tree plugins' PreFilter/PreScore data is let go on the scheduling thread before the
+// binding cycle (only Filter and Score read it); what a binding extension point reads stays.
+TEST_F(SchedulerTest, BindingCycleSeesNoFilterOrScoreData) {
+  auto probe = std::make_shared<StateProbePlugin>();
+  extra_plugins = [probe](framework::Registry& r) {
+    (void)r.add("StateProbe", [probe](const framework::PluginArgs&, framework::Handle&)
+                                  -> util::Result<std::shared_ptr<framework::Plugin>> {
+                                  return std::shared_ptr<framework::Plugin>(probe);
+                                });
+  };
+  auto cfg = test_config();
+  cfg.profiles.front().plugins.preBind.enabled.push_back({"StateProbe", std::nullopt});
+  start(cfg);
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("p").Req({{"cpu", "1"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(probe->seen, std::vector<std::string>{"PodsToActivate"});
+  EXPECT_TRUE(probe->skip_sets_empty);
 }
 
 TEST_F(SchedulerTest, PluginEvaluationsAreExposed) {

@@ -834,6 +834,12 @@ TEST(CycleState, DropsSchedulingOnlyDataAndKeepsTheRest) {
   EXPECT_EQ(st.read<FilterOnly>("PreFilterA"), nullptr);
   EXPECT_TRUE(watch.expired());
   EXPECT_NE(st.read<Kept>("PreBindB"), nullptr);
+
+  st.skip_filter_plugins.insert("A");
+  st.skip_score_plugins.insert("B");
+  st.drop_scheduling_only();  // the skip sets are Filter's and Score's too
+  EXPECT_TRUE(st.skip_filter_plugins.empty());
+  EXPECT_TRUE(st.skip_score_plugins.empty());
 }
 
 TEST(ThreadPoolParallelizer, CoversEveryIndexOnceAndStopsEarly) {

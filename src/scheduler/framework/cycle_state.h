@@ -50,9 +50,15 @@ class CycleState {
   void erase(std::string_view key) {
     std::erase_if(data_, [&](const Entry& e) { return e.key == key; });
   }
-  // Drops the data no extension point after Permit reads (StateData::read_after_scheduling).
+  // Drops the data no extension point after Permit reads (StateData::read_after_scheduling), and
+  // the skip sets Filter and Score read. Done on the scheduling thread, which made them: freed by
+  // the binding thread, they cost an allocator hand-back between threads per pod.
   void drop_scheduling_only() {
     std::erase_if(data_, [](const Entry& e) { return e.value && !e.value->read_after_scheduling(); });
+    skip_filter_plugins.clear();
+    skip_score_plugins.clear();
+    skip_filter_mask = {};
+    skip_filter_mask_size = 0;
   }
 
   // Deep copy: every StateData is cloned (used before AddPod/RemovePod on hypothetical states).

@@ -30,11 +30,13 @@ struct PreFilterState final : framework::StateData {
   explicit PreFilterState(const api::Pod& pod) : required(pod) {}
   RequiredNodeAffinity required;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 };
 
 struct PreScoreState final : framework::StateData {
   std::optional<PreferredSchedulingTerms> preferred;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreScoreState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 };
 
 bool has_required_node_affinity(const api::Pod& pod) {

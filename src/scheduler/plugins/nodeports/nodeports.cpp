@@ -19,6 +19,7 @@ constexpr std::string_view kDefaultProtocol = "TCP";
 struct PreFilterState final : framework::StateData {
   std::vector<WantedPort> ports;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 };
 
 bool fits_ports(const std::vector<WantedPort>& wanted, const framework::NodeInfo& node_info) {

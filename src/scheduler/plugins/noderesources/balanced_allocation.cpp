@@ -13,6 +13,7 @@ constexpr std::string_view kPreScoreStateKey = "PreScoreNodeResourcesBalancedAll
 struct PreScoreState final : framework::StateData {
   std::vector<std::int64_t> podRequests;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreScoreState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 };
 
 }  // namespace

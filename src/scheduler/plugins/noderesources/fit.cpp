@@ -28,11 +28,13 @@ struct PreFilterState final : framework::StateData {
   framework::Resource request;
   std::vector<ScalarRequest> scalars;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 };
 
 struct PreScoreState final : framework::StateData {
   std::vector<std::int64_t> podRequests;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreScoreState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 };
 
 bool is_ignored(std::string_view name, const std::set<std::string, std::less<>>& ignored,

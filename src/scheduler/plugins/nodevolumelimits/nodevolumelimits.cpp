@@ -205,6 +205,7 @@ struct DriverVolumes {
 struct PreFilterState final : framework::StateData {
   std::vector<CSILimits::VolumeRef> volumes;  // node independent; migration is checked per node
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 };
 
 // The volumes of `refs` that count on a node with `csi_node`, or the first failure that applies

@@ -18,6 +18,7 @@ constexpr std::string_view kPreScoreStateKey = "PreScoreTaintToleration";
 struct PreScoreState final : framework::StateData {
   std::vector<api::Toleration> tolerationsPreferNoSchedule;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreScoreState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 };
 
 std::vector<api::Toleration> prefer_no_schedule_tolerations(const std::vector<api::Toleration>& all) {

@@ -24,6 +24,7 @@ struct PreFilterState final : framework::StateData {
   int conflictingPVCRefCount = 0;
   std::vector<std::size_t> diskVolumes;  // indices of the pod's inline disks to check
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 
   int conflicts_for(const api::Pod& pod) const {
     int n = 0;

@@ -31,6 +31,7 @@ struct PVTopology {
 struct PreFilterState final : framework::StateData {
   std::vector<PVTopology> topologies;
   std::shared_ptr<framework::StateData> clone() const override { return std::make_shared<PreFilterState>(*this); }
+  bool read_after_scheduling() const override { return false; }  // Filter/Score only
 };
 
 std::string_view to_ga_label(std::string_view key) {
