@@ -1,6 +1,7 @@
 #include "apiserver/admission.h"
 
 #include <boost/json.hpp>
+#include <mutex>
 #include <string>
 
 #include "apiserver/json_access.h"
@@ -78,10 +79,22 @@ std::int64_t int_of(const json::object& o, std::string_view k) {
   return v && v->is_int64() ? v->get_int64() : 0;
 }
 
-// The global default class (the lowest value if several claim it), or priority 0.
+// The global default class (the lowest value if several claim it), or priority 0. Every pod
+// create without a class asks: the answer is kept until a PriorityClass changes.
 PriorityChoice default_priority(const Store& store) {
-  PriorityChoice c;
   const ResourceInfo* pcr = find_resource("scheduling.k8s.io", "v1", "priorityclasses");
+  static std::mutex mu;
+  static std::uint64_t cached_store = 0;
+  static std::int64_t cached_rv = -1;
+  static PriorityChoice cached;
+  // Read before the list, so that a list newer than the revision can be kept under it (and is
+  // redone next time), never an older one.
+  const std::int64_t rv = store.resource_revision(pcr->id);
+  {
+    std::lock_guard l(mu);
+    if (cached_store == store.id() && cached_rv == rv) return cached;
+  }
+  PriorityChoice c;
   auto all = store.list(pcr->id, Store::ListOptions{});
   if (!all) return c;
   bool found = false;
@@ -97,6 +110,10 @@ PriorityChoice default_priority(const Store& store) {
     std::string policy = str(pc, "preemptionPolicy");
     c.policy = policy.empty() ? "PreemptLowerPriority" : policy;
   }
+  std::lock_guard l(mu);
+  cached_store = store.id();
+  cached_rv = rv;
+  cached = c;
   return c;
 }
 

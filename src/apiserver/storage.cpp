@@ -1,5 +1,7 @@
 #include "apiserver/storage.h"
 
+#include <atomic>
+
 #include <boost/json.hpp>
 #include <mutex>
 
@@ -58,7 +60,17 @@ std::string object_key(std::string_view ns, std::string_view name) {
   return k;
 }
 
-Store::Store(std::size_t history_limit) : tables_(all_resources().size()), history_limit_(history_limit) {}
+namespace {
+std::atomic<std::uint64_t> next_store_id{1};
+}
+
+Store::Store(std::size_t history_limit)
+    : tables_(all_resources().size()), history_limit_(history_limit), id_(next_store_id.fetch_add(1)) {}
+
+std::int64_t Store::resource_revision(int resource) const {
+  std::shared_lock l(mu_);
+  return table(resource).last_change;
+}
 
 Store::~Store() {
   std::unique_lock l(mu_);
@@ -155,6 +167,7 @@ Store::Commit Store::remove(int resource, std::string_view ns, std::string_view 
 
 void Store::record(Event ev) {
   auto& t = table(ev.resource);
+  t.last_change = ev.rv;
   for (std::size_t i = 0; i < t.watchers.size();) {
     if (t.watchers[i]->closed()) {
       t.watchers[i] = t.watchers.back();

@@ -58,6 +58,11 @@ class Store {
   ~Store();
 
   std::int64_t revision() const;
+  // The revision of the resource's last change (0: none since the store was made), and an id no
+  // other store in the process has: together they tell a cache built from the resource's objects
+  // that nothing changed.
+  std::int64_t resource_revision(int resource) const;
+  std::uint64_t id() const { return id_; }
   ObjPtr get(int resource, std::string_view ns, std::string_view name) const;
 
   enum class CommitStatus { Ok, Changed, AlreadyExists, NotFound };
@@ -111,6 +116,7 @@ class Store {
     std::map<std::string, ObjPtr, std::less<>> objects;
     std::vector<std::shared_ptr<Watcher>> watchers;
     std::map<std::string, std::int64_t, std::less<>> pending_deletions;  // key -> deadline
+    std::int64_t last_change = 0;  // revision of the last event (record)
   };
   void record(Event ev);  // appends history and fans out; caller holds the write lock
   Table& table(int resource) const { return tables_[static_cast<std::size_t>(resource)]; }
@@ -121,6 +127,7 @@ class Store {
   std::size_t history_limit_;
   std::int64_t revision_ = 0;
   std::int64_t compacted_ = 0;  // every event with rv > compacted_ is in history_
+  const std::uint64_t id_;
 };
 
 }  // namespace ksched::apiserver

@@ -164,6 +164,21 @@ TEST_F(WritePipelineTest, OnlyOneGlobalDefaultClass) {
   EXPECT_EQ(at(pod, {"spec", "priority"}), 10);
 }
 
+// The default class is remembered between pod creates, and forgotten when any class changes.
+TEST_F(WritePipelineTest, PodsFollowTheGlobalDefaultClassAsItComesAndGoes) {
+  EXPECT_EQ(at(parse(create_pod("before")), {"spec", "priority"}), 0);
+  ASSERT_EQ(create_class("other", 5).status, 201);
+  EXPECT_EQ(at(parse(create_pod("still")), {"spec", "priority"}), 0);
+  ASSERT_EQ(create_class("dflt", 7, R"(,"globalDefault":true)").status, 201);
+  auto pod = parse(create_pod("after"));
+  EXPECT_EQ(at(pod, {"spec", "priorityClassName"}), "dflt");
+  EXPECT_EQ(at(pod, {"spec", "priority"}), 7);
+  ASSERT_EQ(call("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/dflt").status, 200);
+  auto last = parse(create_pod("gone"));
+  EXPECT_EQ(at(last, {"spec", "priority"}), 0);
+  EXPECT_FALSE(last["spec"].as_object().contains("priorityClassName"));
+}
+
 TEST_F(WritePipelineTest, PodsTakePriorityAndPreemptionPolicyFromTheirClass) {
   ASSERT_EQ(create_class("polite", 100, R"(,"preemptionPolicy":"Never")").status, 201);
   auto r = create_pod("nice", R"("priorityClassName":"polite",)");
