@@ -82,6 +82,13 @@ class SchedulerTest : public ::testing::Test {
   metrics::Registry registry;
   metrics::SchedulerMetrics metrics{registry};
   std::function<void(framework::Registry&)> extra_plugins;  // out-of-tree plugins for a test
+  // Registers the test's own plugin object under `name` for the next start().
+  void provide_plugin(std::string name, std::shared_ptr<framework::Plugin> plugin) {
+    extra_plugins = [name, plugin](framework::Registry& r) {
+      (void)r.add(name, [plugin](const framework::PluginArgs&,
+                                 framework::Handle&) -> util::Result<std::shared_ptr<framework::Plugin>> { return plugin; });
+    };
+  }
   std::unique_ptr<Scheduler> sched;
 };
 
@@ -333,12 +340,7 @@ TEST_F(SchedulerTest, BindingFailureForgetsAndRequeues) {
 
 TEST_F(SchedulerTest, PodsToActivateMovesPodsToActiveQueue) {
   auto activator = std::make_shared<ActivatorPlugin>();
-  extra_plugins = [activator](framework::Registry& r) {
-    (void)r.add("Activator", [activator](const framework::PluginArgs&, framework::Handle&)
-                                 -> util::Result<std::shared_ptr<framework::Plugin>> {
-                                 return std::shared_ptr<framework::Plugin>(activator);
-                               });
-  };
+  provide_plugin("Activator", activator);
   auto cfg = test_config();
   cfg.profiles.front().plugins.reserve.enabled.push_back({"Activator", std::nullopt});
   start(cfg);
@@ -360,12 +362,7 @@ TEST_F(SchedulerTest, PodsToActivateMovesPodsToActiveQueue) {
 // binding cycle (only Filter and Score read it); what a binding extension point reads stays.
 TEST_F(SchedulerTest, BindingCycleSeesNoFilterOrScoreData) {
   auto probe = std::make_shared<StateProbePlugin>();
-  extra_plugins = [probe](framework::Registry& r) {
-    (void)r.add("StateProbe", [probe](const framework::PluginArgs&, framework::Handle&)
-                                  -> util::Result<std::shared_ptr<framework::Plugin>> {
-                                  return std::shared_ptr<framework::Plugin>(probe);
-                                });
-  };
+  provide_plugin("StateProbe", probe);
   auto cfg = test_config();
   cfg.profiles.front().plugins.preBind.enabled.push_back({"StateProbe", std::nullopt});
   start(cfg);
