@@ -116,10 +116,15 @@ TEST(Cache, AddConfirmsAssumedAndRelocates) {
   c.add_node(node("n2"));
   auto assumed = MakePod().Name("p").UID("u1").Node("n1").Req({{"cpu", "1"}}).Ptr();
   ASSERT_TRUE(c.assume_pod(assumed).ok());
+  ASSERT_TRUE(c.assume_pod(MakePod().Name("q").UID("u2").Node("n1").Ptr()).ok());
+  EXPECT_EQ(c.assumed_pod_count(), 2);
+  EXPECT_EQ(c.dump().assumedPods, (std::set<std::string>{"u1", "u2"}));
   auto bound = MakePod().Name("p").UID("u1").Node("n2").Req({{"cpu", "1"}}).Ptr();
   ASSERT_TRUE(c.add_pod(bound).ok());
   EXPECT_FALSE(c.is_assumed_pod(*bound));
+  EXPECT_EQ(c.assumed_pod_count(), 1);  // the confirmed one is no longer counted
   auto d = c.dump();
+  EXPECT_EQ(d.assumedPods, (std::set<std::string>{"u2"}));
   EXPECT_EQ(d.nodes.at("n1")->requested.milliCPU, 0);
   EXPECT_EQ(d.nodes.at("n2")->requested.milliCPU, 1000);
   EXPECT_EQ(c.get_pod(*bound).value()->spec.nodeName, "n2");

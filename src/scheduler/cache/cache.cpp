@@ -8,9 +8,9 @@ namespace ksched::scheduler::cache {
 
 namespace {
 
-util::Result<std::string> pod_key(const api::Pod& pod) {
+util::Result<std::string_view> pod_key(const api::Pod& pod) {
   if (pod.metadata.uid.empty()) return util::make_error("cannot get cache key for pod with empty UID");
-  return pod.metadata.uid.str();
+  return std::string_view(pod.metadata.uid);
 }
 
 std::string kobj(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
@@ -70,8 +70,10 @@ util::Result<void> Cache::add_pod_locked(framework::PodInfoPtr pi, bool assumed)
   auto it = node_item(pi->pod->spec.nodeName);
   it->info->add_pod(pi);
   move_to_head(it);
-  pod_states_[*key] = PodState{std::move(pi), std::nullopt, false};
-  if (assumed) assumed_pods_.insert(*key);
+  auto [ps, inserted] = pod_states_.try_emplace(std::string(*key));
+  if (!inserted && ps->second.assumed) --assumed_count_;
+  ps->second = PodState{std::move(pi), std::nullopt, false, assumed};
+  if (assumed) ++assumed_count_;
   return {};
 }
 
@@ -92,8 +94,10 @@ util::Result<void> Cache::remove_pod_locked(const api::Pod& pod) {
       move_to_head(it->second);
     }
   }
-  pod_states_.erase(*key);
-  assumed_pods_.erase(*key);
+  if (auto ps = pod_states_.find(*key); ps != pod_states_.end()) {
+    if (ps->second.assumed) --assumed_count_;
+    pod_states_.erase(ps);
+  }
   return {};
 }
 
@@ -109,7 +113,7 @@ util::Result<void> Cache::assume_pod(framework::PodInfoPtr pi) {
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   if (pod_states_.count(*key)) {
-    return util::make_error("pod " + *key + "(" + kobj(*pi->pod) + ") is in the cache, so can't be assumed");
+    return util::make_error("pod " + std::string(*key) + "(" + kobj(*pi->pod) + ") is in the cache, so can't be assumed");
   }
   return add_pod_locked(std::move(pi), true);
 }
@@ -119,7 +123,7 @@ util::Result<void> Cache::finish_binding(const api::Pod& pod) {
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
-  if (it != pod_states_.end() && assumed_pods_.count(*key)) {
+  if (it != pod_states_.end() && it->second.assumed) {
     if (ttl_.count() == 0) {
       it->second.deadline.reset();
     } else {
@@ -136,11 +140,11 @@ util::Result<void> Cache::forget_pod(const api::Pod& pod) {
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
   if (it != pod_states_.end() && it->second.podInfo->pod->spec.nodeName != pod.spec.nodeName) {
-    return util::make_error("pod " + *key + "(" + kobj(pod) + ") was assumed on " + pod.spec.nodeName +
+    return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) + ") was assumed on " + pod.spec.nodeName +
                             " but assigned to " + it->second.podInfo->pod->spec.nodeName);
   }
-  if (it != pod_states_.end() && assumed_pods_.count(*key)) return remove_pod_locked(pod);
-  return util::make_error("pod " + *key + "(" + kobj(pod) + ") wasn't assumed so cannot be forgotten");
+  if (it != pod_states_.end() && it->second.assumed) return remove_pod_locked(pod);
+  return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) + ") wasn't assumed so cannot be forgotten");
 }
 
 util::Result<void> Cache::add_pod(framework::PodPtr pod) {
@@ -148,7 +152,7 @@ util::Result<void> Cache::add_pod(framework::PodPtr pod) {
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
-  if (it != pod_states_.end() && assumed_pods_.count(*key)) {
+  if (it != pod_states_.end() && it->second.assumed) {
     // Confirm: replace the assumed copy with the informer's (possibly on another node).
     framework::PodPtr assumed = it->second.podInfo->pod;
     if (auto r = update_pod_locked(*assumed, pod); !r) {
@@ -167,7 +171,7 @@ util::Result<void> Cache::add_pod(framework::PodPtr pod) {
     }
     return {};
   }
-  return util::make_error("pod " + *key + "(" + kobj(*pod) + ") was already in added state");
+  return util::make_error("pod " + std::string(*key) + "(" + kobj(*pod) + ") was already in added state");
 }
 
 util::Result<void> Cache::update_pod(const framework::PodPtr& old_pod, framework::PodPtr new_pod) {
@@ -176,16 +180,16 @@ util::Result<void> Cache::update_pod(const framework::PodPtr& old_pod, framework
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
   if (it == pod_states_.end()) {
-    return util::make_error("pod " + *key + "(" + kobj(*old_pod) +
+    return util::make_error("pod " + std::string(*key) + "(" + kobj(*old_pod) +
                             ") is not added to scheduler cache, so cannot be updated");
   }
-  if (assumed_pods_.count(*key)) {
-    return util::make_error("assumed pod " + *key + "(" + kobj(*old_pod) + ") should not be updated");
+  if (it->second.assumed) {
+    return util::make_error("assumed pod " + std::string(*key) + "(" + kobj(*old_pod) + ") should not be updated");
   }
   if (it->second.podInfo->pod->spec.nodeName != new_pod->spec.nodeName) {
     // Upstream exits the process here: the cache would be corrupted.
     log::error("Pod updated on a different node than previously added to", {{"pod", kobj(*old_pod)}});
-    return util::make_error("pod " + *key + "(" + kobj(*old_pod) +
+    return util::make_error("pod " + std::string(*key) + "(" + kobj(*old_pod) +
                             ") updated on a different node than previously added to");
   }
   // Remove what the cache holds (its sums), add the new version.
@@ -199,7 +203,7 @@ util::Result<void> Cache::remove_pod(const api::Pod& pod) {
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
   if (it == pod_states_.end()) {
-    return util::make_error("pod " + *key + "(" + kobj(pod) +
+    return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) +
                             ") is not found in scheduler cache, so cannot be removed from it");
   }
   framework::PodPtr cached = it->second.podInfo->pod;
@@ -207,7 +211,7 @@ util::Result<void> Cache::remove_pod(const api::Pod& pod) {
     log::error("Pod was added to a different node than it was assumed",
                {{"pod", kobj(pod)}, {"assumedNode", pod.spec.nodeName}, {"currentNode", cached->spec.nodeName}});
     if (!pod.spec.nodeName.empty()) {
-      return util::make_error("pod " + *key + "(" + kobj(pod) + ") removed from a different node than cached");
+      return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) + ") removed from a different node than cached");
     }
   }
   return remove_pod_locked(*cached);
@@ -215,7 +219,8 @@ util::Result<void> Cache::remove_pod(const api::Pod& pod) {
 
 bool Cache::is_assumed_pod(const api::Pod& pod) const {
   std::lock_guard l(mu_);
-  return assumed_pods_.count(pod.metadata.uid) > 0;
+  auto it = pod_states_.find(std::string_view(pod.metadata.uid));
+  return it != pod_states_.end() && it->second.assumed;
 }
 
 util::Result<framework::PodPtr> Cache::get_pod(const api::Pod& pod) const {
@@ -224,7 +229,7 @@ util::Result<framework::PodPtr> Cache::get_pod(const api::Pod& pod) const {
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
   if (it == pod_states_.end()) {
-    return util::make_error("pod " + *key + "(" + kobj(pod) + ") does not exist in scheduler cache");
+    return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) + ") does not exist in scheduler cache");
   }
   return it->second.podInfo->pod;
 }
@@ -234,14 +239,8 @@ void Cache::cleanup_expired_assumed_pods() {
   if (ttl_.count() == 0) return;
   auto now = clock_.now();
   std::vector<framework::PodPtr> expired;
-  for (const auto& key : assumed_pods_) {
-    auto it = pod_states_.find(key);
-    if (it == pod_states_.end()) {
-      log::error("Key found in assumed set but not in podStates, potentially a logical error", {{"podKey", key}});
-      continue;
-    }
-    const auto& ps = it->second;
-    if (!ps.bindingFinished) continue;  // binding still in progress
+  for (const auto& [key, ps] : pod_states_) {
+    if (!ps.assumed || !ps.bindingFinished) continue;  // confirmed, or binding still in progress  // binding still in progress
     if (ps.deadline && now > *ps.deadline) expired.push_back(ps.podInfo->pod);
   }
   for (const auto& p : expired) {
@@ -482,7 +481,7 @@ int Cache::pod_count() const {
 }
 int Cache::assumed_pod_count() const {
   std::lock_guard l(mu_);
-  return static_cast<int>(assumed_pods_.size());
+  return static_cast<int>(assumed_count_);
 }
 std::map<std::string, framework::ImageStateSummary> Cache::image_states() const {
   std::lock_guard l(mu_);
@@ -499,7 +498,9 @@ Cache::Dump Cache::dump() const {
   std::lock_guard l(mu_);
   Dump d;
   for (const auto& item : list_) d.nodes[item.name] = item.info->clone();
-  d.assumedPods = assumed_pods_;
+  for (const auto& [key, ps] : pod_states_) {
+    if (ps.assumed) d.assumedPods.insert(key);
+  }
   return d;
 }
 

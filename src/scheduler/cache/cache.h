@@ -80,6 +80,12 @@ class Cache {
     framework::PodInfoPtr podInfo;
     std::optional<util::Clock::time_point> deadline;
     bool bindingFinished = false;
+    bool assumed = false;  // assumed, not yet confirmed by the informer (upstream's assumedPods)
+  };
+  // Pod states are found by the pod's UID as it is, without copying it into a key string.
+  struct UidHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
   };
   struct ImageState {
     std::int64_t size = 0;
@@ -115,8 +121,8 @@ class Cache {
   List list_;  // most recently changed first
   std::unordered_map<std::string, List::iterator> nodes_;
   NodeTree tree_;
-  std::unordered_map<std::string, PodState> pod_states_;
-  std::set<std::string> assumed_pods_;
+  std::unordered_map<std::string, PodState, UidHash, std::equal_to<>> pod_states_;
+  std::size_t assumed_count_ = 0;  // pod_states_ entries with `assumed`
   std::map<std::string, ImageState> image_states_;
 
   std::mutex stop_mu_;
