@@ -2,10 +2,13 @@
 // a fake clock and direct calls of the flush loops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
+#include <random>
 #include <thread>
 
+#include "scheduler/queue/heap.h"
 #include "scheduler/queue/scheduling_queue.h"
 
 namespace ksched::scheduler::queue {
@@ -533,6 +536,49 @@ TEST_F(QueueTest, RunFlushesInBackgroundAndCloseStops) {
   q.add(make_pod("a"));
   EXPECT_NE(q.pop(), nullptr);
   q.close();
+}
+
+// The heap against a plain map under random adds, updates (same key, new priority), erases and
+// pops: every pop returns the least item, and lookups by key see exactly what is left.
+TEST(KeyedHeap, AgreesWithAnOrderedReferenceUnderRandomChanges) {
+  using Item = std::pair<std::string, int>;  // key, priority (lower first; ties by key)
+  auto less = [](const Item& a, const Item& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; };
+  KeyedHeap<Item> heap([](const Item& i) { return i.first; }, less);
+  std::map<std::string, int> ref;
+  std::mt19937 rng(42);
+  for (int step = 0; step < 20000; ++step) {
+    const std::string key = "pod-" + std::to_string(rng() % 300);
+    switch (rng() % 4) {
+      case 0:
+      case 1: {
+        const int prio = static_cast<int>(rng() % 50);
+        heap.add_or_update({key, prio});
+        ref[key] = prio;
+        break;
+      }
+      case 2:
+        ASSERT_EQ(heap.erase(key), ref.erase(key) == 1);
+        break;
+      default: {
+        if (ref.empty()) {
+          ASSERT_TRUE(heap.empty());
+          break;
+        }
+        auto least = std::min_element(ref.begin(), ref.end(), [&](const auto& a, const auto& b) {
+          return less({a.first, a.second}, {b.first, b.second});
+        });
+        Item top = heap.pop();
+        ASSERT_EQ(top.first, least->first);
+        ASSERT_EQ(top.second, least->second);
+        ref.erase(least);
+      }
+    }
+    ASSERT_EQ(heap.size(), ref.size());
+    ASSERT_EQ(heap.has(key), ref.count(key) == 1);
+    if (const Item* got = heap.get(key)) {
+      ASSERT_EQ(got->second, ref.at(key));
+    }
+  }
 }
 
 }  // namespace

@@ -29,16 +29,14 @@ class KeyedHeap {
 
   // Inserts or replaces the item with the same key and restores heap order.
   void add_or_update(T item) {
-    std::string k = key_(item);
-    auto it = index_.find(k);
-    if (it != index_.end()) {
-      std::size_t i = it->second;
+    auto [it, inserted] = index_.try_emplace(key_(item), items_.size());
+    if (!inserted) {
+      const std::size_t i = it->second;
       items_[i].value = std::move(item);
       fix(i);
       return;
     }
-    index_.emplace(k, items_.size());
-    items_.push_back(Entry{std::move(k), std::move(item)});
+    items_.push_back(Entry{std::move(item), &*it});
     up(items_.size() - 1);
   }
 
@@ -51,8 +49,7 @@ class KeyedHeap {
   bool erase(const std::string& key) {
     auto it = index_.find(key);
     if (it == index_.end()) return false;
-    std::size_t i = it->second;
-    remove_at(i);
+    remove_at(it->second);
     return true;
   }
 
@@ -71,24 +68,25 @@ class KeyedHeap {
 
  private:
   void remove_at(std::size_t i) {
-    index_.erase(items_[i].key);
-    std::size_t last = items_.size() - 1;
+    const auto gone = index_.find(items_[i].slot->first);
+    const std::size_t last = items_.size() - 1;
     if (i != last) {
       items_[i] = std::move(items_[last]);
-      items_.pop_back();
-      index_[items_[i].key] = i;
-      fix(i);
-    } else {
-      items_.pop_back();
+      items_[i].slot->second = i;
     }
+    items_.pop_back();
+    index_.erase(gone);
+    if (i != last) fix(i);
   }
   void fix(std::size_t i) {
     if (!up(i)) down(i);
   }
+  // Positions are kept in the index entries the items point to: a swap writes two integers and
+  // hashes no key.
   void swap_at(std::size_t a, std::size_t b) {
     std::swap(items_[a], items_[b]);
-    index_[items_[a].key] = a;
-    index_[items_[b].key] = b;
+    items_[a].slot->second = a;
+    items_[b].slot->second = b;
   }
   bool up(std::size_t i) {
     bool moved = false;
@@ -113,14 +111,17 @@ class KeyedHeap {
     }
   }
 
+  // key -> position in items_. Its nodes do not move when it rehashes, so items can point at them;
+  // the key lives there only.
+  using Index = std::unordered_map<std::string, std::size_t>;
   struct Entry {
-    std::string key;
     T value;
+    typename Index::value_type* slot;
   };
   KeyFn key_;
   Less less_;
   std::vector<Entry> items_;
-  std::unordered_map<std::string, std::size_t> index_;
+  Index index_;
 };
 
 }  // namespace ksched::scheduler::queue
