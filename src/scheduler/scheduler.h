@@ -49,7 +49,10 @@ std::vector<framework::ClusterEvent> node_scheduling_property_change(const api::
 struct SchedulerOptions {
   util::Clock* clock = &util::RealClock::instance();
   bool queueingHints = true;           // SchedulerQueueingHints (on in v1.32)
-  int bindingWorkers = 16;             // concurrent binding cycles
+  // Concurrent binding cycles (upstream: a goroutine each, unbounded). Their bind requests share
+  // pipelined connections, so more at once make bigger batches: 32 cost 10 % less CPU per pod than
+  // 16 at 10,000 pods/s; 48 and 64 cost more again (more threads to wake and keep).
+  int bindingWorkers = 32;
   std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = std::chrono::minutes(5);
   metrics::SchedulerMetrics* metrics = nullptr;  // optional, not owned
   // Parallelizer shared by all profiles; default: a thread pool of `parallelism` (tests pass an
