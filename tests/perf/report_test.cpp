@@ -1,4 +1,11 @@
 #include <gtest/gtest.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
+#include <vector>
 
 #include <boost/json.hpp>
 #include <filesystem>
@@ -123,6 +130,49 @@ TEST(ProcInfo, ThreadCpuAndMemoryOfThisProcess) {
   EXPECT_EQ(d.count("b"), 0u);
   EXPECT_EQ(stage_of_thread("bench-watch").rfind("bench", 0), 0u);
   EXPECT_EQ(stage_of_thread("apisrv-io"), "server");
+}
+
+// Threads that each run a few milliseconds are counted in full: /proc's per-thread ticks are
+// truncated (eight threads of 3 ms read as nothing), the thread CPU clocks are not.
+TEST(ProcInfo, ShortLivedWorkOfManyThreadsIsCountedExactly) {
+  constexpr int kThreads = 8;
+  std::atomic<int> burnt{0};
+  std::atomic<bool> go{false}, release{false};
+  std::vector<int> tids(kThreads, 0);
+  std::vector<std::thread> threads;
+  auto cpu_now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+  };
+  std::atomic<int> started{0};
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      tids[i] = static_cast<int>(gettid());
+      ++started;
+      while (!go.load()) std::this_thread::yield();
+      const double t0 = cpu_now();
+      volatile std::uint64_t x = 0;
+      while (cpu_now() - t0 < 0.003) x = x + 1;  // 3 ms of CPU, by this thread's own clock
+      ++burnt;
+      while (!release.load()) std::this_thread::yield();
+    });
+  }
+  while (started.load() < kThreads) std::this_thread::yield();
+  auto before = thread_cpu_times();
+  go = true;
+  while (burnt.load() < kThreads) std::this_thread::yield();
+  auto after = thread_cpu_times();
+  release = true;
+  for (auto& t : threads) t.join();
+  std::map<int, double> start;
+  for (const auto& t : before) start[t.tid] = t.seconds;
+  double counted = 0;
+  for (const auto& t : after) {
+    if (std::find(tids.begin(), tids.end(), t.tid) != tids.end()) counted += t.seconds - start[t.tid];
+  }
+  // At least the 24 ms burnt (the spin before and the yields after add a little).
+  EXPECT_GE(counted, kThreads * 0.003);
 }
 
 }  // namespace
