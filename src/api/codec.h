@@ -41,4 +41,9 @@ std::string encode(const T& value) {
   return out;
 }
 
+namespace detail {
+// Appends `s` as a JSON string: quoted, with what JSON requires escaped.
+void append_json_string(std::string& out, std::string_view s);
+}  // namespace detail
+
 }  // namespace ksched::api

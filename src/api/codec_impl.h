@@ -584,7 +584,7 @@ util::Result<void> decode_root(T& out, std::string_view json, const DecodeOption
 }
 
 // ---------------------------------------------------------------- encoding
-void append_json_string(std::string& out, std::string_view s);
+// append_json_string: codec.h.
 
 template <class T>
 bool is_empty_value(const T& v);

@@ -91,6 +91,12 @@ TEST_F(ClientNet, BindingAndStatusSubresource) {
   auto again = c->bind("default", "web-1", p->metadata.uid, "node-a");
   ASSERT_FALSE(again.ok());
   EXPECT_TRUE(client::is_conflict(again.error())) << again.error().to_string();
+  // The UID goes with the binding as a precondition: another pod's is refused.
+  ASSERT_TRUE(c->create(make_pod("default", "web-2")).ok());
+  auto stale = c->bind("default", "web-2", "0a0a0a0a-0000-4000-8000-000000000000", "node-a");
+  ASSERT_FALSE(stale.ok());
+  EXPECT_TRUE(client::is_conflict(stale.error())) << stale.error().to_string();
+  EXPECT_EQ(c->get<api::Pod>("default", "web-2")->spec.nodeName, "");
   auto got = c->get<api::Pod>("default", "web-1");
   EXPECT_EQ(got->spec.nodeName, "node-a");
   auto st = *got;
