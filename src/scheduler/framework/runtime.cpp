@@ -556,10 +556,12 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
     }
     EvaluationCounter::bump(evals, filter_slot(i));
     Status s = p->filter(state, pod, node_info);
-    if (durations != nullptr && FilterDurations::counts(s.code())) {
-      durations->observe(duration_cells, i, s.code(), timer.lap());
-    } else {
-      timer.observe(*p, "Filter", s);
+    if (timer.on()) {  // tested here: 90 % of cycles then make no call at all
+      if (durations != nullptr && FilterDurations::counts(s.code())) {
+        durations->observe(duration_cells, i, s.code(), timer.lap());
+      } else {
+        timer.observe(*p, "Filter", s);
+      }
     }
     if (s.is_success()) continue;
     if (!s.is_rejected()) s = Status::error("running " + quoted(p->name()) + " filter plugin: " + s.message());
