@@ -41,7 +41,9 @@ double stat_cpu_seconds(const std::string& stat) {
   return static_cast<double>(utime + stime) / static_cast<double>(hz > 0 ? hz : 100);
 }
 
-// A thread of this process's CPU time in nanoseconds, or -1 (it has exited). /proc's utime and
+double seconds_of(const timespec& ts) { return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9; }
+
+// A thread of this process's CPU time in seconds, or -1 (it has exited). /proc's utime and
 // stime are whole clock ticks per thread, truncated: 32 binding threads of 5 ms each read as
 // nothing, and the loss showed up as "exited threads". The kernel's per-thread CPU clock, named
 // from the tid as glibc's pthread_getcpuclockid does (CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD), is
@@ -49,8 +51,7 @@ double stat_cpu_seconds(const std::string& stat) {
 double own_thread_cpu_seconds(int tid) {
   const clockid_t clock = static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6u);
   timespec ts{};
-  if (clock_gettime(clock, &ts) != 0) return -1;
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+  return clock_gettime(clock, &ts) == 0 ? seconds_of(ts) : -1;
 }
 
 }  // namespace
@@ -101,9 +102,7 @@ std::string stage_of_thread(const std::string& n) {
 double process_cpu_seconds(int pid) {
   if (pid == 0 || pid == getpid()) {  // exact, like the threads' clocks it is compared with
     timespec ts{};
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) {
-      return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-    }
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) return seconds_of(ts);
   }
   return stat_cpu_seconds(slurp(proc_dir(pid) + "/stat"));
 }

@@ -82,12 +82,16 @@ class SchedulerTest : public ::testing::Test {
   metrics::Registry registry;
   metrics::SchedulerMetrics metrics{registry};
   std::function<void(framework::Registry&)> extra_plugins;  // out-of-tree plugins for a test
-  // Registers the test's own plugin object under `name` for the next start().
-  void provide_plugin(std::string name, std::shared_ptr<framework::Plugin> plugin) {
+  // Starts a scheduler whose profile also enables the test's own plugin object at `point`.
+  void start_with_plugin(std::string name, std::shared_ptr<framework::Plugin> plugin,
+                         config::PluginSet config::Plugins::*point) {
     extra_plugins = [name, plugin](framework::Registry& r) {
       (void)r.add(name, [plugin](const framework::PluginArgs&,
                                  framework::Handle&) -> util::Result<std::shared_ptr<framework::Plugin>> { return plugin; });
     };
+    auto cfg = test_config();
+    (cfg.profiles.front().plugins.*point).enabled.push_back({name, std::nullopt});
+    start(cfg);
   }
   std::unique_ptr<Scheduler> sched;
 };
@@ -340,10 +344,7 @@ TEST_F(SchedulerTest, BindingFailureForgetsAndRequeues) {
 
 TEST_F(SchedulerTest, PodsToActivateMovesPodsToActiveQueue) {
   auto activator = std::make_shared<ActivatorPlugin>();
-  provide_plugin("Activator", activator);
-  auto cfg = test_config();
-  cfg.profiles.front().plugins.reserve.enabled.push_back({"Activator", std::nullopt});
-  start(cfg);
+  start_with_plugin("Activator", activator, &config::Plugins::reserve);
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
   auto big = add_pod(MakePod().Name("big").Req({{"cpu", "4"}}).Obj());
   ASSERT_TRUE(cycle());
@@ -362,10 +363,7 @@ TEST_F(SchedulerTest, PodsToActivateMovesPodsToActiveQueue) {
 // binding cycle (only Filter and Score read it); what a binding extension point reads stays.
 TEST_F(SchedulerTest, BindingCycleSeesNoFilterOrScoreData) {
   auto probe = std::make_shared<StateProbePlugin>();
-  provide_plugin("StateProbe", probe);
-  auto cfg = test_config();
-  cfg.profiles.front().plugins.preBind.enabled.push_back({"StateProbe", std::nullopt});
-  start(cfg);
+  start_with_plugin("StateProbe", probe, &config::Plugins::preBind);
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
   add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
   add_pod(MakePod().Name("p").Req({{"cpu", "1"}}).Obj());

@@ -240,7 +240,7 @@ void Cache::cleanup_expired_assumed_pods() {
   auto now = clock_.now();
   std::vector<framework::PodPtr> expired;
   for (const auto& [key, ps] : pod_states_) {
-    if (!ps.assumed || !ps.bindingFinished) continue;  // confirmed, or binding still in progress  // binding still in progress
+    if (!ps.assumed || !ps.bindingFinished) continue;  // confirmed, or binding still in progress
     if (ps.deadline && now > *ps.deadline) expired.push_back(ps.podInfo->pod);
   }
   for (const auto& p : expired) {
