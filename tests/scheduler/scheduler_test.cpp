@@ -82,6 +82,17 @@ class SchedulerTest : public ::testing::Test {
   metrics::Registry registry;
   metrics::SchedulerMetrics metrics{registry};
   std::function<void(framework::Registry&)> extra_plugins;  // out-of-tree plugins for a test
+  // Places a 2-CPU pod where two of three nodes fit it (the third has one CPU); returns the
+  // metrics exposition after that cycle.
+  std::string place_on_two_fitting_nodes_of_three() {
+    add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+    add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+    add_node(MakeNode().Name("full").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+    add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());
+    EXPECT_TRUE(cycle());
+    EXPECT_EQ(client.binds().size(), 1u);
+    return registry.expose();
+  }
   // Starts a scheduler whose profile also enables the test's own plugin object at `point`.
   void start_with_plugin(std::string name, std::shared_ptr<framework::Plugin> plugin,
                          config::PluginSet config::Plugins::*point) {
@@ -374,13 +385,7 @@ TEST_F(SchedulerTest, BindingCycleSeesNoFilterOrScoreData) {
 }
 
 TEST_F(SchedulerTest, PluginEvaluationsAreExposed) {
-  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
-  add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
-  add_node(MakeNode().Name("full").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
-  add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());
-  ASSERT_TRUE(cycle());
-  ASSERT_EQ(client.binds().size(), 1u);
-  std::string text = registry.expose();
+  std::string text = place_on_two_fitting_nodes_of_three();
   // NodeResourcesFit filters all three nodes and scores the two that fit.
   EXPECT_NE(text.find("scheduler_plugin_evaluation_total{extension_point=\"Filter\",plugin=\"NodeResourcesFit\","
                       "profile=\"default-scheduler\"} 3\n"),
@@ -398,13 +403,7 @@ TEST_F(SchedulerTest, PluginEvaluationsAreExposed) {
 // (counted per thread, flushed when metrics are collected), one observation per plugin call.
 TEST_F(SchedulerTest, FilterDurationsAreExposedPerPluginAndStatus) {
   start(test_config(), [](SchedulerOptions& o) { o.pluginMetricsSamplePercent = 100; });
-  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
-  add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
-  add_node(MakeNode().Name("full").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
-  add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());
-  ASSERT_TRUE(cycle());
-  ASSERT_EQ(client.binds().size(), 1u);
-  std::string text = registry.expose();
+  std::string text = place_on_two_fitting_nodes_of_three();
   const std::string fit = "scheduler_plugin_execution_duration_seconds_count{extension_point=\"Filter\","
                           "plugin=\"NodeResourcesFit\",status=";
   EXPECT_NE(text.find(fit + "\"Success\"} 2\n"), std::string::npos) << text;
