@@ -158,6 +158,7 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
             .observe(std::chrono::duration<double>(d).count());
       };
       deps.pluginDurationBounds = m->pluginExecutionDuration.bounds();  // Filter's: flushed below
+      deps.filterTimingStride = opts_.filterTimingStride;
       deps.preemptionVictimsObserver = [m](std::size_t victims) {
         m->preemptionVictims.get().observe(double(victims));
       };

@@ -61,6 +61,9 @@ struct SchedulerOptions {
   std::uint64_t seed = 0;  // for selectHost/percentage sampling; 0 = random
   // Share of cycles whose plugins are timed (upstream's pluginMetricsSamplePercent).
   int pluginMetricsSamplePercent = 10;
+  // On those cycles, one node visit in this many has its Filter calls timed, each observation
+  // counted this many times (framework::FrameworkDeps::filterTimingStride).
+  int filterTimingStride = 8;
   // OpportunisticBatching (KEP-5598; beta and on by default upstream since v1.35): see batch.h.
   bool opportunisticBatching = true;
 };

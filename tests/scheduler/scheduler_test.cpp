@@ -402,7 +402,10 @@ TEST_F(SchedulerTest, PluginEvaluationsAreExposed) {
 // Filter's per-node timings reach scheduler_plugin_execution_duration_seconds by the bulk path
 // (counted per thread, flushed when metrics are collected), one observation per plugin call.
 TEST_F(SchedulerTest, FilterDurationsAreExposedPerPluginAndStatus) {
-  start(test_config(), [](SchedulerOptions& o) { o.pluginMetricsSamplePercent = 100; });
+  start(test_config(), [](SchedulerOptions& o) {
+    o.pluginMetricsSamplePercent = 100;
+    o.filterTimingStride = 1;
+  });
   std::string text = place_on_two_fitting_nodes_of_three();
   const std::string fit = "scheduler_plugin_execution_duration_seconds_count{extension_point=\"Filter\","
                           "plugin=\"NodeResourcesFit\",status=";
@@ -410,6 +413,27 @@ TEST_F(SchedulerTest, FilterDurationsAreExposedPerPluginAndStatus) {
   EXPECT_NE(text.find(fit + "\"Unschedulable\"} 1\n"), std::string::npos);
   // A second scrape adds nothing already counted.
   EXPECT_NE(registry.expose().find(fit + "\"Success\"} 2\n"), std::string::npos);
+}
+
+// With a stride of 3, one of the three node visits is timed and stands for three calls: the
+// counts over both statuses still add up to the calls made.
+TEST_F(SchedulerTest, FilterDurationsOfOneVisitInStrideCountForTheStride) {
+  start(test_config(), [](SchedulerOptions& o) {
+    o.pluginMetricsSamplePercent = 100;
+    o.filterTimingStride = 3;
+  });
+  std::string text = place_on_two_fitting_nodes_of_three();
+  const std::string fit = "scheduler_plugin_execution_duration_seconds_count{extension_point=\"Filter\","
+                          "plugin=\"NodeResourcesFit\",status=";
+  auto count_of = [&](const std::string& status) -> int {
+    const auto at = text.find(fit + "\"" + status + "\"} ");
+    if (at == std::string::npos) return 0;
+    return std::stoi(text.substr(at + fit.size() + status.size() + 4));
+  };
+  const int success = count_of("Success");
+  const int rejected = count_of("Unschedulable");
+  EXPECT_EQ(success + rejected, 3) << text;
+  EXPECT_TRUE(success == 3 || rejected == 3) << text;  // one observation, weighted by 3
 }
 
 TEST_F(SchedulerTest, AssignedPodsFillTheCache) {

@@ -27,13 +27,15 @@ class FilterDurations {
   static bool counts(Code c) { return static_cast<int>(c) >= 0 && static_cast<int>(c) < kCodes; }
 
   std::atomic<std::uint64_t>* local() { return cells_.local(); }
-  void observe(std::atomic<std::uint64_t>* local, std::size_t plugin, Code code, std::chrono::nanoseconds d) const {
+  // Counts the duration `weight` times (a sample standing for that many calls).
+  void observe(std::atomic<std::uint64_t>* local, std::size_t plugin, Code code, std::chrono::nanoseconds d,
+               std::uint64_t weight = 1) const {
     auto* c = local + cell(plugin, code);
     const std::int64_t ns = d.count();
     std::size_t b = 0;
     while (b < bounds_ns_.size() && ns > bounds_ns_[b]) ++b;
-    bump(c[b], 1);  // b == bounds: above the last bound (+Inf only)
-    bump(c[bounds_ns_.size() + 1], static_cast<std::uint64_t>(std::max<std::int64_t>(ns, 0)));
+    bump(c[b], weight);  // b == bounds: above the last bound (+Inf only)
+    bump(c[bounds_ns_.size() + 1], weight * static_cast<std::uint64_t>(std::max<std::int64_t>(ns, 0)));
   }
 
   // What was counted since the last flush, per plugin and code with any: fn(plugin, code,

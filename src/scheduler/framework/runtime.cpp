@@ -88,7 +88,8 @@ std::int32_t pod_priority(const api::Pod& p) { return p.spec.priority.value_or(0
 class ChainedPluginTimer {
  public:
   ChainedPluginTimer(const FrameworkDeps& d, const CycleState& st)
-      : deps_(d), on_(st.record_plugin_metrics && d.pluginObserver) {
+      : ChainedPluginTimer(d, st.record_plugin_metrics && d.pluginObserver) {}
+  ChainedPluginTimer(const FrameworkDeps& d, bool on) : deps_(d), on_(on) {
     if (on_) last_ = std::chrono::steady_clock::now();
   }
   bool on() const { return on_; }
@@ -544,7 +545,15 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
   const bool use_mask = state.skip_filter_mask.size() == filter_.size() &&
                         state.skip_filter_mask_size == state.skip_filter_plugins.size();
   auto* evals = evaluations_->local();
-  ChainedPluginTimer timer(deps_, state);
+  // Sampled cycles time one node visit in filterTimingStride, each observation standing for that
+  // many visits (FrameworkDeps::filterTimingStride).
+  bool timed = state.record_plugin_metrics && deps_.pluginObserver;
+  std::uint64_t weight = 1;
+  if (timed && filter_durations_ && deps_.filterTimingStride > 1) {
+    weight = static_cast<std::uint64_t>(deps_.filterTimingStride);
+    timed = filter_timing_visits_.fetch_add(1, std::memory_order_relaxed) % weight == 0;
+  }
+  ChainedPluginTimer timer(deps_, timed);
   // Sampled cycles with bulk counting: each call's time goes into this thread's buckets.
   FilterDurations* durations = timer.on() ? filter_durations_.get() : nullptr;
   auto* duration_cells = durations != nullptr ? durations->local() : nullptr;
@@ -558,7 +567,7 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
     Status s = p->filter(state, pod, node_info);
     if (timer.on()) {  // tested here: 90 % of cycles then make no call at all
       if (durations != nullptr && FilterDurations::counts(s.code())) {
-        durations->observe(duration_cells, i, s.code(), timer.lap());
+        durations->observe(duration_cells, i, s.code(), timer.lap(), weight);
       } else {
         timer.observe(*p, "Filter", s);
       }
