@@ -2,6 +2,9 @@
 // Writes happen on the scheduling thread only (PreFilter, PreScore, Reserve) or on a clone
 // (preemption dry runs, nominated-pod passes); Filter/Score read concurrently without locks.
 #pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <set>
@@ -24,12 +27,14 @@ class StateData {
 class CycleState {
  public:
   // Returns nullptr when absent (or of another type). Filter/Score read per node, so this is a
-  // linear scan of a handful of entries (length first) and, when the stored object's dynamic type
-  // is exactly T, a type_info comparison instead of a dynamic_cast.
+  // linear scan of a handful of entries (length and last eight bytes first: keys mostly share
+  // their "PreFilter" prefix) and, when the stored object's dynamic type is exactly T, a
+  // type_info comparison instead of a dynamic_cast.
   template <class T>
   T* read(std::string_view key) const {
+    const std::uint64_t tail = key_tail(key);
     for (const auto& e : data_) {
-      if (e.key != key) continue;  // compares lengths first
+      if (e.key.size() != key.size() || e.tail != tail || e.key != key) continue;
       if (!e.value) return nullptr;
       if (*e.type == typeid(T)) return static_cast<T*>(e.value.get());
       return dynamic_cast<T*>(e.value.get());
@@ -45,7 +50,7 @@ class CycleState {
         return;
       }
     }
-    data_.push_back(Entry{std::string(key), std::move(value), t});
+    data_.push_back(Entry{std::string(key), key_tail(key), std::move(value), t});
   }
   void erase(std::string_view key) {
     std::erase_if(data_, [&](const Entry& e) { return e.key == key; });
@@ -68,7 +73,7 @@ class CycleState {
     for (const auto& e : data_) {
       auto v = e.value ? e.value->clone() : nullptr;
       const std::type_info* t = v ? &typeid(*v) : &typeid(void);
-      c->data_.push_back(Entry{e.key, std::move(v), t});
+      c->data_.push_back(Entry{e.key, e.tail, std::move(v), t});
     }
     c->skip_filter_plugins = skip_filter_plugins;
     c->skip_score_plugins = skip_score_plugins;
@@ -88,8 +93,15 @@ class CycleState {
   std::size_t skip_filter_mask_size = 0;
 
  private:
+  static std::uint64_t key_tail(std::string_view key) {
+    std::uint64_t t = 0;
+    const std::size_t n = std::min<std::size_t>(key.size(), sizeof t);
+    if (n != 0) std::memcpy(&t, key.data() + key.size() - n, n);
+    return t;
+  }
   struct Entry {
     std::string key;
+    std::uint64_t tail;  // key_tail(key)
     std::shared_ptr<StateData> value;
     const std::type_info* type;  // dynamic type of *value
   };
