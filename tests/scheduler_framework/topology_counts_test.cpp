@@ -33,6 +33,31 @@ TEST(TopologyCounts, CountsManyValuesAndReadsZeroForWhatWasNeverAdded) {
   EXPECT_FALSE(c.empty());
 }
 
+// Probing compares tags, then the text: a value reads the same through a copy held elsewhere,
+// across many growths of the table, and for_each visits each counted value once.
+TEST(TopologyCounts, FindsAValueByItsTextWhereverItIsHeld) {
+  std::vector<std::string> values;
+  for (int i = 0; i < 5000; ++i) values.push_back("node-" + std::to_string(i));
+  TopologyCounts c;
+  for (int i = 0; i < 5000; ++i) c.add(kHost, values[i], (i % 3) + 1);
+  std::int64_t total = 0;
+  std::size_t visited = 0;
+  c.for_each(c.find_key(kHost), [&](std::string_view, std::int64_t n) {
+    total += n;
+    ++visited;
+  });
+  EXPECT_EQ(visited, 5000u);
+  std::int64_t expected = 0;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string copy = "node-" + std::to_string(i);  // another buffer, same text
+    ASSERT_EQ(c.get(kHost, copy), (i % 3) + 1) << copy;
+    expected += (i % 3) + 1;
+  }
+  EXPECT_EQ(total, expected);
+  EXPECT_EQ(c.get(kHost, "node-5000"), 0);
+  EXPECT_EQ(c.size(c.find_key(kHost)), 5000u);
+}
+
 TEST(TopologyCounts, ACountBackToZeroReadsAsAbsent) {
   TopologyCounts c;
   EXPECT_TRUE(c.empty());

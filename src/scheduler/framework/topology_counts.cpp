@@ -8,7 +8,7 @@ namespace ksched::scheduler::framework {
 
 std::uint32_t TopologyCounts::key_index(std::string_view key) {
   if (const std::uint32_t i = find_key(key); i != npos) return i;
-  domains_.push_back(Domain{std::string(key), key == kLabelHostname, {}, 0});
+  domains_.push_back(Domain{std::string(key), key == kLabelHostname, {}, {}, 0, 0});
   return static_cast<std::uint32_t>(domains_.size() - 1);
 }
 
@@ -22,13 +22,14 @@ std::uint32_t TopologyCounts::find_key(std::string_view key) const {
 const TopologyCounts::Slot* TopologyCounts::find(const Domain& d, std::string_view value, std::size_t hash) {
   if (d.slots.empty()) return nullptr;
   const std::size_t mask = d.slots.size() - 1;
+  const std::uint32_t tag = tag_of(hash);
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    const std::uint32_t t = d.tags[i];
+    if (t == 0) return &d.slots[i];
+    if (t != tag) continue;
     const Slot& s = d.slots[i];
-    if (s.value.data() == nullptr) return &s;
     // A node's own label is often the one counted: same text, same address.
-    if (s.hash == hash && (s.value.data() == value.data() ? s.value.size() == value.size() : s.value == value)) {
-      return &s;
-    }
+    if (s.size == value.size() && (s.data == value.data() || std::string_view(s.data, s.size) == value)) return &s;
   }
 }
 
@@ -44,13 +45,17 @@ const TopologyCounts::Slot* TopologyCounts::find_for(const Domain& d, const Node
 
 void TopologyCounts::grow(Domain& d) {
   std::vector<Slot> old = std::move(d.slots);
-  d.slots.assign(old.empty() ? 8 : old.size() * 2, Slot{});
-  const std::size_t mask = d.slots.size() - 1;
+  const std::size_t size = old.empty() ? 8 : old.size() * 2;
+  d.slots.assign(size, Slot{});
+  d.tags.assign(size, 0);
+  const std::size_t mask = size - 1;
   for (const Slot& s : old) {
-    if (s.value.data() == nullptr) continue;
-    std::size_t i = s.hash & mask;
-    while (d.slots[i].value.data() != nullptr) i = (i + 1) & mask;
+    if (s.data == nullptr) continue;
+    const std::size_t hash = std::hash<std::string_view>{}(std::string_view(s.data, s.size));
+    std::size_t i = hash & mask;
+    while (d.tags[i] != 0) i = (i + 1) & mask;
     d.slots[i] = s;
+    d.tags[i] = tag_of(hash);
   }
 }
 
@@ -61,14 +66,15 @@ void TopologyCounts::add(std::uint32_t key, std::string_view value, std::int64_t
   if ((d.used + 1) * 2 > d.slots.size()) grow(d);
   const std::size_t hash = std::hash<std::string_view>{}(value);
   Slot& s = const_cast<Slot&>(*find(d, value, hash));
-  if (s.value.data() == nullptr) {
+  if (s.data == nullptr) {
     // A label value may be empty; a view of it still has a non-null pointer into the label.
-    s.value = value.data() != nullptr ? value : std::string_view("", 0);
-    s.hash = hash;
+    s.data = value.data() != nullptr ? value.data() : "";
+    s.size = static_cast<std::uint32_t>(value.size());
+    d.tags[static_cast<std::size_t>(&s - d.slots.data())] = tag_of(hash);
     ++d.used;
   }
   const bool was_zero = s.count == 0;
-  s.count += delta;
+  s.count = static_cast<std::int32_t>(s.count + delta);
   if (was_zero) {
     ++nonzero_;
     ++d.nonzero;

@@ -37,7 +37,7 @@ class TopologyCounts {
   void for_each(std::uint32_t key, F&& fn) const {
     if (key == npos) return;
     for (const Slot& s : domains_[key].slots) {
-      if (s.value.data() != nullptr && s.count != 0) fn(s.value, s.count);
+      if (s.data != nullptr && s.count != 0) fn(std::string_view(s.data, s.size), std::int64_t{s.count});
     }
   }
   // Sum over keys of the count of the node's value for that key (a node lacking a key adds nothing).
@@ -54,15 +54,21 @@ class TopologyCounts {
   }
 
  private:
+  // A domain is an open-addressing table probed by `tags` (four bytes a slot: a table of
+  // thousands of hostnames stays in cache while Filter probes it once per node) and confirmed in
+  // `slots`. Counts are pod counts: 32 bits hold them.
   struct Slot {
-    std::string_view value;  // data() == nullptr: free
-    std::size_t hash = 0;
-    std::int64_t count = 0;
+    const char* data = nullptr;  // nullptr: free
+    std::uint32_t size = 0;
+    std::int32_t count = 0;
   };
+  // A used slot's tag: the hash's upper half with the low bit set (0 marks a free slot).
+  static std::uint32_t tag_of(std::size_t hash) { return static_cast<std::uint32_t>(hash >> 32) | 1u; }
   struct Domain {
     std::string key;
     bool hostname = false;  // key is kLabelHostname: the node's value is read from its NodeInfo
-    std::vector<Slot> slots;  // open addressing, linear probing, power-of-two size
+    std::vector<std::uint32_t> tags;  // linear probing, power-of-two size, parallel to slots
+    std::vector<Slot> slots;
     std::size_t used = 0;
     std::size_t nonzero = 0;
   };
