@@ -34,7 +34,7 @@ class CycleState {
   T* read(std::string_view key) const {
     const std::uint64_t tail = key_tail(key);
     for (const auto& e : data_) {
-      if (e.key.size() != key.size() || e.tail != tail || e.key != key) continue;
+      if (e.key.size() != key.size() || e.tail != tail || !same_text(e.key.data(), key.data(), key.size())) continue;
       if (!e.value) return nullptr;
       if (*e.type == typeid(T)) return static_cast<T*>(e.value.get());
       return dynamic_cast<T*>(e.value.get());
@@ -98,6 +98,19 @@ class CycleState {
     const std::size_t n = std::min<std::size_t>(key.size(), sizeof t);
     if (n != 0) std::memcpy(&t, key.data() + key.size() - n, n);
     return t;
+  }
+  // Inline word compare: the library's memcmp is a call per read, and a read is per node per plugin.
+  static bool same_text(const char* a, const char* b, std::size_t n) {
+    for (; n >= 8; n -= 8, a += 8, b += 8) {
+      std::uint64_t x, y;
+      std::memcpy(&x, a, 8);
+      std::memcpy(&y, b, 8);
+      if (x != y) return false;
+    }
+    for (; n != 0; --n) {
+      if (*a++ != *b++) return false;
+    }
+    return true;
   }
   struct Entry {
     std::string key;
