@@ -256,6 +256,8 @@ void Scheduler::stop() {
   if (binding_pool_) binding_pool_->shutdown();
 }
 
+util::Result<void> Scheduler::refresh_snapshot() { return cache_->update_snapshot(*snapshot_); }
+
 void Scheduler::submit_binding(std::function<void()> fn) { binding_pool_->submit(std::move(fn)); }
 
 bool Scheduler::wait_for_bindings(std::chrono::milliseconds timeout) { return binding_pool_->wait_idle(timeout); }

@@ -121,6 +121,10 @@ class Scheduler {
   // Blocks until no binding cycle is running (bounded by timeout). True when idle.
   bool wait_for_bindings(std::chrono::milliseconds timeout);
 
+  // Brings the profiles' snapshot up to date with the cache, as a cycle does first. For tools that
+  // run extension points outside the loop (explain): only while run() is not looping.
+  util::Result<void> refresh_snapshot();
+
   // ---- parts
   queue::PriorityQueue& queue() { return *queue_; }
   cache::Cache& cache() { return *cache_; }

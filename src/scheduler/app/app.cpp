@@ -86,6 +86,7 @@ struct SchedulerApp::Impl {
   util::Result<void> build();
   util::Result<void> start_serving();
   void start_informers_and_wait();
+  util::Result<void> start_informers_only();
   void run_scheduling(std::stop_token token);
   void finish(int code);
   void teardown();
@@ -305,6 +306,20 @@ void SchedulerApp::Impl::start_informers_and_wait() {
   log::V(1).info("Caches are synced");
 }
 
+util::Result<void> SchedulerApp::Impl::start_informers_only() {
+  start_informers_and_wait();
+  if (!caches_synced) return util::make_error("stopped before the caches synced");
+  // The handlers have seen the initial lists once each informer has delivered them.
+  for (const auto& synced : handler_synced) {
+    while (!synced()) {
+      std::unique_lock l(mu);
+      if (stop_requested) return util::make_error("stopped before the event handlers synced");
+      cv.wait_for(l, std::chrono::milliseconds(10));
+    }
+  }
+  return {};
+}
+
 void SchedulerApp::Impl::run_scheduling(std::stop_token token) {
   leading = true;
   if (!caches_synced) start_informers_and_wait();
@@ -344,8 +359,8 @@ void SchedulerApp::Impl::teardown() {
     sched->wait_for_bindings(std::chrono::seconds(30));
   }
   if (factory) factory->shutdown();
-  if (broadcaster) {
-    broadcaster->shutdown();
+  if (broadcaster) broadcaster->shutdown();
+  if (broadcaster && opts.schedule) {
     // Dropped events are by design (a bounded queue and per-object limits, as upstream's), but an
     // operator should be able to see how many.
     const auto st = broadcaster->stats();
@@ -375,6 +390,10 @@ util::Result<std::unique_ptr<SchedulerApp>> SchedulerApp::create(AppOptions opts
 
 util::Result<void> SchedulerApp::start() {
   auto& im = *impl_;
+  if (!im.opts.schedule) {
+    if (auto r = probe_api_server(*im.client, im.opts.rest.host); !r) return r;
+    return im.start_informers_only();
+  }
   log::info("Starting Kubernetes Scheduler", {{"version", version_string()}});
   if (auto r = probe_api_server(*im.client, im.opts.rest.host); !r) return r;
   im.broadcaster->start_recording_to_sink();
@@ -445,9 +464,9 @@ util::Result<AppOptions> app_options_from_flags(const Options& flags) {
     a.rest = std::move(*rc);
     if (!flags.master.empty()) a.rest.host = flags.master;
   } else if (!flags.master.empty()) {
-    log::warning("Neither --kubeconfig nor --master was specified. Using the inClusterConfig. This might not work.");
     a.rest.host = flags.master;
   } else {
+    log::warning("Neither --kubeconfig nor --master was specified. Using the inClusterConfig. This might not work.");
     auto rc = client::in_cluster_config();
     if (!rc) {
       return util::make_error("no --kubeconfig or clientConnection.kubeconfig given, and in-cluster configuration failed: " +

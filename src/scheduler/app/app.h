@@ -35,6 +35,9 @@ struct AppOptions {
   std::string identity;  // leader-election identity; "" = "<hostname>_<uuid>"
   // Parallelism of Filter/Score; 0 = min(cfg.parallelism, hardware threads).
   int parallelism = 0;
+  // false: informers and cache only. start() returns once they are synced and the scheduling
+  // loop never runs, so nothing is bound and no event is sent (tools that inspect: ksched explain).
+  bool schedule = true;
 };
 
 // Builds AppOptions from parsed flags: effective config, kubeconfig/--master/in-cluster, serving.
