@@ -1,0 +1,72 @@
+// Why a pod goes where it goes: one scheduling cycle for the pod against a scheduler's current
+// snapshot, without reserving or binding, that keeps what the cycle normally throws away: every
+// Filter plugin's verdict on every node (not just the first rejection) and every Score plugin's
+// raw, normalized and weighted score on every feasible node. Runs the profile's own Framework and
+// plugins: there is no second implementation of any rule here.
+//
+// Differences from a real cycle, by design: every node is filtered and every feasible node scored
+// (a real cycle on a large cluster stops after percentageOfNodesToScore feasible nodes), and ties
+// go to the node whose name sorts first (a real cycle breaks them at random).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "api/types.h"
+#include "scheduler/framework/runtime.h"
+#include "util/result.h"
+
+namespace ksched::scheduler::explain {
+
+// One plugin's answer: code is upstream's status code name ("Success", "Unschedulable",
+// "UnschedulableAndUnresolvable", "Error", "Skip").
+struct Verdict {
+  std::string plugin;
+  std::string code;
+  std::string reason;  // the status message; empty on success
+};
+
+struct ScoreLine {
+  std::string plugin;
+  std::int64_t raw = 0;         // Score's result, before NormalizeScore
+  std::int64_t normalized = 0;  // after NormalizeScore (raw when the plugin has none)
+  std::int64_t weight = 1;
+  std::int64_t weighted = 0;    // normalized * weight: what the total adds up
+};
+
+struct NodeExplanation {
+  std::string name;
+  std::vector<Verdict> filters;  // every Filter plugin PreFilter did not skip, in run order
+  // The rejection the scheduler itself records for this node (the first rejecting plugin, with
+  // nominated pods taken into account) as "Plugin: reason"; empty when the node is feasible.
+  std::string rejected;
+  std::vector<ScoreLine> scores;  // feasible nodes: every Score plugin PreScore did not skip
+  std::int64_t total = 0;
+};
+
+struct Explanation {
+  std::string pod;      // namespace/name
+  std::string profile;  // schedulerName
+  std::vector<Verdict> preFilter;
+  std::vector<Verdict> preScore;
+  // Feasible nodes by total (highest first, then name), then rejected nodes by name.
+  std::vector<NodeExplanation> nodes;
+  std::size_t feasible = 0;
+  std::string chosen;    // empty when no node fits
+  std::string runnerUp;  // the best other feasible node, if any
+  // One line: why `chosen` won (its margin over the runner-up, plugin by plugin), or upstream's
+  // "0/N nodes are available: ..." when nothing fits.
+  std::string summary;
+};
+
+// Runs the cycle on the framework's snapshot (Handle::snapshot_node_infos), which must be current
+// and must not change meanwhile: call it where the scheduling loop is not running. Errors are the
+// framework's (a plugin failing, not a node rejecting).
+util::Result<Explanation> explain(framework::Framework& fwk, const api::Pod& pod);
+
+// A table per section for people; every node is listed.
+std::string to_text(const Explanation& e);
+// The same as one JSON object (field names as in the structs above, camelCase).
+std::string to_json(const Explanation& e);
+
+}  // namespace ksched::scheduler::explain

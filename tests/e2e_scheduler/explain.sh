@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# `ksched explain` against `ksched apiserver` with no scheduler running: it names the node the
+# scheduler would choose and why, gives every Filter plugin's verdict per node (the tainted node's
+# rejection in upstream's words), scores only feasible nodes, says for an unplaceable pod what the
+# scheduler itself says (the FitError message), and binds nothing.
+source "$(dirname "$0")/lib.sh"
+start_apiserver "$KSCHED"
+
+cat > "$E2E_DIR/cluster.yaml" <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata: {name: e2e}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n3, labels: {kubernetes.io/hostname: n3}}
+spec:
+  taints: [{key: dedicated, value: infra, effect: NoSchedule}]
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: busy, namespace: e2e}
+spec:
+  nodeName: n2
+  containers: [{name: p, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "3", memory: 1Gi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: e2e}
+spec:
+  containers: [{name: p, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "500m", memory: 256Mi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: huge, namespace: e2e}
+spec:
+  containers: [{name: p, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "16"}}}]
+YAML
+out=$(k apply -f "$E2E_DIR/cluster.yaml")
+expect_contains "$out" "pod/huge created" "cluster created"
+
+out=$("$KSCHED" explain web -n e2e --kubeconfig "$KUBECONFIG" -o json 2>"$E2E_DIR/explain.log") ||
+  fail "ksched explain web failed: $(cat "$E2E_DIR/explain.log")"
+checks=$(/usr/bin/python3 - "$out" <<'PY'
+import json, sys
+e = json.loads(sys.argv[1])
+nodes = {n["name"]: n for n in e["nodes"]}
+print("pod", e["pod"])
+print("chosen", e["chosen"], "runnerUp", e["runnerUp"], "feasible", e["feasible"], "nodes", len(nodes))
+print("n3", nodes["n3"]["feasible"], nodes["n3"].get("rejected"))
+taint = [f for f in nodes["n3"]["filters"] if f["plugin"] == "TaintToleration"][0]
+print("n3 TaintToleration", taint["code"], taint.get("reason"))
+fit = [f for f in nodes["n2"]["filters"] if f["plugin"] == "NodeResourcesFit"][0]
+print("n2 NodeResourcesFit", fit["code"])
+print("n3 scored", "scores" in nodes["n3"])
+s = {x["plugin"]: x for x in nodes["n1"]["scores"]}
+la = s["NodeResourcesFit"]
+print("n1 fit weighted", la["weighted"] == la["normalized"] * la["weight"], "total", nodes["n1"]["total"] == sum(x["weighted"] for x in s.values()))
+print("n1 beats n2", nodes["n1"]["total"] > nodes["n2"]["total"])
+PY
+)
+expect_contains "$checks" "pod e2e/web" "explained pod"
+expect_contains "$checks" "chosen n1 runnerUp n2 feasible 2 nodes 3" "choice and runner-up"
+expect_contains "$checks" "n3 False TaintToleration: node(s) had untolerated taint {dedicated: infra}" "tainted node's rejection"
+expect_contains "$checks" "n3 TaintToleration UnschedulableAndUnresolvable node(s) had untolerated taint {dedicated: infra}" "TaintToleration verdict"
+expect_contains "$checks" "n2 NodeResourcesFit Success" "n2 fits the small pod"
+expect_contains "$checks" "n3 scored False" "rejected nodes are not scored"
+expect_contains "$checks" "n1 fit weighted True total True" "scores add up"
+expect_contains "$checks" "n1 beats n2 True" "the emptier node wins"
+
+text=$("$KSCHED" explain web -n e2e --kubeconfig "$KUBECONFIG" 2>>"$E2E_DIR/explain.log") || fail "text output failed"
+expect_contains "$text" "Result:   would be placed on n1" "text result line"
+expect_contains "$text" "n3  rejected by TaintToleration: node(s) had untolerated taint {dedicated: infra}" "text rejection line"
+
+out=$("$KSCHED" explain huge -n e2e --kubeconfig "$KUBECONFIG" -o json 2>>"$E2E_DIR/explain.log") || fail "explain huge failed"
+summary=$(/usr/bin/python3 -c 'import json,sys; e=json.loads(sys.argv[1]); print(e["chosen"] or "-", e["feasible"], e["summary"])' "$out")
+expect_eq "$summary" "- 0 0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: infra}, 2 Insufficient cpu." "unschedulable summary"
+
+if "$KSCHED" explain nosuch -n e2e --kubeconfig "$KUBECONFIG" >/dev/null 2>"$E2E_DIR/err.txt"; then fail "explain of a missing pod succeeded"; fi
+expect_contains "$(cat "$E2E_DIR/err.txt")" "getting pod e2e/nosuch" "missing pod error"
+
+expect_eq "$(k -n e2e get pod web -o jsonpath='{.spec.nodeName}')" "" "explain binds nothing"
+echo "PASS explain"
