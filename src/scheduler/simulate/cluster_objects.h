@@ -1,0 +1,35 @@
+// Cluster objects read from files: what `kubectl get nodes,pods,pdb,pv,pvc,storageclasses,csinodes,
+// priorityclasses -A -o json` writes (a List of mixed kinds), or YAML documents (a pods file).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/types.h"
+#include "util/result.h"
+
+namespace ksched::scheduler::simulate {
+
+struct ClusterObjects {
+  std::vector<std::shared_ptr<const api::Node>> nodes;
+  std::vector<std::shared_ptr<const api::Pod>> pods;
+  std::vector<std::shared_ptr<const api::Namespace>> namespaces;
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs;
+  std::vector<std::shared_ptr<const api::PersistentVolume>> pvs;
+  std::vector<std::shared_ptr<const api::PersistentVolumeClaim>> pvcs;
+  std::vector<std::shared_ptr<const api::StorageClass>> storageClasses;
+  std::vector<std::shared_ptr<const api::CSINode>> csiNodes;
+  std::vector<std::shared_ptr<const api::CSIDriver>> csiDrivers;
+  std::vector<std::shared_ptr<const api::PriorityClass>> priorityClasses;
+  std::map<std::string, std::size_t> skippedKinds;  // kinds the scheduler does not read, by count
+};
+
+// Adds the objects of `text` to `out`: a JSON object (a List's items are taken one by one), a
+// JSON array, or YAML documents of either. Errors name the item that failed ("items[12] (Pod
+// default/web): ..."); nothing of a document that fails is kept.
+util::Result<void> add_objects(std::string_view text, ClusterObjects& out);
+util::Result<ClusterObjects> load_objects_file(const std::string& path);
+
+}  // namespace ksched::scheduler::simulate

@@ -1,0 +1,454 @@
+#include "scheduler/simulate/simulator.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "scheduler/in_tree_registry.h"
+#include "scheduler/scheduler.h"
+#include "util/clock.h"
+
+namespace ksched::scheduler::simulate {
+namespace fw = framework;
+namespace {
+
+std::string key_of(std::string_view ns, std::string_view name) {
+  std::string k(ns);
+  k += '/';
+  k += name;
+  return k;
+}
+std::string key_of(const api::Pod& p) { return key_of(p.metadata.namespace_, p.metadata.name); }
+
+// The cluster as the scheduler's listers would see it. Pods change under binding threads.
+class MemoryCluster final : public fw::ClusterLister {
+ public:
+  explicit MemoryCluster(const ClusterObjects& c) {
+    for (const auto& o : c.namespaces) namespaces_[o->metadata.name] = o;
+    for (const auto& o : c.pdbs) pdbs_.push_back(o);
+    for (const auto& o : c.pvs) pvs_[o->metadata.name] = o;
+    for (const auto& o : c.pvcs) pvcs_[key_of(o->metadata.namespace_, o->metadata.name)] = o;
+    for (const auto& o : c.storageClasses) storage_classes_[o->metadata.name] = o;
+    for (const auto& o : c.csiNodes) csi_nodes_[o->metadata.name] = o;
+    for (const auto& o : c.csiDrivers) csi_drivers_[o->metadata.name] = o;
+  }
+  void set_pod(const fw::PodPtr& p) {
+    std::lock_guard l(mu_);
+    pods_[key_of(*p)] = p;
+  }
+  void remove_pod(const api::Pod& p) {
+    std::lock_guard l(mu_);
+    pods_.erase(key_of(p));
+  }
+
+  std::shared_ptr<const api::Namespace> get_namespace(std::string_view name) const override {
+    auto it = namespaces_.find(std::string(name));
+    return it == namespaces_.end() ? nullptr : it->second;
+  }
+  std::vector<std::shared_ptr<const api::Namespace>> list_namespaces() const override {
+    std::vector<std::shared_ptr<const api::Namespace>> out;
+    for (const auto& [_, v] : namespaces_) out.push_back(v);
+    return out;
+  }
+  // Services and workload controllers are read only by the (deprecated) SelectorSpread defaults;
+  // a dump of the kinds the issue names does not carry them.
+  std::vector<std::shared_ptr<const api::Service>> list_services(std::string_view) const override { return {}; }
+  std::vector<std::shared_ptr<const api::ReplicationController>> list_replication_controllers(
+      std::string_view) const override {
+    return {};
+  }
+  std::vector<std::shared_ptr<const api::ReplicaSet>> list_replica_sets(std::string_view) const override { return {}; }
+  std::vector<std::shared_ptr<const api::StatefulSet>> list_stateful_sets(std::string_view) const override { return {}; }
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> list_pdbs(std::string_view ns) const override {
+    std::vector<std::shared_ptr<const api::PodDisruptionBudget>> out;
+    for (const auto& p : pdbs_) {
+      if (p->metadata.namespace_ == ns) out.push_back(p);
+    }
+    return out;
+  }
+  std::shared_ptr<const api::PersistentVolume> get_pv(std::string_view name) const override {
+    auto it = pvs_.find(std::string(name));
+    return it == pvs_.end() ? nullptr : it->second;
+  }
+  std::vector<std::shared_ptr<const api::PersistentVolume>> list_pvs() const override {
+    std::vector<std::shared_ptr<const api::PersistentVolume>> out;
+    for (const auto& [_, v] : pvs_) out.push_back(v);
+    return out;
+  }
+  std::shared_ptr<const api::PersistentVolumeClaim> get_pvc(std::string_view ns, std::string_view name) const override {
+    auto it = pvcs_.find(key_of(ns, name));
+    return it == pvcs_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<const api::StorageClass> get_storage_class(std::string_view name) const override {
+    auto it = storage_classes_.find(std::string(name));
+    return it == storage_classes_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<const api::CSINode> get_csi_node(std::string_view name) const override {
+    auto it = csi_nodes_.find(std::string(name));
+    return it == csi_nodes_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<const api::CSIDriver> get_csi_driver(std::string_view name) const override {
+    auto it = csi_drivers_.find(std::string(name));
+    return it == csi_drivers_.end() ? nullptr : it->second;
+  }
+  std::vector<std::shared_ptr<const api::CSIStorageCapacity>> list_csi_storage_capacities() const override { return {}; }
+  fw::PodPtr get_pod(std::string_view ns, std::string_view name) const override {
+    std::lock_guard l(mu_);
+    auto it = pods_.find(key_of(ns, name));
+    return it == pods_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::map<std::string, std::shared_ptr<const api::Namespace>> namespaces_;
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs_;
+  std::map<std::string, std::shared_ptr<const api::PersistentVolume>> pvs_;
+  std::map<std::string, std::shared_ptr<const api::PersistentVolumeClaim>> pvcs_;
+  std::map<std::string, std::shared_ptr<const api::StorageClass>> storage_classes_;
+  std::map<std::string, std::shared_ptr<const api::CSINode>> csi_nodes_;
+  std::map<std::string, std::shared_ptr<const api::CSIDriver>> csi_drivers_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, fw::PodPtr> pods_;
+};
+
+// The scheduler's writes, applied to the in-memory cluster. What an informer would then deliver
+// is queued and handed to the scheduler by deliver(), on the simulation's thread between cycles
+// (preemption writes from inside a cycle, where calling the handlers would re-enter it).
+class SimulatedClient final : public fw::ClusterClient {
+ public:
+  explicit SimulatedClient(MemoryCluster& cluster) : cluster_(cluster) {}
+  void attach(Scheduler* s) { sched_ = s; }
+
+  fw::Status bind(const api::Pod& pod, const std::string& node_name) override {
+    auto current = cluster_.get_pod(pod.metadata.namespace_, pod.metadata.name);
+    if (!current) return fw::Status::error("pods \"" + pod.metadata.name + "\" not found");
+    auto bound = std::make_shared<api::Pod>(*current);
+    bound->spec.nodeName = node_name;
+    cluster_.set_pod(bound);
+    std::lock_guard l(mu_);
+    bound_[key_of(pod)] = node_name;
+    pending_.push_back([s = sched_, current, bound] { s->on_pod_update(current, bound); });
+    return {};
+  }
+  fw::Status delete_pod(const api::Pod& pod) override {
+    auto current = cluster_.get_pod(pod.metadata.namespace_, pod.metadata.name);
+    if (!current) return {};  // NotFound counts as success
+    cluster_.remove_pod(pod);
+    std::lock_guard l(mu_);
+    const std::string k = key_of(pod);
+    evicted_.push_back(k);
+    bound_.erase(k);
+    evicted_set_[k] = true;
+    pending_.push_back([s = sched_, current] { s->on_pod_delete(current); });
+    return {};
+  }
+  fw::Status patch_pod_status(const api::Pod& pod, const std::optional<api::PodCondition>& condition,
+                              const std::optional<std::string>& nominated_node_name) override {
+    auto current = cluster_.get_pod(pod.metadata.namespace_, pod.metadata.name);
+    if (!current) return fw::Status::error("pods \"" + pod.metadata.name + "\" not found");
+    auto patched = std::make_shared<api::Pod>(*current);
+    if (nominated_node_name) patched->status.nominatedNodeName = *nominated_node_name;
+    if (condition) {
+      auto& conds = patched->status.conditions;
+      auto it = std::find_if(conds.begin(), conds.end(), [&](const auto& c) { return c.type == condition->type; });
+      if (it == conds.end()) {
+        conds.push_back(*condition);
+      } else {
+        *it = *condition;
+      }
+    }
+    cluster_.set_pod(patched);
+    std::lock_guard l(mu_);
+    if (nominated_node_name) nominated_[key_of(pod)] = *nominated_node_name;
+    pending_.push_back([s = sched_, current, patched] { s->on_pod_update(current, patched); });
+    return {};
+  }
+  void event(const api::Pod& regarding, const std::string&, const std::string& reason, const std::string&,
+             const std::string& note) override {
+    if (reason != "FailedScheduling") return;
+    std::lock_guard l(mu_);
+    reasons_[key_of(regarding)] = note;
+  }
+
+  // Hands what an informer would have seen to the scheduler; true when there was anything.
+  bool deliver() {
+    std::deque<std::function<void()>> batch;
+    {
+      std::lock_guard l(mu_);
+      batch.swap(pending_);
+    }
+    for (auto& f : batch) f();
+    return !batch.empty();
+  }
+
+  std::string bound_node(const std::string& key) const {
+    std::lock_guard l(mu_);
+    auto it = bound_.find(key);
+    return it == bound_.end() ? std::string() : it->second;
+  }
+  std::string reason(const std::string& key) const {
+    std::lock_guard l(mu_);
+    auto it = reasons_.find(key);
+    return it == reasons_.end() ? std::string() : it->second;
+  }
+  std::string nominated(const std::string& key) const {
+    std::lock_guard l(mu_);
+    auto it = nominated_.find(key);
+    return it == nominated_.end() ? std::string() : it->second;
+  }
+  bool was_evicted(const std::string& key) const {
+    std::lock_guard l(mu_);
+    return evicted_set_.count(key) != 0;
+  }
+  std::vector<std::string> evicted() const {
+    std::lock_guard l(mu_);
+    return evicted_;
+  }
+
+ private:
+  MemoryCluster& cluster_;
+  Scheduler* sched_ = nullptr;
+  mutable std::mutex mu_;
+  std::deque<std::function<void()>> pending_;
+  std::unordered_map<std::string, std::string> bound_, reasons_, nominated_;
+  std::unordered_map<std::string, bool> evicted_set_;
+  std::vector<std::string> evicted_;
+};
+
+// What admission and defaulting would have done to a pod created through the API server.
+util::Result<fw::PodPtr> admit(const api::Pod& given, std::size_t index, const ClusterObjects& cluster) {
+  auto p = std::make_shared<api::Pod>(given);
+  if (p->metadata.namespace_.empty()) p->metadata.namespace_ = "default";
+  if (p->metadata.name.empty()) {
+    if (p->metadata.generateName.empty()) return util::make_error("pod " + std::to_string(index) + ": no name or generateName");
+    p->metadata.name = p->metadata.generateName + "sim" + std::to_string(index);
+  }
+  if (p->metadata.uid.empty()) p->metadata.uid = "simulated-" + std::to_string(index);
+  if (p->spec.schedulerName.empty()) p->spec.schedulerName = "default-scheduler";
+  if (!p->spec.priority) {
+    const api::PriorityClass* pc = nullptr;
+    for (const auto& c : cluster.priorityClasses) {
+      if (p->spec.priorityClassName.empty() ? c->globalDefault : c->metadata.name == p->spec.priorityClassName) {
+        pc = c.get();
+        break;
+      }
+    }
+    if (pc == nullptr && !p->spec.priorityClassName.empty() && p->spec.priorityClassName != "system-cluster-critical" &&
+        p->spec.priorityClassName != "system-node-critical") {
+      return util::make_error("pod " + key_of(*p) + ": no PriorityClass with name " + std::string(p->spec.priorityClassName) +
+                              " was found");
+    }
+    if (pc != nullptr) {
+      p->spec.priority = pc->value;
+      if (!p->spec.preemptionPolicy && pc->preemptionPolicy) p->spec.preemptionPolicy = *pc->preemptionPolicy;
+    } else if (p->spec.priorityClassName == "system-node-critical") {
+      p->spec.priority = 2000001000;
+    } else if (p->spec.priorityClassName == "system-cluster-critical") {
+      p->spec.priority = 2000000000;
+    } else {
+      p->spec.priority = 0;
+    }
+  }
+  return fw::PodPtr(std::move(p));
+}
+
+std::vector<NodeUsage> usage(Scheduler& s) {
+  std::vector<NodeUsage> out;
+  if (!s.refresh_snapshot().ok() || s.profiles().empty()) return out;
+  for (const auto& ni : s.profiles().begin()->second->snapshot_node_infos().list()) {
+    if (ni->node() == nullptr) continue;
+    NodeUsage u;
+    u.name = std::string(ni->name_view());
+    u.milliCPU = ni->requested.milliCPU;
+    u.milliCPUAllocatable = ni->allocatable.milliCPU;
+    u.memory = ni->requested.memory;
+    u.memoryAllocatable = ni->allocatable.memory;
+    u.pods = static_cast<std::int64_t>(ni->pods.size());
+    u.podsAllocatable = ni->allocatable.allowedPodNumber;
+    out.push_back(std::move(u));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace
+
+util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<std::shared_ptr<const api::Pod>>& pods,
+                              const SimulateOptions& opts) {
+  std::vector<fw::PodPtr> admitted;
+  admitted.reserve(pods.size());
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    auto p = admit(*pods[i], i, cluster);
+    if (!p) return util::make_error(p.error());
+    admitted.push_back(std::move(*p));
+  }
+
+  MemoryCluster mem(cluster);
+  SimulatedClient client(mem);
+  util::FakeClock clock;
+  SchedulerOptions so;
+  so.clock = &clock;
+  so.seed = opts.seed;
+  so.pluginMetricsSamplePercent = 0;
+  auto cfg = opts.cfg;
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  cfg.parallelism = opts.parallelism > 0 ? opts.parallelism : std::min(cfg.parallelism, hw);
+  auto created = Scheduler::create(cfg, new_in_tree_registry(), client, mem, so);
+  if (!created) return util::make_error(created.error());
+  auto& sched = **created;
+  client.attach(&sched);
+
+  Report r;
+  r.nodes = cluster.nodes.size();
+  for (const auto& n : cluster.nodes) sched.on_node_add(n);
+  for (const auto& p : cluster.pods) {
+    if (p->spec.nodeName.empty()) {
+      ++r.pendingPodsIgnored;
+      continue;
+    }
+    if (p->status.phase == "Succeeded" || p->status.phase == "Failed") continue;
+    mem.set_pod(p);
+    sched.on_pod_add(p);
+    ++r.existingPods;
+  }
+  r.before = usage(sched);
+
+  // Cycles until nothing is runnable; then backoff served on the simulated clock, as long as a
+  // pod waits there (a preemptor whose victims are gone).
+  auto run_until_idle = [&] {
+    for (int round = 0; round < 16; ++round) {
+      while (sched.schedule_one_if_pending()) client.deliver();
+      client.deliver();
+      const auto c = sched.queue().counts();
+      if (c.backoff == 0 && c.active == 0) return;
+      clock.step(std::chrono::seconds(11));  // past the longest backoff (podMaxBackoff 10 s)
+      sched.queue().flush_backoff_q_completed();
+    }
+  };
+
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& p : admitted) {
+    mem.set_pod(p);
+    sched.on_pod_add(p);
+    run_until_idle();
+  }
+  sched.wait_for_bindings(std::chrono::minutes(1));
+  client.deliver();
+  run_until_idle();
+  sched.wait_for_bindings(std::chrono::minutes(1));
+  client.deliver();
+  r.scheduleTime = std::chrono::steady_clock::now() - start;
+  sched.stop();
+
+  for (const auto& p : admitted) {
+    Placement pl;
+    pl.pod = key_of(*p);
+    pl.node = client.bound_node(pl.pod);
+    pl.evicted = client.was_evicted(pl.pod);
+    if (pl.node.empty() && !pl.evicted) pl.reason = client.reason(pl.pod);
+    pl.nominatedNode = client.nominated(pl.pod);
+    if (!pl.node.empty()) ++r.scheduled;
+    r.placements.push_back(std::move(pl));
+  }
+  r.evicted = client.evicted();
+  r.after = usage(sched);
+  return r;
+}
+
+namespace {
+
+std::string percent(std::int64_t used, std::int64_t of) {
+  if (of <= 0) return "-";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * static_cast<double>(used) / static_cast<double>(of));
+  return buf;
+}
+
+}  // namespace
+
+std::string to_text(const Report& r) {
+  std::string out;
+  const double secs = std::chrono::duration<double>(r.scheduleTime).count();
+  out += "Cluster: " + std::to_string(r.nodes) + " nodes, " + std::to_string(r.existingPods) + " bound pods";
+  if (r.pendingPodsIgnored != 0) out += " (" + std::to_string(r.pendingPodsIgnored) + " unbound pods of the dump not scheduled)";
+  out += "\n";
+  char rate[96];
+  std::snprintf(rate, sizeof rate, "%.3f s, %.0f pods/s", secs,
+                secs > 0 ? static_cast<double>(r.placements.size()) / secs : 0.0);
+  out += "Scheduled " + std::to_string(r.scheduled) + " of " + std::to_string(r.placements.size()) + " pods in " + rate +
+         "; " + std::to_string(r.evicted.size()) + " preempted\n\nPlacements:\n";
+  for (const auto& p : r.placements) {
+    out += "  " + p.pod + "  ";
+    if (!p.node.empty()) {
+      out += "-> " + p.node;
+    } else if (p.evicted) {
+      out += "placed, then preempted";
+    } else {
+      out += "unschedulable: " + (p.reason.empty() ? std::string("(no reason recorded)") : p.reason);
+    }
+    if (!p.nominatedNode.empty() && p.node != p.nominatedNode) out += "  (nominated " + p.nominatedNode + ")";
+    out += "\n";
+  }
+  if (!r.evicted.empty()) {
+    out += "\nPreempted:\n";
+    for (const auto& v : r.evicted) out += "  " + v + "\n";
+  }
+  out += "\nUtilization (requested / allocatable), before -> after:\n";
+  out += "  node  cpu  memory  pods\n";
+  for (std::size_t i = 0; i < r.after.size(); ++i) {
+    const auto& a = r.after[i];
+    const NodeUsage* b = i < r.before.size() && r.before[i].name == a.name ? &r.before[i] : nullptr;
+    auto pair = [&](std::int64_t before, std::int64_t after, std::int64_t of) {
+      return (b ? percent(before, of) : std::string("-")) + " -> " + percent(after, of);
+    };
+    out += "  " + a.name + "  " + pair(b ? b->milliCPU : 0, a.milliCPU, a.milliCPUAllocatable) + "  " +
+           pair(b ? b->memory : 0, a.memory, a.memoryAllocatable) + "  " + (b ? std::to_string(b->pods) : "-") + " -> " +
+           std::to_string(a.pods) + "/" + std::to_string(a.podsAllocatable) + "\n";
+  }
+  return out;
+}
+
+std::string to_json(const Report& r) {
+  namespace json = boost::json;
+  json::array placements;
+  for (const auto& p : r.placements) {
+    json::object o{{"pod", p.pod}, {"node", p.node}};
+    if (!p.reason.empty()) o["reason"] = p.reason;
+    if (!p.nominatedNode.empty()) o["nominatedNode"] = p.nominatedNode;
+    if (p.evicted) o["evicted"] = true;
+    placements.push_back(std::move(o));
+  }
+  auto usage_json = [](const std::vector<NodeUsage>& us) {
+    json::array a;
+    for (const auto& u : us) {
+      a.push_back(json::object{{"node", u.name},
+                               {"milliCPU", u.milliCPU},
+                               {"milliCPUAllocatable", u.milliCPUAllocatable},
+                               {"memory", u.memory},
+                               {"memoryAllocatable", u.memoryAllocatable},
+                               {"pods", u.pods},
+                               {"podsAllocatable", u.podsAllocatable}});
+    }
+    return a;
+  };
+  json::array evicted;
+  for (const auto& v : r.evicted) evicted.push_back(json::string(v));
+  const double secs = std::chrono::duration<double>(r.scheduleTime).count();
+  json::object root{{"nodes", r.nodes},
+                    {"existingPods", r.existingPods},
+                    {"pendingPodsIgnored", r.pendingPodsIgnored},
+                    {"scheduled", r.scheduled},
+                    {"scheduleSeconds", secs},
+                    {"podsPerSecond", secs > 0 ? static_cast<double>(r.placements.size()) / secs : 0.0},
+                    {"placements", std::move(placements)},
+                    {"evicted", std::move(evicted)},
+                    {"before", usage_json(r.before)},
+                    {"after", usage_json(r.after)}};
+  return json::serialize(root) + "\n";
+}
+
+}  // namespace ksched::scheduler::simulate

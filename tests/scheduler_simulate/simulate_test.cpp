@@ -1,0 +1,184 @@
+// simulate(): the real scheduler over an in-memory cluster, offline; and the dump reader.
+#include "scheduler/simulate/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/config/defaults.h"
+
+namespace ksched::scheduler::simulate {
+namespace {
+
+const char* kCluster = R"(
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: big, labels: {kubernetes.io/hostname: big}}
+  status:
+    allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+    capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: small, labels: {kubernetes.io/hostname: small}}
+  status:
+    allocatable: {cpu: "2", memory: 4Gi, pods: "110"}
+    capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: old, namespace: apps, uid: old-uid}
+  spec:
+    nodeName: small
+    priority: 0
+    containers: [{name: c, image: pause, resources: {requests: {cpu: "2", memory: 1Gi}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: waiting, namespace: apps, uid: waiting-uid}
+  spec:
+    containers: [{name: c, image: pause}]
+- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata: {name: high}
+  value: 1000
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: ignored, namespace: apps}
+)";
+
+ClusterObjects objects(const char* text) {
+  ClusterObjects c;
+  auto r = add_objects(text, c);
+  EXPECT_TRUE(r.ok()) << r.error();
+  return c;
+}
+
+SimulateOptions options() {
+  SimulateOptions o;
+  o.cfg = config::default_configuration();
+  o.parallelism = 2;
+  return o;
+}
+
+TEST(ClusterObjects, ReadsAListOfMixedKindsAndCountsWhatTheSchedulerDoesNotRead) {
+  const auto c = objects(kCluster);
+  EXPECT_EQ(c.nodes.size(), 2u);
+  EXPECT_EQ(c.pods.size(), 2u);
+  EXPECT_EQ(c.priorityClasses.size(), 1u);
+  EXPECT_EQ(c.skippedKinds.at("ConfigMap"), 1u);
+}
+
+TEST(ClusterObjects, ABadItemIsNamedAndNothingOfItsDocumentIsKept) {
+  ClusterObjects c;
+  auto r = add_objects(R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"a"}},)"
+                       R"({"kind":"Pod","metadata":{"name":"p","namespace":"ns"},"spec":{"priority":"high"}}]})",
+                       c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("items[1] (Pod ns/p)"), std::string::npos) << r.error();
+  EXPECT_TRUE(c.nodes.empty());
+  EXPECT_FALSE(add_objects("{\"kind\":\"List\",\"items\":[", c).ok());
+  EXPECT_FALSE(add_objects("kind: [unclosed", c).ok());
+  auto no_kind = add_objects(R"({"metadata":{"name":"x"}})", c);
+  ASSERT_FALSE(no_kind.ok());
+  EXPECT_NE(no_kind.error().find("no kind"), std::string::npos);
+}
+
+TEST(Simulate, PlacesPodsInOrderAndReportsUtilizationBeforeAndAfter) {
+  const auto cluster = objects(kCluster);
+  const auto given = objects(R"(
+apiVersion: v1
+kind: Pod
+metadata: {generateName: web-}
+spec:
+  containers: [{name: c, image: pause, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db, namespace: data}
+spec:
+  containers: [{name: c, image: pause, resources: {requests: {cpu: "3"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: huge, namespace: data}
+spec:
+  containers: [{name: c, image: pause, resources: {requests: {cpu: "8"}}}]
+)");
+  auto r = simulate(cluster, given.pods, options());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->nodes, 2u);
+  EXPECT_EQ(r->existingPods, 1u);
+  EXPECT_EQ(r->pendingPodsIgnored, 1u);
+  ASSERT_EQ(r->placements.size(), 3u);
+  EXPECT_EQ(r->placements[0].pod, "default/web-sim0");
+  EXPECT_EQ(r->placements[0].node, "big");  // small is full
+  EXPECT_EQ(r->placements[1].pod, "data/db");
+  EXPECT_EQ(r->placements[1].node, "big");  // the 3 CPUs web left
+  EXPECT_EQ(r->scheduled, 2u);
+  EXPECT_EQ(r->placements[2].node, "");
+  EXPECT_EQ(r->placements[2].reason.rfind("0/2 nodes are available: 2 Insufficient cpu.", 0), 0u) << r->placements[2].reason;
+  ASSERT_EQ(r->before.size(), 2u);
+  EXPECT_EQ(r->before[0].name, "big");
+  EXPECT_EQ(r->before[0].milliCPU, 0);
+  EXPECT_EQ(r->after[0].milliCPU, 4000);
+  EXPECT_EQ(r->after[0].pods, 2);
+  EXPECT_EQ(r->before[1].milliCPU, 2000);
+  EXPECT_EQ(r->after[1].milliCPU, 2000);
+}
+
+TEST(Simulate, AHigherPriorityPodPreemptsAndLandsWhereItsVictimWas) {
+  const auto cluster = objects(kCluster);
+  const auto given = objects(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: filler, namespace: apps}
+spec:
+  containers: [{name: c, image: pause, resources: {requests: {cpu: "4"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: vip, namespace: apps}
+spec:
+  priorityClassName: high
+  containers: [{name: c, image: pause, resources: {requests: {cpu: "2"}}}]
+)");
+  auto r = simulate(cluster, given.pods, options());
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->placements.size(), 2u);
+  EXPECT_EQ(r->placements[0].node, "big");
+  // Both nodes are full of priority-0 pods: vip preempts one of them and is bound where it was.
+  ASSERT_EQ(r->evicted.size(), 1u);
+  const std::string victim_node = r->evicted[0] == "apps/old" ? "small" : "big";
+  EXPECT_EQ(r->placements[1].nominatedNode, victim_node);
+  EXPECT_EQ(r->placements[1].node, victim_node);
+  if (r->evicted[0] == "apps/filler") {
+    EXPECT_TRUE(r->placements[0].evicted);
+  }
+}
+
+TEST(Simulate, SameInputsSamePlacements) {
+  const auto cluster = objects(kCluster);
+  ClusterObjects given;
+  std::string pods;
+  for (int i = 0; i < 12; ++i) {
+    pods += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p" + std::to_string(i) +
+            "}\nspec:\n  containers: [{name: c, image: pause, resources: {requests: {cpu: 100m}}}]\n";
+  }
+  ASSERT_TRUE(add_objects(pods, given).ok());
+  auto a = simulate(cluster, given.pods, options());
+  auto b = simulate(cluster, given.pods, options());
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (std::size_t i = 0; i < a->placements.size(); ++i) EXPECT_EQ(a->placements[i].node, b->placements[i].node) << i;
+  EXPECT_EQ(a->scheduled, 12u);
+}
+
+TEST(Simulate, APodNamingAMissingPriorityClassIsRefusedAsAdmissionWould) {
+  const auto cluster = objects(kCluster);
+  const auto given = objects("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  priorityClassName: nosuch\n"
+                             "  containers: [{name: c, image: pause}]\n");
+  auto r = simulate(cluster, given.pods, options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("no PriorityClass with name nosuch was found"), std::string::npos) << r.error();
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::simulate
