@@ -94,6 +94,7 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
   ScheduleResult result;
   std::optional<framework::FitError> fit;
   Status status = schedule_pod(*fwk, *state, *pod, result, fit);
+  if (opts_.cycleObserver) opts_.cycleObserver(*fwk, *pod, status.is_success() ? result.suggestedHost : std::string());
   if (!status.is_success()) {
     clear_batch(*fwk, OpportunisticBatch::Flush::PodFailed);
     if (opts_.metrics) {

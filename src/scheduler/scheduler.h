@@ -66,6 +66,10 @@ struct SchedulerOptions {
   int filterTimingStride = 8;
   // OpportunisticBatching (KEP-5598; beta and on by default upstream since v1.35): see batch.h.
   bool opportunisticBatching = true;
+  // Called on the scheduling thread after each cycle's Filter and Score, before the pod is
+  // assumed, while the snapshot is still the cycle's: tools that record why a pod went where it
+  // went (explain::DecisionLog) look there. `node` is the cycle's choice, empty when none.
+  std::function<void(framework::Framework& fwk, const api::Pod& pod, const std::string& node)> cycleObserver;
 };
 
 struct ScheduleResult {

@@ -100,4 +100,18 @@ if "$KSCHED" explain nosuch -n e2e --kubeconfig "$KUBECONFIG" >/dev/null 2>"$E2E
 expect_contains "$(cat "$E2E_DIR/err.txt")" "getting pod e2e/nosuch" "missing pod error"
 
 expect_eq "$(k -n e2e get pod web -o jsonpath='{.spec.nodeName}')" "" "explain binds nothing"
+
+# A scheduler that keeps its last decisions explained serves them at /debug/explain.
+start_scheduler sched --leader-elect=false --explain-cache-size=5 --authorization-always-allow-paths=/debug/explain
+PORT=$LAST_PORT
+bound() { [[ $(k -n e2e get pod web -o jsonpath='{.spec.nodeName}') == n1 ]]; }
+wait_until 30 "web bound to n1" bound
+has_decision() { get_url "$PORT" "/debug/explain" | grep -q '"pod":"e2e/web"'; }
+wait_until 30 "web's decision at /debug/explain" has_decision
+out=$(get_url "$PORT" "/debug/explain?pod=e2e/web")
+expect_eq "$(head -1 <<<"$out")" "200" "/debug/explain?pod status"
+one=$(/usr/bin/python3 -c 'import json,sys; e=json.loads(sys.argv[1]); print(e["node"], e["chosen"], e["feasible"], len(e["nodes"]))' "$(tail -n +2 <<<"$out")")
+expect_eq "$one" "n1 n1 2 3" "kept decision: the cycle's node, the explained choice, feasible and node counts"
+out=$(get_url "$PORT" "/debug/explain?pod=e2e/nosuch")
+expect_eq "$(head -1 <<<"$out")" "404" "no decision for an unknown pod"
 echo "PASS explain"

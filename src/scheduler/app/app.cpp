@@ -25,6 +25,7 @@
 #include "scheduler/cluster_lister.h"
 #include "scheduler/config/write.h"
 #include "scheduler/eventhandlers.h"
+#include "scheduler/explain/decision_log.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/metrics.h"
 #include "scheduler/scheduler.h"
@@ -65,6 +66,8 @@ struct SchedulerApp::Impl {
   metrics::Registry registry;
   std::unique_ptr<metrics::SchedulerMetrics> metrics;
   framework::Registry plugins;
+  // Before sched: the scheduler's cycle observer writes to it until the scheduler is gone.
+  std::unique_ptr<explain::DecisionLog> decisions;
   std::unique_ptr<Scheduler> sched;
   std::unique_ptr<serving::SecureServer> server;
   serving::HealthEndpoint healthz{"healthz"}, livez{"livez"}, readyz{"readyz"};
@@ -151,6 +154,12 @@ util::Result<void> SchedulerApp::Impl::build() {
   }
   if (auto it = opts.feature_gates.find("OpportunisticBatching"); it != opts.feature_gates.end()) {
     so.opportunisticBatching = it->second;
+  }
+  if (opts.explain_cache_size > 0) {
+    decisions = std::make_unique<explain::DecisionLog>(opts.explain_cache_size);
+    so.cycleObserver = [log = decisions.get()](framework::Framework& fwk, const api::Pod& pod, const std::string& node) {
+      log->record(fwk, pod, node);
+    };
   }
   auto cfg = opts.cfg;
   if (opts.parallelism > 0) {
@@ -288,6 +297,14 @@ util::Result<void> SchedulerApp::Impl::start_serving() {
   });
   server->handle("/configz", [this](const auto&) {
     return serving::HttpResponse{200, "application/json", configz, {}};
+  });
+  server->handle("/debug/explain", [this](const serving::HttpRequest& r) {
+    if (!decisions) {
+      return serving::HttpResponse{404, "text/plain; charset=utf-8", "explained decisions are off: start with --explain-cache-size N\n", {}};
+    }
+    if (!r.has_query_param("pod")) return serving::HttpResponse{200, "application/json", decisions->list_json(), {}};
+    if (auto j = decisions->get_json(r.query_param("pod"))) return serving::HttpResponse{200, "application/json", *j, {}};
+    return serving::HttpResponse{404, "text/plain; charset=utf-8", "no decision kept for pod " + r.query_param("pod") + "\n", {}};
   });
   return server->start();
 }
@@ -511,6 +528,7 @@ util::Result<AppOptions> app_options_from_flags(const Options& flags) {
   a.authentication_tolerate_lookup_failure = flags.authentication_tolerate_lookup_failure;
   a.feature_gates = flags.feature_gates;
   a.pod_max_in_unschedulable_pods_duration = flags.pod_max_in_unschedulable_pods_duration;
+  a.explain_cache_size = static_cast<std::size_t>(flags.explain_cache_size);
   return a;
 }
 

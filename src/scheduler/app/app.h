@@ -38,6 +38,8 @@ struct AppOptions {
   // false: informers and cache only. start() returns once they are synced and the scheduling
   // loop never runs, so nothing is bound and no event is sent (tools that inspect: ksched explain).
   bool schedule = true;
+  // Explained decisions kept for /debug/explain (explain::DecisionLog); 0: off.
+  std::size_t explain_cache_size = 0;
 };
 
 // Builds AppOptions from parsed flags: effective config, kubeconfig/--master/in-cluster, serving.

@@ -129,6 +129,9 @@ Leader election flags:
       --leader-elect-resource-namespace string   (default "kube-system")
       --leader-elect-retry-period duration       (default 2s)
 
+ksched flags:
+      --explain-cache-size int                   Keep this many of the last scheduling decisions, explained plugin by plugin, at /debug/explain (behind authentication and authorization). Each costs a second Filter and Score pass. (default 0: off)
+
 Feature gate flags:
       --feature-gates mapStringBool              A set of key=value pairs that describe feature gates for alpha/experimental features.
 
@@ -150,7 +153,8 @@ util::Result<Options> parse_flags(int argc, const char* const* argv) {
   bool help = false, version = false;
   std::string qps, burst, lease, renew, retry, unsched, gates, verbosity;
   std::string leader_elect, profiling, contention, tolerate;
-  std::string lock, lname, lns, always_allow;
+  std::string lock, lname, lns;
+  std::vector<std::string> always_allow;  // one comma list per occurrence; occurrences add up (pflag StringSlice)
   std::string secure_port;
   app.add_flag("-h,--help", help);
   app.add_flag("--version", version);
@@ -164,6 +168,7 @@ util::Result<Options> parse_flags(int argc, const char* const* argv) {
   app.add_option("--profiling", profiling)->expected(0, 1)->default_str("true");
   app.add_option("--contention-profiling", contention)->expected(0, 1)->default_str("true");
   app.add_option("--pod-max-in-unschedulable-pods-duration", unsched);
+  app.add_option("--explain-cache-size", o.explain_cache_size)->check(CLI::NonNegativeNumber);
   app.add_option("--leader-elect", leader_elect)->expected(0, 1);
   app.add_option("--leader-elect-lease-duration", lease);
   app.add_option("--leader-elect-renew-deadline", renew);
@@ -179,7 +184,9 @@ util::Result<Options> parse_flags(int argc, const char* const* argv) {
   app.add_option("--authentication-kubeconfig", o.authentication_kubeconfig);
   app.add_option("--authentication-tolerate-lookup-failure", tolerate)->expected(0, 1);
   app.add_option("--authorization-kubeconfig", o.authorization_kubeconfig);
-  app.add_option("--authorization-always-allow-paths", always_allow);
+  app.add_option("--authorization-always-allow-paths", always_allow)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--feature-gates", gates);
   app.add_option("-v,--v", verbosity);
   app.add_option("--logging-format", o.logging_format);
@@ -291,10 +298,12 @@ util::Result<Options> parse_flags(int argc, const char* const* argv) {
   if (count("--leader-elect-resource-namespace")) o.leader_elect_resource_namespace = lns;
   if (count("--authorization-always-allow-paths")) {
     o.authorization_always_allow_paths.clear();
-    std::stringstream ss(always_allow);
-    std::string p;
-    while (std::getline(ss, p, ',')) {
-      if (!p.empty()) o.authorization_always_allow_paths.push_back(p);
+    for (const auto& list : always_allow) {
+      std::stringstream ss(list);
+      std::string p;
+      while (std::getline(ss, p, ',')) {
+        if (!p.empty()) o.authorization_always_allow_paths.push_back(p);
+      }
     }
   }
   if (count("--feature-gates")) {

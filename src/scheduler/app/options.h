@@ -46,6 +46,9 @@ struct Options {
   std::string authorization_kubeconfig;
   std::vector<std::string> authorization_always_allow_paths = {"/healthz", "/readyz", "/livez"};
 
+  // ksched's own: keep this many explained decisions for /debug/explain (0: off).
+  int explain_cache_size = 0;
+
   std::map<std::string, bool> feature_gates;
   std::vector<std::string> unknown_feature_gates;  // warned about at start-up
   int verbosity = 0;
