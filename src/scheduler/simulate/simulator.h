@@ -6,7 +6,8 @@
 // Pods are scheduled in the order given: each pod is added and its cycle run before the next is
 // added. A pod that preempts is retried at once after its victims are gone (the queue's backoff is
 // served on a simulated clock, so a simulation takes no wall time waiting). Tie-breaks among equal
-// scores are drawn from a fixed seed, so the same inputs give the same placements.
+// scores are drawn from a fixed seed; preemption's pick among equally good candidates stays random
+// as upstream's (its search starts at a random node), so runs with preemption may differ there.
 #pragma once
 #include <chrono>
 #include <cstdint>
