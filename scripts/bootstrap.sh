@@ -14,6 +14,7 @@ PACKAGES=(
   python3 python3-kubernetes python3-yaml
   openssl curl procps gnuplot-nox
   etcd-server etcd-client
+  chromium
 )
 
 missing=()

@@ -98,10 +98,6 @@ int run_explain(int argc, char** argv) {
     std::fprintf(stderr, "ksched explain: %s\n", e.error().c_str());
     return 1;
   }
-  if (!pod->spec.nodeName.empty()) {
-    std::fprintf(stderr, "note: the pod is already bound to %s; this is where it would go now\n",
-                 pod->spec.nodeName.c_str());
-  }
   std::cout << (output == "json" ? scheduler::explain::to_json(*e) : scheduler::explain::to_text(*e));
   return 0;
 }

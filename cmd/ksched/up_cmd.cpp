@@ -8,6 +8,7 @@
 
 #include "localcluster/demo.h"
 #include "localcluster/local_cluster.h"
+#include "localcluster/ui_server.h"
 #include "scheduler/app/app.h"
 #include "subcommand.h"
 #include "util/log.h"
@@ -29,6 +30,10 @@ int run_up(int argc, char** argv) {
   app.add_option("--config", o.scheduler_config, "KubeSchedulerConfiguration for the scheduler")->check(CLI::ExistingFile);
   app.add_option("--scheduler-secure-port", o.scheduler_secure_port,
                  "Scheduler's HTTPS port for /healthz, /metrics (0 = any free port, -1 = off)")
+      ->capture_default_str();
+  std::string ui_listen = "127.0.0.1:6480";
+  app.add_option("--ui-listen", ui_listen,
+                 "Address of the web page (nodes, pods, pending pods, explanations; plain HTTP); \"\" = off, port 0 = any")
       ->capture_default_str();
   app.add_flag("--demo", demo, "Create a mixed demo workload, wait until it settles and print a summary");
   app.add_flag("--exit-when-done", exit_when_done, "With --demo: exit after the summary instead of staying up");
@@ -63,6 +68,16 @@ int run_up(int argc, char** argv) {
     std::printf("  kubectl get nodes\n");
     std::printf("  kubectl run web --image=nginx && kubectl get pods -o wide\n");
   }
+  std::unique_ptr<ksched::localcluster::UiServer> ui;
+  if (!ui_listen.empty()) {
+    auto u = ksched::localcluster::UiServer::start(ui_listen, (*cluster)->rest_config());
+    if (!u) {
+      std::fprintf(stderr, "Error: %s\n", u.error().c_str());
+      return 1;
+    }
+    ui = std::move(*u);
+    std::printf("  web page:    %s\n", ui->url().c_str());
+  }
   if (sched && sched->secure_port()) {
     std::printf("  scheduler:   https://127.0.0.1:%u/healthz (and /readyz, /metrics with the admin token)\n",
                 sched->secure_port());
@@ -87,6 +102,7 @@ int run_up(int argc, char** argv) {
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "Stopping...\n");
+  if (ui) ui->stop();
   (*cluster)->stop();
   return 0;
 }

@@ -144,6 +144,16 @@ TEST_F(ExplainTest, AnUnplaceablePodGetsTheSchedulersOwnMessage) {
   EXPECT_TRUE(seen);
 }
 
+// A bound pod is explained as if pending now: its node still counts it, so there it no longer fits.
+TEST_F(ExplainTest, ABoundPodIsExplainedAsIfPendingNow) {
+  auto busy = lister.get_pod("default", "busy");
+  ASSERT_NE(busy, nullptr);
+  const Explanation e = run(*busy);
+  EXPECT_EQ(e.boundTo, "n2");
+  EXPECT_EQ(e.chosen, "n1");
+  EXPECT_EQ(node(e, "n2").rejected, "NodeResourcesFit: Insufficient cpu");
+}
+
 TEST_F(ExplainTest, JsonCarriesEveryNodeAndScore) {
   auto pod = add_pod(MakePod().Name("web").Req({{"cpu", "500m"}}).Obj());
   const auto json = boost::json::parse(to_json(run(*pod))).as_object();

@@ -46,9 +46,17 @@ std::string margin(const NodeExplanation& a, const NodeExplanation& b) {
 
 }  // namespace
 
-util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& pod) {
+util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
   Explanation e;
-  e.pod = pod_key(pod);
+  e.pod = pod_key(given);
+  // A bound pod would only ever fit its own node (NodeName): ask where it would go if pending.
+  api::Pod unbound;
+  if (!given.spec.nodeName.empty()) {
+    e.boundTo = std::string(given.spec.nodeName);
+    unbound = given;
+    unbound.spec.nodeName = "";
+  }
+  const api::Pod& pod = e.boundTo.empty() ? given : unbound;
   e.profile = std::string(fwk.profile_name());
   const auto& all_nodes = fwk.snapshot_node_infos().list();
 
@@ -183,6 +191,7 @@ std::string to_text(const Explanation& e) {
   std::string out;
   out += "Pod:      " + e.pod + "\n";
   out += "Profile:  " + e.profile + "\n";
+  if (!e.boundTo.empty()) out += "Bound to: " + e.boundTo + " (explained as if pending now; still counted there)\n";
   out += "Result:   " + (e.chosen.empty() ? std::string("unschedulable") : "would be placed on " + e.chosen) + "\n";
   out += "Why:      " + e.summary + "\n";
   out += "Feasible: " + std::to_string(e.feasible) + " of " + std::to_string(e.nodes.size()) + " nodes\n";
@@ -249,6 +258,7 @@ std::string to_json(const Explanation& e) {
   }
   json::object root{{"pod", e.pod},
                     {"profile", e.profile},
+                    {"boundTo", e.boundTo},
                     {"feasible", e.feasible},
                     {"chosen", e.chosen},
                     {"runnerUp", e.runnerUp},

@@ -47,6 +47,9 @@ struct NodeExplanation {
 struct Explanation {
   std::string pod;      // namespace/name
   std::string profile;  // schedulerName
+  // Set when the pod is already bound: it is then explained as if it were pending now (its
+  // spec.nodeName set aside), while the snapshot still counts it on this node.
+  std::string boundTo;
   std::vector<Verdict> preFilter;
   std::vector<Verdict> preScore;
   // Feasible nodes by total (highest first, then name), then rejected nodes by name.
