@@ -88,6 +88,26 @@ util::Result<void> add_json_value(simdjson::dom::element v, const std::string& w
   return add_object(v, where);
 }
 
+// YAML documents of a stream: the text between lines that start with "---" (a marker line may
+// carry a comment or, as in "--- {a: 1}", the document itself).
+std::vector<std::string> split_documents(std::string_view text) {
+  std::vector<std::string> docs(1);
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    if (line.substr(0, 3) == "---" && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r')) {
+      docs.emplace_back(line.substr(3));
+      docs.back() += '\n';
+    } else {
+      docs.back().append(line);
+      docs.back() += '\n';
+    }
+    at = end + 1;
+  }
+  return docs;
+}
+
 }  // namespace
 
 util::Result<void> add_objects(std::string_view text, ClusterObjects& out) {
@@ -103,11 +123,15 @@ util::Result<void> add_objects(std::string_view text, ClusterObjects& out) {
     }
     if (auto r = add_json_value(doc, "", got); !r) return r;
   } else {
+    // Documents are split here, on "---" lines as kubectl splits them, and loaded one by one:
+    // yaml-cpp 0.7's LoadAll never returns on some malformed input that Load refuses.
     std::vector<YAML::Node> docs;
-    try {
-      docs = YAML::LoadAll(std::string(text));
-    } catch (const YAML::Exception& e) {
-      return util::make_error(std::string("malformed YAML: ") + e.what());
+    for (const std::string& doc : split_documents(text)) {
+      try {
+        docs.push_back(YAML::Load(doc));
+      } catch (const YAML::Exception& e) {
+        return util::make_error("document " + std::to_string(docs.size() + 1) + ": malformed YAML: " + e.what());
+      }
     }
     simdjson::dom::parser parser;
     for (std::size_t i = 0; i < docs.size(); ++i) {
