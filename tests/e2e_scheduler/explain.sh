@@ -101,6 +101,36 @@ expect_contains "$(cat "$E2E_DIR/err.txt")" "getting pod e2e/nosuch" "missing po
 
 expect_eq "$(k -n e2e get pod web -o jsonpath='{.spec.nodeName}')" "" "explain binds nothing"
 
+# ksched simulate over what kubectl dumps of this cluster: offline, the same answers.
+k get nodes,pods,pdb,pv,pvc,storageclasses,csinodes,priorityclasses -A -o json > "$E2E_DIR/dump.json" ||
+  fail "kubectl dump failed: $(head -5 "$E2E_DIR/dump.json")"
+cat > "$E2E_DIR/new-pods.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: sim-a, namespace: e2e}
+spec:
+  containers: [{name: p, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "3"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: sim-b, namespace: e2e}
+spec:
+  containers: [{name: p, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "2"}}}]
+YAML
+out=$("$KSCHED" simulate --cluster "$E2E_DIR/dump.json" --pods "$E2E_DIR/new-pods.yaml" -o json 2>"$E2E_DIR/simulate.log") ||
+  fail "ksched simulate failed: $(cat "$E2E_DIR/simulate.log")"
+sim=$(/usr/bin/python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+print(r["nodes"], r["existingPods"], r["pendingPodsIgnored"], r["scheduled"])
+for p in r["placements"]: print(p["pod"], p["node"] or "-", p.get("reason", "")[:44])
+' "$out")
+# n1 is empty (3 of 4 CPUs fit); then only n1's last CPU and n2's one remain: sim-b fits nowhere.
+expect_contains "$sim" "3 1 2 1" "nodes, bound pods, unbound pods ignored, scheduled"
+expect_contains "$sim" "e2e/sim-a n1" "sim-a placed on the empty node"
+expect_contains "$sim" "e2e/sim-b - 0/3 nodes are available: 1 node(s) had un" "sim-b's reason"
+expect_eq "$(k -n e2e get pods --no-headers | wc -l)" "3" "simulate created nothing on the server"
+
 # A scheduler that keeps its last decisions explained serves them at /debug/explain.
 start_scheduler sched --leader-elect=false --explain-cache-size=5 --authorization-always-allow-paths=/debug/explain
 PORT=$LAST_PORT
