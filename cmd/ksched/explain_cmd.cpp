@@ -9,7 +9,6 @@
 #include "client/config.h"
 #include "client/rest.h"
 #include "scheduler/app/app.h"
-#include "scheduler/app/options.h"
 #include "scheduler/explain/explain.h"
 #include "scheduler/scheduler.h"
 #include "subcommand.h"
@@ -47,21 +46,6 @@ int run_explain(int argc, char** argv) {
   }
   if (ns.empty()) ns = rest->namespace_.empty() ? "default" : rest->namespace_;
 
-  // The scheduler's own start-up path (flags, config, informers, cache), minus the loop.
-  scheduler::app::Options flags;
-  flags.config_file = config_file;
-  flags.leader_elect = false;
-  flags.master = rest->host;  // the connection itself is the kubeconfig's, set below
-  auto opts = scheduler::app::app_options_from_flags(flags);
-  if (!opts) {
-    std::fprintf(stderr, "ksched explain: %s\n", opts.error().c_str());
-    return 1;
-  }
-  opts->rest = *rest;
-  opts->serve = false;
-  opts->schedule = false;
-  opts->cfg.leaderElection.leaderElect = false;
-
   auto rc = client::RestClient::create(*rest);
   if (!rc) {
     std::fprintf(stderr, "ksched explain: %s\n", rc.error().c_str());
@@ -73,13 +57,10 @@ int run_explain(int argc, char** argv) {
     return 1;
   }
 
-  auto sched_app = scheduler::app::SchedulerApp::create(*opts);
+  // The scheduler's own start-up path (flags, config, informers, cache), minus the loop.
+  auto sched_app = scheduler::app::start_inspector(*rest, config_file);
   if (!sched_app) {
     std::fprintf(stderr, "ksched explain: %s\n", sched_app.error().c_str());
-    return 1;
-  }
-  if (auto r = (*sched_app)->start(); !r) {
-    std::fprintf(stderr, "ksched explain: %s\n", r.error().c_str());
     return 1;
   }
   auto* sched = (*sched_app)->scheduler();

@@ -13,7 +13,6 @@
 #include "client/rest.h"
 #include "localcluster/ui_page.h"
 #include "scheduler/app/app.h"
-#include "scheduler/app/options.h"
 #include "scheduler/explain/explain.h"
 #include "scheduler/scheduler.h"
 
@@ -164,19 +163,9 @@ util::Result<std::unique_ptr<UiServer>> UiServer::start(const std::string& liste
   if (!c) return util::make_error("ui: building a client: " + c.error());
   im->client = *c;
 
-  scheduler::app::Options flags;
-  flags.master = rest.host;
-  flags.leader_elect = false;
-  auto opts = scheduler::app::app_options_from_flags(flags);
-  if (!opts) return util::make_error("ui: " + opts.error());
-  opts->rest = rest;
-  opts->serve = false;
-  opts->schedule = false;
-  opts->cfg.leaderElection.leaderElect = false;
-  auto app = scheduler::app::SchedulerApp::create(*opts);
+  auto app = scheduler::app::start_inspector(rest);
   if (!app) return util::make_error("ui: " + app.error());
   im->explainer = std::move(*app);
-  if (auto r = im->explainer->start(); !r) return util::make_error("ui: starting its informers: " + r.error());
 
   const auto colon = listen.rfind(':');
   if (colon == std::string::npos) return util::make_error("ui: listen address must be host:port, got \"" + listen + "\"");

@@ -8,36 +8,6 @@ start_apiserver "$KSCHED"
 
 cat > "$E2E_DIR/cluster.yaml" <<'YAML'
 apiVersion: v1
-kind: Namespace
-metadata: {name: e2e}
----
-apiVersion: v1
-kind: Node
-metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
-status:
-  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-  conditions: [{type: Ready, status: "True"}]
----
-apiVersion: v1
-kind: Node
-metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
-status:
-  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-  conditions: [{type: Ready, status: "True"}]
----
-apiVersion: v1
-kind: Node
-metadata: {name: n3, labels: {kubernetes.io/hostname: n3}}
-spec:
-  taints: [{key: dedicated, value: infra, effect: NoSchedule}]
-status:
-  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-  conditions: [{type: Ready, status: "True"}]
----
-apiVersion: v1
 kind: Pod
 metadata: {name: busy, namespace: e2e}
 spec:
@@ -56,6 +26,7 @@ metadata: {name: huge, namespace: e2e}
 spec:
   containers: [{name: p, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "16"}}}]
 YAML
+k apply -f "$(dirname "$0")/three_nodes.yaml" >/dev/null
 out=$(k apply -f "$E2E_DIR/cluster.yaml")
 expect_contains "$out" "pod/huge created" "cluster created"
 

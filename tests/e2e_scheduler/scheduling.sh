@@ -13,38 +13,7 @@ out=$(get_url "$PORT" /healthz)
 expect_eq "$(head -1 <<<"$out")" "200" "/healthz status"
 expect_contains "$out" "ok" "/healthz body"
 
-cat > "$E2E_DIR/cluster.yaml" <<'YAML'
-apiVersion: v1
-kind: Namespace
-metadata: {name: e2e}
----
-apiVersion: v1
-kind: Node
-metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
-status:
-  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-  conditions: [{type: Ready, status: "True"}]
----
-apiVersion: v1
-kind: Node
-metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
-status:
-  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-  conditions: [{type: Ready, status: "True"}]
----
-apiVersion: v1
-kind: Node
-metadata: {name: n3, labels: {kubernetes.io/hostname: n3}}
-spec:
-  taints: [{key: dedicated, value: infra, effect: NoSchedule}]
-status:
-  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-  conditions: [{type: Ready, status: "True"}]
-YAML
-out=$(k apply -f "$E2E_DIR/cluster.yaml")
+out=$(k apply -f "$(dirname "$0")/three_nodes.yaml")
 expect_contains "$out" "node/n3 created" "nodes created"
 
 for i in 1 2 3 4 5; do

@@ -93,6 +93,17 @@ class SchedulerTest : public ::testing::Test {
     EXPECT_EQ(client.binds().size(), 1u);
     return registry.expose();
   }
+  // The same placement on a scheduler that times every cycle, Filter on one node visit in
+  // `filter_timing_stride`.
+  std::string place_with_every_cycle_timed(int filter_timing_stride) {
+    start(test_config(), [&](SchedulerOptions& o) {
+      o.pluginMetricsSamplePercent = 100;
+      o.filterTimingStride = filter_timing_stride;
+    });
+    return place_on_two_fitting_nodes_of_three();
+  }
+  static constexpr const char* kFitFilterDurationCount =
+      "scheduler_plugin_execution_duration_seconds_count{extension_point=\"Filter\",plugin=\"NodeResourcesFit\",status=";
   // Starts a scheduler whose profile also enables the test's own plugin object at `point`.
   void start_with_plugin(std::string name, std::shared_ptr<framework::Plugin> plugin,
                          config::PluginSet config::Plugins::*point) {
@@ -402,13 +413,8 @@ TEST_F(SchedulerTest, PluginEvaluationsAreExposed) {
 // Filter's per-node timings reach scheduler_plugin_execution_duration_seconds by the bulk path
 // (counted per thread, flushed when metrics are collected), one observation per plugin call.
 TEST_F(SchedulerTest, FilterDurationsAreExposedPerPluginAndStatus) {
-  start(test_config(), [](SchedulerOptions& o) {
-    o.pluginMetricsSamplePercent = 100;
-    o.filterTimingStride = 1;
-  });
-  std::string text = place_on_two_fitting_nodes_of_three();
-  const std::string fit = "scheduler_plugin_execution_duration_seconds_count{extension_point=\"Filter\","
-                          "plugin=\"NodeResourcesFit\",status=";
+  std::string text = place_with_every_cycle_timed(/*filter_timing_stride=*/1);
+  const std::string fit = kFitFilterDurationCount;
   EXPECT_NE(text.find(fit + "\"Success\"} 2\n"), std::string::npos) << text;
   EXPECT_NE(text.find(fit + "\"Unschedulable\"} 1\n"), std::string::npos);
   // A second scrape adds nothing already counted.
@@ -418,13 +424,8 @@ TEST_F(SchedulerTest, FilterDurationsAreExposedPerPluginAndStatus) {
 // With a stride of 3, one of the three node visits is timed and stands for three calls: the
 // counts over both statuses still add up to the calls made.
 TEST_F(SchedulerTest, FilterDurationsOfOneVisitInStrideCountForTheStride) {
-  start(test_config(), [](SchedulerOptions& o) {
-    o.pluginMetricsSamplePercent = 100;
-    o.filterTimingStride = 3;
-  });
-  std::string text = place_on_two_fitting_nodes_of_three();
-  const std::string fit = "scheduler_plugin_execution_duration_seconds_count{extension_point=\"Filter\","
-                          "plugin=\"NodeResourcesFit\",status=";
+  std::string text = place_with_every_cycle_timed(/*filter_timing_stride=*/3);
+  const std::string fit = kFitFilterDurationCount;
   auto count_of = [&](const std::string& status) -> int {
     const auto at = text.find(fit + "\"" + status + "\"} ");
     if (at == std::string::npos) return 0;

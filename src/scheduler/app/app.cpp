@@ -465,6 +465,23 @@ Scheduler* SchedulerApp::scheduler() { return impl_->sched.get(); }
 
 // ---------------------------------------------------------------- flags -> AppOptions
 
+util::Result<std::unique_ptr<SchedulerApp>> start_inspector(const client::RestConfig& rest, const std::string& config_file) {
+  Options flags;
+  flags.config_file = config_file;
+  flags.leader_elect = false;
+  flags.master = rest.host;  // the connection itself is `rest`, set below
+  auto opts = app_options_from_flags(flags);
+  if (!opts) return util::make_error(opts.error());
+  opts->rest = rest;
+  opts->serve = false;
+  opts->schedule = false;
+  opts->cfg.leaderElection.leaderElect = false;
+  auto app = SchedulerApp::create(std::move(*opts));
+  if (!app) return util::make_error(app.error());
+  if (auto r = (*app)->start(); !r) return util::make_error(r.error());
+  return std::move(*app);
+}
+
 util::Result<AppOptions> app_options_from_flags(const Options& flags) {
   AppOptions a;
   auto cfg = effective_config(flags);

@@ -76,6 +76,12 @@ class SchedulerApp {
   std::unique_ptr<Impl> impl_;
 };
 
+// A scheduler that never schedules, started and synced (AppOptions::schedule = false, no serving,
+// no leader election): its profiles, cache and snapshot as the real one would have them, for tools
+// that look (ksched explain, the local cluster's web page). `config_file` "" = the defaults.
+util::Result<std::unique_ptr<SchedulerApp>> start_inspector(const client::RestConfig& rest,
+                                                            const std::string& config_file = {});
+
 // The whole program: flags, logging, version, --write-config-to, signals; returns the exit code.
 int run_kube_scheduler(int argc, char** argv);
 
