@@ -70,13 +70,14 @@ int run_up(int argc, char** argv) {
   }
   std::unique_ptr<ksched::localcluster::UiServer> ui;
   if (!ui_listen.empty()) {
+    // The page is an extra: a taken port costs the page, not the cluster.
     auto u = ksched::localcluster::UiServer::start(ui_listen, (*cluster)->rest_config());
-    if (!u) {
-      std::fprintf(stderr, "Error: %s\n", u.error().c_str());
-      return 1;
+    if (u) {
+      ui = std::move(*u);
+      std::printf("  web page:    %s\n", ui->url().c_str());
+    } else {
+      std::fprintf(stderr, "Warning: the web page is not served: %s\n", u.error().c_str());
     }
-    ui = std::move(*u);
-    std::printf("  web page:    %s\n", ui->url().c_str());
   }
   if (sched && sched->secure_port()) {
     std::printf("  scheduler:   https://127.0.0.1:%u/healthz (and /readyz, /metrics with the admin token)\n",
