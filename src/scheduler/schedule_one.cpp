@@ -323,6 +323,8 @@ Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::
   auto t = clock_->now();
   Status s = fwk.run_pre_filter_plugins(state, pod, pre_res, set_plugins);
   observe_extension_point("PreFilter", s, fwk.profile_name(), t);
+  // The plugins whose node sets left nodes out reject those nodes (upstream assigns them first).
+  diagnosis.unschedulablePlugins.insert(set_plugins.begin(), set_plugins.end());
   if (!s.is_success()) {
     if (!s.is_rejected()) return s;
     // A PreFilter rejection applies to every node.
@@ -330,7 +332,6 @@ Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::
     diagnosis.preFilterMsg = s.message();
     log::V(5).info("Status after running PreFilter plugins for pod", {{"pod", pod_key(pod)}, {"status", s.message()}});
     add_plugin_status(diagnosis, s);
-    for (const auto& p : set_plugins) diagnosis.unschedulablePlugins.insert(p);
     return {};
   }
 
@@ -362,11 +363,7 @@ Status Scheduler::find_nodes_that_fit_pod(framework::Framework& fwk, framework::
       if (auto ni = snapshot_->get(name); ni && ni->node()) subset.push_back(ni);
     }
     nodes = &subset;
-    std::vector<std::string> names(set_plugins.begin(), set_plugins.end());
-    std::string list;
-    for (std::size_t i = 0; i < names.size(); ++i) list += (i ? " " : "") + names[i];
-    diagnosis.nodeToStatus.set_absent(
-        Status(Code::UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [" + list + "]"));
+    diagnosis.nodeToStatus.set_absent(framework::prefilter_result_rejection(set_plugins));
   }
   s = find_nodes_that_pass_filters(fwk, state, pod, *nodes, feasible);
   // The nominated node may have been rejected again: record now so that it counts once.

@@ -437,6 +437,33 @@ TEST_F(SchedulerTest, FilterDurationsOfOneVisitInStrideCountForTheStride) {
   EXPECT_TRUE(success == 3 || rejected == 3) << text;  // one observation, weighted by 3
 }
 
+// Nodes left out by a PreFilter node set (NodeAffinity on metadata.name) are rejected in the
+// plugin's name, and the pod waits for that plugin's events too.
+TEST_F(SchedulerTest, NodesOutsideAPreFilterResultNameThePlugin) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("n2").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("n3").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  api::NodeAffinity na;
+  na.requiredDuringSchedulingIgnoredDuringExecution.emplace();
+  api::NodeSelectorTerm term;
+  term.matchFields.push_back(api::NodeSelectorRequirement{"metadata.name", "In", {"n1"}, {}, {}});
+  na.requiredDuringSchedulingIgnoredDuringExecution->nodeSelectorTerms.push_back(term);
+  auto p = add_pod(MakePod().Name("pinned").Req({{"cpu", "2"}}).NodeAffinity(na).Obj());
+  ASSERT_TRUE(cycle());
+  EXPECT_TRUE(client.binds().empty());
+  const auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].note.rfind("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) "
+                                 "[NodeAffinity].",
+                                 0),
+            0u)
+      << failed[0].note;
+  auto queued = sched->queue().get(*p);
+  ASSERT_NE(queued, nullptr);
+  EXPECT_EQ(queued->unschedulablePlugins.count("NodeAffinity"), 1u);
+  EXPECT_EQ(queued->unschedulablePlugins.count("NodeResourcesFit"), 1u);
+}
+
 TEST_F(SchedulerTest, AssignedPodsFillTheCache) {
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
   add_node(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());

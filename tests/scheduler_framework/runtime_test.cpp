@@ -291,7 +291,8 @@ TEST(FrameworkPreFilter, SkipAndNodeSetMerge) {
   EXPECT_TRUE(f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, unsched).is_success());
   EXPECT_EQ(*r.nodeNames, (std::set<std::string>{"n2"}));
   EXPECT_EQ(st.skip_filter_plugins, (std::set<std::string, std::less<>>{"A"}));
-  EXPECT_TRUE(unsched.empty());
+  // As upstream's third result: the plugins whose node sets the result is made of.
+  EXPECT_EQ(unsched, (std::set<std::string>{"B", "C"}));
 }
 
 TEST(FrameworkPreFilter, SkippedPluginsDoNotFilter) {
@@ -354,6 +355,28 @@ TEST(FrameworkPreFilter, EmptyIntersectionMessages) {
     Status s = f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, unsched);
     EXPECT_EQ(s.message(), "node(s) didn't satisfy plugin B");
   }
+}
+
+// The plugins that returned node sets reject every node outside the result (their status names
+// them), and are not reported when a plugin's own verdict ended the run.
+TEST(FrameworkPreFilter, ReportsThePluginsThatReturnedNodeSets) {
+  Fixture fx({"A", "B", "C"});
+  fx.profile.plugins.preFilter.enabled = names({"A", "B", "C"});
+  fx["A"].pre_filter_nodes = std::set<std::string>{"n1", "n2"};
+  fx["C"].pre_filter_nodes = std::set<std::string>{"n2", "n3"};
+  auto f = fx.make();
+  CycleState st;
+  PreFilterResult r;
+  std::set<std::string> with_nodes{"stale"};
+  ASSERT_TRUE(f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, with_nodes).is_success());
+  EXPECT_EQ(with_nodes, (std::set<std::string>{"A", "C"}));
+  EXPECT_EQ(prefilter_result_rejection(with_nodes).message(), "node(s) didn't satisfy plugin(s) [A C]");
+  EXPECT_EQ(prefilter_result_rejection(with_nodes).code(), Code::UnschedulableAndUnresolvable);
+
+  fx["B"].pre_filter_status = Status::unresolvable("b says never");
+  Status s = f->run_pre_filter_plugins(st, MakePod().Name("p").Obj(), r, with_nodes);
+  EXPECT_EQ(s.plugin(), "B");
+  EXPECT_TRUE(with_nodes.empty());
 }
 
 TEST(FrameworkPreFilter, RejectionSemantics) {

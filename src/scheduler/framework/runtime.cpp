@@ -497,10 +497,16 @@ Status Framework::run_pre_enqueue_plugins(const api::Pod& pod) {
   return {};
 }
 
+Status prefilter_result_rejection(const std::set<std::string>& plugins_with_nodes) {
+  return Status(Code::UnschedulableAndUnresolvable,
+                "node(s) didn't satisfy plugin(s) " +
+                    go_list(std::vector<std::string>(plugins_with_nodes.begin(), plugins_with_nodes.end())));
+}
+
 Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod, PreFilterResult& result,
-                                         std::set<std::string>& unschedulable_plugins) {
+                                         std::set<std::string>& plugins_with_nodes) {
   result = PreFilterResult{};
-  std::set<std::string> plugins_with_nodes;  // printed sorted, as upstream's sets.List
+  plugins_with_nodes.clear();  // printed sorted, as upstream's sets.List
   std::set<std::string, std::less<>> skip;
   Status ret;
   const auto& nodes = snapshot_node_infos().list();
@@ -514,11 +520,12 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
     EvaluationCounter::bump(evaluations_->local(), pre_filter_slot(&p - pre_filter_.data()));
     if (!s.is_success()) {
       s.with_plugin(p->name());
-      if (s.code() == Code::UnschedulableAndUnresolvable) return s;
       if (s.code() == Code::Unschedulable) {
         ret = s;  // keep running: preemption needs every PreFilter's state
         continue;
       }
+      plugins_with_nodes.clear();  // the plugin's own verdict is the reason, not the node sets
+      if (s.code() == Code::UnschedulableAndUnresolvable) return s;
       return Status::error("running PreFilter plugin " + quoted(p->name()) + ": " + s.message())
           .with_plugin(p->name());
     }
@@ -528,7 +535,6 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
       std::vector<std::string> sorted(plugins_with_nodes.begin(), plugins_with_nodes.end());
       std::string msg = sorted.size() == 1 ? "node(s) didn't satisfy plugin " + sorted.front()
                                            : "node(s) didn't satisfy plugin(s) " + go_list(sorted) + " simultaneously";
-      unschedulable_plugins.insert(plugins_with_nodes.begin(), plugins_with_nodes.end());
       return Status(Code::UnschedulableAndUnresolvable, msg);
     }
   }

@@ -63,6 +63,10 @@ struct FrameworkDeps {
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
 };
 
+// The status of every node outside a PreFilter result: "node(s) didn't satisfy plugin(s) [P Q]",
+// naming the plugins that returned node sets.
+Status prefilter_result_rejection(const std::set<std::string>& plugins_with_nodes);
+
 // Score plugins' scores before NormalizeScore, kept by opportunistic batching so that it can
 // rescore the nodes that changed and normalize and weigh again without scoring every node.
 struct RawScores {
@@ -117,9 +121,11 @@ class Framework final : public Handle {
   // ---- extension points
   Status run_pre_enqueue_plugins(const api::Pod& pod);
   bool queue_sort_less(const QueuedPodInfo& a, const QueuedPodInfo& b) const { return queue_sort_->less(a, b); }
-  // `unschedulable_plugins` gets the plugins whose node sets intersected to nothing.
+  // `plugins_with_nodes` gets the plugins that returned node sets (upstream's third result; empty
+  // when a plugin's own rejection or error ended the run): the pod's rejectors for every node
+  // outside `result` (prefilter_result_rejection).
   Status run_pre_filter_plugins(CycleState& state, const api::Pod& pod, PreFilterResult& result,
-                                std::set<std::string>& unschedulable_plugins);
+                                std::set<std::string>& plugins_with_nodes);
   Status run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) override;
   Status run_filter_plugins_with_nominated_pods(CycleState& state, const api::Pod& pod,
                                                 const NodeInfo& node_info) override;
