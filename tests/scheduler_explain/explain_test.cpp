@@ -154,6 +154,21 @@ TEST_F(ExplainTest, ABoundPodIsExplainedAsIfPendingNow) {
   EXPECT_EQ(node(e, "n2").rejected, "NodeResourcesFit: Insufficient cpu");
 }
 
+// Nodes outside a PreFilter node set are rejected in the name of the plugins that returned it.
+TEST_F(ExplainTest, NodesOutsideAPreFilterResultNameThePlugin) {
+  api::NodeAffinity na;
+  na.requiredDuringSchedulingIgnoredDuringExecution.emplace();
+  api::NodeSelectorTerm term;
+  term.matchFields.push_back(api::NodeSelectorRequirement{"metadata.name", "In", {"n1"}, {}, {}});
+  na.requiredDuringSchedulingIgnoredDuringExecution->nodeSelectorTerms.push_back(term);
+  auto pod = add_pod(MakePod().Name("pinned").Req({{"cpu", "1"}}).NodeAffinity(na).Obj());
+  const Explanation e = run(*pod);
+  EXPECT_EQ(e.chosen, "n1");
+  EXPECT_EQ(e.feasible, 1u);
+  EXPECT_EQ(node(e, "n2").rejected, "PreFilter: node(s) didn't satisfy plugin(s) [NodeAffinity]");
+  EXPECT_TRUE(node(e, "n2").filters.empty());
+}
+
 TEST_F(ExplainTest, JsonCarriesEveryNodeAndScore) {
   auto pod = add_pod(MakePod().Name("web").Req({{"cpu", "500m"}}).Obj());
   const auto json = boost::json::parse(to_json(run(*pod))).as_object();

@@ -36,7 +36,7 @@ void DecisionLog::record(framework::Framework& fwk, const api::Pod& pod, const s
       if (!n.scores.empty() && ++scored > kTopScored) n.scores.clear();
     }
     entry.summary = e->summary;
-    auto doc = boost::json::parse(to_json(*e)).as_object();
+    auto doc = to_json_object(*e);
     doc["node"] = node;  // the cycle's own choice (it samples nodes and breaks ties at random)
     doc["time"] = entry.time;
     entry.json = boost::json::serialize(doc);

@@ -63,8 +63,8 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
   // PreFilter, as the cycle runs it; each plugin's part read back from the state it left.
   fw::CycleState state;
   fw::PreFilterResult pre_result;
-  std::set<std::string> unschedulable_plugins;
-  const fw::Status pre = fwk.run_pre_filter_plugins(state, pod, pre_result, unschedulable_plugins);
+  std::set<std::string> plugins_with_nodes;
+  const fw::Status pre = fwk.run_pre_filter_plugins(state, pod, pre_result, plugins_with_nodes);
   if (pre.is_error()) return util::make_error(pre.message());
   for (const auto& name : plugins_at(fwk, "PreFilter")) {
     if (state.skip_filter_plugins.count(name) != 0) {
@@ -100,14 +100,11 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
   fit.numAllNodes = static_cast<int>(all_nodes.size());
   std::vector<fw::NodeInfoPtr> feasible;
   std::vector<NodeExplanation> rejected;
-  std::map<std::string, std::size_t> feasible_at;  // node -> index in e.nodes
   for (const auto& ni : all_nodes) {
     NodeExplanation n;
     n.name = std::string(ni->name_view());
     if (!pre_result.all_nodes() && pre_result.nodeNames->count(n.name) == 0) {
-      std::string plugins;
-      for (const auto& p : unschedulable_plugins) plugins += (plugins.empty() ? "" : " ") + p;
-      fw::Status s(fw::Code::UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [" + plugins + "]");
+      const fw::Status s = fw::prefilter_result_rejection(plugins_with_nodes);
       n.rejected = "PreFilter: " + s.message();
       fit.diagnosis.nodeToStatus.set(n.name, s);
       rejected.push_back(std::move(n));
@@ -227,7 +224,9 @@ std::string to_text(const Explanation& e) {
   return out;
 }
 
-std::string to_json(const Explanation& e) {
+std::string to_json(const Explanation& e) { return boost::json::serialize(to_json_object(e)) + "\n"; }
+
+boost::json::object to_json_object(const Explanation& e) {
   namespace json = boost::json;
   auto verdicts = [](const std::vector<Verdict>& vs) {
     json::array a;
@@ -266,7 +265,7 @@ std::string to_json(const Explanation& e) {
                     {"preFilter", verdicts(e.preFilter)},
                     {"preScore", verdicts(e.preScore)},
                     {"nodes", std::move(nodes)}};
-  return json::serialize(root) + "\n";
+  return root;
 }
 
 }  // namespace ksched::scheduler::explain

@@ -8,6 +8,7 @@
 // (a real cycle on a large cluster stops after percentageOfNodesToScore feasible nodes), and ties
 // go to the node whose name sorts first (a real cycle breaks them at random).
 #pragma once
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -71,5 +72,6 @@ util::Result<Explanation> explain(framework::Framework& fwk, const api::Pod& pod
 std::string to_text(const Explanation& e);
 // The same as one JSON object (field names as in the structs above, camelCase).
 std::string to_json(const Explanation& e);
+boost::json::object to_json_object(const Explanation& e);
 
 }  // namespace ksched::scheduler::explain

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
@@ -24,6 +25,13 @@ std::string key_of(std::string_view ns, std::string_view name) {
   return k;
 }
 std::string key_of(const api::Pod& p) { return key_of(p.metadata.namespace_, p.metadata.name); }
+
+// The value at `key`, or an empty value (nullptr, "") when there is none.
+template <class Map>
+typename Map::mapped_type value_at(const Map& m, const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? typename Map::mapped_type{} : it->second;
+}
 
 // The cluster as the scheduler's listers would see it. Pods change under binding threads.
 class MemoryCluster final : public fw::ClusterLister {
@@ -47,8 +55,7 @@ class MemoryCluster final : public fw::ClusterLister {
   }
 
   std::shared_ptr<const api::Namespace> get_namespace(std::string_view name) const override {
-    auto it = namespaces_.find(std::string(name));
-    return it == namespaces_.end() ? nullptr : it->second;
+    return value_at(namespaces_, std::string(name));
   }
   std::vector<std::shared_ptr<const api::Namespace>> list_namespaces() const override {
     std::vector<std::shared_ptr<const api::Namespace>> out;
@@ -72,8 +79,7 @@ class MemoryCluster final : public fw::ClusterLister {
     return out;
   }
   std::shared_ptr<const api::PersistentVolume> get_pv(std::string_view name) const override {
-    auto it = pvs_.find(std::string(name));
-    return it == pvs_.end() ? nullptr : it->second;
+    return value_at(pvs_, std::string(name));
   }
   std::vector<std::shared_ptr<const api::PersistentVolume>> list_pvs() const override {
     std::vector<std::shared_ptr<const api::PersistentVolume>> out;
@@ -81,26 +87,21 @@ class MemoryCluster final : public fw::ClusterLister {
     return out;
   }
   std::shared_ptr<const api::PersistentVolumeClaim> get_pvc(std::string_view ns, std::string_view name) const override {
-    auto it = pvcs_.find(key_of(ns, name));
-    return it == pvcs_.end() ? nullptr : it->second;
+    return value_at(pvcs_, key_of(ns, name));
   }
   std::shared_ptr<const api::StorageClass> get_storage_class(std::string_view name) const override {
-    auto it = storage_classes_.find(std::string(name));
-    return it == storage_classes_.end() ? nullptr : it->second;
+    return value_at(storage_classes_, std::string(name));
   }
   std::shared_ptr<const api::CSINode> get_csi_node(std::string_view name) const override {
-    auto it = csi_nodes_.find(std::string(name));
-    return it == csi_nodes_.end() ? nullptr : it->second;
+    return value_at(csi_nodes_, std::string(name));
   }
   std::shared_ptr<const api::CSIDriver> get_csi_driver(std::string_view name) const override {
-    auto it = csi_drivers_.find(std::string(name));
-    return it == csi_drivers_.end() ? nullptr : it->second;
+    return value_at(csi_drivers_, std::string(name));
   }
   std::vector<std::shared_ptr<const api::CSIStorageCapacity>> list_csi_storage_capacities() const override { return {}; }
   fw::PodPtr get_pod(std::string_view ns, std::string_view name) const override {
     std::lock_guard l(mu_);
-    auto it = pods_.find(key_of(ns, name));
-    return it == pods_.end() ? nullptr : it->second;
+    return value_at(pods_, key_of(ns, name));
   }
 
  private:
@@ -142,7 +143,7 @@ class SimulatedClient final : public fw::ClusterClient {
     const std::string k = key_of(pod);
     evicted_.push_back(k);
     bound_.erase(k);
-    evicted_set_[k] = true;
+    evicted_set_.insert(k);
     pending_.push_back([s = sched_, current] { s->on_pod_delete(current); });
     return {};
   }
@@ -187,18 +188,15 @@ class SimulatedClient final : public fw::ClusterClient {
 
   std::string bound_node(const std::string& key) const {
     std::lock_guard l(mu_);
-    auto it = bound_.find(key);
-    return it == bound_.end() ? std::string() : it->second;
+    return value_at(bound_, key);
   }
   std::string reason(const std::string& key) const {
     std::lock_guard l(mu_);
-    auto it = reasons_.find(key);
-    return it == reasons_.end() ? std::string() : it->second;
+    return value_at(reasons_, key);
   }
   std::string nominated(const std::string& key) const {
     std::lock_guard l(mu_);
-    auto it = nominated_.find(key);
-    return it == nominated_.end() ? std::string() : it->second;
+    return value_at(nominated_, key);
   }
   bool was_evicted(const std::string& key) const {
     std::lock_guard l(mu_);
@@ -215,7 +213,7 @@ class SimulatedClient final : public fw::ClusterClient {
   mutable std::mutex mu_;
   std::deque<std::function<void()>> pending_;
   std::unordered_map<std::string, std::string> bound_, reasons_, nominated_;
-  std::unordered_map<std::string, bool> evicted_set_;
+  std::unordered_set<std::string> evicted_set_;
   std::vector<std::string> evicted_;
 };
 
