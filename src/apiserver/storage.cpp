@@ -1,10 +1,13 @@
 #include "apiserver/storage.h"
 
+#include <algorithm>
 #include <atomic>
+#include <utility>
 
 #include <boost/json.hpp>
 #include <mutex>
 
+#include "apiserver/durable_log.h"
 #include "apiserver/resources.h"
 #include "apiserver/watch_hub.h"
 
@@ -62,7 +65,10 @@ std::string object_key(std::string_view ns, std::string_view name) {
 
 namespace {
 std::atomic<std::uint64_t> next_store_id{1};
+thread_local std::int64_t thread_commit = 0;
 }
+
+std::int64_t Store::take_thread_commit() { return std::exchange(thread_commit, 0); }
 
 Store::Store(std::size_t history_limit)
     : tables_(all_resources().size()), history_limit_(history_limit), id_(next_store_id.fetch_add(1)) {}
@@ -80,7 +86,7 @@ Store::~Store() {
 
 std::int64_t Store::revision() const {
   std::shared_lock l(mu_);
-  return revision_;
+  return published_;
 }
 
 std::int64_t Store::compacted_revision() const {
@@ -166,8 +172,24 @@ Store::Commit Store::remove(int resource, std::string_view ns, std::string_view 
 }
 
 void Store::record(Event ev) {
+  table(ev.resource).last_change = ev.rv;
+  thread_commit = ev.rv;
+  if (log_) {
+    log_->append(ev);
+  } else {
+    fan_out(ev);
+    published_ = ev.rv;
+  }
+  history_.push_back(std::move(ev));
+  // Unpublished events stay: publish() still has to hand them to the watchers.
+  while (history_.size() > history_limit_ && history_.front().rv <= published_) {
+    compacted_ = history_.front().rv;
+    history_.pop_front();
+  }
+}
+
+void Store::fan_out(const Event& ev) {
   auto& t = table(ev.resource);
-  t.last_change = ev.rv;
   for (std::size_t i = 0; i < t.watchers.size();) {
     if (t.watchers[i]->closed()) {
       t.watchers[i] = t.watchers.back();
@@ -177,29 +199,115 @@ void Store::record(Event ev) {
     t.watchers[i]->offer(ev);
     ++i;
   }
-  history_.push_back(std::move(ev));
-  while (history_.size() > history_limit_) {
+}
+
+void Store::set_log(DurableLog* log) {
+  std::unique_lock l(mu_);
+  log_ = log;
+  // Changes appended before a detach have no one left to publish them.
+  if (!log_) {
+    for (const auto& ev : history_)
+      if (ev.rv > published_) fan_out(ev);
+    published_ = revision_;
+  }
+}
+
+void Store::when_durable(std::int64_t rv, std::function<void()> fn) {
+  DurableLog* log = nullptr;
+  {
+    std::shared_lock l(mu_);
+    if (rv > published_) log = log_;
+  }
+  if (!log) return fn();
+  log->when_durable(rv, std::move(fn));
+}
+
+void Store::publish(std::int64_t rv) {
+  std::unique_lock l(mu_);
+  rv = std::min(rv, revision_);
+  if (rv <= published_) return;
+  // History holds every revision after compacted_ in order, and nothing unpublished is dropped.
+  auto first = static_cast<std::size_t>(published_ - compacted_);
+  for (std::size_t i = first; i < history_.size() && history_[i].rv <= rv; ++i) fan_out(history_[i]);
+  published_ = rv;
+  while (history_.size() > history_limit_ && history_.front().rv <= published_) {
     compacted_ = history_.front().rv;
     history_.pop_front();
   }
+}
+
+util::Result<void> Store::restore(int resource, std::string_view text, std::int64_t delete_deadline) {
+  json::value v;
+  try {
+    v = json::parse(text);
+  } catch (const std::exception& e) {
+    return util::make_error(std::string("object is not JSON: ") + e.what());
+  }
+  if (!v.is_object()) return util::make_error("object is not a JSON object");
+  json::object& obj = v.get_object();
+  auto so = std::make_shared<StoredObject>();
+  auto* meta = obj.if_contains("metadata");
+  if (!meta || !meta->is_object()) return util::make_error("object has no metadata");
+  so->ns = str_of(meta->get_object(), "namespace");
+  so->name = str_of(meta->get_object(), "name");
+  so->uid = str_of(meta->get_object(), "uid");
+  std::string rv_text = str_of(meta->get_object(), "resourceVersion");
+  try {
+    so->rv = std::stoll(rv_text);
+  } catch (...) {
+    return util::make_error("object " + so->name + " has no resourceVersion");
+  }
+  so->labels = extract_labels(obj);
+  so->fields = extract_fields(resource_by_id(resource), obj);
+  so->json = std::string(text);
+  so->delete_deadline = delete_deadline;
+  std::string key = object_key(so->ns, so->name);
+  std::unique_lock l(mu_);
+  auto& t = table(resource);
+  if (delete_deadline)
+    t.pending_deletions[key] = delete_deadline;
+  else
+    t.pending_deletions.erase(key);
+  t.last_change = std::max(t.last_change, so->rv);
+  t.objects[key] = std::move(so);
+  return {};
+}
+
+void Store::finish_restore(std::int64_t revision) {
+  std::unique_lock l(mu_);
+  history_.clear();
+  revision_ = published_ = compacted_ = revision;
+}
+
+Store::State Store::state() const {
+  std::shared_lock l(mu_);
+  State s;
+  s.revision = revision_;
+  for (std::size_t r = 0; r < tables_.size(); ++r)
+    for (const auto& [k, o] : tables_[r].objects) s.objects.emplace_back(static_cast<int>(r), o);
+  return s;
+}
+
+std::map<std::string, ObjPtr, std::less<>> Store::undo_after(int resource, std::int64_t at) const {
+  std::map<std::string, ObjPtr, std::less<>> overrides;
+  for (auto it = history_.rbegin(); it != history_.rend() && it->rv > at; ++it) {
+    if (it->resource != resource) continue;
+    const auto& o = it->prev ? it->prev : it->obj;
+    overrides[object_key(o->ns, o->name)] = it->prev;
+  }
+  return overrides;
 }
 
 util::Result<Store::ListResult> Store::list(int resource, const ListOptions& opts) const {
   std::shared_lock l(mu_);
   auto& t = table(resource);
   ListResult res;
-  std::int64_t at = opts.at_rv && opts.at_rv < revision_ ? opts.at_rv : revision_;
+  std::int64_t at = opts.at_rv && opts.at_rv < published_ ? opts.at_rv : published_;
   if (at < compacted_) return util::make_error("too old");
   res.rv = at;
   // State at `at` = current state with every newer event undone.
   std::map<std::string, ObjPtr, std::less<>> overrides;
-  if (at < revision_) {
-    for (auto it = history_.rbegin(); it != history_.rend() && it->rv > at; ++it) {
-      if (it->resource != resource) continue;
-      const auto& o = it->prev ? it->prev : it->obj;
-      overrides[object_key(o->ns, o->name)] = it->prev;
-    }
-  }
+  if (at < revision_) overrides = undo_after(resource, at);
   std::string prefix = opts.ns.empty() ? std::string() : std::string(opts.ns) + "/";
   auto in_range = [&](const std::string& k) { return prefix.empty() || k.compare(0, prefix.size(), prefix) == 0; };
   auto start = [&](const auto& m) {
@@ -256,20 +364,24 @@ util::Result<void> Store::watch(const std::shared_ptr<Watcher>& w, std::int64_t 
   std::unique_lock l(mu_);
   auto& t = table(w->resource());
   if (initial) {
-    std::size_t n = 0;
-    for (const auto& [k, o] : t.objects) {
-      if (!w->matches(*o)) continue;
+    // The state at the published revision: newer changes reach the watcher when published.
+    auto overrides = published_ < revision_ ? undo_after(w->resource(), published_)
+                                            : std::map<std::string, ObjPtr, std::less<>>{};
+    auto added = [&](const ObjPtr& o) {
+      if (!o || !w->matches(*o)) return;
       w->raise_limit(1);
       w->push(WatchItem{WatchItem::Kind::Added, o, o->rv});
-      ++n;
-    }
-    if (initial_end_bookmark) w->push(WatchItem{WatchItem::Kind::InitialEnd, nullptr, revision_});
+    };
+    for (const auto& [k, o] : t.objects)
+      if (!overrides.count(k)) added(o);
+    for (const auto& [k, o] : overrides) added(o);
+    if (initial_end_bookmark) w->push(WatchItem{WatchItem::Kind::InitialEnd, nullptr, published_});
   } else {
     if (from_rv < compacted_)
       return util::make_error("too old resource version: " + std::to_string(from_rv) + " (" +
                               std::to_string(compacted_ + 1) + ")");
     std::size_t idx = from_rv > compacted_ ? static_cast<std::size_t>(from_rv - compacted_) : 0;
-    for (std::size_t i = idx; i < history_.size(); ++i) {
+    for (std::size_t i = idx; i < history_.size() && history_[i].rv <= published_; ++i) {
       if (history_[i].resource != w->resource()) continue;
       w->offer(history_[i]);
     }
@@ -293,16 +405,17 @@ void Store::unwatch(const Watcher* w) {
 
 void Store::bookmark(Watcher& w) {
   std::shared_lock l(mu_);
-  if (revision_ > w.last_rv()) w.push(WatchItem{WatchItem::Kind::Bookmark, nullptr, revision_});
+  if (published_ > w.last_rv()) w.push(WatchItem{WatchItem::Kind::Bookmark, nullptr, published_});
 }
 
 void Store::compact(std::int64_t revision) {
   std::unique_lock l(mu_);
+  revision = std::min(revision, published_);
   while (!history_.empty() && history_.front().rv <= revision) {
     compacted_ = history_.front().rv;
     history_.pop_front();
   }
-  if (history_.empty() && revision > compacted_) compacted_ = std::min(revision, revision_);
+  if (history_.empty() && revision > compacted_) compacted_ = revision;
 }
 
 std::vector<ObjPtr> Store::expired_deletions(int resource, std::int64_t now_unix) const {

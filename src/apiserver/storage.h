@@ -2,10 +2,16 @@
 // Objects are kept as compact JSON strings plus the small index data selectors need, so lists and
 // watches write bytes without re-encoding. A bounded history of change events serves watch
 // resumption and consistent paginated lists at an older revision (by undoing newer events).
+//
+// With a durable log attached (durable_log.h) every change is appended to it under the write lock,
+// and the store keeps two revisions: the newest change (`revision_`) and the newest the log has
+// made durable (`published_`). Watchers, lists and the revision clients are told only ever see
+// published changes, so no client acts on a change a crash could still take back.
 #pragma once
 #include <boost/json/fwd.hpp>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <shared_mutex>
@@ -20,6 +26,7 @@
 namespace ksched::apiserver {
 
 class Watcher;
+class DurableLog;
 
 // The index kept next to each stored object: labels, and the selectable field values of its
 // resource; selectors are upstream's (api/labels.h, api/fields.h).
@@ -57,6 +64,7 @@ class Store {
   explicit Store(std::size_t history_limit);
   ~Store();
 
+  // The newest revision clients may see: every change up to it is durable (memory mode: the newest).
   std::int64_t revision() const;
   // The revision of the resource's last change (0: none since the store was made), and an id no
   // other store in the process has: together they tell a cache built from the resource's objects
@@ -104,6 +112,28 @@ class Store {
   // Pushes a BOOKMARK with the current revision if the watcher has not seen it yet.
   void bookmark(Watcher& w);
 
+  // ---- durability (durable_log.h drives these)
+  // From now on every change is appended to `log` (nullptr: memory mode, changes publish at once).
+  void set_log(DurableLog* log);
+  // Makes every change up to `rv` visible: fans it out to watchers and moves revision() on.
+  void publish(std::int64_t rv);
+  // The revision of the last change this thread committed (0: none since the last call); the HTTP
+  // layer holds the answer to a write until the log has made that revision durable.
+  static std::int64_t take_thread_commit();
+  // Runs `fn` once every change up to `rv` is durable: at once when it already is (or without a
+  // log), else from the log's commit thread, so `fn` must only hand work off.
+  void when_durable(std::int64_t rv, std::function<void()> fn);
+  // Recovery: objects as the log or a snapshot holds them, then the revision they end at. History
+  // starts empty at that revision, so a watch from any older revision gets 410 and relists.
+  util::Result<void> restore(int resource, std::string_view json, std::int64_t delete_deadline);
+  void finish_restore(std::int64_t revision);
+  // Every object at the newest revision (for a snapshot); the objects are immutable and shared.
+  struct State {
+    std::int64_t revision = 0;
+    std::vector<std::pair<int, ObjPtr>> objects;
+  };
+  State state() const;
+
   void compact(std::int64_t revision);
   std::int64_t compacted_revision() const;
   std::size_t history_size() const;
@@ -119,6 +149,9 @@ class Store {
     std::int64_t last_change = 0;  // revision of the last event (record)
   };
   void record(Event ev);  // appends history and fans out; caller holds the write lock
+  void fan_out(const Event& ev);
+  // The objects of `resource` changed after `at` (key -> state at `at`, null = absent then).
+  std::map<std::string, ObjPtr, std::less<>> undo_after(int resource, std::int64_t at) const;
   Table& table(int resource) const { return tables_[static_cast<std::size_t>(resource)]; }
 
   mutable std::shared_mutex mu_;
@@ -126,6 +159,8 @@ class Store {
   std::deque<Event> history_;
   std::size_t history_limit_;
   std::int64_t revision_ = 0;
+  std::int64_t published_ = 0;  // == revision_ without a log
+  DurableLog* log_ = nullptr;
   std::int64_t compacted_ = 0;  // every event with rv > compacted_ is in history_
   const std::uint64_t id_;
 };
