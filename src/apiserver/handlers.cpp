@@ -373,8 +373,11 @@ std::int64_t Api::now_unix() const {
 
 Response Api::handle(const Request& req) {
   Impl impl{*this, store_};
+  (void)Store::take_thread_commit();
   try {
-    return impl.route(req);
+    Response resp = impl.route(req);
+    resp.commit_rv = Store::take_thread_commit();
+    return resp;
   } catch (const std::exception& e) {
     log::error("request failed", {{"method", req.method}, {"path", req.path}, {"err", e.what()}});
     return error_response(internal_error(e.what()));

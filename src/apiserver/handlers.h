@@ -45,6 +45,9 @@ struct Response {
   IncludeObject watch_include = IncludeObject::Metadata;
   int timeout_seconds = 0;
   bool bookmarks = false;
+  // The revision of the last change this request made (0: none): the answer goes out only once
+  // the store's durable log holds it.
+  std::int64_t commit_rv = 0;
 };
 
 // Parses "a=b&c=%20d" into decoded pairs ('+' is a space as in Go's url.ParseQuery).

@@ -137,24 +137,41 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void on_read(beast::error_code ec) {
     if (ec) return close();
     out_.clear();
+    std::int64_t commit = 0;
     for (;;) {
       Response resp = handle(parser_->release());
+      commit = std::max(commit, resp.commit_rv);
       if (resp.watcher) {
         // The watch stream follows the answers queued before it.
         if (out_.empty()) return start_watch(std::move(resp));
-        return net::async_write(stream_, net::buffer(out_),
-                                [self = this->shared_from_this(), resp = std::move(resp)](beast::error_code ec,
-                                                                                           std::size_t) mutable {
-                                  if (ec) return self->close();
-                                  self->start_watch(std::move(resp));
-                                });
+        return when_durable(commit, [self = this->shared_from_this(), resp = std::move(resp)]() mutable {
+          net::async_write(self->stream_, net::buffer(self->out_),
+                           [self, resp = std::move(resp)](beast::error_code ec, std::size_t) mutable {
+                             if (ec) return self->close();
+                             self->start_watch(std::move(resp));
+                           });
+        });
       }
       format_response(resp);
       if (!keep_alive_ || out_.size() >= kMaxQueuedAnswers || !next_buffered_request()) break;
     }
-    net::async_write(stream_, net::buffer(out_), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-      if (ec || !self->keep_alive_) return self->close();
-      self->read();
+    when_durable(commit, [self = this->shared_from_this()] {
+      net::async_write(self->stream_, net::buffer(self->out_), [self](beast::error_code ec, std::size_t) {
+        if (ec || !self->keep_alive_) return self->close();
+        self->read();
+      });
+    });
+  }
+
+  // A write is acknowledged only once durable (with a data directory): the answers wait for the
+  // log's group commit, off the io thread, and the session reads nothing more until they are sent.
+  template <class Fn>
+  void when_durable(std::int64_t rv, Fn fn) {
+    if (rv == 0) return fn();
+    auto shared = std::make_shared<Fn>(std::move(fn));
+    srv_.api.store().when_durable(rv, [self = this->shared_from_this(), shared, inline_thread = std::this_thread::get_id()] {
+      if (std::this_thread::get_id() == inline_thread) return (*shared)();
+      net::post(self->stream_.get_executor(), [shared] { (*shared)(); });
     });
   }
 
