@@ -16,7 +16,8 @@ int run_apiserver(int argc, char** argv) {
   std::string kubeconfig_out = "./kubeconfig";
   bool no_tls = false;
   int verbosity = 0;
-  CLI::App app{"Embedded Kubernetes-compatible API server (in-memory store)", "ksched apiserver"};
+  std::string storage = "memory";
+  CLI::App app{"Embedded Kubernetes-compatible API server", "ksched apiserver"};
   app.add_option("--listen", opts.listen, "host:port to listen on (port 0 picks a free port)")->capture_default_str();
   app.add_option("--kubeconfig-out", kubeconfig_out, "write a kubeconfig for this server here")->capture_default_str();
   app.add_flag("--tls,!--no-tls", opts.tls, "serve HTTPS with a generated CA (default) or plain HTTP");
@@ -28,6 +29,17 @@ int run_apiserver(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--io-threads", opts.io_threads, "HTTP io threads")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--storage", storage,
+                 "memory: objects live in this process only; embedded: durable in --data-dir (write-ahead log with "
+                 "group commit, snapshots). --data-dir alone implies embedded")
+      ->check(CLI::IsMember({"memory", "embedded"}))
+      ->capture_default_str();
+  app.add_option("--data-dir", opts.data_dir,
+                 "directory of the embedded durable store (also keeps the CA, serving certificate and admin token)");
+  app.add_option("--wal-segment-bytes", opts.wal_segment_bytes,
+                 "log segment size at which a snapshot is taken and older segments removed")
+      ->check(CLI::Range(std::size_t{1} << 16, std::size_t{1} << 34))
+      ->capture_default_str();
   app.add_option("-v,--v", verbosity, "log verbosity");
   (void)no_tls;
   try {
@@ -38,6 +50,14 @@ int run_apiserver(int argc, char** argv) {
   }
   ksched::log::init(verbosity);
   opts.kubeconfig_out = kubeconfig_out;
+  if (app.count("--storage") && storage == "memory" && !opts.data_dir.empty()) {
+    std::fprintf(stderr, "ksched apiserver: --storage=memory and --data-dir contradict each other\n");
+    return 1;
+  }
+  if (storage == "embedded" && opts.data_dir.empty()) {
+    std::fprintf(stderr, "ksched apiserver: --storage=embedded needs --data-dir\n");
+    return 1;
+  }
 
   // Block the shutdown signals before threads start so only sigwait sees them.
   sigset_t set;

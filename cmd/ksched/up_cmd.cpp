@@ -20,7 +20,8 @@ int run_up(int argc, char** argv) {
   ksched::localcluster::LocalClusterOptions o;
   o.listen = "127.0.0.1:6443";
   o.kubeconfig_out = "./kubeconfig";
-  bool demo = false, exit_when_done = false;
+  bool demo = false, exit_when_done = false, ephemeral = false;
+  std::string data_dir = "./.ksched";
   int verbosity = 0, timeout = 120;
   app.add_option("--listen", o.listen, "API server address (host:port; port 0 picks a free one)")->capture_default_str();
   app.add_option("--kubeconfig-out", o.kubeconfig_out, "Where to write the admin kubeconfig")->capture_default_str();
@@ -35,6 +36,11 @@ int run_up(int argc, char** argv) {
   app.add_option("--ui-listen", ui_listen,
                  "Address of the web page (nodes, pods, pending pods, explanations; plain HTTP); \"\" = off, port 0 = any")
       ->capture_default_str();
+  app.add_option("--data-dir", data_dir,
+                 "Durable store (write-ahead log, snapshots, CA and admin token): a restart on the same directory "
+                 "finds every object and the same kubeconfig")
+      ->capture_default_str();
+  app.add_flag("--ephemeral", ephemeral, "Keep everything in memory only (lost at exit); --demo implies it");
   app.add_flag("--demo", demo, "Create a mixed demo workload, wait until it settles and print a summary");
   app.add_flag("--exit-when-done", exit_when_done, "With --demo: exit after the summary instead of staying up");
   app.add_option("--timeout", timeout, "With --demo: seconds to wait for the workload to settle")->capture_default_str();
@@ -45,6 +51,8 @@ int run_up(int argc, char** argv) {
     return app.exit(e);
   }
   ksched::log::init(verbosity);
+  // The demo's scene is made for an empty cluster; a kept store would hold the last run's.
+  o.data_dir = ephemeral || demo ? std::string() : data_dir;
 
   sigset_t signals;
   sigemptyset(&signals);
@@ -61,6 +69,7 @@ int run_up(int argc, char** argv) {
   auto* sched = (*cluster)->scheduler_app();
   std::printf("Local cluster is up.\n");
   std::printf("  API server:  %s\n", (*cluster)->url().c_str());
+  std::printf("  store:       %s\n", o.data_dir.empty() ? "in memory (lost at exit)" : o.data_dir.c_str());
   if (!o.kubeconfig_out.empty()) {
     std::printf("  kubeconfig:  %s\n\n", o.kubeconfig_out.c_str());
     std::printf("Use it with kubectl, for example:\n");

@@ -1,11 +1,14 @@
 #include "apiserver/server.h"
 
 #include <condition_variable>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <mutex>
 #include <thread>
 
 #include "apiserver/auth.h"
+#include "apiserver/durable_log.h"
 #include "tls/certs.h"
 #include "apiserver/handlers.h"
 #include "apiserver/http_server.h"
@@ -15,11 +18,85 @@
 namespace ksched::apiserver {
 
 
+namespace {
+
+struct Credentials {
+  std::string token;
+  tls::KeyPair ca, serving;
+};
+
+util::Result<std::string> read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  if (!in) return util::make_error("cannot read " + p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+util::Result<void> write_private(const std::filesystem::path& p, const std::string& text) {
+  std::string tmp = p.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return util::make_error("cannot write " + tmp);
+    out << text;
+    if (!out.flush()) return util::make_error("cannot write " + tmp);
+  }
+  std::filesystem::permissions(tmp, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::error_code ec;
+  std::filesystem::rename(tmp, p, ec);
+  if (ec) return util::make_error("cannot write " + p.string() + ": " + ec.message());
+  return {};
+}
+
+// The admin token and the TLS material: new for a memory-only server; with a data directory, made
+// once and kept in DIR/pki so that a restarted server accepts the kubeconfigs it handed out.
+util::Result<Credentials> load_or_make_credentials(const std::string& data_dir, bool tls_on) {
+  namespace fs = std::filesystem;
+  Credentials c;
+  fs::path pki = data_dir.empty() ? fs::path() : fs::path(data_dir) / "pki";
+  const char* files[] = {"admin.token", "ca.crt", "ca.key", "apiserver.crt", "apiserver.key"};
+  if (!data_dir.empty() && fs::exists(pki / files[0]) && fs::exists(pki / files[4])) {
+    std::string* into[] = {&c.token, &c.ca.cert_pem, &c.ca.key_pem, &c.serving.cert_pem, &c.serving.key_pem};
+    for (int i = 0; i < 5; ++i) {
+      auto t = read_text(pki / files[i]);
+      if (!t) return util::make_error(t.error());
+      *into[i] = std::move(*t);
+    }
+    while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == '\r')) c.token.pop_back();
+    if (c.token.empty()) return util::make_error((pki / files[0]).string() + " is empty");
+    return c;
+  }
+  c.token = random_token();
+  // The certificates are made even without TLS when kept, so a later --tls restart can use them.
+  if (tls_on || !data_dir.empty()) {
+    auto ca = tls::generate_ca("ksched-ca");
+    if (!ca) return util::make_error(ca.error());
+    auto srv = tls::generate_signed(*ca, "ksched-apiserver", {"localhost"}, {"127.0.0.1"});
+    if (!srv) return util::make_error(srv.error());
+    c.ca = std::move(*ca);
+    c.serving = std::move(*srv);
+  }
+  if (!data_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(pki, ec);
+    if (ec) return util::make_error("cannot create " + pki.string() + ": " + ec.message());
+    const std::string* from[] = {&c.token, &c.ca.cert_pem, &c.ca.key_pem, &c.serving.cert_pem, &c.serving.key_pem};
+    // The token last: its presence says the set is complete.
+    for (int i = 4; i >= 0; --i)
+      if (auto r = write_private(pki / files[i], *from[i]); !r) return util::make_error(r.error());
+  }
+  return c;
+}
+
+}  // namespace
+
 struct Server::Impl {
   Options opts;
   Api api;
   TokenAuthenticator auth;
   std::unique_ptr<HttpServer> http;
+  // After http: destroyed first, dropping the answers it still holds while their io contexts live.
+  std::unique_ptr<DurableLog> log;
   tls::KeyPair ca;       // generated CA, handed to clients through the kubeconfig
   tls::KeyPair serving;  // 127.0.0.1/localhost certificate signed by `ca`
   std::string token;
@@ -53,7 +130,19 @@ util::Result<void> Server::start() {
     return util::make_error("--listen: invalid port in \"" + listen + "\"");
   }
   if (port < 0 || port > 65535) return util::make_error("--listen: invalid port in \"" + listen + "\"");
-  d.token = random_token();
+  if (!d.opts.data_dir.empty()) {
+    auto log = DurableLog::open(d.api.store(), DurableLog::Options{d.opts.data_dir, d.opts.wal_segment_bytes});
+    if (!log) return util::make_error(log.error());
+    d.log = std::move(*log);
+    const auto& rec = d.log->recovery();
+    log::info("durable store opened", {{"dir", d.opts.data_dir}, {"revision", rec.revision},
+                                       {"objects", static_cast<std::int64_t>(rec.objects)},
+                                       {"snapshotRevision", rec.snapshot_revision},
+                                       {"recordsReplayed", static_cast<std::int64_t>(rec.records_replayed)}});
+  }
+  auto creds = load_or_make_credentials(d.opts.data_dir, d.opts.tls);
+  if (!creds) return util::make_error(creds.error());
+  d.token = creds->token;
   d.auth.add(d.token, UserInfo{"admin", "admin", {"system:masters", "system:authenticated"}});
   if (!d.opts.token_file.empty()) {
     auto r = d.auth.load_file(d.opts.token_file);
@@ -61,15 +150,12 @@ util::Result<void> Server::start() {
   }
   TlsMaterial tls;
   if (d.opts.tls) {
-    auto ca = tls::generate_ca("ksched-ca");
-    if (!ca) return util::make_error(ca.error());
-    auto srv = tls::generate_signed(*ca, "ksched-apiserver", {"localhost"}, {"127.0.0.1"});
-    if (!srv) return util::make_error(srv.error());
-    d.ca = std::move(*ca);
-    d.serving = std::move(*srv);
+    d.ca = std::move(creds->ca);
+    d.serving = std::move(creds->serving);
     tls.cert_pem = d.serving.cert_pem;
     tls.key_pem = d.serving.key_pem;
   }
+  // Idempotent: a recovered store keeps what it has (409s are ignored).
   d.api.bootstrap();
   d.api.set_authenticator(&d.auth);
   if (d.opts.nodes > 0) {
@@ -112,6 +198,10 @@ void Server::stop() {
   d.cv.notify_all();
   if (d.reaper.joinable()) d.reaper.join();
   if (d.http) d.http->stop();
+  if (d.log) {
+    d.log->drop_waiters();
+    d.log.reset();  // everything appended is durable before this returns
+  }
 }
 
 std::uint16_t Server::port() const { return impl_->port; }

@@ -1,4 +1,5 @@
-// Embedded Kubernetes-compatible API server (in-memory MVCC store, HTTP/1.1 + TLS).
+// Embedded Kubernetes-compatible API server (MVCC store in memory, optionally durable on disk;
+// HTTP/1.1 + TLS).
 // Public in-process interface: tests and the `ksched apiserver` command start it through this.
 #pragma once
 #include <cstddef>
@@ -19,6 +20,11 @@ struct Options {
   int io_threads = 2;
   int nodes = 0;                        // simulated Node objects created at start (label type=simulated)
   std::string node_template;            // YAML/JSON Node template file for them ("" = built-in: 32 cpu, 256Gi, 110 pods)
+  // Durable store in this directory (write-ahead log + snapshots, durable_log.h), with the CA, the
+  // serving certificate and the admin token kept beside it so that clients' kubeconfigs survive a
+  // restart. "" = memory only: everything is lost when the process ends.
+  std::string data_dir;
+  std::size_t wal_segment_bytes = std::size_t{64} << 20;
 };
 
 class Server {

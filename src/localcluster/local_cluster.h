@@ -27,6 +27,7 @@ struct LocalClusterOptions {
   std::string scheduler_config;      // KubeSchedulerConfiguration file; "" = defaults
   bool run_node_simulator = true;    // kubelet stand-in (pods -> Running)
   std::size_t watch_history = 200000;
+  std::string data_dir;              // durable store here ("" = memory only, lost at exit)
   int scheduler_secure_port = 0;     // 0 = pick a free port; -1 = do not serve
 };
 
