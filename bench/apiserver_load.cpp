@@ -1,6 +1,7 @@
 // Load generator for the embedded API server over loopback HTTP/1.1 keep-alive (no TLS):
 // pod creates/s, binding POSTs/s, LIST of 30,000 pods, watch fan-out to 100 watchers under
 // 5,000 writes/s, and RSS with 5,000 nodes + 150,000 pods. Prints the median of repeated runs.
+// Memory store by default; `--data-dir D` measures the durable store (write-ahead log) in D.
 // Own minimal Beast client (pipelined requests per connection) so it depends only on the server.
 #include <sys/resource.h>
 
@@ -208,8 +209,13 @@ class WatchFleet {
 
 int main(int argc, char** argv) {
   int pods_total = 150000, nodes = 5000, list_pods = 30000, watchers = 100, rate = 5000, runs = 3;
+  std::string data_dir;  // --data-dir D: the durable store in D (must be new or empty); default memory
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
+    if (a == "--data-dir") {
+      data_dir = argv[i + 1];
+      continue;
+    }
     int v = std::atoi(argv[i + 1]);
     if (a == "--pods") pods_total = v;
     else if (a == "--nodes") nodes = v;
@@ -226,6 +232,8 @@ int main(int argc, char** argv) {
   opts.nodes = nodes;
   opts.io_threads = 2;
   opts.watch_history = 100000;
+  opts.data_dir = data_dir;
+  std::printf("storage: %s\n", data_dir.empty() ? "memory" : ("embedded (durable) in " + data_dir).c_str());
   ksched::apiserver::Server server(opts);
   if (auto r = server.start(); !r) {
     std::fprintf(stderr, "start: %s\n", r.error().c_str());

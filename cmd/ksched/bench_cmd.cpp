@@ -162,6 +162,11 @@ int run_bench(int argc, char** argv) {
   app.add_option("--label", label, "run every workload with this label");
   app.add_flag("--list", list, "list the workloads and exit");
   app.add_option("--workloads-dir", dir, "directory of workload definitions")->capture_default_str();
+  app.add_option("--storage", ro.storage,
+                 "embedded server's store: memory, or embedded (durable: write-ahead log with group commit)")
+      ->check(CLI::IsMember({"memory", "embedded"}))
+      ->capture_default_str();
+  app.add_option("--data-dir", ro.data_dir, "--storage embedded: where each workload's fresh store directory is made (removed after)");
   app.add_option("--create-workers", ro.create_workers, "concurrent create requests")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--stall-timeout", ro.stall_seconds, "fail when no pod is bound for this many seconds while waiting")
       ->check(CLI::PositiveNumber)
@@ -237,11 +242,12 @@ int run_bench(int argc, char** argv) {
         if (nodes >= 0) a.insert(a.end(), {"--nodes", std::to_string(nodes)});
         if (init_pods >= 0) a.insert(a.end(), {"--init-pods", std::to_string(init_pods)});
         if (pods >= 0) a.insert(a.end(), {"--pods", std::to_string(pods)});
-        a.insert(a.end(), {"--scheduler", ro.scheduler, "--workloads-dir", dir, "--create-workers",
+        a.insert(a.end(), {"--scheduler", ro.scheduler, "--storage", ro.storage, "--workloads-dir", dir, "--create-workers",
                            std::to_string(ro.create_workers), "--stall-timeout", std::to_string(ro.stall_seconds), "-v",
                            std::to_string(verbosity)});
         for (auto [flag, val] : {std::pair{"--kubeconfig", ro.kubeconfig}, {"--kubeconfig-out", ro.kubeconfig_out},
-                                 {"--scheduler-config", ro.scheduler_config}, {"--metrics-url", ro.metrics_url}})
+                                 {"--scheduler-config", ro.scheduler_config}, {"--metrics-url", ro.metrics_url},
+                                 {"--data-dir", ro.data_dir}})
           if (!val.empty()) a.insert(a.end(), {flag, val});
         if (ro.scheduler_pid > 0) a.insert(a.end(), {"--scheduler-pid", std::to_string(ro.scheduler_pid)});
       });

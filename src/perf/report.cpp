@@ -66,6 +66,7 @@ std::string to_json(const Report& r) {
     for (const auto& [k, v] : w.params) params[k] = v;
     o["params"] = std::move(params);
     o["scheduler"] = w.scheduler;
+    if (!w.storage.empty()) o["storage"] = w.storage;
     o["ok"] = w.ok;
     if (!w.error.empty()) o["error"] = w.error;
     o["measuredPods"] = w.measured_pods;
@@ -167,6 +168,7 @@ util::Result<Report> report_from_json(const std::string& text) {
     for (const auto& [k, pv] : sub(o, "params"))
       if (pv.is_number()) w.params[std::string(k)] = pv.to_number<int>();
     w.scheduler = str(o, "scheduler");
+    w.storage = str(o, "storage");
     w.ok = o.contains("ok") && o.at("ok").is_bool() && o.at("ok").as_bool();
     w.error = str(o, "error");
     w.threshold = num(o, "upstreamThreshold");
@@ -238,7 +240,8 @@ std::string to_table(const Report& r) {
          "workload (its CI machine, not this one).\n";
   for (const auto& w : r.results) {
     if (w.stage_cpu.empty()) continue;
-    out << "\nCPU during the measured phase of " << w.name << " (" << fmt("%.2f", w.process_cpu_seconds)
+    out << "\nCPU during the measured phase of " << w.name
+        << (w.storage.empty() ? std::string() : " (" + w.storage + " store)") << " (" << fmt("%.2f", w.process_cpu_seconds)
         << " s process CPU over " << fmt("%.2f", w.measured_seconds) << " s):\n";
     for (const auto& s : w.stage_cpu)
       out << "  " << pad(s.stage, 48) << pad(fmt("%.2f s", s.seconds), 10, true)

@@ -26,6 +26,7 @@ struct WorkloadResult {
   std::string name;  // TestCase/Workload
   std::map<std::string, int> params;
   std::string scheduler;  // in-process | external
+  std::string storage;    // the embedded server's store: memory | embedded ("" = an existing server)
   bool ok = false;
   std::string error;
   double threshold = 0;  // upstream's minimum average throughput, 0 = none

@@ -5,6 +5,8 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -78,6 +80,10 @@ class Runner {
     client_.reset();
     stop_scheduler();
     cluster_.reset();
+    if (!temp_dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(temp_dir_, ec);
+    }
     return res_;
   }
 
@@ -104,6 +110,14 @@ class Runner {
       lo.scheduler_secure_port = -1;
       lo.kubeconfig_out = o_.kubeconfig_out;
       lo.watch_history = 500000;
+      if (o_.storage == "embedded") {
+        // A fresh store per workload, removed afterwards.
+        std::string tmpl = (o_.data_dir.empty() ? std::string("/tmp") : o_.data_dir) + "/ksched-bench-store.XXXXXX";
+        if (!::mkdtemp(tmpl.data())) throw Failure{"cannot create a data directory like " + tmpl};
+        temp_dir_ = tmpl;
+        lo.data_dir = temp_dir_;
+      }
+      res_.storage = o_.storage;
       auto before = thread_cpu_times();
       auto c = localcluster::LocalCluster::start(lo);
       if (!c) throw Failure{"starting the local cluster: " + c.error()};
@@ -764,6 +778,7 @@ class Runner {
   const RunOptions& o_;
   WorkloadResult res_;
   std::unique_ptr<localcluster::LocalCluster> cluster_;
+  std::string temp_dir_;  // a data directory of our own, removed at the end
   scheduler::app::SchedulerApp* app_ = nullptr;
   std::unique_ptr<scheduler::app::SchedulerApp> own_app_;
   std::map<int, std::string> thread_component_;  // tid -> server | scheduler | bench

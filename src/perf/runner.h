@@ -27,6 +27,10 @@ struct RunOptions {
   std::string metrics_url;               // external: the scheduler's /metrics URL (optional)
   std::string metrics_token;             // bearer token for metrics_url ("" = the kubeconfig's)
   int scheduler_pid = 0;                 // external: read its peak RSS from /proc
+  // Embedded server's store: "memory", or "embedded" (durable, write-ahead log in a fresh directory
+  // made under data_dir, "" = /tmp, and removed afterwards).
+  std::string storage = "memory";
+  std::string data_dir;
   int create_workers = 16;               // concurrent create requests
   double stall_seconds = 120;            // fail when no pod gets bound for this long while waiting
   std::function<void(const Progress&)> on_progress;  // called about every 200 ms while waiting
