@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <boost/crc.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <unordered_map>
 
 #include "apiserver/resources.h"
+#include "apiserver/wal_record.h"
 #include "util/log.h"
 
 namespace ksched::apiserver {
@@ -22,33 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kSegmentMagic = "KSWAL001";
-constexpr std::string_view kSnapshotMagic = "KSSNAP01";
-enum RecordType : std::uint8_t { kPut = 1, kDelete = 2, kEnd = 3 };
+using wal::Record;
+using wal::RecordType;
 
 std::string errno_text() { return std::strerror(errno); }
-
-std::uint32_t crc32(std::string_view data) {
-  boost::crc_32_type c;
-  c.process_bytes(data.data(), data.size());
-  return c.checksum();
-}
-
-void put_u32(std::string& out, std::uint32_t v) {
-  char b[4];
-  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  out.append(b, 4);
-}
-void put_i64(std::string& out, std::int64_t v) {
-  auto u = static_cast<std::uint64_t>(v);
-  char b[8];
-  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((u >> (8 * i)) & 0xff);
-  out.append(b, 8);
-}
-void put_str(std::string& out, std::string_view s) {
-  put_u32(out, static_cast<std::uint32_t>(s.size()));
-  out.append(s);
-}
 
 // The resource as the log names it, stable across releases (ids are not).
 const std::string& resource_key(int id) {
@@ -69,94 +46,20 @@ int resource_id(std::string_view key) {
   return it == ids.end() ? -1 : it->second;
 }
 
-// Appends one framed record; the frame's length and CRC are filled in once the payload is there.
-void encode(std::string& out, RecordType type, std::int64_t rv, const StoredObject* obj, int resource,
-            std::string_view ns, std::string_view name) {
-  std::size_t frame = out.size();
-  out.append(8, '\0');
-  std::size_t start = out.size();
-  out.push_back(static_cast<char>(type));
-  put_i64(out, rv);
-  put_i64(out, obj && type == kPut ? obj->delete_deadline : 0);
-  put_str(out, type == kEnd ? std::string_view() : std::string_view(resource_key(resource)));
-  put_str(out, ns);
-  put_str(out, name);
-  put_str(out, obj && type == kPut ? std::string_view(obj->json) : std::string_view());
-  std::string_view payload(out.data() + start, out.size() - start);
-  std::string head;
-  put_u32(head, static_cast<std::uint32_t>(payload.size()));
-  put_u32(head, crc32(payload));
-  std::memcpy(out.data() + frame, head.data(), 8);
+// A stored object's record: Put with its JSON, or Delete (the key is all recovery needs).
+void append_object(std::string& out, RecordType type, std::int64_t rv, int resource, const StoredObject& o) {
+  Record r;
+  r.type = type;
+  r.rv = rv;
+  r.resource = resource_key(resource);
+  r.ns = o.ns;
+  r.name = o.name;
+  if (type == RecordType::Put) {
+    r.delete_deadline = o.delete_deadline;
+    r.json = o.json;
+  }
+  wal::append_record(out, r);
 }
-
-struct Record {
-  RecordType type = kPut;
-  std::int64_t rv = 0;
-  std::int64_t delete_deadline = 0;
-  std::string_view resource, ns, name, json;
-};
-
-// Reads records from `data` starting at `pos`. Stops at the end or at the first damaged frame;
-// `pos` is then where the good records end.
-class Reader {
- public:
-  explicit Reader(std::string_view data, std::size_t pos) : d_(data), pos_(pos) {}
-  // false at the end or at damage (damaged() tells which).
-  bool next(Record& r) {
-    if (pos_ == d_.size()) return false;
-    if (d_.size() - pos_ < 8) return fail();
-    std::uint32_t len = u32(pos_), crc = u32(pos_ + 4);
-    if (len > d_.size() - pos_ - 8) return fail();
-    std::string_view p = d_.substr(pos_ + 8, len);
-    if (crc32(p) != crc) return fail();
-    std::size_t q = 0;
-    auto take = [&](std::size_t n, std::string_view& out) {
-      if (p.size() - q < n) return false;
-      out = p.substr(q, n);
-      q += n;
-      return true;
-    };
-    auto take_i64 = [&](std::int64_t& v) {
-      std::string_view b;
-      if (!take(8, b)) return false;
-      std::uint64_t u = 0;
-      for (int i = 7; i >= 0; --i) u = (u << 8) | static_cast<unsigned char>(b[static_cast<std::size_t>(i)]);
-      v = static_cast<std::int64_t>(u);
-      return true;
-    };
-    auto take_str = [&](std::string_view& out) {
-      std::string_view b;
-      if (!take(4, b)) return false;
-      std::uint32_t n = 0;
-      for (int i = 3; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(b[static_cast<std::size_t>(i)]);
-      return take(n, out);
-    };
-    std::string_view t;
-    if (!take(1, t) || !take_i64(r.rv) || !take_i64(r.delete_deadline) || !take_str(r.resource) || !take_str(r.ns) ||
-        !take_str(r.name) || !take_str(r.json) || q != p.size())
-      return fail();
-    r.type = static_cast<RecordType>(t[0]);
-    if (r.type != kPut && r.type != kDelete && r.type != kEnd) return fail();
-    pos_ += 8 + len;
-    return true;
-  }
-  bool damaged() const { return damaged_; }
-  std::size_t pos() const { return pos_; }
-
- private:
-  bool fail() {
-    damaged_ = true;
-    return false;
-  }
-  std::uint32_t u32(std::size_t at) const {
-    std::uint32_t v = 0;
-    for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(d_[at + static_cast<std::size_t>(i)]);
-    return v;
-  }
-  std::string_view d_;
-  std::size_t pos_;
-  bool damaged_ = false;
-};
 
 util::Result<std::string> read_file(const fs::path& p) {
   int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
@@ -292,7 +195,7 @@ util::Result<void> DurableLog::recover() {
     int id = resource_id(r.resource);
     if (id < 0) return util::make_error(where + ": unknown resource \"" + std::string(r.resource) + "\"");
     std::string k = state_key(r.resource, r.ns, r.name);
-    if (r.type == kDelete)
+    if (r.type == RecordType::Delete)
       state.erase(k);
     else
       state[k] = Entry{id, std::string(r.json), r.delete_deadline};
@@ -304,13 +207,13 @@ util::Result<void> DurableLog::recover() {
   for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
     auto data = read_file(it->second);
     if (!data) return util::make_error(data.error());
-    bool ok = data->compare(0, kSnapshotMagic.size(), kSnapshotMagic) == 0;
-    Reader rd(*data, kSnapshotMagic.size());
+    bool ok = data->compare(0, wal::kSnapshotMagic.size(), wal::kSnapshotMagic) == 0;
+    wal::Reader rd(*data, wal::kSnapshotMagic.size());
     Record r;
     bool ended = false;
     state.clear();
     while (ok && rd.next(r)) {
-      if (r.type == kEnd) {
+      if (r.type == RecordType::End) {
         ended = rd.pos() == data->size() && r.rv == it->first;
         break;
       }
@@ -334,13 +237,13 @@ util::Result<void> DurableLog::recover() {
     if (!data) return util::make_error(data.error());
     std::size_t good = 0;
     bool damaged = false;
-    if (data->size() < kSegmentMagic.size() || data->compare(0, kSegmentMagic.size(), kSegmentMagic) != 0) {
+    if (data->size() < wal::kSegmentMagic.size() || data->compare(0, wal::kSegmentMagic.size(), wal::kSegmentMagic) != 0) {
       damaged = true;
     } else {
-      Reader rd(*data, kSegmentMagic.size());
+      wal::Reader rd(*data, wal::kSegmentMagic.size());
       Record r;
       while (rd.next(r)) {
-        if (r.type == kEnd || (r.rv > rv && r.rv != rv + 1)) {
+        if (r.type == RecordType::End || (r.rv > rv && r.rv != rv + 1)) {
           return util::make_error("durable log: " + path.string() + " skips from revision " + std::to_string(rv) +
                                   " to " + std::to_string(r.rv) + "; refusing to serve a store with a hole in it");
         }
@@ -358,7 +261,7 @@ util::Result<void> DurableLog::recover() {
                               " and later segments follow it; refusing to serve a store that lost acknowledged writes");
     // A crash mid-write: the tail was never acknowledged. Cut it so that appends follow good data.
     std::size_t cut = data->size() - good;
-    if (good < kSegmentMagic.size()) {
+    if (good < wal::kSegmentMagic.size()) {
       fs::remove(path, ec);
       segments.pop_back();
     } else if (::truncate(path.c_str(), static_cast<off_t>(good)) != 0) {
@@ -396,21 +299,21 @@ util::Result<void> DurableLog::open_segment(std::int64_t first_rv) {
   std::string path = opts_.dir + "/wal-" + hex16(first_rv) + ".log";
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return util::make_error("cannot create " + path + ": " + errno_text());
-  if (!write_all(fd, kSegmentMagic) || ::fdatasync(fd) != 0 || !sync_dir(opts_.dir)) {
+  if (!write_all(fd, wal::kSegmentMagic) || ::fdatasync(fd) != 0 || !sync_dir(opts_.dir)) {
     std::string e = errno_text();
     ::close(fd);
     return util::make_error("cannot start " + path + ": " + e);
   }
   if (seg_fd_ >= 0) ::close(seg_fd_);
   seg_fd_ = fd;
-  seg_bytes_ = kSegmentMagic.size();
+  seg_bytes_ = wal::kSegmentMagic.size();
   return {};
 }
 
 void DurableLog::append(const Event& ev) {
   const StoredObject* o = ev.obj.get();
   std::lock_guard l(mu_);
-  encode(pending_, ev.type == EventType::Deleted ? kDelete : kPut, ev.rv, o, ev.resource, o->ns, o->name);
+  append_object(pending_, ev.type == EventType::Deleted ? RecordType::Delete : RecordType::Put, ev.rv, ev.resource, *o);
   appended_ = ev.rv;
   cv_.notify_one();
 }
@@ -528,16 +431,19 @@ util::Result<void> DurableLog::write_snapshot(const Store::State& state) {
   std::string tmp = final_path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return util::make_error("cannot create " + tmp + ": " + errno_text());
-  std::string buf(kSnapshotMagic);
+  std::string buf(wal::kSnapshotMagic);
   bool ok = true;
   for (const auto& [res, o] : state.objects) {
-    encode(buf, kPut, o->rv, o.get(), res, o->ns, o->name);
+    append_object(buf, RecordType::Put, o->rv, res, *o);
     if (buf.size() >= (std::size_t{4} << 20)) {
       ok = ok && write_all(fd, buf);
       buf.clear();
     }
   }
-  encode(buf, kEnd, state.revision, nullptr, 0, "", "");
+  Record end;
+  end.type = RecordType::End;
+  end.rv = state.revision;
+  wal::append_record(buf, end);
   ok = ok && write_all(fd, buf) && ::fsync(fd) == 0;
   std::string e = errno_text();
   ::close(fd);

@@ -12,9 +12,7 @@
 //   LOCK                        flock'ed while a server uses DIR (a second server refuses to start)
 //   wal-<first rv, 16 hex>.log  segments: an 8-byte magic, then records
 //   snap-<rv, 16 hex>.snap      every object at rv: magic, rv, Put records, an End record
-// A record is [u32 payload length][u32 CRC-32 of payload][payload], little-endian; the payload is
-// the change: type, revision, graceful-deletion deadline, resource (group/plural), namespace, name
-// and the object's JSON (none for a delete).
+// Records: wal_record.h.
 //
 // Durability: Store::put/remove append under the store's write lock (a memcpy, no I/O). One
 // thread writes what has gathered, fdatasyncs, then publishes those revisions to the store (only
@@ -38,7 +36,7 @@
 
 namespace ksched::apiserver {
 
-class DurableLog {
+class DurableLog final : public CommitLog {
  public:
   struct Options {
     std::string dir;
@@ -64,7 +62,7 @@ class DurableLog {
   // itself to the store and starts the commit and snapshot threads.
   static util::Result<std::unique_ptr<DurableLog>> open(Store& store, Options opts);
   // Makes everything appended so far durable, then detaches from the store.
-  ~DurableLog();
+  ~DurableLog() override;
   DurableLog(const DurableLog&) = delete;
   DurableLog& operator=(const DurableLog&) = delete;
 
@@ -73,10 +71,10 @@ class DurableLog {
   std::int64_t durable_revision() const;
 
   // Called by the store under its write lock, in revision order.
-  void append(const Event& ev);
+  void append(const Event& ev) override;
   // Runs `fn` once revision `rv` is durable: at once on this thread if it already is, else on the
   // commit thread (so `fn` must only hand work off). Never runs after drop_waiters().
-  void when_durable(std::int64_t rv, std::function<void()> fn);
+  void when_durable(std::int64_t rv, std::function<void()> fn) override;
   // Forgets every pending callback without running it (their owners are shutting down).
   void drop_waiters();
 

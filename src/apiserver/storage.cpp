@@ -7,7 +7,6 @@
 #include <boost/json.hpp>
 #include <mutex>
 
-#include "apiserver/durable_log.h"
 #include "apiserver/resources.h"
 #include "apiserver/watch_hub.h"
 
@@ -201,7 +200,7 @@ void Store::fan_out(const Event& ev) {
   }
 }
 
-void Store::set_log(DurableLog* log) {
+void Store::set_log(CommitLog* log) {
   std::unique_lock l(mu_);
   log_ = log;
   // Changes appended before a detach have no one left to publish them.
@@ -213,7 +212,7 @@ void Store::set_log(DurableLog* log) {
 }
 
 void Store::when_durable(std::int64_t rv, std::function<void()> fn) {
-  DurableLog* log = nullptr;
+  CommitLog* log = nullptr;
   {
     std::shared_lock l(mu_);
     if (rv > published_) log = log_;

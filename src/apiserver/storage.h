@@ -26,7 +26,17 @@
 namespace ksched::apiserver {
 
 class Watcher;
-class DurableLog;
+struct Event;
+
+// Where a store with durability sends its changes (durable_log.h implements it): appended under the
+// store's write lock, in revision order; the log calls Store::publish once they are durable.
+class CommitLog {
+ public:
+  virtual ~CommitLog() = default;
+  virtual void append(const Event& ev) = 0;  // must not block on I/O
+  // Runs `fn` once `rv` is durable: at once if it is, else later from the log's own thread.
+  virtual void when_durable(std::int64_t rv, std::function<void()> fn) = 0;
+};
 
 // The index kept next to each stored object: labels, and the selectable field values of its
 // resource; selectors are upstream's (api/labels.h, api/fields.h).
@@ -114,7 +124,7 @@ class Store {
 
   // ---- durability (durable_log.h drives these)
   // From now on every change is appended to `log` (nullptr: memory mode, changes publish at once).
-  void set_log(DurableLog* log);
+  void set_log(CommitLog* log);
   // Makes every change up to `rv` visible: fans it out to watchers and moves revision() on.
   void publish(std::int64_t rv);
   // The revision of the last change this thread committed (0: none since the last call); the HTTP
@@ -160,7 +170,7 @@ class Store {
   std::size_t history_limit_;
   std::int64_t revision_ = 0;
   std::int64_t published_ = 0;  // == revision_ without a log
-  DurableLog* log_ = nullptr;
+  CommitLog* log_ = nullptr;
   std::int64_t compacted_ = 0;  // every event with rv > compacted_ is in history_
   const std::uint64_t id_;
 };
