@@ -15,6 +15,7 @@
 #include "apiserver/resources.h"
 #include "apiserver/wal_record.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 namespace ksched::apiserver {
 
@@ -151,8 +152,14 @@ util::Result<std::unique_ptr<DurableLog>> DurableLog::open(Store& store, Options
     return util::make_error("data directory " + log->opts_.dir + " is in use by another server (" + lock + " is locked)");
   if (auto r = log->recover(); !r) return util::make_error(r.error());
   store.set_log(log.get());
-  log->commit_thread_ = std::thread([p = log.get()] { p->commit_loop(); });
-  log->snapshot_thread_ = std::thread([p = log.get()] { p->snapshot_loop(); });
+  log->commit_thread_ = std::thread([p = log.get()] {
+    util::set_thread_name("wal-commit");
+    p->commit_loop();
+  });
+  log->snapshot_thread_ = std::thread([p = log.get()] {
+    util::set_thread_name("wal-snapshot");
+    p->snapshot_loop();
+  });
   return log;
 }
 

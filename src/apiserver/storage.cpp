@@ -172,8 +172,8 @@ Store::Commit Store::remove(int resource, std::string_view ns, std::string_view 
 
 void Store::record(Event ev) {
   table(ev.resource).last_change = ev.rv;
-  thread_commit = ev.rv;
   if (log_) {
+    thread_commit = ev.rv;
     log_->append(ev);
   } else {
     fan_out(ev);

@@ -127,8 +127,8 @@ class Store {
   void set_log(CommitLog* log);
   // Makes every change up to `rv` visible: fans it out to watchers and moves revision() on.
   void publish(std::int64_t rv);
-  // The revision of the last change this thread committed (0: none since the last call); the HTTP
-  // layer holds the answer to a write until the log has made that revision durable.
+  // The revision of the last change this thread committed with a log attached (0: none since the
+  // last call, or memory mode); the HTTP layer holds a write's answer until it is durable.
   static std::int64_t take_thread_commit();
   // Runs `fn` once every change up to `rv` is durable: at once when it already is (or without a
   // log), else from the log's commit thread, so `fn` must only hand work off.

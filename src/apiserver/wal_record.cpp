@@ -1,6 +1,8 @@
 #include "apiserver/wal_record.h"
 
-#include <boost/crc.hpp>
+#include <zlib.h>
+
+#include <algorithm>
 #include <cstring>
 
 namespace ksched::apiserver::wal {
@@ -30,10 +32,15 @@ std::uint64_t get_le(std::string_view b) {
 
 }  // namespace
 
+// zlib's CRC-32 (the IEEE polynomial), several bytes per step: the commit path checksums every byte.
 std::uint32_t crc32(std::string_view data) {
-  boost::crc_32_type c;
-  c.process_bytes(data.data(), data.size());
-  return c.checksum();
+  uLong c = ::crc32(0L, Z_NULL, 0);
+  while (!data.empty()) {
+    auto n = static_cast<uInt>(std::min<std::size_t>(data.size(), 1u << 30));
+    c = ::crc32(c, reinterpret_cast<const Bytef*>(data.data()), n);
+    data.remove_prefix(n);
+  }
+  return static_cast<std::uint32_t>(c);
 }
 
 void append_record(std::string& out, const Record& r) {
