@@ -7,6 +7,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -122,6 +123,58 @@ TEST(Server, TlsTokensWatchAndCleanStop) {
   beast::error_code ec;
   http::read(w.stream(), w.buffer(), p, ec);
   EXPECT_TRUE(p.is_done()) << ec.message();
+}
+
+// With a data directory: a write is answered once durable, pipelined writes on one connection are
+// answered in order, and a new server on the same directory has every object, the same CA and the
+// same admin token (the kubeconfig it handed out keeps working).
+TEST(Server, DataDirectoryKeepsObjectsAndCredentialsAcrossRestarts) {
+  std::string dir = ::testing::TempDir() + "/server_data_dir";
+  std::filesystem::remove_all(dir);
+  Options o;
+  o.data_dir = dir;
+  o.nodes = 2;
+  std::string token, ca;
+  std::string uid;
+  {
+    Server s(o);
+    ASSERT_TRUE(s.start());
+    token = s.admin_token();
+    ca = s.ca_pem();
+    TlsClient c(s);
+    // Three creates sent before reading any answer.
+    for (int i = 0; i < 3; ++i)
+      c.send(http::verb::post, "/api/v1/namespaces/default/configmaps", token,
+             R"({"metadata":{"name":"kept-)" + std::to_string(i) + R"("},"data":{"k":"v"}})");
+    for (int i = 0; i < 3; ++i) {
+      http::response<http::string_body> res;
+      http::read(c.stream(), c.buffer(), res);
+      ASSERT_EQ(res.result_int(), 201) << res.body();
+      EXPECT_NE(res.body().find("\"name\":\"kept-" + std::to_string(i) + "\""), std::string::npos);
+      if (i == 0) {
+        auto p = res.body().find("\"uid\":\"");
+        uid = res.body().substr(p + 7, 36);
+      }
+    }
+  }
+  Server s(o);
+  ASSERT_TRUE(s.start());
+  EXPECT_EQ(s.admin_token(), token);
+  EXPECT_EQ(s.ca_pem(), ca);
+  TlsClient c(s);
+  auto got = c.request(http::verb::get, "/api/v1/namespaces/default/configmaps/kept-0", token);
+  ASSERT_EQ(got.result_int(), 200);
+  EXPECT_NE(got.body().find(uid), std::string::npos);
+  auto nodes = c.request(http::verb::get, "/api/v1/nodes", token);
+  EXPECT_EQ(nodes.body().find("node-2"), std::string::npos);  // --nodes 2 again: no duplicates
+  EXPECT_NE(nodes.body().find("node-1"), std::string::npos);
+  auto list = c.request(http::verb::get, "/api/v1/namespaces/default/configmaps", token);
+  EXPECT_NE(list.body().find("kept-2"), std::string::npos);
+  // A second server on the same directory refuses to start.
+  Server other(o);
+  auto r = other.start();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("in use by another server"), std::string::npos) << r.error();
 }
 
 // Responses carry their length, type and caching headers; a keep-alive connection serves request
