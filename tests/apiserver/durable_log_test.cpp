@@ -59,6 +59,17 @@ std::int64_t create(Store& s, const std::string& name, const std::string& node =
   return c.obj ? c.obj->rv : 0;
 }
 
+// A server's life on `dir`: n pods created, all durable, then shut down. Returns the last revision.
+std::int64_t write_pods(const std::string& dir, const std::string& prefix, int n) {
+  Store s(100);
+  auto log = open_log(s, dir);
+  if (!log) return 0;
+  std::int64_t last = 0;
+  for (int i = 0; i < n; ++i) last = create(s, prefix + std::to_string(i));
+  wait_durable(s, last);
+  return last;
+}
+
 std::string file_of(const std::string& dir, const std::string& prefix) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir))
@@ -154,14 +165,8 @@ TEST(DurableLog, WatchersAndListsSeeOnlyDurableChanges) {
 
 TEST(DurableLog, TornTailIsCutAndEverythingBeforeItSurvives) {
   std::string dir = fresh_dir("torn");
-  std::int64_t last = 0;
-  {
-    Store s(100);
-    auto log = open_log(s, dir);
-    ASSERT_TRUE(log);
-    for (int i = 0; i < 10; ++i) last = create(s, "t" + std::to_string(i));
-    wait_durable(s, last);
-  }
+  std::int64_t last = write_pods(dir, "t", 10);
+  ASSERT_EQ(last, 10);
   std::string seg = file_of(dir, "wal-");
   ASSERT_FALSE(seg.empty());
   auto size = fs::file_size(seg);
@@ -194,14 +199,8 @@ TEST(DurableLog, TornTailIsCutAndEverythingBeforeItSurvives) {
 
 TEST(DurableLog, DamageBeforeTheLastSegmentRefusesToStart) {
   std::string dir = fresh_dir("damaged");
-  std::int64_t last = 0;
-  {
-    Store s(100);
-    auto log = open_log(s, dir);
-    ASSERT_TRUE(log);
-    for (int i = 0; i < 10; ++i) last = create(s, "d" + std::to_string(i));
-    wait_durable(s, last);
-  }
+  std::int64_t last = write_pods(dir, "d", 10);
+  ASSERT_EQ(last, 10);
   std::string seg = file_of(dir, "wal-");
   // A later (empty) segment follows, so the damage below is not a torn tail.
   {
