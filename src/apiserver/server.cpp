@@ -1,6 +1,11 @@
 #include "apiserver/server.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,18 +38,28 @@ util::Result<std::string> read_text(const std::filesystem::path& p) {
   return ss.str();
 }
 
+// Written as the store's files are: private from creation, synced, renamed into place, so that a
+// crash leaves either no file or the whole one (the token goes last and says the set is complete).
 util::Result<void> write_private(const std::filesystem::path& p, const std::string& text) {
   std::string tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return util::make_error("cannot write " + tmp);
-    out << text;
-    if (!out.flush()) return util::make_error("cannot write " + tmp);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return util::make_error("cannot write " + tmp + ": " + std::strerror(errno));
+  std::string_view rest = text;
+  bool ok = true;
+  while (ok && !rest.empty()) {
+    ssize_t n = ::write(fd, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) rest.remove_prefix(static_cast<std::size_t>(n));
   }
-  std::filesystem::permissions(tmp, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-  std::error_code ec;
-  std::filesystem::rename(tmp, p, ec);
-  if (ec) return util::make_error("cannot write " + p.string() + ": " + ec.message());
+  ok = ok && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), p.c_str()) != 0) return util::make_error("cannot write " + p.string() + ": " + std::strerror(errno));
+  int dfd = ::open(p.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
   return {};
 }
 
@@ -81,7 +96,6 @@ util::Result<Credentials> load_or_make_credentials(const std::string& data_dir, 
     fs::create_directories(pki, ec);
     if (ec) return util::make_error("cannot create " + pki.string() + ": " + ec.message());
     const std::string* from[] = {&c.token, &c.ca.cert_pem, &c.ca.key_pem, &c.serving.cert_pem, &c.serving.key_pem};
-    // The token last: its presence says the set is complete.
     for (int i = 4; i >= 0; --i)
       if (auto r = write_private(pki / files[i], *from[i]); !r) return util::make_error(r.error());
   }
