@@ -4,7 +4,7 @@
 namespace ksched::apiserver {
 
 Response Api::Impl::get(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
-  auto o = store.get(storage_id(r), ns, name);
+  auto o = store.get_published(storage_id(r), ns, name);
   if (!o) return error_response(not_found(r, name));
   if (is_table_accept(req.accept)) {
     TableOptions t;

@@ -111,6 +111,22 @@ ObjPtr Store::get(int resource, std::string_view ns, std::string_view name) cons
   return it == t.objects.end() ? nullptr : it->second;
 }
 
+ObjPtr Store::get_published(int resource, std::string_view ns, std::string_view name) const {
+  std::string key = object_key(ns, name);
+  std::shared_lock l(mu_);
+  auto& t = table(resource);
+  auto it = t.objects.find(key);
+  ObjPtr o = it == t.objects.end() ? nullptr : it->second;
+  if (published_ == revision_) return o;
+  // Undo the unpublished changes to this key (a group commit's worth at most), newest first.
+  for (auto h = history_.rbegin(); h != history_.rend() && h->rv > published_; ++h) {
+    if (h->resource != resource) continue;
+    const auto& changed = h->prev ? h->prev : h->obj;
+    if (changed->ns == ns && changed->name == name) o = h->prev;
+  }
+  return o;
+}
+
 Store::Commit Store::put(int resource, json::object& obj, std::int64_t expected_rv, std::int64_t delete_deadline) {
   Prepared p = prepare(resource, obj);
   p.obj->delete_deadline = delete_deadline;

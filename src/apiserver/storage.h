@@ -81,7 +81,10 @@ class Store {
   // that nothing changed.
   std::int64_t resource_revision(int resource) const;
   std::uint64_t id() const { return id_; }
+  // The newest state, durable or not: what a write's read-modify-write must start from.
   ObjPtr get(int resource, std::string_view ns, std::string_view name) const;
+  // The state at revision(): what a client's GET sees (only durable changes, like lists and watches).
+  ObjPtr get_published(int resource, std::string_view ns, std::string_view name) const;
 
   enum class CommitStatus { Ok, Changed, AlreadyExists, NotFound };
   struct Commit {

@@ -78,6 +78,78 @@ std::string file_of(const std::string& dir, const std::string& prefix) {
   return names.empty() ? "" : names.back();
 }
 
+// A log that holds everything until the test publishes it: what clients see in between.
+class HeldLog : public CommitLog {
+ public:
+  void append(const Event& ev) override { appended.push_back(ev.rv); }
+  void when_durable(std::int64_t rv, std::function<void()> fn) override { waiting.emplace_back(rv, std::move(fn)); }
+  std::vector<std::int64_t> appended;
+  std::vector<std::pair<std::int64_t, std::function<void()>>> waiting;
+};
+
+TEST(StoreWithALog, ClientsSeeNothingUntilItIsPublished) {
+  Store s(100);
+  HeldLog log;
+  s.set_log(&log);
+  std::int64_t a = create(s, "a");
+  s.publish(a);
+  auto w = std::make_shared<Watcher>(pods(), "", labels::Selector{}, fields::Selector{}, 100);
+  ASSERT_TRUE(s.watch(w, a, false, false));
+
+  // Unpublished: a changed, b created, c created and deleted.
+  auto cur = s.get(pods(), "default", "a");
+  auto changed = pod("a", "node-1");
+  ASSERT_EQ(s.put(pods(), changed, cur->rv).status, Store::CommitStatus::Ok);
+  std::int64_t b = create(s, "b");
+  create(s, "c");
+  ASSERT_EQ(s.remove(pods(), "default", "c", 0).status, Store::CommitStatus::Ok);
+  std::int64_t last = Store::take_thread_commit();
+  EXPECT_EQ(log.appended, (std::vector<std::int64_t>{a, a + 1, b, b + 1, last}));
+
+  EXPECT_EQ(s.revision(), a);
+  bool closed = false;
+  EXPECT_TRUE(w->drain(closed).empty());
+  EXPECT_EQ(s.get_published(pods(), "default", "a")->rv, a);  // clients: the published state
+  EXPECT_NE(s.get(pods(), "default", "a")->rv, a);            // writes: the newest
+  EXPECT_FALSE(s.get_published(pods(), "default", "b"));
+  auto l = s.list(pods(), {});
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->rv, a);
+  ASSERT_EQ(l->items.size(), 1u);
+  EXPECT_EQ(l->items[0]->rv, a);
+  auto fresh = std::make_shared<Watcher>(pods(), "", labels::Selector{}, fields::Selector{}, 100);
+  ASSERT_TRUE(s.watch(fresh, 0, true, true));
+  auto initial = fresh->drain(closed);
+  ASSERT_EQ(initial.size(), 2u);  // a as published, then the initial-events-end bookmark at a
+  EXPECT_EQ(initial[0].obj->rv, a);
+  EXPECT_EQ(initial[1].rv, a);
+  bool ran = false;
+  s.when_durable(b, [&] { ran = true; });
+  EXPECT_FALSE(ran);
+  ASSERT_EQ(log.waiting.size(), 1u);
+  EXPECT_EQ(log.waiting[0].first, b);
+
+  // Published up to b: the change to a and b's create, in order; c still unseen.
+  s.publish(b);
+  EXPECT_EQ(s.revision(), b);
+  auto items = w->drain(closed);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].kind, WatchItem::Kind::Modified);
+  EXPECT_EQ(items[1].kind, WatchItem::Kind::Added);
+  EXPECT_EQ(items[1].rv, b);
+  EXPECT_EQ(fresh->drain(closed).size(), 2u);
+  EXPECT_FALSE(s.get_published(pods(), "default", "c"));
+  s.when_durable(b, [&] { ran = true; });
+  EXPECT_TRUE(ran);  // already durable: at once
+
+  s.publish(last);
+  items = w->drain(closed);
+  ASSERT_EQ(items.size(), 2u);  // c added, c deleted
+  EXPECT_EQ(items[1].kind, WatchItem::Kind::Deleted);
+  EXPECT_EQ(s.list(pods(), {})->items.size(), 2u);
+  s.set_log(nullptr);
+}
+
 TEST(DurableLog, RestartRecoversObjectsIndexDeletionsAndRevision) {
   std::string dir = fresh_dir("recover");
   std::int64_t last = 0;
