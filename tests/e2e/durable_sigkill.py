@@ -69,7 +69,9 @@ class Server:
         log = open(os.path.join(self.tmp, "server-%d.log" % self.starts), "w")
         self.proc = subprocess.Popen(
             [self.ksched, "apiserver", "--listen", "127.0.0.1:%d" % self.port, "--kubeconfig-out", self.kubeconfig,
-             "--data-dir", os.path.join(self.tmp, "data"), "--nodes", str(NODES)],
+             "--data-dir", os.path.join(self.tmp, "data"), "--nodes", str(NODES),
+             # Small segments: snapshots and segment removal happen under the load and the kill.
+             "--wal-segment-bytes", str(4 << 20)],
             stdout=log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -282,6 +284,9 @@ def main():
         with open(os.path.join(tmp, "server-2.log")) as f:
             log = f.read()
         check("durable store opened" in log, "the restarted server says what it recovered", tmp)
+        data = os.listdir(os.path.join(tmp, "data"))
+        snaps = [f for f in data if f.startswith("snap-") and f.endswith(".snap")]
+        check(snaps, "snapshots were taken along the way (%s)" % ", ".join(sorted(data)), tmp)
     finally:
         stop.set()
         if sched and sched.poll() is None:
