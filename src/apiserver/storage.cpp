@@ -29,16 +29,21 @@ struct Prepared {
   std::size_t marker_pos = std::string::npos;
 };
 
+// The index data kept beside an object's JSON: its key, uid, labels and selectable fields.
+void index_object(int resource, const json::object& obj, const json::object& meta, StoredObject& so) {
+  so.ns = str_of(meta, "namespace");
+  so.name = str_of(meta, "name");
+  so.uid = str_of(meta, "uid");
+  so.labels = extract_labels(obj);
+  so.fields = extract_fields(resource_by_id(resource), obj);
+}
+
 Prepared prepare(int resource, json::object& obj) {
   Prepared p;
   auto so = std::make_shared<StoredObject>();
   json::object& meta = obj["metadata"].is_object() ? obj["metadata"].get_object() : obj["metadata"].emplace_object();
-  so->ns = str_of(meta, "namespace");
-  so->name = str_of(meta, "name");
-  so->uid = str_of(meta, "uid");
   meta["resourceVersion"] = "\x01rv\x01";
-  so->labels = extract_labels(obj);
-  so->fields = extract_fields(resource_by_id(resource), obj);
+  index_object(resource, obj, meta, *so);
   so->json = json::serialize(obj);
   p.marker_pos = so->json.find(kRvMarker);
   p.obj = std::move(so);
@@ -114,17 +119,14 @@ ObjPtr Store::get(int resource, std::string_view ns, std::string_view name) cons
 ObjPtr Store::get_published(int resource, std::string_view ns, std::string_view name) const {
   std::string key = object_key(ns, name);
   std::shared_lock l(mu_);
+  if (published_ < revision_) {
+    // Unpublished changes (a group commit's worth at most) are undone as lists undo them.
+    auto overrides = undo_after(resource, published_);
+    if (auto o = overrides.find(key); o != overrides.end()) return o->second;
+  }
   auto& t = table(resource);
   auto it = t.objects.find(key);
-  ObjPtr o = it == t.objects.end() ? nullptr : it->second;
-  if (published_ == revision_) return o;
-  // Undo the unpublished changes to this key (a group commit's worth at most), newest first.
-  for (auto h = history_.rbegin(); h != history_.rend() && h->rv > published_; ++h) {
-    if (h->resource != resource) continue;
-    const auto& changed = h->prev ? h->prev : h->obj;
-    if (changed->ns == ns && changed->name == name) o = h->prev;
-  }
-  return o;
+  return it == t.objects.end() ? nullptr : it->second;
 }
 
 Store::Commit Store::put(int resource, json::object& obj, std::int64_t expected_rv, std::int64_t delete_deadline) {
@@ -263,17 +265,13 @@ util::Result<void> Store::restore(int resource, std::string_view text, std::int6
   auto so = std::make_shared<StoredObject>();
   auto* meta = obj.if_contains("metadata");
   if (!meta || !meta->is_object()) return util::make_error("object has no metadata");
-  so->ns = str_of(meta->get_object(), "namespace");
-  so->name = str_of(meta->get_object(), "name");
-  so->uid = str_of(meta->get_object(), "uid");
+  index_object(resource, obj, meta->get_object(), *so);
   std::string rv_text = str_of(meta->get_object(), "resourceVersion");
   try {
     so->rv = std::stoll(rv_text);
   } catch (...) {
     return util::make_error("object " + so->name + " has no resourceVersion");
   }
-  so->labels = extract_labels(obj);
-  so->fields = extract_fields(resource_by_id(resource), obj);
   so->json = std::string(text);
   so->delete_deadline = delete_deadline;
   std::string key = object_key(so->ns, so->name);
