@@ -13,7 +13,7 @@ PACKAGES=(
   clang libclang-rt-14-dev clang-format clang-tidy
   python3 python3-kubernetes python3-yaml
   openssl curl procps gnuplot-nox
-  etcd-server etcd-client
+  etcd-server etcd-client libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   chromium
 )
 

@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "apiserver/server.h"
+#include "scheduler/config/load.h"
 #include "subcommand.h"
 #include "util/log.h"
 
@@ -31,8 +32,23 @@ int run_apiserver(int argc, char** argv) {
   app.add_option("--io-threads", opts.io_threads, "HTTP io threads")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--storage", storage,
                  "memory: objects live in this process only; embedded: durable in --data-dir (write-ahead log with "
-                 "group commit, snapshots). --data-dir alone implies embedded")
-      ->check(CLI::IsMember({"memory", "embedded"}))
+                 "group commit, snapshots); etcd: in the etcd cluster of --etcd-servers, which several servers may "
+                 "share. --data-dir alone implies embedded, --etcd-servers etcd")
+      ->check(CLI::IsMember({"memory", "embedded", "etcd"}))
+      ->capture_default_str();
+  app.add_option("--etcd-servers", opts.etcd_servers, "etcd members to connect to (http(s)://host:port, comma separated)")
+      ->delimiter(',');
+  app.add_option("--etcd-cafile", opts.etcd_cafile, "SSL Certificate Authority file used to secure etcd communication")
+      ->check(CLI::ExistingFile);
+  app.add_option("--etcd-certfile", opts.etcd_certfile, "SSL certification file used to secure etcd communication")
+      ->check(CLI::ExistingFile);
+  app.add_option("--etcd-keyfile", opts.etcd_keyfile, "SSL key file used to secure etcd communication")
+      ->check(CLI::ExistingFile);
+  app.add_option("--etcd-prefix", opts.etcd_prefix, "the prefix to prepend to all resource paths in etcd")
+      ->capture_default_str();
+  std::string compaction_interval = "5m0s";
+  app.add_option("--etcd-compaction-interval", compaction_interval,
+                 "the interval of compaction requests; 0 disables compaction from this server")
       ->capture_default_str();
   app.add_option("--data-dir", opts.data_dir,
                  "directory of the embedded durable store (also keeps the CA, serving certificate and admin token)");
@@ -53,6 +69,22 @@ int run_apiserver(int argc, char** argv) {
   if (app.count("--storage") && storage == "memory" && !opts.data_dir.empty()) {
     std::fprintf(stderr, "ksched apiserver: --storage=memory and --data-dir contradict each other\n");
     return 1;
+  }
+  if (!opts.etcd_servers.empty() && app.count("--storage") && storage != "etcd") {
+    std::fprintf(stderr, "ksched apiserver: --etcd-servers needs --storage=etcd (or no --storage)\n");
+    return 1;
+  }
+  if (storage == "etcd" && opts.etcd_servers.empty()) {
+    std::fprintf(stderr, "ksched apiserver: --storage=etcd needs --etcd-servers\n");
+    return 1;
+  }
+  if (auto d = ksched::scheduler::config::parse_duration(compaction_interval); !d || d->count() < 0) {
+    std::fprintf(stderr, "ksched apiserver: --etcd-compaction-interval: %s\n",
+                 d ? "must not be negative" : d.error().c_str());
+    return 1;
+  } else {
+    opts.etcd_compaction_interval_seconds =
+        static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(*d).count());
   }
   if (storage == "embedded" && opts.data_dir.empty()) {
     std::fprintf(stderr, "ksched apiserver: --storage=embedded needs --data-dir\n");

@@ -14,6 +14,7 @@
 
 #include "apiserver/auth.h"
 #include "apiserver/durable_log.h"
+#include "apiserver/etcd_storage.h"
 #include "tls/certs.h"
 #include "apiserver/handlers.h"
 #include "apiserver/http_server.h"
@@ -111,6 +112,7 @@ struct Server::Impl {
   std::unique_ptr<HttpServer> http;
   // After http: destroyed first, dropping the answers it still holds while their io contexts live.
   std::unique_ptr<DurableLog> log;
+  std::unique_ptr<EtcdStorage> etcd;
   tls::KeyPair ca;       // generated CA, handed to clients through the kubeconfig
   tls::KeyPair serving;  // 127.0.0.1/localhost certificate signed by `ca`
   std::string token;
@@ -144,7 +146,20 @@ util::Result<void> Server::start() {
     return util::make_error("--listen: invalid port in \"" + listen + "\"");
   }
   if (port < 0 || port > 65535) return util::make_error("--listen: invalid port in \"" + listen + "\"");
-  if (!d.opts.data_dir.empty()) {
+  if (!d.opts.etcd_servers.empty()) {
+    EtcdStorage::Options eo;
+    eo.etcd.endpoints = d.opts.etcd_servers;
+    eo.etcd.ca_file = d.opts.etcd_cafile;
+    eo.etcd.cert_file = d.opts.etcd_certfile;
+    eo.etcd.key_file = d.opts.etcd_keyfile;
+    eo.prefix = d.opts.etcd_prefix;
+    eo.compaction_interval = std::chrono::seconds(std::max(0, d.opts.etcd_compaction_interval_seconds));
+    auto st = EtcdStorage::open(d.api.store(), std::move(eo));
+    if (!st) return util::make_error(st.error());
+    d.etcd = std::move(*st);
+    log::info("etcd store opened", {{"prefix", d.opts.etcd_prefix}, {"revision", d.etcd->loaded_revision()},
+                                    {"objects", static_cast<std::int64_t>(d.etcd->loaded_objects())}});
+  } else if (!d.opts.data_dir.empty()) {
     auto log = DurableLog::open(d.api.store(), DurableLog::Options{d.opts.data_dir, d.opts.wal_segment_bytes});
     if (!log) return util::make_error(log.error());
     d.log = std::move(*log);
@@ -169,13 +184,18 @@ util::Result<void> Server::start() {
     tls.cert_pem = d.serving.cert_pem;
     tls.key_pem = d.serving.key_pem;
   }
-  // Idempotent: a recovered store keeps what it has (409s are ignored).
-  d.api.bootstrap();
-  d.api.set_authenticator(&d.auth);
-  if (d.opts.nodes > 0) {
-    auto r = d.api.create_nodes(d.opts.nodes, d.opts.node_template);
-    if (!r) return r;
+  try {
+    // Idempotent: a recovered store, or one another server shares, keeps what it has (409s are
+    // ignored).
+    d.api.bootstrap();
+    if (d.opts.nodes > 0) {
+      auto r = d.api.create_nodes(d.opts.nodes, d.opts.node_template);
+      if (!r) return r;
+    }
+  } catch (const StorageError& e) {
+    return util::make_error(std::string("storing the bootstrap objects: ") + e.what());
   }
+  d.api.set_authenticator(&d.auth);
   d.http = std::make_unique<HttpServer>(d.api, d.auth, tls, std::max(1, d.opts.io_threads));
   auto bound = d.http->listen(d.host, static_cast<std::uint16_t>(port));
   if (!bound) return util::make_error(bound.error());
@@ -188,7 +208,11 @@ util::Result<void> Server::start() {
       d.cv.wait_for(l, std::chrono::seconds(1));
       if (d.stopping) break;
       l.unlock();
-      d.api.reap_deletions();
+      try {
+        d.api.reap_deletions();
+      } catch (const StorageError& e) {
+        log::warning("graceful deletions wait: storage unavailable", {{"err", e.what()}});
+      }
       l.lock();
     }
   });
@@ -212,6 +236,7 @@ void Server::stop() {
   d.cv.notify_all();
   if (d.reaper.joinable()) d.reaper.join();
   if (d.http) d.http->stop();
+  d.etcd.reset();  // after http: answers waiting on the watch are dropped with their sessions
   if (d.log) {
     d.log->drop_waiters();
     d.log.reset();  // everything appended is durable before this returns

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "util/result.h"
 
@@ -25,6 +26,12 @@ struct Options {
   // restart. "" = memory only: everything is lost when the process ends.
   std::string data_dir;
   std::size_t wal_segment_bytes = std::size_t{64} << 20;
+  // etcd mode (etcd_storage.h): objects live in etcd and this server caches them; several servers
+  // may share one etcd. Exclusive with data_dir's store (data_dir then keeps credentials only).
+  std::vector<std::string> etcd_servers;  // http(s)://host:port of the members
+  std::string etcd_cafile, etcd_certfile, etcd_keyfile;
+  std::string etcd_prefix = "/registry";
+  int etcd_compaction_interval_seconds = 300;  // 0 = never compact
 };
 
 class Server {

@@ -8,7 +8,9 @@
 #include <mutex>
 
 #include "apiserver/resources.h"
+#include "apiserver/timeutil.h"
 #include "apiserver/watch_hub.h"
+#include "util/log.h"
 
 namespace ksched::apiserver {
 
@@ -48,6 +50,43 @@ Prepared prepare(int resource, json::object& obj) {
   p.marker_pos = so->json.find(kRvMarker);
   p.obj = std::move(so);
   return p;
+}
+
+// External mode: an object as the database holds it (JSON without resourceVersion), made whole.
+util::Result<ObjPtr> decode_external(int resource, std::string_view text, std::int64_t rv) {
+  json::value v;
+  std::error_code ec;
+  v = json::parse(text, ec);
+  if (ec || !v.is_object()) return util::make_error("stored value is not a JSON object");
+  json::object& obj = v.get_object();
+  auto* meta = obj.if_contains("metadata");
+  if (!meta || !meta->is_object()) return util::make_error("stored object has no metadata");
+  auto& m = meta->get_object();
+  m["resourceVersion"] = std::to_string(rv);
+  auto so = std::make_shared<StoredObject>();
+  index_object(resource, obj, m, *so);
+  so->json = json::serialize(obj);
+  so->rv = rv;
+  // A pod's pending graceful deletion (the reaper's deadline) is its deletionTimestamp.
+  const auto& r = resource_by_id(resource);
+  auto* grace = m.if_contains("deletionGracePeriodSeconds");
+  auto* ts = m.if_contains("deletionTimestamp");
+  if (r.group.empty() && r.plural == "pods" && grace && grace->is_int64() && grace->get_int64() > 0 && ts &&
+      ts->is_string())
+    if (auto t = parse_rfc3339(ts->get_string())) so->delete_deadline = std::max<std::int64_t>(*t, 1);
+  return ObjPtr(std::move(so));
+}
+
+// The last state of a deleted object, stamped with the deletion's revision (as upstream's watch
+// reports a DELETED object).
+ObjPtr restamped(const ObjPtr& prev, std::int64_t rv) {
+  json::value v = json::parse(prev->json);
+  auto& m = v.get_object()["metadata"].get_object();
+  m["resourceVersion"] = std::to_string(rv);
+  auto so = std::make_shared<StoredObject>(*prev);
+  so->json = json::serialize(v);
+  so->rv = rv;
+  return so;
 }
 
 void splice_rv(Prepared& p, std::int64_t rv, json::object& obj) {
@@ -132,6 +171,7 @@ ObjPtr Store::get_published(int resource, std::string_view ns, std::string_view 
 Store::Commit Store::put(int resource, json::object& obj, std::int64_t expected_rv, std::int64_t delete_deadline) {
   Prepared p = prepare(resource, obj);
   p.obj->delete_deadline = delete_deadline;
+  if (external_) return put_external(resource, std::move(p.obj), p.marker_pos, obj, expected_rv);
   std::string key = object_key(p.obj->ns, p.obj->name);
   std::unique_lock l(mu_);
   auto& t = table(resource);
@@ -167,6 +207,26 @@ Store::Commit Store::remove(int resource, std::string_view ns, std::string_view 
   (void)delete_deadline;
   Prepared p;
   if (last) p = prepare(resource, *last);
+  if (external_) {
+    ObjPtr prev = get(resource, ns, name);
+    auto w = external_->remove(resource, ns, name, expected_rv);
+    if (!w.ok) return write_conflict(resource, ns, name, expected_rv, w);
+    thread_commit = w.revision;
+    if (last) {
+      splice_rv(p, w.revision, *last);
+      return {CommitStatus::Ok, p.obj};
+    }
+    if (prev) return {CommitStatus::Ok, prev};
+    // Deleted in the database before this server's watch brought the object: all that is known.
+    auto so = std::make_shared<StoredObject>();
+    so->ns = std::string(ns);
+    so->name = std::string(name);
+    so->rv = w.revision;
+    json::object meta{{"name", so->name}, {"resourceVersion", std::to_string(w.revision)}};
+    if (!ns.empty()) meta["namespace"] = so->ns;
+    so->json = json::serialize(json::object{{"metadata", std::move(meta)}});
+    return {CommitStatus::Ok, so};
+  }
   std::string key = object_key(ns, name);
   std::unique_lock l(mu_);
   auto& t = table(resource);
@@ -230,6 +290,16 @@ void Store::set_log(CommitLog* log) {
 }
 
 void Store::when_durable(std::int64_t rv, std::function<void()> fn) {
+  if (external_) {
+    {
+      std::unique_lock l(mu_);
+      if (rv > published_) {
+        waiters_.emplace(rv, std::move(fn));
+        return;
+      }
+    }
+    return fn();
+  }
   CommitLog* log = nullptr;
   {
     std::shared_lock l(mu_);
@@ -243,9 +313,8 @@ void Store::publish(std::int64_t rv) {
   std::unique_lock l(mu_);
   rv = std::min(rv, revision_);
   if (rv <= published_) return;
-  // History holds every revision after compacted_ in order, and nothing unpublished is dropped.
-  auto first = static_cast<std::size_t>(published_ - compacted_);
-  for (std::size_t i = first; i < history_.size() && history_[i].rv <= rv; ++i) fan_out(history_[i]);
+  // Nothing unpublished is dropped from history.
+  for (std::size_t i = history_index_after(published_); i < history_.size() && history_[i].rv <= rv; ++i) fan_out(history_[i]);
   published_ = rv;
   while (history_.size() > history_limit_ && history_.front().rv <= published_) {
     compacted_ = history_.front().rv;
@@ -393,8 +462,7 @@ util::Result<void> Store::watch(const std::shared_ptr<Watcher>& w, std::int64_t 
     if (from_rv < compacted_)
       return util::make_error("too old resource version: " + std::to_string(from_rv) + " (" +
                               std::to_string(compacted_ + 1) + ")");
-    std::size_t idx = from_rv > compacted_ ? static_cast<std::size_t>(from_rv - compacted_) : 0;
-    for (std::size_t i = idx; i < history_.size() && history_[i].rv <= published_; ++i) {
+    for (std::size_t i = history_index_after(from_rv); i < history_.size() && history_[i].rv <= published_; ++i) {
       if (history_[i].resource != w->resource()) continue;
       w->offer(history_[i]);
     }
@@ -441,6 +509,182 @@ std::vector<ObjPtr> Store::expired_deletions(int resource, std::int64_t now_unix
     if (it != t.objects.end()) out.push_back(it->second);
   }
   return out;
+}
+
+}  // namespace ksched::apiserver
+
+namespace ksched::apiserver {
+
+std::size_t Store::history_index_after(std::int64_t rv) const {
+  auto it = std::upper_bound(history_.begin(), history_.end(), rv,
+                             [](std::int64_t v, const Event& e) { return v < e.rv; });
+  return static_cast<std::size_t>(it - history_.begin());
+}
+
+// ---------------------------------------------------------------- external mode
+
+void Store::set_external(ExternalStorage* ext) {
+  std::multimap<std::int64_t, std::function<void()>> dropped;
+  {
+    std::unique_lock l(mu_);
+    external_ = ext;
+    if (!ext) dropped.swap(waiters_);  // their answers have no one left to wait for
+  }
+}
+
+Store::Commit Store::put_external(int resource, std::shared_ptr<StoredObject> obj, std::size_t marker_pos,
+                                  json::object& json, std::int64_t expected_rv) {
+  // The database keeps the object without a resourceVersion: its revision is the key's own.
+  std::string value = obj->json;
+  if (marker_pos != std::string::npos) value.replace(marker_pos, kRvMarker.size(), "\"\"");
+  auto w = external_->put(resource, obj->ns, obj->name, value, expected_rv);
+  if (!w.ok) return write_conflict(resource, obj->ns, obj->name, expected_rv, w);
+  Prepared p{obj, marker_pos};
+  splice_rv(p, w.revision, json);
+  {
+    std::unique_lock l(mu_);
+    // The watch brings the change back; until then the answer waits (thread_commit).
+    if (w.revision > published_) own_writes_[w.revision] = {resource, obj};
+  }
+  thread_commit = w.revision;
+  return {CommitStatus::Ok, std::move(obj)};
+}
+
+Store::Commit Store::write_conflict(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv,
+                                    const ExternalStorage::Write& w) {
+  // Callers re-read the store and retry, so it must first hold what the database compared with.
+  if (!wait_for_revision(w.revision, std::chrono::seconds(10)))
+    throw StorageError("the store's watch on the database is behind revision " + std::to_string(w.revision));
+  ObjPtr cur = get(resource, ns, name);
+  if (w.current_rv == 0) return {CommitStatus::NotFound, nullptr};
+  if (expected_rv == 0) return {CommitStatus::AlreadyExists, cur};
+  return {CommitStatus::Changed, cur};
+}
+
+void Store::set_published(std::int64_t rv) {
+  if (rv > published_) revision_ = published_ = rv;
+}
+
+void Store::run_due_waiters() {
+  std::vector<std::function<void()>> due;
+  {
+    std::unique_lock l(mu_);
+    auto end = waiters_.upper_bound(published_);
+    for (auto it = waiters_.begin(); it != end; ++it) due.push_back(std::move(it->second));
+    waiters_.erase(waiters_.begin(), end);
+  }
+  for (auto& fn : due) fn();
+  std::lock_guard l(applied_mu_);
+  applied_cv_.notify_all();
+}
+
+void Store::apply_external(std::vector<ExternalChange>& changes, std::int64_t revision) {
+  // Objects this server wrote are kept as they were sent; the rest are decoded outside the lock.
+  std::vector<ObjPtr> objs(changes.size());
+  {
+    std::unique_lock l(mu_);
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+      const auto& c = changes[i];
+      auto it = own_writes_.find(c.rv);
+      if (c.deleted || it == own_writes_.end()) continue;
+      const auto& [res, o] = it->second;
+      if (res == c.resource && o->ns == c.ns && o->name == c.name) objs[i] = o;
+      own_writes_.erase(it);
+    }
+  }
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const auto& c = changes[i];
+    if (c.deleted || objs[i]) continue;
+    auto o = decode_external(c.resource, c.value, c.rv);
+    if (!o) {
+      // Not ours to repair: another writer put it there. Leaving it out is all that is safe.
+      log::error("skipping an object the database holds", {{"resource", resource_by_id(c.resource).plural},
+                                                           {"namespace", c.ns}, {"name", c.name},
+                                                           {"revision", c.rv}, {"err", o.error()}});
+      continue;
+    }
+    objs[i] = std::move(*o);
+  }
+  {
+    std::unique_lock l(mu_);
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+      const auto& c = changes[i];
+      if (c.rv < published_) continue;  // already applied
+      auto& t = table(c.resource);
+      std::string key = object_key(c.ns, c.name);
+      auto it = t.objects.find(key);
+      if (c.deleted) {
+        if (it == t.objects.end()) {
+          set_published(c.rv);
+          continue;
+        }
+        ObjPtr prev = it->second;
+        t.objects.erase(it);
+        t.pending_deletions.erase(key);
+        revision_ = c.rv;
+        record(Event{c.rv, c.resource, EventType::Deleted, restamped(prev, c.rv), prev});
+        continue;
+      }
+      if (!objs[i]) {
+        set_published(c.rv);
+        continue;
+      }
+      ObjPtr prev;
+      if (it == t.objects.end()) {
+        t.objects.emplace(key, objs[i]);
+      } else {
+        prev = it->second;
+        it->second = objs[i];
+      }
+      if (objs[i]->delete_deadline)
+        t.pending_deletions[key] = objs[i]->delete_deadline;
+      else if (prev && prev->delete_deadline)
+        t.pending_deletions.erase(key);
+      revision_ = c.rv;
+      record(Event{c.rv, c.resource, prev ? EventType::Modified : EventType::Added, objs[i], prev});
+    }
+    set_published(revision);
+    own_writes_.erase(own_writes_.begin(), own_writes_.upper_bound(published_));
+  }
+  run_due_waiters();
+}
+
+util::Result<void> Store::reset_external(std::vector<ExternalChange>& objects, std::int64_t revision) {
+  std::vector<ObjPtr> decoded;
+  decoded.reserve(objects.size());
+  for (const auto& c : objects) {
+    auto o = decode_external(c.resource, c.value, c.rv);
+    if (!o)
+      return util::make_error("the database's " + resource_by_id(c.resource).plural + " object " +
+                              object_key(c.ns, c.name) + ": " + o.error());
+    decoded.push_back(std::move(*o));
+  }
+  {
+    std::unique_lock l(mu_);
+    for (auto& t : tables_) {
+      t.objects.clear();
+      t.pending_deletions.clear();
+      for (auto& w : t.watchers) w->close();
+      t.watchers.clear();
+      t.last_change = revision;  // caches built from the old state must rebuild
+    }
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+      auto& t = table(objects[i].resource);
+      std::string key = object_key(decoded[i]->ns, decoded[i]->name);
+      if (decoded[i]->delete_deadline) t.pending_deletions[key] = decoded[i]->delete_deadline;
+      t.objects[key] = std::move(decoded[i]);
+    }
+    history_.clear();
+    own_writes_.clear();
+    revision_ = published_ = compacted_ = revision;
+  }
+  run_due_waiters();
+  return {};
+}
+
+bool Store::wait_for_revision(std::int64_t rv, std::chrono::milliseconds timeout) {
+  std::unique_lock l(applied_mu_);
+  return applied_cv_.wait_for(l, timeout, [&] { return revision() >= rv; });
 }
 
 }  // namespace ksched::apiserver

@@ -11,9 +11,13 @@
 #include <boost/json/fwd.hpp>
 #include <cstdint>
 #include <deque>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -36,6 +40,31 @@ class CommitLog {
   virtual void append(const Event& ev) = 0;  // must not block on I/O
   // Runs `fn` once `rv` is durable: at once if it is, else later from the log's own thread.
   virtual void when_durable(std::int64_t rv, std::function<void()> fn) = 0;
+};
+
+// A store kept in an external database (etcd_storage.h implements it for etcd): writes go there
+// first, guarded by the object's revision, and come back through its watch (Store::apply_external),
+// which is the only way changes enter the store. The database assigns revisions.
+class ExternalStorage {
+ public:
+  virtual ~ExternalStorage() = default;
+  struct Write {
+    bool ok = false;
+    std::int64_t revision = 0;    // ok: the write's revision; else the revision the key was read at
+    std::int64_t current_rv = 0;  // not ok: the key's revision then (0: absent)
+  };
+  // `value` is the object's JSON without its resourceVersion; `expected_rv` 0: must not exist.
+  // Throws StorageError when the database cannot be reached.
+  virtual Write put(int resource, std::string_view ns, std::string_view name, std::string_view value,
+                    std::int64_t expected_rv) = 0;
+  // `expected_rv` 0: whatever the object's revision is.
+  virtual Write remove(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv) = 0;
+};
+
+// The external database failed a request (the HTTP layer answers 500 with its message).
+class StorageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // The index kept next to each stored object: labels, and the selectable field values of its
@@ -147,6 +176,26 @@ class Store {
   };
   State state() const;
 
+  // ---- external storage (etcd_storage.h drives these)
+  // From now on writes go to `ext` and only apply_external changes the store (nullptr: local).
+  void set_external(ExternalStorage* ext);
+  struct ExternalChange {
+    int resource = 0;
+    std::string ns, name;
+    std::int64_t rv = 0;
+    bool deleted = false;
+    std::string value;  // a put's JSON, without resourceVersion
+  };
+  // Applies changes the database's watch delivered, in revision order, then moves revision() on
+  // to `revision` (a watch's progress notification may move it without changes).
+  void apply_external(std::vector<ExternalChange>& changes, std::int64_t revision);
+  // Replaces every object with the database's state at `revision` (start-up, or a relist after the
+  // watch fell behind compaction). History starts over there; open watches are closed, so their
+  // clients resume from their last revision and get 410 Gone if it is older.
+  util::Result<void> reset_external(std::vector<ExternalChange>& objects, std::int64_t revision);
+  // Blocks until revision() reaches `rv`; false after `timeout`.
+  bool wait_for_revision(std::int64_t rv, std::chrono::milliseconds timeout);
+
   void compact(std::int64_t revision);
   std::int64_t compacted_revision() const;
   std::size_t history_size() const;
@@ -166,6 +215,14 @@ class Store {
   // The objects of `resource` changed after `at` (key -> state at `at`, null = absent then).
   std::map<std::string, ObjPtr, std::less<>> undo_after(int resource, std::int64_t at) const;
   Table& table(int resource) const { return tables_[static_cast<std::size_t>(resource)]; }
+  // The first history event newer than `rv` (history may skip revisions in external mode).
+  std::size_t history_index_after(std::int64_t rv) const;
+  Commit put_external(int resource, std::shared_ptr<StoredObject> obj, std::size_t marker_pos,
+                      boost::json::object& json, std::int64_t expected_rv);
+  Commit write_conflict(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv,
+                        const ExternalStorage::Write& w);
+  void set_published(std::int64_t rv);  // external mode: caller holds the write lock
+  void run_due_waiters();               // external mode: without the lock
 
   mutable std::shared_mutex mu_;
   mutable std::vector<Table> tables_;
@@ -175,6 +232,13 @@ class Store {
   std::int64_t published_ = 0;  // == revision_ without a log
   CommitLog* log_ = nullptr;
   std::int64_t compacted_ = 0;  // every event with rv > compacted_ is in history_
+  ExternalStorage* external_ = nullptr;
+  // External mode: objects this server wrote, by revision, until the watch brings them back (the
+  // store then keeps this object instead of decoding the database's copy).
+  std::map<std::int64_t, std::pair<int, ObjPtr>> own_writes_;
+  std::multimap<std::int64_t, std::function<void()>> waiters_;  // external mode: when_durable
+  std::mutex applied_mu_;
+  std::condition_variable applied_cv_;
   const std::uint64_t id_;
 };
 
