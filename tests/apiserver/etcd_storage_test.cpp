@@ -1,0 +1,324 @@
+// The etcd storage mode against a real etcd (Debian's /usr/bin/etcd, started once for the suite on
+// loopback ports, each test under its own key prefix): two stores on one etcd share objects and
+// watches, writes conflict as the resourceVersion says, deletions reach watchers with their
+// revision, a fresh server loads what etcd holds, foreign and damaged values are handled, and
+// etcd's compaction answers an old watch with the revision it kept.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <future>
+
+#include "apiserver/etcd_storage.h"
+#include "apiserver/resources.h"
+#include "apiserver/storage.h"
+#include "apiserver/watch_hub.h"
+#include "etcd/client.h"
+
+extern char** environ;
+
+namespace ksched::apiserver {
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+int pods() { return find_resource("", "v1", "pods")->id; }
+int nodes() { return find_resource("", "v1", "nodes")->id; }
+int deployments() { return find_resource("apps", "v1", "deployments")->id; }
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// One single-member etcd for the whole suite.
+class EtcdStorageTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!fs::exists("/usr/bin/etcd")) return;
+    dir_ = ::testing::TempDir() + "/etcd_storage_test." + std::to_string(::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::string client = "http://127.0.0.1:" + std::to_string(free_port());
+    std::string peer = "http://127.0.0.1:" + std::to_string(free_port());
+    std::vector<std::string> args = {"/usr/bin/etcd",
+                                     "--name=t",
+                                     "--data-dir=" + dir_ + "/data",
+                                     "--listen-client-urls=" + client,
+                                     "--advertise-client-urls=" + client,
+                                     "--listen-peer-urls=" + peer,
+                                     "--initial-advertise-peer-urls=" + peer,
+                                     "--initial-cluster=t=" + peer};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    std::string log = dir_ + "/etcd.log";
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    if (::posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ) != 0) pid_ = 0;
+    posix_spawn_file_actions_destroy(&fa);
+    url_ = client;
+  }
+  static void TearDownTestSuite() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = 0;
+    }
+    fs::remove_all(dir_);
+  }
+  void SetUp() override {
+    if (pid_ <= 0) GTEST_SKIP() << "etcd is not installed";
+    prefix_ = std::string("/t/") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+
+  EtcdStorage::Options options() const {
+    EtcdStorage::Options o;
+    o.etcd.endpoints = {url_};
+    o.etcd.request_timeout = 20s;  // the first request waits for etcd to come up
+    o.prefix = prefix_;
+    o.compaction_interval = 0ms;
+    return o;
+  }
+  std::unique_ptr<EtcdStorage> open(Store& s) {
+    auto r = EtcdStorage::open(s, options());
+    EXPECT_TRUE(r) << (r ? "" : r.error());
+    return r ? std::move(*r) : nullptr;
+  }
+  std::unique_ptr<etcd::Client> client() {
+    auto c = etcd::Client::connect(options().etcd);
+    EXPECT_TRUE(c);
+    return c ? std::move(*c) : nullptr;
+  }
+
+  static inline pid_t pid_ = 0;
+  static inline std::string dir_, url_;
+  std::string prefix_;
+};
+
+json::object pod(const std::string& name, const std::string& node = "") {
+  return json::object{{"kind", "Pod"},
+                      {"apiVersion", "v1"},
+                      {"metadata", json::object{{"name", name}, {"namespace", "default"}, {"labels", json::object{{"app", "a"}}}}},
+                      {"spec", json::object{{"nodeName", node}}}};
+}
+
+std::string rv_of(const ObjPtr& o) {
+  auto v = json::parse(o->json);
+  return std::string(v.at("metadata").at("resourceVersion").as_string());
+}
+
+// The revision the answer to this thread's last write waits for, and that wait, as the HTTP layer
+// does it (Response::commit_rv, then Store::when_durable).
+void wait_answer(Store& s) {
+  std::int64_t rv = Store::take_thread_commit();
+  ASSERT_GT(rv, 0);
+  std::promise<void> p;
+  auto f = p.get_future();
+  s.when_durable(rv, [&p] { p.set_value(); });
+  ASSERT_EQ(f.wait_for(20s), std::future_status::ready);
+  EXPECT_GE(s.revision(), rv);
+}
+
+std::vector<WatchItem> drain_until(Watcher& w, std::size_t n) {
+  std::vector<WatchItem> all;
+  auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (all.size() < n && std::chrono::steady_clock::now() < deadline) {
+    bool closed = false;
+    auto items = w.drain(closed);
+    all.insert(all.end(), items.begin(), items.end());
+    if (closed) break;
+    if (all.size() < n) std::this_thread::yield();
+  }
+  return all;
+}
+
+TEST_F(EtcdStorageTest, KeysNameResourceNamespaceAndName) {
+  Store s(1000);
+  auto st = open(s);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->key_of(pods(), "default", "p"), prefix_ + "/pods/default/p");
+  EXPECT_EQ(st->key_of(nodes(), "", "n1"), prefix_ + "/nodes/n1");
+  EXPECT_EQ(st->key_of(deployments(), "ns", "d"), prefix_ + "/apps/deployments/ns/d");
+  for (auto [res, ns, name] : {std::tuple{pods(), "default", "p"}, std::tuple{nodes(), "", "n1"},
+                               std::tuple{deployments(), "ns", "d"}}) {
+    Store::ExternalChange c;
+    ASSERT_TRUE(st->parse_key(st->key_of(res, ns, name), c));
+    EXPECT_EQ(c.resource, res);
+    EXPECT_EQ(c.ns, ns);
+    EXPECT_EQ(c.name, name);
+  }
+  Store::ExternalChange c;
+  EXPECT_FALSE(st->parse_key(prefix_ + "/unknown/x", c));
+  EXPECT_FALSE(st->parse_key(prefix_ + "/pods/only-namespace", c));
+  EXPECT_FALSE(st->parse_key(prefix_ + "/nodes/a/b", c));
+  EXPECT_FALSE(st->parse_key("/elsewhere/pods/default/p", c));
+}
+
+TEST_F(EtcdStorageTest, TwoStoresShareObjectsWatchesAndConflicts) {
+  Store a(1000), b(1000);
+  auto sa = open(a);
+  auto sb = open(b);
+  ASSERT_TRUE(sa && sb);
+  auto wb = std::make_shared<Watcher>(pods(), "", labels::Selector{}, fields::Selector{}, 100);
+  ASSERT_TRUE(b.watch(wb, b.revision(), false, false));
+
+  auto o = pod("p1");
+  auto c = a.put(pods(), o, 0);
+  ASSERT_EQ(c.status, Store::CommitStatus::Ok);
+  wait_answer(a);
+  ASSERT_TRUE(a.get(pods(), "default", "p1"));  // read-your-writes on the answering server
+  EXPECT_EQ(a.get(pods(), "default", "p1")->rv, c.obj->rv);
+  EXPECT_EQ(rv_of(c.obj), std::to_string(c.obj->rv));
+
+  auto seen = drain_until(*wb, 1);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].kind, WatchItem::Kind::Added);
+  EXPECT_EQ(seen[0].obj->rv, c.obj->rv);  // the same revision on both servers
+  ASSERT_TRUE(seen[0].obj->labels.find("app"));
+  EXPECT_EQ(*seen[0].obj->labels.find("app"), "a");
+
+  // The same name created through the other server: etcd says it exists.
+  auto dup = pod("p1");
+  EXPECT_EQ(b.put(pods(), dup, 0).status, Store::CommitStatus::AlreadyExists);
+
+  // B updates; A, still writing from the revision it read first, conflicts, and its store then
+  // holds B's change, so a retry starts from it.
+  auto bound = pod("p1", "n1");
+  auto cb = b.put(pods(), bound, c.obj->rv);
+  ASSERT_EQ(cb.status, Store::CommitStatus::Ok);
+  auto stale = pod("p1", "n2");
+  auto ca = a.put(pods(), stale, c.obj->rv);
+  EXPECT_EQ(ca.status, Store::CommitStatus::Changed);
+  ASSERT_TRUE(ca.obj);
+  EXPECT_EQ(ca.obj->rv, cb.obj->rv);
+  EXPECT_EQ(a.get(pods(), "default", "p1")->rv, cb.obj->rv);
+
+  // Deleting what was never there, or with an old revision.
+  EXPECT_EQ(a.remove(pods(), "default", "nope", 0).status, Store::CommitStatus::NotFound);
+  EXPECT_EQ(a.remove(pods(), "default", "p1", c.obj->rv).status, Store::CommitStatus::Changed);
+
+  auto d = a.remove(pods(), "default", "p1", cb.obj->rv);
+  ASSERT_EQ(d.status, Store::CommitStatus::Ok);
+  std::int64_t deleted_at = Store::take_thread_commit();
+  ASSERT_TRUE(b.wait_for_revision(deleted_at, 20s));
+  EXPECT_FALSE(b.get(pods(), "default", "p1"));
+  auto rest = drain_until(*wb, 2);
+  ASSERT_EQ(rest.size(), 2u);
+  EXPECT_EQ(rest[0].kind, WatchItem::Kind::Modified);
+  EXPECT_EQ(rest[1].kind, WatchItem::Kind::Deleted);
+  // A DELETED object carries the deletion's revision, as upstream's watch sends it.
+  EXPECT_EQ(rest[1].obj->rv, deleted_at);
+  EXPECT_EQ(rv_of(rest[1].obj), std::to_string(deleted_at));
+}
+
+TEST_F(EtcdStorageTest, AFreshServerLoadsWhatEtcdHoldsAndResumesWatchesFromThere) {
+  std::int64_t rv = 0;
+  {
+    Store a(1000);
+    auto sa = open(a);
+    ASSERT_TRUE(sa);
+    auto o = pod("keep", "n1");
+    auto& meta = o["metadata"].as_object();
+    meta["deletionTimestamp"] = "2030-01-01T00:00:00Z";
+    meta["deletionGracePeriodSeconds"] = 30;
+    auto c = a.put(pods(), o, 0, 1893456000);
+    ASSERT_EQ(c.status, Store::CommitStatus::Ok);
+    rv = c.obj->rv;
+    wait_answer(a);
+  }
+  Store b(1000);
+  auto sb = open(b);
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(sb->loaded_objects(), 1u);
+  auto got = b.get(pods(), "default", "keep");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->rv, rv);
+  EXPECT_EQ(rv_of(got), std::to_string(rv));
+  // The pending graceful deletion is known again (its deadline is the deletionTimestamp).
+  EXPECT_EQ(b.expired_deletions(pods(), 1893456000).size(), 1u);
+  EXPECT_TRUE(b.expired_deletions(pods(), 1893455999).empty());
+  // History starts at the load: an older revision is gone, the loaded one resumes.
+  auto w_old = std::make_shared<Watcher>(pods(), "", labels::Selector{}, fields::Selector{}, 100);
+  EXPECT_FALSE(b.watch(w_old, sb->loaded_revision() - 1, false, false));
+  auto w = std::make_shared<Watcher>(pods(), "", labels::Selector{}, fields::Selector{}, 100);
+  EXPECT_TRUE(b.watch(w, sb->loaded_revision(), false, false));
+}
+
+TEST_F(EtcdStorageTest, ValuesWrittenByOthersAreDecodedAndDamagedOnesSkipped) {
+  Store s(1000);
+  auto st = open(s);
+  ASSERT_TRUE(st);
+  auto c = client();
+  ASSERT_TRUE(c);
+  // Another writer (etcdctl, a second cluster version): JSON without a resourceVersion.
+  auto w = c->put_if(prefix_ + "/nodes/foreign", R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"foreign"}})", 0);
+  ASSERT_TRUE(w && w->succeeded);
+  auto bad = c->put_if(prefix_ + "/nodes/damaged", "not json", 0);
+  ASSERT_TRUE(bad && bad->succeeded);
+  ASSERT_TRUE(s.wait_for_revision(bad->revision, 20s));
+  auto n = s.get(nodes(), "", "foreign");
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->rv, w->revision);
+  EXPECT_EQ(rv_of(n), std::to_string(w->revision));
+  EXPECT_FALSE(s.get(nodes(), "", "damaged"));
+  EXPECT_EQ(s.count(nodes()), 1u);
+}
+
+TEST_F(EtcdStorageTest, CompactionAnswersAnOlderWatchWithTheRevisionKept) {
+  auto c = client();
+  ASSERT_TRUE(c);
+  auto first = c->put_if(prefix_ + "/k", "1", 0);
+  ASSERT_TRUE(first && first->succeeded);
+  auto second = c->put_if(prefix_ + "/k", "2", first->revision);
+  ASSERT_TRUE(second && second->succeeded);
+  ASSERT_TRUE(c->compact(second->revision));
+  ASSERT_TRUE(c->compact(second->revision));  // again: not an error
+  auto w = c->watch(prefix_ + "/", first->revision);
+  ASSERT_TRUE(w);
+  auto n = (*w)->next();
+  EXPECT_EQ(n.status, etcd::Watch::Status::Compacted);
+  EXPECT_EQ(n.compact_revision, second->revision);
+  // From the kept revision on, the stream delivers.
+  auto w2 = c->watch(prefix_ + "/", second->revision);
+  ASSERT_TRUE(w2);
+  auto m = (*w2)->next();
+  ASSERT_EQ(m.status, etcd::Watch::Status::Batch);
+  ASSERT_EQ(m.batch.events.size(), 1u);
+  EXPECT_EQ(m.batch.events[0].kv.value, "2");
+}
+
+TEST(EtcdClient, RejectsBadEndpointsWithTheFlagsName) {
+  auto r = etcd::Client::connect(etcd::Options{{"127.0.0.1:2379"}, "", "", "", 1s});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("--etcd-servers"), std::string::npos);
+  r = etcd::Client::connect(etcd::Options{{"http://127.0.0.1:1", "https://127.0.0.1:2"}, "", "", "", 1s});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("mixes"), std::string::npos);
+  r = etcd::Client::connect(etcd::Options{{"http://127.0.0.1:1"}, "", "/nonexistent/cert", "", 1s});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("go together"), std::string::npos);
+  EXPECT_EQ(etcd::prefix_end("/registry/"), "/registry0");
+}
+
+}  // namespace
+}  // namespace ksched::apiserver
