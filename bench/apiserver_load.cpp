@@ -1,12 +1,15 @@
 // Load generator for the embedded API server over loopback HTTP/1.1 keep-alive (no TLS):
 // pod creates/s, binding POSTs/s, LIST of 30,000 pods, watch fan-out to 100 watchers under
 // 5,000 writes/s, and RSS with 5,000 nodes + 150,000 pods. Prints the median of repeated runs.
-// Memory store by default; `--data-dir D` measures the durable store (write-ahead log) in D.
+// Memory store by default; `--data-dir D` measures the durable store (write-ahead log) in D;
+// `--etcd 1` the etcd mode on a single-member etcd this program starts (its data in a temp dir).
 // Own minimal Beast client (pipelined requests per connection) so it depends only on the server.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "apiserver/server.h"
+#include "etcd/local_etcd.h"
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -208,8 +212,9 @@ class WatchFleet {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int pods_total = 150000, nodes = 5000, list_pods = 30000, watchers = 100, rate = 5000, runs = 3;
+  int pods_total = 150000, nodes = 5000, list_pods = 30000, watchers = 100, rate = 5000, runs = 3, conns = 4;
   std::string data_dir;  // --data-dir D: the durable store in D (must be new or empty); default memory
+  bool with_etcd = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--data-dir") {
@@ -223,6 +228,8 @@ int main(int argc, char** argv) {
     else if (a == "--watchers") watchers = v;
     else if (a == "--rate") rate = v;
     else if (a == "--runs") runs = v;
+    else if (a == "--conns") conns = v;  // connections for creates and bindings (each pipelines)
+    else if (a == "--etcd") with_etcd = v != 0;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   long rss0 = rss_kib();
@@ -233,7 +240,29 @@ int main(int argc, char** argv) {
   opts.io_threads = 2;
   opts.watch_history = 100000;
   opts.data_dir = data_dir;
-  std::printf("storage: %s\n", data_dir.empty() ? "memory" : ("embedded (durable) in " + data_dir).c_str());
+  struct RemoveDir {
+    std::string dir;
+    ~RemoveDir() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+  } etcd_dir;  // declared before etcd: removed after it stops
+  std::unique_ptr<ksched::etcd::LocalEtcd> etcd;
+  if (with_etcd) {
+    char tmpl[] = "/tmp/ksched-bench-etcd.XXXXXX";
+    if (!::mkdtemp(tmpl)) return 1;
+    etcd_dir.dir = tmpl;
+    auto e = ksched::etcd::LocalEtcd::start(etcd_dir.dir);
+    if (!e) {
+      std::fprintf(stderr, "etcd: %s\n", e.error().c_str());
+      return 1;
+    }
+    etcd = std::move(*e);
+    opts.etcd_servers = {etcd->url()};
+  }
+  std::printf("storage: %s\n", with_etcd ? ("etcd (single member at " + etcd->url() + ")").c_str()
+                                : data_dir.empty() ? "memory"
+                                                   : ("embedded (durable) in " + data_dir).c_str());
   ksched::apiserver::Server server(opts);
   if (auto r = server.start(); !r) {
     std::fprintf(stderr, "start: %s\n", r.error().c_str());
@@ -241,7 +270,6 @@ int main(int argc, char** argv) {
   }
   std::uint16_t port = server.port();
   std::string token = server.admin_token();
-  const int conns = 4;
   const std::size_t depth = 32;
 
   // 1. creates/s and 2. bindings/s: `runs` batches of list_pods/runs pods each.
@@ -346,5 +374,6 @@ int main(int argc, char** argv) {
                 rss / 1024.0, rss0 / 1024.0);
   }
   server.stop();
+  if (etcd) std::printf("etcd process CPU over the whole run: %.1f s\n", etcd->cpu_seconds());
   return 0;
 }

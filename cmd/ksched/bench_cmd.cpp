@@ -163,8 +163,9 @@ int run_bench(int argc, char** argv) {
   app.add_flag("--list", list, "list the workloads and exit");
   app.add_option("--workloads-dir", dir, "directory of workload definitions")->capture_default_str();
   app.add_option("--storage", ro.storage,
-                 "embedded server's store: memory, or embedded (durable: write-ahead log with group commit)")
-      ->check(CLI::IsMember({"memory", "embedded"}))
+                 "embedded server's store: memory, embedded (durable: write-ahead log with group commit), or etcd "
+                 "(a single-member etcd started per workload from /usr/bin/etcd)")
+      ->check(CLI::IsMember({"memory", "embedded", "etcd"}))
       ->capture_default_str();
   app.add_option("--data-dir", ro.data_dir, "--storage embedded: where each workload's fresh store directory is made (removed after)");
   app.add_option("--create-workers", ro.create_workers, "concurrent create requests")->check(CLI::PositiveNumber)->capture_default_str();

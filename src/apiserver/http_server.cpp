@@ -74,6 +74,7 @@ struct HttpServer::Impl {
   std::list<std::weak_ptr<Watcher>> watchers;  // for stop()
   std::atomic<int> active_watches{0};
   std::atomic<bool> stopping{false};
+  std::unique_ptr<net::thread_pool> handler_pool;  // null: requests are answered on the io threads
 
   Impl(Api& a, const TokenAuthenticator& au) : api(a), auth(au) {}
 
@@ -136,6 +137,14 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   // request. Answers keep the requests' order, as HTTP/1.1 requires.
   void on_read(beast::error_code ec) {
     if (ec) return close();
+    // Handlers that block on a database (etcd mode) run on their own threads; the session waits
+    // for them as it waits for a durable commit, without holding up its io thread.
+    if (srv_.handler_pool)
+      return net::post(*srv_.handler_pool, [self = this->shared_from_this()] { self->answer_requests(); });
+    answer_requests();
+  }
+
+  void answer_requests() {
     out_.clear();
     std::int64_t commit = 0;
     for (;;) {
@@ -143,7 +152,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       commit = std::max(commit, resp.commit_rv);
       if (resp.watcher) {
         // The watch stream follows the answers queued before it.
-        if (out_.empty()) return start_watch(std::move(resp));
+        if (out_.empty())
+          return on_io([self = this->shared_from_this(), resp = std::move(resp)]() mutable {
+            self->start_watch(std::move(resp));
+          });
         return when_durable(commit, [self = this->shared_from_this(), resp = std::move(resp)]() mutable {
           net::async_write(self->stream_, net::buffer(self->out_),
                            [self, resp = std::move(resp)](beast::error_code ec, std::size_t) mutable {
@@ -163,16 +175,22 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     });
   }
 
-  // A write is acknowledged only once durable (with a data directory): the answers wait for the
-  // log's group commit, off the io thread, and the session reads nothing more until they are sent.
+  // A write is acknowledged only once durable (with a data directory), or back from etcd's watch
+  // (etcd mode): the answers wait off the io thread, and the session reads nothing more until they
+  // are sent.
   template <class Fn>
   void when_durable(std::int64_t rv, Fn fn) {
-    if (rv == 0) return fn();
+    if (rv == 0) return on_io(std::move(fn));
     auto shared = std::make_shared<Fn>(std::move(fn));
-    srv_.api.store().when_durable(rv, [self = this->shared_from_this(), shared, inline_thread = std::this_thread::get_id()] {
-      if (std::this_thread::get_id() == inline_thread) return (*shared)();
-      net::post(self->stream_.get_executor(), [shared] { (*shared)(); });
+    srv_.api.store().when_durable(rv, [self = this->shared_from_this(), shared] {
+      self->on_io([shared] { (*shared)(); });
     });
+  }
+
+  // Runs `fn` on the session's io thread: at once when already there, else queued to it.
+  template <class Fn>
+  void on_io(Fn fn) {
+    net::dispatch(stream_.get_executor(), std::move(fn));
   }
 
   // Parses the next request from bytes already received, without waiting for more. True when a
@@ -437,8 +455,10 @@ void HttpServer::Impl::accept() {
   });
 }
 
-HttpServer::HttpServer(Api& api, const TokenAuthenticator& auth, TlsMaterial tls, int io_threads)
+HttpServer::HttpServer(Api& api, const TokenAuthenticator& auth, TlsMaterial tls, int io_threads,
+                       int handler_threads)
     : impl_(std::make_unique<Impl>(api, auth)) {
+  if (handler_threads > 0) impl_->handler_pool = std::make_unique<net::thread_pool>(handler_threads);
   if (!tls.cert_pem.empty()) {
     impl_->tls = true;
     impl_->ssl_ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
@@ -490,6 +510,7 @@ void HttpServer::stop() {
   for (auto& ioc : impl_->iocs) ioc->stop();
   for (auto& t : impl_->threads)
     if (t.joinable()) t.join();
+  if (impl_->handler_pool) impl_->handler_pool->join();  // requests in flight finish first
 }
 
 }  // namespace ksched::apiserver

@@ -18,8 +18,9 @@ struct TlsMaterial {
 
 class HttpServer {
  public:
-  // `tls` empty cert = plain HTTP.
-  HttpServer(Api& api, const TokenAuthenticator& auth, TlsMaterial tls, int io_threads);
+  // `tls` empty cert = plain HTTP. `handler_threads` > 0: requests are handled on a pool of that
+  // many threads rather than on the io threads (for handlers that block on a database).
+  HttpServer(Api& api, const TokenAuthenticator& auth, TlsMaterial tls, int io_threads, int handler_threads = 0);
   ~HttpServer();
   util::Result<std::uint16_t> listen(const std::string& host, std::uint16_t port);
   // Ends every watch stream, stops accepting and joins the io threads.

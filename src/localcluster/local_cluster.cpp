@@ -36,6 +36,7 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   so.nodes = opts.nodes;
   so.node_template = opts.node_template;
   so.data_dir = opts.data_dir;
+  so.etcd_servers = opts.etcd_servers;
   im->server = std::make_unique<apiserver::Server>(so);
   if (auto r = im->server->start(); !r) return util::make_error("starting the API server: " + r.error());
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "client/config.h"
 #include "util/result.h"
@@ -28,6 +29,7 @@ struct LocalClusterOptions {
   bool run_node_simulator = true;    // kubelet stand-in (pods -> Running)
   std::size_t watch_history = 200000;
   std::string data_dir;              // durable store here ("" = memory only, lost at exit)
+  std::vector<std::string> etcd_servers;  // etcd mode: objects in this etcd (data_dir then keeps credentials)
   int scheduler_secure_port = 0;     // 0 = pick a free port; -1 = do not serve
 };
 

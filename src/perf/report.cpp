@@ -97,6 +97,7 @@ std::string to_json(const Report& r) {
     o["throughputSeries"] = std::move(series);
     json::object cpu;
     cpu["processSeconds"] = round3(w.process_cpu_seconds);
+    if (w.etcd_cpu_seconds >= 0) cpu["etcdProcessSeconds"] = round3(w.etcd_cpu_seconds);
     json::object stages;
     for (const auto& s : w.stage_cpu) stages[s.stage] = round3(s.seconds);
     cpu["byStage"] = std::move(stages);
@@ -193,6 +194,7 @@ util::Result<Report> report_from_json(const std::string& text) {
           w.series.emplace_back(p.as_array()[0].to_number<double>(), p.as_array()[1].to_number<double>());
     const auto& cpu = sub(o, "cpu");
     w.process_cpu_seconds = num(cpu, "processSeconds");
+    if (cpu.contains("etcdProcessSeconds")) w.etcd_cpu_seconds = num(cpu, "etcdProcessSeconds");
     for (const auto& [k, sv] : sub(cpu, "byStage"))
       if (sv.is_number()) w.stage_cpu.push_back(StageCpu{std::string(k), sv.to_number<double>()});
     std::sort(w.stage_cpu.begin(), w.stage_cpu.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
@@ -242,7 +244,9 @@ std::string to_table(const Report& r) {
     if (w.stage_cpu.empty()) continue;
     out << "\nCPU during the measured phase of " << w.name
         << (w.storage.empty() ? std::string() : " (" + w.storage + " store)") << " (" << fmt("%.2f", w.process_cpu_seconds)
-        << " s process CPU over " << fmt("%.2f", w.measured_seconds) << " s):\n";
+        << " s process CPU over " << fmt("%.2f", w.measured_seconds) << " s"
+        << (w.etcd_cpu_seconds >= 0 ? ", and " + fmt("%.2f", w.etcd_cpu_seconds) + " s in etcd's process" : std::string())
+        << "):\n";
     for (const auto& s : w.stage_cpu)
       out << "  " << pad(s.stage, 48) << pad(fmt("%.2f s", s.seconds), 10, true)
           << pad(fmt("%.0f%%", w.process_cpu_seconds > 0 ? 100.0 * s.seconds / w.process_cpu_seconds : 0), 6, true) << "\n";

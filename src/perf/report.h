@@ -44,6 +44,7 @@ struct WorkloadResult {
   std::vector<StageCpu> stage_cpu;                        // by stage, measured phase
   std::vector<StageCpu> top_threads;                      // hottest threads: "component/name#tid"
   double process_cpu_seconds = 0;                         // whole process, measured phase
+  double etcd_cpu_seconds = -1;                           // etcd mode: the etcd process, measured phase
   long peak_rss_kb = -1;                                  // VmHWM of this process
   long rss_baseline_kb = -1;                              // before the cluster started
   long rss_after_server_kb = -1;                          // after the (embedded) API server started

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "client/rest.h"
+#include "etcd/local_etcd.h"
 #include "localcluster/local_cluster.h"
 #include "perf/pod_tracker.h"
 #include "perf/procinfo.h"
@@ -80,6 +81,7 @@ class Runner {
     client_.reset();
     stop_scheduler();
     cluster_.reset();
+    etcd_.reset();
     if (!temp_dir_.empty()) {
       std::error_code ec;
       std::filesystem::remove_all(temp_dir_, ec);
@@ -110,12 +112,18 @@ class Runner {
       lo.scheduler_secure_port = -1;
       lo.kubeconfig_out = o_.kubeconfig_out;
       lo.watch_history = 500000;
-      if (o_.storage == "embedded") {
+      if (o_.storage == "embedded" || o_.storage == "etcd") {
         // A fresh store per workload, removed afterwards.
         std::string tmpl = (o_.data_dir.empty() ? std::string("/tmp") : o_.data_dir) + "/ksched-bench-store.XXXXXX";
         if (!::mkdtemp(tmpl.data())) throw Failure{"cannot create a data directory like " + tmpl};
         temp_dir_ = tmpl;
-        lo.data_dir = temp_dir_;
+        if (o_.storage == "embedded") lo.data_dir = temp_dir_;
+      }
+      if (o_.storage == "etcd") {
+        auto e = etcd::LocalEtcd::start(temp_dir_ + "/etcd");
+        if (!e) throw Failure{"starting etcd: " + e.error()};
+        etcd_ = std::move(*e);
+        lo.etcd_servers = {etcd_->url()};
       }
       res_.storage = o_.storage;
       auto before = thread_cpu_times();
@@ -497,7 +505,7 @@ class Runner {
     Clock::time_point t0;
     std::string metrics_before;
     std::vector<ThreadCpu> cpu_before;
-    double proc_before = 0;
+    double proc_before = 0, etcd_before = 0;
     if (op.collect_metrics) {
       if (measured_) throw Failure{"only one createPods operation per workload may collect metrics"};
       measured_ = true;
@@ -505,6 +513,7 @@ class Runner {
       metrics_before = metrics_text();
       cpu_before = thread_cpu_times();
       proc_before = process_cpu_seconds();
+      if (etcd_) etcd_before = etcd_->cpu_seconds();
     }
     t0 = Clock::now();
     std::string prefix = ns + "-pod-";
@@ -606,6 +615,7 @@ class Runner {
     res_.series = sampler.series();
     auto cpu_after = thread_cpu_times();
     res_.process_cpu_seconds = process_cpu_seconds() - proc_before;
+    if (etcd_) res_.etcd_cpu_seconds = etcd_->cpu_seconds() - etcd_before;
     res_.thread_cpu_seconds = cpu_by_thread_name(cpu_before, cpu_after);
     std::map<std::string, double> stages;
     double accounted = 0;
@@ -779,6 +789,7 @@ class Runner {
   WorkloadResult res_;
   std::unique_ptr<localcluster::LocalCluster> cluster_;
   std::string temp_dir_;  // a data directory of our own, removed at the end
+  std::unique_ptr<etcd::LocalEtcd> etcd_;  // etcd mode: the workload's own etcd
   scheduler::app::SchedulerApp* app_ = nullptr;
   std::unique_ptr<scheduler::app::SchedulerApp> own_app_;
   std::map<int, std::string> thread_component_;  // tid -> server | scheduler | bench

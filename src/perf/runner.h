@@ -27,8 +27,9 @@ struct RunOptions {
   std::string metrics_url;               // external: the scheduler's /metrics URL (optional)
   std::string metrics_token;             // bearer token for metrics_url ("" = the kubeconfig's)
   int scheduler_pid = 0;                 // external: read its peak RSS from /proc
-  // Embedded server's store: "memory", or "embedded" (durable, write-ahead log in a fresh directory
-  // made under data_dir, "" = /tmp, and removed afterwards).
+  // Embedded server's store: "memory", "embedded" (durable, write-ahead log in a fresh directory
+  // made under data_dir, "" = /tmp, and removed afterwards), or "etcd" (a single-member etcd
+  // started for the workload, its data in such a directory).
   std::string storage = "memory";
   std::string data_dir;
   int create_workers = 16;               // concurrent create requests

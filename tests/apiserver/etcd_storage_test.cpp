@@ -4,12 +4,6 @@
 // revision, a fresh server loads what etcd holds, foreign and damaged values are handled, and
 // etcd's compaction answers an old watch with the revision it kept.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <netinet/in.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
@@ -22,8 +16,7 @@
 #include "apiserver/storage.h"
 #include "apiserver/watch_hub.h"
 #include "etcd/client.h"
-
-extern char** environ;
+#include "etcd/local_etcd.h"
 
 namespace ksched::apiserver {
 namespace {
@@ -36,65 +29,29 @@ int pods() { return find_resource("", "v1", "pods")->id; }
 int nodes() { return find_resource("", "v1", "nodes")->id; }
 int deployments() { return find_resource("apps", "v1", "deployments")->id; }
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // One single-member etcd for the whole suite.
 class EtcdStorageTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!fs::exists("/usr/bin/etcd")) return;
+    if (!etcd::LocalEtcd::installed()) return;
     dir_ = ::testing::TempDir() + "/etcd_storage_test." + std::to_string(::getpid());
     fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    std::string client = "http://127.0.0.1:" + std::to_string(free_port());
-    std::string peer = "http://127.0.0.1:" + std::to_string(free_port());
-    std::vector<std::string> args = {"/usr/bin/etcd",
-                                     "--name=t",
-                                     "--data-dir=" + dir_ + "/data",
-                                     "--listen-client-urls=" + client,
-                                     "--advertise-client-urls=" + client,
-                                     "--listen-peer-urls=" + peer,
-                                     "--initial-advertise-peer-urls=" + peer,
-                                     "--initial-cluster=t=" + peer};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    std::string log = dir_ + "/etcd.log";
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    if (::posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ) != 0) pid_ = 0;
-    posix_spawn_file_actions_destroy(&fa);
-    url_ = client;
+    auto e = etcd::LocalEtcd::start(dir_);
+    ASSERT_TRUE(e) << (e ? "" : e.error());
+    etcd_ = std::move(*e);
   }
   static void TearDownTestSuite() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      ::waitpid(pid_, nullptr, 0);
-      pid_ = 0;
-    }
+    etcd_.reset();
     fs::remove_all(dir_);
   }
   void SetUp() override {
-    if (pid_ <= 0) GTEST_SKIP() << "etcd is not installed";
+    if (!etcd_) GTEST_SKIP() << "etcd is not installed";
     prefix_ = std::string("/t/") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
   }
 
   EtcdStorage::Options options() const {
     EtcdStorage::Options o;
-    o.etcd.endpoints = {url_};
-    o.etcd.request_timeout = 20s;  // the first request waits for etcd to come up
+    o.etcd.endpoints = {etcd_->url()};
     o.prefix = prefix_;
     o.compaction_interval = 0ms;
     return o;
@@ -110,8 +67,8 @@ class EtcdStorageTest : public ::testing::Test {
     return c ? std::move(*c) : nullptr;
   }
 
-  static inline pid_t pid_ = 0;
-  static inline std::string dir_, url_;
+  static inline std::unique_ptr<etcd::LocalEtcd> etcd_;
+  static inline std::string dir_;
   std::string prefix_;
 };
 
