@@ -552,11 +552,13 @@ Store::Commit Store::put_external(int resource, std::shared_ptr<StoredObject> ob
 
 Store::Commit Store::write_conflict(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv,
                                     const ExternalStorage::Write& w) {
-  // Callers re-read the store and retry, so it must first hold what the database compared with.
-  if (!wait_for_revision(w.revision, std::chrono::seconds(10)))
-    throw StorageError("the store's watch on the database is behind revision " + std::to_string(w.revision));
-  ObjPtr cur = get(resource, ns, name);
   if (w.current_rv == 0) return {CommitStatus::NotFound, nullptr};
+  // Callers re-read the store and retry, so it must first hold the state the database compared
+  // with. (Not the revision the database answered at: that may be a change outside the watched
+  // prefix, which the watch never brings.)
+  if (!wait_for_revision(w.current_rv, std::chrono::seconds(10)))
+    throw StorageError("the store's watch on the database is behind revision " + std::to_string(w.current_rv));
+  ObjPtr cur = get(resource, ns, name);
   if (expected_rv == 0) return {CommitStatus::AlreadyExists, cur};
   return {CommitStatus::Changed, cur};
 }

@@ -50,7 +50,7 @@ class ExternalStorage {
   virtual ~ExternalStorage() = default;
   struct Write {
     bool ok = false;
-    std::int64_t revision = 0;    // ok: the write's revision; else the revision the key was read at
+    std::int64_t revision = 0;    // ok: the write's revision
     std::int64_t current_rv = 0;  // not ok: the key's revision then (0: absent)
   };
   // `value` is the object's JSON without its resourceVersion; `expected_rv` 0: must not exist.

@@ -163,6 +163,12 @@ TEST_F(EtcdStorageTest, TwoStoresShareObjectsWatchesAndConflicts) {
   auto bound = pod("p1", "n1");
   auto cb = b.put(pods(), bound, c.obj->rv);
   ASSERT_EQ(cb.status, Store::CommitStatus::Ok);
+  // A change outside the prefix moves etcd's revision past anything the watch will bring; the
+  // conflict must still resolve from the key's own revision.
+  auto c2 = client();
+  ASSERT_TRUE(c2);
+  auto outside = c2->put_if(prefix_ + "_elsewhere", "x", 0);
+  ASSERT_TRUE(outside && outside->succeeded);
   auto stale = pod("p1", "n2");
   auto ca = a.put(pods(), stale, c.obj->rv);
   EXPECT_EQ(ca.status, Store::CommitStatus::Changed);
