@@ -98,6 +98,24 @@ ExternalStorage::Write EtcdStorage::remove(int resource, std::string_view ns, st
   return Write{w->succeeded, w->revision, w->current ? w->current->mod_revision : 0};
 }
 
+void EtcdStorage::sync() {
+  auto rev = client_->current_revision();
+  if (!rev) throw StorageError(rev.error());
+  if (!reach(*rev, opts_.etcd.request_timeout))
+    throw StorageError("the store's watch on etcd did not reach revision " + std::to_string(*rev));
+}
+
+bool EtcdStorage::reach(std::int64_t rv, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!store_.wait_for_revision(rv, std::chrono::milliseconds(50))) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    // etcd answers a progress request only once the watch has caught up, so it is asked again.
+    std::lock_guard l(mu_);
+    if (watch_) watch_->request_progress();
+  }
+  return true;
+}
+
 util::Result<std::int64_t> EtcdStorage::load() {
   std::vector<Store::ExternalChange> objects;
   std::int64_t at = 0;

@@ -46,6 +46,11 @@ class EtcdStorage : public ExternalStorage {
   Write put(int resource, std::string_view ns, std::string_view name, std::string_view value,
             std::int64_t expected_rv) override;
   Write remove(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv) override;
+  // etcd's current revision (a quorum read), then a wait until the watch has brought it; the watch
+  // is asked for progress notifications meanwhile, since changes outside the prefix raise etcd's
+  // revision without an event.
+  void sync() override;
+  bool reach(std::int64_t rv, std::chrono::milliseconds timeout) override;
 
   std::string key_of(int resource, std::string_view ns, std::string_view name) const;
   // False for a key that names no resource this server knows (left alone).

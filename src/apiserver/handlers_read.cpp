@@ -4,6 +4,8 @@
 namespace ksched::apiserver {
 
 Response Api::Impl::get(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
+  // Without a resourceVersion a GET is a consistent read, as upstream's quorum read of etcd.
+  if (auto* rv = req.param("resourceVersion"); !rv || rv->empty()) store.sync_for_read();
   auto o = store.get_published(storage_id(r), ns, name);
   if (!o) return error_response(not_found(r, name));
   if (is_table_accept(req.accept)) {
@@ -106,6 +108,9 @@ Response Api::Impl::list(const ResourceInfo& r, const std::string& ns, const Req
   } else if (!rv.empty()) {
     auto v = parse_rv(rv);
     if (!v) return error_response(bad_request("invalid resource version: strconv.ParseUint: parsing \"" + rv + "\": invalid syntax"));
+    // A revision another server already has: this one catches up for a moment (upstream's cache
+    // waits up to 3 s too).
+    if (*v > current && store.catch_up(*v, std::chrono::seconds(3))) current = store.revision();
     if (*v > current) {
       ApiError e{504, "Timeout", "Timeout: Too large resource version: " + rv + ", current: " + std::to_string(current)};
       e.causes.push_back(Cause{"ResourceVersionTooLarge", "Too large resource version", ""});
@@ -121,6 +126,9 @@ Response Api::Impl::list(const ResourceInfo& r, const std::string& ns, const Req
     }
     lo.limit = limit;
   } else {
+    // A list without a resourceVersion is consistent (upstream serves it from its cache once the
+    // cache holds etcd's current revision).
+    store.sync_for_read();
     lo.limit = limit;
   }
   auto res = store.list(storage_id(r), lo);
@@ -203,7 +211,7 @@ Response Api::Impl::watch(const ResourceInfo& r, const std::string& ns, const Re
     // A revision this store has not reached (the client saw a previous incarnation of the server):
     // answer as upstream's watch cache does once its wait for freshness expires, so the client
     // relists instead of watching from a point whose history it never got.
-    if (std::int64_t current = store.revision(); from > current) {
+    if (std::int64_t current = store.revision(); from > current && !store.catch_up(from, std::chrono::seconds(3))) {
       ApiError e{504, "Timeout", "Timeout: Too large resource version: " + rv + ", current: " + std::to_string(current)};
       e.causes.push_back(Cause{"ResourceVersionTooLarge", "Too large resource version", ""});
       e.retry_after_seconds = 1;

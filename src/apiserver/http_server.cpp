@@ -137,10 +137,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   // request. Answers keep the requests' order, as HTTP/1.1 requires.
   void on_read(beast::error_code ec) {
     if (ec) return close();
-    // Writes that block on a database (etcd mode) run on their own threads; the session waits for
-    // them as it waits for a durable commit, without holding up its io thread. Reads are answered
-    // from the store on the io thread, so they go on while the database is slow or away.
-    if (srv_.handler_pool && parser_->get().method() != http::verb::get)
+    // Requests that block on a database (etcd mode: writes, and consistent reads) run on their own
+    // threads; the session waits for them as it waits for a durable commit, without holding up its
+    // io thread.
+    if (srv_.handler_pool)
       return net::post(*srv_.handler_pool, [self = this->shared_from_this()] { self->answer_requests(); });
     answer_requests();
   }

@@ -684,6 +684,15 @@ util::Result<void> Store::reset_external(std::vector<ExternalChange>& objects, s
   return {};
 }
 
+void Store::sync_for_read() {
+  if (external_) external_->sync();
+}
+
+bool Store::catch_up(std::int64_t rv, std::chrono::milliseconds timeout) {
+  if (!external_) return revision() >= rv;
+  return external_->reach(rv, timeout);
+}
+
 bool Store::wait_for_revision(std::int64_t rv, std::chrono::milliseconds timeout) {
   std::unique_lock l(applied_mu_);
   return applied_cv_.wait_for(l, timeout, [&] { return revision() >= rv; });

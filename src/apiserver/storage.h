@@ -59,6 +59,11 @@ class ExternalStorage {
                     std::int64_t expected_rv) = 0;
   // `expected_rv` 0: whatever the object's revision is.
   virtual Write remove(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv) = 0;
+  // Returns once the store holds every change the database had when called (a consistent read).
+  // Throws StorageError when it cannot tell.
+  virtual void sync() = 0;
+  // Waits up to `timeout` until the store holds revision `rv`; false if it does not by then.
+  virtual bool reach(std::int64_t rv, std::chrono::milliseconds timeout) = 0;
 };
 
 // The external database failed a request (the HTTP layer answers 500 with its message).
@@ -195,6 +200,13 @@ class Store {
   util::Result<void> reset_external(std::vector<ExternalChange>& objects, std::int64_t revision);
   // Blocks until revision() reaches `rv`; false after `timeout`.
   bool wait_for_revision(std::int64_t rv, std::chrono::milliseconds timeout);
+  // External mode: a read that names no resourceVersion must see every change acknowledged before
+  // it, by any server (upstream's quorum GET and consistent list); waits until the store holds
+  // them. Nothing to do otherwise: the store is the database.
+  void sync_for_read();
+  // External mode: waits up to `timeout` for revision() to reach `rv`, which a client may have
+  // seen from another server; true when it has.
+  bool catch_up(std::int64_t rv, std::chrono::milliseconds timeout);
 
   void compact(std::int64_t revision);
   std::int64_t compacted_revision() const;

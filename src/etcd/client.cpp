@@ -4,6 +4,7 @@
 #include <netdb.h>
 
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include <grpcpp/grpcpp.h>
@@ -130,9 +131,11 @@ struct Client::Impl {
 };
 
 struct Watch::Impl {
+  std::mutex write_mu;  // one writer at a time on the stream, beside the reader
   pb::Watch::Stub* stub = nullptr;
   pb::WatchRequest create;
   bool started = false;
+  bool open = false;  // between a successful start and the end of the stream
   grpc::ClientContext ctx;
   std::unique_ptr<grpc::ClientReaderWriter<pb::WatchRequest, pb::WatchResponse>> stream;
 };
@@ -299,9 +302,30 @@ Watch::~Watch() {
 
 void Watch::cancel() { impl_->ctx.TryCancel(); }
 
+bool Watch::request_progress() {
+  std::lock_guard l(impl_->write_mu);
+  if (!impl_->open) return false;
+  pb::WatchRequest req;
+  req.mutable_progress_request();
+  return impl_->stream->Write(req);
+}
+
+util::Result<std::int64_t> Client::current_revision() {
+  pb::RangeRequest req;
+  req.set_key(std::string(1, '\0'));
+  req.set_count_only(true);
+  grpc::ClientContext ctx;
+  impl_->prepare(ctx);
+  pb::RangeResponse resp;
+  auto s = impl_->kv->Range(&ctx, req, &resp);
+  if (!s.ok()) return util::make_error(status_error("reading the current revision", s));
+  return resp.header().revision();
+}
+
 Watch::Next Watch::next() {
   Next n;
   if (!impl_->started) {
+    std::lock_guard l(impl_->write_mu);
     impl_->started = true;
     // No deadline: the stream lives until cancelled; wait for a member while none is reachable.
     impl_->ctx.set_wait_for_ready(true);
@@ -312,6 +336,7 @@ Watch::Next Watch::next() {
       n.error = status_error("watch", s);
       return n;
     }
+    impl_->open = true;
   }
   if (!impl_->stream) {
     n.error = "the watch stream is over";
@@ -320,6 +345,10 @@ Watch::Next Watch::next() {
   pb::WatchResponse resp;
   while (true) {
     if (!impl_->stream->Read(&resp)) {
+      {
+        std::lock_guard l(impl_->write_mu);
+        impl_->open = false;
+      }
       auto s = impl_->stream->Finish();
       impl_->stream.reset();
       n.status = Status::Failed;

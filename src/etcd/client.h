@@ -73,6 +73,8 @@ class Client {
   // Puts `value` if the key's version (its count of writes since creation) is `version`.
   util::Result<Write> put_if_version(std::string_view key, std::string_view value, std::int64_t version);
   util::Result<KeyValue> get(std::string_view key);  // all revisions 0 when absent
+  // etcd's current revision, read through the cluster's quorum (linearizable).
+  util::Result<std::int64_t> current_revision();
   // Compacts history up to `revision`; an already compacted revision is not an error.
   util::Result<void> compact(std::int64_t revision);
 
@@ -101,6 +103,9 @@ class Watch {
   Next next();
   // Ends the stream from another thread; a blocked next() returns Failed.
   void cancel();
+  // Asks etcd for a progress notification (from any thread, while next() runs in another); false
+  // when the stream is not open.
+  bool request_progress();
 
   struct Impl;
   explicit Watch(std::unique_ptr<Impl> impl);

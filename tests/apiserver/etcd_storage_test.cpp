@@ -194,6 +194,37 @@ TEST_F(EtcdStorageTest, TwoStoresShareObjectsWatchesAndConflicts) {
   EXPECT_EQ(rv_of(rest[1].obj), std::to_string(deleted_at));
 }
 
+TEST_F(EtcdStorageTest, AConsistentReadSeesEveryAcknowledgedWriteOfAnyServer) {
+  Store a(1000), b(1000);
+  auto sa = open(a);
+  auto sb = open(b);
+  ASSERT_TRUE(sa && sb);
+  for (int i = 0; i < 20; ++i) {
+    auto o = pod("r" + std::to_string(i));
+    auto c = a.put(pods(), o, 0);
+    ASSERT_EQ(c.status, Store::CommitStatus::Ok);
+    wait_answer(a);  // acknowledged by A
+    b.sync_for_read();
+    auto got = b.get_published(pods(), "default", "r" + std::to_string(i));
+    ASSERT_TRUE(got) << i;
+    EXPECT_EQ(got->rv, c.obj->rv);
+    auto d = a.remove(pods(), "default", "r" + std::to_string(i), c.obj->rv);
+    ASSERT_EQ(d.status, Store::CommitStatus::Ok);
+    wait_answer(a);
+    b.sync_for_read();
+    EXPECT_FALSE(b.get_published(pods(), "default", "r" + std::to_string(i))) << i;
+  }
+  // The newest change is outside the prefix: no event will come for it, a progress notification does.
+  auto c = client();
+  ASSERT_TRUE(c);
+  auto outside = c->put_if(prefix_ + "_elsewhere", "x", 0);
+  ASSERT_TRUE(outside && outside->succeeded);
+  b.sync_for_read();
+  EXPECT_GE(b.revision(), outside->revision);
+  // A revision seen elsewhere is caught up with.
+  EXPECT_TRUE(a.catch_up(outside->revision, 20s));
+}
+
 TEST_F(EtcdStorageTest, AFreshServerLoadsWhatEtcdHoldsAndResumesWatchesFromThere) {
   std::int64_t rv = 0;
   {
