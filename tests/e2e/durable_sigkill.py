@@ -14,45 +14,19 @@ import json
 import os
 import shutil
 import signal
-import socket
-import ssl
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_common import Conn, check, credentials, fail, free_port, pod_body  # noqa: E402
+
 CLIENTS = 16
 PODS = 20000
 KILL_AFTER = 6000
 NODES = 200
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def fail(msg, tmp=None):
-    print("FAIL:", msg, file=sys.stderr)
-    if tmp:
-        for name in ("server-1.log", "server-2.log", "scheduler.log"):
-            p = os.path.join(tmp, name)
-            if os.path.exists(p):
-                with open(p) as f:
-                    lines = f.readlines()
-                print("---", name, file=sys.stderr)
-                sys.stderr.writelines(lines[-25:])
-    sys.exit(1)
-
-
-def check(cond, what, tmp=None):
-    if not cond:
-        fail(what, tmp)
-    print("ok:", what)
 
 
 class Server:
@@ -87,51 +61,6 @@ class Server:
         self.proc.wait()
 
 
-def credentials(kubeconfig):
-    token, ca = None, None
-    with open(kubeconfig) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("token:"):
-                token = line.split(":", 1)[1].strip()
-            if line.startswith("certificate-authority-data:"):
-                import base64
-                ca = base64.b64decode(line.split(":", 1)[1].strip()).decode()
-    return token, ca
-
-
-class Conn:
-    """One keep-alive HTTPS connection that reconnects after any failure."""
-
-    def __init__(self, port, token, ca):
-        self.port, self.token = port, token
-        self.ctx = ssl.create_default_context(cadata=ca)
-        self.ctx.check_hostname = False
-        self.c = None
-
-    def request(self, method, path, body=None, timeout=30):
-        if self.c is None:
-            self.c = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx, timeout=timeout)
-        headers = {"Authorization": "Bearer " + self.token}
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        try:
-            self.c.request(method, path, body=body, headers=headers)
-            r = self.c.getresponse()
-            return r.status, r.read()
-        except (OSError, http.client.HTTPException):
-            self.c.close()
-            self.c = None
-            return None, b""
-
-
-def pod_body(name):
-    return json.dumps({
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "durable"}},
-        "spec": {"containers": [{"name": "c", "image": "busybox:1.36",
-                                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}})
-
-
 def main():
     ksched, kube_scheduler = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="ksched-durable-")
@@ -160,7 +89,7 @@ def main():
                     if time.time() > deadline:
                         errors.append("creator %d timed out" % i)
                         return
-                    status, body = c.request("POST", "/api/v1/namespaces/default/pods", pod_body(name))
+                    status, body = c.request("POST", "/api/v1/namespaces/default/pods", pod_body(name, "durable"))
                     attempts += 1
                     # 409 only on a retry: the earlier attempt was durable, its answer lost.
                     if status == 201 or (status == 409 and attempts > 1):

@@ -22,14 +22,15 @@ import os
 import secrets
 import shutil
 import signal
-import socket
-import ssl
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_common import Conn, check, credentials, fail, free_port, pod_body  # noqa: E402
 
 ETCD = os.environ.get("ETCD", "/usr/bin/etcd")
 ETCDCTL = os.environ.get("ETCDCTL", "/usr/bin/etcdctl")
@@ -40,33 +41,6 @@ RESTART_A_AFTER = 9000   # start A again on its port and data directory
 KILL_ETCD_AFTER = 12000  # SIGKILL the etcd leader
 NODES = 200
 PREFIX = "/registry"
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def fail(msg, tmp=None):
-    print("FAIL:", msg, file=sys.stderr)
-    if tmp and os.path.isdir(tmp):
-        for name in sorted(os.listdir(tmp)):
-            if not name.endswith(".log"):
-                continue
-            with open(os.path.join(tmp, name), errors="replace") as f:
-                lines = f.readlines()
-            print("---", name, file=sys.stderr)
-            sys.stderr.writelines(lines[-25:])
-    sys.exit(1)
-
-
-def check(cond, what, tmp=None):
-    if not cond:
-        fail(what, tmp)
-    print("ok:", what)
 
 
 def wait_until(pred, timeout, step=0.1):
@@ -189,7 +163,7 @@ class Server:
                 admin, ca = credentials(self.kubeconfig)
                 if admin and ca:
                     self.ca, self.admin = ca, admin
-                    status, _ = Conn(self, token).request("GET", "/readyz", timeout=5)
+                    status, _ = Conn(self.port, token, ca).request("GET", "/readyz", timeout=5)
                     if status == 200:
                         return
             time.sleep(0.05)
@@ -212,44 +186,8 @@ class Server:
                 self.proc.wait()
 
 
-def credentials(kubeconfig):
-    token, ca = None, None
-    with open(kubeconfig) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("token:"):
-                token = line.split(":", 1)[1].strip()
-            if line.startswith("certificate-authority-data:"):
-                ca = base64.b64decode(line.split(":", 1)[1].strip()).decode()
-    return token, ca
-
-
-class Conn:
-    """One keep-alive HTTPS connection to one replica that reconnects after any failure."""
-
-    def __init__(self, server, token):
-        self.server, self.token = server, token
-        self.ctx = ssl.create_default_context(cadata=server.ca)
-        self.ctx.check_hostname = False
-        self.c = None
-
-    def connection(self, timeout=30):
-        return http.client.HTTPSConnection("127.0.0.1", self.server.port, context=self.ctx, timeout=timeout)
-
-    def request(self, method, path, body=None, timeout=30):
-        if self.c is None:
-            self.c = self.connection(timeout)
-        headers = {"Authorization": "Bearer " + self.token}
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        try:
-            self.c.request(method, path, body=body, headers=headers)
-            r = self.c.getresponse()
-            return r.status, r.read()
-        except (OSError, http.client.HTTPException):
-            self.c.close()
-            self.c = None
-            return None, b""
+def conn_to(server, token):
+    return Conn(server.port, token, server.ca)
 
 
 def list_pods(conn, query="", limit=500):
@@ -277,13 +215,6 @@ def list_pods(conn, query="", limit=500):
 def pod_state(items):
     return {p["metadata"]["name"]: (p.get("spec", {}).get("nodeName", ""), p["metadata"]["resourceVersion"])
             for p in items}
-
-
-def pod_body(name):
-    return json.dumps({
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "etcd-ha"}},
-        "spec": {"containers": [{"name": "c", "image": "busybox:1.36",
-                                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}})
 
 
 def main():
@@ -328,7 +259,7 @@ def main():
 
         def creator(i):
             home = i % 2  # even clients on A, odd on B
-            conns = [Conn(s, token) for s in servers]
+            conns = [conn_to(s, token) for s in servers]
             cur, tried_home = home, time.time()
             names = ["c%02d-%05d" % (i, j) for j in range(PODS // CLIENTS)]
             deadline = time.time() + 270
@@ -341,7 +272,7 @@ def main():
                     # A client away from its replica goes back to it once it answers again.
                     if cur != home and time.time() - tried_home > 0.5:
                         cur, tried_home = home, time.time()
-                    status, body = conns[cur].request("POST", "/api/v1/namespaces/default/pods", pod_body(name))
+                    status, body = conns[cur].request("POST", "/api/v1/namespaces/default/pods", pod_body(name, "etcd-ha"))
                     attempts += 1
                     # 409 only on a retry: the earlier attempt took effect, its answer lost.
                     if status == 201 or (status == 409 and attempts > 1):
@@ -383,7 +314,7 @@ def main():
                 errors.append("the watcher failed: %r" % e)
 
         def follow():
-            conns = [Conn(s, token) for s in servers]
+            conns = [conn_to(s, token) for s in servers]
             cur = 0  # starts on A, which is killed under it
             rv = None  # None: relist
             while not stop.is_set():
@@ -470,7 +401,7 @@ def main():
         print("killed replica A at %.1fs with %d creates acknowledged (%d by A) and %d bindings seen by the watcher"
               % (time.time() - load_started, len(acked_at_kill), via_a, len(bound_at_kill)))
         check(KILL_A_AFTER <= len(acked_at_kill) < PODS and via_a > 0, "replica A killed mid-run, after it had acknowledged creates", tmp)
-        cb = Conn(b, token)
+        cb = conn_to(b, token)
         # A list without resourceVersion is consistent: the first one that answers must hold every
         # acknowledged create, with no waiting for B's cache (only a failed request is retried).
         items = wait_until(lambda: list_pods(cb)[0], 30, 0.2)
@@ -491,7 +422,7 @@ def main():
         print("restarted replica A at %.1fs (up in %.1fs) with %d creates acknowledged"
               % (time.time() - load_started, time.time() - t0, len(acked)))
         check(a.ca == a_ca and a.admin == a_admin, "the restarted replica A kept its CA and admin token (data dir)", tmp)
-        a_old = Conn(a, a_admin)
+        a_old = conn_to(a, a_admin)
         status, _ = a_old.request("GET", "/api/v1/namespaces/default/pods?limit=1")
         check(status == 200, "the restarted replica A accepts the kubeconfig it handed out before", tmp)
         with open(os.path.join(tmp, "apiserver-A-2.log")) as f:
@@ -515,7 +446,7 @@ def main():
         check(new_leader is not None, "the surviving etcd members elected %s in %.1fs"
               % (etcd.members[new_leader]["name"] if new_leader is not None else "no leader", time.time() - t0), tmp)
         for s in servers:
-            c = Conn(s, token)
+            c = conn_to(s, token)
             items = wait_until(lambda: list_pods(c)[0], 30, 0.2)
             check(items is not None, "%s answers a list after the etcd leader's kill" % s.name, tmp)
             have = pod_state(items)
@@ -549,7 +480,7 @@ def main():
 
         # Both replicas hold every pod with the same binding and resourceVersion (their caches
         # may trail etcd by a watch event or two: bounded wait).
-        ca_ = Conn(a, token)
+        ca_ = conn_to(a, token)
         states = {}
 
         def replicas_agree():
