@@ -38,7 +38,7 @@ util::Result<int> free_port() {
 
 bool LocalEtcd::installed() { return ::access(kBinary, X_OK) == 0; }
 
-util::Result<std::unique_ptr<LocalEtcd>> LocalEtcd::start(const std::string& dir) {
+util::Result<std::unique_ptr<LocalEtcd>> LocalEtcd::start(const std::string& dir, const Tls* tls) {
   if (!installed()) return util::make_error(std::string(kBinary) + " is missing (Debian package etcd-server)");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -46,7 +46,7 @@ util::Result<std::unique_ptr<LocalEtcd>> LocalEtcd::start(const std::string& dir
   auto cp = free_port();
   auto pp = free_port();
   if (!cp || !pp) return util::make_error("etcd: no free loopback port");
-  std::string client = "http://127.0.0.1:" + std::to_string(*cp);
+  std::string client = (tls ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(*cp);
   std::string peer = "http://127.0.0.1:" + std::to_string(*pp);
   std::vector<std::string> args = {kBinary,
                                    "--name=local",
@@ -56,6 +56,9 @@ util::Result<std::unique_ptr<LocalEtcd>> LocalEtcd::start(const std::string& dir
                                    "--listen-peer-urls=" + peer,
                                    "--initial-advertise-peer-urls=" + peer,
                                    "--initial-cluster=local=" + peer};
+  if (tls)
+    args.insert(args.end(), {"--cert-file=" + tls->cert_file, "--key-file=" + tls->key_file,
+                             "--trusted-ca-file=" + tls->ca_file, "--client-cert-auth"});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -73,7 +76,13 @@ util::Result<std::unique_ptr<LocalEtcd>> LocalEtcd::start(const std::string& dir
   }
   e->url_ = client;
   // A request that waits for a connection tells when etcd serves (or that it never will).
-  auto c = Client::connect(Options{{client}, "", "", "", std::chrono::seconds(30)});
+  Options co{{client}, "", "", "", std::chrono::seconds(30)};
+  if (tls) {
+    co.ca_file = tls->ca_file;
+    co.cert_file = tls->cert_file;
+    co.key_file = tls->key_file;
+  }
+  auto c = Client::connect(co);
   if (!c) return util::make_error(c.error());
   if (auto r = (*c)->get("/"); !r) return util::make_error("etcd did not come up (see " + log + "): " + r.error());
   return e;

@@ -15,13 +15,19 @@ class LocalEtcd {
  public:
   static constexpr const char* kBinary = "/usr/bin/etcd";
   static bool installed();
-  // Starts etcd with its data in DIR/data and waits (up to 30 s) until it answers.
-  static util::Result<std::unique_ptr<LocalEtcd>> start(const std::string& dir);
+  // PEM files for serving clients over TLS and requiring their certificates (signed by ca_file).
+  struct Tls {
+    std::string ca_file, cert_file, key_file;
+  };
+  // Starts etcd with its data in DIR/data and waits (up to 30 s) until it answers. With `tls`, its
+  // client URL is https:// and clients must present a certificate signed by the CA; the readiness
+  // check uses `tls`'s own pair.
+  static util::Result<std::unique_ptr<LocalEtcd>> start(const std::string& dir, const Tls* tls = nullptr);
   ~LocalEtcd();
   LocalEtcd(const LocalEtcd&) = delete;
   LocalEtcd& operator=(const LocalEtcd&) = delete;
 
-  const std::string& url() const { return url_; }  // http://127.0.0.1:PORT
+  const std::string& url() const { return url_; }  // http(s)://127.0.0.1:PORT
   pid_t pid() const { return pid_; }
   // CPU seconds (user + system) the etcd process has used so far.
   double cpu_seconds() const;

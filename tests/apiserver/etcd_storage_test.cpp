@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <future>
 
 #include "apiserver/etcd_storage.h"
@@ -17,6 +18,7 @@
 #include "apiserver/watch_hub.h"
 #include "etcd/client.h"
 #include "etcd/local_etcd.h"
+#include "tls/certs.h"
 
 namespace ksched::apiserver {
 namespace {
@@ -299,6 +301,53 @@ TEST_F(EtcdStorageTest, CompactionAnswersAnOlderWatchWithTheRevisionKept) {
   ASSERT_EQ(m.status, etcd::Watch::Status::Batch);
   ASSERT_EQ(m.batch.events.size(), 1u);
   EXPECT_EQ(m.batch.events[0].kv.value, "2");
+}
+
+// --etcd-cafile/--etcd-certfile/--etcd-keyfile: etcd that serves only TLS clients with a
+// certificate from its CA.
+TEST(EtcdTls, TheStoreWorksOverMutualTlsAndAClientWithoutACertificateIsRefused) {
+  if (!etcd::LocalEtcd::installed()) GTEST_SKIP() << "etcd is not installed";
+  std::string dir = ::testing::TempDir() + "/etcd_tls_test." + std::to_string(::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto ca = tls::generate_ca("etcd-test-ca");
+  ASSERT_TRUE(ca);
+  auto pair = tls::generate_signed(*ca, "etcd", {"localhost"}, {"127.0.0.1"});
+  ASSERT_TRUE(pair);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  etcd::LocalEtcd::Tls files{write("ca.crt", ca->cert_pem), write("etcd.crt", pair->cert_pem),
+                             write("etcd.key", pair->key_pem)};
+  auto e = etcd::LocalEtcd::start(dir, &files);
+  ASSERT_TRUE(e) << (e ? "" : e.error());
+  EXPECT_EQ((*e)->url().rfind("https://", 0), 0u);
+
+  EtcdStorage::Options o;
+  o.etcd.endpoints = {(*e)->url()};
+  o.etcd.ca_file = files.ca_file;
+  o.etcd.cert_file = files.cert_file;
+  o.etcd.key_file = files.key_file;
+  o.compaction_interval = 0ms;
+  Store s(100);
+  auto st = EtcdStorage::open(s, o);
+  ASSERT_TRUE(st) << (st ? "" : st.error());
+  auto p = pod("tls");
+  ASSERT_EQ(s.put(pods(), p, 0).status, Store::CommitStatus::Ok);
+  wait_answer(s);
+  EXPECT_TRUE(s.get(pods(), "default", "tls"));
+
+  // Trusting the CA is not enough: etcd asks for a client certificate.
+  o.etcd.cert_file.clear();
+  o.etcd.key_file.clear();
+  o.etcd.request_timeout = 2s;
+  Store other(100);
+  auto refused = EtcdStorage::open(other, o);
+  EXPECT_FALSE(refused);
+  st->reset();
+  e->reset();
+  fs::remove_all(dir);
 }
 
 TEST(EtcdClient, RejectsBadEndpointsWithTheFlagsName) {
