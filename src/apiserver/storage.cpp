@@ -192,19 +192,13 @@ Store::Commit Store::put(int resource, json::object& obj, std::int64_t expected_
     prev = it->second;
     it->second = stored;
   }
-  if (delete_deadline)
-    t.pending_deletions[key] = delete_deadline;
-  else if (prev && prev->delete_deadline)
-    t.pending_deletions.erase(key);
+  track_deletion(t, key, *stored, prev);
   record(Event{rv, resource, prev ? EventType::Modified : EventType::Added, stored, prev});
   return {CommitStatus::Ok, stored};
 }
 
 Store::Commit Store::remove(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv,
                             json::object* last) {
-  json::object fallback;
-  std::int64_t delete_deadline = 0;
-  (void)delete_deadline;
   Prepared p;
   if (last) p = prepare(resource, *last);
   if (external_) {
@@ -515,6 +509,13 @@ std::vector<ObjPtr> Store::expired_deletions(int resource, std::int64_t now_unix
 
 namespace ksched::apiserver {
 
+void Store::track_deletion(Table& t, const std::string& key, const StoredObject& now, const ObjPtr& prev) {
+  if (now.delete_deadline)
+    t.pending_deletions[key] = now.delete_deadline;
+  else if (prev && prev->delete_deadline)
+    t.pending_deletions.erase(key);
+}
+
 std::size_t Store::history_index_after(std::int64_t rv) const {
   auto it = std::upper_bound(history_.begin(), history_.end(), rv,
                              [](std::int64_t v, const Event& e) { return v < e.rv; });
@@ -638,10 +639,7 @@ void Store::apply_external(std::vector<ExternalChange>& changes, std::int64_t re
         prev = it->second;
         it->second = objs[i];
       }
-      if (objs[i]->delete_deadline)
-        t.pending_deletions[key] = objs[i]->delete_deadline;
-      else if (prev && prev->delete_deadline)
-        t.pending_deletions.erase(key);
+      track_deletion(t, key, *objs[i], prev);
       revision_ = c.rv;
       record(Event{c.rv, c.resource, prev ? EventType::Modified : EventType::Added, objs[i], prev});
     }

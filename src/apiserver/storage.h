@@ -227,6 +227,8 @@ class Store {
   // The objects of `resource` changed after `at` (key -> state at `at`, null = absent then).
   std::map<std::string, ObjPtr, std::less<>> undo_after(int resource, std::int64_t at) const;
   Table& table(int resource) const { return tables_[static_cast<std::size_t>(resource)]; }
+  // Keeps the reaper's list of pending graceful deletions in step with a stored object.
+  static void track_deletion(Table& t, const std::string& key, const StoredObject& now, const ObjPtr& prev);
   // The first history event newer than `rv` (history may skip revisions in external mode).
   std::size_t history_index_after(std::int64_t rv) const;
   Commit put_external(int resource, std::shared_ptr<StoredObject> obj, std::size_t marker_pos,
