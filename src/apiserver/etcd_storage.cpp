@@ -223,29 +223,30 @@ void EtcdStorage::follow() {
 
 void EtcdStorage::compact_periodically() {
   const std::string key = opts_.prefix + "_compact_rev_key";
-  std::int64_t version = 0;   // the compaction key's version this server last saw
-  std::int64_t recorded = 0;  // the revision this server recorded then (0: another server did)
+  std::int64_t version = 0;  // the compaction key's version as this server last saw it
+  std::int64_t last = 0;     // the revision of the key's last write, by whichever server
   while (pause(opts_.compaction_interval)) {
-    std::int64_t now = store_.revision();
-    auto w = client_->put_if_version(key, std::to_string(now), version);
+    // The write that wins this interval compacts to the previous interval's write; the value says
+    // which revision that was.
+    auto w = client_->put_if_version(key, std::to_string(last), version);
     if (!w) {
       log::warning("etcd compaction skipped", {{"err", w.error()}});
       continue;
     }
     if (!w->succeeded) {
-      // Another server won this interval: follow its count and let it compact.
+      // Another server won this interval: follow it.
       version = w->current ? w->current->version : 0;
-      recorded = 0;
+      last = w->current ? w->current->mod_revision : 0;
       continue;
     }
     ++version;
-    if (recorded > 0) {
-      if (auto r = client_->compact(recorded); !r)
-        log::warning("etcd compaction failed", {{"err", r.error()}, {"revision", recorded}});
+    if (last > 0) {
+      if (auto r = client_->compact(last); !r)
+        log::warning("etcd compaction failed", {{"err", r.error()}, {"revision", last}});
       else
-        log::info("etcd compacted", {{"revision", recorded}});
+        log::info("etcd compacted", {{"revision", last}});
     }
-    recorded = now;
+    last = w->revision;
   }
 }
 

@@ -10,8 +10,8 @@
 // - Keys: PREFIX/<plural>/<namespace>/<name> for the core group, PREFIX/<group>/<plural>/... for the
 //   others; values are the objects' JSON without resourceVersion (etcd's mod revision is it).
 // - Compaction without leases, as upstream's compactor: every interval the servers race a
-//   transaction on PREFIX_compact_rev_key; the winner compacts etcd to the revision recorded an
-//   interval before, so one interval of history stays for watches to resume from.
+//   transaction on PREFIX_compact_rev_key; the winner compacts etcd to the revision of the key's
+//   previous write, an interval before, so one interval of history stays for watches to resume from.
 #pragma once
 #include <atomic>
 #include <chrono>

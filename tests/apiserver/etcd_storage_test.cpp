@@ -350,6 +350,43 @@ TEST(EtcdTls, TheStoreWorksOverMutualTlsAndAClientWithoutACertificateIsRefused) 
   fs::remove_all(dir);
 }
 
+TEST_F(EtcdStorageTest, TwoServersCompactEtcdWithoutALeaseOneIntervalBehind) {
+  auto o = options();
+  o.compaction_interval = 100ms;
+  Store a(1000), b(1000);
+  auto sa = EtcdStorage::open(a, o);
+  auto sb = EtcdStorage::open(b, o);
+  ASSERT_TRUE(sa && sb);
+  auto c = client();
+  ASSERT_TRUE(c);
+  auto p = pod("c");
+  auto first = a.put(pods(), p, 0);
+  ASSERT_EQ(first.status, Store::CommitStatus::Ok);
+  wait_answer(a);
+  // Every tick writes the compaction key, so etcd's revision moves on by itself; poll until a
+  // watch from the pod's revision is told that history before it is gone.
+  std::int64_t compacted = 0;
+  auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (compacted == 0 && std::chrono::steady_clock::now() < deadline) {
+    auto w = c->watch(prefix_ + "/", first.obj->rv);
+    ASSERT_TRUE(w);
+    auto n = (*w)->next();
+    if (n.status == etcd::Watch::Status::Compacted) compacted = n.compact_revision;
+  }
+  ASSERT_GT(compacted, first.obj->rv);
+  // The compaction key holds a revision one interval newer than what was compacted.
+  auto key = c->get(prefix_ + "_compact_rev_key");
+  ASSERT_TRUE(key);
+  EXPECT_GE(key->version, 2);
+  EXPECT_GE(std::stoll(key->value), compacted);
+  // The servers go on serving and following etcd.
+  auto q = pod("after");
+  ASSERT_EQ(b.put(pods(), q, 0).status, Store::CommitStatus::Ok);
+  wait_answer(b);
+  a.sync_for_read();
+  EXPECT_TRUE(a.get(pods(), "default", "after"));
+}
+
 TEST(EtcdClient, RejectsBadEndpointsWithTheFlagsName) {
   auto r = etcd::Client::connect(etcd::Options{{"127.0.0.1:2379"}, "", "", "", 1s});
   ASSERT_FALSE(r);
