@@ -185,7 +185,8 @@ void EtcdStorage::follow() {
         // Events carry their own revisions; only an empty message (a progress notification)
         // says that everything up to the header's revision has been sent.
         if (n.batch.events.empty()) upto = n.batch.revision;
-        store_.apply_external(changes, upto);
+        for (const auto& bad : store_.apply_external(changes, upto))
+          log::error("skipping a value etcd holds that is not an object", {{"object", bad}});
         next_revision_ = std::max(next_revision_, upto + 1);
         continue;
       }

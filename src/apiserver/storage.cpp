@@ -10,7 +10,6 @@
 #include "apiserver/resources.h"
 #include "apiserver/timeutil.h"
 #include "apiserver/watch_hub.h"
-#include "util/log.h"
 
 namespace ksched::apiserver {
 
@@ -581,7 +580,8 @@ void Store::run_due_waiters() {
   applied_cv_.notify_all();
 }
 
-void Store::apply_external(std::vector<ExternalChange>& changes, std::int64_t revision) {
+std::vector<std::string> Store::apply_external(std::vector<ExternalChange>& changes, std::int64_t revision) {
+  std::vector<std::string> skipped;
   // Objects this server wrote are kept as they were sent; the rest are decoded outside the lock.
   std::vector<ObjPtr> objs(changes.size());
   {
@@ -601,9 +601,8 @@ void Store::apply_external(std::vector<ExternalChange>& changes, std::int64_t re
     auto o = decode_external(c.resource, c.value, c.rv);
     if (!o) {
       // Not ours to repair: another writer put it there. Leaving it out is all that is safe.
-      log::error("skipping an object the database holds", {{"resource", resource_by_id(c.resource).plural},
-                                                           {"namespace", c.ns}, {"name", c.name},
-                                                           {"revision", c.rv}, {"err", o.error()}});
+      skipped.push_back(resource_by_id(c.resource).plural + " " + object_key(c.ns, c.name) + " at revision " +
+                        std::to_string(c.rv) + ": " + o.error());
       continue;
     }
     objs[i] = std::move(*o);
@@ -647,6 +646,7 @@ void Store::apply_external(std::vector<ExternalChange>& changes, std::int64_t re
     own_writes_.erase(own_writes_.begin(), own_writes_.upper_bound(published_));
   }
   run_due_waiters();
+  return skipped;
 }
 
 util::Result<void> Store::reset_external(std::vector<ExternalChange>& objects, std::int64_t revision) {

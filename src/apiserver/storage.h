@@ -192,8 +192,9 @@ class Store {
     std::string value;  // a put's JSON, without resourceVersion
   };
   // Applies changes the database's watch delivered, in revision order, then moves revision() on
-  // to `revision` (a watch's progress notification may move it without changes).
-  void apply_external(std::vector<ExternalChange>& changes, std::int64_t revision);
+  // to `revision` (a watch's progress notification may move it without changes). A value that is
+  // not a whole object is left out; the returned lines say which, for the caller to log.
+  std::vector<std::string> apply_external(std::vector<ExternalChange>& changes, std::int64_t revision);
   // Replaces every object with the database's state at `revision` (start-up, or a relist after the
   // watch fell behind compaction). History starts over there; open watches are closed, so their
   // clients resume from their last revision and get 410 Gone if it is older.
