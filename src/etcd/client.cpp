@@ -212,32 +212,34 @@ util::Result<Client::Range> Client::range(std::string_view prefix, std::string_v
   return r;
 }
 
-util::Result<Client::Write> Client::put_if(std::string_view key, std::string_view value, std::int64_t expected) {
+namespace {
+// A put of `key` guarded by one comparison of the key's `target` with `n`; on failure the
+// transaction reads the key instead, so the caller learns its state.
+pb::TxnRequest guarded_put(std::string_view key, std::string_view value, pb::Compare::CompareTarget target,
+                           std::int64_t n) {
   pb::TxnRequest req;
   auto* cmp = req.add_compare();
   cmp->set_key(std::string(key));
   cmp->set_result(pb::Compare::EQUAL);
-  cmp->set_target(pb::Compare::MOD);
-  cmp->set_mod_revision(expected);  // a key that does not exist has mod revision 0
+  cmp->set_target(target);
+  if (target == pb::Compare::MOD)
+    cmp->set_mod_revision(n);  // a key that does not exist has mod revision 0
+  else
+    cmp->set_version(n);
   auto* put = req.add_success()->mutable_request_put();
   put->set_key(std::string(key));
   put->set_value(std::string(value));
   req.add_failure()->mutable_request_range()->set_key(std::string(key));
-  return impl_->txn(req, key);
+  return req;
+}
+}  // namespace
+
+util::Result<Client::Write> Client::put_if(std::string_view key, std::string_view value, std::int64_t expected) {
+  return impl_->txn(guarded_put(key, value, pb::Compare::MOD, expected), key);
 }
 
 util::Result<Client::Write> Client::put_if_version(std::string_view key, std::string_view value, std::int64_t version) {
-  pb::TxnRequest req;
-  auto* cmp = req.add_compare();
-  cmp->set_key(std::string(key));
-  cmp->set_result(pb::Compare::EQUAL);
-  cmp->set_target(pb::Compare::VERSION);
-  cmp->set_version(version);
-  auto* put = req.add_success()->mutable_request_put();
-  put->set_key(std::string(key));
-  put->set_value(std::string(value));
-  req.add_failure()->mutable_request_range()->set_key(std::string(key));
-  return impl_->txn(req, key);
+  return impl_->txn(guarded_put(key, value, pb::Compare::VERSION, version), key);
 }
 
 util::Result<Client::Write> Client::delete_if(std::string_view key, std::int64_t expected) {
