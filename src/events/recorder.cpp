@@ -131,7 +131,8 @@ void EventBroadcaster::enqueue(api::eventsv1::Event e) {
   }
   ++queued_;
   lane.queue.push_back(std::move(e));
-  lane.cv.notify_one();
+  // A lingering writer is woken only by a full batch: one wake per batch, not per event.
+  if (!lane.lingering || lane.queue.size() >= opts_.batch_target) lane.cv.notify_one();
 }
 
 void EventBroadcaster::worker(Lane& lane) {
@@ -146,6 +147,11 @@ void EventBroadcaster::worker(Lane& lane) {
       if (lane.queue.empty()) idle_cv_.notify_all();
       lane.cv.wait(l, [&] { return stopping_ || !lane.queue.empty() || lane.sweep_due; });
       if (lane.queue.empty() && !lane.sweep_due) return;  // stopping and drained
+      if (!stopping_ && !lane.sweep_due && opts_.batch_delay.count() > 0 && lane.queue.size() < opts_.batch_target) {
+        lane.lingering = true;
+        lane.cv.wait_for(l, opts_.batch_delay, [&] { return stopping_ || lane.queue.size() >= opts_.batch_target; });
+        lane.lingering = false;
+      }
       // Take everything queued at once: one lock round trip per batch, not per event.
       batch.clear();
       batch.swap(lane.queue);

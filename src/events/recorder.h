@@ -43,6 +43,12 @@ struct BroadcasterOptions {
   // as upstream's single recording goroutine: it pipelines its creates, so it keeps up with 10,000
   // Scheduled events a second, and more writers only made smaller batches (more sends and wakes).
   int sinks = 1;
+  // How long a writer that woke for an event waits for more to share its write (unless
+  // `batch_target` are queued first, or it is stopping). Events are read by people and tools, not
+  // on any pod's path, so a few milliseconds cost nothing; writing each event alone at a thousand
+  // a second cost the writer, its wake-ups and the server several times the CPU of batches.
+  std::chrono::milliseconds batch_delay = std::chrono::milliseconds(10);
+  std::size_t batch_target = 64;
 };
 
 struct RecorderStats {
@@ -112,6 +118,7 @@ class EventBroadcaster {
   struct Lane {
     std::vector<api::eventsv1::Event> queue;  // under mu_
     bool busy = false;                        // under mu_
+    bool lingering = false;                   // under mu_: waiting out batch_delay (see enqueue)
     bool sweep_due = false;                   // under mu_: another lane swept, this one should too
     std::size_t series_tracked = 0, objects_tracked = 0;  // under mu_, after each batch
     std::condition_variable cv;

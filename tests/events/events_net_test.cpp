@@ -161,6 +161,28 @@ TEST_F(EventsNet, EndedSeriesAndRefilledBucketsAreForgotten) {
   EXPECT_EQ(s.objects_tracked, 1u);
 }
 
+// A writer woken by an event waits (batch_delay, here far longer than the test) for others to
+// share its write: a full batch (batch_target) goes out at once, and shutdown writes what waits.
+TEST_F(EventsNet, AWriterWaitsForAFullBatchAndShutdownWritesThePartialOne) {
+  events::BroadcasterOptions o;
+  o.batch_delay = std::chrono::hours(1);
+  o.batch_target = 4;
+  events::EventBroadcaster b(new_client(), o);
+  b.start_recording_to_sink();
+  auto rec = b.new_recorder("default-scheduler");
+  for (int i = 0; i < 3; ++i) rec->event(pod_ref("wait-" + std::to_string(i)), nullptr, events::kNormal, "Scheduled", "Binding", "x");
+  EXPECT_FALSE(b.wait_idle(0ms));
+  EXPECT_EQ(b.stats().created, 0u);
+  rec->event(pod_ref("wait-3"), nullptr, events::kNormal, "Scheduled", "Binding", "x");
+  ASSERT_TRUE(b.wait_idle(10s));
+  EXPECT_EQ(b.stats().created, 4u);
+  EXPECT_EQ(list_events(*new_client(), "default").size(), 4u);
+  rec->event(pod_ref("wait-4"), nullptr, events::kNormal, "Scheduled", "Binding", "x");
+  b.shutdown();
+  EXPECT_EQ(b.stats().created, 5u);
+  EXPECT_EQ(list_events(*new_client(), "default").size(), 5u);
+}
+
 TEST(EventsQueue, FullQueueDropsWithoutBlocking) {
   client::RestConfig cfg;
   cfg.host = "http://127.0.0.1:1";  // never started: nothing is sent
