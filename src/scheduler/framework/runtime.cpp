@@ -539,17 +539,30 @@ Status Framework::run_pre_filter_plugins(CycleState& state, const api::Pod& pod,
     }
   }
   state.skip_filter_plugins = std::move(skip);
-  state.skip_filter_mask.assign(filter_.size(), 0);
+  state.run_filters.clear();
   for (std::size_t i = 0; i < filter_.size(); ++i) {
-    state.skip_filter_mask[i] = state.skip_filter_plugins.count(filter_[i]->name()) ? 1 : 0;
+    if (state.skip_filter_plugins.count(filter_[i]->name()) == 0) state.run_filters.push_back(static_cast<std::uint16_t>(i));
   }
-  state.skip_filter_mask_size = state.skip_filter_plugins.size();
+  state.run_filters_skip_size = state.skip_filter_plugins.size();
   return ret;
 }
 
 Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) {
-  const bool use_mask = state.skip_filter_mask.size() == filter_.size() &&
-                        state.skip_filter_mask_size == state.skip_filter_plugins.size();
+  if (state.run_filters_skip_size == state.skip_filter_plugins.size()) {
+    return run_filter_plugins_at(state, pod, node_info, state.run_filters.data(), state.run_filters.size());
+  }
+  // Skips changed since PreFilter, or no PreFilter ran (a rare path): the plugins to run, from the set.
+  std::vector<std::uint16_t> positions;
+  for (std::size_t i = 0; i < filter_.size(); ++i) {
+    if (state.skip_filter_plugins.empty() || state.skip_filter_plugins.count(filter_[i]->name()) == 0) {
+      positions.push_back(static_cast<std::uint16_t>(i));
+    }
+  }
+  return run_filter_plugins_at(state, pod, node_info, positions.data(), positions.size());
+}
+
+Status Framework::run_filter_plugins_at(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
+                                        const std::uint16_t* positions, std::size_t count) {
   auto* evals = evaluations_->local();
   // Sampled cycles time one node visit in filterTimingStride, each observation standing for that
   // many visits (FrameworkDeps::filterTimingStride).
@@ -563,12 +576,9 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
   // Sampled cycles with bulk counting: each call's time goes into this thread's buckets.
   FilterDurations* durations = timer.on() ? filter_durations_.get() : nullptr;
   auto* duration_cells = durations != nullptr ? durations->local() : nullptr;
-  for (std::size_t i = 0; i < filter_.size(); ++i) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = positions[k];
     const auto& p = filter_[i];
-    if (use_mask ? state.skip_filter_mask[i] != 0
-                 : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(p->name()) != 0) {
-      continue;
-    }
     EvaluationCounter::bump(evals, filter_slot(i));
     Status s = p->filter(state, pod, node_info);
     if (timer.on()) {  // tested here: 90 % of cycles then make no call at all

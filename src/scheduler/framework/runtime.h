@@ -182,6 +182,9 @@ class Framework final : public Handle {
   void reject_waiting_pod(std::string_view uid) override;
 
  private:
+  // Runs the Filter plugins at `positions` (indexes into filter_, in run order).
+  Status run_filter_plugins_at(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
+                               const std::uint16_t* positions, std::size_t count);
   class WaitingPodImpl;
   Framework() = default;
   util::Result<void> init(const config::KubeSchedulerProfile& profile, const Registry& registry);
