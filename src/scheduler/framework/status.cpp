@@ -19,6 +19,7 @@ const char* code_name(Code c) {
 }
 
 const std::string Status::kNoPlugin;
+const std::vector<std::string> Status::kNoReasons;
 
 std::string Status::message() const {
   const auto& rs = reasons();

@@ -1,6 +1,7 @@
 // Status of a plugin call, with upstream's codes (pkg/scheduler/framework/interface.go).
 // A default-constructed Status is Success (upstream's nil *Status).
 #pragma once
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,8 +43,20 @@ const std::string& intern_plugin_name(std::string_view name);
 class Status {
  public:
   Status() = default;
-  explicit Status(Code code, std::vector<std::string> reasons = {}) : code_(code), own_(std::move(reasons)) {}
-  Status(Code code, std::string reason) : code_(code) { own_.push_back(std::move(reason)); }
+  explicit Status(Code code, std::vector<std::string> reasons = {}) : code_(code) {
+    if (!reasons.empty()) own_ = std::make_unique<std::vector<std::string>>(std::move(reasons));
+  }
+  Status(Code code, std::string reason)
+      : code_(code), own_(std::make_unique<std::vector<std::string>>(1, std::move(reason))) {}
+  Status(const Status& o) : code_(o.code_), fixed_(o.fixed_), plugin_(o.plugin_) {
+    if (o.own_) own_ = std::make_unique<std::vector<std::string>>(*o.own_);
+  }
+  Status& operator=(const Status& o) {
+    if (this != &o) *this = Status(o);
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
   // `reasons` must outlive every copy of this status: declare it static.
   Status(Code code, const FixedReasons& reasons) : code_(code), fixed_(&reasons.list()) {}
   Status(Code code, const FixedReasons&& reasons) = delete;
@@ -65,7 +78,9 @@ class Status {
   bool is_rejected() const {
     return code_ == Code::Unschedulable || code_ == Code::UnschedulableAndUnresolvable || code_ == Code::Pending;
   }
-  const std::vector<std::string>& reasons() const { return fixed_ != nullptr ? *fixed_ : own_; }
+  const std::vector<std::string>& reasons() const {
+    return fixed_ != nullptr ? *fixed_ : own_ ? *own_ : kNoReasons;
+  }
   // Reasons joined by ", " (upstream Status.Message()).
   std::string message() const;
   // The plugin that returned this status (set by the framework runtime); the same object for
@@ -82,19 +97,20 @@ class Status {
     return *this;
   }
   void append_reason(std::string r) {
-    if (fixed_ != nullptr) {
-      own_ = *fixed_;
-      fixed_ = nullptr;
-    }
-    own_.push_back(std::move(r));
+    if (!own_) own_ = std::make_unique<std::vector<std::string>>(fixed_ != nullptr ? *fixed_ : kNoReasons);
+    fixed_ = nullptr;
+    own_->push_back(std::move(r));
   }
   bool operator==(const Status& o) const { return code_ == o.code_ && reasons() == o.reasons(); }
 
  private:
   static const std::string kNoPlugin;
+  static const std::vector<std::string> kNoReasons;
   Code code_ = Code::Success;
   const std::vector<std::string>* fixed_ = nullptr;  // FixedReasons::list(), or own_ is used
-  std::vector<std::string> own_;
+  // Reasons of its own, behind a pointer: a Status is four words, so that returning, moving and
+  // dropping the verdict of each plugin on each node is a few moves and a null test.
+  std::unique_ptr<std::vector<std::string>> own_;
   const std::string* plugin_ = &kNoPlugin;
 };
 
