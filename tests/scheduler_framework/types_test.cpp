@@ -234,6 +234,26 @@ TEST(Status, FixedReasonsAreSharedUntilAppendedTo) {
   EXPECT_TRUE(Status().plugin().empty());
 }
 
+// Reasons of its own are copied with the Status (each copy changes alone) and moved without copying.
+TEST(Status, OwnReasonsAreCopiedDeepAndMovedAway) {
+  Status a(Code::UnschedulableAndUnresolvable, std::vector<std::string>{"first", "second"});
+  a.with_plugin("NodeAffinity");
+  Status b = a;
+  b.append_reason("third");
+  EXPECT_EQ(a.message(), "first, second");
+  EXPECT_EQ(b.message(), "first, second, third");
+  EXPECT_EQ(b.plugin(), "NodeAffinity");
+  const std::vector<std::string>* own = &b.reasons();
+  Status c = std::move(b);
+  EXPECT_EQ(&c.reasons(), own);  // the same vector, not a copy
+  EXPECT_EQ(c.code(), Code::UnschedulableAndUnresolvable);
+  c = a;
+  EXPECT_EQ(c.message(), "first, second");
+  EXPECT_NE(&c.reasons(), &a.reasons());
+  EXPECT_TRUE(Status(Code::Unschedulable).reasons().empty());
+  EXPECT_TRUE(Status(Code::Unschedulable, std::vector<std::string>{}).message().empty());
+}
+
 TEST(FitError, FormatsSortedReasonHistogram) {
   FitError fe;
   fe.numAllNodes = 3;
