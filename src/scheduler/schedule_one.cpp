@@ -432,6 +432,9 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
   rj.count = 0;
   rj.scanned = 0;
   rj.recorded = false;
+  rj.fwk = &fwk;
+  rj.state = &state;
+  rj.pod = &pod;
   ++rj.pass;
   const int n = static_cast<int>(nodes.size());
   if (n == 0) return {};
@@ -449,16 +452,19 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
   std::vector<framework::NodeInfoPtr> found(to_find);
   std::atomic<int> feasible_count{0};
   std::atomic<std::size_t> rejected{0};
+  std::atomic<std::size_t> quick_rejected{0};
   std::atomic<int> scanned{0};
   std::atomic<bool> failed{false};
   std::mutex err_mu;
   Status first_error;
   const std::uint64_t pass = rj.pass;
+  const framework::Framework::QuickRejecter quick = fwk.quick_rejecter(state, pod);
 
   auto t = clock_->now();
   // Counts are summed per chunk: a counter shared per node bounces between the cores.
   auto check = [&](int begin, int end) {
     std::size_t rejected_here = 0;
+    std::size_t quick_here = 0;
     int i = begin;
     bool go_on = true;
     for (; i < end; ++i) {
@@ -467,6 +473,13 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
         break;
       }
       const auto& ni = nodes[(start_index + i) % n];
+      if (quick.test && quick.test.rejects(quick.test.data, *ni)) {
+        auto& slot = rj.slots[i];
+        slot.pass = pass;
+        slot.quick = true;
+        ++quick_here;
+        continue;
+      }
       Status s = fwk.run_filter_plugins_with_nominated_pods(state, pod, *ni);
       if (s.is_error()) {
         std::lock_guard l(err_mu);
@@ -485,10 +498,15 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
         auto& slot = rj.slots[i];
         slot.pass = pass;
         slot.status = std::move(s);
+        slot.quick = false;
         ++rejected_here;
       }
     }
     if (rejected_here != 0) rejected.fetch_add(rejected_here, std::memory_order_relaxed);
+    if (quick_here != 0) {
+      quick_rejected.fetch_add(quick_here, std::memory_order_relaxed);
+      fwk.count_quick_rejections(quick.filter_index, quick_here);
+    }
     for (int seen = scanned.load(std::memory_order_relaxed);
          seen < i && !scanned.compare_exchange_weak(seen, i, std::memory_order_relaxed);) {
     }
@@ -496,8 +514,34 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
   };
   fwk.parallelizer().chunks(n, check);
   observe_extension_point("Filter", failed ? first_error : Status(), fwk.profile_name(), t);
-  rj.count = rejected.load();
+  rj.count = rejected.load() + quick_rejected.load();
   rj.scanned = static_cast<std::size_t>(scanned.load());
+  if (!failed && feasible_count.load() == 0 && quick_rejected.load() != 0) {
+    // No node passed, so a diagnosis follows: every quickly rejected node gets its exact status
+    // now, and an Error that a plugin skipped on it would have returned ends the attempt, as the
+    // plain walk would have.
+    std::vector<std::size_t> quick_slots;
+    quick_slots.reserve(quick_rejected.load());
+    for (std::size_t i = 0; i < rj.scanned; ++i) {
+      if (rj.slots[i].pass == pass && rj.slots[i].quick) quick_slots.push_back(i);
+    }
+    fwk.parallelizer().until(static_cast<int>(quick_slots.size()), [&](int k) {
+      const std::size_t i = quick_slots[static_cast<std::size_t>(k)];
+      Status s = exact_rejection(i);
+      if (s.is_error()) {
+        std::lock_guard l(err_mu);
+        if (!failed.exchange(true)) first_error = s;
+      }
+    });
+    // A quick test that rejected a node its Filter plugins pass is a plugin bug; the node is
+    // feasible all the same (exact_rejection left its slot empty).
+    for (const std::size_t i : quick_slots) {
+      if (rj.slots[i].pass != pass && feasible_count.load() < to_find) {
+        found[static_cast<std::size_t>(feasible_count.fetch_add(1))] = nodes[(start_index + i) % n];
+        --rj.count;
+      }
+    }
+  }
   if (failed) {
     rj.recorded = true;  // an error ends the attempt; its rejections say nothing
     return first_error;
@@ -505,6 +549,23 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
   const int count = std::min(feasible_count.load(), to_find);
   for (int i = 0; i < count; ++i) feasible.push_back(std::move(found[i]));
   return {};
+}
+
+Status Scheduler::exact_rejection(std::size_t i) {
+  Rejections& rj = rejections_;
+  auto& slot = rj.slots[i];
+  const auto& nodes = *rj.nodes;
+  const auto& ni = nodes[(rj.start + i) % nodes.size()];
+  Status s = rj.fwk->run_filter_plugins_with_nominated_pods(*rj.state, *rj.pod, *ni);
+  slot.quick = false;
+  if (s.is_success()) {
+    log::error("A Filter plugin's quick test rejected a node its Filter passes",
+               {{"pod", pod_key(*rj.pod)}, {"node", std::string(ni->name_view())}});
+    slot.pass = 0;
+    return s;
+  }
+  slot.status = s;
+  return s;
 }
 
 void Scheduler::record_rejections(framework::Diagnosis& diagnosis) {
@@ -522,6 +583,7 @@ void Scheduler::record_rejections(framework::Diagnosis& diagnosis) {
   for (std::size_t i = 0; i < rj.scanned; ++i) {
     auto& slot = rj.slots[i];
     if (slot.pass != rj.pass) continue;
+    if (slot.quick && exact_rejection(i).is_success()) continue;
     Status& st = slot.status;
     if (&st.plugin() != last_plugin || st.code() != last_code) {
       add_plugin_status(diagnosis, st);

@@ -147,6 +147,7 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
     deps.parallelizer = parallelizer;
     deps.clock = clock_;
     deps.extenders = extenders_;
+    deps.quickRejection = opts_.quickRejection;
     if (auto* m = opts_.metrics) {
       // Sampled cycles only (CycleState::record_plugin_metrics, 10 %), but there once per node per
       // plugin: the children are found by the labels' addresses (the plugins' names live as long

@@ -64,6 +64,9 @@ struct SchedulerOptions {
   // On those cycles, one node visit in this many has its Filter calls timed, each observation
   // counted this many times (framework::FrameworkDeps::filterTimingStride).
   int filterTimingStride = 8;
+  // Filter plugins' quick rejections (framework::FilterPlugin::quick_reject); off, every node
+  // visit runs the Filter plugins in order. Placement is the same either way.
+  bool quickRejection = true;
   // OpportunisticBatching (KEP-5598; beta and on by default upstream since v1.35): see batch.h.
   bool opportunisticBatching = true;
   // Called on the scheduling thread after each cycle's Filter and Score, before the pod is
@@ -162,6 +165,9 @@ class Scheduler {
                                                  const api::Pod& pod, const std::vector<framework::NodeInfoPtr>& nodes,
                                                  std::vector<framework::NodeInfoPtr>& feasible);
   void record_rejections(framework::Diagnosis& diagnosis);
+  // The status of a quickly rejected node at scan position `i`, from its Filter plugins run in
+  // order; clears the slot's mark.
+  framework::Status exact_rejection(std::size_t i);
   // Nodes rejected this attempt, recorded or not.
   std::size_t evaluated_rejections(const framework::Diagnosis& diagnosis) const {
     return diagnosis.nodeToStatus.size() + (rejections_.recorded ? 0 : rejections_.count);
@@ -248,14 +254,21 @@ class Scheduler {
   // never needs them, so they become a NodeToStatus only when it does not (record_rejections).
   // Each slot is written by the thread that filtered that position, so the pass shares no
   // counter or lock per node; a slot is current when its pass equals `pass`.
+  // A node passed over by the cycle's quick rejection (FilterPlugin::quick_reject) has no status
+  // yet: `quick` marks it, and exact_rejection runs the Filter plugins on it when one is needed.
   struct Rejections {
     struct Slot {
       std::uint64_t pass = 0;
       framework::Status status;
+      bool quick = false;
     };
     std::vector<Slot> slots;
     std::uint64_t pass = 0;
     const std::vector<framework::NodeInfoPtr>* nodes = nullptr;  // the pass's list (the attempt's to record)
+    // The pass's cycle, for exact_rejection (valid until the attempt ends).
+    framework::Framework* fwk = nullptr;
+    framework::CycleState* state = nullptr;
+    const api::Pod* pod = nullptr;
     std::size_t start = 0;
     std::size_t count = 0;      // rejected nodes
     std::size_t scanned = 0;    // positions below this may hold a rejection

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 #include "scheduler/config/defaults.h"
 #include "scheduler/in_tree_registry.h"
@@ -408,6 +409,113 @@ TEST_F(SchedulerTest, PluginEvaluationsAreExposed) {
   EXPECT_NE(text.find("scheduler_plugin_evaluation_total{extension_point=\"PreFilter\",plugin=\"NodeResourcesFit\","
                       "profile=\"default-scheduler\"} 1\n"),
             std::string::npos);
+}
+
+// InterPodAffinity's quick rejection passes over the nodes its anti-affinity rules out without
+// running the other Filter plugins there; when no node fits, each of those nodes still reports
+// the first plugin, in the configured order, that rejects it.
+TEST_F(SchedulerTest, QuicklyRejectedNodesReportTheirFirstRejectingPlugin) {
+  const std::string host = "kubernetes.io/hostname";
+  add_node(MakeNode().Name("tainted").Label(host, "tainted").Capacity({{"cpu", "4"}, {"pods", "10"}})
+               .Taint("dedicated", "gpu", "NoSchedule").Obj());
+  add_node(MakeNode().Name("plain").Label(host, "plain").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("small").Label(host, "small").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("free").Label(host, "free").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  for (const char* n : {"tainted", "plain", "small"}) add_pod(MakePod().Name(std::string("web-") + n).Label("app", "web").Node(n).Obj());
+  auto spread = [&](const std::string& name) {
+    return MakePod().Name(name).Label("app", "web").Req({{"cpu", "2"}})
+        .PodAntiAffinityIn("app", host, {"web"}, testing::AffinityKind::Required).Obj();
+  };
+
+  // The one node without a web pod: the other three are passed over, TaintToleration runs on one node.
+  add_pod(spread("first"));
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].node, "free");
+  const std::string text = registry.expose();
+  auto evaluations = [&](const std::string& plugin) {
+    const std::string key = "scheduler_plugin_evaluation_total{extension_point=\"Filter\",plugin=\"" + plugin +
+                            "\",profile=\"default-scheduler\"} ";
+    const auto at = text.find(key);
+    return at == std::string::npos ? -1 : std::stoi(text.substr(at + key.size()));
+  };
+  EXPECT_EQ(evaluations("InterPodAffinity"), 4);  // three quick rejections and the walk on "free"
+  EXPECT_EQ(evaluations("TaintToleration"), 1);
+
+  // Now every node holds a web pod: each reports the plugin that rejects it first.
+  add_pod(spread("second"));
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(client.binds().size(), 1u);
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  const std::string fit_text =
+      "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}, "
+      "2 node(s) didn't match pod anti-affinity rules.";
+  EXPECT_EQ(failed[0].note.substr(0, fit_text.size()), fit_text) << failed[0].note;
+}
+
+// What a randomized workload did, pod by pod: the node each pod was bound to, or the text of its
+// FailedScheduling event. Nodes differ in CPU, taints, zones and schedulability; pods in CPU,
+// tolerations and required anti-affinity to their own group by hostname or by zone.
+std::vector<std::string> run_anti_affinity_workload(bool quick_rejection, std::uint64_t seed) {
+  util::FakeClock clock;
+  testing::FakeClusterLister lister;
+  testing::FakeClusterClient client;
+  metrics::Registry registry;
+  metrics::SchedulerMetrics metrics{registry};
+  auto o = test_scheduler_options(clock, metrics, /*seed=*/7, /*binding_workers=*/2);
+  o.quickRejection = quick_rejection;
+  auto created = Scheduler::create(test_config(), new_in_tree_registry(), client, lister, o);
+  EXPECT_TRUE(created.ok());
+  if (!created.ok()) return {};
+  auto& sched = **created;
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+  const std::string host = "kubernetes.io/hostname";
+  for (int i = 0; i < 40; ++i) {
+    const std::string name = "n" + std::to_string(i);
+    auto node = MakeNode().Name(name).Label(host, name).Label("zone", "z" + std::to_string(pick(6)))
+                    .Capacity({{"cpu", std::to_string(1 + pick(4))}, {"pods", "20"}});
+    if (pick(4) == 0) node.Taint("dedicated", "gpu", "NoSchedule");
+    if (pick(10) == 0) node.Unschedulable(true);
+    sched.on_node_add(std::make_shared<const api::Node>(node.Obj()));
+  }
+  std::vector<std::string> outcomes;
+  for (int i = 0; i < 120; ++i) {
+    const std::string group = "g" + std::to_string(pick(5));
+    auto pod = MakePod().Name("p" + std::to_string(i)).Label("app", group).Req({{"cpu", pick(2) == 0 ? "500m" : "1"}});
+    if (pick(3) != 0) pod.PodAntiAffinityIn("app", pick(4) == 0 ? "zone" : host, {group}, testing::AffinityKind::Required);
+    if (pick(4) == 0) pod.Toleration("dedicated", "Equal", "gpu", "NoSchedule");
+    api::Pod p = pod.Obj();
+    p.spec.schedulerName = "default-scheduler";
+    auto ptr = std::make_shared<const api::Pod>(p);
+    lister.add_pod(ptr);
+    sched.on_pod_add(ptr);
+    const std::size_t binds = client.binds().size();
+    const std::size_t events = client.events().size();
+    EXPECT_TRUE(sched.schedule_one_if_pending());
+    EXPECT_TRUE(sched.wait_for_bindings(10s));
+    if (client.binds().size() > binds) {
+      outcomes.push_back(client.binds().back().pod + " -> " + client.binds().back().node);
+    } else {
+      const auto all = client.events();
+      outcomes.push_back(all.size() > events ? all.back().regarding + ": " + all.back().note : "no outcome");
+    }
+  }
+  return outcomes;
+}
+
+TEST(SchedulerQuickRejection, PlacesAndExplainsEveryPodAsTheFullFilterWalkDoes) {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto with = run_anti_affinity_workload(true, seed);
+    const auto without = run_anti_affinity_workload(false, seed);
+    ASSERT_EQ(with.size(), 120u);
+    EXPECT_EQ(with, without) << "seed " << seed;
+    // The workload must exercise both outcomes for the comparison to mean anything.
+    const auto failed = std::count_if(with.begin(), with.end(), [](const std::string& o) { return o.find(": ") != std::string::npos; });
+    EXPECT_GT(failed, 0) << "seed " << seed;
+    EXPECT_LT(failed, 120) << "seed " << seed;
+  }
 }
 
 // Filter's per-node timings reach scheduler_plugin_execution_duration_seconds by the bulk path

@@ -57,6 +57,14 @@ class TestPlugin final : public PreEnqueuePlugin,
     if (filter_fn) return filter_fn(ni);
     return {};
   }
+  QuickReject quick_reject(const CycleState&, const api::Pod&) const override {
+    if (!quick_fn) return {};
+    return {[](const void* fn, const NodeInfo& ni) {
+              return (*static_cast<const std::function<bool(const NodeInfo&)>*>(fn))(ni);
+            },
+            &quick_fn};
+  }
+  bool filter_error_depends_on_node() const override { return error_depends_on_node; }
   Status post_filter(CycleState&, const api::Pod&, const NodeToStatus&, PostFilterResult& r) override {
     log_->add("PostFilter/" + name_);
     r = post_filter_result;
@@ -97,6 +105,8 @@ class TestPlugin final : public PreEnqueuePlugin,
       permit_status, bind_status;
   std::optional<std::set<std::string>> pre_filter_nodes;
   std::function<Status(const NodeInfo&)> filter_fn;
+  std::function<bool(const NodeInfo&)> quick_fn;  // set: the plugin offers a quick rejection
+  bool error_depends_on_node = true;
   std::function<Status(const NodeInfo&, std::int64_t&)> score_fn;
   bool normalize = false;
   PostFilterResult post_filter_result;
@@ -434,6 +444,52 @@ TEST(FrameworkFilter, FirstFailureWinsAndSkips) {
   EXPECT_EQ(s.plugin(), "C");
   st.skip_filter_plugins.insert("C");
   EXPECT_TRUE(f->run_filter_plugins(st, pod, good).is_success());
+}
+
+// The cycle's quick rejection is the first one offered in run order, and none is offered past a
+// plugin whose Filter errors can depend on the node (skipping it on a node could hide one).
+TEST(FrameworkFilter, QuickRejectionIsTheFirstOfferedPastNodeIndependentPlugins) {
+  Fixture fx({"A", "B", "C"});
+  fx.profile.plugins.preFilter.enabled = names({"A", "B", "C"});
+  fx.profile.plugins.filter.enabled = names({"A", "B", "C"});
+  fx["B"].quick_fn = [](const NodeInfo& ni) { return ni.name() == "b-rejects"; };
+  fx["C"].quick_fn = [](const NodeInfo& ni) { return ni.name() == "c-rejects"; };
+  auto f = fx.make();
+  auto pod = MakePod().Name("p").Obj();
+  NodeInfo b_rejects(MakeNode().Name("b-rejects").Ptr());
+  NodeInfo c_rejects(MakeNode().Name("c-rejects").Ptr());
+  auto quick_after_pre_filter = [&](CycleState& st) {
+    PreFilterResult res;
+    std::set<std::string> with_nodes;
+    EXPECT_TRUE(f->run_pre_filter_plugins(st, pod, res, with_nodes).is_success());
+    return f->quick_rejecter(st, pod);
+  };
+
+  {  // A's Filter errors may depend on the node: no quick rejection may skip it.
+    CycleState st;
+    EXPECT_FALSE(quick_after_pre_filter(st).test);
+  }
+  fx["A"].error_depends_on_node = false;
+  {
+    CycleState st;
+    auto q = quick_after_pre_filter(st);
+    ASSERT_TRUE(q.test);
+    EXPECT_EQ(q.filter_index, 1u);
+    EXPECT_TRUE(q.test.rejects(q.test.data, b_rejects));
+    EXPECT_FALSE(q.test.rejects(q.test.data, c_rejects));
+  }
+  fx["B"].pre_filter_status = Status::skip();  // B does not run: C's test is the cycle's
+  {
+    CycleState st;
+    auto q = quick_after_pre_filter(st);
+    ASSERT_TRUE(q.test);
+    EXPECT_EQ(q.filter_index, 2u);
+    EXPECT_TRUE(q.test.rejects(q.test.data, c_rejects));
+  }
+  {  // Without PreFilter the plugins that run are not fixed: none.
+    CycleState st;
+    EXPECT_FALSE(f->quick_rejecter(st, pod).test);
+  }
 }
 
 TEST(FrameworkFilter, NominatedPodsTwoPasses) {

@@ -24,6 +24,9 @@ class EvaluationCounter {
     // Only the owning thread writes its block: a plain load+store, no locked instruction.
     local[slot].store(local[slot].load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
+  static void add(std::atomic<std::uint64_t>* local, std::size_t slot, std::uint64_t n) {
+    local[slot].store(local[slot].load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
   // Sum over every thread's block; monotonic between calls.
   std::vector<std::uint64_t> totals() const;
   std::size_t slots() const { return slots_; }

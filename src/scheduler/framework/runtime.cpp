@@ -561,6 +561,16 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
   return run_filter_plugins_at(state, pod, node_info, positions.data(), positions.size());
 }
 
+Framework::QuickRejecter Framework::quick_rejecter(const CycleState& state, const api::Pod& pod) const {
+  if (!deps_.quickRejection || state.run_filters_skip_size != state.skip_filter_plugins.size()) return {};
+  for (const std::uint16_t i : state.run_filters) {
+    const auto& p = filter_[i];
+    if (QuickReject q = p->quick_reject(state, pod)) return {q, i};
+    if (p->filter_error_depends_on_node()) break;
+  }
+  return {};
+}
+
 Status Framework::run_filter_plugins_at(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
                                         const std::uint16_t* positions, std::size_t count) {
   auto* evals = evaluations_->local();

@@ -58,6 +58,8 @@ struct FrameworkDeps {
   // otherwise read the clock 100,000 times; the histogram's counts keep their rate and its
   // distribution stays an unbiased sample. 1 times every visit.
   int filterTimingStride = 8;
+  // Whether quick_rejecter offers the Filter plugins' quick rejections (SchedulerOptions::quickRejection).
+  bool quickRejection = true;
   // scheduler_preemption_victims (Handle::record_preemption_victims).
   std::function<void(std::size_t victims)> preemptionVictimsObserver;
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
@@ -129,6 +131,18 @@ class Framework final : public Handle {
   Status run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) override;
   Status run_filter_plugins_with_nominated_pods(CycleState& state, const api::Pod& pod,
                                                 const NodeInfo& node_info) override;
+  // The cycle's quick rejection (FilterPlugin::quick_reject): that of the first Filter plugin in
+  // run order offering one, if no plugin that runs before it can return an Error that depends on
+  // the node. Empty when PreFilter did not fix the plugins that run.
+  struct QuickRejecter {
+    QuickReject test;
+    std::size_t filter_index = 0;  // the plugin's place among the Filter plugins
+  };
+  QuickRejecter quick_rejecter(const CycleState& state, const api::Pod& pod) const;
+  // Counts `n` quick rejections as evaluations of the plugin's Filter (scheduler_plugin_evaluation_total).
+  void count_quick_rejections(std::size_t filter_index, std::uint64_t n) {
+    EvaluationCounter::add(evaluations_->local(), filter_slot(filter_index), n);
+  }
   Status run_pre_filter_extension_add_pod(CycleState& state, const api::Pod& pod_to_schedule,
                                           const PodInfoPtr& pod_to_add, const NodeInfo& node_info) override;
   Status run_pre_filter_extension_remove_pod(CycleState& state, const api::Pod& pod_to_schedule,

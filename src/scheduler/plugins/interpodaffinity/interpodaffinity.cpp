@@ -254,36 +254,65 @@ Status InterPodAffinity::remove_pod(CycleState& state, const api::Pod& pod_to_sc
   return {};
 }
 
+namespace {
+
+enum class Verdict { Fits, AffinityNotMatch, AntiAffinityNotMatch, ExistingAntiAffinityNotMatch };
+
+// Filter's decision for a node that has its Node object.
+Verdict verdict(const PreFilterState& s, const NodeInfo& node_info, const api::Node& node) {
+  // Incoming pod's affinity: every term's key on the node and a matching pod in that domain.
+  if (!s.affinityTerms.empty()) {
+    const auto& nl = node.metadata.labels;
+    bool pods_exist = true;
+    for (const auto& t : s.affinityTerms) {
+      const std::string* v = nl.find(t.topologyKey);
+      if (v == nullptr) return Verdict::AffinityNotMatch;
+      if (s.affinityCounts->get(t.topologyKey, *v) <= 0) pods_exist = false;
+    }
+    // The first pod of a group with affinity to itself: allowed when no pod matches anywhere and
+    // the pod matches its own terms.
+    if (!pods_exist && !(s.affinityCounts->empty() && s.podMatchesOwnAffinity)) return Verdict::AffinityNotMatch;
+  }
+  // The counts hold exactly the terms' topology keys, so "some term's domain holds a matching
+  // pod" is one lookup per distinct key.
+  if (!s.antiAffinityCounts->empty() && s.antiAffinityCounts->any_positive_for(node_info)) {
+    return Verdict::AntiAffinityNotMatch;
+  }
+  if (!s.existingAntiAffinityCounts->empty() && s.existingAntiAffinityCounts->any_positive_for(node_info)) {
+    return Verdict::ExistingAntiAffinityNotMatch;
+  }
+  return Verdict::Fits;
+}
+
+bool quick_rejects(const void* data, const NodeInfo& node_info) {
+  const api::Node* node = node_info.node();
+  return node != nullptr && verdict(*static_cast<const PreFilterState*>(data), node_info, *node) != Verdict::Fits;
+}
+
+}  // namespace
+
 Status InterPodAffinity::filter(const CycleState& state, const api::Pod&, const NodeInfo& node_info) {
   const auto* s = state.read<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) return Status::error("error reading \"PreFilterInterPodAffinity\" from cycleState: not found");
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
-  const auto& nl = node->metadata.labels;
-
-  // Incoming pod's affinity: every term's key on the node and a matching pod in that domain.
-  bool pods_exist = true;
-  for (const auto& t : s->affinityTerms) {
-    const std::string* v = nl.find(t.topologyKey);
-    if (v == nullptr) return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonAffinityRulesNotMatch);
-    if (s->affinityCounts->get(t.topologyKey, *v) <= 0) pods_exist = false;
-  }
-  // The first pod of a group with affinity to itself: allowed when no pod matches anywhere and the
-  // pod matches its own terms.
-  if (!pods_exist && !(s->affinityCounts->empty() && s->podMatchesOwnAffinity)) {
-    return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonAffinityRulesNotMatch);
-  }
-
-  // The counts hold exactly the terms' topology keys, so "some term's domain holds a matching
-  // pod" is one lookup per distinct key.
-  if (!s->antiAffinityCounts->empty() && s->antiAffinityCounts->any_positive_for(node_info)) {
-    return Status(framework::Code::Unschedulable, kFixedErrReasonAntiAffinityRulesNotMatch);
-  }
-
-  if (!s->existingAntiAffinityCounts->empty() && s->existingAntiAffinityCounts->any_positive_for(node_info)) {
-    return Status(framework::Code::Unschedulable, kFixedErrReasonExistingAntiAffinityRulesNotMatch);
+  switch (verdict(*s, node_info, *node)) {
+    case Verdict::Fits:
+      return {};
+    case Verdict::AffinityNotMatch:
+      return Status(framework::Code::UnschedulableAndUnresolvable, kFixedErrReasonAffinityRulesNotMatch);
+    case Verdict::AntiAffinityNotMatch:
+      return Status(framework::Code::Unschedulable, kFixedErrReasonAntiAffinityRulesNotMatch);
+    case Verdict::ExistingAntiAffinityNotMatch:
+      return Status(framework::Code::Unschedulable, kFixedErrReasonExistingAntiAffinityRulesNotMatch);
   }
   return {};
+}
+
+framework::QuickReject InterPodAffinity::quick_reject(const CycleState& state, const api::Pod&) const {
+  const auto* s = state.read<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) return {};  // skipped, or Filter will report the missing state
+  return {&quick_rejects, s};
 }
 
 // ---------------------------------------------------------------- PreScore / Score

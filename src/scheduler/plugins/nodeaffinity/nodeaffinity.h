@@ -35,6 +35,8 @@ class NodeAffinity final : public framework::SignPlugin,
                                framework::PreFilterResult& result) override;
   framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
+  // Its Filter errors only on a missing PreFilter state or node object: the same for every node.
+  bool filter_error_depends_on_node() const override { return false; }
   framework::Status pre_score(framework::CycleState& state, const api::Pod& pod,
                               const std::vector<framework::NodeInfoPtr>& nodes) override;
   // Σ weights of matching preferred terms (pod's and addedAffinity's).

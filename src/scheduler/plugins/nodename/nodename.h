@@ -17,6 +17,8 @@ class NodeName final : public framework::SignPlugin,
   void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
+  // Its Filter errors only on a missing PreFilter state or node object: the same for every node.
+  bool filter_error_depends_on_node() const override { return false; }
   // Node/Add, queueing only when the added node is the requested one.
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;
 };

@@ -38,6 +38,8 @@ class NodePorts final : public framework::SignPlugin,
                                framework::PreFilterResult& result) override;
   framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
+  // Its Filter errors only on a missing PreFilter state or node object: the same for every node.
+  bool filter_error_depends_on_node() const override { return false; }
   // Pod/Delete (an assigned pod with a clashing port went away) and Node/Add.
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;
 };

@@ -46,6 +46,8 @@ class Fit final : public framework::SignPlugin,
   // Unschedulable with every reason: "Too many pods", "Insufficient cpu", "Insufficient <name>" ...
   framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
+  // Its Filter errors only on a missing PreFilter state or node object: the same for every node.
+  bool filter_error_depends_on_node() const override { return false; }
   framework::Status pre_score(framework::CycleState& state, const api::Pod& pod,
                               const std::vector<framework::NodeInfoPtr>& nodes) override;
   framework::Status score(const framework::CycleState& state, const api::Pod& pod,

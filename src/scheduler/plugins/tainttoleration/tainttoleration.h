@@ -21,6 +21,8 @@ class TaintToleration final : public framework::SignPlugin,
   // U&U "node(s) had untolerated taint {<key>: <value>}" for the first untolerated taint.
   framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
+  // Its Filter errors only on a missing PreFilter state or node object: the same for every node.
+  bool filter_error_depends_on_node() const override { return false; }
   // Stores the pod's tolerations whose effect is "" or PreferNoSchedule.
   framework::Status pre_score(framework::CycleState& state, const api::Pod& pod,
                               const std::vector<framework::NodeInfoPtr>& nodes) override;
