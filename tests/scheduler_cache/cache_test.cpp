@@ -290,6 +290,57 @@ TEST(Cache, SnapshotIncrementalUpdatesKeepIdentity) {
   EXPECT_EQ(s.list()[2]->name(), "a2");
 }
 
+// Each node knows its place in the snapshot's list across in-place updates, and the snapshot
+// says whether its hostnames are unique, so that counts by hostname can be kept by position.
+TEST(Cache, SnapshotPositionsAndUniqueHostnames) {
+  auto host = [](const std::string& name, const std::string& hostname) {
+    return MakeNode().Name(name).Label("kubernetes.io/hostname", hostname).Ptr();
+  };
+  auto positions_match = [](const Snapshot& s) {
+    for (std::size_t i = 0; i < s.list().size(); ++i) {
+      if (s.list()[i]->list_position() != i) return false;
+    }
+    return true;
+  };
+  Cache c;
+  c.add_node(host("n1", "h1"));
+  c.add_node(host("n2", "h2"));
+  c.add_node(node("unlabelled"));
+  Snapshot s;
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  EXPECT_TRUE(positions_match(s));
+  EXPECT_TRUE(s.hostnames_by_position());
+
+  // A pod lands: the node's copy in place keeps its position.
+  const auto n2 = s.get("n2");
+  ASSERT_TRUE(c.add_pod(MakePod().Name("p").UID("u1").Node("n2").Ptr()).ok());
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  EXPECT_EQ(s.get("n2"), n2);
+  EXPECT_TRUE(positions_match(s));
+
+  // Relabelled to share a hostname, then back.
+  c.update_node(host("n2", "h2"), host("n2", "h1"));
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  EXPECT_FALSE(s.hostnames_by_position());
+  EXPECT_TRUE(positions_match(s));
+  c.update_node(host("n2", "h1"), host("n2", "h2"));
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  EXPECT_TRUE(s.hostnames_by_position());
+
+  // A new node with a taken hostname; removing it restores uniqueness. Positions follow the list.
+  c.add_node(host("n3", "h2"));
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  EXPECT_FALSE(s.hostnames_by_position());
+  EXPECT_TRUE(positions_match(s));
+  ASSERT_TRUE(c.remove_node(*host("n3", "h2")).ok());
+  ASSERT_TRUE(c.update_snapshot(s).ok());
+  EXPECT_TRUE(s.hostnames_by_position());
+  EXPECT_TRUE(positions_match(s));
+  // A snapshot without history never promises it.
+  Snapshot plain({}, {host("a", "h"), host("b", "h2")});
+  EXPECT_FALSE(plain.hostnames_by_position());
+}
+
 TEST(Cache, SnapshotTellsWhichNodesChangedSinceAVersion) {
   Cache c;
   c.add_node(node("a1", "a"));

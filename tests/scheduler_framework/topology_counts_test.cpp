@@ -117,6 +117,51 @@ TEST(TopologyCounts, HostnameDomainsFollowTheLabelNotTheName) {
   EXPECT_EQ(renamed.hostname_label().data(), nullptr);
 }
 
+// Counts kept by position are read by the node's list position while every hostname count
+// names its own node; any other hostname count drops them and the table answers again.
+TEST(TopologyCounts, HostnameCountsByPositionHoldWhileEachNamesItsOwnNode) {
+  NodeInfo a(MakeNode().Name("a").Label(kHost, "a").Ptr());
+  NodeInfo b(MakeNode().Name("b").Label(kHost, "b").Ptr());
+  a.set_list_position(0);
+  b.set_list_position(1);
+  // A node claiming a's hostname at another position: the lister's promise of unique hostnames
+  // broken on purpose, to tell which of the two answers is read.
+  NodeInfo twin(MakeNode().Name("twin").Label(kHost, "a").Ptr());
+  twin.set_list_position(2);
+  TopologyCounts c;
+  c.track_positions(3);
+  const std::uint32_t host = c.key_index(kHost);
+  c.add_from(host, a.hostname_label(), 2, a);
+  EXPECT_TRUE(c.any_positive_for(a));
+  EXPECT_EQ(c.sum_for(a), 2);
+  EXPECT_FALSE(c.any_positive_for(b));
+  EXPECT_FALSE(c.any_positive_for(twin));  // read by position
+  EXPECT_EQ(c.get(kHost, "a"), 2);         // the table holds the same count
+  c.add_from(host, a.hostname_label(), -2, a);
+  EXPECT_FALSE(c.any_positive_for(a));
+  EXPECT_TRUE(c.empty());
+
+  // A count that does not name its own node (b adding for "a") drops the positions.
+  c.add_from(host, a.hostname_label(), 1, b);
+  EXPECT_TRUE(c.any_positive_for(a));
+  EXPECT_TRUE(c.any_positive_for(twin));  // the table answers
+  EXPECT_FALSE(c.any_positive_for(b));
+
+  // So does a count without a node.
+  TopologyCounts d;
+  d.track_positions(3);
+  d.add_from(d.key_index(kHost), a.hostname_label(), 1, a);
+  d.add(kHost, "b", 1);
+  EXPECT_TRUE(d.any_positive_for(twin));
+  EXPECT_TRUE(d.any_positive_for(b));
+  // A node outside the positions kept is read from the table too.
+  TopologyCounts e;
+  e.track_positions(3);
+  e.add_from(e.key_index(kHost), a.hostname_label(), 1, a);
+  NodeInfo unplaced(MakeNode().Name("x").Label(kHost, "a").Ptr());
+  EXPECT_TRUE(e.any_positive_for(unplaced));
+}
+
 TEST(TopologyCounts, ACopyChangesIndependently) {
   TopologyCounts a;
   a.add("k", "x", 1);
@@ -165,6 +210,49 @@ class CountsCacheTest : public ::testing::Test {
   std::map<std::string, PodPtr> pods;
   std::map<std::string, NodePtr> nodes;
 };
+
+// Counts by hostname over a snapshot with unique hostnames are kept by position too; they stay
+// right as pods come and go on the nodes, through the cache's updates.
+TEST_F(CountsCacheTest, HostnameCountsStayRightThroughUpdates) {
+  ASSERT_TRUE(snap.hostnames_by_position());
+  const std::string host_key = kHost;
+  TopologyCountsCache::NodeFn web_by_host = [&](const NodeInfo& ni, std::vector<TopologyCountsCache::Contribution>& out) {
+    std::int64_t n = 0;
+    for (const auto& pi : ni.pods) {
+      const auto* app = pi->pod->metadata.labels.find("app");
+      if (app != nullptr && *app == "web") ++n;
+    }
+    const auto* h = ni.node()->metadata.labels.find(kHost);
+    if (n > 0 && h != nullptr) out.push_back({&host_key, *h, n});
+  };
+  TopologyCountsCache c;
+  auto positive = [&]() {
+    auto counts = c.get("web", snap, snap.list(), parallelizer, web_by_host);
+    std::string out;
+    for (const auto& ni : snap.list()) {
+      if (counts->any_positive_for(*ni)) out += std::string(ni->name_view()) + "=" + std::to_string(counts->sum_for(*ni)) + " ";
+    }
+    return out;
+  };
+  EXPECT_EQ(positive(), "");
+  add_pod("a", "n1", "web");
+  add_pod("b", "n3", "web");
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  EXPECT_EQ(positive(), "n1=1 n3=1 ");
+  add_pod("c", "n3", "web");
+  add_pod("d", "n2", "db");
+  ASSERT_TRUE(cache.remove_pod(*pods["a"]).ok());
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  EXPECT_EQ(positive(), "n3=2 ");
+  ASSERT_TRUE(cache.remove_pod(*pods["b"]).ok());
+  ASSERT_TRUE(cache.remove_pod(*pods["c"]).ok());
+  add_pod("e", "n2", "web");
+  ASSERT_TRUE(cache.update_snapshot(snap.raw()).ok());
+  EXPECT_EQ(positive(), "n2=1 ");
+  // Counted once, then updated from the changed nodes only.
+  EXPECT_EQ(c.recounts(), 1u);
+  EXPECT_EQ(c.updates(), 3u);
+}
 
 TEST_F(CountsCacheTest, UpdatesOnlyFromTheNodesThatChanged) {
   add_pod("a", "n1", "web");

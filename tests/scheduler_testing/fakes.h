@@ -270,6 +270,7 @@ class FakeSnapshot : public fw::NodeInfoLister, public fw::StorageInfoLister {
   fw::NodeInfoPtr get(std::string_view node_name) const override { return snap_.get(node_name); }
   bool is_pvc_used_by_pods(std::string_view key) const override { return snap_.is_pvc_used_by_pods(key); }
   Version version() const override { return snap_.version(); }
+  bool hostnames_by_position() const override { return snap_.hostnames_by_position(); }
   bool changed_since(Version v, std::vector<const fw::NodeInfo*>& out) const override {
     return snap_.changed_since(v, out);
   }

@@ -359,12 +359,28 @@ void Cache::rebuild_snapshot_lists(Snapshot& s, bool update_all) const {
         log::error("Node exists in nodeTree but not in NodeInfoMap, this should not happen", {{"node", name}});
         continue;
       }
+      it->second->set_list_position(static_cast<std::uint32_t>(s.node_info_list_.size()));
       s.node_info_list_.push_back(it->second);
       note(it->second);
     }
+    check_snapshot_hostnames(s);
   } else {
     for (const auto& ni : s.node_info_list_) note(ni);
   }
+}
+
+void Cache::check_snapshot_hostnames(Snapshot& s) {
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(s.node_info_list_.size());
+  bool unique = true;
+  for (const auto& ni : s.node_info_list_) {
+    const std::string_view h = ni->hostname_label();
+    if (h.data() != nullptr && !seen.insert(h).second) {
+      unique = false;
+      break;
+    }
+  }
+  s.hostnames_by_position_ = unique;
 }
 
 void Cache::update_snapshot_affinity_lists(Snapshot& s, const std::vector<AffinityFlip>& flips) {
@@ -388,6 +404,7 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
   std::lock_guard l(mu_);
   bool update_all = false, update_affinity = false, update_anti = false, update_pvcs = false;
   bool node_replaced = false;
+  bool hostnames_changed = false;
   std::vector<AffinityFlip> flips;
   s.delta_.updated.clear();
   const std::int64_t from_generation = s.generation_;
@@ -420,8 +437,15 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
         }
       }
     }
-    // Copy in place: the snapshot's lists hold this same object.
+    // A relabelled hostname may make two nodes share one (or stop sharing).
+    if (existing->hostname_label() != fresh.hostname_label() ||
+        (existing->hostname_label().data() == nullptr) != (fresh.hostname_label().data() == nullptr)) {
+      hostnames_changed = true;
+    }
+    // Copy in place: the snapshot's lists hold this same object, at the same position.
+    const std::uint32_t position = existing->list_position();
     *existing = fresh;
+    existing->set_list_position(position);
     // numNodes as of this copy (upstream computes it from the image's node set in Snapshot()).
     for (auto it = existing->imageStates.begin(); it != existing->imageStates.end(); ++it) {
       auto st = image_states_.find(it->first);
@@ -449,6 +473,7 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
   } else if (update_affinity || update_anti) {
     update_snapshot_affinity_lists(s, flips);
   }
+  if (hostnames_changed && !update_all) check_snapshot_hostnames(s);
   s.delta_.structural = update_all || update_affinity || update_anti || update_pvcs || node_replaced;
   s.record_step(from_generation, update_all || node_replaced);
 

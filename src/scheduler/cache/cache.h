@@ -114,6 +114,8 @@ class Cache {
     bool anti = false;
   };
   static void update_snapshot_affinity_lists(Snapshot& snapshot, const std::vector<AffinityFlip>& flips);
+  // Sets the snapshot's hostnames_by_position: whether no two of its nodes share a hostname label.
+  static void check_snapshot_hostnames(Snapshot& snapshot);
 
   const std::chrono::nanoseconds ttl_;
   const util::Clock& clock_;

@@ -40,6 +40,8 @@ class Snapshot final : public framework::NodeInfoLister, public framework::Stora
   std::int64_t generation() const { return generation_; }
   Version version() const override { return {id_, generation_}; }
   bool changed_since(Version v, std::vector<const framework::NodeInfo*>& out) const override;
+  // Kept up to date by the Cache; a snapshot without history says false (its callers may edit it).
+  bool hostnames_by_position() const override { return hostnames_by_position_; }
 
   // What the last Cache::update_snapshot changed, for opportunistic batching: the NodeInfos it
   // copied (only their pods changed), or `structural` when a node was added, deleted or its Node
@@ -65,6 +67,7 @@ class Snapshot final : public framework::NodeInfoLister, public framework::Stora
   std::unordered_set<std::string, StringHash, std::equal_to<>> used_pvc_set_;
   std::int64_t generation_ = 0;
   Delta delta_;
+  bool hostnames_by_position_ = false;
 
   // Recorded by Cache::update_snapshot: one step per update that changed pods only, newest last,
   // at most kHistorySteps. An update that adds, removes or replaces a node clears it (rebuilt

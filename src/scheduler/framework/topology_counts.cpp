@@ -59,8 +59,30 @@ void TopologyCounts::grow(Domain& d) {
   }
 }
 
+void TopologyCounts::track_positions(std::size_t nodes) { by_position_.assign(nodes, 0); }
+
+void TopologyCounts::add_from(std::uint32_t key, std::string_view value, std::int64_t delta, const NodeInfo& from) {
+  if (delta == 0) return;
+  if (!by_position_.empty() && domains_[key].hostname) {
+    // Only a count of the node's own hostname (hostnames being unique) is a count of its position.
+    const std::string_view own = from.hostname_label();
+    const std::uint32_t p = from.list_position();
+    if (own.data() != nullptr && own == value && p < by_position_.size()) {
+      by_position_[p] = static_cast<std::int32_t>(by_position_[p] + delta);
+    } else {
+      by_position_.clear();
+    }
+  }
+  add_counted(key, value, delta);
+}
+
 void TopologyCounts::add(std::uint32_t key, std::string_view value, std::int64_t delta) {
   if (delta == 0) return;
+  if (!by_position_.empty() && domains_[key].hostname) by_position_.clear();
+  add_counted(key, value, delta);
+}
+
+void TopologyCounts::add_counted(std::uint32_t key, std::string_view value, std::int64_t delta) {
   Domain& d = domains_[key];
   // Keep at most half the slots used, so probes stay short and a free slot always ends them.
   if ((d.used + 1) * 2 > d.slots.size()) grow(d);
@@ -94,7 +116,11 @@ std::int64_t TopologyCounts::sum_for(const NodeInfo& node) const {
   std::int64_t sum = 0;
   for (const Domain& d : domains_) {
     if (d.used == 0) continue;
-    if (const Slot* s = find_for(d, node)) sum += s->count;
+    if (const std::int32_t* c = position_count(d, node)) {
+      sum += *c;
+    } else if (const Slot* s = find_for(d, node)) {
+      sum += s->count;
+    }
   }
   return sum;
 }
@@ -102,6 +128,10 @@ std::int64_t TopologyCounts::sum_for(const NodeInfo& node) const {
 bool TopologyCounts::any_positive_for(const NodeInfo& node) const {
   for (const Domain& d : domains_) {
     if (d.used == 0) continue;
+    if (const std::int32_t* c = position_count(d, node)) {
+      if (*c > 0) return true;
+      continue;
+    }
     const Slot* s = find_for(d, node);
     if (s != nullptr && s->count > 0) return true;
   }
@@ -112,11 +142,12 @@ bool TopologyCounts::any_positive_for(const NodeInfo& node) const {
 
 std::shared_ptr<TopologyCounts> TopologyCountsCache::count_all(const std::vector<NodeInfoPtr>& nodes,
                                                               Parallelizer& parallelizer, const NodeFn& fn,
-                                                              Entry* keep) {
+                                                              Entry* keep, std::size_t positions) {
   const int n = static_cast<int>(nodes.size());
   std::vector<std::vector<Contribution>> per_node(nodes.size());
   parallelizer.until(n, [&](int i) { fn(*nodes[i], per_node[i]); });
   auto counts = std::make_shared<TopologyCounts>();
+  if (positions != 0) counts->track_positions(positions);
   if (keep != nullptr) {
     keep->rows.assign(nodes.size(), {});
     keep->where.clear();
@@ -126,7 +157,7 @@ std::shared_ptr<TopologyCounts> TopologyCountsCache::count_all(const std::vector
   for (std::size_t i = 0; i < per_node.size(); ++i) {
     for (const Contribution& c : per_node[i]) {
       const std::uint32_t k = counts->key_index(*c.key);
-      counts->add(k, c.value, c.delta);
+      counts->add_from(k, c.value, c.delta, *nodes[i]);
       if (keep != nullptr) keep->rows[i].push_back(Stored{k, c.value, c.delta});
     }
     if (keep != nullptr) keep->where.emplace_back(nodes[i].get(), static_cast<std::uint32_t>(i));
@@ -164,14 +195,14 @@ void TopologyCountsCache::update(Entry& e, const std::vector<const NodeInfo*>& c
       e.rows.emplace_back();
     }
     auto& row = e.rows[it->second];
-    for (const Stored& s : row) counts.add(s.key, s.value, -s.delta);
+    for (const Stored& s : row) counts.add_from(s.key, s.value, -s.delta, *ni);
     row.clear();
     if (!in_list) continue;  // the node left the list: it no longer counts
     scratch_.clear();
     fn(*ni, scratch_);
     for (const Contribution& c : scratch_) {
       const std::uint32_t k = counts.key_index(*c.key);
-      counts.add(k, c.value, c.delta);
+      counts.add_from(k, c.value, c.delta, *ni);
       row.push_back(Stored{k, c.value, c.delta});
     }
   }
@@ -189,7 +220,8 @@ std::shared_ptr<const TopologyCounts> TopologyCountsCache::get(std::string_view 
   } else if (&nodes != &lister.list()) {
     version.lister = 0;  // a list of the caller's: nothing to update it from
   }
-  if (version.lister == 0) return count_all(nodes, parallelizer, fn, nullptr);
+  const std::size_t positions = lister.hostnames_by_position() ? lister.list().size() : 0;
+  if (version.lister == 0) return count_all(nodes, parallelizer, fn, nullptr, positions);
 
   std::lock_guard l(mu_);
   ++clock_;
@@ -216,7 +248,7 @@ std::shared_ptr<const TopologyCounts> TopologyCountsCache::get(std::string_view 
     }
     e->key.assign(key);
   }
-  e->counts = count_all(nodes, parallelizer, fn, e);
+  e->counts = count_all(nodes, parallelizer, fn, e, positions);
   e->list = &nodes;
   e->kind = kind;
   e->version = version;

@@ -26,6 +26,14 @@ class TopologyCounts {
   std::uint32_t find_key(std::string_view key) const;
   void add(std::uint32_t key, std::string_view value, std::int64_t delta);
   void add(std::string_view key, std::string_view value, std::int64_t delta) { add(key_index(key), value, delta); }
+
+  // Also keeps the hostname domain's counts by node position, for counts made over the nodes of
+  // a lister with hostnames_by_position() holding `nodes` nodes: a node's count is then read from
+  // a flat array (20 KB at 5,000 nodes) instead of probing a table of thousands of hostnames.
+  // Holds while every hostname count is added with add_from, naming the node whose own label the
+  // value is; any other hostname count drops the array.
+  void track_positions(std::size_t nodes);
+  void add_from(std::uint32_t key, std::string_view value, std::int64_t delta, const NodeInfo& from);
   std::int64_t get(std::string_view key, std::string_view value) const { return get(find_key(key), value); }
   std::int64_t get(std::uint32_t key, std::string_view value) const;  // key may be npos
   // No non-zero count (upstream: the map is empty).
@@ -77,8 +85,16 @@ class TopologyCounts {
   // the value has no slot.
   static const Slot* find_for(const Domain& d, const NodeInfo& node);
   static void grow(Domain& d);
+  void add_counted(std::uint32_t key, std::string_view value, std::int64_t delta);  // the tables only
+  // The hostname domain's count for the node, from by_position_; nullopt when not kept for it.
+  const std::int32_t* position_count(const Domain& d, const NodeInfo& node) const {
+    if (!d.hostname || by_position_.empty()) return nullptr;
+    const std::uint32_t p = node.list_position();
+    return p < by_position_.size() ? &by_position_[p] : nullptr;
+  }
   std::vector<Domain> domains_;
   std::size_t nonzero_ = 0;
+  std::vector<std::int32_t> by_position_;  // empty: not kept
 };
 
 // Counts summed over the nodes of one of a lister's lists, for one set of inputs named by a key
@@ -128,8 +144,9 @@ class TopologyCountsCache {
     std::shared_ptr<TopologyCounts> counts;
     std::uint64_t last_used = 0;
   };
+  // positions: the lister's node count when it has hostnames_by_position, else 0.
   static std::shared_ptr<TopologyCounts> count_all(const std::vector<NodeInfoPtr>& nodes, Parallelizer& parallelizer,
-                                                   const NodeFn& fn, Entry* keep);
+                                                   const NodeFn& fn, Entry* keep, std::size_t positions);
   void update(Entry& e, const std::vector<const NodeInfo*>& changed, const NodeFn& fn);
 
   std::mutex mu_;

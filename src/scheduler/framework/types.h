@@ -136,6 +136,12 @@ class NodeInfo {
   // and this spares them a search of the node's labels. data() == nullptr: no such label.
   std::string_view hostname_label() const { return hostname_label_; }
   std::size_t hostname_label_hash() const { return hostname_label_hash_; }
+  // The node's place in its snapshot's list() (set by the snapshot; copies keep it), so that
+  // counts kept by node can be read from a flat array (NodeInfoLister::hostnames_by_position).
+  // kNoPosition outside a snapshot that sets it.
+  static constexpr std::uint32_t kNoPosition = UINT32_MAX;
+  std::uint32_t list_position() const { return list_position_; }
+  void set_list_position(std::uint32_t p) { list_position_ = p; }
   void set_node(NodePtr n);
   void remove_node();  // drops the node object, keeps pods; bumps generation
 
@@ -161,6 +167,7 @@ class NodeInfo {
   std::string_view name_view_;
   std::string_view hostname_label_;
   std::size_t hostname_label_hash_ = 0;
+  std::uint32_t list_position_ = kNoPosition;
   bool unschedulable_ = false;
   bool has_taints_ = false;
 };
@@ -178,6 +185,9 @@ class NodeInfoLister {
   virtual const std::vector<NodeInfoPtr>& have_pods_with_affinity_list() const = 0;
   virtual const std::vector<NodeInfoPtr>& have_pods_with_required_anti_affinity_list() const = 0;
   virtual NodeInfoPtr get(std::string_view node_name) const = 0;  // nullptr if absent
+  // Whether list()[i]->list_position() == i for every node and no two nodes share a
+  // kubernetes.io/hostname label value: a count by hostname is then a count by position.
+  virtual bool hostnames_by_position() const { return false; }
 
   // For results kept across scheduling cycles and updated per changed node. A version names the
   // lister's content; `changed_since` gives the NodeInfos whose pods changed after version `v`, or
