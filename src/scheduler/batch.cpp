@@ -181,7 +181,7 @@ std::string OpportunisticBatch::place(framework::Framework& fwk, framework::Cycl
   const std::size_t best = best_node(
       nodes_.size(), [&](std::size_t i) { return totals_[i]; },
       [&](std::size_t i) {
-        if (name_hashes_[i] == 0) name_hashes_[i] = std::hash<std::string_view>{}(nodes_[i]->name_view());
+        if (name_hashes_[i] == 0) name_hashes_[i] = nodes_[i]->name_hash();
         return tie_break_rank_of_hash(name_hashes_[i], tie_key);
       });
   ++used_;

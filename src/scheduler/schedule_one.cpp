@@ -247,7 +247,7 @@ Status Scheduler::schedule_pod(framework::Framework& fwk, framework::CycleState&
 
   s = prioritize_nodes(fwk, state, pod, feasible, scores_, signature ? &raw_scores_ : nullptr);
   if (!s.is_success()) return s;
-  result.suggestedHost = select_host(scores_);
+  result.suggestedHost = select_host(scores_, feasible);
   result.evaluatedNodes = evaluated;
   result.feasibleNodes = static_cast<int>(feasible.size());
   if (signature) {
@@ -459,6 +459,8 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
   Status first_error;
   const std::uint64_t pass = rj.pass;
   const framework::Framework::QuickRejecter quick = fwk.quick_rejecter(state, pod);
+  // Positions in `nodes` are list positions when it is the snapshot's list.
+  const bool quick_by_position = quick.test.rejects_at != nullptr && &nodes == &snapshot_->list();
 
   auto t = clock_->now();
   // Counts are summed per chunk: a counter shared per node bounces between the cores.
@@ -472,8 +474,12 @@ Status Scheduler::find_nodes_that_pass_filters(framework::Framework& fwk, framew
         go_on = false;
         break;
       }
-      const auto& ni = nodes[(start_index + i) % n];
-      if (quick.test && quick.test.rejects(quick.test.data, *ni)) {
+      const std::size_t at = (start_index + i) % n;
+      const auto& ni = nodes[at];
+      const bool passed_over =
+          quick_by_position ? quick.test.rejects_at(quick.test.data, static_cast<std::uint32_t>(at))
+                            : quick.test && quick.test.rejects(quick.test.data, *ni);
+      if (passed_over) {
         auto& slot = rj.slots[i];
         slot.pass = pass;
         slot.quick = true;
@@ -661,13 +667,17 @@ Status Scheduler::prioritize_nodes(framework::Framework& fwk, framework::CycleSt
   return {};
 }
 
-std::string Scheduler::select_host(const std::vector<framework::NodePluginScores>& scores) const {
+std::string Scheduler::select_host(const std::vector<framework::NodePluginScores>& scores,
+                                   const std::vector<framework::NodeInfoPtr>& feasible) const {
   if (scores.empty()) return {};
+  const bool paired = feasible.size() == scores.size();
   // Among the nodes tied at the top score, the one ranked first by the cycle's random key: each
   // tied node is equally likely, whatever order the nodes were scored in.
   const std::size_t pick = best_node(
       scores.size(), [&](std::size_t i) { return scores[i].totalScore; },
-      [&](std::size_t i) { return tie_break_rank(scores[i].name, tie_key_); });
+      [&](std::size_t i) {
+        return paired ? tie_break_rank_of_hash(feasible[i]->name_hash(), tie_key_) : tie_break_rank(scores[i].name, tie_key_);
+      });
   return std::string(scores[pick].name);
 }
 

@@ -175,8 +175,10 @@ class Scheduler {
   framework::Status prioritize_nodes(framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
                                      const std::vector<framework::NodeInfoPtr>& feasible,
                                      std::vector<framework::NodePluginScores>& out, framework::RawScores* raw);
-  // Best total; among equal totals the lowest tie_break_rank for the cycle's key.
-  std::string select_host(const std::vector<framework::NodePluginScores>& scores) const;
+  // Best total; among equal totals the lowest tie_break_rank for the cycle's key. scores[i] is
+  // feasible[i]'s, whose NodeInfo keeps its name's hash.
+  std::string select_host(const std::vector<framework::NodePluginScores>& scores,
+                          const std::vector<framework::NodeInfoPtr>& feasible) const;
   // Opportunistic batching: the pod's signature when it may take part (nullopt otherwise), and
   // an attempt to place it from the current batch (empty when the full cycle must run).
   std::optional<std::string> batch_signature(const framework::Framework& fwk, const api::Pod& pod) const;

@@ -137,12 +137,21 @@ TEST(TopologyCounts, HostnameCountsByPositionHoldWhileEachNamesItsOwnNode) {
   EXPECT_FALSE(c.any_positive_for(b));
   EXPECT_FALSE(c.any_positive_for(twin));  // read by position
   EXPECT_EQ(c.get(kHost, "a"), 2);         // the table holds the same count
+  ASSERT_TRUE(c.answers_by_position());
+  EXPECT_TRUE(c.any_positive_at(0));
+  EXPECT_FALSE(c.any_positive_at(1));
+  EXPECT_FALSE(c.any_positive_at(7));  // past the list
+  // A count in another domain: a node's answer needs its labels again.
+  TopologyCounts zoned = c;
+  zoned.add(kZone, "z1", 1);
+  EXPECT_FALSE(zoned.answers_by_position());
   c.add_from(host, a.hostname_label(), -2, a);
   EXPECT_FALSE(c.any_positive_for(a));
   EXPECT_TRUE(c.empty());
 
   // A count that does not name its own node (b adding for "a") drops the positions.
   c.add_from(host, a.hostname_label(), 1, b);
+  EXPECT_FALSE(c.answers_by_position());
   EXPECT_TRUE(c.any_positive_for(a));
   EXPECT_TRUE(c.any_positive_for(twin));  // the table answers
   EXPECT_FALSE(c.any_positive_for(b));

@@ -125,6 +125,14 @@ std::int64_t TopologyCounts::sum_for(const NodeInfo& node) const {
   return sum;
 }
 
+bool TopologyCounts::answers_by_position() const {
+  if (by_position_.empty()) return false;
+  for (const Domain& d : domains_) {
+    if (!d.hostname && d.nonzero != 0) return false;
+  }
+  return true;
+}
+
 bool TopologyCounts::any_positive_for(const NodeInfo& node) const {
   for (const Domain& d : domains_) {
     if (d.used == 0) continue;

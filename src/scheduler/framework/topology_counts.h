@@ -48,6 +48,13 @@ class TopologyCounts {
       if (s.data != nullptr && s.count != 0) fn(std::string_view(s.data, s.size), std::int64_t{s.count});
     }
   }
+  // Whether any_positive_at can answer for every node: positions are kept and only the hostname
+  // domain holds counts.
+  bool answers_by_position() const;
+  // any_positive_for the node at `position` of the lister's list, when answers_by_position().
+  bool any_positive_at(std::uint32_t position) const {
+    return position < by_position_.size() && by_position_[position] > 0;
+  }
   // Sum over keys of the count of the node's value for that key (a node lacking a key adds nothing).
   std::int64_t sum_for(const NodeInfo& node) const;
   // Whether any key has a positive count for the node's value.

@@ -348,6 +348,7 @@ void NodeInfo::set_node(NodePtr n) {
   node_ = std::move(n);
   allocatable = node_ ? Resource::from(node_->status.allocatable) : Resource{};
   name_view_ = node_ ? std::string_view(node_->metadata.name) : std::string_view();
+  name_hash_ = std::hash<std::string_view>{}(name_view_);
   const std::string* hostname = node_ ? node_->metadata.labels.find(kLabelHostname) : nullptr;
   // An empty label value is still a label: keep a non-null view of it.
   hostname_label_ = hostname == nullptr ? std::string_view() : std::string_view(hostname->data(), hostname->size());
@@ -360,6 +361,7 @@ void NodeInfo::set_node(NodePtr n) {
 void NodeInfo::remove_node() {
   node_.reset();
   name_view_ = {};
+  name_hash_ = std::hash<std::string_view>{}(name_view_);
   hostname_label_ = {};
   hostname_label_hash_ = 0;
   unschedulable_ = has_taints_ = false;

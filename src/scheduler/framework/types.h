@@ -126,6 +126,8 @@ class NodeInfo {
   // The same name as a view kept in the NodeInfo: reading it does not touch the Node object. Valid
   // while this NodeInfo (or a clone) holds the node.
   std::string_view name_view() const { return name_view_; }
+  // std::hash of the name, made once: selectHost ranks tied nodes by it every cycle (tie_break_rank).
+  std::size_t name_hash() const { return name_hash_; }
   // Copies of the node's spec.unschedulable and whether it has taints, kept beside the resources
   // that Filter reads anyway: for the common untainted, schedulable node, the plugins that ask
   // need not touch the Node object (a cache miss per node per cycle on a large cluster).
@@ -165,6 +167,7 @@ class NodeInfo {
  private:
   NodePtr node_;
   std::string_view name_view_;
+  std::size_t name_hash_ = 0;
   std::string_view hostname_label_;
   std::size_t hostname_label_hash_ = 0;
   std::uint32_t list_position_ = kNoPosition;

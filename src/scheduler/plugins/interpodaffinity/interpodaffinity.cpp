@@ -289,6 +289,19 @@ bool quick_rejects(const void* data, const NodeInfo& node_info) {
   return node != nullptr && verdict(*static_cast<const PreFilterState*>(data), node_info, *node) != Verdict::Fits;
 }
 
+// The verdict by position, for a state that answers by position (answers_by_position below).
+bool quick_rejects_at(const void* data, std::uint32_t position) {
+  const auto& s = *static_cast<const PreFilterState*>(data);
+  return (!s.antiAffinityCounts->empty() && s.antiAffinityCounts->any_positive_at(position)) ||
+         (!s.existingAntiAffinityCounts->empty() && s.existingAntiAffinityCounts->any_positive_at(position));
+}
+
+// No required affinity, and both anti-affinity counts empty or kept by position for hostnames only.
+bool answers_by_position(const PreFilterState& s) {
+  return s.affinityTerms.empty() && (s.antiAffinityCounts->empty() || s.antiAffinityCounts->answers_by_position()) &&
+         (s.existingAntiAffinityCounts->empty() || s.existingAntiAffinityCounts->answers_by_position());
+}
+
 }  // namespace
 
 Status InterPodAffinity::filter(const CycleState& state, const api::Pod&, const NodeInfo& node_info) {
@@ -312,7 +325,7 @@ Status InterPodAffinity::filter(const CycleState& state, const api::Pod&, const 
 framework::QuickReject InterPodAffinity::quick_reject(const CycleState& state, const api::Pod&) const {
   const auto* s = state.read<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) return {};  // skipped, or Filter will report the missing state
-  return {&quick_rejects, s};
+  return {&quick_rejects, s, answers_by_position(*s) ? &quick_rejects_at : nullptr};
 }
 
 // ---------------------------------------------------------------- PreScore / Score
