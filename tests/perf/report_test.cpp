@@ -60,6 +60,8 @@ TEST(Report, JsonHasThroughputLatencyCpuMemoryAndMachine) {
   const auto& tp = w.at("SchedulingThroughput").as_object();
   for (const char* k : {"Average", "Perc50", "Perc90", "Perc95", "Perc99"}) EXPECT_TRUE(tp.contains(k)) << k;
   EXPECT_DOUBLE_EQ(tp.at("Average").to_number<double>(), 250);
+  // 1,000 pods bound over 4.2 s, whatever the per-second samples say.
+  EXPECT_NEAR(w.at("measuredPodsPerSecond").to_number<double>(), 238.095, 0.001);
   EXPECT_FALSE(w.at("meetsUpstreamThreshold").as_bool());
   const auto& lat = w.at("SchedulingAttemptLatency").as_object();
   EXPECT_TRUE(lat.at("available").as_bool());
@@ -89,6 +91,7 @@ TEST(Report, TableShowsEveryWorkloadAndFailures) {
   EXPECT_NE(t.find("250.0"), std::string::npos);
   EXPECT_NE(t.find("error: lost pods"), std::string::npos);
   EXPECT_NE(t.find("server"), std::string::npos);
+  EXPECT_NE(t.find("238 pods bound per second over the phase"), std::string::npos) << t;
 }
 
 TEST(Report, SvgHasOneLinePerWorkload) {
