@@ -203,16 +203,20 @@ class CountsCacheTest : public ::testing::Test {
   }
   std::int64_t zone(const std::shared_ptr<const TopologyCounts>& c, const char* z) { return c->get(kZone, z); }
 
+  // Counts the node's app=web pods under its value for `key` (which must outlive the function).
+  static TopologyCountsCache::NodeFn web_counter(const std::string& key) {
+    return [&key](const NodeInfo& ni, std::vector<TopologyCountsCache::Contribution>& out) {
+      std::int64_t n = 0;
+      for (const auto& pi : ni.pods) {
+        const auto* app = pi->pod->metadata.labels.find("app");
+        if (app != nullptr && *app == "web") ++n;
+      }
+      const auto* v = ni.node()->metadata.labels.find(key);
+      if (n > 0 && v != nullptr) out.push_back({&key, *v, n});
+    };
+  }
   const std::string zone_key = kZone;
-  TopologyCountsCache::NodeFn count_web = [this](const NodeInfo& ni, std::vector<TopologyCountsCache::Contribution>& out) {
-    std::int64_t n = 0;
-    for (const auto& pi : ni.pods) {
-      const auto* app = pi->pod->metadata.labels.find("app");
-      if (app != nullptr && *app == "web") ++n;
-    }
-    const auto* z = ni.node()->metadata.labels.find(kZone);
-    if (n > 0 && z != nullptr) out.push_back({&zone_key, *z, n});
-  };
+  TopologyCountsCache::NodeFn count_web = web_counter(zone_key);
   cache::Cache cache;
   testing::FakeSnapshot snap;
   testing::InlineParallelizer parallelizer;
@@ -225,15 +229,7 @@ class CountsCacheTest : public ::testing::Test {
 TEST_F(CountsCacheTest, HostnameCountsStayRightThroughUpdates) {
   ASSERT_TRUE(snap.hostnames_by_position());
   const std::string host_key = kHost;
-  TopologyCountsCache::NodeFn web_by_host = [&](const NodeInfo& ni, std::vector<TopologyCountsCache::Contribution>& out) {
-    std::int64_t n = 0;
-    for (const auto& pi : ni.pods) {
-      const auto* app = pi->pod->metadata.labels.find("app");
-      if (app != nullptr && *app == "web") ++n;
-    }
-    const auto* h = ni.node()->metadata.labels.find(kHost);
-    if (n > 0 && h != nullptr) out.push_back({&host_key, *h, n});
-  };
+  const TopologyCountsCache::NodeFn web_by_host = web_counter(host_key);
   TopologyCountsCache c;
   auto positive = [&]() {
     auto counts = c.get("web", snap, snap.list(), parallelizer, web_by_host);

@@ -417,7 +417,8 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
       existing = std::make_shared<framework::NodeInfo>();
     }
     const auto& fresh = *item.info;
-    if (existing->node() != fresh.node()) node_replaced = true;
+    const bool replaced = existing->node() != fresh.node();
+    if (replaced) node_replaced = true;
     s.delta_.updated.push_back(existing.get());
     const bool affinity_flips = existing->podsWithAffinity.empty() != fresh.podsWithAffinity.empty();
     const bool anti_flips =
@@ -437,9 +438,10 @@ util::Result<void> Cache::update_snapshot(Snapshot& s) {
         }
       }
     }
-    // A relabelled hostname may make two nodes share one (or stop sharing).
-    if (existing->hostname_label() != fresh.hostname_label() ||
-        (existing->hostname_label().data() == nullptr) != (fresh.hostname_label().data() == nullptr)) {
+    // A relabelled hostname may make two nodes share one (or stop sharing); only a new Node
+    // object can carry new labels, so a pod landing costs no comparison.
+    if (replaced && (existing->hostname_label() != fresh.hostname_label() ||
+                     (existing->hostname_label().data() == nullptr) != (fresh.hostname_label().data() == nullptr))) {
       hostnames_changed = true;
     }
     // Copy in place: the snapshot's lists hold this same object, at the same position.
