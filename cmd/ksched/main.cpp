@@ -4,6 +4,7 @@
 #include <string>
 
 #include "subcommand.h"
+#include "util/huge_page_region.h"
 
 namespace ksched::cmd {
 std::map<std::string, Subcommand>& subcommands() {
@@ -21,6 +22,7 @@ static void usage(FILE* out) {
 }
 
 int main(int argc, char** argv) {
+  ksched::util::use_huge_pages_for_heap();
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 1 : 0;
