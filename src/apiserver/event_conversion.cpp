@@ -1,6 +1,8 @@
 #include "apiserver/event_conversion.h"
 
 #include <boost/json.hpp>
+#include <type_traits>
+#include <utility>
 
 namespace ksched::apiserver {
 
@@ -8,9 +10,17 @@ namespace json = boost::json;
 
 namespace {
 
-// Copies `from[src]` to `to[dst]` when present and not null.
-void move_field(const json::object& from, std::string_view src, json::object& to, std::string_view dst) {
-  if (auto* v = from.if_contains(src); v && !v->is_null()) to[dst] = *v;
+// Puts `from[src]` into `to[dst]` when present and not null: copied from a const source, moved
+// out of one the caller is done with (a view of an object just written), which saves copying
+// every nested value of the event.
+template <class From>
+void move_field(From& from, std::string_view src, json::object& to, std::string_view dst) {
+  auto* v = from.if_contains(src);
+  if (!v || v->is_null()) return;
+  if constexpr (std::is_const_v<From>)
+    to[dst] = *v;
+  else
+    to[dst] = std::move(*v);
 }
 
 std::string str_of(const json::object& o, std::string_view k) {
@@ -34,7 +44,10 @@ int storage_id(const ResourceInfo& r) {
   return r.id;
 }
 
-json::object event_core_to_v1(const json::object& core) {
+namespace {
+
+template <class From>
+json::object core_to_v1(From& core) {
   json::object out;
   out["kind"] = "Event";
   out["apiVersion"] = "events.k8s.io/v1";
@@ -46,21 +59,19 @@ json::object event_core_to_v1(const json::object& core) {
   move_field(core, "firstTimestamp", out, "deprecatedFirstTimestamp");
   move_field(core, "lastTimestamp", out, "deprecatedLastTimestamp");
   move_field(core, "count", out, "deprecatedCount");
-  // Events written by old-style recorders only carry source: name the reporter from it.
-  if (const auto* src = core.if_contains("source"); src && src->is_object()) {
-    if (str_of(out, "reportingController").empty()) {
-      std::string c = str_of(src->get_object(), "component");
-      if (!c.empty()) out["reportingController"] = c;
-    }
-    if (str_of(out, "reportingInstance").empty()) {
-      std::string h = str_of(src->get_object(), "host");
-      if (!h.empty()) out["reportingInstance"] = h;
-    }
+  // Events written by old-style recorders only carry source: name the reporter from it. Read from
+  // `out`, where the source may have been moved; both names first, as inserting may rehash `out`.
+  if (const auto* src = out.if_contains("deprecatedSource"); src && src->is_object()) {
+    std::string component = str_of(src->get_object(), "component");
+    std::string host = str_of(src->get_object(), "host");
+    if (!component.empty() && str_of(out, "reportingController").empty()) out["reportingController"] = component;
+    if (!host.empty() && str_of(out, "reportingInstance").empty()) out["reportingInstance"] = host;
   }
   return out;
 }
 
-json::object event_v1_to_core(const json::object& ev) {
+template <class From>
+json::object v1_to_core(From& ev) {
   json::object out;
   out["kind"] = "Event";
   out["apiVersion"] = "v1";
@@ -78,6 +89,11 @@ json::object event_v1_to_core(const json::object& ev) {
   return out;
 }
 
+}  // namespace
+
+json::object event_core_to_v1(const json::object& core) { return core_to_v1(core); }
+json::object event_v1_to_core(const json::object& ev) { return v1_to_core(ev); }
+
 std::string to_view(const ResourceInfo& r, std::string_view stored) {
   if (!is_event_view(r)) return std::string(stored);
   json::value v = json::parse(stored);
@@ -85,17 +101,17 @@ std::string to_view(const ResourceInfo& r, std::string_view stored) {
   return json::serialize(event_core_to_v1(v.get_object()));
 }
 
-std::string to_view(const ResourceInfo& r, const json::object& stored_obj, std::string_view stored_json) {
+std::string to_view(const ResourceInfo& r, json::object&& stored_obj, std::string_view stored_json) {
   if (!is_event_view(r)) return std::string(stored_json);
-  return json::serialize(event_core_to_v1(stored_obj));
+  return json::serialize(core_to_v1(stored_obj));
 }
 
 void to_storage(const ResourceInfo& r, json::object& obj) {
-  if (is_event_view(r)) obj = event_v1_to_core(obj);
+  if (is_event_view(r)) obj = v1_to_core(obj);
 }
 
 void from_storage(const ResourceInfo& r, json::object& obj) {
-  if (is_event_view(r)) obj = event_core_to_v1(obj);
+  if (is_event_view(r)) obj = core_to_v1(obj);
 }
 
 }  // namespace ksched::apiserver

@@ -21,8 +21,8 @@ boost::json::object event_v1_to_core(const boost::json::object& ev);
 // Converts stored JSON into `r`'s representation (identity for non-view resources).
 std::string to_view(const ResourceInfo& r, std::string_view stored);
 // The same for an object just written, given both forms of it: a view is converted from the
-// object, without parsing the JSON again.
-std::string to_view(const ResourceInfo& r, const boost::json::object& stored_obj, std::string_view stored_json);
+// object, without parsing the JSON again, and takes its values (the object is left emptied).
+std::string to_view(const ResourceInfo& r, boost::json::object&& stored_obj, std::string_view stored_json);
 // Converts an object in `r`'s representation into the stored one (in place; no-op otherwise).
 void to_storage(const ResourceInfo& r, boost::json::object& obj);
 // Converts a stored object into `r`'s representation (in place; no-op otherwise).

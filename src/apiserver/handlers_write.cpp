@@ -93,7 +93,7 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
     return fail(e);
   }
   CreateResult ok;
-  ok.body = to_view(r, obj, c.obj->json);  // put() left obj as stored
+  ok.body = to_view(r, std::move(obj), c.obj->json);  // put() left obj as stored
   return ok;
 }
 
@@ -141,7 +141,7 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
       continue;
     }
     if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
-    return json_response(200, with_object ? to_view(r, next, c.obj->json) : std::string());  // next as stored
+    return json_response(200, with_object ? to_view(r, std::move(next), c.obj->json) : std::string());  // next as stored
   }
   return error_response(conflict_modified(r, name));
 }

@@ -35,6 +35,11 @@ TEST_F(EventsTest, CreatedThroughEventsGroupIsACoreEvent) {
   EXPECT_EQ(created["note"], "Successfully assigned default/web-0 to node-1");
   EXPECT_EQ(created["regarding"].as_object()["name"], "web-0");
   EXPECT_FALSE(created.contains("message"));
+  // The answer to the create is converted from the object just stored; a read converts the stored
+  // JSON. Both give the same object.
+  auto gv1 = call("GET", "/apis/events.k8s.io/v1/namespaces/default/events/web-0.1");
+  ASSERT_EQ(gv1.status, 200) << gv1.body;
+  EXPECT_EQ(parse(gv1), created);
 
   auto g = call("GET", "/api/v1/namespaces/default/events/web-0.1");
   ASSERT_EQ(g.status, 200) << g.body;
