@@ -176,9 +176,10 @@ Result<HttpResponse> RestClient::raw(std::string method, std::string target, std
   return t_->round_trip(req);
 }
 
-Result<void> RestClient::bind(std::string_view ns, std::string_view pod, std::string_view uid, std::string_view node) {
-  // Written out directly: one per pod, and building a JSON object tree to serialize it cost more
-  // than the rest of the request.
+namespace {
+// Written out directly: one per pod, and building a JSON object tree to serialize it cost more
+// than the rest of the request.
+std::string binding_body(std::string_view ns, std::string_view pod, std::string_view uid, std::string_view node) {
   std::string body;
   body.reserve(112 + ns.size() + pod.size() + uid.size() + node.size());
   body += R"({"kind":"Binding","apiVersion":"v1","metadata":{"name":)";
@@ -192,11 +193,39 @@ Result<void> RestClient::bind(std::string_view ns, std::string_view pod, std::st
   body += R"(},"target":{"kind":"Node","name":)";
   api::detail::append_json_string(body, node);
   body += "}}";
+  return body;
+}
+}  // namespace
+
+Result<void> RestClient::bind(std::string_view ns, std::string_view pod, std::string_view uid, std::string_view node) {
   ResourceRef r{"", "v1", "pods", std::string(ns), std::string(pod), "binding"};
   // Bindings are small and answered from memory: concurrent ones share a connection.
-  auto res = call("POST", r, {}, std::move(body), "application/json", /*pipelined=*/true);
+  auto res = call("POST", r, {}, binding_body(ns, pod, uid, node), "application/json", /*pipelined=*/true);
   if (!res) return res.error();
   return {};
+}
+
+std::vector<Result<void>> RestClient::bind_all(const std::vector<BindingTarget>& bindings) {
+  std::vector<HttpRequest> reqs(bindings.size());
+  for (std::size_t i = 0; i < bindings.size(); ++i) {
+    const auto& b = bindings[i];
+    reqs[i].method = "POST";
+    reqs[i].target = ResourceRef{"", "v1", "pods", std::string(b.ns), std::string(b.pod), "binding"}.path();
+    reqs[i].body = binding_body(b.ns, b.pod, b.uid, b.node);
+    reqs[i].content_type = "application/json";
+  }
+  auto answers = t_->round_trip_all(reqs);
+  std::vector<Result<void>> out;
+  out.reserve(answers.size());
+  for (auto& a : answers) {
+    auto body = body_of(std::move(a));
+    if (body) {
+      out.emplace_back();
+    } else {
+      out.emplace_back(body.error());
+    }
+  }
+  return out;
 }
 
 }  // namespace ksched::client

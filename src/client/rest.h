@@ -79,6 +79,12 @@ class RestClient {
   // pods/binding: POST {"kind":"Binding",...,"target":{"kind":"Node","name":node}}, pipelined
   // with the bindings other threads send meanwhile (Transport::round_trip).
   Result<void> bind(std::string_view ns, std::string_view pod, std::string_view uid, std::string_view node);
+  // Several bindings from one thread, pipelined on one connection (Transport::round_trip_all);
+  // the results are in the same order.
+  struct BindingTarget {
+    std::string_view ns, pod, uid, node;
+  };
+  std::vector<Result<void>> bind_all(const std::vector<BindingTarget>& bindings);
 
   // Typed helpers.
   template <class T>

@@ -35,6 +35,19 @@ framework::Status RestClusterClient::bind(const api::Pod& pod, const std::string
   return {};
 }
 
+std::vector<framework::Status> RestClusterClient::bind_all(const std::vector<Binding>& bindings) {
+  std::vector<client::RestClient::BindingTarget> targets;
+  targets.reserve(bindings.size());
+  for (const auto& b : bindings) {
+    targets.push_back({b.pod->metadata.namespace_, b.pod->metadata.name, b.pod->metadata.uid, *b.node_name});
+  }
+  auto answers = client_->bind_all(targets);
+  std::vector<framework::Status> out;
+  out.reserve(answers.size());
+  for (auto& a : answers) out.push_back(a.ok() ? framework::Status() : from_api_error(a.error()));
+  return out;
+}
+
 framework::Status RestClusterClient::delete_pod(const api::Pod& pod) {
   auto r = client_->remove<api::Pod>(pod.metadata.namespace_, pod.metadata.name);
   if (!r.ok() && !client::is_not_found(r.error())) return from_api_error(r.error());

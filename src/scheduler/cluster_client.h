@@ -22,6 +22,8 @@ class RestClusterClient final : public framework::ClusterClient {
   RestClusterClient(std::shared_ptr<client::RestClient> client, EventSink events = {});
 
   framework::Status bind(const api::Pod& pod, const std::string& node_name) override;
+  // One pipelined write for all of them (RestClient::bind_all).
+  std::vector<framework::Status> bind_all(const std::vector<Binding>& bindings) override;
   framework::Status delete_pod(const api::Pod& pod) override;
   framework::Status patch_pod_status(const api::Pod& pod, const std::optional<api::PodCondition>& condition,
                                      const std::optional<std::string>& nominated_node_name) override;

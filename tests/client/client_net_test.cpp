@@ -77,6 +77,31 @@ TEST_F(ClientNet, CrudWithStatusErrors) {
   EXPECT_TRUE(client::is_not_found(c->get<api::Pod>("default", "web-0").error()));
 }
 
+// bind_all sends the bindings together and answers each in order: one to a missing pod fails
+// alone, the others are bound.
+TEST_F(ClientNet, BindAllAnswersEachBindingInOrder) {
+  auto c = new_client();
+  api::Node n;
+  n.apiVersion = "v1";
+  n.kind = "Node";
+  n.metadata.name = "node-b";
+  ASSERT_TRUE(c->create(n).ok());
+  auto p1 = c->create(make_pod("default", "batch-1"));
+  auto p2 = c->create(make_pod("default", "batch-2"));
+  ASSERT_TRUE(p1.ok());
+  ASSERT_TRUE(p2.ok());
+  auto res = c->bind_all({{"default", "batch-1", p1->metadata.uid, "node-b"},
+                          {"default", "batch-missing", "", "node-b"},
+                          {"default", "batch-2", p2->metadata.uid, "node-b"}});
+  ASSERT_EQ(res.size(), 3u);
+  EXPECT_TRUE(res[0].ok()) << res[0].error().to_string();
+  ASSERT_FALSE(res[1].ok());
+  EXPECT_TRUE(client::is_not_found(res[1].error())) << res[1].error().to_string();
+  EXPECT_TRUE(res[2].ok()) << res[2].error().to_string();
+  EXPECT_EQ(c->get<api::Pod>("default", "batch-1")->spec.nodeName, "node-b");
+  EXPECT_EQ(c->get<api::Pod>("default", "batch-2")->spec.nodeName, "node-b");
+}
+
 TEST_F(ClientNet, BindingAndStatusSubresource) {
   auto c = new_client();
   api::Node n;

@@ -39,5 +39,20 @@ TEST(DefaultBinder, ClientFailureIsError) {
   EXPECT_TRUE(handle.fake_client().binds().empty());
 }
 
+// DefaultBinder's bind is the client's bind and nothing more, so the framework may batch it; an
+// answer handed to bound_through_client becomes what bind returns on it.
+TEST(DefaultBinder, BindsThroughTheClientOnlyAndMapsItsAnswersAsBindDoes) {
+  FakeHandle handle;
+  DefaultBinder binder(handle);
+  EXPECT_TRUE(binder.binds_through_client());
+  EXPECT_TRUE(binder.bound_through_client(framework::Status()).is_success());
+  auto rejected = binder.bound_through_client(framework::Status::unschedulable("pods \"foo\" not found"));
+  EXPECT_EQ(rejected.code(), framework::Code::Error);
+  EXPECT_EQ(rejected.message(), "pods \"foo\" not found");
+  auto err = binder.bound_through_client(framework::Status::error("connection refused"));
+  EXPECT_EQ(err.code(), framework::Code::Error);
+  EXPECT_EQ(err.message(), "connection refused");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins::defaultbinder

@@ -659,6 +659,82 @@ TEST(FrameworkBind, SkipTriesNextBinder) {
   EXPECT_EQ(f->run_bind_plugins(st, pod, "n1").message(), "running Bind plugin \"Binder\": conflict");
 }
 
+// A binder that only calls the client, and says so (as DefaultBinder does).
+class ClientBinder final : public BindPlugin {
+ public:
+  explicit ClientBinder(Handle& h) : h_(h) {}
+  std::string_view name() const override { return "ClientBinder"; }
+  Status bind(CycleState&, const api::Pod& pod, const std::string& node) override {
+    return bound_through_client(h_.client().bind(pod, node));
+  }
+  bool binds_through_client() const override { return true; }
+  Status bound_through_client(Status s) const override {
+    return s.is_success() ? s : Status::error("bind: " + s.message());
+  }
+
+ private:
+  Handle& h_;
+};
+
+void add_client_binder(Fixture& fx) {
+  (void)fx.registry.add("ClientBinder", [](const PluginArgs&, Handle& h) -> util::Result<std::shared_ptr<Plugin>> {
+    return std::shared_ptr<Plugin>(std::make_shared<ClientBinder>(h));
+  });
+}
+
+TEST(FrameworkBind, AClientBinderBindsABatchInOneCallAnsweringAsItWouldOneByOne) {
+  Fixture fx({});
+  add_client_binder(fx);
+  fx.profile.plugins.bind.enabled = names({"ClientBinder"});
+  auto f = fx.make();
+  CycleState s0, s1, s2;
+  auto p0 = MakePod().Name("p0").Obj();
+  auto p1 = MakePod().Name("p1").Obj();
+  auto p2 = MakePod().Name("p2").Obj();
+  const std::string n1 = "n1", n2 = "n2";
+  fx.client.bind_error = Status::unschedulable("pods \"p1\" not found");
+  fx.client.fail_binds_of = {"p1"};
+  EXPECT_TRUE(f->binds_in_batches(s0, p0));
+  auto out = f->run_bind_plugins_all({{&s0, &p0, &n1}, {&s1, &p1, &n2}, {&s2, &p2, &n1}});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_TRUE(out[0].is_success());
+  EXPECT_EQ(out[1].code(), Code::Error);
+  EXPECT_EQ(out[1].message(), "running Bind plugin \"ClientBinder\": bind: pods \"p1\" not found");
+  EXPECT_TRUE(out[2].is_success());
+  EXPECT_EQ(fx.client.bind_all_sizes(), std::vector<std::size_t>{3});
+  ASSERT_EQ(fx.client.binds().size(), 2u);
+  EXPECT_EQ(fx.client.binds()[0].pod, "default/p0");
+  EXPECT_EQ(fx.client.binds()[1].node, "n1");
+  // The same pod alone gets the same answer.
+  Status alone = f->run_bind_plugins(s1, p1, n2);
+  EXPECT_EQ(alone.code(), out[1].code());
+  EXPECT_EQ(alone.message(), out[1].message());
+}
+
+TEST(FrameworkBind, OtherBindersAndSlowPreBindsBindOneByOne) {
+  Fixture fx({"Slow"});
+  add_client_binder(fx);
+  fx.profile.plugins.bind.enabled = names({"Binder"});
+  auto f = fx.make();
+  CycleState s0, s1;
+  auto p0 = MakePod().Name("p0").Obj();
+  auto p1 = MakePod().Name("p1").Obj();
+  const std::string n1 = "n1";
+  EXPECT_FALSE(f->binds_in_batches(s0, p0)) << "Binder does not bind through the client";
+  auto out = f->run_bind_plugins_all({{&s0, &p0, &n1}, {&s1, &p1, &n1}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(out[0].is_success());
+  EXPECT_TRUE(out[1].is_success());
+  EXPECT_EQ(fx.log.calls, (std::vector<std::string>{"Bind/Binder/n1", "Bind/Binder/n1"}));
+  EXPECT_TRUE(fx.client.bind_all_sizes().empty());
+
+  // A client binder behind a PreBind plugin that does not say it is quick: no batches either.
+  fx.profile.plugins.bind.enabled = names({"ClientBinder"});
+  fx.profile.plugins.preBind.enabled = names({"Slow"});
+  auto g = fx.make();
+  EXPECT_FALSE(g->binds_in_batches(s0, p0));
+}
+
 TEST(FrameworkPermit, AllowRejectAndTimeout) {
   Fixture fx({"A", "B"});
   fx.profile.plugins.permit.enabled = names({"A", "B"});

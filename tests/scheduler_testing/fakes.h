@@ -3,6 +3,7 @@
 // together. Header-only so every test binary can use them without linking extra libraries.
 #pragma once
 #include <algorithm>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -178,10 +179,39 @@ class FakeClusterClient : public fw::ClusterClient {
   };
 
   fw::Status bind(const api::Pod& pod, const std::string& node_name) override {
+    wait_for_binds_released();
     std::lock_guard l(mu_);
-    if (!bind_error.is_success()) return bind_error;
-    binds_.push_back({key(pod), pod.metadata.uid, node_name});
-    return {};
+    return bind_locked(pod, node_name);
+  }
+  // Records how many bindings each call carried (bind: none recorded; bind_all: its size).
+  std::vector<fw::Status> bind_all(const std::vector<Binding>& bindings) override {
+    wait_for_binds_released();
+    std::lock_guard l(mu_);
+    bind_all_sizes_.push_back(bindings.size());
+    std::vector<fw::Status> out;
+    for (const auto& b : bindings) out.push_back(bind_locked(*b.pod, *b.node_name));
+    return out;
+  }
+  // While held, bind and bind_all wait (to let bindings queue up behind them).
+  void hold_binds() {
+    std::lock_guard l(hold_mu_);
+    held_ = true;
+  }
+  void release_binds() {
+    {
+      std::lock_guard l(hold_mu_);
+      held_ = false;
+    }
+    hold_cv_.notify_all();
+  }
+  std::vector<std::size_t> bind_all_sizes() const {
+    std::lock_guard l(mu_);
+    return bind_all_sizes_;
+  }
+  // Until `n` bindings succeeded; false after `timeout`.
+  bool wait_for_binds(std::size_t n, std::chrono::milliseconds timeout) {
+    std::unique_lock l(mu_);
+    return bound_cv_.wait_for(l, timeout, [&] { return binds_.size() >= n; });
   }
   fw::Status delete_pod(const api::Pod& pod) override {
     std::lock_guard l(mu_);
@@ -226,11 +256,29 @@ class FakeClusterClient : public fw::ClusterClient {
 
   // Set before use (not synchronised with concurrent calls).
   fw::Status bind_error;
+  std::set<std::string> fail_binds_of;  // pod names whose binding fails with bind_error
   fw::Status delete_error;
   fw::Status patch_error;
 
  private:
   static std::string key(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
+  fw::Status bind_locked(const api::Pod& pod, const std::string& node_name) {
+    if (!bind_error.is_success() && (fail_binds_of.empty() || fail_binds_of.count(pod.metadata.name))) {
+      return bind_error;
+    }
+    binds_.push_back({key(pod), pod.metadata.uid, node_name});
+    bound_cv_.notify_all();
+    return {};
+  }
+  void wait_for_binds_released() {
+    std::unique_lock l(hold_mu_);
+    hold_cv_.wait(l, [&] { return !held_; });
+  }
+  std::mutex hold_mu_;
+  std::condition_variable hold_cv_;
+  bool held_ = false;
+  std::vector<std::size_t> bind_all_sizes_;
+  std::condition_variable bound_cv_;
   mutable std::mutex mu_;
   std::vector<Bind> binds_;
   std::vector<std::string> deletes_;

@@ -171,12 +171,22 @@ class PermitPlugin : public virtual Plugin {
 class PreBindPlugin : public virtual Plugin {
  public:
   virtual Status pre_bind(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
+  // True when pre_bind for this pod will return at once, with no request and no wait. Only then
+  // may the scheduler run the pod's binding cycle in a batch with others (one slow PreBind would
+  // hold up the whole batch).
+  virtual bool pre_bind_is_quick(const CycleState& /*state*/, const api::Pod& /*pod*/) const { return false; }
 };
 
 class BindPlugin : public virtual Plugin {
  public:
   // Skip = not this binder's pod; the next bind plugin is tried.
   virtual Status bind(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
+  // A binder whose bind is one ClusterClient::bind and nothing more says so; when it is a
+  // profile's only Bind plugin, the framework may bind several pods with one
+  // ClusterClient::bind_all and passes each pod's answer to bound_through_client, which must
+  // return what bind would have returned on that answer.
+  virtual bool binds_through_client() const { return false; }
+  virtual Status bound_through_client(Status client_status) const { return client_status; }
 };
 
 class PostBindPlugin : public virtual Plugin {
@@ -192,6 +202,18 @@ class ClusterClient {
  public:
   virtual ~ClusterClient() = default;
   virtual Status bind(const api::Pod& pod, const std::string& node_name) = 0;
+  // Several bindings at once; statuses in the same order. A client that can send them together
+  // (one pipelined write) overrides this; the default binds one after another.
+  struct Binding {
+    const api::Pod* pod = nullptr;
+    const std::string* node_name = nullptr;
+  };
+  virtual std::vector<Status> bind_all(const std::vector<Binding>& bindings) {
+    std::vector<Status> out;
+    out.reserve(bindings.size());
+    for (const auto& b : bindings) out.push_back(bind(*b.pod, *b.node_name));
+    return out;
+  }
   virtual Status delete_pod(const api::Pod& pod) = 0;  // NotFound counts as success
   // Strategic-merge patch of pod status: set/replace one condition and optionally nominatedNodeName.
   virtual Status patch_pod_status(const api::Pod& pod, const std::optional<api::PodCondition>& condition,

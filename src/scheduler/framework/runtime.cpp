@@ -960,6 +960,48 @@ Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const
   return s;
 }
 
+bool Framework::binds_in_batches(const CycleState& state, const api::Pod& pod) const {
+  if (bind_.size() != 1 || !bind_.front()->binds_through_client()) return false;
+  for (const auto& p : pre_bind_) {
+    if (!p->pre_bind_is_quick(state, pod)) return false;
+  }
+  return true;
+}
+
+std::vector<Status> Framework::run_bind_plugins_all(const std::vector<BindItem>& items) {
+  std::vector<Status> out;
+  out.reserve(items.size());
+  if (items.size() < 2 || bind_.size() != 1 || !bind_.front()->binds_through_client()) {
+    for (const auto& it : items) out.push_back(run_bind_plugins(*it.state, *it.pod, *it.node_name));
+    return out;
+  }
+  const BindPlugin& binder = *bind_.front();
+  std::vector<ClusterClient::Binding> bindings;
+  bindings.reserve(items.size());
+  // Each sampled pod's Bind is timed as the whole batch: what its binding waited for.
+  std::vector<ChainedPluginTimer> timers;
+  timers.reserve(items.size());
+  for (const auto& it : items) {
+    bindings.push_back({it.pod, it.node_name});
+    timers.emplace_back(deps_, *it.state);
+  }
+  std::vector<Status> answers = client().bind_all(bindings);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Status s = i < answers.size() ? binder.bound_through_client(std::move(answers[i]))
+                                  : Status::error("the client answered fewer bindings than it was given");
+    timers[i].observe(binder, "Bind", s);
+    // As run_bind_plugins maps its one plugin's answer.
+    if (s.is_skip() || s.is_success()) {
+      out.push_back(std::move(s));
+    } else if (s.is_rejected()) {
+      out.push_back(std::move(s).with_plugin(binder.name()));
+    } else {
+      out.push_back(Status::error("running Bind plugin " + quoted(binder.name()) + ": " + s.message()));
+    }
+  }
+  return out;
+}
+
 void Framework::run_post_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
   for (const auto& p : post_bind_) {
     (void)timed(deps_, state, *p, "PostBind", [&] {

@@ -177,6 +177,18 @@ class Framework final : public Handle {
   Status wait_on_permit(const api::Pod& pod);
   Status run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
   Status run_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
+  // run_bind_plugins for several pods; statuses in the same order. When the profile's only Bind
+  // plugin binds through the client (BindPlugin::binds_through_client), one ClusterClient::bind_all
+  // binds them all: one pipelined write instead of a request and a thread hand-off per pod.
+  struct BindItem {
+    CycleState* state = nullptr;
+    const api::Pod* pod = nullptr;
+    const std::string* node_name = nullptr;
+  };
+  std::vector<Status> run_bind_plugins_all(const std::vector<BindItem>& items);
+  // Whether the pod's binding cycle may run in a batch: every PreBind plugin is quick for it
+  // (PreBindPlugin::pre_bind_is_quick) and the only Bind plugin binds through the client.
+  bool binds_in_batches(const CycleState& state, const api::Pod& pod) const;
   void run_post_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
 
   // ---- Handle

@@ -3,7 +3,10 @@
 namespace ksched::scheduler::plugins::defaultbinder {
 
 framework::Status DefaultBinder::bind(framework::CycleState&, const api::Pod& pod, const std::string& node_name) {
-  framework::Status s = handle_.client().bind(pod, node_name);
+  return bound_through_client(handle_.client().bind(pod, node_name));
+}
+
+framework::Status DefaultBinder::bound_through_client(framework::Status s) const {
   if (s.is_success()) return s;
   if (s.is_error()) return s;
   // The client reports API failures; the binder never asks for a retry elsewhere.

@@ -15,6 +15,8 @@ class DefaultBinder final : public framework::BindPlugin {
   std::string_view name() const override { return kName; }
   // Any client failure is returned as an Error status (upstream framework.AsStatus(err)).
   framework::Status bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
+  bool binds_through_client() const override { return true; }
+  framework::Status bound_through_client(framework::Status client_status) const override;
 
  private:
   framework::Handle& handle_;

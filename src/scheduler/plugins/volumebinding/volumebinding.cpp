@@ -617,6 +617,11 @@ void VolumeBinding::unreserve(framework::CycleState& state, const api::Pod&, con
   for (const auto& c : s->podVolumes->dynamicProvisions) cache_.restore_pvc(c->metadata.namespace_, c->metadata.name);
 }
 
+bool VolumeBinding::pre_bind_is_quick(const framework::CycleState& state, const api::Pod&) const {
+  const auto* s = state.read<StateData>(kStateKey);
+  return s == nullptr || s->allBound;
+}
+
 Status VolumeBinding::pre_bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) {
   const auto* s = state.read<StateData>(kStateKey);
   if (s == nullptr) return Status::error("error reading \"VolumeBinding\" from cycleState: not found");

@@ -88,6 +88,8 @@ class VolumeBinding final : public framework::SignPlugin,
   // Updates PVs/PVCs through Handle::client() and polls the listers (1 s) until every claim is
   // bound, a binding is undone, or bindTimeoutSeconds passes.
   framework::Status pre_bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
+  // Quick when every claim is bound already (or the state is missing: an immediate error).
+  bool pre_bind_is_quick(const framework::CycleState& state, const api::Pod& pod) const override;
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;
 
   // Test hooks: the clock for the PreBind deadline and how to wait between polls.
