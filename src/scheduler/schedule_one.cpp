@@ -180,19 +180,11 @@ bool Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
   // plugin's cache would be copied by the next cycle instead of updated in place.
   state->drop_scheduling_only();
   if (opts_.metrics) opts_.metrics->goroutines.with({"binding"}).inc();
-  submit_binding([this, fwk, state, result, assumed_info, start, pods_to_activate] {
-    std::optional<framework::FitError> fe;
-    Status s = binding_cycle(*fwk, *state, result, assumed_info, start);
-    if (s.is_success()) {
-      // And again after a successful binding cycle (PreBind/PostBind may have added some).
-      if (auto pods = pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
-    } else {
-      if (s.is_rejected()) fe = single_node_fit_error(assumed_info->podInfo->pod, result.suggestedHost, s);
-      handle_binding_cycle_error(*fwk, *state, assumed_info, start, result,
-                                 fe ? Status(s.code(), fe->error()) : s, fe);
-    }
-    if (opts_.metrics) opts_.metrics->goroutines.with({"binding"}).dec();
-  });
+  const bool batchable =
+      !ps.is_wait() && std::none_of(extenders_.begin(), extenders_.end(), [](const auto& x) { return x->is_binder(); }) &&
+      fwk->binds_in_batches(*state, assumed);
+  submit_binding(BindingJob{fwk, std::move(state), std::move(result), std::move(assumed_info), start,
+                            std::move(pods_to_activate), batchable});
   return true;
 }
 
@@ -683,10 +675,71 @@ std::string Scheduler::select_host(const std::vector<framework::NodePluginScores
 
 // ---------------------------------------------------------------- binding
 
-Status Scheduler::binding_cycle(framework::Framework& fwk, framework::CycleState& state, const ScheduleResult& result,
-                                const queue::QueuedPodInfoPtr& assumed_info,
-                                std::chrono::steady_clock::time_point start) {
-  const api::Pod& assumed = assumed_info->pod();
+void Scheduler::run_bindings(std::vector<BindingJob>& jobs) {
+  if (jobs.size() == 1) {
+    Status s = binding_cycle(jobs.front());
+    finish_binding_job(jobs.front(), s);
+    return;
+  }
+  std::vector<Status> statuses(jobs.size());
+  std::vector<char> reached_bind(jobs.size(), 0);
+  // Bind through the plugins, per profile; extender binders take their pods one by one.
+  std::map<framework::Framework*, std::vector<std::size_t>> by_profile;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    auto& job = jobs[i];
+    statuses[i] = bind_prologue(job);
+    if (!statuses[i].is_success()) continue;
+    reached_bind[i] = 1;
+    if (!extenders_binding(job.assumed_info->pod(), job.result.suggestedHost, statuses[i])) {
+      by_profile[job.fwk].push_back(i);
+    }
+  }
+  for (const auto& [fwk, idx] : by_profile) {
+    std::vector<framework::Framework::BindItem> items;
+    items.reserve(idx.size());
+    for (std::size_t i : idx) {
+      items.push_back({jobs[i].state.get(), &jobs[i].assumed_info->pod(), &jobs[i].result.suggestedHost});
+    }
+    const auto t = clock_->now();
+    auto bound = fwk->run_bind_plugins_all(items);
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+      statuses[idx[k]] = k < bound.size() ? std::move(bound[k]) : Status::error("binding was not attempted");
+      observe_extension_point("Bind", statuses[idx[k]], fwk->profile_name(), t);
+    }
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (reached_bind[i]) statuses[i] = bind_epilogue(jobs[i], std::move(statuses[i]));
+    finish_binding_job(jobs[i], statuses[i]);
+  }
+}
+
+void Scheduler::finish_binding_job(BindingJob& job, const Status& s) {
+  if (s.is_success()) {
+    // And again after a successful binding cycle (PreBind/PostBind may have added some).
+    if (auto pods = job.pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
+  } else {
+    std::optional<framework::FitError> fe;
+    if (s.is_rejected()) fe = single_node_fit_error(job.assumed_info->podInfo->pod, job.result.suggestedHost, s);
+    handle_binding_cycle_error(*job.fwk, *job.state, job.assumed_info, job.start, job.result,
+                               fe ? Status(s.code(), fe->error()) : s, fe);
+  }
+  if (opts_.metrics) opts_.metrics->goroutines.with({"binding"}).dec();
+}
+
+Status Scheduler::binding_cycle(BindingJob& job) {
+  Status s = bind_prologue(job);
+  if (!s.is_success()) return s;
+  if (!extenders_binding(job.assumed_info->pod(), job.result.suggestedHost, s)) {
+    const auto t = clock_->now();
+    s = job.fwk->run_bind_plugins(*job.state, job.assumed_info->pod(), job.result.suggestedHost);
+    observe_extension_point("Bind", s, job.fwk->profile_name(), t);
+  }
+  return bind_epilogue(job, std::move(s));
+}
+
+Status Scheduler::bind_prologue(BindingJob& job) {
+  framework::Framework& fwk = *job.fwk;
+  const api::Pod& assumed = job.assumed_info->pod();
   auto t = clock_->now();
   Status s = fwk.wait_on_permit(assumed);
   if (opts_.metrics && !s.is_success()) {
@@ -698,15 +751,18 @@ Status Scheduler::binding_cycle(framework::Framework& fwk, framework::CycleState
   queue_->done(assumed.metadata.uid);
 
   t = clock_->now();
-  s = fwk.run_pre_bind_plugins(state, assumed, result.suggestedHost);
+  s = fwk.run_pre_bind_plugins(*job.state, assumed, job.result.suggestedHost);
   observe_extension_point("PreBind", s, fwk.profile_name(), t);
-  if (!s.is_success()) return s;
+  return s;
+}
 
-  if (!extenders_binding(assumed, result.suggestedHost, s)) {
-    t = clock_->now();
-    s = fwk.run_bind_plugins(state, assumed, result.suggestedHost);
-    observe_extension_point("Bind", s, fwk.profile_name(), t);
-  }
+Status Scheduler::bind_epilogue(BindingJob& job, Status s) {
+  framework::Framework& fwk = *job.fwk;
+  framework::CycleState& state = *job.state;
+  const ScheduleResult& result = job.result;
+  const queue::QueuedPodInfoPtr& assumed_info = job.assumed_info;
+  const api::Pod& assumed = assumed_info->pod();
+  const auto start = job.start;
   if (auto fr = cache_->finish_binding(assumed); !fr.ok()) {
     log::error("Scheduler cache FinishBinding failed", {{"err", fr.error()}});
   }
@@ -732,7 +788,7 @@ Status Scheduler::binding_cycle(framework::Framework& fwk, framework::CycleState
           .observe(metrics::seconds_since(*assumed_info->initialAttemptTimestamp, now));
     }
   }
-  t = clock_->now();
+  const auto t = clock_->now();
   fwk.run_post_bind_plugins(state, assumed, result.suggestedHost);
   observe_extension_point("PostBind", Status(), fwk.profile_name(), t);
   return {};

@@ -40,19 +40,33 @@ class Scheduler::NominatorProxy final : public framework::PodNominator {
 };
 
 // Fixed worker pool for binding cycles; tracks work in flight so tests can wait for quiescence.
+// A job that may wait (Permit, a PreBind with work to do, a custom binder) runs alone on any free
+// worker, as upstream gives each binding cycle its own goroutine. Batchable jobs are run by at most
+// kBatchRunners workers at a time, each taking every queued one (up to kMaxBatch) and running them
+// together (Scheduler::run_bindings): while a batch is on the wire the next one gathers, so a burst
+// of bindings costs a write per batch instead of a request and a thread hand-off per pod.
 class Scheduler::BindingPool {
  public:
-  explicit BindingPool(int workers) {
+  static constexpr std::size_t kMaxBatch = 64;
+  static constexpr int kBatchRunners = 2;
+  BindingPool(int workers, std::function<void(std::vector<BindingJob>&)> run) : run_(std::move(run)) {
     for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] {
       util::set_thread_name("sched-bind");
       loop();
     });
   }
   ~BindingPool() { shutdown(); }
-  void submit(std::function<void()> fn) {
+  void submit(BindingJob job) {
     std::lock_guard l(mu_);
     ++in_flight_;
-    jobs_.push_back(std::move(fn));
+    if (job.batchable) {
+      batchable_.push_back(std::move(job));
+      // A runner busy with a batch takes this one next; a worker already woken takes it too.
+      if (batch_runners_ + batch_wakes_ >= kBatchRunners) return;
+      ++batch_wakes_;
+    } else {
+      alone_.push_back(std::move(job));
+    }
     cv_.notify_one();
   }
   bool wait_idle(std::chrono::milliseconds timeout) {
@@ -71,27 +85,55 @@ class Scheduler::BindingPool {
   }
 
  private:
+  bool batch_ready() const { return !batchable_.empty() && batch_runners_ < kBatchRunners; }
   void loop() {
+    std::vector<BindingJob> batch;
+    bool running_batch = false;
     for (;;) {
-      std::function<void()> job;
+      batch.clear();
       {
         std::unique_lock l(mu_);
-        cv_.wait(l, [&] { return stopping_ || !jobs_.empty(); });
+        if (running_batch) {
+          --batch_runners_;
+          running_batch = false;
+        }
+        cv_.wait(l, [&] { return stopping_ || !alone_.empty() || batch_ready(); });
+        if (batch_wakes_ > 0) --batch_wakes_;
         // Drain queued bindings before stopping: each holds an assumed pod.
-        if (jobs_.empty()) return;
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
+        if (!alone_.empty()) {
+          batch.push_back(std::move(alone_.front()));
+          alone_.pop_front();
+        } else if (batch_ready()) {
+          ++batch_runners_;
+          running_batch = true;
+          while (!batchable_.empty() && batch.size() < kMaxBatch) {
+            batch.push_back(std::move(batchable_.front()));
+            batchable_.pop_front();
+          }
+        } else {
+          return;  // stopping, nothing left that this worker may take
+        }
+        // Batchable jobs left that a runner may start on (more than a batch, or this worker was
+        // woken for them but took a job that runs alone): wake one.
+        if (batch_ready() && batch_wakes_ == 0) {
+          ++batch_wakes_;
+          cv_.notify_one();
+        }
       }
-      job();
+      run_(batch);
       {
         std::lock_guard l(mu_);
-        if (--in_flight_ == 0) idle_cv_.notify_all();
+        in_flight_ -= static_cast<int>(batch.size());
+        if (in_flight_ == 0) idle_cv_.notify_all();
       }
     }
   }
+  std::function<void(std::vector<BindingJob>&)> run_;
   std::mutex mu_;
   std::condition_variable cv_, idle_cv_;
-  std::deque<std::function<void()>> jobs_;
+  std::deque<BindingJob> alone_, batchable_;
+  int batch_runners_ = 0;  // workers running a batch now
+  int batch_wakes_ = 0;    // notifications for batchable jobs not yet taken up
   int in_flight_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
@@ -220,7 +262,8 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   qo.podLookup = [lister](std::string_view ns, std::string_view name) { return lister->get_pod(ns, name); };
   queue_ = std::make_unique<queue::PriorityQueue>(std::move(qo));
   nominator_proxy_->q = queue_.get();
-  binding_pool_ = std::make_unique<BindingPool>(opts_.bindingWorkers);
+  binding_pool_ = std::make_unique<BindingPool>(opts_.bindingWorkers,
+                                                [this](std::vector<BindingJob>& jobs) { run_bindings(jobs); });
   return {};
 }
 
@@ -259,7 +302,7 @@ void Scheduler::stop() {
 
 util::Result<void> Scheduler::refresh_snapshot() { return cache_->update_snapshot(*snapshot_); }
 
-void Scheduler::submit_binding(std::function<void()> fn) { binding_pool_->submit(std::move(fn)); }
+void Scheduler::submit_binding(BindingJob job) { binding_pool_->submit(std::move(job)); }
 
 bool Scheduler::wait_for_bindings(std::chrono::milliseconds timeout) { return binding_pool_->wait_idle(timeout); }
 

@@ -194,10 +194,28 @@ class Scheduler {
   // True when an extender took the binding; `status` is then its outcome.
   bool extenders_binding(const api::Pod& pod, const std::string& node, framework::Status& status);
 
-  // Binding cycle (worker thread).
-  framework::Status binding_cycle(framework::Framework& fwk, framework::CycleState& state,
-                                  const ScheduleResult& result, const queue::QueuedPodInfoPtr& assumed_info,
-                                  std::chrono::steady_clock::time_point start);
+  // One pod's binding cycle, queued for the binding workers.
+  struct BindingJob {
+    framework::Framework* fwk = nullptr;
+    std::shared_ptr<framework::CycleState> state;
+    ScheduleResult result;
+    queue::QueuedPodInfoPtr assumed_info;
+    std::chrono::steady_clock::time_point start;
+    std::shared_ptr<framework::PodsToActivate> pods_to_activate;
+    // May run in a batch with others: Permit did not say Wait, no extender binds, and the profile
+    // binds in batches for this pod (Framework::binds_in_batches). Otherwise it runs alone.
+    bool batchable = false;
+  };
+  // Binding cycles (worker thread). run_bindings runs the jobs a worker took together: each
+  // job's WaitOnPermit and PreBind, then every Bind at once (Framework::run_bind_plugins_all: one
+  // pipelined write when the profile binds with DefaultBinder), then each job's end. A job alone
+  // is binding_cycle, as upstream runs it.
+  void run_bindings(std::vector<BindingJob>& jobs);
+  framework::Status binding_cycle(BindingJob& job);
+  framework::Status bind_prologue(BindingJob& job);  // WaitOnPermit, PreBind
+  // After Bind (`bound`): FinishBinding, the Scheduled event, metrics, PostBind.
+  framework::Status bind_epilogue(BindingJob& job, framework::Status bound);
+  void finish_binding_job(BindingJob& job, const framework::Status& s);
   void handle_binding_cycle_error(framework::Framework& fwk, framework::CycleState& state,
                                   const queue::QueuedPodInfoPtr& assumed_info, std::chrono::steady_clock::time_point start,
                                   const ScheduleResult& result, const framework::Status& status,
@@ -221,7 +239,7 @@ class Scheduler {
   // With SchedulerQueueingHints off: which unschedulable pods a node event may help (upstream
   // preCheckForNode); empty (every pod) with hints on.
   queue::PreEnqueueCheck pre_check_for_node(const framework::NodeInfoPtr& node_info) const;
-  void submit_binding(std::function<void()> fn);
+  void submit_binding(BindingJob job);
   void observe_extension_point(std::string_view point, const framework::Status& s, std::string_view profile,
                                std::chrono::steady_clock::time_point since);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "scheduler/config/defaults.h"
 #include "scheduler/in_tree_registry.h"
@@ -363,6 +364,86 @@ TEST_F(SchedulerTest, BindingFailureForgetsAndRequeues) {
   ASSERT_TRUE(cycle());
   ASSERT_EQ(client.binds().size(), 1u);
   EXPECT_EQ(client.binds()[0].node, "n1");
+}
+
+// Bindings queued while others are on the wire go out together, in one ClusterClient::bind_all,
+// and each pod's binding cycle ends as it would alone.
+TEST_F(SchedulerTest, BindingsQueuedWhileOthersAreOnTheWireGoOutTogether) {
+  for (const char* n : {"n1", "n2", "n3"}) add_node(MakeNode().Name(n).Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  client.hold_binds();
+  for (int i = 0; i < 6; ++i) add_pod(MakePod().Name("p" + std::to_string(i)).Obj());
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(sched->schedule_one_if_pending());
+  // At most two batches are held on the wire (two runners); the rest queue behind them.
+  client.release_binds();
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  std::set<std::string> bound;
+  for (const auto& b : client.binds()) bound.insert(b.pod);
+  EXPECT_EQ(bound.size(), 6u);
+  EXPECT_EQ(client.binds().size(), 6u);
+  EXPECT_EQ(events_with("Scheduled").size(), 6u);
+  auto sizes = client.bind_all_sizes();
+  ASSERT_FALSE(sizes.empty()) << "no bindings went out together";
+  EXPECT_GE(*std::max_element(sizes.begin(), sizes.end()), 2u);
+  EXPECT_EQ(counter("scheduled"), 6);
+}
+
+// One failed binding in a batch fails that pod alone: it is forgotten and backs off, with its
+// FailedScheduling event; the others are bound.
+TEST_F(SchedulerTest, AFailedBindingInABatchFailsOnlyItsPod) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  client.bind_error = framework::Status::error("pods \"p2\" is being deleted");
+  client.fail_binds_of = {"p2"};
+  client.hold_binds();
+  std::vector<framework::PodPtr> pods;
+  for (int i = 0; i < 5; ++i) pods.push_back(add_pod(MakePod().Name("p" + std::to_string(i)).Obj()));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(sched->schedule_one_if_pending());
+  client.release_binds();
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  std::set<std::string> bound;
+  for (const auto& b : client.binds()) bound.insert(b.pod);
+  EXPECT_EQ(bound, (std::set<std::string>{"default/p0", "default/p1", "default/p3", "default/p4"}));
+  auto sizes = client.bind_all_sizes();
+  ASSERT_FALSE(sizes.empty());
+  EXPECT_GE(*std::max_element(sizes.begin(), sizes.end()), 2u);
+  EXPECT_EQ(sched->queue().where(*pods[2]), queue::QueueName::Backoff);
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].regarding, "default/p2");
+  EXPECT_NE(failed[0].note.find("is being deleted"), std::string::npos) << failed[0].note;
+  EXPECT_EQ(counter("scheduled"), 4);
+  EXPECT_EQ(counter("error"), 1);
+}
+
+// A Permit plugin that parks the pod named "gated".
+class GatePermitPlugin final : public framework::PermitPlugin {
+ public:
+  std::string_view name() const override { return "Gate"; }
+  framework::Status permit(framework::CycleState&, const api::Pod& pod, const std::string&,
+                           std::chrono::milliseconds& timeout) override {
+    if (pod.metadata.name != "gated") return {};
+    timeout = std::chrono::minutes(10);
+    return framework::Status(framework::Code::Wait);
+  }
+};
+
+// A binding that waits on Permit runs alone: bindings scheduled after it do not wait for it.
+TEST_F(SchedulerTest, APodWaitingOnPermitHoldsUpNoOtherBinding) {
+  start_with_plugin("Gate", std::make_shared<GatePermitPlugin>(), &config::Plugins::permit);
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  auto gated = add_pod(MakePod().Name("gated").UID("uid-gated").Priority(10).Obj());
+  add_pod(MakePod().Name("a").Obj());
+  add_pod(MakePod().Name("b").Obj());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sched->schedule_one_if_pending());
+  ASSERT_TRUE(client.wait_for_binds(2, 10s));
+  std::set<std::string> bound;
+  for (const auto& b : client.binds()) bound.insert(b.pod);
+  EXPECT_EQ(bound, (std::set<std::string>{"default/a", "default/b"}));
+  auto waiting = sched->profile("default-scheduler")->get_waiting_pod("uid-gated");
+  ASSERT_TRUE(waiting);
+  waiting->allow("Gate");
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  ASSERT_EQ(client.binds().size(), 3u);
+  EXPECT_EQ(client.binds().back().pod, "default/gated");
 }
 
 TEST_F(SchedulerTest, PodsToActivateMovesPodsToActiveQueue) {
