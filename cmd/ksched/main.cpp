@@ -22,7 +22,8 @@ static void usage(FILE* out) {
 }
 
 int main(int argc, char** argv) {
-  ksched::util::use_huge_pages_for_heap();
+  // The server, the local cluster and the bench: CPU first (docs/architecture.md).
+  ksched::util::use_huge_pages_for_heap(/*by_default=*/true);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 1 : 0;

@@ -28,9 +28,13 @@ class HugePageSysAllocator final : public SysAllocator {
 };
 }  // namespace
 
-bool use_huge_pages_for_heap() {
-  const char* env = std::getenv("KSCHED_HUGE_PAGES");
-  if (env != nullptr && (std::strcmp(env, "off") == 0 || std::strcmp(env, "0") == 0)) return false;
+bool use_huge_pages_for_heap(bool by_default) {
+  bool on = by_default;
+  if (const char* env = std::getenv("KSCHED_HUGE_PAGES")) {
+    if (std::strcmp(env, "off") == 0 || std::strcmp(env, "0") == 0) on = false;
+    if (std::strcmp(env, "on") == 0 || std::strcmp(env, "1") == 0) on = true;
+  }
+  if (!on) return false;
   // Never destroyed: tcmalloc may grow the heap until the very end of the process.
   alignas(HugePageSysAllocator) static unsigned char storage[sizeof(HugePageSysAllocator)];
   static auto* allocator = new (storage) HugePageSysAllocator();
@@ -38,7 +42,7 @@ bool use_huge_pages_for_heap() {
   return true;
 }
 #else
-bool use_huge_pages_for_heap() { return false; }
+bool use_huge_pages_for_heap(bool) { return false; }
 #endif
 
 }  // namespace ksched::util

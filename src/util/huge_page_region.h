@@ -43,9 +43,10 @@ class HugePageRegion {
   bool advice_taken_ = true;
 };
 
-// Makes the process's malloc (tcmalloc) grow its heap from a HugePageRegion. Returns false when the
-// binary does not allocate through tcmalloc, or when KSCHED_HUGE_PAGES=off is in the environment.
-// Call first thing in main: memory the heap already holds stays on plain pages.
-bool use_huge_pages_for_heap();
+// Makes the process's malloc (tcmalloc) grow its heap from a HugePageRegion when `by_default`, or
+// when KSCHED_HUGE_PAGES=on is in the environment (KSCHED_HUGE_PAGES=off: never). Returns whether
+// it did: false too when the binary does not allocate through tcmalloc. Call first thing in main:
+// memory the heap already holds stays on plain pages.
+bool use_huge_pages_for_heap(bool by_default);
 
 }  // namespace ksched::util
