@@ -29,6 +29,14 @@ api::Pod make_pod(const std::string& ns, const std::string& name) {
   return p;
 }
 
+api::Node make_node(const std::string& name) {
+  api::Node n;
+  n.apiVersion = "v1";
+  n.kind = "Node";
+  n.metadata.name = name;
+  return n;
+}
+
 }  // namespace
 
 class ClientNet : public ksched::testing::ServerTest {};
@@ -81,11 +89,7 @@ TEST_F(ClientNet, CrudWithStatusErrors) {
 // alone, the others are bound.
 TEST_F(ClientNet, BindAllAnswersEachBindingInOrder) {
   auto c = new_client();
-  api::Node n;
-  n.apiVersion = "v1";
-  n.kind = "Node";
-  n.metadata.name = "node-b";
-  ASSERT_TRUE(c->create(n).ok());
+  ASSERT_TRUE(c->create(make_node("node-b")).ok());
   auto p1 = c->create(make_pod("default", "batch-1"));
   auto p2 = c->create(make_pod("default", "batch-2"));
   ASSERT_TRUE(p1.ok());
@@ -104,11 +108,7 @@ TEST_F(ClientNet, BindAllAnswersEachBindingInOrder) {
 
 TEST_F(ClientNet, BindingAndStatusSubresource) {
   auto c = new_client();
-  api::Node n;
-  n.apiVersion = "v1";
-  n.kind = "Node";
-  n.metadata.name = "node-a";
-  ASSERT_TRUE(c->create(n).ok());
+  ASSERT_TRUE(c->create(make_node("node-a")).ok());
   auto p = c->create(make_pod("default", "web-1"));
   ASSERT_TRUE(p.ok());
   auto b = c->bind("default", "web-1", p->metadata.uid, "node-a");
