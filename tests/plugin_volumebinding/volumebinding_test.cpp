@@ -353,6 +353,8 @@ TEST_F(VolumeBindingTest, AllBoundSkipsPreBindAndTimeout) {
   auto pod = MakePod().Name("p").PVC("bound").Obj();
   ASSERT_TRUE(pl->pre_filter(state, pod, {}, r).is_success());
   ASSERT_TRUE(pl->reserve(state, pod, "node-a").is_success());
+  // Every claim bound: PreBind returns at once, so the pod's binding may go in a batch.
+  EXPECT_TRUE(pl->pre_bind_is_quick(state, pod));
   EXPECT_TRUE(pl->pre_bind(state, pod, "node-a").is_success());
   EXPECT_TRUE(h_.rec.pvs.empty());
 
@@ -364,6 +366,7 @@ TEST_F(VolumeBindingTest, AllBoundSkipsPreBindAndTimeout) {
   framework::CycleState state2;
   ASSERT_TRUE(pl->pre_filter(state2, waiting, {}, r).is_success());
   ASSERT_TRUE(pl->reserve(state2, waiting, "node-a").is_success());
+  EXPECT_FALSE(pl->pre_bind_is_quick(state2, waiting)) << "PreBind writes the PV and waits for the claim";
   int polls = 0;
   on_sleep_ = [&] { ++polls; };
   auto s = pl->pre_bind(state2, waiting, "node-a");
