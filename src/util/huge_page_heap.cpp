@@ -17,14 +17,20 @@ namespace ksched::util {
 namespace {
 class HugePageSysAllocator final : public SysAllocator {
  public:
+  explicit HugePageSysAllocator(SysAllocator* fallback) : fallback_(fallback) {}
   void* Alloc(size_t size, size_t* actual_size, size_t alignment) override {
     void* p = region_.allocate(size, alignment);
-    if (p != nullptr && actual_size != nullptr) *actual_size = size;
+    if (p == nullptr) {
+      // No address space for a new region: tcmalloc's own allocator may still find some.
+      return fallback_ != nullptr ? fallback_->Alloc(size, actual_size, alignment) : nullptr;
+    }
+    if (actual_size != nullptr) *actual_size = size;
     return p;
   }
 
  private:
   HugePageRegion region_;
+  SysAllocator* fallback_;
 };
 }  // namespace
 
@@ -37,7 +43,7 @@ bool use_huge_pages_for_heap(bool by_default) {
   if (!on) return false;
   // Never destroyed: tcmalloc may grow the heap until the very end of the process.
   alignas(HugePageSysAllocator) static unsigned char storage[sizeof(HugePageSysAllocator)];
-  static auto* allocator = new (storage) HugePageSysAllocator();
+  static auto* allocator = new (storage) HugePageSysAllocator(MallocExtension::instance()->GetSystemAllocator());
   MallocExtension::instance()->SetSystemAllocator(allocator);
   return true;
 }
