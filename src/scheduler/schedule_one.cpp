@@ -701,9 +701,9 @@ void Scheduler::run_bindings(std::vector<BindingJob>& jobs) {
       items.push_back({jobs[i].state.get(), &jobs[i].assumed_info->pod(), &jobs[i].result.suggestedHost});
     }
     const auto t = clock_->now();
-    auto bound = fwk->run_bind_plugins_all(items);
+    auto bound = fwk->run_bind_plugins_all(items);  // one status per item
     for (std::size_t k = 0; k < idx.size(); ++k) {
-      statuses[idx[k]] = k < bound.size() ? std::move(bound[k]) : Status::error("binding was not attempted");
+      statuses[idx[k]] = std::move(bound[k]);
       observe_extension_point("Bind", statuses[idx[k]], fwk->profile_name(), t);
     }
   }

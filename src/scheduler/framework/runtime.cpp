@@ -960,8 +960,12 @@ Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const
   return s;
 }
 
+bool Framework::binds_only_through_client() const {
+  return bind_.size() == 1 && bind_.front()->binds_through_client();
+}
+
 bool Framework::binds_in_batches(const CycleState& state, const api::Pod& pod) const {
-  if (bind_.size() != 1 || !bind_.front()->binds_through_client()) return false;
+  if (!binds_only_through_client()) return false;
   for (const auto& p : pre_bind_) {
     if (!p->pre_bind_is_quick(state, pod)) return false;
   }
@@ -971,7 +975,7 @@ bool Framework::binds_in_batches(const CycleState& state, const api::Pod& pod) c
 std::vector<Status> Framework::run_bind_plugins_all(const std::vector<BindItem>& items) {
   std::vector<Status> out;
   out.reserve(items.size());
-  if (items.size() < 2 || bind_.size() != 1 || !bind_.front()->binds_through_client()) {
+  if (items.size() < 2 || !binds_only_through_client()) {
     for (const auto& it : items) out.push_back(run_bind_plugins(*it.state, *it.pod, *it.node_name));
     return out;
   }

@@ -208,6 +208,8 @@ class Framework final : public Handle {
   void reject_waiting_pod(std::string_view uid) override;
 
  private:
+  // The profile's only Bind plugin binds through the client (BindPlugin::binds_through_client).
+  bool binds_only_through_client() const;
   // Runs the Filter plugins at `positions` (indexes into filter_, in run order).
   Status run_filter_plugins_at(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
                                const std::uint16_t* positions, std::size_t count);
