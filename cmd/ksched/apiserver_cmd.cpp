@@ -56,6 +56,18 @@ int run_apiserver(int argc, char** argv) {
                  "log segment size at which a snapshot is taken and older segments removed")
       ->check(CLI::Range(std::size_t{1} << 16, std::size_t{1} << 34))
       ->capture_default_str();
+  app.add_option("--max-request-body-bytes", opts.limits.max_request_body_bytes,
+                 "largest request body accepted (413 above it; upstream's MaxRequestBodyBytes); 0 = no limit")
+      ->capture_default_str();
+  app.add_option("--max-requests-inflight", opts.limits.max_requests_inflight,
+                 "read-only requests served at once; more are answered 429 (watches and system:masters exempt); "
+                 "0 = no limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--max-mutating-requests-inflight", opts.limits.max_mutating_requests_inflight,
+                 "mutating requests served at once; more are answered 429; 0 = no limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("-v,--v", verbosity, "log verbosity");
   (void)no_tls;
   try {

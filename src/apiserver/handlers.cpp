@@ -378,6 +378,12 @@ Response Api::handle(const Request& req) {
     Response resp = impl.route(req);
     resp.commit_rv = Store::take_thread_commit();
     return resp;
+  } catch (const ObjectTooLarge& e) {
+    // As kube-apiserver passes on etcd's refusal: 500, no reason, etcd's message. A change the
+    // request made before this one is still answered only once durable.
+    Response resp = error_response(ApiError{500, "", e.what()});
+    resp.commit_rv = Store::take_thread_commit();
+    return resp;
   } catch (const std::exception& e) {
     log::error("request failed", {{"method", req.method}, {"path", req.path}, {"err", e.what()}});
     return error_response(internal_error(e.what()));

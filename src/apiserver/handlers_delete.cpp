@@ -3,31 +3,64 @@
 
 namespace ksched::apiserver {
 
-util::Result<Api::Impl::DeleteOptions> Api::Impl::delete_options(const Request& req, const json::object* body_override) {
+// DeleteOptions as upstream reads them: from the body when there is one (its media type
+// negotiated: 415 otherwise), else from the query (a number that does not parse: 400); then
+// ValidateDeleteOptions (422 naming DeleteOptions).
+util::Result<Api::Impl::DeleteOptions, ApiError> Api::Impl::delete_options(const Request& req,
+                                                                         const json::object* body_override) {
   DeleteOptions o;
+  std::optional<std::string> propagation;
+  bool orphan = false;
+  std::vector<std::string> dry_run;
   json::object body;
+  bool from_body = body_override != nullptr;
   if (body_override) {
     body = *body_override;
-  } else if (!req.body.empty() && !protobuf::is_protobuf(req.content_type)) {
+  } else if (!req.body.empty()) {
+    from_body = true;
+    auto encoding = body_encoding(req.content_type);
+    if (auto* e = std::get_if<ApiError>(&encoding)) return *e;
     // (A protobuf DeleteOptions body is not decoded: its options are ignored.)
-    json::error_code ec;
-    json::value v = json::parse(req.body, ec);
-    if (ec || !v.is_object()) return util::make_error("invalid DeleteOptions body");
-    body = std::move(v.get_object());
+    if (std::get<BodyEncoding>(encoding) != BodyEncoding::Protobuf) {
+      json::error_code ec;
+      json::value v = json::parse(req.body, ec);
+      if (ec || !v.is_object()) return bad_request("invalid DeleteOptions body");
+      body = std::move(v.get_object());
+    }
   }
-  if (auto* g = body.if_contains("gracePeriodSeconds"); g && g->is_int64()) o.grace = g->get_int64();
-  o.propagation = str(body, "propagationPolicy");
-  if (auto* p = obj_at(body, "preconditions")) {
-    o.pre_uid = str(*p, "uid");
-    o.pre_rv = str(*p, "resourceVersion");
+  if (from_body) {
+    if (auto* g = body.if_contains("gracePeriodSeconds"); g && g->is_int64()) o.grace = g->get_int64();
+    if (auto* p = body.if_contains("propagationPolicy"); p && p->is_string()) propagation = std::string(p->get_string());
+    if (auto* p = obj_at(body, "preconditions")) {
+      o.pre_uid = str(*p, "uid");
+      o.pre_rv = str(*p, "resourceVersion");
+    }
+    if (auto* d = body.if_contains("dryRun"); d && d->is_array())
+      for (const auto& x : d->get_array()) dry_run.emplace_back(x.is_string() ? std::string(x.get_string()) : "");
+    if (auto* od = body.if_contains("orphanDependents"); od && !od->is_null()) orphan = true;
+  } else {
+    auto grace = query_int64(req, "gracePeriodSeconds");
+    if (!grace) return grace.error();
+    o.grace = *grace;
+    if (auto* p = req.param("propagationPolicy")) propagation = *p;
+    orphan = req.param("orphanDependents") != nullptr;
+    dry_run = query_values(req, "dryRun");
   }
-  if (auto* d = body.if_contains("dryRun"); d && d->is_array() && !d->get_array().empty()) o.dry = true;
-  if (auto* g = req.param("gracePeriodSeconds")) {
-    auto v = parse_rv(*g);
-    if (v) o.grace = *v;
-  }
-  if (auto* p = req.param("propagationPolicy")) o.propagation = *p;
-  if (req.param("dryRun")) o.dry = true;
+  std::vector<Cause> causes;
+  if (propagation && orphan)
+    causes.push_back(Cause{"FieldValueInvalid",
+                           "Invalid value: " + util::go_quote(*propagation) +
+                               ": orphanDependents and deletionPropagation cannot be both set",
+                           "propagationPolicy"});
+  if (propagation && *propagation != "Foreground" && *propagation != "Background" && *propagation != "Orphan")
+    causes.push_back(Cause{"FieldValueNotSupported",
+                           "Unsupported value: " + util::go_quote(*propagation) +
+                               ": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+                           "propagationPolicy"});
+  validate_dry_run(dry_run, causes);
+  if (!causes.empty()) return options_invalid("DeleteOptions", std::move(causes));
+  if (propagation) o.propagation = *propagation;
+  o.dry = !dry_run.empty();
   return o;
 }
 
@@ -140,7 +173,7 @@ Response Api::Impl::delete_namespace(const ResourceInfo& r, const std::string& n
 
 Response Api::Impl::delete_one(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
   auto opt = delete_options(req);
-  if (!opt) return error_response(bad_request(opt.error()));
+  if (!opt) return error_response(opt.error());
   return remove(r, ns, name, *opt);
 }
 
@@ -154,7 +187,7 @@ Response Api::Impl::eviction(const ResourceInfo& r, const std::string& ns, const
   auto* dopt = obj_at(body, "deleteOptions");
   json::object empty;
   auto opt = delete_options(Request{}, dopt ? dopt : &empty);
-  if (!opt) return error_response(bad_request(opt.error()));
+  if (!opt) return error_response(opt.error());
   Response resp = remove(r, ns, name, *opt);
   if (resp.status != 200) return resp;
   return json_response(201, success_status(201, "", nullptr, ""));
@@ -249,10 +282,11 @@ std::optional<ApiError> Api::Impl::pdb_blocks_eviction(const ResourceInfo& r, co
 }
 
 Response Api::Impl::delete_collection(const ResourceInfo& r, const std::string& ns, const Request& req) {
+  if (auto e = check_list_options(req)) return error_response(*e);
   Selectors sel;
   if (auto e = parse_selectors(r, req, sel)) return error_response(*e);
   auto opt = delete_options(req);
-  if (!opt) return error_response(bad_request(opt.error()));
+  if (!opt) return error_response(opt.error());
   Store::ListOptions lo;
   lo.ns = ns;
   lo.labels = sel.labels.empty() ? nullptr : &sel.labels;

@@ -30,8 +30,10 @@
 #include "apiserver/openapi.h"
 #include "apiserver/patch.h"
 #include "apiserver/protobuf.h"
+#include "apiserver/request_options.h"
 #include "apiserver/status.h"
 #include "apiserver/timeutil.h"
+#include "util/go_format.h"
 #include "util/log.h"
 
 namespace ksched::apiserver {
@@ -128,7 +130,7 @@ struct Api::Impl {
     bool dry = false;
   };
 
-  util::Result<DeleteOptions> delete_options(const Request& req, const json::object* body_override = nullptr);
+  util::Result<DeleteOptions, ApiError> delete_options(const Request& req, const json::object* body_override = nullptr);
 
   Response remove(const ResourceInfo& r, const std::string& ns, const std::string& name, const DeleteOptions& opt);
 
@@ -155,8 +157,6 @@ struct Api::Impl {
   };
 
   std::optional<ApiError> parse_selectors(const ResourceInfo& r, const Request& req, Selectors& s);
-
-  static ApiError list_options_invalid(const std::string& msg);
 
   std::string list_kind(const ResourceInfo& r) { return r.kind + "List"; }
 

@@ -3,6 +3,14 @@
 
 namespace ksched::apiserver {
 
+// Upstream's order for a create or update: the body's media type (415), then the options in the
+// query (400/422), then the body itself.
+static std::optional<ApiError> check_request_options(const Request& req, WriteOptionsKind kind) {
+  auto encoding = body_encoding(req.content_type);
+  if (auto* e = std::get_if<ApiError>(&encoding)) return *e;
+  return check_write_options(req, kind);
+}
+
 std::optional<ApiError> Api::Impl::check_namespace(const std::string& ns) {
   auto nso = store.get(res_id("", "namespaces"), "", ns);
   if (!nso) {
@@ -21,6 +29,7 @@ std::optional<ApiError> Api::Impl::check_namespace(const std::string& ns) {
 }
 
 Response Api::Impl::create(const ResourceInfo& r, const std::string& ns, const Request& req) {
+  if (auto e = check_request_options(req, WriteOptionsKind::Create)) return error_response(*e);
   auto decoded = decode_body(req.content_type, req.body);
   if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
   auto& body = std::get<json::object>(decoded);
@@ -233,6 +242,7 @@ std::optional<ApiError> Api::Impl::finish_update(const ResourceInfo& r, const st
 
 Response Api::Impl::update(const ResourceInfo& r, const std::string& ns, const std::string& name, const std::string& sub,
                 const Request& req) {
+  if (auto e = check_request_options(req, WriteOptionsKind::Update)) return error_response(*e);
   auto decoded = decode_body(req.content_type, req.body);
   if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
   auto& body = std::get<json::object>(decoded);
@@ -266,9 +276,15 @@ Response Api::Impl::patch(const ResourceInfo& r, const std::string& ns, const st
                                    "use client-side `kubectl apply` (without --server-side)"});
   else
     return error_response(ApiError{415, "UnsupportedMediaType", "415: Unsupported Media Type"});
+  if (auto e = check_write_options(req, WriteOptionsKind::Patch)) return error_response(*e);
   json::error_code ec;
   json::value p = json::parse(req.body, ec);
   if (ec) return error_response(bad_request("error decoding patch: " + ec.message()));
+  if (type == Json && p.is_array() && p.get_array().size() > kMaxJsonPatchOperations)
+    return error_response(ApiError{413, "RequestEntityTooLarge",
+                                   "Request entity too large: The allowed maximum operations in a JSON patch is " +
+                                       std::to_string(kMaxJsonPatchOperations) + ", got " +
+                                       std::to_string(p.get_array().size())});
   return guaranteed_update(r, ns, name, sub, req.param("dryRun") != nullptr,
                            [&](json::object& cur, json::object& next) -> std::optional<ApiError> {
                              json::value doc = cur;

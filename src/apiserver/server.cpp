@@ -18,6 +18,7 @@
 #include "tls/certs.h"
 #include "apiserver/handlers.h"
 #include "apiserver/http_server.h"
+#include "apiserver/resources.h"
 #include "util/base64.h"
 #include "util/log.h"
 
@@ -184,13 +185,22 @@ util::Result<void> Server::start() {
     tls.cert_pem = d.serving.cert_pem;
     tls.key_pem = d.serving.key_pem;
   }
+  d.api.store().set_max_object_bytes(d.opts.limits.max_object_bytes);
   try {
+    // A store that holds no object yet (memory, a new data directory, an empty etcd prefix) is a
+    // new cluster: its simulated nodes are made now, and only now (nodes register once; a node the
+    // user deleted does not come back on restart).
+    bool new_cluster = true;
+    for (const auto& r : all_resources()) new_cluster = new_cluster && d.api.store().count(r.id) == 0;
     // Idempotent: a recovered store, or one another server shares, keeps what it has (409s are
     // ignored).
     d.api.bootstrap();
-    if (d.opts.nodes > 0) {
+    if (d.opts.nodes > 0 && new_cluster) {
       auto r = d.api.create_nodes(d.opts.nodes, d.opts.node_template);
       if (!r) return r;
+    } else if (d.opts.nodes > 0) {
+      log::info("Simulated nodes are created on a cluster's first start only; keeping the stored nodes",
+                {{"nodes", d.opts.nodes}});
     }
   } catch (const StorageError& e) {
     return util::make_error(std::string("storing the bootstrap objects: ") + e.what());
@@ -198,7 +208,8 @@ util::Result<void> Server::start() {
   d.api.set_authenticator(&d.auth);
   // etcd mode: a write blocks its thread for an etcd round trip, so requests get threads of their
   // own, enough for as many concurrent writes as etcd batches well.
-  d.http = std::make_unique<HttpServer>(d.api, d.auth, tls, std::max(1, d.opts.io_threads), d.etcd ? 64 : 0);
+  d.http = std::make_unique<HttpServer>(d.api, d.auth, tls, std::max(1, d.opts.io_threads), d.etcd ? 64 : 0,
+                                        d.opts.limits);
   auto bound = d.http->listen(d.host, static_cast<std::uint16_t>(port));
   if (!bound) return util::make_error(bound.error());
   d.port = *bound;

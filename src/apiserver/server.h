@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "apiserver/request_limits.h"
 #include "util/result.h"
 
 namespace ksched::apiserver {
@@ -19,7 +20,10 @@ struct Options {
   std::string kubeconfig_out;           // written on start when non-empty
   std::size_t watch_history = 100000;   // events kept for watch resumption
   int io_threads = 2;
-  int nodes = 0;                        // simulated Node objects created at start (label type=simulated)
+  // Simulated Node objects (label type=simulated) created when the cluster is new: always in
+  // memory, only on the first start of a data directory or etcd prefix (as real nodes register
+  // once, nodes a user deleted stay deleted across restarts).
+  int nodes = 0;
   std::string node_template;            // YAML/JSON Node template file for them ("" = built-in: 32 cpu, 256Gi, 110 pods)
   // Durable store in this directory (write-ahead log + snapshots, durable_log.h), with the CA, the
   // serving certificate and the admin token kept beside it so that clients' kubeconfigs survive a
@@ -32,6 +36,7 @@ struct Options {
   std::string etcd_cafile, etcd_certfile, etcd_keyfile;
   std::string etcd_prefix = "/registry";
   int etcd_compaction_interval_seconds = 300;  // 0 = never compact
+  RequestLimits limits;                   // request_limits.h: body, headers, timeouts, in flight
 };
 
 class Server {

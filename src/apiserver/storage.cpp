@@ -169,6 +169,7 @@ ObjPtr Store::get_published(int resource, std::string_view ns, std::string_view 
 
 Store::Commit Store::put(int resource, json::object& obj, std::int64_t expected_rv, std::int64_t delete_deadline) {
   Prepared p = prepare(resource, obj);
+  if (max_object_bytes_ && p.obj->json.size() > max_object_bytes_) throw ObjectTooLarge();
   p.obj->delete_deadline = delete_deadline;
   if (external_) return put_external(resource, std::move(p.obj), p.marker_pos, obj, expected_rv);
   std::string key = object_key(p.obj->ns, p.obj->name);

@@ -72,6 +72,13 @@ class StorageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A write whose object is larger than Store::max_object_bytes(); nothing was changed. The HTTP
+// layer answers as kube-apiserver does when etcd refuses the request for its size.
+class ObjectTooLarge : public StorageError {
+ public:
+  ObjectTooLarge() : StorageError("etcdserver: request is too large") {}
+};
+
 // The index kept next to each stored object: labels, and the selectable field values of its
 // resource; selectors are upstream's (api/labels.h, api/fields.h).
 using Pairs = api::StringMap;
@@ -115,6 +122,9 @@ class Store {
   // that nothing changed.
   std::int64_t resource_revision(int resource) const;
   std::uint64_t id() const { return id_; }
+  // The largest object JSON put() stores (0 = any); etcd's default request limit unless set.
+  void set_max_object_bytes(std::size_t n) { max_object_bytes_ = n; }
+  std::size_t max_object_bytes() const { return max_object_bytes_; }
   // The newest state, durable or not: what a write's read-modify-write must start from.
   ObjPtr get(int resource, std::string_view ns, std::string_view name) const;
   // The state at revision(): what a client's GET sees (only durable changes, like lists and watches).
@@ -128,6 +138,7 @@ class Store {
   // Writes `obj` (metadata.resourceVersion is set to the new revision). `expected_rv` is the
   // revision of the stored object the change was computed from; 0 means "must not exist".
   // Changed: the object moved on meanwhile (caller re-reads and retries or reports a conflict).
+  // Throws ObjectTooLarge, changing nothing, when the object's JSON exceeds max_object_bytes().
   Commit put(int resource, boost::json::object& obj, std::int64_t expected_rv, std::int64_t delete_deadline = 0);
   // Removes the object; the DELETED event carries `last` (stamped with the deletion revision).
   Commit remove(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv,
@@ -243,6 +254,7 @@ class Store {
   mutable std::vector<Table> tables_;
   std::deque<Event> history_;
   std::size_t history_limit_;
+  std::size_t max_object_bytes_ = std::size_t{3} << 19;
   std::int64_t revision_ = 0;
   std::int64_t published_ = 0;  // == revision_ without a log
   CommitLog* log_ = nullptr;
