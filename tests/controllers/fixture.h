@@ -87,7 +87,7 @@ class ControllersTest : public ServerTest {
     auto pods = binder_factory->informer_for<api::Pod>();
     auto h = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
     auto bind = [this](const informer::Ptr<api::Pod>& p) {
-      if (!p->spec.nodeName.empty() || p->metadata.deletionTimestamp) return;
+      if (!p->spec.nodeName.empty() || p->metadata.deletionTimestamp || !p->spec.schedulingGates.empty()) return;
       std::string node;
       if (p->spec.affinity && p->spec.affinity->nodeAffinity &&
           p->spec.affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution)
