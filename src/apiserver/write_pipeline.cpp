@@ -1,6 +1,7 @@
 #include "apiserver/write_pipeline.h"
 
 #include <boost/json.hpp>
+#include <cstdlib>
 
 #include "apiserver/defaults.h"
 #include "apiserver/json_access.h"

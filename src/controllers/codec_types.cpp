@@ -1,18 +1,17 @@
-// Codec instantiations for the controllers' workload types (types.h).
+// Codec instantiations for the controllers' workload types (types.h). The names are qualified:
+// inside ksched::api the unqualified Deployment would be api::Deployment.
 #include "api/codec_impl.h"
 #include "controllers/types.h"
 
-using namespace ksched::controllers;
-
-KSCHED_CODEC_INSTANTIATE_KIND(Deployment)
-KSCHED_CODEC_INSTANTIATE_KIND(ReplicaSet)
-KSCHED_CODEC_INSTANTIATE_KIND(DaemonSet)
-KSCHED_CODEC_INSTANTIATE_KIND(StatefulSet)
-KSCHED_CODEC_INSTANTIATE_KIND(ControllerRevision)
-KSCHED_CODEC_INSTANTIATE_KIND(Job)
-KSCHED_CODEC_INSTANTIATE(PodTemplateSpec)
-KSCHED_CODEC_INSTANTIATE(DeploymentStatus)
-KSCHED_CODEC_INSTANTIATE(ReplicaSetStatus)
-KSCHED_CODEC_INSTANTIATE(DaemonSetStatus)
-KSCHED_CODEC_INSTANTIATE(StatefulSetStatus)
-KSCHED_CODEC_INSTANTIATE(JobStatus)
+KSCHED_CODEC_INSTANTIATE_KIND(::ksched::controllers::Deployment)
+KSCHED_CODEC_INSTANTIATE_KIND(::ksched::controllers::ReplicaSet)
+KSCHED_CODEC_INSTANTIATE_KIND(::ksched::controllers::DaemonSet)
+KSCHED_CODEC_INSTANTIATE_KIND(::ksched::controllers::StatefulSet)
+KSCHED_CODEC_INSTANTIATE_KIND(::ksched::controllers::ControllerRevision)
+KSCHED_CODEC_INSTANTIATE_KIND(::ksched::controllers::Job)
+KSCHED_CODEC_INSTANTIATE(::ksched::controllers::PodTemplateSpec)
+KSCHED_CODEC_INSTANTIATE(::ksched::controllers::DeploymentStatus)
+KSCHED_CODEC_INSTANTIATE(::ksched::controllers::ReplicaSetStatus)
+KSCHED_CODEC_INSTANTIATE(::ksched::controllers::DaemonSetStatus)
+KSCHED_CODEC_INSTANTIATE(::ksched::controllers::StatefulSetStatus)
+KSCHED_CODEC_INSTANTIATE(::ksched::controllers::JobStatus)

@@ -1,6 +1,7 @@
 #include "controllers/controller_utils.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <random>
 

@@ -32,8 +32,9 @@ util::Result<void> decode_object(od::object obj, ObjectMetadata& out, const api:
       if (v.get_string().get(s)) return util::make_error(std::string(key) + ": expected a string");
       (key == "kind" ? out.kind : out.apiVersion) = std::string(s);
     } else if (key == "metadata") {
+      od::object mo;
       std::string_view raw;
-      if (v.raw_json().get(raw)) return util::make_error("metadata: malformed JSON");
+      if (v.get_object().get(mo) || mo.raw_json().get(raw)) return util::make_error("metadata: expected an object");
       auto m = api::decode<api::ObjectMeta>(raw, o);
       if (!m) return util::make_error("metadata." + m.error());
       out.metadata = std::move(*m);

@@ -561,7 +561,7 @@ struct Simulator::Impl {
     for (std::uint64_t tick = 0;; ++tick) {
       {
         std::unique_lock l(tmu);
-        tcv.wait_until(l, next, [&] { return stopping; });
+        tcv.wait_until(l, next, [&] { return stopping.load(); });
         if (stopping) return;
       }
       next += tick_len;
@@ -630,7 +630,7 @@ struct Simulator::Impl {
   void heartbeat_loop() {
     std::unique_lock l(tmu);
     while (!stopping) {
-      tcv.wait_for(l, opts.heartbeat_period, [&] { return stopping; });
+      tcv.wait_for(l, opts.heartbeat_period, [&] { return stopping.load(); });
       if (stopping) return;
       l.unlock();
       for (auto& n : nodes->lister().list()) enqueue("node/" + std::string(n->metadata.name));

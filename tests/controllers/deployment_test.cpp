@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <set>
 
 #include "api/helpers.h"
 #include "controllers/deployment/util.h"
@@ -165,7 +166,9 @@ TEST_F(DeploymentTest, RollingUpdateStaysWithinMaxSurge) {
     EXPECT_EQ(rs.spec.replicas.value_or(1), fresh ? 4 : 0);
   }
   for (const auto& p : pods("default", "app=web"))
-    if (!p.metadata.deletionTimestamp) EXPECT_EQ(p.spec.containers[0].image, "nginx:1.25");
+    if (!p.metadata.deletionTimestamp) {
+      EXPECT_EQ(p.spec.containers[0].image, "nginx:1.25");
+    }
 }
 
 // Upstream's Recreate: the old ReplicaSet goes to 0 and its pods are gone before the new one

@@ -124,7 +124,9 @@ TEST_F(NamespaceControllerTest, DeletesTheContentThenTheNamespace) {
   auto del = c()->remove<api::Namespace>("", "team");
   ASSERT_TRUE(del.ok()) << del.error().to_string();
   auto terminating = c()->get<api::Namespace>("", "team");
-  if (terminating) EXPECT_EQ(terminating->status.phase, "Terminating");
+  if (terminating) {
+    EXPECT_EQ(terminating->status.phase, "Terminating");
+  }
   ASSERT_TRUE(eventually([&] { return !c()->get<api::Namespace>("", "team").ok(); }));
   EXPECT_TRUE(pods("team").empty());
   auto cms = c()->list(client::ResourceRef{.resource = "configmaps", .namespace_ = "team"});

@@ -190,7 +190,9 @@ TEST_F(NodesimNet, PodsRunToCompletion) {
   EXPECT_EQ(terminated(*ok)->exitCode, 0);
   EXPECT_EQ(terminated(*ok)->reason, "Completed");
   for (const auto& cond : ok->status.conditions)
-    if (cond.type == "Ready") EXPECT_EQ(cond.status, "False");
+    if (cond.type == "Ready") {
+      EXPECT_EQ(cond.status, "False");
+    }
   auto bad = c->get<api::Pod>("default", "bad");
   ASSERT_NE(terminated(*bad), nullptr);
   EXPECT_EQ(terminated(*bad)->exitCode, 2);

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "api/helpers.h"
 #include "controllers/controller.h"
 #include "controllers/controller_utils.h"
 #include "controllers/events.h"

@@ -279,6 +279,7 @@ client::Result<DeploymentController::RSPtr> DeploymentController::new_replica_se
   rs->metadata.labels = rs->spec.template_.metadata.labels;
   rs->spec.minReadySeconds = s.d.spec.minReadySeconds;
   rs->spec.selector = s.d.spec.selector;
+  if (!rs->spec.selector) rs->spec.selector.emplace();
   rs->spec.selector->matchLabels.set(std::string(kDefaultUniqueLabelKey), hash);
   rs->spec.replicas = 0;
   rs->spec.present.set(0);  // replicas: 0 must be written, not left to default to 1

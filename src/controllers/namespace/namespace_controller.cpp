@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "api/helpers.h"
+#include "controllers/controller_utils.h"
 #include "controllers/informers.h"
 #include "controllers/metadata_informer.h"
 #include "util/log.h"

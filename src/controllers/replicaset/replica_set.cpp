@@ -1,5 +1,8 @@
 #include "controllers/replicaset/replica_set.h"
 
+#include <algorithm>
+#include <set>
+
 #include "api/helpers.h"
 #include "controllers/informers.h"
 #include "util/log.h"

@@ -201,7 +201,7 @@ api::Pod StatefulSetController::new_pod(const StatefulSet& set, const Revisions&
   auto ref = new_controller_ref(set.metadata, kApiVersion, kKind);
   api::Pod p = pod_from_template(tmpl, set.metadata.namespace_, set.metadata.name, &ref);
   std::string name = std::string(set.metadata.name) + "-" + std::to_string(ordinal);
-  p.metadata.generateName = {};
+  p.metadata.generateName = api::ThinString();
   p.metadata.name = name;
   // initIdentity: the pod-name and pod-index labels, hostname and subdomain.
   p.metadata.labels.set(std::string(kPodNameLabel), name);
