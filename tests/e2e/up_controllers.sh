@@ -20,6 +20,7 @@ fail() { echo "FAIL: $*" >&2; tail -30 "$DIR/up.log" >&2 || true; exit 1; }
 expect_eq() { [[ "$1" == "$2" ]] || fail "$3: expected '$2', got '$1'"; }
 expect_contains() { [[ "$1" == *"$2"* ]] || fail "$3: expected to find '$2' in: $1"; }
 k() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>&1; }
+kq() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>/dev/null; }  # stdout only
 # until <seconds> <command...>: retries the command every 0.2 s until it succeeds.
 until_ok() {
   local deadline=$((SECONDS + $1)); shift
@@ -28,11 +29,11 @@ until_ok() {
     sleep 0.2
   done
 }
-count() { k get pods "$@" --no-headers 2>/dev/null | grep -vc Terminating || true; }
+count() { kq get pods "$@" --no-headers | grep -vc Terminating || true; }
 count_is() { local want=$1; shift; [[ "$(count "$@")" == "$want" ]]; }
 phase_count() {  # phase_count <phase> <selector> [kubectl flags...]: pods in that phase
   local phase=$1 sel=$2; shift 2
-  k get pods -l "$sel" "$@" -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -c "^$phase$" || true
+  kq get pods -l "$sel" "$@" -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -c "^$phase$" || true
 }
 phase_is() { local want=$1; shift; [[ "$(phase_count "$@")" == "$want" ]]; }
 
@@ -147,6 +148,6 @@ out=$(k delete namespace team --timeout=60s) || fail "delete namespace: $out"
 expect_contains "$out" 'namespace "team" deleted' "delete namespace"
 out=$(k get namespace team 2>&1 || true)
 expect_contains "$out" 'namespaces "team" not found' "the namespace is gone"
-expect_eq "$(k get pods,rs,deploy,cm -n team --no-headers 2>/dev/null | grep -vc 'kube-root-ca' || true)" "0" \
+expect_eq "$(kq get pods,rs,deploy,cm -n team --no-headers | grep -vc 'kube-root-ca' || true)" "0" \
   "nothing left in the namespace"
 echo "PASS: controllers e2e"
