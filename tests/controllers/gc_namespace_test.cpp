@@ -40,8 +40,23 @@ class GarbageCollectorTest : public ControllersTest {
     auto rs = c()->create(make_rs("default", name, n));
     EXPECT_TRUE(rs.ok());
     EXPECT_TRUE(eventually([&] { return static_cast<int>(pods("default", "app=" + name).size()) == n; }));
+    collector_caught_up();
     return *rs;
   }
+  // The collector's graph has seen every pod event so far: a pod created now with a dangling
+  // owner is collected only after its listener delivered the earlier events (they come in order).
+  void collector_caught_up() {
+    auto p = pause_pod("default", "probe-" + std::to_string(++probes));
+    api::OwnerReference ref;
+    ref.apiVersion = "v1";
+    ref.kind = "ConfigMap";
+    ref.name = "absent";
+    ref.uid = "00000000-0000-0000-0000-00000000000" + std::to_string(probes % 10);
+    p.metadata.ownerReferences.push_back(ref);
+    ASSERT_TRUE(c()->create(p).ok());
+    ASSERT_TRUE(eventually([&] { return !c()->get<api::Pod>("default", p.metadata.name).ok(); }));
+  }
+  int probes = 0;
 };
 
 // Background (kubectl's default): the owner goes at once; the collector then deletes every

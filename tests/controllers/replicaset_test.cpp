@@ -103,6 +103,14 @@ TEST_F(ReplicaSetTest, ScaleDownDeletesUnassignedPodsFirst) {
     ASSERT_TRUE(c()->bind("default", ps[i].metadata.name, ps[i].metadata.uid, "n1").ok());
     bound.insert(std::string(ps[i].metadata.name));
   }
+  // The controller's cache must have seen the bindings: delete an unbound pod after them and
+  // wait for its replacement (pod events reach the controller in order).
+  std::string gone(ps[4].metadata.name);
+  ASSERT_TRUE(c()->remove<api::Pod>("default", gone).ok());
+  ASSERT_TRUE(eventually([&] {
+    auto now = pods("default", "app=web");
+    return now.size() == 5 && std::none_of(now.begin(), now.end(), [&](const api::Pod& p) { return p.metadata.name == gone; });
+  }));
   scale("web", 2);
   ASSERT_TRUE(settled("web", 2));
   std::set<std::string> left;
