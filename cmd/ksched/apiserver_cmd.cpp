@@ -108,6 +108,7 @@ int run_apiserver(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
   bool run_controllers = app.count("--controllers") > 0;
+  std::erase(controllers, std::string());  // `--controllers` given no value
   if (run_controllers && controllers.empty()) controllers = {"*"};
   if (run_controllers)
     if (auto names = ksched::controllers::enabled_controllers(controllers); !names) {

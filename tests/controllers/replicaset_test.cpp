@@ -124,6 +124,9 @@ TEST_F(ReplicaSetTest, AdoptsOrphansAndReleasesPodsItNoLongerSelects) {
   auto orphan = pause_pod("default", "stray");
   orphan.metadata.labels.set("app", "web");
   ASSERT_TRUE(c()->create(orphan).ok());
+  // The controller's cache has the orphan once it counts a pod created after it.
+  ASSERT_TRUE(c()->create(make_rs("probe", 1)).ok());
+  ASSERT_TRUE(settled("probe", 1));
   auto rs = c()->create(make_rs("web", 2));
   ASSERT_TRUE(rs.ok());
   ASSERT_TRUE(settled("web", 2));
