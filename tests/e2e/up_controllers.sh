@@ -57,6 +57,7 @@ echo "$out" | awk '{print $7}' | grep -q '^node-' || fail "pods bound to nodes: 
 out=$(k get deployment web --no-headers)
 expect_contains "$out" "5/5" "the Deployment's READY column"
 expect_eq "$(k get rs -l app=web -o name | wc -l)" "1" "one ReplicaSet"
+expect_contains "$(k get rs -l app=web)" "DESIRED   CURRENT   READY" "the ReplicaSet columns"
 
 # ---- scale up and down
 k scale deployment web --replicas=7 >/dev/null
@@ -87,6 +88,9 @@ k create job hello --image=busybox -- sh -c "sleep 1" >/dev/null
 k wait --for=condition=complete job/hello --timeout=60s >/dev/null || fail "job hello did not complete: $(k get job hello -o yaml)"
 expect_eq "$(phase_count Succeeded batch.kubernetes.io/job-name=hello)" "1" "the Job's pod Succeeded"
 expect_contains "$(k get job hello -o jsonpath='{.status.succeeded}')" "1" "status.succeeded"
+out=$(k get job hello --no-headers)
+expect_contains "$out" "Complete" "the Job's STATUS column"
+expect_contains "$out" "1/1" "the Job's COMPLETIONS column"
 
 # ---- a DaemonSet: one pod per node, and on a node added later
 cat > "$DIR/ds.yaml" <<'EOF'
@@ -102,6 +106,7 @@ EOF
 k apply -f "$DIR/ds.yaml" >/dev/null
 out=$(k rollout status daemonset/agent --timeout=60s) || fail "rollout status ds: $out"
 until_ok 30 phase_is 3 Running app=agent || fail "3 daemon pods Running"
+expect_contains "$(k get ds agent)" "UP-TO-DATE" "the DaemonSet columns"
 expect_eq "$(k get pods -l app=agent -o jsonpath='{.items[*].spec.nodeName}' | tr ' ' '\n' | sort -u | wc -l)" "3" \
   "one daemon pod per node"
 cat > "$DIR/node.yaml" <<'EOF'
@@ -138,6 +143,7 @@ out=$(k rollout status statefulset/db --timeout=60s) || fail "rollout status sts
 until_ok 10 bash -c "[[ \$(awk '!seen[\$1]++' $DIR/watch.txt | wc -l) -ge 3 ]]" || fail "the watch saw no 3 pods"
 kill "$WATCH_PID" 2>/dev/null || true; wait "$WATCH_PID" 2>/dev/null || true; WATCH_PID=""
 expect_eq "$(awk '!seen[$1]++' "$DIR/watch.txt" | tr '\n' ' ')" "db-0 db-1 db-2 " "StatefulSet pods created in order"
+expect_contains "$(k get sts db --no-headers)" "3/3" "the StatefulSet's READY column"
 
 # ---- deleting a namespace removes its objects
 k create namespace team >/dev/null
