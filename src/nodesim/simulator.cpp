@@ -124,7 +124,8 @@ struct Simulator::Impl {
 
   // Timers: when a run ends, when a failed write is retried.
   std::mutex tmu;
-  std::condition_variable tcv;
+  std::condition_variable tcv;  // the timer thread's alone: a notify_one must reach it
+  std::condition_variable scv;  // the lease and heartbeat loops' periodic waits
   using Timer = std::pair<Clock::time_point, std::string>;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers;
 
@@ -561,7 +562,7 @@ struct Simulator::Impl {
     for (std::uint64_t tick = 0;; ++tick) {
       {
         std::unique_lock l(tmu);
-        tcv.wait_until(l, next, [&] { return stopping.load(); });
+        scv.wait_until(l, next, [&] { return stopping.load(); });
         if (stopping) return;
       }
       next += tick_len;
@@ -630,7 +631,7 @@ struct Simulator::Impl {
   void heartbeat_loop() {
     std::unique_lock l(tmu);
     while (!stopping) {
-      tcv.wait_for(l, opts.heartbeat_period, [&] { return stopping.load(); });
+      scv.wait_for(l, opts.heartbeat_period, [&] { return stopping.load(); });
       if (stopping) return;
       l.unlock();
       for (auto& n : nodes->lister().list()) enqueue("node/" + std::string(n->metadata.name));
@@ -709,6 +710,7 @@ void Simulator::stop() {
   {
     std::lock_guard l(I.tmu);  // the timer loops check `stopping` under it: no wake-up is lost
     I.tcv.notify_all();
+    I.scv.notify_all();
   }
   for (auto& t : I.threads) t.join();
   I.threads.clear();
