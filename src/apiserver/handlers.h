@@ -74,6 +74,13 @@ class Api {
   // The server's bearer tokens, which TokenReview checks (none set: every review is unauthenticated).
   void set_authenticator(const TokenAuthenticator* a) { authenticator_ = a; }
   const TokenAuthenticator* authenticator() const { return authenticator_; }
+  // A controller manager runs against this server (src/controllers): a namespace being deleted
+  // waits for the namespace controller to empty and finalize it, and a delete with
+  // propagationPolicy Orphan or Foreground (or a kind's default Orphan) adds the garbage
+  // collector's finalizer, as upstream's registry does. Off: the namespace's content is deleted
+  // at once and propagationPolicy is ignored, since nothing would remove those finalizers.
+  void set_controller_manager(bool on) { controller_manager_ = on; }
+  bool controller_manager() const { return controller_manager_; }
 
   // One watch event as a newline-terminated JSON line (a one-row Table when `table`).
   std::string format_watch_item(const ResourceInfo& r, const WatchItem& it, bool table, IncludeObject include,
@@ -87,6 +94,7 @@ class Api {
   util::Clock& clock_;
   std::string server_address_ = "127.0.0.1:6443";
   const TokenAuthenticator* authenticator_ = nullptr;
+  bool controller_manager_ = false;
 };
 
 }  // namespace ksched::apiserver

@@ -134,8 +134,11 @@ struct Api::Impl {
 
   Response remove(const ResourceInfo& r, const std::string& ns, const std::string& name, const DeleteOptions& opt);
 
-  // Namespaces go Terminating, lose their content, then disappear (no namespace controller here).
+  // Namespaces go Terminating; with a controller manager the namespace controller empties and
+  // finalizes them, without one their content is deleted here and they disappear at once.
   Response delete_namespace(const ResourceInfo& r, const std::string& name, json::object obj, std::int64_t rv);
+  // Sets the garbage collector's finalizers the delete asks for; true when they changed.
+  static bool gc_finalizers(const ResourceInfo& r, json::object& meta, const DeleteOptions& opt);
 
   Response delete_one(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req);
 

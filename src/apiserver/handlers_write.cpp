@@ -23,6 +23,7 @@ std::optional<ApiError> Api::Impl::check_namespace(const std::string& ns) {
     ApiError e{403, "Forbidden", "unable to create new content in namespace " + ns + " because it is being terminated"};
     e.name = ns;
     e.kind = "namespaces";
+    e.causes.push_back(Cause{"NamespaceTerminating", e.message, "metadata.namespace"});
     return e;
   }
   return std::nullopt;
@@ -138,7 +139,12 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
                              nmeta["deletionGracePeriodSeconds"].is_int64() &&
                              nmeta["deletionGracePeriodSeconds"].get_int64() > 0;
     if (dry) return json_response(200, to_view(r, json::serialize(next)));
-    if (deleting && no_finalizers && !pod_pending_grace) {
+    // A namespace stays until its "kubernetes" finalizer is gone too (namespaces/<name>/finalize).
+    bool ns_finalizers = false;
+    if (r.group.empty() && r.plural == "namespaces")
+      if (auto* spec = obj_at(next, "spec"))
+        if (auto* f = spec->if_contains("finalizers"); f && f->is_array() && !f->get_array().empty()) ns_finalizers = true;
+    if (deleting && no_finalizers && !pod_pending_grace && !ns_finalizers) {
       auto c = store.remove(storage_id(r), ns, name, cur->rv, &next);
       if (c.status == Store::CommitStatus::Changed) continue;
       if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));

@@ -37,6 +37,9 @@ struct Options {
   std::string etcd_prefix = "/registry";
   int etcd_compaction_interval_seconds = 300;  // 0 = never compact
   RequestLimits limits;                   // request_limits.h: body, headers, timeouts, in flight
+  // A controller manager runs against this server (Api::set_controller_manager): namespaces wait
+  // for the namespace controller, and propagationPolicy adds the garbage collector's finalizers.
+  bool controller_manager = false;
 };
 
 class Server {

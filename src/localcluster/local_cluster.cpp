@@ -2,6 +2,7 @@
 
 #include "apiserver/server.h"
 #include "client/rest.h"
+#include "controllers/controller_manager.h"
 #include "nodesim/simulator.h"
 #include "scheduler/app/app.h"
 #include "scheduler/config/defaults.h"
@@ -16,6 +17,7 @@ struct LocalCluster::Impl {
   client::RestConfig rest;
   std::shared_ptr<client::RestClient> client;
   std::unique_ptr<nodesim::Simulator> simulator;
+  std::unique_ptr<controllers::ControllerManager> controllers;
   std::unique_ptr<scheduler::app::SchedulerApp> scheduler;
   bool stopped = false;
 };
@@ -37,6 +39,7 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   so.node_template = opts.node_template;
   so.data_dir = opts.data_dir;
   so.etcd_servers = opts.etcd_servers;
+  so.controller_manager = !opts.controllers.empty();
   im->server = std::make_unique<apiserver::Server>(so);
   if (auto r = im->server->start(); !r) return util::make_error("starting the API server: " + r.error());
 
@@ -54,8 +57,21 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   if (opts.run_node_simulator) {
     auto sim_client = client::RestClient::create(im->rest);
     if (!sim_client) return util::make_error("building the node simulator's client: " + sim_client.error());
-    im->simulator = std::make_unique<nodesim::Simulator>(*sim_client);
+    nodesim::Options no;
+    no.zones = opts.node_zones;
+    no.region = opts.node_region;
+    im->simulator = std::make_unique<nodesim::Simulator>(*sim_client, no);
     im->simulator->start();
+  }
+
+  if (!opts.controllers.empty()) {
+    auto cm_client = client::RestClient::create(im->rest);
+    if (!cm_client) return util::make_error("building the controllers' client: " + cm_client.error());
+    controllers::ControllerManagerOptions co;
+    co.controllers = opts.controllers;
+    auto cm = controllers::ControllerManager::start(*cm_client, co);
+    if (!cm) return util::make_error("starting the controllers: " + cm.error());
+    im->controllers = std::move(*cm);
   }
 
   if (opts.run_scheduler) {
@@ -100,6 +116,7 @@ void LocalCluster::stop() {
     impl_->scheduler->wait();
     impl_->scheduler.reset();
   }
+  if (impl_->controllers) impl_->controllers->stop();
   if (impl_->simulator) impl_->simulator->stop();
   impl_->server->stop();
 }
@@ -109,5 +126,6 @@ std::shared_ptr<client::RestClient> LocalCluster::client() const { return impl_-
 std::string LocalCluster::kubeconfig() const { return impl_->server->kubeconfig(); }
 std::string LocalCluster::url() const { return impl_->server->url(); }
 scheduler::app::SchedulerApp* LocalCluster::scheduler_app() const { return impl_->scheduler.get(); }
+controllers::ControllerManager* LocalCluster::controller_manager() const { return impl_->controllers.get(); }
 
 }  // namespace ksched::localcluster

@@ -109,6 +109,7 @@ class Runner {
       // threads can be told apart from the scheduler's.
       lo.run_scheduler = false;
       lo.run_node_simulator = false;  // like scheduler_perf: no kubelet, bound pods stay as they are
+      lo.controllers.clear();         // nor controllers
       lo.scheduler_secure_port = -1;
       lo.kubeconfig_out = o_.kubeconfig_out;
       lo.watch_history = 500000;
