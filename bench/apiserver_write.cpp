@@ -38,7 +38,8 @@ void BM_WritePipelinePodCreate(benchmark::State& state) {
   const json::object decoded = std::get<json::object>(decode_body("application/json", kPod));
   for (auto _ : state) {
     json::object obj = decoded;
-    auto err = run_write_pipeline(WriteRequest{pods, WriteVerb::Create, "", "namespace-2"}, obj, store);
+    auto err = decode_object(DecodeRequest{pods}, obj);
+    if (!err) err = run_write_pipeline(WriteRequest{pods, WriteVerb::Create, "", "namespace-2"}, obj, store);
     benchmark::DoNotOptimize(err);
     benchmark::DoNotOptimize(obj);
   }
