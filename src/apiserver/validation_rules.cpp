@@ -10,6 +10,33 @@ namespace ksched::apiserver::rules {
 
 using util::go_quote;
 
+// ---------------------------------------------------------------- paths
+
+void Path::append_to(std::string& out) const {
+  if (parent_) parent_->append_to(out);
+  switch (kind_) {
+    case Kind::Root:
+      out.append(root_);
+      break;
+    case Kind::Child:
+      if (!out.empty()) out += '.';
+      out.append(root_);
+      break;
+    case Kind::Index:
+      out.append("[").append(std::to_string(index_)).append("]");
+      break;
+    case Kind::Key:
+      out.append("[").append(root_).append("]");
+      break;
+  }
+}
+
+std::string Path::str() const {
+  std::string out;
+  append_to(out);
+  return out;
+}
+
 // ---------------------------------------------------------------- errors
 
 void Errors::required(std::string path, std::string_view detail) {
@@ -226,11 +253,11 @@ std::string inclusive_range(std::int64_t lo, std::int64_t hi) {
   return "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", inclusive";
 }
 
-void each(Errors& e, const std::vector<std::string>& msgs, const std::string& path, std::string_view value) {
+void each(Errors& e, const std::vector<std::string>& msgs, const Path& path, std::string_view value) {
   for (const auto& m : msgs) e.invalid_str(path, value, m);
 }
 
-void labels(Errors& e, const json::object& m, const std::string& path) {
+void labels(Errors& e, const json::object& m, const Path& path) {
   for (const auto& kv : m) {
     each(e, qualified_name(kv.key()), path, kv.key());
     if (kv.value().is_string()) each(e, label_value(kv.value().get_string()), path, kv.value().get_string());
@@ -306,7 +333,7 @@ bool overcommit_allowed(std::string_view n) { return is_native(n) && !is_hugepag
 
 }  // namespace
 
-void resource_name(Errors& e, std::string_view name, const std::string& path, ResourceNames which) {
+void resource_name(Errors& e, std::string_view name, const Path& path, ResourceNames which) {
   std::vector<std::string> q = qualified_name(name);
   each(e, q, path, name);
   const bool slash = name.find('/') != std::string_view::npos;
@@ -325,19 +352,20 @@ void resource_name(Errors& e, std::string_view name, const std::string& path, Re
   }
 }
 
-void resource_quantity_value(Errors& e, std::string_view name, const json::value& v,
-                             const std::string& path) {
-  std::optional<api::Quantity> q = quantity_of(v);
-  if (!q) return;  // decode refused anything that is not a quantity
-  if (q->sign() < 0) e.invalid_str(path, q->to_string(), "must be greater than or equal to 0");
-  if (is_integer_resource(name) && q->milli_value() % 1000 != 0)
-    e.invalid_str(path, q->to_string(), "must be an integer");
+void resource_quantity_value(Errors& e, std::string_view name, const json::value& v, const Path& path) {
+  // Decode left every quantity in canonical form: a negative one, and only it, starts with '-'.
+  if (!v.is_string()) return;  // decode refused anything that is not a quantity
+  std::string_view text = v.get_string();
+  if (!text.empty() && text.front() == '-') e.invalid_str(path, text, "must be greater than or equal to 0");
+  if (is_integer_resource(name))
+    if (auto q = quantity_of(v); q && q->milli_value() % 1000 != 0)
+      e.invalid_str(path, text, "must be an integer");
 }
 
 void resource_requirements(Errors& e, const json::object* limits, const json::object* requests,
-                           const std::string& path, ResourceNames which) {
+                           const Path& path, ResourceNames which) {
   bool lim_cpu_mem = false, req_cpu_mem = false, lim_huge = false, req_huge = false;
-  auto hugepage_divisible = [&](std::string_view name, const json::value& v, const std::string& p) {
+  auto hugepage_divisible = [&](std::string_view name, const json::value& v, const Path& p) {
     auto q = quantity_of(v);
     auto page = api::Quantity::parse(name.substr(10));
     bool ok = q && page && page->sign() > 0 && page->milli_value() % 1000 == 0 && page->value() > 0 &&
@@ -346,10 +374,10 @@ void resource_requirements(Errors& e, const json::object* limits, const json::ob
       e.invalid_str(p, q->to_string(),
                     q->to_string() + " is not positive integer multiple of " + std::string(name));
   };
-  const std::string lim_path = child(path, "limits"), req_path = child(path, "requests");
+  const Path lim_path = path.child("limits"), req_path = path.child("requests");
   if (limits)
     for (const auto& kv : *limits) {
-      std::string p = key(lim_path, kv.key());
+      const Path p = lim_path.key(kv.key());
       resource_name(e, kv.key(), p, which);
       resource_quantity_value(e, kv.key(), kv.value(), p);
       if (is_hugepages(kv.key())) {
@@ -360,21 +388,23 @@ void resource_requirements(Errors& e, const json::object* limits, const json::ob
     }
   if (requests)
     for (const auto& kv : *requests) {
-      std::string p = key(req_path, kv.key());
+      const Path p = req_path.key(kv.key());
       resource_name(e, kv.key(), p, which);
       resource_quantity_value(e, kv.key(), kv.value(), p);
       const json::value* lim = limits ? limits->if_contains(kv.key()) : nullptr;
-      auto rq = quantity_of(kv.value());
       if (lim) {
-        auto lq = quantity_of(*lim);
-        if (rq && lq) {
-          std::string n(kv.key());
-          if (*rq != *lq && !overcommit_allowed(n))
-            e.invalid_str(req_path, rq->to_string(),
-                          "must be equal to " + n + " limit of " + lq->to_string());
-          else if (*rq > *lq)
-            e.invalid_str(req_path, rq->to_string(),
-                          "must be less than or equal to " + n + " limit of " + lq->to_string());
+        // Equal canonical texts are equal quantities: only different ones need parsing.
+        if (*lim != kv.value()) {
+          auto rq = quantity_of(kv.value()), lq = quantity_of(*lim);
+          if (rq && lq) {
+            std::string n(kv.key());
+            if (*rq != *lq && !overcommit_allowed(n))
+              e.invalid_str(req_path, rq->to_string(),
+                            "must be equal to " + n + " limit of " + lq->to_string());
+            else if (*rq > *lq)
+              e.invalid_str(req_path, rq->to_string(),
+                            "must be less than or equal to " + n + " limit of " + lq->to_string());
+          }
         }
       } else if (!overcommit_allowed(kv.key())) {
         e.required(lim_path, "Limit must be set for non overcommitable resources");
@@ -391,7 +421,7 @@ void resource_requirements(Errors& e, const json::object* limits, const json::ob
 
 // ---------------------------------------------------------------- scheduling
 
-void taint_effect(Errors& e, std::string_view effect, bool allow_empty, const std::string& path) {
+void taint_effect(Errors& e, std::string_view effect, bool allow_empty, const Path& path) {
   if (!allow_empty && effect.empty()) {
     e.required(path);
     return;
@@ -400,45 +430,45 @@ void taint_effect(Errors& e, std::string_view effect, bool allow_empty, const st
     e.not_supported(path, go_quote(effect), {"NoSchedule", "PreferNoSchedule", "NoExecute"});
 }
 
-void tolerations(Errors& e, const json::array& ts, const std::string& path) {
+void tolerations(Errors& e, const json::array& ts, const Path& path) {
   for (std::size_t i = 0; i < ts.size(); ++i) {
     if (!ts[i].is_object()) continue;
     const json::object& t = ts[i].get_object();
-    std::string p = index(path, i);
+    const Path p = path.index(i);
     std::string_view k = sv(t, "key"), op = sv(t, "operator"), value = sv(t, "value"),
                      effect = sv(t, "effect");
-    if (!k.empty()) each(e, qualified_name(k), child(p, "key"), k);
+    if (!k.empty()) each(e, qualified_name(k), p.child("key"), k);
     if (k.empty() && op != "Exists")
       e.invalid_str(
-          child(p, "operator"), op,
+          p.child("operator"), op,
           "operator must be Exists when `key` is empty, which means \"match all values and all keys\"");
     if (has(t, "tolerationSeconds") && effect != "NoExecute")
-      e.invalid_str(child(p, "effect"), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set");
+      e.invalid_str(p.child("effect"), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set");
     if (op.empty() || op == "Equal") {
       std::vector<std::string> errs = label_value(value);
       if (!errs.empty()) {
         std::string joined;
         for (const auto& m : errs) joined.append(joined.empty() ? "" : ";").append(m);
-        e.invalid_str(child(p, "operator"), value, joined);
+        e.invalid_str(p.child("operator"), value, joined);
       }
     } else if (op == "Exists") {
       if (!value.empty())
-        e.invalid_str(child(p, "operator"), value, "value must be empty when `operator` is 'Exists'");
+        e.invalid_str(p.child("operator"), value, "value must be empty when `operator` is 'Exists'");
     } else {
-      e.not_supported(child(p, "operator"), go_quote(op), {"Equal", "Exists"});
+      e.not_supported(p.child("operator"), go_quote(op), {"Equal", "Exists"});
     }
-    if (!effect.empty()) taint_effect(e, effect, true, child(p, "effect"));
+    if (!effect.empty()) taint_effect(e, effect, true, p.child("effect"));
   }
 }
 
 namespace {
 
 // ValidateNodeSelectorRequirement (allowInvalidLabelValueInRequiredNodeAffinity = false).
-void node_selector_requirement(Errors& e, const json::object& rq, const std::string& path) {
+void node_selector_requirement(Errors& e, const json::object& rq, const Path& path) {
   std::string_view op = sv(rq, "operator");
   const json::array* values = arr(rq, "values");
   std::size_t n = values ? values->size() : 0;
-  const std::string vp = child(path, "values");
+  const Path vp = path.child("values");
   if (op == "In" || op == "NotIn") {
     if (n == 0) e.required(vp, "must be specified when `operator` is 'In' or 'NotIn'");
   } else if (op == "Exists" || op == "DoesNotExist") {
@@ -446,81 +476,83 @@ void node_selector_requirement(Errors& e, const json::object& rq, const std::str
   } else if (op == "Gt" || op == "Lt") {
     if (n != 1) e.required(vp, "must be specified single value when `operator` is 'Lt' or 'Gt'");
   } else {
-    e.invalid_str(child(path, "operator"), op, "not a valid selector operator");
+    e.invalid_str(path.child("operator"), op, "not a valid selector operator");
   }
-  each(e, qualified_name(sv(rq, "key")), child(path, "key"), sv(rq, "key"));
+  each(e, qualified_name(sv(rq, "key")), path.child("key"), sv(rq, "key"));
   if (values)
     for (std::size_t i = 0; i < values->size(); ++i)
       if ((*values)[i].is_string())
-        each(e, label_value((*values)[i].get_string()), index(vp, i), (*values)[i].get_string());
+        each(e, label_value((*values)[i].get_string()), vp.index(i), (*values)[i].get_string());
 }
 
 // ValidateNodeFieldSelectorRequirement: only metadata.name, with one value for In/NotIn.
-void node_field_selector_requirement(Errors& e, const json::object& rq, const std::string& path) {
+void node_field_selector_requirement(Errors& e, const json::object& rq, const Path& path) {
   std::string_view op = sv(rq, "operator");
   const json::array* values = arr(rq, "values");
   std::size_t n = values ? values->size() : 0;
-  const std::string vp = child(path, "values");
   if (op == "In" || op == "NotIn") {
     if (n != 1)
-      e.required(vp, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
+      e.required(path.child("values"),
+                 "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
   } else {
-    e.invalid_str(child(path, "operator"), op, "not a valid selector operator");
+    e.invalid_str(path.child("operator"), op, "not a valid selector operator");
   }
   if (sv(rq, "key") != "metadata.name")
-    e.not_supported(child(path, "key"), go_quote(sv(rq, "key")), {"metadata.name"});
+    e.not_supported(path.child("key"), go_quote(sv(rq, "key")), {"metadata.name"});
 }
 
 }  // namespace
 
-void node_selector_term(Errors& e, const json::object& term, const std::string& path) {
-  if (const json::array* m = arr(term, "matchExpressions"))
+void node_selector_term(Errors& e, const json::object& term, const Path& path) {
+  if (const json::array* m = arr(term, "matchExpressions")) {
+    const Path mp = path.child("matchExpressions");
     for (std::size_t i = 0; i < m->size(); ++i)
-      if ((*m)[i].is_object())
-        node_selector_requirement(e, (*m)[i].get_object(), index(child(path, "matchExpressions"), i));
-  if (const json::array* m = arr(term, "matchFields"))
+      if ((*m)[i].is_object()) node_selector_requirement(e, (*m)[i].get_object(), mp.index(i));
+  }
+  if (const json::array* m = arr(term, "matchFields")) {
+    const Path mp = path.child("matchFields");
     for (std::size_t i = 0; i < m->size(); ++i)
-      if ((*m)[i].is_object())
-        node_field_selector_requirement(e, (*m)[i].get_object(), index(child(path, "matchFields"), i));
+      if ((*m)[i].is_object()) node_field_selector_requirement(e, (*m)[i].get_object(), mp.index(i));
+  }
 }
 
-void node_selector(Errors& e, const json::object& ns, const std::string& path) {
+void node_selector(Errors& e, const json::object& ns, const Path& path) {
   const json::array* terms = arr(ns, "nodeSelectorTerms");
-  const std::string tp = child(path, "nodeSelectorTerms");
+  const Path tp = path.child("nodeSelectorTerms");
   if (!terms || terms->empty()) {
     e.required(tp, "must have at least one node selector term");
     return;
   }
   for (std::size_t i = 0; i < terms->size(); ++i)
-    if ((*terms)[i].is_object()) node_selector_term(e, (*terms)[i].get_object(), index(tp, i));
+    if ((*terms)[i].is_object()) node_selector_term(e, (*terms)[i].get_object(), tp.index(i));
 }
 
-void label_selector(Errors& e, const json::object& sel, const std::string& path) {
-  if (const json::array* m = arr(sel, "matchExpressions"))
+void label_selector(Errors& e, const json::object& sel, const Path& path) {
+  if (const json::array* m = arr(sel, "matchExpressions")) {
+    const Path mp = path.child("matchExpressions");
     for (std::size_t i = 0; i < m->size(); ++i) {
       if (!(*m)[i].is_object()) continue;
       const json::object& rq = (*m)[i].get_object();
-      std::string p = index(child(path, "matchExpressions"), i);
+      const Path p = mp.index(i);
+      const Path vp = p.child("values");
       std::string_view op = sv(rq, "operator");
       const json::array* values = arr(rq, "values");
       std::size_t n = values ? values->size() : 0;
       if (op == "In" || op == "NotIn") {
-        if (n == 0) e.required(child(p, "values"), "must be specified when `operator` is 'In' or 'NotIn'");
+        if (n == 0) e.required(vp, "must be specified when `operator` is 'In' or 'NotIn'");
       } else if (op == "Exists" || op == "DoesNotExist") {
-        if (n > 0)
-          e.forbidden(child(p, "values"),
-                      "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+        if (n > 0) e.forbidden(vp, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
       } else {
-        e.invalid_str(child(p, "operator"), op, "not a valid selector operator");
+        e.invalid_str(p.child("operator"), op, "not a valid selector operator");
       }
-      each(e, qualified_name(sv(rq, "key")), child(p, "key"), sv(rq, "key"));
+      each(e, qualified_name(sv(rq, "key")), p.child("key"), sv(rq, "key"));
       if (values)
         for (std::size_t j = 0; j < values->size(); ++j)
           if ((*values)[j].is_string())
-            each(e, label_value((*values)[j].get_string()), index(child(p, "values"), j),
-                 (*values)[j].get_string());
+            each(e, label_value((*values)[j].get_string()), vp.index(j), (*values)[j].get_string());
     }
-  if (const json::object* ml = obj(sel, "matchLabels")) labels(e, *ml, child(path, "matchLabels"));
+  }
+  if (const json::object* ml = obj(sel, "matchLabels")) labels(e, *ml, path.child("matchLabels"));
 }
 
 }  // namespace ksched::apiserver::rules

@@ -20,6 +20,34 @@ namespace ksched::apiserver::rules {
 namespace json = boost::json;
 
 // ---------------------------------------------------------------- paths
+// A field path ("spec.containers[0].ports[1].hostPort"), rendered only when an error names it:
+// the segments are chained on the stack, so a valid object costs no string. A child refers to its
+// parent and must not outlive it (taking a child of a temporary does not compile).
+class Path {
+ public:
+  Path(std::string_view root) : root_(root) {}
+  Path(const std::string& root) : root_(root) {}
+  Path(const char* root) : root_(root) {}
+  Path child(std::string_view name) const& { return Path(this, name, 0, Kind::Child); }
+  Path index(std::size_t i) const& { return Path(this, {}, i, Kind::Index); }
+  Path key(std::string_view k) const& { return Path(this, k, 0, Kind::Key); }
+  Path child(std::string_view) const&& = delete;
+  Path index(std::size_t) const&& = delete;
+  Path key(std::string_view) const&& = delete;
+  std::string str() const;
+  operator std::string() const { return str(); }
+
+ private:
+  enum class Kind { Root, Child, Index, Key };
+  Path(const Path* parent, std::string_view name, std::size_t i, Kind k)
+      : parent_(parent), root_(name), index_(i), kind_(k) {}
+  void append_to(std::string& out) const;
+  const Path* parent_ = nullptr;
+  std::string_view root_;  // the root's text, or this segment's name or key
+  std::size_t index_ = 0;
+  Kind kind_ = Kind::Root;
+};
+
 inline std::string child(const std::string& p, std::string_view name) {
   std::string out = p;
   if (!out.empty()) out += '.';
@@ -78,34 +106,34 @@ std::vector<std::string> env_var_name(std::string_view v);    // IsRelaxedEnvVar
 std::vector<std::string> config_map_key(std::string_view v);  // IsConfigMapKey
 std::string inclusive_range(std::int64_t lo, std::int64_t hi);
 
-void each(Errors& e, const std::vector<std::string>& msgs, const std::string& path, std::string_view value);
+void each(Errors& e, const std::vector<std::string>& msgs, const Path& path, std::string_view value);
 
 // ValidateLabels: keys as qualified names, values as label values.
-void labels(Errors& e, const json::object& m, const std::string& path);
+void labels(Errors& e, const json::object& m, const Path& path);
 
 // ---------------------------------------------------------------- resources
 enum class ResourceNames { Container, Pod, Quota, Any };
 // validateResourceName and its container/pod/quota forms.
-void resource_name(Errors& e, std::string_view name, const std::string& path, ResourceNames which);
+void resource_name(Errors& e, std::string_view name, const Path& path, ResourceNames which);
 // ValidateResourceQuantityValue: not negative, whole for integer resources.
-void resource_quantity_value(Errors& e, std::string_view name, const json::value& v, const std::string& path);
+void resource_quantity_value(Errors& e, std::string_view name, const json::value& v, const Path& path);
 // validateResourceRequirements for a container (or pod-level resources, or an overhead given as
 // the limits): names, quantities, requests within limits, hugepages.
 void resource_requirements(Errors& e, const json::object* limits, const json::object* requests,
-                           const std::string& path, ResourceNames which);
+                           const Path& path, ResourceNames which);
 
 // ---------------------------------------------------------------- scheduling
-void tolerations(Errors& e, const json::array& ts, const std::string& path);
-void taint_effect(Errors& e, std::string_view effect, bool allow_empty, const std::string& path);
+void tolerations(Errors& e, const json::array& ts, const Path& path);
+void taint_effect(Errors& e, std::string_view effect, bool allow_empty, const Path& path);
 // metav1.LabelSelector (ValidateLabelSelector).
-void label_selector(Errors& e, const json::object& sel, const std::string& path);
+void label_selector(Errors& e, const json::object& sel, const Path& path);
 // core NodeSelector (required node affinity) and its requirements.
-void node_selector(Errors& e, const json::object& ns, const std::string& path);
-void node_selector_term(Errors& e, const json::object& term, const std::string& path);
+void node_selector(Errors& e, const json::object& ns, const Path& path);
+void node_selector_term(Errors& e, const json::object& term, const Path& path);
 
 // ---------------------------------------------------------------- pods (validation_pod.cpp)
 // ValidatePodSpec under `path` ("spec", "spec.template.spec"). A template (is_pod false) may
 // leave a host-network port's hostPort 0.
-void pod_spec(Errors& e, const json::object& spec, const std::string& path, bool is_pod);
+void pod_spec(Errors& e, const json::object& spec, const Path& path, bool is_pod);
 
 }  // namespace ksched::apiserver::rules
