@@ -649,6 +649,25 @@ TEST_F(ValidationTest, EveryCreatedObjectIsAcceptedWhenPutBackUnchanged) {
   }
 }
 
+TEST_F(ValidationTest, ScaleToANegativeOrHugeReplicaCountRefused) {
+  ASSERT_EQ(call("POST", "/apis/apps/v1/namespaces/default/deployments",
+                 R"({"metadata":{"name":"d"},"spec":{"replicas":1,"selector":{"matchLabels":{"a":"b"}},)"
+                 R"("template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})")
+                .status,
+            201);
+  auto r = call("PATCH", "/apis/apps/v1/namespaces/default/deployments/d/scale", R"({"spec":{"replicas":1099511627776}})",
+                "application/merge-patch+json");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(message(r), "Scale in version \"v1\" cannot be handled as a Scale: json: cannot unmarshal number "
+                        "1099511627776 into Go struct field ScaleSpec.spec.replicas of type int32");
+  r = call("PATCH", "/apis/apps/v1/namespaces/default/deployments/d/scale", R"({"spec":{"replicas":-1}})",
+           "application/merge-patch+json");
+  EXPECT_EQ(r.status, 422);
+  EXPECT_THAT(message(r), HasSubstr("spec.replicas: Invalid value: -1: must be greater than or equal to 0"));
+  auto d = parse(call("GET", "/apis/apps/v1/namespaces/default/deployments/d"));
+  EXPECT_EQ(d["spec"].as_object()["replicas"], 1);
+}
+
 // ------------------------------------------------------------------ apiVersion and kind
 
 TEST_F(ValidationTest, BodyOfAnotherVersionOrKindIsRefused) {
