@@ -84,7 +84,10 @@ struct Api::Impl {
 
   CreateResult fail(ApiError e);
 
-  CreateResult do_create(const ResourceInfo& r, const std::string& ns, json::object& obj, bool dry);
+  // Decodes `obj` as `decode` says (nullptr: as a body without options, for the server's own
+  // objects), then creates it.
+  CreateResult do_create(const ResourceInfo& r, const std::string& ns, json::object& obj, bool dry,
+                         const DecodeRequest* decode = nullptr);
 
   // ------------------------------------------------------------ get
   Response get(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req);

@@ -63,6 +63,11 @@ Response Api::Impl::scale(const ResourceInfo& r, const std::string& ns, const st
                                       auto* spec = sc.is_object() ? obj_at(sc.get_object(), "spec") : nullptr;
                                       if (!spec || !spec->contains("replicas") || !spec->at("replicas").is_int64())
                                         return invalid(r, name, {Cause{"FieldValueRequired", "Required value", "spec.replicas"}});
+                                      // autoscaling/v1 ScaleSpec.replicas is an int32, as is the workload's.
+                                      if (std::int64_t n = spec->at("replicas").get_int64(); n < INT32_MIN || n > INT32_MAX)
+                                        return bad_request("Scale in version \"v1\" cannot be handled as a Scale: json: cannot "
+                                                           "unmarshal number " + std::to_string(n) +
+                                                           " into Go struct field ScaleSpec.spec.replicas of type int32");
                                       auto& nspec = next["spec"];
                                       if (!nspec.is_object()) nspec = json::object();
                                       nspec.get_object()["replicas"] = spec->at("replicas");

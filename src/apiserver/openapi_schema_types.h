@@ -1,13 +1,15 @@
 // Schema-only types: kinds (and sub-objects) the API server stores as plain JSON without a typed
 // struct, described in the same `describe(type_tag<T>)` form as the api structs so that the one
 // OpenAPI generator (openapi.cpp) covers them. The fields are the commonly used ones of upstream's
-// types. Private to openapi.cpp.
+// types (all of them for ConfigMap and Secret; Pod's and Node's sub-objects are in
+// openapi_core_types.h). Private to openapi.cpp.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "api/types.h"
+#include "apiserver/openapi_core_types.h"
 
 namespace ksched::apiserver::openapi {
 
@@ -25,6 +27,10 @@ using api::StringMap;
 using api::Time;
 using api::type_tag;
 
+// Go's []byte, a base64 string in JSON, and map[string][]byte (Secret data, ConfigMap binaryData).
+struct Bytes {};
+struct BytesMap {};
+
 #define KSCHED_F(name) field(#name, &T::name)
 #define KSCHED_KIND_FIELDS \
   field("apiVersion", &T::apiVersion), field("kind", &T::kind), field("metadata", &T::metadata)
@@ -33,19 +39,10 @@ using api::type_tag;
   std::string kind;         \
   ObjectMeta metadata
 
-// core/v1
-struct LocalObjectReference {
-  std::string name;
-};
-constexpr auto describe(type_tag<LocalObjectReference>) {
-  using T = LocalObjectReference;
-  return std::tuple{KSCHED_F(name)};
-}
-
 struct ConfigMap {
   KSCHED_KIND_MEMBERS;
   StringMap data;
-  StringMap binaryData;
+  BytesMap binaryData;
   std::optional<bool> immutable;
 };
 constexpr auto describe(type_tag<ConfigMap>) {
@@ -55,7 +52,7 @@ constexpr auto describe(type_tag<ConfigMap>) {
 
 struct Secret {
   KSCHED_KIND_MEMBERS;
-  StringMap data;  // base64 values
+  BytesMap data;
   StringMap stringData;
   std::string type;
   std::optional<bool> immutable;
@@ -220,13 +217,21 @@ constexpr auto describe(type_tag<WorkloadTemplate>) {
   return std::tuple{field("template", &T::template_)};
 }
 
-// Members the typed structs keep verbatim (in `extra` or as RawJson) but that are worth showing.
-struct ObjectMetaMore {
-  std::vector<RawJson> managedFields;  // ManagedFieldsEntry list, opaque here
+// Members of typed structs' `extra` that hold quantities, so that they are stored canonical.
+struct StatefulSetSpecMore {
+  std::vector<api::PersistentVolumeClaim> volumeClaimTemplates;
 };
-constexpr auto describe(type_tag<ObjectMetaMore>) {
-  using T = ObjectMetaMore;
-  return std::tuple{KSCHED_F(managedFields)};
+constexpr auto describe(type_tag<StatefulSetSpecMore>) {
+  using T = StatefulSetSpecMore;
+  return std::tuple{KSCHED_F(volumeClaimTemplates)};
+}
+
+struct PersistentVolumeClaimStatusMore {
+  ResourceList allocatedResources;
+};
+constexpr auto describe(type_tag<PersistentVolumeClaimStatusMore>) {
+  using T = PersistentVolumeClaimStatusMore;
+  return std::tuple{KSCHED_F(allocatedResources)};
 }
 
 struct NamespaceSpec {
@@ -243,59 +248,6 @@ struct NamespaceMore {
 constexpr auto describe(type_tag<NamespaceMore>) {
   using T = NamespaceMore;
   return std::tuple{KSCHED_F(spec)};
-}
-
-struct EnvVar {
-  std::string name;
-  std::string value;
-  RawJson valueFrom;
-};
-constexpr auto describe(type_tag<EnvVar>) {
-  using T = EnvVar;
-  return std::tuple{KSCHED_F(name), KSCHED_F(value), KSCHED_F(valueFrom)};
-}
-
-struct VolumeMount {
-  std::string name;
-  std::optional<bool> readOnly;
-  std::string mountPath;
-  std::string subPath;
-};
-constexpr auto describe(type_tag<VolumeMount>) {
-  using T = VolumeMount;
-  return std::tuple{KSCHED_F(name), KSCHED_F(readOnly), KSCHED_F(mountPath), KSCHED_F(subPath)};
-}
-
-struct ContainerMore {
-  std::vector<EnvVar> env;
-  std::vector<VolumeMount> volumeMounts;
-  std::string workingDir;
-  RawJson livenessProbe;
-  RawJson readinessProbe;
-  RawJson startupProbe;
-  RawJson securityContext;
-};
-constexpr auto describe(type_tag<ContainerMore>) {
-  using T = ContainerMore;
-  return std::tuple{KSCHED_F(env),
-                    KSCHED_F(volumeMounts),
-                    KSCHED_F(workingDir),
-                    KSCHED_F(livenessProbe),
-                    KSCHED_F(readinessProbe),
-                    KSCHED_F(startupProbe),
-                    KSCHED_F(securityContext)};
-}
-
-struct PodSpecMore {
-  std::vector<LocalObjectReference> imagePullSecrets;
-  std::string hostname;
-  std::string subdomain;
-  RawJson securityContext;
-};
-constexpr auto describe(type_tag<PodSpecMore>) {
-  using T = PodSpecMore;
-  return std::tuple{KSCHED_F(imagePullSecrets), KSCHED_F(hostname), KSCHED_F(subdomain),
-                    KSCHED_F(securityContext)};
 }
 
 // batch/v1
