@@ -244,36 +244,23 @@ int compare_values(Evaluator& ev, const Value& l, const Value& r, Value& err) {
     return 2;
   };
   auto cmp = [](auto x, auto y) { return x < y ? -1 : x > y ? 1 : 0; };
-  // Exact comparison of a double with an integer.
-  auto dcmp_int = [&](double d, std::int64_t i) {
-    if (d < -9223372036854775808.0) return -1;
-    if (d >= 9223372036854775808.0) return 1;
-    double t = std::trunc(d);
-    auto ti = static_cast<std::int64_t>(t);
-    if (ti != i) return ti < i ? -1 : 1;
-    return d < t ? -1 : d > t ? 1 : 0;
-  };
-  auto dcmp_uint = [&](double d, std::uint64_t u) {
-    if (d < 0) return -1;
-    if (d >= 18446744073709551616.0) return 1;
-    double t = std::trunc(d);
-    auto tu = static_cast<std::uint64_t>(t);
-    if (tu != u) return tu < u ? -1 : 1;
-    return d > t ? 1 : 0;
-  };
   switch (l.kind) {
     case ValueKind::Bool:
       if (r.kind != ValueKind::Bool) return nso();
       return cmp(static_cast<int>(l.b), static_cast<int>(r.b));
     case ValueKind::Int:
       if (r.kind == ValueKind::Int) return cmp(l.i, r.i);
-      if (r.kind == ValueKind::Uint) return l.i < 0 ? -1 : cmp(static_cast<std::uint64_t>(l.i), r.u);
-      if (r.kind == ValueKind::Double) return std::isnan(r.d) ? nan() : -dcmp_int(r.d, l.i);
+      if (r.kind == ValueKind::Uint) {
+        return (l.i < 0 || r.u > static_cast<std::uint64_t>(INT64_MAX)) ? -1 : cmp(l.i, static_cast<std::int64_t>(r.u));
+      }
+      if (r.kind == ValueKind::Double) return std::isnan(r.d) ? nan() : -compare_double_to(r.d, l);
       return nso();
     case ValueKind::Uint:
       if (r.kind == ValueKind::Uint) return cmp(l.u, r.u);
-      if (r.kind == ValueKind::Int) return r.i < 0 ? 1 : cmp(l.u, static_cast<std::uint64_t>(r.i));
-      if (r.kind == ValueKind::Double) return std::isnan(r.d) ? nan() : -dcmp_uint(r.d, l.u);
+      if (r.kind == ValueKind::Int) {
+        return (r.i < 0 || l.u > static_cast<std::uint64_t>(INT64_MAX)) ? 1 : cmp(static_cast<std::int64_t>(l.u), r.i);
+      }
+      if (r.kind == ValueKind::Double) return std::isnan(r.d) ? nan() : -compare_double_to(r.d, l);
       return nso();
     case ValueKind::Double:
       if (std::isnan(l.d)) {
@@ -281,8 +268,7 @@ int compare_values(Evaluator& ev, const Value& l, const Value& r, Value& err) {
         return nso();
       }
       if (r.kind == ValueKind::Double) return std::isnan(r.d) ? nan() : cmp(l.d, r.d);
-      if (r.kind == ValueKind::Int) return dcmp_int(l.d, r.i);
-      if (r.kind == ValueKind::Uint) return dcmp_uint(l.d, r.u);
+      if (r.kind == ValueKind::Int || r.kind == ValueKind::Uint) return compare_double_to(l.d, r);
       return nso();
     case ValueKind::String:
     case ValueKind::Bytes:

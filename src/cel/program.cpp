@@ -7,6 +7,7 @@
 #include "cel/checker.h"
 #include "cel/cost.h"
 #include "cel/parser.h"
+#include "cel/program.h"
 #include "cel/runtime.h"
 
 namespace ksched::cel {
@@ -322,7 +323,8 @@ std::string not_bool_message(const Value& v) {
 
 }  // namespace
 
-util::Result<Program, CompileError> compile(std::string_view expression, const CompileOptions& options) {
+util::Result<std::shared_ptr<Plan>, CompileError> build_plan(std::string_view expression,
+                                                              const CompileOptions& options, bool require_bool) {
   Source source(expression);
   ParseResult parsed = parse(source);
   if (!parsed.issues.empty()) {
@@ -335,7 +337,7 @@ util::Result<Program, CompileError> compile(std::string_view expression, const C
     return CompileError{CompileError::Type::Invalid, "compilation failed: " + format_issues(source, checked.issues)};
   }
   const Type& out = *checked.checked.type_of(checked.checked.ast.root);
-  if (out.kind != TypeKind::Bool && out.kind != TypeKind::Any) {
+  if (require_bool && out.kind != TypeKind::Bool && out.kind != TypeKind::Any) {
     return CompileError{CompileError::Type::Invalid,
                         "must evaluate to bool or the unknown type, not " + type_string(out)};
   }
@@ -346,8 +348,14 @@ util::Result<Program, CompileError> compile(std::string_view expression, const C
   CompileError error;
   if (!planner.run(error)) return error;
   plan->max_cost = options.estimate_cost ? estimate_cost(checked.checked).max : std::numeric_limits<std::uint64_t>::max();
+  return plan;
+}
+
+util::Result<Program, CompileError> compile(std::string_view expression, const CompileOptions& options) {
+  auto plan = build_plan(expression, options, true);
+  if (!plan.ok()) return plan.error();
   Program p;
-  p.plan_ = std::move(plan);
+  p.plan_ = std::move(*plan);
   return p;
 }
 

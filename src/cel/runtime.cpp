@@ -549,6 +549,24 @@ int Evaluator::map_find(const Value& m, const Value& key, Value& out) {
 // ---------------------------------------------------------------------------------------------
 // Equality (cel-go's types.Equal and the Equal methods it dispatches to)
 
+int compare_double_to(double d, const Value& v) {
+  if (std::isnan(d)) return 2;
+  auto cmp = [](double x, double y) { return x < y ? -1 : x > y ? 1 : 0; };
+  switch (v.kind) {
+    case ValueKind::Double: return std::isnan(v.d) ? 2 : cmp(d, v.d);
+    case ValueKind::Int:
+      // cel-go compares a double with an int as doubles, after range checks.
+      if (d < -9223372036854775808.0) return -1;
+      if (d > 9223372036854775807.0) return 1;
+      return cmp(d, static_cast<double>(v.i));
+    case ValueKind::Uint:
+      if (d < 0) return -1;
+      if (d > 18446744073709551615.0) return 1;
+      return cmp(d, static_cast<double>(v.u));
+    default: return 2;
+  }
+}
+
 Value Evaluator::equals(const Value& a, const Value& b) {
   if (a.kind == ValueKind::Null || b.kind == ValueKind::Null) return Value::boolean(a.kind == b.kind);
   switch (a.kind) {
@@ -559,27 +577,9 @@ Value Evaluator::equals(const Value& a, const Value& b) {
     case ValueKind::Double: {
       if (b.kind != ValueKind::Int && b.kind != ValueKind::Uint && b.kind != ValueKind::Double) return Value::boolean(false);
       if (a.kind == ValueKind::Double || b.kind == ValueKind::Double) {
-        // Compare a double with an integer exactly (no rounding of large integers).
-        auto cmp = [](double d, const Value& v) -> int {
-          if (std::isnan(d)) return 2;
-          if (v.kind == ValueKind::Double) return d < v.d ? -1 : d > v.d ? 1 : 0;
-          if (v.kind == ValueKind::Int) {
-            if (d < -9223372036854775808.0) return -1;
-            if (d >= 9223372036854775808.0) return 1;
-            double t = std::trunc(d);
-            auto i = static_cast<std::int64_t>(t);
-            if (i != v.i) return i < v.i ? -1 : 1;
-            return d < t ? -1 : d > t ? 1 : 0;
-          }
-          if (d < 0) return -1;
-          if (d >= 18446744073709551616.0) return 1;
-          double t = std::trunc(d);
-          auto u = static_cast<std::uint64_t>(t);
-          if (u != v.u) return u < v.u ? -1 : 1;
-          return d > t ? 1 : 0;
-        };
-        if (a.kind == ValueKind::Double) return Value::boolean(cmp(a.d, b) == 0);
-        return Value::boolean(cmp(b.d, a) == 0);
+        const Value& d = a.kind == ValueKind::Double ? a : b;
+        const Value& o = a.kind == ValueKind::Double ? b : a;
+        return Value::boolean(compare_double_to(d.d, o) == 0);
       }
       return Value::boolean(numeric_key_equal(a, b));
     }

@@ -192,6 +192,9 @@ inline void split_qualified(std::string_view name, std::string_view driver, std:
 // Number of code points in UTF-8 text (an invalid byte counts as one).
 std::uint64_t code_points(std::string_view s);
 
+// cel-go's comparison of a double with a number: -1, 0, 1, or 2 when NaN is involved.
+int compare_double_to(double d, const Value& v);
+
 // Go's %g / strconv.FormatFloat(f, 'g', -1, 64).
 void format_double(StrBuf& out, double d);
 
