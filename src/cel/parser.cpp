@@ -654,7 +654,13 @@ class Parser {
     bump();  // the expected token, after an extraneous one
   }
 
-  [[noreturn]] void report(std::int32_t offset, std::string message) { fail(offset, std::move(message)); }
+  // An error cel-go reports while building the tree: parsing goes on with an error node.
+  int report(std::int32_t offset, std::string message) {
+    issues_.push_back({offset, std::move(message)});
+    Expr e;
+    e.offset = offset;
+    return add(std::move(e));
+  }
 
   // --- rule depth (ANTLR's parse listener: depth per rule kind)
   struct RuleGuard {
@@ -662,10 +668,6 @@ class Parser {
     int rule;
     int n = 1;
     RuleGuard(Parser* parser, int r) : p(parser), rule(r) { p->enter(r); }
-    void again() {
-      p->enter(rule);
-      ++n;
-    }
     ~RuleGuard() { p->depth_[rule] -= n; }
   };
   void enter(int rule) {
@@ -804,7 +806,6 @@ class Parser {
     RuleGuard g(this, kRuleRelation);
     int lhs = parse_calc(0);
     while (const char* fn = relation_fn(cur().kind)) {
-      g.again();
       std::int32_t op = cur().offset;
       bump();
       int rhs = parse_calc(0);
@@ -838,7 +839,6 @@ class Parser {
     for (;;) {
       int prec = calc_prec(cur().kind);
       if (prec == 0 || prec < min_prec) break;
-      g.again();
       const char* fn = calc_fn(cur().kind);
       std::int32_t op = cur().offset;
       bump();
@@ -876,7 +876,11 @@ class Parser {
       bump();
       return s;
     }
-    if (cur().kind == Tok::EscIdent) report(cur().offset, "unsupported syntax: '`'");
+    if (cur().kind == Tok::EscIdent) {
+      report(cur().offset, "unsupported syntax: '`'");
+      bump();
+      return "";
+    }
     syntax_error_expecting(set_of(Tok::Ident, Tok::EscIdent));
     return escape_ident();
   }
@@ -888,14 +892,11 @@ class Parser {
     for (;;) {
       Tok k = cur().kind;
       if (k == Tok::Dot) {
-        g.again();
         std::int32_t dot = cur().offset;
         bump();
         bool opt = false;
-        std::int32_t opt_at = dot;
         if (cur().kind == Tok::Question) {
           opt = true;
-          opt_at = cur().offset;
           bump();
         }
         if (!opt && cur().kind == Tok::Ident && peek().kind == Tok::LParen) {
@@ -909,9 +910,25 @@ class Parser {
           continue;
         }
         std::int32_t id_at = cur().offset;
+        if (cur().kind != Tok::Ident && cur().kind != Tok::EscIdent) {
+          // ANTLR: "no viable alternative at input '.x'", which cel-go rewrites for the literal
+          // keywords.
+          Tok t = cur().kind;
+          if (t == Tok::True || t == Tok::False || t == Tok::Null) {
+            syntax_issue(cur().offset, "mismatched input '" + current_display() + "' expecting IDENTIFIER");
+          } else {
+            std::string seen = opt ? ".?" : ".";
+            if (t != Tok::Eof) seen += token_display(text_of(cur()));
+            syntax_issue(cur().offset, "no viable alternative at input '" + seen + "'");
+          }
+          throw ParseAbort{};
+        }
         std::string field = escape_ident();
         if (opt) {
-          if (!opts_.optional_syntax) report(opt_at, "unsupported syntax '.?'");
+          if (!opts_.optional_syntax) {
+            e = report(dot, "unsupported syntax '.?'");
+            continue;
+          }
           Literal l;
           l.kind = Literal::Kind::String;
           l.s = field;
@@ -921,17 +938,21 @@ class Parser {
           e = new_select(dot, e, std::move(field), false);
         }
       } else if (k == Tok::LBracket) {
-        g.again();
         std::int32_t open = cur().offset;
         bump();
         bool opt = false;
+        bool unsupported_index = false;
         if (cur().kind == Tok::Question) {
-          if (!opts_.optional_syntax) report(open, "unsupported syntax '[?'");
+          if (!opts_.optional_syntax) unsupported_index = true;
           opt = true;
           bump();
         }
         int index = parse_expr();
         expect(Tok::RBracket);
+        if (unsupported_index) {
+          e = report(open, "unsupported syntax '[?'");
+          continue;
+        }
         e = new_call(open, opt ? "_[?_]" : "_[_]", {e, index}, -1, 1);
       } else {
         return e;
@@ -964,8 +985,10 @@ class Parser {
         if (leading_dot) {
           bump();
           if (cur().kind != Tok::Ident) {
-            syntax_error_expecting(bit(Tok::Ident));
-            if (cur().kind != Tok::Ident) throw ParseAbort{};
+            std::string seen = ".";
+            if (cur().kind != Tok::Eof) seen += token_display(text_of(cur()));
+            syntax_issue(cur().offset, "no viable alternative at input '" + seen + "'");
+            throw ParseAbort{};
           }
         }
         // A message literal: IDENT ('.' IDENT)* '{'
@@ -980,10 +1003,10 @@ class Parser {
           bump();
           std::vector<int> args = parse_expr_list(Tok::RParen);
           expect(Tok::RParen);
-          if (is_reserved(name)) report(t.offset, "reserved identifier: " + name);
+          if (is_reserved(name)) return report(t.offset, "reserved identifier: " + name);
           return global_call_or_macro(open, (leading_dot ? "." : "") + name, std::move(args));
         }
-        if (is_reserved(name)) report(t.offset, "reserved identifier: " + name);
+        if (is_reserved(name)) return report(t.offset, "reserved identifier: " + name);
         return new_ident(id.offset, (leading_dot ? "." : "") + name);
       }
       case Tok::LParen: {
@@ -1004,8 +1027,8 @@ class Parser {
             for (;;) {
               if (cur().kind == Tok::Question) {
                 if (!opts_.optional_syntax) report(cur().offset, "unsupported syntax '?'");
+                else optionals.push_back(static_cast<int>(elems.size()));
                 bump();
-                optionals.push_back(static_cast<int>(elems.size()));
               } else if (!(bit(cur().kind) & kExprStart)) {
                 syntax_error_expecting(kExprStart | set_of(Tok::RBracket, Tok::Comma, Tok::Question));
                 continue;
@@ -1034,7 +1057,7 @@ class Parser {
               MapEntry entry;
               if (cur().kind == Tok::Question) {
                 if (!opts_.optional_syntax) report(cur().offset, "unsupported syntax '?'");
-                entry.optional = true;
+                entry.optional = opts_.optional_syntax;
                 bump();
               } else if (!(bit(cur().kind) & kExprStart)) {
                 syntax_error_expecting(kExprStart | set_of(Tok::RBrace, Tok::Comma, Tok::Question));
@@ -1065,6 +1088,16 @@ class Parser {
       case Tok::Null:
         return parse_literal();
       default:
+        if (cur().kind != Tok::Eof && !(bit(peek().kind) & kExprStart)) {
+          // ANTLR reports the mismatch, drops the token and tries again, which at the end of
+          // the input fails once more.
+          syntax_issue(cur().offset, "mismatched input '" + current_display() + "' expecting " + set_display(kExprStart));
+          bump();
+          if (cur().kind == Tok::Eof) {
+            syntax_issue(cur().offset, "mismatched input '<EOF>' expecting " + set_display(kExprStart));
+          }
+          throw ParseAbort{};
+        }
         syntax_error_expecting(kExprStart);
         return parse_primary();
     }
@@ -1092,7 +1125,7 @@ class Parser {
           StructField f;
           if (cur().kind == Tok::Question) {
             if (!opts_.optional_syntax) report(cur().offset, "unsupported syntax '?'");
-            f.optional = true;
+            f.optional = opts_.optional_syntax;
             bump();
           } else if (cur().kind != Tok::Ident && cur().kind != Tok::EscIdent) {
             syntax_error_expecting(set_of(Tok::RBrace, Tok::Comma, Tok::Question, Tok::Ident, Tok::EscIdent));
@@ -1132,7 +1165,10 @@ class Parser {
           txt.remove_prefix(2);
         }
         l.kind = Literal::Kind::Int;
-        if (!parse_int(sign + std::string(txt), base, l.i)) report(at, "invalid int literal");
+        if (!parse_int(sign + std::string(txt), base, l.i)) {
+          bump();
+          return report(at, "invalid int literal");
+        }
         break;
       }
       case Tok::Uint: {
@@ -1143,7 +1179,10 @@ class Parser {
           txt.remove_prefix(2);
         }
         l.kind = Literal::Kind::Uint;
-        if (!parse_uint(txt, base, l.u)) report(at, "invalid uint literal");
+        if (!parse_uint(txt, base, l.u)) {
+          bump();
+          return report(at, "invalid uint literal");
+        }
         break;
       }
       case Tok::Float: {
@@ -1151,7 +1190,10 @@ class Parser {
         errno = 0;
         char* end = nullptr;
         double d = std::strtod(s.c_str(), &end);
-        if (end != s.c_str() + s.size() || std::isinf(d)) report(at, "invalid double literal");
+        if (end != s.c_str() + s.size() || std::isinf(d)) {
+          bump();
+          return report(at, "invalid double literal");
+        }
         l.kind = Literal::Kind::Double;
         l.d = d;
         break;
@@ -1162,7 +1204,10 @@ class Parser {
         if (is_bytes) txt.remove_prefix(1);
         std::string err;
         l.kind = is_bytes ? Literal::Kind::Bytes : Literal::Kind::String;
-        if (!unescape(txt, is_bytes, l.s, err)) report(at, err);
+        if (!unescape(txt, is_bytes, l.s, err)) {
+          bump();
+          return report(at, err);
+        }
         break;
       }
       case Tok::True:
@@ -1195,7 +1240,7 @@ class Parser {
   int global_call_or_macro(std::int32_t at, std::string fn, std::vector<int> args) {
     if (fn == "has" && args.size() == 1) {
       const Expr& a = ast_.at(args[0]);
-      if (a.kind != ExprKind::Select) report(a.offset, "invalid argument to has() macro");
+      if (a.kind != ExprKind::Select) return report(a.offset, "invalid argument to has() macro");
       Expr sel = a;
       sel.test_only = true;
       return add(std::move(sel), 1);
@@ -1203,19 +1248,28 @@ class Parser {
     return new_call(at, std::move(fn), std::move(args));
   }
 
-  std::string iter_var_of(int arg, const char* not_ident_message) {
+  // The iteration variable of a macro; false (with the error reported) when the argument is not
+  // a usable name.
+  bool iter_var_of(int arg, const char* not_ident_message, std::string& out) {
     const Expr& a = ast_.at(arg);
-    if (a.kind != ExprKind::Ident) report(a.offset, not_ident_message);
-    if (a.name == kAccumulatorName || a.name == kLegacyAccumulatorName) {
-      report(a.offset, "iteration variable overwrites accumulator variable");
+    std::int32_t at = a.offset;
+    if (a.kind != ExprKind::Ident) {
+      report(at, not_ident_message);
+      return false;
     }
-    return a.name;
+    if (a.name == kAccumulatorName || a.name == kLegacyAccumulatorName) {
+      report(at, "iteration variable overwrites accumulator variable");
+      return false;
+    }
+    out = a.name;
+    return true;
   }
 
   int receiver_call_or_macro(std::int32_t at, const std::string& fn, int target, std::vector<int> args) {
     std::size_t n = args.size();
     if (n == 2 && (fn == "all" || fn == "exists" || fn == "exists_one" || fn == "existsOne")) {
-      std::string v = iter_var_of(args[0], "argument must be a simple name");
+      std::string v;
+      if (!iter_var_of(args[0], "argument must be a simple name", v)) return static_cast<int>(ast_.nodes.size()) - 1;
       int init, cond, step, result;
       if (fn == "all") {
         init = new_bool(at, true);
@@ -1238,7 +1292,8 @@ class Parser {
       return new_comprehension(at, target, v, kAccumulatorName, init, cond, step, result);
     }
     if ((fn == "map" && (n == 2 || n == 3)) || (fn == "filter" && n == 2)) {
-      std::string v = iter_var_of(args[0], "argument is not an identifier");
+      std::string v;
+      if (!iter_var_of(args[0], "argument is not an identifier", v)) return static_cast<int>(ast_.nodes.size()) - 1;
       int init = new_list(at, {});
       int cond = new_bool(at, true);
       int step;
@@ -1257,7 +1312,7 @@ class Parser {
       const Expr& t = ast_.at(target);
       if (t.kind == ExprKind::Ident && t.name == "cel") {
         const Expr& var = ast_.at(args[0]);
-        if (var.kind != ExprKind::Ident) report(var.offset, "cel.bind() variable names must be simple identifiers");
+        if (var.kind != ExprKind::Ident) return report(var.offset, "cel.bind() variable names must be simple identifiers");
         std::string name = var.name;
         return new_comprehension(at, new_list(at, {}), kUnusedIterVar, name, args[1], new_bool(at, false),
                                  new_ident(at, name), args[2]);
