@@ -550,10 +550,11 @@ class Parser {
     }
     std::vector<Lexer::LexError> lex_errors;
     toks_ = Lexer(text_).run(lex_errors);
-    for (const auto& e : lex_errors) {
-      syntax_issue(e.offset, "token recognition error at: '" + token_display(text_.substr(e.begin, e.end - e.begin)) + "'");
-    }
     try {
+      for (const auto& e : lex_errors) {
+        syntax_issue(e.offset,
+                     "token recognition error at: '" + token_display(text_.substr(e.begin, e.end - e.begin)) + "'");
+      }
       int root = parse_expr();
       while (cur().kind != Tok::Eof) {
         syntax_error_expecting(bit(Tok::Eof));

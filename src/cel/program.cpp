@@ -124,7 +124,7 @@ class Planner {
         }
         if (r.kind == Reference::Kind::TypeName) {
           const TypePtr& t = c_.type_of(e);
-          return constant(Value::type(runtime_type_name(*t->params[0])), e);
+          return constant(Value::type(p_.constants->copy(runtime_type_name(*t->params[0]))), e);
         }
         n.op = Op::Device;
         return add(n, {});

@@ -415,12 +415,14 @@ std::uint32_t Evaluator::map_size(const Value& m) const {
     case ValueKind::AttrDomains: return count_domains(device_->attributes, device_->driver);
     case ValueKind::CapDomains: return count_domains(device_->capacity, device_->driver);
     case ValueKind::AttrIds: {
+      if (m.flags) return 0;  // the empty map a non-string key finds
       std::uint32_t n = 0;
       for (std::size_t i = 0; i < device_->attributes.size(); ++i)
         if (first_of_id(device_->attributes, i, device_->driver, m.str())) ++n;
       return n;
     }
     case ValueKind::CapIds: {
+      if (m.flags) return 0;
       std::uint32_t n = 0;
       for (std::size_t i = 0; i < device_->capacity.size(); ++i)
         if (first_of_id(device_->capacity, i, device_->driver, m.str())) ++n;

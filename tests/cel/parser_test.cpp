@@ -201,6 +201,17 @@ TEST(Parser, KubernetesLimitsAndOptionalSyntax) {
   EXPECT_EQ(parse_errors(conj, k8s), "");
   // The optional syntax parses.
   EXPECT_EQ(parse_errors("a.?b.orValue(1) == [?x][0] && {?'k': v}.size() > 0", k8s), "");
+  // At most 100 syntax errors are kept, then one saying so, which the display (100 at most)
+  // counts as truncated, as cel-go's does (a fuzzer found this path).
+  std::string junk(150, '#');
+  std::string errors = parse_errors(junk, k8s);
+  std::size_t count = 0;
+  for (std::size_t k = errors.find("token recognition error"); k != std::string::npos;
+       k = errors.find("token recognition error", k + 1)) {
+    ++count;
+  }
+  EXPECT_EQ(count, 100u);
+  EXPECT_EQ(errors.substr(errors.size() - 28), "1 more errors were truncated");
   // Expressions over 100,000 code points are refused before parsing.
   std::string huge(100001, ' ');
   huge[0] = '1';
