@@ -307,12 +307,17 @@ Value in_aggregate(Evaluator& ev, const Value* a) {
   if (ev.is_map(hay)) {
     if (hay.kind == ValueKind::AttrDomains || hay.kind == ValueKind::CapDomains) {
       // Membership sees the real domains, not the empty map an unknown domain finds.
-      std::uint32_t n = ev.map_size(hay);
-      for (std::uint32_t i = 0; i < n; ++i) {
-        Value k = ev.map_key_at(hay, i);
-        if (needle.kind == ValueKind::String && k.str() == needle.str()) return Value::boolean(true);
-      }
-      return Value::boolean(false);
+      if (needle.kind != ValueKind::String) return Value::boolean(false);
+      const Device& d = *ev.device();
+      auto has_domain = [&](const auto& items) {
+        for (const auto& item : items) {
+          std::string_view domain, id;
+          split_qualified(item.name, d.driver, domain, id);
+          if (domain == needle.str()) return true;
+        }
+        return false;
+      };
+      return Value::boolean(hay.kind == ValueKind::AttrDomains ? has_domain(d.attributes) : has_domain(d.capacity));
     }
     Value out;
     int r = ev.map_find(hay, needle, out);

@@ -130,11 +130,31 @@ class Planner {
         return add(n, {});
       }
       case ExprKind::Select: {
+        std::int32_t operand = plan(x.operand);
         PNode n;
-        n.op = x.test_only ? Op::TestOnly : Op::Select;
         n.expr = e;
+        if (!x.test_only && p_.nodes[static_cast<std::size_t>(operand)].op == Op::Device) {
+          // A field of the device, read directly.
+          static constexpr std::pair<std::string_view, DeviceFieldId> kFields[] = {
+              {"driver", DeviceFieldId::Driver},
+              {"attributes", DeviceFieldId::Attributes},
+              {"capacity", DeviceFieldId::Capacity},
+              {"allowMultipleAllocations", DeviceFieldId::AllowMultipleAllocations}};
+          for (const auto& [name, id] : kFields) {
+            if (x.name == name) {
+              n.op = Op::DeviceField;
+              n.k = Value::integer(static_cast<std::int64_t>(id));
+              p_.nodes[static_cast<std::size_t>(operand)] = n;  // replaces the Device node
+              return operand;
+            }
+          }
+        }
+        if (!x.test_only && p_.nodes[static_cast<std::size_t>(operand)].op == Op::DomainLookup) {
+          return item_lookup(operand, Value::string(p_.constants->copy(x.name)), e);
+        }
+        n.op = x.test_only ? Op::TestOnly : Op::Select;
         n.k = Value::string(p_.constants->copy(x.name));
-        return add(n, {plan(x.operand)});
+        return add(n, {operand});
       }
       case ExprKind::Call:
         return plan_call(e);
@@ -194,7 +214,28 @@ class Planner {
     if (fn == "@not_strictly_false") return simple(Op::NotStrictlyFalse);
     if (fn == "_==_") return simple(Op::Eq);
     if (fn == "_!=_") return simple(Op::Ne);
-    if (fn == "_[_]") return simple(Op::Index);
+    if (fn == "_[_]") {
+      std::int32_t id = simple(Op::Index);
+      // device.attributes["domain"], then ["id"]: looked up directly in the device.
+      const PNode& n = p_.nodes[static_cast<std::size_t>(id)];
+      std::int32_t target = p_.kid(n, 0), key = p_.kid(n, 1);
+      const PNode& t = p_.nodes[static_cast<std::size_t>(target)];
+      const PNode& k = p_.nodes[static_cast<std::size_t>(key)];
+      if (k.op != Op::Const || k.k.kind != ValueKind::String || k.const_cost != 0) return id;
+      if (t.op == Op::DeviceField && (t.k.i == static_cast<std::int64_t>(DeviceFieldId::Attributes) ||
+                                      t.k.i == static_cast<std::int64_t>(DeviceFieldId::Capacity))) {
+        PNode d;
+        d.op = Op::DomainLookup;
+        d.expr = e;
+        d.k = k.k;
+        d.slot = t.k.i == static_cast<std::int64_t>(DeviceFieldId::Capacity) ? 1 : 0;
+        p_.nodes[static_cast<std::size_t>(id)] = d;
+        p_.nodes[static_cast<std::size_t>(id)].nkids = 0;
+        return id;
+      }
+      if (t.op == Op::DomainLookup) return item_lookup(target, k.k, e);
+      return id;
+    }
     if (fn == "_[?_]") return simple(Op::OptIndex);
     if (fn == "_?._") {
       PNode n;
@@ -212,6 +253,7 @@ class Planner {
     n.expr = e;
     n.fn = r.function;
     n.overload = r.overloads.size() == 1 ? r.overloads[0] : nullptr;
+    n.cost = cost_class(fn, n.overload);
     // Constant patterns are compiled once (cel-go's regex optimization).
     if ((fn == "matches" || fn == "find" || fn == "findAll") && kids.size() >= 2) {
       int pattern_expr = member ? (x.args.empty() ? -1 : x.args[0]) : (x.args.size() > 1 ? x.args[1] : -1);
@@ -232,6 +274,14 @@ class Planner {
     }
     std::int32_t id = add(n, kids);
     return fold(id, true);
+  }
+
+  std::int32_t item_lookup(std::int32_t domain, const Value& id, int e) {
+    PNode n;
+    n.op = Op::ItemLookup;
+    n.expr = e;
+    n.k = id;
+    return add(n, {domain});
   }
 
   // accumulator + [element], the step of map() and filter().
@@ -370,6 +420,7 @@ util::Result<bool, EvalError> Program::evaluate(const Device& device, std::uint6
   Evaluator ev(*plan_, &device, arena, plan_->cost_limit);
   Value v = ev.run();
   actual_cost = ev.cost();
+  if (v.kind == ValueKind::Bool && arena.used() <= kArenaKeepBytes) return v.b;
   util::Result<bool, EvalError> result = EvalError{};
   if (v.kind == ValueKind::Bool) {
     result = v.b;

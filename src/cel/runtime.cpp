@@ -36,10 +36,22 @@ StrBuf& StrBuf::operator<<(std::uint64_t v) {
 }
 
 std::uint64_t code_points(std::string_view s) {
-  // Every byte that is not a continuation byte starts a code point; an invalid continuation byte
-  // standing alone is one too (Go decodes it as U+FFFD).
+  // ASCII eight bytes at a time; from the first non-ASCII byte on, every byte that is not a
+  // continuation byte starts a code point, and an invalid byte counts as one (Go decodes it as
+  // U+FFFD).
   std::uint64_t n = 0;
-  for (std::size_t i = 0; i < s.size();) {
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & 0x8080808080808080ull) break;
+    n += 8;
+  }
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) {
+    ++i;
+    ++n;
+  }
+  for (; i < s.size();) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     std::size_t len = c < 0x80 ? 1 : 0;
     if (len == 0) {
@@ -642,6 +654,22 @@ Value Evaluator::eval(std::int32_t index) {
     case Op::Device:
       add_cost(1);
       return Value::of(ValueKind::Device);
+    case Op::DeviceField:
+      add_cost(2);  // the identifier and its field
+      switch (static_cast<DeviceFieldId>(n.k.i)) {
+        case DeviceFieldId::Driver: return Value::string(device_->driver);
+        case DeviceFieldId::Attributes: return Value::of(ValueKind::AttrDomains);
+        case DeviceFieldId::Capacity: return Value::of(ValueKind::CapDomains);
+        case DeviceFieldId::AllowMultipleAllocations: return Value::boolean(device_->allow_multiple_allocations);
+      }
+      return Value();
+    case Op::DomainLookup: {
+      add_cost(3);  // the identifier, its field, the index
+      Value v = n.k;
+      v.kind = n.slot ? ValueKind::CapIds : ValueKind::AttrIds;
+      return v;
+    }
+    case Op::ItemLookup: return eval_item(n);
     case Op::Local: {
       add_cost(1);
       Slot& s = slots_[n.slot];
@@ -704,6 +732,12 @@ Value Evaluator::eval(std::int32_t index) {
       // Kubernetes charges 1 for quantities and versions; cel-go the shorter operand's size.
       if (a.kind == ValueKind::Quantity || a.kind == ValueKind::Semver) {
         add_cost(1);
+      } else if (a.kind == ValueKind::String && b.kind == ValueKind::String) {
+        // ceil(min size / 10): 0 for an empty string, 1 up to ten characters.
+        std::uint64_t m = std::min(a.size, b.size) <= 10 && std::max(a.size, b.size) <= 10
+                              ? std::min(a.size, b.size)
+                              : std::min(code_points(a.str()), code_points(b.str()));
+        add_cost(m == 0 ? 0 : (m + 9) / 10);
       } else {
         std::uint64_t m = std::min(actual_size(a, *this), actual_size(b, *this));
         add_cost(static_cast<std::uint64_t>(std::ceil(static_cast<double>(m) * 0.1)));
@@ -716,182 +750,209 @@ Value Evaluator::eval(std::int32_t index) {
       return e;
     }
     case Op::Call: return eval_call(n, index);
-    case Op::List: {
-      Value* elems = arena_.make_array<Value>(n.nkids);
-      std::uint32_t count = 0;
-      for (int i = 0; i < n.nkids; ++i) {
-        Value v = eval(plan_.kid(n, i));
-        if (aborted_) return abort_error_;
-        if (v.is_error()) return v;
-        if (n.has_optionals && plan_.optional_flags[n.kids + static_cast<std::uint32_t>(i)]) {
-          if (v.kind != ValueKind::Optional) {
-            StrBuf b(arena_);
-            b << "cannot initialize optional list element from non-optional value ";
-            format(b, v);
-            return error(b.view());
-          }
-          if (!v.opt) continue;
-          v = *v.opt;
-        }
-        elems[count++] = v;
-      }
-      add_cost(10);
-      auto* l = arena_.make_array<ListValue>(1);
-      new (l) ListValue{count, elems};
-      Value out;
-      out.kind = ValueKind::List;
-      out.list = l;
-      return out;
-    }
-    case Op::Map: {
-      std::uint32_t entries = n.nkids / 2;
-      Value* keys = arena_.make_array<Value>(entries);
-      Value* vals = arena_.make_array<Value>(entries);
-      std::uint32_t count = 0;
-      for (std::uint32_t i = 0; i < entries; ++i) {
-        Value k = eval(plan_.kid(n, static_cast<int>(2 * i)));
-        if (aborted_) return abort_error_;
-        if (k.is_error()) return k;
-        Value v = eval(plan_.kid(n, static_cast<int>(2 * i + 1)));
-        if (aborted_) return abort_error_;
-        if (v.is_error()) return v;
-        bool optional = n.has_optionals && plan_.optional_flags[n.kids + 2 * i];
-        // A later entry with the same key replaces the earlier one.
-        std::uint32_t at = count;
-        for (std::uint32_t j = 0; j < count; ++j)
-          if (key_equal(keys[j], k)) at = j;
-        if (optional) {
-          if (v.kind != ValueKind::Optional) {
-            StrBuf b(arena_);
-            b << "cannot initialize optional entry '";
-            format(b, k);
-            b << "' from non-optional value ";
-            format(b, v);
-            return error(b.view());
-          }
-          if (!v.opt) {
-            if (at < count) {
-              for (std::uint32_t j = at; j + 1 < count; ++j) {
-                keys[j] = keys[j + 1];
-                vals[j] = vals[j + 1];
-              }
-              --count;
-            }
-            continue;
-          }
-          v = *v.opt;
-        }
-        keys[at] = k;
-        vals[at] = v;
-        if (at == count) ++count;
-      }
-      add_cost(30);
-      auto* m = arena_.make_array<MapValue>(1);
-      new (m) MapValue{count, keys, vals};
-      Value out;
-      out.kind = ValueKind::Map;
-      out.map = m;
-      return out;
-    }
+    case Op::List: return eval_list(n);
+    case Op::Map: return eval_map(n);
     case Op::Comprehension: return eval_comprehension(n);
-    case Op::AccuAppend: {
-      // accumulator + [element], with the accumulator owned by the comprehension.
-      Slot& s = slots_[n.slot];
-      if (!s.ready) {
-        std::int32_t init = plan_.slot_init[static_cast<std::size_t>(n.slot)];
-        s.v = init >= 0 ? eval(init) : Value();
-        s.ready = true;
-        s.capacity = 0;
-      }
-      add_cost(1);  // the accumulator's identifier
-      Value e = eval(plan_.kid(n, 0));
-      if (aborted_) return abort_error_;
-      add_cost(10 + 1);  // the one-element list and the concatenation
-      if (s.v.is_error()) return s.v;
-      if (e.is_error()) return e;
-      if (s.v.kind != ValueKind::List) return no_such_overload();
-      std::uint32_t size = s.v.list->size;
-      if (s.v.list != s.owned || s.capacity <= size) {
-        std::uint32_t cap = std::max<std::uint32_t>(8, size * 2);
-        Value* elems = arena_.make_array<Value>(cap);
-        for (std::uint32_t i = 0; i < size; ++i) elems[i] = s.v.list->elems[i];
-        auto* l = arena_.make_array<ListValue>(1);
-        new (l) ListValue{size, elems};
-        s.v.list = l;
-        s.owned = l;
-        s.capacity = cap;
-      }
-      auto* l = const_cast<ListValue*>(s.v.list);
-      const_cast<Value*>(l->elems)[size] = e;
-      l->size = size + 1;
-      return s.v;
-    }
+    case Op::AccuAppend: return eval_append(n);
   }
   return Value();
+}
+
+Value Evaluator::eval_list(const PNode& n) {
+  Value* elems = arena_.make_array<Value>(n.nkids);
+  std::uint32_t count = 0;
+  for (int i = 0; i < n.nkids; ++i) {
+    Value v = eval(plan_.kid(n, i));
+    if (aborted_) return abort_error_;
+    if (v.is_error()) return v;
+    if (n.has_optionals && plan_.optional_flags[n.kids + static_cast<std::uint32_t>(i)]) {
+      if (v.kind != ValueKind::Optional) {
+        StrBuf b(arena_);
+        b << "cannot initialize optional list element from non-optional value ";
+        format(b, v);
+        return error(b.view());
+      }
+      if (!v.opt) continue;
+      v = *v.opt;
+    }
+    elems[count++] = v;
+  }
+  add_cost(10);
+  auto* l = arena_.make_array<ListValue>(1);
+  new (l) ListValue{count, elems};
+  Value out;
+  out.kind = ValueKind::List;
+  out.list = l;
+  return out;
+}
+
+Value Evaluator::eval_map(const PNode& n) {
+  std::uint32_t entries = n.nkids / 2;
+  Value* keys = arena_.make_array<Value>(entries);
+  Value* vals = arena_.make_array<Value>(entries);
+  std::uint32_t count = 0;
+  for (std::uint32_t i = 0; i < entries; ++i) {
+    Value k = eval(plan_.kid(n, static_cast<int>(2 * i)));
+    if (aborted_) return abort_error_;
+    if (k.is_error()) return k;
+    Value v = eval(plan_.kid(n, static_cast<int>(2 * i + 1)));
+    if (aborted_) return abort_error_;
+    if (v.is_error()) return v;
+    bool optional = n.has_optionals && plan_.optional_flags[n.kids + 2 * i];
+    // A later entry with the same key replaces the earlier one.
+    std::uint32_t at = count;
+    for (std::uint32_t j = 0; j < count; ++j)
+      if (key_equal(keys[j], k)) at = j;
+    if (optional) {
+      if (v.kind != ValueKind::Optional) {
+        StrBuf b(arena_);
+        b << "cannot initialize optional entry '";
+        format(b, k);
+        b << "' from non-optional value ";
+        format(b, v);
+        return error(b.view());
+      }
+      if (!v.opt) {
+        if (at < count) {
+          for (std::uint32_t j = at; j + 1 < count; ++j) {
+            keys[j] = keys[j + 1];
+            vals[j] = vals[j + 1];
+          }
+          --count;
+        }
+        continue;
+      }
+      v = *v.opt;
+    }
+    keys[at] = k;
+    vals[at] = v;
+    if (at == count) ++count;
+  }
+  add_cost(30);
+  auto* m = arena_.make_array<MapValue>(1);
+  new (m) MapValue{count, keys, vals};
+  Value out;
+  out.kind = ValueKind::Map;
+  out.map = m;
+  return out;
+}
+
+Value Evaluator::eval_append(const PNode& n) {
+  // accumulator + [element], with the accumulator owned by the comprehension.
+  Slot& s = slots_[n.slot];
+  if (!s.ready) {
+    std::int32_t init = plan_.slot_init[static_cast<std::size_t>(n.slot)];
+    s.v = init >= 0 ? eval(init) : Value();
+    s.ready = true;
+    s.capacity = 0;
+  }
+  add_cost(1);  // the accumulator's identifier
+  Value e = eval(plan_.kid(n, 0));
+  if (aborted_) return abort_error_;
+  add_cost(10 + 1);  // the one-element list and the concatenation
+  if (s.v.is_error()) return s.v;
+  if (e.is_error()) return e;
+  if (s.v.kind != ValueKind::List) return no_such_overload();
+  std::uint32_t size = s.v.list->size;
+  if (s.v.list != s.owned || s.capacity <= size) {
+    std::uint32_t cap = std::max<std::uint32_t>(8, size * 2);
+    Value* elems = arena_.make_array<Value>(cap);
+    for (std::uint32_t i = 0; i < size; ++i) elems[i] = s.v.list->elems[i];
+    auto* l = arena_.make_array<ListValue>(1);
+    new (l) ListValue{size, elems};
+    s.v.list = l;
+    s.owned = l;
+    s.capacity = cap;
+  }
+  auto* l = const_cast<ListValue*>(s.v.list);
+  const_cast<Value*>(l->elems)[size] = e;
+  l->size = size + 1;
+  return s.v;
+}
+
+Value Evaluator::eval_item(const PNode& n) {
+  add_cost(4);  // the identifier, its field, the domain and the id
+  const PNode& d = plan_.nodes[static_cast<std::size_t>(plan_.kid(n, 0))];
+  std::string_view domain = d.k.str(), id = n.k.str();
+  if (d.slot == 0) {
+    auto i = find_item(device_->attributes, device_->driver, domain, id);
+    if (i >= 0) return attribute_value(device_->attributes[static_cast<std::size_t>(i)]);
+  } else {
+    auto i = find_item(device_->capacity, device_->driver, domain, id);
+    if (i >= 0) {
+      Value out;
+      out.kind = ValueKind::Quantity;
+      out.q = device_->capacity[static_cast<std::size_t>(i)].value;
+      return out;
+    }
+  }
+  StrBuf b(arena_);
+  b << "no such key: " << id;
+  return error(b.view());
 }
 
 Value Evaluator::qualify(const Value& operand, const Value& key, bool presence, bool& present) {
   present = false;
   if (operand.kind == ValueKind::List) {
-    std::int64_t idx = 0;
-    bool ok = false;
-    if (key.kind == ValueKind::Int) {
-      idx = key.i;
-      ok = true;
-    } else if (key.kind == ValueKind::Uint) {
-      if (key.u > static_cast<std::uint64_t>(INT64_MAX)) {
-        StrBuf b(arena_);
-        b << "unsupported index value ";
-        format(b, key);
-        b << " in list";
-        return error(b.view());
-      }
-      idx = static_cast<std::int64_t>(key.u);
-      ok = true;
-    } else if (key.kind == ValueKind::Double) {
-      double t = std::trunc(key.d);
-      if (t != key.d || !(key.d >= -9223372036854775808.0 && key.d < 9223372036854775808.0)) {
-        StrBuf b(arena_);
-        b << "unsupported index value ";
-        format(b, key);
-        b << " in list";
-        return error(b.view());
-      }
-      idx = static_cast<std::int64_t>(t);
-      ok = true;
-    }
-    if (!ok) {
-      StrBuf b(arena_);
-      b << "unsupported index type '" << type_name(key) << "' in list";
-      return error(b.view());
-    }
-    if (idx >= 0 && static_cast<std::uint64_t>(idx) < operand.list->size) {
-      present = true;
-      return operand.list->elems[idx];
-    }
-    if (presence) return Value();
+std::int64_t idx = 0;
+bool ok = false;
+if (key.kind == ValueKind::Int) {
+  idx = key.i;
+  ok = true;
+} else if (key.kind == ValueKind::Uint) {
+  if (key.u > static_cast<std::uint64_t>(INT64_MAX)) {
     StrBuf b(arena_);
-    b << "index out of bounds: ";
+    b << "unsupported index value ";
     format(b, key);
+    b << " in list";
     return error(b.view());
   }
+  idx = static_cast<std::int64_t>(key.u);
+  ok = true;
+} else if (key.kind == ValueKind::Double) {
+  double t = std::trunc(key.d);
+  if (t != key.d || !(key.d >= -9223372036854775808.0 && key.d < 9223372036854775808.0)) {
+    StrBuf b(arena_);
+    b << "unsupported index value ";
+    format(b, key);
+    b << " in list";
+    return error(b.view());
+  }
+  idx = static_cast<std::int64_t>(t);
+  ok = true;
+}
+if (!ok) {
+  StrBuf b(arena_);
+  b << "unsupported index type '" << type_name(key) << "' in list";
+  return error(b.view());
+}
+if (idx >= 0 && static_cast<std::uint64_t>(idx) < operand.list->size) {
+  present = true;
+  return operand.list->elems[idx];
+}
+if (presence) return Value();
+StrBuf b(arena_);
+b << "index out of bounds: ";
+format(b, key);
+return error(b.view());
+  }
   if (is_map(operand)) {
-    // The device's attribute maps find every domain (an unknown one as an empty map).
-    Value out;
-    if (presence && operand.kind == ValueKind::AttrDomains) {
-      present = true;
-      map_find(operand, key, out);
-      return out;
-    }
-    int r = map_find(operand, key, out);
-    if (r < 0) return out;
-    if (r == 1) {
-      present = true;
-      return out;
-    }
-    if (presence) return Value();
+// The device's attribute maps find every domain (an unknown one as an empty map).
+Value out;
+if (presence && operand.kind == ValueKind::AttrDomains) {
+  present = true;
+  map_find(operand, key, out);
+  return out;
+}
+int r = map_find(operand, key, out);
+if (r < 0) return out;
+if (r == 1) {
+  present = true;
+  return out;
+}
+if (presence) return Value();
   } else if (presence) {
-    return Value();  // presence tests on other values are false
+return Value();  // presence tests on other values are false
   }
   StrBuf b(arena_);
   b << "no such key: ";
@@ -1031,48 +1092,57 @@ std::uint64_t traversal_cost(Evaluator& ev, const Value& v) {
 }
 }  // namespace
 
-std::uint64_t Evaluator::call_cost(const PNode& n, const OverloadDecl* o, const Value* args, std::size_t nargs,
-                                   const Value& result) {
-  std::string_view fn = n.fn->name;
-  auto size = [&](std::size_t i) { return i < nargs ? actual_size(args[i], *this) : 1; };
-  // The Kubernetes library's CostEstimator.CallCost, by function name.
+CostClass cost_class(std::string_view fn, const OverloadDecl* o) {
+  // The Kubernetes library's CallCost decides by function name first.
   if (fn == "isSorted" || fn == "sum" || fn == "max" || fn == "min" || fn == "indexOf" || fn == "lastIndexOf") {
-    return nargs > 0 ? traversal_cost(*this, args[0]) : 0;
+    return CostClass::Traversal;
   }
-  if (fn == "lowerAscii" || fn == "upperAscii" || fn == "substring" || fn == "trim") return ceil_tenth(size(0));
-  if (fn == "replace" || fn == "split") {
-    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(size(0)) * 2 * 0.1));
-  }
-  if (fn == "join") return static_cast<std::uint64_t>(std::ceil(static_cast<double>(actual_size(result, *this)) * 2 * 0.1));
-  if ((fn == "find" || fn == "findAll") && nargs >= 2) {
-    std::uint64_t str = static_cast<std::uint64_t>(std::ceil((1.0 + static_cast<double>(size(0))) * 0.1));
-    std::uint64_t re = static_cast<std::uint64_t>(std::ceil(static_cast<double>(size(1)) * 0.25));
-    return str * re;
-  }
-  if (fn == "quantity" || fn == "isQuantity" || fn == "semver" || fn == "isSemver") return ceil_tenth(size(0));
-  if (fn == "sign" || fn == "asInteger" || fn == "isInteger" || fn == "asApproximateFloat" || fn == "isGreaterThan" ||
-      fn == "isLessThan" || fn == "compareTo" || fn == "add" || fn == "sub" || fn == "major" || fn == "minor" ||
-      fn == "patch") {
-    return 1;
-  }
-  // cel-go's defaults, by the overload the checker resolved.
+  if (fn == "lowerAscii" || fn == "upperAscii" || fn == "substring" || fn == "trim") return CostClass::Tenth;
+  if (fn == "replace" || fn == "split") return CostClass::TwoTenths;
+  if (fn == "join") return CostClass::JoinResult;
+  if (fn == "find" || fn == "findAll") return CostClass::FindRegex;
+  if (fn == "quantity" || fn == "isQuantity" || fn == "semver" || fn == "isSemver") return CostClass::Tenth;
+  // cel-go's defaults, by the overload the checker resolved (none: O(1)).
   std::string_view id = o ? std::string_view(o->id) : std::string_view();
+  if (id == "list_sets_contains_list" || id == "list_sets_intersects_list") return CostClass::Sets1;
+  if (id == "list_sets_equivalent_list") return CostClass::Sets2;
   if (id == "starts_with_string" || id == "ends_with_string" || id == "string_to_bytes" || id == "bytes_to_string" ||
       id == "strings_quote") {
-    return ceil_tenth(size(0));
+    return CostClass::Tenth;
   }
-  if (id == "in_list") return size(1);
+  if (id == "in_list") return CostClass::InList;
   if (id == "less_string" || id == "greater_string" || id == "less_equals_string" || id == "greater_equals_string" ||
       id == "less_bytes" || id == "greater_bytes" || id == "less_equals_bytes" || id == "greater_equals_bytes") {
-    return ceil_tenth(std::min(size(0), size(1)));
+    return CostClass::MinTenth;
   }
-  if (id == "add_string" || id == "add_bytes") return ceil_tenth(size(0) + size(1));
-  if (id == "matches_string") {
-    std::uint64_t str = static_cast<std::uint64_t>(std::ceil((1.0 + static_cast<double>(size(0))) * 0.1));
-    std::uint64_t re = static_cast<std::uint64_t>(std::ceil(static_cast<double>(size(1)) * 0.25));
-    return str * re;
+  if (id == "add_string" || id == "add_bytes") return CostClass::SumTenth;
+  if (id == "matches_string") return CostClass::FindRegex;
+  if (id == "contains_string") return CostClass::ContainsProduct;
+  return CostClass::One;
+}
+
+std::uint64_t Evaluator::call_cost(const PNode& n, const Value* args, std::size_t nargs, const Value& result) {
+  auto size = [&](std::size_t i) { return i < nargs ? actual_size(args[i], *this) : 1; };
+  switch (n.cost) {
+    case CostClass::One: return 1;
+    case CostClass::Traversal: return nargs > 0 ? traversal_cost(*this, args[0]) : 0;
+    case CostClass::Tenth: return ceil_tenth(size(0));
+    case CostClass::TwoTenths: return static_cast<std::uint64_t>(std::ceil(static_cast<double>(size(0)) * 2 * 0.1));
+    case CostClass::JoinResult:
+      return static_cast<std::uint64_t>(std::ceil(static_cast<double>(actual_size(result, *this)) * 2 * 0.1));
+    case CostClass::FindRegex: {
+      if (nargs < 2) return 1;
+      std::uint64_t str = static_cast<std::uint64_t>(std::ceil((1.0 + static_cast<double>(size(0))) * 0.1));
+      std::uint64_t re = static_cast<std::uint64_t>(std::ceil(static_cast<double>(size(1)) * 0.25));
+      return str * re;
+    }
+    case CostClass::InList: return size(1);
+    case CostClass::MinTenth: return ceil_tenth(std::min(size(0), size(1)));
+    case CostClass::SumTenth: return ceil_tenth(size(0) + size(1));
+    case CostClass::ContainsProduct: return ceil_tenth(size(0)) * ceil_tenth(size(1));
+    case CostClass::Sets1: return 1 + size(0) * size(1);
+    case CostClass::Sets2: return 1 + 2 * size(0) * size(1);
   }
-  if (id == "contains_string") return ceil_tenth(size(0)) * ceil_tenth(size(1));
   return 1;
 }
 
@@ -1092,7 +1162,7 @@ Value Evaluator::eval_call(const PNode& n, std::int32_t index) {
   // Strict: the first error argument is the result.
   for (std::size_t i = 0; i < nargs; ++i) {
     if (args[i].is_error()) {
-      add_cost(call_cost(n, chosen, args, nargs, args[i]));
+      add_cost(call_cost(n, args, nargs, args[i]));
       return args[i];
     }
   }
@@ -1124,7 +1194,7 @@ Value Evaluator::eval_call(const PNode& n, std::int32_t index) {
       result = no_such_overload_call(fn.name, args, nargs);
     }
   }
-  add_cost(call_cost(n, chosen, args, nargs, result));
+  add_cost(call_cost(n, args, nargs, result));
   return result;
 }
 

@@ -25,6 +25,9 @@ namespace ksched::cel {
 enum class Op : std::uint8_t {
   Const,
   Device,
+  DeviceField,    // device.driver, .attributes, .capacity, .allowMultipleAllocations (k.i: DeviceFieldId)
+  DomainLookup,   // device.attributes["domain"] or device.capacity["domain"] (k: the domain; slot 1: capacity)
+  ItemLookup,     // device.attributes["domain"].id and the like (k: the id; kid 0: its DomainLookup)
   Local,          // a comprehension or cel.bind variable (slot)
   Select,         // operand.field
   TestOnly,       // has(operand.field)
@@ -45,8 +48,28 @@ enum class Op : std::uint8_t {
   AccuAppend,     // accumulator + [element] of map() and filter(), appended in place
 };
 
+enum class DeviceFieldId : std::uint8_t { Driver, Attributes, Capacity, AllowMultipleAllocations };
+
+// How a call's runtime cost is counted: cel-go's CostTracker.costCall and the Kubernetes
+// library's CallCost, decided once per call site from its function and overload.
+enum class CostClass : std::uint8_t {
+  One,              // O(1)
+  Traversal,        // isSorted, sum, min, max, indexOf, lastIndexOf: the argument's traversal cost
+  Tenth,            // size(arg0) * 0.1: lowerAscii, quantity(), startsWith, string_to_bytes, ...
+  TwoTenths,        // size(arg0) * 0.2: replace, split
+  JoinResult,       // size(result) * 0.2
+  FindRegex,        // find, findAll, matches (member): (1 + size(arg0)) * 0.1 * size(arg1) * 0.25
+  InList,           // size(arg1)
+  MinTenth,         // string and bytes comparisons: min size * 0.1
+  SumTenth,         // string and bytes concatenation: (size(arg0) + size(arg1)) * 0.1
+  ContainsProduct,  // size(arg0) * 0.1 * size(arg1) * 0.1
+  Sets1,            // sets.contains, sets.intersects: 1 + size(arg0) * size(arg1)
+  Sets2,            // sets.equivalent: 1 + 2 * size(arg0) * size(arg1)
+};
+
 struct PNode {
   Op op = Op::Const;
+  CostClass cost = CostClass::One;  // Call
   std::uint8_t nkids = 0;
   bool has_optionals = false;     // List/Map: some elements/entries are `?x`
   std::uint32_t kids = 0;         // first child index in Plan::kids
@@ -156,14 +179,18 @@ class Evaluator {
   };
 
   void abort_cost();
-  Value eval_call(const PNode& n, std::int32_t index);
-  Value eval_comprehension(const PNode& n);
+  [[gnu::noinline]] Value eval_call(const PNode& n, std::int32_t index);
+  [[gnu::noinline]] Value eval_comprehension(const PNode& n);
+  // Cold cases of eval, kept out of its frame.
+  [[gnu::noinline]] Value eval_list(const PNode& n);
+  [[gnu::noinline]] Value eval_map(const PNode& n);
+  [[gnu::noinline]] Value eval_append(const PNode& n);
+  Value eval_item(const PNode& n);
   Value eval_select(const PNode& n, bool test_only, bool optional);
   Value eval_index(const PNode& n, bool optional);
   Value qualify(const Value& operand, const Value& key, bool presence, bool& present);
   Value attribute_value(const DeviceAttribute& a);
-  std::uint64_t call_cost(const PNode& n, const OverloadDecl* o, const Value* args, std::size_t nargs,
-                          const Value& result);
+  std::uint64_t call_cost(const PNode& n, const Value* args, std::size_t nargs, const Value& result);
 
   const Plan& plan_;
   const Device* device_;
@@ -191,6 +218,9 @@ inline void split_qualified(std::string_view name, std::string_view driver, std:
 
 // Number of code points in UTF-8 text (an invalid byte counts as one).
 std::uint64_t code_points(std::string_view s);
+
+// The cost class of a call to `function` resolved to `overload` (null when several may apply).
+CostClass cost_class(std::string_view function, const OverloadDecl* overload);
 
 // cel-go's comparison of a double with a number: -1, 0, 1, or 2 when NaN is involved.
 int compare_double_to(double d, const Value& v);
