@@ -40,8 +40,9 @@ inline constexpr std::size_t kSelectorMaxLength = 10 * 1024;
 
 struct CompileOptions {
   // The environment for expressions already stored (every field and function of the current
-  // version) rather than new ones (what the previous version also accepts).
-  bool stored_expression = false;
+  // version; upstream's default, which the scheduler uses) rather than new ones (what the
+  // previous version also accepts; the API server's choice for a new or changed expression).
+  bool stored_expression = true;
   // The DRAConsumableCapacity feature gate: declares device.allowMultipleAllocations for new
   // expressions (stored ones always have it).
   bool consumable_capacity = false;
@@ -81,6 +82,7 @@ class Program {
   std::uint64_t max_cost() const;
 
  private:
+  Program() = default;  // made by compile() only
   friend util::Result<Program, CompileError> compile(std::string_view, const CompileOptions&);
   std::shared_ptr<const Plan> plan_;
 };
@@ -113,7 +115,7 @@ util::Result<void, EvalError> check_device(const Device& device);
 // time. Failed compilations are not cached, as upstream's cache does not keep them.
 class Cache {
  public:
-  explicit Cache(std::size_t max_entries, CompileOptions options = {.estimate_cost = false});
+  explicit Cache(std::size_t max_entries, CompileOptions options = {.stored_expression = true, .estimate_cost = false});
   util::Result<Program, CompileError> get_or_compile(std::string_view expression);
   std::size_t size() const;
 

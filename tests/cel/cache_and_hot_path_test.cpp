@@ -17,6 +17,8 @@
 namespace {
 // Heap allocations made by this thread (all of operator new's forms that the layer uses).
 thread_local std::size_t t_allocations = 0;
+// Out of line so that the compiler does not pair the replaced operators with malloc/free itself.
+[[gnu::noinline]] void release(void* p) noexcept { std::free(p); }
 }  // namespace
 
 void* operator new(std::size_t n) {
@@ -44,16 +46,16 @@ void* operator new(std::size_t n, std::align_val_t a) {
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
 
 namespace ksched::cel {
 namespace {
@@ -120,8 +122,12 @@ TEST(Cache, ReturnsTheCompiledProgram) {
 TEST(Cache, IsBoundedAndDropsTheLeastRecentlyUsed) {
   Cache cache(3);
   auto expr = [](int i) { return "device.driver == \"" + std::to_string(i) + "\""; };
-  const char* first = cache.get_or_compile(expr(0))->expression().data();
-  const char* second = cache.get_or_compile(expr(1))->expression().data();
+  // The programs are kept here, so that their plans' addresses cannot be reused.
+  auto p0 = cache.get_or_compile(expr(0));
+  auto p1 = cache.get_or_compile(expr(1));
+  ASSERT_TRUE(p0.ok() && p1.ok());
+  const char* first = p0->expression().data();
+  const char* second = p1->expression().data();
   ASSERT_TRUE(cache.get_or_compile(expr(2)).ok());
   ASSERT_TRUE(cache.get_or_compile(expr(0)).ok());  // now most recent
   ASSERT_TRUE(cache.get_or_compile(expr(3)).ok());  // drops 1
@@ -137,10 +143,10 @@ TEST(Cache, ConcurrentCallersShareOneCompilation) {
   std::vector<std::map<int, const char*>> seen(kThreads);
   std::atomic<int> failures{0};
   TestDevice d = gpu();
+  const Device view = d.view();  // read-only from here on
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      Device view = d.view();
       for (int round = 0; round < 3; ++round) {
         for (int i = 0; i < kExpressions; ++i) {
           int k = (i + t) % kExpressions;

@@ -79,8 +79,9 @@ TEST(Checker, DeviceDeclarations) {
   EXPECT_EQ(compile_error("[true]"), "must evaluate to bool or the unknown type, not list(bool)");
   // allowMultipleAllocations: stored expressions always, new ones with DRAConsumableCapacity.
   EXPECT_EQ(compile_error("device.allowMultipleAllocations", {.stored_expression = true}), "");
-  EXPECT_EQ(compile_error("device.allowMultipleAllocations", {.consumable_capacity = true}), "");
-  EXPECT_EQ(compile_error("device.allowMultipleAllocations", {}),
+  EXPECT_EQ(compile_error("device.allowMultipleAllocations", {.stored_expression = false, .consumable_capacity = true}),
+            "");
+  EXPECT_EQ(compile_error("device.allowMultipleAllocations", {.stored_expression = false}),
             "compilation failed: ERROR: <input>:1:7: undefined field 'allowMultipleAllocations'\n"
             " | device.allowMultipleAllocations\n | ......^");
 }

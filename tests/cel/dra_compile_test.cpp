@@ -139,8 +139,12 @@ device.attributes["dra.example.com"]["version"].isGreaterThan(semver("0.0.1"))
                K::Match, "", 3, {.consumable_capacity = true}});
   c.push_back({"allow_multiple_allocations_false", "device.allowMultipleAllocations == false",
                TestDevice(d).allow_multiple(false), K::Match, "", 3, {.consumable_capacity = true}});
+  c.push_back({"allow_multiple_allocations_new", "device.allowMultipleAllocations == false",
+               TestDevice(d).allow_multiple(false), K::Match, "", 3,
+               {.stored_expression = false, .consumable_capacity = true}});
   c.push_back({"allow_multiple_allocations_disabled", "device.allowMultipleAllocations == false", TestDevice(d),
-               K::CompileError, "undefined field 'allowMultipleAllocations'", 0, {.consumable_capacity = false}});
+               K::CompileError, "undefined field 'allowMultipleAllocations'", 0,
+               {.stored_expression = false, .consumable_capacity = false}});
   return c;
 }
 
