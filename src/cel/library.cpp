@@ -1402,7 +1402,7 @@ bool is_unsupported_function(std::string_view name) {
       "format.labelValue", "format.uri", "format.uuid", "format.byte", "format.date", "format.datetime", "validate",
       // Lists extension (version 3) and two-variable comprehensions.
       "slice", "flatten", "sort", "sortBy", "lists.range", "distinct", "transformList", "transformMap",
-      "transformMapEntry", "all", "exists", "existsOne", "optMap", "optFlatMap",
+      "transformMapEntry", "all", "exists", "existsOne",
   };
   for (auto n : kNames)
     if (n == name) return true;

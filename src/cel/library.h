@@ -5,8 +5,8 @@
 // Included: cel-go's standard library without timestamps and durations (with Kubernetes'
 // cross-type numeric comparisons), the Kubernetes libraries for quantities, semantic versions,
 // regular expressions (find, findAll) and lists (isSorted, sum, min, max, indexOf, lastIndexOf),
-// cel-go's strings extension (version 2), sets extension, lists extension (version 3, without
-// sortBy) and optional types. Names of functions of the upstream environment that are left out
+// cel-go's strings extension (version 2), sets extension and optional types (with the optMap
+// and optFlatMap macros). Names of functions of the upstream environment that are left out
 // (timestamps, durations, string formatting, URLs, IP addresses, CIDRs, Kubernetes formats) are
 // known to the checker, which refuses them with a message saying so instead of "undeclared".
 #pragma once

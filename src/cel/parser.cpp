@@ -1319,7 +1319,43 @@ class Parser {
                                  new_ident(at, name), args[2]);
       }
     }
+    if ((fn == "optMap" || fn == "optFlatMap") && n == 2) {
+      // target.hasValue() ? optional.of(cel.bind(v, target.value(), e)) : optional.none(), and
+      // without optional.of() for optFlatMap (cel-go's optional library macros).
+      const Expr& var = ast_.at(args[0]);
+      if (var.kind != ExprKind::Ident) {
+        return report(var.offset, fn + "() variable name must be a simple identifier");
+      }
+      std::string name = var.name;
+      int has = new_call(at, "hasValue", {}, target, 1);
+      int value = new_call(at, "value", {}, copy_subtree(target), 1);
+      int bind = new_comprehension(at, new_list(at, {}), kUnusedIterVar, name, value, new_bool(at, false),
+                                   new_ident(at, name), args[1]);
+      int then = fn == "optMap" ? new_call(at, "optional.of", {bind}) : bind;
+      return new_call(at, "_?_:_", {has, then, new_call(at, "optional.none", {})}, -1, 1);
+    }
     return new_call(at, fn, std::move(args), target, 1);
+  }
+
+  // A deep copy of a subtree (cel-go's ExprHelper.Copy): macros that use an expression twice.
+  int copy_subtree(int i) {
+    if (i < 0) return -1;
+    Expr e = ast_.at(i);
+    e.operand = copy_subtree(e.operand);
+    for (int& a : e.args) a = copy_subtree(a);
+    for (auto& m : e.entries) {
+      m.key = copy_subtree(m.key);
+      m.value = copy_subtree(m.value);
+    }
+    for (auto& f : e.fields) f.value = copy_subtree(f.value);
+    if (e.kind == ExprKind::Comprehension) {
+      e.iter_range = copy_subtree(e.iter_range);
+      e.accu_init = copy_subtree(e.accu_init);
+      e.loop_condition = copy_subtree(e.loop_condition);
+      e.loop_step = copy_subtree(e.loop_step);
+      e.result = copy_subtree(e.result);
+    }
+    return add(std::move(e), weight_[static_cast<std::size_t>(i)]);
   }
 
   // cel-go's visitor depth: selections, calls on a receiver, indexes, relations, arithmetic and
