@@ -353,8 +353,6 @@ class Checker {
     set_type(i, substitute(mappings_, result, false));
   }
 
-  std::string device_fields_error_name(const std::string& field) { return "undefined field '" + field + "'"; }
-
   TypePtr check_select_field(int i, int operand, const std::string& field, bool optional) {
     check(operand);
     TypePtr operand_type = substitute(mappings_, type_of(operand), false);
@@ -369,7 +367,7 @@ class Checker {
         if (TypePtr ft = struct_field(*target, field)) {
           result = ft;
         } else {
-          error(node(i).offset, device_fields_error_name(field));
+          error(node(i).offset, "undefined field '" + field + "'");
         }
         break;
       case TypeKind::TypeParam:

@@ -84,9 +84,6 @@ Runes runes_of(Evaluator& ev, std::string_view s) {
   return r;
 }
 
-// Go's %d.
-void put_int(StrBuf& b, std::int64_t v) { b << v; }
-
 // ---------------------------------------------------------------------------------------------
 // Arithmetic and comparison (singletons, as cel-go's trait-based bindings)
 
@@ -754,7 +751,7 @@ Value semver_patch(Evaluator&, const Value* a) { return Value::integer(static_ca
 Value index_error(Evaluator& ev, std::int64_t i) {
   StrBuf b(ev.arena());
   b << "index out of range: ";
-  put_int(b, i);
+  b << i;
   return ev.error(b.view());
 }
 
@@ -922,9 +919,9 @@ Value substring_range(Evaluator& ev, const Value* a) {
   if (start > end) {
     StrBuf b(ev.arena());
     b << "invalid substring range. start: ";
-    put_int(b, start);
+    b << start;
     b << ", end: ";
-    put_int(b, end);
+    b << end;
     return ev.error(b.view());
   }
   if (start < 0 || static_cast<std::uint64_t>(start) > r.count) return index_error(ev, start);

@@ -55,27 +55,45 @@ class Planner {
     n.k = v;
     n.const_cost = cost;
     n.expr = e;
-    return add(n, {});
+    std::int32_t id = add(n, {});
+    mark_go_const(id);
+    return id;
   }
 
   bool is_const(std::int32_t n) const { return p_.nodes[static_cast<std::size_t>(n)].op == Op::Const; }
 
   // Evaluates a node whose children are constants once, at compile time, keeping its cost to
   // charge when the constant is read (cel-go evaluates these calls on every run).
-  std::int32_t fold(std::int32_t n, bool keep_cost) {
+  std::int32_t fold(std::int32_t n, bool keep_cost, bool conversion = false) {
     const PNode& node = p_.nodes[static_cast<std::size_t>(n)];
     for (int i = 0; i < node.nkids; ++i)
       if (!is_const(p_.kid(node, i))) return n;
     Evaluator ev(p_, nullptr, *p_.constants, std::numeric_limits<std::uint64_t>::max());
     Value v = ev.eval(n);
-    if (v.is_error()) return n;
+    if (v.is_error()) {
+      // cel-go fails the program when a conversion of a constant fails.
+      if (conversion) fail(CompileError::Type::Internal, "program instantiation failed: " + std::string(v.err->message));
+      return n;
+    }
     PNode k;
     k.op = Op::Const;
     k.k = v;
     k.const_cost = keep_cost ? ev.cost() : 0;
     k.expr = node.expr;
     p_.nodes[static_cast<std::size_t>(n)] = k;
+    if (!keep_cost) mark_go_const(n);
     return n;
+  }
+
+  // cel-go's constants: literals, type names, lists and maps of constants, conversions of
+  // constants, `in` an empty constant list. Other calls of constants are folded here too, but
+  // cel-go evaluates (and charges for) them on every run, so its optimizations do not see them.
+  void mark_go_const(std::int32_t n) {
+    if (go_const_.size() <= static_cast<std::size_t>(n)) go_const_.resize(static_cast<std::size_t>(n) + 1, 0);
+    go_const_[static_cast<std::size_t>(n)] = 1;
+  }
+  bool go_const(std::int32_t n) const {
+    return is_const(n) && static_cast<std::size_t>(n) < go_const_.size() && go_const_[static_cast<std::size_t>(n)];
   }
 
   std::int32_t slot_of(const std::string& name) const {
@@ -272,8 +290,31 @@ class Planner {
         }
       }
     }
+    if (fn == "@in" && kids.size() == 2 && n.overload && n.overload->id == "in_list" && go_const(kids[1]) &&
+        p_.nodes[static_cast<std::size_t>(kids[1])].k.kind == ValueKind::List) {
+      // cel-go's set membership optimization for a constant list of primitive values: an empty
+      // list makes the test false without evaluating its operand, any other a lookup it does not
+      // charge for.
+      const ListValue& l = *p_.nodes[static_cast<std::size_t>(kids[1])].k.list;
+      if (l.size == 0) return constant(Value::boolean(false), e);
+      bool primitive = true;
+      for (std::uint32_t i = 0; i < l.size; ++i) {
+        ValueKind k = l.elems[i].kind;
+        if (k != ValueKind::Bool && k != ValueKind::Int && k != ValueKind::Uint && k != ValueKind::Double &&
+            k != ValueKind::String) {
+          primitive = false;
+        }
+      }
+      if (primitive) n.cost = CostClass::Free;
+    }
     std::int32_t id = add(n, kids);
-    return fold(id, true);
+    // Type conversions of constants are computed when the program is built (cel-go's
+    // maybeOptimizeConstUnary), at no runtime cost, and fail it when they fail; other calls
+    // keep their cost, and their errors for when they run.
+    static constexpr std::string_view kConversions[] = {"bool", "bytes", "double", "dyn", "int", "string", "type", "uint"};
+    bool conversion = kids.size() == 1 && go_const(kids[0]) &&
+                      std::find(std::begin(kConversions), std::end(kConversions), fn) != std::end(kConversions);
+    return fold(id, !conversion, conversion);
   }
 
   std::int32_t item_lookup(std::int32_t domain, const Value& id, int e) {
@@ -348,6 +389,7 @@ class Planner {
   std::vector<std::pair<std::string, std::int32_t>> scope_;
   bool failed_ = false;
   CompileError error_;
+  std::vector<std::uint8_t> go_const_;
 };
 
 // The message of a result that is not a bool (DeviceMatches' conversion error).

@@ -1142,8 +1142,42 @@ std::uint64_t Evaluator::call_cost(const PNode& n, const Value* args, std::size_
     case CostClass::ContainsProduct: return ceil_tenth(size(0)) * ceil_tenth(size(1));
     case CostClass::Sets1: return 1 + size(0) * size(1);
     case CostClass::Sets2: return 1 + 2 * size(0) * size(1);
+    case CostClass::Free: return 0;
   }
   return 1;
+}
+
+Value Evaluator::set_membership(const Value& v, const ListValue& set) {
+  constexpr double kTwo63 = 9223372036854775808.0, kTwo64 = 18446744073709551616.0;
+  auto integral = [](double d) { return std::trunc(d) == d; };
+  auto member = [&](const Value& e) {
+    switch (v.kind) {
+      case ValueKind::Bool: return e.kind == ValueKind::Bool && e.b == v.b;
+      case ValueKind::String: return e.kind == ValueKind::String && e.str() == v.str();
+      case ValueKind::Int:
+        if (e.kind == ValueKind::Int) return e.i == v.i;
+        if (e.kind == ValueKind::Uint) return e.u <= static_cast<std::uint64_t>(INT64_MAX) && static_cast<std::int64_t>(e.u) == v.i;
+        if (e.kind == ValueKind::Double)
+          return e.d > -kTwo63 && e.d < kTwo63 && integral(e.d) && static_cast<std::int64_t>(e.d) == v.i;
+        return false;
+      case ValueKind::Uint:
+        if (e.kind == ValueKind::Uint) return e.u == v.u;
+        if (e.kind == ValueKind::Int) return e.i >= 0 && static_cast<std::uint64_t>(e.i) == v.u;
+        if (e.kind == ValueKind::Double) return e.d >= 0 && e.d < kTwo64 && integral(e.d) && static_cast<std::uint64_t>(e.d) == v.u;
+        return false;
+      case ValueKind::Double:
+        if (e.kind == ValueKind::Double) return e.d == v.d;
+        if (e.kind == ValueKind::Int) return static_cast<double>(e.i) == v.d;
+        if (e.kind == ValueKind::Uint) return static_cast<double>(e.u) == v.d;
+        return false;
+      default: return false;
+    }
+  };
+  // Go cannot hash a byte slice: the lookup panics, and cel-go reports the panic.
+  if (v.kind == ValueKind::Bytes) return error("internal error: runtime error: hash of unhashable type types.Bytes");
+  for (std::uint32_t i = 0; i < set.size; ++i)
+    if (member(set.elems[i])) return Value::boolean(true);
+  return Value::boolean(false);
 }
 
 Value Evaluator::eval_call(const PNode& n, std::int32_t index) {
@@ -1165,6 +1199,11 @@ Value Evaluator::eval_call(const PNode& n, std::int32_t index) {
       add_cost(call_cost(n, args, nargs, args[i]));
       return args[i];
     }
+  }
+  if (n.cost == CostClass::Free) {
+    // `x in [constants]`, a lookup in cel-go's set of the list's values and their lossless
+    // numeric conversions: exact, where `in` elsewhere compares a double with an integer as doubles.
+    return set_membership(args[0], *args[1].list);
   }
   if (fn.singleton) {
     result = fn.singleton(*this, args);

@@ -65,6 +65,7 @@ enum class CostClass : std::uint8_t {
   ContainsProduct,  // size(arg0) * 0.1 * size(arg1) * 0.1
   Sets1,            // sets.contains, sets.intersects: 1 + size(arg0) * size(arg1)
   Sets2,            // sets.equivalent: 1 + 2 * size(arg0) * size(arg1)
+  Free,             // `x in [constants]`: cel-go's set membership lookup, which it does not charge for
 };
 
 struct PNode {
@@ -180,6 +181,7 @@ class Evaluator {
 
   void abort_cost();
   [[gnu::noinline]] Value eval_call(const PNode& n, std::int32_t index);
+  Value set_membership(const Value& v, const ListValue& set);
   [[gnu::noinline]] Value eval_comprehension(const PNode& n);
   // Cold cases of eval, kept out of its frame.
   [[gnu::noinline]] Value eval_list(const PNode& n);

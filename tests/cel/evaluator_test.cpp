@@ -218,6 +218,43 @@ TEST(Evaluator, CostLimit) {
   EXPECT_LE(o.actual_cost, o.max_cost);
 }
 
+// The Kubernetes environment builds programs with cel.OptOptimize: `in` a constant list of
+// primitive values is a set lookup, charged nothing, exact where `in` otherwise compares doubles
+// with integers as doubles; conversions of constants are evaluated once, when the program is
+// built, and fail it when they fail.
+TEST(Evaluator, OptimizedWhenBuilt) {
+  Outcome o = testing::run(R"(device.driver in ["a", "gpu.example.com"])", gpu());
+  EXPECT_EQ(o.kind, Outcome::Kind::Match);
+  EXPECT_EQ(o.actual_cost, 2u);  // device, .driver
+  o = testing::run(R"(device.driver in dyn(["a", "gpu.example.com"]))", gpu());  // no single overload: no lookup
+  EXPECT_EQ(o.kind, Outcome::Kind::Match);
+  EXPECT_EQ(o.actual_cost, 3u);
+  o = testing::run(R"(device.driver in ["a", "gpu.example.com"] + ["b"])", gpu());  // a call, not a constant
+  EXPECT_EQ(o.kind, Outcome::Kind::Match);
+  EXPECT_EQ(o.actual_cost, 6u);  // device, .driver, +, and the three elements
+  expect_no_match("dyn(9007199254740993) in [9007199254740992.0]");
+  expect_match("dyn(9007199254740993) in dyn([9007199254740992.0])");
+  expect_match("dyn(9007199254740992) in [9007199254740992.0] && dyn(1.0) in [1] && dyn(2u) in [1, 2] && dyn(2) in [2u]");
+  expect_no_match("dyn(1.5) in [1] || dyn(-1) in [18446744073709551615u] || dyn(0.0/0.0) in [0.0/0.0] || dyn('1') in [1]");
+  expect_error("dyn(b'a') in ['a']", "internal error: runtime error: hash of unhashable type types.Bytes");
+  // An empty constant list is false without evaluating the operand.
+  o = testing::run("!(1 / 0 in [])", gpu());
+  EXPECT_EQ(o.kind, Outcome::Kind::Match);
+  EXPECT_EQ(o.actual_cost, 1u);  // the negation
+  // Conversions of constants.
+  o = testing::run(R"(int("5") == 5 && string(dyn(1)) == "1")", gpu());
+  EXPECT_EQ(o.kind, Outcome::Kind::Match);
+  EXPECT_EQ(o.actual_cost, 2u);  // the two comparisons
+  o = testing::run(R"(device.driver == "x" || int("five") == 5)", gpu());
+  EXPECT_EQ(o.kind, Outcome::Kind::CompileError);
+  EXPECT_EQ(o.message, "program instantiation failed: type conversion error from 'string' to 'int'");
+  auto p = compile(R"(uint(-1) == 1u)");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().type, CompileError::Type::Internal);
+  // A conversion of what is not a constant fails when it runs.
+  expect_error("int(9223372036854775807.0 + 1.0) == 1", "integer overflow");
+}
+
 TEST(Evaluator, ValidateSelector) {
   EXPECT_FALSE(validate_selector(R"(device.driver == "x")", false, false).has_value());
   auto too_long = validate_selector(std::string(kSelectorMaxLength + 1, ' '), false, false);
