@@ -28,23 +28,28 @@ std::unique_ptr<Api> make_api(bool large) {
   auto api = std::make_unique<Api>(1000);
   api->bootstrap();
   post(*api, "/api/v1/namespaces", R"({"metadata":{"name":"team-a"}})");
-  post(*api, "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles",
-       R"({"metadata":{"name":"pod-getter"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]}]})");
-  post(*api, "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-       R"({"metadata":{"name":"limited"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"pod-getter"},)"
-       R"("subjects":[{"kind":"User","name":"limited"}]})");
+  post(
+      *api, "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles",
+      R"({"metadata":{"name":"pod-getter"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]}]})");
+  post(
+      *api, "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+      R"({"metadata":{"name":"limited"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"pod-getter"},)"
+      R"("subjects":[{"kind":"User","name":"limited"}]})");
   if (!large) return api;
-  for (int ns = 0; ns < 10; ++ns) post(*api, "/api/v1/namespaces", R"({"metadata":{"name":"ns-)" + std::to_string(ns) + R"("}})");
+  for (int ns = 0; ns < 10; ++ns)
+    post(*api, "/api/v1/namespaces", R"({"metadata":{"name":"ns-)" + std::to_string(ns) + R"("}})");
   for (int i = 0; i < 1000; ++i)
     post(*api, "/apis/rbac.authorization.k8s.io/v1/namespaces/ns-" + std::to_string(i % 10) + "/rolebindings",
          R"({"metadata":{"name":"u)" + std::to_string(i) +
              R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"edit"},)"
-             R"("subjects":[{"kind":"User","name":"user-)" + std::to_string(i) + R"("}]})");
+             R"("subjects":[{"kind":"User","name":"user-)" +
+             std::to_string(i) + R"("}]})");
   for (int i = 0; i < 100; ++i)
     post(*api, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
          R"({"metadata":{"name":"c)" + std::to_string(i) +
              R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},)"
-             R"("subjects":[{"kind":"Group","name":"group-)" + std::to_string(i) + R"("}]})");
+             R"("subjects":[{"kind":"Group","name":"group-)" +
+             std::to_string(i) + R"("}]})");
   return api;
 }
 
@@ -58,7 +63,8 @@ const UserInfo kScheduler{"system:kube-scheduler", "", {"system:authenticated"}}
 const UserInfo kLimited{"limited", "", {"system:authenticated"}};
 
 // The decision alone, from parsed attributes: the index lookups and the rule scan.
-void run_decision(benchmark::State& state, const UserInfo& user, const char* method, const char* path, bool want) {
+void run_decision(benchmark::State& state, const UserInfo& user, const char* method, const char* path,
+                  bool want) {
   const Authorizer& authz = bootstrapped(static_cast<int>(state.range(0))).authorizer();
   const std::vector<std::pair<std::string, std::string>> query;
   RequestInfo info = parse_request_info(method, path, query);

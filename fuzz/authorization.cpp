@@ -76,7 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (q != std::string::npos)
     for (auto kv : split(std::string_view(target).substr(q + 1), '&')) {
       auto eq = kv.find('=');
-      query.emplace_back(std::string(kv.substr(0, eq)), eq == std::string_view::npos ? "" : std::string(kv.substr(eq + 1)));
+      query.emplace_back(std::string(kv.substr(0, eq)),
+                         eq == std::string_view::npos ? "" : std::string(kv.substr(eq + 1)));
     }
 
   Store store(16);
@@ -92,7 +93,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   UserRules rules = authz.rbac().rules_for(user, a.ns);
   for (const PolicyRule* r : rules.rules) reference = reference || rule_allows(a, *r);
   if (fast != slow.allowed || fast != reference) {
-    std::fprintf(stderr, "fast %d, with reason %d (%s), reference %d\n", fast, slow.allowed, slow.reason.c_str(), reference);
+    std::fprintf(stderr, "fast %d, with reason %d (%s), reference %d\n", fast, slow.allowed,
+                 slow.reason.c_str(), reference);
     std::abort();
   }
   if (!fast) {

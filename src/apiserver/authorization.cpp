@@ -33,10 +33,14 @@ std::string sanitize(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
   }
   return out;
 }
@@ -82,14 +86,16 @@ ApiError forbidden_error(const Attributes& a, std::string_view reason) {
   } else {
     std::string resource(a.resource);
     if (!a.subresource.empty()) resource += "/" + std::string(a.subresource);
-    msg = "User " + user + " cannot " + std::string(a.verb) + " resource " + go_quote(resource) + " in API group " +
-          go_quote(a.group) + (a.ns.empty() ? " at the cluster scope" : " in the namespace " + go_quote(a.ns));
+    msg = "User " + user + " cannot " + std::string(a.verb) + " resource " + go_quote(resource) +
+          " in API group " + go_quote(a.group) +
+          (a.ns.empty() ? " at the cluster scope" : " in the namespace " + go_quote(a.ns));
   }
   msg = sanitize(msg);
   if (!reason.empty()) msg += ": " + std::string(reason);
   // apierrors.NewForbidden(GroupResource{group, resource}, name, err).
   ApiError e{403, "Forbidden", ""};
-  const std::string gr = a.group.empty() ? std::string(a.resource) : std::string(a.resource) + "." + std::string(a.group);
+  const std::string gr =
+      a.group.empty() ? std::string(a.resource) : std::string(a.resource) + "." + std::string(a.group);
   if (gr.empty())
     e.message = "forbidden: " + msg;
   else if (a.name.empty())

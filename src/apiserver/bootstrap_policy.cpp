@@ -62,7 +62,9 @@ Rule verbs(Strings v) { return Rule{{v.begin(), v.end()}, {}, {}, {}, {}}; }
 // The verb sets of policy.go, in the sorted order the testdata prints.
 Rule read() { return verbs({"get", "list", "watch"}); }
 Rule write() { return verbs({"create", "delete", "deletecollection", "patch", "update"}); }
-Rule read_write() { return verbs({"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}); }
+Rule read_write() {
+  return verbs({"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"});
+}
 Rule read_update() { return verbs({"get", "list", "patch", "update", "watch"}); }
 // eventsRule(): both event APIs.
 Rule events_rule() { return verbs({"create", "patch", "update"}).in({"", "events.k8s.io"}).on({"events"}); }
@@ -92,6 +94,8 @@ constexpr std::string_view kAggregateToAdmin = "rbac.authorization.k8s.io/aggreg
 constexpr std::string_view kAggregateToEdit = "rbac.authorization.k8s.io/aggregate-to-edit";
 constexpr std::string_view kAggregateToView = "rbac.authorization.k8s.io/aggregate-to-view";
 
+// The tables keep one rule a line, as the testdata lists them.
+// clang-format off
 // ---------------------------------------------------------------------------- cluster roles
 std::vector<RoleSpec> cluster_roles() {
   return {
@@ -387,15 +391,22 @@ std::vector<BindingSpec> kube_system_role_bindings() {
   };
 }
 
+// clang-format on
+
 // ---------------------------------------------------------------------------- ksched's components
 // The node simulator's role: system:node's rules without those the Node authorizer would limit to
 // objects of the node's own pods (configmaps, secrets, volumes and their claims, volume
 // attachments, service account tokens, resource claims and slices).
 RoleSpec node_simulator_role(const RoleSpec& system_node) {
-  static const std::vector<std::string> graph_only = {"configmaps", "secrets", "persistentvolumeclaims",
-                                                      "persistentvolumes", "persistentvolumeclaims/status",
-                                                      "volumeattachments", "serviceaccounts/token",
-                                                      "resourceclaims", "resourceslices"};
+  static const std::vector<std::string> graph_only = {"configmaps",
+                                                      "secrets",
+                                                      "persistentvolumeclaims",
+                                                      "persistentvolumes",
+                                                      "persistentvolumeclaims/status",
+                                                      "volumeattachments",
+                                                      "serviceaccounts/token",
+                                                      "resourceclaims",
+                                                      "resourceslices"};
   RoleSpec r{"ksched:node-simulator", {}};
   for (const auto& rule : system_node.rules) {
     bool keep = true;
@@ -418,11 +429,13 @@ json::object metadata(std::string_view name, const std::map<std::string, std::st
 json::object role_object(std::string_view kind, const RoleSpec& r, const std::vector<Rule>& rules) {
   json::array a;
   for (const auto& rule : rules) a.push_back(rule.to_json());
-  json::object o{{"kind", kind}, {"apiVersion", "rbac.authorization.k8s.io/v1"}, {"metadata", metadata(r.name, r.labels)}};
+  json::object o{{"kind", kind},
+                 {"apiVersion", "rbac.authorization.k8s.io/v1"},
+                 {"metadata", metadata(r.name, r.labels)}};
   if (!r.aggregate_from.empty()) {
-    o["aggregationRule"] = json::object{
-        {"clusterRoleSelectors", json::array{json::object{
-                                     {"matchLabels", json::object{{r.aggregate_from, "true"}}}}}}};
+    o["aggregationRule"] =
+        json::object{{"clusterRoleSelectors",
+                      json::array{json::object{{"matchLabels", json::object{{r.aggregate_from, "true"}}}}}}};
   }
   o["rules"] = std::move(a);
   return o;
@@ -438,10 +451,12 @@ json::object binding_object(std::string_view kind, const BindingSpec& b) {
       so["apiGroup"] = "rbac.authorization.k8s.io";
     subjects.push_back(std::move(so));
   }
-  json::object o{{"kind", kind},
-                 {"apiVersion", "rbac.authorization.k8s.io/v1"},
-                 {"metadata", metadata(b.name, {})},
-                 {"roleRef", json::object{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", b.role_kind}, {"name", b.role}}}};
+  json::object o{
+      {"kind", kind},
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"metadata", metadata(b.name, {})},
+      {"roleRef",
+       json::object{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", b.role_kind}, {"name", b.role}}}};
   if (!subjects.empty()) o["subjects"] = std::move(subjects);
   return o;
 }
@@ -476,7 +491,8 @@ std::vector<BootstrapObject> build() {
   RoleSpec nodesim = node_simulator_role(*system_node);
   std::map<std::string, std::vector<Rule>> aggregated;
   for (const auto& r : roles) {
-    const std::vector<Rule>& rules = r.aggregate_from.empty() ? r.rules : aggregated_rules(roles, r, aggregated);
+    const std::vector<Rule>& rules =
+        r.aggregate_from.empty() ? r.rules : aggregated_rules(roles, r, aggregated);
     out.push_back({"clusterroles", "", role_object("ClusterRole", r, rules)});
   }
   std::vector<std::string> controller_names;
@@ -487,7 +503,8 @@ std::vector<BootstrapObject> build() {
   }
   out.push_back({"clusterroles", "", role_object("ClusterRole", nodesim, nodesim.rules)});
 
-  for (const auto& b : cluster_role_bindings()) out.push_back({"clusterrolebindings", "", binding_object("ClusterRoleBinding", b)});
+  for (const auto& b : cluster_role_bindings())
+    out.push_back({"clusterrolebindings", "", binding_object("ClusterRoleBinding", b)});
   for (const auto& c : controller_names) {
     std::string name = "system:controller:" + c;
     BindingSpec b{name, "ClusterRole", name, {service_account("kube-system", c)}};
@@ -503,11 +520,14 @@ std::vector<BootstrapObject> build() {
     out.push_back({"clusterrolebindings", "", binding_object("ClusterRoleBinding", b)});
   }
   const ComponentIdentity& sim = *find_component("node-simulator");
-  out.push_back({"clusterrolebindings", "",
-                 binding_object("ClusterRoleBinding", BindingSpec{"ksched:node-simulator", "ClusterRole",
-                                                                  "ksched:node-simulator", {user(sim.user)}})});
+  out.push_back(
+      {"clusterrolebindings", "",
+       binding_object(
+           "ClusterRoleBinding",
+           BindingSpec{"ksched:node-simulator", "ClusterRole", "ksched:node-simulator", {user(sim.user)}})});
 
-  for (const auto& r : kube_system_roles()) out.push_back({"roles", "kube-system", role_object("Role", r, r.rules)});
+  for (const auto& r : kube_system_roles())
+    out.push_back({"roles", "kube-system", role_object("Role", r, r.rules)});
   for (const auto& b : kube_system_role_bindings())
     out.push_back({"rolebindings", "kube-system", binding_object("RoleBinding", b)});
   return out;

@@ -37,7 +37,8 @@ bool resource_matches(const std::vector<std::string>& rules, std::string_view re
       if (rv == res) return true;
       continue;
     }
-    if (rv.size() == res.size() + 1 + sub.size() && rv.starts_with(res) && rv[res.size()] == '/' && rv.ends_with(sub))
+    if (rv.size() == res.size() + 1 + sub.size() && rv.starts_with(res) && rv[res.size()] == '/' &&
+        rv.ends_with(sub))
       return true;
     if (rv.size() == sub.size() + 2 && rv.starts_with("*/") && rv.ends_with(sub)) return true;
   }
@@ -61,9 +62,9 @@ bool url_matches(const std::vector<std::string>& urls, std::string_view path) {
 }
 
 // The verbs a rule grants as bits; the request's verb is looked up once.
-constexpr std::string_view kKnownVerbs[] = {"get",   "list",     "watch",  "create",      "update",  "patch",
-                                            "delete", "deletecollection", "proxy", "bind", "escalate", "impersonate",
-                                            "approve", "sign", "use", "attest"};
+constexpr std::string_view kKnownVerbs[] = {
+    "get",   "list", "watch",    "create",      "update",  "patch", "delete", "deletecollection",
+    "proxy", "bind", "escalate", "impersonate", "approve", "sign",  "use",    "attest"};
 int verb_bit(std::string_view v) {
   for (int i = 0; i < static_cast<int>(std::size(kKnownVerbs)); ++i)
     if (kKnownVerbs[i] == v) return i;
@@ -151,8 +152,11 @@ struct BindingInfo {
       who = s.kind + " " + go_quote(s.name + "/" + (s.ns.empty() ? ns : s.ns));
     else
       who = s.kind + " " + go_quote(s.name);
-    if (cluster) return "ClusterRoleBinding " + go_quote(name) + " of " + role_kind + " " + go_quote(role_name) + " to " + who;
-    return "RoleBinding " + go_quote(name + "/" + ns) + " of " + role_kind + " " + go_quote(role_name) + " to " + who;
+    if (cluster)
+      return "ClusterRoleBinding " + go_quote(name) + " of " + role_kind + " " + go_quote(role_name) +
+             " to " + who;
+    return "RoleBinding " + go_quote(name + "/" + ns) + " of " + role_kind + " " + go_quote(role_name) +
+           " to " + who;
   }
 };
 
@@ -274,7 +278,8 @@ class RbacIndex {
 
  private:
   static std::vector<std::string> errors_of(std::vector<const Grant*>& failed) {
-    std::sort(failed.begin(), failed.end(), [](const Grant* x, const Grant* y) { return x->order < y->order; });
+    std::sort(failed.begin(), failed.end(),
+              [](const Grant* x, const Grant* y) { return x->order < y->order; });
     std::vector<std::string> errs;
     std::uint32_t last = UINT32_MAX;
     for (const Grant* g : failed) {
@@ -360,7 +365,8 @@ RbacIndex::RbacIndex(const std::vector<ObjPtr>& cluster_roles, const std::vector
   // Store order is key order: cluster bindings by name, role bindings by namespace then name.
   std::uint32_t order = 0;
   for (const auto& o : cluster_bindings) add_binding(binding_of(parse(o), true, ""), order++, cluster_);
-  for (const auto& o : role_bindings) add_binding(binding_of(parse(o), false, o->ns), order++, namespaces_[o->ns]);
+  for (const auto& o : role_bindings)
+    add_binding(binding_of(parse(o), false, o->ns), order++, namespaces_[o->ns]);
 }
 
 // ------------------------------------------------------------------------------------ rules
@@ -377,7 +383,6 @@ std::string aggregate_errors(const std::vector<std::string>& errs) {
   for (std::size_t i = 0; i < seen.size(); ++i) out += (i ? ", " : "") + seen[i];
   return out + "]";
 }
-
 
 std::vector<PolicyRule> policy_rules_of(const json::value* rules) {
   std::vector<PolicyRule> out;
@@ -433,8 +438,9 @@ bool rule_covers(const PolicyRule& owner, const PolicyRule& sub) {
   bool groups = has(owner.api_groups, "*") || has_all(owner.api_groups, sub.api_groups);
   bool resources = resource_covers_all(owner.resources, sub.resources);
   bool urls = urls_cover_all(owner.non_resource_urls, sub.non_resource_urls);
-  bool names = sub.resource_names.empty() ? owner.resource_names.empty()
-                                          : owner.resource_names.empty() || has_all(owner.resource_names, sub.resource_names);
+  bool names = sub.resource_names.empty()
+                   ? owner.resource_names.empty()
+                   : owner.resource_names.empty() || has_all(owner.resource_names, sub.resource_names);
   return verbs && groups && resources && names && urls;
 }
 
@@ -492,14 +498,14 @@ std::vector<std::string> describe_missing_rules(const std::vector<PolicyRule>& m
   std::vector<PolicyRule> compacted;
   std::map<std::tuple<std::string, std::string, std::string, bool>, std::size_t> simple;
   for (const auto& r : missing) {
-    bool is_simple = r.resource_names.size() <= 1 && r.non_resource_urls.empty() && r.api_groups.size() == 1 &&
-                     r.resources.size() == 1;
+    bool is_simple = r.resource_names.size() <= 1 && r.non_resource_urls.empty() &&
+                     r.api_groups.size() == 1 && r.resources.size() == 1;
     if (!is_simple) {
       compacted.push_back(r);
       continue;
     }
-    auto key = std::tuple(r.api_groups[0], r.resources[0], r.resource_names.empty() ? "" : r.resource_names[0],
-                          !r.resource_names.empty());
+    auto key = std::tuple(r.api_groups[0], r.resources[0],
+                          r.resource_names.empty() ? "" : r.resource_names[0], !r.resource_names.empty());
     auto it = simple.find(key);
     if (it == simple.end()) {
       simple.emplace(key, compacted.size());
@@ -574,9 +580,8 @@ UserRules RbacAuthorizer::rules_for(const UserInfo& user, std::string_view ns) c
   return r;
 }
 
-util::Result<std::vector<PolicyRule>, ApiError> RbacAuthorizer::role_reference_rules(std::string_view kind,
-                                                                                      std::string_view name,
-                                                                                      std::string_view binding_ns) const {
+util::Result<std::vector<PolicyRule>, ApiError> RbacAuthorizer::role_reference_rules(
+    std::string_view kind, std::string_view name, std::string_view binding_ns) const {
   auto idx = shared();
   const CompiledRole* role = nullptr;
   std::string plural;
@@ -587,7 +592,8 @@ util::Result<std::vector<PolicyRule>, ApiError> RbacAuthorizer::role_reference_r
     role = idx->role(binding_ns, name);
     plural = "roles";
   } else {
-    return ApiError{500, "InternalError", "Internal error occurred: unsupported role reference kind: " + go_quote(kind)};
+    return ApiError{500, "InternalError",
+                    "Internal error occurred: unsupported role reference kind: " + go_quote(kind)};
   }
   if (role) return role->rules;
   ApiError e{404, "NotFound", plural + ".rbac.authorization.k8s.io " + go_quote(name) + " not found"};

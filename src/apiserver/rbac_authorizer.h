@@ -66,8 +66,9 @@ class RbacAuthorizer {
   UserRules rules_for(const UserInfo& user, std::string_view ns) const;
   // The rules a role reference grants (the binding's namespace for a Role), or the NotFound error
   // upstream's GetRoleReferenceRules returns.
-  util::Result<std::vector<PolicyRule>, ApiError> role_reference_rules(std::string_view kind, std::string_view name,
-                                                                        std::string_view binding_ns) const;
+  util::Result<std::vector<PolicyRule>, ApiError> role_reference_rules(std::string_view kind,
+                                                                       std::string_view name,
+                                                                       std::string_view binding_ns) const;
 
  private:
   struct Generation {

@@ -15,7 +15,8 @@ constexpr std::string_view kRbacGroup = "rbac.authorization.k8s.io";
 
 ApiError forbidden(const ResourceInfo& r, const std::string& name, const std::string& why) {
   // apierrors.NewForbidden(GroupResource{rbac.authorization.k8s.io, <plural>}, name, err).
-  ApiError e{403, "Forbidden", r.qualified_resource() + (name.empty() ? "" : " " + go_quote(name)) + " is forbidden: " + why};
+  ApiError e{403, "Forbidden",
+             r.qualified_resource() + (name.empty() ? "" : " " + go_quote(name)) + " is forbidden: " + why};
   e.name = name;
   e.group = r.group;
   e.kind = r.plural;
@@ -56,7 +57,8 @@ bool authorized(const Authorizer& authz, const UserInfo& user, std::string_view 
 bool only_gc_fields_changed(const json::object& next, const json::object& old) {
   auto strip = [](json::object o) {
     if (auto* m = o.if_contains("metadata"); m && m->is_object()) {
-      for (const char* k : {"ownerReferences", "finalizers", "resourceVersion", "managedFields"}) m->get_object().erase(k);
+      for (const char* k : {"ownerReferences", "finalizers", "resourceVersion", "managedFields"})
+        m->get_object().erase(k);
     }
     return o;
   };
@@ -71,13 +73,13 @@ const json::object* member(const json::object& o, std::string_view k) {
 }  // namespace
 
 bool is_rbac_kind(const ResourceInfo& r) {
-  return r.group == kRbacGroup && (r.plural == "roles" || r.plural == "clusterroles" || r.plural == "rolebindings" ||
-                                   r.plural == "clusterrolebindings");
+  return r.group == kRbacGroup && (r.plural == "roles" || r.plural == "clusterroles" ||
+                                   r.plural == "rolebindings" || r.plural == "clusterrolebindings");
 }
 
 std::optional<ApiError> check_rbac_write(const Authorizer& authz, const UserInfo& user, const ResourceInfo& r,
-                                         std::string_view ns, std::string_view url_name, const json::object& obj,
-                                         const json::object* old) {
+                                         std::string_view ns, std::string_view url_name,
+                                         const json::object& obj, const json::object* old) {
   // EscalationAllowed (system:masters); under AlwaysAllow the bind and escalate checks the
   // policy-based storage asks the authorizer always pass.
   if (authz.mode() == AuthorizationMode::AlwaysAllow || is_privileged(user)) return std::nullopt;
@@ -90,7 +92,8 @@ std::optional<ApiError> check_rbac_write(const Authorizer& authz, const UserInfo
   if (r.plural == "roles" || r.plural == "clusterroles") {
     // RoleEscalationAuthorized: the escalate verb on the role the request names.
     if (authorized(authz, user, "escalate", r.group, r.plural, url_name, scope)) return std::nullopt;
-    if (auto why = escalation(authz, user, scope, policy_rules_of(obj.if_contains("rules")))) return forbidden(r, name, *why);
+    if (auto why = escalation(authz, user, scope, policy_rules_of(obj.if_contains("rules"))))
+      return forbidden(r, name, *why);
     if (r.plural == "clusterroles" && obj.contains("aggregationRule")) {
       const json::value* before = old ? old->if_contains("aggregationRule") : nullptr;
       const bool changed = !before || *before != obj.at("aggregationRule");

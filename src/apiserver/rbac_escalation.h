@@ -19,7 +19,7 @@ bool is_rbac_kind(const ResourceInfo& r);
 // `url_name` the name in the URL ("" for a create), `old` the stored object on an update (an update
 // that changes only ownerReferences and finalizers, what the garbage collector writes, passes).
 std::optional<ApiError> check_rbac_write(const Authorizer& authz, const UserInfo& user, const ResourceInfo& r,
-                                         std::string_view ns, std::string_view url_name, const boost::json::object& obj,
-                                         const boost::json::object* old);
+                                         std::string_view ns, std::string_view url_name,
+                                         const boost::json::object& obj, const boost::json::object* old);
 
 }  // namespace ksched::apiserver

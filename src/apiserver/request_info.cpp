@@ -46,7 +46,8 @@ std::string_view lower_method(std::string_view m) {
   return {};
 }
 
-const std::string* query_value(const std::vector<std::pair<std::string, std::string>>& q, std::string_view key) {
+const std::string* query_value(const std::vector<std::pair<std::string, std::string>>& q,
+                               std::string_view key) {
   for (const auto& [k, v] : q)
     if (k == key) return &v;
   return nullptr;

@@ -55,19 +55,28 @@ TEST(RequestInfoTest, ReadsRequestsAsUpstream) {
       {"GET", "/api/v1/pods?watch=0", true, "list", "", "", "pods", "", ""},
       {"POST", "/api/v1/namespaces/other/pods", true, "create", "", "other", "pods", "", ""},
       {"PUT", "/api/v1/namespaces/other/pods/foo", true, "update", "", "other", "pods", "", "foo"},
-      {"PATCH", "/api/v1/namespaces/other/pods/foo/status", true, "patch", "", "other", "pods", "status", "foo"},
+      {"PATCH", "/api/v1/namespaces/other/pods/foo/status", true, "patch", "", "other", "pods", "status",
+       "foo"},
       {"DELETE", "/api/v1/namespaces/other/pods/foo", true, "delete", "", "other", "pods", "", "foo"},
       {"DELETE", "/api/v1/namespaces/other/pods", true, "deletecollection", "", "other", "pods", "", ""},
-      {"POST", "/api/v1/namespaces/other/pods/foo/binding", true, "create", "", "other", "pods", "binding", "foo"},
-      {"POST", "/api/v1/namespaces/other/pods/foo/eviction", true, "create", "", "other", "pods", "eviction", "foo"},
+      {"POST", "/api/v1/namespaces/other/pods/foo/binding", true, "create", "", "other", "pods", "binding",
+       "foo"},
+      {"POST", "/api/v1/namespaces/other/pods/foo/eviction", true, "create", "", "other", "pods", "eviction",
+       "foo"},
       {"POST", "/api/v1/namespaces/other/bindings", true, "create", "", "other", "bindings", "", ""},
-      {"PUT", "/api/v1/namespaces/other/finalize", true, "update", "", "other", "namespaces", "finalize", "other"},
-      {"PUT", "/api/v1/namespaces/other/status", true, "update", "", "other", "namespaces", "status", "other"},
-      {"GET", "/apis/apps/v1/namespaces/other/deployments/d/scale", true, "get", "apps", "other", "deployments", "scale", "d"},
-      {"GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles", true, "list", "rbac.authorization.k8s.io", "", "clusterroles", "", ""},
+      {"PUT", "/api/v1/namespaces/other/finalize", true, "update", "", "other", "namespaces", "finalize",
+       "other"},
+      {"PUT", "/api/v1/namespaces/other/status", true, "update", "", "other", "namespaces", "status",
+       "other"},
+      {"GET", "/apis/apps/v1/namespaces/other/deployments/d/scale", true, "get", "apps", "other",
+       "deployments", "scale", "d"},
+      {"GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles", true, "list", "rbac.authorization.k8s.io",
+       "", "clusterroles", "", ""},
       // A list that names one object by field selector authorizes as a request for it.
-      {"GET", "/api/v1/namespaces/other/pods?fieldSelector=metadata.name%3Dfoo", true, "list", "", "other", "pods", "", "foo"},
-      {"GET", "/api/v1/nodes?fieldSelector=metadata.name%3Dn1&watch=1", true, "watch", "", "", "nodes", "", "n1"},
+      {"GET", "/api/v1/namespaces/other/pods?fieldSelector=metadata.name%3Dfoo", true, "list", "", "other",
+       "pods", "", "foo"},
+      {"GET", "/api/v1/nodes?fieldSelector=metadata.name%3Dn1&watch=1", true, "watch", "", "", "nodes", "",
+       "n1"},
       {"GET", "/api/v1/nodes?fieldSelector=metadata.name%21%3Dn1", true, "list", "", "", "nodes", "", ""},
       {"GET", "/api/v1/nodes?fieldSelector=metadata.name%3D..", true, "list", "", "", "nodes", "", ""},
       // The deprecated /watch/ and /proxy/ path prefixes.
@@ -113,22 +122,26 @@ class AuthzTest : public ApiHarness {
  protected:
   AuthzTest() {
     admin("POST", "/api/v1/namespaces", R"({"metadata":{"name":"team-a"}})");
-    admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles",
-          R"({"metadata":{"name":"pod-getter"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]}]})");
-    admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-          R"({"metadata":{"name":"limited-get-pods"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"pod-getter"},)"
-          R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"limited"}]})");
+    admin(
+        "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles",
+        R"({"metadata":{"name":"pod-getter"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]}]})");
+    admin(
+        "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+        R"({"metadata":{"name":"limited-get-pods"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"pod-getter"},)"
+        R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"limited"}]})");
     admin("POST", "/api/v1/namespaces/team-a/pods", kPod);
-    admin("POST", "/api/v1/namespaces/team-a/secrets", R"({"metadata":{"name":"db"},"stringData":{"password":"x"}})");
-    admin("POST", "/api/v1/namespaces/kube-system/secrets", R"({"metadata":{"name":"root"},"stringData":{"k":"v"}})");
+    admin("POST", "/api/v1/namespaces/team-a/secrets",
+          R"({"metadata":{"name":"db"},"stringData":{"password":"x"}})");
+    admin("POST", "/api/v1/namespaces/kube-system/secrets",
+          R"({"metadata":{"name":"root"},"stringData":{"k":"v"}})");
   }
 
   void admin(const std::string& method, const std::string& target, const std::string& body = "") {
     auto r = call(method, target, body);
     ASSERT_LT(r.status, 300) << method << " " << target << ": " << r.body;
   }
-  Response as(const UserInfo& u, const std::string& method, const std::string& target, const std::string& body = "",
-              const std::string& content_type = "application/json") {
+  Response as(const UserInfo& u, const std::string& method, const std::string& target,
+              const std::string& body = "", const std::string& content_type = "application/json") {
     return call(method, target, body, content_type, "application/json", &u);
   }
   // The request is refused with exactly upstream's Forbidden Status.
@@ -162,150 +175,186 @@ TEST_F(AuthzTest, LimitedUserCanDoWhatItsRoleAllows) {
 }
 
 TEST_F(AuthzTest, LimitedUserCannotListSecretsAcrossNamespaces) {
-  expect_forbidden(limited, "GET", "/api/v1/secrets",
-                   R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" at the cluster scope)");
-  expect_forbidden(limited, "GET", "/api/v1/secrets?watch=1",
-                   R"(secrets is forbidden: User "limited" cannot watch resource "secrets" in API group "" at the cluster scope)");
-  expect_forbidden(limited, "GET", "/api/v1/namespaces/team-a/secrets",
-                   R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" in the namespace "team-a")");
-  expect_forbidden(limited, "GET", "/api/v1/namespaces/kube-system/secrets",
-                   R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" in the namespace "kube-system")");
-  expect_forbidden(limited, "GET", "/api/v1/namespaces/team-a/secrets/db",
-                   R"(secrets "db" is forbidden: User "limited" cannot get resource "secrets" in API group "" in the namespace "team-a")");
+  expect_forbidden(
+      limited, "GET", "/api/v1/secrets",
+      R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" at the cluster scope)");
+  expect_forbidden(
+      limited, "GET", "/api/v1/secrets?watch=1",
+      R"(secrets is forbidden: User "limited" cannot watch resource "secrets" in API group "" at the cluster scope)");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces/team-a/secrets",
+      R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" in the namespace "team-a")");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces/kube-system/secrets",
+      R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" in the namespace "kube-system")");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces/team-a/secrets/db",
+      R"(secrets "db" is forbidden: User "limited" cannot get resource "secrets" in API group "" in the namespace "team-a")");
   // Details name the resource and the object.
   auto r = parse(as(limited, "GET", "/api/v1/namespaces/team-a/secrets/db"));
   EXPECT_EQ(r["details"], (json::object{{"name", "db"}, {"kind", "secrets"}}));
 }
 
 TEST_F(AuthzTest, LimitedUserCannotListPodsItMayOnlyGet) {
-  expect_forbidden(limited, "GET", "/api/v1/namespaces/team-a/pods",
-                   R"(pods is forbidden: User "limited" cannot list resource "pods" in API group "" in the namespace "team-a")");
-  expect_forbidden(limited, "GET", "/api/v1/pods",
-                   R"(pods is forbidden: User "limited" cannot list resource "pods" in API group "" at the cluster scope)");
-  expect_forbidden(limited, "GET", "/api/v1/namespaces/default/pods/p",
-                   R"(pods "p" is forbidden: User "limited" cannot get resource "pods" in API group "" in the namespace "default")");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces/team-a/pods",
+      R"(pods is forbidden: User "limited" cannot list resource "pods" in API group "" in the namespace "team-a")");
+  expect_forbidden(
+      limited, "GET", "/api/v1/pods",
+      R"(pods is forbidden: User "limited" cannot list resource "pods" in API group "" at the cluster scope)");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces/default/pods/p",
+      R"(pods "p" is forbidden: User "limited" cannot get resource "pods" in API group "" in the namespace "default")");
 }
 
 TEST_F(AuthzTest, LimitedUserCannotCreatePods) {
-  expect_forbidden(limited, "POST", "/api/v1/namespaces/team-a/pods",
-                   R"(pods is forbidden: User "limited" cannot create resource "pods" in API group "" in the namespace "team-a")",
-                   R"({"metadata":{"name":"evil"},"spec":{"containers":[{"name":"c","image":"x"}]}})");
-  expect_forbidden(limited, "POST", "/api/v1/namespaces/default/pods",
-                   R"(pods is forbidden: User "limited" cannot create resource "pods" in API group "" in the namespace "default")",
-                   R"({"metadata":{"name":"evil"},"spec":{"containers":[{"name":"c","image":"x"}]}})");
+  expect_forbidden(
+      limited, "POST", "/api/v1/namespaces/team-a/pods",
+      R"(pods is forbidden: User "limited" cannot create resource "pods" in API group "" in the namespace "team-a")",
+      R"({"metadata":{"name":"evil"},"spec":{"containers":[{"name":"c","image":"x"}]}})");
+  expect_forbidden(
+      limited, "POST", "/api/v1/namespaces/default/pods",
+      R"(pods is forbidden: User "limited" cannot create resource "pods" in API group "" in the namespace "default")",
+      R"({"metadata":{"name":"evil"},"spec":{"containers":[{"name":"c","image":"x"}]}})");
   EXPECT_EQ(call("GET", "/api/v1/namespaces/team-a/pods/evil").status, 404);
 }
 
 TEST_F(AuthzTest, LimitedUserCannotBindPods) {
   const std::string binding = R"({"metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"}})";
-  expect_forbidden(limited, "POST", "/api/v1/namespaces/team-a/pods/p/binding",
-                   R"(pods "p" is forbidden: User "limited" cannot create resource "pods/binding" in API group "" in the namespace "team-a")",
-                   binding);
-  expect_forbidden(limited, "POST", "/api/v1/namespaces/team-a/bindings",
-                   R"(bindings is forbidden: User "limited" cannot create resource "bindings" in API group "" in the namespace "team-a")",
-                   binding);
+  expect_forbidden(
+      limited, "POST", "/api/v1/namespaces/team-a/pods/p/binding",
+      R"(pods "p" is forbidden: User "limited" cannot create resource "pods/binding" in API group "" in the namespace "team-a")",
+      binding);
+  expect_forbidden(
+      limited, "POST", "/api/v1/namespaces/team-a/bindings",
+      R"(bindings is forbidden: User "limited" cannot create resource "bindings" in API group "" in the namespace "team-a")",
+      binding);
   auto pod = parse(call("GET", "/api/v1/namespaces/team-a/pods/p"));
   EXPECT_FALSE(pod["spec"].as_object().contains("nodeName"));
 }
 
 TEST_F(AuthzTest, LimitedUserCannotEvictOrDeletePods) {
-  expect_forbidden(limited, "POST", "/api/v1/namespaces/team-a/pods/p/eviction",
-                   R"(pods "p" is forbidden: User "limited" cannot create resource "pods/eviction" in API group "" in the namespace "team-a")",
-                   R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"}})");
-  expect_forbidden(limited, "DELETE", "/api/v1/namespaces/team-a/pods/p",
-                   R"(pods "p" is forbidden: User "limited" cannot delete resource "pods" in API group "" in the namespace "team-a")");
-  expect_forbidden(limited, "DELETE", "/api/v1/namespaces/team-a/pods",
-                   R"(pods is forbidden: User "limited" cannot deletecollection resource "pods" in API group "" in the namespace "team-a")");
+  expect_forbidden(
+      limited, "POST", "/api/v1/namespaces/team-a/pods/p/eviction",
+      R"(pods "p" is forbidden: User "limited" cannot create resource "pods/eviction" in API group "" in the namespace "team-a")",
+      R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"}})");
+  expect_forbidden(
+      limited, "DELETE", "/api/v1/namespaces/team-a/pods/p",
+      R"(pods "p" is forbidden: User "limited" cannot delete resource "pods" in API group "" in the namespace "team-a")");
+  expect_forbidden(
+      limited, "DELETE", "/api/v1/namespaces/team-a/pods",
+      R"(pods is forbidden: User "limited" cannot deletecollection resource "pods" in API group "" in the namespace "team-a")");
   EXPECT_EQ(call("GET", "/api/v1/namespaces/team-a/pods/p").status, 200);
 }
 
 TEST_F(AuthzTest, LimitedUserCannotChangePods) {
-  expect_forbidden(limited, "PUT", "/api/v1/namespaces/team-a/pods/p",
-                   R"(pods "p" is forbidden: User "limited" cannot update resource "pods" in API group "" in the namespace "team-a")",
-                   kPod);
-  expect_forbidden(limited, "PATCH", "/api/v1/namespaces/team-a/pods/p",
-                   R"(pods "p" is forbidden: User "limited" cannot patch resource "pods" in API group "" in the namespace "team-a")",
-                   R"({"metadata":{"labels":{"a":"b"}}})", "application/merge-patch+json");
-  expect_forbidden(limited, "PATCH", "/api/v1/namespaces/team-a/pods/p/status",
-                   R"(pods "p" is forbidden: User "limited" cannot patch resource "pods/status" in API group "" in the namespace "team-a")",
-                   R"({"status":{"phase":"Running"}})", "application/merge-patch+json");
+  expect_forbidden(
+      limited, "PUT", "/api/v1/namespaces/team-a/pods/p",
+      R"(pods "p" is forbidden: User "limited" cannot update resource "pods" in API group "" in the namespace "team-a")",
+      kPod);
+  expect_forbidden(
+      limited, "PATCH", "/api/v1/namespaces/team-a/pods/p",
+      R"(pods "p" is forbidden: User "limited" cannot patch resource "pods" in API group "" in the namespace "team-a")",
+      R"({"metadata":{"labels":{"a":"b"}}})", "application/merge-patch+json");
+  expect_forbidden(
+      limited, "PATCH", "/api/v1/namespaces/team-a/pods/p/status",
+      R"(pods "p" is forbidden: User "limited" cannot patch resource "pods/status" in API group "" in the namespace "team-a")",
+      R"({"status":{"phase":"Running"}})", "application/merge-patch+json");
 }
 
 TEST_F(AuthzTest, LimitedUserCannotGrantItselfClusterAdmin) {
-  const std::string rb = R"({"metadata":{"name":"escalate"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},)"
-                         R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"limited"}]})";
-  expect_forbidden(limited, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-                   R"(rolebindings.rbac.authorization.k8s.io is forbidden: User "limited" cannot create resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "team-a")",
-                   rb);
-  expect_forbidden(limited, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-                   R"(clusterrolebindings.rbac.authorization.k8s.io is forbidden: User "limited" cannot create resource "clusterrolebindings" in API group "rbac.authorization.k8s.io" at the cluster scope)",
-                   rb);
-  expect_forbidden(limited, "PATCH", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles/pod-getter",
-                   R"(roles.rbac.authorization.k8s.io "pod-getter" is forbidden: User "limited" cannot patch resource "roles" in API group "rbac.authorization.k8s.io" in the namespace "team-a")",
-                   R"({"rules":[{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}]})", "application/merge-patch+json");
-  EXPECT_EQ(call("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings/escalate").status, 404);
+  const std::string rb =
+      R"({"metadata":{"name":"escalate"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},)"
+      R"("subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"limited"}]})";
+  expect_forbidden(
+      limited, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+      R"(rolebindings.rbac.authorization.k8s.io is forbidden: User "limited" cannot create resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "team-a")",
+      rb);
+  expect_forbidden(
+      limited, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+      R"(clusterrolebindings.rbac.authorization.k8s.io is forbidden: User "limited" cannot create resource "clusterrolebindings" in API group "rbac.authorization.k8s.io" at the cluster scope)",
+      rb);
+  expect_forbidden(
+      limited, "PATCH", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles/pod-getter",
+      R"(roles.rbac.authorization.k8s.io "pod-getter" is forbidden: User "limited" cannot patch resource "roles" in API group "rbac.authorization.k8s.io" in the namespace "team-a")",
+      R"({"rules":[{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}]})", "application/merge-patch+json");
+  EXPECT_EQ(call("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings/escalate").status,
+            404);
 }
 
 TEST_F(AuthzTest, LimitedUserCannotListNodesOrNamespaces) {
-  expect_forbidden(limited, "GET", "/api/v1/nodes",
-                   R"(nodes is forbidden: User "limited" cannot list resource "nodes" in API group "" at the cluster scope)");
-  expect_forbidden(limited, "GET", "/api/v1/namespaces",
-                   R"(namespaces is forbidden: User "limited" cannot list resource "namespaces" in API group "" at the cluster scope)");
+  expect_forbidden(
+      limited, "GET", "/api/v1/nodes",
+      R"(nodes is forbidden: User "limited" cannot list resource "nodes" in API group "" at the cluster scope)");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces",
+      R"(namespaces is forbidden: User "limited" cannot list resource "namespaces" in API group "" at the cluster scope)");
   // A namespace is read in its own namespace: no RoleBinding there lets limited get it.
-  expect_forbidden(limited, "GET", "/api/v1/namespaces/team-a",
-                   R"(namespaces "team-a" is forbidden: User "limited" cannot get resource "namespaces" in API group "" in the namespace "team-a")");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces/team-a",
+      R"(namespaces "team-a" is forbidden: User "limited" cannot get resource "namespaces" in API group "" in the namespace "team-a")");
 }
 
 TEST_F(AuthzTest, LimitedUserCannotReadOtherKindsOrPaths) {
-  expect_forbidden(limited, "GET", "/apis/apps/v1/namespaces/team-a/deployments",
-                   R"(deployments.apps is forbidden: User "limited" cannot list resource "deployments" in API group "apps" in the namespace "team-a")");
-  expect_forbidden(limited, "GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-                   R"(clusterroles.rbac.authorization.k8s.io is forbidden: User "limited" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope)");
+  expect_forbidden(
+      limited, "GET", "/apis/apps/v1/namespaces/team-a/deployments",
+      R"(deployments.apps is forbidden: User "limited" cannot list resource "deployments" in API group "apps" in the namespace "team-a")");
+  expect_forbidden(
+      limited, "GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+      R"(clusterroles.rbac.authorization.k8s.io is forbidden: User "limited" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope)");
   // A resource the server does not serve is authorized first, as upstream's filter runs before routing.
-  expect_forbidden(limited, "GET", "/apis/example.com/v1/widgets",
-                   R"(widgets.example.com is forbidden: User "limited" cannot list resource "widgets" in API group "example.com" at the cluster scope)");
+  expect_forbidden(
+      limited, "GET", "/apis/example.com/v1/widgets",
+      R"(widgets.example.com is forbidden: User "limited" cannot list resource "widgets" in API group "example.com" at the cluster scope)");
   expect_forbidden(limited, "GET", "/metrics", R"(forbidden: User "limited" cannot get path "/metrics")");
 }
 
 // The Forbidden message must not read as HTML.
 TEST_F(AuthzTest, ForbiddenMessageIsSanitized) {
-  expect_forbidden(limited, "GET", "/api/v1/namespaces/<b>/secrets",
-                   R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" in the namespace "&lt;b&gt;")");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces/<b>/secrets",
+      R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" in the namespace "&lt;b&gt;")");
   expect_forbidden(limited, "GET", "/x&y", R"(forbidden: User "limited" cannot get path "/x&amp;y")");
 }
 
 TEST_F(AuthzTest, MissingRoleIsTheDenialReason) {
-  admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-        R"({"metadata":{"name":"dangling"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"gone"},)"
-        R"("subjects":[{"kind":"User","name":"limited"}]})");
-  expect_forbidden(limited, "GET", "/api/v1/namespaces/team-a/configmaps",
-                   R"(configmaps is forbidden: User "limited" cannot list resource "configmaps" in API group "" in the namespace "team-a": RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found)");
+  admin(
+      "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+      R"({"metadata":{"name":"dangling"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"gone"},)"
+      R"("subjects":[{"kind":"User","name":"limited"}]})");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces/team-a/configmaps",
+      R"(configmaps is forbidden: User "limited" cannot list resource "configmaps" in API group "" in the namespace "team-a": RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found)");
 }
 
 // ------------------------------------------------------------------------------ policy changes
 
 TEST_F(AuthzTest, GrantsAndRevocationsTakeEffectAtOnce) {
-  expect_forbidden(limited, "GET", "/api/v1/namespaces/team-a/secrets",
-                   R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" in the namespace "team-a")");
-  admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-        R"({"metadata":{"name":"view"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"edit"},)"
-        R"("subjects":[{"kind":"Group","name":"system:authenticated"}]})");
+  expect_forbidden(
+      limited, "GET", "/api/v1/namespaces/team-a/secrets",
+      R"(secrets is forbidden: User "limited" cannot list resource "secrets" in API group "" in the namespace "team-a")");
+  admin(
+      "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+      R"({"metadata":{"name":"view"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"edit"},)"
+      R"("subjects":[{"kind":"Group","name":"system:authenticated"}]})");
   EXPECT_EQ(as(limited, "GET", "/api/v1/namespaces/team-a/secrets").status, 200);
   EXPECT_EQ(as(limited, "GET", "/api/v1/namespaces/default/secrets").status, 403);
   admin("DELETE", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings/view");
   EXPECT_EQ(as(limited, "GET", "/api/v1/namespaces/team-a/secrets").status, 403);
   // A role's rules changing changes what its bindings grant.
-  admin("PUT", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles/pod-getter",
-        R"({"metadata":{"name":"pod-getter"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]}]})");
+  admin(
+      "PUT", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles/pod-getter",
+      R"({"metadata":{"name":"pod-getter"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]}]})");
   EXPECT_EQ(as(limited, "GET", "/api/v1/namespaces/team-a/pods").status, 200);
   admin("DELETE", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles/pod-getter");
   EXPECT_EQ(as(limited, "GET", "/api/v1/namespaces/team-a/pods/p").status, 403);
 }
 
 TEST_F(AuthzTest, ServiceAccountSubjectsMatchTheirUserName) {
-  admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-        R"({"metadata":{"name":"sa"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},)"
-        R"("subjects":[{"kind":"ServiceAccount","name":"ci"}]})");
+  admin(
+      "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+      R"({"metadata":{"name":"sa"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},)"
+      R"("subjects":[{"kind":"ServiceAccount","name":"ci"}]})");
   UserInfo sa{"system:serviceaccount:team-a:ci", "", {"system:serviceaccounts", "system:authenticated"}};
   EXPECT_EQ(as(sa, "GET", "/api/v1/namespaces/team-a/pods").status, 200);
   EXPECT_EQ(as(sa, "GET", "/api/v1/namespaces/default/pods").status, 403);
@@ -319,27 +368,33 @@ class EscalationTest : public AuthzTest {
  protected:
   EscalationTest() {
     // ns-admin: upstream's admin role in team-a (it may write roles and role bindings there).
-    admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-          R"({"metadata":{"name":"ns-admin"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"admin"},)"
-          R"("subjects":[{"kind":"User","name":"ns-admin"}]})");
+    admin(
+        "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+        R"({"metadata":{"name":"ns-admin"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"admin"},)"
+        R"("subjects":[{"kind":"User","name":"ns-admin"}]})");
   }
   UserInfo ns_admin{"ns-admin", "", {"system:authenticated"}};
   static std::string binding(const std::string& name, const std::string& kind, const std::string& role) {
-    return R"({"metadata":{"name":")" + name + R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":")" + kind +
-           R"(","name":")" + role + R"("},"subjects":[{"kind":"User","name":"limited"}]})";
+    return R"({"metadata":{"name":")" + name +
+           R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":")" + kind + R"(","name":")" +
+           role + R"("},"subjects":[{"kind":"User","name":"limited"}]})";
   }
 };
 
 TEST_F(EscalationTest, NamespaceAdminCannotBindClusterAdmin) {
-  expect_forbidden(ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-                   "rolebindings.rbac.authorization.k8s.io \"escalate\" is forbidden: user \"ns-admin\" "
-                   "(groups=[\"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n"
-                   "{APIGroups:[\"*\"], Resources:[\"*\"], Verbs:[\"*\"]}\n{NonResourceURLs:[\"*\"], Verbs:[\"*\"]}",
-                   binding("escalate", "ClusterRole", "cluster-admin"));
+  expect_forbidden(
+      ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+      "rolebindings.rbac.authorization.k8s.io \"escalate\" is forbidden: user \"ns-admin\" "
+      "(groups=[\"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n"
+      "{APIGroups:[\"*\"], Resources:[\"*\"], Verbs:[\"*\"]}\n{NonResourceURLs:[\"*\"], Verbs:[\"*\"]}",
+      binding("escalate", "ClusterRole", "cluster-admin"));
   auto r = parse(as(ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
                     binding("escalate", "ClusterRole", "cluster-admin")));
-  EXPECT_EQ(r["details"], (json::object{{"name", "escalate"}, {"group", "rbac.authorization.k8s.io"}, {"kind", "rolebindings"}}));
-  EXPECT_EQ(call("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings/escalate").status, 404);
+  EXPECT_EQ(
+      r["details"],
+      (json::object{{"name", "escalate"}, {"group", "rbac.authorization.k8s.io"}, {"kind", "rolebindings"}}));
+  EXPECT_EQ(call("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings/escalate").status,
+            404);
 }
 
 TEST_F(EscalationTest, BindingARoleWhoseRulesYouHoldIsAllowed) {
@@ -349,17 +404,20 @@ TEST_F(EscalationTest, BindingARoleWhoseRulesYouHoldIsAllowed) {
   EXPECT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(as(limited, "GET", "/api/v1/namespaces/team-a/configmaps").status, 200);
   // A binding to a role that does not exist: its NotFound.
-  r = as(ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings", binding("x", "Role", "nope"));
+  r = as(ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+         binding("x", "Role", "nope"));
   EXPECT_EQ(r.status, 404) << r.body;
   EXPECT_EQ(message(r), R"(roles.rbac.authorization.k8s.io "nope" not found)");
 }
 
 TEST_F(EscalationTest, TheBindVerbAllowsBindingWithoutHoldingTheRules) {
-  admin("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
-        R"({"metadata":{"name":"bind-cluster-admin"},"rules":[{"apiGroups":["rbac.authorization.k8s.io"],"resources":["clusterroles"],"verbs":["bind"],"resourceNames":["cluster-admin"]}]})");
-  admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-        R"({"metadata":{"name":"binder"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"bind-cluster-admin"},)"
-        R"("subjects":[{"kind":"User","name":"ns-admin"}]})");
+  admin(
+      "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+      R"({"metadata":{"name":"bind-cluster-admin"},"rules":[{"apiGroups":["rbac.authorization.k8s.io"],"resources":["clusterroles"],"verbs":["bind"],"resourceNames":["cluster-admin"]}]})");
+  admin(
+      "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
+      R"({"metadata":{"name":"binder"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"bind-cluster-admin"},)"
+      R"("subjects":[{"kind":"User","name":"ns-admin"}]})");
   auto r = as(ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
               binding("granted", "ClusterRole", "cluster-admin"));
   EXPECT_EQ(r.status, 201) << r.body;
@@ -369,20 +427,25 @@ TEST_F(EscalationTest, TheBindVerbAllowsBindingWithoutHoldingTheRules) {
 }
 
 TEST_F(EscalationTest, RolesCannotGrantMoreThanTheirAuthorHolds) {
-  expect_forbidden(ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles",
-                   "roles.rbac.authorization.k8s.io \"nodes\" is forbidden: user \"ns-admin\" (groups=[\"system:authenticated\"]) "
-                   "is attempting to grant RBAC permissions not currently held:\n"
-                   "{APIGroups:[\"\"], Resources:[\"nodes\"], Verbs:[\"get\" \"list\"]}",
-                   R"({"metadata":{"name":"nodes"},"rules":[{"apiGroups":[""],"resources":["nodes","pods"],"verbs":["get","list"]}]})");
-  auto r = as(ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles",
-              R"({"metadata":{"name":"reader"},"rules":[{"apiGroups":[""],"resources":["pods","configmaps"],"verbs":["get","list"]}]})");
+  expect_forbidden(
+      ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles",
+      "roles.rbac.authorization.k8s.io \"nodes\" is forbidden: user \"ns-admin\" "
+      "(groups=[\"system:authenticated\"]) "
+      "is attempting to grant RBAC permissions not currently held:\n"
+      "{APIGroups:[\"\"], Resources:[\"nodes\"], Verbs:[\"get\" \"list\"]}",
+      R"({"metadata":{"name":"nodes"},"rules":[{"apiGroups":[""],"resources":["nodes","pods"],"verbs":["get","list"]}]})");
+  auto r = as(
+      ns_admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles",
+      R"({"metadata":{"name":"reader"},"rules":[{"apiGroups":[""],"resources":["pods","configmaps"],"verbs":["get","list"]}]})");
   EXPECT_EQ(r.status, 201) << r.body;
   // An update is checked too, after the patch applies.
   expect_forbidden(ns_admin, "PATCH", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles/reader",
-                   "roles.rbac.authorization.k8s.io \"reader\" is forbidden: user \"ns-admin\" (groups=[\"system:authenticated\"]) "
+                   "roles.rbac.authorization.k8s.io \"reader\" is forbidden: user \"ns-admin\" "
+                   "(groups=[\"system:authenticated\"]) "
                    "is attempting to grant RBAC permissions not currently held:\n"
                    "{APIGroups:[\"\"], Resources:[\"nodes\"], Verbs:[\"get\"]}",
-                   R"({"rules":[{"apiGroups":[""],"resources":["nodes"],"verbs":["get"]}]})", "application/merge-patch+json");
+                   R"({"rules":[{"apiGroups":[""],"resources":["nodes"],"verbs":["get"]}]})",
+                   "application/merge-patch+json");
   // The garbage collector's writes (owner references, finalizers) pass whatever the role holds.
   admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles",
         R"({"metadata":{"name":"big"},"rules":[{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}]})");
@@ -405,10 +468,12 @@ TEST_F(AuthzTest, AnonymousMayReadHealthAndVersionOnly) {
   EXPECT_EQ(anon.groups, std::vector<std::string>{"system:unauthenticated"});
   for (const char* p : {"/healthz", "/livez", "/readyz", "/version", "/version/"})
     EXPECT_EQ(as(anon, "GET", p).status, 200) << p;
-  expect_forbidden(anon, "GET", "/api/v1/pods",
-                   R"(pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope)");
+  expect_forbidden(
+      anon, "GET", "/api/v1/pods",
+      R"(pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope)");
   expect_forbidden(anon, "GET", "/api", R"(forbidden: User "system:anonymous" cannot get path "/api")");
-  expect_forbidden(anon, "GET", "/healthz/ping", R"(forbidden: User "system:anonymous" cannot get path "/healthz/ping")");
+  expect_forbidden(anon, "GET", "/healthz/ping",
+                   R"(forbidden: User "system:anonymous" cannot get path "/healthz/ping")");
 }
 
 TEST_F(AuthzTest, SystemMastersIsAlwaysAllowed) {
@@ -438,36 +503,43 @@ TEST_F(AuthzTest, RequestWithoutUserIsRefused) {
 
 TEST_F(AuthzTest, SelfSubjectAccessReviewAnswersForTheCaller) {
   auto ssar = [&](const std::string& attrs) {
-    auto r = as(limited, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-                R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":)" + attrs + "}");
+    auto r = as(
+        limited, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+        R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":)" + attrs + "}");
     EXPECT_EQ(r.status, 201) << r.body;
     return parse(r);
   };
   auto yes = ssar(R"({"resourceAttributes":{"namespace":"team-a","verb":"get","resource":"pods"}})");
   EXPECT_EQ(yes["kind"], "SelfSubjectAccessReview");
   EXPECT_EQ(yes["status"].as_object()["allowed"], true);
-  EXPECT_EQ(yes["status"].as_object()["reason"],
-            R"(RBAC: allowed by RoleBinding "limited-get-pods/team-a" of Role "pod-getter" to User "limited")");
+  EXPECT_EQ(
+      yes["status"].as_object()["reason"],
+      R"(RBAC: allowed by RoleBinding "limited-get-pods/team-a" of Role "pod-getter" to User "limited")");
   auto no = ssar(R"({"resourceAttributes":{"verb":"list","resource":"secrets"}})");
   EXPECT_EQ(no["status"].as_object()["allowed"], false);
   EXPECT_FALSE(no["status"].as_object().contains("reason"));
   auto path = ssar(R"({"nonResourceAttributes":{"verb":"get","path":"/version"}})");
   EXPECT_EQ(path["status"].as_object()["allowed"], true);
-  EXPECT_EQ(path["status"].as_object()["reason"],
-            R"(RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated")");
+  EXPECT_EQ(
+      path["status"].as_object()["reason"],
+      R"(RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated")");
   auto bad = as(limited, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", R"({"spec":{}})");
   EXPECT_EQ(bad.status, 422);
-  EXPECT_EQ(message(bad), "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes: "
-                          "Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified");
+  EXPECT_EQ(message(bad),
+            "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes: "
+            "Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be "
+            "specified");
   // Anonymous callers may not ask (system:basic-user is bound to authenticated users only).
-  expect_forbidden(TokenAuthenticator::anonymous_user(), "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-                   R"(selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope)",
-                   R"({"spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}})");
+  expect_forbidden(
+      TokenAuthenticator::anonymous_user(), "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+      R"(selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "system:anonymous" cannot create resource "selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope)",
+      R"({"spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}})");
 }
 
 TEST_F(AuthzTest, SelfSubjectRulesReviewListsTheCallersRules) {
-  auto r = as(limited, "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
-              R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{"namespace":"team-a"}})");
+  auto r = as(
+      limited, "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+      R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{"namespace":"team-a"}})");
   ASSERT_EQ(r.status, 201) << r.body;
   auto st = parse(r)["status"].as_object();
   EXPECT_EQ(st["incomplete"], false);
@@ -481,10 +553,12 @@ TEST_F(AuthzTest, SelfSubjectRulesReviewListsTheCallersRules) {
   EXPECT_TRUE(ssar);
   bool version = false;
   for (const auto& rule : st["nonResourceRules"].as_array())
-    for (const auto& u : rule.as_object().at("nonResourceURLs").as_array()) version = version || u == "/version";
+    for (const auto& u : rule.as_object().at("nonResourceURLs").as_array())
+      version = version || u == "/version";
   EXPECT_TRUE(version);
   // In another namespace the RoleBinding does not apply.
-  auto other = parse(as(limited, "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", R"({"spec":{"namespace":"default"}})"));
+  auto other = parse(as(limited, "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                        R"({"spec":{"namespace":"default"}})"));
   for (const auto& rule : other["status"].as_object()["resourceRules"].as_array())
     EXPECT_NE(rule.as_object().at("resources"), json::array{"pods"});
   auto none = as(limited, "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", R"({"spec":{}})");
@@ -496,7 +570,8 @@ TEST_F(AuthzTest, LocalSubjectAccessReviewIsScopedToItsNamespace) {
   auto lsar = [&](const std::string& url_ns, const std::string& attr_ns) {
     return as(UserInfo{"boss", "", {"system:masters"}}, "POST",
               "/apis/authorization.k8s.io/v1/namespaces/" + url_ns + "/localsubjectaccessreviews",
-              R"({"spec":{"user":"limited","resourceAttributes":{"namespace":")" + attr_ns + R"(","verb":"get","resource":"pods"}}})");
+              R"({"spec":{"user":"limited","resourceAttributes":{"namespace":")" + attr_ns +
+                  R"(","verb":"get","resource":"pods"}}})");
   };
   auto r = lsar("team-a", "team-a");
   ASSERT_EQ(r.status, 201) << r.body;
@@ -504,12 +579,15 @@ TEST_F(AuthzTest, LocalSubjectAccessReviewIsScopedToItsNamespace) {
   EXPECT_EQ(parse(r)["metadata"].as_object()["namespace"], "team-a");
   r = lsar("team-a", "default");
   EXPECT_EQ(r.status, 422);
-  EXPECT_EQ(message(r), "LocalSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes.namespace: "
-                        "Invalid value: \"default\": must match metadata.namespace");
+  EXPECT_EQ(
+      message(r),
+      "LocalSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes.namespace: "
+      "Invalid value: \"default\": must match metadata.namespace");
   // limited may not ask for others (upstream's admin role grants localsubjectaccessreviews).
-  expect_forbidden(limited, "POST", "/apis/authorization.k8s.io/v1/namespaces/team-a/localsubjectaccessreviews",
-                   R"(localsubjectaccessreviews.authorization.k8s.io is forbidden: User "limited" cannot create resource "localsubjectaccessreviews" in API group "authorization.k8s.io" in the namespace "team-a")",
-                   R"({"spec":{"user":"x","resourceAttributes":{"namespace":"team-a","verb":"get","resource":"pods"}}})");
+  expect_forbidden(
+      limited, "POST", "/apis/authorization.k8s.io/v1/namespaces/team-a/localsubjectaccessreviews",
+      R"(localsubjectaccessreviews.authorization.k8s.io is forbidden: User "limited" cannot create resource "localsubjectaccessreviews" in API group "authorization.k8s.io" in the namespace "team-a")",
+      R"({"spec":{"user":"x","resourceAttributes":{"namespace":"team-a","verb":"get","resource":"pods"}}})");
 }
 
 TEST_F(AuthzTest, SelfSubjectReviewReturnsTheCaller) {
@@ -531,7 +609,8 @@ TEST_F(AuthzTest, ReviewKindsAreInDiscovery) {
                                                {"subjectaccessreviews", false}}));
   auto openapi = parse(call("GET", "/openapi/v3/apis/authorization.k8s.io/v1"));
   const auto& schemas = openapi["components"].as_object()["schemas"].as_object();
-  for (const char* k : {"io.k8s.api.authorization.v1.SelfSubjectAccessReview", "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
+  for (const char* k : {"io.k8s.api.authorization.v1.SelfSubjectAccessReview",
+                        "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
                         "io.k8s.api.authorization.v1.LocalSubjectAccessReview"})
     EXPECT_TRUE(schemas.contains(k)) << k;
 }
@@ -544,20 +623,32 @@ TEST_F(AuthzTest, SchedulerIdentityMayBindButNotCreatePods) {
               R"({"metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"}})");
   EXPECT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(as(sched, "GET", "/api/v1/pods?watch=1&resourceVersion=0").status, 200);
-  EXPECT_EQ(as(sched, "PATCH", "/api/v1/namespaces/team-a/pods/p/status", R"({"status":{}})", "application/merge-patch+json").status, 200);
-  expect_forbidden(sched, "POST", "/api/v1/namespaces/team-a/pods",
-                   R"(pods is forbidden: User "system:kube-scheduler" cannot create resource "pods" in API group "" in the namespace "team-a")",
-                   kPod);
-  expect_forbidden(sched, "GET", "/api/v1/namespaces/team-a/secrets",
-                   R"(secrets is forbidden: User "system:kube-scheduler" cannot list resource "secrets" in API group "" in the namespace "team-a")");
+  EXPECT_EQ(as(sched, "PATCH", "/api/v1/namespaces/team-a/pods/p/status", R"({"status":{}})",
+               "application/merge-patch+json")
+                .status,
+            200);
+  expect_forbidden(
+      sched, "POST", "/api/v1/namespaces/team-a/pods",
+      R"(pods is forbidden: User "system:kube-scheduler" cannot create resource "pods" in API group "" in the namespace "team-a")",
+      kPod);
+  expect_forbidden(
+      sched, "GET", "/api/v1/namespaces/team-a/secrets",
+      R"(secrets is forbidden: User "system:kube-scheduler" cannot list resource "secrets" in API group "" in the namespace "team-a")");
   // Leader election: its own lease only.
   EXPECT_EQ(as(sched, "POST", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases",
-               R"({"metadata":{"name":"kube-scheduler"},"spec":{}})").status, 201);
+               R"({"metadata":{"name":"kube-scheduler"},"spec":{}})")
+                .status,
+            201);
   EXPECT_EQ(as(sched, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler",
-               R"({"metadata":{"name":"kube-scheduler"},"spec":{"holderIdentity":"me"}})").status, 200);
-  admin("POST", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", R"({"metadata":{"name":"other"},"spec":{}})");
+               R"({"metadata":{"name":"kube-scheduler"},"spec":{"holderIdentity":"me"}})")
+                .status,
+            200);
+  admin("POST", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases",
+        R"({"metadata":{"name":"other"},"spec":{}})");
   EXPECT_EQ(as(sched, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/other",
-               R"({"metadata":{"name":"other"},"spec":{"holderIdentity":"me"}})").status, 403);
+               R"({"metadata":{"name":"other"},"spec":{"holderIdentity":"me"}})")
+                .status,
+            403);
 }
 
 TEST_F(AuthzTest, NodeSimulatorIdentityMayRunPodsButNotReadSecrets) {
@@ -566,12 +657,16 @@ TEST_F(AuthzTest, NodeSimulatorIdentityMayRunPodsButNotReadSecrets) {
   EXPECT_EQ(as(sim, "GET", "/api/v1/nodes").status, 200);
   EXPECT_EQ(as(sim, "GET", "/api/v1/pods?watch=1").status, 200);
   EXPECT_EQ(as(sim, "PATCH", "/api/v1/namespaces/team-a/pods/p/status", R"({"status":{"phase":"Running"}})",
-               "application/merge-patch+json").status, 200);
-  expect_forbidden(sim, "GET", "/api/v1/namespaces/team-a/secrets/db",
-                   R"(secrets "db" is forbidden: User "system:node-simulator" cannot get resource "secrets" in API group "" in the namespace "team-a")");
-  expect_forbidden(sim, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-                   R"(clusterrolebindings.rbac.authorization.k8s.io is forbidden: User "system:node-simulator" cannot create resource "clusterrolebindings" in API group "rbac.authorization.k8s.io" at the cluster scope)",
-                   "{}");
+               "application/merge-patch+json")
+                .status,
+            200);
+  expect_forbidden(
+      sim, "GET", "/api/v1/namespaces/team-a/secrets/db",
+      R"(secrets "db" is forbidden: User "system:node-simulator" cannot get resource "secrets" in API group "" in the namespace "team-a")");
+  expect_forbidden(
+      sim, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+      R"(clusterrolebindings.rbac.authorization.k8s.io is forbidden: User "system:node-simulator" cannot create resource "clusterrolebindings" in API group "rbac.authorization.k8s.io" at the cluster scope)",
+      "{}");
   EXPECT_EQ(as(sim, "DELETE", "/api/v1/namespaces/team-a/pods/p").status, 200);
 }
 
@@ -579,11 +674,14 @@ TEST_F(AuthzTest, ControllerManagerIdentityHoldsItsControllersRoles) {
   UserInfo kcm{"system:kube-controller-manager", "", {"system:authenticated"}};
   EXPECT_EQ(as(kcm, "GET", "/apis/apps/v1/replicasets?watch=1").status, 200);  // list/watch anything
   EXPECT_EQ(as(kcm, "POST", "/api/v1/namespaces/team-a/pods",
-               R"({"metadata":{"name":"rs-1"},"spec":{"containers":[{"name":"c","image":"pause"}]}})").status, 201);
+               R"({"metadata":{"name":"rs-1"},"spec":{"containers":[{"name":"c","image":"pause"}]}})")
+                .status,
+            201);
   EXPECT_EQ(as(kcm, "DELETE", "/api/v1/namespaces/team-a/pods/rs-1").status, 200);
-  expect_forbidden(kcm, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-                   R"(clusterrolebindings.rbac.authorization.k8s.io is forbidden: User "system:kube-controller-manager" cannot create resource "clusterrolebindings" in API group "rbac.authorization.k8s.io" at the cluster scope)",
-                   "{}");
+  expect_forbidden(
+      kcm, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+      R"(clusterrolebindings.rbac.authorization.k8s.io is forbidden: User "system:kube-controller-manager" cannot create resource "clusterrolebindings" in API group "rbac.authorization.k8s.io" at the cluster scope)",
+      "{}");
 }
 
 // ------------------------------------------------------------------------------ bootstrap policy
@@ -591,14 +689,16 @@ TEST_F(AuthzTest, ControllerManagerIdentityHoldsItsControllersRoles) {
 TEST_F(AuthzTest, BootstrapPolicyIsWholeAndAggregated) {
   std::set<std::string> roles;
   for (const auto& o : bootstrap_policy())
-    if (o.plural == "clusterroles") roles.insert(std::string(o.object.at("metadata").as_object().at("name").as_string()));
-  for (const char* r : {"cluster-admin", "admin", "edit", "view", "system:discovery", "system:basic-user",
-                        "system:public-info-viewer", "system:kube-scheduler", "system:volume-scheduler", "system:node",
-                        "system:kube-controller-manager", "system:controller:deployment-controller",
-                        "system:controller:replicaset-controller", "system:controller:job-controller",
-                        "system:controller:daemon-set-controller", "system:controller:statefulset-controller",
-                        "system:controller:namespace-controller", "system:controller:generic-garbage-collector",
-                        "system:controller:resource-claim-controller"})
+    if (o.plural == "clusterroles")
+      roles.insert(std::string(o.object.at("metadata").as_object().at("name").as_string()));
+  for (const char* r :
+       {"cluster-admin", "admin", "edit", "view", "system:discovery", "system:basic-user",
+        "system:public-info-viewer", "system:kube-scheduler", "system:volume-scheduler", "system:node",
+        "system:kube-controller-manager", "system:controller:deployment-controller",
+        "system:controller:replicaset-controller", "system:controller:job-controller",
+        "system:controller:daemon-set-controller", "system:controller:statefulset-controller",
+        "system:controller:namespace-controller", "system:controller:generic-garbage-collector",
+        "system:controller:resource-claim-controller"})
     EXPECT_TRUE(roles.count(r)) << r;
   // Every binding's role exists.
   for (const auto& o : bootstrap_policy()) {
@@ -610,8 +710,9 @@ TEST_F(AuthzTest, BootstrapPolicyIsWholeAndAggregated) {
   UserInfo v{"v", "", {}}, e{"e", "", {}}, a{"a", "", {}};
   for (auto [user, role] : {std::pair{"v", "view"}, std::pair{"e", "edit"}, std::pair{"a", "admin"}})
     admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings",
-          std::string(R"({"metadata":{"name":")") + user + R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":")" +
-              role + R"("},"subjects":[{"kind":"User","name":")" + user + R"("}]})");
+          std::string(R"({"metadata":{"name":")") + user +
+              R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":")" + role +
+              R"("},"subjects":[{"kind":"User","name":")" + user + R"("}]})");
   EXPECT_EQ(as(v, "GET", "/api/v1/namespaces/team-a/pods").status, 200);
   EXPECT_EQ(as(v, "GET", "/api/v1/namespaces/team-a/secrets").status, 403);
   EXPECT_EQ(as(e, "GET", "/api/v1/namespaces/team-a/secrets").status, 200);
@@ -635,10 +736,12 @@ TEST(RbacRulesTest, CoversAndCompactsAsUpstream) {
   EXPECT_FALSE(rules_cover({&named}, {pods}, nullptr));
   EXPECT_TRUE(rules_cover({&urls}, {PolicyRule{{"get"}, {}, {}, {}, {"/healthz/etcd"}}}, nullptr));
   missing.clear();
-  EXPECT_FALSE(rules_cover({&named}, {PolicyRule{{"get", "watch"}, {""}, {"pods"}, {"a", "c"}, {}}}, &missing));
+  EXPECT_FALSE(
+      rules_cover({&named}, {PolicyRule{{"get", "watch"}, {""}, {"pods"}, {"a", "c"}, {}}}, &missing));
   EXPECT_EQ(describe_missing_rules(missing),
-            (std::vector<std::string>{R"({APIGroups:[""], Resources:["pods"], ResourceNames:["a"], Verbs:["watch"]})",
-                                      R"({APIGroups:[""], Resources:["pods"], ResourceNames:["c"], Verbs:["get" "watch"]})"}));
+            (std::vector<std::string>{
+                R"({APIGroups:[""], Resources:["pods"], ResourceNames:["a"], Verbs:["watch"]})",
+                R"({APIGroups:[""], Resources:["pods"], ResourceNames:["c"], Verbs:["get" "watch"]})"}));
   // RuleAllows: "*/sub" matches a subresource only; names restrict; URL prefixes end in "*".
   UserInfo u{"u", "", {}};
   Attributes a{&u, "get", true, "", "", "v1", "nodes", "status", "", "n1"};
