@@ -5,9 +5,12 @@
 // and the identities of ksched's own components.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <boost/json.hpp>
+#include <chrono>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "api_harness.h"
 #include "apiserver/auth.h"
@@ -348,6 +351,53 @@ TEST_F(AuthzTest, GrantsAndRevocationsTakeEffectAtOnce) {
   EXPECT_EQ(as(limited, "GET", "/api/v1/namespaces/team-a/pods").status, 200);
   admin("DELETE", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles/pod-getter");
   EXPECT_EQ(as(limited, "GET", "/api/v1/namespaces/team-a/pods/p").status, 403);
+}
+
+// Requests on several threads while the policy changes: each thread keeps the index it last used
+// (rbac_authorizer.h); once a change is committed, every thread's next request sees it.
+TEST_F(AuthzTest, ConcurrentRequestsSeeEveryPolicyChange) {
+  const std::string binding =
+      R"({"metadata":{"name":"secrets"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"edit"},)"
+      R"("subjects":[{"kind":"User","name":"limited"}]})";
+  // phase % 4: 0 no binding, 1 being created, 2 bound, 3 being deleted; -1: stop.
+  std::atomic<int> phase{0};
+  std::atomic<int> wrong{0}, checked{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) {
+    readers.emplace_back([&] {
+      for (;;) {
+        const int before = phase.load();
+        if (before < 0) return;
+        const int status = as(limited, "GET", "/api/v1/namespaces/team-a/secrets").status;
+        const int after = phase.load();
+        // Only a decision taken wholly within a settled phase is checked.
+        if (before != after || before % 2 != 0) continue;
+        ++checked;
+        if (status != (before % 4 == 2 ? 200 : 403)) ++wrong;
+      }
+    });
+  }
+  // In each settled phase, wait until the readers made a few decisions in it (bounded).
+  auto settle = [&] {
+    const int target = checked.load() + 8;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (checked.load() < target && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  };
+  settle();
+  for (int i = 0; i < 20; ++i) {
+    phase.fetch_add(1);
+    admin("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings", binding);
+    phase.fetch_add(1);
+    settle();
+    phase.fetch_add(1);
+    admin("DELETE", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings/secrets");
+    phase.fetch_add(1);
+    settle();
+  }
+  phase.store(-1);
+  for (auto& t : readers) t.join();
+  EXPECT_GE(checked.load(), 8 * 41);
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST_F(AuthzTest, ServiceAccountSubjectsMatchTheirUserName) {
