@@ -145,8 +145,8 @@ int run_apiserver(int argc, char** argv) {
   }
   std::unique_ptr<ksched::controllers::ControllerManager> manager;
   if (run_controllers) {
-    // A client of this server like any other, with the admin credentials it handed out.
-    auto cfg = ksched::client::kubeconfig_from_string(server.kubeconfig());
+    // A client of this server like any other, as kube-controller-manager's own identity.
+    auto cfg = ksched::client::kubeconfig_from_string(server.component_kubeconfig("kube-controller-manager"));
     if (!cfg) {
       std::fprintf(stderr, "ksched apiserver: %s\n", cfg.error().c_str());
       return 1;

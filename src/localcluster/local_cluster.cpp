@@ -76,7 +76,7 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   }
 
   if (!opts.controllers.empty()) {
-    auto cm_client = client::RestClient::create(im->rest);
+    auto cm_client = client::RestClient::create(component_rest(*im, "kube-controller-manager"));
     if (!cm_client) return util::make_error("building the controllers' client: " + cm_client.error());
     controllers::ControllerManagerOptions co;
     co.controllers = opts.controllers;
