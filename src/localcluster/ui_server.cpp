@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -121,6 +122,7 @@ struct UiServer::Impl {
   std::mutex explain_mu;  // one refresh-and-explain at a time: they share the explainer's snapshot
   UiState state;
   std::unique_ptr<informer::SharedInformerFactory> informers;
+  std::function<bool()> handlers_synced;  // every object listed at start is in `state`
   asio::io_context io;
   std::unique_ptr<tcp::acceptor> acceptor;
   asio::steady_timer flush_timer{io};
@@ -142,7 +144,7 @@ struct UiServer::Impl {
     ph->add = [this](const informer::Ptr<api::Pod>& p, bool) { state.set_pod(*p); };
     ph->update = [this](const informer::Ptr<api::Pod>&, const informer::Ptr<api::Pod>& p) { state.set_pod(*p); };
     ph->del = [this](const informer::Deleted<api::Pod>& d) { state.remove_pod(d.key); };
-    pods->add_event_handler(ph);
+    auto pods_reg = pods->add_event_handler(ph);
     informer::InformerOptions<api::Node> no;
     no.transform = [](api::Node& n) {
       n.metadata.managedFields = {};
@@ -153,8 +155,9 @@ struct UiServer::Impl {
     nh->add = [this](const informer::Ptr<api::Node>& n, bool) { state.set_node(*n); };
     nh->update = [this](const informer::Ptr<api::Node>&, const informer::Ptr<api::Node>& n) { state.set_node(*n); };
     nh->del = [this](const informer::Deleted<api::Node>& d) { state.remove_node(d.key); };
-    nodes->add_event_handler(nh);
+    auto nodes_reg = nodes->add_event_handler(nh);
     informers->start();
+    handlers_synced = [pods_reg, nodes_reg] { return pods_reg->has_synced() && nodes_reg->has_synced(); };
   }
 
   // Every kFlushInterval: the changes since the last tick go to every open page as one delta.
@@ -253,8 +256,12 @@ util::Result<std::unique_ptr<UiServer>> UiServer::start(const std::string& liste
   im->explainer = std::move(*app);
   im->informers = std::make_unique<informer::SharedInformerFactory>(im->client);
   im->watch();
-  for (const auto& [name, synced] : im->informers->wait_for_cache_sync(std::chrono::seconds(30))) {
-    if (!synced) return util::make_error("ui: the " + name + " informer did not sync");
+  // The first page must see the cluster whole: wait until the handlers, not only the caches, have
+  // every listed object (polling, as WaitForCacheSync does).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!im->handlers_synced()) {
+    if (std::chrono::steady_clock::now() > deadline) return util::make_error("ui: the node and pod informers did not sync");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 
   const auto colon = listen.rfind(':');

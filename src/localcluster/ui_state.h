@@ -35,7 +35,7 @@ class UiState {
   std::string snapshot() const;
   // {"rev":R+1,"nodes":[...],"deletedNodes":[name...],"pods":[...],"deletedPods":[key...]}: the
   // changes since the previous call; nullopt when there were none. encode=false drops them unread
-  // (nobody is watching).
+  // (nobody is watching) and returns nullopt.
   std::optional<std::string> take_delta(bool encode = true);
   std::uint64_t revision() const;
   std::size_t node_count() const;
