@@ -11,7 +11,8 @@
 // For tests and tools: <body data-rev> is the revision of the last snapshot or delta applied,
 // data-live is "true" while the stream is open, data-snapshots counts the snapshots received (1
 // unless the stream reconnected); window.kschedPage.visibleNodes() is the node names the search
-// keeps, in the table's order, and window.kschedPage.search(text) searches as typing does.
+// keeps, in the table's order, window.kschedPage.search(text) searches as typing does, and
+// window.kschedPage.renders() is {count, lastMs, maxMs} of the frames drawn.
 #pragma once
 
 namespace ksched::localcluster {
@@ -287,7 +288,9 @@ function pendingView() {
 }
 
 // ---- drawing
+const renders = {count: 0, lastMs: 0, maxMs: 0};
 function render() {
+  const t0 = performance.now();
   frame = 0;
   if (dirty) computeView();
   drawRows();
@@ -297,6 +300,9 @@ function render() {
     if (openNode !== null) drawNodePanel();
   }
   dirty = false;
+  renders.lastMs = performance.now() - t0;
+  renders.maxMs = Math.max(renders.maxMs, renders.lastMs);
+  renders.count++;
 }
 function spacer(h) { return el("tr", {"aria-hidden": "true"}, el("td", {class: "spacer", colspan: 7, style: "height:" + h + "px"})); }
 function chip(text, cls) {
@@ -325,7 +331,9 @@ function nodeRow(name) {
 function drawRows() {
   const box = $("#node-scroll");
   const first = Math.max(0, Math.floor(box.scrollTop / ROW) - OVERSCAN);
-  const last = Math.min(view.length, first + Math.ceil((box.clientHeight || 600) / ROW) + 2 * OVERSCAN);
+  // The box grows with its rows up to its max-height: draw for that height, not for what it has now.
+  const height = Math.max(box.clientHeight, parseFloat(getComputedStyle(box).maxHeight) || 0, 300);
+  const last = Math.min(view.length, first + Math.ceil(height / ROW) + 2 * OVERSCAN);
   const rows = [spacer(first * ROW)];
   for (let i = first; i < last; i++) rows.push(nodeRow(view[i]));
   rows.push(spacer((view.length - last) * ROW));
@@ -524,6 +532,7 @@ function connect() {
 window.kschedPage = {
   visibleNodes: () => view.slice(),
   search: text => { $("#search").value = text; applySearch(text); },
+  renders: () => Object.assign({}, renders),
 };
 (function start() {
   const q = new URLSearchParams(location.search);

@@ -8,6 +8,7 @@ usage: cdp_page.py CHROMIUM STEP...   where the steps run in order, in one page:
   --wait JS           poll (every 100 ms, 20 s at most) until the expression is truthy
   --expect JS         the expression must be truthy now
   --eval JS           evaluate (awaiting a promise); an exception fails
+  --print JS          evaluate and print the value as JSON on stdout (for measurements)
   --type TEXT         type into the focused element, as a keyboard would
   --key NAME          press a key (Escape, Enter, "/")
   --sh CMD            run a shell command; a non-zero exit fails
@@ -158,6 +159,8 @@ def main(argv):
                         raise RuntimeError("false")
                 elif kind == "--eval":
                     b.evaluate(arg)
+                elif kind == "--print":
+                    print(json.dumps(b.evaluate(arg)), flush=True)
                 elif kind == "--type":
                     b.call("Input.insertText", {"text": arg}, session=True)
                 elif kind == "--key":
