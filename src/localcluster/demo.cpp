@@ -1,6 +1,7 @@
 #include "localcluster/demo.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -136,8 +137,10 @@ util::Result<DemoReport> run_demo(LocalCluster& cluster, const DemoOptions& opts
   std::condition_variable changed;
   DemoTimeline tl;
   tl.nodes = node_count;
-  const auto t0 = Clock::now();
-  auto since_start = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  // The clock starts at the first create request, after the informer has synced; handlers may run
+  // before that (the initial list), hence an atomic.
+  std::atomic<Clock::time_point> t0{Clock::now()};
+  auto since_start = [&] { return std::chrono::duration<double>(Clock::now() - t0.load()).count(); };
   auto seen = [&](const informer::Ptr<api::Pod>& p) {
     const double now = since_start();
     {
@@ -197,6 +200,7 @@ util::Result<DemoReport> run_demo(LocalCluster& cluster, const DemoOptions& opts
   };
 
   // ---- set-up, the preemption scene part 1: low-priority fillers take the whole target node.
+  t0 = Clock::now();
   std::vector<std::string> fillers;
   for (int i = 0; i < kFillers; ++i) {
     auto p = pod(ns, "filler-" + std::to_string(i), "filler", "8", "1Gi");
