@@ -105,7 +105,7 @@ code, .mono { font-family: ui-monospace, monospace; font-size: 12px; }
       (the bar: the share). Labels on every node come last.</p>
     <div id="node-scroll" class="scroll" tabindex="0" aria-labelledby="nodes-title" aria-describedby="nodes-help">
       <table id="nodes" aria-labelledby="nodes-title">
-        <colgroup><col style="width:15%"><col style="width:78px"><col style="width:108px"><col style="width:178px">
+        <colgroup><col style="width:15%"><col style="width:78px"><col style="width:136px"><col style="width:178px">
           <col style="width:78px"><col><col style="width:17%"></colgroup>
         <thead><tr><th scope="col">node</th><th scope="col">status</th><th scope="col">CPU</th>
           <th scope="col">memory</th><th scope="col">pods</th><th scope="col">labels</th><th scope="col">taints</th></tr></thead>
