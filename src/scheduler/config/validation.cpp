@@ -203,7 +203,7 @@ std::string aggregate_errors(const std::vector<std::string>& errs) {
 
 // ---------------------------------------------------------------- plugin args
 
-std::vector<std::string> validate_default_preemption_args(const DefaultPreemptionArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const DefaultPreemptionArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   std::string pp = child(path, "minCandidateNodesPercentage");
   std::string ap = child(path, "minCandidateNodesAbsolute");
@@ -220,7 +220,7 @@ std::vector<std::string> validate_default_preemption_args(const DefaultPreemptio
   return errs;
 }
 
-std::vector<std::string> validate_inter_pod_affinity_args(const InterPodAffinityArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const InterPodAffinityArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   if (a.hardPodAffinityWeight < 0 || a.hardPodAffinityWeight > 100) {
     errs.push_back(invalid(child(path, "hardPodAffinityWeight"), num(a.hardPodAffinityWeight),
@@ -229,7 +229,7 @@ std::vector<std::string> validate_inter_pod_affinity_args(const InterPodAffinity
   return errs;
 }
 
-std::vector<std::string> validate_node_affinity_args(const NodeAffinityArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const NodeAffinityArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   if (!a.addedAffinity) return errs;
   const auto& aff = *a.addedAffinity;
@@ -247,7 +247,7 @@ std::vector<std::string> validate_node_affinity_args(const NodeAffinityArgs& a, 
   return errs;
 }
 
-std::vector<std::string> validate_balanced_allocation_args(const NodeResourcesBalancedAllocationArgs& a,
+std::vector<std::string> validate_plugin_args(const NodeResourcesBalancedAllocationArgs& a,
                                                            const std::string& path) {
   std::vector<std::string> errs;
   std::set<std::string> seen;
@@ -260,7 +260,7 @@ std::vector<std::string> validate_balanced_allocation_args(const NodeResourcesBa
   return errs;
 }
 
-std::vector<std::string> validate_node_resources_fit_args(const NodeResourcesFitArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const NodeResourcesFitArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   std::string rp = child(path, "ignoredResources");
   for (std::size_t i = 0; i < a.ignoredResources.size(); ++i) validate_label_name(a.ignoredResources[i], index(rp, i), errs);
@@ -290,7 +290,7 @@ std::vector<std::string> validate_node_resources_fit_args(const NodeResourcesFit
   return errs;
 }
 
-std::vector<std::string> validate_pod_topology_spread_args(const PodTopologySpreadArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const PodTopologySpreadArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   std::string tp = child(path, "defaultingType");
   if (a.defaultingType != kSystemDefaulting && a.defaultingType != kListDefaulting) {
@@ -328,7 +328,7 @@ std::vector<std::string> validate_pod_topology_spread_args(const PodTopologySpre
   return errs;
 }
 
-std::vector<std::string> validate_volume_binding_args(const VolumeBindingArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const VolumeBindingArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   if (a.bindTimeoutSeconds < 0) {
     errs.push_back(invalid(child(path, "bindTimeoutSeconds"), num(a.bindTimeoutSeconds),
@@ -349,14 +349,15 @@ std::vector<std::string> validate_volume_binding_args(const VolumeBindingArgs& a
 }
 
 std::vector<std::string> validate_args(const PluginArgs& args, const std::string& path) {
-  if (auto* a = std::get_if<DefaultPreemptionArgs>(&args)) return validate_default_preemption_args(*a, path);
-  if (auto* a = std::get_if<InterPodAffinityArgs>(&args)) return validate_inter_pod_affinity_args(*a, path);
-  if (auto* a = std::get_if<NodeAffinityArgs>(&args)) return validate_node_affinity_args(*a, path);
-  if (auto* a = std::get_if<NodeResourcesBalancedAllocationArgs>(&args)) return validate_balanced_allocation_args(*a, path);
-  if (auto* a = std::get_if<NodeResourcesFitArgs>(&args)) return validate_node_resources_fit_args(*a, path);
-  if (auto* a = std::get_if<PodTopologySpreadArgs>(&args)) return validate_pod_topology_spread_args(*a, path);
-  if (auto* a = std::get_if<VolumeBindingArgs>(&args)) return validate_volume_binding_args(*a, path);
-  return {};
+  return std::visit(
+      [&](const auto& a) -> std::vector<std::string> {
+        if constexpr (requires { validate_plugin_args(a, path); }) {
+          return validate_plugin_args(a, path);
+        } else {
+          return {};  // no args, or an out-of-tree plugin's
+        }
+      },
+      args);
 }
 
 // ---------------------------------------------------------------- configuration
