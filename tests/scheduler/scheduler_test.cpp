@@ -99,8 +99,8 @@ class SchedulerTest : public ::testing::Test {
   // `filter_timing_stride`.
   std::string place_with_every_cycle_timed(int filter_timing_stride) {
     start(test_config(), [&](SchedulerOptions& o) {
-      o.pluginMetricsSamplePercent = 100;
-      o.filterTimingStride = filter_timing_stride;
+      o.plugin_metrics_sample_percent = 100;
+      o.filter_timing_stride = filter_timing_stride;
     });
     return place_on_two_fitting_nodes_of_three();
   }
@@ -261,7 +261,7 @@ TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
 // SchedulerQueueingHints off: node events requeue only the pods the node could admit (upstream
 // preCheckForNode: resources, node affinity, node name, host ports, NoSchedule taints).
 TEST_F(SchedulerTest, WithoutQueueingHintsNodeEventsPreCheckThePod) {
-  start(test_config(), [](SchedulerOptions& o) { o.queueingHints = false; });
+  start(test_config(), [](SchedulerOptions& o) { o.queueing_hints = false; });
 
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
   auto pod = add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).NodeSelector({{"disk", "ssd"}}).Obj());
@@ -545,7 +545,7 @@ std::vector<std::string> run_anti_affinity_workload(bool quick_rejection, std::u
   metrics::Registry registry;
   metrics::SchedulerMetrics metrics{registry};
   auto o = test_scheduler_options(clock, metrics, /*seed=*/7, /*binding_workers=*/2);
-  o.quickRejection = quick_rejection;
+  o.quick_rejection = quick_rejection;
   auto created = Scheduler::create(test_config(), new_in_tree_registry(), client, lister, o);
   EXPECT_TRUE(created.ok());
   if (!created.ok()) return {};
