@@ -1,5 +1,5 @@
-// The binding cycle (upstream pkg/scheduler/schedule_one.go: bindingCycle, bind, extendersBinding,
-// handleBindingCycleError), for one pod or a batch of them on one path.
+#include "scheduler/binding_cycle.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,21 +7,20 @@
 
 #include "api/helpers.h"
 #include "scheduler/queue/events.h"
-#include "scheduler/scheduler.h"
 #include "util/log.h"
 
 namespace ksched::scheduler {
 
 using framework::Status;
 
-void Scheduler::run_bindings(std::vector<BindingJob>& jobs) {
+void BindingCycle::run(std::vector<BindingJob>& jobs) {
   std::vector<Status> statuses(jobs.size());
   std::vector<char> reached_bind(jobs.size(), 0);
   // Bind through the plugins, per profile; extender binders take their pods one by one.
   std::map<framework::Framework*, std::vector<std::size_t>> by_profile;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     auto& job = jobs[i];
-    statuses[i] = bind_prologue(job);
+    statuses[i] = prologue(job);
     if (!statuses[i].is_success()) continue;
     reached_bind[i] = 1;
     if (!extenders_binding(job.assumed_info->pod(), job.result.suggestedHost, statuses[i])) {
@@ -36,7 +35,7 @@ void Scheduler::run_bindings(std::vector<BindingJob>& jobs) {
       items.push_back({jobs[i].state.get(), &jobs[i].assumed_info->pod(), &jobs[i].result.suggestedHost});
     }
     bound.assign(items.size(), Status());
-    const auto t = clock_->now();
+    const auto t = deps_.clock->now();
     fwk->run_bind_plugins(items, bound);
     for (std::size_t k = 0; k < idx.size(); ++k) {
       statuses[idx[k]] = std::move(bound[k]);
@@ -44,44 +43,44 @@ void Scheduler::run_bindings(std::vector<BindingJob>& jobs) {
     }
   }
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (reached_bind[i]) statuses[i] = bind_epilogue(jobs[i], std::move(statuses[i]));
-    finish_binding(jobs[i], statuses[i]);
+    if (reached_bind[i]) statuses[i] = epilogue(jobs[i], std::move(statuses[i]));
+    finish(jobs[i], statuses[i]);
   }
 }
 
-Status Scheduler::bind_prologue(BindingJob& job) {
+Status BindingCycle::prologue(BindingJob& job) {
   framework::Framework& fwk = *job.fwk;
   const api::Pod& assumed = job.assumed_info->pod();
-  auto t = clock_->now();
+  auto t = deps_.clock->now();
   Status s = fwk.wait_on_permit(assumed);
   if (!s.is_success()) {
-    metrics_->set()
+    deps_.metrics->set()
         .permitWaitDuration.with({framework::code_name(s.code())})
-        .observe(metrics::seconds_since(t, clock_->now()));
+        .observe(metrics::seconds_since(t, deps_.clock->now()));
     return s;
   }
   // Past Permit: events from now on cannot change this attempt's outcome.
-  queue_->done(assumed.metadata.uid);
+  deps_.queue->done(assumed.metadata.uid);
 
-  t = clock_->now();
+  t = deps_.clock->now();
   s = fwk.run_pre_bind_plugins(*job.state, assumed, job.result.suggestedHost);
   observe("PreBind", s, fwk, t);
   return s;
 }
 
-Status Scheduler::bind_epilogue(BindingJob& job, Status s) {
+Status BindingCycle::epilogue(BindingJob& job, Status s) {
   framework::Framework& fwk = *job.fwk;
   const ScheduleResult& result = job.result;
   const queue::QueuedPodInfoPtr& assumed_info = job.assumed_info;
   const api::Pod& assumed = assumed_info->pod();
-  if (auto fr = cache_->finish_binding(assumed); !fr.ok()) {
+  if (auto fr = deps_.cache->finish_binding(assumed); !fr.ok()) {
     log::error("Scheduler cache FinishBinding failed", {{"err", fr.error()}});
   }
   if (!s.is_success()) {
     log::V(1).info("Failed to bind pod", {{"pod", api::key_of(assumed)}});
     return s;
   }
-  client_->event(assumed, "Normal", "Scheduled", "Binding",
+  deps_.client->event(assumed, "Normal", "Scheduled", "Binding",
                  fmt::format("Successfully assigned {}/{} to {}", assumed.metadata.namespace_, assumed.metadata.name,
                              result.suggestedHost));
   if (auto v = log::V(2); v.enabled()) {
@@ -90,24 +89,24 @@ Status Scheduler::bind_epilogue(BindingJob& job, Status s) {
                                               {"evaluatedNodes", result.evaluatedNodes},
                                               {"feasibleNodes", result.feasibleNodes}});
   }
-  metrics::SchedulerMetrics& m = metrics_->set();
-  const auto now = clock_->now();
+  metrics::SchedulerMetrics& m = deps_.metrics->set();
+  const auto now = deps_.clock->now();
   m.pod_scheduled(fwk.profile_name(), metrics::seconds_since(job.start, now));
   m.podSchedulingAttempts.get().observe(assumed_info->attempts);
   if (assumed_info->initialAttemptTimestamp) {
     m.podSchedulingSLIDuration.with({metrics::SchedulerMetrics::attempts_label(assumed_info->attempts)})
         .observe(metrics::seconds_since(*assumed_info->initialAttemptTimestamp, now));
   }
-  const auto t = clock_->now();
+  const auto t = deps_.clock->now();
   fwk.run_post_bind_plugins(*job.state, assumed, result.suggestedHost);
   observe("PostBind", Status(), fwk, t);
   return {};
 }
 
-void Scheduler::finish_binding(BindingJob& job, const Status& s) {
+void BindingCycle::finish(BindingJob& job, const Status& s) {
   if (s.is_success()) {
     // And again after a successful binding cycle (PreBind/PostBind may have added some).
-    if (auto pods = job.pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
+    if (auto pods = job.pods_to_activate->take(); !pods.empty()) deps_.queue->activate(pods);
   } else {
     // Upstream handleBindingCycleError: unreserve, forget the assumed pod, requeue it.
     const framework::PodPtr& assumed = job.assumed_info->podInfo->pod;
@@ -115,27 +114,27 @@ void Scheduler::finish_binding(BindingJob& job, const Status& s) {
     std::optional<framework::FitError> fit;
     if (s.is_rejected()) fit = framework::FitError::on_node(assumed, node, s);
     job.fwk->run_reserve_plugins_unreserve(*job.state, *assumed, node);
-    if (auto fr = cache_->forget_pod(*assumed); !fr.ok()) {
+    if (auto fr = deps_.cache->forget_pod(*assumed); !fr.ok()) {
       log::error("scheduler cache ForgetPod failed", {{"err", fr.error()}});
     } else {
       // Forgetting frees what the assumed pod held, like a delete of an assigned pod. A pod that
       // was rejected stays out of that move: it would only fail again for the same reason.
       std::string uid = assumed->metadata.uid;
       if (s.is_rejected()) {
-        queue_->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr,
+        deps_.queue->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr,
                                                     [uid](const api::Pod& p) { return p.metadata.uid != uid; });
       } else {
-        queue_->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr);
+        deps_.queue->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr);
       }
     }
-    handle_scheduling_failure(*job.fwk, job.assumed_info, fit ? Status(s.code(), fit->error()) : s, fit,
-                              framework::NominatingInfo::cleared(), job.start);
+    deps_.on_failure(*job.fwk, job.assumed_info, fit ? Status(s.code(), fit->error()) : s, fit,
+                     framework::NominatingInfo::cleared(), job.start);
   }
-  metrics_->set().goroutines.with({"binding"}).dec();
+  deps_.metrics->set().goroutines.with({"binding"}).dec();
 }
 
-bool Scheduler::extenders_binding(const api::Pod& pod, const std::string& node, Status& status) {
-  for (const auto& x : extenders_) {
+bool BindingCycle::extenders_binding(const api::Pod& pod, const std::string& node, Status& status) {
+  for (const auto& x : *deps_.extenders) {
     if (!x->is_binder() || !x->is_interested(pod)) continue;
     auto r = x->bind(pod, node);
     if (!r.ok() && x->is_ignorable()) {
@@ -149,8 +148,8 @@ bool Scheduler::extenders_binding(const api::Pod& pod, const std::string& node, 
   return false;
 }
 
-bool Scheduler::extender_binds() const {
-  return std::any_of(extenders_.begin(), extenders_.end(), [](const auto& x) { return x->is_binder(); });
+bool BindingCycle::extender_binds() const {
+  return std::any_of(deps_.extenders->begin(), deps_.extenders->end(), [](const auto& x) { return x->is_binder(); });
 }
 
 }  // namespace ksched::scheduler

@@ -1,7 +1,7 @@
 // The binding cycles' workers (upstream runs each binding cycle in a goroutine of its own).
 //
 // A fixed pool of threads runs the jobs it is given through one callback, which takes a batch of
-// them (Scheduler::run_bindings: the one binding path). A job that may wait (Permit said Wait, a
+// them (BindingCycle::run: the one binding path). A job that may wait (Permit said Wait, a
 // PreBind with work to do, a binder that does not bind in batches) runs alone on any free worker.
 // Batchable jobs are run by at most kBatchRunners workers at a time, each taking every queued one
 // (up to kMaxBatch): while a batch is on the wire the next one gathers, so a burst of bindings

@@ -238,55 +238,17 @@ std::function<bool()> add_handlers(informer::SharedIndexInformer<T>& inf, Add ad
   return [reg] { return reg->has_synced(); };
 }
 
-// The cluster events of storage and CSI objects, whose adds and updates only move queued pods
-// (their deletes help no pod).
+// Storage and CSI objects: their adds and updates only move queued pods, as the cluster events
+// `add` and `update` of `resource` (their deletes help no pod).
 template <class T>
-struct QueueMoveEvents;
-template <>
-struct QueueMoveEvents<api::PersistentVolume> {
-  static constexpr EventResource kResource = EventResource::PersistentVolume;
-  static constexpr const char* kAdd = "PvAdd";
-  static constexpr const char* kUpdate = "PvUpdate";
-};
-template <>
-struct QueueMoveEvents<api::PersistentVolumeClaim> {
-  static constexpr EventResource kResource = EventResource::PersistentVolumeClaim;
-  static constexpr const char* kAdd = "PvcAdd";
-  static constexpr const char* kUpdate = "PvcUpdate";
-};
-template <>
-struct QueueMoveEvents<api::StorageClass> {
-  static constexpr EventResource kResource = EventResource::StorageClass;
-  static constexpr const char* kAdd = "StorageClassAdd";
-  static constexpr const char* kUpdate = "StorageClassUpdate";
-};
-template <>
-struct QueueMoveEvents<api::CSINode> {
-  static constexpr EventResource kResource = EventResource::CSINode;
-  static constexpr const char* kAdd = "CSINodeAdd";
-  static constexpr const char* kUpdate = "CSINodeUpdate";
-};
-template <>
-struct QueueMoveEvents<api::CSIDriver> {
-  static constexpr EventResource kResource = EventResource::CSIDriver;
-  static constexpr const char* kAdd = "CSIDriverAdd";
-  static constexpr const char* kUpdate = "CSIDriverUpdate";
-};
-template <>
-struct QueueMoveEvents<api::CSIStorageCapacity> {
-  static constexpr EventResource kResource = EventResource::CSIStorageCapacity;
-  static constexpr const char* kAdd = "CSIStorageCapacityAdd";
-  static constexpr const char* kUpdate = "CSIStorageCapacityUpdate";
-};
-
-template <class T>
-std::function<bool()> add_queue_move_handlers(Scheduler& sched, informer::SharedInformerFactory& f) {
-  using E = QueueMoveEvents<T>;
-  const ClusterEvent add = ev(E::kResource, framework::kAdd, E::kAdd);
-  const ClusterEvent update = ev(E::kResource, framework::kUpdate, E::kUpdate);
+std::function<bool()> add_queue_move_handlers(Scheduler& sched, informer::SharedInformerFactory& f,
+                                              EventResource resource, const char* add, const char* update) {
   return add_handlers<T>(
-      *f.informer_for<T>(), [&sched, add](const informer::Ptr<T>& o) { sched.requeue_on(add, nullptr, o); },
-      [&sched, update](const informer::Ptr<T>& a, const informer::Ptr<T>& b) { sched.requeue_on(update, a, b); },
+      *f.informer_for<T>(),
+      [&sched, e = ev(resource, framework::kAdd, add)](const informer::Ptr<T>& o) { sched.requeue_on(e, nullptr, o); },
+      [&sched, e = ev(resource, framework::kUpdate, update)](const informer::Ptr<T>& a, const informer::Ptr<T>& b) {
+        sched.requeue_on(e, a, b);
+      },
       [](const informer::Ptr<T>&) {});
 }
 
@@ -302,12 +264,15 @@ std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, info
       add_handlers<api::Node>(
           *f.informer_for<api::Node>(), [sc](const auto& n) { sc->on_node_add(n); },
           [sc](const auto& a, const auto& b) { sc->on_node_update(a, b); }, [sc](const auto& n) { sc->on_node_delete(n); }),
-      add_queue_move_handlers<api::PersistentVolume>(sched, f),
-      add_queue_move_handlers<api::PersistentVolumeClaim>(sched, f),
-      add_queue_move_handlers<api::StorageClass>(sched, f),
-      add_queue_move_handlers<api::CSINode>(sched, f),
-      add_queue_move_handlers<api::CSIDriver>(sched, f),
-      add_queue_move_handlers<api::CSIStorageCapacity>(sched, f),
+      add_queue_move_handlers<api::PersistentVolume>(sched, f, EventResource::PersistentVolume, "PvAdd", "PvUpdate"),
+      add_queue_move_handlers<api::PersistentVolumeClaim>(sched, f, EventResource::PersistentVolumeClaim, "PvcAdd",
+                                                          "PvcUpdate"),
+      add_queue_move_handlers<api::StorageClass>(sched, f, EventResource::StorageClass, "StorageClassAdd",
+                                                 "StorageClassUpdate"),
+      add_queue_move_handlers<api::CSINode>(sched, f, EventResource::CSINode, "CSINodeAdd", "CSINodeUpdate"),
+      add_queue_move_handlers<api::CSIDriver>(sched, f, EventResource::CSIDriver, "CSIDriverAdd", "CSIDriverUpdate"),
+      add_queue_move_handlers<api::CSIStorageCapacity>(sched, f, EventResource::CSIStorageCapacity,
+                                                       "CSIStorageCapacityAdd", "CSIStorageCapacityUpdate"),
   };
 }
 

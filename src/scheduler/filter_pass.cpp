@@ -23,6 +23,20 @@ FilterPass::FilterPass(framework::Framework& fwk, framework::CycleState& state, 
       slots_(slots),
       pass_(++slots.pass_) {}
 
+struct FilterPass::Walk {
+  int to_find = 0;
+  framework::Framework::QuickRejecter quick;
+  bool quick_by_position = false;
+  std::vector<framework::NodeInfoPtr> found;  // the feasible nodes, by the order they were found
+  std::atomic<int> feasible{0};
+  std::atomic<std::size_t> rejected{0};
+  std::atomic<std::size_t> quick_rejected{0};
+  std::atomic<int> scanned{0};
+  std::atomic<bool> failed{false};
+  std::mutex err_mu;
+  Status first_error;
+};
+
 Status FilterPass::run(int to_find, std::vector<framework::NodeInfoPtr>& feasible) {
   const int n = static_cast<int>(nodes_.size());
   if (n == 0) return {};
@@ -30,108 +44,105 @@ Status FilterPass::run(int to_find, std::vector<framework::NodeInfoPtr>& feasibl
     for (int i = 0; i < to_find; ++i) feasible.push_back(node_at(static_cast<std::size_t>(i)));
     return {};
   }
+  if (slots_.slots_.size() < nodes_.size()) slots_.slots_.resize(nodes_.size());
+  Walk w;
+  w.to_find = to_find;
+  w.found.resize(static_cast<std::size_t>(to_find));
+  w.quick = fwk_.quick_rejecter(state_, pod_);
+  w.quick_by_position = w.quick.test.rejects_at != nullptr && by_position_;
+  fwk_.parallelizer().chunks(n, [&](int begin, int end) { return visit(begin, end, w); });
+  count_ = w.rejected.load() + w.quick_rejected.load();
+  scanned_ = static_cast<std::size_t>(w.scanned.load());
+  if (!w.failed && w.feasible.load() == 0 && w.quick_rejected.load() != 0) resolve_quick_rejections(w);
+  if (w.failed) {
+    recorded_ = true;  // an error ends the attempt; its rejections say nothing
+    return w.first_error;
+  }
+  const int count = std::min(w.feasible.load(), to_find);
+  for (int i = 0; i < count; ++i) feasible.push_back(std::move(w.found[static_cast<std::size_t>(i)]));
+  return {};
+}
 
-  auto& slots = slots_.slots_;
-  if (slots.size() < nodes_.size()) slots.resize(nodes_.size());
-  std::vector<framework::NodeInfoPtr> found(static_cast<std::size_t>(to_find));
-  std::atomic<int> feasible_count{0};
-  std::atomic<std::size_t> rejected{0};
-  std::atomic<std::size_t> quick_rejected{0};
-  std::atomic<int> scanned{0};
-  std::atomic<bool> failed{false};
-  std::mutex err_mu;
-  Status first_error;
-  const framework::Framework::QuickRejecter quick = fwk_.quick_rejecter(state_, pod_);
-  const bool quick_by_position = quick.test.rejects_at != nullptr && by_position_;
-
+bool FilterPass::visit(int begin, int end, Walk& w) {
   // Counts are summed per chunk: a counter shared per node bounces between the cores.
-  auto check = [&](int begin, int end) {
-    std::size_t rejected_here = 0;
-    std::size_t quick_here = 0;
-    int i = begin;
-    bool go_on = true;
-    for (; i < end; ++i) {
-      if (failed.load(std::memory_order_relaxed) || feasible_count.load(std::memory_order_relaxed) >= to_find) {
-        go_on = false;
-        break;
-      }
-      const std::size_t at = (start_ + static_cast<std::size_t>(i)) % nodes_.size();
-      const auto& ni = nodes_[at];
-      const bool passed_over = quick_by_position
-                                   ? quick.test.rejects_at(quick.test.data, static_cast<std::uint32_t>(at))
-                                   : quick.test && quick.test.rejects(quick.test.data, *ni);
-      auto& slot = slots[static_cast<std::size_t>(i)];
-      if (passed_over) {
-        slot.pass = pass_;
-        slot.quick = true;
-        ++quick_here;
+  std::size_t rejected_here = 0;
+  std::size_t quick_here = 0;
+  int i = begin;
+  bool go_on = true;
+  for (; i < end; ++i) {
+    if (w.failed.load(std::memory_order_relaxed) || w.feasible.load(std::memory_order_relaxed) >= w.to_find) {
+      go_on = false;
+      break;
+    }
+    const std::size_t at = (start_ + static_cast<std::size_t>(i)) % nodes_.size();
+    const auto& ni = nodes_[at];
+    const bool passed_over = w.quick_by_position
+                                 ? w.quick.test.rejects_at(w.quick.test.data, static_cast<std::uint32_t>(at))
+                                 : w.quick.test && w.quick.test.rejects(w.quick.test.data, *ni);
+    auto& slot = slots_.slots_[static_cast<std::size_t>(i)];
+    if (passed_over) {
+      slot.pass = pass_;
+      slot.quick = true;
+      ++quick_here;
+      continue;
+    }
+    Status s = fwk_.run_filter_plugins_with_nominated_pods(state_, pod_, *ni);
+    if (s.is_error()) {
+      fail(w, s);
+      go_on = false;
+      break;
+    }
+    if (s.is_success()) {
+      const int len = w.feasible.fetch_add(1) + 1;
+      if (len > w.to_find) {
+        w.feasible.fetch_sub(1);
         continue;
       }
-      Status s = fwk_.run_filter_plugins_with_nominated_pods(state_, pod_, *ni);
-      if (s.is_error()) {
-        std::lock_guard l(err_mu);
-        if (!failed.exchange(true)) first_error = s;
-        go_on = false;
-        break;
-      }
-      if (s.is_success()) {
-        int len = feasible_count.fetch_add(1) + 1;
-        if (len > to_find) {
-          feasible_count.fetch_sub(1);
-          continue;
-        }
-        found[static_cast<std::size_t>(len - 1)] = ni;
-      } else {
-        slot.pass = pass_;
-        slot.status = std::move(s);
-        slot.quick = false;
-        ++rejected_here;
-      }
-    }
-    if (rejected_here != 0) rejected.fetch_add(rejected_here, std::memory_order_relaxed);
-    if (quick_here != 0) {
-      quick_rejected.fetch_add(quick_here, std::memory_order_relaxed);
-      fwk_.count_quick_rejections(quick.filter_index, quick_here);
-    }
-    for (int seen = scanned.load(std::memory_order_relaxed);
-         seen < i && !scanned.compare_exchange_weak(seen, i, std::memory_order_relaxed);) {
-    }
-    return go_on;
-  };
-  fwk_.parallelizer().chunks(n, check);
-  count_ = rejected.load() + quick_rejected.load();
-  scanned_ = static_cast<std::size_t>(scanned.load());
-  if (!failed && feasible_count.load() == 0 && quick_rejected.load() != 0) {
-    // No node passed, so a diagnosis follows: every quickly rejected node gets its exact status
-    // now, and an Error that a plugin skipped on it would have returned ends the attempt.
-    std::vector<std::size_t> quick_slots;
-    quick_slots.reserve(quick_rejected.load());
-    for (std::size_t i = 0; i < scanned_; ++i) {
-      if (slots[i].pass == pass_ && slots[i].quick) quick_slots.push_back(i);
-    }
-    fwk_.parallelizer().until(static_cast<int>(quick_slots.size()), [&](int k) {
-      Status s = exact_rejection(quick_slots[static_cast<std::size_t>(k)]);
-      if (s.is_error()) {
-        std::lock_guard l(err_mu);
-        if (!failed.exchange(true)) first_error = s;
-      }
-    });
-    // A quick test that rejected a node its Filter plugins pass is a plugin bug; the node is
-    // feasible all the same (exact_rejection left its slot empty).
-    for (const std::size_t i : quick_slots) {
-      if (slots[i].pass != pass_ && feasible_count.load() < to_find) {
-        found[static_cast<std::size_t>(feasible_count.fetch_add(1))] = node_at(i);
-        --count_;
-      }
+      w.found[static_cast<std::size_t>(len - 1)] = ni;
+    } else {
+      slot.pass = pass_;
+      slot.status = std::move(s);
+      slot.quick = false;
+      ++rejected_here;
     }
   }
-  if (failed) {
-    recorded_ = true;  // an error ends the attempt; its rejections say nothing
-    return first_error;
+  if (rejected_here != 0) w.rejected.fetch_add(rejected_here, std::memory_order_relaxed);
+  if (quick_here != 0) {
+    w.quick_rejected.fetch_add(quick_here, std::memory_order_relaxed);
+    fwk_.count_quick_rejections(w.quick.filter_index, quick_here);
   }
-  const int count = std::min(feasible_count.load(), to_find);
-  for (int i = 0; i < count; ++i) feasible.push_back(std::move(found[static_cast<std::size_t>(i)]));
-  return {};
+  for (int seen = w.scanned.load(std::memory_order_relaxed);
+       seen < i && !w.scanned.compare_exchange_weak(seen, i, std::memory_order_relaxed);) {
+  }
+  return go_on;
+}
+
+void FilterPass::resolve_quick_rejections(Walk& w) {
+  // A diagnosis follows: an Error that a plugin skipped on a quickly rejected node would have
+  // returned ends the attempt, as the plain walk would have.
+  auto& slots = slots_.slots_;
+  std::vector<std::size_t> quick_slots;
+  quick_slots.reserve(w.quick_rejected.load());
+  for (std::size_t i = 0; i < scanned_; ++i) {
+    if (slots[i].pass == pass_ && slots[i].quick) quick_slots.push_back(i);
+  }
+  fwk_.parallelizer().until(static_cast<int>(quick_slots.size()), [&](int k) {
+    Status s = exact_rejection(quick_slots[static_cast<std::size_t>(k)]);
+    if (s.is_error()) fail(w, s);
+  });
+  // A quick test that rejected a node its Filter plugins pass is a plugin bug; the node is
+  // feasible all the same (exact_rejection left its slot empty).
+  for (const std::size_t i : quick_slots) {
+    if (slots[i].pass != pass_ && w.feasible.load() < w.to_find) {
+      w.found[static_cast<std::size_t>(w.feasible.fetch_add(1))] = node_at(i);
+      --count_;
+    }
+  }
+}
+
+void FilterPass::fail(Walk& w, const Status& s) {
+  std::lock_guard l(w.err_mu);
+  if (!w.failed.exchange(true)) w.first_error = s;
 }
 
 Status FilterPass::exact_rejection(std::size_t i) {

@@ -56,6 +56,14 @@ class FilterPass {
   void record(framework::Diagnosis& diagnosis);
 
  private:
+  // What the pool's threads share during run().
+  struct Walk;
+  // Visits [begin, end) of the walk; false once the walk should stop.
+  bool visit(int begin, int end, Walk& w);
+  // No node passed: the quickly rejected ones get their exact statuses now.
+  void resolve_quick_rejections(Walk& w);
+  // Keeps the first Error of the walk, which ends it.
+  void fail(Walk& w, const framework::Status& s);
   // The status of a quickly rejected node at visit `i`, from its Filter plugins run in order.
   framework::Status exact_rejection(std::size_t i);
   const framework::NodeInfoPtr& node_at(std::size_t i) const { return nodes_[(start_ + i) % nodes_.size()]; }

@@ -70,7 +70,7 @@ void Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
   state->drop_scheduling_only();
   metrics_->set().goroutines.with({"binding"}).inc();
   const bool batchable =
-      !cycle.waits_on_permit && !extender_binds() && fwk->binds_in_batches(*state, cycle.pod_info->pod());
+      !cycle.waits_on_permit && !binding_cycle_->extender_binds() && fwk->binds_in_batches(*state, cycle.pod_info->pod());
   binding_pool_->submit(BindingJob{fwk, std::move(state), std::move(cycle.result), std::move(cycle.pod_info), start,
                                    std::move(pods_to_activate), batchable});
 }

@@ -76,8 +76,23 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
       return a->schedule_pod(fwk, state, pod, result, fit);
     };
   }
-  binding_pool_ = std::make_unique<BindingPool>(opts_.binding_workers,
-                                                [this](std::vector<BindingJob>& jobs) { run_bindings(jobs); });
+  binding_cycle_ = std::make_unique<BindingCycle>(BindingCycle::Deps{
+      .cache = cache_.get(),
+      .queue = queue_.get(),
+      .client = client_,
+      .extenders = &extenders_,
+      .clock = clock_,
+      .metrics = metrics_.get(),
+      .on_failure =
+          [this](framework::Framework& fwk, const queue::QueuedPodInfoPtr& pinfo, const framework::Status& status,
+                 const std::optional<framework::FitError>& fit,
+                 const std::optional<framework::NominatingInfo>& nominating,
+                 std::chrono::steady_clock::time_point start) {
+            handle_scheduling_failure(fwk, pinfo, status, fit, nominating, start);
+          },
+  });
+  binding_pool_ = std::make_unique<BindingPool>(
+      opts_.binding_workers, [c = binding_cycle_.get()](std::vector<BindingJob>& jobs) { c->run(jobs); });
   return {};
 }
 

@@ -8,8 +8,8 @@
 //   schedule_pod.{h,cpp} the algorithm (SchedulingAlgorithm: snapshot, PreFilter, Filter,
 //                        extenders, Score, selectHost), replaceable as upstream's SchedulePod.
 //   filter_pass.{h,cpp}  one Filter pass of an attempt, with its rejections.
-//   binding_cycle.cpp    the one binding path (run_bindings): WaitOnPermit, PreBind, Bind for a
-//                        batch of pods at once, FinishBinding, PostBind.
+//   binding_cycle.{h,cpp} the one binding path (BindingCycle): WaitOnPermit, PreBind, Bind for
+//                        a batch of pods at once, FinishBinding, PostBind.
 //   binding_pool.{h,cpp} the binding workers and their batching.
 //   eventhandlers.cpp    informer callbacks: cache updates and queue moves.
 //
@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "scheduler/binding_cycle.h"
 #include "scheduler/binding_pool.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/config/types.h"
@@ -180,20 +181,6 @@ class Scheduler {
   void update_pod_status(const api::Pod& pod, const api::PodCondition& cond,
                          const std::optional<framework::NominatingInfo>& nominating);
 
-  // ---- the binding cycle (binding_cycle.cpp)
-  // The one binding path, for the jobs a worker took together (one, or a batch): each job's
-  // WaitOnPermit and PreBind, then every Bind at once (per profile, Framework::run_bind_plugins;
-  // an extender binder takes its pod alone), then each job's end.
-  void run_bindings(std::vector<BindingJob>& jobs);
-  framework::Status bind_prologue(BindingJob& job);  // WaitOnPermit, PreBind
-  // After Bind (`bound`): FinishBinding, the Scheduled event, metrics, PostBind.
-  framework::Status bind_epilogue(BindingJob& job, framework::Status bound);
-  // Activates the pods plugins asked for, or undoes the assumption and requeues the pod.
-  void finish_binding(BindingJob& job, const framework::Status& s);
-  // True when an extender took the binding; `status` is then its outcome.
-  bool extenders_binding(const api::Pod& pod, const std::string& node, framework::Status& status);
-  bool extender_binds() const;
-
   // ---- event helpers (eventhandlers.cpp)
   void add_pod_to_cache(const framework::PodPtr& pod);
   void update_pod_in_cache(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod);
@@ -232,6 +219,7 @@ class Scheduler {
   std::unique_ptr<SchedulingAlgorithm> algorithm_;
   SchedulePodFn schedule_pod_;
 
+  std::unique_ptr<BindingCycle> binding_cycle_;
   std::unique_ptr<BindingPool> binding_pool_;
   std::thread sched_thread_;
   std::atomic<bool> running_{false};

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "api/codec.h"
+#include "api/yaml_json.h"
 #include "util/go_format.h"
 
 namespace ksched::scheduler::config {
@@ -156,15 +157,6 @@ bool is_empty_collection(const json::value& v) {
   return (v.is_object() && v.get_object().empty()) || (v.is_array() && v.get_array().empty());
 }
 
-// Keys in order, as sigs.k8s.io/yaml writes them (JSON -> map -> YAML).
-std::vector<const json::key_value_pair*> sorted_members(const json::object& o) {
-  std::vector<const json::key_value_pair*> out;
-  out.reserve(o.size());
-  for (const auto& kv : o) out.push_back(&kv);
-  std::sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->key() < b->key(); });
-  return out;
-}
-
 void emit(const json::value& v, int indent, bool inline_first, std::string& out);
 
 // Writes the value after "key:" or "- ".
@@ -187,11 +179,11 @@ void emit(const json::value& v, int indent, bool inline_first, std::string& out)
   const std::string pad(static_cast<std::size_t>(indent), ' ');
   bool first = true;
   if (v.is_object()) {
-    for (const auto* kv : sorted_members(v.get_object())) {
+    for (const auto& kv : v.get_object()) {
       if (!(first && inline_first)) out += pad;
       first = false;
-      out += string_scalar(std::string(kv->key())) + ":";
-      emit_after_key(kv->value(), indent, out, false);
+      out += string_scalar(std::string(kv.key())) + ":";
+      emit_after_key(kv.value(), indent, out, false);
     }
   } else if (v.is_array()) {
     for (const auto& item : v.get_array()) {
@@ -207,38 +199,6 @@ void emit(const json::value& v, int indent, bool inline_first, std::string& out)
     }
   } else {
     out += pad + scalar_text(v) + "\n";
-  }
-}
-
-// Compact JSON with sorted keys (/configz).
-void emit_json(const json::value& v, std::string& out) {
-  switch (v.kind()) {
-    case json::kind::object: {
-      out += '{';
-      bool first = true;
-      for (const auto* kv : sorted_members(v.get_object())) {
-        if (!first) out += ',';
-        first = false;
-        out += json::serialize(json::string_view(kv->key()));
-        out += ':';
-        emit_json(kv->value(), out);
-      }
-      out += '}';
-      break;
-    }
-    case json::kind::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& e : v.get_array()) {
-        if (!first) out += ',';
-        first = false;
-        emit_json(e, out);
-      }
-      out += ']';
-      break;
-    }
-    case json::kind::double_: out += fmt::format("{}", v.get_double()); break;
-    default: out += json::serialize(v);
   }
 }
 
@@ -347,26 +307,42 @@ json::value encode_value(const T& v, std::uint8_t flags) {
   }
 }
 
+// Keys in order, as sigs.k8s.io/yaml writes them (JSON -> map -> YAML); /configz too.
+json::value sorted(json::value v) {
+  if (v.is_array()) {
+    for (auto& e : v.get_array()) e = sorted(std::move(e));
+  } else if (v.is_object()) {
+    json::object& in = v.get_object();
+    std::vector<json::key_value_pair*> members;
+    members.reserve(in.size());
+    for (auto& kv : in) members.push_back(&kv);
+    std::sort(members.begin(), members.end(), [](const auto* a, const auto* b) { return a->key() < b->key(); });
+    json::object out;
+    out.reserve(members.size());
+    for (auto* kv : members) out.emplace(kv->key(), sorted(std::move(kv->value())));
+    return out;
+  }
+  return v;
+}
+
 }  // namespace
 
 std::string write_args(const std::string& /*plugin*/, const PluginArgs& args) {
   json::value v = encode_value(args, kAlways);
   if (v.is_null()) return "";
   std::string out;
-  emit(v, 0, false, out);
+  emit(sorted(std::move(v)), 0, false, out);
   return out;
 }
 
 std::string write_config(const KubeSchedulerConfiguration& cfg) {
   std::string out;
-  emit(encode_struct(cfg), 0, false, out);
+  emit(sorted(encode_struct(cfg)), 0, false, out);
   return out;
 }
 
 std::string write_config_json(const KubeSchedulerConfiguration& cfg) {
-  std::string out;
-  emit_json(encode_struct(cfg), out);
-  return out;
+  return api::to_json_text(sorted(encode_struct(cfg)));
 }
 
 }  // namespace ksched::scheduler::config
