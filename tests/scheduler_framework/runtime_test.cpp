@@ -688,6 +688,17 @@ void add_client_binder(Fixture& fx) {
   });
 }
 
+// Two pods' bindings to n1 and the statuses Framework::run_bind_plugins gives them.
+struct TwoBindings {
+  CycleState s0, s1;
+  api::Pod p0 = MakePod().Name("p0").Obj();
+  api::Pod p1 = MakePod().Name("p1").Obj();
+  const std::string n1 = "n1";
+  const std::vector<BindItem> items{{&s0, &p0, &n1}, {&s1, &p1, &n1}};
+  std::vector<Status> out = std::vector<Status>(2);
+  void run(Framework& f) { f.run_bind_plugins(items, out); }
+};
+
 TEST(FrameworkBind, ABatchGoesToTheBindersBindAllAnsweringAsOneByOne) {
   Fixture fx({});
   add_client_binder(fx);
@@ -725,24 +736,19 @@ TEST(FrameworkBind, SkippedPodsOfABatchGoToTheNextBinder) {
   fx.profile.plugins.bind.enabled = names({"First", "ClientBinder"});
   fx["First"].bind_status = Status::skip();
   auto f = fx.make();
-  CycleState s0, s1;
-  auto p0 = MakePod().Name("p0").Obj();
-  auto p1 = MakePod().Name("p1").Obj();
-  const std::string n1 = "n1";
-  const std::vector<BindItem> items{{&s0, &p0, &n1}, {&s1, &p1, &n1}};
-  std::vector<Status> out(items.size());
-  f->run_bind_plugins(items, out);
-  EXPECT_TRUE(out[0].is_success());
-  EXPECT_TRUE(out[1].is_success());
+  TwoBindings b;
+  b.run(*f);
+  EXPECT_TRUE(b.out[0].is_success());
+  EXPECT_TRUE(b.out[1].is_success());
   EXPECT_EQ(fx.log.calls, (std::vector<std::string>{"Bind/First/n1", "Bind/First/n1"}));
   EXPECT_EQ(fx.client.bind_all_sizes(), std::vector<std::size_t>{2});
-  EXPECT_FALSE(f->binds_in_batches(s0, p0)) << "First binds one by one";
+  EXPECT_FALSE(f->binds_in_batches(b.s0, b.p0)) << "First binds one by one";
 
   fx.profile.plugins.bind.enabled = names({"First"});
   auto g = fx.make();
-  g->run_bind_plugins(items, out);
-  EXPECT_TRUE(out[0].is_skip());
-  EXPECT_TRUE(out[1].is_skip());
+  b.run(*g);
+  EXPECT_TRUE(b.out[0].is_skip());
+  EXPECT_TRUE(b.out[1].is_skip());
 }
 
 TEST(FrameworkBind, OtherBindersAndSlowPreBindsBindOneByOne) {
@@ -750,16 +756,11 @@ TEST(FrameworkBind, OtherBindersAndSlowPreBindsBindOneByOne) {
   add_client_binder(fx);
   fx.profile.plugins.bind.enabled = names({"Binder"});
   auto f = fx.make();
-  CycleState s0, s1;
-  auto p0 = MakePod().Name("p0").Obj();
-  auto p1 = MakePod().Name("p1").Obj();
-  const std::string n1 = "n1";
-  EXPECT_FALSE(f->binds_in_batches(s0, p0)) << "Binder does not bind in batches";
-  const std::vector<BindItem> items{{&s0, &p0, &n1}, {&s1, &p1, &n1}};
-  std::vector<Status> out(items.size());
-  f->run_bind_plugins(items, out);
-  EXPECT_TRUE(out[0].is_success());
-  EXPECT_TRUE(out[1].is_success());
+  TwoBindings b;
+  EXPECT_FALSE(f->binds_in_batches(b.s0, b.p0)) << "Binder does not bind in batches";
+  b.run(*f);
+  EXPECT_TRUE(b.out[0].is_success());
+  EXPECT_TRUE(b.out[1].is_success());
   EXPECT_EQ(fx.log.calls, (std::vector<std::string>{"Bind/Binder/n1", "Bind/Binder/n1"}));
   EXPECT_TRUE(fx.client.bind_all_sizes().empty());
 
@@ -767,7 +768,7 @@ TEST(FrameworkBind, OtherBindersAndSlowPreBindsBindOneByOne) {
   fx.profile.plugins.bind.enabled = names({"ClientBinder"});
   fx.profile.plugins.preBind.enabled = names({"Slow"});
   auto g = fx.make();
-  EXPECT_FALSE(g->binds_in_batches(s0, p0));
+  EXPECT_FALSE(g->binds_in_batches(b.s0, b.p0));
 }
 
 TEST(FrameworkPermit, AllowRejectAndTimeout) {

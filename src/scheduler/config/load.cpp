@@ -14,6 +14,7 @@
 #include "api/yaml_json.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/validation.h"
+#include "util/base64.h"
 
 namespace ksched::scheduler::config {
 
@@ -232,12 +233,12 @@ void get_duration(Ctx& c, const YAML::Node& n, const std::string& path, Duration
 // Base64 ([]byte fields of the wire format).
 void get_bytes(Ctx& c, const YAML::Node& n, const std::string& path, std::string& out) {
   if (is_null(n) || c.failed() || !scalar_or_error(c, n, path, "[]byte")) return;
-  std::vector<unsigned char> raw = YAML::DecodeBase64(n.Scalar());
-  if (raw.empty() && !n.Scalar().empty()) {
+  auto raw = util::base64_decode(n.Scalar());
+  if (!raw) {
     c.type_error(n, path, "illegal base64 data");
     return;
   }
-  out.assign(raw.begin(), raw.end());
+  out = std::move(*raw);
 }
 
 // ---------------------------------------------------------------- decoding by description

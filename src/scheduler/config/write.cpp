@@ -1,7 +1,6 @@
 #include "scheduler/config/write.h"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -11,6 +10,7 @@
 
 #include "api/codec.h"
 #include "api/yaml_json.h"
+#include "util/base64.h"
 #include "util/go_format.h"
 
 namespace ksched::scheduler::config {
@@ -261,7 +261,7 @@ json::value parse_json(std::string_view text) {
 template <class T>
 json::value encode_value(const T& v, std::uint8_t flags) {
   if constexpr (std::is_same_v<T, std::string>) {
-    if (flags & kBase64) return json::value(YAML::EncodeBase64(reinterpret_cast<const unsigned char*>(v.data()), v.size()));
+    if (flags & kBase64) return json::value(util::base64_encode(v));
     return json::value(v);
   } else if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T>) {
     return json::value(v);
