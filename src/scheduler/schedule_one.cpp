@@ -1,8 +1,6 @@
 // The scheduling cycle (upstream pkg/scheduler/schedule_one.go: ScheduleOne, schedulingCycle,
 // handleSchedulingFailure, updatePod).
-#include <fmt/format.h>
-
-#include <algorithm>
+#include <random>
 
 #include "api/helpers.h"
 #include "scheduler/scheduler.h"
@@ -10,7 +8,6 @@
 
 namespace ksched::scheduler {
 
-using framework::Code;
 using framework::Status;
 
 bool Scheduler::schedule_one() {

@@ -1,10 +1,7 @@
 #include "scheduler/scheduler.h"
 
-#include <algorithm>
-
 #include "scheduler/extender.h"
 #include "scheduler/framework/parallelizer.h"
-#include "util/log.h"
 #include "util/thread.h"
 
 namespace ksched::scheduler {
