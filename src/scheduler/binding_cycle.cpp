@@ -89,12 +89,13 @@ Status BindingCycle::epilogue(BindingJob& job, Status s) {
                                               {"evaluatedNodes", result.evaluatedNodes},
                                               {"feasibleNodes", result.feasibleNodes}});
   }
-  metrics::SchedulerMetrics& m = deps_.metrics->set();
+  metrics::SchedulerRecorder& m = *deps_.metrics;
   const auto now = deps_.clock->now();
-  m.pod_scheduled(fwk.profile_name(), metrics::seconds_since(job.start, now));
-  m.podSchedulingAttempts.get().observe(assumed_info->attempts);
+  m.attempt(metrics::kScheduled, fwk.profile_name(), metrics::seconds_since(job.start, now));
+  m.pod_scheduling_attempts(assumed_info->attempts);
   if (assumed_info->initialAttemptTimestamp) {
-    m.podSchedulingSLIDuration.with({metrics::SchedulerMetrics::attempts_label(assumed_info->attempts)})
+    m.set()
+        .podSchedulingSLIDuration.with({metrics::SchedulerMetrics::attempts_label(assumed_info->attempts)})
         .observe(metrics::seconds_since(*assumed_info->initialAttemptTimestamp, now));
   }
   const auto t = deps_.clock->now();
@@ -130,7 +131,7 @@ void BindingCycle::finish(BindingJob& job, const Status& s) {
     deps_.on_failure(*job.fwk, job.assumed_info, fit ? Status(s.code(), fit->error()) : s, fit,
                      framework::NominatingInfo::cleared(), job.start);
   }
-  deps_.metrics->set().goroutines.with({"binding"}).dec();
+  deps_.metrics->binding_ended();
 }
 
 bool BindingCycle::extenders_binding(const api::Pod& pod, const std::string& node, Status& status) {

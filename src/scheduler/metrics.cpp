@@ -69,26 +69,19 @@ SchedulerMetrics::SchedulerMetrics(Registry& r)
                                      "Counts of rescore attempts during opportunistic batching.", Stability::Alpha,
                                      {"profile"})) {}
 
-void SchedulerMetrics::pod_scheduled(std::string_view profile, double seconds) {
-  scheduleAttempts.with({kScheduled, profile}).inc();
-  schedulingAttemptDuration.with({kScheduled, profile}).observe(seconds);
-}
-
-void SchedulerMetrics::pod_unschedulable(std::string_view profile, double seconds) {
-  scheduleAttempts.with({kUnschedulable, profile}).inc();
-  schedulingAttemptDuration.with({kUnschedulable, profile}).observe(seconds);
-}
-
-void SchedulerMetrics::pod_schedule_error(std::string_view profile, double seconds) {
-  scheduleAttempts.with({kError, profile}).inc();
-  schedulingAttemptDuration.with({kError, profile}).observe(seconds);
-}
-
 SchedulerRecorder::SchedulerRecorder(SchedulerMetrics* given)
     : own_registry_(given ? nullptr : std::make_unique<Registry>()),
       own_set_(given ? nullptr : std::make_unique<SchedulerMetrics>(*own_registry_)),
       set_(given ? given : own_set_.get()),
-      extension_points_(set_->frameworkExtensionPointDuration) {}
+      extension_points_(set_->frameworkExtensionPointDuration),
+      attempts_(set_->scheduleAttempts),
+      attempt_durations_(set_->schedulingAttemptDuration),
+      algorithm_durations_(set_->schedulingAlgorithmDuration),
+      pod_attempts_(set_->podSchedulingAttempts),
+      goroutines_(set_->goroutines),
+      cache_size_(set_->cacheSize),
+      batch_attempts_(set_->batchAttempts),
+      batch_rescores_(set_->batchRescoreAttempts) {}
 
 std::string SchedulerMetrics::attempts_label(int attempts) {
   if (attempts >= 15) return "15+";

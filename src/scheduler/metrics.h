@@ -1,6 +1,7 @@
 // The kube-scheduler metric set (upstream pkg/scheduler/metrics/metrics.go) with upstream's names,
 // types, labels and buckets, registered into a metrics::Registry (src/metrics).
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -17,6 +18,7 @@ using ksched::metrics::ChildCache;
 using ksched::metrics::Counter;
 using ksched::metrics::CounterChild;
 using ksched::metrics::exponential_buckets;
+using ksched::metrics::Family;
 using ksched::metrics::Gauge;
 using ksched::metrics::GaugeChild;
 using ksched::metrics::Histogram;
@@ -57,10 +59,6 @@ struct SchedulerMetrics {
   Counter& batchCacheFlushed;                 // scheduler_batch_cache_flushed_total{profile,reason}
   Counter& batchRescoreAttempts;              // scheduler_batch_rescore_attempts_total{profile}
 
-  // Attempt outcome helpers (upstream PodScheduled / PodUnschedulable / PodScheduleError).
-  void pod_scheduled(std::string_view profile, double seconds);
-  void pod_unschedulable(std::string_view profile, double seconds);
-  void pod_schedule_error(std::string_view profile, double seconds);
   // "1".."14", "15+" for the sli histogram.
   static std::string attempts_label(int attempts);
 };
@@ -85,9 +83,10 @@ class QueueMetricsAdapter final : public queue::QueueMetricsRecorder {
 
 // The metrics as one Scheduler records them: the SchedulerMetrics it was given, or its own (in a
 // registry nobody exposes) when it was given none, so that its cycles record without asking
-// whether anyone listens; and a lock-free cache of the extension-point histogram's children,
-// looked up several times per cycle by the addresses of literals and of the scheduler's profile
-// names, which outlive the scheduler's recorder.
+// whether anyone listens. The children a cycle touches are found without the families' locks,
+// through lock-free caches keyed by the addresses of their labels (literals, and the scheduler's
+// profile names, which outlive its recorder); each child is still made at its first use, so the
+// exposition shows the same series as before.
 class SchedulerRecorder {
  public:
   explicit SchedulerRecorder(SchedulerMetrics* given);
@@ -95,18 +94,71 @@ class SchedulerRecorder {
   SchedulerRecorder& operator=(const SchedulerRecorder&) = delete;
 
   SchedulerMetrics& set() { return *set_; }
-  SchedulerMetrics* operator->() { return set_; }
   // scheduler_framework_extension_point_duration_seconds{point, status, profile}.
   void extension_point(std::string_view point, const framework::Status& s, std::string_view profile,
                        std::chrono::steady_clock::time_point since, std::chrono::steady_clock::time_point now) {
     extension_points_.with({point, framework::code_name(s.code()), profile}).observe(seconds_since(since, now));
   }
+  // One attempt's result (kScheduled, kUnschedulable, kError; upstream PodScheduled,
+  // PodUnschedulable, PodScheduleError): scheduler_schedule_attempts_total and
+  // scheduler_scheduling_attempt_duration_seconds.
+  void attempt(const char* result, std::string_view profile, double seconds) {
+    attempts_.with({result, profile}).inc();
+    attempt_durations_.with({result, profile}).observe(seconds);
+  }
+  // scheduler_scheduling_algorithm_duration_seconds.
+  void algorithm_duration(double seconds) { algorithm_durations_.get().observe(seconds); }
+  // scheduler_pod_scheduling_attempts: a bound pod's attempts.
+  void pod_scheduling_attempts(int attempts) { pod_attempts_.get().observe(attempts); }
+  // scheduler_goroutines{operation="binding"}: binding cycles under way.
+  void binding_started() { goroutines_.with({kBinding}).inc(); }
+  void binding_ended() { goroutines_.with({kBinding}).dec(); }
+  // scheduler_scheduler_cache_size{type}.
+  void cache_size(std::int64_t nodes, std::int64_t pods, std::int64_t assumed_pods) {
+    cache_size_.with({kNodes}).set(static_cast<double>(nodes));
+    cache_size_.with({kPods}).set(static_cast<double>(pods));
+    cache_size_.with({kAssumedPods}).set(static_cast<double>(assumed_pods));
+  }
+  // scheduler_batch_attempts_total{profile, result}, scheduler_batch_rescore_attempts_total{profile}.
+  void batch_attempt(std::string_view profile, const char* result) { batch_attempts_.with({profile, result}).inc(); }
+  void batch_rescore(std::string_view profile) { batch_rescores_.with({profile}).inc(); }
 
  private:
+  static constexpr const char* kBinding = "binding";
+  static constexpr const char* kNodes = "nodes";
+  static constexpr const char* kPods = "pods";
+  static constexpr const char* kAssumedPods = "assumed_pods";
+  // The child of a family without labels, found at its first use.
+  template <class Child>
+  class Unlabelled {
+   public:
+    explicit Unlabelled(Family<Child>& family) : family_(family) {}
+    Child& get() {
+      Child* c = child_.load(std::memory_order_acquire);
+      if (!c) {
+        c = &family_.get();  // the same child for every thread that gets here
+        child_.store(c, std::memory_order_release);
+      }
+      return *c;
+    }
+
+   private:
+    Family<Child>& family_;
+    std::atomic<Child*> child_{nullptr};
+  };
+
   std::unique_ptr<Registry> own_registry_;
   std::unique_ptr<SchedulerMetrics> own_set_;
   SchedulerMetrics* set_;
   ChildCache<HistogramChild, 3> extension_points_;
+  ChildCache<CounterChild, 2> attempts_;
+  ChildCache<HistogramChild, 2> attempt_durations_;
+  Unlabelled<HistogramChild> algorithm_durations_;
+  Unlabelled<HistogramChild> pod_attempts_;
+  ChildCache<GaugeChild, 1> goroutines_;
+  ChildCache<GaugeChild, 1> cache_size_;
+  ChildCache<CounterChild, 2> batch_attempts_;
+  ChildCache<CounterChild, 1> batch_rescores_;
 };
 
 }  // namespace ksched::scheduler::metrics

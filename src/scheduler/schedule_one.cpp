@@ -65,7 +65,7 @@ void Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
   // the binding, counts shared with a plugin's cache would be copied by the next cycle instead
   // of updated in place.
   state->drop_scheduling_only();
-  metrics_->set().goroutines.with({"binding"}).inc();
+  metrics_->binding_started();
   const bool batchable =
       !cycle.waits_on_permit && !binding_cycle_->extender_binds() && fwk->binds_in_batches(*state, cycle.pod_info->pod());
   binding_pool_->submit(BindingJob{fwk, std::move(state), std::move(cycle.result), std::move(cycle.pod_info), start,
@@ -83,7 +83,7 @@ Scheduler::CycleOutcome Scheduler::scheduling_cycle(framework::Framework& fwk, f
   if (opts_.cycle_observer) {
     opts_.cycle_observer(fwk, *pod, out.status.is_success() ? out.result.suggestedHost : std::string());
   }
-  metrics_->set().schedulingAlgorithmDuration.get().observe(metrics::seconds_since(start, clock_->now()));
+  metrics_->algorithm_duration(metrics::seconds_since(start, clock_->now()));
   if (!out.status.is_success()) {
     algorithm_->pod_failed(fwk);
     if (!out.fit) {
@@ -162,12 +162,8 @@ void Scheduler::handle_scheduling_failure(framework::Framework& fwk, const queue
   bool called_done = false;
   const bool rejected = status.is_rejected();
   const std::string reason = rejected ? "Unschedulable" : "SchedulerError";
-  const double secs = metrics::seconds_since(start, clock_->now());
-  if (rejected) {
-    metrics_->set().pod_unschedulable(fwk.profile_name(), secs);
-  } else {
-    metrics_->set().pod_schedule_error(fwk.profile_name(), secs);
-  }
+  metrics_->attempt(rejected ? metrics::kUnschedulable : metrics::kError, fwk.profile_name(),
+                    metrics::seconds_since(start, clock_->now()));
   const framework::PodPtr pod = pinfo->podInfo->pod;
   const std::string err_msg = fit ? fit->error() : status.message();
   if (err_msg == kErrNoNodesAvailable) {

@@ -37,10 +37,7 @@ Status SchedulingAlgorithm::schedule_pod(framework::Framework& fwk, framework::C
   cache::Cache& cache = *deps_.cache;
   cache::Snapshot& snapshot = *deps_.snapshot;
   if (auto r = cache.update_snapshot(snapshot); !r.ok()) return Status::error(r.error());
-  auto& cache_size = deps_.metrics->set().cacheSize;
-  cache_size.with({"nodes"}).set(cache.node_count());
-  cache_size.with({"pods"}).set(cache.pod_count());
-  cache_size.with({"assumed_pods"}).set(cache.assumed_pod_count());
+  deps_.metrics->cache_size(cache.node_count(), cache.pod_count(), cache.assumed_pod_count());
   if (deps_.opportunistic_batching) batch_.note_snapshot_delta(snapshot.last_delta());
   const auto& all_nodes = snapshot.list();
   if (all_nodes.empty()) return Status(Code::UnschedulableAndUnresolvable, kErrNoNodesAvailable);
@@ -121,7 +118,7 @@ Status SchedulingAlgorithm::place_from_batch(framework::Framework& fwk, framewor
     Status s = fwk.run_pre_filter_plugins(state, pod, pre_res, set_plugins);
     observe("PreFilter", s, fwk, t);
     if (s.is_success() && pre_res.all_nodes()) {
-      deps_.metrics->set().batchRescoreAttempts.with({fwk.profile_name()}).inc();
+      deps_.metrics->batch_rescore(fwk.profile_name());
       Status err;
       host = batch_.place(fwk, state, pod, tie_key_, flushed, err);
       record_batch_flush(fwk, flushed);
@@ -130,7 +127,7 @@ Status SchedulingAlgorithm::place_from_batch(framework::Framework& fwk, framewor
       clear_batch(fwk, OpportunisticBatch::Flush::PodFailed);
     }
   }
-  deps_.metrics->set().batchAttempts.with({fwk.profile_name(), host.empty() ? "no_hint" : "hint_used"}).inc();
+  deps_.metrics->batch_attempt(fwk.profile_name(), host.empty() ? "no_hint" : "hint_used");
   if (!host.empty()) {
     result.suggestedHost = std::move(host);
     result.evaluatedNodes = 1;

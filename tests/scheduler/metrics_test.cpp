@@ -11,8 +11,9 @@ bool contains(const std::string& hay, const std::string& needle) { return hay.fi
 TEST(Metrics, SchedulerMetricSet) {
   Registry r;
   SchedulerMetrics m(r);
-  m.pod_scheduled("default-scheduler", 0.002);
-  m.pod_unschedulable("default-scheduler", 0.002);
+  SchedulerRecorder rec(&m);
+  rec.attempt(kScheduled, "default-scheduler", 0.002);
+  rec.attempt(kUnschedulable, "default-scheduler", 0.002);
   m.podSchedulingSLIDuration.with({SchedulerMetrics::attempts_label(20)}).observe(1);
   m.frameworkExtensionPointDuration.with({"Filter", "Success", "default-scheduler"}).observe(0.0001);
   QueueMetricsAdapter qa(m);
