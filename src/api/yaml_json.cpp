@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 
 namespace ksched::api {
 
@@ -112,21 +113,83 @@ namespace {
 constexpr int kMaxDepth = 32;
 
 struct TooDeep {};
+struct ExcessiveAliasing {};
 
-json::value convert(const YAML::Node& n, int depth) {
+// go-yaml v2's bound on alias expansion (CVE-2019-11253, "billion laughs"), which sigs.k8s.io/yaml
+// and so every YAML body upstream reads inherits: each node visited while converting is one
+// decode, and a decode inside an alias's expansion is also an alias decode. Once more than 100
+// alias decodes and more than 1,000 decodes were made, the share of alias decodes may not exceed
+// 99% up to 400,000 decodes, falling linearly to 10% at 4,000,000. A nine-level alias bomb of 400
+// bytes is refused after ~10,000 decodes, so the JSON built before it (~1 MB) is all it costs.
+class AliasBudget {
+ public:
+  // Counts one decode; `in_alias`: it is part of an alias's expansion.
+  void count(bool in_alias) {
+    ++decodes_;
+    if (in_alias) ++aliases_;
+    if (aliases_ > 100 && decodes_ > 1000 &&
+        static_cast<double>(aliases_) / static_cast<double>(decodes_) > allowed_ratio())
+      throw ExcessiveAliasing{};
+  }
+  // Counts the decodes of reaching node `n`. yaml-cpp resolves an alias to the very node its
+  // anchor names, so a node met a second time (by its offset in the text) is an alias: go-yaml
+  // counts the alias node itself, then the anchored node and everything below it as alias
+  // decodes (`in_alias` is set for them). Nodes without a position (built in code) are not aliases.
+  void enter(const YAML::Node& n, bool& in_alias) {
+    const int pos = n.Mark().pos;
+    if (pos >= 0 && !seen_.insert(pos).second) {
+      count(in_alias);
+      in_alias = true;
+    }
+    count(in_alias);
+  }
+
+ private:
+  double allowed_ratio() const {
+    constexpr double kLow = 400000, kHigh = 4000000;
+    const auto d = static_cast<double>(decodes_);
+    if (d <= kLow) return 0.99;
+    if (d >= kHigh) return 0.10;
+    return 0.99 - 0.89 * ((d - kLow) / (kHigh - kLow));
+  }
+  std::int64_t decodes_ = 0, aliases_ = 0;
+  std::unordered_set<int> seen_;
+};
+
+// A mapping key is decoded too (go-yaml counts it); only its text is kept, so a key that is a
+// collection (or an alias of one) is walked without building anything.
+void count_key(const YAML::Node& n, int depth, AliasBudget& budget, bool in_alias) {
+  budget.enter(n, in_alias);
+  if (!n.IsMap() && !n.IsSequence()) return;
+  if (depth >= kMaxDepth) throw TooDeep{};
+  for (const auto& e : n) {
+    if (n.IsMap()) {
+      count_key(e.first, depth + 1, budget, in_alias);
+      count_key(e.second, depth + 1, budget, in_alias);
+    } else {
+      count_key(e, depth + 1, budget, in_alias);
+    }
+  }
+}
+
+json::value convert(const YAML::Node& n, int depth, AliasBudget& budget, bool in_alias) {
+  budget.enter(n, in_alias);
   switch (n.Type()) {
     case YAML::NodeType::Map: {
       if (depth >= kMaxDepth) throw TooDeep{};
       json::object o;
       o.reserve(n.size());
-      for (const auto& kv : n) o[util::to_valid_utf8(kv.first.Scalar())] = convert(kv.second, depth + 1);
+      for (const auto& kv : n) {
+        count_key(kv.first, depth + 1, budget, in_alias);
+        o[util::to_valid_utf8(kv.first.Scalar())] = convert(kv.second, depth + 1, budget, in_alias);
+      }
       return o;
     }
     case YAML::NodeType::Sequence: {
       if (depth >= kMaxDepth) throw TooDeep{};
       json::array a;
       a.reserve(n.size());
-      for (const auto& e : n) a.push_back(convert(e, depth + 1));
+      for (const auto& e : n) a.push_back(convert(e, depth + 1, budget, in_alias));
       return a;
     }
     case YAML::NodeType::Scalar: {
@@ -145,10 +208,14 @@ json::value convert(const YAML::Node& n, int depth) {
 }  // namespace
 
 json::value yaml_to_json(const YAML::Node& n) {
+  AliasBudget budget;
   try {
-    return convert(n, 0);
+    budget.count(false);  // the document node, which go-yaml counts too
+    return convert(n, 0, budget, false);
   } catch (const TooDeep&) {
     throw std::runtime_error("yaml: document nested more than 32 levels deep");
+  } catch (const ExcessiveAliasing&) {
+    throw std::runtime_error("yaml: document contains excessive aliasing");
   }
 }
 
@@ -161,7 +228,8 @@ util::Result<json::value> yaml_text_to_json(std::string_view text) {
     return util::make_error("yaml: line " + std::to_string(e.mark.line + 1) + ", column " +
                             std::to_string(e.mark.column + 1) + ": " + e.msg);
   } catch (const std::exception& e) {
-    return util::make_error(std::string("yaml: ") + e.what());
+    std::string_view what = e.what();
+    return util::make_error(what.starts_with("yaml: ") ? std::string(what) : "yaml: " + std::string(what));
   }
 }
 

@@ -1,33 +1,69 @@
 // Delete (graceful pod deletion, finalizers, namespaces), delete collection and eviction.
 #include "apiserver/handlers_impl.h"
 
+#include <algorithm>
+#include <set>
+
 namespace ksched::apiserver {
 
-util::Result<Api::Impl::DeleteOptions> Api::Impl::delete_options(const Request& req, const json::object* body_override) {
+// DeleteOptions as upstream reads them: from the body when there is one (its media type
+// negotiated: 415 otherwise), else from the query (a number that does not parse: 400); then
+// ValidateDeleteOptions (422 naming DeleteOptions).
+util::Result<Api::Impl::DeleteOptions, ApiError> Api::Impl::delete_options(const Request& req,
+                                                                         const json::object* body_override) {
   DeleteOptions o;
+  std::optional<std::string> propagation;
+  bool orphan = false;
+  std::vector<std::string> dry_run;
   json::object body;
+  bool from_body = body_override != nullptr;
   if (body_override) {
     body = *body_override;
-  } else if (!req.body.empty() && !protobuf::is_protobuf(req.content_type)) {
+  } else if (!req.body.empty()) {
+    from_body = true;
+    auto encoding = body_encoding(req.content_type);
+    if (auto* e = std::get_if<ApiError>(&encoding)) return *e;
     // (A protobuf DeleteOptions body is not decoded: its options are ignored.)
-    json::error_code ec;
-    json::value v = json::parse(req.body, ec);
-    if (ec || !v.is_object()) return util::make_error("invalid DeleteOptions body");
-    body = std::move(v.get_object());
+    if (std::get<BodyEncoding>(encoding) != BodyEncoding::Protobuf) {
+      json::error_code ec;
+      json::value v = json::parse(req.body, ec);
+      if (ec || !v.is_object()) return bad_request("invalid DeleteOptions body");
+      body = std::move(v.get_object());
+    }
   }
-  if (auto* g = body.if_contains("gracePeriodSeconds"); g && g->is_int64()) o.grace = g->get_int64();
-  o.propagation = str(body, "propagationPolicy");
-  if (auto* p = obj_at(body, "preconditions")) {
-    o.pre_uid = str(*p, "uid");
-    o.pre_rv = str(*p, "resourceVersion");
+  if (from_body) {
+    if (auto* g = body.if_contains("gracePeriodSeconds"); g && g->is_int64()) o.grace = g->get_int64();
+    if (auto* p = body.if_contains("propagationPolicy"); p && p->is_string()) propagation = std::string(p->get_string());
+    if (auto* p = obj_at(body, "preconditions")) {
+      o.pre_uid = str(*p, "uid");
+      o.pre_rv = str(*p, "resourceVersion");
+    }
+    if (auto* d = body.if_contains("dryRun"); d && d->is_array())
+      for (const auto& x : d->get_array()) dry_run.emplace_back(x.is_string() ? std::string(x.get_string()) : "");
+    if (auto* od = body.if_contains("orphanDependents"); od && !od->is_null()) orphan = true;
+  } else {
+    auto grace = query_int64(req, "gracePeriodSeconds");
+    if (!grace) return grace.error();
+    o.grace = *grace;
+    if (auto* p = req.param("propagationPolicy")) propagation = *p;
+    orphan = req.param("orphanDependents") != nullptr;
+    dry_run = query_values(req, "dryRun");
   }
-  if (auto* d = body.if_contains("dryRun"); d && d->is_array() && !d->get_array().empty()) o.dry = true;
-  if (auto* g = req.param("gracePeriodSeconds")) {
-    auto v = parse_rv(*g);
-    if (v) o.grace = *v;
-  }
-  if (auto* p = req.param("propagationPolicy")) o.propagation = *p;
-  if (req.param("dryRun")) o.dry = true;
+  std::vector<Cause> causes;
+  if (propagation && orphan)
+    causes.push_back(Cause{"FieldValueInvalid",
+                           "Invalid value: " + util::go_quote(*propagation) +
+                               ": orphanDependents and deletionPropagation cannot be both set",
+                           "propagationPolicy"});
+  if (propagation && *propagation != "Foreground" && *propagation != "Background" && *propagation != "Orphan")
+    causes.push_back(Cause{"FieldValueNotSupported",
+                           "Unsupported value: " + util::go_quote(*propagation) +
+                               ": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+                           "propagationPolicy"});
+  validate_dry_run(dry_run, causes);
+  if (!causes.empty()) return options_invalid("DeleteOptions", std::move(causes));
+  if (propagation) o.propagation = *propagation;
+  o.dry = !dry_run.empty();
   return o;
 }
 
@@ -48,6 +84,8 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
                                          "). The object might have been modified"));
     if (opt.dry) return json_response(200, to_view(r, cur->json));
     bool is_pod = r.group.empty() && r.plural == "pods";
+    bool is_namespace = r.group.empty() && r.plural == "namespaces";
+    bool finalizers_changed = !is_namespace && api.controller_manager() && gc_finalizers(r, meta, opt);
     bool has_finalizers = false;
     if (auto* f = meta.if_contains("finalizers"); f && f->is_array() && !f->get_array().empty()) has_finalizers = true;
     if (is_pod) {
@@ -68,9 +106,10 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
         if (auto* dt = meta.if_contains("deletionTimestamp"); dt && dt->is_string()) {
           // A repeated delete may shorten the grace period, never lengthen it.
           auto old = parse_rfc3339(dt->get_string());
-          if (old && *old <= deadline) {
+          if (old && *old <= deadline && !finalizers_changed) {
             if (!has_finalizers || grace > 0) return json_response(200, to_view(r, cur->json));
           }
+          if (old && *old <= deadline) deadline = *old;
         }
         meta["deletionTimestamp"] = format_rfc3339(deadline);
         meta["deletionGracePeriodSeconds"] = grace;
@@ -96,17 +135,26 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
       if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
       return json_response(200, to_view(r, d.obj->json));
     }
-    if (has_finalizers) {
-      if (!meta.contains("deletionTimestamp")) {
-        meta["deletionTimestamp"] = now_ts();
-        meta["deletionGracePeriodSeconds"] = 0;
+    if (has_finalizers || (finalizers_changed && meta.contains("deletionTimestamp"))) {
+      if (!meta.contains("deletionTimestamp") || finalizers_changed) {
+        if (!meta.contains("deletionTimestamp")) {
+          meta["deletionTimestamp"] = now_ts();
+          meta["deletionGracePeriodSeconds"] = 0;
+        }
+        if (!has_finalizers) {
+          // The last finalizer went with the policy's change: the deletion completes.
+          auto d = store.remove(storage_id(r), ns, name, cur->rv, &obj);
+          if (d.status == Store::CommitStatus::Changed) continue;
+          if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
+          return json_response(200, to_view(r, d.obj->json));
+        }
         auto c = store.put(storage_id(r), obj, cur->rv);
         if (c.status == Store::CommitStatus::Changed) continue;
         return json_response(200, to_view(r, c.obj->json));
       }
       return json_response(200, to_view(r, cur->json));
     }
-    if (r.group.empty() && r.plural == "namespaces") return delete_namespace(r, name, obj, cur->rv);
+    if (is_namespace) return delete_namespace(r, name, obj, cur->rv);
     auto d = store.remove(storage_id(r), ns, name, cur->rv, &obj);
     if (d.status == Store::CommitStatus::Changed) continue;
     if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
@@ -115,8 +163,54 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
   return error_response(conflict_modified(r, name));
 }
 
+bool Api::Impl::gc_finalizers(const ResourceInfo& r, json::object& meta, const DeleteOptions& opt) {
+  // deletionFinalizersForGarbageCollection: the policy asked for, else the finalizer already
+  // there, else the kind's default (orphan for core/v1 ReplicationControllers and batch/v1 Jobs,
+  // kept for compatibility; background, which needs no finalizer, for every other kind).
+  std::vector<std::string> old;
+  if (auto* f = meta.if_contains("finalizers"); f && f->is_array())
+    for (const auto& x : f->get_array())
+      if (x.is_string()) old.emplace_back(x.get_string());
+  auto has = [&](std::string_view f) { return std::find(old.begin(), old.end(), f) != old.end(); };
+  bool orphan = false, foreground = false;
+  if (opt.propagation == "Orphan") {
+    orphan = true;
+  } else if (opt.propagation == "Foreground") {
+    foreground = true;
+  } else if (opt.propagation.empty()) {
+    if (has("orphan")) orphan = true;
+    else if (has("foregroundDeletion")) foreground = true;
+    else orphan = (r.group.empty() && r.plural == "replicationcontrollers") || (r.group == "batch" && r.plural == "jobs");
+  }
+  std::vector<std::string> next;
+  for (const auto& f : old)
+    if (f != "orphan" && f != "foregroundDeletion") next.push_back(f);
+  if (orphan) next.emplace_back("orphan");
+  if (foreground) next.emplace_back("foregroundDeletion");
+  if (std::set<std::string>(old.begin(), old.end()) == std::set<std::string>(next.begin(), next.end())) return false;
+  json::array a;
+  for (auto& f : next) a.emplace_back(json::string(f));
+  if (a.empty()) meta.erase("finalizers");
+  else meta["finalizers"] = std::move(a);
+  return true;
+}
+
 Response Api::Impl::delete_namespace(const ResourceInfo& r, const std::string& name, json::object obj, std::int64_t rv) {
   auto& meta = meta_of(obj);
+  bool spec_finalizers = false;
+  if (auto* spec = obj_at(obj, "spec"))
+    if (auto* f = spec->if_contains("finalizers"); f && f->is_array() && !f->get_array().empty()) spec_finalizers = true;
+  if (api.controller_manager() && spec_finalizers) {
+    // Terminating until the namespace controller has deleted its content and removed the
+    // "kubernetes" finalizer (namespaces/<name>/finalize), which deletes it.
+    if (meta.contains("deletionTimestamp")) return json_response(200, json::serialize(obj));
+    meta["deletionTimestamp"] = now_ts();
+    obj["status"] = json::object{{"phase", "Terminating"}};
+    auto c = store.put(storage_id(r), obj, rv);
+    if (c.status == Store::CommitStatus::Changed) return error_response(conflict_modified(r, name));
+    if (c.status != Store::CommitStatus::Ok) return error_response(not_found(r, name));
+    return json_response(200, c.obj->json);
+  }
   meta["deletionTimestamp"] = now_ts();
   obj["status"] = json::object{{"phase", "Terminating"}};
   auto c = store.put(storage_id(r), obj, rv);
@@ -140,7 +234,7 @@ Response Api::Impl::delete_namespace(const ResourceInfo& r, const std::string& n
 
 Response Api::Impl::delete_one(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
   auto opt = delete_options(req);
-  if (!opt) return error_response(bad_request(opt.error()));
+  if (!opt) return error_response(opt.error());
   return remove(r, ns, name, *opt);
 }
 
@@ -154,7 +248,7 @@ Response Api::Impl::eviction(const ResourceInfo& r, const std::string& ns, const
   auto* dopt = obj_at(body, "deleteOptions");
   json::object empty;
   auto opt = delete_options(Request{}, dopt ? dopt : &empty);
-  if (!opt) return error_response(bad_request(opt.error()));
+  if (!opt) return error_response(opt.error());
   Response resp = remove(r, ns, name, *opt);
   if (resp.status != 200) return resp;
   return json_response(201, success_status(201, "", nullptr, ""));
@@ -249,10 +343,11 @@ std::optional<ApiError> Api::Impl::pdb_blocks_eviction(const ResourceInfo& r, co
 }
 
 Response Api::Impl::delete_collection(const ResourceInfo& r, const std::string& ns, const Request& req) {
+  if (auto e = check_list_options(req)) return error_response(*e);
   Selectors sel;
   if (auto e = parse_selectors(r, req, sel)) return error_response(*e);
   auto opt = delete_options(req);
-  if (!opt) return error_response(bad_request(opt.error()));
+  if (!opt) return error_response(opt.error());
   Store::ListOptions lo;
   lo.ns = ns;
   lo.labels = sel.labels.empty() ? nullptr : &sel.labels;

@@ -9,6 +9,7 @@ Response Api::Impl::get(const ResourceInfo& r, const std::string& ns, const std:
   auto o = store.get_published(storage_id(r), ns, name);
   if (!o) return error_response(not_found(r, name));
   if (is_table_accept(req.accept)) {
+    if (auto e = check_table_options(req)) return error_response(*e);
     TableOptions t;
     t.now_unix = now();
     t.include = include_param(req);
@@ -44,17 +45,12 @@ std::optional<ApiError> Api::Impl::parse_selectors(const ResourceInfo& r, const 
   return std::nullopt;
 }
 
-ApiError Api::Impl::list_options_invalid(const std::string& msg) {
-  ApiError e{422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: " + msg};
-  e.kind = "ListOptions";
-  e.group = "meta.k8s.io";
-  e.causes.push_back(Cause{"FieldValueForbidden", "Forbidden: " + msg, "resourceVersionMatch"});
-  return e;
-}
-
 Response Api::Impl::list(const ResourceInfo& r, const std::string& ns, const Request& req) {
+  if (auto e = check_list_options(req)) return error_response(*e);
   Selectors sel;
   if (auto e = parse_selectors(r, req, sel)) return error_response(*e);
+  if (is_table_accept(req.accept))
+    if (auto e = check_table_options(req)) return error_response(*e);
   if (query_bool(req.param("watch"))) return watch(r, ns, req, std::move(sel));
   const std::string* rvp = req.param("resourceVersion");
   const std::string* match = req.param("resourceVersionMatch");
@@ -62,24 +58,9 @@ Response Api::Impl::list(const ResourceInfo& r, const std::string& ns, const Req
   std::string rv = rvp ? *rvp : "";
   std::string m = match ? *match : "";
   if (cont && cont->empty()) cont = nullptr;
-  if (query_bool(req.param("sendInitialEvents")))
-    return error_response(list_options_invalid("sendInitialEvents is forbidden for list"));
-  if (!m.empty()) {
-    if (cont) return error_response(list_options_invalid("resourceVersionMatch is forbidden when continue is provided"));
-    if (rv.empty()) return error_response(list_options_invalid("resourceVersionMatch is forbidden unless resourceVersion is provided"));
-    if (m == "Exact" && rv == "0")
-      return error_response(list_options_invalid("resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""));
-    if (m != "Exact" && m != "NotOlderThan") {
-      ApiError e{422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Unsupported value: \"" + m +
-                                     "\": supported values: \"Exact\", \"NotOlderThan\", \"\""};
-      return error_response(e);
-    }
-  }
+  // limit <= 0 is no limit, as upstream (check_list_options made sure it parses).
   std::size_t limit = 0;
-  if (auto* l = req.param("limit")) {
-    auto v = parse_rv(*l);
-    if (v && *v > 0) limit = static_cast<std::size_t>(*v);
-  }
+  if (auto l = query_int64(req, "limit"); l && *l && **l > 0) limit = static_cast<std::size_t>(**l);
   Store::ListOptions lo;
   lo.ns = ns;
   lo.labels = sel.labels.empty() ? nullptr : &sel.labels;
@@ -193,15 +174,7 @@ Response Api::Impl::watch(const ResourceInfo& r, const std::string& ns, const Re
   const std::string* match = req.param("resourceVersionMatch");
   bool send_initial = query_bool(req.param("sendInitialEvents"));
   bool bookmarks = query_bool(req.param("allowWatchBookmarks"));
-  if (req.param("sendInitialEvents")) {
-    if (!match || *match != "NotOlderThan")
-      return error_response(list_options_invalid(
-          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
-    if (!bookmarks)
-      return error_response(list_options_invalid("sendInitialEvents requires setting allowWatchBookmarks to true"));
-  } else if (match && !match->empty()) {
-    return error_response(list_options_invalid("resourceVersionMatch is forbidden for watch"));
-  }
+  (void)match;  // list() checked it with the other watch options
   std::int64_t from = 0;
   bool initial = rv.empty() || rv == "0";
   if (!initial) {
@@ -226,11 +199,10 @@ Response Api::Impl::watch(const ResourceInfo& r, const std::string& ns, const Re
   resp.watch_table = is_table_accept(req.accept);
   resp.watch_include = include_param(req);
   resp.timeout_seconds = 1800;
-  if (auto* t = req.param("timeoutSeconds")) {
-    auto v = parse_rv(*t);
-    if (v && *v > 0) resp.timeout_seconds = static_cast<int>(std::min<std::int64_t>(*v, 1 << 30));
-  }
-  auto ok = store.watch(w, from, initial, send_initial && initial);
+  if (auto t = query_int64(req, "timeoutSeconds"); t && *t && **t > 0)
+    resp.timeout_seconds = static_cast<int>(std::min<std::int64_t>(**t, 1 << 30));
+  // The initial-events-end bookmark is a bookmark: sent only to a watch that asked for them.
+  auto ok = store.watch(w, from, initial, send_initial && initial && bookmarks);
   if (!ok) {
     ApiError e{410, "Expired", ok.error()};
     resp.body = "{\"type\":\"ERROR\",\"object\":" + e.to_json() + "}\n";

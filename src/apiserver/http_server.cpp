@@ -4,6 +4,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <boost/beast/ssl.hpp>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -32,11 +34,19 @@ namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
 
 namespace {
-constexpr auto kIdleTimeout = std::chrono::seconds(600);
+// An answer must be taken by the client within this (a bound on a reader that stalls).
+constexpr auto kWriteTimeout = std::chrono::seconds(600);
 constexpr auto kBookmarkInterval = std::chrono::seconds(30);
-constexpr std::size_t kBodyLimit = 64u << 20;
 constexpr auto kCoalesce = std::chrono::milliseconds(2);
 constexpr std::size_t kReadBuffer = 16u << 10;
+// The most one read asks for (Beast's own read loop uses the same).
+constexpr std::size_t kReadSize = 64u << 10;
+// A connection's read buffer grown past this by a large request gives the memory back once empty.
+constexpr std::size_t kKeptReadBuffer = 256u << 10;
+// After an answer that ends the connection, what the client still sends is read and dropped for
+// this long, so that closing with its bytes unread does not reset the connection and lose the
+// answer (Go's closeWriteAndWait).
+constexpr auto kLingerTime = std::chrono::milliseconds(500);
 // Answers to pipelined requests queued before they are written regardless (bounds the buffer).
 constexpr std::size_t kMaxQueuedAnswers = 256u << 10;
 
@@ -60,6 +70,9 @@ const std::string_view* plain_event_prefix(const WatchItem& it) {
 struct HttpServer::Impl {
   Api& api;
   const TokenAuthenticator& auth;
+  RequestLimits limits;
+  // Requests being served: [0] read-only, [1] mutating (the max-in-flight filter).
+  std::atomic<int> in_flight[2] = {0, 0};
   bool tls = false;
   ssl::context ssl_ctx{ssl::context::tls_server};
   // One io_context per io thread: a connection lives on one of them, so its handlers need no
@@ -76,7 +89,7 @@ struct HttpServer::Impl {
   std::atomic<bool> stopping{false};
   std::unique_ptr<net::thread_pool> handler_pool;  // null: requests are answered on the io threads
 
-  Impl(Api& a, const TokenAuthenticator& au) : api(a), auth(au) {}
+  Impl(Api& a, const TokenAuthenticator& au, const RequestLimits& l) : api(a), auth(au), limits(l) {}
 
   void track(const std::shared_ptr<Watcher>& w) {
     std::lock_guard l(mu);
@@ -102,9 +115,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     buffer_.reserve(kReadBuffer);
   }
 
+  ~Session() { release_in_flight(); }
+
   void start() {
     if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
-      beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
+      beast::get_lowest_layer(stream_).expires_after(srv_.limits.read_header_timeout);
       stream_.async_handshake(ssl::stream_base::server,
                               [self = this->shared_from_this()](beast::error_code ec) {
                                 if (ec) return;
@@ -116,27 +131,144 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
+
+  // Reads the next request. The read loop is Beast's own (read some, feed the parser), kept here
+  // for its deadlines, which are upstream's: a connection's first request and any request whose
+  // first byte has arrived must have its line and headers within the header timeout (so a client
+  // trickling header bytes is dropped), a keep-alive connection may wait the idle timeout for
+  // its next request, and a body must arrive within the body timeout after its headers.
   void read() {
     // A parser fed part of a pipelined request from the buffer (next_buffered_request) goes on.
     if (!parser_primed_) new_parser();
+    const bool started = parser_primed_ || buffer_.size() > 0;
     parser_primed_ = false;
-    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    header_deadline_.reset();
+    body_deadline_.reset();
+    if (first_request_ || started) header_deadline_ = Clock::now() + srv_.limits.read_header_timeout;
+    first_request_ = false;
+    if (buffer_.size() == 0 && buffer_.capacity() > kKeptReadBuffer) {
+      buffer_.shrink_to_fit();
+      buffer_.reserve(kReadBuffer);
+    }
+    if (buffer_.size() > 0 && parse_buffered()) return;
+    read_more();
+  }
+
+  void read_more() {
+    auto& lowest = beast::get_lowest_layer(stream_);
+    if (parser_->is_header_done()) {
+      if (!body_deadline_) body_deadline_ = Clock::now() + srv_.limits.body_timeout;
+      lowest.expires_at(*body_deadline_);
+    } else if (header_deadline_) {
+      lowest.expires_at(*header_deadline_);
+    } else {
+      lowest.expires_after(srv_.limits.idle_timeout);
+    }
+    // What Beast's own loop asks: the buffer's free space (at least 512 bytes), up to 64 KiB.
+    stream_.async_read_some(buffer_.prepare(beast::read_size(buffer_, kReadSize)),
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+      // A timeout, the end of the stream or a reset: upstream does not answer these either.
+      if (ec) return self->close();
+      self->buffer_.commit(n);
+      if (!self->header_deadline_) self->header_deadline_ = Clock::now() + self->srv_.limits.read_header_timeout;
+      if (!self->parse_buffered()) self->read_more();
+    });
+  }
+
+  // Feeds the buffered bytes to the parser. True when they completed the request (it is being
+  // answered) or broke a limit or the grammar (the answer closes the connection); false when the
+  // request needs more bytes.
+  bool parse_buffered() {
+    beast::error_code ec;
+    feed(ec);
+    if (ec) {
+      refuse(ec);
+      return true;
+    }
+    if (!parser_->is_done()) return false;
+    on_read();
+    return true;
+  }
+
+  // Gives the parser what the buffer holds of the current request. Leaves ec set on a malformed
+  // or over-limit request; a request still incomplete is not an error.
+  void feed(beast::error_code& ec) {
+    while (buffer_.size() > 0 && !parser_->is_done()) {
+      std::size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == http::error::need_more) {
+        ec = {};
+        return;
+      }
+      if (ec || used == 0) return;
+    }
   }
 
   void new_parser() {
     parser_.emplace();
-    parser_->body_limit(kBodyLimit);
+    if (srv_.limits.max_request_body_bytes > 0)
+      parser_->body_limit(srv_.limits.max_request_body_bytes);
+    else
+      parser_->body_limit(boost::none);
+    parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(srv_.limits.max_header_bytes, UINT32_MAX)));
     parser_->eager(true);
+  }
+
+  // A request the parser refused: answered as upstream answers it, then the connection ends (what
+  // follows on it cannot be framed). A body over the limit gets kube-apiserver's Status; header
+  // and grammar errors get Go's net/http plain-text answers.
+  void refuse(beast::error_code ec) {
+    keep_alive_ = false;
+    out_.clear();
+    if (ec == http::error::body_limit) {
+      Response r;
+      r.status = 413;
+      r.body = ApiError{413, "RequestEntityTooLarge",
+                        "Request entity too large: limit is " + std::to_string(srv_.limits.max_request_body_bytes)}
+                   .to_json();
+      format_response(r);
+    } else {
+      constexpr std::string_view kHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n";
+      std::string_view status = ec == http::error::header_limit          ? "431 Request Header Fields Too Large"
+                                : ec == http::error::bad_transfer_encoding ? "501 Not Implemented"
+                                                                           : "400 Bad Request";
+      std::string_view text = ec == http::error::bad_transfer_encoding ? "Unsupported transfer encoding" : status;
+      out_.append("HTTP/1.1 ").append(status).append(kHeaders).append(text);
+    }
+    if (auto v = log::V(4); v.enabled()) v.info("HTTP request refused", {{"err", ec.message()}});
+    beast::get_lowest_layer(stream_).expires_after(kWriteTimeout);
+    net::async_write(stream_, net::buffer(out_), [self = this->shared_from_this()](beast::error_code wec, std::size_t) {
+      if (wec) return self->close();
+      self->linger_close();
+    });
+  }
+
+  // Half-closes, then reads and drops what the client still sends until it closes or kLingerTime
+  // passes, then closes: the client gets the answer rather than a reset.
+  void linger_close() {
+    auto& lowest = beast::get_lowest_layer(stream_);
+    beast::error_code ec;
+    lowest.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (ec) return close();
+    lowest.expires_after(kLingerTime);
+    drain();
+  }
+
+  void drain() {
+    buffer_.clear();
+    beast::get_lowest_layer(stream_).async_read_some(
+        buffer_.prepare(beast::read_size(buffer_, kReadSize)), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+          if (ec) return self->close();
+          self->drain();
+        });
   }
 
   // HTTP/1.1 pipelining: a client may send several requests before reading any answer. Requests
   // already in the buffer are answered together, their responses queued in out_ and sent in one
   // write when no complete request is left, so that a pipelined batch costs one send, not one per
   // request. Answers keep the requests' order, as HTTP/1.1 requires.
-  void on_read(beast::error_code ec) {
-    if (ec) return close();
+  void on_read() {
     // Requests that block on a database (etcd mode: writes, and consistent reads) run on their own
     // threads; the session waits for them as it waits for a durable commit, without holding up its
     // io thread.
@@ -155,11 +287,14 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         // The watch stream follows the answers queued before it.
         if (out_.empty())
           return on_io([self = this->shared_from_this(), resp = std::move(resp)]() mutable {
+            self->release_in_flight();
             self->start_watch(std::move(resp));
           });
         return when_durable(commit, [self = this->shared_from_this(), resp = std::move(resp)]() mutable {
+          beast::get_lowest_layer(self->stream_).expires_after(kWriteTimeout);
           net::async_write(self->stream_, net::buffer(self->out_),
                            [self, resp = std::move(resp)](beast::error_code ec, std::size_t) mutable {
+                             self->release_in_flight();
                              if (ec) return self->close();
                              self->start_watch(std::move(resp));
                            });
@@ -169,7 +304,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       if (!keep_alive_ || out_.size() >= kMaxQueuedAnswers || !next_buffered_request()) break;
     }
     when_durable(commit, [self = this->shared_from_this()] {
+      beast::get_lowest_layer(self->stream_).expires_after(kWriteTimeout);
       net::async_write(self->stream_, net::buffer(self->out_), [self](beast::error_code ec, std::size_t) {
+        self->release_in_flight();
         if (ec || !self->keep_alive_) return self->close();
         self->read();
       });
@@ -200,19 +337,54 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     if (buffer_.size() == 0) return false;
     new_parser();
     beast::error_code ec;
-    while (buffer_.size() > 0 && !parser_->is_done()) {
-      std::size_t n = parser_->put(buffer_.data(), ec);
-      buffer_.consume(n);
-      if (ec == http::error::need_more) break;
-      // A malformed request: let read() meet the error where it reports it, with a fresh parser.
-      if (ec || n == 0) {
-        new_parser();
-        return false;
-      }
+    feed(ec);
+    if (ec) {
+      // A malformed request: read() meets the error again, with a fresh parser, once the answers
+      // before it are sent.
+      new_parser();
+      return false;
     }
     if (parser_->is_done()) return true;
     parser_primed_ = true;
     return false;
+  }
+
+  // Upstream's max-in-flight filter (k8s.io/apiserver filters.WithMaxInFlightLimit, used when
+  // priority and fairness is off): a request beyond the limit of its kind is answered 429, unless
+  // it is long-running (a watch) or its user is in system:masters. The session holds at most one
+  // slot of each kind, from its first request of that kind in a batch until the batch's answers
+  // are written: a connection's requests are served in order, as Go's HTTP/1.1 server serves them.
+  bool admit_in_flight(const Request& r, const UserInfo& user) {
+    if (query_bool(r.param("watch"))) return true;
+    const int kind = r.method == "GET" || r.method == "HEAD" ? 0 : 1;
+    if (held_[kind]) return true;
+    const int limit = kind ? srv_.limits.max_mutating_requests_inflight : srv_.limits.max_requests_inflight;
+    if (limit <= 0) return true;
+    if (srv_.in_flight[kind].fetch_add(1, std::memory_order_relaxed) < limit) {
+      held_[kind] = true;
+      return true;
+    }
+    srv_.in_flight[kind].fetch_sub(1, std::memory_order_relaxed);
+    return std::find(user.groups.begin(), user.groups.end(), "system:masters") != user.groups.end();
+  }
+
+  void release_in_flight() {
+    for (int k = 0; k < 2; ++k)
+      if (held_[k]) {
+        srv_.in_flight[k].fetch_sub(1, std::memory_order_relaxed);
+        held_[k] = false;
+      }
+  }
+
+  // The filter's answer, as upstream writes it (http.Error: plain text).
+  static Response too_many_requests() {
+    Response r;
+    r.status = 429;
+    r.content_type = "text/plain; charset=utf-8";
+    r.body = "Too many requests, please try again later.\n";
+    r.headers.emplace_back("Retry-After", "1");
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    return r;
   }
 
   Response handle(http::request<http::string_body> req) {
@@ -226,16 +398,19 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     r.content_type = std::string(req[http::field::content_type]);
     r.accept = std::string(req[http::field::accept]);
     r.body = std::move(req.body());
-    const UserInfo* user = srv_.auth.authenticate(req[http::field::authorization]);
     // Plain HTTP (--no-tls) is loopback development mode like upstream's old insecure port:
     // client-go never sends bearer tokens over http://, so requests without credentials are
-    // admitted; wrong credentials are still refused.
-    static const UserInfo insecure_admin{"admin", "admin", {"system:masters"}};
-    if (!user && !srv_.tls && req[http::field::authorization].empty()) user = &insecure_admin;
+    // admitted as admin; wrong credentials are still refused. Otherwise a request without a token
+    // is system:anonymous (unless --anonymous-auth=false), and Api::handle authorizes it.
+    std::string_view authorization = req[http::field::authorization];
+    const UserInfo* user = !srv_.tls && authorization.empty() ? &admin_user() : srv_.auth.authenticate_request(authorization);
+    r.user = user;
     Response resp;
     if (!user) {
       resp.status = 401;
       resp.body = ApiError{401, "Unauthorized", "Unauthorized"}.to_json();
+    } else if (!admit_in_flight(r, *user)) {
+      resp = too_many_requests();
     } else {
       resp = srv_.api.handle(r);
     }
@@ -404,6 +579,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   void close() {
+    release_in_flight();
     beast::error_code ec;
     beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ec);
     beast::get_lowest_layer(stream_).close();
@@ -415,6 +591,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   std::optional<http::request_parser<http::string_body>> parser_;
   bool parser_primed_ = false;  // parser_ holds the start of a pipelined request
   bool keep_alive_ = true;
+  bool first_request_ = true;  // nothing read yet: the header timeout runs from the start
+  std::optional<Clock::time_point> header_deadline_;  // set once the request's first byte is here
+  std::optional<Clock::time_point> body_deadline_;
+  bool held_[2] = {false, false};  // in-flight slots (read-only, mutating) this session holds
   // watch state
   std::shared_ptr<Watcher> watcher_;
   const ResourceInfo* resource_ = nullptr;
@@ -457,8 +637,8 @@ void HttpServer::Impl::accept() {
 }
 
 HttpServer::HttpServer(Api& api, const TokenAuthenticator& auth, TlsMaterial tls, int io_threads,
-                       int handler_threads)
-    : impl_(std::make_unique<Impl>(api, auth)) {
+                       int handler_threads, const RequestLimits& limits)
+    : impl_(std::make_unique<Impl>(api, auth, limits)) {
   if (handler_threads > 0) impl_->handler_pool = std::make_unique<net::thread_pool>(handler_threads);
   if (!tls.cert_pem.empty()) {
     impl_->tls = true;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "apiserver/request_limits.h"
 #include "util/result.h"
 
 namespace ksched::apiserver {
@@ -20,7 +21,8 @@ class HttpServer {
  public:
   // `tls` empty cert = plain HTTP. `handler_threads` > 0: requests are handled on a pool of that
   // many threads rather than on the io threads (for handlers that block on a database).
-  HttpServer(Api& api, const TokenAuthenticator& auth, TlsMaterial tls, int io_threads, int handler_threads = 0);
+  HttpServer(Api& api, const TokenAuthenticator& auth, TlsMaterial tls, int io_threads, int handler_threads = 0,
+             const RequestLimits& limits = {});
   ~HttpServer();
   util::Result<std::uint16_t> listen(const std::string& host, std::uint16_t port);
   // Ends every watch stream, stops accepting and joins the io threads.

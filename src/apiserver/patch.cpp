@@ -141,9 +141,38 @@ util::Result<void> add_at(json::value& doc, std::string_view path, json::value v
   return util::make_error("doc is missing path: \"" + std::string(path) + "\": missing value");
 }
 
+std::size_t string_size(std::string_view s) {
+  std::size_t n = 2;
+  for (unsigned char c : s) n += c == '"' || c == '\\' ? 2 : c < 0x20 ? 6 : 1;
+  return n;
+}
+
+// The length of v's compact JSON text (what a copy adds), counted without writing it out.
+std::size_t json_size(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::object: {
+      const auto& o = v.get_object();
+      std::size_t n = o.empty() ? 2 : 1 + o.size();  // braces and commas
+      for (const auto& kv : o) n += string_size(kv.key()) + 1 + json_size(kv.value());
+      return n;
+    }
+    case json::kind::array: {
+      const auto& a = v.get_array();
+      std::size_t n = a.empty() ? 2 : 1 + a.size();
+      for (const auto& e : a) n += json_size(e);
+      return n;
+    }
+    case json::kind::string:
+      return string_size(v.get_string());
+    default:
+      return json::serialize(v).size();
+  }
+}
+
 }  // namespace
 
-util::Result<void> apply_json_patch(json::value& doc, const json::value& patch) {
+util::Result<void> apply_json_patch(json::value& doc, const json::value& patch, std::size_t max_copy_bytes) {
+  std::size_t copied = 0;
   if (!patch.is_array()) return util::make_error("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   for (const auto& opv : patch.get_array()) {
     if (!opv.is_object()) return util::make_error("invalid JSON patch operation");
@@ -168,6 +197,12 @@ util::Result<void> apply_json_patch(json::value& doc, const json::value& patch) 
     } else if (kind == "copy") {
       auto v = get_at(doc, from);
       if (!v) return util::make_error(v.error());
+      if (max_copy_bytes) {
+        copied += json_size(*v);
+        if (copied > max_copy_bytes)
+          return util::make_error("Unable to complete the copy, the accumulated size increase of copy is " +
+                                  std::to_string(copied) + ", exceeding the limit " + std::to_string(max_copy_bytes));
+      }
       r = add_at(doc, path, std::move(*v), false);
     } else if (kind == "test") {
       auto v = get_at(doc, path);

@@ -116,8 +116,16 @@ Store::Store(std::size_t history_limit)
     : tables_(all_resources().size()), history_limit_(history_limit), id_(next_store_id.fetch_add(1)) {}
 
 std::int64_t Store::resource_revision(int resource) const {
+  return table(resource).last_change.load(std::memory_order_acquire);
+}
+
+std::vector<ObjPtr> Store::current(int resource) const {
   std::shared_lock l(mu_);
-  return table(resource).last_change;
+  const auto& objs = table(resource).objects;
+  std::vector<ObjPtr> out;
+  out.reserve(objs.size());
+  for (const auto& kv : objs) out.push_back(kv.second);
+  return out;
 }
 
 Store::~Store() {
@@ -169,6 +177,7 @@ ObjPtr Store::get_published(int resource, std::string_view ns, std::string_view 
 
 Store::Commit Store::put(int resource, json::object& obj, std::int64_t expected_rv, std::int64_t delete_deadline) {
   Prepared p = prepare(resource, obj);
+  if (max_object_bytes_ && p.obj->json.size() > max_object_bytes_) throw ObjectTooLarge();
   p.obj->delete_deadline = delete_deadline;
   if (external_) return put_external(resource, std::move(p.obj), p.marker_pos, obj, expected_rv);
   std::string key = object_key(p.obj->ns, p.obj->name);
@@ -242,7 +251,7 @@ Store::Commit Store::remove(int resource, std::string_view ns, std::string_view 
 }
 
 void Store::record(Event ev) {
-  table(ev.resource).last_change = ev.rv;
+  table(ev.resource).last_change.store(ev.rv, std::memory_order_release);
   if (log_) {
     thread_commit = ev.rv;
     log_->append(ev);
@@ -343,7 +352,7 @@ util::Result<void> Store::restore(int resource, std::string_view text, std::int6
     t.pending_deletions[key] = delete_deadline;
   else
     t.pending_deletions.erase(key);
-  t.last_change = std::max(t.last_change, so->rv);
+  t.last_change.store(std::max(t.last_change.load(std::memory_order_relaxed), so->rv), std::memory_order_release);
   t.objects[key] = std::move(so);
   return {};
 }
@@ -666,7 +675,7 @@ util::Result<void> Store::reset_external(std::vector<ExternalChange>& objects, s
       t.pending_deletions.clear();
       for (auto& w : t.watchers) w->close();
       t.watchers.clear();
-      t.last_change = revision;  // caches built from the old state must rebuild
+      t.last_change.store(revision, std::memory_order_release);  // caches built from the old state must rebuild
     }
     for (std::size_t i = 0; i < objects.size(); ++i) {
       auto& t = table(objects[i].resource);

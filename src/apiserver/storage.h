@@ -9,6 +9,7 @@
 // published changes, so no client acts on a change a crash could still take back.
 #pragma once
 #include <boost/json/fwd.hpp>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <chrono>
@@ -72,6 +73,13 @@ class StorageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A write whose object is larger than Store::max_object_bytes(); nothing was changed. The HTTP
+// layer answers as kube-apiserver does when etcd refuses the request for its size.
+class ObjectTooLarge : public StorageError {
+ public:
+  ObjectTooLarge() : StorageError("etcdserver: request is too large") {}
+};
+
 // The index kept next to each stored object: labels, and the selectable field values of its
 // resource; selectors are upstream's (api/labels.h, api/fields.h).
 using Pairs = api::StringMap;
@@ -112,13 +120,19 @@ class Store {
   std::int64_t revision() const;
   // The revision of the resource's last change (0: none since the store was made), and an id no
   // other store in the process has: together they tell a cache built from the resource's objects
-  // that nothing changed.
+  // that nothing changed. Lock-free (one atomic load): callers may ask on every request.
   std::int64_t resource_revision(int resource) const;
   std::uint64_t id() const { return id_; }
+  // The largest object JSON put() stores (0 = any); etcd's default request limit unless set.
+  void set_max_object_bytes(std::size_t n) { max_object_bytes_ = n; }
+  std::size_t max_object_bytes() const { return max_object_bytes_; }
   // The newest state, durable or not: what a write's read-modify-write must start from.
   ObjPtr get(int resource, std::string_view ns, std::string_view name) const;
   // The state at revision(): what a client's GET sees (only durable changes, like lists and watches).
   ObjPtr get_published(int resource, std::string_view ns, std::string_view name) const;
+  // Every object of the resource at the newest state, durable or not, in key order (for caches
+  // keyed by resource_revision(), which counts the same changes).
+  std::vector<ObjPtr> current(int resource) const;
 
   enum class CommitStatus { Ok, Changed, AlreadyExists, NotFound };
   struct Commit {
@@ -128,6 +142,7 @@ class Store {
   // Writes `obj` (metadata.resourceVersion is set to the new revision). `expected_rv` is the
   // revision of the stored object the change was computed from; 0 means "must not exist".
   // Changed: the object moved on meanwhile (caller re-reads and retries or reports a conflict).
+  // Throws ObjectTooLarge, changing nothing, when the object's JSON exceeds max_object_bytes().
   Commit put(int resource, boost::json::object& obj, std::int64_t expected_rv, std::int64_t delete_deadline = 0);
   // Removes the object; the DELETED event carries `last` (stamped with the deletion revision).
   Commit remove(int resource, std::string_view ns, std::string_view name, std::int64_t expected_rv,
@@ -221,7 +236,8 @@ class Store {
     std::map<std::string, ObjPtr, std::less<>> objects;
     std::vector<std::shared_ptr<Watcher>> watchers;
     std::map<std::string, std::int64_t, std::less<>> pending_deletions;  // key -> deadline
-    std::int64_t last_change = 0;  // revision of the last event (record)
+    // Revision of the last event (record); written under the write lock, read without it.
+    std::atomic<std::int64_t> last_change{0};
   };
   void record(Event ev);  // appends history and fans out; caller holds the write lock
   void fan_out(const Event& ev);
@@ -243,6 +259,7 @@ class Store {
   mutable std::vector<Table> tables_;
   std::deque<Event> history_;
   std::size_t history_limit_;
+  std::size_t max_object_bytes_ = std::size_t{3} << 19;
   std::int64_t revision_ = 0;
   std::int64_t published_ = 0;  // == revision_ without a log
   CommitLog* log_ = nullptr;

@@ -3,6 +3,8 @@
 
 #include <boost/json.hpp>
 
+#include <yaml-cpp/yaml.h>
+
 #include "api/yaml_json.h"
 
 namespace ksched::api {
@@ -58,6 +60,63 @@ TEST(YamlJson, RefusesWhatCouldNotBeStoredAsJson) {
   auto nel = convert("a: \"x\\Ny\"\n");
   EXPECT_EQ(nel.as_object().at("a"), "x\xEF\xBF\xBDy");
   EXPECT_TRUE(json::parse(json::serialize(nel)).is_object());
+}
+
+// The "billion laughs" shape of CVE-2019-11253: nine levels of nine references to the level
+// before, ~400 bytes that expand to 9^9 scalars. Refused as go-yaml refuses it, after a few
+// thousand nodes were converted, not after building the expansion.
+std::string alias_bomb(int levels) {
+  std::string y = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml-bomb\ndata:\n  a: &a [\"web\",\"web\",\"web\",\"web\",\"web\",\"web\",\"web\",\"web\",\"web\"]\n";
+  for (int i = 1; i < levels; ++i) {
+    const char prev = static_cast<char>('a' + i - 1), cur = static_cast<char>('a' + i);
+    y += std::string("  ") + cur + ": &" + cur + " [";
+    for (int k = 0; k < 9; ++k) y += std::string(k ? "," : "") + "*" + prev;
+    y += "]\n";
+  }
+  return y;
+}
+
+TEST(YamlJson, YamlAliasBombRefusedQuickly) {
+  for (int levels : {7, 9}) {
+    const std::string bomb = alias_bomb(levels);
+    EXPECT_LT(bomb.size(), 450u);
+    auto r = yaml_text_to_json(bomb);
+    ASSERT_FALSE(r) << levels << " levels were expanded";
+    EXPECT_EQ(r.error(), "yaml: document contains excessive aliasing");
+  }
+  // The same through the YAML::Node entry point (node templates, workload files).
+  EXPECT_THROW(yaml_to_json(YAML::Load(alias_bomb(9))), std::runtime_error);
+}
+
+TEST(YamlJson, AliasesWithinGoYamlsRatioAreExpanded) {
+  // Three levels of nine (729 scalars): under go-yaml's floor of 1,000 decodes, so expanded.
+  auto small = convert(alias_bomb(3));
+  EXPECT_EQ(small.at("data").at("c").as_array().size(), 9u);
+  EXPECT_EQ(small.at("data").at("c").at(8).at(8).at(8), "web");
+  // An anchor used many times by a document that is mostly its own text: 2,000 plain entries
+  // and 200 references to a one-scalar anchor stay far below the 99% share allowed.
+  std::string doc = "base: &b {cpu: 1}\nlist:\n";
+  for (int i = 0; i < 2000; ++i) doc += "- name: n" + std::to_string(i) + "\n";
+  doc += "refs:\n";
+  for (int i = 0; i < 200; ++i) doc += "- *b\n";
+  auto many = convert(doc);
+  EXPECT_EQ(many.at("refs").as_array().size(), 200u);
+  EXPECT_EQ(many.at("refs").at(199).at("cpu"), 1);
+  // One level of reuse never passes the 99% share, however wide, since each reference is itself
+  // a decode outside any alias: an anchor of 100 entries referenced 100 times (10,100 alias
+  // decodes against 206 others) is expanded, as go-yaml expands it.
+  std::string wide = "a: &a [";
+  for (int i = 0; i < 100; ++i) wide += std::string(i ? "," : "") + "x";
+  wide += "]\nb: [";
+  for (int i = 0; i < 100; ++i) wide += std::string(i ? "," : "") + "*a";
+  wide += "]\n";
+  auto expanded = convert(wide);
+  EXPECT_EQ(expanded.at("b").as_array().size(), 100u);
+  EXPECT_EQ(expanded.at("b").at(99).as_array().size(), 100u);
+  // Nesting is what multiplies: four levels of nine (6,561 scalars) pass 99% and are refused.
+  auto four = yaml_text_to_json(alias_bomb(4));
+  ASSERT_FALSE(four);
+  EXPECT_EQ(four.error(), "yaml: document contains excessive aliasing");
 }
 
 }  // namespace

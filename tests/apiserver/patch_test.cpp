@@ -87,5 +87,30 @@ TEST(JsonPatch, Operations) {
   EXPECT_FALSE(idx);
 }
 
+// Each copy of /data into /data doubles it: thirty would make 2^30 copies of the value. The
+// values copies add are counted as upstream's json-patch counts them (their JSON size) and the
+// operation that passes 3 MiB fails the patch, so the document grows to ~3 MiB at most.
+TEST(JsonPatch, JsonPatchCopyAmplificationRefused) {
+  json::value d = json::parse(R"({"data":{"k":")" + std::string(1000, 'v') + R"("}})");
+  json::array ops;
+  for (int i = 0; i < 30; ++i)
+    ops.push_back(json::object{{"op", "copy"}, {"from", "/data"}, {"path", "/data/x" + std::to_string(i)}});
+  auto r = apply_json_patch(d, ops);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().rfind("Unable to complete the copy, the accumulated size increase of copy is ", 0), 0u) << r.error();
+  EXPECT_NE(r.error().find(", exceeding the limit 3145728"), std::string::npos) << r.error();
+  EXPECT_LT(json::serialize(d).size(), std::size_t{4} << 20);
+  // Copies that stay within the bound apply, and the bound is a parameter (0: none).
+  json::value small = json::parse(R"({"data":{"k":"v"}})");
+  json::array few(ops.begin(), ops.begin() + 4);
+  ASSERT_TRUE(apply_json_patch(small, few));
+  EXPECT_EQ(small.at("data").as_object().size(), 5u);
+  json::value bounded = json::parse(R"({"data":{"k":"v"}})");
+  auto tight = apply_json_patch(bounded, few, 40);
+  ASSERT_FALSE(tight);
+  // {"k":"v"} is 9 bytes, then 24, then 54: the third copy passes 40.
+  EXPECT_EQ(tight.error(), "Unable to complete the copy, the accumulated size increase of copy is 87, exceeding the limit 40");
+}
+
 }  // namespace
 }  // namespace ksched::apiserver
