@@ -272,7 +272,7 @@ TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
   EXPECT_EQ(failed[0].type, "Warning");
   EXPECT_EQ(failed[0].action, "Scheduling");
   const std::string fit_text =
-      "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: gpu}.";
+      "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s).";
   EXPECT_EQ(failed[0].note.substr(0, fit_text.size()), fit_text);
   if (sched->profile("default-scheduler")->has_post_filter_plugins()) {
     EXPECT_EQ(failed[0].note,
@@ -577,7 +577,7 @@ TEST_F(SchedulerTest, QuicklyRejectedNodesReportTheirFirstRejectingPlugin) {
   auto failed = events_with("FailedScheduling");
   ASSERT_EQ(failed.size(), 1u);
   const std::string fit_text =
-      "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}, "
+      "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), "
       "2 node(s) didn't match pod anti-affinity rules.";
   EXPECT_EQ(failed[0].note.substr(0, fit_text.size()), fit_text) << failed[0].note;
 }

@@ -291,6 +291,17 @@ util::Result<void> SchedulerApp::Impl::start_serving() {
   if (!authn) return util::make_error(authn.error());
   auto authz = delegate_client(opts.authorization_kubeconfig, "authorization");
   if (!authz) return util::make_error(authz.error());
+  // Upstream's start-up warnings for the same situation (DelegatingAuthenticationOptions and
+  // DelegatingAuthorizationOptions): without them an operator sees only 403s on /metrics.
+  if (!*authn) {
+    log::warning("No authentication-kubeconfig provided in order to lookup client-ca-file in "
+                 "configmap/extension-apiserver-authentication in kube-system, so client certificate "
+                 "authentication won't work.");
+    log::warning("No authentication-kubeconfig provided in order to lookup requestheader-client-ca-file in "
+                 "configmap/extension-apiserver-authentication in kube-system, so request-header client "
+                 "certificate authentication won't work.");
+  }
+  if (!*authz) log::warning("No authorization-kubeconfig provided, so SubjectAccessReview of authorization tokens won't work.");
   server->set_authorizer(std::make_shared<DelegatedAuthorizer>(*authn, *authz));
   server->handle("/healthz", [this](const auto& r) { return healthz.serve(r); }, true);
   server->handle("/livez", [this](const auto& r) { return livez.serve(r); }, true);
