@@ -1,6 +1,7 @@
 // Base64 encoding (RFC 4648): the standard alphabet with padding (JSON []byte fields,
 // kubeconfig data) and the URL alphabet without it (list continue tokens, as Go's RawURLEncoding).
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,37 @@ inline std::string base64_encode(std::string_view in, Base64 kind = Base64::Std)
   if (bits > 0) out += t[(buf << (6 - bits)) & 63];
   if (kind == Base64::Std) {
     while (out.size() % 4 != 0) out += '=';
+  }
+  return out;
+}
+
+// The standard alphabet with optional padding; newlines are skipped, as Go's decoder skips them.
+// nullopt for any other character.
+inline std::optional<std::string> base64_decode(std::string_view in) {
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  unsigned buf = 0;
+  int bits = 0;
+  bool padded = false;
+  for (char c : in) {
+    if (c == '\n' || c == '\r') continue;
+    if (c == '=') {
+      padded = true;
+      continue;
+    }
+    int v = -1;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    if (v < 0 || padded) return std::nullopt;  // not base64, or data after the padding
+    buf = (buf << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buf >> bits) & 0xff));
+    }
   }
   return out;
 }

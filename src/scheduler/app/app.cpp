@@ -148,16 +148,16 @@ util::Result<void> SchedulerApp::Impl::build() {
   plugins = new_in_tree_registry();
   SchedulerOptions so;
   so.metrics = metrics.get();
-  so.podMaxInUnschedulablePodsDuration = opts.pod_max_in_unschedulable_pods_duration;
+  so.pod_max_in_unschedulable_pods_duration = opts.pod_max_in_unschedulable_pods_duration;
   if (auto it = opts.feature_gates.find("SchedulerQueueingHints"); it != opts.feature_gates.end()) {
-    so.queueingHints = it->second;
+    so.queueing_hints = it->second;
   }
   if (auto it = opts.feature_gates.find("OpportunisticBatching"); it != opts.feature_gates.end()) {
-    so.opportunisticBatching = it->second;
+    so.opportunistic_batching = it->second;
   }
   if (opts.explain_cache_size > 0) {
     decisions = std::make_unique<explain::DecisionLog>(opts.explain_cache_size);
-    so.cycleObserver = [log = decisions.get()](framework::Framework& fwk, const api::Pod& pod, const std::string& node) {
+    so.cycle_observer = [log = decisions.get()](framework::Framework& fwk, const api::Pod& pod, const std::string& node) {
       log->record(fwk, pod, node);
     };
   }

@@ -26,7 +26,6 @@ std::vector<std::string> plugins_at(const fw::Framework& fwk, const char* point)
   return it == all.end() ? std::vector<std::string>{} : it->second;
 }
 
-std::string pod_key(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
 
 // "NodeResourcesFit +12, TaintToleration -3": the plugins that separate two nodes, largest first.
 std::string margin(const NodeExplanation& a, const NodeExplanation& b) {
@@ -100,7 +99,7 @@ bool natural_less(std::string_view a, std::string_view b) {
 
 util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
   Explanation e;
-  e.pod = pod_key(given);
+  e.pod = api::key_of(given);
   // A bound pod would only ever fit its own node (NodeName): ask where it would go if pending.
   api::Pod unbound;
   if (!given.spec.nodeName.empty()) {

@@ -20,13 +20,8 @@ namespace ksched::scheduler::simulate {
 namespace fw = framework;
 namespace {
 
-std::string key_of(std::string_view ns, std::string_view name) {
-  std::string k(ns);
-  k += '/';
-  k += name;
-  return k;
-}
-std::string key_of(const api::Pod& p) { return key_of(p.metadata.namespace_, p.metadata.name); }
+using api::key_of;
+using api::namespaced_key;
 
 // The value at `key`, or an empty value (nullptr, "") when there is none.
 template <class Map>
@@ -42,7 +37,7 @@ class MemoryCluster final : public fw::ClusterLister {
     for (const auto& o : c.namespaces) namespaces_[o->metadata.name] = o;
     for (const auto& o : c.pdbs) pdbs_.push_back(o);
     for (const auto& o : c.pvs) pvs_[o->metadata.name] = o;
-    for (const auto& o : c.pvcs) pvcs_[key_of(o->metadata.namespace_, o->metadata.name)] = o;
+    for (const auto& o : c.pvcs) pvcs_[key_of(*o)] = o;
     for (const auto& o : c.storageClasses) storage_classes_[o->metadata.name] = o;
     for (const auto& o : c.csiNodes) csi_nodes_[o->metadata.name] = o;
     for (const auto& o : c.csiDrivers) csi_drivers_[o->metadata.name] = o;
@@ -89,7 +84,7 @@ class MemoryCluster final : public fw::ClusterLister {
     return out;
   }
   std::shared_ptr<const api::PersistentVolumeClaim> get_pvc(std::string_view ns, std::string_view name) const override {
-    return value_at(pvcs_, key_of(ns, name));
+    return value_at(pvcs_, namespaced_key(ns, name));
   }
   std::shared_ptr<const api::StorageClass> get_storage_class(std::string_view name) const override {
     return value_at(storage_classes_, std::string(name));
@@ -103,7 +98,7 @@ class MemoryCluster final : public fw::ClusterLister {
   std::vector<std::shared_ptr<const api::CSIStorageCapacity>> list_csi_storage_capacities() const override { return {}; }
   fw::PodPtr get_pod(std::string_view ns, std::string_view name) const override {
     std::lock_guard l(mu_);
-    return value_at(pods_, key_of(ns, name));
+    return value_at(pods_, namespaced_key(ns, name));
   }
 
  private:
@@ -306,7 +301,7 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
   SchedulerOptions so;
   so.clock = &clock;
   so.seed = opts.seed;
-  so.pluginMetricsSamplePercent = 0;
+  so.plugin_metrics_sample_percent = 0;
   auto cfg = opts.cfg;
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   cfg.parallelism = opts.parallelism > 0 ? opts.parallelism : std::min(cfg.parallelism, hw);
