@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/object.h"
+#include "api/version.h"  // the release every API header follows (kKubernetesVersion)
 
 namespace ksched::api {
 

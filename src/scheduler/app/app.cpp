@@ -38,7 +38,7 @@ namespace ksched::scheduler::app {
 namespace {
 
 constexpr const char* kComponent = "kube-scheduler";
-constexpr const char* kUpstreamVersion = "v1.32.0";
+constexpr std::string_view kUpstreamVersion = api::kKubernetesVersion;
 
 std::string version_string() { return std::string(kUpstreamVersion) + "-ksched." + KSCHED_VERSION_STRING; }
 
