@@ -376,9 +376,6 @@ struct PodSpec {
   ResourceList overhead;
   SharedVector<TopologySpreadConstraint> topologySpreadConstraints;  // copy on write, like tolerations
   SharedVector<PodSchedulingGate> schedulingGates;
-  // Pod-level resources (PodLevelResources, beta and on since v1.34): when set, the pod's
-  // requests are these rather than its containers' sum (the scheduler's Fit reads them).
-  Boxed<ResourceRequirements> resources;
   Presence present;
   Extra extra;  // securityContext, hostname, subdomain, dnsConfig, ephemeralContainers, ...
 };
@@ -403,8 +400,7 @@ constexpr auto describe(type_tag<PodSpec>) {
                     KSCHED_F(preemptionPolicy),
                     KSCHED_F(overhead),
                     KSCHED_F(topologySpreadConstraints),
-                    KSCHED_F(schedulingGates),
-                    KSCHED_F(resources)};
+                    KSCHED_F(schedulingGates)};
 }
 
 template <>
@@ -413,12 +409,9 @@ template <>
 inline constexpr bool share_extra<PodSpec> = true;
 
 // Four or five per pod, their values drawn from a few texts (types, statuses, the scheduler's
-// reasons and messages): ThinStrings, so a condition is 72 bytes.
+// reasons and messages): ThinStrings, so a condition is 64 bytes.
 struct PodCondition {
   ThinString type;  // PodScheduled, Ready, Initialized, ContainersReady, DisruptionTarget
-  // The pod's metadata.generation the writer had seen (v1.35 kubelets and schedulers write it on
-  // every condition; PodObservedGenerationTracking, GA in v1.35). 0 = not reported.
-  std::int64_t observedGeneration = 0;
   ThinString status;
   OptionalTime lastProbeTime;
   OptionalTime lastTransitionTime;
@@ -429,8 +422,8 @@ struct PodCondition {
 };
 constexpr auto describe(type_tag<PodCondition>) {
   using T = PodCondition;
-  return std::tuple{KSCHED_F(type),   KSCHED_F(observedGeneration), KSCHED_F(status), KSCHED_F(lastProbeTime),
-                    KSCHED_F(lastTransitionTime), KSCHED_F(reason), KSCHED_F(message)};
+  return std::tuple{KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastProbeTime), KSCHED_F(lastTransitionTime),
+                    KSCHED_F(reason), KSCHED_F(message)};
 }
 
 // ---- container statuses (written by the kubelet; modelled so that a cached pod holds its
@@ -510,20 +503,14 @@ struct ContainerStatus {
   ThinString imageID;
   CompactString containerID;  // unique per container run
   std::vector<VolumeMountStatus> volumeMounts;
-  // In-place resize (InPlacePodVerticalScaling, GA in v1.35): what the kubelet allocated to the
-  // container and what it actually runs with; the scheduler counts the larger of these and the
-  // spec while a resize is in progress.
-  ResourceList allocatedResources;
-  Boxed<ResourceRequirements> resources;
   Presence present;
-  Extra extra;  // user, allocatedResourcesStatus, stopSignal
+  Extra extra;  // allocatedResources, resources, user, allocatedResourcesStatus
 };
 constexpr auto describe(type_tag<ContainerStatus>) {
   using T = ContainerStatus;
   return std::tuple{KSCHED_F(name),         KSCHED_F(state),   KSCHED_F(lastState),  KSCHED_F(ready),
                     KSCHED_F(restartCount), KSCHED_F(image),   KSCHED_F(imageID),    KSCHED_F(containerID),
-                    KSCHED_F(started),      KSCHED_F(volumeMounts), KSCHED_F(allocatedResources),
-                    KSCHED_F(resources)};
+                    KSCHED_F(started),      KSCHED_F(volumeMounts)};
 }
 
 struct PodStatus {
@@ -538,8 +525,6 @@ struct PodStatus {
   std::vector<ContainerStatus> initContainerStatuses;
   std::vector<ContainerStatus> containerStatuses;
   ThinString qosClass;
-  // The metadata.generation the kubelet last acted on (PodObservedGenerationTracking, GA in v1.35).
-  std::int64_t observedGeneration = 0;
   Presence present;
   Extra extra;  // hostIPs, podIPs, ephemeralContainerStatuses, resize, ...
 };
@@ -547,8 +532,7 @@ constexpr auto describe(type_tag<PodStatus>) {
   using T = PodStatus;
   return std::tuple{KSCHED_F(phase),  KSCHED_F(conditions), KSCHED_F(message),   KSCHED_F(reason),
                     KSCHED_F(nominatedNodeName), KSCHED_F(hostIP), KSCHED_F(podIP), KSCHED_F(startTime),
-                    KSCHED_F(initContainerStatuses), KSCHED_F(containerStatuses), KSCHED_F(qosClass),
-                    KSCHED_F(observedGeneration)};
+                    KSCHED_F(initContainerStatuses), KSCHED_F(containerStatuses), KSCHED_F(qosClass)};
 }
 
 struct Pod {
@@ -637,17 +621,13 @@ struct NodeStatus {
   std::vector<NodeCondition> conditions;
   std::vector<NodeAddress> addresses;
   std::vector<ContainerImage> images;
-  // The features the node's kubelet declares (NodeDeclaredFeatures, alpha and off in v1.35: the
-  // API server drops the field unless the gate is on); the scheduler's NodeDeclaredFeatures
-  // plugin matches pods against them.
-  std::vector<std::string> declaredFeatures;
   Presence present;
-  Extra extra;  // nodeInfo, daemonEndpoints, volumesAttached, features, runtimeHandlers, ...
+  Extra extra;  // nodeInfo, daemonEndpoints, volumesAttached, ...
 };
 constexpr auto describe(type_tag<NodeStatus>) {
   using T = NodeStatus;
-  return std::tuple{KSCHED_F(capacity),   KSCHED_F(allocatable), KSCHED_F(phase),           KSCHED_F(conditions),
-                    KSCHED_F(addresses),  KSCHED_F(images),      KSCHED_F(declaredFeatures)};
+  return std::tuple{KSCHED_F(capacity),  KSCHED_F(allocatable), KSCHED_F(phase),
+                    KSCHED_F(conditions), KSCHED_F(addresses),  KSCHED_F(images)};
 }
 
 struct Node {

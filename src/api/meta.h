@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "api/object.h"
-#include "api/version.h"  // the release every API header follows (kKubernetesVersion)
 
 namespace ksched::api {
 

@@ -2,12 +2,15 @@
 //
 // Differences from upstream worth knowing:
 //  - a Quantity holds no text: to_string() is always the canonical form. Upstream keeps the input
-//    text when it is already "canonical enough" (so "+1", "1E3" or "0100m" print back as
-//    written); upstream_text() says what it writes back, for the API server.
+//    text when it is already "canonical enough" (so "+1", "1E3" or "1.500" print back as
+//    written); upstream_text() (quantity_text.h) says what it writes back, for the API server.
 //  - DecimalSI/DecimalExponent magnitudes above ~1.7e29 are rejected (upstream uses big decimals).
 #include "api/quantity.h"
 
+#include <limits>
 #include <stdexcept>
+
+#include "api/quantity_text.h"
 
 namespace ksched::api {
 namespace {
@@ -315,7 +318,7 @@ std::string Quantity::to_string() const {
   return out;
 }
 
-std::optional<int> Quantity::kept_text_scale(std::string_view s) {
+std::optional<int> kept_text_scale(std::string_view s) {
   // ParseQuantity's fast path (apimachinery resource/quantity.go): an int64 mantissa, scale at
   // least nano; only then may the input be kept.
   if (s == "0") return 0;
@@ -328,7 +331,7 @@ std::optional<int> Quantity::kept_text_scale(std::string_view s) {
   const int digits = static_cast<int>(num.size() + p.denom.size());
   int scale = 0;
   int precision = 0;
-  if (suffix->format == Format::BinarySI) {
+  if (suffix->format == Quantity::Format::BinarySI) {
     if (!p.denom.empty()) return std::nullopt;
     // float32(exponent)*3/10 truncated: the decimal digits a binary suffix adds.
     precision = 15 - static_cast<int>(num.size()) - suffix->exponent * 3 / 10 - 1;
@@ -345,7 +348,7 @@ std::optional<int> Quantity::kept_text_scale(std::string_view s) {
   u128 value = 0;
   for (char c : shifted) value = value * 10 + static_cast<unsigned>(c - '0');
   if (value > static_cast<u128>(kMaxInt64)) return std::nullopt;  // strconv.ParseInt fails
-  if (suffix->format == Format::BinarySI) {
+  if (suffix->format == Quantity::Format::BinarySI) {
     if (suffix->exponent > 0 && value != 0 && value > (static_cast<u128>(kMaxInt64) >> suffix->exponent))
       return std::nullopt;  // int64Multiply overflows
     if (value & 0x07) return 0;
@@ -355,16 +358,17 @@ std::optional<int> Quantity::kept_text_scale(std::string_view s) {
   return std::nullopt;
 }
 
-std::string Quantity::upstream_text(std::string_view s, const Quantity& q, bool resource_list) {
+std::string upstream_text(std::string_view s, const Quantity& q, bool resource_list) {
   if (auto scale = kept_text_scale(s); scale && (!resource_list || *scale >= -3)) return std::string(s);
-  return (resource_list ? q.rounded_up_to_milli() : q).to_string();
+  return (resource_list ? rounded_up_to_milli(q) : q).to_string();
 }
 
-Quantity Quantity::rounded_up_to_milli() const {
-  constexpr i128 kMilli = 1'000'000;
-  Quantity q = *this;
-  if (i128 r = nanos_ % kMilli; r != 0) q.nanos_ += (nanos_ > 0 ? kMilli : -kMilli) - r;
-  return q;
+Quantity rounded_up_to_milli(const Quantity& q) {
+  const std::int64_t milli = q.milli_value();  // rounded away from zero, saturating
+  if (milli == std::numeric_limits<std::int64_t>::max() || milli == std::numeric_limits<std::int64_t>::min())
+    return q;  // beyond int64 milli-units: nothing finer than a milli-unit is worth keeping
+  Quantity rounded = Quantity::from_milli(milli, q.format());
+  return rounded == q ? q : rounded;
 }
 
 Quantity& Quantity::operator+=(const Quantity& o) {

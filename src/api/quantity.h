@@ -5,7 +5,6 @@
 #pragma once
 #include <compare>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,24 +31,8 @@ class Quantity {
   int sign() const;
   Format format() const { return format_; }
 
-  // Canonical string: "1", "100m", "1536Mi", "1e3" ... (upstream's String() of a computed value).
+  // Canonical string: "1", "100m", "1536Mi", "1e3" ... (upstream's String()).
   std::string to_string() const;
-
-  // Upstream's ParseQuantity keeps its input as the quantity's text when the value is written in
-  // canonical form already ("100m", "+1", "1E3", "1.500", "01", "100Mi": a small enough integer
-  // mantissa whose scale is a multiple of three without trailing "000", or a binary value with a
-  // remainder modulo 8), and String() then echoes it; otherwise it prints the canonical form.
-  // For a valid quantity `s` this returns the decimal scale of such a kept text (the power of ten
-  // of its last digit: -3 for "1.500", 3 for "10k", 0 for a binary suffix), or nullopt when
-  // upstream prints to_string() instead.
-  static std::optional<int> kept_text_scale(std::string_view s);
-  // The text upstream writes back for the quantity `s` (valid, already trimmed): `s` itself when
-  // kept_text_scale() says so, else the canonical form. `resource_list`: a ResourceList value,
-  // which SetDefaults_ResourceList rounds up to a milli-unit (RoundUp(-3) keeps a kept text whose
-  // scale is at least -3 and prints the rounded value otherwise: "100n" becomes "1m").
-  static std::string upstream_text(std::string_view s, const Quantity& q, bool resource_list);
-  // RoundUp(-3): a value finer than a milli-unit rounded to the next one away from zero.
-  Quantity rounded_up_to_milli() const;
 
   Quantity& operator+=(const Quantity& o);
   Quantity& operator-=(const Quantity& o);

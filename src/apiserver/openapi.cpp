@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/types.h"
+#include "api/version.h"
 #include "apiserver/openapi_schema_types.h"
 #include "apiserver/patch.h"
 #include "apiserver/resources.h"

@@ -568,6 +568,7 @@ struct PodSpecMore {
   std::optional<PodOS> os;
   std::optional<bool> hostUsers;
   std::vector<PodResourceClaim> resourceClaims;
+  std::optional<api::ResourceRequirements> resources;
   std::optional<std::string> hostnameOverride;
   std::optional<WorkloadReference> workloadRef;
 };
@@ -592,6 +593,7 @@ constexpr auto describe(type_tag<PodSpecMore>) {
                     KSCHED_F(os),
                     KSCHED_F(hostUsers),
                     KSCHED_F(resourceClaims),
+                    KSCHED_F(resources),
                     KSCHED_F(hostnameOverride),
                     KSCHED_F(workloadRef)};
 }
@@ -641,6 +643,7 @@ constexpr auto describe(type_tag<PodExtendedResourceClaimStatus>) {
 }
 
 struct PodStatusMore {
+  std::int64_t observedGeneration;
   std::vector<HostIP> hostIPs;
   std::vector<PodIP> podIPs;
   std::vector<api::ContainerStatus> ephemeralContainerStatuses;
@@ -652,7 +655,8 @@ struct PodStatusMore {
 };
 constexpr auto describe(type_tag<PodStatusMore>) {
   using T = PodStatusMore;
-  return std::tuple{KSCHED_F(hostIPs),
+  return std::tuple{KSCHED_F(observedGeneration),
+                    KSCHED_F(hostIPs),
                     KSCHED_F(podIPs),
                     KSCHED_F(ephemeralContainerStatuses),
                     KSCHED_F(resize),
@@ -799,12 +803,13 @@ struct NodeStatusMore {
   std::optional<NodeConfigStatus> config;
   std::vector<NodeRuntimeHandler> runtimeHandlers;
   std::optional<NodeFeatures> features;
+  std::vector<std::string> declaredFeatures;
 };
 constexpr auto describe(type_tag<NodeStatusMore>) {
   using T = NodeStatusMore;
   return std::tuple{KSCHED_F(daemonEndpoints), KSCHED_F(nodeInfo),        KSCHED_F(volumesInUse),
                     KSCHED_F(volumesAttached), KSCHED_F(config),          KSCHED_F(runtimeHandlers),
-                    KSCHED_F(features)};
+                    KSCHED_F(features),        KSCHED_F(declaredFeatures)};
 }
 
 struct HostPathVolumeSource {
@@ -1268,6 +1273,14 @@ constexpr auto describe(type_tag<ResourceRequirementsMore>) {
   return std::tuple{KSCHED_F(claims)};
 }
 
+struct PodConditionMore {
+  std::int64_t observedGeneration;
+};
+constexpr auto describe(type_tag<PodConditionMore>) {
+  using T = PodConditionMore;
+  return std::tuple{KSCHED_F(observedGeneration)};
+}
+
 struct LinuxContainerUser {
   std::int64_t uid;
   std::int64_t gid;
@@ -1305,13 +1318,16 @@ constexpr auto describe(type_tag<ResourceStatus>) {
 }
 
 struct ContainerStatusMore {
+  ResourceList allocatedResources;
+  std::optional<api::ResourceRequirements> resources;
   std::optional<ContainerUser> user;
   std::vector<ResourceStatus> allocatedResourcesStatus;
   std::optional<std::string> stopSignal;
 };
 constexpr auto describe(type_tag<ContainerStatusMore>) {
   using T = ContainerStatusMore;
-  return std::tuple{KSCHED_F(user), KSCHED_F(allocatedResourcesStatus), KSCHED_F(stopSignal)};
+  return std::tuple{KSCHED_F(allocatedResources), KSCHED_F(resources), KSCHED_F(user),
+                    KSCHED_F(allocatedResourcesStatus), KSCHED_F(stopSignal)};
 }
 
 struct ISCSIVolumeSourceMore {
@@ -1477,7 +1493,7 @@ constexpr auto describe(type_tag<PersistentVolumeClaimSpecMore>) {
 // Typed structs completed by a <Type>More struct above (X(Type): api::Type + schema_only::TypeMore).
 #define KSCHED_CORE_SCHEMA_MORE(X)                                                                           \
   X(PodSpec)                                                                                                 \
-  X(PodStatus) X(NodeSpec) X(NodeStatus) X(Volume) X(Container) X(ResourceRequirements)                    \
+  X(PodStatus) X(NodeSpec) X(NodeStatus) X(Volume) X(Container) X(ResourceRequirements) X(PodCondition)      \
       X(ContainerStatus) X(ISCSIVolumeSource) X(RBDVolumeSource) X(CSIVolumeSource) X(EphemeralVolumeSource) \
           X(VolumeMount) X(PersistentVolumeClaimSpec)
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/quantity.h"
+#include "api/quantity_text.h"
 #include "apiserver/openapi.h"
 #include "apiserver/timeutil.h"
 #include "util/go_format.h"
@@ -402,7 +403,7 @@ class Walker {
       text = json::serialize(v);  // true, [..], {..}: what UnmarshalJSON would parse, and refuse
     auto q = api::Quantity::parse(text);
     if (!q) return stop(q.error());
-    std::string out = api::Quantity::upstream_text(text, *q, in_list);
+    std::string out = api::upstream_text(text, *q, in_list);
     if (!v.is_string() || v.get_string() != out) v = json::string(out);
     return true;
   }

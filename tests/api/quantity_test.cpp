@@ -2,8 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "api/quantity.h"
+#include "api/quantity_text.h"
 
+using ksched::api::kept_text_scale;
 using ksched::api::Quantity;
+using ksched::api::rounded_up_to_milli;
+using ksched::api::upstream_text;
 
 namespace {
 std::string canon(std::string_view s) {
@@ -99,28 +103,28 @@ TEST(Quantity, UpstreamKeepsCanonicalInputText) {
                            "1e12", "1e3", "3e3", "1n", "80n", "1080n", "1u", "80u", "1080u",
                            // and spellings upstream keeps that are not our canonical form
                            "+1", "1E3", "1.500", "01", "1.", "-1", "100Mi"}) {
-    EXPECT_TRUE(Quantity::kept_text_scale(kept).has_value()) << kept;
-    EXPECT_EQ(Quantity::upstream_text(kept, Quantity::must(kept), false), kept) << kept;
+    EXPECT_TRUE(kept_text_scale(kept).has_value()) << kept;
+    EXPECT_EQ(upstream_text(kept, Quantity::must(kept), false), kept) << kept;
   }
   for (const char* alt : {"1024Mi", "307200Ki", "1025024Mi", "1024Gi", "5000m", "0.5", "1000M", "0.001T", "1000u",
                           "1.08", "1080000000n", "10800000000e-10", ".001e12", "0.001e0", "1000e-12", "00", "1.5Gi",
                           "1Ei", "1e4", "-0", "0.0"})
-    EXPECT_FALSE(Quantity::kept_text_scale(alt).has_value()) << alt;
-  EXPECT_EQ(Quantity::upstream_text("1000m", Quantity::must("1000m"), false), "1");
-  EXPECT_EQ(Quantity::upstream_text("0.5", Quantity::must("0.5"), false), "500m");
-  EXPECT_EQ(Quantity::upstream_text("1024Mi", Quantity::must("1024Mi"), false), "1Gi");
-  EXPECT_EQ(Quantity::upstream_text("1000", Quantity::must("1000"), false), "1k");
-  EXPECT_EQ(*Quantity::kept_text_scale("1.500"), -3);
-  EXPECT_EQ(*Quantity::kept_text_scale("10k"), 3);
-  EXPECT_EQ(*Quantity::kept_text_scale("100n"), -9);
-  EXPECT_EQ(*Quantity::kept_text_scale("100Mi"), 0);
+    EXPECT_FALSE(kept_text_scale(alt).has_value()) << alt;
+  EXPECT_EQ(upstream_text("1000m", Quantity::must("1000m"), false), "1");
+  EXPECT_EQ(upstream_text("0.5", Quantity::must("0.5"), false), "500m");
+  EXPECT_EQ(upstream_text("1024Mi", Quantity::must("1024Mi"), false), "1Gi");
+  EXPECT_EQ(upstream_text("1000", Quantity::must("1000"), false), "1k");
+  EXPECT_EQ(*kept_text_scale("1.500"), -3);
+  EXPECT_EQ(*kept_text_scale("10k"), 3);
+  EXPECT_EQ(*kept_text_scale("100n"), -9);
+  EXPECT_EQ(*kept_text_scale("100Mi"), 0);
 }
 
 // SetDefaults_ResourceList (pkg/apis/core/v1/defaults.go) rounds every ResourceList value up to
 // milli-units with RoundUp(-3), which keeps a kept text whose scale is at least milli and prints
 // the rounded value otherwise.
 TEST(Quantity, ResourceListValuesRoundUpToMilli) {
-  auto in_list = [](const char* s) { return Quantity::upstream_text(s, Quantity::must(s), true); };
+  auto in_list = [](const char* s) { return upstream_text(s, Quantity::must(s), true); };
   EXPECT_EQ(in_list("100n"), "1m");
   EXPECT_EQ(in_list("1500u"), "2m");
   EXPECT_EQ(in_list("0.0001"), "1m");
@@ -132,6 +136,6 @@ TEST(Quantity, ResourceListValuesRoundUpToMilli) {
   EXPECT_EQ(in_list("1000m"), "1");
   EXPECT_EQ(in_list("1024Mi"), "1Gi");
   EXPECT_EQ(in_list("2000000n"), "2m");
-  EXPECT_EQ(Quantity::must("1n").rounded_up_to_milli().to_string(), "1m");
-  EXPECT_EQ(Quantity::must("1Ki").rounded_up_to_milli().to_string(), "1Ki");
+  EXPECT_EQ(rounded_up_to_milli(Quantity::must("1n")).to_string(), "1m");
+  EXPECT_EQ(rounded_up_to_milli(Quantity::must("1Ki")).to_string(), "1Ki");
 }

@@ -14,6 +14,7 @@
 #include "api/apps.h"
 #include "api/policy.h"
 #include "api/storage.h"
+#include "api/version.h"
 #include "api/volume.h"
 #include "client/rest.h"
 #include "events/recorder.h"
