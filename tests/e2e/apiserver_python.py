@@ -194,6 +194,7 @@ def write_pipeline():
 
 
 def raw(api, method, path, body=None, content_type="application/json"):
+    """A request outside the models: `body` a dict (the client serialises it), the answer parsed."""
     resp = api.call_api(path, method, body=body, header_params={"Content-Type": content_type, "Accept": "application/json"},
                         auth_settings=["BearerToken"], _preload_content=False)
     return resp[1], json.loads(resp[0].data)
@@ -210,7 +211,7 @@ def v135_wire():
     body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "plr"},
             "spec": {"resources": {"limits": {"cpu": "1", "memory": "512Mi"}},
                      "containers": [{"name": "c", "image": "nginx:1.27", "resources": {"requests": {"cpu": "250m"}}}]}}
-    status, created = raw(api, "POST", "/api/v1/namespaces/default/pods", json.dumps(body))
+    status, created = raw(api, "POST", "/api/v1/namespaces/default/pods", body)
     check(status == 201, "pod with pod-level resources created")
     status, got = raw(api, "GET", "/api/v1/namespaces/default/pods/plr")
     spec = got["spec"]
@@ -235,7 +236,7 @@ def v135_wire():
     status, deleting = raw(api, "DELETE", "/api/v1/namespaces/default/pods/plr")
     check(status == 200 and deleting["metadata"]["deletionGracePeriodSeconds"] == 30 and
           deleting["metadata"]["generation"] == 2, "graceful delete: grace 30, generation bumped")
-    raw(api, "DELETE", "/api/v1/namespaces/default/pods/plr", json.dumps({"gracePeriodSeconds": 0}))
+    raw(api, "DELETE", "/api/v1/namespaces/default/pods/plr", {"gracePeriodSeconds": 0})
     w = watch.Watch()
     seen = []
     for ev in w.stream(v1.list_namespaced_pod, "default", resource_version=rv, timeout_seconds=5,
