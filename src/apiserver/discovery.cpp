@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "api/version.h"
 #include "apiserver/openapi.h"
 #include "apiserver/resources.h"
 
@@ -253,16 +254,28 @@ std::string aggregated_discovery(bool core, std::string_view media_type) {
                                       {"items", std::move(items)}});
 }
 
+// kube-apiserver's /version (apimachinery's version.Info as its effective version fills it): the
+// binary, emulation and minimum compatibility versions; a "+ksched" build suffix on the release,
+// which semantic versioning ignores when clients compare versions.
 std::string version_info() {
-  return json::serialize(json::object{{"major", "1"},
-                                      {"minor", "32"},
-                                      {"gitVersion", "v1.32.0-ksched"},
+#if defined(__aarch64__)
+  constexpr const char* platform = "linux/arm64";
+#else
+  constexpr const char* platform = "linux/amd64";
+#endif
+  return json::serialize(json::object{{"major", api::kKubernetesMajor},
+                                      {"minor", api::kKubernetesMinor},
+                                      {"emulationMajor", api::kKubernetesMajor},
+                                      {"emulationMinor", api::kKubernetesMinor},
+                                      {"minCompatibilityMajor", api::kKubernetesMajor},
+                                      {"minCompatibilityMinor", api::kKubernetesMinCompatibilityMinor},
+                                      {"gitVersion", std::string(api::kKubernetesVersion) + "+ksched"},
                                       {"gitCommit", "0000000000000000000000000000000000000000"},
                                       {"gitTreeState", "clean"},
                                       {"buildDate", "2026-01-01T00:00:00Z"},
-                                      {"goVersion", "go1.23.4"},
+                                      {"goVersion", "go1.25.0"},
                                       {"compiler", "gc"},
-                                      {"platform", "linux/amd64"}});
+                                      {"platform", platform}});
 }
 
 // ---------------------------------------------------------------- OpenAPI (see openapi.h)

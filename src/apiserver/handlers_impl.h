@@ -31,6 +31,7 @@
 #include "apiserver/event_conversion.h"
 #include "apiserver/openapi.h"
 #include "apiserver/patch.h"
+#include "apiserver/pod_strategy.h"
 #include "apiserver/protobuf.h"
 #include "apiserver/request_options.h"
 #include "apiserver/status.h"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/types.h"
+#include "api/version.h"
 #include "apiserver/openapi_schema_types.h"
 #include "apiserver/patch.h"
 #include "apiserver/resources.h"
@@ -655,7 +656,7 @@ std::string pb_schema(const json::object& s) {
 std::string pb_document(const json::object& defs) {
   std::string info;
   pb_bytes(info, 1, "Kubernetes");
-  pb_bytes(info, 2, "v1.32.0");
+  pb_bytes(info, 2, api::kKubernetesVersion);
   std::string definitions;
   for (const auto& kv : defs) pb_bytes(definitions, 1, pb_named_schema(kv.key(), kv.value()));
   std::string out;
@@ -694,7 +695,7 @@ const Documents& documents() {
       json::object paths = v3_paths(d.defs_v3, key, roots);
       std::string body = json::serialize(
           json::object{{"openapi", "3.0.0"},
-                       {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.32.0"}}},
+                       {"info", json::object{{"title", "Kubernetes"}, {"version", api::kKubernetesVersion}}},
                        {"paths", std::move(paths)},
                        {"components", json::object{{"schemas", closure(d.defs_v3, roots)}}}});
       index[key] = json::object{{"serverRelativeURL", "/openapi/v3/" + key + "?hash=" + doc_hash(body)}};
@@ -704,7 +705,7 @@ const Documents& documents() {
     // Definitions only: no paths, so nothing reads PATCH content types from it (see openapi.h).
     d.v2 =
         json::serialize(json::object{{"swagger", "2.0"},
-                                     {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.32.0"}}},
+                                     {"info", json::object{{"title", "Kubernetes"}, {"version", api::kKubernetesVersion}}},
                                      {"paths", json::object()},
                                      {"definitions", d.defs_v2}});
     d.v2_protobuf = pb_document(d.defs_v2);

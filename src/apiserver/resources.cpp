@@ -40,7 +40,7 @@ std::vector<ResourceInfo> build() {
   add("", "v1", "pods", "pod", "Pod", true, {"po"}, {"binding", "eviction", "status"},
       {"spec.nodeName", "spec.host", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
        "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName"},
-      false, {"all"});
+      /*gen=*/true, {"all"});  // metadata.generation: PodObservedGenerationTracking, GA in v1.35
   add("", "v1", "bindings", "binding", "Binding", true, {}, {});
   v.back().create_only = true;
   add("", "v1", "nodes", "node", "Node", false, {"no"}, {"status"}, {"spec.unschedulable"});

@@ -3,7 +3,8 @@
 // subresource (status):
 //
 //   decode (apiVersion/kind, field types, canonical quantities, unknown and duplicate fields)
-//   -> default -> mutating admission -> prepare (create: reset status) -> validate
+//   -> default -> mutating admission -> prepare (the registry strategies: status reset,
+//      disabled fields, pod_strategy.h) -> validate
 //   -> validating admission
 //
 // The handlers own what is not about the object's content: names, UIDs, timestamps, generation,
@@ -18,6 +19,7 @@
 
 #include "apiserver/admission.h"
 #include "apiserver/body_codec.h"
+#include "apiserver/features.h"
 #include "apiserver/resources.h"
 #include "apiserver/status.h"
 #include "apiserver/storage.h"
@@ -60,6 +62,8 @@ struct WriteRequest {
   std::string_view subresource;  // "" or "status"
   std::string_view ns;
   const boost::json::object* old = nullptr;  // the stored object, on Update
+  const FeatureGates* gates = nullptr;       // null: v1.35's defaults
+  std::string_view now;                      // RFC 3339, for the timestamps a strategy writes
 };
 
 // Runs every step after decode on `obj`; returns the first error as the Status upstream answers with.

@@ -14,6 +14,7 @@
 #include "api/apps.h"
 #include "api/policy.h"
 #include "api/storage.h"
+#include "api/version.h"
 #include "api/volume.h"
 #include "client/rest.h"
 #include "events/recorder.h"
@@ -38,7 +39,7 @@ namespace ksched::scheduler::app {
 namespace {
 
 constexpr const char* kComponent = "kube-scheduler";
-constexpr const char* kUpstreamVersion = "v1.32.0";
+constexpr std::string_view kUpstreamVersion = api::kKubernetesVersion;
 
 std::string version_string() { return std::string(kUpstreamVersion) + "-ksched." + KSCHED_VERSION_STRING; }
 
