@@ -1,5 +1,6 @@
 #include "scheduler/plugins/tainttoleration/tainttoleration.h"
 
+#include "api/helpers.h"
 #include "scheduler/framework/plugin_helper.h"
 #include "util/log.h"
 
@@ -59,7 +60,7 @@ Status TaintToleration::filter(const framework::CycleState&, const api::Pod& pod
   // FitError group them); the taint goes to the V(4) log, and `ksched explain` shows it per node.
   if (auto v = log::V(4); v.enabled()) {
     v.info("node had untolerated taints", {{"node", node->metadata.name},
-                                           {"pod", pod.metadata.namespace_ + "/" + pod.metadata.name},
+                                           {"pod", api::key_of(pod)},
                                            {"untoleratedTaint", taint->key + "=" + taint->value + ":" + taint->effect}});
   }
   return Status::unresolvable(std::string(kErrReasonUntolerated));
