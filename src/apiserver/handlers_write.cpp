@@ -96,7 +96,8 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
     meta["generation"] = 1;
   else
     meta.erase("generation");
-  if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns}, obj, store)) return fail(*e);
+  if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns, nullptr, decode ? decode->warnings : nullptr, now()},
+                                  obj, store)) return fail(*e);
   to_storage(r, obj);
   if (dry) {
     CreateResult c;
@@ -121,7 +122,8 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
 }
 
 Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& ns, const std::string& name,
-                           const std::string& sub, bool dry, const Mutator& mutate, bool with_object) {
+                           const std::string& sub, bool dry, const Mutator& mutate, bool with_object,
+                           std::vector<std::string>* warnings) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto cur = store.get(storage_id(r), ns, name);
     if (!cur) return error_response(not_found(r, name));
@@ -140,7 +142,7 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
     // A binding only sets nodeName and the PodScheduled condition on the stored pod; upstream's
     // binding storage does not re-validate the pod, and neither do we.
     if (sub != "binding")
-      if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj}, next, store))
+      if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj, warnings, now()}, next, store))
         return error_response(*e);
     to_storage(r, next);
     auto& nmeta = meta_of(next);
@@ -286,7 +288,8 @@ Response Api::Impl::update(const ResourceInfo& r, const std::string& ns, const s
                                          [&](json::object&, json::object& next) -> std::optional<ApiError> {
                                            next = in;
                                            return std::nullopt;
-                                         }),
+                                         },
+                                         true, &warnings),
                        warnings);
 }
 
@@ -350,7 +353,8 @@ Response Api::Impl::patch(const ResourceInfo& r, const std::string& ns, const st
                              std::string prv = meta_str(next, "resourceVersion");
                              if (prv == meta_str(cur, "resourceVersion")) meta_of(next).erase("resourceVersion");
                              return std::nullopt;
-                           });
+                           },
+                           true, &warnings);
   return with_warnings(std::move(resp), warnings);
 }
 

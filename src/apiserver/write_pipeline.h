@@ -10,6 +10,7 @@
 // resourceVersion preconditions and the status/spec split of subresources (upstream's strategies).
 #pragma once
 #include <boost/json/fwd.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,6 +61,8 @@ struct WriteRequest {
   std::string_view subresource;  // "" or "status"
   std::string_view ns;
   const boost::json::object* old = nullptr;  // the stored object, on Update
+  std::vector<std::string>* warnings = nullptr;  // Warning headers of an accepted write (strategies')
+  std::int64_t now_unix = 0;                     // the write's time (defaulted timestamps)
 };
 
 // Runs every step after decode on `obj`; returns the first error as the Status upstream answers with.
