@@ -9,6 +9,7 @@
 #include <string>
 
 #include "apiserver/body_codec.h"
+#include "apiserver/auth.h"
 #include "apiserver/handlers.h"
 #include "apiserver/resources.h"
 #include "apiserver/storage.h"
@@ -96,8 +97,10 @@ BENCHMARK(BM_CopyDecodedPod);
 void BM_HandlePodCreateAndBinding(benchmark::State& state) {
   Api api(1000);
   api.bootstrap();
-  Request create{"POST", "/api/v1/namespaces/default/pods", {}, "application/json", "application/json", {}};
-  Request bind{"POST", "", {}, "application/json", "application/json", {}};
+  // As the scheduler binds and a user creates: authorized per request like over HTTP.
+  UserInfo scheduler{"system:kube-scheduler", "", {"system:authenticated"}};
+  Request create{"POST", "/api/v1/namespaces/default/pods", {}, "application/json", "application/json", {}, &admin_user()};
+  Request bind{"POST", "", {}, "application/json", "application/json", {}, &scheduler};
   json::object pod = std::get<json::object>(decode_body("application/json", kPod));
   pod["metadata"].as_object()["namespace"] = "default";
   long i = 0;

@@ -27,6 +27,15 @@ int run_apiserver(int argc, char** argv) {
   app.add_flag("--tls,!--no-tls", opts.tls, "serve HTTPS with a generated CA (default) or plain HTTP");
   app.add_option("--token-file", opts.token_file, "static token CSV: token,user,uid,\"group1,group2\"")
       ->check(CLI::ExistingFile);
+  app.add_option("--authorization-mode", opts.authorization_mode,
+                 "RBAC: every request is authorized against the stored Roles and bindings (system:masters always "
+                 "allowed); AlwaysAllow: every authenticated request is")
+      ->check(CLI::IsMember({"RBAC", "AlwaysAllow"}))
+      ->capture_default_str();
+  app.add_option("--anonymous-auth", opts.anonymous_auth,
+                 "requests without a bearer token are system:anonymous (group system:unauthenticated), authorized "
+                 "like any other; false: they get 401")
+      ->capture_default_str();
   app.add_option("--nodes", opts.nodes, "create this many simulated Node objects at start")->check(CLI::NonNegativeNumber);
   app.add_option("--node-template", opts.node_template, "YAML/JSON Node template for --nodes")->check(CLI::ExistingFile);
   app.add_option("--watch-history", opts.watch_history, "events kept for watch resumption")
@@ -136,8 +145,8 @@ int run_apiserver(int argc, char** argv) {
   }
   std::unique_ptr<ksched::controllers::ControllerManager> manager;
   if (run_controllers) {
-    // A client of this server like any other, with the admin credentials it handed out.
-    auto cfg = ksched::client::kubeconfig_from_string(server.kubeconfig());
+    // A client of this server like any other, as kube-controller-manager's own identity.
+    auto cfg = ksched::client::kubeconfig_from_string(server.component_kubeconfig("kube-controller-manager"));
     if (!cfg) {
       std::fprintf(stderr, "ksched apiserver: %s\n", cfg.error().c_str());
       return 1;

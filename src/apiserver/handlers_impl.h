@@ -25,7 +25,9 @@
 #include "apiserver/auth.h"
 #include "apiserver/continue_token.h"
 #include "apiserver/discovery.h"
+#include "apiserver/authorization.h"
 #include "apiserver/rbac_authorizer.h"
+#include "apiserver/rbac_escalation.h"
 #include "apiserver/event_conversion.h"
 #include "apiserver/openapi.h"
 #include "apiserver/patch.h"
@@ -62,6 +64,14 @@ std::optional<std::int64_t> parse_rv(const std::string& s);
 struct Api::Impl {
   Api& api;
   Store& store;
+  // The request's user; null for the server's own writes (bootstrap), which no RBAC check stops.
+  const UserInfo* user = nullptr;
+
+  // The authorization filter: nullopt when the request may go on, else the answer (403).
+  std::optional<Response> authorize(const Request& req);
+  // RBAC's escalation checks on a write of a role or a binding by the request's user.
+  std::optional<ApiError> check_escalation(const ResourceInfo& r, const std::string& ns, const std::string& url_name,
+                                           const json::object& obj, const json::object* old);
 
   std::int64_t now() const { return api.now_unix(); }
   std::string now_ts() const { return format_rfc3339(now()); }
@@ -180,7 +190,11 @@ struct Api::Impl {
 
   Response token_review(const ResourceInfo& r, const Request& req);
 
-  Response subject_access_review(const ResourceInfo& r, const Request& req);
+  // SubjectAccessReview, LocalSubjectAccessReview (ns set) and SelfSubjectAccessReview (self):
+  // the same evaluator as every request.
+  Response subject_access_review(const ResourceInfo& r, const std::string& ns, const Request& req);
+  Response self_subject_rules_review(const ResourceInfo& r, const Request& req);
+  Response self_subject_review(const ResourceInfo& r, const Request& req);
 
   // ------------------------------------------------------------ routing
   Response route(const Request& req);

@@ -75,6 +75,8 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
   } else {
     meta.erase("namespace");
   }
+  // RBAC's escalation check comes first, as upstream's policy-based storage wraps the whole create.
+  if (auto e = check_escalation(r, ns, "", obj, nullptr)) return fail(*e);
   std::string name = str(meta, "name");
   std::string gen = str(meta, "generateName");
   if (name.empty() && !gen.empty()) {
@@ -139,6 +141,7 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
       return error_response(conflict_modified(r, name));
     }
     if (auto e = finish_update(r, sub, cur_obj, next)) return error_response(*e);
+    if (auto e = check_escalation(r, ns, name, next, &cur_obj)) return error_response(*e);
     // A binding only sets nodeName and the PodScheduled condition on the stored pod; upstream's
     // binding storage does not re-validate the pod, and neither do we.
     if (sub != "binding")

@@ -198,6 +198,16 @@ KSCHED_DEF(schema_only::NonResourceAttributes, "io.k8s.api.authorization.v1.NonR
 KSCHED_DEF(schema_only::SubjectAccessReviewSpec, "io.k8s.api.authorization.v1.SubjectAccessReviewSpec")
 KSCHED_DEF(schema_only::SubjectAccessReviewStatus, "io.k8s.api.authorization.v1.SubjectAccessReviewStatus")
 KSCHED_DEF(schema_only::SubjectAccessReview, "io.k8s.api.authorization.v1.SubjectAccessReview")
+KSCHED_DEF(schema_only::LocalSubjectAccessReview, "io.k8s.api.authorization.v1.LocalSubjectAccessReview")
+KSCHED_DEF(schema_only::SelfSubjectAccessReviewSpec, "io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec")
+KSCHED_DEF(schema_only::SelfSubjectAccessReview, "io.k8s.api.authorization.v1.SelfSubjectAccessReview")
+KSCHED_DEF(schema_only::SelfSubjectRulesReviewSpec, "io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec")
+KSCHED_DEF(schema_only::ResourceRule, "io.k8s.api.authorization.v1.ResourceRule")
+KSCHED_DEF(schema_only::NonResourceRule, "io.k8s.api.authorization.v1.NonResourceRule")
+KSCHED_DEF(schema_only::SubjectRulesReviewStatus, "io.k8s.api.authorization.v1.SubjectRulesReviewStatus")
+KSCHED_DEF(schema_only::SelfSubjectRulesReview, "io.k8s.api.authorization.v1.SelfSubjectRulesReview")
+KSCHED_DEF(schema_only::SelfSubjectReviewStatus, "io.k8s.api.authentication.v1.SelfSubjectReviewStatus")
+KSCHED_DEF(schema_only::SelfSubjectReview, "io.k8s.api.authentication.v1.SelfSubjectReview")
 
 // resource.k8s.io/v1 (api/resource.h) and v1beta2 DeviceTaintRule.
 #define KSCHED_RESOURCE(Type) KSCHED_DEF(api::resourcev1::Type, "io.k8s.api.resource.v1." #Type)
@@ -503,6 +513,14 @@ void add_kinds(Builder& b) {
                                  "Devices of one driver's pool that a driver publishes, usually per node.");
   b.set_kind<api::resourcev1beta2::DeviceTaintRule>("resource.k8s.io", "v1beta2", "DeviceTaintRule",
                                                     "Adds one taint to every device the selector matches.");
+  b.set_kind<so::LocalSubjectAccessReview>("authorization.k8s.io", "v1", "LocalSubjectAccessReview",
+                                           "Asks whether a user may perform an action in one namespace.");
+  b.set_kind<so::SelfSubjectAccessReview>("authorization.k8s.io", "v1", "SelfSubjectAccessReview",
+                                          "Asks whether the caller may perform an action.");
+  b.set_kind<so::SelfSubjectRulesReview>("authorization.k8s.io", "v1", "SelfSubjectRulesReview",
+                                         "Lists the actions the caller may perform in a namespace.");
+  b.set_kind<so::SelfSubjectReview>("authentication.k8s.io", "v1", "SelfSubjectReview",
+                                    "Returns the caller's user information as the server authenticated it.");
   // The workload specs model replicas and selectors; their pod templates come from here.
   b.add_fields<api::DeploymentSpec, so::WorkloadTemplate>();
   b.add_fields<api::ReplicaSetSpec, so::WorkloadTemplate>();

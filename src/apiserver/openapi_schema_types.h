@@ -612,6 +612,103 @@ constexpr auto describe(type_tag<SubjectAccessReview>) {
   return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
 }
 
+// Same fields as SubjectAccessReview; distinct types so that each kind gets its own definition.
+struct LocalSubjectAccessReview {
+  KSCHED_KIND_MEMBERS;
+  SubjectAccessReviewSpec spec;
+  SubjectAccessReviewStatus status;
+};
+constexpr auto describe(type_tag<LocalSubjectAccessReview>) {
+  using T = LocalSubjectAccessReview;
+  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+}
+
+struct SelfSubjectAccessReviewSpec {
+  std::optional<ResourceAttributes> resourceAttributes;
+  std::optional<NonResourceAttributes> nonResourceAttributes;
+};
+constexpr auto describe(type_tag<SelfSubjectAccessReviewSpec>) {
+  using T = SelfSubjectAccessReviewSpec;
+  return std::tuple{KSCHED_F(resourceAttributes), KSCHED_F(nonResourceAttributes)};
+}
+
+struct SelfSubjectAccessReview {
+  KSCHED_KIND_MEMBERS;
+  SelfSubjectAccessReviewSpec spec;
+  SubjectAccessReviewStatus status;
+};
+constexpr auto describe(type_tag<SelfSubjectAccessReview>) {
+  using T = SelfSubjectAccessReview;
+  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+}
+
+struct SelfSubjectRulesReviewSpec {
+  std::string namespace_;
+};
+constexpr auto describe(type_tag<SelfSubjectRulesReviewSpec>) {
+  using T = SelfSubjectRulesReviewSpec;
+  return std::tuple{field("namespace", &T::namespace_)};
+}
+
+struct ResourceRule {
+  std::vector<std::string> verbs;
+  std::vector<std::string> apiGroups;
+  std::vector<std::string> resources;
+  std::vector<std::string> resourceNames;
+};
+constexpr auto describe(type_tag<ResourceRule>) {
+  using T = ResourceRule;
+  return std::tuple{KSCHED_F(verbs), KSCHED_F(apiGroups), KSCHED_F(resources), KSCHED_F(resourceNames)};
+}
+
+struct NonResourceRule {
+  std::vector<std::string> verbs;
+  std::vector<std::string> nonResourceURLs;
+};
+constexpr auto describe(type_tag<NonResourceRule>) {
+  using T = NonResourceRule;
+  return std::tuple{KSCHED_F(verbs), KSCHED_F(nonResourceURLs)};
+}
+
+struct SubjectRulesReviewStatus {
+  std::vector<ResourceRule> resourceRules;
+  std::vector<NonResourceRule> nonResourceRules;
+  bool incomplete = false;
+  std::string evaluationError;
+};
+constexpr auto describe(type_tag<SubjectRulesReviewStatus>) {
+  using T = SubjectRulesReviewStatus;
+  return std::tuple{KSCHED_F(resourceRules), KSCHED_F(nonResourceRules), KSCHED_F(incomplete), KSCHED_F(evaluationError)};
+}
+
+struct SelfSubjectRulesReview {
+  KSCHED_KIND_MEMBERS;
+  SelfSubjectRulesReviewSpec spec;
+  SubjectRulesReviewStatus status;
+};
+constexpr auto describe(type_tag<SelfSubjectRulesReview>) {
+  using T = SelfSubjectRulesReview;
+  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+}
+
+// authentication.k8s.io/v1
+struct SelfSubjectReviewStatus {
+  UserInfo userInfo;
+};
+constexpr auto describe(type_tag<SelfSubjectReviewStatus>) {
+  using T = SelfSubjectReviewStatus;
+  return std::tuple{KSCHED_F(userInfo)};
+}
+
+struct SelfSubjectReview {
+  KSCHED_KIND_MEMBERS;
+  SelfSubjectReviewStatus status;
+};
+constexpr auto describe(type_tag<SelfSubjectReview>) {
+  using T = SelfSubjectReview;
+  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(status)};
+}
+
 #undef KSCHED_KIND_MEMBERS
 #undef KSCHED_KIND_FIELDS
 #undef KSCHED_F

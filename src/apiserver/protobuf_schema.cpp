@@ -1,4 +1,5 @@
-// Protobuf descriptor tables for the kinds kubectl create and kube-scheduler send as protobuf.
+// Protobuf descriptor tables for the kinds kubectl create, kubectl auth and kube-scheduler send as
+// protobuf.
 // Field numbers are those of upstream's generated.proto files (k8s.io/api v0.32,
 // k8s.io/apimachinery); emit modes follow the Go json tags in types.go.
 //
@@ -921,6 +922,68 @@ RoleRef
   2 kind s!
   3 name s!
 
+SubjectAccessReview
+  1 metadata ObjectMeta
+  2 spec SubjectAccessReviewSpec
+  3 status SubjectAccessReviewStatus
+SubjectAccessReviewSpec
+  1 resourceAttributes ResourceAttributes?
+  2 nonResourceAttributes NonResourceAttributes?
+  3 user s
+  4 groups []s
+  6 uid s
+ResourceAttributes
+  1 namespace s
+  2 verb s
+  3 group s
+  4 version s
+  5 resource s
+  6 subresource s
+  7 name s
+NonResourceAttributes
+  1 path s
+  2 verb s
+SubjectAccessReviewStatus
+  1 allowed bool!
+  4 denied bool
+  2 reason s
+  3 evaluationError s
+SelfSubjectAccessReview
+  1 metadata ObjectMeta
+  2 spec SelfSubjectAccessReviewSpec
+  3 status SubjectAccessReviewStatus
+SelfSubjectAccessReviewSpec
+  1 resourceAttributes ResourceAttributes?
+  2 nonResourceAttributes NonResourceAttributes?
+SelfSubjectRulesReview
+  1 metadata ObjectMeta
+  2 spec SelfSubjectRulesReviewSpec
+  3 status SubjectRulesReviewStatus
+SelfSubjectRulesReviewSpec
+  1 namespace s
+SubjectRulesReviewStatus
+  1 resourceRules []ResourceRule!
+  2 nonResourceRules []NonResourceRule!
+  3 incomplete bool!
+  4 evaluationError s
+ResourceRule
+  1 verbs []s!
+  2 apiGroups []s
+  3 resources []s
+  4 resourceNames []s
+NonResourceRule
+  1 verbs []s!
+  2 nonResourceURLs []s
+SelfSubjectReview
+  1 metadata ObjectMeta
+  2 status SelfSubjectReviewStatus
+SelfSubjectReviewStatus
+  1 userInfo AuthnUserInfo
+AuthnUserInfo
+  1 username s
+  2 uid s
+  3 groups []s
+
 Ingress
   1 metadata ObjectMeta
   2 spec IngressSpec
@@ -1043,6 +1106,11 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
     {"rbac.authorization.k8s.io/v1/ClusterRole", "ClusterRole"},
     {"rbac.authorization.k8s.io/v1/RoleBinding", "RoleBinding"},
     {"rbac.authorization.k8s.io/v1/ClusterRoleBinding", "ClusterRoleBinding"},
+    {"authorization.k8s.io/v1/SubjectAccessReview", "SubjectAccessReview"},
+    {"authorization.k8s.io/v1/LocalSubjectAccessReview", "SubjectAccessReview"},
+    {"authorization.k8s.io/v1/SelfSubjectAccessReview", "SelfSubjectAccessReview"},
+    {"authorization.k8s.io/v1/SelfSubjectRulesReview", "SelfSubjectRulesReview"},
+    {"authentication.k8s.io/v1/SelfSubjectReview", "SelfSubjectReview"},
     {"networking.k8s.io/v1/Ingress", "Ingress"},
     {"coordination.k8s.io/v1/Lease", "Lease"},
     {"events.k8s.io/v1/Event", "EventsEvent"},

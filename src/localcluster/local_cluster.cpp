@@ -22,6 +22,17 @@ struct LocalCluster::Impl {
   bool stopped = false;
 };
 
+namespace {
+
+// The admin configuration with the component's token: same server, CA, limits and transport.
+client::RestConfig component_rest(const LocalCluster::Impl& im, std::string_view component) {
+  client::RestConfig c = im.rest;
+  c.bearer_token = im.server->component_token(component);
+  return c;
+}
+
+}  // namespace
+
 LocalCluster::LocalCluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 LocalCluster::~LocalCluster() { stop(); }
@@ -55,7 +66,7 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   im->client = *c;
 
   if (opts.run_node_simulator) {
-    auto sim_client = client::RestClient::create(im->rest);
+    auto sim_client = client::RestClient::create(component_rest(*im, "node-simulator"));
     if (!sim_client) return util::make_error("building the node simulator's client: " + sim_client.error());
     nodesim::Options no;
     no.zones = opts.node_zones;
@@ -68,7 +79,7 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   }
 
   if (!opts.controllers.empty()) {
-    auto cm_client = client::RestClient::create(im->rest);
+    auto cm_client = client::RestClient::create(component_rest(*im, "kube-controller-manager"));
     if (!cm_client) return util::make_error("building the controllers' client: " + cm_client.error());
     controllers::ControllerManagerOptions co;
     co.controllers = opts.controllers;
@@ -91,15 +102,13 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
       ao.cfg.clientConnection.burst = 10000;
     }
     ao.cfg.leaderElection.leaderElect = false;  // one scheduler in this process
-    ao.rest = im->rest;
+    ao.rest = component_rest(*im, "kube-scheduler");
     ao.rest.user_agent.clear();
     ao.serve = opts.scheduler_secure_port >= 0;
     // /metrics and /configz are authorized by the local API server (TokenReview and
-    // SubjectAccessReview), so the admin token from the kubeconfig can read them.
-    if (!opts.kubeconfig_out.empty()) {
-      ao.authentication_kubeconfig = opts.kubeconfig_out;
-      ao.authorization_kubeconfig = opts.kubeconfig_out;
-    }
+    // SubjectAccessReview, which system:kube-scheduler may create), so the admin token from the
+    // kubeconfig can read them.
+    ao.delegation_rest = ao.rest;
     ao.serving.bind_address = "127.0.0.1";
     ao.serving.port = static_cast<std::uint16_t>(std::max(0, opts.scheduler_secure_port));
     auto app = scheduler::app::SchedulerApp::create(std::move(ao));
@@ -125,6 +134,9 @@ void LocalCluster::stop() {
 }
 
 const client::RestConfig& LocalCluster::rest_config() const { return impl_->rest; }
+client::RestConfig LocalCluster::component_rest_config(std::string_view component) const {
+  return component_rest(*impl_, component);
+}
 std::shared_ptr<client::RestClient> LocalCluster::client() const { return impl_->client; }
 std::string LocalCluster::kubeconfig() const { return impl_->server->kubeconfig(); }
 std::string LocalCluster::url() const { return impl_->server->url(); }

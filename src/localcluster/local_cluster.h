@@ -1,11 +1,13 @@
 // A local cluster in one process: the embedded API server, simulated nodes kept by the kubelet
 // stand-in, the controllers of kube-controller-manager and ksched's scheduler, all talking over
-// loopback TLS like separate processes.
+// loopback TLS like separate processes, each with its own identity and RBAC bindings (never the
+// admin token).
 // Used by `ksched up` and `ksched bench`.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "client/config.h"
@@ -51,7 +53,11 @@ class LocalCluster {
   ~LocalCluster();  // stops everything
 
   void stop();
+  // The admin's client configuration (what tools and `kubectl` use).
   const client::RestConfig& rest_config() const;
+  // A component's own identity (apiserver/components.h: "kube-scheduler", "kube-controller-manager",
+  // "node-simulator"), with the admin configuration's limits and transport settings.
+  client::RestConfig component_rest_config(std::string_view component) const;
   std::shared_ptr<client::RestClient> client() const;
   std::string kubeconfig() const;
   std::string url() const;

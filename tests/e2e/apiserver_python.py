@@ -326,10 +326,22 @@ def run(kubeconfig):
     write_pipeline()
     refused_writes()
 
-    # token-file user authenticates; unknown tokens get 401
+    # token-file user authenticates, is authorized by RBAC (403 until a binding allows it); unknown
+    # tokens get 401
     cfg = client.Configuration.get_default_copy()
     cfg.api_key = {"authorization": "Bearer py-token"}
-    check(len(client.CoreV1Api(client.ApiClient(cfg)).list_namespace().items) >= 4, "token-file user can list")
+    try:
+        client.CoreV1Api(client.ApiClient(cfg)).list_namespace()
+        check(False, "a user without a binding must be refused")
+    except ApiException as e:
+        check(e.status == 403, "no binding: 403")
+        check(json.loads(e.body)["message"] == 'namespaces is forbidden: User "bob" cannot list resource "namespaces" '
+              'in API group "" at the cluster scope', "upstream's Forbidden message: " + e.body)
+    client.RbacAuthorizationV1Api().create_cluster_role_binding(client.V1ClusterRoleBinding(
+        metadata=client.V1ObjectMeta(name="bob-view"),
+        role_ref=client.V1RoleRef(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name="view"),
+        subjects=[client.V1Subject(kind="Group", name="dev", api_group="rbac.authorization.k8s.io")]))
+    check(len(client.CoreV1Api(client.ApiClient(cfg)).list_namespace().items) >= 4, "token-file user can list once bound")
     cfg.api_key = {"authorization": "Bearer nope"}
     try:
         client.CoreV1Api(client.ApiClient(cfg)).list_namespace()

@@ -37,7 +37,7 @@ TEST_F(NodesimNet, NodesReadyPodsRunningAndGracefulDeletionCompletes) {
   auto c = new_client();
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(c->create(sim_node("sim-" + std::to_string(i), true)).ok());
   ASSERT_TRUE(c->create(sim_node("real-0", false)).ok());
-  nodesim::Simulator sim(new_client());
+  nodesim::Simulator sim(new_component_client("node-simulator"));
   sim.start();
   ASSERT_TRUE(eventually([&] { return sim.synced(); }));
   ASSERT_TRUE(eventually([&] {
