@@ -57,8 +57,8 @@ class ResourceClaimController final : public Controller {
   // Creates (or finds) the claim of one pod claim; adds "<pod claim>" -> claim name to `made`.
   util::Result<void> handle_claim(const api::Pod& pod, const api::PodResourceClaim& pc,
                                   std::map<std::string, std::string>& made);
-  Ptr<Claim> claim_made_for(const api::Pod& pod, std::string_view pod_claim) const;
-  Ptr<Claim> cached_claim(const std::string& ns, const std::string& name) const;
+  informer::Ptr<Claim> claim_made_for(const api::Pod& pod, std::string_view pod_claim) const;
+  informer::Ptr<Claim> cached_claim(const std::string& ns, const std::string& name) const;
 
   ControllerContext ctx_;
   std::shared_ptr<informer::SharedIndexInformer<api::Pod>> pods_;
@@ -70,7 +70,7 @@ class ResourceClaimController final : public Controller {
   // Claims this controller created that its informer may not show yet (upstream's mutation
   // cache), by namespace/name; dropped once the informer has them.
   mutable std::mutex created_mu_;
-  std::map<std::string, Ptr<Claim>> created_;
+  std::map<std::string, informer::Ptr<Claim>> created_;
   // UIDs of pods seen deleted (upstream's deletedObjects LRU): their reservations go without a
   // lookup. Bounded.
   mutable std::mutex deleted_mu_;
