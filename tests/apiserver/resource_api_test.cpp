@@ -229,6 +229,36 @@ TEST_F(ResourceApiTest, ClaimSpecRules) {
             std::vector<std::string>{"spec.devices.requests[0].exactly.selectors[0].cel.expression: Too long: may not be more than 10240 bytes"});
 }
 
+// Selectors are compiled when written (upstream's validateCELSelector): the CEL layer's messages.
+TEST_F(ResourceApiTest, SelectorsThatDoNotCompileAreRefused) {
+  auto with_selector = [](const std::string& expression) {
+    return R"({"requests":[{"name":"a","exactly":{"deviceClassName":"c","selectors":[{"cel":{"expression":)" +
+           json::serialize(json::value(expression)) + "}}]}}]}";
+  };
+  const std::string path = "spec.devices.requests[0].exactly.selectors[0].cel.expression";
+  EXPECT_EQ(causes(call("POST", kClaims, claim("not-bool", with_selector("device.driver")))),
+            std::vector<std::string>{path + R"(: Invalid value: "device.driver": must evaluate to bool or the unknown type, not string)"});
+  auto bad = causes(call("POST", kClaims, claim("no-overload", with_selector("device.driver > 1"))));
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].rfind(path + R"(: Invalid value: "device.driver > 1": compilation failed: ERROR: <input>:1:15: )"
+                                R"(found no matching overload for '_>_' applied to '(string, int)')", 0),
+            0u)
+      << bad[0];
+  std::string expensive = "int('1'.find('[0-9]*')) < 100";
+  for (int i = 0; i < 7; ++i) expensive = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x" + std::to_string(i) + ", " + expensive + ")";
+  EXPECT_EQ(causes(call("POST", kClaims, claim("costly", with_selector(expensive)))),
+            std::vector<std::string>{path + ": Forbidden: too complex, exceeds cost limit"});
+  // A DeviceClass's selectors too; a valid one is accepted.
+  auto cls = [](const std::string& expression) {
+    return R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"x"},"spec":{"selectors":[{"cel":{"expression":)" +
+           json::serialize(json::value(expression)) + "}}]}}";
+  };
+  EXPECT_EQ(causes(call("POST", kClasses, cls("1 + 1"))),
+            std::vector<std::string>{
+                R"(spec.selectors[0].cel.expression: Invalid value: "1 + 1": must evaluate to bool or the unknown type, not int)"});
+  EXPECT_EQ(call("POST", kClasses, cls(R"(device.attributes["gpu.ksched.dev"].model == "A100")")).status, 201);
+}
+
 TEST_F(ResourceApiTest, AdminAccessNeedsTheNamespaceLabel) {
   const std::string body = claim("admin", R"({"requests":[{"name":"a","exactly":{"deviceClassName":"c","adminAccess":true}}]})");
   EXPECT_EQ(causes(call("POST", kClaims, body)),
@@ -298,7 +328,7 @@ TEST_F(ResourceApiTest, SliceRulesTableAndFieldSelectors) {
                 "spec: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, `nodeSelector`, "
                 "`allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"});
   EXPECT_EQ(causes(call("POST", kSlices,
-                        slice("s3", "n", R"("devices":[{"name":"d","attributes":{"a":{"int":1,"bool":true},"1x":{"string":"s"},
+                        slice("s3", "n", R"("devices":[{"name":"d","attributes":{"1x":{"string":"s"},"a":{"int":1,"bool":true},
                             "v":{"version":"1.0"}}}])"))),
             (std::vector<std::string>{
                 "spec.devices[0].attributes: Invalid value: \"1x\": a valid C identifier must start with alphabetic "
@@ -363,7 +393,7 @@ TEST_F(ResourceApiTest, DeviceTaintRuleInV1beta2) {
   std::string added(o["spec"].at("taint").at("timeAdded").as_string());
   EXPECT_FALSE(added.empty());
   // A changed effect whose time the client left as it was gets the write's time.
-  clock_.advance(std::chrono::seconds(90));
+  clock_.step(std::chrono::seconds(90));
   r = call("PATCH", std::string(kTaintRules) + "/maint", R"({"spec":{"taint":{"effect":"NoExecute"}}})",
            "application/merge-patch+json");
   ASSERT_EQ(r.status, 200) << r.body;

@@ -13,6 +13,7 @@
 #include "api/labels.h"
 #include "api/quantity.h"
 #include "api/resource.h"
+#include "cel/cel.h"
 #include "util/go_format.h"
 
 namespace ksched::apiserver::registry::resource {
@@ -159,7 +160,10 @@ std::string truncated_key(std::string_view key, std::size_t max) {
   if (max < 16) max = 16;
   if (key.size() <= max) return std::string(key);
   std::size_t remaining = max - 3;
-  return std::string(key.substr(0, (remaining + 1) / 2)) + "..." + std::string(key.substr(key.size() - remaining / 2));
+  std::string out;
+  out.reserve(max);
+  out.append(key.substr(0, (remaining + 1) / 2)).append("...").append(key.substr(key.size() - remaining / 2));
+  return out;
 }
 constexpr std::size_t kAttributeKeyMax = rv1::kDeviceMaxDomainLength + 1 + rv1::kDeviceMaxIDLength;
 
@@ -754,10 +758,24 @@ void immutable(Errors& e, const json::value* now, const json::value* was, const 
 // ---------------------------------------------------------------- public rules
 
 void selector_expression(Errors& e, std::string_view expression, const Path& path, bool stored) {
-  if (stored) return;  // valid when stored, so valid now (upstream does not compile it again)
-  if (expression.size() > rv1::kCELSelectorExpressionMaxLength) {
-    e.too_long(path, rv1::kCELSelectorExpressionMaxLength);
-    return;
+  // Upstream's validateCELSelector: an expression already stored is compiled in the stored
+  // environment (every function of this version), a new or changed one in the new-expression
+  // environment. The consumable-capacity declarations are on: this server serves their fields.
+  auto issue = cel::validate_selector(expression, stored, /*consumable_capacity=*/true);
+  if (!issue) return;
+  switch (issue->kind) {
+    case cel::SelectorIssue::Kind::TooLong:
+      e.too_long(path, rv1::kCELSelectorExpressionMaxLength);
+      break;
+    case cel::SelectorIssue::Kind::Invalid:
+      e.invalid_str(path, expression, issue->detail);
+      break;
+    case cel::SelectorIssue::Kind::Forbidden:
+      e.forbidden(path, issue->detail);
+      break;
+    case cel::SelectorIssue::Kind::Internal:
+      e.causes.push_back(Cause{"InternalError", "Internal error: " + issue->detail, path.str()});
+      break;
   }
 }
 
