@@ -188,6 +188,21 @@ EOF
 expect_contains "$out" 'exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required' \
   "a slice must say where its devices are"
 expect_eq "$(kq get resourceclaim broken -o name)" "" "nothing stored for the refused claim"
+# A selector is compiled when written: the CEL compiler's message, nothing stored.
+out=$(k create -f - <<'EOF'
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: not-bool
+spec:
+  selectors:
+  - cel:
+      expression: device.driver
+EOF
+) && fail "a selector that is not a boolean was accepted"
+expect_contains "$out" 'spec.selectors[0].cel.expression: Invalid value: "device.driver": must evaluate to bool or the unknown type, not string' \
+  "a selector that does not compile is refused with the compiler's message"
+expect_eq "$(kq get deviceclass not-bool -o name)" "" "nothing stored for the refused class"
 # A claim naming a DeviceClass that does not exist is accepted, as upstream: allocation reports it.
 out=$(k create -f - <<'EOF'
 apiVersion: resource.k8s.io/v1
