@@ -14,6 +14,7 @@
 #include "localcluster/demo.h"
 #include "localcluster/local_cluster.h"
 #include "localcluster/ui_server.h"
+#include "nodesim/dra_driver.h"
 #include "scheduler/app/app.h"
 #include "subcommand.h"
 #include "util/log.h"
@@ -93,7 +94,7 @@ int run_up(int argc, char** argv) {
   app.add_option("--controllers", o.controllers,
                  "Controllers to run, as kube-controller-manager's --controllers: '*' every one, 'foo' foo, '-foo' "
                  "not foo (deployment-controller, replicaset-controller, daemonset-controller, job-controller, "
-                 "statefulset-controller, namespace-controller, garbage-collector-controller)")
+                 "statefulset-controller, resourceclaim-controller, namespace-controller, garbage-collector-controller)")
       ->delimiter(',')
       ->capture_default_str();
   app.add_flag("--no-controllers", no_controllers,
@@ -103,6 +104,11 @@ int run_up(int argc, char** argv) {
                  "template's own zone label wins")
       ->delimiter(',');
   app.add_option("--node-region", o.node_region, "topology.kubernetes.io/region of the simulated nodes");
+  std::vector<std::string> dra_devices;
+  app.add_option("--dra-devices", dra_devices,
+                 "Simulated DRA drivers on every node, published as ResourceSlices: DRIVER=COUNT[,model=M][,memory=Q]"
+                 "[,slices=N][,partitions=P], several separated by ';' or given again (e.g. gpu.ksched.dev=8,model=A100); "
+                 "a node template's nodesim.ksched.io/dra-devices annotation replaces them on its nodes");
   app.add_option("-v,--v", verbosity, "Log verbosity");
   try {
     app.parse(argc, argv);
@@ -111,6 +117,11 @@ int run_up(int argc, char** argv) {
   }
   ksched::log::init(verbosity);
   if (no_controllers) o.controllers.clear();
+  for (const auto& d : dra_devices) o.dra_devices += (o.dra_devices.empty() ? "" : ";") + d;
+  if (auto parsed = ksched::nodesim::parse_dra_devices(o.dra_devices); !parsed) {
+    std::fprintf(stderr, "Error: %s\n", parsed.error().c_str());
+    return 2;
+  }
   // The demo's scene is made for an empty cluster; a kept store would hold the last run's.
   o.data_dir = ephemeral || demo ? std::string() : data_dir;
   const bool exits = demo && exit_when_done;

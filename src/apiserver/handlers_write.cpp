@@ -98,8 +98,10 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
     meta["generation"] = 1;
   else
     meta.erase("generation");
-  const std::string now = now_ts();
-  if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns, nullptr, &api.feature_gates(), now}, obj, store))
+  const std::string now_text = now_ts();
+  if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns, nullptr, &api.feature_gates(), now_text,
+                                               decode ? decode->warnings : nullptr, now()},
+                                  obj, store))
     return fail(*e);
   to_storage(r, obj);
   if (dry) {
@@ -125,7 +127,8 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
 }
 
 Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& ns, const std::string& name,
-                           const std::string& sub, bool dry, const Mutator& mutate, bool with_object) {
+                           const std::string& sub, bool dry, const Mutator& mutate, bool with_object,
+                           std::vector<std::string>* warnings) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto cur = store.get(storage_id(r), ns, name);
     if (!cur) return error_response(not_found(r, name));
@@ -145,9 +148,10 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
     // A binding only sets nodeName and the PodScheduled condition on the stored pod; upstream's
     // binding storage does not re-validate the pod, and neither do we.
     if (sub != "binding") {
-      const std::string now = now_ts();
-      if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj, &api.feature_gates(), now},
-                                      next, store))
+      const std::string now_text = now_ts();
+      if (auto e = run_write_pipeline(
+              WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj, &api.feature_gates(), now_text, warnings, now()}, next,
+              store))
         return error_response(*e);
     }
     // metadata.generation counts changes of the spec as defaulted and prepared (upstream's
@@ -298,7 +302,8 @@ Response Api::Impl::update(const ResourceInfo& r, const std::string& ns, const s
                                          [&](json::object&, json::object& next) -> std::optional<ApiError> {
                                            next = in;
                                            return std::nullopt;
-                                         }),
+                                         },
+                                         true, &warnings),
                        warnings);
 }
 
@@ -362,7 +367,8 @@ Response Api::Impl::patch(const ResourceInfo& r, const std::string& ns, const st
                              std::string prv = meta_str(next, "resourceVersion");
                              if (prv == meta_str(cur, "resourceVersion")) meta_of(next).erase("resourceVersion");
                              return std::nullopt;
-                           });
+                           },
+                           true, &warnings);
   return with_warnings(std::move(resp), warnings);
 }
 

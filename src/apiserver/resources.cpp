@@ -90,6 +90,15 @@ std::vector<ResourceInfo> build() {
   add("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {});
   // node.k8s.io/v1
   add("node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", false, {}, {});
+  // resource.k8s.io/v1 and v1beta2 (rules: registry/resource/)
+  add("resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, {}, true);
+  add("resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"});
+  add("resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {},
+      {});
+  add("resource.k8s.io", "v1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {},
+      {"spec.driver", "spec.nodeName"}, true);
+  add("resource.k8s.io", "v1beta2", "devicetaintrules", "devicetaintrule", "DeviceTaintRule", false, {}, {"status"},
+      {}, true);
   // events.k8s.io/v1
   add("events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {});
   // rbac.authorization.k8s.io/v1

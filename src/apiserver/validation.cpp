@@ -209,12 +209,10 @@ void object_meta(const ResourceInfo& r, const json::object& obj, std::vector<Cau
 
 }  // namespace
 
-namespace {
-
 // Upstream compares specs with apiequality.Semantic.DeepEqual, where a nil and an empty slice or
 // map are equal, and a non-pointer zero value is what omitempty leaves out. Dropping null, false,
 // 0, "", [] and {} members (recursively) gives JSON that compares the same way.
-json::value semantic(const json::value& v) {
+json::value rules::semantic(const json::value& v) {
   if (v.is_object()) {
     json::object out;
     for (const auto& kv : v.get_object()) {
@@ -233,6 +231,10 @@ json::value semantic(const json::value& v) {
   }
   return v;
 }
+
+namespace {
+
+using rules::semantic;
 
 // A line-per-difference rendering of two specs (upstream prints go-cmp's diff of the Go structs).
 void diff_lines(const json::value& a, const json::value& b, const std::string& path, std::string& out) {
@@ -746,7 +748,13 @@ void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std
   const std::string& k = r.kind;
   if (r.group.empty()) {
     if (k == "Pod") {
-      if (sub.empty()) pod(e, obj, create);
+      if (sub.empty()) {
+        pod(e, obj, create);
+      } else if (sub == "status") {
+        const json::object& spec = member_or_empty(obj, "spec");
+        rules::pod_resource_claim_statuses(e, rules::arr(member_or_empty(obj, "status"), "resourceClaimStatuses"),
+                                           rules::arr(spec, "resourceClaims"), rules::Path("status.resourceClaimStatuses"));
+      }
     } else if (k == "Node") {
       node(e, obj);
     } else if (k == "PodTemplate") {
@@ -798,7 +806,7 @@ void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std
 }  // namespace
 
 std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object& obj, const json::object* old,
-                                       std::string_view subresource) {
+                                       std::string_view subresource, std::vector<Cause> kind_causes) {
   const bool create = old == nullptr;
   std::vector<Cause> causes;
   object_meta(r, obj, causes);
@@ -809,6 +817,7 @@ std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object
   kind_rules(r, obj, create, subresource, e);
   if (old && subresource == "status" && r.group.empty() && r.kind == "Pod") pod_status_update(e, obj, *old);
   for (auto& c : e.causes) causes.push_back(std::move(c));
+  for (auto& c : kind_causes) causes.push_back(std::move(c));
   // What an update may not change (checked on the main resource; a status write keeps the spec).
   if (old && subresource.empty()) {
     if (r.group.empty() && r.kind == "Pod") pod_update(obj, *old, causes);

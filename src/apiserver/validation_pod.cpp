@@ -680,7 +680,105 @@ void pod_resources(Errors& e, const json::object& spec, const json::object& res,
     }
 }
 
+// validatePodResourceClaims: names unique DNS labels, exactly one of the claim or its template.
+// Returns the names, which containers' resources.claims must refer to.
+std::set<std::string_view> pod_resource_claims(Errors& e, const json::array* claims, const Path& path) {
+  std::set<std::string_view> names;
+  for (const auto& [c, i] : objects_of(claims)) {
+    const Path p = path.index(i);
+    std::string_view name = sv(*c, "name");
+    if (name.empty())
+      e.required(p.child("name"));
+    else if (names.count(name))
+      e.duplicate(p.child("name"), go_quote(name));
+    else {
+      each(e, dns1123_label(name), p.child("name"), name);
+      names.insert(name);
+    }
+    bool by_name = has(*c, "resourceClaimName"), by_template = has(*c, "resourceClaimTemplateName");
+    // The bad value is the internal Go struct, which encoding/json writes with its field names.
+    auto rendered = [&] {
+      json::object go{{"Name", name},
+                      {"ResourceClaimName", by_name ? json::value(sv(*c, "resourceClaimName")) : json::value(nullptr)},
+                      {"ResourceClaimTemplateName",
+                       by_template ? json::value(sv(*c, "resourceClaimTemplateName")) : json::value(nullptr)}};
+      return json::serialize(go);
+    };
+    if (by_name && by_template)
+      e.invalid(p, rendered(), "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified");
+    if (!by_name && !by_template)
+      e.invalid(p, rendered(), "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`");
+    for (const char* k : {"resourceClaimName", "resourceClaimTemplateName"})
+      if (has(*c, k)) each(e, dns1123_subdomain(sv(*c, k)), p.child(k), sv(*c, k));
+  }
+  return names;
+}
+
+// validateResourceClaimNames: a container's resources.claims name the pod's claims (or one request
+// of a claim), each once.
+void container_claims(Errors& e, const json::array* cs, const std::set<std::string_view>& pod_claims,
+                      const Path& path) {
+  for (const auto& [c, ci] : objects_of(cs)) {
+    const json::object* res = obj(*c, "resources");
+    const json::array* claims = res ? arr(*res, "claims") : nullptr;
+    const Path ip = path.index(ci), rp = ip.child("resources"), cp = rp.child("claims");
+    std::set<std::string> keys;
+    for (const auto& [rc, i] : objects_of(claims)) {
+      const Path p = cp.index(i);
+      std::string name(sv(*rc, "name"));
+      std::string_view request = sv(*rc, "request");
+      if (name.empty()) {
+        e.required(p);
+        continue;
+      }
+      if (keys.count(name)) {
+        e.duplicate(p, go_quote(name));
+      } else {
+        std::string key = name;
+        if (!request.empty()) {
+          each(e, dns1123_label(request), p.child("request"), request);
+          key += "/" + std::string(request);
+        }
+        if (keys.count(key)) {
+          e.duplicate(p, go_quote(key));
+        } else if (request.empty()) {
+          for (const auto& k : keys)
+            if (k.starts_with(name + "/")) e.duplicate(p, go_quote(name));
+        }
+        keys.insert(key);
+      }
+      if (!pod_claims.count(name)) {
+        std::string detail = "must be one of the names in pod.spec.resourceClaims";
+        if (pod_claims.empty()) {
+          detail += " which is empty";
+        } else {
+          detail += ": ";
+          bool first = true;
+          for (auto n : pod_claims) {
+            detail.append(first ? "" : ", ").append(n);
+            first = false;
+          }
+        }
+        e.not_found(p, go_quote(name), detail);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void pod_resource_claim_statuses(Errors& e, const json::array* statuses, const json::array* claims, const Path& path) {
+  std::set<std::string_view> known, seen;
+  for (const auto& [c, i] : objects_of(claims)) known.insert(sv(*c, "name"));
+  for (const auto& [st, i] : objects_of(statuses)) {
+    const Path p = path.index(i);
+    std::string_view name = sv(*st, "name");
+    if (!known.count(name)) e.invalid_str(p.child("name"), name, "must match the name of an entry in `spec.resourceClaims`");
+    if (!seen.insert(name).second) e.duplicate(p.child("name"), go_quote(name));
+    if (has(*st, "resourceClaimName"))
+      each(e, dns1123_subdomain(sv(*st, "resourceClaimName")), p.child("name"), sv(*st, "resourceClaimName"));
+  }
+}
 
 void pod_spec(Errors& e, const json::object& spec, const Path& path, bool is_pod) {
   if (!has(spec, "terminationGracePeriodSeconds")) e.required(path.child("terminationGracePeriodSeconds"));
@@ -779,6 +877,9 @@ void pod_spec(Errors& e, const json::object& spec, const Path& path, bool is_pod
   }
   if (const json::object* oh = obj(spec, "overhead"))
     resource_requirements(e, oh, nullptr, path.child("overhead"), ResourceNames::Container);
+  std::set<std::string_view> claims = pod_resource_claims(e, arr(spec, "resourceClaims"), path.child("resourceClaims"));
+  container_claims(e, arr(spec, "initContainers"), claims, path.child("initContainers"));
+  container_claims(e, arr(spec, "containers"), claims, path.child("containers"));
   if (const json::object* os = obj(spec, "os")) {
     std::string_view n = sv(*os, "name");
     if (n.empty())

@@ -7,6 +7,7 @@
 #include "apiserver/defaults.h"
 #include "apiserver/json_access.h"
 #include "apiserver/pod_strategy.h"
+#include "apiserver/registry/strategy.h"
 #include "apiserver/type_check.h"
 #include "apiserver/validation.h"
 #include "util/base64.h"
@@ -290,8 +291,12 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
   static const FeatureGates kDefaultGates;
   const FeatureGates& gates = w.gates ? *w.gates : kDefaultGates;
   const ResourceInfo& r = w.resource;
+  // A kind whose rules are in the strategy shape (registry/) gets each step from its strategy.
+  const registry::Strategy* strategy = registry::strategy_for(r);
+  const registry::WriteContext ctx{r, w.ns, w.subresource, w.old, &store, w.now_unix};
   if (r.group.empty() && r.kind == "Secret") merge_string_data(obj);
   apply_defaults(r, obj, gates);
+  if (strategy) strategy->set_defaults(obj, ctx);
   // Admission plugins ignore subresources (status writes), as upstream's do.
   if (w.subresource.empty())
     if (auto e = admit_mutating(r, w.verb, w.ns, obj, w.old, store, gates)) return e;
@@ -315,7 +320,20 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
   if (w.verb == WriteVerb::Create && r.group == "batch" && r.kind == "Job") prepare_job(obj);
   if (r.group == "apps" && r.kind == "DaemonSet" && w.subresource.empty())
     prepare_daemon_set(obj, w.verb == WriteVerb::Create ? nullptr : w.old);
-  if (auto e = validate_write(r, obj, w.verb == WriteVerb::Create ? nullptr : w.old, w.subresource)) return e;
+  std::vector<Cause> kind_causes;
+  if (strategy) {
+    if (w.verb == WriteVerb::Create)
+      strategy->prepare_for_create(obj, ctx);
+    else if (w.subresource == "status")
+      strategy->prepare_for_status_update(obj, ctx);
+    else
+      strategy->prepare_for_update(obj, ctx);
+    kind_causes = registry::validate(*strategy, obj, ctx);
+  }
+  if (auto e = validate_write(r, obj, w.verb == WriteVerb::Create ? nullptr : w.old, w.subresource,
+                              std::move(kind_causes)))
+    return e;
+  if (strategy && w.warnings) strategy->warnings(obj, ctx, *w.warnings);
   if (w.subresource.empty()) return admit_validating(r, w.verb, obj, store);
   return std::nullopt;
 }

@@ -11,6 +11,7 @@
 // resourceVersion preconditions and the status/spec split of subresources (upstream's strategies).
 #pragma once
 #include <boost/json/fwd.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,6 +65,8 @@ struct WriteRequest {
   const boost::json::object* old = nullptr;  // the stored object, on Update
   const FeatureGates* gates = nullptr;       // null: v1.35's defaults
   std::string_view now;                      // RFC 3339, for the timestamps a strategy writes
+  std::vector<std::string>* warnings = nullptr;  // Warning headers of an accepted write (strategies')
+  std::int64_t now_unix = 0;                     // the write's time (defaulted timestamps)
 };
 
 // Runs every step after decode on `obj`; returns the first error as the Status upstream answers with.
