@@ -157,6 +157,15 @@ struct Simulator::Impl {
   // DRA: the claims prepared for each started pod (by pod key), as the kubelet's claim info cache.
   std::mutex dmu;
   std::unordered_map<std::string, std::vector<std::string>> prepared;
+  // The pool generation each (node, driver) last wrote, and when: until the slice informer shows
+  // every slice at it, the cache lags our own writes and must not be taken for someone's change
+  // (that would republish again, one generation per event, as the slices' updates arrive one by one).
+  struct Published {
+    std::int64_t generation = 0;
+    Clock::time_point at;
+  };
+  std::unordered_map<std::string, Published> published;
+  static constexpr auto kPublishLag = std::chrono::seconds(5);  // then the cache is trusted again
 
   std::vector<std::thread> threads;
   std::atomic<std::uint64_t> started_pods{0}, succeeded{0}, failed{0}, restarts{0}, deleted{0}, heartbeats{0},
@@ -429,6 +438,21 @@ struct Simulator::Impl {
     for (const auto& d : drivers_of(*n)) {
       auto& have = existing[d.driver];
       std::vector<rv1::ResourceSlice> want = dra_slices(d, node, n->metadata.uid, 0);
+      const std::string pub_key = node + "/" + d.driver;
+      {
+        std::lock_guard l(dmu);
+        if (auto p = published.find(pub_key); p != published.end() && Clock::now() - p->second.at < kPublishLag) {
+          const bool behind = have.size() < want.size() ||
+                              std::any_of(have.begin(), have.end(), [&](const auto& h) {
+                                return h->spec.pool.generation < p->second.generation;
+                              });
+          if (behind) {  // our last write is not all in the cache yet: look again shortly
+            enqueue_at(Clock::now() + std::chrono::milliseconds(100), "dra/" + node);
+            existing.erase(d.driver);
+            continue;
+          }
+        }
+      }
       // Published as it is when every slice is there, at one generation, with the same content.
       std::int64_t generation = 0;
       for (const auto& h : have) generation = std::max(generation, h->spec.pool.generation);
@@ -446,6 +470,10 @@ struct Simulator::Impl {
       }
       if (!same) {
         ++generation;
+        {
+          std::lock_guard l(dmu);
+          published[pub_key] = Published{generation, Clock::now()};
+        }
         for (auto& w : want) {
           w.spec.pool.generation = generation;
           auto it = std::find_if(have.begin(), have.end(), [&](const auto& h) { return h->metadata.name == w.metadata.name; });
