@@ -697,7 +697,8 @@ std::set<std::string_view> pod_resource_claims(Errors& e, const json::array* cla
     }
     bool by_name = has(*c, "resourceClaimName"), by_template = has(*c, "resourceClaimTemplateName");
     // The bad value is the internal Go struct, which encoding/json writes with its field names.
-    auto rendered = [&] {
+    // (The lambda captures a copy of the binding: clang 14 cannot capture structured bindings.)
+    auto rendered = [&, c = c] {
       json::object go{{"Name", name},
                       {"ResourceClaimName", by_name ? json::value(sv(*c, "resourceClaimName")) : json::value(nullptr)},
                       {"ResourceClaimTemplateName",
