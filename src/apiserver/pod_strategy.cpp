@@ -1,6 +1,7 @@
 #include "apiserver/pod_strategy.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "api/quantity.h"
@@ -12,31 +13,38 @@ namespace json = boost::json;
 
 namespace {
 
+// cpu and memory summed over resource lists (upstream's processResourceList keeps a map; only these
+// two names count for QoS, so two optional sums do without allocating).
+struct QosTotals {
+  std::optional<api::Quantity> cpu, memory;
+  bool empty() const { return !cpu && !memory; }
+  std::size_t size() const { return (cpu ? 1 : 0) + (memory ? 1 : 0); }
+};
+
+struct QosSeen {
+  bool cpu = false, memory = false;
+  bool both() const { return cpu && memory; }
+};
+
 // processResourceList: cpu and memory above zero, summed into `totals`; returns the names seen.
-std::vector<std::string_view> add_qos_resources(std::map<std::string_view, api::Quantity>& totals,
-                                                const json::object* list) {
-  std::vector<std::string_view> seen;
+QosSeen add_qos_resources(QosTotals& totals, const json::object* list) {
+  QosSeen seen;
   if (!list) return seen;
   for (const auto& kv : *list) {
     std::string_view name = kv.key();
-    if (name != "cpu" && name != "memory") continue;
+    const bool is_cpu = name == "cpu";
+    if (!is_cpu && name != "memory") continue;
     if (!kv.value().is_string()) continue;
     auto q = api::Quantity::parse(kv.value().get_string());
     if (!q || q->sign() <= 0) continue;
-    seen.push_back(name);
-    auto [it, fresh] = totals.try_emplace(name == "cpu" ? "cpu" : "memory", *q);
-    if (!fresh) it->second += *q;
+    (is_cpu ? seen.cpu : seen.memory) = true;
+    std::optional<api::Quantity>& total = is_cpu ? totals.cpu : totals.memory;
+    if (total)
+      *total += *q;
+    else
+      total = *q;
   }
   return seen;
-}
-
-bool has_both(const std::vector<std::string_view>& names) {
-  bool cpu = false, memory = false;
-  for (auto n : names) {
-    cpu = cpu || n == "cpu";
-    memory = memory || n == "memory";
-  }
-  return cpu && memory;
 }
 
 const json::object* resources_member(const json::object& o, std::string_view which) {
@@ -119,13 +127,13 @@ std::int64_t int_member(const json::object& o, std::string_view k) {
 }  // namespace
 
 std::string compute_pod_qos(const json::object& spec, const FeatureGates& gates) {
-  std::map<std::string_view, api::Quantity> requests, limits;
+  QosTotals requests, limits;
   bool guaranteed = true;
   const json::object* pod_level = object_member(spec, "resources");
   if (gates.PodLevelResources && pod_level) {
     add_qos_resources(requests, object_member(*pod_level, "requests"));
     const json::object* pl = object_member(*pod_level, "limits");
-    if (pl && !pl->empty() && !has_both(add_qos_resources(limits, pl))) guaranteed = false;
+    if (pl && !pl->empty() && !add_qos_resources(limits, pl).both()) guaranteed = false;
   } else {
     // Ephemeral containers cannot define resources: containers and init containers only.
     for (const char* list : {"containers", "initContainers"}) {
@@ -134,19 +142,16 @@ std::string compute_pod_qos(const json::object& spec, const FeatureGates& gates)
       for (const auto& v : *cs) {
         if (!v.is_object()) continue;
         add_qos_resources(requests, resources_member(v.get_object(), "requests"));
-        if (!has_both(add_qos_resources(limits, resources_member(v.get_object(), "limits")))) guaranteed = false;
+        if (!add_qos_resources(limits, resources_member(v.get_object(), "limits")).both()) guaranteed = false;
       }
     }
   }
   if (requests.empty() && limits.empty()) return "BestEffort";
-  if (guaranteed)
-    for (const auto& [name, req] : requests) {
-      auto it = limits.find(name);
-      if (it == limits.end() || it->second != req) {
-        guaranteed = false;
-        break;
-      }
-    }
+  // Guaranteed: every request has an equal limit, and the same names are limited as requested.
+  auto same = [](const std::optional<api::Quantity>& req, const std::optional<api::Quantity>& lim) {
+    return !req || (lim && *lim == *req);
+  };
+  if (guaranteed && !(same(requests.cpu, limits.cpu) && same(requests.memory, limits.memory))) guaranteed = false;
   return guaranteed && requests.size() == limits.size() ? "Guaranteed" : "Burstable";
 }
 
