@@ -59,6 +59,7 @@ std::vector<framework::ClusterEvent> node_scheduling_property_change(const api::
 struct SchedulerOptions {
   util::Clock* clock = &util::RealClock::instance();
   bool queueing_hints = true;  // SchedulerQueueingHints (on in v1.32)
+  bool pop_from_backoff_q = true;  // SchedulerPopFromBackoffQ (beta, on since v1.33)
   // Concurrent binding cycles (upstream: a goroutine each, unbounded). Their bind requests share
   // pipelined connections, so more at once make bigger batches: 32 cost 10 % less CPU per pod than
   // 16 at 10,000 pods/s; 48 and 64 cost more again (more threads to wake and keep).

@@ -78,6 +78,7 @@ class QueueTest : public ::testing::Test {
     QueueOptions o;
     o.clock = &clock;
     o.queueing_hints_enabled = hints;
+    o.pop_from_backoff_q = pop_from_backoff;
     o.metrics = &metrics;
     o.pre_enqueue_plugins["default-scheduler"] = {std::make_shared<FakeGates>()};
     // "NodeFit" wants node adds, and only of nodes named "good".
@@ -110,6 +111,7 @@ class QueueTest : public ::testing::Test {
   }
 
   util::FakeClock clock;
+  bool pop_from_backoff = true;
   RecordingMetrics metrics;
   PluginEventMap extra_events;
   std::mutex lookup_mu;
@@ -162,40 +164,97 @@ TEST_F(QueueTest, PopBlocksUntilAddAndCloseWakesIt) {
   EXPECT_TRUE(null_after_close);
 }
 
+// Upstream calculateBackoffDuration / getBackoffTime: the count is the pod's unschedulable count,
+// or its consecutive error count when that is non-zero; no failure, no backoff.
 TEST_F(QueueTest, BackoffDurationDoublesAndCaps) {
   auto q = make_queue();
   framework::QueuedPodInfo p;
-  std::vector<std::chrono::nanoseconds> want = {1s, 1s, 2s, 4s, 8s, 10s, 10s};
-  for (int attempts = 0; attempts < 7; ++attempts) {
-    p.attempts = attempts;
-    EXPECT_EQ(q->backoff_duration(p), want[attempts]) << attempts;
+  std::vector<std::chrono::nanoseconds> want = {0s, 1s, 2s, 4s, 8s, 10s, 10s};
+  for (int count = 0; count < 7; ++count) {
+    p.unschedulableCount = count;
+    EXPECT_EQ(q->backoff_duration(p), want[count]) << count;
   }
+  p.unschedulableCount = 5;
+  p.consecutiveErrorsCount = 1;
+  EXPECT_EQ(q->backoff_duration(p), 1s) << "errors decide when there are any";
 }
 
+// TestBackoffQueue's window rule: a pod backs off until the 1 s window of "now" is past its
+// (window-aligned) expiry, so a 1 s backoff that starts on a window boundary ends 2 s later.
 TEST_F(QueueTest, FailedPodWithoutRejectorsWaitsOutBackoff) {
   auto q = make_queue();
   q->add(make_pod("a"));
   auto p = pop_and_fail(*q, "");
   ASSERT_TRUE(q->add_unschedulable_if_not_present(p, q->scheduling_cycle()).ok());
+  EXPECT_EQ(p->consecutiveErrorsCount, 1);
+  EXPECT_EQ(p->unschedulableCount, 0);
   EXPECT_EQ(q->where(p->pod()), QueueName::Backoff);
-  clock.step(999ms);
+  // A pod that failed with an error is not popped early, even with activeQ empty.
+  EXPECT_EQ(q->try_pop(), nullptr);
+  clock.step(1999ms);
   q->flush_backoff_q_completed();
   EXPECT_EQ(q->where(p->pod()), QueueName::Backoff);
-  clock.step(2ms);
+  clock.step(1ms);
   q->flush_backoff_q_completed();
   EXPECT_EQ(q->where(p->pod()), QueueName::Active);
 
-  // Second failure: 2 s backoff.
+  // Second error in a row: 2 s backoff.
   p = pop_and_fail(*q, "");
   EXPECT_EQ(p->attempts, 2);
   ASSERT_TRUE(q->add_unschedulable_if_not_present(p, q->scheduling_cycle()).ok());
-  clock.step(1500ms);
+  EXPECT_EQ(p->consecutiveErrorsCount, 2);
+  clock.step(2999ms);
   q->flush_backoff_q_completed();
   EXPECT_EQ(q->where(p->pod()), QueueName::Backoff);
-  clock.step(600ms);
+  clock.step(1ms);
   q->flush_backoff_q_completed();
   EXPECT_EQ(q->where(p->pod()), QueueName::Active);
   EXPECT_EQ(metrics.incoming["active/BackoffComplete"], 2);
+
+  // A rejection resets the error count and counts as unschedulable.
+  p = pop_and_fail(*q, "NodeFit");
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(p, q->scheduling_cycle()).ok());
+  EXPECT_EQ(p->consecutiveErrorsCount, 0);
+  EXPECT_EQ(p->unschedulableCount, 1);
+}
+
+// SchedulerPopFromBackoffQ: with activeQ empty, a rejected pod waiting in backoffQ is popped at
+// once; pods whose backoff ends in the same window come out in QueueSort order.
+TEST_F(QueueTest, EmptyActiveQueuePopsFromBackoffQueueByWindowThenPriority) {
+  auto q = make_queue();
+  q->add(make_pod("low", 1));
+  q->add(make_pod("high", 10));
+  auto high = pop_and_fail(*q, "NodeFit");
+  auto low = pop_and_fail(*q, "NodeFit");
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(low, q->scheduling_cycle()).ok());
+  clock.step(300ms);  // same window: both back off until the same aligned time
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(high, q->scheduling_cycle()).ok());
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+  ASSERT_EQ(q->where(low->pod()), QueueName::Backoff);
+  ASSERT_EQ(q->where(high->pod()), QueueName::Backoff);
+  EXPECT_EQ(low->backoffExpiration, high->backoffExpiration);
+  auto first = q->try_pop();
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->pod().metadata.name, "high");
+  EXPECT_EQ(metrics.incoming["active/PopFromBackoffQ"], 1);
+  auto second = q->try_pop();
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->pod().metadata.name, "low");
+  EXPECT_EQ(q->try_pop(), nullptr);
+}
+
+TEST_F(QueueTest, PopFromBackoffQueueOffLeavesBackoffAlone) {
+  pop_from_backoff = false;
+  auto q = make_queue();
+  q->add(make_pod("a"));
+  auto p = pop_and_fail(*q, "NodeFit");
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(p, q->scheduling_cycle()).ok());
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+  ASSERT_EQ(q->where(p->pod()), QueueName::Backoff);
+  EXPECT_EQ(q->try_pop(), nullptr);
+  clock.step(1001ms);  // no window: the exact expiry counts
+  q->flush_backoff_q_completed();
+  EXPECT_EQ(q->where(p->pod()), QueueName::Active);
 }
 
 TEST_F(QueueTest, AddUnschedulableRejectsDuplicates) {
@@ -226,7 +285,7 @@ TEST_F(QueueTest, RejectedPodMovesOnlyOnHelpfulEvent) {
   q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
   EXPECT_EQ(q->where(p->pod()), QueueName::Backoff);
   EXPECT_EQ(metrics.incoming["backoff/NodeAdd"], 1);
-  clock.step(1s + 1ms);
+  clock.step(2s);  // the 1 s backoff, in 1 s windows
   q->flush_backoff_q_completed();
   EXPECT_EQ(q->where(p->pod()), QueueName::Active);
   auto again = q->try_pop();

@@ -153,6 +153,9 @@ util::Result<void> SchedulerApp::Impl::build() {
   if (auto it = opts.feature_gates.find("SchedulerQueueingHints"); it != opts.feature_gates.end()) {
     so.queueing_hints = it->second;
   }
+  if (auto it = opts.feature_gates.find("SchedulerPopFromBackoffQ"); it != opts.feature_gates.end()) {
+    so.pop_from_backoff_q = it->second;
+  }
   if (auto it = opts.feature_gates.find("OpportunisticBatching"); it != opts.feature_gates.end()) {
     so.opportunistic_batching = it->second;
   }

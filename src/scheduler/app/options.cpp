@@ -27,6 +27,7 @@ const std::map<std::string, bool>& known_feature_gates() {
       {"PodLevelResources", false},
       {"PodSchedulingReadiness", true},
       {"SchedulerAsyncPreemption", false},
+      {"SchedulerPopFromBackoffQ", true},
       {"SchedulerQueueingHints", true},
       {"SidecarContainers", true},
       {"VolumeCapacityPriority", false},

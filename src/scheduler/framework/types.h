@@ -88,6 +88,13 @@ struct QueuedPodInfo {
   std::chrono::steady_clock::time_point timestamp;                 // last enqueue
   std::optional<std::chrono::steady_clock::time_point> initialAttemptTimestamp;
   int attempts = 0;
+  // Backoff counts (v1.33+): failures with a rejecting plugin, and consecutive failures without
+  // one (errors); the latter, when non-zero, decides the backoff. Set when the pod is requeued.
+  int unschedulableCount = 0;
+  int consecutiveErrorsCount = 0;
+  // When the backoff ends (aligned to the backoff queue's 1 s ordering window), computed on first
+  // use after a requeue and cached, so two pods in the same window compare by priority.
+  std::optional<std::chrono::steady_clock::time_point> backoffExpiration;
   std::set<std::string> unschedulablePlugins;
   std::set<std::string> pendingPlugins;
   bool gated = false;

@@ -15,6 +15,7 @@ inline constexpr const char* kScheduleAttemptFailure = "ScheduleAttemptFailure";
 inline constexpr const char* kBackoffComplete = "BackoffComplete";
 inline constexpr const char* kForceActivate = "ForceActivate";
 inline constexpr const char* kUnschedulableTimeout = "UnschedulableTimeout";
+inline constexpr const char* kPopFromBackoffQ = "PopFromBackoffQ";
 
 framework::ClusterEvent make_event(framework::EventResource r, std::uint32_t action, std::string label);
 

@@ -49,8 +49,16 @@ PriorityQueue::PriorityQueue(QueueOptions opts)
               }),
       backoff_([](const QueuedPodInfoPtr& p) { return api::key_of(p->pod()); },
                [this](const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) {
-                 return backoff_expiry(*a) < backoff_expiry(*b);
-               }) {}
+                 // With PopFromBackoffQ, pods whose backoff ends in the same window are popped
+                 // in QueueSort order (lessBackoffCompletedWithPriority).
+                 auto ea = backoff_expiry(*a), eb = backoff_expiry(*b);
+                 if (ea != eb || !opts_.pop_from_backoff_q) return ea < eb;
+                 return opts_.less ? opts_.less(*a, *b) : default_less(*a, *b);
+               }),
+      error_backoff_([](const QueuedPodInfoPtr& p) { return api::key_of(p->pod()); },
+                     [this](const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) {
+                       return backoff_expiry(*a) < backoff_expiry(*b);
+                     }) {}
 
 PriorityQueue::~PriorityQueue() { close(); }
 
@@ -62,22 +70,52 @@ QueuedPodInfoPtr PriorityQueue::new_queued_pod_info(framework::PodPtr pod) {
 }
 
 std::chrono::nanoseconds PriorityQueue::backoff_duration(const QueuedPodInfo& p) const {
-  // initial · 2^(attempts−1), capped at max; doubling stops before it would pass max.
+  // The error count, when there is one, decides; else the unschedulable count (getBackoffTime).
+  const int count = p.consecutiveErrorsCount > 0 ? p.consecutiveErrorsCount : p.unschedulableCount;
+  if (count == 0) return std::chrono::nanoseconds::zero();
+  // initial · 2^(count−1), capped at max; doubling stops before it would pass max.
   auto d = opts_.pod_initial_backoff;
-  for (int i = 1; i < p.attempts; ++i) {
+  for (int i = 1; i < count; ++i) {
     if (d > opts_.pod_max_backoff - d) return opts_.pod_max_backoff;
     d += d;
   }
   return std::min(d, opts_.pod_max_backoff);
 }
 
-util::Clock::time_point PriorityQueue::backoff_expiry(const QueuedPodInfo& p) const {
-  return p.timestamp + std::chrono::duration_cast<util::Clock::duration>(backoff_duration(p));
+util::Clock::time_point PriorityQueue::align_to_window(util::Clock::time_point t) const {
+  if (!opts_.pop_from_backoff_q) return t;
+  // Truncated to a whole second of the clock (backoffQOrderingWindowDuration).
+  return util::Clock::time_point(std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()));
 }
 
-bool PriorityQueue::is_backing_off(const QueuedPodInfo& p) const {
+util::Clock::time_point PriorityQueue::backoff_expiry(QueuedPodInfo& p) const {
+  // No backoff at all (the zero time): a maximum of 0, or a pod that never failed.
+  if (opts_.pod_max_backoff.count() == 0) return util::Clock::time_point{};
+  if (p.consecutiveErrorsCount == 0 && p.unschedulableCount == 0) return util::Clock::time_point{};
+  if (!p.backoffExpiration)
+    p.backoffExpiration =
+        align_to_window(p.timestamp + std::chrono::duration_cast<util::Clock::duration>(backoff_duration(p)));
+  return *p.backoffExpiration;
+}
+
+bool PriorityQueue::is_backing_off(QueuedPodInfo& p) const {
   if (p.gated) return false;
-  return backoff_expiry(p) > clock_.now();
+  // Backing off until the window of the current time has passed the expiry (isPodBackingoff).
+  return backoff_expiry(p) >= align_to_window(clock_.now());
+}
+
+const QueuedPodInfoPtr* PriorityQueue::backoff_get_locked(const std::string& key) const {
+  if (const auto* p = backoff_.get(key)) return p;
+  return error_backoff_.get(key);
+}
+
+void PriorityQueue::backoff_erase_locked(const std::string& key) {
+  backoff_.erase(key);
+  error_backoff_.erase(key);
+}
+
+bool PriorityQueue::has_pod_to_pop_locked() const {
+  return !active_.empty() || (opts_.pop_from_backoff_q && !backoff_.empty());
 }
 
 // ---------------------------------------------------------------- internal moves
@@ -122,25 +160,47 @@ void PriorityQueue::unschedulable_erase_locked(const std::string& key) {
   unschedulable_.erase(it);
 }
 
-bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event) {
+bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event, bool from_backoff_q) {
   const std::string key = api::key_of(p->pod());
-  p->gated = !run_pre_enqueue_locked(*p);
+  // With PopFromBackoffQ the PreEnqueue plugins ran when the pod entered backoffQ.
+  if (!(opts_.pop_from_backoff_q && from_backoff_q)) p->gated = !run_pre_enqueue_locked(*p);
   if (p->gated) {
     // A gated pod is parked in unschedulablePods unless it already sits in another queue.
-    if (active_.has(key) || backoff_.has(key)) return false;
+    if (active_.has(key) || backoff_get_locked(key)) return false;
     unschedulable_put_locked(p);
     return false;
   }
   if (!p->initialAttemptTimestamp) p->initialAttemptTimestamp = clock_.now();
   active_.add_or_update(p);
   unschedulable_erase_locked(key);
-  backoff_.erase(key);
+  backoff_erase_locked(key);
   if (opts_.metrics) opts_.metrics->incoming_pod("active", event);
   if (auto v = log::V(5); v.enabled()) {
     v.info("Pod moved to an internal scheduling queue",
            {{"pod", key}, {"event", event}, {"queue", "Active"}});
   }
   if (event == kPodAdd || event == kPodUpdate) nominator_.add_nominated_pod(p->podInfo, std::nullopt);
+  return true;
+}
+
+bool PriorityQueue::move_to_backoff_locked(const QueuedPodInfoPtr& p, std::string_view event) {
+  const std::string key = api::key_of(p->pod());
+  if (opts_.pop_from_backoff_q) {
+    p->gated = !run_pre_enqueue_locked(*p);
+    if (p->gated) {
+      if (!unschedulable_.count(key)) unschedulable_put_locked(p);
+      return false;
+    }
+  }
+  unschedulable_erase_locked(key);
+  if (p->unschedulablePlugins.empty() && p->pendingPlugins.empty()) {
+    backoff_.erase(key);
+    error_backoff_.add_or_update(p);
+  } else {
+    error_backoff_.erase(key);
+    backoff_.add_or_update(p);
+  }
+  if (opts_.metrics) opts_.metrics->incoming_pod("backoff", event);
   return true;
 }
 
@@ -152,12 +212,8 @@ QueueName PriorityQueue::requeue_via_hint_locked(const QueuedPodInfoPtr& p, Stra
     return QueueName::Unschedulable;
   }
   // The pod may have finished its backoff while it sat in unschedulablePods.
-  if (s == Strategy::AfterBackoff && is_backing_off(*p)) {
-    unschedulable_erase_locked(key);
-    backoff_.add_or_update(p);
-    if (opts_.metrics) opts_.metrics->incoming_pod("backoff", event);
-    return QueueName::Backoff;
-  }
+  if (s == Strategy::AfterBackoff && is_backing_off(*p))
+    return move_to_backoff_locked(p, event) ? QueueName::Backoff : QueueName::Unschedulable;
   if (move_to_active_locked(p, event)) return QueueName::Active;
   if (p->gated) return QueueName::Unschedulable;  // parked by move_to_active
   unschedulable_put_locked(p);
@@ -245,7 +301,7 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
       v.info("Pod moved to an internal scheduling queue",
              {{"pod", api::key_of(p->pod())}, {"event", e.label}, {"queue", queue_label(q)}});
     }
-    if (q == QueueName::Active) activated = true;
+    if (q == QueueName::Active || (opts_.pop_from_backoff_q && q == QueueName::Backoff)) activated = true;
   }
   move_request_cycle_ = scheduling_cycle_;
   // A pod in flight may be rejected later; remember the event so its requeue can consider it.
@@ -302,7 +358,7 @@ void PriorityQueue::report_locked() {
   if (!opts_.metrics) return;
   Counts c;
   c.active = active_.size();
-  c.backoff = backoff_.size();
+  c.backoff = backoff_.size() + error_backoff_.size();
   c.gated = gated_count_;
   c.unschedulable = unschedulable_.size() - gated_count_;
   auto emit = [&](std::string_view q, std::size_t now, std::size_t before) {
@@ -337,7 +393,7 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
   const api::Pod& old_ref = old_pod ? *old_pod : *new_pod;
   if (old_pod) {
     const std::string key = api::key_of(*old_pod);
-    for (auto* heap : {&active_, &backoff_}) {
+    for (auto* heap : {&active_, &backoff_, &error_backoff_}) {
       if (const auto* found = heap->get(key)) {
         QueuedPodInfoPtr p = *found;
         p->podInfo = framework::PodInfo::make(new_pod);
@@ -359,7 +415,7 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
         // A gated pod's own update is the one event that can ungate it, so it is evaluated here.
         Strategy s = is_pod_worth_requeuing_locked(*p, e, old_pod, new_pod);
         QueueName q = requeue_via_hint_locked(p, s, e.label);
-        if (q == QueueName::Active) cond_.notify_all();
+        if (q == QueueName::Active || (opts_.pop_from_backoff_q && q == QueueName::Backoff)) cond_.notify_all();
         if (q != QueueName::Unschedulable) break;
       }
       report_locked();
@@ -368,9 +424,7 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
     // Hints off: any update may help (upstream compares the objects ignoring status and
     // bookkeeping fields; we lack deep equality on API structs and treat every update as a change).
     if (is_backing_off(*p)) {
-      unschedulable_erase_locked(api::key_of(p->pod()));
-      backoff_.add_or_update(p);
-      if (opts_.metrics) opts_.metrics->incoming_pod("backoff", kPodUpdate);
+      if (move_to_backoff_locked(p, kPodUpdate) && opts_.pop_from_backoff_q) cond_.notify_all();
     } else if (move_to_active_locked(p, kBackoffComplete)) {
       cond_.notify_all();
     }
@@ -390,9 +444,9 @@ void PriorityQueue::delete_pod(const api::Pod& pod) {
   if (const auto* a = active_.get(key)) {
     found = *a;
     active_.erase(key);
-  } else if (const auto* b = backoff_.get(key)) {
+  } else if (const auto* b = backoff_get_locked(key)) {
     found = *b;
-    backoff_.erase(key);
+    backoff_erase_locked(key);
   } else if (auto it = unschedulable_.find(key); it != unschedulable_.end()) {
     found = it->second.p;
     unschedulable_erase_locked(key);
@@ -409,7 +463,7 @@ void PriorityQueue::activate(const std::vector<framework::PodPtr>& pods) {
     QueuedPodInfoPtr p;
     if (auto it = unschedulable_.find(key); it != unschedulable_.end()) {
       p = it->second.p;
-    } else if (const auto* b = backoff_.get(key)) {
+    } else if (const auto* b = backoff_get_locked(key)) {
       p = *b;
     }
     if (p) {
@@ -424,7 +478,15 @@ void PriorityQueue::activate(const std::vector<framework::PodPtr>& pods) {
 }
 
 QueuedPodInfoPtr PriorityQueue::pop_locked() {
-  QueuedPodInfoPtr p = active_.pop();
+  QueuedPodInfoPtr p;
+  if (!active_.empty()) {
+    p = active_.pop();
+  } else {
+    // activeQ is empty: the head of backoffQ is tried now rather than left idle until its
+    // backoff ends (PopFromBackoffQ); pods that failed with an error still wait theirs out.
+    p = backoff_.pop();
+    if (opts_.metrics) opts_.metrics->incoming_pod("active", kPopFromBackoffQ);
+  }
   p->attempts++;
   scheduling_cycle_++;
   if (opts_.queueing_hints_enabled) {
@@ -441,14 +503,14 @@ QueuedPodInfoPtr PriorityQueue::pop_locked() {
 
 QueuedPodInfoPtr PriorityQueue::pop() {
   std::unique_lock l(mu_);
-  cond_.wait(l, [&] { return closed_ || !active_.empty(); });
+  cond_.wait(l, [&] { return closed_ || has_pod_to_pop_locked(); });
   if (closed_) return nullptr;
   return pop_locked();
 }
 
 QueuedPodInfoPtr PriorityQueue::try_pop() {
   std::lock_guard l(mu_);
-  if (closed_ || active_.empty()) return nullptr;
+  if (closed_ || !has_pod_to_pop_locked()) return nullptr;
   return pop_locked();
 }
 
@@ -467,14 +529,21 @@ util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedP
     err = fmt::format("Pod {} is already present in unschedulable queue", key);
   } else if (active_.has(key)) {
     err = fmt::format("Pod {} is already present in the active queue", key);
-  } else if (backoff_.has(key)) {
+  } else if (backoff_get_locked(key)) {
     err = fmt::format("Pod {} is already present in the backoff queue", key);
   }
   if (!err.empty()) {
     done_locked(uid);
     return util::make_error(err);
   }
+  if (p->unschedulablePlugins.empty() && p->pendingPlugins.empty()) {
+    ++p->consecutiveErrorsCount;  // an error (e.g. the API server unreachable), not a rejection
+  } else {
+    ++p->unschedulableCount;
+    p->consecutiveErrorsCount = 0;
+  }
   p->timestamp = clock_.now();
+  p->backoffExpiration.reset();  // counts and timestamp changed
   unschedulable_reason_locked(*p, 1);
   QueueName q;
   if (opts_.queueing_hints_enabled) {
@@ -482,9 +551,7 @@ util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedP
   } else if (move_request_cycle_ >= pod_scheduling_cycle || rejectors_of(*p).empty()) {
     // A move request arrived while this pod was being scheduled, or nothing specific rejected it
     // (e.g. an API error): retry after backoff instead of waiting for an event.
-    backoff_.add_or_update(p);
-    if (opts_.metrics) opts_.metrics->incoming_pod("backoff", kScheduleAttemptFailure);
-    q = QueueName::Backoff;
+    q = move_to_backoff_locked(p, kScheduleAttemptFailure) ? QueueName::Backoff : QueueName::Unschedulable;
   } else {
     unschedulable_put_locked(p);
     if (opts_.metrics) opts_.metrics->incoming_pod("unschedulable", kScheduleAttemptFailure);
@@ -494,7 +561,7 @@ util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedP
     v.info("Pod moved to an internal scheduling queue",
            {{"pod", key}, {"event", kScheduleAttemptFailure}, {"queue", queue_label(q)}});
   }
-  if (q == QueueName::Active) cond_.notify_all();
+  if (q == QueueName::Active || (opts_.pop_from_backoff_q && q == QueueName::Backoff)) cond_.notify_all();
   nominator_.add_nominated_pod(p->podInfo, std::nullopt);
   done_locked(uid);
   report_locked();
@@ -541,11 +608,13 @@ void PriorityQueue::assigned_pod_updated(const framework::PodPtr& old_pod, const
 void PriorityQueue::flush_backoff_q_completed() {
   std::lock_guard l(mu_);
   bool activated = false;
-  while (!backoff_.empty()) {
-    QueuedPodInfoPtr top = backoff_.top();
-    if (is_backing_off(*top)) break;
-    backoff_.pop();
-    if (move_to_active_locked(top, kBackoffComplete)) activated = true;
+  for (auto* heap : {&backoff_, &error_backoff_}) {
+    while (!heap->empty()) {
+      QueuedPodInfoPtr top = heap->top();
+      if (is_backing_off(*top)) break;
+      heap->pop();
+      if (move_to_active_locked(top, kBackoffComplete, /*from_backoff_q=*/true)) activated = true;
+    }
   }
   if (activated) cond_.notify_all();
   report_locked();
@@ -567,9 +636,16 @@ void PriorityQueue::run() {
   flusher_ = std::thread([this] {
     util::set_thread_name("sched-queue");
     int ticks = 0;
+    // Backoff flushes run at the start of each 1 s ordering window, so pods whose backoff ends in
+    // the same window move together (waitUntilAlignedWithOrderingWindow).
+    auto next = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    if (opts_.pop_from_backoff_q)
+      next = std::chrono::steady_clock::time_point(
+          std::chrono::duration_cast<std::chrono::seconds>(next.time_since_epoch()));
     std::unique_lock l(run_mu_);
     while (!stop_) {
-      run_cv_.wait_for(l, std::chrono::seconds(1), [&] { return stop_; });
+      run_cv_.wait_until(l, next, [&] { return stop_; });
+      next += std::chrono::seconds(1);
       if (stop_) break;
       l.unlock();
       flush_backoff_q_completed();
@@ -601,7 +677,7 @@ PriorityQueue::Counts PriorityQueue::counts() const {
   std::lock_guard l(mu_);
   Counts c;
   c.active = active_.size();
-  c.backoff = backoff_.size();
+  c.backoff = backoff_.size() + error_backoff_.size();
   c.gated = gated_count_;
   c.unschedulable = unschedulable_.size() - gated_count_;
   c.inFlight = in_flight_pods_.size();
@@ -612,7 +688,7 @@ std::optional<QueueName> PriorityQueue::where(const api::Pod& pod) const {
   std::lock_guard l(mu_);
   const std::string key = api::key_of(pod);
   if (active_.has(key)) return QueueName::Active;
-  if (backoff_.has(key)) return QueueName::Backoff;
+  if (backoff_get_locked(key)) return QueueName::Backoff;
   if (unschedulable_.count(key)) return QueueName::Unschedulable;
   return std::nullopt;
 }
@@ -621,7 +697,7 @@ std::shared_ptr<const QueuedPodInfo> PriorityQueue::get(const api::Pod& pod) con
   std::lock_guard l(mu_);
   const std::string key = api::key_of(pod);
   if (const auto* a = active_.get(key)) return std::make_shared<QueuedPodInfo>(**a);
-  if (const auto* b = backoff_.get(key)) return std::make_shared<QueuedPodInfo>(**b);
+  if (const auto* b = backoff_get_locked(key)) return std::make_shared<QueuedPodInfo>(**b);
   if (auto it = unschedulable_.find(key); it != unschedulable_.end())
     return std::make_shared<QueuedPodInfo>(*it->second.p);
   return nullptr;
@@ -632,6 +708,7 @@ std::vector<framework::PodPtr> PriorityQueue::pending_pods() const {
   std::vector<framework::PodPtr> out;
   active_.for_each([&](const QueuedPodInfoPtr& p) { out.push_back(p->podInfo->pod); });
   backoff_.for_each([&](const QueuedPodInfoPtr& p) { out.push_back(p->podInfo->pod); });
+  error_backoff_.for_each([&](const QueuedPodInfoPtr& p) { out.push_back(p->podInfo->pod); });
   for (const auto& [k, e] : unschedulable_) out.push_back(e.p->podInfo->pod);
   return out;
 }

@@ -1,8 +1,11 @@
-// PriorityQueue: the scheduling queue (upstream backend/queue/scheduling_queue.go, v1.32 with
-// SchedulerQueueingHints on by default).
+// PriorityQueue: the scheduling queue (upstream backend/queue/, v1.35: SchedulerQueueingHints GA,
+// SchedulerPopFromBackoffQ beta and on).
 //
 //   activeQ            heap ordered by the profiles' QueueSort less(); Pop() blocks on it
-//   backoffQ           heap ordered by backoff expiry (timestamp + initial·2^(attempts−1), capped)
+//   backoffQ           two heaps ordered by backoff expiry (timestamp + initial·2^(count−1), capped,
+//                      aligned to a 1 s window): pods a plugin rejected (ties broken by QueueSort)
+//                      and pods that failed with an error. When activeQ is empty, Pop() takes the
+//                      head of the first one without waiting for its backoff (PopFromBackoffQ).
 //   unschedulablePods  map; also holds pods rejected by PreEnqueue ("gated")
 //   in-flight          pods popped and not yet Done, plus the cluster events seen meanwhile, so a
 //                      pod that fails can be requeued at once if an event during its cycle helps it
@@ -58,6 +61,7 @@ struct QueueOptions {
   std::chrono::nanoseconds pod_max_backoff = std::chrono::seconds(10);
   std::chrono::nanoseconds pod_max_in_unschedulable_pods_duration = std::chrono::minutes(5);
   bool queueing_hints_enabled = true;  // SchedulerQueueingHints (on in v1.32)
+  bool pop_from_backoff_q = true;      // SchedulerPopFromBackoffQ (beta, on since v1.33)
   // QueueSort less(); empty = PrioritySort semantics (higher priority, then earlier timestamp).
   std::function<bool(const framework::QueuedPodInfo&, const framework::QueuedPodInfo&)> less;
   // profile (schedulerName) -> PreEnqueue plugins in order.
@@ -135,7 +139,10 @@ class PriorityQueue final : public framework::PodNominator {
   // Pods in all queues (active, backoff, unschedulable) — for cache/debug comparison.
   std::vector<framework::PodPtr> pending_pods() const;
   std::string pending_pods_summary() const;
+  // initial·2^(count−1) capped at the maximum, for the pod's unschedulable or error count.
   std::chrono::nanoseconds backoff_duration(const framework::QueuedPodInfo& pinfo) const;
+  // When the pod's backoff ends (cached in the pod's info until it is requeued again).
+  util::Clock::time_point backoff_expiry(framework::QueuedPodInfo& p) const;
 
  private:
   enum class Strategy { Skip, AfterBackoff, Immediately };
@@ -150,12 +157,18 @@ class PriorityQueue final : public framework::PodNominator {
   using InFlightEntry = std::variant<InFlightPodMarker, InFlightEvent>;
 
   QueuedPodInfoPtr new_queued_pod_info(framework::PodPtr pod);
-  util::Clock::time_point backoff_expiry(const framework::QueuedPodInfo& p) const;
-  bool is_backing_off(const framework::QueuedPodInfo& p) const;
+  util::Clock::time_point align_to_window(util::Clock::time_point t) const;
+  bool is_backing_off(framework::QueuedPodInfo& p) const;
 
   // All *_locked functions require mu_.
   bool run_pre_enqueue_locked(framework::QueuedPodInfo& p);
-  bool move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event);
+  bool move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event, bool from_backoff_q = false);
+  // Into the backoff heap its failure kind selects; with PopFromBackoffQ the PreEnqueue plugins
+  // run first and a gated pod is parked in unschedulablePods instead (false).
+  bool move_to_backoff_locked(const QueuedPodInfoPtr& p, std::string_view event);
+  const QueuedPodInfoPtr* backoff_get_locked(const std::string& key) const;
+  void backoff_erase_locked(const std::string& key);
+  bool has_pod_to_pop_locked() const;
   void unschedulable_put_locked(const QueuedPodInfoPtr& p);
   void unschedulable_erase_locked(const std::string& key);
   QueueName requeue_via_hint_locked(const QueuedPodInfoPtr& p, Strategy s, std::string_view event);
@@ -187,7 +200,8 @@ class PriorityQueue final : public framework::PodNominator {
   std::int64_t move_request_cycle_ = -1;
 
   KeyedHeap<QueuedPodInfoPtr> active_;
-  KeyedHeap<QueuedPodInfoPtr> backoff_;
+  KeyedHeap<QueuedPodInfoPtr> backoff_;        // rejected by a plugin
+  KeyedHeap<QueuedPodInfoPtr> error_backoff_;  // failed without a rejecting plugin
   struct UnschedEntry {
     QueuedPodInfoPtr p;
     bool gated;  // as counted in gated_count_ when inserted
