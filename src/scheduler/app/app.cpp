@@ -1,5 +1,7 @@
 #include "scheduler/app/app.h"
 
+#include "scheduler/app/feature_gates.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -150,15 +152,9 @@ util::Result<void> SchedulerApp::Impl::build() {
   SchedulerOptions so;
   so.metrics = metrics.get();
   so.pod_max_in_unschedulable_pods_duration = opts.pod_max_in_unschedulable_pods_duration;
-  if (auto it = opts.feature_gates.find("SchedulerQueueingHints"); it != opts.feature_gates.end()) {
-    so.queueing_hints = it->second;
-  }
-  if (auto it = opts.feature_gates.find("SchedulerPopFromBackoffQ"); it != opts.feature_gates.end()) {
-    so.pop_from_backoff_q = it->second;
-  }
-  if (auto it = opts.feature_gates.find("OpportunisticBatching"); it != opts.feature_gates.end()) {
-    so.opportunistic_batching = it->second;
-  }
+  so.queueing_hints = feature_enabled(opts.feature_gates, "SchedulerQueueingHints");
+  so.pop_from_backoff_q = feature_enabled(opts.feature_gates, "SchedulerPopFromBackoffQ");
+  so.opportunistic_batching = feature_enabled(opts.feature_gates, "OpportunisticBatching");
   if (opts.explain_cache_size > 0) {
     decisions = std::make_unique<explain::DecisionLog>(opts.explain_cache_size);
     so.cycle_observer = [log = decisions.get()](framework::Framework& fwk, const api::Pod& pod, const std::string& node) {
@@ -417,6 +413,9 @@ SchedulerApp::~SchedulerApp() {
 }
 
 util::Result<std::unique_ptr<SchedulerApp>> SchedulerApp::create(AppOptions opts) {
+  // Gates set programmatically (the bench's workloads) obey the flag's rules too.
+  if (auto checked = check_feature_gates(opts.feature_gates); !checked)
+    return util::make_error("feature gates: " + checked.error());
   auto impl = std::make_unique<Impl>();
   impl->opts = std::move(opts);
   if (auto r = impl->build(); !r) return util::make_error(r.error());
@@ -585,9 +584,7 @@ int run_kube_scheduler(int argc, char** argv) {
     return 0;
   }
   log::init(flags->verbosity, flags->logging_format == "json" ? log::Format::Json : log::Format::Text);
-  for (const auto& g : flags->unknown_feature_gates) {
-    log::warning("Unknown feature gate ignored", {{"gate", g}});
-  }
+  for (const auto& w : flags->feature_gate_warnings) log::warning(w);
   if (!flags->write_config_to.empty()) {
     auto cfg = effective_config(*flags);
     if (!cfg) {

@@ -6,36 +6,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "scheduler/app/feature_gates.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/load.h"
 #include "scheduler/config/validation.h"
 
 namespace ksched::scheduler::app {
-
-const std::map<std::string, bool>& known_feature_gates() {
-  static const std::map<std::string, bool> gates = {
-      {"AllAlpha", false},
-      {"AllBeta", false},
-      {"DynamicResourceAllocation", false},
-      {"InPlacePodVerticalScaling", false},
-      {"MatchLabelKeysInPodAffinity", true},
-      {"MatchLabelKeysInPodTopologySpread", true},
-      {"NodeInclusionPolicyInPodTopologySpread", true},
-      // Upstream v1.35+ (beta, on); see scheduler/batch.h.
-      {"OpportunisticBatching", true},
-      {"PodDisruptionConditions", true},
-      {"PodLevelResources", false},
-      {"PodSchedulingReadiness", true},
-      {"SchedulerAsyncPreemption", false},
-      {"SchedulerPopFromBackoffQ", true},
-      {"SchedulerQueueingHints", true},
-      {"SidecarContainers", true},
-      {"VolumeCapacityPriority", false},
-      {"WatchList", false},
-      {"WatchListClient", false},
-  };
-  return gates;
-}
 
 namespace {
 
@@ -56,7 +32,9 @@ util::Result<config::Duration> duration_flag(const std::string& flag, const std:
   return *d;
 }
 
-util::Result<std::map<std::string, bool>> parse_gates(const std::string& s, std::vector<std::string>& unknown) {
+// Upstream featureGate.Set: comma-separated name=bool pairs (names and values trimmed), then the
+// gates' own rules (unknown, locked); GA and deprecated settings come back as warnings.
+util::Result<std::map<std::string, bool>> parse_gates(const std::string& s, std::vector<std::string>& warnings) {
   std::map<std::string, bool> out;
   std::stringstream ss(s);
   std::string item;
@@ -67,8 +45,12 @@ util::Result<std::map<std::string, bool>> parse_gates(const std::string& s, std:
       return util::make_error("invalid argument \"" + s + "\" for \"--feature-gates\" flag: missing bool value for " +
                               item);
     }
-    std::string k = item.substr(0, eq), v = item.substr(eq + 1);
-    while (!k.empty() && k.front() == ' ') k.erase(k.begin());
+    auto trim = [](std::string t) {
+      const auto first = t.find_first_not_of(" \t\n\r\v\f");
+      if (first == std::string::npos) return std::string();
+      return t.substr(first, t.find_last_not_of(" \t\n\r\v\f") - first + 1);
+    };
+    std::string k = trim(item.substr(0, eq)), v = trim(item.substr(eq + 1));
     bool b;
     if (v == "true" || v == "1" || v == "t" || v == "T" || v == "TRUE" || v == "True") {
       b = true;
@@ -78,16 +60,18 @@ util::Result<std::map<std::string, bool>> parse_gates(const std::string& s, std:
       return util::make_error("invalid argument \"" + s + "\" for \"--feature-gates\" flag: invalid value of " + k +
                               "=" + v + ", err: strconv.ParseBool: parsing \"" + v + "\": invalid syntax");
     }
-    if (!known_feature_gates().count(k)) unknown.push_back(k);
     out[k] = b;
   }
+  auto checked = check_feature_gates(out);
+  if (!checked) return util::make_error("invalid argument \"" + s + "\" for \"--feature-gates\" flag: " + checked.error());
+  warnings = std::move(*checked);
   return out;
 }
 
 }  // namespace
 
 std::string usage() {
-  return R"(The Kubernetes scheduler (ksched) is a control plane process which assigns Pods to Nodes.
+  std::string text = R"(The Kubernetes scheduler (ksched) is a control plane process which assigns Pods to Nodes.
 
 Usage:
   kube-scheduler [flags]
@@ -134,8 +118,8 @@ ksched flags:
       --explain-cache-size int                   Keep this many of the last scheduling decisions, explained plugin by plugin, at /debug/explain (behind authentication and authorization). Each costs a second Filter and Score pass. (default 0: off)
 
 Feature gate flags:
-      --feature-gates mapStringBool              A set of key=value pairs that describe feature gates for alpha/experimental features.
-
+      --feature-gates mapStringBool              A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:
+@FEATURE_GATES@
 Logs flags:
       --logging-format string                    Sets the log format. Permitted formats: "json", "text". (default "text")
   -v, --v Level                                  number for the log level verbosity
@@ -144,6 +128,11 @@ Global flags:
   -h, --help                                     help for kube-scheduler
       --version                                  Print version information and quit
 )";
+  // The gate list goes where pflag prints the flag's multi-line usage, aligned under its text.
+  std::string gates;
+  for (const auto& line : feature_gate_help_lines()) gates += std::string(49, ' ') + line + "\n";
+  text.replace(text.find("@FEATURE_GATES@"), std::string_view("@FEATURE_GATES@").size(), gates);
+  return text;
 }
 
 util::Result<Options> parse_flags(int argc, const char* const* argv) {
@@ -308,7 +297,7 @@ util::Result<Options> parse_flags(int argc, const char* const* argv) {
     }
   }
   if (count("--feature-gates")) {
-    auto g = parse_gates(gates, o.unknown_feature_gates);
+    auto g = parse_gates(gates, o.feature_gate_warnings);
     if (!g) return util::make_error(g.error());
     o.feature_gates = *g;
   }

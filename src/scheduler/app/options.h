@@ -50,7 +50,7 @@ struct Options {
   int explain_cache_size = 0;
 
   std::map<std::string, bool> feature_gates;
-  std::vector<std::string> unknown_feature_gates;  // warned about at start-up
+  std::vector<std::string> feature_gate_warnings;  // GA or deprecated gates set: logged at start-up
   int verbosity = 0;
   std::string logging_format = "text";
   bool show_version = false;
@@ -66,7 +66,5 @@ std::string usage();
 // then validation. Errors name the file or the field.
 util::Result<config::KubeSchedulerConfiguration> effective_config(const Options& o);
 
-// Feature gates known to v1.32 that affect the scheduler, with their defaults.
-const std::map<std::string, bool>& known_feature_gates();
 
 }  // namespace ksched::scheduler::app
