@@ -72,7 +72,7 @@ expect_eq "$out" "3" "minCount stored"
 
 # Upstream's refusals.
 out=$(k patch workload training --type=merge -p '{"spec":{"podGroups":[{"name":"workers","policy":{"gang":{"minCount":2}}}]}}')
-expect_contains "$out" 'The Workload "training" is invalid: spec.podGroups: Invalid value:' "pod groups immutable"
+expect_contains "$out" 'The Workload "training" is invalid: podGroups: Invalid value:' "pod groups immutable"
 expect_contains "$out" "field is immutable" "pod groups immutable message"
 out=$(k create -f - <<'EOF'
 apiVersion: scheduling.k8s.io/v1alpha1

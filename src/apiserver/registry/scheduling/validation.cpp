@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/scheduling.h"
+#include "util/go_format.h"
 
 namespace ksched::apiserver::registry::scheduling {
 
@@ -57,25 +58,24 @@ void controller_ref(Errors& e, const json::object& ref, const Path& path) {
   }
 }
 
-// validatePodGroupPolicy: exactly one of basic and gang (a union), a gang's minCount above 0.
+// validatePodGroupPolicy: exactly one of basic and gang, a gang's minCount above 0.
 void pod_group_policy(Errors& e, const json::object& policy, const Path& path) {
   bool basic = rules::obj(policy, "basic") != nullptr, gang = rules::obj(policy, "gang") != nullptr;
   if (!basic && !gang) {
-    e.invalid_str(path, "", "must specify one of: `basic`, `gang`");
+    e.required(path, "exactly one of `basic`, `gang` is required");
   } else if (basic && gang) {
     e.invalid_str(path, "{`basic`, `gang`}", "exactly one of `basic`, `gang` is required, but multiple fields are set");
   } else if (gang) {
     std::int64_t min_count = rules::int_of(*rules::obj(policy, "gang"), "minCount").value_or(0);
-    Path p = path.child("gang");
-    if (min_count == 0)
-      e.required(p.child("minCount"));
-    else if (min_count < 0)
-      e.invalid_int(p.child("minCount"), min_count, "must be greater than zero");
+    const Path gang_path = path.child("gang");
+    if (min_count <= 0) e.invalid_int(gang_path.child("minCount"), min_count, "must be greater than zero");
   }
 }
 
-// validatePodGroups: how many; on create also each group.
-void pod_groups(Errors& e, const json::object& spec, const Path& path, bool update) {
+}  // namespace
+
+void workload_spec(Errors& e, const json::object& spec, const Path& path) {
+  if (const json::object* ref = rules::obj(spec, "controllerRef")) controller_ref(e, *ref, path.child("controllerRef"));
   const json::array* groups = rules::arr(spec, "podGroups");
   Path p = path.child("podGroups");
   std::size_t n = groups ? groups->size() : 0;
@@ -90,53 +90,41 @@ void pod_groups(Errors& e, const json::object& spec, const Path& path, bool upda
                              p.str()});
     return;
   }
-  if (update) return;  // immutable: checked on create only
   std::set<std::string, std::less<>> seen;
   static const json::object empty;
   for (std::size_t i = 0; i < n; ++i) {
     Path gp = p.index(i);
     const json::object& g = (*groups)[i].is_object() ? (*groups)[i].get_object() : empty;
     std::string_view name = rules::sv(g, "name");
-    if (name.empty())
-      e.required(gp.child("name"));
-    else
-      rules::each(e, rules::dns1123_label(name), gp.child("name"), name);
-    if (!seen.insert(std::string(name)).second) e.duplicate(gp, json::serialize(go_pod_group(g)));
+    rules::each(e, rules::dns1123_label(name), gp.child("name"), name);  // ValidatePodGroupName
+    if (!seen.insert(std::string(name)).second) e.duplicate(gp.child("name"), util::go_quote(name));
     const json::object* policy = rules::obj(g, "policy");
     pod_group_policy(e, policy ? *policy : empty, gp.child("policy"));
   }
 }
 
-}  // namespace
-
-void workload_spec(Errors& e, const json::object& spec, const Path& path) {
-  if (const json::object* ref = rules::obj(spec, "controllerRef")) controller_ref(e, *ref, path.child("controllerRef"));
-  pod_groups(e, spec, path, false);
-}
-
-void workload_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
-  // ValidateImmutableField (Semantic.DeepEqual): a nil and an empty list compare equal.
-  auto immutable = [&](std::string_view member) {
+void workload_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path&) {
+  // ValidateImmutableField (Semantic.DeepEqual: a nil and an empty list compare equal). v1.35
+  // names these two fields from the root ("controllerRef", "podGroups"), without "spec.".
+  auto changed = [&](std::string_view member) {
     const json::value* now = spec.if_contains(member);
     const json::value* was = old.if_contains(member);
     json::value a = now ? *now : json::value(), b = was ? *was : json::value();
-    if (rules::semantic(a) == rules::semantic(b)) return;
+    return rules::semantic(a) != rules::semantic(b);
+  };
+  if (rules::obj(old, "controllerRef") && changed("controllerRef")) {
+    const json::object* now = rules::obj(spec, "controllerRef");
+    e.invalid("controllerRef", now ? json::serialize(go_controller_ref(*now)) : "null", "field is immutable");
+  }
+  if (changed("podGroups")) {
     std::string rendered = "null";
-    if (now && now->is_object() && member == "controllerRef") {
-      rendered = json::serialize(go_controller_ref(now->get_object()));
-    } else if (now && now->is_array()) {
+    if (const json::array* now = rules::arr(spec, "podGroups")) {
       json::array groups;
-      for (const auto& g : now->get_array()) groups.push_back(go_pod_group(g));
+      for (const auto& g : *now) groups.push_back(go_pod_group(g));
       rendered = json::serialize(groups);
     }
-    e.invalid(path.child(member), rendered, "field is immutable");
-  };
-  if (rules::obj(old, "controllerRef"))
-    immutable("controllerRef");
-  else if (const json::object* ref = rules::obj(spec, "controllerRef"))
-    controller_ref(e, *ref, path.child("controllerRef"));
-  immutable("podGroups");
-  pod_groups(e, spec, path, true);
+    e.invalid("podGroups", rendered, "field is immutable");
+  }
 }
 
 }  // namespace ksched::apiserver::registry::scheduling
