@@ -63,6 +63,9 @@ util::Result<FeatureGates> FeatureGates::parse(std::string_view spec, const Feat
     if (!g) return util::make_error("unrecognized feature gate: " + std::string(name));
     out.*(g->flag) = on;
   }
+  // The dependencies kube_features.go declares, checked as component-base does once all are set.
+  if (out.GangScheduling && !out.GenericWorkload)
+    return util::make_error("GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]");
   return out;
 }
 

@@ -30,8 +30,8 @@ struct FeatureGates {
   // kube-scheduler's role read access to it.
   bool GenericWorkload = false;
   bool ContainerStopSignals = false;
-  // Alpha, off in v1.35: the scheduler's gang scheduling of a Workload's pod groups (it needs
-  // GenericWorkload). The API server only accepts the gate, as upstream's does.
+  // Alpha, off in v1.35: the scheduler's gang scheduling of a Workload's pod groups. It depends on
+  // GenericWorkload (parse refuses it alone, as upstream); the API server only accepts it.
   bool GangScheduling = false;
 
   // Whether the gate of that name is on; false for a name that is not one of these gates.

@@ -296,6 +296,17 @@ TEST_F(WorkloadApiTest, PodWorkloadRef) {
                 "(e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"}));
 }
 
+TEST(WorkloadFeatureGates, GangSchedulingNeedsGenericWorkload) {
+  EXPECT_EQ(FeatureGates::parse("GangScheduling=true").error(),
+            "GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]");
+  auto g = FeatureGates::parse("GenericWorkload=true,GangScheduling=true");
+  ASSERT_TRUE(g) << g.error();
+  EXPECT_TRUE(g->GangScheduling);
+  EXPECT_TRUE(g->enabled("GenericWorkload"));
+  EXPECT_FALSE(FeatureGates{}.enabled("GenericWorkload"));
+  EXPECT_FALSE(FeatureGates{}.enabled("NoSuchGate"));
+}
+
 TEST_F(WorkloadApiTest, GateTurnedOffKeepsAStoredPodsReference) {
   enable(true);
   ASSERT_EQ(call("POST", kPods, pod("p", R"({"name":"w","podGroup":"g"})")).status, 201);

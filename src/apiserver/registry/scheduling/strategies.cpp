@@ -26,7 +26,7 @@ class WorkloadStrategy final : public Strategy {
   }
   void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
     workload_spec(e, member_or_empty(obj, "spec"), "spec");
-    workload_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"), "spec");
+    workload_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"));
   }
 };
 

@@ -103,7 +103,7 @@ void workload_spec(Errors& e, const json::object& spec, const Path& path) {
   }
 }
 
-void workload_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path&) {
+void workload_spec_update(Errors& e, const json::object& spec, const json::object& old) {
   // ValidateImmutableField (Semantic.DeepEqual: a nil and an empty list compare equal). v1.35
   // names these two fields from the root ("controllerRef", "podGroups"), without "spec.".
   auto changed = [&](std::string_view member) {

@@ -18,7 +18,7 @@ using rules::Path;
 // too, then workload_spec_update.
 void workload_spec(Errors& e, const boost::json::object& spec, const Path& path);
 // validateWorkloadSpecUpdate: a controller reference once set and the pod groups are immutable.
-void workload_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,
-                          const Path& path);
+// (v1.35 names these two fields from the root: "controllerRef", "podGroups".)
+void workload_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old);
 
 }  // namespace ksched::apiserver::registry::scheduling
