@@ -368,6 +368,20 @@ constexpr auto describe(type_tag<PodResourceClaim>) {
   return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName)};
 }
 
+// spec.workloadRef (v1.35, GenericWorkload): the Workload and pod group the pod belongs to; the
+// Workload need not exist yet. Immutable.
+struct WorkloadReference {
+  std::string name;                // the Workload (a DNS subdomain)
+  std::string podGroup;            // one of its spec.podGroups (a DNS label)
+  std::string podGroupReplicaKey;  // which replica of the group, when it has several (a DNS label)
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadReference>) {
+  using T = WorkloadReference;
+  return std::tuple{KSCHED_F(name), KSCHED_F(podGroup), KSCHED_F(podGroupReplicaKey)};
+}
+
 struct PodSpec {
   std::vector<Volume> volumes;
   std::vector<Container> initContainers;
@@ -390,6 +404,7 @@ struct PodSpec {
   ResourceList overhead;
   SharedVector<TopologySpreadConstraint> topologySpreadConstraints;  // copy on write, like tolerations
   SharedVector<PodSchedulingGate> schedulingGates;
+  Boxed<WorkloadReference> workloadRef;  // usually absent: 8 bytes
   SharedVector<PodResourceClaim> resourceClaims;  // copy on write: replicas share one
   Presence present;
   Extra extra;  // securityContext, hostname, subdomain, dnsConfig, ephemeralContainers, ...
@@ -416,6 +431,7 @@ constexpr auto describe(type_tag<PodSpec>) {
                     KSCHED_F(overhead),
                     KSCHED_F(topologySpreadConstraints),
                     KSCHED_F(schedulingGates),
+                    KSCHED_F(workloadRef),
                     KSCHED_F(resourceClaims)};
 }
 

@@ -26,7 +26,7 @@ void Api::bootstrap() {
                    {"description", "Used for system critical pods that must not be moved from their current node."}};
     (void)impl.do_create(pcr, "", o, false);
   }
-  for (const auto& o : bootstrap_policy()) ensure_policy_object(impl, o);
+  for (const auto& o : bootstrap_policy(feature_gates_)) ensure_policy_object(impl, o);
 }
 
 namespace {

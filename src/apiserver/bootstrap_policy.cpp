@@ -11,6 +11,7 @@
 #include <map>
 
 #include "apiserver/components.h"
+#include "apiserver/features.h"
 
 namespace ksched::apiserver {
 
@@ -97,7 +98,8 @@ constexpr std::string_view kAggregateToView = "rbac.authorization.k8s.io/aggrega
 // The tables keep one rule a line, as the testdata lists them.
 // clang-format off
 // ---------------------------------------------------------------------------- cluster roles
-std::vector<RoleSpec> cluster_roles() {
+// At v1.35's default gates; cluster_roles() below adds what gates that are on add.
+std::vector<RoleSpec> cluster_roles_at_defaults() {
   return {
       {"cluster-admin",
        {
@@ -273,6 +275,16 @@ std::vector<RoleSpec> cluster_roles() {
            read_update().in({""}).on({"persistentvolumeclaims"}),
        }},
   };
+}
+
+// The rules the gates add (upstream's policy appends them when the gate is on): GenericWorkload
+// lets the scheduler read Workloads.
+std::vector<RoleSpec> cluster_roles(const FeatureGates& gates) {
+  std::vector<RoleSpec> roles = cluster_roles_at_defaults();
+  for (auto& r : roles)
+    if (r.name == "system:kube-scheduler" && gates.GenericWorkload)
+      r.rules.push_back(read().in({"scheduling.k8s.io"}).on({"workloads"}));
+  return roles;
 }
 
 // ---------------------------------------------------------------------------- controller roles
@@ -488,9 +500,9 @@ std::vector<Rule> aggregated_rules(const std::vector<RoleSpec>& roles, const Rol
   return out;
 }
 
-std::vector<BootstrapObject> build() {
+std::vector<BootstrapObject> build(const FeatureGates& gates) {
   std::vector<BootstrapObject> out;
-  std::vector<RoleSpec> roles = cluster_roles();
+  std::vector<RoleSpec> roles = cluster_roles(gates);
   const RoleSpec* system_node = nullptr;
   for (const auto& r : roles)
     if (r.name == "system:node") system_node = &r;
@@ -542,7 +554,17 @@ std::vector<BootstrapObject> build() {
 }  // namespace
 
 const std::vector<BootstrapObject>& bootstrap_policy() {
-  static const std::vector<BootstrapObject> objects = build();
+  static const std::vector<BootstrapObject> objects = build(FeatureGates{});
+  return objects;
+}
+
+const std::vector<BootstrapObject>& bootstrap_policy(const FeatureGates& gates) {
+  if (!gates.GenericWorkload) return bootstrap_policy();
+  static const std::vector<BootstrapObject> objects = [] {
+    FeatureGates g;
+    g.GenericWorkload = true;
+    return build(g);
+  }();
   return objects;
 }
 

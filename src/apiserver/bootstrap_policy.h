@@ -19,5 +19,9 @@ struct BootstrapObject {
 // label kubernetes.io/bootstrapping=rbac-defaults and annotation
 // rbac.authorization.kubernetes.io/autoupdate=true.
 const std::vector<BootstrapObject>& bootstrap_policy();
+// The policy under these gates: the rules upstream adds when a gate is on (GenericWorkload: the
+// scheduler reads Workloads).
+struct FeatureGates;
+const std::vector<BootstrapObject>& bootstrap_policy(const FeatureGates& gates);
 
 }  // namespace ksched::apiserver

@@ -26,11 +26,12 @@ json::object gv_entry(const std::string& group, const std::string& version) {
 }
 
 // A group's versions in table order, the preferred one first (resource.k8s.io: v1, v1beta2).
-json::array gv_entries(const std::string& group) {
+json::array gv_entries(const std::string& group, const FeatureGates& gates) {
   json::array out;
   std::vector<std::string> seen;
   for (const auto& r : all_resources()) {
-    if (r.group != group || std::find(seen.begin(), seen.end(), r.version) != seen.end()) continue;
+    if (r.group != group || !is_served(r, gates) || std::find(seen.begin(), seen.end(), r.version) != seen.end())
+      continue;
     seen.push_back(r.version);
     out.push_back(gv_entry(group, r.version));
   }
@@ -47,10 +48,10 @@ std::string discovery_api_versions(std::string_view server_address) {
   return json::serialize(o);
 }
 
-std::string discovery_group_list() {
+std::string discovery_group_list(const FeatureGates& gates) {
   json::array groups;
-  for (const auto& g : api_groups()) {
-    json::array versions = gv_entries(g);
+  for (const auto& g : api_groups(gates)) {
+    json::array versions = gv_entries(g, gates);
     json::value preferred = versions.front();
     groups.push_back(json::object{{"name", g}, {"versions", std::move(versions)}, {"preferredVersion", preferred}});
   }
@@ -58,10 +59,10 @@ std::string discovery_group_list() {
       json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", std::move(groups)}});
 }
 
-std::string discovery_group(std::string_view group) {
-  for (const auto& g : api_groups()) {
+std::string discovery_group(std::string_view group, const FeatureGates& gates) {
+  for (const auto& g : api_groups(gates)) {
     if (g != group) continue;
-    json::array versions = gv_entries(g);
+    json::array versions = gv_entries(g, gates);
     json::value preferred = versions.front();
     return json::serialize(json::object{{"kind", "APIGroup"},
                                         {"apiVersion", "v1"},
@@ -100,11 +101,11 @@ SubInfo sub_info(const ResourceInfo& r, const std::string& s) {
 
 }  // namespace
 
-std::string discovery_resource_list(std::string_view group, std::string_view version) {
+std::string discovery_resource_list(std::string_view group, std::string_view version, const FeatureGates& gates) {
   json::array res;
   bool any = false;
   for (const auto& r : all_resources()) {
-    if (r.group != group || r.version != version) continue;
+    if (r.group != group || r.version != version || !is_served(r, gates)) continue;
     any = true;
     json::object o{{"name", r.plural},
                    {"singularName", r.singular},
@@ -185,16 +186,17 @@ json::object aggregated_resource(const ResourceInfo& r) {
 }
 
 // One APIGroupDiscovery: the group's versions (in table order) with their resources.
-json::object aggregated_group(const std::string& group) {
+json::object aggregated_group(const std::string& group, const FeatureGates& gates) {
   std::vector<std::string> versions;
   for (const auto& r : all_resources())
-    if (r.group == group && std::find(versions.begin(), versions.end(), r.version) == versions.end())
+    if (r.group == group && is_served(r, gates) &&
+        std::find(versions.begin(), versions.end(), r.version) == versions.end())
       versions.push_back(r.version);
   json::array vs;
   for (const auto& v : versions) {
     json::array res;
     for (const auto& r : all_resources())
-      if (r.group == group && r.version == v) res.push_back(aggregated_resource(r));
+      if (r.group == group && r.version == v && is_served(r, gates)) res.push_back(aggregated_resource(r));
     vs.push_back(json::object{{"version", v}, {"resources", std::move(res)}, {"freshness", "Current"}});
   }
   json::object meta{{"creationTimestamp", nullptr}};
@@ -254,12 +256,12 @@ std::string aggregated_discovery_type(std::string_view accept) {
   return std::string(best);
 }
 
-std::string aggregated_discovery(bool core, std::string_view media_type) {
+std::string aggregated_discovery(bool core, std::string_view media_type, const FeatureGates& gates) {
   json::array items;
   if (core) {
-    items.push_back(aggregated_group(""));
+    items.push_back(aggregated_group("", gates));
   } else {
-    for (const auto& g : api_groups()) items.push_back(aggregated_group(g));
+    for (const auto& g : api_groups(gates)) items.push_back(aggregated_group(g, gates));
   }
   std::string api_version =
       media_type == kAggregatedV2Beta1 ? "apidiscovery.k8s.io/v2beta1" : "apidiscovery.k8s.io/v2";
@@ -295,7 +297,34 @@ std::string version_info() {
 
 // ---------------------------------------------------------------- OpenAPI (see openapi.h)
 
-std::string openapi_v3_index() { return openapi::v3_index(); }
-std::string openapi_v3_document(std::string_view gv_path) { return openapi::v3_document(gv_path); }
+namespace {
+
+// The group versions ("apis/scheduling.k8s.io/v1alpha1") whose every resource is gated off.
+std::vector<std::string> unserved_group_versions(const FeatureGates& gates) {
+  std::vector<std::string> out;
+  for (const auto& r : all_resources()) {
+    std::string key = r.group.empty() ? "api/" + r.version : "apis/" + r.group + "/" + r.version;
+    if (!serves_group_version(r.group, r.version, gates) && std::find(out.begin(), out.end(), key) == out.end())
+      out.push_back(std::move(key));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string openapi_v3_index(const FeatureGates& gates) {
+  std::vector<std::string> off = unserved_group_versions(gates);
+  if (off.empty()) return openapi::v3_index();
+  json::value index = json::parse(openapi::v3_index());
+  json::object& paths = index.as_object()["paths"].as_object();
+  for (const auto& k : off) paths.erase(k);
+  return json::serialize(index);
+}
+
+std::string openapi_v3_document(std::string_view gv_path, const FeatureGates& gates) {
+  for (const auto& k : unserved_group_versions(gates))
+    if (k == gv_path) return "";
+  return openapi::v3_document(gv_path);
+}
 
 }  // namespace ksched::apiserver

@@ -5,12 +5,16 @@
 #include <string>
 #include <string_view>
 
+#include "apiserver/features.h"
+
 namespace ksched::apiserver {
 
 std::string discovery_api_versions(std::string_view server_address);
-std::string discovery_group_list();
-std::string discovery_group(std::string_view group);                                    // "" if unknown
-std::string discovery_resource_list(std::string_view group, std::string_view version);  // "" if unknown
+// The documents list only what is served under `gates` (a gated kind while its gate is on).
+std::string discovery_group_list(const FeatureGates& gates);
+std::string discovery_group(std::string_view group, const FeatureGates& gates);  // "" if unknown
+// "" if unknown
+std::string discovery_resource_list(std::string_view group, std::string_view version, const FeatureGates& gates);
 std::string version_info();
 
 // The aggregated discovery media type an Accept header selects, e.g.
@@ -18,10 +22,10 @@ std::string version_info();
 // the legacy documents (plain JSON, wildcards, or nothing we serve).
 std::string aggregated_discovery_type(std::string_view accept);
 // APIGroupDiscoveryList of /api (`core`) or /apis in the given media type's version.
-std::string aggregated_discovery(bool core, std::string_view media_type);
+std::string aggregated_discovery(bool core, std::string_view media_type, const FeatureGates& gates);
 
 // OpenAPI v3: index and one document per group version ("api/v1", "apis/apps/v1"); "" if unknown.
-std::string openapi_v3_index();
-std::string openapi_v3_document(std::string_view gv_path);
+std::string openapi_v3_index(const FeatureGates& gates);
+std::string openapi_v3_document(std::string_view gv_path, const FeatureGates& gates);
 
 }  // namespace ksched::apiserver

@@ -6,21 +6,33 @@ namespace ksched::apiserver {
 
 util::Result<FeatureGates> FeatureGates::parse(std::string_view spec) { return parse(spec, FeatureGates{}); }
 
+namespace {
+
+struct Gate {
+  std::string_view name;
+  bool FeatureGates::*flag;
+};
+constexpr Gate kGates[] = {
+    {"ClearingNominatedNodeNameAfterBinding", &FeatureGates::ClearingNominatedNodeNameAfterBinding},
+    {"ContainerStopSignals", &FeatureGates::ContainerStopSignals},
+    {"GangScheduling", &FeatureGates::GangScheduling},
+    {"GenericWorkload", &FeatureGates::GenericWorkload},
+    {"MatchLabelKeysInPodTopologySpread", &FeatureGates::MatchLabelKeysInPodTopologySpread},
+    {"MatchLabelKeysInPodTopologySpreadSelectorMerge", &FeatureGates::MatchLabelKeysInPodTopologySpreadSelectorMerge},
+    {"NodeDeclaredFeatures", &FeatureGates::NodeDeclaredFeatures},
+    {"PodLevelResources", &FeatureGates::PodLevelResources},
+    {"PodTopologyLabelsAdmission", &FeatureGates::PodTopologyLabelsAdmission},
+};
+
+}  // namespace
+
+bool FeatureGates::enabled(std::string_view name) const {
+  for (const auto& g : kGates)
+    if (g.name == name) return this->*(g.flag);
+  return false;
+}
+
 util::Result<FeatureGates> FeatureGates::parse(std::string_view spec, const FeatureGates& base) {
-  struct Gate {
-    std::string_view name;
-    bool FeatureGates::*flag;
-  };
-  static constexpr Gate kGates[] = {
-      {"ClearingNominatedNodeNameAfterBinding", &FeatureGates::ClearingNominatedNodeNameAfterBinding},
-      {"ContainerStopSignals", &FeatureGates::ContainerStopSignals},
-      {"GenericWorkload", &FeatureGates::GenericWorkload},
-      {"MatchLabelKeysInPodTopologySpread", &FeatureGates::MatchLabelKeysInPodTopologySpread},
-      {"MatchLabelKeysInPodTopologySpreadSelectorMerge", &FeatureGates::MatchLabelKeysInPodTopologySpreadSelectorMerge},
-      {"NodeDeclaredFeatures", &FeatureGates::NodeDeclaredFeatures},
-      {"PodLevelResources", &FeatureGates::PodLevelResources},
-      {"PodTopologyLabelsAdmission", &FeatureGates::PodTopologyLabelsAdmission},
-  };
   auto trim = [](std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -51,6 +63,9 @@ util::Result<FeatureGates> FeatureGates::parse(std::string_view spec, const Feat
     if (!g) return util::make_error("unrecognized feature gate: " + std::string(name));
     out.*(g->flag) = on;
   }
+  // The dependencies kube_features.go declares, checked as component-base does once all are set.
+  if (out.GangScheduling && !out.GenericWorkload)
+    return util::make_error("GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]");
   return out;
 }
 

@@ -26,8 +26,16 @@ struct FeatureGates {
   bool MatchLabelKeysInPodTopologySpreadSelectorMerge = true;
   // Alpha, off in v1.35: spec.workloadRef (GenericWorkload) and lifecycle.stopSignal
   // (ContainerStopSignals) are dropped from new pods.
+  // GenericWorkload also serves scheduling.k8s.io/v1alpha1 Workload (api/scheduling.h) and gives
+  // kube-scheduler's role read access to it.
   bool GenericWorkload = false;
   bool ContainerStopSignals = false;
+  // Alpha, off in v1.35: the scheduler's gang scheduling of a Workload's pod groups. It depends on
+  // GenericWorkload (parse refuses it alone, as upstream); the API server only accepts it.
+  bool GangScheduling = false;
+
+  // Whether the gate of that name is on; false for a name that is not one of these gates.
+  bool enabled(std::string_view name) const;
 
   // "A=true,B=false" over `base` (v1.35's defaults when not given): upstream's --feature-gates
   // syntax and its messages for an unknown gate or a value that is not a boolean.

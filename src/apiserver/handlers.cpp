@@ -188,11 +188,12 @@ std::string success_status(int code, const std::string& name, const ResourceInfo
 }
 
 // /api and /apis: aggregated discovery when the Accept header asks for it, legacy otherwise.
-Response discovery_root(const Request& req, bool core, const std::string& server_address) {
+Response discovery_root(const Request& req, bool core, const std::string& server_address,
+                        const FeatureGates& gates) {
   std::string type = aggregated_discovery_type(req.accept);
-  Response r = json_response(200, !type.empty() ? aggregated_discovery(core, type)
+  Response r = json_response(200, !type.empty() ? aggregated_discovery(core, type, gates)
                                   : core        ? discovery_api_versions(server_address)
-                                                : discovery_group_list());
+                                                : discovery_group_list(gates));
   if (!type.empty()) r.content_type = std::move(type);
   r.headers.emplace_back("Vary", "Accept");
   return r;
@@ -234,9 +235,9 @@ Response Api::Impl::route(const Request& req) {
     return error_response(ApiError{406, "NotAcceptable",
                                    "the server was unable to respond with a content type that the client supports"});
   }
-  if (path == "/openapi/v3" || path == "/openapi/v3/") return json_response(200, openapi_v3_index());
+  if (path == "/openapi/v3" || path == "/openapi/v3/") return json_response(200, openapi_v3_index(api.feature_gates()));
   if (path.starts_with("/openapi/v3/")) {
-    std::string doc = openapi_v3_document(std::string_view(path).substr(12));
+    std::string doc = openapi_v3_document(std::string_view(path).substr(12), api.feature_gates());
     if (doc.empty()) return plain(404, "404 page not found\n");
     return json_response(200, doc);
   }
@@ -259,24 +260,24 @@ Response Api::Impl::route(const Request& req) {
   std::string group, version;
   std::size_t rest;
   if (seg[0] == "api") {
-    if (seg.size() == 1) return discovery_root(req, true, api.server_address_);
+    if (seg.size() == 1) return discovery_root(req, true, api.server_address_, api.feature_gates());
     if (seg[1] != "v1") return plain(404, "404 page not found\n");
-    if (seg.size() == 2) return json_response(200, discovery_resource_list("", "v1"));
+    if (seg.size() == 2) return json_response(200, discovery_resource_list("", "v1", api.feature_gates()));
     version = seg[1];
     rest = 2;
   } else if (seg[0] == "apis") {
-    if (seg.size() == 1) return discovery_root(req, false, api.server_address_);
+    if (seg.size() == 1) return discovery_root(req, false, api.server_address_, api.feature_gates());
     if (seg.size() == 2) {
-      std::string g = discovery_group(seg[1]);
+      std::string g = discovery_group(seg[1], api.feature_gates());
       if (g.empty()) return plain(404, "404 page not found\n");
       return json_response(200, g);
     }
     if (seg.size() == 3) {
-      std::string rl = discovery_resource_list(seg[1], seg[2]);
+      std::string rl = discovery_resource_list(seg[1], seg[2], api.feature_gates());
       if (rl.empty()) return plain(404, "404 page not found\n");
       return json_response(200, rl);
     }
-    if (!serves_group_version(seg[1], seg[2])) return plain(404, "404 page not found\n");
+    if (!serves_group_version(seg[1], seg[2], api.feature_gates())) return plain(404, "404 page not found\n");
     group = seg[1];
     version = seg[2];
     rest = 3;
@@ -302,7 +303,7 @@ Response Api::Impl::route(const Request& req) {
     if (s.size() > 3) return not_found_resource();
   }
   const ResourceInfo* r = find_resource(group, version, plural);
-  if (!r) return not_found_resource();
+  if (!r || !is_served(*r, api.feature_gates())) return not_found_resource();
   if (!ns.empty() && !r->namespaced) return not_found_resource();
   if (r->namespaced && ns.empty() && !name.empty()) return not_found_resource();
   if (!sub.empty() && !r->has_sub(sub)) return not_found_resource();

@@ -57,7 +57,8 @@ ApiError not_found(const ResourceInfo& r, const std::string& name);
 ApiError conflict_modified(const ResourceInfo& r, const std::string& name);
 ApiError conflict(const std::string& what, const ResourceInfo& r, const std::string& name, const std::string& msg);
 std::string success_status(int code, const std::string& name, const ResourceInfo* r, const std::string& uid);
-Response discovery_root(const Request& req, bool core, const std::string& server_address);
+Response discovery_root(const Request& req, bool core, const std::string& server_address,
+                        const FeatureGates& gates);
 bool is_table_accept(std::string_view accept);
 std::optional<std::int64_t> parse_rv(const std::string& s);
 

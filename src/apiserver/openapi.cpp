@@ -78,6 +78,7 @@ KSCHED_CORE(CSIVolumeSource)
 KSCHED_CORE(EphemeralVolumeSource)
 KSCHED_CORE(Volume)
 KSCHED_CORE(PodSchedulingGate)
+KSCHED_CORE(WorkloadReference)
 KSCHED_CORE(PodResourceClaim)
 KSCHED_CORE(PodResourceClaimStatus)
 KSCHED_CORE(PodSpec)
@@ -258,6 +259,17 @@ KSCHED_RESOURCE_BETA2(DeviceTaintRuleSpec)
 KSCHED_RESOURCE_BETA2(DeviceTaintRuleStatus)
 KSCHED_RESOURCE_BETA2(DeviceTaintRule)
 #undef KSCHED_RESOURCE_BETA2
+// scheduling.k8s.io/v1alpha1 Workload (api/scheduling.h).
+#define KSCHED_SCHEDULING_ALPHA1(Type) \
+  KSCHED_DEF(api::schedulingv1alpha1::Type, "io.k8s.api.scheduling.v1alpha1." #Type)
+KSCHED_SCHEDULING_ALPHA1(TypedLocalObjectReference)
+KSCHED_SCHEDULING_ALPHA1(BasicSchedulingPolicy)
+KSCHED_SCHEDULING_ALPHA1(GangSchedulingPolicy)
+KSCHED_SCHEDULING_ALPHA1(PodGroupPolicy)
+KSCHED_SCHEDULING_ALPHA1(PodGroup)
+KSCHED_SCHEDULING_ALPHA1(WorkloadSpec)
+KSCHED_SCHEDULING_ALPHA1(Workload)
+#undef KSCHED_SCHEDULING_ALPHA1
 
 #undef KSCHED_CORE_S
 #undef KSCHED_CORE
@@ -514,6 +526,9 @@ void add_kinds(Builder& b) {
                                  "Devices of one driver's pool that a driver publishes, usually per node.");
   b.set_kind<api::resourcev1beta2::DeviceTaintRule>("resource.k8s.io", "v1beta2", "DeviceTaintRule",
                                                     "Adds one taint to every device the selector matches.");
+  b.set_kind<api::schedulingv1alpha1::Workload>(
+      "scheduling.k8s.io", "v1alpha1", "Workload",
+      "Scheduling constraints (pod groups and their gang or basic policies) of a workload's pods.");
   b.set_kind<so::LocalSubjectAccessReview>("authorization.k8s.io", "v1", "LocalSubjectAccessReview",
                                            "Asks whether a user may perform an action in one namespace.");
   b.set_kind<so::SelfSubjectAccessReview>("authorization.k8s.io", "v1", "SelfSubjectAccessReview",

@@ -528,16 +528,6 @@ constexpr auto describe(type_tag<PodOS>) {
   return std::tuple{KSCHED_F(name)};
 }
 
-struct WorkloadReference {
-  std::string name;
-  std::string podGroup;
-  std::string podGroupReplicaKey;
-};
-constexpr auto describe(type_tag<WorkloadReference>) {
-  using T = WorkloadReference;
-  return std::tuple{KSCHED_F(name), KSCHED_F(podGroup), KSCHED_F(podGroupReplicaKey)};
-}
-
 struct PodSpecMore {
   std::vector<EphemeralContainer> ephemeralContainers;
   std::string serviceAccount;
@@ -559,7 +549,6 @@ struct PodSpecMore {
   std::optional<bool> hostUsers;
   std::optional<api::ResourceRequirements> resources;
   std::optional<std::string> hostnameOverride;
-  std::optional<WorkloadReference> workloadRef;
 };
 constexpr auto describe(type_tag<PodSpecMore>) {
   using T = PodSpecMore;
@@ -582,8 +571,7 @@ constexpr auto describe(type_tag<PodSpecMore>) {
                     KSCHED_F(os),
                     KSCHED_F(hostUsers),
                     KSCHED_F(resources),
-                    KSCHED_F(hostnameOverride),
-                    KSCHED_F(workloadRef)};
+                    KSCHED_F(hostnameOverride)};
 }
 
 struct HostIP {
@@ -1433,7 +1421,7 @@ constexpr auto describe(type_tag<PersistentVolumeClaimSpecMore>) {
 #define KSCHED_CORE_SCHEMA_TYPES(X)                                                                          \
   X(EphemeralContainer)                                                                                      \
   X(PodSecurityContext) X(LocalObjectReference) X(HostAlias) X(PodDNSConfig) X(PodReadinessGate) X(PodOS)     \
-      X(WorkloadReference) X(HostIP) X(PodIP)                                                               \
+      X(HostIP) X(PodIP)                                                               \
       X(PodExtendedResourceClaimStatus) X(NodeConfigSource) X(NodeDaemonEndpoints) X(NodeSystemInfo) X(      \
           AttachedVolume) X(NodeConfigStatus) X(NodeRuntimeHandler) X(NodeFeatures) X(HostPathVolumeSource)  \
           X(EmptyDirVolumeSource) X(GitRepoVolumeSource) X(SecretVolumeSource) X(NFSVolumeSource) X(         \

@@ -53,6 +53,14 @@ inline constexpr std::string_view kResourceCompleteDefinitions[] = {
     "io.k8s.api.resource.v1beta2.DeviceTaintRuleSpec",
     "io.k8s.api.resource.v1beta2.DeviceTaintRuleStatus",
     "io.k8s.api.resource.v1beta2.DeviceTaintSelector",
+    // scheduling.k8s.io/v1alpha1 (api/scheduling.h: every field of v1.35's types).
+    "io.k8s.api.scheduling.v1alpha1.BasicSchedulingPolicy",
+    "io.k8s.api.scheduling.v1alpha1.GangSchedulingPolicy",
+    "io.k8s.api.scheduling.v1alpha1.PodGroup",
+    "io.k8s.api.scheduling.v1alpha1.PodGroupPolicy",
+    "io.k8s.api.scheduling.v1alpha1.TypedLocalObjectReference",
+    "io.k8s.api.scheduling.v1alpha1.Workload",
+    "io.k8s.api.scheduling.v1alpha1.WorkloadSpec",
 };
 
 inline constexpr GoNamedType kResourceGoNamedTypes[] = {

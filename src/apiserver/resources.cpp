@@ -88,6 +88,9 @@ std::vector<ResourceInfo> build() {
   add("coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {});
   // scheduling.k8s.io/v1
   add("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {});
+  // scheduling.k8s.io/v1alpha1 (v1.35; rules: registry/scheduling/), served with GenericWorkload.
+  add("scheduling.k8s.io", "v1alpha1", "workloads", "workload", "Workload", true, {}, {});
+  v.back().gate = "GenericWorkload";
   // node.k8s.io/v1
   add("node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", false, {}, {});
   // resource.k8s.io/v1 and v1beta2 (rules: registry/resource/)
@@ -163,9 +166,11 @@ const ResourceInfo* find_resource(std::string_view group, std::string_view versi
   return nullptr;
 }
 
-bool serves_group_version(std::string_view group, std::string_view version) {
+bool is_served(const ResourceInfo& r, const FeatureGates& gates) { return r.gate.empty() || gates.enabled(r.gate); }
+
+bool serves_group_version(std::string_view group, std::string_view version, const FeatureGates& gates) {
   for (const auto& r : all_resources())
-    if (r.group == group && r.version == version) return true;
+    if (r.group == group && r.version == version && is_served(r, gates)) return true;
   return false;
 }
 
@@ -175,10 +180,10 @@ const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_vi
   return nullptr;
 }
 
-std::vector<std::string> api_groups() {
+std::vector<std::string> api_groups(const FeatureGates& gates) {
   std::vector<std::string> g;
   for (const auto& r : all_resources()) {
-    if (r.group.empty()) continue;
+    if (r.group.empty() || !is_served(r, gates)) continue;
     bool seen = false;
     for (const auto& x : g) seen = seen || x == r.group;
     if (!seen) g.push_back(r.group);

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apiserver/features.h"
 #include "apiserver/storage.h"
 
 namespace ksched::apiserver {
@@ -23,6 +24,7 @@ struct ResourceInfo {
   bool tracks_generation = false;
   bool create_only = false;               // e.g. bindings: POST only, no storage of its own
   std::vector<std::string> extra_fields;  // field selectors beyond metadata.name/namespace
+  std::string gate;  // served only while this feature gate is on ("" = always)
 
   std::string group_version() const { return group.empty() ? version : group + "/" + version; }
   // "pods" / "deployments.apps": how NotFound/Conflict messages name the resource.
@@ -36,12 +38,15 @@ struct ResourceInfo {
 
 const std::vector<ResourceInfo>& all_resources();
 const ResourceInfo* find_resource(std::string_view group, std::string_view version, std::string_view plural);
+// Whether `r` is served under these gates (a gated kind only while its gate is on, as upstream
+// registers its storage only then).
+bool is_served(const ResourceInfo& r, const FeatureGates& gates);
 // Whether any resource is served under this group version (a request below it is routed).
-bool serves_group_version(std::string_view group, std::string_view version);
+bool serves_group_version(std::string_view group, std::string_view version, const FeatureGates& gates);
 const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_view kind);
 const ResourceInfo& resource_by_id(int id);
-// Group names (non-core) in discovery order.
-std::vector<std::string> api_groups();
+// Group names (non-core) in discovery order, of the resources served under `gates`.
+std::vector<std::string> api_groups(const FeatureGates& gates);
 
 // Selectable field values of an object (metadata.name, metadata.namespace + the resource's extras).
 fields::FieldSet extract_fields(const ResourceInfo& r, const boost::json::object& obj);

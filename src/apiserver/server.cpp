@@ -235,6 +235,7 @@ util::Result<void> Server::start() {
     for (const auto& r : all_resources()) new_cluster = new_cluster && d.api.store().count(r.id) == 0;
     // Idempotent: a recovered store, or one another server shares, keeps what it has (409s are
     // ignored).
+    d.api.set_feature_gates(d.opts.feature_gates);  // the bootstrap policy follows them
     d.api.bootstrap();
     if (d.opts.nodes > 0 && new_cluster) {
       auto r = d.api.create_nodes(d.opts.nodes, d.opts.node_template);

@@ -888,6 +888,15 @@ void pod_spec(Errors& e, const json::object& spec, const Path& path, bool is_pod
     else if (n != "linux" && n != "windows")
       e.not_supported(path.child("os"), go_quote(n), {"linux", "windows"});
   }
+  // validateWorkloadReference (v1.35, GenericWorkload): the Workload's name is a DNS subdomain, the
+  // pod group's and the replica key (when set) DNS labels; the Workload need not exist.
+  if (const json::object* ref = obj(spec, "workloadRef")) {
+    const Path p = path.child("workloadRef");
+    each(e, dns1123_subdomain(sv(*ref, "name")), p.child("name"), sv(*ref, "name"));
+    each(e, dns1123_label(sv(*ref, "podGroup")), p.child("podGroup"), sv(*ref, "podGroup"));
+    if (std::string_view key = sv(*ref, "podGroupReplicaKey"); !key.empty())
+      each(e, dns1123_label(key), p.child("podGroupReplicaKey"), key);
+  }
 }
 
 }  // namespace ksched::apiserver::rules

@@ -288,7 +288,7 @@ TEST_F(OpenApiHttpTest, AggregatedDiscoveryForGroups) {
       for (const auto& res : v.at("resources").as_array())
         EXPECT_EQ(res.at("responseKind").at("group"), it.at("metadata").at("name"));
   }
-  EXPECT_EQ(names, api_groups());
+  EXPECT_EQ(names, api_groups(FeatureGates{}));
   // Deployments' scale subresource answers with autoscaling/v1 Scale.
   auto apps = o["items"].as_array()[0].as_object();
   ASSERT_EQ(apps["metadata"].at("name"), "apps");

@@ -1,6 +1,7 @@
 #include <boost/json.hpp>
 
 #include "apiserver/registry/resource/strategies.h"
+#include "apiserver/registry/scheduling/strategies.h"
 #include "apiserver/registry/strategy.h"
 #include "apiserver/table.h"
 #include "apiserver/timeutil.h"
@@ -30,6 +31,7 @@ json::array Strategy::table_cells(const json::object& obj, std::int64_t now_unix
 const Strategy* strategy_for(const ResourceInfo& r) {
   // One entry per group whose rules are in this shape (registry/<group>/).
   if (r.group == "resource.k8s.io") return resource::strategy(r.version, r.plural);
+  if (r.group == "scheduling.k8s.io") return scheduling::strategy(r.version, r.plural);
   return nullptr;
 }
 

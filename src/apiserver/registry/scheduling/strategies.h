@@ -1,0 +1,15 @@
+// scheduling.k8s.io's strategies beyond PriorityClass (whose rules are still in validation.cpp):
+// v1alpha1 Workload (upstream v1.35's pkg/registry/scheduling/workload/strategy.go), served only
+// while the GenericWorkload gate is on (resources.cpp). A Workload has no status subresource and
+// no generation in v1.35.
+#pragma once
+#include <string_view>
+
+#include "apiserver/registry/strategy.h"
+
+namespace ksched::apiserver::registry::scheduling {
+
+// The strategy of a resource of the group at `version`, or null.
+const Strategy* strategy(std::string_view version, std::string_view plural);
+
+}  // namespace ksched::apiserver::registry::scheduling

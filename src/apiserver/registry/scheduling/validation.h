@@ -1,0 +1,24 @@
+// scheduling.k8s.io's Workload rules (upstream v1.35's pkg/apis/scheduling/validation, before
+// v1.36 added declarative validation and changed some messages), with its field paths, reasons and
+// messages. The objects come from the typed decode (every field has its JSON type);
+// metadata is the pipeline's part. A value upstream renders as its internal Go struct (a
+// duplicate pod group, an immutable list) is rendered as its JSON.
+#pragma once
+#include <boost/json/fwd.hpp>
+
+#include "apiserver/validation_rules.h"
+
+namespace ksched::apiserver::registry::scheduling {
+
+using rules::Errors;
+using rules::Path;
+
+// validateWorkloadSpec: the controller reference and the pod groups (1..8, unique DNS-label
+// names, exactly one policy each, a gang's minCount above 0). An update validates the new spec so
+// too, then workload_spec_update.
+void workload_spec(Errors& e, const boost::json::object& spec, const Path& path);
+// validateWorkloadSpecUpdate: a controller reference once set and the pod groups are immutable.
+// (v1.35 names these two fields from the root: "controllerRef", "podGroups".)
+void workload_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old);
+
+}  // namespace ksched::apiserver::registry::scheduling
