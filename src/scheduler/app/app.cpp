@@ -24,6 +24,7 @@
 #include "scheduler/app/options.h"
 #include "scheduler/cluster_client.h"
 #include "scheduler/cluster_lister.h"
+#include "scheduler/config/features.h"
 #include "scheduler/config/write.h"
 #include "scheduler/eventhandlers.h"
 #include "scheduler/explain/decision_log.h"
@@ -585,6 +586,8 @@ int run_kube_scheduler(int argc, char** argv) {
   for (const auto& g : flags->unknown_feature_gates) {
     log::warning("Unknown feature gate ignored", {{"gate", g}});
   }
+  // Before the configuration is defaulted: NodeDeclaredFeatures joins the default plugins.
+  config::set_features(config::features_from_gates(flags->feature_gates));
   if (!flags->write_config_to.empty()) {
     auto cfg = effective_config(*flags);
     if (!cfg) {

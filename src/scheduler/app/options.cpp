@@ -23,8 +23,9 @@ const std::map<std::string, bool>& known_feature_gates() {
       {"NodeInclusionPolicyInPodTopologySpread", true},
       // Upstream v1.35+ (beta, on); see scheduler/batch.h.
       {"OpportunisticBatching", true},
+      {"NodeDeclaredFeatures", false},  // alpha in v1.35 (scheduler/config/features.h)
       {"PodDisruptionConditions", true},
-      {"PodLevelResources", false},
+      {"PodLevelResources", true},  // beta, on since v1.34
       {"PodSchedulingReadiness", true},
       {"SchedulerAsyncPreemption", false},
       {"SchedulerQueueingHints", true},
