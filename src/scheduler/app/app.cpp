@@ -151,6 +151,9 @@ util::Result<void> SchedulerApp::Impl::build() {
   SchedulerOptions so;
   so.metrics = metrics.get();
   so.pod_max_in_unschedulable_pods_duration = opts.pod_max_in_unschedulable_pods_duration;
+  // The gates the scheduler computes with (pod-level resources) are process-wide; an embedding
+  // program (ksched bench, a workload's featureGates) gives them here.
+  if (!opts.feature_gates.empty()) config::set_features(config::features_from_gates(opts.feature_gates));
   if (auto it = opts.feature_gates.find("SchedulerQueueingHints"); it != opts.feature_gates.end()) {
     so.queueing_hints = it->second;
   }
