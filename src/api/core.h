@@ -406,6 +406,9 @@ struct PodSpec {
   SharedVector<PodSchedulingGate> schedulingGates;
   Boxed<WorkloadReference> workloadRef;  // usually absent: 8 bytes
   SharedVector<PodResourceClaim> resourceClaims;  // copy on write: replicas share one
+  // Pod-level requests and limits (PodLevelResources; upstream's *ResourceRequirements): usually
+  // absent, so boxed (8 bytes).
+  Boxed<ResourceRequirements> resources;
   Presence present;
   Extra extra;  // securityContext, hostname, subdomain, dnsConfig, ephemeralContainers, ...
 };
@@ -432,7 +435,8 @@ constexpr auto describe(type_tag<PodSpec>) {
                     KSCHED_F(topologySpreadConstraints),
                     KSCHED_F(schedulingGates),
                     KSCHED_F(workloadRef),
-                    KSCHED_F(resourceClaims)};
+                    KSCHED_F(resourceClaims),
+                    KSCHED_F(resources)};
 }
 
 template <>
@@ -669,13 +673,16 @@ struct NodeStatus {
   std::vector<NodeCondition> conditions;
   std::vector<NodeAddress> addresses;
   std::vector<ContainerImage> images;
+  // Features the node says it has (NodeDeclaredFeatures, alpha): the NodeDeclaredFeatures
+  // scheduler plugin matches pods' inferred requirements against them.
+  std::vector<std::string> declaredFeatures;
   Presence present;
   Extra extra;  // nodeInfo, daemonEndpoints, volumesAttached, ...
 };
 constexpr auto describe(type_tag<NodeStatus>) {
   using T = NodeStatus;
-  return std::tuple{KSCHED_F(capacity),  KSCHED_F(allocatable), KSCHED_F(phase),
-                    KSCHED_F(conditions), KSCHED_F(addresses),  KSCHED_F(images)};
+  return std::tuple{KSCHED_F(capacity),   KSCHED_F(allocatable), KSCHED_F(phase),           KSCHED_F(conditions),
+                    KSCHED_F(addresses),  KSCHED_F(images),      KSCHED_F(declaredFeatures)};
 }
 
 struct Node {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/helpers.h"
+#include "scheduler/config/features.h"
 #include "scheduler/eventhandlers.h"
 #include "scheduler/framework/plugin_helper.h"
 #include "scheduler/plugins/nodename/nodename.h"
@@ -45,6 +46,9 @@ std::vector<ClusterEvent> node_scheduling_property_change(const api::Node& new_n
     out.push_back(ev(EventResource::Node, framework::kUpdateNodeCondition, "NodeConditionChange"));
   if (!(new_node.metadata.annotations == old_node.metadata.annotations))
     out.push_back(ev(EventResource::Node, framework::kUpdateNodeAnnotation, "NodeAnnotationChange"));
+  // Upstream looks at declared features only with their gate on.
+  if (config::features().nodeDeclaredFeatures && new_node.status.declaredFeatures != old_node.status.declaredFeatures)
+    out.push_back(ev(EventResource::Node, framework::kUpdateNodeDeclaredFeature, "NodeDeclaredFeatureChange"));
   return out;
 }
 

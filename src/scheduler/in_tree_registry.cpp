@@ -8,6 +8,7 @@
 #include "scheduler/plugins/imagelocality/imagelocality.h"
 #include "scheduler/plugins/interpodaffinity/interpodaffinity.h"
 #include "scheduler/plugins/nodeaffinity/nodeaffinity.h"
+#include "scheduler/plugins/nodedeclaredfeatures/nodedeclaredfeatures.h"
 #include "scheduler/plugins/nodename/nodename.h"
 #include "scheduler/plugins/nodeports/nodeports.h"
 #include "scheduler/plugins/noderesources/balanced_allocation.h"
@@ -45,6 +46,7 @@ constexpr InTreePlugin kInTreePlugins[] = {
     {pl::nodename::kName, pl::nodename::make_node_name},
     {pl::nodeports::kName, pl::nodeports::make_node_ports},
     {pl::nodeaffinity::kName, pl::nodeaffinity::make_node_affinity},
+    {pl::nodedeclaredfeatures::kName, pl::nodedeclaredfeatures::make_node_declared_features},
     {pl::podtopologyspread::kName, pl::podtopologyspread::make_pod_topology_spread},
     {pl::nodeunschedulable::kName, pl::nodeunschedulable::make_node_unschedulable},
     {pl::noderesources::kFitName, pl::noderesources::make_node_resources_fit},

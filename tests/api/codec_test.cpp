@@ -36,6 +36,34 @@ TEST(Codec, DecodesPodFieldsAndKeepsUnknownMembers) {
   EXPECT_EQ(J(out), J(in)) << out;
 }
 
+// Pod-level resources (spec.resources) and a node's status.declaredFeatures are modelled: the
+// scheduler reads them. Absent, spec.resources stays unset (Boxed) and is not written.
+TEST(Codec, PodLevelResourcesAndDeclaredFeatures) {
+  const char* in = R"J({"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}],
+    "resources":{"requests":{"cpu":"2","memory":"1Gi"},"limits":{"cpu":"4"},"claims":[{"name":"x"}]}}})J";
+  auto pod = decode<Pod>(in);
+  ASSERT_TRUE(pod.ok()) << pod.error();
+  ASSERT_TRUE(pod->spec.resources.has_value());
+  EXPECT_EQ(pod->spec.resources->requests.find("cpu")->milli_value(), 2000);
+  EXPECT_EQ(pod->spec.resources->requests.find("memory")->value(), 1073741824);
+  EXPECT_EQ(pod->spec.resources->limits.find("cpu")->milli_value(), 4000);
+  EXPECT_EQ(J(encode(*pod)), J(in));
+  auto bad = decode<Pod>(R"J({"spec":{"resources":{"requests":{"cpu":"2x"}}}})J");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().rfind("spec.resources.requests.cpu: ", 0), 0u) << bad.error();
+  auto plain = decode<Pod>(R"J({"spec":{"containers":[]}})J");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->spec.resources.has_value());
+  EXPECT_EQ(encode(*plain).find("resources"), std::string::npos);
+
+  const char* node_in = R"J({"status":{"declaredFeatures":["GuaranteedQoSPodCPUResize","RestartAllContainersOnContainerExits"]}})J";
+  auto node = decode<Node>(node_in);
+  ASSERT_TRUE(node.ok()) << node.error();
+  EXPECT_EQ(node->status.declaredFeatures,
+            (std::vector<std::string>{"GuaranteedQoSPodCPUResize", "RestartAllContainersOnContainerExits"}));
+  EXPECT_EQ(J(encode(*node)), J(node_in));
+}
+
 TEST(Codec, ErrorsNameTheFieldPath) {
   auto r = decode<Pod>(R"J({"spec":{"containers":[{"name":"a"},{"resources":{"requests":{"cpu":"1x"}}}]}})J");
   ASSERT_FALSE(r.ok());

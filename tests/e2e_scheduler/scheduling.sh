@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One kube-scheduler against `ksched apiserver`: schedulable pods are bound with Scheduled events;
-# an unschedulable pod gets upstream's FailedScheduling message and PodScheduled condition;
+# an unschedulable pod gets upstream's FailedScheduling message and PodScheduled condition (also
+# when its requests are pod-level ones);
 # /metrics counts the attempts; /healthz and /readyz reflect state; SIGTERM exits 0.
 source "$(dirname "$0")/lib.sh"
 start_apiserver "$KSCHED"
@@ -88,6 +89,24 @@ overhead_refused() {
   [[ $(k -n e2e get pod overhead -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}') == *"2 Insufficient cpu"* ]]
 }
 wait_until 30 "overhead pod refused for Insufficient cpu" overhead_refused
+
+# Pod-level resources (spec.resources, PodLevelResources, on by default): the pod level, not the
+# containers' 100m, is what must fit. 6 CPU at pod level fits no node and gets upstream's message;
+# 500m at pod level binds.
+k -n e2e run plr-huge --image=registry.k8s.io/pause:3.10 --restart=Never \
+  --overrides='{"spec":{"resources":{"requests":{"cpu":"6"}},"containers":[{"name":"p","image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":"100m"}}}]}}' >/dev/null
+k -n e2e run plr-small --image=registry.k8s.io/pause:3.10 --restart=Never \
+  --overrides='{"spec":{"resources":{"requests":{"cpu":"500m","memory":"256Mi"}},"containers":[{"name":"p","image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":"100m"}}}]}}' >/dev/null
+plr_refused() {
+  [[ $(k -n e2e get pod plr-huge -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}') == Unschedulable ]]
+}
+wait_until 30 "pod-level 6 CPU pod refused" plr_refused
+expect_eq "$(k -n e2e get pod plr-huge -o jsonpath='{.status.phase} {.spec.nodeName}')" "Pending " "pod-level 6 CPU pod stays Pending"
+expect_eq "$(k -n e2e get pod plr-huge -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')" \
+  "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod." \
+  "pod-level FitError message"
+plr_bound() { [[ -n $(k -n e2e get pod plr-small -o jsonpath='{.spec.nodeName}') ]]; }
+wait_until 30 "pod-level 500m pod bound" plr_bound
 
 kill -TERM "$SCHED"
 code=0; wait "$SCHED" || code=$?

@@ -170,6 +170,18 @@ TEST(SelectVictimsOnNode, LowestPriorityFirstAndReprieve) {
   EXPECT_EQ(env.victims_on("n1", pod), (std::vector<std::string>{"p2", "p1"}));
 }
 
+// Pod-level requests are what a victim frees and what the preemptor needs. 4 CPU with a (prio 1,
+// pod level 3, containers 500m) and b (prio 2, pod level 1, containers 100m); the preemptor (prio
+// 10, pod level 2, containers 100m) needs 2: b is reprieved (1+2 fits), a is the victim. Counting
+// container sums instead, nothing would need to go.
+TEST(SelectVictimsOnNode, PodLevelRequestsAreFreed) {
+  auto a = MakePod().Name("a").UID("a").Node("n1").Priority(1).Req({{"cpu", "500m"}}).PodLevelReq({{"cpu", "3"}}).Obj();
+  auto b = MakePod().Name("b").UID("b").Node("n1").Priority(2).Req({{"cpu", "100m"}}).PodLevelReq({{"cpu", "1"}}).Obj();
+  Env env({a, b}, {node4("n1")});
+  auto pod = MakePod().Name("pre").Priority(10).Req({{"cpu", "100m"}}).PodLevelReq({{"cpu", "2"}}).Obj();
+  EXPECT_EQ(env.victims_on("n1", pod), (std::vector<std::string>{"a"}));
+}
+
 TEST(SelectVictimsOnNode, NoLowerPriorityPods) {
   Env env({running("hp", "n1", 20, "4")}, {node4("n1")});
   auto pod = MakePod().Name("pre").Priority(10).Req({{"cpu", "2"}}).Obj();

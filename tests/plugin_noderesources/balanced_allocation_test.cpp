@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler/config/features.h"
 #include "scheduler_testing/testing.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -64,6 +65,22 @@ TEST(BalancedAllocation, Factory) {
   auto* score = dynamic_cast<framework::ScorePlugin*>(made.value().get());
   ASSERT_NE(score, nullptr);
   EXPECT_FALSE(score->has_normalize_score());
+}
+
+// Upstream balanced_allocation_test.go's pod-level cases: the pod's pod-level requests, not its
+// containers', are what is balanced. Pod level 1 cpu / 4Gi over containers of 100m / 100Mi on
+// 4 cpu / 8Gi: fractions 0.25 / 0.5 → 87, as the container-level pod of Score.
+TEST(BalancedAllocation, PodLevelRequests) {
+  BalancedAllocation pl(config::NodeResourcesBalancedAllocationArgs{});
+  const ResourceMap alloc = {{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}};
+  auto pod = MakePod().Name("p").Req({{"cpu", "100m"}, {"memory", "100Mi"}}).PodLevelReq({{"cpu", "1"}, {"memory", "4Gi"}}).Obj();
+  EXPECT_EQ(run_score(pl, pod, node_with(alloc)), 87);
+  // Pod level cpu 2 only, memory from the container (2Gi): 0.5 / 0.25 → 87.
+  auto cpu_only = MakePod().Name("c").Req({{"cpu", "100m"}, {"memory", "2Gi"}}).PodLevelReq({{"cpu", "2"}}).Obj();
+  EXPECT_EQ(run_score(pl, cpu_only, node_with(alloc)), 87);
+  // With the gate off the containers' 100m / 100Mi count: fractions 0.025 / 0.0122 → std 0.0064 → 99.
+  config::ScopedFeatures off(config::Features{.podLevelResources = false});
+  EXPECT_EQ(run_score(pl, pod, node_with(alloc)), 99);
 }
 
 }  // namespace

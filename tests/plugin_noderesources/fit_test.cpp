@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler/config/features.h"
 #include "scheduler_testing/testing.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -285,6 +286,50 @@ TEST(NodeResourcesFit, FactoryAndEvents) {
   EXPECT_EQ(events[1].hint(pod, nullptr, large), framework::QueueingHint::Queue);  // added and fits
   EXPECT_EQ(events[1].hint(pod, small, large), framework::QueueingHint::Queue);    // cpu grew
   EXPECT_EQ(events[1].hint(pod, large, larger_mem), framework::QueueingHint::Skip);  // unrelated growth
+}
+
+// ---- pod-level resources (upstream fit_test.go TestEnoughRequests, the "pod-level resources"
+// cases, and TestFitScore's pod-level cases)
+
+// "pod-level cpu request higher than the containers' sum": pod level 2 cpu, containers 1 → needs 2.
+TEST(NodeResourcesFit, PodLevelRequestsDecideTheFit) {
+  auto fit = make_fit();
+  const ResourceMap alloc = {{"cpu", "4"}, {"memory", "4Gi"}, {"pods", "32"}};
+  auto pod = MakePod().Name("p").Req({{"cpu", "500m"}}).Req({{"cpu", "500m"}}).PodLevelReq({{"cpu", "2"}}).Obj();
+  EXPECT_TRUE(run_filter(*fit, pod, node_with(alloc, {{{"cpu", "2"}}})).is_success());
+  auto s = run_filter(*fit, pod, node_with(alloc, {{{"cpu", "2500m"}}}));
+  EXPECT_EQ(s.code(), Code::Unschedulable);
+  EXPECT_EQ(s.reasons(), std::vector<std::string>{"Insufficient cpu"});
+  // Memory from the pod level only, cpu from the containers.
+  auto mem = MakePod().Name("m").Req({{"cpu", "1"}, {"memory", "1Gi"}}).PodLevelReq({{"memory", "3Gi"}}).Obj();
+  auto sm = run_filter(*fit, mem, node_with(alloc, {{{"cpu", "3500m"}, {"memory", "2Gi"}}}));
+  EXPECT_EQ(sm.reasons(), (std::vector<std::string>{"Insufficient cpu", "Insufficient memory"}));
+  // Overhead on top of the pod level: 2 + 1 > 4 - 1.5.
+  auto over = MakePod().Name("o").Req({{"cpu", "1"}}).PodLevelReq({{"cpu", "2"}}).Overhead({{"cpu", "1"}}).Obj();
+  EXPECT_EQ(run_filter(*fit, over, node_with(alloc, {{{"cpu", "1500m"}}})).reasons(),
+            std::vector<std::string>{"Insufficient cpu"});
+}
+
+TEST(NodeResourcesFit, PodLevelRequestsIgnoredWithTheGateOff) {
+  config::ScopedFeatures off(config::Features{.podLevelResources = false});
+  auto fit = make_fit();
+  const ResourceMap alloc = {{"cpu", "4"}, {"memory", "4Gi"}, {"pods", "32"}};
+  auto pod = MakePod().Name("p").Req({{"cpu", "500m"}}).Req({{"cpu", "500m"}}).PodLevelReq({{"cpu", "2"}}).Obj();
+  EXPECT_TRUE(run_filter(*fit, pod, node_with(alloc, {{{"cpu", "2500m"}}})).is_success());
+}
+
+// Scoring takes the pod-level requests too: pod level 1 cpu / 2Gi with containers of 100m / 100Mi
+// scores as the 1 cpu / 2Gi pod of ScoreCheckValues.
+TEST(NodeResourcesFit, ScoreWithPodLevelRequests) {
+  const ResourceMap alloc = {{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}};
+  auto pod = MakePod().Name("p").Req({{"cpu", "100m"}, {"memory", "100Mi"}}).PodLevelReq({{"cpu", "1"}, {"memory", "2Gi"}}).Obj();
+  EXPECT_EQ(run_score(*make_fit(strategy(config::kLeastAllocated)), pod, node_with(alloc)), 75);
+  EXPECT_EQ(run_score(*make_fit(strategy(config::kMostAllocated)), pod, node_with(alloc)), 25);
+  // An existing pod's pod-level requests count in the node's non-zero sum: 500m/1Gi at pod level.
+  framework::NodeInfo ni(MakeNode().Name("n").Capacity(alloc).Ptr());
+  ni.add_pod(MakePod().Name("e").Node("n").Container("x").PodLevelReq({{"cpu", "500m"}, {"memory", "1Gi"}}).Info());
+  auto half = MakePod().Name("h").Container("y").PodLevelReq({{"cpu", "500m"}, {"memory", "1Gi"}}).Obj();
+  EXPECT_EQ(run_score(*make_fit(), half, ni), 75);
 }
 
 }  // namespace

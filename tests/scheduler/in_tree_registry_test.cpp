@@ -11,11 +11,11 @@ namespace ksched::scheduler {
 namespace {
 
 TEST(InTreeRegistry, HoldsExactlyTheUpstreamInTreePlugins) {
-  // Upstream v1.32 NewInTreeRegistry, without DynamicResources (not implemented here; off by default
-  // upstream behind the DynamicResourceAllocation feature gate).
+  // Upstream NewInTreeRegistry (v1.32's, and v1.35's NodeDeclaredFeatures), without DynamicResources
+  // (not implemented here; off by default upstream behind the DynamicResourceAllocation feature gate).
   const std::set<std::string> want = {
       "DefaultBinder",      "DefaultPreemption", "ImageLocality",    "InterPodAffinity",
-      "NodeAffinity",       "NodeName",          "NodePorts",        "NodeResourcesBalancedAllocation",
+      "NodeAffinity",       "NodeDeclaredFeatures", "NodeName",       "NodePorts",        "NodeResourcesBalancedAllocation",
       "NodeResourcesFit",   "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread",
       "PrioritySort",       "SchedulingGates",   "TaintToleration",  "VolumeBinding",
       "VolumeRestrictions", "VolumeZone",

@@ -260,6 +260,29 @@ TEST_F(SchedulerTest, NoNodes) {
   EXPECT_EQ(sched->queue().where(MakePod().Name("p").Obj()), queue::QueueName::Backoff);
 }
 
+// Pod-level resources end to end through the scheduler: on a 4-CPU node, a pod with pod-level
+// cpu 3 (containers 500m) binds and is assumed with 3; the next, pod level 2 (containers 100m),
+// is unschedulable with upstream's "Insufficient cpu", though the containers alone would fit.
+TEST_F(SchedulerTest, PodLevelRequestsAreScheduledAndAccounted) {
+  add_node(MakeNode().Name("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("big").Req({{"cpu", "500m"}}).PodLevelReq({{"cpu", "3"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].node, "n");
+  add_pod(MakePod().Name("second").Req({{"cpu", "100m"}}).PodLevelReq({{"cpu", "2"}}).Obj());
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(client.binds().size(), 1u);
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  const std::string fit_text = "0/1 nodes are available: 1 Insufficient cpu.";
+  EXPECT_EQ(failed[0].note.substr(0, fit_text.size()), fit_text);
+  // A third pod whose pod level fits what is left (1 CPU) binds.
+  add_pod(MakePod().Name("third").Req({{"cpu", "100m"}}).PodLevelReq({{"cpu", "1"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 2u);
+  EXPECT_EQ(client.binds()[1].node, "n");
+}
+
 TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "10"}}).Obj());
   add_node(MakeNode().Name("n2").Capacity({{"cpu", "4"}, {"pods", "10"}}).Taint("dedicated", "gpu", "NoSchedule").Obj());

@@ -30,5 +30,26 @@ TEST(Flags, ExplainCacheSizeIsOffByDefaultAndMustNotBeNegative) {
   EXPECT_FALSE(parse({"--explain-cache-size=-1"}).ok());
 }
 
+// --feature-gates: pflag's parsing (names and values trimmed), then featuregate's rules, with the
+// flag's error prefix; the help lists the alpha and beta gates under the flag.
+TEST(Flags, FeatureGatesAreCheckedAsUpstreamDoes) {
+  auto unknown = parse({"--feature-gates=SchedulerPopFromBackoffQ=false,Bogus=true"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error(), "invalid argument \"SchedulerPopFromBackoffQ=false,Bogus=true\" for \"--feature-gates\" flag: "
+                             "unrecognized feature gate: Bogus");
+  auto locked = parse({"--feature-gates=SchedulerQueueingHints=false"});
+  ASSERT_FALSE(locked.ok());
+  EXPECT_EQ(locked.error(), "invalid argument \"SchedulerQueueingHints=false\" for \"--feature-gates\" flag: "
+                            "cannot set feature gate SchedulerQueueingHints to false, feature is locked to true");
+  auto ok = parse({"--feature-gates= SchedulerQueueingHints = true ,PodLevelResources=false"});
+  ASSERT_TRUE(ok.ok()) << ok.error();
+  EXPECT_EQ(ok->feature_gates.at("SchedulerQueueingHints"), true);
+  EXPECT_EQ(ok->feature_gates.at("PodLevelResources"), false);
+  EXPECT_EQ(ok->feature_gate_warnings,
+            (std::vector<std::string>{"Setting GA feature gate SchedulerQueueingHints=true. It will be removed in a future release."}));
+  EXPECT_NE(usage().find("Options are:\n" + std::string(49, ' ') + "APIResponseCompression=true|false (BETA - default=true)\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::app

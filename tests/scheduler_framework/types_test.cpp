@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "scheduler/config/features.h"
 #include "scheduler/framework/types.h"
 #include "scheduler_testing/testing.h"
 
@@ -62,6 +63,109 @@ TEST(ComputePodRequests, ScalarsAndIgnoredNames) {
   EXPECT_EQ(r.get("hugepages-2Mi"), 4 * 1024 * 1024);
   EXPECT_EQ(r.get("foo"), 0);
   EXPECT_EQ(r.scalarResources.size(), 2u);
+}
+
+// ---- pod-level resources (PodLevelResources, on by default since v1.34)
+
+constexpr std::int64_t kMi = 1024 * 1024;
+
+// Upstream pkg/api/v1/resource helpers_test TestGetResourceRequest, "pod level resources cpu req,
+// container cpu req" and "pod level resources mem req, container mem req": the pod level wins.
+TEST(ComputePodRequests, PodLevelRequestReplacesContainerSum) {
+  auto p = MakePod().Name("p").Req({{"cpu", "500m"}}).Req({{"cpu", "500m"}}).PodLevelReq({{"cpu", "2"}}).Obj();
+  EXPECT_EQ(compute_pod_requests(p).milliCPU, 2000);
+  auto m = MakePod().Name("p").Req({{"memory", "80Mi"}}).PodLevelReq({{"memory", "100Mi"}}).Obj();
+  EXPECT_EQ(compute_pod_requests(m).memory, 100 * kMi);
+}
+
+// "pod level resources mem req, container cpu req": memory from the pod level, cpu from the
+// containers (and their init containers' peak).
+TEST(ComputePodRequests, PodLevelMemoryOnlyKeepsContainerCpu) {
+  auto p = MakePod().Name("p").Req({{"cpu", "1"}, {"memory", "1Gi"}}).InitReq({{"cpu", "3"}}).PodLevelReq({{"memory", "2Gi"}}).Obj();
+  auto r = compute_pod_requests(p);
+  EXPECT_EQ(r.milliCPU, 3000);
+  EXPECT_EQ(r.memory, 2048 * kMi);
+}
+
+// "cpu overhead and req": the overhead is added after the pod level replaced the sum.
+TEST(ComputePodRequests, OverheadAddsToPodLevelRequests) {
+  auto p = MakePod().Name("p").Req({{"cpu", "1"}}).PodLevelReq({{"cpu", "2"}}).Overhead({{"cpu", "250m"}}).Obj();
+  EXPECT_EQ(compute_pod_requests(p).milliCPU, 2250);
+}
+
+// Only cpu, memory and hugepages-* are pod-level resources: others at pod level are ignored, and
+// a pod whose spec.resources names only those has no pod-level requests.
+TEST(ComputePodRequests, UnsupportedPodLevelResourcesAreIgnored) {
+  auto p = MakePod().Name("p").Req({{"example.com/gpu", "1"}, {"hugepages-2Mi", "2Mi"}})
+               .PodLevelReq({{"example.com/gpu", "4"}, {"hugepages-2Mi", "8Mi"}, {"ephemeral-storage", "1Gi"}}).Obj();
+  auto r = compute_pod_requests(p);
+  EXPECT_EQ(r.get("example.com/gpu"), 1);
+  EXPECT_EQ(r.get("hugepages-2Mi"), 8 * kMi);
+  EXPECT_EQ(r.ephemeralStorage, 0);
+  auto only_unsupported = MakePod().Name("q").Req({{"cpu", "1"}}).PodLevelReq({{"example.com/gpu", "4"}}).Obj();
+  EXPECT_FALSE(has_pod_level_requests(only_unsupported));
+  EXPECT_TRUE(has_pod_level_requests(p));
+  auto limits_only = MakePod().Name("l").Req({{"cpu", "1"}}).PodLevelLim({{"cpu", "4"}}).Obj();
+  EXPECT_FALSE(has_pod_level_requests(limits_only));
+  EXPECT_TRUE(has_pod_level_resources(limits_only));
+  EXPECT_EQ(compute_pod_requests(limits_only).milliCPU, 1000);  // limits are not requests
+}
+
+// With the gate off, spec.resources is ignored: the containers' sum.
+TEST(ComputePodRequests, GateOffUsesContainerSum) {
+  config::ScopedFeatures off(config::Features{.podLevelResources = false});
+  auto p = MakePod().Name("p").Req({{"cpu", "500m"}}).Req({{"cpu", "500m"}}).PodLevelReq({{"cpu", "2"}}).Obj();
+  EXPECT_EQ(compute_pod_requests(p).milliCPU, 1000);
+  auto info = PodInfo::make(std::make_shared<const api::Pod>(p));
+  EXPECT_EQ(info->requests.milliCPU, 1000);
+  EXPECT_EQ(info->nonZeroRequests.milliCPU, 1000);
+  EXPECT_EQ(info->nonZeroRequests.memory, kDefaultMemoryRequest * 2);
+}
+
+// Upstream types_test TestCalculatePodResources ("pod-level resources ..."): the non-zero requests
+// a NodeInfo sums take the default only for a resource that neither the pod level nor any
+// container requests; the scorers' non-zero requests (resourceAllocationScorer) default every
+// container that lacks one, and the pod level still replaces the sum.
+TEST(PodInfo, NonZeroRequestsWithPodLevelResources) {
+  // Pod-level cpu 2, containers without requests: cpu 2; memory defaulted per container (none
+  // names it), 2 x 200Mi.
+  auto p = MakePod().Name("p").Container("a").Container("b").PodLevelReq({{"cpu", "2"}}).Obj();
+  auto info = PodInfo::make(std::make_shared<const api::Pod>(p));
+  EXPECT_EQ(info->requests.milliCPU, 2000);
+  EXPECT_EQ(info->requests.memory, 0);
+  EXPECT_EQ(info->nonZeroRequests.milliCPU, 2000);
+  EXPECT_EQ(info->nonZeroRequests.memory, 2 * kDefaultMemoryRequest);
+  auto scoring = compute_pod_requests(p, true);
+  EXPECT_EQ(scoring.milliCPU, 2000);
+  EXPECT_EQ(scoring.memory, 2 * kDefaultMemoryRequest);
+
+  // One container names memory: no default for the other one in the NodeInfo's sum.
+  auto q = MakePod().Name("q").Req({{"memory", "1Mi"}}).Container("b").PodLevelReq({{"cpu", "2"}}).Obj();
+  auto qi = PodInfo::make(std::make_shared<const api::Pod>(q));
+  EXPECT_EQ(qi->nonZeroRequests.memory, kMi);
+  EXPECT_EQ(qi->nonZeroRequests.milliCPU, 2000);
+  // The scorers default the container without memory.
+  EXPECT_EQ(compute_pod_requests(q, true).memory, kMi + kDefaultMemoryRequest);
+
+  // Pod-level cpu and memory: nothing is defaulted.
+  auto full = MakePod().Name("f").Container("a").PodLevelReq({{"cpu", "300m"}, {"memory", "64Mi"}}).Obj();
+  auto fi = PodInfo::make(std::make_shared<const api::Pod>(full));
+  EXPECT_EQ(fi->nonZeroRequests.milliCPU, 300);
+  EXPECT_EQ(fi->nonZeroRequests.memory, 64 * kMi);
+}
+
+// A NodeInfo adds and subtracts what the PodInfo computed, pod-level requests included.
+TEST(NodeInfo, AccountsPodLevelRequests) {
+  NodeInfo ni(MakeNode().Name("n").Capacity({{"cpu", "4"}, {"memory", "4Gi"}, {"pods", "10"}}).Ptr());
+  auto a = MakePod().Name("a").Node("n").Req({{"cpu", "1"}}).PodLevelReq({{"cpu", "3"}}).Obj();
+  auto b = MakePod().Name("b").Node("n").Req({{"cpu", "1"}}).Obj();
+  ni.add_pod(PodInfo::make(std::make_shared<const api::Pod>(a)));
+  ni.add_pod(PodInfo::make(std::make_shared<const api::Pod>(b)));
+  EXPECT_EQ(ni.requested.milliCPU, 4000);
+  EXPECT_EQ(ni.nonZeroRequested.milliCPU, 4000);
+  ASSERT_TRUE(ni.remove_pod(a));
+  EXPECT_EQ(ni.requested.milliCPU, 1000);
+  EXPECT_EQ(ni.nonZeroRequested.milliCPU, 1000);
 }
 
 TEST(HostPortInfo, DefaultsAndConflicts) {

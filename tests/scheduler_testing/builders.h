@@ -190,6 +190,17 @@ class PodWrapper {
     pod_.spec.initContainers.back().restartPolicy = "Always";
     return *this;
   }
+  // Pod-level requests / limits (spec.resources, PodLevelResources).
+  PodWrapper& PodLevelReq(const ResourceMap& reqs) {
+    if (!pod_.spec.resources) pod_.spec.resources.emplace();
+    pod_.spec.resources->requests = resource_list(reqs);
+    return *this;
+  }
+  PodWrapper& PodLevelLim(const ResourceMap& lims) {
+    if (!pod_.spec.resources) pod_.spec.resources.emplace();
+    pod_.spec.resources->limits = resource_list(lims);
+    return *this;
+  }
   PodWrapper& Overhead(const ResourceMap& o) {
     pod_.spec.overhead = resource_list(o);
     return *this;
@@ -410,6 +421,10 @@ class NodeWrapper {
   NodeWrapper& Zone(std::string zone, std::string region = {}) {
     node_.metadata.labels.set("topology.kubernetes.io/zone", std::move(zone));
     if (!region.empty()) node_.metadata.labels.set("topology.kubernetes.io/region", std::move(region));
+    return *this;
+  }
+  NodeWrapper& DeclaredFeatures(std::vector<std::string> f) {
+    node_.status.declaredFeatures = std::move(f);
     return *this;
   }
   // Sets both capacity and allocatable (upstream st.Capacity).

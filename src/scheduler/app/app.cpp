@@ -1,6 +1,6 @@
 #include "scheduler/app/app.h"
 
-#include "scheduler/app/feature_gates.h"
+#include "scheduler/config/feature_gates.h"
 
 #include <unistd.h>
 
@@ -26,6 +26,7 @@
 #include "scheduler/app/options.h"
 #include "scheduler/cluster_client.h"
 #include "scheduler/cluster_lister.h"
+#include "scheduler/config/features.h"
 #include "scheduler/config/write.h"
 #include "scheduler/eventhandlers.h"
 #include "scheduler/explain/decision_log.h"
@@ -152,9 +153,12 @@ util::Result<void> SchedulerApp::Impl::build() {
   SchedulerOptions so;
   so.metrics = metrics.get();
   so.pod_max_in_unschedulable_pods_duration = opts.pod_max_in_unschedulable_pods_duration;
-  so.queueing_hints = feature_enabled(opts.feature_gates, "SchedulerQueueingHints");
-  so.pop_from_backoff_q = feature_enabled(opts.feature_gates, "SchedulerPopFromBackoffQ");
-  so.opportunistic_batching = feature_enabled(opts.feature_gates, "OpportunisticBatching");
+  // The gates the scheduler computes with (pod-level resources) are process-wide; an embedding
+  // program (ksched bench, a workload's featureGates) gives them here.
+  if (!opts.feature_gates.empty()) config::set_features(config::features_from_gates(opts.feature_gates));
+  so.queueing_hints = config::feature_enabled(opts.feature_gates, "SchedulerQueueingHints");
+  so.pop_from_backoff_q = config::feature_enabled(opts.feature_gates, "SchedulerPopFromBackoffQ");
+  so.opportunistic_batching = config::feature_enabled(opts.feature_gates, "OpportunisticBatching");
   if (opts.explain_cache_size > 0) {
     decisions = std::make_unique<explain::DecisionLog>(opts.explain_cache_size);
     so.cycle_observer = [log = decisions.get()](framework::Framework& fwk, const api::Pod& pod, const std::string& node) {
@@ -414,7 +418,7 @@ SchedulerApp::~SchedulerApp() {
 
 util::Result<std::unique_ptr<SchedulerApp>> SchedulerApp::create(AppOptions opts) {
   // Gates set programmatically (the bench's workloads) obey the flag's rules too.
-  if (auto checked = check_feature_gates(opts.feature_gates); !checked)
+  if (auto checked = config::check_feature_gates(opts.feature_gates); !checked)
     return util::make_error("feature gates: " + checked.error());
   auto impl = std::make_unique<Impl>();
   impl->opts = std::move(opts);
@@ -585,6 +589,8 @@ int run_kube_scheduler(int argc, char** argv) {
   }
   log::init(flags->verbosity, flags->logging_format == "json" ? log::Format::Json : log::Format::Text);
   for (const auto& w : flags->feature_gate_warnings) log::warning(w);
+  // Before the configuration is defaulted: NodeDeclaredFeatures joins the default plugins.
+  config::set_features(config::features_from_gates(flags->feature_gates));
   if (!flags->write_config_to.empty()) {
     auto cfg = effective_config(*flags);
     if (!cfg) {

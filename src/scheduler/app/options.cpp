@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "scheduler/app/feature_gates.h"
+#include "scheduler/config/feature_gates.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/load.h"
 #include "scheduler/config/validation.h"
@@ -62,7 +62,7 @@ util::Result<std::map<std::string, bool>> parse_gates(const std::string& s, std:
     }
     out[k] = b;
   }
-  auto checked = check_feature_gates(out);
+  auto checked = config::check_feature_gates(out);
   if (!checked) return util::make_error("invalid argument \"" + s + "\" for \"--feature-gates\" flag: " + checked.error());
   warnings = std::move(*checked);
   return out;
@@ -130,7 +130,7 @@ Global flags:
 )";
   // The gate list goes where pflag prints the flag's multi-line usage, aligned under its text.
   std::string gates;
-  for (const auto& line : feature_gate_help_lines()) gates += std::string(49, ' ') + line + "\n";
+  for (const auto& line : config::feature_gate_help_lines()) gates += std::string(49, ' ') + line + "\n";
   text.replace(text.find("@FEATURE_GATES@"), std::string_view("@FEATURE_GATES@").size(), gates);
   return text;
 }

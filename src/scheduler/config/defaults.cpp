@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "scheduler/config/features.h"
+
 namespace ksched::scheduler::config {
 
 Plugins default_plugins() {
@@ -33,6 +35,8 @@ Plugins default_plugins() {
   add(names::NodeResourcesBalancedAllocation, 1);
   add(names::ImageLocality, 1);
   add(names::DefaultBinder);
+  // Upstream applyFeatureGates: appended after the others.
+  if (features().nodeDeclaredFeatures) add(names::NodeDeclaredFeatures);
   return p;
 }
 
@@ -58,6 +62,7 @@ const std::map<std::string, std::vector<ExtensionPoint>, std::less<>>& default_p
       {std::string(names::NodeResourcesBalancedAllocation), {E::PreScore, E::Score}},
       {std::string(names::ImageLocality), {E::Score}},
       {std::string(names::DefaultBinder), {E::Bind}},
+      {std::string(names::NodeDeclaredFeatures), {E::PreFilter, E::Filter}},
       {std::string(names::DynamicResources),
        {E::PreEnqueue, E::PreFilter, E::Filter, E::PostFilter, E::Reserve, E::PreBind}},
   };

@@ -10,7 +10,7 @@
 namespace ksched::scheduler::config {
 
 // The v1.32 default plugin set: every default plugin in `multiPoint`, in upstream order, with
-// the default Score weights.
+// the default Score weights; NodeDeclaredFeatures last when its gate is on (features.h).
 Plugins default_plugins();
 
 // Extension points implemented by each in-tree plugin (default ones plus DynamicResources),

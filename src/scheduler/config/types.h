@@ -47,6 +47,7 @@ inline constexpr std::string_view NodeResourcesBalancedAllocation = "NodeResourc
 inline constexpr std::string_view ImageLocality = "ImageLocality";
 inline constexpr std::string_view DefaultBinder = "DefaultBinder";
 inline constexpr std::string_view DynamicResources = "DynamicResources";  // in-tree, off by default
+inline constexpr std::string_view NodeDeclaredFeatures = "NodeDeclaredFeatures";  // with its gate (alpha)
 }  // namespace names
 
 // ---------------------------------------------------------------- plugins

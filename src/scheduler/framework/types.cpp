@@ -4,6 +4,7 @@
 #include <atomic>
 #include <iterator>
 
+#include "scheduler/config/features.h"
 #include "scheduler/framework/interface.h"
 
 namespace ksched::scheduler::framework {
@@ -130,29 +131,33 @@ void max_list(api::ResourceList& into, const api::ResourceList& rl) {
   }
 }
 
-const api::ResourceList& container_requests(const api::Container& c, bool non_zero, api::ResourceList& scratch) {
+// A container's requests with the scoring defaults for what it lacks (upstream's
+// NonMissingContainerRequests): `default_cpu` / `default_memory` say which defaults apply.
+const api::ResourceList& container_requests(const api::Container& c, bool default_cpu, bool default_memory,
+                                            api::ResourceList& scratch) {
   const auto& req = c.resources.requests;
-  if (!non_zero || (req.contains("cpu") && req.contains("memory"))) return req;
+  const bool add_cpu = default_cpu && !req.contains("cpu");
+  const bool add_memory = default_memory && !req.contains("memory");
+  if (!add_cpu && !add_memory) return req;
   scratch = req;
-  if (!scratch.contains("cpu")) scratch.set("cpu", api::Quantity::from_milli(kDefaultMilliCPURequest));
-  if (!scratch.contains("memory")) {
-    scratch.set("memory", api::Quantity::from_int(kDefaultMemoryRequest, api::Quantity::Format::BinarySI));
-  }
+  if (add_cpu) scratch.set("cpu", api::Quantity::from_milli(kDefaultMilliCPURequest));
+  if (add_memory) scratch.set("memory", api::Quantity::from_int(kDefaultMemoryRequest, api::Quantity::Format::BinarySI));
   return scratch;
 }
 
-}  // namespace
-
-Resource compute_pod_requests(const api::Pod& pod, bool non_zero) {
+// Upstream resourcehelper.PodRequests: the containers' requests (sidecar formula), then the
+// pod-level requests in place of the sum for the resources set there (when the gate is on), then
+// the overhead. As a ResourceList: which names are present matters to the non-zero defaults.
+api::ResourceList pod_request_list(const api::Pod& pod, bool default_cpu, bool default_memory, bool pod_level) {
   api::ResourceList reqs;
   api::ResourceList scratch;
-  for (const auto& c : pod.spec.containers) add_list(reqs, container_requests(c, non_zero, scratch));
+  for (const auto& c : pod.spec.containers) add_list(reqs, container_requests(c, default_cpu, default_memory, scratch));
 
   if (!pod.spec.initContainers.empty()) {
     api::ResourceList sidecars;  // cumulative requests of restartable init containers so far
     api::ResourceList init_peak;
     for (const auto& ic : pod.spec.initContainers) {
-      const auto& r = container_requests(ic, non_zero, scratch);
+      const auto& r = container_requests(ic, default_cpu, default_memory, scratch);
       if (ic.restartPolicy && *ic.restartPolicy == "Always") {
         add_list(reqs, r);
         add_list(sidecars, r);
@@ -165,8 +170,62 @@ Resource compute_pod_requests(const api::Pod& pod, bool non_zero) {
     }
     max_list(reqs, init_peak);
   }
+  if (pod_level && has_pod_level_requests(pod)) {
+    for (const auto& [name, q] : pod.spec.resources->requests) {
+      if (is_supported_pod_level_resource(name)) reqs.set(name, at_least_zero(q));
+    }
+  }
   add_list(reqs, pod.spec.overhead);
-  return Resource::from(reqs);
+  return reqs;
+}
+
+}  // namespace
+
+bool is_supported_pod_level_resource(std::string_view name) {
+  return name == "cpu" || name == "memory" || name.starts_with("hugepages-");
+}
+
+bool has_pod_level_requests(const api::Pod& pod) {
+  if (!pod.spec.resources) return false;
+  for (const auto& [name, _] : pod.spec.resources->requests) {
+    if (is_supported_pod_level_resource(name)) return true;
+  }
+  return false;
+}
+
+bool has_pod_level_resources(const api::Pod& pod) {
+  if (!pod.spec.resources) return false;
+  if (has_pod_level_requests(pod)) return true;
+  for (const auto& [name, _] : pod.spec.resources->limits) {
+    if (is_supported_pod_level_resource(name)) return true;
+  }
+  return false;
+}
+
+Resource compute_pod_requests(const api::Pod& pod, bool non_zero) {
+  return Resource::from(pod_request_list(pod, non_zero, non_zero, config::features().podLevelResources));
+}
+
+PodRequests compute_pod_info_requests(const api::Pod& pod) {
+  const bool pod_level = config::features().podLevelResources;
+  const api::ResourceList reqs = pod_request_list(pod, false, false, pod_level);
+  PodRequests out;
+  out.requests = Resource::from(reqs);
+  // Upstream getNonMissingContainerRequests: without pod-level requests, the defaults for both;
+  // with them, a default only for what neither the pod level nor any container (nor the
+  // overhead) names.
+  bool default_cpu = true;
+  bool default_memory = true;
+  if (pod_level && has_pod_level_requests(pod)) {
+    default_cpu = !reqs.contains("cpu");
+    default_memory = !reqs.contains("memory");
+  }
+  if (!default_cpu && !default_memory) {
+    out.nonZero = out.requests;
+  } else {
+    out.nonZero = Resource::from(pod_request_list(pod, default_cpu, default_memory, pod_level));
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- affinity terms
@@ -205,8 +264,9 @@ std::shared_ptr<const PodInfo> PodInfo::make(PodPtr pod) {
   auto pi = std::make_shared<PodInfo>();
   pi->pod = std::move(pod);
   const api::Pod& p = *pi->pod;
-  pi->requests = compute_pod_requests(p, false);
-  pi->nonZeroRequests = compute_pod_requests(p, true);
+  auto reqs = compute_pod_info_requests(p);
+  pi->requests = std::move(reqs.requests);
+  pi->nonZeroRequests = std::move(reqs.nonZero);
   if (!p.spec.affinity) return pi;
 
   auto note_error = [&](const std::string& e) {

@@ -47,9 +47,27 @@ struct Resource {
 // hugepages-*, attachable-volumes-*, kubernetes.io/-prefixed native names).
 bool is_scalar_resource_name(std::string_view name);
 
-// Pod requests as upstream's PodRequests (init containers, restartable sidecars, overhead).
-// non_zero applies the scoring defaults (100m CPU / 200Mi memory) to containers lacking them.
+// Pod requests as upstream's PodRequests (init containers, restartable sidecars, pod-level
+// requests when the PodLevelResources gate is on, overhead). non_zero applies the scoring
+// defaults (100m CPU / 200Mi memory) to containers lacking them, as upstream's
+// resourceAllocationScorer does (pod-level requests still replace the sums they name).
 Resource compute_pod_requests(const api::Pod& pod, bool non_zero = false);
+
+// What a PodInfo caches (upstream PodInfo.CalculateResource): the requests, and the non-zero
+// requests whose cpu and memory a NodeInfo sums. With pod-level requests, a default applies only
+// to a resource that neither the pod level nor any container requests.
+struct PodRequests {
+  Resource requests;
+  Resource nonZero;
+};
+PodRequests compute_pod_info_requests(const api::Pod& pod);
+
+// Upstream resourcehelper: the resources a pod may set at pod level (cpu, memory, hugepages-*),
+// and whether it sets any in spec.resources.requests (IsPodLevelRequestsSet) or in requests or
+// limits (IsPodLevelResourcesSet). These read the pod only, not the gate.
+bool is_supported_pod_level_resource(std::string_view name);
+bool has_pod_level_requests(const api::Pod& pod);
+bool has_pod_level_resources(const api::Pod& pod);
 
 // A pod (anti-)affinity term with its selectors parsed once.
 struct AffinityTerm {
@@ -74,8 +92,8 @@ struct PodInfo {
   std::vector<AffinityTerm> requiredAntiAffinityTerms;
   std::vector<WeightedAffinityTerm> preferredAffinityTerms;
   std::vector<WeightedAffinityTerm> preferredAntiAffinityTerms;
-  Resource requests;          // compute_pod_requests(pod)
-  Resource nonZeroRequests;   // compute_pod_requests(pod, true)
+  Resource requests;          // compute_pod_info_requests(pod).requests
+  Resource nonZeroRequests;   // compute_pod_info_requests(pod).nonZero (cpu and memory are read)
   std::string parseError;     // non-empty when a selector failed to parse
 
   static std::shared_ptr<const PodInfo> make(PodPtr pod);
@@ -316,8 +334,9 @@ enum ActionType : std::uint32_t {
   kUpdatePodSchedulingGatesEliminated = 1u << 10,
   kUpdatePodGeneratedResourceClaim = 1u << 11,
   kUpdateOther = 1u << 12,  // any other update of the resource
+  kUpdateNodeDeclaredFeature = 1u << 13,  // node.status.declaredFeatures (gate NodeDeclaredFeatures)
   kUpdate = kUpdateNodeAllocatable | kUpdateNodeLabel | kUpdateNodeTaint | kUpdateNodeCondition |
-            kUpdateNodeAnnotation | kUpdatePodLabel | kUpdatePodScaleDown | kUpdatePodTolerations |
+            kUpdateNodeAnnotation | kUpdateNodeDeclaredFeature | kUpdatePodLabel | kUpdatePodScaleDown | kUpdatePodTolerations |
             kUpdatePodSchedulingGatesEliminated | kUpdatePodGeneratedResourceClaim | kUpdateOther,
   kAll = kAdd | kDelete | kUpdate,
 };

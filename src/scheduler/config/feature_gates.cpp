@@ -1,9 +1,9 @@
-#include "scheduler/app/feature_gates.h"
+#include "scheduler/config/feature_gates.h"
 
 #include <algorithm>
 #include <array>
 
-namespace ksched::scheduler::app {
+namespace ksched::scheduler::config {
 
 namespace {
 
@@ -305,4 +305,4 @@ std::vector<std::string> feature_gate_help_lines() {
   return out;
 }
 
-}  // namespace ksched::scheduler::app
+}  // namespace ksched::scheduler::config

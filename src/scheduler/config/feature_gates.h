@@ -13,7 +13,7 @@
 
 #include "util/result.h"
 
-namespace ksched::scheduler::app {
+namespace ksched::scheduler::config {
 
 enum class FeatureStage { Alpha, Beta, GA, Deprecated };
 
@@ -40,4 +40,4 @@ bool feature_enabled(const std::map<std::string, bool>& set, std::string_view na
 // The `--feature-gates` help's "Options are:" lines (alpha and beta gates, sorted).
 std::vector<std::string> feature_gate_help_lines();
 
-}  // namespace ksched::scheduler::app
+}  // namespace ksched::scheduler::config

@@ -1,0 +1,24 @@
+#include "scheduler/config/features.h"
+
+#include "scheduler/config/feature_gates.h"
+
+namespace ksched::scheduler::config {
+
+namespace {
+// Written at start-up or by a test between scheduler runs, read everywhere after: a plain object,
+// as upstream's gates are fixed once the component runs.
+Features g_features;
+}  // namespace
+
+const Features& features() { return g_features; }
+
+void set_features(const Features& f) { g_features = f; }
+
+Features features_from_gates(const std::map<std::string, bool>& gates) {
+  Features f;
+  f.podLevelResources = feature_enabled(gates, "PodLevelResources");
+  f.nodeDeclaredFeatures = feature_enabled(gates, "NodeDeclaredFeatures");
+  return f;
+}
+
+}  // namespace ksched::scheduler::config

@@ -1,0 +1,41 @@
+// The scheduler's feature gates that change what it computes, process-wide as upstream's
+// utilfeature.DefaultFeatureGate: the requests a PodInfo caches are computed in the cache and the
+// queue, far from any plugin's arguments, and upstream reads the global gate there too. Set once at
+// start-up (kube-scheduler's --feature-gates), before the configuration is defaulted and the
+// scheduler built; tests that flip a gate restore it (ScopedFeatures).
+#pragma once
+#include <map>
+#include <string>
+
+namespace ksched::scheduler::config {
+
+struct Features {
+  // Beta, on since v1.34: pod.spec.resources (pod-level requests) replace the containers' sum for
+  // cpu, memory and hugepages-* in every request the scheduler computes.
+  bool podLevelResources = true;
+  // Alpha, off in v1.35: the NodeDeclaredFeatures plugin joins the default profile and matches
+  // pods' inferred feature requirements against node.status.declaredFeatures.
+  bool nodeDeclaredFeatures = false;
+};
+
+// The current gates (v1.35's defaults until set_features is called). Read from any thread;
+// written only while no scheduler runs.
+const Features& features();
+void set_features(const Features& f);
+// The gates as --feature-gates' "Name" -> value sets them (feature_enabled: AllAlpha/AllBeta,
+// v1.35's defaults).
+Features features_from_gates(const std::map<std::string, bool>& gates);
+
+// Sets the gates for a scope and restores the previous ones (tests).
+class ScopedFeatures {
+ public:
+  explicit ScopedFeatures(const Features& f) : saved_(features()) { set_features(f); }
+  ~ScopedFeatures() { set_features(saved_); }
+  ScopedFeatures(const ScopedFeatures&) = delete;
+  ScopedFeatures& operator=(const ScopedFeatures&) = delete;
+
+ private:
+  Features saved_;
+};
+
+}  // namespace ksched::scheduler::config
