@@ -86,7 +86,25 @@ TEST(DraScheduling, DevicesAreAllocatedOnceAndTheLastPodWaitsForAFreeOne) {
     }
     return out;
   };
-  ASSERT_TRUE(eventually([&] { return bound().size() == 4; })) << bound().size();
+  // What each pod and claim looks like, for a failure's message.
+  auto state = [&] {
+    std::string out;
+    if (auto l = c->list<ksched::api::Pod>("default"); l.ok()) {
+      for (const auto& p : l->items) {
+        out += std::string(p.metadata.name.view()) + " node=" + p.spec.nodeName;
+        for (const auto& cond : p.status.conditions) out += " " + cond.type + ":" + std::string(cond.message.view());
+        out += "\n";
+      }
+    }
+    if (auto l = c->list<rv1::ResourceClaim>("default"); l.ok()) {
+      for (const auto& cl : l->items) {
+        out += std::string(cl.metadata.name.view()) + (cl.status.allocation ? " allocated" : " pending") +
+               " reservedFor=" + std::to_string(cl.status.reservedFor.size()) + "\n";
+      }
+    }
+    return out;
+  };
+  ASSERT_TRUE(eventually([&] { return bound().size() == 4; })) << state();
 
   // Each bound pod's claim is allocated on its node and reserved for it; no device twice.
   auto check_claims = [&](std::size_t want) {
@@ -122,7 +140,7 @@ TEST(DraScheduling, DevicesAreAllocatedOnceAndTheLastPodWaitsForAFreeOne) {
       if (cond.type == "PodScheduled" && cond.reason == "Unschedulable") message = std::string(cond.message.view());
     }
     return !message.empty();
-  }));
+  })) << state();
   EXPECT_EQ(message,
             "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are "
             "available: 2 Preemption is not helpful for scheduling.");
