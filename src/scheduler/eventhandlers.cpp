@@ -259,8 +259,11 @@ template <class T, class Feed>
 std::function<bool()> add_dra_handlers(Scheduler& sched, informer::SharedInformerFactory& f, EventResource resource,
                                        std::string_view kind, Feed feed) {
   const std::string k(kind);
+  // The scheduler never reads managedFields; slices are many and large, so they are not kept.
+  informer::InformerOptions<T> o;
+  o.reflector.decode.dropManagedFields = true;
   return add_handlers<T>(
-      *f.informer_for<T>(),
+      *f.informer_for<T>(std::move(o)),
       [&sched, feed, e = ev(resource, framework::kAdd, (k + "Add").c_str())](const informer::Ptr<T>& o) {
         feed(sched.dra_manager(), nullptr, o, false);
         sched.requeue_on(e, nullptr, o);
