@@ -11,10 +11,10 @@ namespace ksched::scheduler {
 namespace {
 
 TEST(InTreeRegistry, HoldsExactlyTheUpstreamInTreePlugins) {
-  // Upstream NewInTreeRegistry (v1.32's, and v1.35's NodeDeclaredFeatures), without DynamicResources
-  // (not implemented here; off by default upstream behind the DynamicResourceAllocation feature gate).
+  // Upstream NewInTreeRegistry (v1.35: DynamicResources, NodeDeclaredFeatures; GangScheduling is
+  // not here yet).
   const std::set<std::string> want = {
-      "DefaultBinder",      "DefaultPreemption", "ImageLocality",    "InterPodAffinity",
+      "DynamicResources",   "DefaultBinder",      "DefaultPreemption", "ImageLocality",    "InterPodAffinity",
       "NodeAffinity",       "NodeDeclaredFeatures", "NodeName",       "NodePorts",        "NodeResourcesBalancedAllocation",
       "NodeResourcesFit",   "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread",
       "PrioritySort",       "SchedulingGates",   "TaintToleration",  "VolumeBinding",
