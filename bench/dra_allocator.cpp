@@ -132,6 +132,26 @@ void BM_Allocate(benchmark::State& state) {
 }
 BENCHMARK(BM_Allocate)->ArgName("claim")->Arg(0)->Arg(1)->Arg(2);
 
+// The borrowing constructor (nothing copied), with and without the shared selector results
+// (arg "cache"): what the plugin's Filter costs per node at best.
+void BM_BorrowAndAllocate(benchmark::State& state) {
+  Setup s(claim_of(static_cast<int>(state.range(0))), 8, 3);
+  const resourceapi::ResourceClaim* claims[] = {s.c.get()};
+  const dra::DeviceClassLookup lookup = s.lookup();
+  dra::SelectorCache results;
+  dra::SelectorCache* shared = state.range(1) != 0 ? &results : nullptr;
+  for (auto _ : state) {
+    dra::Allocator a(dra::Features{}, &s.allocated, &lookup, s.slices, s.cache, shared);
+    auto r = a.allocate(s.node, claims);
+    if (!r.ok() || !r->found()) {
+      state.SkipWithError("no allocation");
+      return;
+    }
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_BorrowAndAllocate)->ArgNames({"claim", "cache"})->ArgsProduct({{0, 1, 2}, {0, 1}});
+
 // A cluster-wide allocated set (upstream full_500nodes: 4,990 of 5,000 devices taken) copied into
 // each Allocator, as a plugin that passes every allocated device does.
 void BM_ConstructAndAllocateBigAllocatedSet(benchmark::State& state) {
@@ -151,6 +171,26 @@ void BM_ConstructAndAllocateBigAllocatedSet(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ConstructAndAllocateBigAllocatedSet);
+
+// The same set borrowed: looked up, not copied.
+void BM_BorrowAndAllocateBigAllocatedSet(benchmark::State& state) {
+  Setup s(kOneDevice, 10, 5);
+  for (int n = 0; n < 500; ++n)
+    for (int i = 0; i < 10; ++i)
+      if (n != 7) s.allocated.insert(dra::DeviceId{kDriver, "scheduler-perf-dra-" + std::to_string(n), "instance-" + std::to_string(i)});
+  const resourceapi::ResourceClaim* claims[] = {s.c.get()};
+  const dra::DeviceClassLookup lookup = s.lookup();
+  for (auto _ : state) {
+    dra::Allocator a(dra::Features{}, &s.allocated, &lookup, s.slices, s.cache);
+    auto r = a.allocate(s.node, claims);
+    if (!r.ok() || !r->found()) {
+      state.SkipWithError("no allocation");
+      return;
+    }
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_BorrowAndAllocateBigAllocatedSet);
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "api/codec.h"
 #include "api/yaml_json.h"
@@ -78,7 +79,7 @@ class AllocatorTest : public ::testing::Test {
                   }
                   return nullptr;
                 },
-                slices, cache);
+                slices, cache, results);
     std::vector<const resourceapi::ResourceClaim*> ptrs;
     for (const auto& c : claims) ptrs.push_back(c.get());
     return a.allocate(n, ptrs);
@@ -94,6 +95,7 @@ class AllocatorTest : public ::testing::Test {
 
   Features features;
   cel::Cache cache{64};
+  SelectorCache* results = nullptr;  // selector results shared between allocators, when set
   std::vector<std::shared_ptr<const resourceapi::DeviceClass>> classes{gpu_class()};
   std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> slices;
 };
@@ -456,6 +458,109 @@ TEST_F(AllocatorTest, RandomAllocationsNeverShareADeviceAndAlwaysMatch) {
   }
   EXPECT_GT(found, 10);
   EXPECT_GT(refused, 10);  // the cluster fills up: both outcomes are exercised
+}
+
+// The shared selector results give what evaluating every selector gives, also once a slice is
+// replaced by an updated object (same name, other attributes): its old results are not used.
+TEST_F(AllocatorTest, SelectorCacheGivesTheSameResultsAfterASliceUpdate) {
+  classes = {gpu_class("device.attributes[\"gpu.example.com\"].model == \"a100\"")};
+  SelectorCache shared;
+  auto both = [&](const std::string& pool_devices_hint) {
+    results = nullptr;
+    auto plain = allocate(node("node-1"), {claim("c", exact("req", 1))});
+    results = &shared;
+    auto cached = allocate(node("node-1"), {claim("c", exact("req", 1))});
+    results = nullptr;
+    EXPECT_TRUE(plain.ok() && cached.ok()) << pool_devices_hint;
+    EXPECT_EQ(plain->found(), cached->found()) << pool_devices_hint;
+    return plain->found() ? std::make_pair(devices(plain->results[0]), devices(cached->results[0])) : std::make_pair(V{}, V{});
+  };
+  // gpu-0 h100, gpu-1 a100, gpu-2 h100.
+  slices = {gpu_slice("node-1", "node-1", 3, {"h100", "a100"})};
+  auto [p1, c1] = both("v1");
+  EXPECT_EQ(p1, V{"req:gpu.example.com/node-1/gpu-1"});
+  EXPECT_EQ(c1, p1);
+  // A second allocator with the same slice object reads the remembered results: same answer.
+  auto [p1b, c1b] = both("v1 again");
+  EXPECT_EQ(c1b, p1);
+  EXPECT_EQ(shared.slices(), 1u);
+  // Updated slice: gpu-0 a100, gpu-1 h100, gpu-2 a100. The old object goes away first, as an
+  // informer's update replaces it.
+  slices.clear();
+  slices = {gpu_slice("node-1", "node-1", 3, {"a100", "h100"})};
+  auto [p2, c2] = both("v2");
+  EXPECT_EQ(p2, V{"req:gpu.example.com/node-1/gpu-0"});
+  EXPECT_EQ(c2, p2);
+  // Taken devices and request selectors on top of the class's: still the same answers.
+  DeviceIdSet taken{{"gpu.example.com", "node-1", "gpu-0"}};
+  for (SelectorCache* r : {static_cast<SelectorCache*>(nullptr), &shared}) {
+    results = r;
+    auto a = allocate(node("node-1"), {claim("c", exact("req", 1))}, taken);
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE(a->found());
+    EXPECT_EQ(devices(a->results[0]), V{"req:gpu.example.com/node-1/gpu-2"});
+    a = allocate(node("node-1"),
+                 {claim("c", exact("req", 1, "gpu",
+                                   ", selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].numa == 0'}}]"))});
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE(a->found());
+    EXPECT_EQ(devices(a->results[0]), V{"req:gpu.example.com/node-1/gpu-0"});
+  }
+  results = nullptr;
+}
+
+// Errors are not remembered: a selector that fails on a device fails every time, cache or not.
+TEST_F(AllocatorTest, SelectorCacheDoesNotHideErrors) {
+  classes = {gpu_class("device.attributes[\"gpu.example.com\"].nosuch == 1")};
+  slices = {gpu_slice("node-1", "node-1", 2)};
+  SelectorCache shared;
+  results = &shared;
+  for (int i = 0; i < 2; ++i) {
+    auto r = allocate(node("node-1"), {claim("c", exact("req", 1))});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "class gpu: selector #0: CEL runtime error: no such key: nosuch");
+  }
+  results = nullptr;
+}
+
+// Several allocators on several threads share one SelectorCache (as concurrent Filter calls do):
+// every answer is the one a lone allocator without the cache gives.
+TEST_F(AllocatorTest, SelectorCacheSharedBetweenThreads) {
+  classes = {gpu_class("device.attributes[\"gpu.example.com\"].model == \"l4\"")};
+  for (int n = 0; n < 4; ++n) {
+    slices.push_back(gpu_slice("node-" + std::to_string(n), "pool-" + std::to_string(n), 8, {"a100", "h100", "l4"}));
+  }
+  slices.push_back(gpu_slice("", "shared", 4, {"l4", "a100"}));  // node-less: every node sees it
+  auto c = claim("c", exact("req", 3));
+  std::vector<V> expected;
+  for (int n = 0; n < 4; ++n) {
+    auto r = allocate(node("node-" + std::to_string(n)), {c});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_TRUE(r->found());
+    expected.push_back(devices(r->results[0]));
+  }
+  SelectorCache shared;
+  const DeviceClassLookup lookup = [this](std::string_view name) -> std::shared_ptr<const resourceapi::DeviceClass> {
+    for (const auto& k : classes)
+      if (std::string_view(k->metadata.name) == name) return k;
+    return nullptr;
+  };
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const resourceapi::ResourceClaim* claims[] = {c.get()};
+      for (int i = 0; i < 200; ++i) {
+        const int n = (t + i) % 4;
+        Allocator a(features, static_cast<const DeviceIdSet*>(nullptr), &lookup, slices, cache, &shared);
+        auto r = a.allocate(node("node-" + std::to_string(n)), claims);
+        if (!r.ok() || !r->found() || devices(r->results[0]) != expected[n]) ++mismatches[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches, (std::vector<int>{0, 0, 0, 0}));
+  EXPECT_EQ(shared.slices(), 5u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "scheduler/dra/allocator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -199,25 +200,55 @@ struct StringHash {
 // ---------------------------------------------------------------------------- SelectorCache
 
 struct SelectorCache::Impl {
-  // One slice object's results: per expression id, per device index, -1 (not known), 0 or 1.
+  // One slice object's results: for up to kSlots expressions, per device -1 (not known), 0 or 1.
+  // Reading and writing a result takes no lock (rows are claimed under `mu`, then published).
   struct Entry {
+    static constexpr std::size_t kSlots = 8;
+    struct Slot {
+      std::atomic<std::uint32_t> expression{kNoId};
+      std::unique_ptr<std::atomic<std::int8_t>[]> row;
+    };
     std::weak_ptr<const resourceapi::ResourceSlice> slice;
+    std::size_t devices = 0;
+    Slot slots[kSlots];
     std::mutex mu;
-    std::vector<std::vector<std::int8_t>> results;
 
-    int get(std::uint32_t expr, std::uint32_t device) {
+    // The expression's row; null when it has none (and, with `create`, none can be made).
+    std::atomic<std::int8_t>* row(std::uint32_t expression, bool create) {
+      for (auto& sl : slots) {
+        const auto e = sl.expression.load(std::memory_order_acquire);
+        if (e == expression) return sl.row.get();
+        if (e == kNoId) break;  // slots are claimed in order
+      }
+      if (!create) return nullptr;
       std::lock_guard l(mu);
-      if (expr >= results.size() || device >= results[expr].size()) return -1;
-      return results[expr][device];
+      for (auto& sl : slots) {
+        const auto e = sl.expression.load(std::memory_order_relaxed);
+        if (e == expression) return sl.row.get();
+        if (e != kNoId) continue;
+        sl.row = std::make_unique<std::atomic<std::int8_t>[]>(devices);
+        for (std::size_t i = 0; i < devices; ++i) sl.row[i].store(-1, std::memory_order_relaxed);
+        sl.expression.store(expression, std::memory_order_release);
+        return sl.row.get();
+      }
+      return nullptr;
     }
-    void put(std::uint32_t expr, std::uint32_t device, std::size_t devices, bool v) {
-      std::lock_guard l(mu);
-      if (expr >= results.size()) results.resize(expr + 1);
-      auto& row = results[expr];
-      if (row.size() < devices) row.resize(devices, -1);
-      if (device < row.size()) row[device] = v ? 1 : 0;
+    int get(std::uint32_t expression, std::uint32_t device) {
+      auto* r = row(expression, false);
+      return r == nullptr || device >= devices ? -1 : r[device].load(std::memory_order_relaxed);
+    }
+    void put(std::uint32_t expression, std::uint32_t device, bool v) {
+      auto* r = row(expression, true);
+      if (r != nullptr && device < devices) r[device].store(v ? 1 : 0, std::memory_order_relaxed);
     }
   };
+
+  // Tells this cache from one that was at the same address before (per-thread id memos).
+  const std::uint64_t serial = next_serial();
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+  }
 
   // Distinct expressions remembered at most; beyond, new ones are evaluated every time (claims
   // with one-off selectors must not grow the cache without bound).
@@ -257,6 +288,7 @@ struct SelectorCache::Impl {
     if (!e || !same_object(e->slice, slice)) {
       e = std::make_shared<Entry>();
       e->slice = slice;
+      e->devices = slice->spec.devices.size();
     }
     auto out = e;
     if (entries.size() >= prune_at) {
@@ -323,6 +355,9 @@ struct Scratch {
   std::vector<cel::DeviceAttribute> cel_attributes;
   std::vector<cel::DeviceCapacity> cel_capacity;
   DeviceId id;  // the lookup key into the allocated set, its strings reused
+  // SelectorCache expression ids this thread has looked up, for the cache with this serial.
+  std::uint64_t ids_of = 0;
+  std::vector<std::pair<std::string, std::uint32_t>> ids;
   std::map<const resourceapi::ResourceSlice*, CounterSets> consumed;
 };
 
@@ -371,6 +406,17 @@ class Search {
       }
     }
     return t != 0;
+  }
+  std::uint32_t expression_id(std::string_view expression) {
+    if (x_.ids_of != s_.results->serial || x_.ids.size() >= 64) {
+      x_.ids.clear();
+      x_.ids_of = s_.results->serial;
+    }
+    for (const auto& [e, id] : x_.ids)
+      if (e == expression) return id;
+    const std::uint32_t id = s_.results->expression_id(expression);
+    x_.ids.emplace_back(std::string(expression), id);
+    return id;
   }
   bool in_use(const DeviceRef& d) { return taken(d) || x_.picking[d.index] != 0; }
   bool in_use_by_claim(const DeviceRef& d, std::size_t claim) const {
@@ -492,7 +538,7 @@ util::Result<bool, AllocateError> Search::selectors_match(std::size_t claim, con
     const std::string_view expression = selectors[i].cel->expression;
     std::uint32_t& id = x_.expr_ids[sel_first + i];
     if (s_.results != nullptr) {
-      if (id == kNoId) id = s_.results->expression_id(expression);
+      if (id == kNoId) id = expression_id(expression);
       if (id != kNoId) {
         auto& e = x_.entries[d.slice_index];
         if (!e) e = s_.results->entry(s_.slices[d.slice_index]);
@@ -544,7 +590,7 @@ util::Result<bool, AllocateError> Search::selectors_match(std::size_t claim, con
     auto matched = program->evaluate(input);
     if (!matched) return AllocateError{where(i) + ": CEL runtime error: " + matched.error().message};
     if (entry != nullptr && id != kNoId) {
-      entry->put(id, d.index - x_.slice_base[d.slice_index], d.slice->spec.devices.size(), *matched);
+      entry->put(id, d.index - x_.slice_base[d.slice_index], *matched);
     }
     if (!*matched) return false;
   }

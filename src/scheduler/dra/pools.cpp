@@ -38,12 +38,21 @@ std::pair<bool, std::int64_t> check_slices_in_pool(std::span<const std::shared_p
   return {false, n};
 }
 
+// Equality from the end: drivers number their devices ("gpu-0", "gpu-1"), so names of one pool
+// usually differ in their last character.
+bool same_name(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = a.size(); i > 0; --i)
+    if (a[i - 1] != b[i - 1]) return false;
+  return true;
+}
+
 // Whether a device name occurs twice among `names` (reordered).
 bool has_duplicate(std::vector<std::string_view>& names) {
-  if (names.size() <= 16) {
+  if (names.size() <= 32) {
     for (std::size_t i = 1; i < names.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
-        if (names[i] == names[j]) return true;
+        if (same_name(names[i], names[j])) return true;
     return false;
   }
   std::sort(names.begin(), names.end());
