@@ -371,6 +371,15 @@ class Search {
  public:
   Search(Allocator::Shared& shared, const api::Node& node, std::span<const resourceapi::ResourceClaim* const> claims)
       : s_(shared), node_(node), claims_(claims), x_(scratch()) {}
+  // The scratch keeps its capacity, not the references of this call (classes, programs, cache
+  // entries), so nothing outlives the allocator through it.
+  ~Search() {
+    x_.datas.clear();
+    x_.programs.clear();
+    x_.entries.clear();
+  }
+  Search(const Search&) = delete;
+  Search& operator=(const Search&) = delete;
 
   util::Result<Allocation, AllocateError> run();
 
