@@ -246,6 +246,25 @@ TEST_F(AllocatorTest, AnInvalidPoolIsANodeOnlyError) {
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.error().node_only);
   EXPECT_EQ(r.error().message, "invalid resource pools were encountered");
+  // Long names, the same one in two slices of the pool; names that differ in one byte are fine.
+  auto two_slices = [](const std::string& a, const std::string& b) {
+    auto slice = [](const std::string& name, const std::string& device) {
+      return obj<resourceapi::ResourceSlice>(
+          "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: " + name +
+          "}\nspec:\n  driver: gpu.example.com\n"
+          "  pool: {name: p, generation: 1, resourceSliceCount: 2}\n  nodeName: node-1\n  devices: [{name: " +
+          device + "}]\n");
+    };
+    return std::vector<std::shared_ptr<const resourceapi::ResourceSlice>>{slice("s1", a), slice("s2", b)};
+  };
+  slices = two_slices("accelerator-card-0001", "accelerator-card-0001");
+  r = allocate(node("node-1"), {claim("c", exact("req", 1))});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().node_only);
+  slices = two_slices("accelerator-card-0001", "bccelerator-card-0001");
+  r = allocate(node("node-1"), {claim("c", exact("req", 2))});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->found());
 }
 
 // matchAttribute across requests: both devices on one NUMA node ("with-constraint").

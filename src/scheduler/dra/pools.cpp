@@ -1,6 +1,7 @@
 #include "scheduler/dra/pools.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "scheduler/framework/plugin_helper.h"
 
@@ -38,21 +39,27 @@ std::pair<bool, std::int64_t> check_slices_in_pool(std::span<const std::shared_p
   return {false, n};
 }
 
-// Equality from the end: drivers number their devices ("gpu-0", "gpu-1"), so names of one pool
-// usually differ in their last character.
-bool same_name(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = a.size(); i > 0; --i)
-    if (a[i - 1] != b[i - 1]) return false;
-  return true;
+// A name's length and last (up to) seven bytes: drivers number their devices ("gpu-0", "gpu-1"),
+// so names of one pool nearly always differ there.
+std::uint64_t fingerprint(std::string_view n) {
+  std::uint64_t tail = 0;
+  if (n.size() >= 8) {
+    std::memcpy(&tail, n.data() + n.size() - 8, 8);  // one load; the first of the eight bytes is dropped
+    tail >>= 8;  // little-endian: the first byte is the lowest
+  } else {
+    for (const char c : n) tail = tail << 8 | static_cast<unsigned char>(c);
+  }
+  return tail ^ static_cast<std::uint64_t>(n.size()) << 56;
 }
 
-// Whether a device name occurs twice among `names` (reordered).
-bool has_duplicate(std::vector<std::string_view>& names) {
+// Whether a device name occurs twice among `names` (reordered); `fps` is working space.
+bool has_duplicate(std::vector<std::string_view>& names, std::vector<std::uint64_t>& fps) {
   if (names.size() <= 32) {
+    fps.clear();
+    for (const auto n : names) fps.push_back(fingerprint(n));
     for (std::size_t i = 1; i < names.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
-        if (same_name(names[i], names[j])) return true;
+        if (fps[i] == fps[j] && names[i] == names[j]) return true;
     return false;
   }
   std::sort(names.begin(), names.end());
@@ -137,7 +144,7 @@ util::Result<void> gather_pools(std::span<const std::shared_ptr<const resourceap
     out.names.clear();
     for (std::uint32_t k = 0; k < pool.count; ++k)
       for (const auto& d : slices[out.slices[pool.first + k]]->spec.devices) out.names.push_back(std::string_view(d.name));
-    pool.invalid = has_duplicate(out.names);
+    pool.invalid = has_duplicate(out.names, out.fingerprints);
     out.pools.push_back(pool);
   }
   return {};

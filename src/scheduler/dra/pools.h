@@ -36,6 +36,7 @@ struct Pools {
   };
   std::vector<Candidate> candidates;
   std::vector<std::string_view> names;
+  std::vector<std::uint64_t> fingerprints;
 };
 
 // Fills `out` (cleared first). Errors: a node selector that cannot be parsed.
