@@ -402,6 +402,30 @@ TEST_F(AllocatorTest, SharedCountersLimitPartitions) {
   EXPECT_EQ(devices(r->results.at(0)), V{"req:gpu.example.com/p/half-b"});
 }
 
+// v1.35 publishes a pool's counter sets in a slice of their own: devices of the pool's other
+// slices draw on them all the same.
+TEST_F(AllocatorTest, SharedCountersInTheirOwnSliceOfThePool) {
+  features.partitionableDevices = true;
+  const std::string head =
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nspec:\n  driver: gpu.example.com\n"
+      "  pool: {name: p, generation: 1, resourceSliceCount: 2}\n  nodeName: node-1\n";
+  slices = {obj<resourceapi::ResourceSlice>(head + "  sharedCounters: [{name: gpu-0, counters: {memory: {value: 40Gi}}}]\n"),
+            obj<resourceapi::ResourceSlice>(
+                head + "  devices:\n"
+                       "  - {name: whole, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]}\n"
+                       "  - {name: half-a, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 20Gi}}}]}\n"
+                       "  - {name: half-b, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 20Gi}}}]}\n")};
+  auto r = allocate(node("node-1"), {claim("c", exact("req", 2))});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(devices(r->results.at(0)), (V{"req:gpu.example.com/p/half-a", "req:gpu.example.com/p/half-b"}));
+  r = allocate(node("node-1"), {claim("c", exact("req", 1))}, DeviceIdSet{{"gpu.example.com", "p", "half-a"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(devices(r->results.at(0)), V{"req:gpu.example.com/p/half-b"});
+  r = allocate(node("node-1"), {claim("c", exact("req", 2))}, DeviceIdSet{{"gpu.example.com", "p", "half-a"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->found());  // half-a's 20Gi are gone: neither whole nor both halves fit
+}
+
 TEST(Tolerates, UpstreamRules) {
   resourceapi::DeviceTaint taint;
   taint.key = "k";

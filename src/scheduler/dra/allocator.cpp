@@ -88,6 +88,7 @@ struct DeviceRef {
   const resourceapi::ResourceSlice* slice = nullptr;
   std::uint32_t slice_index = 0;
   std::uint32_t index = 0;
+  std::uint32_t pool = 0;  // index into the search's pools
 };
 
 constexpr std::uint32_t kNoId = std::numeric_limits<std::uint32_t>::max();
@@ -321,12 +322,6 @@ struct Allocator::Shared {
   std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices;
   cel::Cache* cache = nullptr;
   SelectorCache::Impl* results = nullptr;
-
-  // Counters left in each slice's counter sets once the devices allocated before are taken
-  // (DRAPartitionableDevices), computed on first use and kept: they depend only on the inputs.
-  std::mutex counters_mu;
-  std::map<const resourceapi::ResourceSlice*, std::map<std::string, std::map<std::string, api::Quantity>, std::less<>>>
-      available_counters;
 };
 
 namespace {
@@ -358,7 +353,11 @@ struct Scratch {
   // SelectorCache expression ids this thread has looked up, for the cache with this serial.
   std::uint64_t ids_of = 0;
   std::vector<std::pair<std::string, std::uint32_t>> ids;
-  std::map<const resourceapi::ResourceSlice*, CounterSets> consumed;
+  // DRAPartitionableDevices, per pool (its counter sets may be in any of its slices, as v1.35
+  // publishes them: in slices of their own): what is left once the devices allocated before are
+  // taken, computed on first use, and what this search's picks consume.
+  std::vector<std::optional<CounterSets>> available;
+  std::vector<CounterSets> consumed;
 };
 
 Scratch& scratch() {
@@ -438,13 +437,14 @@ class Search {
   util::Result<api::NodeSelector*, AllocateError> node_selector_for(std::size_t claim, api::Boxed<api::NodeSelector>& out);
   template <class F>
   void for_each_device(const Pool& pool, F&& f) {
+    const auto pool_index = static_cast<std::uint32_t>(&pool - x_.pools.pools.data());
     for (std::uint32_t k = 0; k < pool.count; ++k) {
       const std::uint32_t si = x_.pools.slices[pool.first + k];
       const resourceapi::ResourceSlice* slice = s_.slices[si].get();
       const std::uint32_t base = x_.slice_base[si];
       const auto& devices = slice->spec.devices;
       for (std::uint32_t j = 0; j < devices.size(); ++j) {
-        if (!f(DeviceRef{&devices[j], slice, si, base + j})) return;
+        if (!f(DeviceRef{&devices[j], slice, si, base + j, pool_index})) return;
       }
     }
   }
@@ -638,40 +638,37 @@ util::Result<bool, AllocateError> Search::selectable(const RequestData& rd, std:
 }
 
 bool Search::counters_fit(const DeviceRef& d) {
-  const resourceapi::ResourceSlice* slice = d.slice;
-  CounterSets available;
-  {
-    std::lock_guard l(s_.counters_mu);
-    auto it = s_.available_counters.find(slice);
-    if (it == s_.available_counters.end()) {
-      CounterSets sets;
-      for (const auto& cs : slice->spec.sharedCounters) {
+  auto& available = x_.available[d.pool];
+  if (!available) {
+    CounterSets sets;
+    const Pool& pool = x_.pools.pools[d.pool];
+    for (std::uint32_t k = 0; k < pool.count; ++k) {
+      for (const auto& cs : s_.slices[x_.pools.slices[pool.first + k]]->spec.sharedCounters) {
         auto& m = sets[cs.name];
         for (const auto& [name, c] : cs.counters) m[name] = c.value;
       }
-      // Devices of this slice allocated before hold their counters.
-      const auto& devices = slice->spec.devices;
-      for (std::uint32_t j = 0; j < devices.size(); ++j) {
-        if (!taken(DeviceRef{&devices[j], slice, d.slice_index, x_.slice_base[d.slice_index] + j})) continue;
-        for (const auto& use : devices[j].consumesCounters) {
-          auto set = sets.find(use.counterSet);
-          if (set == sets.end()) continue;
-          for (const auto& [name, c] : use.counters) {
-            auto have = set->second.find(name);
-            if (have != set->second.end()) have->second -= c.value;
-          }
+    }
+    // Devices of the pool allocated before hold their counters.
+    for_each_device(pool, [&](const DeviceRef& dev) {
+      if (!taken(dev)) return true;
+      for (const auto& use : dev.device->consumesCounters) {
+        auto set = sets.find(use.counterSet);
+        if (set == sets.end()) continue;
+        for (const auto& [name, c] : use.counters) {
+          auto have = set->second.find(name);
+          if (have != set->second.end()) have->second -= c.value;
         }
       }
-      it = s_.available_counters.emplace(slice, std::move(sets)).first;
-    }
-    available = it->second;
+      return true;
+    });
+    available = std::move(sets);
   }
-  auto& consumed = x_.consumed[slice];
+  auto& consumed = x_.consumed[d.pool];
   for (const auto& use : d.device->consumesCounters) {
     auto& set = consumed[use.counterSet];
     for (const auto& [name, c] : use.counters) set[name] += c.value;
   }
-  for (const auto& [set_name, counters] : available) {
+  for (const auto& [set_name, counters] : *available) {
     auto cs = consumed.find(set_name);
     for (const auto& [name, have] : counters) {
       api::Quantity used;
@@ -688,7 +685,7 @@ bool Search::counters_fit(const DeviceRef& d) {
 }
 
 void Search::release_counters(const DeviceRef& d) {
-  auto& consumed = x_.consumed[d.slice];
+  auto& consumed = x_.consumed[d.pool];
   for (const auto& use : d.device->consumesCounters) {
     auto& set = consumed[use.counterSet];
     for (const auto& [name, c] : use.counters) set[name] -= c.value;
@@ -898,11 +895,12 @@ util::Result<Allocation, AllocateError> Search::run() {
   x_.matches.clear();
   x_.programs.clear();
   x_.expr_ids.clear();
-  x_.consumed.clear();
 
   if (auto g = gather_pools(s_.slices, node_, s_.features, x_.pools); !g) {
     return AllocateError{"gather pool information: " + g.error()};
   }
+  x_.available.assign(x_.pools.pools.size(), std::nullopt);
+  x_.consumed.assign(x_.pools.pools.size(), CounterSets{});
 
   // Each request's class, count and (mode All) devices; claims whose minimum exceeds the result
   // limit fail here.
