@@ -5,6 +5,7 @@
 #include "api/core.h"
 #include "api/volume.h"
 #include "api/helpers.h"
+#include "client/resources_dra.h"
 #include "client/rest.h"
 #include "util/log.h"
 
@@ -64,6 +65,25 @@ framework::Status RestClusterClient::update_pvc(const api::PersistentVolumeClaim
   auto r = client_->update(pvc);
   if (!r.ok()) return from_api_error(r.error());
   return {};
+}
+
+namespace {
+
+template <class R>
+framework::ClusterClient::ClaimAnswer claim_answer(R&& r) {
+  if (!r.ok()) return {nullptr, from_api_error(r.error()), client::is_conflict(r.error())};
+  return {std::make_shared<const api::resourcev1::ResourceClaim>(std::move(*r)), {}, false};
+}
+
+}  // namespace
+
+framework::ClusterClient::ClaimAnswer RestClusterClient::get_resource_claim(std::string_view ns, std::string_view name) {
+  return claim_answer(client_->get<api::resourcev1::ResourceClaim>(ns, name));
+}
+
+framework::ClusterClient::ClaimAnswer RestClusterClient::update_resource_claim(const api::resourcev1::ResourceClaim& claim,
+                                                                              bool status) {
+  return claim_answer(status ? client_->update_status(claim) : client_->update(claim));
 }
 
 std::string RestClusterClient::pod_status_patch(const std::optional<api::PodCondition>& condition,

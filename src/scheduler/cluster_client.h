@@ -32,6 +32,9 @@ class RestClusterClient final : public framework::ClusterClient {
   // PUT of the whole object (VolumeBinding's PreBind).
   framework::Status update_pv(const api::PersistentVolume& pv) override;
   framework::Status update_pvc(const api::PersistentVolumeClaim& pvc) override;
+  // ResourceClaims (DynamicResources).
+  ClaimAnswer get_resource_claim(std::string_view ns, std::string_view name) override;
+  ClaimAnswer update_resource_claim(const api::resourcev1::ResourceClaim& claim, bool status) override;
 
   // The patch body patch_pod_status sends (exposed for tests).
   static std::string pod_status_patch(const std::optional<api::PodCondition>& condition,

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/helpers.h"
+#include "client/resources_dra.h"
 #include "scheduler/eventhandlers.h"
 #include "scheduler/framework/plugin_helper.h"
 #include "scheduler/plugins/nodename/nodename.h"
@@ -252,14 +253,59 @@ std::function<bool()> add_queue_move_handlers(Scheduler& sched, informer::Shared
       [](const informer::Ptr<T>&) {});
 }
 
+// resource.k8s.io objects feed the scheduler's DRA state first, then move the queued pods that the
+// change may help (upstream: the assume cache's and the informers' handlers).
+template <class T, class Feed>
+std::function<bool()> add_dra_handlers(Scheduler& sched, informer::SharedInformerFactory& f, EventResource resource,
+                                       std::string_view kind, Feed feed) {
+  const std::string k(kind);
+  return add_handlers<T>(
+      *f.informer_for<T>(),
+      [&sched, feed, e = ev(resource, framework::kAdd, (k + "Add").c_str())](const informer::Ptr<T>& o) {
+        feed(sched.dra_manager(), nullptr, o, false);
+        sched.requeue_on(e, nullptr, o);
+      },
+      [&sched, feed, e = ev(resource, framework::kUpdate, (k + "Update").c_str())](const informer::Ptr<T>& a,
+                                                                                   const informer::Ptr<T>& b) {
+        feed(sched.dra_manager(), a, b, false);
+        sched.requeue_on(e, a, b);
+      },
+      [&sched, feed](const informer::Ptr<T>& o) { feed(sched.dra_manager(), o, nullptr, true); });
+}
+
 }  // namespace
+
+std::vector<std::function<bool()>> add_dra_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f) {
+  namespace r = api::resourcev1;
+  return {
+      add_dra_handlers<r::DeviceClass>(sched, f, EventResource::DeviceClass, "DeviceClass",
+                                       [](dra::Manager& m, const auto& a, const auto& b, bool del) {
+                                         if (del) m.on_class_delete(a);
+                                         else if (a) m.on_class_update(a, b);
+                                         else m.on_class_add(b);
+                                       }),
+      add_dra_handlers<r::ResourceSlice>(sched, f, EventResource::ResourceSlice, "ResourceSlice",
+                                         [](dra::Manager& m, const auto& a, const auto& b, bool del) {
+                                           if (del) m.on_slice_delete(a);
+                                           else if (a) m.on_slice_update(a, b);
+                                           else m.on_slice_add(b);
+                                         }),
+      add_dra_handlers<r::ResourceClaim>(sched, f, EventResource::ResourceClaim, "ResourceClaim",
+                                         [](dra::Manager& m, const auto& a, const auto& b, bool del) {
+                                           if (del) m.on_claim_delete(a);
+                                           else if (a) m.on_claim_update(a, b);
+                                           else m.on_claim_add(b);
+                                         }),
+  };
+}
 
 std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f) {
   // Pods go to the scheduler's two filtered handlers; nodes feed the cache; storage and CSI
-  // objects only move queued pods.
+  // objects only move queued pods; resource.k8s.io objects, when a profile uses DRA, feed the
+  // DRA state and move queued pods.
   Scheduler* sc = &sched;
   auto pods = scheduler_pod_informer(f)->add_event_handler(sched.pod_event_handler());
-  return {
+  std::vector<std::function<bool()>> synced = {
       [pods] { return pods->has_synced(); },
       add_handlers<api::Node>(
           *f.informer_for<api::Node>(), [sc](const auto& n) { sc->on_node_add(n); },
@@ -274,6 +320,10 @@ std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, info
       add_queue_move_handlers<api::CSIStorageCapacity>(sched, f, EventResource::CSIStorageCapacity,
                                                        "CSIStorageCapacityAdd", "CSIStorageCapacityUpdate"),
   };
+  if (sched.uses_dra()) {
+    for (auto& s : add_dra_event_handlers(sched, f)) synced.push_back(std::move(s));
+  }
+  return synced;
 }
 
 }  // namespace ksched::scheduler

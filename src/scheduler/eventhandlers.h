@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/core.h"
+#include "api/resource.h"
 #include "api/storage.h"
 #include "api/volume.h"
 #include "informer/factory.h"
@@ -21,5 +22,8 @@ std::shared_ptr<informer::SharedIndexInformer<api::Pod>> scheduler_pod_informer(
 // Registers the scheduler's handlers on the pod, node, volume and CSI informers of `f` (creating
 // them if needed) and returns one has-synced check per registration, for /readyz and the start.
 std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f);
+// The DeviceClass, ResourceSlice and ResourceClaim handlers alone (add_all_event_handlers adds them
+// when a profile enables DynamicResources).
+std::vector<std::function<bool()>> add_dra_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f);
 
 }  // namespace ksched::scheduler

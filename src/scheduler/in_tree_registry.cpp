@@ -5,6 +5,7 @@
 
 #include "scheduler/plugins/defaultbinder/defaultbinder.h"
 #include "scheduler/plugins/defaultpreemption/defaultpreemption.h"
+#include "scheduler/plugins/dynamicresources/dynamicresources.h"
 #include "scheduler/plugins/imagelocality/imagelocality.h"
 #include "scheduler/plugins/interpodaffinity/interpodaffinity.h"
 #include "scheduler/plugins/nodeaffinity/nodeaffinity.h"
@@ -40,6 +41,7 @@ struct InTreePlugin {
 // Plugin name -> factory, in upstream's NewInTreeRegistry order. A new in-tree plugin is one line
 // here (see docs/architecture.md, "Adding a plugin").
 constexpr InTreePlugin kInTreePlugins[] = {
+    {pl::dynamicresources::kName, pl::dynamicresources::make_dynamic_resources},
     {pl::imagelocality::kName, pl::imagelocality::make_image_locality},
     {pl::tainttoleration::kName, pl::tainttoleration::make_taint_toleration},
     {pl::nodename::kName, pl::nodename::make_node_name},

@@ -46,6 +46,7 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   nominator_proxy_ = std::make_unique<NominatorProxy>();
   cache_ = std::make_unique<cache::Cache>(std::chrono::nanoseconds(0), *clock_);
   snapshot_ = std::make_unique<cache::Snapshot>();
+  dra_ = std::make_unique<dra::Manager>();
 
   auto extenders = build_extenders(cfg.extenders);
   if (!extenders.ok()) return util::make_error("couldn't build extenders: " + extenders.error());
@@ -114,6 +115,7 @@ util::Result<void> Scheduler::init_profiles(const config::KubeSchedulerConfigura
     deps.parallelizer = parallelizer;
     deps.clock = clock_;
     deps.extenders = extenders_;
+    deps.dra = dra_.get();
     deps.quick_rejection = opts_.quick_rejection;
     // Sampled cycles only (CycleState::record_plugin_metrics, 10 %), but there once per node per
     // plugin: the children are found by the labels' addresses (the plugins' names live as long
@@ -140,6 +142,7 @@ util::Result<void> Scheduler::init_profiles(const config::KubeSchedulerConfigura
     } else if (qs != queue_sort_name) {
       return util::make_error("using different QueueSort plugins in profiles is not supported");
     }
+    if ((*fwk)->plugin(config::names::DynamicResources)) uses_dra_ = true;
     profiles_.emplace(prof.schedulerName, std::move(*fwk));
   }
 

@@ -32,6 +32,7 @@
 #include "scheduler/binding_pool.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/config/types.h"
+#include "scheduler/dra/manager.h"
 #include "scheduler/framework/extender.h"
 #include "scheduler/framework/runtime.h"
 #include "scheduler/metrics.h"
@@ -143,6 +144,10 @@ class Scheduler {
   const std::vector<std::shared_ptr<framework::Extender>>& extenders() const { return extenders_; }
   // Whether a pod is ours (its schedulerName names a profile).
   bool responsible_for(const api::Pod& pod) const { return profile(pod.spec.schedulerName) != nullptr; }
+  // The DRA state every profile's DynamicResources reads (Handle::dra_manager); fed by the
+  // resource.k8s.io informers, which add_all_event_handlers sets up only when uses_dra().
+  dra::Manager& dra_manager() { return *dra_; }
+  bool uses_dra() const { return uses_dra_; }
 
  private:
   class NominatorProxy;
@@ -208,6 +213,8 @@ class Scheduler {
 
   std::unique_ptr<NominatorProxy> nominator_proxy_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> profiles_;
+  std::unique_ptr<dra::Manager> dra_;
+  bool uses_dra_ = false;  // some profile enables DynamicResources
   std::unique_ptr<queue::PriorityQueue> queue_;
   std::unique_ptr<cache::Cache> cache_;
   std::unique_ptr<cache::Snapshot> snapshot_;

@@ -138,7 +138,10 @@ until_ok 60 count_is 3 get resourceclaims || fail "3 claims, one per pod: $(k ge
 ok "one claim per pod"
 out=$(k get resourceclaims)
 expect_contains "$(echo "$out" | head -1)" "STATE" "the claims' STATE column"
-expect_contains "$out" "pending" "unallocated claims are pending"
+# The scheduler allocates each pod's claim and reserves it for the pod (DynamicResources).
+allocated_reserved() { [[ "$(kq get resourceclaims --no-headers | grep -c 'allocated,reserved')" == 3 ]]; }
+until_ok 60 allocated_reserved || fail "3 claims allocated and reserved: $(k get resourceclaims)"
+ok "the scheduler allocated and reserved every claim"
 # Named <pod>-<pod claim>-<5 random>, owned by the pod, annotated with the pod claim's name.
 for pod in $(kq get pods -l app=trainer -o jsonpath='{.items[*].metadata.name}'); do
   claim=""

@@ -35,7 +35,7 @@ has_unschedulable_condition() {
 }
 wait_until 30 "huge gets PodScheduled=False" has_unschedulable_condition
 msg=$(k -n e2e get pod huge -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
-expect_eq "$msg" "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod." "FitError message"
+expect_eq "$msg" "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod." "FitError message"
 
 events() { k -n e2e get events -o jsonpath='{range .items[*]}{.reason}|{.regarding.name}{.involvedObject.name}|{.note}{.message}{"\n"}{end}'; }
 has_events() { [[ $(events | grep -c '^Scheduled|') == 5 ]] && events | grep -q '^FailedScheduling|huge|'; }

@@ -11,10 +11,10 @@ namespace ksched::scheduler {
 namespace {
 
 TEST(InTreeRegistry, HoldsExactlyTheUpstreamInTreePlugins) {
-  // Upstream v1.32 NewInTreeRegistry, without DynamicResources (not implemented here; off by default
-  // upstream behind the DynamicResourceAllocation feature gate).
+  // Upstream NewInTreeRegistry (v1.35 has DynamicResources; NodeDeclaredFeatures and
+  // GangScheduling are not here yet).
   const std::set<std::string> want = {
-      "DefaultBinder",      "DefaultPreemption", "ImageLocality",    "InterPodAffinity",
+      "DynamicResources",   "DefaultBinder",      "DefaultPreemption", "ImageLocality",    "InterPodAffinity",
       "NodeAffinity",       "NodeName",          "NodePorts",        "NodeResourcesBalancedAllocation",
       "NodeResourcesFit",   "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread",
       "PrioritySort",       "SchedulingGates",   "TaintToleration",  "VolumeBinding",

@@ -276,7 +276,8 @@ TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
   EXPECT_EQ(failed[0].note.substr(0, fit_text.size()), fit_text);
   if (sched->profile("default-scheduler")->has_post_filter_plugins()) {
     EXPECT_EQ(failed[0].note,
-              fit_text + " preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
+              // v1.35's DynamicResources runs first at PostFilter and says why it did not help.
+              fit_text + " no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
                          "2 Preemption is not helpful for scheduling.");
   }
   auto patches = client.patches();

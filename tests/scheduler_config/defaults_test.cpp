@@ -44,7 +44,8 @@ TEST(SchedulerConfigDefaults, EmptyConfigMatchesUpstreamV1Defaults) {
       {"NodeName", {}},            {"TaintToleration", 3},     {"NodeAffinity", 2},
       {"NodePorts", {}},           {"NodeResourcesFit", 1},    {"VolumeRestrictions", {}},
       {"NodeVolumeLimits", {}},    {"VolumeBinding", {}},      {"VolumeZone", {}},
-      {"PodTopologySpread", 2},    {"InterPodAffinity", 2},    {"DefaultPreemption", {}},
+      {"PodTopologySpread", 2},    {"InterPodAffinity", 2},    {"DynamicResources", 2},
+      {"DefaultPreemption", {}},
       {"NodeResourcesBalancedAllocation", 1}, {"ImageLocality", 1}, {"DefaultBinder", {}},
   };
   EXPECT_EQ(prof.plugins.multiPoint.enabled, want);
@@ -56,7 +57,7 @@ TEST(SchedulerConfigDefaults, EmptyConfigMatchesUpstreamV1Defaults) {
 
   std::vector<std::string> cfg_names;
   for (const auto& pc : prof.pluginConfig) cfg_names.push_back(pc.name);
-  EXPECT_EQ(cfg_names, (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeAffinity",
+  EXPECT_EQ(cfg_names, (std::vector<std::string>{"DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity",
                                                  "NodeResourcesBalancedAllocation", "NodeResourcesFit",
                                                  "PodTopologySpread", "VolumeBinding"}));
   auto* dp = prof.args_for<DefaultPreemptionArgs>("DefaultPreemption");
@@ -118,7 +119,7 @@ TEST(SchedulerConfigDefaults, DisablingOneDefaultFilterIsRecordedAtThatPoint) {
   EXPECT_EQ(names_of(p.filter.disabled), std::vector<std::string>{"NodePorts"});
   EXPECT_TRUE(p.filter.enabled.empty());
   // multiPoint keeps every default; expansion (expand_test) drops NodePorts from Filter only.
-  EXPECT_EQ(p.multiPoint.enabled.size(), 18u);
+  EXPECT_EQ(p.multiPoint.enabled.size(), 19u);  // v1.35's 18 with DynamicResources
 }
 
 TEST(SchedulerConfigDefaults, MultiPointEntryOverridesDefaultWeightInPlace) {
@@ -132,7 +133,7 @@ TEST(SchedulerConfigDefaults, MultiPointEntryOverridesDefaultWeightInPlace) {
         weight: 4
 )");
   const auto& mp = cfg.profiles[0].plugins.multiPoint.enabled;
-  ASSERT_EQ(mp.size(), 19u);
+  ASSERT_EQ(mp.size(), 20u);
   EXPECT_EQ(mp[4].name, "TaintToleration");
   EXPECT_EQ(mp[4].weight, 7);
   EXPECT_EQ(mp.back().name, "MyPlugin");
@@ -209,7 +210,7 @@ TEST(SchedulerConfigDefaults, GivenArgsAreDefaultedAndMissingOnesAdded) {
   std::vector<std::string> names;
   for (const auto& pc : prof.pluginConfig) names.push_back(pc.name);
   EXPECT_EQ(names, (std::vector<std::string>{"NodeResourcesFit", "NodeResourcesBalancedAllocation", "PodTopologySpread",
-                                             "MyPlugin", "DefaultPreemption", "InterPodAffinity", "NodeAffinity",
+                                             "MyPlugin", "DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity",
                                              "VolumeBinding"}));
 }
 

@@ -25,25 +25,27 @@ std::string expand_error(const std::string& body, PluginCapabilities caps = in_t
 
 TEST(SchedulerConfigExpand, DefaultProfileMatchesUpstreamPerPointLists) {
   auto e = must_expand(default_configuration().profiles[0]);
-  EXPECT_EQ(e.at(ExtensionPoint::PreEnqueue), V{"SchedulingGates"});
+  // v1.35: DynamicResources (DRA is GA) sits right before DefaultPreemption with weight 2
+  // (default_plugins.go, applyDynamicResources).
+  EXPECT_EQ(e.at(ExtensionPoint::PreEnqueue), (V{"SchedulingGates", "DynamicResources"}));
   EXPECT_EQ(e.at(ExtensionPoint::QueueSort), V{"PrioritySort"});
   EXPECT_EQ(e.at(ExtensionPoint::PreFilter),
             (V{"NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
-               "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity"}));
+               "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"}));
   EXPECT_EQ(e.at(ExtensionPoint::Filter),
             (V{"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
                "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-               "InterPodAffinity"}));
-  EXPECT_EQ(e.at(ExtensionPoint::PostFilter), V{"DefaultPreemption"});
+               "InterPodAffinity", "DynamicResources"}));
+  EXPECT_EQ(e.at(ExtensionPoint::PostFilter), (V{"DynamicResources", "DefaultPreemption"}));
   EXPECT_EQ(e.at(ExtensionPoint::PreScore),
             (V{"TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread",
                "InterPodAffinity", "NodeResourcesBalancedAllocation"}));
   EXPECT_EQ(e.at(ExtensionPoint::Score),
             (V{"TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread",
-               "InterPodAffinity", "NodeResourcesBalancedAllocation", "ImageLocality"}));
-  EXPECT_EQ(e.at(ExtensionPoint::Reserve), V{"VolumeBinding"});
+               "InterPodAffinity", "DynamicResources", "NodeResourcesBalancedAllocation", "ImageLocality"}));
+  EXPECT_EQ(e.at(ExtensionPoint::Reserve), (V{"VolumeBinding", "DynamicResources"}));
   EXPECT_TRUE(e.at(ExtensionPoint::Permit).empty());
-  EXPECT_EQ(e.at(ExtensionPoint::PreBind), V{"VolumeBinding"});
+  EXPECT_EQ(e.at(ExtensionPoint::PreBind), (V{"VolumeBinding", "DynamicResources"}));
   EXPECT_EQ(e.at(ExtensionPoint::Bind), V{"DefaultBinder"});
   EXPECT_TRUE(e.at(ExtensionPoint::PostBind).empty());
   EXPECT_EQ(e.score_weights, (std::vector<std::pair<std::string, std::int32_t>>{
@@ -53,12 +55,13 @@ TEST(SchedulerConfigExpand, DefaultProfileMatchesUpstreamPerPointLists) {
                                  {"VolumeBinding", 1},
                                  {"PodTopologySpread", 2},
                                  {"InterPodAffinity", 2},
+                                 {"DynamicResources", 2},
                                  {"NodeResourcesBalancedAllocation", 1},
                                  {"ImageLocality", 1},
                              }));
   int sum = 0;
   for (const auto& [n, w] : e.score_weights) sum += w;
-  EXPECT_EQ(sum, 13);
+  EXPECT_EQ(sum, 15);
 }
 
 TEST(SchedulerConfigExpand, DisabledAtOnePointOnlyRemovesItThere) {
@@ -66,7 +69,7 @@ TEST(SchedulerConfigExpand, DisabledAtOnePointOnlyRemovesItThere) {
   auto e = must_expand(cfg.profiles[0]);
   const auto& f = e.at(ExtensionPoint::Filter);
   EXPECT_EQ(std::count(f.begin(), f.end(), "NodePorts"), 0);
-  EXPECT_EQ(f.size(), 11u);
+  EXPECT_EQ(f.size(), 12u);
   const auto& pf = e.at(ExtensionPoint::PreFilter);
   EXPECT_EQ(std::count(pf.begin(), pf.end(), "NodePorts"), 1);
 }
@@ -86,7 +89,7 @@ TEST(SchedulerConfigExpand, SpecificScoreEntryOverridesMultiPointWeightAndGoesFi
       "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n        weight: 5\n");
   auto e = must_expand(cfg.profiles[0]);
   const auto& s = e.at(ExtensionPoint::Score);
-  ASSERT_EQ(s.size(), 8u);
+  ASSERT_EQ(s.size(), 9u);
   EXPECT_EQ(s[0], "ImageLocality");
   EXPECT_EQ(std::count(s.begin(), s.end(), "ImageLocality"), 1);
   EXPECT_EQ(e.weight_of("ImageLocality"), 5);
@@ -105,7 +108,7 @@ TEST(SchedulerConfigExpand, StarAtOnePointKeepsOnlyThatPointsEnabledList) {
 )");
   auto e = must_expand(cfg.profiles[0]);
   EXPECT_EQ(e.at(ExtensionPoint::Filter), (V{"NodeName", "TaintToleration"}));
-  EXPECT_EQ(e.at(ExtensionPoint::PreFilter).size(), 9u);
+  EXPECT_EQ(e.at(ExtensionPoint::PreFilter).size(), 10u);
 }
 
 TEST(SchedulerConfigExpand, OutOfTreePluginViaMultiPointLandsOnItsPoints) {

@@ -200,6 +200,30 @@ TEST(SchedulerConfigValidation, DefaultPreemptionArgs) {
             "Invalid value: 0: cannot be zero at the same time as minCandidateNodesPercentage]");
 }
 
+// Upstream ValidateDynamicResourcesArgs at v1.35's gates (DRASchedulerFilterTimeout on, binding
+// conditions off); decoding defaults filterTimeout to 10s and keeps a given value.
+TEST(SchedulerConfigValidation, DynamicResourcesArgs) {
+  EXPECT_TRUE(validate_plugin_args(DynamicResourcesArgs{}, "a").empty());
+  EXPECT_EQ(DynamicResourcesArgs{}.filterTimeout, std::optional<Duration>(std::chrono::seconds(10)));
+  DynamicResourcesArgs d;
+  d.filterTimeout = -std::chrono::seconds(1);
+  d.bindingTimeout = std::chrono::seconds(5);
+  EXPECT_EQ(validate_plugin_args(d, "a"),
+            (std::vector<std::string>{"a.filterTimeout: Invalid value: \"-1s\": must be zero or positive",
+                                      "a.bindingTimeout: Forbidden: DRADeviceBindingConditions or "
+                                      "DRAResourceClaimDeviceStatus feature gate is disabled"}));
+  auto cfg = testing::must_decode(R"(profiles:
+- pluginConfig:
+  - name: DynamicResources
+    args:
+      filterTimeout: 2m
+)");
+  auto* got = cfg.profiles[0].template args_for<DynamicResourcesArgs>("DynamicResources");
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(got->filterTimeout, std::optional<Duration>(std::chrono::minutes(2)));
+  EXPECT_FALSE(got->bindingTimeout.has_value());
+}
+
 TEST(SchedulerConfigValidation, OtherArgs) {
   EXPECT_EQ(validate_plugin_args(InterPodAffinityArgs{101, false}, "a"),
             std::vector<std::string>{"a.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]"});

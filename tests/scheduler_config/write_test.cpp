@@ -46,6 +46,11 @@ profiles:
     name: DefaultPreemption
   - args:
       apiVersion: kubescheduler.config.k8s.io/v1
+      filterTimeout: 10s
+      kind: DynamicResourcesArgs
+    name: DynamicResources
+  - args:
+      apiVersion: kubescheduler.config.k8s.io/v1
       hardPodAffinityWeight: 1
       ignorePreferredTermsOfExistingPods: false
       kind: InterPodAffinityArgs
@@ -99,6 +104,11 @@ TEST(SchedulerConfigWrite, DefaultConfigLooksLikeUpstreamWriteConfigTo) {
   std::string out = write_config(default_configuration());
   EXPECT_EQ(out.substr(0, std::string(kDefaultHead).size()), kDefaultHead) << out;
   EXPECT_NE(out.find("      - name: TaintToleration\n        weight: 3\n"), std::string::npos);
+  // v1.35's default_plugins.go (applyDynamicResources): right before DefaultPreemption, weight 2.
+  EXPECT_NE(out.find("      - name: InterPodAffinity\n        weight: 2\n      - name: DynamicResources\n        weight: 2\n"
+                     "      - name: DefaultPreemption\n"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("    permit: {}\n    postBind: {}\n    postFilter: {}\n    preBind: {}\n    preEnqueue: {}\n"
                      "    preFilter: {}\n    preScore: {}\n    queueSort: {}\n    reserve: {}\n    score: {}\n"
                      "  schedulerName: default-scheduler\n"),

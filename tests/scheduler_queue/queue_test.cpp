@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <set>
 #include <random>
 #include <thread>
 
@@ -80,6 +81,7 @@ class QueueTest : public ::testing::Test {
     o.queueing_hints_enabled = hints;
     o.metrics = &metrics;
     o.pre_enqueue_plugins["default-scheduler"] = {std::make_shared<FakeGates>()};
+    for (const auto& pl : extra_pre_enqueue) o.pre_enqueue_plugins["default-scheduler"].push_back(pl);
     // "NodeFit" wants node adds, and only of nodes named "good".
     framework::ClusterEventWithHint reg;
     reg.event = framework::ClusterEvent{EventResource::Node, framework::kAdd, ""};
@@ -112,6 +114,7 @@ class QueueTest : public ::testing::Test {
   util::FakeClock clock;
   RecordingMetrics metrics;
   PluginEventMap extra_events;
+  std::vector<std::shared_ptr<framework::PreEnqueuePlugin>> extra_pre_enqueue;
   std::mutex lookup_mu;
   std::map<std::string, framework::PodPtr> informer_pods;
 };
@@ -298,6 +301,50 @@ TEST_F(QueueTest, EventsBeforePopAreNotReplayed) {
   pa->unschedulablePlugins.insert("NodeFit");
   ASSERT_TRUE(q->add_unschedulable_if_not_present(pa, q->scheduling_cycle()).ok());
   EXPECT_EQ(q->where(pa->pod()), QueueName::Backoff);
+}
+
+// A PreEnqueue plugin that waits for something the cluster must create (as DynamicResources waits
+// for a pod's claims): pods labelled need=X are gated until X is in `ready`.
+class FakeWaitsForObject final : public framework::PreEnqueuePlugin {
+ public:
+  std::string_view name() const override { return "WaitsForObject"; }
+  framework::Status pre_enqueue(const api::Pod& pod) override {
+    const auto* need = pod.metadata.labels.find("need");
+    if (!need || ready.count(std::string(*need))) return {};
+    return framework::Status::unresolvable("waiting for " + std::string(*need));
+  }
+  std::set<std::string> ready;
+};
+
+// Upstream v1.35's GatingPluginEvents: a gated pod moves on the events its gating plugin registered
+// (and its hint allows), not on others.
+TEST_F(QueueTest, GatedPodMovesOnItsGatingPluginsEvents) {
+  auto waits = std::make_shared<FakeWaitsForObject>();
+  extra_pre_enqueue = {waits};
+  framework::ClusterEventWithHint claim_add;
+  claim_add.event = framework::ClusterEvent{EventResource::ResourceClaim, framework::kAdd, ""};
+  claim_add.hint = [](const api::Pod& pod, const std::shared_ptr<const void>&, const std::shared_ptr<const void>& n) {
+    auto name = std::static_pointer_cast<const api::Node>(n);  // stands in for the claim: its name
+    const auto* need = pod.metadata.labels.find("need");
+    return need && name->metadata.name == *need ? framework::QueueingHint::Queue : framework::QueueingHint::Skip;
+  };
+  extra_events["WaitsForObject"] = {claim_add};
+  auto q = make_queue();
+  auto pod = std::make_shared<api::Pod>(*make_pod("w"));
+  pod->metadata.labels.set("need", "claim-1");
+  q->add(pod);
+  EXPECT_EQ(q->where(*pod), QueueName::Unschedulable);
+  EXPECT_EQ(q->counts().gated, 1u);
+  const auto claim_event = make_event(EventResource::ResourceClaim, framework::kAdd, "ResourceClaimAdd");
+  // An event the gating plugin did not register, and one its hint skips: still gated.
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+  q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-2"));
+  EXPECT_EQ(q->counts().gated, 1u);
+  // Its claim: PreEnqueue runs again and now lets it in.
+  waits->ready.insert("claim-1");
+  q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-1"));
+  EXPECT_EQ(q->where(*pod), QueueName::Active);
+  EXPECT_EQ(q->counts().gated, 0u);
 }
 
 TEST_F(QueueTest, GatedPodParksUntilGatesRemoved) {

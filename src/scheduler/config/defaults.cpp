@@ -13,8 +13,9 @@ Plugins default_plugins() {
   auto add = [&](std::string_view name, std::optional<std::int32_t> weight = std::nullopt) {
     p.multiPoint.enabled.push_back(Plugin{std::string(name), weight});
   };
-  // v1.32 order. The in-tree non-CSI volume-limit plugins are gone; DynamicResources would go
-  // right before DefaultPreemption when its gate is on (it is off by default).
+  // v1.35 order (getDefaultPlugins, with applyDynamicResources: DRA is GA and on, so
+  // DynamicResources goes right before DefaultPreemption with weight 2). The in-tree non-CSI
+  // volume-limit plugins are gone.
   add(names::SchedulingGates);
   add(names::PrioritySort);
   add(names::NodeUnschedulable);
@@ -29,6 +30,7 @@ Plugins default_plugins() {
   add(names::VolumeZone);
   add(names::PodTopologySpread, 2);
   add(names::InterPodAffinity, 2);
+  add(names::DynamicResources, 2);
   add(names::DefaultPreemption);
   add(names::NodeResourcesBalancedAllocation, 1);
   add(names::ImageLocality, 1);
@@ -59,7 +61,7 @@ const std::map<std::string, std::vector<ExtensionPoint>, std::less<>>& default_p
       {std::string(names::ImageLocality), {E::Score}},
       {std::string(names::DefaultBinder), {E::Bind}},
       {std::string(names::DynamicResources),
-       {E::PreEnqueue, E::PreFilter, E::Filter, E::PostFilter, E::Reserve, E::PreBind}},
+       {E::PreEnqueue, E::PreFilter, E::Filter, E::PostFilter, E::Score, E::Reserve, E::PreBind}},
   };
   return table;
 }

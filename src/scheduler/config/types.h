@@ -46,7 +46,7 @@ inline constexpr std::string_view DefaultPreemption = "DefaultPreemption";
 inline constexpr std::string_view NodeResourcesBalancedAllocation = "NodeResourcesBalancedAllocation";
 inline constexpr std::string_view ImageLocality = "ImageLocality";
 inline constexpr std::string_view DefaultBinder = "DefaultBinder";
-inline constexpr std::string_view DynamicResources = "DynamicResources";  // in-tree, off by default
+inline constexpr std::string_view DynamicResources = "DynamicResources";
 }  // namespace names
 
 // ---------------------------------------------------------------- plugins
@@ -261,6 +261,21 @@ constexpr auto describe(type_tag<VolumeBindingArgs>) {
                     field("shape", &VolumeBindingArgs::shape, kOmitEmpty)};
 }
 
+// DRASchedulerFilterTimeout is beta (on) in v1.35: filterTimeout defaults to 10s, 0 turns the
+// limit off. bindingTimeout belongs to the alpha DRADeviceBindingConditions and
+// DRAResourceClaimDeviceStatus gates (off): it stays unset, and validation forbids it.
+struct DynamicResourcesArgs {
+  static constexpr std::string_view kKind = "DynamicResourcesArgs";
+  static constexpr std::string_view kPlugin = names::DynamicResources;
+  std::optional<Duration> filterTimeout = std::chrono::seconds(10);
+  std::optional<Duration> bindingTimeout;
+  bool operator==(const DynamicResourcesArgs&) const = default;
+};
+constexpr auto describe(type_tag<DynamicResourcesArgs>) {
+  return std::tuple{field("filterTimeout", &DynamicResourcesArgs::filterTimeout, kOmitEmpty),
+                    field("bindingTimeout", &DynamicResourcesArgs::bindingTimeout, kOmitEmpty)};
+}
+
 // Args of a plugin without an in-tree args type (out-of-tree plugins): the JSON text as given.
 struct UnknownArgs {
   std::string json;  // "" when no args were given
@@ -269,7 +284,7 @@ struct UnknownArgs {
 
 using PluginArgs = std::variant<std::monostate, DefaultPreemptionArgs, InterPodAffinityArgs, NodeAffinityArgs,
                                 NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs, PodTopologySpreadArgs,
-                                VolumeBindingArgs, UnknownArgs>;
+                                VolumeBindingArgs, DynamicResourcesArgs, UnknownArgs>;
 
 struct PluginConfig {
   std::string name;

@@ -359,6 +359,21 @@ std::vector<std::string> validate_plugin_args(const VolumeBindingArgs& a, const 
   return errs;
 }
 
+// Upstream ValidateDynamicResourcesArgs with v1.35's default gates.
+std::vector<std::string> validate_plugin_args(const DynamicResourcesArgs& a, const std::string& path) {
+  std::vector<std::string> errs;
+  if (a.filterTimeout && *a.filterTimeout < Duration::zero()) {
+    // The bad value is a *metav1.Duration, which field errors print as its JSON: a quoted string.
+    errs.push_back(invalid(at<&DynamicResourcesArgs::filterTimeout>(path), go_quote(util::go_duration(*a.filterTimeout)),
+                           "must be zero or positive"));
+  }
+  if (a.bindingTimeout) {
+    errs.push_back(forbidden(at<&DynamicResourcesArgs::bindingTimeout>(path),
+                             "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"));
+  }
+  return errs;
+}
+
 std::vector<std::string> validate_args(const PluginArgs& args, const std::string& path) {
   return std::visit(
       [&](const auto& a) -> std::vector<std::string> {

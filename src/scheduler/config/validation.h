@@ -28,5 +28,6 @@ std::vector<std::string> validate_plugin_args(const NodeResourcesBalancedAllocat
 std::vector<std::string> validate_plugin_args(const NodeResourcesFitArgs& a, const std::string& path);
 std::vector<std::string> validate_plugin_args(const PodTopologySpreadArgs& a, const std::string& path);
 std::vector<std::string> validate_plugin_args(const VolumeBindingArgs& a, const std::string& path);
+std::vector<std::string> validate_plugin_args(const DynamicResourcesArgs& a, const std::string& path);
 
 }  // namespace ksched::scheduler::config

@@ -43,7 +43,14 @@ struct StorageClass;
 struct CSINode;
 struct CSIDriver;
 struct CSIStorageCapacity;
+namespace resourcev1 {
+struct ResourceClaim;
+}
 }  // namespace ksched::api
+
+namespace ksched::scheduler::dra {
+class Manager;  // scheduler/dra/manager.h
+}
 
 namespace ksched::scheduler::framework {
 
@@ -313,6 +320,20 @@ class ClusterClient {
   virtual Status update_pvc(const api::PersistentVolumeClaim& /*pvc*/) {
     return Status::error("updating PersistentVolumeClaims is not supported by this client");
   }
+  // ResourceClaims (DynamicResources: PreBind's allocation and reservation, Unreserve, PostFilter's
+  // deallocation): a GET, and a PUT of the object or of its status subresource. The answer is the
+  // server's copy; `conflict` marks a 409 (stale resourceVersion), after which a caller GETs again.
+  struct ClaimAnswer {
+    std::shared_ptr<const api::resourcev1::ResourceClaim> claim;
+    Status status;
+    bool conflict = false;
+  };
+  virtual ClaimAnswer get_resource_claim(std::string_view /*ns*/, std::string_view /*name*/) {
+    return {nullptr, Status::error("reading ResourceClaims is not supported by this client"), false};
+  }
+  virtual ClaimAnswer update_resource_claim(const api::resourcev1::ResourceClaim& /*claim*/, bool /*status*/) {
+    return {nullptr, Status::error("updating ResourceClaims is not supported by this client"), false};
+  }
 };
 
 // Read access to informer caches for the objects plugins consult. Returned pointers are shared
@@ -399,6 +420,10 @@ class Handle {
   virtual Status run_filter_plugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
   virtual Status run_filter_plugins_with_nominated_pods(CycleState& state, const api::Pod& pod,
                                                         const NodeInfo& node_info) = 0;
+
+  // The scheduler's DRA state (upstream SharedDRAManager); null when no profile enables
+  // DynamicResources.
+  virtual dra::Manager* dra_manager() const { return nullptr; }
 
   // scheduler_preemption_victims: called once per preemption that evicted its victims.
   virtual void record_preemption_victims(std::size_t /*victims*/) {}

@@ -63,6 +63,7 @@ struct FrameworkDeps {
   // scheduler_preemption_victims (Handle::record_preemption_victims).
   std::function<void(std::size_t victims)> preemption_victims_observer;
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
+  dra::Manager* dra = nullptr;                       // Handle::dra_manager()
 };
 
 // The status of every node outside a PreFilter result: "node(s) didn't satisfy plugin(s) [P Q]",
@@ -198,6 +199,7 @@ class Framework final : public Handle {
   const PodNominator& nominator() const override;
   std::string_view profile_name() const override { return profile_name_; }
   const std::vector<std::shared_ptr<Extender>>& extenders() const override { return deps_.extenders; }
+  dra::Manager* dra_manager() const override { return deps_.dra; }
   void record_preemption_victims(std::size_t victims) override {
     if (deps_.preemption_victims_observer) deps_.preemption_victims_observer(victims);
   }

@@ -36,6 +36,19 @@ bool scaled_down(const api::Pod& new_pod, const api::Pod& old_pod) {
   return false;
 }
 
+// Upstream extractPodGeneratedResourceClaimChange: status.resourceClaimStatuses changed (the
+// ResourceClaim controller recorded the claims it made from templates).
+bool generated_resource_claims_changed(const api::Pod& new_pod, const api::Pod& old_pod) {
+  static const std::vector<api::PodResourceClaimStatus> none;
+  const auto& a = new_pod.status.resourceClaimStatuses ? *new_pod.status.resourceClaimStatuses : none;
+  const auto& b = old_pod.status.resourceClaimStatuses ? *old_pod.status.resourceClaimStatuses : none;
+  if (a.size() != b.size()) return true;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].resourceClaimName != b[i].resourceClaimName) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<ClusterEvent> pod_scheduling_property_change(const api::Pod& new_pod, const api::Pod& old_pod) {
@@ -52,6 +65,8 @@ std::vector<ClusterEvent> pod_scheduling_property_change(const api::Pod& new_pod
   // Tolerations can only be added (API validation), so a length change is the signal.
   if (new_pod.spec.tolerations.size() != old_pod.spec.tolerations.size())
     out.push_back(make_event(r, framework::kUpdatePodTolerations, prefix + "TolerationChange"));
+  if (generated_resource_claims_changed(new_pod, old_pod))
+    out.push_back(make_event(r, framework::kUpdatePodGeneratedResourceClaim, prefix + "GeneratedResourceClaimChange"));
   if (out.empty()) out.push_back(make_event(r, framework::kUpdateOther, prefix + "Update"));
   return out;
 }

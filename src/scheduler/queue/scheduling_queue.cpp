@@ -165,6 +165,28 @@ QueueName PriorityQueue::requeue_via_hint_locked(const QueuedPodInfoPtr& p, Stra
   return QueueName::Unschedulable;
 }
 
+namespace {
+
+// Upstream GatingPluginEvents: whether a PreEnqueue plugin that gated `p` registered an event
+// matching `e` (only such events can ungate it).
+bool gating_plugin_interested(const QueueOptions& opts, const QueuedPodInfo& p, const ClusterEvent& e) {
+  auto pre = opts.pre_enqueue_plugins.find(p.pod().spec.schedulerName);
+  auto prof = opts.plugin_events.find(p.pod().spec.schedulerName);
+  if (pre == opts.pre_enqueue_plugins.end() || prof == opts.plugin_events.end()) return false;
+  for (const auto& pl : pre->second) {
+    std::string name(pl->name());
+    if (!p.unschedulablePlugins.count(name)) continue;
+    auto regs = prof->second.find(name);
+    if (regs == prof->second.end()) continue;
+    for (const auto& reg : regs->second) {
+      if (reg.event.match(e)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const QueuedPodInfo& p, const ClusterEvent& e,
                                                                       const std::shared_ptr<const void>& old_obj,
                                                                       const std::shared_ptr<const void>& new_obj) {
@@ -231,9 +253,10 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
   if (!is_event_of_interest_locked(e)) return;
   bool activated = false;
   for (const auto& p : pods) {
-    // Gated pods only move when they themselves are updated (see update()); skipping them keeps
-    // event handling cheap when many pods are gated.
-    if (p->gated) continue;
+    // A gated pod moves only on an event its gating PreEnqueue plugin registered (upstream v1.35:
+    // DynamicResources waits for its claims' informer events); SchedulingGates registers none but
+    // the pod's own update, so pods it gates cost no hint here.
+    if (p->gated && !gating_plugin_interested(opts_, *p, e)) continue;
     Strategy s = is_pod_worth_requeuing_locked(*p, e, old_obj, new_obj);
     if (s == Strategy::Skip) {
       log::V(5).info("Event is not making pod schedulable", {{"pod", api::key_of(p->pod())}, {"event", e.label}});

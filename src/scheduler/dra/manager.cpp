@@ -1,0 +1,287 @@
+#include "scheduler/dra/manager.h"
+
+#include <algorithm>
+#include <charconv>
+#include <unordered_set>
+
+namespace ksched::scheduler::dra {
+
+namespace {
+
+std::string pool_key(std::string_view driver, std::string_view pool) {
+  std::string k;
+  k.reserve(driver.size() + 1 + pool.size());
+  k.append(driver).push_back('/');
+  k.append(pool);
+  return k;
+}
+
+// resourceVersions are decimal counters here (as etcd's revisions); anything else counts as 0, so
+// the informer's copy wins, as upstream's assume cache lets it when it cannot compare.
+std::uint64_t version_of(const resourceapi::ResourceClaim& c) {
+  std::uint64_t v = 0;
+  std::string_view s = c.metadata.resourceVersion.view();
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+// Upstream foreachAllocatedDevice: each allocated device of the claim, admin access excluded.
+template <class Fn>
+void for_each_allocated_device(const resourceapi::ResourceClaim& c, Fn&& fn) {
+  if (!c.status.allocation) return;
+  for (const auto& r : c.status.allocation->devices.results) {
+    if (r.adminAccess.value_or(false)) continue;
+    fn(r);
+  }
+}
+
+}  // namespace
+
+std::vector<SlicePtr> SliceIndex::for_node(std::string_view node) const {
+  std::vector<SlicePtr> out;
+  auto it = by_node.find(std::string(node));
+  out.reserve((it == by_node.end() ? 0 : it->second.size()) + node_less.size());
+  if (it != by_node.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+  out.insert(out.end(), node_less.begin(), node_less.end());
+  return out;
+}
+
+DeviceIdSet AllocatedDevices::for_slices(const std::vector<SlicePtr>& slices) const {
+  DeviceIdSet out;
+  std::unordered_set<std::string> seen;
+  for (const auto& s : slices) {
+    auto k = pool_key(s->spec.driver.view(), s->spec.pool.name);
+    if (!seen.insert(k).second) continue;
+    auto it = by_pool.find(k);
+    if (it == by_pool.end()) continue;
+    out.insert(it->second.begin(), it->second.end());
+  }
+  return out;
+}
+
+std::size_t AllocatedDevices::size() const {
+  std::size_t n = 0;
+  for (const auto& [k, v] : by_pool) n += v.size();
+  return n;
+}
+
+std::string Manager::key(std::string_view ns, std::string_view name) {
+  std::string k;
+  k.reserve(ns.size() + 1 + name.size());
+  k.append(ns).push_back('/');
+  k.append(name);
+  return k;
+}
+
+// ---------------------------------------------------------------- classes
+
+void Manager::on_class_add(const ClassPtr& c) {
+  std::lock_guard l(mu_);
+  classes_[std::string(c->metadata.name.view())] = c;
+}
+void Manager::on_class_update(const ClassPtr&, const ClassPtr& c) { on_class_add(c); }
+void Manager::on_class_delete(const ClassPtr& c) {
+  std::lock_guard l(mu_);
+  classes_.erase(std::string(c->metadata.name.view()));
+}
+ClassPtr Manager::device_class(std::string_view name) const {
+  std::lock_guard l(mu_);
+  auto it = classes_.find(std::string(name));
+  return it == classes_.end() ? nullptr : it->second;
+}
+
+// ---------------------------------------------------------------- slices
+
+void Manager::put_slice_locked(const SlicePtr& s) {
+  slices_[std::string(s->metadata.name.view())] = s;
+  slice_index_.reset();
+}
+void Manager::on_slice_add(const SlicePtr& s) {
+  std::lock_guard l(mu_);
+  put_slice_locked(s);
+}
+void Manager::on_slice_update(const SlicePtr&, const SlicePtr& s) { on_slice_add(s); }
+void Manager::on_slice_delete(const SlicePtr& s) {
+  std::lock_guard l(mu_);
+  slices_.erase(std::string(s->metadata.name.view()));
+  slice_index_.reset();
+}
+
+std::shared_ptr<const SliceIndex> Manager::slices() const {
+  std::lock_guard l(mu_);
+  if (slice_index_) return slice_index_;
+  auto idx = std::make_shared<SliceIndex>();
+  // In name order, so that the allocator sees the same slices in the same order every time.
+  std::vector<const SlicePtr*> sorted;
+  sorted.reserve(slices_.size());
+  for (const auto& [name, s] : slices_) sorted.push_back(&s);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const SlicePtr* a, const SlicePtr* b) { return (*a)->metadata.name.view() < (*b)->metadata.name.view(); });
+  for (const SlicePtr* s : sorted) {
+    const auto& spec = (*s)->spec;
+    if (spec.nodeName && !spec.nodeName->empty()) {
+      idx->by_node[*spec.nodeName].push_back(*s);
+    } else {
+      idx->node_less.push_back(*s);
+    }
+  }
+  slice_index_ = idx;
+  return slice_index_;
+}
+
+// ---------------------------------------------------------------- claims
+
+void Manager::count_devices_locked(const resourceapi::ResourceClaim* c, int delta) {
+  if (c == nullptr) return;
+  for_each_allocated_device(*c, [&](const resourceapi::DeviceRequestAllocationResult& r) {
+    auto k = pool_key(r.driver.view(), r.pool.view());
+    auto& devices = allocated_[k];
+    int& n = devices[std::string(r.device.view())];
+    n += delta;
+    if (n <= 0) {
+      devices.erase(std::string(r.device.view()));
+      if (devices.empty()) allocated_.erase(k);
+    }
+  });
+}
+
+void Manager::set_latest_locked(ClaimEntry& e, ClaimPtr after) {
+  if (e.latest == after) return;
+  count_devices_locked(e.latest.get(), -1);
+  count_devices_locked(after.get(), +1);
+  e.latest = std::move(after);
+}
+
+void Manager::on_claim_add(const ClaimPtr& c) {
+  std::lock_guard l(mu_);
+  auto& e = claims_[key(c->metadata.namespace_.view(), c->metadata.name.view())];
+  // An assumed copy stays while the informer's version is older than it (upstream: only a newer
+  // version replaces the cached object, so a resync does not undo an assumption).
+  if (e.latest && e.latest != e.api && e.latest->metadata.uid == c->metadata.uid &&
+      version_of(*c) < version_of(*e.latest)) {
+    e.api = c;
+    return;
+  }
+  e.api = c;
+  set_latest_locked(e, c);
+}
+
+void Manager::on_claim_update(const ClaimPtr&, const ClaimPtr& c) { on_claim_add(c); }
+
+void Manager::on_claim_delete(const ClaimPtr& c) {
+  std::lock_guard l(mu_);
+  auto it = claims_.find(key(c->metadata.namespace_.view(), c->metadata.name.view()));
+  if (it == claims_.end()) return;
+  set_latest_locked(it->second, nullptr);
+  claims_.erase(it);
+}
+
+ClaimPtr Manager::claim(std::string_view ns, std::string_view name) const {
+  std::lock_guard l(mu_);
+  auto it = claims_.find(key(ns, name));
+  return it == claims_.end() ? nullptr : it->second.latest;
+}
+
+AllocatedDevices Manager::allocated_devices() const {
+  std::lock_guard l(mu_);
+  AllocatedDevices out;
+  out.by_pool.reserve(allocated_.size());
+  for (const auto& [pool, devices] : allocated_) {
+    auto& v = out.by_pool[pool];
+    v.reserve(devices.size());
+    const auto slash = pool.find('/');
+    for (const auto& [device, n] : devices) v.push_back(DeviceId{pool.substr(0, slash), pool.substr(slash + 1), device});
+  }
+  for (const auto& [uid, c] : in_flight_) {
+    for_each_allocated_device(*c, [&](const resourceapi::DeviceRequestAllocationResult& r) {
+      out.by_pool[pool_key(r.driver.view(), r.pool.view())].push_back(
+          DeviceId{std::string(r.driver.view()), std::string(r.pool.view()), std::string(r.device.view())});
+    });
+  }
+  return out;
+}
+
+bool Manager::claim_has_pending_allocation(std::string_view uid) const {
+  std::lock_guard l(mu_);
+  return in_flight_.contains(std::string(uid));
+}
+
+void Manager::signal_claim_pending_allocation(std::string_view uid, ClaimPtr allocated) {
+  std::lock_guard l(mu_);
+  in_flight_[std::string(uid)] = std::move(allocated);
+}
+
+bool Manager::remove_claim_pending_allocation(std::string_view uid) {
+  std::lock_guard l(mu_);
+  return in_flight_.erase(std::string(uid)) > 0;
+}
+
+util::Result<void> Manager::assume_claim_after_api_call(const ClaimPtr& written) {
+  std::lock_guard l(mu_);
+  const std::string k = key(written->metadata.namespace_.view(), written->metadata.name.view());
+  auto it = claims_.find(k);
+  if (it == claims_.end() || !it->second.latest) return util::make_error("could not find ResourceClaim \"" + k + "\"");
+  const auto stored = version_of(*it->second.latest);
+  const auto assumed = version_of(*written);
+  if (assumed < stored) {
+    return util::make_error("ResourceClaim \"" + k + "\" is out of sync (stored: " + std::to_string(stored) +
+                            ", assume: " + std::to_string(assumed) + ")");
+  }
+  set_latest_locked(it->second, written);
+  return {};
+}
+
+void Manager::assumed_claim_restore(std::string_view ns, std::string_view name) {
+  std::lock_guard l(mu_);
+  auto it = claims_.find(key(ns, name));
+  if (it == claims_.end()) return;
+  set_latest_locked(it->second, it->second.api);
+}
+
+// ---------------------------------------------------------------- resourceclaim helpers
+
+util::Result<ClaimName> pod_claim_name(const api::Pod& pod, const api::PodResourceClaim& pod_claim) {
+  if (pod_claim.resourceClaimName) return ClaimName{*pod_claim.resourceClaimName, false};
+  if (pod_claim.resourceClaimTemplateName) {
+    if (pod.status.resourceClaimStatuses) {
+      for (const auto& st : *pod.status.resourceClaimStatuses) {
+        if (st.name == pod_claim.name) return ClaimName{st.resourceClaimName, true};
+      }
+    }
+    return util::make_error("pod \"" + std::string(pod.metadata.namespace_.view()) + "/" +
+                            std::string(pod.metadata.name.view()) + "\": ResourceClaim not created yet");
+  }
+  return util::make_error("pod \"" + std::string(pod.metadata.namespace_.view()) + "/" +
+                          std::string(pod.metadata.name.view()) + "\", spec.resourceClaim \"" + pod_claim.name +
+                          "\": none of the supported fields are set");
+}
+
+std::string claim_is_for_pod(const api::Pod& pod, const resourceapi::ResourceClaim& claim) {
+  bool controlled = false;
+  for (const auto& o : claim.metadata.ownerReferences) {
+    if (o.controller.value_or(false)) {
+      controlled = o.uid == pod.metadata.uid.view();
+      break;
+    }
+  }
+  if (claim.metadata.namespace_ != pod.metadata.namespace_ || !controlled) {
+    return "ResourceClaim " + std::string(claim.metadata.namespace_.view()) + "/" +
+           std::string(claim.metadata.name.view()) + " was not created for pod " +
+           std::string(pod.metadata.namespace_.view()) + "/" + std::string(pod.metadata.name.view()) +
+           " (pod is not owner)";
+  }
+  return {};
+}
+
+bool claim_is_reserved_for_pod(const api::Pod& pod, const resourceapi::ResourceClaim& claim) {
+  for (const auto& r : claim.status.reservedFor) {
+    if (r.uid == pod.metadata.uid) return true;
+  }
+  return false;
+}
+
+bool claim_can_be_reserved(const resourceapi::ResourceClaim& claim) {
+  return claim.status.reservedFor.size() < kResourceClaimReservedForMaxSize;
+}
+
+}  // namespace ksched::scheduler::dra

@@ -1,0 +1,125 @@
+// The scheduler's view of Dynamic Resource Allocation objects (upstream's DefaultDRAManager in
+// pkg/scheduler/framework/plugins/dynamicresources/dra_manager.go with its claim assume cache and
+// allocatedDevices tracker): DeviceClasses, ResourceSlices grouped by node, ResourceClaims, the
+// devices that allocated claims hold, and the scheduler's own allocations that the API server has
+// not confirmed yet.
+//
+// Fed by the scheduler's informer handlers (on_*), read by the DynamicResources plugin. A claim
+// allocated in Reserve is "in flight" (signal_pending_allocation) until PreBind has written it; the
+// written copy is then "assumed" (assume_after_api_call) until the informer delivers that version
+// or a newer one. Devices of both count as allocated, so no two pods get the same device, also
+// while their bindings run concurrently on the binding pool.
+//
+// Thread-safe: every method takes the manager's lock; returned objects are immutable and shared.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduler/dra/allocator.h"
+
+namespace ksched::scheduler::dra {
+
+using ClaimPtr = std::shared_ptr<const resourceapi::ResourceClaim>;
+using SlicePtr = std::shared_ptr<const resourceapi::ResourceSlice>;
+using ClassPtr = std::shared_ptr<const resourceapi::DeviceClass>;
+
+// Every ResourceSlice, grouped as Filter needs them: one node's slices (spec.nodeName) apart from
+// the node-less ones (allNodes, nodeSelector, perDeviceNodeSelection), which any node may use.
+struct SliceIndex {
+  std::unordered_map<std::string, std::vector<SlicePtr>> by_node;
+  std::vector<SlicePtr> node_less;
+  // The slices a node may use: its own, then the node-less ones.
+  std::vector<SlicePtr> for_node(std::string_view node) const;
+};
+
+// Devices held by allocated claims (and in-flight allocations), grouped by "driver/pool", so that
+// a node's share is found from its slices' pools without walking the whole cluster's.
+struct AllocatedDevices {
+  std::unordered_map<std::string, std::vector<DeviceId>> by_pool;
+  // The devices of the pools of `slices` (each pool once).
+  DeviceIdSet for_slices(const std::vector<SlicePtr>& slices) const;
+  std::size_t size() const;
+};
+
+class Manager {
+ public:
+  // ---- informer feed (the API server's objects)
+  void on_class_add(const ClassPtr& c);
+  void on_class_update(const ClassPtr& old_c, const ClassPtr& new_c);
+  void on_class_delete(const ClassPtr& c);
+  void on_slice_add(const SlicePtr& s);
+  void on_slice_update(const SlicePtr& old_s, const SlicePtr& new_s);
+  void on_slice_delete(const SlicePtr& s);
+  void on_claim_add(const ClaimPtr& c);
+  void on_claim_update(const ClaimPtr& old_c, const ClaimPtr& new_c);
+  void on_claim_delete(const ClaimPtr& c);
+
+  // ---- reads
+  ClassPtr device_class(std::string_view name) const;
+  // The claim as the scheduler knows it best: its assumed copy while the informer lags behind,
+  // else the API server's. Null when there is none.
+  ClaimPtr claim(std::string_view ns, std::string_view name) const;
+  // The slices, grouped; rebuilt after changes, shared until the next one.
+  std::shared_ptr<const SliceIndex> slices() const;
+  // Upstream ListAllAllocatedDevices: devices of allocated claims (assumed copies included), plus
+  // those of in-flight allocations; admin-access results hold no device.
+  AllocatedDevices allocated_devices() const;
+
+  // ---- in-flight allocations (upstream inFlightAllocations)
+  bool claim_has_pending_allocation(std::string_view uid) const;
+  void signal_claim_pending_allocation(std::string_view uid, ClaimPtr allocated);
+  // True when there was one.
+  bool remove_claim_pending_allocation(std::string_view uid);
+
+  // ---- assume cache (upstream AssumeClaimAfterAPICall / AssumedClaimRestore)
+  // Keeps `written` (the API server's answer to our write) as the claim's latest version until
+  // the informer delivers that resourceVersion or a newer one. Fails when the claim is unknown or
+  // the cache already holds a newer version.
+  util::Result<void> assume_claim_after_api_call(const ClaimPtr& written);
+  // Drops an assumed copy: the API server's version is the latest again.
+  void assumed_claim_restore(std::string_view ns, std::string_view name);
+
+ private:
+  struct ClaimEntry {
+    ClaimPtr api;     // the informer's
+    ClaimPtr latest;  // api, or the assumed copy
+  };
+  static std::string key(std::string_view ns, std::string_view name);
+  // Moves `latest` of an entry from `before` to `after`, keeping the device counts in step.
+  void set_latest_locked(ClaimEntry& e, ClaimPtr after);
+  void count_devices_locked(const resourceapi::ResourceClaim* c, int delta);
+  void put_slice_locked(const SlicePtr& s);
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, ClassPtr> classes_;
+  std::unordered_map<std::string, SlicePtr> slices_;  // by name
+  mutable std::shared_ptr<const SliceIndex> slice_index_;  // null: rebuild on the next read
+  std::unordered_map<std::string, ClaimEntry> claims_;  // by "ns/name"
+  // "driver/pool" -> device -> number of claims holding it (several with shared devices).
+  std::unordered_map<std::string, std::unordered_map<std::string, int>> allocated_;
+  std::unordered_map<std::string, ClaimPtr> in_flight_;  // by claim uid
+};
+
+// Upstream's helpers of k8s.io/dynamic-resource-allocation/resourceclaim.
+// The claim's name for one of the pod's spec.resourceClaims (resourceclaim.Name): its
+// resourceClaimName, or the name the ResourceClaim controller recorded in the pod's
+// status.resourceClaimStatuses (null when it recorded that none is needed). `must_check_owner`:
+// the claim was made from a template and must be the pod's. Errors are upstream's messages.
+struct ClaimName {
+  std::optional<std::string> name;
+  bool must_check_owner = false;
+};
+util::Result<ClaimName> pod_claim_name(const api::Pod& pod, const api::PodResourceClaim& pod_claim);
+// resourceclaim.IsForPod: "" when the claim is controlled by the pod, else upstream's message.
+std::string claim_is_for_pod(const api::Pod& pod, const resourceapi::ResourceClaim& claim);
+bool claim_is_reserved_for_pod(const api::Pod& pod, const resourceapi::ResourceClaim& claim);
+// resourceclaim.CanBeReserved: fewer than ResourceClaimReservedForMaxSize (256) consumers.
+inline constexpr std::size_t kResourceClaimReservedForMaxSize = 256;
+bool claim_can_be_reserved(const resourceapi::ResourceClaim& claim);
+
+}  // namespace ksched::scheduler::dra

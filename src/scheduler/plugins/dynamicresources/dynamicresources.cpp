@@ -1,0 +1,544 @@
+#include "scheduler/plugins/dynamicresources/dynamicresources.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include "scheduler/framework/plugin_helper.h"
+#include "util/log.h"
+
+namespace ksched::scheduler::plugins::dynamicresources {
+
+using framework::Code;
+using framework::Status;
+namespace resourceapi = api::resourcev1;
+
+namespace {
+
+std::string kobj(const resourceapi::ResourceClaim& c) {
+  return std::string(c.metadata.namespace_.view()) + "/" + std::string(c.metadata.name.view());
+}
+
+// Upstream statusUnschedulable: every rejection of this plugin is UnschedulableAndUnresolvable.
+Status unschedulable(std::string reason) { return Status(Code::UnschedulableAndUnresolvable, std::move(reason)); }
+
+}  // namespace
+
+// Upstream stateData. One per scheduling attempt; Filter writes its per-node results under the
+// mutex (Filter runs in parallel), Reserve and PreBind read them on one thread each.
+struct StateData final : framework::StateData {
+  // The pod's claims (1:1 with spec.resourceClaims, without those that need no claim), as the
+  // cycle started; PreBind replaces an entry with the claim it wrote.
+  std::vector<dra::ClaimPtr> claims;
+  struct ClaimInfo {
+    // The allocation's node selector, when the claim is allocated and has one.
+    const api::NodeSelector* available_on_nodes = nullptr;
+    // Set by Reserve, written by PreBind; empty when nothing had to be allocated.
+    std::optional<resourceapi::AllocationResult> allocation;
+  };
+  std::vector<ClaimInfo> infos;
+  std::vector<std::size_t> to_allocate;  // indices of the claims without allocation
+  bool has_allocator = false;
+  // The allocator's inputs, taken once per attempt: slices by node and the devices in use.
+  std::shared_ptr<const dra::SliceIndex> slices;
+  std::shared_ptr<const dra::AllocatedDevices> allocated;
+
+  std::mutex mu;
+  std::set<std::size_t> unavailable_claims;  // allocated claims some node could not use
+  std::unordered_map<std::string, std::vector<resourceapi::AllocationResult>> node_allocations;
+
+  // Upstream's Clone returns the same object: every copy of the cycle state shares it.
+  std::shared_ptr<framework::StateData> clone() const override {
+    return std::const_pointer_cast<StateData>(std::static_pointer_cast<const StateData>(self.lock()));
+  }
+  std::weak_ptr<StateData> self;
+};
+
+DynamicResources::DynamicResources(framework::Handle& handle, const config::DynamicResourcesArgs& args)
+    : handle_(handle), args_(args), cel_(std::make_unique<cel::Cache>(10)) {
+  manager_ = handle.dra_manager();
+  if (manager_ == nullptr) {
+    own_manager_ = std::make_unique<dra::Manager>();
+    manager_ = own_manager_.get();
+  }
+  // v1.35's default gates: DRAAdminAccess and DRAPrioritizedList on, the rest off.
+  features_ = dra::Features{};
+}
+
+template <class Fn>
+std::string DynamicResources::for_each_pod_claim(const api::Pod& pod, Fn&& fn) const {
+  for (const auto& pc : pod.spec.resourceClaims) {
+    auto name = dra::pod_claim_name(pod, pc);
+    if (!name.ok()) return name.error();
+    // No claim was needed (the controller recorded none): nothing to check.
+    if (!name->name) continue;
+    auto claim = manager_->claim(pod.metadata.namespace_.view(), *name->name);
+    if (!claim) {
+      return "could not find ResourceClaim \"" + std::string(pod.metadata.namespace_.view()) + "/" + *name->name + "\"";
+    }
+    if (claim->metadata.deletionTimestamp) {
+      return "resourceclaim \"" + std::string(claim->metadata.name.view()) + "\" is being deleted";
+    }
+    if (name->must_check_owner) {
+      if (auto msg = dra::claim_is_for_pod(pod, *claim); !msg.empty()) return msg;
+    }
+    fn(claim);
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------- PreEnqueue, signatures, events
+
+Status DynamicResources::pre_enqueue(const api::Pod& pod) {
+  if (pod.spec.resourceClaims.empty()) return {};
+  if (auto msg = for_each_pod_claim(pod, [](const dra::ClaimPtr&) {}); !msg.empty()) return unschedulable(msg);
+  return {};
+}
+
+void DynamicResources::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  if (!pod.spec.resourceClaims.empty()) sig.set_unsignable();
+}
+
+std::vector<framework::ClusterEventWithHint> DynamicResources::events_to_register() const {
+  using framework::ClusterEvent;
+  using framework::EventResource;
+  std::vector<framework::ClusterEventWithHint> out;
+  // A resource may depend on node labels (topology); with queueing hints upstream drops
+  // UpdateNodeTaint from this list.
+  out.push_back({ClusterEvent{EventResource::Node,
+                              framework::kAdd | framework::kUpdateNodeLabel | framework::kUpdateNodeAllocatable, {}},
+                 {}});
+  out.push_back({ClusterEvent{EventResource::ResourceClaim, framework::kAdd | framework::kUpdate, {}},
+                 [this](const api::Pod& pod, const std::shared_ptr<const void>& o, const std::shared_ptr<const void>& n) {
+                   return is_schedulable_after_claim_change(pod, o, n);
+                 }});
+  out.push_back({ClusterEvent{EventResource::Pod, framework::kUpdatePodGeneratedResourceClaim, {}},
+                 [this](const api::Pod& pod, const std::shared_ptr<const void>& o, const std::shared_ptr<const void>& n) {
+                   return is_schedulable_after_pod_change(pod, o, n);
+                 }});
+  out.push_back({ClusterEvent{EventResource::DeviceClass, framework::kAdd | framework::kUpdate, {}}, {}});
+  out.push_back({ClusterEvent{EventResource::ResourceSlice, framework::kAdd | framework::kUpdate, {}}, {}});
+  return out;
+}
+
+namespace {
+
+// Status equality as upstream's semantic DeepEqual of claim.status sees it for what the scheduler
+// reads: the allocation's devices and node selector, reservedFor and the devices' statuses.
+bool same_allocation(const resourceapi::ResourceClaimStatus& a, const resourceapi::ResourceClaimStatus& b) {
+  if (bool(a.allocation) != bool(b.allocation)) return false;
+  if (a.allocation) {
+    const auto& x = a.allocation->devices.results;
+    const auto& y = b.allocation->devices.results;
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (x[i].request != y[i].request || x[i].driver != y[i].driver || x[i].pool != y[i].pool ||
+          x[i].device != y[i].device || x[i].adminAccess != y[i].adminAccess)
+        return false;
+    }
+    if (bool(a.allocation->nodeSelector) != bool(b.allocation->nodeSelector)) return false;
+  }
+  if (a.reservedFor.size() != b.reservedFor.size()) return false;
+  for (std::size_t i = 0; i < a.reservedFor.size(); ++i) {
+    if (a.reservedFor[i].uid != b.reservedFor[i].uid || a.reservedFor[i].name != b.reservedFor[i].name) return false;
+  }
+  return a.devices.size() == b.devices.size();
+}
+
+}  // namespace
+
+framework::QueueingHint DynamicResources::is_schedulable_after_claim_change(
+    const api::Pod& pod, const std::shared_ptr<const void>& old_obj, const std::shared_ptr<const void>& new_obj) const {
+  using framework::QueueingHint;
+  const auto* original = static_cast<const resourceapi::ResourceClaim*>(old_obj.get());
+  const auto* modified = static_cast<const resourceapi::ResourceClaim*>(new_obj.get());
+  if (modified == nullptr) return QueueingHint::Queue;
+  bool uses_claim = false;
+  auto msg = for_each_pod_claim(pod, [&](const dra::ClaimPtr& c) {
+    if (c->metadata.uid == modified->metadata.uid) uses_claim = true;
+  });
+  // The pod still lacks a claim: this change does not help it.
+  if (!msg.empty()) return QueueingHint::Skip;
+  // A deallocation frees devices that any pod may want.
+  if (original && original->status.allocation && !modified->status.allocation) return QueueingHint::Queue;
+  if (!uses_claim) return QueueingHint::Skip;
+  if (original == nullptr) return QueueingHint::Queue;
+  // Same status: something the pod does not care about changed (a finalizer, typically).
+  if (same_allocation(original->status, modified->status)) return QueueingHint::Skip;
+  return QueueingHint::Queue;
+}
+
+framework::QueueingHint DynamicResources::is_schedulable_after_pod_change(const api::Pod& pod,
+                                                                          const std::shared_ptr<const void>&,
+                                                                          const std::shared_ptr<const void>& new_obj) const {
+  using framework::QueueingHint;
+  const auto* modified = static_cast<const api::Pod*>(new_obj.get());
+  if (modified == nullptr) return QueueingHint::Queue;
+  if (pod.metadata.uid != modified->metadata.uid) return QueueingHint::Skip;
+  if (!for_each_pod_claim(*modified, [](const dra::ClaimPtr&) {}).empty()) return QueueingHint::Skip;
+  return QueueingHint::Queue;
+}
+
+// ---------------------------------------------------------------- PreFilter, Filter
+
+Status DynamicResources::validate_device_class(std::string_view class_name, std::string_view request_name) const {
+  if (class_name.empty()) return Status::error("request " + std::string(request_name) + ": unsupported request type");
+  if (!manager_->device_class(class_name)) {
+    return unschedulable("request " + std::string(request_name) + ": device class " + std::string(class_name) +
+                         " does not exist");
+  }
+  return {};
+}
+
+Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod& pod,
+                                    const std::vector<framework::NodeInfoPtr>&, framework::PreFilterResult&) {
+  // Written first, so that the later points find it even when the pod has no claims.
+  auto s = std::make_shared<StateData>();
+  s->self = s;
+  state.write(kStateKey, s);
+
+  std::vector<dra::ClaimPtr> claims;
+  if (auto msg = for_each_pod_claim(pod, [&](const dra::ClaimPtr& c) { claims.push_back(c); }); !msg.empty()) {
+    return unschedulable(msg);
+  }
+  if (claims.empty()) return Status::skip();
+
+  s->infos.resize(claims.size());
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    const auto& claim = *claims[i];
+    if (claim.status.allocation && !dra::claim_can_be_reserved(claim) && !dra::claim_is_reserved_for_pod(pod, claim)) {
+      return unschedulable("resourceclaim in use");
+    }
+    if (claim.status.allocation) {
+      if (claim.status.allocation->nodeSelector) s->infos[i].available_on_nodes = &*claim.status.allocation->nodeSelector;
+      continue;
+    }
+    s->to_allocate.push_back(i);
+    if (manager_->claim_has_pending_allocation(claim.metadata.uid.view())) {
+      return unschedulable("resource claim " + kobj(claim) + " is in the process of being allocated");
+    }
+    for (const auto& request : claim.spec.devices.requests) {
+      if (request.exactly) {
+        if (auto st = validate_device_class(request.exactly->deviceClassName.view(), request.name.view());
+            !st.is_success())
+          return st;
+      } else if (!request.firstAvailable.empty()) {
+        for (const auto& sub : request.firstAvailable) {
+          std::string qualified = std::string(request.name.view()) + "/" + std::string(sub.name.view());
+          if (auto st = validate_device_class(sub.deviceClassName.view(), qualified); !st.is_success()) return st;
+        }
+      } else {
+        return unschedulable("resource claim " + kobj(claim) + ", request " + std::string(request.name.view()) +
+                             ": unknown request type");
+      }
+    }
+  }
+  if (!s->to_allocate.empty()) {
+    // Devices in use (allocated claims, assumed and in-flight allocations included) and the
+    // slices do not change during this attempt's filtering: taken once.
+    s->allocated = std::make_shared<const dra::AllocatedDevices>(manager_->allocated_devices());
+    s->slices = manager_->slices();
+    s->has_allocator = true;
+  }
+  s->claims = std::move(claims);
+  return {};
+}
+
+Status DynamicResources::filter(const framework::CycleState& state, const api::Pod&,
+                                const framework::NodeInfo& node_info) {
+  auto* s = state.read<StateData>(kStateKey);
+  if (s == nullptr) return Status::error("not found");
+  if (s->claims.empty()) return {};
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return Status::error("node not found");
+
+  std::vector<std::size_t> unavailable;
+  for (std::size_t i = 0; i < s->claims.size(); ++i) {
+    const auto* selector = s->infos[i].available_on_nodes;
+    if (selector == nullptr) continue;
+    auto m = dra::node_matches(*node, "", false, selector);
+    if (!m.ok()) return Status::error(m.error());
+    if (!*m) unavailable.push_back(i);
+  }
+
+  std::vector<resourceapi::AllocationResult> allocations;
+  if (s->has_allocator) {
+    // Only this node's slices and the node-less ones, and only the devices in use of their pools:
+    // the work per node is proportional to what the node can use.
+    auto slices = s->slices->for_node(node->metadata.name.view());
+    auto allocated = s->allocated->for_slices(slices);
+    dra::Allocator allocator(
+        features_, std::move(allocated), [m = manager_](std::string_view name) { return m->device_class(name); },
+        std::move(slices), *cel_);
+    std::vector<const resourceapi::ResourceClaim*> to_allocate;
+    to_allocate.reserve(s->to_allocate.size());
+    for (std::size_t i : s->to_allocate) to_allocate.push_back(s->claims[i].get());
+    auto r = allocator.allocate(*node, to_allocate);
+    if (!r.ok()) {
+      // A node-only failure leaves the other nodes; anything else is wrong with a claim or class.
+      if (r.error().node_only) return unschedulable(r.error().message);
+      return Status::error(r.error().message);
+    }
+    if (r->results.size() != to_allocate.size()) return unschedulable("cannot allocate all claims");
+    allocations = std::move(r->results);
+  }
+
+  if (!s->has_allocator && unavailable.empty()) return {};
+  std::lock_guard l(s->mu);
+  if (!unavailable.empty()) {
+    s->unavailable_claims.insert(unavailable.begin(), unavailable.end());
+    return unschedulable("resourceclaim not available on the node");
+  }
+  s->node_allocations[std::string(node->metadata.name.view())] = std::move(allocations);
+  return {};
+}
+
+// ---------------------------------------------------------------- PostFilter
+
+Status DynamicResources::post_filter(framework::CycleState& state, const api::Pod& pod, const framework::NodeToStatus&,
+                                     framework::PostFilterResult&) {
+  auto* s = state.read<StateData>(kStateKey);
+  if (s == nullptr) return Status::error("not found");
+  if (s->claims.empty()) return Status(Code::Unschedulable, "no new claims to deallocate");
+  std::vector<std::size_t> candidates;
+  {
+    std::lock_guard l(s->mu);
+    candidates.assign(s->unavailable_claims.begin(), s->unavailable_claims.end());
+  }
+  // Upstream walks a Go map: any order. Here the pod's claim order.
+  for (std::size_t index : candidates) {
+    const auto& claim = *s->claims[index];
+    const auto& reserved = claim.status.reservedFor;
+    if (reserved.empty() || (reserved.size() == 1 && reserved[0].uid == pod.metadata.uid)) {
+      resourceapi::ResourceClaim copy = claim;
+      copy.status.reservedFor.clear();
+      copy.status.allocation = std::nullopt;
+      copy.status.devices.clear();
+      log::V(5).info("Deallocation of ResourceClaim", {{"pod", api::key_of(pod)}, {"resourceclaim", kobj(claim)}});
+      auto answer = handle_.client().update_resource_claim(copy, true);
+      if (!answer.status.is_success()) return Status::error(answer.status.message());
+      return Status(Code::Unschedulable, "deallocation of ResourceClaim completed");
+    }
+  }
+  return Status(Code::Unschedulable, "still not schedulable");
+}
+
+// ---------------------------------------------------------------- Score
+
+Status DynamicResources::score(const framework::CycleState& state, const api::Pod&, const framework::NodeInfo& node_info,
+                               std::int64_t& score) {
+  score = 0;
+  auto* s = state.read<StateData>(kStateKey);
+  if (s == nullptr) return Status::error("not found");
+  if (s->claims.empty()) return {};
+  const std::vector<resourceapi::AllocationResult>* results = nullptr;
+  {
+    std::lock_guard l(s->mu);
+    auto it = s->node_allocations.find(std::string(node_info.name_view()));
+    if (it == s->node_allocations.end()) return {};
+    results = &it->second;
+  }
+  // Upstream computeScore, including its pairing of the i-th claim with the i-th allocation.
+  for (std::size_t i = 0; i < s->claims.size(); ++i) {
+    if (i >= results->size()) {
+      return Status::error("number of allocations " + std::to_string(results->size()) +
+                           " is smaller than number of claims");
+    }
+    std::set<std::string_view> allocated_sub_requests;
+    for (const auto& r : (*results)[i].devices.results) {
+      if (r.request.view().find('/') != std::string_view::npos) allocated_sub_requests.insert(r.request.view());
+    }
+    for (const auto& req : s->claims[i]->spec.devices.requests) {
+      if (req.exactly) continue;
+      for (std::size_t k = 0; k < req.firstAvailable.size(); ++k) {
+        std::string ref = std::string(req.name.view()) + "/" + std::string(req.firstAvailable[k].name.view());
+        if (allocated_sub_requests.contains(ref))
+          score += std::int64_t(resourceapi::kFirstAvailableDeviceRequestMaxSize) - std::int64_t(k);
+      }
+    }
+  }
+  return {};
+}
+
+Status DynamicResources::normalize_score(const framework::CycleState&, const api::Pod&, framework::NodeScoreList& scores) {
+  return framework::default_normalize_score(framework::kMaxNodeScore, false, scores);
+}
+
+// ---------------------------------------------------------------- Reserve, Unreserve
+
+Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, const std::string& node_name) {
+  auto* s = state.read<StateData>(kStateKey);
+  if (s == nullptr) return Status::error("not found");
+  if (s->claims.empty()) return {};
+  // Allocated claims are reserved for real in PreBind; if another pod was faster, that fails and
+  // the pod is tried again.
+  const std::size_t with_allocator = s->to_allocate.size();
+  if (with_allocator == 0) return {};
+  std::vector<resourceapi::AllocationResult>* results = nullptr;
+  {
+    std::lock_guard l(s->mu);
+    auto it = s->node_allocations.find(node_name);
+    if (it != s->node_allocations.end()) results = &it->second;
+  }
+  if (results == nullptr || results->empty()) return Status::error("claim allocation not found for node");
+  if (results->size() != s->to_allocate.size()) {
+    return Status::error("internal error, have " + std::to_string(results->size()) + " allocations, " +
+                         std::to_string(s->to_allocate.size()) + " claims to allocate, want " +
+                         std::to_string(with_allocator) + " claims");
+  }
+  for (std::size_t k = 0; k < s->to_allocate.size(); ++k) {
+    const std::size_t index = s->to_allocate[k];
+    s->infos[index].allocation = (*results)[k];
+    auto claim = std::make_shared<resourceapi::ResourceClaim>(*s->claims[index]);
+    const auto& fins = claim->metadata.finalizers.vec();
+    if (std::find(fins.begin(), fins.end(), resourceapi::kFinalizer) == fins.end()) {
+      std::vector<std::string> f = fins;
+      f.emplace_back(resourceapi::kFinalizer);
+      claim->metadata.finalizers = std::move(f);
+    }
+    claim->status.allocation = (*results)[k];
+    const std::string uid(claim->metadata.uid.view());
+    manager_->signal_claim_pending_allocation(uid, std::move(claim));
+  }
+  return {};
+}
+
+void DynamicResources::unreserve(framework::CycleState& state, const api::Pod& pod, const std::string&) {
+  auto* s = state.read<StateData>(kStateKey);
+  if (s == nullptr || s->claims.empty()) return;
+  for (const auto& claim : s->claims) {
+    // An allocation in flight is not anymore: the claim is what the API server says again.
+    if (manager_->remove_claim_pending_allocation(claim->metadata.uid.view())) {
+      manager_->assumed_claim_restore(claim->metadata.namespace_.view(), claim->metadata.name.view());
+    }
+    if (!claim->status.allocation || !dra::claim_is_reserved_for_pod(pod, *claim)) continue;
+    // Remove the pod from reservedFor (upstream: a strategic-merge patch deleting the entry by
+    // uid, guarded by the claim's uid). Here: read, drop the entry, write the status, again on a
+    // conflict.
+    log::V(5).info("unreserve", {{"resourceclaim", kobj(*claim)}, {"pod", api::key_of(pod)}});
+    auto& client = handle_.client();
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      auto got = client.get_resource_claim(claim->metadata.namespace_.view(), claim->metadata.name.view());
+      if (!got.status.is_success() || got.claim->metadata.uid != claim->metadata.uid) break;
+      resourceapi::ResourceClaim copy = *got.claim;
+      std::erase_if(copy.status.reservedFor, [&](const auto& r) { return r.uid == pod.metadata.uid; });
+      if (copy.status.reservedFor.size() == got.claim->status.reservedFor.size()) break;
+      auto written = client.update_resource_claim(copy, true);
+      if (written.status.is_success()) break;
+      if (!written.conflict) {
+        // We will get here again when the pod is retried.
+        log::error("unreserve", {{"resourceclaim", kobj(*claim)}, {"err", written.status.message()}});
+        break;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- PreBind
+
+bool DynamicResources::pre_bind_is_quick(const framework::CycleState& state, const api::Pod&) const {
+  const auto* s = state.read<StateData>(kStateKey);
+  return s != nullptr && s->claims.empty();
+}
+
+util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size_t index, const api::Pod& pod) {
+  dra::ClaimPtr claim = s.claims[index];
+  const std::optional<resourceapi::AllocationResult>& allocation = s.infos[index].allocation;
+  const std::string name = kobj(*claim);
+  const std::string uid(claim->metadata.uid.view());
+  auto& client = handle_.client();
+  bool modified = false;
+  // Whatever happens, the allocation is no longer in flight: either the written claim is assumed
+  // (the informer's copy replaces it once it has caught up), or the claim is as it was.
+  struct Done {
+    DynamicResources* self;
+    const dra::ClaimPtr& claim;
+    const bool& modified;
+    bool had_allocation;
+    std::string uid;
+    ~Done() {
+      if (modified) {
+        if (auto r = self->manager_->assume_claim_after_api_call(claim); !r.ok())
+          log::V(5).info("Claim not stored in assume cache", {{"err", r.error()}});
+      }
+      if (had_allocation) self->manager_->remove_claim_pending_allocation(uid);
+    }
+  } done{this, claim, modified, allocation.has_value(), uid};
+
+  std::string last_error;
+  bool refresh = false;
+  // Upstream retry.RetryOnConflict with DefaultRetry: five attempts, 10 ms apart.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (refresh) {
+      auto got = client.get_resource_claim(claim->metadata.namespace_.view(), claim->metadata.name.view());
+      if (!got.status.is_success()) {
+        return util::make_error("get updated claim " + name + " after conflict: " + got.status.message());
+      }
+      log::V(5).info("retrying update after conflict", {{"claim", name}});
+      claim = got.claim;
+    }
+    refresh = true;
+    if (claim->metadata.deletionTimestamp) return util::make_error("claim " + name + " got deleted in the meantime");
+    resourceapi::ResourceClaim updated = *claim;
+    if (allocation) {
+      if (claim->status.allocation) return util::make_error("claim " + name + " got allocated elsewhere in the meantime");
+      const auto& fins = updated.metadata.finalizers.vec();
+      if (std::find(fins.begin(), fins.end(), resourceapi::kFinalizer) == fins.end()) {
+        std::vector<std::string> f = fins;
+        f.emplace_back(resourceapi::kFinalizer);
+        updated.metadata.finalizers = std::move(f);
+        auto written = client.update_resource_claim(updated, false);
+        if (!written.status.is_success()) {
+          last_error = "add finalizer to claim " + name + ": " + written.status.message();
+          if (written.conflict) continue;
+          return util::make_error(last_error);
+        }
+        updated = *written.claim;
+      }
+      updated.status.allocation = *allocation;
+    }
+    resourceapi::ResourceClaimConsumerReference ref;
+    ref.resource = "pods";
+    ref.name = pod.metadata.name;
+    ref.uid = pod.metadata.uid;
+    updated.status.reservedFor.push_back(std::move(ref));
+    auto written = client.update_resource_claim(updated, true);
+    if (!written.status.is_success()) {
+      last_error = (allocation ? "add allocation and reservation to claim " : "add reservation to claim ") + name +
+                   ": " + written.status.message();
+      if (written.conflict) continue;
+      return util::make_error(last_error);
+    }
+    claim = written.claim;
+    modified = true;
+    log::V(5).info("reserved", {{"pod", api::key_of(pod)}, {"resourceclaim", name}});
+    return dra::ClaimPtr(claim);  // a copy: `done` assumes `claim` after this (a plain return would move it)
+  }
+  return util::make_error(last_error);
+}
+
+Status DynamicResources::pre_bind(framework::CycleState& state, const api::Pod& pod, const std::string&) {
+  auto* s = state.read<StateData>(kStateKey);
+  if (s == nullptr) return Status::error("not found");
+  for (std::size_t i = 0; i < s->claims.size(); ++i) {
+    if (dra::claim_is_reserved_for_pod(pod, *s->claims[i])) continue;
+    auto r = bind_claim(*s, i, pod);
+    if (!r.ok()) return Status::error(r.error());
+    // Unreserve then works with the written claim.
+    s->claims[i] = *r;
+  }
+  return {};
+}
+
+util::Result<std::shared_ptr<framework::Plugin>> make_dynamic_resources(const framework::PluginArgs& args,
+                                                                        framework::Handle& handle) {
+  const auto* a = args.as<config::DynamicResourcesArgs>();
+  return std::shared_ptr<framework::Plugin>(
+      std::make_shared<DynamicResources>(handle, a ? *a : config::DynamicResourcesArgs{}));
+}
+
+}  // namespace ksched::scheduler::plugins::dynamicresources

@@ -1,0 +1,101 @@
+// DynamicResources (upstream pkg/scheduler/framework/plugins/dynamicresources, v1.35): pods with
+// spec.resourceClaims go only where their claims can be satisfied, and the scheduler allocates the
+// devices itself (structured parameters).
+//
+// PreEnqueue holds a pod until every claim exists; PreFilter reads the claims, splits allocated
+// from unallocated ones and checks their device classes; Filter allocates the unallocated claims
+// on the node with the structured allocator (dra/allocator.h), given only that node's slices and
+// the node-less ones, and checks that allocated claims may be used there; Reserve records the
+// chosen node's allocation as in flight in the scheduler's DRA state (dra/manager.h), so the next
+// pods see those devices taken; PreBind writes allocation and reservedFor to the claim's status;
+// Unreserve undoes what was not written. PostFilter deallocates a claim allocated for a node the
+// pod cannot use, when no other pod uses it. Score prefers nodes where firstAvailable requests got
+// an earlier subrequest.
+//
+// Left out as upstream leaves it out at v1.35's default gates: extended resources backed by DRA
+// (DRAExtendedResource, alpha), binding conditions (DRADeviceBindingConditions, alpha),
+// consumable capacity (DRAConsumableCapacity, alpha). filterTimeout is accepted and validated but
+// not enforced: the allocator has no cancellation.
+#pragma once
+#include <memory>
+#include <string_view>
+
+#include "cel/cel.h"
+#include "scheduler/config/types.h"
+#include "scheduler/dra/allocator.h"
+#include "scheduler/dra/manager.h"
+#include "scheduler/framework/interface.h"
+
+namespace ksched::scheduler::plugins::dynamicresources {
+
+inline constexpr std::string_view kName = "DynamicResources";
+inline constexpr std::string_view kStateKey = "DynamicResources";
+
+class DynamicResources final : public framework::PreEnqueuePlugin,
+                               public framework::PreFilterPlugin,
+                               public framework::FilterPlugin,
+                               public framework::PostFilterPlugin,
+                               public framework::ScorePlugin,
+                               public framework::ReservePlugin,
+                               public framework::PreBindPlugin,
+                               public framework::SignPlugin,
+                               public framework::EnqueueExtensions {
+ public:
+  // Uses the handle's DRA state; a handle without one (tools that build a framework alone) gets
+  // an empty state of the plugin's own, in which no claim exists.
+  DynamicResources(framework::Handle& handle, const config::DynamicResourcesArgs& args);
+
+  std::string_view name() const override { return kName; }
+  framework::Status pre_enqueue(const api::Pod& pod) override;
+  framework::Status pre_filter(framework::CycleState& state, const api::Pod& pod,
+                               const std::vector<framework::NodeInfoPtr>& nodes,
+                               framework::PreFilterResult& result) override;
+  framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
+                           const framework::NodeInfo& node_info) override;
+  framework::Status post_filter(framework::CycleState& state, const api::Pod& pod,
+                                const framework::NodeToStatus& filtered, framework::PostFilterResult& result) override;
+  framework::Status score(const framework::CycleState& state, const api::Pod& pod,
+                          const framework::NodeInfo& node_info, std::int64_t& score) override;
+  bool has_normalize_score() const override { return true; }
+  framework::Status normalize_score(const framework::CycleState& state, const api::Pod& pod,
+                                    framework::NodeScoreList& scores) override;
+  framework::Status reserve(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
+  void unreserve(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
+  framework::Status pre_bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
+  // Upstream PreBindPreFlight: nothing to do for a pod without claims.
+  bool pre_bind_is_quick(const framework::CycleState& state, const api::Pod& pod) const override;
+  // Upstream SignPod: a pod with claims is never batched.
+  void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
+  std::vector<framework::ClusterEventWithHint> events_to_register() const override;
+
+  // The queueing hints (exposed for tests).
+  framework::QueueingHint is_schedulable_after_claim_change(const api::Pod& pod,
+                                                            const std::shared_ptr<const void>& old_obj,
+                                                            const std::shared_ptr<const void>& new_obj) const;
+  framework::QueueingHint is_schedulable_after_pod_change(const api::Pod& pod,
+                                                          const std::shared_ptr<const void>& old_obj,
+                                                          const std::shared_ptr<const void>& new_obj) const;
+
+  dra::Manager& manager() const { return *manager_; }
+
+ private:
+  // Upstream foreachPodResourceClaim: "" when each claim of the pod exists, is not being deleted
+  // and (from a template) belongs to the pod; fn(claim) for each; else upstream's message.
+  template <class Fn>
+  std::string for_each_pod_claim(const api::Pod& pod, Fn&& fn) const;
+  framework::Status validate_device_class(std::string_view class_name, std::string_view request_name) const;
+  // Upstream bindClaim; returns the claim as written, or an error message.
+  util::Result<dra::ClaimPtr> bind_claim(struct StateData& s, std::size_t index, const api::Pod& pod);
+
+  framework::Handle& handle_;
+  config::DynamicResourcesArgs args_;
+  std::unique_ptr<dra::Manager> own_manager_;
+  dra::Manager* manager_ = nullptr;
+  dra::Features features_;
+  std::unique_ptr<cel::Cache> cel_;
+};
+
+util::Result<std::shared_ptr<framework::Plugin>> make_dynamic_resources(const framework::PluginArgs& args,
+                                                                        framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::dynamicresources

@@ -1,0 +1,162 @@
+// The scheduler places pods with ResourceClaims (DynamicResources) in a local cluster: the embedded
+// API server, the ResourceClaim controller making each pod's claim from a template, the simulated
+// GPU drivers publishing 2 devices on each of 2 nodes, and the scheduler. 5 pods for 4 devices: 4
+// are bound with a device each, never one device twice; the 5th stays Pending with upstream's
+// message; deleting a bound pod frees its device (the controller deallocates the claim) and the
+// 5th is bound.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "api/resource.h"
+#include "client/resources_dra.h"
+#include "client/rest.h"
+#include "localcluster/local_cluster.h"
+#include "net_testing/net_fixture.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace rv1 = ksched::api::resourcev1;
+using ksched::testing::eventually;
+
+rv1::DeviceClass gpu_class() {
+  rv1::DeviceClass c;
+  c.metadata.name = "gpu.ksched.dev";
+  rv1::DeviceSelector s;
+  s.cel = rv1::CELDeviceSelector{};
+  s.cel->expression = "device.driver == \"gpu.ksched.dev\"";
+  c.spec.selectors.push_back(s);
+  return c;
+}
+
+rv1::ResourceClaimTemplate one_gpu() {
+  rv1::ResourceClaimTemplate t;
+  t.metadata.name = "one-gpu";
+  t.metadata.namespace_ = "default";
+  rv1::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly = rv1::ExactDeviceRequest{};
+  r.exactly->deviceClassName = "gpu.ksched.dev";
+  r.exactly->allocationMode = "ExactCount";
+  r.exactly->count = 1;
+  t.spec.spec.devices.requests.push_back(r);
+  return t;
+}
+
+ksched::api::Pod gpu_pod(const std::string& name) {
+  ksched::api::Pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = "default";
+  ksched::api::Container c;
+  c.name = "app";
+  c.image = "busybox";
+  p.spec.containers.push_back(c);
+  ksched::api::PodResourceClaim pc;
+  pc.name = "gpu";
+  pc.resourceClaimTemplateName = "one-gpu";
+  p.spec.resourceClaims = std::vector<ksched::api::PodResourceClaim>{pc};
+  return p;
+}
+
+TEST(DraScheduling, DevicesAreAllocatedOnceAndTheLastPodWaitsForAFreeOne) {
+  ksched::localcluster::LocalClusterOptions o;
+  o.nodes = 2;
+  o.dra_devices = "gpu.ksched.dev=2";
+  o.scheduler_secure_port = -1;
+  auto cluster = ksched::localcluster::LocalCluster::start(o);
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  auto c = (*cluster)->client();
+  ASSERT_TRUE(c->create(gpu_class()).ok());
+  ASSERT_TRUE(c->create(one_gpu()).ok());
+  // The drivers' slices first, so that the pods are not tried against a partial cluster.
+  ASSERT_TRUE(eventually([&] {
+    auto l = c->list<rv1::ResourceSlice>("");
+    return l.ok() && l->items.size() == 2;
+  }));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(c->create(gpu_pod("gpu-" + std::to_string(i))).ok());
+
+  auto bound = [&] {
+    std::map<std::string, std::string> out;  // pod -> node
+    auto l = c->list<ksched::api::Pod>("default");
+    if (l.ok()) {
+      for (const auto& p : l->items)
+        if (!p.spec.nodeName.empty()) out[std::string(p.metadata.name.view())] = p.spec.nodeName;
+    }
+    return out;
+  };
+  // What each pod and claim looks like, for a failure's message.
+  auto state = [&] {
+    std::string out;
+    if (auto l = c->list<ksched::api::Pod>("default"); l.ok()) {
+      for (const auto& p : l->items) {
+        out += std::string(p.metadata.name.view()) + " node=" + p.spec.nodeName;
+        for (const auto& cond : p.status.conditions) out += " " + cond.type + ":" + std::string(cond.message.view());
+        out += "\n";
+      }
+    }
+    if (auto l = c->list<rv1::ResourceClaim>("default"); l.ok()) {
+      for (const auto& cl : l->items) {
+        out += std::string(cl.metadata.name.view()) + (cl.status.allocation ? " allocated" : " pending") +
+               " reservedFor=" + std::to_string(cl.status.reservedFor.size()) + "\n";
+      }
+    }
+    return out;
+  };
+  ASSERT_TRUE(eventually([&] { return bound().size() == 4; })) << state();
+
+  // Each bound pod's claim is allocated on its node and reserved for it; no device twice.
+  auto check_claims = [&](std::size_t want) {
+    auto claims = c->list<rv1::ResourceClaim>("default");
+    ASSERT_TRUE(claims.ok());
+    std::set<std::string> devices;
+    std::size_t allocated = 0;
+    for (const auto& cl : claims->items) {
+      if (!cl.status.allocation) continue;
+      ++allocated;
+      ASSERT_EQ(cl.status.allocation->devices.results.size(), 1u);
+      const auto& d = cl.status.allocation->devices.results[0];
+      EXPECT_TRUE(devices.insert(std::string(d.pool.view()) + "/" + std::string(d.device.view())).second)
+          << "device given twice: " << d.pool.view() << "/" << d.device.view();
+      ASSERT_EQ(cl.status.reservedFor.size(), 1u);
+      EXPECT_EQ(d.pool.view(), bound()[std::string(cl.status.reservedFor[0].name.view())]);
+    }
+    EXPECT_EQ(allocated, want);
+  };
+  check_claims(4);
+
+  // The fifth: Pending, with upstream's message in its PodScheduled condition.
+  std::string pending;
+  for (int i = 0; i < 5; ++i) {
+    if (!bound().contains("gpu-" + std::to_string(i))) pending = "gpu-" + std::to_string(i);
+  }
+  ASSERT_FALSE(pending.empty());
+  std::string message;
+  ASSERT_TRUE(eventually([&] {
+    auto p = c->get<ksched::api::Pod>("default", pending);
+    if (!p.ok()) return false;
+    for (const auto& cond : p->status.conditions) {
+      if (cond.type == "PodScheduled" && cond.reason == "Unschedulable") message = std::string(cond.message.view());
+    }
+    return !message.empty();
+  })) << state();
+  EXPECT_EQ(message,
+            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are "
+            "available: 2 Preemption is not helpful for scheduling.");
+
+  // One bound pod goes: its claim is deleted with it, its device is free, the fifth is bound.
+  const std::string victim = bound().begin()->first;
+  ASSERT_TRUE(c->remove<ksched::api::Pod>("default", victim).ok());
+  ASSERT_TRUE(eventually([&] {
+    auto b = bound();
+    return b.size() == 4 && b.contains(pending) && !b.contains(victim);
+  })) << bound().size();
+  ASSERT_TRUE(eventually([&] {
+    auto claims = c->list<rv1::ResourceClaim>("default");
+    return claims.ok() && claims->items.size() == 4;
+  }));
+  check_claims(4);
+}
+
+}  // namespace

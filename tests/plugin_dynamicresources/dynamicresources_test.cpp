@@ -1,0 +1,514 @@
+// DynamicResources at each extension point, against upstream's dynamicresources_test.go (v1.35):
+// each test names the upstream case it mirrors. The API server is a fake that keeps claims with
+// resourceVersions (a stale write is a conflict); the scheduler's DRA state is fed by hand, as its
+// informers would.
+#include "scheduler/plugins/dynamicresources/dynamicresources.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "api/codec.h"
+#include "api/yaml_json.h"
+#include "scheduler_testing/fakes.h"
+
+namespace ksched::scheduler::plugins::dynamicresources {
+namespace {
+
+namespace fw = framework;
+namespace resourceapi = api::resourcev1;
+using testing::FakeHandle;
+
+template <class T>
+std::shared_ptr<const T> obj(std::string_view yaml) {
+  auto json = api::yaml_text_to_json(yaml);
+  EXPECT_TRUE(json.ok()) << json.error();
+  auto o = api::decode<T>(api::to_json_text(*json));
+  EXPECT_TRUE(o.ok()) << o.error() << "\n" << yaml;
+  return std::make_shared<const T>(o.ok() ? std::move(*o) : T{});
+}
+
+std::shared_ptr<const api::Node> node(const std::string& name) {
+  auto n = std::make_shared<api::Node>();
+  n->metadata.name = name;
+  n->metadata.labels.set("kubernetes.io/hostname", name);
+  return n;
+}
+
+// `devices` GPUs of driver gpu.example.com on `node_name`, in the node's own pool.
+std::shared_ptr<const resourceapi::ResourceSlice> slice(const std::string& node_name, int devices) {
+  std::string y = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: " + node_name +
+                  "-gpu}\nspec:\n  driver: gpu.example.com\n  pool: {name: " + node_name +
+                  ", generation: 1, resourceSliceCount: 1}\n  nodeName: " + node_name + "\n  devices:\n";
+  for (int i = 0; i < devices; ++i) y += "  - name: gpu-" + std::to_string(i) + "\n";
+  return obj<resourceapi::ResourceSlice>(y);
+}
+
+std::shared_ptr<const resourceapi::DeviceClass> gpu_class() {
+  return obj<resourceapi::DeviceClass>(
+      "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n"
+      "  selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]\n");
+}
+
+// A claim for one GPU (class `cls`), uid "uid-<name>", resourceVersion 1.
+std::shared_ptr<resourceapi::ResourceClaim> claim(const std::string& name, const std::string& cls = "gpu") {
+  auto c = obj<resourceapi::ResourceClaim>(
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " + name +
+      ", namespace: default, uid: uid-" + name + ", resourceVersion: '1'}\nspec:\n  devices:\n    requests:\n"
+      "    - name: req-1\n      exactly: {deviceClassName: " + cls + ", allocationMode: ExactCount, count: 1}\n");
+  return std::make_shared<resourceapi::ResourceClaim>(*c);
+}
+
+// A pod whose claim "gpu" names `claim_name` directly.
+std::shared_ptr<const api::Pod> pod_with_claim(const std::string& name, const std::string& claim_name) {
+  return obj<api::Pod>("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" +
+                       name + "}\nspec:\n  containers: [{name: c, image: i}]\n  resourceClaims:\n"
+                       "  - {name: gpu, resourceClaimName: " + claim_name + "}\n");
+}
+
+// A pod whose claim "gpu" comes from a template; `generated` is what the controller recorded.
+std::shared_ptr<const api::Pod> pod_with_template(const std::string& name, const std::string& generated = "") {
+  std::string y = "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" + name +
+                  "}\nspec:\n  containers: [{name: c, image: i}]\n  resourceClaims:\n"
+                  "  - {name: gpu, resourceClaimTemplateName: gpu-template}\n";
+  if (!generated.empty()) y += "status:\n  resourceClaimStatuses: [{name: gpu, resourceClaimName: " + generated + "}]\n";
+  return obj<api::Pod>(y);
+}
+
+std::shared_ptr<const api::Pod> plain_pod(const std::string& name) {
+  return obj<api::Pod>("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" +
+                       name + "}\nspec:\n  containers: [{name: c, image: i}]\n");
+}
+
+// An allocation of `device` in pool `pool` of gpu.example.com, for request req-1; with `node`, the
+// node selector that pins it there.
+resourceapi::AllocationResult allocation(const std::string& pool, const std::string& device,
+                                         const std::string& node = "") {
+  resourceapi::AllocationResult a;
+  resourceapi::DeviceRequestAllocationResult r;
+  r.request = "req-1";
+  r.driver = "gpu.example.com";
+  r.pool = pool;
+  r.device = device;
+  a.devices.results.push_back(r);
+  if (!node.empty()) {
+    api::NodeSelectorRequirement req;
+    req.key = "metadata.name";
+    req.operator_ = "In";
+    req.values = {node};
+    api::NodeSelectorTerm term;
+    term.matchFields.push_back(req);
+    api::NodeSelector sel;
+    sel.nodeSelectorTerms.push_back(term);
+    a.nodeSelector = sel;
+  }
+  return a;
+}
+
+// The API server's claims: GET and PUT (object or status) with optimistic concurrency.
+class ClaimClient : public testing::FakeClusterClient {
+ public:
+  void put(const resourceapi::ResourceClaim& c) {
+    std::lock_guard l(mu_);
+    claims_[key(c)] = std::make_shared<const resourceapi::ResourceClaim>(c);
+  }
+  std::shared_ptr<const resourceapi::ResourceClaim> stored(const std::string& name) {
+    std::lock_guard l(mu_);
+    auto it = claims_.find("default/" + name);
+    return it == claims_.end() ? nullptr : it->second;
+  }
+  ClaimAnswer get_resource_claim(std::string_view ns, std::string_view name) override {
+    std::lock_guard l(mu_);
+    auto it = claims_.find(std::string(ns) + "/" + std::string(name));
+    if (it == claims_.end()) return {nullptr, fw::Status::error("not found"), false};
+    return {it->second, {}, false};
+  }
+  ClaimAnswer update_resource_claim(const resourceapi::ResourceClaim& c, bool status) override {
+    std::lock_guard l(mu_);
+    ++updates;
+    if (conflicts_left > 0) {
+      --conflicts_left;
+      // Someone else wrote in between: the stored version moves on.
+      auto bumped = std::make_shared<resourceapi::ResourceClaim>(*claims_.at(key(c)));
+      bumped->metadata.resourceVersion = std::to_string(++rv_);
+      claims_[key(c)] = bumped;
+    }
+    auto& cur = claims_.at(key(c));
+    if (cur->metadata.resourceVersion != c.metadata.resourceVersion) {
+      return {nullptr, fw::Status::error("the object has been modified"), true};
+    }
+    auto next = std::make_shared<resourceapi::ResourceClaim>(*cur);
+    if (status) {
+      next->status = c.status;
+    } else {
+      next->metadata = c.metadata;
+      next->spec = c.spec;
+    }
+    next->metadata.resourceVersion = std::to_string(++rv_);
+    cur = next;
+    return {next, {}, false};
+  }
+  int conflicts_left = 0;
+  int updates = 0;
+
+ private:
+  static std::string key(const resourceapi::ResourceClaim& c) {
+    return std::string(c.metadata.namespace_.view()) + "/" + std::string(c.metadata.name.view());
+  }
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const resourceapi::ResourceClaim>> claims_;
+  std::uint64_t rv_ = 100;
+};
+
+class DraHandle : public FakeHandle {
+ public:
+  fw::ClusterClient& client() override { return claims; }
+  dra::Manager* dra_manager() const override { return &manager; }
+  ClaimClient claims;
+  mutable dra::Manager manager;
+};
+
+class DynamicResourcesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    handle.set_snapshot(std::vector<fw::PodPtr>{}, {node("node-1"), node("node-2")});
+    plugin = std::make_unique<DynamicResources>(handle, config::DynamicResourcesArgs{});
+    handle.manager.on_class_add(gpu_class());
+  }
+  // A claim known to the API server and to the scheduler's informer.
+  void add_claim(const std::shared_ptr<resourceapi::ResourceClaim>& c) {
+    handle.claims.put(*c);
+    handle.manager.on_claim_add(c);
+  }
+  const fw::NodeInfo& ni(const std::string& name) { return *handle.snapshot().get(name); }
+  fw::Status pre_filter(fw::CycleState& s, const api::Pod& p) {
+    fw::PreFilterResult r;
+    return plugin->pre_filter(s, p, handle.snapshot().list(), r);
+  }
+
+  DraHandle handle;
+  std::unique_ptr<DynamicResources> plugin;
+};
+
+// "empty": a pod without claims is skipped at PreFilter and costs nothing after.
+TEST_F(DynamicResourcesTest, PodWithoutClaimsIsSkipped) {
+  auto p = plain_pod("p");
+  EXPECT_TRUE(plugin->pre_enqueue(*p).is_success());
+  fw::CycleState s;
+  EXPECT_TRUE(pre_filter(s, *p).is_skip());
+  fw::PostFilterResult pr;
+  auto st = plugin->post_filter(s, *p, fw::NodeToStatus{}, pr);
+  EXPECT_EQ(st.code(), fw::Code::Unschedulable);
+  EXPECT_EQ(st.message(), "no new claims to deallocate");
+  EXPECT_TRUE(plugin->reserve(s, *p, "node-1").is_success());
+  EXPECT_TRUE(plugin->pre_bind_is_quick(s, *p));
+  EXPECT_TRUE(plugin->pre_bind(s, *p, "node-1").is_success());
+  fw::PodSignature sig;
+  plugin->sign_pod(*p, sig);
+  EXPECT_TRUE(sig.signable());
+}
+
+// "claim does not exist": PreEnqueue and PreFilter name the missing claim.
+TEST_F(DynamicResourcesTest, MissingClaimKeepsThePodOut) {
+  auto p = pod_with_claim("p", "my-claim");
+  auto st = plugin->pre_enqueue(*p);
+  EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(st.message(), "could not find ResourceClaim \"default/my-claim\"");
+  fw::CycleState s;
+  EXPECT_EQ(pre_filter(s, *p).message(), "could not find ResourceClaim \"default/my-claim\"");
+  fw::PodSignature sig;
+  plugin->sign_pod(*p, sig);
+  EXPECT_FALSE(sig.signable());  // upstream SignPod: pods with claims are not signable
+}
+
+// "claim not created yet" (template): the controller has not recorded the claim in the pod's status.
+TEST_F(DynamicResourcesTest, TemplateClaimNotCreatedYet) {
+  auto st = plugin->pre_enqueue(*pod_with_template("p"));
+  EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(st.message(), "pod \"default/p\": ResourceClaim not created yet");
+  // Recorded but not yet seen by the informer.
+  EXPECT_EQ(plugin->pre_enqueue(*pod_with_template("p", "p-gpu-x")).message(),
+            "could not find ResourceClaim \"default/p-gpu-x\"");
+  // Seen, but not made for this pod: upstream IsForPod.
+  add_claim(claim("p-gpu-x"));
+  EXPECT_EQ(plugin->pre_enqueue(*pod_with_template("p", "p-gpu-x")).message(),
+            "ResourceClaim default/p-gpu-x was not created for pod default/p (pod is not owner)");
+}
+
+// "deleted claim".
+TEST_F(DynamicResourcesTest, ClaimBeingDeleted) {
+  auto c = claim("my-claim");
+  c->metadata.deletionTimestamp = api::Time{};
+  add_claim(c);
+  EXPECT_EQ(plugin->pre_enqueue(*pod_with_claim("p", "my-claim")).message(),
+            "resourceclaim \"my-claim\" is being deleted");
+}
+
+// "missing class".
+TEST_F(DynamicResourcesTest, MissingDeviceClass) {
+  add_claim(claim("my-claim", "no-such-class"));
+  fw::CycleState s;
+  auto st = pre_filter(s, *pod_with_claim("p", "my-claim"));
+  EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(st.message(), "request req-1: device class no-such-class does not exist");
+}
+
+// "structured no resources" and "structured ... allocation": Filter allocates on the node's own
+// devices; a node without any says so.
+TEST_F(DynamicResourcesTest, FilterAllocatesOnTheNodesDevices) {
+  handle.manager.on_slice_add(slice("node-1", 1));
+  add_claim(claim("my-claim"));
+  auto p = pod_with_claim("p", "my-claim");
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *p).is_success());
+  EXPECT_TRUE(plugin->filter(s, *p, ni("node-1")).is_success());
+  auto st = plugin->filter(s, *p, ni("node-2"));
+  EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(st.message(), "cannot allocate all claims");
+}
+
+// "structured allocation, other node" / "allocated claim on other node": an allocated claim whose
+// node selector excludes the node; PostFilter then deallocates it (nobody uses it).
+TEST_F(DynamicResourcesTest, ClaimAllocatedElsewhereIsDeallocatedInPostFilter) {
+  auto c = claim("my-claim");
+  c->status.allocation = allocation("node-2", "gpu-0", "node-2");
+  add_claim(c);
+  auto p = pod_with_claim("p", "my-claim");
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *p).is_success());
+  auto st = plugin->filter(s, *p, ni("node-1"));
+  EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(st.message(), "resourceclaim not available on the node");
+  EXPECT_TRUE(plugin->filter(s, *p, ni("node-2")).is_success());
+  fw::PostFilterResult pr;
+  st = plugin->post_filter(s, *p, fw::NodeToStatus{}, pr);
+  EXPECT_EQ(st.code(), fw::Code::Unschedulable);
+  EXPECT_EQ(st.message(), "deallocation of ResourceClaim completed");
+  EXPECT_FALSE(handle.claims.stored("my-claim")->status.allocation);
+}
+
+// "claim reserved for another pod" at the limit: "resourceclaim in use".
+TEST_F(DynamicResourcesTest, ClaimWithFullReservedForIsInUse) {
+  auto c = claim("my-claim");
+  c->status.allocation = allocation("node-1", "gpu-0");
+  for (std::size_t i = 0; i < dra::kResourceClaimReservedForMaxSize; ++i) {
+    resourceapi::ResourceClaimConsumerReference r;
+    r.resource = "pods";
+    r.name = "other-" + std::to_string(i);
+    r.uid = "uid-other-" + std::to_string(i);
+    c->status.reservedFor.push_back(r);
+  }
+  add_claim(c);
+  fw::CycleState s;
+  auto st = pre_filter(s, *pod_with_claim("p", "my-claim"));
+  EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(st.message(), "resourceclaim in use");
+}
+
+// Two pods competing for the last device (upstream's in-flight allocation, "claim is in flight"):
+// after the first pod's Reserve the second finds no device; Unreserve frees it again.
+TEST_F(DynamicResourcesTest, ReservedDeviceIsNotGivenTwiceUntilUnreserve) {
+  handle.manager.on_slice_add(slice("node-1", 1));
+  add_claim(claim("a"));
+  add_claim(claim("b"));
+  auto pa = pod_with_claim("pa", "a");
+  auto pb = pod_with_claim("pb", "b");
+
+  fw::CycleState sa;
+  ASSERT_TRUE(pre_filter(sa, *pa).is_success());
+  ASSERT_TRUE(plugin->filter(sa, *pa, ni("node-1")).is_success());
+  ASSERT_TRUE(plugin->reserve(sa, *pa, "node-1").is_success());
+  EXPECT_TRUE(handle.manager.claim_has_pending_allocation("uid-a"));
+
+  fw::CycleState sb;
+  ASSERT_TRUE(pre_filter(sb, *pb).is_success());
+  EXPECT_EQ(plugin->filter(sb, *pb, ni("node-1")).message(), "cannot allocate all claims");
+  // The first pod's own claim, while in flight, stops a second attempt for it.
+  fw::CycleState sa2;
+  EXPECT_EQ(pre_filter(sa2, *pa).message(), "resource claim default/a is in the process of being allocated");
+
+  plugin->unreserve(sa, *pa, "node-1");
+  EXPECT_FALSE(handle.manager.claim_has_pending_allocation("uid-a"));
+  fw::CycleState sb2;
+  ASSERT_TRUE(pre_filter(sb2, *pb).is_success());
+  EXPECT_TRUE(plugin->filter(sb2, *pb, ni("node-1")).is_success());
+}
+
+// "structured allocation": PreBind writes finalizer, allocation and reservedFor; the written claim is
+// assumed (its device stays taken) until the informer catches up.
+TEST_F(DynamicResourcesTest, PreBindWritesAllocationAndReservation) {
+  handle.manager.on_slice_add(slice("node-1", 1));
+  add_claim(claim("a"));
+  add_claim(claim("b"));
+  auto pa = pod_with_claim("pa", "a");
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *pa).is_success());
+  ASSERT_TRUE(plugin->filter(s, *pa, ni("node-1")).is_success());
+  ASSERT_TRUE(plugin->reserve(s, *pa, "node-1").is_success());
+  EXPECT_FALSE(plugin->pre_bind_is_quick(s, *pa));
+  ASSERT_TRUE(plugin->pre_bind(s, *pa, "node-1").is_success());
+
+  auto stored = handle.claims.stored("a");
+  ASSERT_TRUE(stored->status.allocation);
+  ASSERT_EQ(stored->status.allocation->devices.results.size(), 1u);
+  EXPECT_EQ(stored->status.allocation->devices.results[0].device, "gpu-0");
+  ASSERT_EQ(stored->status.reservedFor.size(), 1u);
+  EXPECT_EQ(stored->status.reservedFor[0].uid, "uid-pa");
+  EXPECT_EQ(stored->status.reservedFor[0].name, "pa");
+  EXPECT_EQ(stored->status.reservedFor[0].resource, "pods");
+  EXPECT_EQ(stored->metadata.finalizers.vec(), std::vector<std::string>{std::string(resourceapi::kFinalizer)});
+
+  // No longer in flight, but assumed: the scheduler's copy is the written one.
+  EXPECT_FALSE(handle.manager.claim_has_pending_allocation("uid-a"));
+  EXPECT_EQ(handle.manager.claim("default", "a"), stored);
+  fw::CycleState sb;
+  ASSERT_TRUE(pre_filter(sb, *pod_with_claim("pb", "b")).is_success());
+  EXPECT_EQ(plugin->filter(sb, *pod_with_claim("pb", "b"), ni("node-1")).message(), "cannot allocate all claims");
+  // An older informer event does not undo the assumption; the written version replaces it.
+  handle.manager.on_claim_update(nullptr, claim("a"));
+  EXPECT_EQ(handle.manager.claim("default", "a"), stored);
+  handle.manager.on_claim_update(nullptr, stored);
+  EXPECT_EQ(handle.manager.allocated_devices().size(), 1u);
+}
+
+// "bind failure ... conflict": a conflicting write is retried on a fresh copy of the claim.
+TEST_F(DynamicResourcesTest, PreBindRetriesOnConflict) {
+  handle.manager.on_slice_add(slice("node-1", 1));
+  add_claim(claim("a"));
+  auto pa = pod_with_claim("pa", "a");
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *pa).is_success());
+  ASSERT_TRUE(plugin->filter(s, *pa, ni("node-1")).is_success());
+  ASSERT_TRUE(plugin->reserve(s, *pa, "node-1").is_success());
+  handle.claims.conflicts_left = 1;
+  ASSERT_TRUE(plugin->pre_bind(s, *pa, "node-1").is_success());
+  EXPECT_EQ(handle.claims.stored("a")->status.reservedFor.size(), 1u);
+  EXPECT_GE(handle.claims.updates, 3);  // finalizer (conflict), finalizer, status
+}
+
+// "bind failure": a claim allocated by someone else meanwhile fails PreBind with upstream's
+// message, and Unreserve leaves no allocation in flight.
+TEST_F(DynamicResourcesTest, PreBindFailsWhenAllocatedElsewhereMeanwhile) {
+  handle.manager.on_slice_add(slice("node-1", 2));
+  add_claim(claim("a"));
+  auto pa = pod_with_claim("pa", "a");
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *pa).is_success());
+  ASSERT_TRUE(plugin->filter(s, *pa, ni("node-1")).is_success());
+  ASSERT_TRUE(plugin->reserve(s, *pa, "node-1").is_success());
+  auto other = claim("a");
+  other->status.allocation = allocation("node-1", "gpu-1");
+  other->metadata.resourceVersion = "2";
+  handle.claims.put(*other);
+  handle.claims.conflicts_left = 0;
+  // The plugin's copy is at version 1: its first write conflicts, the retry sees the allocation.
+  auto st = plugin->pre_bind(s, *pa, "node-1");
+  EXPECT_TRUE(st.is_error());
+  EXPECT_EQ(st.message(), "claim default/a got allocated elsewhere in the meantime");
+  plugin->unreserve(s, *pa, "node-1");
+  EXPECT_FALSE(handle.manager.claim_has_pending_allocation("uid-a"));
+}
+
+// Unreserve of a claim reserved for the pod removes the pod from reservedFor.
+TEST_F(DynamicResourcesTest, UnreserveRemovesTheReservation) {
+  handle.manager.on_slice_add(slice("node-1", 1));
+  add_claim(claim("a"));
+  auto pa = pod_with_claim("pa", "a");
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *pa).is_success());
+  ASSERT_TRUE(plugin->filter(s, *pa, ni("node-1")).is_success());
+  ASSERT_TRUE(plugin->reserve(s, *pa, "node-1").is_success());
+  ASSERT_TRUE(plugin->pre_bind(s, *pa, "node-1").is_success());
+  ASSERT_EQ(handle.claims.stored("a")->status.reservedFor.size(), 1u);
+  plugin->unreserve(s, *pa, "node-1");  // e.g. Bind failed
+  EXPECT_TRUE(handle.claims.stored("a")->status.reservedFor.empty());
+  EXPECT_TRUE(handle.claims.stored("a")->status.allocation);  // deallocation is the controller's
+}
+
+// Queueing hints (upstream TestIsSchedulableAfterClaimChange / TestIsSchedulableAfterPodChange).
+TEST_F(DynamicResourcesTest, QueueingHints) {
+  using fw::QueueingHint;
+  auto p = pod_with_claim("p", "my-claim");
+  auto c = claim("my-claim");
+  // "skip-deletes"/"backoff-wrong-new-object" aside: the pod's claim is missing, any claim change
+  // that does not create it is skipped.
+  auto unrelated = claim("other");
+  add_claim(unrelated);
+  EXPECT_EQ(plugin->is_schedulable_after_claim_change(*p, nullptr, unrelated), QueueingHint::Skip);
+  // "queue-on-add": the pod's claim was created.
+  add_claim(c);
+  EXPECT_EQ(plugin->is_schedulable_after_claim_change(*p, nullptr, c), QueueingHint::Queue);
+  // "skip-unrelated-claim".
+  EXPECT_EQ(plugin->is_schedulable_after_claim_change(*p, unrelated, unrelated), QueueingHint::Skip);
+  // "skip-spec-status-no-change" (a finalizer added).
+  auto with_finalizer = std::make_shared<resourceapi::ResourceClaim>(*c);
+  with_finalizer->metadata.finalizers = std::vector<std::string>{"x"};
+  EXPECT_EQ(plugin->is_schedulable_after_claim_change(*p, c, with_finalizer), QueueingHint::Skip);
+  // "queue-on-status-change".
+  auto allocated = std::make_shared<resourceapi::ResourceClaim>(*c);
+  allocated->status.allocation = allocation("node-1", "gpu-0");
+  EXPECT_EQ(plugin->is_schedulable_after_claim_change(*p, c, allocated), QueueingHint::Queue);
+  // "structured-claim-deallocate": any claim's deallocation frees devices.
+  auto unrelated_allocated = std::make_shared<resourceapi::ResourceClaim>(*unrelated);
+  unrelated_allocated->status.allocation = allocated->status.allocation;
+  EXPECT_EQ(plugin->is_schedulable_after_claim_change(*p, unrelated_allocated, unrelated), QueueingHint::Queue);
+
+  // The pod's own status update naming its generated claim.
+  auto waiting = pod_with_template("t");
+  auto generated = claim("t-gpu");
+  generated->metadata.ownerReferences =
+      std::vector<api::OwnerReference>{api::OwnerReference{"v1", "Pod", "t", "uid-t", true, true, {}, {}}};
+  add_claim(generated);
+  EXPECT_EQ(plugin->is_schedulable_after_pod_change(*waiting, waiting, pod_with_template("t", "t-gpu")),
+            QueueingHint::Queue);
+  EXPECT_EQ(plugin->is_schedulable_after_pod_change(*waiting, waiting, pod_with_template("t", "t-missing")),
+            QueueingHint::Skip);
+  EXPECT_EQ(plugin->is_schedulable_after_pod_change(*waiting, nullptr, plain_pod("someone-else")), QueueingHint::Skip);
+}
+
+// EventsToRegister with queueing hints on: nodes (add, label, allocatable), claims (hinted), the
+// pod's generated claims (hinted), classes and slices (always queue).
+TEST_F(DynamicResourcesTest, EventsToRegister) {
+  auto events = plugin->events_to_register();
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[0].event.resource, fw::EventResource::Node);
+  EXPECT_EQ(events[0].event.actionType, fw::kAdd | fw::kUpdateNodeLabel | fw::kUpdateNodeAllocatable);
+  EXPECT_EQ(events[1].event.resource, fw::EventResource::ResourceClaim);
+  EXPECT_TRUE(static_cast<bool>(events[1].hint));
+  EXPECT_EQ(events[2].event.resource, fw::EventResource::Pod);
+  EXPECT_EQ(events[2].event.actionType, fw::kUpdatePodGeneratedResourceClaim);
+  EXPECT_EQ(events[3].event.resource, fw::EventResource::DeviceClass);
+  EXPECT_FALSE(static_cast<bool>(events[3].hint));
+  EXPECT_EQ(events[4].event.resource, fw::EventResource::ResourceSlice);
+  EXPECT_EQ(events[4].event.actionType, fw::kAdd | fw::kUpdate);
+}
+
+// The manager hands Filter only a node's slices and the node-less ones, and only the devices in
+// use of those pools.
+TEST(DraManager, SlicesAndAllocatedDevicesByNode) {
+  dra::Manager m;
+  m.on_slice_add(slice("node-1", 2));
+  m.on_slice_add(slice("node-2", 2));
+  m.on_slice_add(obj<resourceapi::ResourceSlice>(
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: shared}\nspec:\n  driver: net.example.com\n"
+      "  pool: {name: shared, generation: 1, resourceSliceCount: 1}\n  allNodes: true\n  devices: [{name: nic-0}]\n"));
+  auto idx = m.slices();
+  auto for1 = idx->for_node("node-1");
+  ASSERT_EQ(for1.size(), 2u);
+  EXPECT_EQ(for1[0]->metadata.name, "node-1-gpu");
+  EXPECT_EQ(for1[1]->metadata.name, "shared");
+  auto c = claim("x");
+  c->status.allocation = allocation("node-2", "gpu-1");
+  m.on_claim_add(c);
+  auto allocated = m.allocated_devices();
+  EXPECT_TRUE(allocated.for_slices(for1).empty());
+  auto for2 = m.slices()->for_node("node-2");
+  EXPECT_EQ(allocated.for_slices(for2).size(), 1u);
+  m.on_claim_delete(c);
+  EXPECT_EQ(m.allocated_devices().size(), 0u);
+  m.on_slice_delete(slice("node-1", 2));
+  EXPECT_EQ(m.slices()->for_node("node-1").size(), 1u);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::dynamicresources
