@@ -7,11 +7,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fnmatch.h>
 #include <fstream>
+#include <random>
+#include <sstream>
 #include <mutex>
 #include <set>
 #include <thread>
 
+#include "api/node.h"
+#include "client/resources_dra.h"
 #include "client/rest.h"
 #include "etcd/local_etcd.h"
 #include "localcluster/local_cluster.h"
@@ -20,6 +25,7 @@
 #include "scheduler/app/app.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/load.h"
+#include "scheduler/dra/allocator.h"
 #include "scheduler/scheduler.h"
 
 namespace ksched::perf {
@@ -110,6 +116,9 @@ class Runner {
       lo.run_scheduler = false;
       lo.run_node_simulator = false;  // like scheduler_perf: no kubelet, bound pods stay as they are
       lo.controllers.clear();         // nor controllers
+      // but DRA workloads have the ResourceClaim controller make each pod's claims from its
+      // templates (and delete them with the pod), as upstream's scheduler_perf runs it.
+      if (w_.uses_dra()) lo.controllers = {"resourceclaim-controller"};
       lo.scheduler_secure_port = -1;
       lo.kubeconfig_out = o_.kubeconfig_out;
       lo.watch_history = 500000;
@@ -347,7 +356,11 @@ class Runner {
       const Op& op = w_.ops[i];
       if (op.opcode == "createNodes") create_nodes(op);
       else if (op.opcode == "createNamespaces") create_namespaces(op);
+      else if (op.opcode == "createPods" && op.steady_state) create_pods_steadily(op, op.namespace_.empty() ? "namespace-" + std::to_string(i) : op.namespace_, setup_start);
       else if (op.opcode == "createPods") create_pods(op, op.namespace_.empty() ? "namespace-" + std::to_string(i) : op.namespace_, setup_start);
+      else if (op.opcode == "createResourceDriver") create_resource_driver(op);
+      else if (op.opcode == "createAny") create_any(op);
+      else if (op.opcode == "allocResourceClaims") alloc_resource_claims(op);
       else if (op.opcode == "createPodSets") {
         for (int k = 0; k < op.count; ++k) create_pods(op.create_pods_op.front(), op.namespace_prefix + "-" + std::to_string(k), setup_start);
       } else if (op.opcode == "churn") start_churn(op, "namespace-" + std::to_string(i));
@@ -614,6 +627,13 @@ class Runner {
     res_.measured_pods = op.count;
     res_.measured_bound = c.ever_bound - before_bound;
     res_.measured_seconds = end_t;
+    summarize_measure(ns, sampler, cpu_before, proc_before, etcd_before, metrics_before);
+  }
+
+  // The measured phase's figures, once its pods are counted (res_.measured_*) and sampled: CPU by
+  // stage and thread, the scheduler's metrics, events.
+  void summarize_measure(const std::string& ns, const ThroughputSampler& sampler, const std::vector<ThreadCpu>& cpu_before,
+                         double proc_before, double etcd_before, const std::string& metrics_before) {
     res_.throughput = summarize_throughput(sampler.samples());
     res_.series = sampler.series();
     auto cpu_after = thread_cpu_times();
@@ -688,6 +708,271 @@ class Runner {
     if (ec || !v.is_object()) return -1;
     auto* items = v.as_object().if_contains("items");
     return items && items->is_array() ? static_cast<long>(items->as_array().size()) : -1;
+  }
+
+  // ------------------------------------------------------------------ steady state
+  // upstream's steadyState createPods: `count` pods; once all of them are scheduled they are
+  // deleted (grace period 0, claims left to the ResourceClaim controller) and the next `count` are
+  // created, for `duration`. The rate is scheduled pods per second over the duration.
+  void create_pods_steadily(const Op& op, const std::string& ns, Clock::time_point setup_start) {
+    ensure_namespace(ns);
+    const json::object& tmpl =
+        template_of(op.pod_template_path.empty() ? w_.default_pod_template_path : op.pod_template_path, kDefaultPod);
+    std::string metrics_before;
+    std::vector<ThreadCpu> cpu_before;
+    double proc_before = 0, etcd_before = 0;
+    if (op.collect_metrics) {
+      if (measured_) throw Failure{"only one createPods operation per workload may collect metrics"};
+      measured_ = true;
+      res_.setup_seconds = seconds_since(setup_start);
+      metrics_before = metrics_text();
+      cpu_before = thread_cpu_times();
+      proc_before = process_cpu_seconds();
+      if (etcd_) etcd_before = etcd_->cpu_seconds();
+    }
+    const client::ResourceRef pods{.resource = "pods", .namespace_ = ns};
+    const std::string prefix = ns + "-pod-";
+    auto create_batch = [&] {
+      std::vector<std::string> bodies;
+      const long base = pod_counter_[ns];
+      pod_counter_[ns] += op.count;
+      for (long i = 0; i < op.count; ++i) bodies.push_back(pod_body(tmpl, ns, prefix + std::to_string(base + i), ""));
+      for (auto& res : client_->create_all(pods, std::move(bodies)))
+        if (!res && !client::is_already_exists(res.error()))
+          throw Failure{"creating pods in " + ns + ": " + res.error().to_string()};
+    };
+    const long before_bound = tracker_->counts(ns).ever_bound;
+    const auto t0 = Clock::now();
+    const auto end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(op.duration_seconds));
+    create_batch();
+    long batches_done = 0;
+    ThroughputSampler sampler;
+    auto next_tick = t0 + std::chrono::seconds(1);
+    double rate = 0;
+    const std::string phase = (op.collect_metrics ? "measure " : "steadyState ") + ns;
+    long scheduled = 0;
+    for (;;) {
+      const auto now = Clock::now();
+      scheduled = tracker_->counts(ns).ever_bound - before_bound;
+      if (now >= end) break;
+      if (scheduled >= (batches_done + 1) * op.count) {
+        // The whole batch is scheduled: start over with a new one.
+        ++batches_done;
+        client::DeleteOptions d;
+        d.gracePeriodSeconds = 0;
+        d.propagationPolicy = "Background";
+        if (auto r = client_->delete_collection(pods, {}, d); !r)
+          throw Failure{"deleting the scheduled pods of " + ns + ": " + r.error().to_string()};
+        create_batch();
+        continue;
+      }
+      if (now >= next_tick) {
+        const double t = std::chrono::duration<double>(now - t0).count();
+        std::size_t n = sampler.samples().size();
+        sampler.add_reading(t, scheduled);
+        if (sampler.samples().size() > n) rate = sampler.samples().back();
+        next_tick += std::chrono::seconds(1);
+        if (next_tick < now) next_tick = now + std::chrono::seconds(1);
+      }
+      progress(phase, scheduled, scheduled + op.count, rate, std::chrono::duration<double>(now - t0).count());
+      tracker_->wait_change(std::min({next_tick, end, now + std::chrono::milliseconds(200)}));
+    }
+    // As upstream: a steady state in which nothing got scheduled is a failure, not a rate of 0.
+    if (scheduled == 0)
+      throw Failure{"no pod at all got scheduled in " + ns + " within " + std::to_string(op.duration_seconds) +
+                    " s; " + unbound_pod_reason(ns)};
+    if (!op.collect_metrics) return;
+    sampler.finish(op.duration_seconds, scheduled);
+    res_.measured_pods = scheduled;
+    res_.measured_bound = scheduled;
+    res_.measured_seconds = op.duration_seconds;
+    summarize_measure(ns, sampler, cpu_before, proc_before, etcd_before, metrics_before);
+  }
+
+  // ------------------------------------------------------------------ DRA
+  // upstream's createResourceDriver: for each node whose name matches the glob, one ResourceSlice
+  // of the driver (its own pool, named after the node) with maxClaimsPerNode devices
+  // "instance-<i>" carrying the attributes and capacity upstream's harness gives them.
+  void create_resource_driver(const Op& op) {
+    auto body = client_->list(client::ResourceRef{.resource = "nodes"}, {});
+    if (!body) throw Failure{"listing nodes: " + body.error().to_string()};
+    boost::system::error_code ec;
+    auto v = json::parse(*body, ec);
+    if (ec || !v.is_object() || !v.as_object().contains("items")) throw Failure{"listing nodes: not a list"};
+    std::vector<std::string> names;
+    for (const auto& item : v.at("items").as_array()) {
+      std::string name = json::value_to<std::string>(item.at("metadata").at("name"));
+      if (::fnmatch(op.nodes.c_str(), name.c_str(), 0) == 0) names.push_back(std::move(name));
+    }
+    const client::ResourceRef slices{.group = "resource.k8s.io", .resource = "resourceslices"};
+    parallel(static_cast<long>(names.size()), "createResourceDriver", [&](long i) {
+      const std::string& node = names[static_cast<std::size_t>(i)];
+      json::array devices;
+      for (int d = 0; d < op.max_claims_per_node; ++d) {
+        devices.push_back(json::object{
+            {"name", "instance-" + std::to_string(d)},
+            {"attributes", json::object{{"model", json::object{{"string", "A100"}}},
+                                        {"family", json::object{{"string", "GPU"}}},
+                                        {"driverVersion", json::object{{"version", "1.2.3"}}},
+                                        {"dra.example.com/numa", json::object{{"int", d}}}}},
+            {"capacity", json::object{{"memory", json::object{{"value", "1Gi"}}}}}});
+      }
+      json::object slice{{"apiVersion", "resource.k8s.io/v1"},
+                         {"kind", "ResourceSlice"},
+                         {"metadata", json::object{{"name", node}}},
+                         {"spec", json::object{{"driver", op.driver_name},
+                                               {"nodeName", node},
+                                               {"pool", json::object{{"name", node}, {"generation", 0}, {"resourceSliceCount", 1}}},
+                                               {"devices", std::move(devices)}}}};
+      create_raw(slices, json::serialize(slice));
+    });
+    if (o_.on_note)
+      o_.on_note("createResourceDriver " + op.driver_name + ": " + std::to_string(names.size()) + " ResourceSlices of " +
+                 std::to_string(op.max_claims_per_node) + " devices");
+  }
+
+  // The template's text with {{.Index}} (or {{ .Index }}) replaced by `index`.
+  static std::string with_index(std::string text, long index) {
+    for (const char* token : {"{{.Index}}", "{{ .Index }}"}) {
+      const std::string t(token);
+      for (std::size_t at = text.find(t); at != std::string::npos; at = text.find(t, at))
+        text.replace(at, t.size(), std::to_string(index));
+    }
+    return text;
+  }
+
+  // upstream's createAny: `count` objects of any kind from a template, in the op's namespace when
+  // the kind is namespaced.
+  void create_any(const Op& op) {
+    std::ifstream in(op.template_path);
+    if (!in) throw Failure{"cannot read " + op.template_path};
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    const bool numbered = text.find("{{") != std::string::npos;
+    auto object = [&](long i) {
+      auto v = yaml_to_json(numbered ? with_index(text, i) : text);
+      if (!v) throw Failure{op.template_path + ": " + v.error()};
+      if (!v->is_object()) throw Failure{op.template_path + ": a template must be one object"};
+      return std::move(v->as_object());
+    };
+    const json::object first = object(0);
+    const std::string api_version = first.contains("apiVersion") ? json::value_to<std::string>(first.at("apiVersion")) : "v1";
+    const std::string kind = first.contains("kind") ? json::value_to<std::string>(first.at("kind")) : "";
+    if (kind.empty()) throw Failure{op.template_path + ": the template has no kind"};
+    client::ResourceRef r;
+    if (auto slash = api_version.find('/'); slash != std::string::npos) {
+      r.group = api_version.substr(0, slash);
+      r.version = api_version.substr(slash + 1);
+    } else {
+      r.version = api_version;
+    }
+    r.resource = kind;
+    std::transform(r.resource.begin(), r.resource.end(), r.resource.begin(), [](unsigned char c) { return std::tolower(c); });
+    r.resource += r.resource.ends_with("s") ? "es" : "s";
+    // The kinds DRA workloads create; a namespace given for a cluster-scoped kind is ignored.
+    static const std::set<std::string> cluster_scoped{"deviceclasses", "resourceslices",
+                                                      "devicetaintrules", "nodes", "namespaces", "priorityclasses",
+                                                      "storageclasses", "persistentvolumes"};
+    const bool namespaced = !cluster_scoped.count(r.resource);
+    if (namespaced) {
+      r.namespace_ = op.namespace_.empty() ? "default" : op.namespace_;
+      ensure_namespace(r.namespace_);
+    }
+    parallel(op.count, "createAny " + kind, [&](long i) {
+      json::object o = i == 0 ? first : object(i);
+      if (namespaced) obj_at(o, "metadata")["namespace"] = r.namespace_;
+      create_raw(r, json::serialize(o));
+    });
+  }
+
+  // upstream's allocResourceClaims: every claim of the namespace not allocated yet is allocated by
+  // the structured allocator on a random node that can take it (what the scheduler would have
+  // done for a pod), written to the claim's status without reserving it.
+  void alloc_resource_claims(const Op& op) {
+    namespace resourceapi = api::resourcev1;
+    namespace dra = scheduler::dra;
+    auto claims = client_->list<resourceapi::ResourceClaim>(op.namespace_);
+    if (!claims) throw Failure{"listing ResourceClaims: " + claims.error().to_string()};
+    auto all_claims = client_->list<resourceapi::ResourceClaim>("");
+    if (!all_claims) throw Failure{"listing ResourceClaims: " + all_claims.error().to_string()};
+    auto slice_list = client_->list<resourceapi::ResourceSlice>("");
+    if (!slice_list) throw Failure{"listing ResourceSlices: " + slice_list.error().to_string()};
+    auto class_list = client_->list<resourceapi::DeviceClass>("");
+    if (!class_list) throw Failure{"listing DeviceClasses: " + class_list.error().to_string()};
+    auto node_list = client_->list<api::Node>("");
+    if (!node_list) throw Failure{"listing nodes: " + node_list.error().to_string()};
+
+    dra::DeviceIdSet allocated;
+    auto hold = [&](const resourceapi::ResourceClaim& c) {
+      if (!c.status.allocation) return;
+      for (const auto& d : c.status.allocation->devices.results)
+        allocated.insert(dra::DeviceId{std::string(std::string_view(d.driver)), std::string(std::string_view(d.pool)),
+                                       std::string(std::string_view(d.device))});
+    };
+    for (const auto& c : all_claims->items) hold(c);
+    // Per node: its slices and the node-less ones, as the scheduler's plugin hands them over.
+    std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> node_less;
+    std::map<std::string, std::vector<std::shared_ptr<const resourceapi::ResourceSlice>>, std::less<>> by_node;
+    for (auto& s : slice_list->items) {
+      auto sp = std::make_shared<const resourceapi::ResourceSlice>(std::move(s));
+      if (sp->spec.nodeName) by_node[*sp->spec.nodeName].push_back(sp);
+      else node_less.push_back(sp);
+    }
+    for (auto& [_, v] : by_node) v.insert(v.end(), node_less.begin(), node_less.end());
+    std::map<std::string, std::shared_ptr<const resourceapi::DeviceClass>, std::less<>> classes;
+    for (auto& c : class_list->items) {
+      const std::string name(c.metadata.name);
+      classes[name] = std::make_shared<const resourceapi::DeviceClass>(std::move(c));
+    }
+    const dra::DeviceClassLookup lookup = [&](std::string_view name) -> std::shared_ptr<const resourceapi::DeviceClass> {
+      auto it = classes.find(name);
+      return it == classes.end() ? nullptr : it->second;
+    };
+    auto gate = [&](const char* name, bool def) {
+      auto it = w_.feature_gates.find(name);
+      return it == w_.feature_gates.end() ? def : it->second;
+    };
+    dra::Features features;
+    features.adminAccess = gate("DRAAdminAccess", true);
+    features.prioritizedList = gate("DRAPrioritizedList", true);
+    features.partitionableDevices = gate("DRAPartitionableDevices", false);
+    features.deviceTaints = gate("DRADeviceTaints", false);
+    cel::Cache cel_cache(64);
+    dra::SelectorCache results;
+    std::vector<const api::Node*> nodes;
+    for (const auto& n : node_list->items) nodes.push_back(&n);
+    std::mt19937 rng(20261206);  // reproducible placements
+    const std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> none;
+    long done = 0;
+    const long total = static_cast<long>(claims->items.size());
+    for (auto& claim : claims->items) {
+      if (claim.status.allocation) continue;
+      std::shuffle(nodes.begin(), nodes.end(), rng);
+      bool placed = false;
+      for (const api::Node* node : nodes) {
+        auto it = by_node.find(std::string_view(node->metadata.name));
+        const auto& slices = it == by_node.end() ? node_less : it->second;
+        if (slices.empty()) continue;
+        dra::Allocator a(features, &allocated, &lookup, slices, cel_cache, &results);
+        const resourceapi::ResourceClaim* one[] = {&claim};
+        auto r = a.allocate(*node, one);
+        if (!r) throw Failure{"allocating claim " + std::string(claim.metadata.name) + ": " + r.error().message};
+        if (!r->found()) continue;
+        claim.status.allocation = std::move(r->results[0]);
+        auto updated = client_->update_status(claim);
+        if (!updated) throw Failure{"writing the allocation of claim " + std::string(claim.metadata.name) + ": " + updated.error().to_string()};
+        hold(claim);
+        placed = true;
+        break;
+      }
+      if (!placed)
+        throw Failure{"could not allocate claim " + std::to_string(done) + " out of " + std::to_string(total) + " (" +
+                      std::string(claim.metadata.name) + ")"};
+      ++done;
+      if (done % 100 == 0) progress("allocResourceClaims", done, total, 0, 0);
+    }
+    if (o_.on_note) o_.on_note("allocResourceClaims: allocated " + std::to_string(done) + " ResourceClaims in " + op.namespace_);
   }
 
   // ------------------------------------------------------------------ background ops

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <boost/json.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -53,18 +54,21 @@ std::string join_path(const std::string& base, const std::string& p) {
   return (fs::path(base) / p).lexically_normal().string();
 }
 
-util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, int>& params, const std::string& base,
+util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, int>& params,
+                            const std::map<std::string, double>& durations, const std::string& base,
                             const std::string& where) {
   if (!raw.is_object()) return util::make_error(where + ": an operation must be a mapping");
   const auto& o = raw.as_object();
   Op op;
   op.opcode = str_or(o, "opcode");
-  static const char* known[] = {"createNodes", "createNamespaces", "createPods", "createPodSets",
-                                "churn",       "barrier",          "deletePods", "sleep"};
+  static const char* known[] = {"createNodes", "createNamespaces", "createPods",   "createPodSets",
+                                "churn",       "barrier",          "deletePods",   "sleep",
+                                "createResourceDriver", "createAny", "allocResourceClaims"};
   bool ok = false;
   for (auto* k : known) ok = ok || op.opcode == k;
   if (!ok) return util::make_error(where + ": unknown opcode \"" + op.opcode + "\"");
-  auto count = int_field(o, "count", "countParam", params, 0, where);
+  // createAny makes one object unless told otherwise.
+  auto count = int_field(o, "count", "countParam", params, op.opcode == "createAny" ? 1 : 0, where);
   if (!count) return util::make_error(count.error());
   op.count = *count;
   if (op.count < 0) return util::make_error(where + ": count must not be negative");
@@ -103,7 +107,7 @@ util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, 
   op.pvc_template_path = join_path(base, str_or(o, "persistentVolumeClaimTemplatePath"));
   op.namespace_prefix = str_or(o, "namespacePrefix");
   if (auto* v = o.if_contains("createPodsOp")) {
-    auto sub = resolve_op(*v, params, base, where + ".createPodsOp");
+    auto sub = resolve_op(*v, params, durations, base, where + ".createPodsOp");
     if (!sub) return util::make_error(sub.error());
     if (sub->opcode != "createPods") return util::make_error(where + ": createPodsOp must be a createPods operation");
     op.create_pods_op.push_back(std::move(*sub));
@@ -126,9 +130,28 @@ util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, 
   if (!rate) return util::make_error(rate.error());
   op.delete_pods_per_second = *rate;
   if (auto* v = o.if_contains("duration")) {
-    if (v->is_number()) op.duration_seconds = v->to_number<double>();
-    else if (v->is_string()) op.duration_seconds = std::strtod(std::string(v->as_string()).c_str(), nullptr);
+    if (v->is_number()) {
+      op.duration_seconds = v->to_number<double>();
+    } else if (v->is_string()) {
+      const std::string text(v->as_string());
+      auto d = parse_duration(text);
+      op.duration_seconds = d ? *d : std::strtod(text.c_str(), nullptr);
+    }
   }
+  if (auto* p = o.if_contains("durationParam"); p && p->is_string()) {
+    std::string name(p->as_string());
+    if (!name.empty() && name[0] == '$') name.erase(0, 1);
+    auto it = durations.find(name);
+    if (it == durations.end()) return util::make_error(where + ": durationParam refers to unknown duration param $" + name);
+    op.duration_seconds = it->second;
+  }
+  if (auto* v = o.if_contains("steadyState"); v && v->is_bool()) op.steady_state = v->as_bool();
+  op.template_path = join_path(base, str_or(o, "templatePath"));
+  op.driver_name = str_or(o, "driverName");
+  op.nodes = str_or(o, "nodes");
+  auto max_claims = int_field(o, "maxClaimsPerNode", "maxClaimsPerNodeParam", params, 0, where);
+  if (!max_claims) return util::make_error(max_claims.error());
+  op.max_claims_per_node = *max_claims;
 
   // Per-opcode checks, so a typo in a workload fails before any object is created.
   if (op.opcode == "churn") {
@@ -142,6 +165,14 @@ util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, 
   if (op.opcode == "barrier" && op.stage_requirement != "Scheduled" && op.stage_requirement != "Attempted")
     return util::make_error(where + ": stageRequirement must be Scheduled or Attempted");
   if (op.opcode == "deletePods" && op.namespace_.empty()) return util::make_error(where + ": deletePods needs namespace");
+  if (op.opcode == "createPods" && op.steady_state && (op.duration_seconds <= 0 || op.count <= 0))
+    return util::make_error(where + ": a steadyState createPods needs a positive count and duration");
+  if (op.opcode == "createAny" && op.template_path.empty()) return util::make_error(where + ": createAny needs templatePath");
+  if (op.opcode == "createResourceDriver") {
+    if (op.driver_name.empty()) return util::make_error(where + ": createResourceDriver needs driverName");
+    if (op.nodes.empty()) return util::make_error(where + ": createResourceDriver needs nodes");
+    if (op.max_claims_per_node < 0) return util::make_error(where + ": maxClaimsPerNode must not be negative");
+  }
   return op;
 }
 
@@ -214,6 +245,12 @@ util::Result<Config> parse_config(const std::string& yaml_text, const std::strin
       if (auto r = gates(w, wl.feature_gates); !r) return util::make_error(r.error());
       if (auto* p = w.if_contains("params"); p && p->is_object())
         for (const auto& kv : p->as_object()) {
+          if (kv.value().is_string()) {
+            auto d = parse_duration(kv.value().as_string());
+            if (!d) return util::make_error(where + "/" + wl.name + ": param " + std::string(kv.key()) + " must be an integer or a duration such as 10s");
+            wl.durations[std::string(kv.key())] = *d;
+            continue;
+          }
           if (!kv.value().is_int64()) return util::make_error(where + "/" + wl.name + ": param " + std::string(kv.key()) + " must be an integer");
           wl.params[std::string(kv.key())] = static_cast<int>(kv.value().as_int64());
         }
@@ -283,6 +320,7 @@ util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& nam
   r.workload = wl->name;
   r.threshold = wl->threshold;
   r.params = wl->params;
+  r.durations = wl->durations;
   r.feature_gates = tc->feature_gates;
   for (const auto& [k, v] : wl->feature_gates) r.feature_gates[k] = v;
   r.base_dir = cfg.base_dir;
@@ -300,11 +338,43 @@ util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& nam
   r.default_pod_template_path = join_path(cfg.base_dir, tc->default_pod_template_path);
   const auto& ops = tc->workload_template.as_array();
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    auto op = resolve_op(ops[i], r.params, cfg.base_dir, r.full_name() + ": op[" + std::to_string(i) + "]");
+    auto op = resolve_op(ops[i], r.params, r.durations, cfg.base_dir, r.full_name() + ": op[" + std::to_string(i) + "]");
     if (!op) return util::make_error(op.error());
     r.ops.push_back(std::move(*op));
   }
   return r;
+}
+
+bool ResolvedWorkload::uses_dra() const {
+  return std::any_of(ops.begin(), ops.end(), [](const Op& op) {
+    return op.opcode == "createResourceDriver" || op.opcode == "createAny" || op.opcode == "allocResourceClaims";
+  });
+}
+
+std::optional<double> parse_duration(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  double total = 0;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t j = i;
+    while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
+    if (j == i) return std::nullopt;
+    const double v = std::strtod(std::string(s.substr(i, j - i)).c_str(), nullptr);
+    std::size_t k = j;
+    while (k < s.size() && std::isalpha(static_cast<unsigned char>(s[k]))) ++k;
+    const std::string_view unit = s.substr(j, k - j);
+    double scale = 0;
+    if (unit == "h") scale = 3600;
+    else if (unit == "m") scale = 60;
+    else if (unit == "s") scale = 1;
+    else if (unit == "ms") scale = 1e-3;
+    else if (unit == "us") scale = 1e-6;
+    else if (unit == "ns") scale = 1e-9;
+    else return std::nullopt;
+    total += v * scale;
+    i = k;
+  }
+  return total;
 }
 
 std::vector<std::string> workloads_with_label(const Config& cfg, const std::string& label) {

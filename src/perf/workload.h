@@ -1,7 +1,9 @@
 // Workload definitions for `ksched bench`, in the shape of upstream scheduler_perf's
 // performance-config.yaml: a list of test cases, each a template of operations (createNodes,
-// createNamespaces, createPods, createPodSets, churn, barrier, deletePods, sleep) whose counts come
-// from per-workload params ($initNodes, ...). Object templates are YAML files next to the config.
+// createNamespaces, createPods, createPodSets, churn, barrier, deletePods, sleep, and DRA's
+// createResourceDriver, createAny, allocResourceClaims) whose counts come from per-workload params
+// ($initNodes, ...; durations such as "10s" for durationParam). Object templates are YAML files
+// next to the config; createAny's may number objects with {{.Index}}.
 #pragma once
 #include <boost/json/value.hpp>
 #include <map>
@@ -48,8 +50,18 @@ struct Op {
   std::vector<std::string> namespaces;
   // deletePods
   int delete_pods_per_second = 0;
-  // sleep
+  // sleep; createPods with steadyState (duration / durationParam)
   double duration_seconds = 0;
+  // createPods: keep `count` pods, deleting them once all are scheduled and creating the next
+  // batch, for duration_seconds (upstream's steadyState)
+  bool steady_state = false;
+  // createAny: one object per count (default 1) from template_path, in namespace_ when namespaced
+  std::string template_path;
+  // createResourceDriver: a ResourceSlice of max_claims_per_node devices for each node whose name
+  // matches the glob `nodes`
+  std::string driver_name;
+  std::string nodes;
+  int max_claims_per_node = 0;
 };
 
 struct Workload {
@@ -57,6 +69,7 @@ struct Workload {
   std::vector<std::string> labels;
   double threshold = 0;  // upstream's minimum SchedulingThroughput average (pods/s); 0 = none
   std::map<std::string, int> params;
+  std::map<std::string, double> durations;    // params given as durations ("10s"), in seconds
   std::map<std::string, bool> feature_gates;  // over the test case's
 };
 
@@ -83,8 +96,12 @@ struct ResolvedWorkload {
   std::string full_name() const { return test_case + "/" + workload; }
   double threshold = 0;
   std::map<std::string, int> params;
+  std::map<std::string, double> durations;
   std::map<std::string, bool> feature_gates;  // for the in-process scheduler
   std::vector<Op> ops;
+  // Whether the workload uses Dynamic Resource Allocation (it has a DRA operation): the bench
+  // then runs the ResourceClaim controller, as upstream's scheduler_perf does.
+  bool uses_dra() const;
   std::string default_pod_template_path;  // absolute or base_dir-relative, already joined
   std::string base_dir;
 };
@@ -100,6 +117,9 @@ util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& nam
                                        const std::map<std::string, int>& overrides = {});
 // All "TestCase/Workload" names with the given label ("" = all).
 std::vector<std::string> workloads_with_label(const Config& cfg, const std::string& label);
+
+// Go's time.ParseDuration for the forms workloads use ("10s", "500ms", "1m30s"); nothing when not one.
+std::optional<double> parse_duration(std::string_view s);
 
 // YAML text to JSON: quoted scalars stay strings; plain scalars that look like ints/floats/bools/
 // null are typed (Kubernetes manifests rely on this).

@@ -4,6 +4,15 @@
 
 #include <boost/json.hpp>
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "client/resources_dra.h"
+#include "client/rest.h"
+#include "localcluster/local_cluster.h"
 #include "perf/report.h"
 #include "perf/runner.h"
 #include "perf/workload.h"
@@ -81,6 +90,103 @@ TEST(BenchRun, ExternalSchedulerThatNeverComesFailsAsLostPods) {
   ASSERT_FALSE(res.ok);
   EXPECT_NE(res.error.find("lost pods: 3 of 3 pods in namespace namespace-1 were never bound"), std::string::npos)
       << res.error;
+}
+
+// The DRA workloads create what upstream's do, checked in a cluster of the test's own that
+// outlives the runs: one ResourceSlice per DRA node with maxClaimsPerNode devices, the
+// DeviceClass and the claim templates, one claim per pod made from its template by the
+// ResourceClaim controller, and allocResourceClaims' claims allocated on distinct devices.
+TEST(BenchRun, DraWorkloadsCreateSlicesClaimsAndAllocations) {
+  namespace resourceapi = api::resourcev1;
+  const std::string kubeconfig =
+      (std::filesystem::temp_directory_path() / ("ksched-bench-dra-" + std::to_string(::getpid()) + ".kubeconfig")).string();
+  localcluster::LocalClusterOptions lo;
+  lo.nodes = 0;
+  lo.run_node_simulator = false;
+  lo.controllers = {"resourceclaim-controller"};
+  lo.scheduler_secure_port = -1;
+  lo.kubeconfig_out = kubeconfig;
+  auto cluster = localcluster::LocalCluster::start(lo);
+  ASSERT_TRUE(cluster) << cluster.error();
+  auto client = (*cluster)->client();
+
+  auto cfg = load_config_dir(std::string(KSCHED_SOURCE_DIR) + "/bench/workloads");
+  ASSERT_TRUE(cfg) << cfg.error();
+  RunOptions ro;
+  ro.scheduler = "external";  // the cluster's own scheduler binds
+  ro.kubeconfig = kubeconfig;
+  ro.create_workers = 4;
+  ro.stall_seconds = 30;
+
+  // Ten pods with a claim template, and four claims allocated up front.
+  auto w = resolve(*cfg, "SchedulingWithResourceClaimTemplate/fast");
+  ASSERT_TRUE(w) << w.error();
+  auto res = run_workload(*w, ro);
+  ASSERT_TRUE(res.ok) << res.error;
+  EXPECT_EQ(res.measured_bound, 10);
+
+  auto slices = client->list<resourceapi::ResourceSlice>("");
+  ASSERT_TRUE(slices) << slices.error().to_string();
+  ASSERT_EQ(slices->items.size(), 1u);  // one DRA node (and one node without)
+  const auto& slice = slices->items[0];
+  EXPECT_EQ(std::string_view(slice.spec.driver), "test-driver.cdi.k8s.io");
+  ASSERT_TRUE(slice.spec.nodeName);
+  EXPECT_EQ(*slice.spec.nodeName, "scheduler-perf-dra-1");
+  EXPECT_EQ(std::string_view(slice.spec.pool.name), "scheduler-perf-dra-1");
+  ASSERT_EQ(slice.spec.devices.size(), 10u);
+  EXPECT_EQ(std::string_view(slice.spec.devices[9].name), "instance-9");
+  ASSERT_NE(slice.spec.devices[9].attributes.find("dra.example.com/numa"), nullptr);
+  EXPECT_EQ(*slice.spec.devices[9].attributes.find("dra.example.com/numa")->int_, 9);
+  EXPECT_TRUE(client->get<resourceapi::DeviceClass>("", "test-class"));
+  EXPECT_TRUE(client->get<resourceapi::ResourceClaimTemplate>("test", "test-claim-template"));
+
+  // Every pod gets its claim from the controller (asynchronously: wait for it, bounded).
+  auto claims_of_pods = [&](const std::string& ns, std::size_t want) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    for (;;) {
+      auto claims = client->list<resourceapi::ResourceClaim>(ns);
+      EXPECT_TRUE(claims);
+      if (!claims) return api::List<resourceapi::ResourceClaim>{};
+      if (claims->items.size() >= want || std::chrono::steady_clock::now() > deadline) return std::move(*claims);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  };
+  auto made = claims_of_pods("test", 10);
+  ASSERT_EQ(made.items.size(), 10u);
+  for (const auto& c : made.items) {
+    ASSERT_EQ(c.metadata.ownerReferences.size(), 1u);
+    EXPECT_EQ(c.metadata.ownerReferences[0].kind, "Pod");
+    ASSERT_EQ(c.spec.devices.requests.size(), 1u);
+    ASSERT_TRUE(c.spec.devices.requests[0].exactly);
+    EXPECT_EQ(std::string_view(c.spec.devices.requests[0].exactly->deviceClassName), "test-class");
+  }
+
+  // The steady state in a fresh cluster (a workload's pod names are its own): four claims
+  // allocated first, then batches of ten pods for two seconds.
+  (*cluster)->stop();
+  cluster = localcluster::LocalCluster::start(lo);
+  ASSERT_TRUE(cluster) << cluster.error();
+  client = (*cluster)->client();
+  auto s = resolve(*cfg, "SteadyStateClusterResourceClaimTemplate/fast", {{"initClaims", 4}});
+  ASSERT_TRUE(s) << s.error();
+  res = run_workload(*s, ro);
+  ASSERT_TRUE(res.ok) << res.error;
+  EXPECT_GE(res.measured_pods, 6);
+  auto init = client->list<resourceapi::ResourceClaim>("init");
+  ASSERT_TRUE(init);
+  ASSERT_EQ(init->items.size(), 4u);
+  std::set<std::string> devices;
+  for (const auto& c : init->items) {
+    EXPECT_EQ(std::string_view(c.metadata.name).substr(0, 11), "test-claim-");
+    ASSERT_TRUE(c.status.allocation) << c.metadata.name;
+    ASSERT_EQ(c.status.allocation->devices.results.size(), 1u);
+    const auto& d = c.status.allocation->devices.results[0];
+    EXPECT_EQ(std::string_view(d.pool), "scheduler-perf-dra-1");
+    devices.insert(std::string(std::string_view(d.device)));
+  }
+  EXPECT_EQ(devices.size(), 4u);  // never one device twice
+  (*cluster)->stop();
+  std::filesystem::remove(kubeconfig);
 }
 
 }  // namespace

@@ -172,6 +172,75 @@ TEST(YamlToJson, KeepsQuotedScalarsAsStringsAndTypesPlainOnes) {
   EXPECT_EQ(o.at("g").as_array().size(), 2u);
 }
 
+const char* kDra = R"(
+- name: Dra
+  workloadTemplate:
+  - opcode: createResourceDriver
+    driverName: test-driver.cdi.k8s.io
+    nodes: scheduler-perf-dra-*
+    maxClaimsPerNodeParam: $maxClaimsPerNode
+  - opcode: createAny
+    templatePath: templates/deviceclass.yaml
+  - opcode: createAny
+    templatePath: templates/claim.yaml
+    countParam: $initClaims
+    namespace: init
+  - opcode: allocResourceClaims
+    namespace: init
+  - opcode: createPods
+    namespace: test
+    count: 10
+    steadyState: true
+    durationParam: $duration
+    collectMetrics: true
+  workloads:
+  - name: one
+    params: {maxClaimsPerNode: 8, initClaims: 5, duration: 1m30s}
+)";
+
+// DRA's operations: createResourceDriver's driver, glob and devices per node; createAny's
+// template and count (one unless told); a steady-state createPods with its duration from a
+// duration param.
+TEST(WorkloadConfig, DraOperationsAndDurationParams) {
+  auto cfg = parse_config(kDra, "/base");
+  ASSERT_TRUE(cfg) << cfg.error();
+  auto w = resolve(*cfg, "Dra/one");
+  ASSERT_TRUE(w) << w.error();
+  ASSERT_EQ(w->ops.size(), 5u);
+  EXPECT_EQ(w->ops[0].driver_name, "test-driver.cdi.k8s.io");
+  EXPECT_EQ(w->ops[0].nodes, "scheduler-perf-dra-*");
+  EXPECT_EQ(w->ops[0].max_claims_per_node, 8);
+  EXPECT_EQ(w->ops[1].template_path, "/base/templates/deviceclass.yaml");
+  EXPECT_EQ(w->ops[1].count, 1);
+  EXPECT_EQ(w->ops[2].count, 5);
+  EXPECT_EQ(w->ops[2].namespace_, "init");
+  EXPECT_EQ(w->ops[3].opcode, "allocResourceClaims");
+  EXPECT_TRUE(w->ops[4].steady_state);
+  EXPECT_DOUBLE_EQ(w->ops[4].duration_seconds, 90);
+  EXPECT_TRUE(w->uses_dra());
+  EXPECT_EQ(parse_duration("500ms"), 0.5);
+  EXPECT_EQ(parse_duration("2s"), 2.0);
+  EXPECT_FALSE(parse_duration("2 s"));
+  EXPECT_FALSE(parse_duration("ten"));
+
+  auto bad = [](std::string text, std::string_view from, std::string_view to) {
+    text.replace(text.find(from), from.size(), to);
+    return parse_config(text, "/base");
+  };
+  auto r = bad(kDra, "duration: 1m30s", "duration: soon");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("param duration must be an integer or a duration such as 10s"), std::string::npos) << r.error();
+  r = bad(kDra, "durationParam: $duration", "durationParam: $later");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("durationParam refers to unknown duration param $later"), std::string::npos) << r.error();
+  r = bad(kDra, "    driverName: test-driver.cdi.k8s.io\n", "");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("createResourceDriver needs driverName"), std::string::npos) << r.error();
+  r = bad(kDra, "    durationParam: $duration\n", "");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("a steadyState createPods needs a positive count and duration"), std::string::npos) << r.error();
+}
+
 // The committed workload set: every upstream test case the issue asks for is defined, every
 // workload resolves, and every template it names parses.
 TEST(CommittedWorkloads, AllDefinedAndTemplatesLoad) {
@@ -181,7 +250,11 @@ TEST(CommittedWorkloads, AllDefinedAndTemplatesLoad) {
        {"SchedulingBasic", "SchedulingPodAntiAffinity", "SchedulingPodAffinity", "SchedulingPreferredPodAffinity",
         "SchedulingPreferredPodAntiAffinity", "SchedulingNodeAffinity", "TopologySpreading", "PreferredTopologySpreading",
         "SchedulingRequiredPodAntiAffinityWithNSSelector", "SchedulingDaemonset", "Unschedulable",
-        "SchedulingWithMixedChurn", "PreemptionBasic", "PreemptionAsync", "SchedulingWhileGated", "SchedulingCSIPVs"}) {
+        "SchedulingWithMixedChurn", "PreemptionBasic", "PreemptionAsync", "SchedulingWhileGated", "SchedulingCSIPVs",
+        "SchedulingWithResourceClaimTemplate/2000pods_100nodes", "SchedulingWithResourceClaimTemplate/5000pods_500nodes",
+        "SteadyStateClusterResourceClaimTemplate/empty_500nodes", "SteadyStateClusterResourceClaimTemplate/half_500nodes",
+        "SteadyStateClusterResourceClaimTemplate/full_500nodes", "SteadyStateClusterResourceClaimTemplateFirstAvailable",
+        "SchedulingWithResourceClaimTemplateToleration"}) {
     auto r = resolve(*cfg, name);
     EXPECT_TRUE(r) << name << ": " << (r ? "" : r.error());
   }
@@ -190,13 +263,27 @@ TEST(CommittedWorkloads, AllDefinedAndTemplatesLoad) {
   EXPECT_EQ(basic->params.at("initNodes"), 5000);
   EXPECT_EQ(basic->params.at("measurePods"), 50000);
   EXPECT_GT(workloads_with_label(*cfg, "standard").size(), 10u);
+  // Upstream's sizes for the DRA workloads issue #43 measures.
+  auto dra = resolve(*cfg, "SchedulingWithResourceClaimTemplate/5000pods_500nodes");
+  ASSERT_TRUE(dra);
+  EXPECT_EQ(dra->params.at("nodesWithDRA"), 500);
+  EXPECT_EQ(dra->params.at("initPods") + dra->params.at("measurePods"), 5000);
+  EXPECT_EQ(dra->params.at("maxClaimsPerNode"), 10);
+  EXPECT_TRUE(dra->uses_dra());
+  auto full = resolve(*cfg, "SteadyStateClusterResourceClaimTemplate/full_500nodes");
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->params.at("initClaims"), 4990);
+  EXPECT_EQ(full->ops.back().count, 10);
+  EXPECT_TRUE(full->ops.back().steady_state);
+  EXPECT_DOUBLE_EQ(full->ops.back().duration_seconds, 10);
+  EXPECT_FALSE(basic->uses_dra());
   for (const auto& name : workloads_with_label(*cfg, "")) {
     auto r = resolve(*cfg, name);
     ASSERT_TRUE(r) << r.error();
     std::vector<std::string> paths{r->default_pod_template_path};
     for (const auto& op : r->ops) {
       for (const auto& p : {op.node_template_path, op.pod_template_path, op.namespace_template_path, op.pv_template_path,
-                            op.pvc_template_path})
+                            op.pvc_template_path, op.template_path})
         paths.push_back(p);
       for (const auto& p : op.template_paths) paths.push_back(p);
     }

@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "api/codec.h"
 #include "api/yaml_json.h"
@@ -78,7 +79,7 @@ class AllocatorTest : public ::testing::Test {
                   }
                   return nullptr;
                 },
-                slices, cache);
+                slices, cache, results);
     std::vector<const resourceapi::ResourceClaim*> ptrs;
     for (const auto& c : claims) ptrs.push_back(c.get());
     return a.allocate(n, ptrs);
@@ -94,6 +95,7 @@ class AllocatorTest : public ::testing::Test {
 
   Features features;
   cel::Cache cache{64};
+  SelectorCache* results = nullptr;  // selector results shared between allocators, when set
   std::vector<std::shared_ptr<const resourceapi::DeviceClass>> classes{gpu_class()};
   std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> slices;
 };
@@ -244,6 +246,25 @@ TEST_F(AllocatorTest, AnInvalidPoolIsANodeOnlyError) {
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.error().node_only);
   EXPECT_EQ(r.error().message, "invalid resource pools were encountered");
+  // Long names, the same one in two slices of the pool; names that differ in one byte are fine.
+  auto two_slices = [](const std::string& a, const std::string& b) {
+    auto slice = [](const std::string& name, const std::string& device) {
+      return obj<resourceapi::ResourceSlice>(
+          "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: " + name +
+          "}\nspec:\n  driver: gpu.example.com\n"
+          "  pool: {name: p, generation: 1, resourceSliceCount: 2}\n  nodeName: node-1\n  devices: [{name: " +
+          device + "}]\n");
+    };
+    return std::vector<std::shared_ptr<const resourceapi::ResourceSlice>>{slice("s1", a), slice("s2", b)};
+  };
+  slices = two_slices("accelerator-card-0001", "accelerator-card-0001");
+  r = allocate(node("node-1"), {claim("c", exact("req", 1))});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().node_only);
+  slices = two_slices("accelerator-card-0001", "bccelerator-card-0001");
+  r = allocate(node("node-1"), {claim("c", exact("req", 2))});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->found());
 }
 
 // matchAttribute across requests: both devices on one NUMA node ("with-constraint").
@@ -381,6 +402,30 @@ TEST_F(AllocatorTest, SharedCountersLimitPartitions) {
   EXPECT_EQ(devices(r->results.at(0)), V{"req:gpu.example.com/p/half-b"});
 }
 
+// v1.35 publishes a pool's counter sets in a slice of their own: devices of the pool's other
+// slices draw on them all the same.
+TEST_F(AllocatorTest, SharedCountersInTheirOwnSliceOfThePool) {
+  features.partitionableDevices = true;
+  const std::string head =
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nspec:\n  driver: gpu.example.com\n"
+      "  pool: {name: p, generation: 1, resourceSliceCount: 2}\n  nodeName: node-1\n";
+  slices = {obj<resourceapi::ResourceSlice>(head + "  sharedCounters: [{name: gpu-0, counters: {memory: {value: 40Gi}}}]\n"),
+            obj<resourceapi::ResourceSlice>(
+                head + "  devices:\n"
+                       "  - {name: whole, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]}\n"
+                       "  - {name: half-a, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 20Gi}}}]}\n"
+                       "  - {name: half-b, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 20Gi}}}]}\n")};
+  auto r = allocate(node("node-1"), {claim("c", exact("req", 2))});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(devices(r->results.at(0)), (V{"req:gpu.example.com/p/half-a", "req:gpu.example.com/p/half-b"}));
+  r = allocate(node("node-1"), {claim("c", exact("req", 1))}, DeviceIdSet{{"gpu.example.com", "p", "half-a"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(devices(r->results.at(0)), V{"req:gpu.example.com/p/half-b"});
+  r = allocate(node("node-1"), {claim("c", exact("req", 2))}, DeviceIdSet{{"gpu.example.com", "p", "half-a"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->found());  // half-a's 20Gi are gone: neither whole nor both halves fit
+}
+
 TEST(Tolerates, UpstreamRules) {
   resourceapi::DeviceTaint taint;
   taint.key = "k";
@@ -456,6 +501,109 @@ TEST_F(AllocatorTest, RandomAllocationsNeverShareADeviceAndAlwaysMatch) {
   }
   EXPECT_GT(found, 10);
   EXPECT_GT(refused, 10);  // the cluster fills up: both outcomes are exercised
+}
+
+// The shared selector results give what evaluating every selector gives, also once a slice is
+// replaced by an updated object (same name, other attributes): its old results are not used.
+TEST_F(AllocatorTest, SelectorCacheGivesTheSameResultsAfterASliceUpdate) {
+  classes = {gpu_class("device.attributes[\"gpu.example.com\"].model == \"a100\"")};
+  SelectorCache shared;
+  auto both = [&](const std::string& pool_devices_hint) {
+    results = nullptr;
+    auto plain = allocate(node("node-1"), {claim("c", exact("req", 1))});
+    results = &shared;
+    auto cached = allocate(node("node-1"), {claim("c", exact("req", 1))});
+    results = nullptr;
+    EXPECT_TRUE(plain.ok() && cached.ok()) << pool_devices_hint;
+    EXPECT_EQ(plain->found(), cached->found()) << pool_devices_hint;
+    return plain->found() ? std::make_pair(devices(plain->results[0]), devices(cached->results[0])) : std::make_pair(V{}, V{});
+  };
+  // gpu-0 h100, gpu-1 a100, gpu-2 h100.
+  slices = {gpu_slice("node-1", "node-1", 3, {"h100", "a100"})};
+  auto [p1, c1] = both("v1");
+  EXPECT_EQ(p1, V{"req:gpu.example.com/node-1/gpu-1"});
+  EXPECT_EQ(c1, p1);
+  // A second allocator with the same slice object reads the remembered results: same answer.
+  auto [p1b, c1b] = both("v1 again");
+  EXPECT_EQ(c1b, p1);
+  EXPECT_EQ(shared.slices(), 1u);
+  // Updated slice: gpu-0 a100, gpu-1 h100, gpu-2 a100. The old object goes away first, as an
+  // informer's update replaces it.
+  slices.clear();
+  slices = {gpu_slice("node-1", "node-1", 3, {"a100", "h100"})};
+  auto [p2, c2] = both("v2");
+  EXPECT_EQ(p2, V{"req:gpu.example.com/node-1/gpu-0"});
+  EXPECT_EQ(c2, p2);
+  // Taken devices and request selectors on top of the class's: still the same answers.
+  DeviceIdSet taken{{"gpu.example.com", "node-1", "gpu-0"}};
+  for (SelectorCache* r : {static_cast<SelectorCache*>(nullptr), &shared}) {
+    results = r;
+    auto a = allocate(node("node-1"), {claim("c", exact("req", 1))}, taken);
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE(a->found());
+    EXPECT_EQ(devices(a->results[0]), V{"req:gpu.example.com/node-1/gpu-2"});
+    a = allocate(node("node-1"),
+                 {claim("c", exact("req", 1, "gpu",
+                                   ", selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].numa == 0'}}]"))});
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE(a->found());
+    EXPECT_EQ(devices(a->results[0]), V{"req:gpu.example.com/node-1/gpu-0"});
+  }
+  results = nullptr;
+}
+
+// Errors are not remembered: a selector that fails on a device fails every time, cache or not.
+TEST_F(AllocatorTest, SelectorCacheDoesNotHideErrors) {
+  classes = {gpu_class("device.attributes[\"gpu.example.com\"].nosuch == 1")};
+  slices = {gpu_slice("node-1", "node-1", 2)};
+  SelectorCache shared;
+  results = &shared;
+  for (int i = 0; i < 2; ++i) {
+    auto r = allocate(node("node-1"), {claim("c", exact("req", 1))});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "class gpu: selector #0: CEL runtime error: no such key: nosuch");
+  }
+  results = nullptr;
+}
+
+// Several allocators on several threads share one SelectorCache (as concurrent Filter calls do):
+// every answer is the one a lone allocator without the cache gives.
+TEST_F(AllocatorTest, SelectorCacheSharedBetweenThreads) {
+  classes = {gpu_class("device.attributes[\"gpu.example.com\"].model == \"l4\"")};
+  for (int n = 0; n < 4; ++n) {
+    slices.push_back(gpu_slice("node-" + std::to_string(n), "pool-" + std::to_string(n), 8, {"a100", "h100", "l4"}));
+  }
+  slices.push_back(gpu_slice("", "shared", 4, {"l4", "a100"}));  // node-less: every node sees it
+  auto c = claim("c", exact("req", 3));
+  std::vector<V> expected;
+  for (int n = 0; n < 4; ++n) {
+    auto r = allocate(node("node-" + std::to_string(n)), {c});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_TRUE(r->found());
+    expected.push_back(devices(r->results[0]));
+  }
+  SelectorCache shared;
+  const DeviceClassLookup lookup = [this](std::string_view name) -> std::shared_ptr<const resourceapi::DeviceClass> {
+    for (const auto& k : classes)
+      if (std::string_view(k->metadata.name) == name) return k;
+    return nullptr;
+  };
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const resourceapi::ResourceClaim* claims[] = {c.get()};
+      for (int i = 0; i < 200; ++i) {
+        const int n = (t + i) % 4;
+        Allocator a(features, static_cast<const DeviceIdSet*>(nullptr), &lookup, slices, cache, &shared);
+        auto r = a.allocate(node("node-" + std::to_string(n)), claims);
+        if (!r.ok() || !r->found() || devices(r->results[0]) != expected[n]) ++mismatches[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches, (std::vector<int>{0, 0, 0, 0}));
+  EXPECT_EQ(shared.slices(), 5u);
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 #include "scheduler/dra/allocator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <set>
+#include <shared_mutex>
 
 #include "scheduler/dra/pools.h"
 
@@ -79,10 +81,17 @@ struct RequestView {
   bool all() const { return mode == kModeAll; }
 };
 
+// A candidate device: its slice (and that slice's index among the allocator's slices) and its
+// index among all devices of those slices, which keys the search's per-device state.
 struct DeviceRef {
   const resourceapi::Device* device = nullptr;
   const resourceapi::ResourceSlice* slice = nullptr;
+  std::uint32_t slice_index = 0;
+  std::uint32_t index = 0;
+  std::uint32_t pool = 0;  // index into the search's pools
 };
+
+constexpr std::uint32_t kNoId = std::numeric_limits<std::uint32_t>::max();
 
 // One request, or one subrequest of a request with firstAvailable.
 struct RequestData {
@@ -90,43 +99,34 @@ struct RequestData {
   std::optional<RequestView> parent;  // set for a subrequest
   std::shared_ptr<const resourceapi::DeviceClass> cls;
   std::size_t num_devices = 0;
-  std::vector<DeviceRef> all_devices;  // mode All: the devices, chosen up front
+  // Mode All: the devices, chosen up front (Scratch::all_devices[all_first, all_first + num_devices)).
+  std::size_t all_first = 0;
+  // This entry's row of Scratch::matches (selectable() per device).
+  std::size_t memo = 0;
+  // The class's selectors then the request's: Scratch::programs/expr_ids[sel_first, ...).
+  std::size_t sel_first = 0;
 
   std::string name() const {
     return parent ? std::string(parent->name) + "/" + std::string(request.name) : std::string(request.name);
   }
 };
 
-// A request's entries: one, or one per subrequest; `selected` is the subrequest that was used.
+// A request's entries: one, or one per subrequest (Scratch::datas[first, first + count)).
 struct RequestSlot {
-  std::vector<RequestData> subs;
+  std::size_t first = 0;
+  std::size_t count = 0;
   bool has_subrequests = false;
   std::size_t selected = 0;
 };
 
 struct DeviceResult {
-  std::string request;  // full name ("req" or "req/sub")
+  std::size_t claim = 0;
+  std::size_t data = 0;  // the RequestData it was picked for
   std::string_view base_request;
   std::string_view sub_request;
   DeviceRef ref;
   bool admin_access = false;
 };
-
-// A view-based device identity for the search's own sets.
-struct Key {
-  std::string_view driver, pool, device;
-  bool operator==(const Key&) const = default;
-};
-struct KeyHash {
-  std::size_t operator()(const Key& k) const noexcept {
-    const std::hash<std::string_view> h;
-    return (h(k.driver) * 1000003u ^ h(k.pool)) * 1000003u ^ h(k.device);
-  }
-};
-
-Key key_of(const DeviceRef& d) {
-  return Key{d.slice->spec.driver, d.slice->spec.pool.name, d.device->name};
-}
 
 const resourceapi::DeviceAttribute* lookup_attribute(const resourceapi::Device& device, std::string_view driver,
                                                      std::string_view name) {
@@ -140,15 +140,24 @@ const resourceapi::DeviceAttribute* lookup_attribute(const resourceapi::Device& 
 // matchAttribute: every device of the named requests (all requests when none are named) has the
 // attribute, with one value.
 struct MatchAttributeConstraint {
-  std::set<std::string, std::less<>> requests;
-  std::string attribute;
+  std::size_t claim = 0;
+  const std::vector<std::string>* requests = nullptr;  // the claim's; empty: all requests
+  std::string_view attribute;
   const resourceapi::DeviceAttribute* value = nullptr;
   int count = 0;
 
+  // The request is named as "request", or a subrequest as "request/sub".
   bool applies(std::string_view request, std::string_view sub) const {
-    if (requests.empty()) return true;
-    if (sub.empty()) return requests.count(request) != 0;
-    return requests.count(request) != 0 || requests.count(std::string(request) + "/" + std::string(sub)) != 0;
+    if (requests->empty()) return true;
+    for (const std::string& r : *requests) {
+      const std::string_view n = r;
+      if (n == request) return true;
+      if (!sub.empty() && n.size() == request.size() + 1 + sub.size() && n.substr(0, request.size()) == request &&
+          n[request.size()] == '/' && n.substr(request.size() + 1) == sub) {
+        return true;
+      }
+    }
+    return false;
   }
 
   bool add(std::string_view request, std::string_view sub, const DeviceRef& d) {
@@ -182,32 +191,194 @@ struct MatchAttributeConstraint {
   }
 };
 
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>()(s); }
+};
+
 }  // namespace
+
+// ---------------------------------------------------------------------------- SelectorCache
+
+struct SelectorCache::Impl {
+  // One slice object's results: for up to kSlots expressions, per device -1 (not known), 0 or 1.
+  // Reading and writing a result takes no lock (rows are claimed under `mu`, then published).
+  struct Entry {
+    static constexpr std::size_t kSlots = 8;
+    struct Slot {
+      std::atomic<std::uint32_t> expression{kNoId};
+      std::unique_ptr<std::atomic<std::int8_t>[]> row;
+    };
+    std::weak_ptr<const resourceapi::ResourceSlice> slice;
+    std::size_t devices = 0;
+    Slot slots[kSlots];
+    std::mutex mu;
+
+    // The expression's row; null when it has none (and, with `create`, none can be made).
+    std::atomic<std::int8_t>* row(std::uint32_t expression, bool create) {
+      for (auto& sl : slots) {
+        const auto e = sl.expression.load(std::memory_order_acquire);
+        if (e == expression) return sl.row.get();
+        if (e == kNoId) break;  // slots are claimed in order
+      }
+      if (!create) return nullptr;
+      std::lock_guard l(mu);
+      for (auto& sl : slots) {
+        const auto e = sl.expression.load(std::memory_order_relaxed);
+        if (e == expression) return sl.row.get();
+        if (e != kNoId) continue;
+        sl.row = std::make_unique<std::atomic<std::int8_t>[]>(devices);
+        for (std::size_t i = 0; i < devices; ++i) sl.row[i].store(-1, std::memory_order_relaxed);
+        sl.expression.store(expression, std::memory_order_release);
+        return sl.row.get();
+      }
+      return nullptr;
+    }
+    int get(std::uint32_t expression, std::uint32_t device) {
+      auto* r = row(expression, false);
+      return r == nullptr || device >= devices ? -1 : r[device].load(std::memory_order_relaxed);
+    }
+    void put(std::uint32_t expression, std::uint32_t device, bool v) {
+      auto* r = row(expression, true);
+      if (r != nullptr && device < devices) r[device].store(v ? 1 : 0, std::memory_order_relaxed);
+    }
+  };
+
+  // Tells this cache from one that was at the same address before (per-thread id memos).
+  const std::uint64_t serial = next_serial();
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+  }
+
+  // Distinct expressions remembered at most; beyond, new ones are evaluated every time (claims
+  // with one-off selectors must not grow the cache without bound).
+  static constexpr std::size_t kMaxExpressions = 4096;
+
+  mutable std::shared_mutex mu;
+  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> expressions;
+  std::unordered_map<const resourceapi::ResourceSlice*, std::shared_ptr<Entry>> entries;
+  std::size_t prune_at = 1024;
+
+  std::uint32_t expression_id(std::string_view expression) {
+    {
+      std::shared_lock l(mu);
+      if (auto it = expressions.find(expression); it != expressions.end()) return it->second;
+    }
+    std::unique_lock l(mu);
+    if (auto it = expressions.find(expression); it != expressions.end()) return it->second;
+    if (expressions.size() >= kMaxExpressions) return kNoId;
+    const auto id = static_cast<std::uint32_t>(expressions.size());
+    expressions.emplace(std::string(expression), id);
+    return id;
+  }
+
+  static bool same_object(const std::weak_ptr<const resourceapi::ResourceSlice>& w,
+                          const std::shared_ptr<const resourceapi::ResourceSlice>& s) {
+    // The weak reference keeps the control block, so a live owner-equal pointer is this object.
+    return !w.owner_before(s) && !s.owner_before(w) && !w.expired();
+  }
+
+  std::shared_ptr<Entry> entry(const std::shared_ptr<const resourceapi::ResourceSlice>& slice) {
+    {
+      std::shared_lock l(mu);
+      if (auto it = entries.find(slice.get()); it != entries.end() && same_object(it->second->slice, slice)) return it->second;
+    }
+    std::unique_lock l(mu);
+    auto& e = entries[slice.get()];
+    if (!e || !same_object(e->slice, slice)) {
+      e = std::make_shared<Entry>();
+      e->slice = slice;
+      e->devices = slice->spec.devices.size();
+    }
+    auto out = e;
+    if (entries.size() >= prune_at) {
+      std::erase_if(entries, [](const auto& kv) { return kv.second->slice.expired(); });
+      prune_at = std::max<std::size_t>(1024, 2 * entries.size());
+    }
+    return out;
+  }
+};
+
+SelectorCache::SelectorCache() : impl_(std::make_unique<Impl>()) {}
+SelectorCache::~SelectorCache() = default;
+
+std::size_t SelectorCache::slices() const {
+  std::shared_lock l(impl_->mu);
+  return impl_->entries.size();
+}
+
+// ---------------------------------------------------------------------------- Allocator
 
 struct Allocator::Shared {
   Features features;
-  DeviceIdSet allocated_ids;
-  std::unordered_set<Key, KeyHash> allocated;  // views into allocated_ids
-  DeviceClassLookup classes;
-  std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> slices;
-  cel::Cache* cache = nullptr;
+  // The by-value constructor's inputs; the borrowing one leaves them empty.
+  DeviceIdSet owned_allocated;
+  DeviceClassLookup owned_classes;
+  std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> owned_slices;
 
-  // Counters left in each slice's counter sets once the devices allocated before are taken
-  // (DRAPartitionableDevices), computed on first use and kept: they depend only on the inputs.
-  std::mutex counters_mu;
-  std::map<const resourceapi::ResourceSlice*, std::map<std::string, std::map<std::string, api::Quantity>, std::less<>>>
-      available_counters;
+  const DeviceIdSet* allocated = nullptr;
+  const DeviceClassLookup* classes = nullptr;
+  std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices;
+  cel::Cache* cache = nullptr;
+  SelectorCache::Impl* results = nullptr;
 };
 
 namespace {
 
 using CounterSets = std::map<std::string, std::map<std::string, api::Quantity>, std::less<>>;
 
+// The search's working memory, per thread and reused by every allocate() on it: after the first
+// calls the search allocates nothing but its result.
+struct Scratch {
+  Pools pools;
+  std::vector<std::uint32_t> slice_base;  // per slice: index of its first device
+  std::vector<std::int8_t> taken;         // per device: allocated before? -1 not looked up yet
+  std::vector<std::uint16_t> picking;     // per device: picked by how many claims of this search
+  std::vector<RequestData> datas;
+  std::vector<RequestSlot> slots;
+  std::vector<std::size_t> claim_slots;   // per claim: its first slot; one past the end last
+  std::vector<MatchAttributeConstraint> constraints;
+  std::vector<std::size_t> claim_constraints;  // per claim: its first constraint; one past the end last
+  std::vector<DeviceResult> results;      // a stack: claims in order
+  std::vector<std::size_t> result_count;  // per claim
+  std::vector<DeviceRef> all_devices;
+  std::vector<std::int8_t> matches;       // per (request data, device): -1 not known
+  std::vector<std::optional<cel::Program>> programs;  // per selector of each request data
+  std::vector<std::uint32_t> expr_ids;                // per selector: SelectorCache id, kNoId when none
+  std::vector<std::shared_ptr<SelectorCache::Impl::Entry>> entries;  // per slice, looked up on first use
+  std::vector<cel::DeviceAttribute> cel_attributes;
+  std::vector<cel::DeviceCapacity> cel_capacity;
+  DeviceId id;  // the lookup key into the allocated set, its strings reused
+  // SelectorCache expression ids this thread has looked up, for the cache with this serial.
+  std::uint64_t ids_of = 0;
+  std::vector<std::pair<std::string, std::uint32_t>> ids;
+  // DRAPartitionableDevices, per pool (its counter sets may be in any of its slices, as v1.35
+  // publishes them: in slices of their own): what is left once the devices allocated before are
+  // taken, computed on first use, and what this search's picks consume.
+  std::vector<std::optional<CounterSets>> available;
+  std::vector<CounterSets> consumed;
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
 // One allocate() call: single-threaded, discarded afterwards.
 class Search {
  public:
   Search(Allocator::Shared& shared, const api::Node& node, std::span<const resourceapi::ResourceClaim* const> claims)
-      : s_(shared), node_(node), claims_(claims), slots_(claims.size()), constraints_(claims.size()), results_(claims.size()) {}
+      : s_(shared), node_(node), claims_(claims), x_(scratch()) {}
+  // The scratch keeps its capacity, not the references of this call (classes, programs, cache
+  // entries), so nothing outlives the allocator through it.
+  ~Search() {
+    x_.datas.clear();
+    x_.programs.clear();
+    x_.entries.clear();
+  }
+  Search(const Search&) = delete;
+  Search& operator=(const Search&) = delete;
 
   util::Result<Allocation, AllocateError> run();
 
@@ -218,52 +389,71 @@ class Search {
 
   util::Result<RequestData, AllocateError> validate(const RequestView& request, const std::optional<RequestView>& parent,
                                                     const Indices& at);
-  util::Result<bool, AllocateError> selectable(const Indices& r, const RequestData& rd, const DeviceRef& d);
+  util::Result<bool, AllocateError> selectable(const RequestData& rd, std::size_t claim, const DeviceRef& d);
   util::Result<bool, AllocateError> selectors_match(std::size_t claim, const DeviceRef& d,
                                                     const resourceapi::DeviceClass* cls,
-                                                    const std::vector<resourceapi::DeviceSelector>& selectors);
+                                                    const std::vector<resourceapi::DeviceSelector>& selectors,
+                                                    std::size_t sel_first, bool& input_ready, cel::Device& input,
+                                                    std::optional<util::Result<void, cel::EvalError>>& checked);
   // 1: allocated, 0: not usable, error: stop.
-  util::Result<bool, AllocateError> allocate_device(const Indices& r, const DeviceRef& d, bool must);
-  void deallocate_device(const Indices& r, const DeviceRef& d);
+  util::Result<bool, AllocateError> allocate_device(const Indices& r, std::size_t data, const DeviceRef& d, bool must);
+  void deallocate_device(const Indices& r, std::size_t data, const DeviceRef& d);
   util::Result<bool, AllocateError> allocate_one(Indices r, bool allocating_sub);
   bool counters_fit(const DeviceRef& d);
   void release_counters(const DeviceRef& d);
-  bool in_use(const Key& k) const {
-    if (s_.allocated.count(k) != 0) return true;
-    auto it = allocating_.find(k);
-    return it != allocating_.end() && !it->second.empty();
+  bool taken(const DeviceRef& d) {
+    std::int8_t& t = x_.taken[d.index];
+    if (t < 0) {
+      if (s_.allocated == nullptr || s_.allocated->empty()) {
+        t = 0;
+      } else {
+        x_.id.driver.assign(std::string_view(d.slice->spec.driver));
+        x_.id.pool.assign(std::string_view(d.slice->spec.pool.name));
+        x_.id.device.assign(std::string_view(d.device->name));
+        t = s_.allocated->count(x_.id) != 0 ? 1 : 0;
+      }
+    }
+    return t != 0;
   }
-  bool in_use_by_claim(const Key& k, std::size_t claim) const {
-    auto it = allocating_.find(k);
-    return it != allocating_.end() && it->second.count(claim) != 0;
+  std::uint32_t expression_id(std::string_view expression) {
+    if (x_.ids_of != s_.results->serial || x_.ids.size() >= 64) {
+      x_.ids.clear();
+      x_.ids_of = s_.results->serial;
+    }
+    for (const auto& [e, id] : x_.ids)
+      if (e == expression) return id;
+    const std::uint32_t id = s_.results->expression_id(expression);
+    x_.ids.emplace_back(std::string(expression), id);
+    return id;
   }
-  RequestData& data(const Indices& r) { return slots_[r.claim][r.request].subs[r.sub]; }
-  util::Result<api::NodeSelector*, AllocateError> node_selector_for(const std::vector<DeviceResult>& devices,
-                                                                    api::Boxed<api::NodeSelector>& out);
+  bool in_use(const DeviceRef& d) { return taken(d) || x_.picking[d.index] != 0; }
+  bool in_use_by_claim(const DeviceRef& d, std::size_t claim) const {
+    for (const auto& r : x_.results)
+      if (r.claim == claim && r.ref.index == d.index) return true;
+    return false;
+  }
+  RequestSlot& slot(std::size_t claim, std::size_t request) { return x_.slots[x_.claim_slots[claim] + request]; }
+  std::size_t data_index(const Indices& r) { return slot(r.claim, r.request).first + r.sub; }
+  util::Result<api::NodeSelector*, AllocateError> node_selector_for(std::size_t claim, api::Boxed<api::NodeSelector>& out);
+  template <class F>
+  void for_each_device(const Pool& pool, F&& f) {
+    const auto pool_index = static_cast<std::uint32_t>(&pool - x_.pools.pools.data());
+    for (std::uint32_t k = 0; k < pool.count; ++k) {
+      const std::uint32_t si = x_.pools.slices[pool.first + k];
+      const resourceapi::ResourceSlice* slice = s_.slices[si].get();
+      const std::uint32_t base = x_.slice_base[si];
+      const auto& devices = slice->spec.devices;
+      for (std::uint32_t j = 0; j < devices.size(); ++j) {
+        if (!f(DeviceRef{&devices[j], slice, si, base + j, pool_index})) return;
+      }
+    }
+  }
 
   Allocator::Shared& s_;
   const api::Node& node_;
   std::span<const resourceapi::ResourceClaim* const> claims_;
-  std::vector<Pool> pools_;
-  std::vector<std::vector<RequestSlot>> slots_;
-  std::vector<std::vector<MatchAttributeConstraint>> constraints_;
-  std::vector<std::vector<DeviceResult>> results_;
-  std::unordered_map<Key, std::set<std::size_t>, KeyHash> allocating_;
-  struct MatchKey {
-    const resourceapi::Device* device;
-    std::size_t claim, request, sub;
-    bool operator==(const MatchKey&) const = default;
-  };
-  struct MatchKeyHash {
-    std::size_t operator()(const MatchKey& k) const noexcept {
-      return std::hash<const void*>()(k.device) ^ (k.claim * 0x9e3779b97f4a7c15ULL) ^ (k.request << 20) ^ (k.sub << 40);
-    }
-  };
-  std::unordered_map<MatchKey, bool, MatchKeyHash> matches_;
-  std::map<const resourceapi::ResourceSlice*, CounterSets> consumed_;
-  // The CEL input of the device being evaluated, reused between devices.
-  std::vector<cel::DeviceAttribute> cel_attributes_;
-  std::vector<cel::DeviceCapacity> cel_capacity_;
+  Scratch& x_;
+  std::size_t devices_ = 0;  // devices of all slices given
 };
 
 util::Result<RequestData, AllocateError> Search::validate(const RequestView& request,
@@ -286,7 +476,7 @@ util::Result<RequestData, AllocateError> Search::validate(const RequestView& req
     return AllocateError{"claim " + kobj(c) + ", request " + std::string(request.name) +
                                           ": missing device class name (unsupported request type?)"};
   }
-  rd.cls = s_.classes(request.class_name);
+  rd.cls = (*s_.classes)(request.class_name);
   if (!rd.cls) {
     // Upstream wraps the lister's NotFound error.
     return AllocateError{"claim " + kobj(c) + ", request " + std::string(request.name) +
@@ -294,6 +484,13 @@ util::Result<RequestData, AllocateError> Search::validate(const RequestView& req
                                           ": deviceclass.resource.k8s.io \"" + std::string(request.class_name) +
                                           "\" not found"};
   }
+  // This entry's memo row and selector slots.
+  rd.memo = x_.matches.size();
+  x_.matches.resize(x_.matches.size() + devices_, -1);
+  rd.sel_first = x_.programs.size();
+  const std::size_t selectors = rd.cls->spec.selectors.size() + request.selectors->size();
+  x_.programs.resize(x_.programs.size() + selectors);
+  x_.expr_ids.resize(x_.expr_ids.size() + selectors, kNoId);
   if (request.mode.empty() || request.mode == kModeExactCount) {
     if (request.count < 0) {
       return AllocateError{"claim " + kobj(c) + ", request " + std::string(request.name) + ": exact count " +
@@ -301,7 +498,7 @@ util::Result<RequestData, AllocateError> Search::validate(const RequestView& req
     }
     rd.num_devices = static_cast<std::size_t>(request.count);
   } else if (request.mode == kModeAll) {
-    for (const auto& pool : pools_) {
+    for (const auto& pool : x_.pools.pools) {
       if (pool.incomplete) {
         return AllocateError{"claim " + kobj(c) + ", request " + std::string(request.name) +
                                               ": asks for all devices, but resource pool " + pool.id() +
@@ -313,18 +510,21 @@ util::Result<RequestData, AllocateError> Search::validate(const RequestView& req
                                               " is currently invalid"};
       }
     }
-    rd.all_devices.reserve(kMaxResults);
-    for (const auto& pool : pools_) {
-      for (const auto* slice : pool.slices) {
-        for (const auto& d : slice->spec.devices) {
-          DeviceRef ref{&d, slice};
-          auto ok = selectable(at, rd, ref);
-          if (!ok) return ok.error();
-          if (*ok) rd.all_devices.push_back(ref);
+    rd.all_first = x_.all_devices.size();
+    std::optional<AllocateError> err;
+    for (const auto& pool : x_.pools.pools) {
+      for_each_device(pool, [&](const DeviceRef& ref) {
+        auto ok = selectable(rd, at.claim, ref);
+        if (!ok) {
+          err = ok.error();
+          return false;
         }
-      }
+        if (*ok) x_.all_devices.push_back(ref);
+        return true;
+      });
+      if (err) return *err;
     }
-    rd.num_devices = rd.all_devices.size();
+    rd.num_devices = x_.all_devices.size() - rd.all_first;
   } else {
     return AllocateError{"claim " + kobj(c) + ", request " + std::string(request.name) +
                                           ": unsupported count mode " + std::string(request.mode)};
@@ -334,69 +534,98 @@ util::Result<RequestData, AllocateError> Search::validate(const RequestView& req
 
 util::Result<bool, AllocateError> Search::selectors_match(std::size_t claim, const DeviceRef& d,
                                                           const resourceapi::DeviceClass* cls,
-                                                          const std::vector<resourceapi::DeviceSelector>& selectors) {
+                                                          const std::vector<resourceapi::DeviceSelector>& selectors,
+                                                          std::size_t sel_first, bool& input_ready, cel::Device& input,
+                                                          std::optional<util::Result<void, cel::EvalError>>& checked) {
   if (selectors.empty()) return true;
-  // The device as CEL sees it: views into the slice, built once per device and selector list.
-  cel_attributes_.clear();
-  cel_capacity_.clear();
-  for (const auto& [name, a] : d.device->attributes) {
-    cel::DeviceAttribute x;
-    x.name = name;
-    if (a.int_) {
-      x.kind = cel::DeviceAttribute::Kind::Int;
-      x.int_value = *a.int_;
-    } else if (a.bool_) {
-      x.kind = cel::DeviceAttribute::Kind::Bool;
-      x.bool_value = *a.bool_;
-    } else if (a.string) {
-      x.kind = cel::DeviceAttribute::Kind::String;
-      x.string_value = *a.string;
-    } else if (a.version) {
-      x.kind = cel::DeviceAttribute::Kind::Version;
-      x.string_value = *a.version;
-    } else {
-      continue;  // no value of a known type: invisible to CEL, as upstream's conversion leaves it
-    }
-    cel_attributes_.push_back(x);
-  }
-  for (const auto& [name, c] : d.device->capacity) cel_capacity_.push_back(cel::DeviceCapacity{name, &c.value});
-  cel::Device input;
-  input.driver = d.slice->spec.driver;
-  input.attributes = cel_attributes_;
-  input.capacity = cel_capacity_;
-  input.allow_multiple_allocations = d.device->allowMultipleAllocations.value_or(false);
-
   auto where = [&](std::size_t i) {
     return cls != nullptr ? "class " + std::string(cls->metadata.name) + ": selector #" + std::to_string(i)
                           : "claim " + kobj(*claims_[claim]) + ": selector #" + std::to_string(i);
   };
-  const auto checked = cel::check_device(input);
+  SelectorCache::Impl::Entry* entry = nullptr;
   for (std::size_t i = 0; i < selectors.size(); ++i) {
-    auto program = s_.cache->get_or_compile(selectors[i].cel->expression);
-    if (!program) return AllocateError{where(i) + ": CEL compile error: " + program.error().detail};
-    if (!checked) return AllocateError{where(i) + ": CEL runtime error: " + checked.error().message};
+    const std::string_view expression = selectors[i].cel->expression;
+    std::uint32_t& id = x_.expr_ids[sel_first + i];
+    if (s_.results != nullptr) {
+      if (id == kNoId) id = expression_id(expression);
+      if (id != kNoId) {
+        auto& e = x_.entries[d.slice_index];
+        if (!e) e = s_.results->entry(s_.slices[d.slice_index]);
+        entry = e.get();
+        const int known = entry->get(id, d.index - x_.slice_base[d.slice_index]);
+        if (known == 0) return false;
+        if (known == 1) continue;
+      }
+    }
+    auto& program = x_.programs[sel_first + i];
+    if (!program) {
+      auto compiled = s_.cache->get_or_compile(expression);
+      if (!compiled) return AllocateError{where(i) + ": CEL compile error: " + compiled.error().detail};
+      program = std::move(*compiled);
+    }
+    if (!input_ready) {
+      // The device as CEL sees it: views into the slice, built once per device.
+      x_.cel_attributes.clear();
+      x_.cel_capacity.clear();
+      for (const auto& [name, a] : d.device->attributes) {
+        cel::DeviceAttribute x;
+        x.name = name;
+        if (a.int_) {
+          x.kind = cel::DeviceAttribute::Kind::Int;
+          x.int_value = *a.int_;
+        } else if (a.bool_) {
+          x.kind = cel::DeviceAttribute::Kind::Bool;
+          x.bool_value = *a.bool_;
+        } else if (a.string) {
+          x.kind = cel::DeviceAttribute::Kind::String;
+          x.string_value = *a.string;
+        } else if (a.version) {
+          x.kind = cel::DeviceAttribute::Kind::Version;
+          x.string_value = *a.version;
+        } else {
+          continue;  // no value of a known type: invisible to CEL, as upstream's conversion leaves it
+        }
+        x_.cel_attributes.push_back(x);
+      }
+      for (const auto& [name, c] : d.device->capacity) x_.cel_capacity.push_back(cel::DeviceCapacity{name, &c.value});
+      input.driver = d.slice->spec.driver;
+      input.attributes = x_.cel_attributes;
+      input.capacity = x_.cel_capacity;
+      input.allow_multiple_allocations = d.device->allowMultipleAllocations.value_or(false);
+      input_ready = true;
+    }
+    if (!checked) checked = cel::check_device(input);
+    if (!*checked) return AllocateError{where(i) + ": CEL runtime error: " + checked->error().message};
     auto matched = program->evaluate(input);
     if (!matched) return AllocateError{where(i) + ": CEL runtime error: " + matched.error().message};
+    if (entry != nullptr && id != kNoId) {
+      entry->put(id, d.index - x_.slice_base[d.slice_index], *matched);
+    }
     if (!*matched) return false;
   }
   return true;
 }
 
-util::Result<bool, AllocateError> Search::selectable(const Indices& r, const RequestData& rd, const DeviceRef& d) {
+util::Result<bool, AllocateError> Search::selectable(const RequestData& rd, std::size_t claim, const DeviceRef& d) {
   // Devices with binding conditions wait for DRADeviceBindingConditions.
   if (!s_.features.deviceBindingAndStatus && !d.device->bindingConditions.empty()) return false;
-  const MatchKey mk{d.device, r.claim, r.request, r.sub};
-  if (auto it = matches_.find(mk); it != matches_.end()) return it->second;
+  std::int8_t& memo = x_.matches[rd.memo + d.index];
+  if (memo >= 0) return memo != 0;
   auto remember = [&](bool v) {
-    matches_.emplace(mk, v);
+    memo = v ? 1 : 0;
     return v;
   };
+  bool input_ready = false;
+  cel::Device input;
+  std::optional<util::Result<void, cel::EvalError>> checked;
+  const std::size_t class_selectors = rd.cls ? rd.cls->spec.selectors.size() : 0;
   if (rd.cls) {
-    auto m = selectors_match(r.claim, d, rd.cls.get(), rd.cls->spec.selectors);
+    auto m = selectors_match(claim, d, rd.cls.get(), rd.cls->spec.selectors, rd.sel_first, input_ready, input, checked);
     if (!m) return m;
     if (!*m) return remember(false);
   }
-  auto m = selectors_match(r.claim, d, nullptr, *rd.request.selectors);
+  auto m = selectors_match(claim, d, nullptr, *rd.request.selectors, rd.sel_first + class_selectors, input_ready, input,
+                           checked);
   if (!m) return m;
   if (!*m) return remember(false);
   if (d.slice->spec.perDeviceNodeSelection.value_or(false)) {
@@ -409,39 +638,37 @@ util::Result<bool, AllocateError> Search::selectable(const Indices& r, const Req
 }
 
 bool Search::counters_fit(const DeviceRef& d) {
-  const resourceapi::ResourceSlice* slice = d.slice;
-  CounterSets available;
-  {
-    std::lock_guard l(s_.counters_mu);
-    auto it = s_.available_counters.find(slice);
-    if (it == s_.available_counters.end()) {
-      CounterSets sets;
-      for (const auto& cs : slice->spec.sharedCounters) {
+  auto& available = x_.available[d.pool];
+  if (!available) {
+    CounterSets sets;
+    const Pool& pool = x_.pools.pools[d.pool];
+    for (std::uint32_t k = 0; k < pool.count; ++k) {
+      for (const auto& cs : s_.slices[x_.pools.slices[pool.first + k]]->spec.sharedCounters) {
         auto& m = sets[cs.name];
         for (const auto& [name, c] : cs.counters) m[name] = c.value;
       }
-      // Devices of this slice allocated before hold their counters.
-      for (const auto& dev : slice->spec.devices) {
-        if (s_.allocated.count(Key{slice->spec.driver, slice->spec.pool.name, dev.name}) == 0) continue;
-        for (const auto& use : dev.consumesCounters) {
-          auto set = sets.find(use.counterSet);
-          if (set == sets.end()) continue;
-          for (const auto& [name, c] : use.counters) {
-            auto have = set->second.find(name);
-            if (have != set->second.end()) have->second -= c.value;
-          }
+    }
+    // Devices of the pool allocated before hold their counters.
+    for_each_device(pool, [&](const DeviceRef& dev) {
+      if (!taken(dev)) return true;
+      for (const auto& use : dev.device->consumesCounters) {
+        auto set = sets.find(use.counterSet);
+        if (set == sets.end()) continue;
+        for (const auto& [name, c] : use.counters) {
+          auto have = set->second.find(name);
+          if (have != set->second.end()) have->second -= c.value;
         }
       }
-      it = s_.available_counters.emplace(slice, std::move(sets)).first;
-    }
-    available = it->second;
+      return true;
+    });
+    available = std::move(sets);
   }
-  auto& consumed = consumed_[slice];
+  auto& consumed = x_.consumed[d.pool];
   for (const auto& use : d.device->consumesCounters) {
     auto& set = consumed[use.counterSet];
     for (const auto& [name, c] : use.counters) set[name] += c.value;
   }
-  for (const auto& [set_name, counters] : available) {
+  for (const auto& [set_name, counters] : *available) {
     auto cs = consumed.find(set_name);
     for (const auto& [name, have] : counters) {
       api::Quantity used;
@@ -458,18 +685,18 @@ bool Search::counters_fit(const DeviceRef& d) {
 }
 
 void Search::release_counters(const DeviceRef& d) {
-  auto& consumed = consumed_[d.slice];
+  auto& consumed = x_.consumed[d.pool];
   for (const auto& use : d.device->consumesCounters) {
     auto& set = consumed[use.counterSet];
     for (const auto& [name, c] : use.counters) set[name] -= c.value;
   }
 }
 
-util::Result<bool, AllocateError> Search::allocate_device(const Indices& r, const DeviceRef& d, bool must) {
-  RequestData& rd = data(r);
+util::Result<bool, AllocateError> Search::allocate_device(const Indices& r, std::size_t data, const DeviceRef& d,
+                                                          bool must) {
+  const RequestData& rd = x_.datas[data];
   const RequestView& request = rd.request;
-  const Key k = key_of(d);
-  if (request.admin_access ? in_use_by_claim(k, r.claim) : in_use(k)) return false;
+  if (request.admin_access ? in_use_by_claim(d, r.claim) : in_use(d)) return false;
   if (!d.device->consumesCounters.empty()) {
     if (!s_.features.partitionableDevices) return false;
     if (!counters_fit(d)) return false;
@@ -491,38 +718,36 @@ util::Result<bool, AllocateError> Search::allocate_device(const Indices& r, cons
       }
     }
   }
-  auto& cs = constraints_[r.claim];
-  for (std::size_t i = 0; i < cs.size(); ++i) {
-    if (cs[i].add(base, sub, d)) continue;
+  const std::size_t c0 = x_.claim_constraints[r.claim], c1 = x_.claim_constraints[r.claim + 1];
+  for (std::size_t i = c0; i < c1; ++i) {
+    if (x_.constraints[i].add(base, sub, d)) continue;
     if (must) {
       return AllocateError{"claim " + kobj(*claims_[r.claim]) + ", request " + std::string(request.name) +
-                                            ": cannot add device " + std::string(k.driver) + "/" + std::string(k.pool) + "/" +
-                                            std::string(k.device) +
+                                            ": cannot add device " + std::string(std::string_view(d.slice->spec.driver)) + "/" +
+                                            std::string(std::string_view(d.slice->spec.pool.name)) + "/" +
+                                            std::string(std::string_view(d.device->name)) +
                                             " because a claim constraint would not be satisfied"};
     }
-    for (std::size_t e = 0; e < i; ++e) cs[e].remove(base, sub);
+    for (std::size_t e = c0; e < i; ++e) x_.constraints[e].remove(base, sub);
     if (!d.device->consumesCounters.empty() && s_.features.partitionableDevices) release_counters(d);
     return false;
   }
-  allocating_[k].insert(r.claim);
-  DeviceResult res;
-  res.request = rd.name();
-  res.base_request = base;
-  res.sub_request = sub;
-  res.ref = d;
-  res.admin_access = request.admin_access;
-  results_[r.claim].push_back(std::move(res));
+  ++x_.picking[d.index];
+  x_.results.push_back(DeviceResult{r.claim, data, base, sub, d, request.admin_access});
+  ++x_.result_count[r.claim];
   return true;
 }
 
-void Search::deallocate_device(const Indices& r, const DeviceRef& d) {
-  const RequestData& rd = data(r);
+void Search::deallocate_device(const Indices& r, std::size_t data, const DeviceRef& d) {
+  const RequestData& rd = x_.datas[data];
   const std::string_view base = rd.parent ? rd.parent->name : rd.request.name;
   const std::string_view sub = rd.parent ? rd.request.name : std::string_view();
-  for (auto& c : constraints_[r.claim]) c.remove(base, sub);
-  allocating_[key_of(d)].erase(r.claim);
+  for (std::size_t i = x_.claim_constraints[r.claim]; i < x_.claim_constraints[r.claim + 1]; ++i)
+    x_.constraints[i].remove(base, sub);
+  --x_.picking[d.index];
   if (s_.features.partitionableDevices && !d.device->consumesCounters.empty()) release_counters(d);
-  results_[r.claim].pop_back();
+  x_.results.pop_back();
+  --x_.result_count[r.claim];
 }
 
 util::Result<bool, AllocateError> Search::allocate_one(Indices r, bool allocating_sub) {
@@ -530,61 +755,68 @@ util::Result<bool, AllocateError> Search::allocate_one(Indices r, bool allocatin
   const auto& claim = *claims_[r.claim];
   if (r.request >= claim.spec.devices.requests.size()) return allocate_one(Indices{r.claim + 1, 0, 0, 0}, false);
 
-  RequestSlot& slot = slots_[r.claim][r.request];
+  RequestSlot& sl = slot(r.claim, r.request);
   // A request with subrequests: the first subrequest that leads to a full solution.
-  if (!allocating_sub && slot.has_subrequests) {
-    for (std::size_t sub = 0; sub < slot.subs.size(); ++sub) {
+  if (!allocating_sub && sl.has_subrequests) {
+    for (std::size_t sub = 0; sub < sl.count; ++sub) {
       r.sub = sub;
       auto ok = allocate_one(r, true);
       if (!ok) return ok;
       if (*ok) {
-        slot.selected = sub;
+        slot(r.claim, r.request).selected = sub;
         return true;
       }
     }
     return false;
   }
 
-  RequestData& rd = slot.subs[r.sub];
+  const std::size_t data = sl.first + r.sub;
+  const RequestData& rd = x_.datas[data];
   const bool all = rd.request.all();
-  if (all && rd.all_devices.empty()) return false;  // All needs at least one device
+  if (all && rd.num_devices == 0) return false;  // All needs at least one device
   if (r.device >= rd.num_devices) return allocate_one(Indices{r.claim, r.request + 1, 0, 0}, false);
-  if (results_[r.claim].size() + rd.num_devices - r.device > kMaxResults) return false;
+  if (x_.result_count[r.claim] + rd.num_devices - r.device > kMaxResults) return false;
 
   if (all) {
-    const DeviceRef d = rd.all_devices[r.device];
-    auto ok = allocate_device(r, d, true);
+    const DeviceRef d = x_.all_devices[rd.all_first + r.device];
+    auto ok = allocate_device(r, data, d, true);
     if (!ok || !*ok) return ok;
     auto done = allocate_one(Indices{r.claim, r.request, r.sub, r.device + 1}, allocating_sub);
     if (!done) return done;
-    if (!*done) deallocate_device(r, d);
+    if (!*done) deallocate_device(r, data, d);
     return done;
   }
 
-  for (const auto& pool : pools_) {
+  const bool admin = rd.request.admin_access;
+  std::optional<util::Result<bool, AllocateError>> outcome;
+  for (const auto& pool : x_.pools.pools) {
     if (pool.incomplete || pool.invalid) continue;
-    for (const auto* slice : pool.slices) {
-      for (const auto& device : slice->spec.devices) {
-        const DeviceRef d{&device, slice};
-        const Key k = key_of(d);
-        if (rd.request.admin_access ? in_use_by_claim(k, r.claim) : in_use(k)) continue;
-        auto sel = selectable(r, rd, d);
-        if (!sel) return sel.error();
-        if (!*sel) continue;
-        auto ok = allocate_device(r, d, false);
-        if (!ok) return ok;
-        if (!*ok) continue;
-        auto done = allocate_one(Indices{r.claim, r.request, r.sub, r.device + 1}, allocating_sub);
-        if (!done) return done;
-        if (*done) return true;
-        deallocate_device(r, d);
+    for_each_device(pool, [&](const DeviceRef& d) {
+      if (admin ? in_use_by_claim(d, r.claim) : in_use(d)) return true;
+      auto sel = selectable(x_.datas[data], r.claim, d);
+      if (!sel) {
+        outcome = sel.error();
+        return false;
       }
-    }
+      if (!*sel) return true;
+      auto ok = allocate_device(r, data, d, false);
+      if (!ok) {
+        outcome = ok;
+        return false;
+      }
+      if (!*ok) return true;
+      auto done = allocate_one(Indices{r.claim, r.request, r.sub, r.device + 1}, allocating_sub);
+      if (!done || *done) {
+        outcome = std::move(done);
+        return false;
+      }
+      deallocate_device(r, data, d);
+      return true;
+    });
+    if (outcome) return std::move(*outcome);
   }
   return false;
 }
-
-namespace {
 
 bool same_requirement(const api::NodeSelectorRequirement& a, const api::NodeSelectorRequirement& b) {
   if (a.key != b.key || a.operator_ != b.operator_) return false;
@@ -598,14 +830,13 @@ void add_new(const std::vector<api::NodeSelectorRequirement>& from, std::vector<
   }
 }
 
-}  // namespace
-
 // Where the claim's devices can be used (upstream createNodeSelector): the node of the first
 // device bound to a node name, else the union of the single-term selectors, else anywhere.
-util::Result<api::NodeSelector*, AllocateError> Search::node_selector_for(const std::vector<DeviceResult>& devices,
+util::Result<api::NodeSelector*, AllocateError> Search::node_selector_for(std::size_t claim,
                                                                           api::Boxed<api::NodeSelector>& out) {
   api::NodeSelectorTerm term;
-  for (const auto& d : devices) {
+  for (const auto& d : x_.results) {
+    if (d.claim != claim) continue;
     const auto& spec = d.ref.slice->spec;
     const bool per_device = spec.perDeviceNodeSelection.value_or(false);
     std::optional<std::string_view> node_name;
@@ -643,9 +874,33 @@ util::Result<api::NodeSelector*, AllocateError> Search::node_selector_for(const 
 }
 
 util::Result<Allocation, AllocateError> Search::run() {
-  auto pools = gather_pools(s_.slices, node_, s_.features);
-  if (!pools) return AllocateError{"gather pool information: " + pools.error()};
-  pools_ = std::move(*pools);
+  // Per-device state for every device of the slices given.
+  x_.slice_base.clear();
+  devices_ = 0;
+  for (const auto& s : s_.slices) {
+    x_.slice_base.push_back(static_cast<std::uint32_t>(devices_));
+    devices_ += s->spec.devices.size();
+  }
+  x_.taken.assign(devices_, -1);
+  x_.picking.assign(devices_, 0);
+  x_.entries.assign(s_.slices.size(), nullptr);
+  x_.datas.clear();
+  x_.slots.clear();
+  x_.claim_slots.clear();
+  x_.constraints.clear();
+  x_.claim_constraints.clear();
+  x_.results.clear();
+  x_.result_count.assign(claims_.size(), 0);
+  x_.all_devices.clear();
+  x_.matches.clear();
+  x_.programs.clear();
+  x_.expr_ids.clear();
+
+  if (auto g = gather_pools(s_.slices, node_, s_.features, x_.pools); !g) {
+    return AllocateError{"gather pool information: " + g.error()};
+  }
+  x_.available.assign(x_.pools.pools.size(), std::nullopt);
+  x_.consumed.assign(x_.pools.pools.size(), CounterSets{});
 
   // Each request's class, count and (mode All) devices; claims whose minimum exceeds the result
   // limit fail here.
@@ -653,38 +908,40 @@ util::Result<Allocation, AllocateError> Search::run() {
     const auto& claim = *claims_[ci];
     std::size_t min_devices = 0;
     const auto& requests = claim.spec.devices.requests;
-    slots_[ci].resize(requests.size());
+    x_.claim_slots.push_back(x_.slots.size());
+    x_.slots.resize(x_.slots.size() + requests.size());
     for (std::size_t ri = 0; ri < requests.size(); ++ri) {
       const auto& request = requests[ri];
-      RequestSlot& slot = slots_[ci][ri];
+      slot(ci, ri).first = x_.datas.size();
       if (!request.firstAvailable.empty()) {
         if (!s_.features.prioritizedList) {
           return AllocateError{"claim " + kobj(claim) + ", request " + std::string(request.name) +
                                                 ": has subrequests, but the DRAPrioritizedList feature is disabled"};
         }
-        slot.has_subrequests = true;
+        slot(ci, ri).has_subrequests = true;
         std::size_t min_request = std::numeric_limits<std::size_t>::max();
         for (std::size_t si = 0; si < request.firstAvailable.size(); ++si) {
           auto rd = validate(RequestView::of(request.firstAvailable[si]), RequestView::of(request), Indices{ci, ri, si, 0});
           if (!rd) return rd.error();
           min_request = std::min(min_request, rd->num_devices);
-          slot.subs.push_back(std::move(*rd));
+          x_.datas.push_back(std::move(*rd));
         }
         min_devices += min_request;
       } else {
         auto rd = validate(RequestView::of(request), std::nullopt, Indices{ci, ri, 0, 0});
         if (!rd) return rd.error();
         min_devices += rd->num_devices;
-        slot.subs.push_back(std::move(*rd));
+        x_.datas.push_back(std::move(*rd));
       }
+      slot(ci, ri).count = x_.datas.size() - slot(ci, ri).first;
     }
     if (min_devices > kMaxResults) {
       return AllocateError{"claim " + kobj(claim) + ": number of requested devices " +
                                             std::to_string(min_devices) + " exceeds the claim limit of " +
                                             std::to_string(kMaxResults)};
     }
-    results_[ci].reserve(min_devices);
     const auto& constraints = claim.spec.devices.constraints;
+    x_.claim_constraints.push_back(x_.constraints.size());
     for (std::size_t i = 0; i < constraints.size(); ++i) {
       if (!constraints[i].matchAttribute) {
         // distinctAttribute is DRAConsumableCapacity's (alpha), not this allocator's.
@@ -692,16 +949,19 @@ util::Result<Allocation, AllocateError> Search::run() {
                                               ": empty constraint (unsupported constraint type?)"};
       }
       MatchAttributeConstraint m;
-      m.requests.insert(constraints[i].requests.begin(), constraints[i].requests.end());
+      m.claim = ci;
+      m.requests = &constraints[i].requests;
       m.attribute = *constraints[i].matchAttribute;
-      constraints_[ci].push_back(std::move(m));
+      x_.constraints.push_back(m);
     }
   }
+  x_.claim_slots.push_back(x_.slots.size());
+  x_.claim_constraints.push_back(x_.constraints.size());
 
   auto done = allocate_one(Indices{}, false);
   if (!done) return done.error();
   if (!*done) {
-    for (const auto& p : pools_) {
+    for (const auto& p : x_.pools.pools) {
       if (p.invalid) return AllocateError{"invalid resource pools were encountered", true};
     }
     return Allocation{};
@@ -712,9 +972,18 @@ util::Result<Allocation, AllocateError> Search::run() {
   for (std::size_t ci = 0; ci < claims_.size(); ++ci) {
     const auto& claim = *claims_[ci];
     auto& result = out.results[ci];
-    for (const auto& d : results_[ci]) {
+    result.devices.results.reserve(x_.result_count[ci]);
+    for (const auto& d : x_.results) {
+      if (d.claim != ci) continue;
       resourceapi::DeviceRequestAllocationResult r;
-      r.request = d.request;
+      if (d.sub_request.empty()) {
+        r.request = d.base_request;
+      } else {
+        std::string name;
+        name.reserve(d.base_request.size() + 1 + d.sub_request.size());
+        name.append(d.base_request).append("/").append(d.sub_request);
+        r.request = name;
+      }
       r.driver = d.ref.slice->spec.driver;
       r.pool = std::string_view(d.ref.slice->spec.pool.name);
       r.device = std::string_view(d.ref.device->name);
@@ -723,14 +992,16 @@ util::Result<Allocation, AllocateError> Search::run() {
     }
     // The classes' configuration once per class (with every request that used it), then the
     // claim's own configuration for the requests (or chosen subrequests) it names.
-    std::map<std::string, std::pair<std::size_t, std::size_t>, std::less<>> class_configs;
     const auto& requests = claim.spec.devices.requests;
+    std::vector<std::pair<std::string_view, std::pair<std::size_t, std::size_t>>> class_configs;
     for (std::size_t ri = 0; ri < requests.size(); ++ri) {
-      const RequestSlot& slot = slots_[ci][ri];
-      const RequestData& rd = slot.subs[slot.has_subrequests ? slot.selected : 0];
+      const RequestSlot& sl = slot(ci, ri);
+      const RequestData& rd = x_.datas[sl.first + (sl.has_subrequests ? sl.selected : 0)];
       if (!rd.cls) continue;
-      const std::string class_name(rd.cls->metadata.name);
-      if (auto it = class_configs.find(class_name); it != class_configs.end()) {
+      const std::string_view class_name = rd.cls->metadata.name;
+      if (rd.cls->spec.config.empty() && class_configs.empty()) continue;  // nothing to add, nothing to name
+      auto it = std::find_if(class_configs.begin(), class_configs.end(), [&](const auto& e) { return e.first == class_name; });
+      if (it != class_configs.end()) {
         for (std::size_t i = it->second.first; i < it->second.second; ++i) result.devices.config[i].requests.push_back(rd.name());
         continue;
       }
@@ -742,7 +1013,7 @@ util::Result<Allocation, AllocateError> Search::run() {
         ac.opaque = c.opaque;
         result.devices.config.push_back(std::move(ac));
       }
-      class_configs.emplace(class_name, std::make_pair(start, result.devices.config.size()));
+      class_configs.emplace_back(class_name, std::make_pair(start, result.devices.config.size()));
     }
     for (const auto& c : claim.spec.devices.config) {
       auto add = [&] {
@@ -763,13 +1034,13 @@ util::Result<Allocation, AllocateError> Search::run() {
           add();
           continue;
         }
-        const RequestSlot& slot = slots_[ci][ri];
-        if (!slot.has_subrequests) continue;
-        const std::string sub_name = std::string(name) + "/" + std::string(requests[ri].firstAvailable[slot.selected].name);
+        const RequestSlot& sl = slot(ci, ri);
+        if (!sl.has_subrequests) continue;
+        const std::string sub_name = std::string(name) + "/" + std::string(requests[ri].firstAvailable[sl.selected].name);
         if (std::find(c.requests.begin(), c.requests.end(), sub_name) != c.requests.end()) add();
       }
     }
-    auto ns = node_selector_for(results_[ci], result.nodeSelector);
+    auto ns = node_selector_for(ci, result.nodeSelector);
     if (!ns) {
       return AllocateError{"create NodeSelector for claim " + std::string(claim.metadata.name) + ": " +
                                             ns.error().message};
@@ -781,14 +1052,30 @@ util::Result<Allocation, AllocateError> Search::run() {
 }  // namespace
 
 Allocator::Allocator(Features features, DeviceIdSet allocated, DeviceClassLookup classes,
-                     std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors)
+                     std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors,
+                     SelectorCache* results)
     : shared_(std::make_unique<Shared>()) {
   shared_->features = features;
-  shared_->allocated_ids = std::move(allocated);
-  for (const auto& id : shared_->allocated_ids) shared_->allocated.insert(Key{id.driver, id.pool, id.device});
-  shared_->classes = std::move(classes);
-  shared_->slices = std::move(slices);
+  shared_->owned_allocated = std::move(allocated);
+  shared_->owned_classes = std::move(classes);
+  shared_->owned_slices = std::move(slices);
+  shared_->allocated = &shared_->owned_allocated;
+  shared_->classes = &shared_->owned_classes;
+  shared_->slices = shared_->owned_slices;
   shared_->cache = &selectors;
+  shared_->results = results != nullptr ? &results->impl() : nullptr;
+}
+
+Allocator::Allocator(Features features, const DeviceIdSet* allocated, const DeviceClassLookup* classes,
+                     std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors,
+                     SelectorCache* results)
+    : shared_(std::make_unique<Shared>()) {
+  shared_->features = features;
+  shared_->allocated = allocated;
+  shared_->classes = classes;
+  shared_->slices = slices;
+  shared_->cache = &selectors;
+  shared_->results = results != nullptr ? &results->impl() : nullptr;
 }
 
 Allocator::~Allocator() = default;

@@ -75,18 +75,51 @@ struct AllocateError {
   bool node_only = false;
 };
 
+// Selector results remembered across allocators: whether a CEL selector (by its expression)
+// matched a device, per ResourceSlice object (its shared_ptr identity) and device index. Slice
+// objects are immutable, so a result holds as long as the object lives; an updated slice is a new
+// object and starts afresh. Entries of slices that are gone are dropped as the cache grows.
+// Evaluation errors are not remembered (the next allocator evaluates again and reports them).
+// Thread-safe: one per scheduler, shared by every Filter call.
+class SelectorCache {
+ public:
+  SelectorCache();
+  ~SelectorCache();
+  SelectorCache(const SelectorCache&) = delete;
+  SelectorCache& operator=(const SelectorCache&) = delete;
+
+  // Slice objects with remembered results (including gone ones not dropped yet).
+  std::size_t slices() const;
+
+  struct Impl;  // opaque
+  Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 class Allocator {
  public:
   // `allocated`: devices held by claims already allocated (and by in-flight allocations of
-  // assumed pods); `slices`: every ResourceSlice the scheduler knows; `selectors`: compiled CEL
-  // programs, shared between allocators. The allocator keeps pointers into `slices`; they must
-  // outlive it. Thread-safe: several allocate() calls (different nodes) may run at once.
+  // assumed pods); `slices`: every ResourceSlice the scheduler knows, or only those of one node
+  // and the node-less ones; `selectors`: compiled CEL programs, shared between allocators;
+  // `results` (optional): selector results shared between allocators. The allocator keeps
+  // pointers into `slices`; they must outlive it. Thread-safe: several allocate() calls
+  // (different nodes) may run at once. The inputs are moved in, not copied, when given as rvalues.
   Allocator(Features features, DeviceIdSet allocated, DeviceClassLookup classes,
-            std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors);
+            std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors,
+            SelectorCache* results = nullptr);
+  // The same, borrowing every input (nothing copied; all must outlive the allocator): the cheapest
+  // form per (pod, node). `allocated` may be null (nothing allocated).
+  Allocator(Features features, const DeviceIdSet* allocated, const DeviceClassLookup* classes,
+            std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors,
+            SelectorCache* results = nullptr);
   ~Allocator();
 
   // Claims to allocate on `node`, none of them allocated yet. Errors are upstream's messages
   // ("claim ns/name, request gpu: could not retrieve device class gpu.example.com: ...").
+  // The work is proportional to the devices of the slices given that the search looks at; the
+  // devices in `allocated` are looked up, never iterated.
   util::Result<Allocation, AllocateError> allocate(const api::Node& node,
                                                    std::span<const resourceapi::ResourceClaim* const> claims) const;
 

@@ -1,8 +1,7 @@
 #include "scheduler/dra/pools.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <cstring>
 
 #include "scheduler/framework/plugin_helper.h"
 
@@ -24,25 +23,6 @@ util::Result<bool> node_matches(const api::Node& node, std::string_view node_nam
 
 namespace {
 
-using PoolKey = std::pair<std::string_view, std::string_view>;  // (driver, pool), views into the slices
-
-// A pool's slices of its newest generation (upstream addSlice).
-void add_slice(std::map<PoolKey, Pool>& pools, const resourceapi::ResourceSlice& s) {
-  const PoolKey key{std::string_view(s.spec.driver), std::string_view(s.spec.pool.name)};
-  auto [it, inserted] = pools.try_emplace(key);
-  Pool& p = it->second;
-  if (inserted) {
-    p.driver = std::string(key.first);
-    p.pool = std::string(key.second);
-    p.slices.push_back(&s);
-    return;
-  }
-  const std::int64_t have = p.slices.front()->spec.pool.generation;
-  if (s.spec.pool.generation < have) return;  // outdated: ignored
-  if (s.spec.pool.generation > have) p.slices.clear();
-  p.slices.push_back(&s);
-}
-
 // Whether the pool has a newer generation among all slices (then this node's slices are obsolete
 // and the pool is left out), else how many slices of `generation` exist anywhere.
 std::pair<bool, std::int64_t> check_slices_in_pool(std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices,
@@ -59,22 +39,52 @@ std::pair<bool, std::int64_t> check_slices_in_pool(std::span<const std::shared_p
   return {false, n};
 }
 
+// A name's length and last (up to) seven bytes: drivers number their devices ("gpu-0", "gpu-1"),
+// so names of one pool nearly always differ there.
+std::uint64_t fingerprint(std::string_view n) {
+  std::uint64_t tail = 0;
+  if (n.size() >= 8) {
+    std::memcpy(&tail, n.data() + n.size() - 8, 8);  // one load; the first of the eight bytes is dropped
+    tail >>= 8;  // little-endian: the first byte is the lowest
+  } else {
+    for (const char c : n) tail = tail << 8 | static_cast<unsigned char>(c);
+  }
+  return tail ^ static_cast<std::uint64_t>(n.size()) << 56;
+}
+
+// Whether a device name occurs twice among `names` (reordered); `fps` is working space.
+bool has_duplicate(std::vector<std::string_view>& names, std::vector<std::uint64_t>& fps) {
+  if (names.size() <= 32) {
+    fps.clear();
+    for (const auto n : names) fps.push_back(fingerprint(n));
+    for (std::size_t i = 1; i < names.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (fps[i] == fps[j] && names[i] == names[j]) return true;
+    return false;
+  }
+  std::sort(names.begin(), names.end());
+  return std::adjacent_find(names.begin(), names.end()) != names.end();
+}
+
 }  // namespace
 
-util::Result<std::vector<Pool>> gather_pools(std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices,
-                                             const api::Node& node, const Features& features) {
-  std::map<PoolKey, Pool> pools;
-  for (const auto& sp : slices) {
-    const resourceapi::ResourceSlice& s = *sp;
+util::Result<void> gather_pools(std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices,
+                                const api::Node& node, const Features& features, Pools& out) {
+  out.pools.clear();
+  out.slices.clear();
+  out.candidates.clear();
+  for (std::uint32_t i = 0; i < slices.size(); ++i) {
+    const resourceapi::ResourceSlice& s = *slices[i];
     // Without DRAPartitionableDevices a slice that uses its per-device node selection is unknown
     // to the allocator.
     if (!features.partitionableDevices && s.spec.perDeviceNodeSelection.has_value()) continue;
     const std::string_view node_name = s.spec.nodeName ? std::string_view(*s.spec.nodeName) : std::string_view();
     const bool all_nodes = s.spec.allNodes.value_or(false);
+    bool use = false;
     if (!node_name.empty() || all_nodes || s.spec.nodeSelector) {
       auto m = node_matches(node, node_name, all_nodes, s.spec.nodeSelector ? &*s.spec.nodeSelector : nullptr);
       if (!m) return util::make_error("failed to perform node selection for slice " + std::string(s.metadata.name) + ": " + m.error());
-      if (*m) add_slice(pools, s);
+      use = *m;
     } else if (s.spec.perDeviceNodeSelection.value_or(false)) {
       for (const auto& d : s.spec.devices) {
         const std::string_view dn = d.nodeName ? std::string_view(*d.nodeName) : std::string_view();
@@ -84,39 +94,60 @@ util::Result<std::vector<Pool>> gather_pools(std::span<const std::shared_ptr<con
                                   std::string(s.metadata.name) + ": " + m.error());
         }
         if (*m) {
-          add_slice(pools, s);
+          use = true;
           break;
         }
       }
     }
+    if (use) {
+      out.candidates.push_back(Pools::Candidate{std::string_view(s.spec.driver), std::string_view(s.spec.pool.name),
+                                                s.spec.pool.generation, i});
+    }
   }
+  // (driver, pool) order; within a pool, the order the slices were given.
+  std::sort(out.candidates.begin(), out.candidates.end(), [](const Pools::Candidate& a, const Pools::Candidate& b) {
+    if (a.driver != b.driver) return a.driver < b.driver;
+    if (a.pool != b.pool) return a.pool < b.pool;
+    return a.index < b.index;
+  });
 
-  std::vector<Pool> out;
-  out.reserve(pools.size());
-  for (auto& [key, pool] : pools) {
-    const auto& first = pool.slices.front()->spec.pool;
-    bool complete = static_cast<std::int64_t>(pool.slices.size()) == first.resourceSliceCount;
+  for (std::size_t b = 0; b < out.candidates.size();) {
+    std::size_t e = b + 1;
+    std::int64_t newest = out.candidates[b].generation;
+    while (e < out.candidates.size() && out.candidates[e].driver == out.candidates[b].driver &&
+           out.candidates[e].pool == out.candidates[b].pool) {
+      newest = std::max(newest, out.candidates[e].generation);
+      ++e;
+    }
+    // Upstream addSlice: only the newest generation's slices; older ones are outdated.
+    Pool pool;
+    pool.driver = out.candidates[b].driver;
+    pool.pool = out.candidates[b].pool;
+    pool.first = static_cast<std::uint32_t>(out.slices.size());
+    for (std::size_t k = b; k < e; ++k)
+      if (out.candidates[k].generation == newest) out.slices.push_back(out.candidates[k].index);
+    pool.count = static_cast<std::uint32_t>(out.slices.size()) - pool.first;
+    b = e;
+
+    const auto& first = slices[out.slices[pool.first]]->spec.pool;
+    bool complete = static_cast<std::int64_t>(pool.count) == first.resourceSliceCount;
     if (!complete) {
       // Slices of the pool published for other nodes count too.
       const auto [obsolete, n] = check_slices_in_pool(slices, pool, first.generation);
-      if (obsolete) continue;
+      if (obsolete) {
+        out.slices.resize(pool.first);
+        continue;
+      }
       complete = n == first.resourceSliceCount;
     }
     pool.incomplete = !complete;
-    std::set<std::string_view> names;
-    for (const auto* s : pool.slices) {
-      for (const auto& d : s->spec.devices) {
-        if (!names.insert(std::string_view(d.name)).second) {
-          pool.invalid = true;
-          pool.invalid_reason = "duplicate device name " + std::string(d.name);
-          break;
-        }
-      }
-      if (pool.invalid) break;
-    }
-    out.push_back(std::move(pool));
+    out.names.clear();
+    for (std::uint32_t k = 0; k < pool.count; ++k)
+      for (const auto& d : slices[out.slices[pool.first + k]]->spec.devices) out.names.push_back(std::string_view(d.name));
+    pool.invalid = has_duplicate(out.names, out.fingerprints);
+    out.pools.push_back(pool);
   }
-  return out;
+  return {};
 }
 
 }  // namespace ksched::scheduler::dra

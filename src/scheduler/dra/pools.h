@@ -2,7 +2,9 @@
 // (driver, pool) whose node selection matches the node, of the pool's newest generation only,
 // and whether the pool is complete (all its slices seen) and valid (no device name twice).
 #pragma once
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scheduler/dra/allocator.h"
@@ -10,18 +12,35 @@
 namespace ksched::scheduler::dra {
 
 struct Pool {
-  std::string driver;
-  std::string pool;
+  std::string_view driver;  // views into the slices
+  std::string_view pool;
   bool incomplete = false;
   bool invalid = false;
-  std::string invalid_reason;
-  std::vector<const resourceapi::ResourceSlice*> slices;  // in the order they were given
+  // The pool's slices: Pools::slices[first, first + count), in the order they were given.
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
 
-  std::string id() const { return driver + "/" + pool; }
+  std::string id() const { return std::string(driver) + "/" + std::string(pool); }
 };
 
-// Pools in (driver, pool) order. Errors: a node selector that cannot be parsed.
-util::Result<std::vector<Pool>> gather_pools(std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices,
-                                             const api::Node& node, const Features& features);
+// gather_pools' result, and its working space: reused between calls, so a caller that keeps one
+// allocates nothing once it has seen its largest input.
+struct Pools {
+  std::vector<Pool> pools;             // in (driver, pool) order
+  std::vector<std::uint32_t> slices;   // indices into the slices given
+  // Working space.
+  struct Candidate {
+    std::string_view driver, pool;
+    std::int64_t generation;
+    std::uint32_t index;
+  };
+  std::vector<Candidate> candidates;
+  std::vector<std::string_view> names;
+  std::vector<std::uint64_t> fingerprints;
+};
+
+// Fills `out` (cleared first). Errors: a node selector that cannot be parsed.
+util::Result<void> gather_pools(std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices,
+                                const api::Node& node, const Features& features, Pools& out);
 
 }  // namespace ksched::scheduler::dra
