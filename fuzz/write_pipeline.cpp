@@ -2,11 +2,15 @@
 // pipeline (canonicalise, default, admit, validate). Every input ends in a clean Status error or
 // in an object that, written again unchanged, passes and stays byte for byte the same.
 //
-// Input: byte 0 picks the resource, byte 1 the encoding, the rest is the body.
+// Input: byte 0 picks the resource, byte 1 the encoding, the rest is the body. A resource.k8s.io
+// object is also updated from and to a fixed valid object of its kind (strategies' update rules).
 #include <boost/json.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <string_view>
 
 #include "apiserver/body_codec.h"
@@ -22,8 +26,48 @@ namespace json = boost::json;
 constexpr std::pair<std::string_view, std::string_view> kResources[] = {
     {"", "pods"},          {"", "nodes"},     {"scheduling.k8s.io", "priorityclasses"},
     {"apps", "deployments"}, {"", "configmaps"}, {"batch", "cronjobs"},
-    {"", "persistentvolumeclaims"}, {"", "limitranges"}, {"node.k8s.io", "runtimeclasses"}};
+    {"", "persistentvolumeclaims"}, {"", "limitranges"}, {"node.k8s.io", "runtimeclasses"},
+    // resource.k8s.io (registry/resource/: strategies with CEL selectors); appended so the seeds'
+    // first bytes keep their resource.
+    {"resource.k8s.io", "deviceclasses"}, {"resource.k8s.io", "resourceclaims"},
+    {"resource.k8s.io", "resourceclaimtemplates"}, {"resource.k8s.io", "resourceslices"}};
 constexpr std::string_view kEncodings[] = {"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"};
+
+// A valid stored object of each resource.k8s.io kind: the other side of the input's updates.
+constexpr std::pair<std::string_view, std::string_view> kBaselines[] = {
+    {"deviceclasses",
+     R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.ksched.dev"},
+         "spec":{"selectors":[{"cel":{"expression":"device.driver == 'gpu.ksched.dev'"}}]}})"},
+    {"resourceclaims",
+     R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c","namespace":"default"},
+         "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.ksched.dev"}}]}},
+         "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.ksched.dev","pool":"node-0","device":"gpu-0"}]}},
+                   "reservedFor":[{"resource":"pods","name":"p","uid":"6a1f0e0d-0000-4c1e-9d8e-000000000001"}]}})"},
+    {"resourceclaimtemplates",
+     R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":{"name":"t","namespace":"default"},
+         "spec":{"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.ksched.dev"}}]}}}})"},
+    {"resourceslices",
+     R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"node-0-gpu"},
+         "spec":{"driver":"gpu.ksched.dev","pool":{"name":"node-0","generation":1,"resourceSliceCount":1},"nodeName":"node-0",
+                 "devices":[{"name":"gpu-0","attributes":{"index":{"int":0}},"capacity":{"memory":{"value":"80Gi"}}}]}})"}};
+
+const json::object* baseline(const ResourceInfo& r, const Store& store) {
+  static std::map<const ResourceInfo*, std::optional<json::object>> made;
+  auto [it, fresh] = made.try_emplace(&r);
+  if (!fresh) return it->second ? &*it->second : nullptr;
+  if (r.group != "resource.k8s.io") return nullptr;
+  for (const auto& [plural, text] : kBaselines) {
+    if (plural != r.plural) continue;
+    json::object o = json::parse(text).as_object();
+    if (decode_object(DecodeRequest{r}, o) || run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", "default"}, o, store)) {
+      std::fprintf(stderr, "the %s baseline does not pass create\n", std::string(plural).c_str());
+      std::abort();
+    }
+    it->second = std::move(o);
+    return &*it->second;
+  }
+  return nullptr;
+}
 
 void check_status(const ApiError& e) {
   if (e.code < 400 || e.code > 499 || e.message.empty() || e.reason.empty()) std::abort();
@@ -79,6 +123,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else if (json::serialize(update) != stored) {
     std::fprintf(stderr, "stored:  %s\nupdated: %s\n", stored.c_str(), json::serialize(update).c_str());
     std::abort();
+  }
+  // Updates that change something, for the kinds with a baseline: from the baseline to this object
+  // and back, through the main resource and its status subresource (immutable fields, status
+  // transitions). Accepted or refused with a clean Status.
+  if (const json::object* base = baseline(*r, store)) {
+    for (std::string_view sub : {std::string_view(), std::string_view("status")}) {
+      if (!sub.empty() && std::find(r->subresources.begin(), r->subresources.end(), sub) == r->subresources.end()) continue;
+      json::object forward = json::parse(stored).as_object();
+      if (auto e = run_write_pipeline(WriteRequest{*r, WriteVerb::Update, sub, "default", base}, forward, store)) check_status(*e);
+      json::object back = *base;
+      if (auto e = run_write_pipeline(WriteRequest{*r, WriteVerb::Update, sub, "default", &obj}, back, store)) check_status(*e);
+    }
   }
   return 0;
 }

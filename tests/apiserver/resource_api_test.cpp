@@ -347,6 +347,14 @@ TEST_F(ResourceApiTest, SliceRulesTableAndFieldSelectors) {
   EXPECT_EQ(causes(call("POST", kSlices, slice("s6", "n", R"("devices":[{"name":"d","taints":[{"key":"k","effect":"Bad"}]}])"))),
             std::vector<std::string>{"spec.devices[0].taints[0].effect: Unsupported value: \"Bad\": supported values: "
                                      "\"NoExecute\", \"NoSchedule\", \"None\""});
+  // The capacity's key in the path outlives its shortened copy (ASan found the path reading it
+  // after it was freed).
+  EXPECT_EQ(causes(call("POST", kSlices,
+                        slice("s7", "n", R"("devices":[{"name":"d","capacity":{"memory":{"value":"1Gi","requestPolicy":{"default":"1Gi"}},
+                              "gpu.ksched.dev/bandwidth":{"value":"1","requestPolicy":{"default":"1"}}}}])"))),
+            (std::vector<std::string>{
+                "spec.devices[0].capacity[memory].requestPolicy: Forbidden: allowMultipleAllocations must be true",
+                "spec.devices[0].capacity[gpu.ksched.dev/bandwidth].requestPolicy: Forbidden: allowMultipleAllocations must be true"}));
   // The pool's name, the driver and the node are immutable; the generation may go anywhere >= 0.
   r = call("PATCH", std::string(kSlices) + "/node-1-gpu", R"({"spec":{"nodeName":"node-9","pool":{"generation":0}}})",
            "application/merge-patch+json");

@@ -665,7 +665,8 @@ void device(Errors& e, const json::object& d, const json::object* old, const Pat
       qualified_name(e, kv.key(), cp);
       if (!kv.value().is_object()) continue;
       const json::object& c = kv.value().get_object();
-      const Path p = cp.key(truncated_key(kv.key(), kAttributeKeyMax));
+      const std::string shown_key = truncated_key(kv.key(), kAttributeKeyMax);  // `p` views it
+      const Path p = cp.key(shown_key);
       if (const json::object* policy = obj(c, "requestPolicy")) {
         if (!multiple)
           e.forbidden(p.child("requestPolicy"), "allowMultipleAllocations must be true");
