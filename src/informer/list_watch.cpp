@@ -5,6 +5,11 @@
 namespace ksched::informer {
 
 std::string_view watch_event_object(std::string_view line, std::string& scratch) {
+  // A protobuf WatchEvent starts with its type (field 1, length-delimited: 0x0a); a JSON line with '{'.
+  if (!line.empty() && line.front() != '{') {
+    auto ev = api::protobuf::read_watch_event(line);
+    return ev ? ev->object : std::string_view();
+  }
   // {"type":"ADDED","object":{...}}
   if (line.size() > 12 && line.substr(0, 9) == "{\"type\":\"") {
     auto q = line.find('"', 9);
@@ -27,8 +32,8 @@ ListWatch rest_list_watch(std::shared_ptr<client::RestClient> c, const client::R
                           std::function<void(client::ListOptions&)> tweak) {
   auto ref = client::ResourceRef::of(info, ns);
   ListWatch lw;
-  lw.list = [c, ref](const client::ListOptions& o) { return c->list(ref, o); };
-  lw.watch = [c, ref](const client::ListOptions& o) { return c->watch(ref, o); };
+  lw.list = [c, ref, accept = c->accept_for(info, true)](const client::ListOptions& o) { return c->list(ref, o, accept); };
+  lw.watch = [c, ref, accept = c->accept_for(info)](const client::ListOptions& o) { return c->watch(ref, o, accept); };
   lw.tweak = std::move(tweak);
   return lw;
 }

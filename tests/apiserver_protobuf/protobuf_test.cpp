@@ -332,9 +332,9 @@ TEST(ProtobufErrors, EveryTruncationOfARealBodyFailsCleanly) {
 }
 
 TEST(ProtobufErrors, UnknownKindNamesIt) {
-  auto r = pb::to_json(envelope("apps/v1", "StatefulSet", lfield(1, meta("s", "ns"))));
+  auto r = pb::to_json(envelope("apps/v1", "ControllerRevision", lfield(1, meta("s", "ns"))));
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().find("StatefulSet"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("ControllerRevision"), std::string::npos) << r.error();
   EXPECT_NE(r.error().find("apps/v1"), std::string::npos) << r.error();
 }
 
