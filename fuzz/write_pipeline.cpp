@@ -47,6 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   json::object obj = std::move(std::get<json::object>(decoded));
   static Store store(16);
+  if (auto e = decode_object(DecodeRequest{*r}, obj)) {
+    check_status(*e);
+    return 0;
+  }
   if (auto e = run_write_pipeline(WriteRequest{*r, WriteVerb::Create, "", "default"}, obj, store)) {
     check_status(*e);
     return 0;
@@ -55,6 +59,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // are idempotent.
   std::string stored = json::serialize(obj);
   json::object again = json::parse(stored).as_object();
+  if (auto e = decode_object(DecodeRequest{*r, FieldValidation::Strict}, again)) {
+    std::fprintf(stderr, "stored: %s\nrewrite undecodable: %s\n", stored.c_str(), e->message.c_str());
+    std::abort();
+  }
   if (auto e = run_write_pipeline(WriteRequest{*r, WriteVerb::Create, "", "default"}, again, store)) {
     std::fprintf(stderr, "stored: %s\nrewrite refused: %s\n", stored.c_str(), e->message.c_str());
     std::abort();

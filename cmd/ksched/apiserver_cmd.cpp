@@ -5,6 +5,9 @@
 #include <pthread.h>
 
 #include "apiserver/server.h"
+#include "client/config.h"
+#include "client/rest.h"
+#include "controllers/controller_manager.h"
 #include "scheduler/config/load.h"
 #include "subcommand.h"
 #include "util/log.h"
@@ -24,6 +27,15 @@ int run_apiserver(int argc, char** argv) {
   app.add_flag("--tls,!--no-tls", opts.tls, "serve HTTPS with a generated CA (default) or plain HTTP");
   app.add_option("--token-file", opts.token_file, "static token CSV: token,user,uid,\"group1,group2\"")
       ->check(CLI::ExistingFile);
+  app.add_option("--authorization-mode", opts.authorization_mode,
+                 "RBAC: every request is authorized against the stored Roles and bindings (system:masters always "
+                 "allowed); AlwaysAllow: every authenticated request is")
+      ->check(CLI::IsMember({"RBAC", "AlwaysAllow"}))
+      ->capture_default_str();
+  app.add_option("--anonymous-auth", opts.anonymous_auth,
+                 "requests without a bearer token are system:anonymous (group system:unauthenticated), authorized "
+                 "like any other; false: they get 401")
+      ->capture_default_str();
   app.add_option("--nodes", opts.nodes, "create this many simulated Node objects at start")->check(CLI::NonNegativeNumber);
   app.add_option("--node-template", opts.node_template, "YAML/JSON Node template for --nodes")->check(CLI::ExistingFile);
   app.add_option("--watch-history", opts.watch_history, "events kept for watch resumption")
@@ -68,6 +80,12 @@ int run_apiserver(int argc, char** argv) {
                  "mutating requests served at once; more are answered 429; 0 = no limit")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  std::vector<std::string> controllers;
+  app.add_option("--controllers", controllers,
+                 "run kube-controller-manager's controllers in this process against this server; a list as "
+                 "kube-controller-manager's --controllers ('*' every one, 'foo', '-foo'), '*' when given no value")
+      ->expected(0, 1)
+      ->delimiter(',');
   app.add_option("-v,--v", verbosity, "log verbosity");
   (void)no_tls;
   try {
@@ -110,15 +128,50 @@ int run_apiserver(int argc, char** argv) {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
+  bool run_controllers = app.count("--controllers") > 0;
+  std::erase(controllers, std::string());  // `--controllers` given no value
+  if (run_controllers && controllers.empty()) controllers = {"*"};
+  if (run_controllers)
+    if (auto names = ksched::controllers::enabled_controllers(controllers); !names) {
+      std::fprintf(stderr, "ksched apiserver: --controllers: %s\n", names.error().c_str());
+      return 1;
+    }
+  opts.controller_manager = run_controllers;
   ksched::apiserver::Server server(opts);
   auto r = server.start();
   if (!r) {
     std::fprintf(stderr, "ksched apiserver: %s\n", r.error().c_str());
     return 1;
   }
+  std::unique_ptr<ksched::controllers::ControllerManager> manager;
+  if (run_controllers) {
+    // A client of this server like any other, as kube-controller-manager's own identity.
+    auto cfg = ksched::client::kubeconfig_from_string(server.component_kubeconfig("kube-controller-manager"));
+    if (!cfg) {
+      std::fprintf(stderr, "ksched apiserver: %s\n", cfg.error().c_str());
+      return 1;
+    }
+    cfg->qps = 100000;
+    cfg->burst = 100000;
+    cfg->user_agent = ksched::client::default_user_agent("kube-controller-manager");
+    auto c = ksched::client::RestClient::create(*cfg);
+    if (!c) {
+      std::fprintf(stderr, "ksched apiserver: %s\n", c.error().c_str());
+      return 1;
+    }
+    ksched::controllers::ControllerManagerOptions co;
+    co.controllers = controllers;
+    auto m = ksched::controllers::ControllerManager::start(*c, co);
+    if (!m) {
+      std::fprintf(stderr, "ksched apiserver: starting the controllers: %s\n", m.error().c_str());
+      return 1;
+    }
+    manager = std::move(*m);
+  }
   int sig = 0;
   sigwait(&set, &sig);
   ksched::log::info("Shutting down API server", {{"signal", sig}});
+  if (manager) manager->stop();
   server.stop();
   return 0;
 }

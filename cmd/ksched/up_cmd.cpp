@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "controllers/controller_manager.h"
 #include "localcluster/demo.h"
 #include "localcluster/local_cluster.h"
 #include "localcluster/ui_server.h"
@@ -44,6 +45,20 @@ int run_up(int argc, char** argv) {
   app.add_flag("--demo", demo, "Create a mixed demo workload, wait until it settles and print a summary");
   app.add_flag("--exit-when-done", exit_when_done, "With --demo: exit after the summary instead of staying up");
   app.add_option("--timeout", timeout, "With --demo: seconds to wait for the workload to settle")->capture_default_str();
+  bool no_controllers = false;
+  app.add_option("--controllers", o.controllers,
+                 "Controllers to run, as kube-controller-manager's --controllers: '*' every one, 'foo' foo, '-foo' "
+                 "not foo (deployment-controller, replicaset-controller, daemonset-controller, job-controller, "
+                 "statefulset-controller, namespace-controller, garbage-collector-controller)")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_flag("--no-controllers", no_controllers,
+               "Run no controllers: only bare pods are scheduled, as before kube-controller-manager");
+  app.add_option("--node-zones", o.node_zones,
+                 "topology.kubernetes.io/zone values the simulated nodes take in turn (comma separated); a node "
+                 "template's own zone label wins")
+      ->delimiter(',');
+  app.add_option("--node-region", o.node_region, "topology.kubernetes.io/region of the simulated nodes");
   app.add_option("-v,--v", verbosity, "Log verbosity");
   try {
     app.parse(argc, argv);
@@ -51,6 +66,7 @@ int run_up(int argc, char** argv) {
     return app.exit(e);
   }
   ksched::log::init(verbosity);
+  if (no_controllers) o.controllers.clear();
   // The demo's scene is made for an empty cluster; a kept store would hold the last run's.
   o.data_dir = ephemeral || demo ? std::string() : data_dir;
 
@@ -60,7 +76,8 @@ int run_up(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // every thread started below inherits the mask
 
-  std::fprintf(stderr, "Starting the API server with %d simulated nodes and the scheduler...\n", o.nodes);
+  std::fprintf(stderr, "Starting the API server with %d simulated nodes, the controllers and the scheduler...\n",
+               o.nodes);
   auto cluster = ksched::localcluster::LocalCluster::start(o);
   if (!cluster) {
     std::fprintf(stderr, "Error: %s\n", cluster.error().c_str());
@@ -70,12 +87,19 @@ int run_up(int argc, char** argv) {
   std::printf("Local cluster is up.\n");
   std::printf("  API server:  %s\n", (*cluster)->url().c_str());
   std::printf("  store:       %s\n", o.data_dir.empty() ? "in memory (lost at exit)" : o.data_dir.c_str());
+  if (auto* cm = (*cluster)->controller_manager()) {
+    std::string names;
+    for (const auto& n : cm->running()) names += (names.empty() ? "" : ", ") + n.substr(0, n.rfind("-controller"));
+    std::printf("  controllers: %s\n", names.c_str());
+  } else {
+    std::printf("  controllers: none (--no-controllers)\n");
+  }
   if (!o.kubeconfig_out.empty()) {
     std::printf("  kubeconfig:  %s\n\n", o.kubeconfig_out.c_str());
     std::printf("Use it with kubectl, for example:\n");
     std::printf("  export KUBECONFIG=%s\n", o.kubeconfig_out.c_str());
     std::printf("  kubectl get nodes\n");
-    std::printf("  kubectl run web --image=nginx && kubectl get pods -o wide\n");
+    std::printf("  kubectl create deployment web --image=nginx --replicas=5 && kubectl get pods -o wide\n");
   }
   std::unique_ptr<ksched::localcluster::UiServer> ui;
   if (!ui_listen.empty()) {

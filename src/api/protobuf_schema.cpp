@@ -3,8 +3,8 @@
 // meta/v1 and runtime messages around them (Status, lists, WatchEvent, runtime.Unknown).
 // Field numbers and JSON names are those of upstream v1.35's Go types (k8s.io/api,
 // k8s.io/apimachinery: the `protobuf` and `json` tags); emit modes follow the json tags. The
-// generated part is written by scripts/protobuf_schema_tables.py; the runtime messages at its end
-// by hand.
+// generated part is written by scripts/protobuf_schema_tables.py; the messages at its end (the
+// authorization/authentication reviews kubectl auth sends, and the runtime messages) by hand.
 //
 // Table syntax, one message per block:
 //   Name                       message header (column 0)
@@ -1653,6 +1653,68 @@ StatusCause
   2 message s
   3 field s
 
+SubjectAccessReview
+  1 metadata ObjectMeta
+  2 spec SubjectAccessReviewSpec
+  3 status SubjectAccessReviewStatus
+SubjectAccessReviewSpec
+  1 resourceAttributes ResourceAttributes?
+  2 nonResourceAttributes NonResourceAttributes?
+  3 user s
+  4 groups []s
+  6 uid s
+ResourceAttributes
+  1 namespace s
+  2 verb s
+  3 group s
+  4 version s
+  5 resource s
+  6 subresource s
+  7 name s
+NonResourceAttributes
+  1 path s
+  2 verb s
+SubjectAccessReviewStatus
+  1 allowed bool!
+  4 denied bool
+  2 reason s
+  3 evaluationError s
+SelfSubjectAccessReview
+  1 metadata ObjectMeta
+  2 spec SelfSubjectAccessReviewSpec
+  3 status SubjectAccessReviewStatus
+SelfSubjectAccessReviewSpec
+  1 resourceAttributes ResourceAttributes?
+  2 nonResourceAttributes NonResourceAttributes?
+SelfSubjectRulesReview
+  1 metadata ObjectMeta
+  2 spec SelfSubjectRulesReviewSpec
+  3 status SubjectRulesReviewStatus
+SelfSubjectRulesReviewSpec
+  1 namespace s
+SubjectRulesReviewStatus
+  1 resourceRules []ResourceRule!
+  2 nonResourceRules []NonResourceRule!
+  3 incomplete bool!
+  4 evaluationError s
+ResourceRule
+  1 verbs []s!
+  2 apiGroups []s
+  3 resources []s
+  4 resourceNames []s
+NonResourceRule
+  1 verbs []s!
+  2 nonResourceURLs []s
+SelfSubjectReview
+  1 metadata ObjectMeta
+  2 status SelfSubjectReviewStatus
+SelfSubjectReviewStatus
+  1 userInfo AuthnUserInfo
+AuthnUserInfo
+  1 username s
+  2 uid s
+  3 groups []s
+
 Unknown
   1 typeMeta TypeMeta
   2 raw b
@@ -1720,6 +1782,11 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
     {"rbac.authorization.k8s.io/v1/ClusterRole", "ClusterRole"},
     {"rbac.authorization.k8s.io/v1/RoleBinding", "RoleBinding"},
     {"rbac.authorization.k8s.io/v1/ClusterRoleBinding", "ClusterRoleBinding"},
+    {"authorization.k8s.io/v1/SubjectAccessReview", "SubjectAccessReview"},
+    {"authorization.k8s.io/v1/LocalSubjectAccessReview", "SubjectAccessReview"},
+    {"authorization.k8s.io/v1/SelfSubjectAccessReview", "SelfSubjectAccessReview"},
+    {"authorization.k8s.io/v1/SelfSubjectRulesReview", "SelfSubjectRulesReview"},
+    {"authentication.k8s.io/v1/SelfSubjectReview", "SelfSubjectReview"},
     {"networking.k8s.io/v1/Ingress", "Ingress"},
     {"*/Status", "Status"},
     {"*/DeleteOptions", "DeleteOptions"},

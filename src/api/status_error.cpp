@@ -17,9 +17,9 @@ std::string StatusError::to_json() const {
   if (!name.empty() || !kind.empty() || !causes.empty() || retry_after_seconds) {
     boost::json::object d;
     if (!name.empty()) d["name"] = text(name);
-    if (!group.empty()) d["group"] = group;
-    if (!kind.empty()) d["kind"] = kind;
-    if (!uid.empty()) d["uid"] = uid;
+    if (!group.empty()) d["group"] = text(group);
+    if (!kind.empty()) d["kind"] = text(kind);
+    if (!uid.empty()) d["uid"] = text(uid);
     if (!causes.empty()) {
       boost::json::array a;
       for (const auto& c : causes)

@@ -28,8 +28,8 @@ struct StatusError {
   int retry_after_seconds = 0;  // details.retryAfterSeconds, or the Retry-After header on the client
   bool from_status = false;     // the client read a Status body (not plain text, not a transport error)
 
-  // The Status body the server writes. Messages may quote client input: invalid UTF-8 becomes
-  // U+FFFD, as Go's encoder writes it.
+  // The Status body the server writes. Messages and details may quote client input (a 403 names
+  // the resource of the URL): invalid UTF-8 becomes U+FFFD, as Go's encoder writes it.
   std::string to_json() const;
   // What a user reads: the Status message, or a description of the HTTP status when it had none.
   std::string to_string() const;

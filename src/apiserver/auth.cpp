@@ -2,6 +2,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -57,19 +58,61 @@ util::Result<void> TokenAuthenticator::load_file(const std::string& path) {
       while (std::getline(gs, g, ','))
         if (!g.empty()) u.groups.push_back(g);
     }
-    tokens_[f[0]] = std::move(u);
+    add(f[0], std::move(u));
   }
   return {};
 }
 
-const UserInfo* TokenAuthenticator::authenticate(std::string_view h) const {
-  constexpr std::string_view kBearer = "Bearer ";
-  if (h.size() <= kBearer.size()) return nullptr;
-  if (h.substr(0, 7) != kBearer && h.substr(0, 7) != "bearer ") return nullptr;
-  auto tok = h.substr(kBearer.size());
-  while (!tok.empty() && tok.front() == ' ') tok.remove_prefix(1);
-  auto it = tokens_.find(tok);
+void TokenAuthenticator::add(std::string token, UserInfo user) {
+  if (std::find(user.groups.begin(), user.groups.end(), kAllAuthenticated) == user.groups.end())
+    user.groups.emplace_back(kAllAuthenticated);
+  tokens_[std::move(token)] = std::move(user);
+}
+
+namespace {
+
+std::string_view trim_space(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// The bearer token of an Authorization header as upstream's bearertoken authenticator reads it
+// (scheme case-insensitive, the token up to the next space); "" when there is none.
+std::string_view bearer_token(std::string_view h) {
+  h = trim_space(h);
+  auto sp = h.find(' ');
+  if (sp != 6) return {};
+  for (std::size_t i = 0; i < 6; ++i)
+    if ((h[i] | 0x20) != "bearer"[i]) return {};
+  auto tok = h.substr(7);
+  return tok.substr(0, tok.find(' '));
+}
+
+}  // namespace
+
+const UserInfo* TokenAuthenticator::user_of_token(std::string_view token) const {
+  if (token.empty()) return nullptr;
+  auto it = tokens_.find(token);
   return it == tokens_.end() ? nullptr : &it->second;
+}
+
+const UserInfo* TokenAuthenticator::authenticate(std::string_view h) const { return user_of_token(bearer_token(h)); }
+
+const UserInfo* TokenAuthenticator::authenticate_request(std::string_view h) const {
+  auto tok = bearer_token(h);
+  if (!tok.empty()) return user_of_token(tok);
+  return anonymous_ ? &anonymous_user() : nullptr;
+}
+
+const UserInfo& admin_user() {
+  static const UserInfo u{"admin", "admin", {std::string(kPrivilegedGroup), std::string(kAllAuthenticated)}};
+  return u;
+}
+
+const UserInfo& TokenAuthenticator::anonymous_user() {
+  static const UserInfo u{std::string(kAnonymousUser), "", {std::string(kAllUnauthenticated)}};
+  return u;
 }
 
 std::string random_token(std::size_t bytes) {

@@ -1,8 +1,14 @@
 // The objects a fresh server holds (namespaces, system PriorityClasses, the bootstrap RBAC
-// policy) and the simulated nodes of `--nodes`.
+// policy of bootstrap_policy.h, reconciled into one an older server stored) and the simulated
+// nodes of `--nodes`.
+#include "apiserver/bootstrap_policy.h"
 #include "apiserver/handlers_impl.h"
 
 namespace ksched::apiserver {
+
+namespace {
+void ensure_policy_object(Api::Impl& impl, const BootstrapObject& b);
+}
 
 void Api::bootstrap() {
   Impl impl{*this, store_};
@@ -19,56 +25,99 @@ void Api::bootstrap() {
                    {"description", "Used for system critical pods that must not be moved from their current node."}};
     (void)impl.do_create(pcr, "", o, false);
   }
-  // The bootstrap RBAC policy a scheduler relies on (rules as upstream's bootstrap policy).
-  auto create_rbac = [&](std::string_view plural, const std::string& ns, std::string_view body) {
-    json::object o = json::parse(body).as_object();
-    auto& meta = o["metadata"].as_object();
-    meta["labels"] = json::object{{"kubernetes.io/bootstrapping", "rbac-defaults"}};
-    meta["annotations"] = json::object{{"rbac.authorization.kubernetes.io/autoupdate", "true"}};
-    (void)impl.do_create(*find_resource("rbac.authorization.k8s.io", "v1", plural), ns, o, false);
-  };
-  create_rbac("clusterroles", "", R"({"metadata":{"name":"cluster-admin"},"rules":[
-    {"apiGroups":["*"],"resources":["*"],"verbs":["*"]},{"nonResourceURLs":["*"],"verbs":["*"]}]})");
-  create_rbac("clusterrolebindings", "", R"({"metadata":{"name":"cluster-admin"},
-    "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},
-    "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"system:masters"}]})");
-  create_rbac("clusterroles", "", R"({"metadata":{"name":"system:kube-scheduler"},"rules":[
-    {"apiGroups":["","events.k8s.io"],"resources":["events"],"verbs":["create","patch","update"]},
-    {"apiGroups":["coordination.k8s.io"],"resources":["leases"],"verbs":["create"]},
-    {"apiGroups":["coordination.k8s.io"],"resourceNames":["kube-scheduler"],"resources":["leases"],"verbs":["get","update"]},
-    {"apiGroups":[""],"resources":["nodes"],"verbs":["get","list","watch"]},
-    {"apiGroups":[""],"resources":["pods"],"verbs":["delete","get","list","watch"]},
-    {"apiGroups":[""],"resources":["bindings","pods/binding"],"verbs":["create"]},
-    {"apiGroups":[""],"resources":["pods/status"],"verbs":["patch","update"]},
-    {"apiGroups":[""],"resources":["replicationcontrollers","services"],"verbs":["get","list","watch"]},
-    {"apiGroups":["apps","extensions"],"resources":["replicasets"],"verbs":["get","list","watch"]},
-    {"apiGroups":["apps"],"resources":["statefulsets"],"verbs":["get","list","watch"]},
-    {"apiGroups":["policy"],"resources":["poddisruptionbudgets"],"verbs":["get","list","watch"]},
-    {"apiGroups":[""],"resources":["persistentvolumeclaims","persistentvolumes"],"verbs":["get","list","watch"]},
-    {"apiGroups":["authentication.k8s.io"],"resources":["tokenreviews"],"verbs":["create"]},
-    {"apiGroups":["authorization.k8s.io"],"resources":["subjectaccessreviews"],"verbs":["create"]},
-    {"apiGroups":["storage.k8s.io"],"resources":["csinodes"],"verbs":["get","list","watch"]},
-    {"apiGroups":[""],"resources":["namespaces"],"verbs":["get","list","watch"]},
-    {"apiGroups":["storage.k8s.io"],"resources":["csidrivers"],"verbs":["get","list","watch"]},
-    {"apiGroups":["storage.k8s.io"],"resources":["csistoragecapacities"],"verbs":["get","list","watch"]}]})");
-  create_rbac("clusterrolebindings", "", R"({"metadata":{"name":"system:kube-scheduler"},
-    "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"system:kube-scheduler"},
-    "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:kube-scheduler"}]})");
-  create_rbac("clusterroles", "", R"({"metadata":{"name":"system:volume-scheduler"},"rules":[
-    {"apiGroups":[""],"resources":["persistentvolumes"],"verbs":["get","list","patch","update","watch"]},
-    {"apiGroups":["storage.k8s.io"],"resources":["storageclasses"],"verbs":["get","list","watch"]},
-    {"apiGroups":[""],"resources":["persistentvolumeclaims"],"verbs":["get","list","patch","update","watch"]}]})");
-  create_rbac("clusterrolebindings", "", R"({"metadata":{"name":"system:volume-scheduler"},
-    "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"system:volume-scheduler"},
-    "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:kube-scheduler"}]})");
-  create_rbac("roles", "kube-system", R"({"metadata":{"name":"extension-apiserver-authentication-reader"},"rules":[
-    {"apiGroups":[""],"resourceNames":["extension-apiserver-authentication"],"resources":["configmaps"],
-     "verbs":["get","list","watch"]}]})");
-  create_rbac("rolebindings", "kube-system", R"({"metadata":{"name":"system::extension-apiserver-authentication-reader"},
-    "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"extension-apiserver-authentication-reader"},
-    "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:kube-controller-manager"},
-                {"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"system:kube-scheduler"}]})");
+  for (const auto& o : bootstrap_policy()) ensure_policy_object(impl, o);
 }
+
+namespace {
+
+json::array rules_json(const std::vector<PolicyRule>& rules) {
+  auto arr = [](const std::vector<std::string>& v) {
+    json::array a;
+    for (const auto& s : v) a.emplace_back(s);
+    return a;
+  };
+  json::array out;
+  for (const auto& r : rules) {
+    json::object o{{"verbs", arr(r.verbs)}};
+    if (!r.api_groups.empty()) o["apiGroups"] = arr(r.api_groups);
+    if (!r.resources.empty()) o["resources"] = arr(r.resources);
+    if (!r.resource_names.empty()) o["resourceNames"] = arr(r.resource_names);
+    if (!r.non_resource_urls.empty()) o["nonResourceURLs"] = arr(r.non_resource_urls);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+// Upstream's reconciliation of a bootstrap object that already exists (a data directory or an etcd
+// an older server wrote): when it still says rbac.authorization.kubernetes.io/autoupdate=true, what
+// the policy has and it lacks is added (rules not covered, subjects, labels, annotations); nothing
+// is removed. Returns whether `cur` changed.
+bool reconcile(const json::object& want, json::object& cur, bool role) {
+  auto& meta = meta_of(cur);
+  const auto* ann = obj_at(meta, "annotations");
+  if (!ann || str(*ann, "rbac.authorization.kubernetes.io/autoupdate") != "true") return false;
+  bool changed = false;
+  const auto& want_meta = want.at("metadata").as_object();
+  for (const char* k : {"labels", "annotations"}) {
+    auto& have = meta[k];
+    if (!have.is_object()) have = json::object();
+    for (const auto& kv : want_meta.at(k).as_object())
+      if (!have.get_object().contains(kv.key())) {
+        have.get_object()[kv.key()] = kv.value();
+        changed = true;
+      }
+  }
+  if (role) {
+    std::vector<PolicyRule> have = policy_rules_of(cur.if_contains("rules"));
+    std::vector<PolicyRule> expected = policy_rules_of(want.if_contains("rules"));
+    std::vector<const PolicyRule*> owner;
+    for (const auto& r : have) owner.push_back(&r);
+    std::vector<PolicyRule> missing;
+    if (!rules_cover(owner, expected, &missing)) {
+      have.insert(have.end(), missing.begin(), missing.end());
+      cur["rules"] = rules_json(have);
+      changed = true;
+    }
+    if (want.contains("aggregationRule") && !cur.contains("aggregationRule")) {
+      cur["aggregationRule"] = want.at("aggregationRule");
+      changed = true;
+    }
+    return changed;
+  }
+  auto* ws = want.if_contains("subjects");
+  if (!ws) return changed;
+  auto& subjects = cur["subjects"];
+  if (!subjects.is_array()) subjects = json::array();
+  for (const auto& s : ws->as_array()) {
+    bool present = false;
+    for (const auto& h : subjects.get_array())
+      present = present || (h.is_object() && str(h.get_object(), "kind") == str(s.as_object(), "kind") &&
+                            str(h.get_object(), "name") == str(s.as_object(), "name") &&
+                            str(h.get_object(), "namespace") == str(s.as_object(), "namespace"));
+    if (!present) {
+      subjects.get_array().push_back(s);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+void ensure_policy_object(Api::Impl& impl, const BootstrapObject& b) {
+  const ResourceInfo& r = *find_resource("rbac.authorization.k8s.io", "v1", b.plural);
+  json::object o = b.object;
+  auto created = impl.do_create(r, b.ns, o, false);
+  if (created || created.err->code != 409) return;
+  const bool role = b.plural == "clusterroles" || b.plural == "roles";
+  const std::string name = meta_str(b.object, "name");
+  (void)impl.guaranteed_update(r, b.ns, name, "", false, [&](json::object& cur, json::object& next) -> std::optional<ApiError> {
+    next = cur;
+    if (!reconcile(b.object, next, role)) return ApiError{304, "Unchanged", ""};  // nothing to write
+    meta_of(next)["resourceVersion"] = meta_str(cur, "resourceVersion");
+    return std::nullopt;
+  });
+}
+
+}  // namespace
 
 util::Result<void> Api::create_nodes(int n, const std::string& template_path) {
   json::object tmpl;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "apiserver/request_info.h"
 #include "apiserver/resources.h"
 #include "apiserver/storage.h"
 #include "apiserver/table.h"
@@ -18,6 +19,9 @@
 namespace ksched::apiserver {
 
 class TokenAuthenticator;
+class Authorizer;
+struct UserInfo;
+enum class AuthorizationMode;
 
 struct Request {
   std::string method;  // GET POST PUT PATCH DELETE
@@ -26,6 +30,10 @@ struct Request {
   std::string content_type;
   std::string accept;
   std::string body;
+  // Who asks: the HTTP layer's authenticated user (or system:anonymous). Every request is authorized
+  // for this user before it is routed; a request without one is refused (500), as upstream's filter
+  // refuses a request that reached it unauthenticated.
+  const UserInfo* user = nullptr;
   const std::string* param(std::string_view key) const {
     for (const auto& [k, v] : query)
       if (k == key) return &v;
@@ -54,16 +62,18 @@ struct Response {
 // Parses "a=b&c=%20d" into decoded pairs ('+' is a space as in Go's url.ParseQuery).
 std::vector<std::pair<std::string, std::string>> parse_query(std::string_view q);
 std::string percent_decode(std::string_view s, bool plus_is_space);
-// Upstream query booleans: absent/"0"/"false" (any case) = false, anything else = true.
-bool query_bool(const std::string* v);
 
 class Api {
  public:
   explicit Api(std::size_t watch_history, util::Clock& clock = util::RealClock::instance());
   ~Api();
 
+  // Authorizes the request (authorization.h), then routes it.
   Response handle(const Request& req);
   Store& store() { return store_; }
+  // RBAC by default; AlwaysAllow admits every authenticated request.
+  void set_authorization_mode(AuthorizationMode m);
+  const Authorizer& authorizer() const { return *authorizer_; }
 
   // Namespaces default/kube-system/kube-public/kube-node-lease and the system PriorityClasses.
   void bootstrap();
@@ -75,6 +85,13 @@ class Api {
   // The server's bearer tokens, which TokenReview checks (none set: every review is unauthenticated).
   void set_authenticator(const TokenAuthenticator* a) { authenticator_ = a; }
   const TokenAuthenticator* authenticator() const { return authenticator_; }
+  // A controller manager runs against this server (src/controllers): a namespace being deleted
+  // waits for the namespace controller to empty and finalize it, and a delete with
+  // propagationPolicy Orphan or Foreground (or a kind's default Orphan) adds the garbage
+  // collector's finalizer, as upstream's registry does. Off: the namespace's content is deleted
+  // at once and propagationPolicy is ignored, since nothing would remove those finalizers.
+  void set_controller_manager(bool on) { controller_manager_ = on; }
+  bool controller_manager() const { return controller_manager_; }
 
   // One watch event as a newline-terminated JSON line (a one-row Table when `table`).
   std::string format_watch_item(const ResourceInfo& r, const WatchItem& it, bool table, IncludeObject include,
@@ -88,9 +105,11 @@ class Api {
 
  private:
   Store store_;
+  std::unique_ptr<Authorizer> authorizer_;  // reads store_
   util::Clock& clock_;
   std::string server_address_ = "127.0.0.1:6443";
   const TokenAuthenticator* authenticator_ = nullptr;
+  bool controller_manager_ = false;
 };
 
 }  // namespace ksched::apiserver

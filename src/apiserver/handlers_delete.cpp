@@ -1,6 +1,9 @@
 // Delete (graceful pod deletion, finalizers, namespaces), delete collection and eviction.
 #include "apiserver/handlers_impl.h"
 
+#include <algorithm>
+#include <set>
+
 namespace ksched::apiserver {
 
 // DeleteOptions as upstream reads them: from the body when there is one (its media type
@@ -81,6 +84,8 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
                                          "). The object might have been modified"));
     if (opt.dry) return json_response(200, to_view(r, cur->json));
     bool is_pod = r.group.empty() && r.plural == "pods";
+    bool is_namespace = r.group.empty() && r.plural == "namespaces";
+    bool finalizers_changed = !is_namespace && api.controller_manager() && gc_finalizers(r, meta, opt);
     bool has_finalizers = false;
     if (auto* f = meta.if_contains("finalizers"); f && f->is_array() && !f->get_array().empty()) has_finalizers = true;
     if (is_pod) {
@@ -101,9 +106,10 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
         if (auto* dt = meta.if_contains("deletionTimestamp"); dt && dt->is_string()) {
           // A repeated delete may shorten the grace period, never lengthen it.
           auto old = parse_rfc3339(dt->get_string());
-          if (old && *old <= deadline) {
+          if (old && *old <= deadline && !finalizers_changed) {
             if (!has_finalizers || grace > 0) return json_response(200, to_view(r, cur->json));
           }
+          if (old && *old <= deadline) deadline = *old;
         }
         meta["deletionTimestamp"] = format_rfc3339(deadline);
         meta["deletionGracePeriodSeconds"] = grace;
@@ -129,17 +135,26 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
       if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
       return json_response(200, to_view(r, d.obj->json));
     }
-    if (has_finalizers) {
-      if (!meta.contains("deletionTimestamp")) {
-        meta["deletionTimestamp"] = now_ts();
-        meta["deletionGracePeriodSeconds"] = 0;
+    if (has_finalizers || (finalizers_changed && meta.contains("deletionTimestamp"))) {
+      if (!meta.contains("deletionTimestamp") || finalizers_changed) {
+        if (!meta.contains("deletionTimestamp")) {
+          meta["deletionTimestamp"] = now_ts();
+          meta["deletionGracePeriodSeconds"] = 0;
+        }
+        if (!has_finalizers) {
+          // The last finalizer went with the policy's change: the deletion completes.
+          auto d = store.remove(storage_id(r), ns, name, cur->rv, &obj);
+          if (d.status == Store::CommitStatus::Changed) continue;
+          if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
+          return json_response(200, to_view(r, d.obj->json));
+        }
         auto c = store.put(storage_id(r), obj, cur->rv);
         if (c.status == Store::CommitStatus::Changed) continue;
         return json_response(200, to_view(r, c.obj->json));
       }
       return json_response(200, to_view(r, cur->json));
     }
-    if (r.group.empty() && r.plural == "namespaces") return delete_namespace(r, name, obj, cur->rv);
+    if (is_namespace) return delete_namespace(r, name, obj, cur->rv);
     auto d = store.remove(storage_id(r), ns, name, cur->rv, &obj);
     if (d.status == Store::CommitStatus::Changed) continue;
     if (d.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
@@ -148,8 +163,54 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
   return error_response(conflict_modified(r, name));
 }
 
+bool Api::Impl::gc_finalizers(const ResourceInfo& r, json::object& meta, const DeleteOptions& opt) {
+  // deletionFinalizersForGarbageCollection: the policy asked for, else the finalizer already
+  // there, else the kind's default (orphan for core/v1 ReplicationControllers and batch/v1 Jobs,
+  // kept for compatibility; background, which needs no finalizer, for every other kind).
+  std::vector<std::string> old;
+  if (auto* f = meta.if_contains("finalizers"); f && f->is_array())
+    for (const auto& x : f->get_array())
+      if (x.is_string()) old.emplace_back(x.get_string());
+  auto has = [&](std::string_view f) { return std::find(old.begin(), old.end(), f) != old.end(); };
+  bool orphan = false, foreground = false;
+  if (opt.propagation == "Orphan") {
+    orphan = true;
+  } else if (opt.propagation == "Foreground") {
+    foreground = true;
+  } else if (opt.propagation.empty()) {
+    if (has("orphan")) orphan = true;
+    else if (has("foregroundDeletion")) foreground = true;
+    else orphan = (r.group.empty() && r.plural == "replicationcontrollers") || (r.group == "batch" && r.plural == "jobs");
+  }
+  std::vector<std::string> next;
+  for (const auto& f : old)
+    if (f != "orphan" && f != "foregroundDeletion") next.push_back(f);
+  if (orphan) next.emplace_back("orphan");
+  if (foreground) next.emplace_back("foregroundDeletion");
+  if (std::set<std::string>(old.begin(), old.end()) == std::set<std::string>(next.begin(), next.end())) return false;
+  json::array a;
+  for (auto& f : next) a.emplace_back(json::string(f));
+  if (a.empty()) meta.erase("finalizers");
+  else meta["finalizers"] = std::move(a);
+  return true;
+}
+
 Response Api::Impl::delete_namespace(const ResourceInfo& r, const std::string& name, json::object obj, std::int64_t rv) {
   auto& meta = meta_of(obj);
+  bool spec_finalizers = false;
+  if (auto* spec = obj_at(obj, "spec"))
+    if (auto* f = spec->if_contains("finalizers"); f && f->is_array() && !f->get_array().empty()) spec_finalizers = true;
+  if (api.controller_manager() && spec_finalizers) {
+    // Terminating until the namespace controller has deleted its content and removed the
+    // "kubernetes" finalizer (namespaces/<name>/finalize), which deletes it.
+    if (meta.contains("deletionTimestamp")) return json_response(200, json::serialize(obj));
+    meta["deletionTimestamp"] = now_ts();
+    obj["status"] = json::object{{"phase", "Terminating"}};
+    auto c = store.put(storage_id(r), obj, rv);
+    if (c.status == Store::CommitStatus::Changed) return error_response(conflict_modified(r, name));
+    if (c.status != Store::CommitStatus::Ok) return error_response(not_found(r, name));
+    return json_response(200, c.obj->json);
+  }
   meta["deletionTimestamp"] = now_ts();
   obj["status"] = json::object{{"phase", "Terminating"}};
   auto c = store.put(storage_id(r), obj, rv);

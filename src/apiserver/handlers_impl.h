@@ -25,7 +25,9 @@
 #include "apiserver/auth.h"
 #include "apiserver/continue_token.h"
 #include "apiserver/discovery.h"
+#include "apiserver/authorization.h"
 #include "apiserver/rbac_authorizer.h"
+#include "apiserver/rbac_escalation.h"
 #include "apiserver/event_conversion.h"
 #include "apiserver/openapi.h"
 #include "apiserver/patch.h"
@@ -62,6 +64,14 @@ std::optional<std::int64_t> parse_rv(const std::string& s);
 struct Api::Impl {
   Api& api;
   Store& store;
+  // The request's user; null for the server's own writes (bootstrap), which no RBAC check stops.
+  const UserInfo* user = nullptr;
+
+  // The authorization filter: nullopt when the request may go on, else the answer (403).
+  std::optional<Response> authorize(const Request& req);
+  // RBAC's escalation checks on a write of a role or a binding by the request's user.
+  std::optional<ApiError> check_escalation(const ResourceInfo& r, const std::string& ns, const std::string& url_name,
+                                           const json::object& obj, const json::object* old);
 
   std::int64_t now() const { return api.now_unix(); }
   std::string now_ts() const { return format_rfc3339(now()); }
@@ -84,7 +94,10 @@ struct Api::Impl {
 
   CreateResult fail(ApiError e);
 
-  CreateResult do_create(const ResourceInfo& r, const std::string& ns, json::object& obj, bool dry);
+  // Decodes `obj` as `decode` says (nullptr: as a body without options, for the server's own
+  // objects), then creates it.
+  CreateResult do_create(const ResourceInfo& r, const std::string& ns, json::object& obj, bool dry,
+                         const DecodeRequest* decode = nullptr);
 
   // ------------------------------------------------------------ get
   Response get(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req);
@@ -134,8 +147,11 @@ struct Api::Impl {
 
   Response remove(const ResourceInfo& r, const std::string& ns, const std::string& name, const DeleteOptions& opt);
 
-  // Namespaces go Terminating, lose their content, then disappear (no namespace controller here).
+  // Namespaces go Terminating; with a controller manager the namespace controller empties and
+  // finalizes them, without one their content is deleted here and they disappear at once.
   Response delete_namespace(const ResourceInfo& r, const std::string& name, json::object obj, std::int64_t rv);
+  // Sets the garbage collector's finalizers the delete asks for; true when they changed.
+  static bool gc_finalizers(const ResourceInfo& r, json::object& meta, const DeleteOptions& opt);
 
   Response delete_one(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req);
 
@@ -173,7 +189,11 @@ struct Api::Impl {
 
   Response token_review(const ResourceInfo& r, const Request& req);
 
-  Response subject_access_review(const ResourceInfo& r, const Request& req);
+  // SubjectAccessReview, LocalSubjectAccessReview (ns set) and SelfSubjectAccessReview (self):
+  // the same evaluator as every request.
+  Response subject_access_review(const ResourceInfo& r, const std::string& ns, const Request& req);
+  Response self_subject_rules_review(const ResourceInfo& r, const Request& req);
+  Response self_subject_review(const ResourceInfo& r, const Request& req);
 
   // ------------------------------------------------------------ routing
   Response route(const Request& req);

@@ -1,4 +1,5 @@
-// Subresources and reviews: pods/binding, scale, TokenReview, SubjectAccessReview.
+// Subresources and reviews: pods/binding, scale, TokenReview, SelfSubjectReview, and the
+// authorization reviews (Subject-, LocalSubject-, SelfSubjectAccessReview, SelfSubjectRulesReview).
 #include "apiserver/handlers_impl.h"
 
 namespace ksched::apiserver {
@@ -63,6 +64,11 @@ Response Api::Impl::scale(const ResourceInfo& r, const std::string& ns, const st
                                       auto* spec = sc.is_object() ? obj_at(sc.get_object(), "spec") : nullptr;
                                       if (!spec || !spec->contains("replicas") || !spec->at("replicas").is_int64())
                                         return invalid(r, name, {Cause{"FieldValueRequired", "Required value", "spec.replicas"}});
+                                      // autoscaling/v1 ScaleSpec.replicas is an int32, as is the workload's.
+                                      if (std::int64_t n = spec->at("replicas").get_int64(); n < INT32_MIN || n > INT32_MAX)
+                                        return bad_request("Scale in version \"v1\" cannot be handled as a Scale: json: cannot "
+                                                           "unmarshal number " + std::to_string(n) +
+                                                           " into Go struct field ScaleSpec.spec.replicas of type int32");
                                       auto& nspec = next["spec"];
                                       if (!nspec.is_object()) nspec = json::object();
                                       nspec.get_object()["replicas"] = spec->at("replicas");
@@ -169,7 +175,7 @@ Response Api::Impl::token_review(const ResourceInfo& r, const Request& req) {
   if (token.empty())
     return error_response(ApiError{422, "Invalid", "TokenReview.authentication.k8s.io \"\" is invalid: spec.token: "
                                                    "Required value: token must be specified"});
-  const UserInfo* u = api.authenticator() ? api.authenticator()->authenticate("Bearer " + token) : nullptr;
+  const UserInfo* u = api.authenticator() ? api.authenticator()->user_of_token(token) : nullptr;
   json::object status;
   if (u) {
     json::array groups;
@@ -189,49 +195,149 @@ Response Api::Impl::token_review(const ResourceInfo& r, const Request& req) {
   return json_response(201, json::serialize(out));
 }
 
-Response Api::Impl::subject_access_review(const ResourceInfo& r, const Request& req) {
+namespace {
+
+ApiError review_invalid(const ResourceInfo& r, const std::string& field, const std::string& msg) {
+  ApiError e{422, "Invalid", r.kind + "." + r.group + " \"\" is invalid: " + field + ": " + msg};
+  e.kind = r.kind;
+  e.group = r.group;
+  e.causes.push_back(Cause{"FieldValueInvalid", msg, field});
+  return e;
+}
+
+json::array string_array(const std::vector<std::string>& v) {
+  json::array a;
+  for (const auto& s : v) a.emplace_back(s);
+  return a;
+}
+
+}  // namespace
+
+Response Api::Impl::subject_access_review(const ResourceInfo& r, const std::string& ns, const Request& req) {
+  const bool self = r.plural == "selfsubjectaccessreviews";
+  const bool local = r.plural == "localsubjectaccessreviews";
+  auto decoded = decode_body(req.content_type, req.body);
+  if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+  auto& body = std::get<json::object>(decoded);
+  if (local) {
+    // As the create handler does for any namespaced kind: the URL's namespace, or a 400.
+    auto& meta = meta_of(body);
+    std::string body_ns = str(meta, "namespace");
+    if (!body_ns.empty() && body_ns != ns)
+      return error_response(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+    meta["namespace"] = ns;
+  }
+  json::object out = review_shell(r, body);
+  const json::object& spec = out["spec"].get_object();
+  const json::object* ra = obj_at(spec, "resourceAttributes");
+  const json::object* na = obj_at(spec, "nonResourceAttributes");
+  if (ra && na)
+    return error_response(review_invalid(r, "spec.nonResourceAttributes",
+                                         "Invalid value: \"object\": cannot be specified in combination with resourceAttributes"));
+  if (!ra && !na)
+    return error_response(review_invalid(r, "spec.resourceAttributes",
+                                         "Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes "
+                                         "must be specified"));
+  // The subject: the spec's for (Local)SubjectAccessReview, the caller for SelfSubjectAccessReview.
+  UserInfo subject;
+  if (self) {
+    if (req.user) subject = *req.user;
+  } else {
+    subject.name = str(spec, "user");
+    subject.uid = str(spec, "uid");
+    if (auto* g = spec.if_contains("groups"); g && g->is_array())
+      for (const auto& x : g->get_array())
+        if (x.is_string()) subject.groups.emplace_back(x.get_string());
+    if (subject.name.empty() && subject.groups.empty())
+      return error_response(review_invalid(r, "spec.user", "Invalid value: \"\": at least one of user or group must be specified"));
+  }
+  if (local) {
+    if (na) return error_response(review_invalid(r, "spec.nonResourceAttributes", "Invalid value: \"object\": disallowed on this kind of request"));
+    std::string attr_ns = str(*ra, "namespace");
+    if (attr_ns != ns)
+      return error_response(review_invalid(r, "spec.resourceAttributes.namespace",
+                                           "Invalid value: \"" + attr_ns + "\": must match metadata.namespace"));
+  }
+  // authorizationutil.ResourceAttributesFrom / NonResourceAttributesFrom.
+  std::string verb, group, version, resource, subresource, attr_ns, name, path;
+  Attributes a;
+  a.user = &subject;
+  if (ra) {
+    verb = str(*ra, "verb");
+    group = str(*ra, "group");
+    version = str(*ra, "version");
+    resource = str(*ra, "resource");
+    subresource = str(*ra, "subresource");
+    attr_ns = str(*ra, "namespace");
+    name = str(*ra, "name");
+    a.resource_request = true;
+    a.group = group;
+    a.version = version;
+    a.resource = resource;
+    a.subresource = subresource;
+    a.ns = attr_ns;
+    a.name = name;
+  } else {
+    verb = str(*na, "verb");
+    path = str(*na, "path");
+    a.path = path;
+  }
+  a.verb = verb;
+  AuthorizationResult d = api.authorizer_->authorize(a);
+  json::object status{{"allowed", d.allowed}};
+  if (!d.reason.empty()) status["reason"] = d.reason;
+  out["status"] = std::move(status);
+  return json_response(201, json::serialize(out));
+}
+
+Response Api::Impl::self_subject_rules_review(const ResourceInfo& r, const Request& req) {
   auto decoded = decode_body(req.content_type, req.body);
   if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
   auto& body = std::get<json::object>(decoded);
   json::object out = review_shell(r, body);
-  const json::object& spec = out["spec"].get_object();
-  AccessAttributes a;
-  a.user = str(spec, "user");
-  if (auto* g = spec.if_contains("groups"); g && g->is_array())
-    for (const auto& x : g->get_array())
-      if (x.is_string()) a.groups.emplace_back(x.get_string());
-  const json::object* ra = obj_at(spec, "resourceAttributes");
-  const json::object* na = obj_at(spec, "nonResourceAttributes");
-  auto invalid = [](const std::string& field, const std::string& msg) {
-    ApiError e{422, "Invalid", "SubjectAccessReview.authorization.k8s.io \"\" is invalid: " + field + ": " + msg};
-    e.kind = "SubjectAccessReview";
-    e.group = "authorization.k8s.io";
-    e.causes.push_back(Cause{"FieldValueInvalid", msg, field});
-    return e;
-  };
-  if ((ra != nullptr) == (na != nullptr))
-    return error_response(invalid("spec.resourceAttributes",
-                                  "Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes "
-                                  "must be specified"));
-  if (a.user.empty() && a.groups.empty())
-    return error_response(invalid("spec.user", "Invalid value: \"\": at least one of user or group must be specified"));
-  if (ra) {
-    a.resource_request = true;
-    a.verb = str(*ra, "verb");
-    a.group = str(*ra, "group");
-    a.resource = str(*ra, "resource");
-    a.subresource = str(*ra, "subresource");
-    a.ns = str(*ra, "namespace");
-    a.name = str(*ra, "name");
+  std::string ns = str(out["spec"].get_object(), "namespace");
+  if (!req.user) return error_response(bad_request("no user present on request"));
+  if (ns.empty()) return error_response(bad_request("no namespace on request"));
+  json::array resource_rules, non_resource_rules;
+  std::string evaluation_error;
+  if (api.authorizer_->mode() == AuthorizationMode::AlwaysAllow) {
+    // The AlwaysAllow authorizer's rules: everything.
+    resource_rules.push_back(json::object{{"verbs", json::array{"*"}}, {"apiGroups", json::array{"*"}}, {"resources", json::array{"*"}}});
+    non_resource_rules.push_back(json::object{{"verbs", json::array{"*"}}, {"nonResourceURLs", json::array{"*"}}});
   } else {
-    a.resource_request = false;
-    a.verb = str(*na, "verb");
-    a.path = str(*na, "path");
+    UserRules rules = api.authorizer_->rbac().rules_for(*req.user, ns);
+    for (const PolicyRule* p : rules.rules) {
+      if (!p->resources.empty()) {
+        json::object o{{"verbs", string_array(p->verbs)}};
+        if (!p->api_groups.empty()) o["apiGroups"] = string_array(p->api_groups);
+        o["resources"] = string_array(p->resources);
+        if (!p->resource_names.empty()) o["resourceNames"] = string_array(p->resource_names);
+        resource_rules.push_back(std::move(o));
+      }
+      if (!p->non_resource_urls.empty())
+        non_resource_rules.push_back(json::object{{"verbs", string_array(p->verbs)}, {"nonResourceURLs", string_array(p->non_resource_urls)}});
+    }
+    evaluation_error = aggregate_errors(rules.errors);
   }
-  AccessDecision d = authorize_rbac(store, a);
-  json::object status{{"allowed", d.allowed}};
-  if (!d.reason.empty()) status["reason"] = d.reason;
+  json::object status{{"resourceRules", std::move(resource_rules)},
+                      {"nonResourceRules", std::move(non_resource_rules)},
+                      {"incomplete", false}};
+  if (!evaluation_error.empty()) status["evaluationError"] = evaluation_error;
   out["status"] = std::move(status);
+  return json_response(201, json::serialize(out));
+}
+
+Response Api::Impl::self_subject_review(const ResourceInfo& r, const Request& req) {
+  auto decoded = decode_body(req.content_type, req.body);
+  if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
+  if (!req.user) return error_response(bad_request("no user present on request"));
+  json::object user{{"username", req.user->name}};
+  if (!req.user->uid.empty()) user["uid"] = req.user->uid;
+  if (!req.user->groups.empty()) user["groups"] = string_array(req.user->groups);
+  json::object out{{"kind", r.kind},
+                   {"apiVersion", r.group_version()},
+                   {"metadata", json::object{{"creationTimestamp", now_ts()}}},
+                   {"status", json::object{{"userInfo", std::move(user)}}}};
   return json_response(201, json::serialize(out));
 }
 

@@ -1,5 +1,6 @@
 // Create, update and patch: the request side of the write pipeline (write_pipeline.h).
 #include "apiserver/handlers_impl.h"
+#include "util/go_format.h"
 
 namespace ksched::apiserver {
 
@@ -23,21 +24,35 @@ std::optional<ApiError> Api::Impl::check_namespace(const std::string& ns) {
     ApiError e{403, "Forbidden", "unable to create new content in namespace " + ns + " because it is being terminated"};
     e.name = ns;
     e.kind = "namespaces";
+    e.causes.push_back(Cause{"NamespaceTerminating", e.message, "metadata.namespace"});
     return e;
   }
   return std::nullopt;
 }
 
+namespace {
+
+// Adds a request's warnings to its response as upstream's Warning headers.
+Response with_warnings(Response resp, const std::vector<std::string>& warnings) {
+  for (auto& h : warning_headers(warnings)) resp.headers.emplace_back("Warning", std::move(h));
+  return resp;
+}
+
+}  // namespace
+
 Response Api::Impl::create(const ResourceInfo& r, const std::string& ns, const Request& req) {
   if (auto e = check_request_options(req, WriteOptionsKind::Create)) return error_response(*e);
-  auto decoded = decode_body(req.content_type, req.body);
+  auto fv = parse_field_validation(req.param("fieldValidation"), "CreateOptions");
+  if (auto* e = std::get_if<ApiError>(&fv)) return error_response(*e);
+  std::vector<DuplicateKey> duplicates;
+  auto decoded = decode_body(req.content_type, req.body, &duplicates);
   if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
-  auto& body = std::get<json::object>(decoded);
-  json::object& obj = body;
-  bool dry = req.param("dryRun") != nullptr;
-  auto res = do_create(r, ns, obj, dry);
-  if (!res) return error_response(*res.err);
-  return json_response(201, *res);
+  json::object& obj = std::get<json::object>(decoded);
+  std::vector<std::string> warnings;
+  DecodeRequest d{r, std::get<FieldValidation>(fv), &duplicates, &warnings, req.body};
+  auto res = do_create(r, ns, obj, req.param("dryRun") != nullptr, &d);
+  if (!res) return with_warnings(error_response(*res.err), warnings);
+  return with_warnings(json_response(201, *res), warnings);
 }
 
 Api::Impl::CreateResult Api::Impl::fail(ApiError e) {
@@ -46,11 +61,10 @@ Api::Impl::CreateResult Api::Impl::fail(ApiError e) {
   return c;
 }
 
-Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::string& ns, json::object& obj, bool dry) {
-  std::string kind = str(obj, "kind");
-  if (!kind.empty() && kind != r.kind)
-    return fail(bad_request("the API version in the data (" + str(obj, "apiVersion") +
-                            ") does not match the expected API version (" + r.group_version() + ")"));
+Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::string& ns, json::object& obj, bool dry,
+                                             const DecodeRequest* decode) {
+  // The server's own objects (bootstrap, node templates) are decoded as a body without options is.
+  if (auto e = decode_object(decode ? *decode : DecodeRequest{r}, obj)) return fail(*e);
   type_meta_first(r, obj);
   auto& meta = meta_of(obj);
   std::string body_ns = str(meta, "namespace");
@@ -61,6 +75,8 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
   } else {
     meta.erase("namespace");
   }
+  // RBAC's escalation check comes first, as upstream's policy-based storage wraps the whole create.
+  if (auto e = check_escalation(r, ns, "", obj, nullptr)) return fail(*e);
   std::string name = str(meta, "name");
   std::string gen = str(meta, "generateName");
   if (name.empty() && !gen.empty()) {
@@ -123,6 +139,7 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
       return error_response(conflict_modified(r, name));
     }
     if (auto e = finish_update(r, sub, cur_obj, next)) return error_response(*e);
+    if (auto e = check_escalation(r, ns, name, next, &cur_obj)) return error_response(*e);
     // A binding only sets nodeName and the PodScheduled condition on the stored pod; upstream's
     // binding storage does not re-validate the pod, and neither do we.
     if (sub != "binding")
@@ -138,7 +155,12 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
                              nmeta["deletionGracePeriodSeconds"].is_int64() &&
                              nmeta["deletionGracePeriodSeconds"].get_int64() > 0;
     if (dry) return json_response(200, to_view(r, json::serialize(next)));
-    if (deleting && no_finalizers && !pod_pending_grace) {
+    // A namespace stays until its "kubernetes" finalizer is gone too (namespaces/<name>/finalize).
+    bool ns_finalizers = false;
+    if (r.group.empty() && r.plural == "namespaces")
+      if (auto* spec = obj_at(next, "spec"))
+        if (auto* f = spec->if_contains("finalizers"); f && f->is_array() && !f->get_array().empty()) ns_finalizers = true;
+    if (deleting && no_finalizers && !pod_pending_grace && !ns_finalizers) {
       auto c = store.remove(storage_id(r), ns, name, cur->rv, &next);
       if (c.status == Store::CommitStatus::Changed) continue;
       if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
@@ -243,21 +265,32 @@ std::optional<ApiError> Api::Impl::finish_update(const ResourceInfo& r, const st
 Response Api::Impl::update(const ResourceInfo& r, const std::string& ns, const std::string& name, const std::string& sub,
                 const Request& req) {
   if (auto e = check_request_options(req, WriteOptionsKind::Update)) return error_response(*e);
-  auto decoded = decode_body(req.content_type, req.body);
+  auto fv = parse_field_validation(req.param("fieldValidation"), "UpdateOptions");
+  if (auto* e = std::get_if<ApiError>(&fv)) return error_response(*e);
+  std::vector<DuplicateKey> duplicates;
+  auto decoded = decode_body(req.content_type, req.body, &duplicates);
   if (auto* e = std::get_if<ApiError>(&decoded)) return error_response(*e);
-  auto& body = std::get<json::object>(decoded);
-  json::object in = std::move(body);
+  json::object in = std::move(std::get<json::object>(decoded));
+  // The whole body is decoded, also the part a subresource write then ignores, as upstream does.
+  std::vector<std::string> warnings;
+  if (auto e = decode_object(DecodeRequest{r, std::get<FieldValidation>(fv), &duplicates, &warnings, req.body}, in))
+    return with_warnings(error_response(*e), warnings);
   std::string bn = meta_str(in, "name");
   if (!bn.empty() && bn != name)
-    return error_response(bad_request("the name of the object (" + bn + ") does not match the name on the URL (" + name + ")"));
+    return with_warnings(
+        error_response(bad_request("the name of the object (" + bn + ") does not match the name on the URL (" + name + ")")),
+        warnings);
   std::string bns = meta_str(in, "namespace");
   if (r.namespaced && !bns.empty() && bns != ns)
-    return error_response(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
-  return guaranteed_update(r, ns, name, sub, req.param("dryRun") != nullptr,
-                           [&](json::object&, json::object& next) -> std::optional<ApiError> {
-                             next = in;
-                             return std::nullopt;
-                           });
+    return with_warnings(
+        error_response(bad_request("the namespace of the provided object does not match the namespace sent on the request")),
+        warnings);
+  return with_warnings(guaranteed_update(r, ns, name, sub, req.param("dryRun") != nullptr,
+                                         [&](json::object&, json::object& next) -> std::optional<ApiError> {
+                                           next = in;
+                                           return std::nullopt;
+                                         }),
+                       warnings);
 }
 
 Response Api::Impl::patch(const ResourceInfo& r, const std::string& ns, const std::string& name, const std::string& sub,
@@ -277,15 +310,27 @@ Response Api::Impl::patch(const ResourceInfo& r, const std::string& ns, const st
   else
     return error_response(ApiError{415, "UnsupportedMediaType", "415: Unsupported Media Type"});
   if (auto e = check_write_options(req, WriteOptionsKind::Patch)) return error_response(*e);
+  auto fv = parse_field_validation(req.param("fieldValidation"), "PatchOptions");
+  if (auto* e = std::get_if<ApiError>(&fv)) return error_response(*e);
+  FieldValidation validation = std::get<FieldValidation>(fv);
   json::error_code ec;
-  json::value p = json::parse(req.body, ec);
+  std::vector<DuplicateKey> duplicates;
+  json::value p = parse_json(req.body, ec, &duplicates);
   if (ec) return error_response(bad_request("error decoding patch: " + ec.message()));
   if (type == Json && p.is_array() && p.get_array().size() > kMaxJsonPatchOperations)
     return error_response(ApiError{413, "RequestEntityTooLarge",
                                    "Request entity too large: The allowed maximum operations in a JSON patch is " +
                                        std::to_string(kMaxJsonPatchOperations) + ", got " +
                                        std::to_string(p.get_array().size())});
-  return guaranteed_update(r, ns, name, sub, req.param("dryRun") != nullptr,
+  // A merge patch's repeated keys are strict errors of their own (upstream decodes the patch
+  // strictly into a map first); the other types' are only dropped.
+  std::vector<std::string> patch_strict;
+  if (type == Merge && validation != FieldValidation::Ignore)
+    for (const auto& dk : duplicates)
+      patch_strict.push_back("duplicate field " +
+                             util::go_quote(dk.object_path.empty() ? dk.key : dk.object_path + "." + dk.key));
+  std::vector<std::string> warnings;
+  Response resp = guaranteed_update(r, ns, name, sub, req.param("dryRun") != nullptr,
                            [&](json::object& cur, json::object& next) -> std::optional<ApiError> {
                              json::value doc = cur;
                              if (type == Json) {
@@ -300,11 +345,16 @@ Response Api::Impl::patch(const ResourceInfo& r, const std::string& ns, const st
                              }
                              if (!doc.is_object()) return bad_request("patch produced a non-object");
                              next = std::move(doc.get_object());
+                             warnings.clear();  // (again on a retry)
+                             DecodeRequest d{r, validation, nullptr, &warnings, {}, true};
+                             d.prior_strict = &patch_strict;
+                             if (auto e = decode_object(d, next)) return e;
                              // The stored revision is not a precondition unless the patch set one.
                              std::string prv = meta_str(next, "resourceVersion");
                              if (prv == meta_str(cur, "resourceVersion")) meta_of(next).erase("resourceVersion");
                              return std::nullopt;
                            });
+  return with_warnings(std::move(resp), warnings);
 }
 
 }  // namespace ksched::apiserver

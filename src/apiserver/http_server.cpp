@@ -399,12 +399,13 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     r.content_type = std::string(req[http::field::content_type]);
     r.accept = std::string(req[http::field::accept]);
     r.body = std::move(req.body());
-    const UserInfo* user = srv_.auth.authenticate(req[http::field::authorization]);
     // Plain HTTP (--no-tls) is loopback development mode like upstream's old insecure port:
     // client-go never sends bearer tokens over http://, so requests without credentials are
-    // admitted; wrong credentials are still refused.
-    static const UserInfo insecure_admin{"admin", "admin", {"system:masters"}};
-    if (!user && !srv_.tls && req[http::field::authorization].empty()) user = &insecure_admin;
+    // admitted as admin; wrong credentials are still refused. Otherwise a request without a token
+    // is system:anonymous (unless --anonymous-auth=false), and Api::handle authorizes it.
+    std::string_view authorization = req[http::field::authorization];
+    const UserInfo* user = !srv_.tls && authorization.empty() ? &admin_user() : srv_.auth.authenticate_request(authorization);
+    r.user = user;
     Response resp;
     if (!user) {
       resp.status = 401;

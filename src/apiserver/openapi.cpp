@@ -65,6 +65,7 @@ KSCHED_CORE(Toleration)
 KSCHED_CORE(TopologySpreadConstraint)
 KSCHED_CORE(ContainerPort)
 KSCHED_CORE(ResourceRequirements)
+KSCHED_CORE(VolumeMount)
 KSCHED_CORE(Container)
 KSCHED_CORE(PersistentVolumeClaimVolumeSource)
 KSCHED_CORE(GCEPersistentDiskVolumeSource)
@@ -112,7 +113,6 @@ KSCHED_CORE(PersistentVolumeClaimStatus)
 KSCHED_CORE(PersistentVolumeClaim)
 KSCHED_CORE(TopologySelectorLabelRequirement)
 KSCHED_CORE(TopologySelectorTerm)
-KSCHED_CORE_S(LocalObjectReference)
 KSCHED_CORE_S(ConfigMap)
 KSCHED_CORE_S(Secret)
 KSCHED_CORE_S(ServiceAccount)
@@ -129,8 +129,8 @@ KSCHED_CORE_S(ResourceQuotaSpec)
 KSCHED_CORE_S(ResourceQuotaStatus)
 KSCHED_CORE_S(ResourceQuota)
 KSCHED_CORE_S(NamespaceSpec)
-KSCHED_CORE_S(EnvVar)
-KSCHED_CORE_S(VolumeMount)
+KSCHED_CORE_SCHEMA_TYPES(KSCHED_CORE_S)
+KSCHED_DEF(schema_only::ManagedFieldsEntry, "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry")
 
 KSCHED_DEF(api::ReplicaSetSpec, "io.k8s.api.apps.v1.ReplicaSetSpec")
 KSCHED_DEF(api::StatefulSetSpec, "io.k8s.api.apps.v1.StatefulSetSpec")
@@ -195,6 +195,16 @@ KSCHED_DEF(schema_only::NonResourceAttributes, "io.k8s.api.authorization.v1.NonR
 KSCHED_DEF(schema_only::SubjectAccessReviewSpec, "io.k8s.api.authorization.v1.SubjectAccessReviewSpec")
 KSCHED_DEF(schema_only::SubjectAccessReviewStatus, "io.k8s.api.authorization.v1.SubjectAccessReviewStatus")
 KSCHED_DEF(schema_only::SubjectAccessReview, "io.k8s.api.authorization.v1.SubjectAccessReview")
+KSCHED_DEF(schema_only::LocalSubjectAccessReview, "io.k8s.api.authorization.v1.LocalSubjectAccessReview")
+KSCHED_DEF(schema_only::SelfSubjectAccessReviewSpec, "io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec")
+KSCHED_DEF(schema_only::SelfSubjectAccessReview, "io.k8s.api.authorization.v1.SelfSubjectAccessReview")
+KSCHED_DEF(schema_only::SelfSubjectRulesReviewSpec, "io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec")
+KSCHED_DEF(schema_only::ResourceRule, "io.k8s.api.authorization.v1.ResourceRule")
+KSCHED_DEF(schema_only::NonResourceRule, "io.k8s.api.authorization.v1.NonResourceRule")
+KSCHED_DEF(schema_only::SubjectRulesReviewStatus, "io.k8s.api.authorization.v1.SubjectRulesReviewStatus")
+KSCHED_DEF(schema_only::SelfSubjectRulesReview, "io.k8s.api.authorization.v1.SelfSubjectRulesReview")
+KSCHED_DEF(schema_only::SelfSubjectReviewStatus, "io.k8s.api.authentication.v1.SelfSubjectReviewStatus")
+KSCHED_DEF(schema_only::SelfSubjectReview, "io.k8s.api.authentication.v1.SelfSubjectReview")
 
 #undef KSCHED_CORE_S
 #undef KSCHED_CORE
@@ -289,6 +299,11 @@ class Builder {
             {"oneOf", json::array{json::object{{"type", "integer"}}, json::object{{"type", "string"}}}},
             {"x-kubernetes-int-or-string", true}});
       return named<T>(json::object{{"type", "string"}, {"format", "int-or-string"}});
+    } else if constexpr (std::is_same_v<T, schema_only::Bytes>) {
+      return json::object{{"type", "string"}, {"format", "byte"}};
+    } else if constexpr (std::is_same_v<T, schema_only::BytesMap>) {
+      return json::object{{"type", "object"},
+                          {"additionalProperties", json::object{{"type", "string"}, {"format", "byte"}}}};
     } else if constexpr (std::is_same_v<T, api::RawJson>) {
       return json::object{{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}};
     } else if constexpr (FlatMapLike<T>) {
@@ -435,6 +450,14 @@ void add_kinds(Builder& b) {
                               "Asks the server to authenticate a bearer token.");
   b.set_kind<so::SubjectAccessReview>("authorization.k8s.io", "v1", "SubjectAccessReview",
                                       "Asks the server whether a user may perform an action.");
+  b.set_kind<so::LocalSubjectAccessReview>("authorization.k8s.io", "v1", "LocalSubjectAccessReview",
+                                           "Asks whether a user may perform an action in one namespace.");
+  b.set_kind<so::SelfSubjectAccessReview>("authorization.k8s.io", "v1", "SelfSubjectAccessReview",
+                                          "Asks whether the caller may perform an action.");
+  b.set_kind<so::SelfSubjectRulesReview>("authorization.k8s.io", "v1", "SelfSubjectRulesReview",
+                                         "Lists the actions the caller may perform in a namespace.");
+  b.set_kind<so::SelfSubjectReview>("authentication.k8s.io", "v1", "SelfSubjectReview",
+                                    "Returns the caller's user information as the server authenticated it.");
   // The workload specs model replicas and selectors; their pod templates come from here.
   b.add_fields<api::DeploymentSpec, so::WorkloadTemplate>();
   b.add_fields<api::ReplicaSetSpec, so::WorkloadTemplate>();
@@ -443,8 +466,12 @@ void add_kinds(Builder& b) {
   b.add_fields<api::ReplicationControllerSpec, so::WorkloadTemplate>();
   b.add_fields<api::ObjectMeta, so::ObjectMetaMore>();
   b.add_fields<api::Namespace, so::NamespaceMore>();
-  b.add_fields<api::Container, so::ContainerMore>();
-  b.add_fields<api::PodSpec, so::PodSpecMore>();
+  b.add_fields<api::StatefulSetSpec, so::StatefulSetSpecMore>();
+  b.add_fields<api::PersistentVolumeClaimStatus, so::PersistentVolumeClaimStatusMore>();
+  // The members of Pod's and Node's typed structs that they keep verbatim (openapi_core_types.h).
+#define KSCHED_MORE(Type) b.add_fields<api::Type, so::Type##More>();
+  KSCHED_CORE_SCHEMA_MORE(KSCHED_MORE)
+#undef KSCHED_MORE
 }
 
 // Names of the definitions reachable from `roots` through "$ref"s.
@@ -694,6 +721,40 @@ const json::object& definitions(Flavor f) {
 
 std::string_view kind_definition(std::string_view group, std::string_view kind) {
   return find_kind(documents().defs_v3, group, kind);
+}
+
+namespace {
+
+// The tables of openapi_core_types.h by (definition, field), built on first use.
+struct FieldFacts {
+  std::set<std::string_view, std::less<>> complete;
+  std::map<std::pair<std::string_view, std::string_view>, std::string_view, std::less<>> named, embedded;
+  FieldFacts() {
+    for (auto d : kCompleteDefinitions) complete.insert(d);
+    for (const auto& n : kGoNamedTypes) named[{n.definition, n.field}] = n.go_type;
+    for (const auto& e : kEmbeddedFields) embedded[{e.definition, e.field}] = e.embedded;
+  }
+};
+
+const FieldFacts& field_facts() {
+  static const FieldFacts f;
+  return f;
+}
+
+}  // namespace
+
+bool definition_is_complete(std::string_view def) { return field_facts().complete.count(def) != 0; }
+
+std::string_view go_named_type(std::string_view def, std::string_view field) {
+  const auto& m = field_facts().named;
+  auto it = m.find(std::pair{def, field});
+  return it == m.end() ? std::string_view() : it->second;
+}
+
+std::string_view embedded_struct(std::string_view def, std::string_view field) {
+  const auto& m = field_facts().embedded;
+  auto it = m.find(std::pair{def, field});
+  return it == m.end() ? std::string_view() : it->second;
 }
 
 const std::string& v3_index() { return documents().v3_index; }

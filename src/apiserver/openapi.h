@@ -30,6 +30,14 @@ const boost::json::object& definitions(Flavor f);
 // Definition name of a served kind's top-level schema ("" if the kind has none).
 std::string_view kind_definition(std::string_view group, std::string_view kind);
 
+// What the write path's typed decode (type_check.cpp) needs beyond the schemas:
+// whether a definition holds every field upstream's Go type has (a member it lacks is unknown),
+bool definition_is_complete(std::string_view def);
+// the Go type encoding/json names for a field of a named type ("v1.RestartPolicy"; "" if none),
+std::string_view go_named_type(std::string_view def, std::string_view field);
+// and the Go struct a field is promoted from ("VolumeSource" for a Volume's "emptyDir"; "" if none).
+std::string_view embedded_struct(std::string_view def, std::string_view field);
+
 // Documents, built once and cached. `gv_path` is "api/v1" or "apis/apps/v1"; "" if unknown.
 const std::string& v3_index();
 const std::string& v3_document(std::string_view gv_path);

@@ -1,13 +1,15 @@
 // Schema-only types: kinds (and sub-objects) the API server stores as plain JSON without a typed
 // struct, described in the same `describe(type_tag<T>)` form as the api structs so that the one
 // OpenAPI generator (openapi.cpp) covers them. The fields are the commonly used ones of upstream's
-// types. Private to openapi.cpp.
+// types (all of them for ConfigMap and Secret; Pod's and Node's sub-objects are in
+// openapi_core_types.h). Private to openapi.cpp.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "api/types.h"
+#include "apiserver/openapi_core_types.h"
 
 namespace ksched::apiserver::openapi {
 
@@ -25,6 +27,10 @@ using api::StringMap;
 using api::Time;
 using api::type_tag;
 
+// Go's []byte, a base64 string in JSON, and map[string][]byte (Secret data, ConfigMap binaryData).
+struct Bytes {};
+struct BytesMap {};
+
 #define KSCHED_F(name) field(#name, &T::name)
 #define KSCHED_KIND_FIELDS \
   field("apiVersion", &T::apiVersion), field("kind", &T::kind), field("metadata", &T::metadata)
@@ -33,19 +39,10 @@ using api::type_tag;
   std::string kind;         \
   ObjectMeta metadata
 
-// core/v1
-struct LocalObjectReference {
-  std::string name;
-};
-constexpr auto describe(type_tag<LocalObjectReference>) {
-  using T = LocalObjectReference;
-  return std::tuple{KSCHED_F(name)};
-}
-
 struct ConfigMap {
   KSCHED_KIND_MEMBERS;
   StringMap data;
-  StringMap binaryData;
+  BytesMap binaryData;
   std::optional<bool> immutable;
 };
 constexpr auto describe(type_tag<ConfigMap>) {
@@ -55,7 +52,7 @@ constexpr auto describe(type_tag<ConfigMap>) {
 
 struct Secret {
   KSCHED_KIND_MEMBERS;
-  StringMap data;  // base64 values
+  BytesMap data;
   StringMap stringData;
   std::string type;
   std::optional<bool> immutable;
@@ -220,13 +217,21 @@ constexpr auto describe(type_tag<WorkloadTemplate>) {
   return std::tuple{field("template", &T::template_)};
 }
 
-// Members the typed structs keep verbatim (in `extra` or as RawJson) but that are worth showing.
-struct ObjectMetaMore {
-  std::vector<RawJson> managedFields;  // ManagedFieldsEntry list, opaque here
+// Members of typed structs' `extra` that hold quantities, so that they are stored canonical.
+struct StatefulSetSpecMore {
+  std::vector<api::PersistentVolumeClaim> volumeClaimTemplates;
 };
-constexpr auto describe(type_tag<ObjectMetaMore>) {
-  using T = ObjectMetaMore;
-  return std::tuple{KSCHED_F(managedFields)};
+constexpr auto describe(type_tag<StatefulSetSpecMore>) {
+  using T = StatefulSetSpecMore;
+  return std::tuple{KSCHED_F(volumeClaimTemplates)};
+}
+
+struct PersistentVolumeClaimStatusMore {
+  ResourceList allocatedResources;
+};
+constexpr auto describe(type_tag<PersistentVolumeClaimStatusMore>) {
+  using T = PersistentVolumeClaimStatusMore;
+  return std::tuple{KSCHED_F(allocatedResources)};
 }
 
 struct NamespaceSpec {
@@ -243,59 +248,6 @@ struct NamespaceMore {
 constexpr auto describe(type_tag<NamespaceMore>) {
   using T = NamespaceMore;
   return std::tuple{KSCHED_F(spec)};
-}
-
-struct EnvVar {
-  std::string name;
-  std::string value;
-  RawJson valueFrom;
-};
-constexpr auto describe(type_tag<EnvVar>) {
-  using T = EnvVar;
-  return std::tuple{KSCHED_F(name), KSCHED_F(value), KSCHED_F(valueFrom)};
-}
-
-struct VolumeMount {
-  std::string name;
-  std::optional<bool> readOnly;
-  std::string mountPath;
-  std::string subPath;
-};
-constexpr auto describe(type_tag<VolumeMount>) {
-  using T = VolumeMount;
-  return std::tuple{KSCHED_F(name), KSCHED_F(readOnly), KSCHED_F(mountPath), KSCHED_F(subPath)};
-}
-
-struct ContainerMore {
-  std::vector<EnvVar> env;
-  std::vector<VolumeMount> volumeMounts;
-  std::string workingDir;
-  RawJson livenessProbe;
-  RawJson readinessProbe;
-  RawJson startupProbe;
-  RawJson securityContext;
-};
-constexpr auto describe(type_tag<ContainerMore>) {
-  using T = ContainerMore;
-  return std::tuple{KSCHED_F(env),
-                    KSCHED_F(volumeMounts),
-                    KSCHED_F(workingDir),
-                    KSCHED_F(livenessProbe),
-                    KSCHED_F(readinessProbe),
-                    KSCHED_F(startupProbe),
-                    KSCHED_F(securityContext)};
-}
-
-struct PodSpecMore {
-  std::vector<LocalObjectReference> imagePullSecrets;
-  std::string hostname;
-  std::string subdomain;
-  RawJson securityContext;
-};
-constexpr auto describe(type_tag<PodSpecMore>) {
-  using T = PodSpecMore;
-  return std::tuple{KSCHED_F(imagePullSecrets), KSCHED_F(hostname), KSCHED_F(subdomain),
-                    KSCHED_F(securityContext)};
 }
 
 // batch/v1
@@ -658,6 +610,103 @@ struct SubjectAccessReview {
 constexpr auto describe(type_tag<SubjectAccessReview>) {
   using T = SubjectAccessReview;
   return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+}
+
+// Same fields as SubjectAccessReview; distinct types so that each kind gets its own definition.
+struct LocalSubjectAccessReview {
+  KSCHED_KIND_MEMBERS;
+  SubjectAccessReviewSpec spec;
+  SubjectAccessReviewStatus status;
+};
+constexpr auto describe(type_tag<LocalSubjectAccessReview>) {
+  using T = LocalSubjectAccessReview;
+  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+}
+
+struct SelfSubjectAccessReviewSpec {
+  std::optional<ResourceAttributes> resourceAttributes;
+  std::optional<NonResourceAttributes> nonResourceAttributes;
+};
+constexpr auto describe(type_tag<SelfSubjectAccessReviewSpec>) {
+  using T = SelfSubjectAccessReviewSpec;
+  return std::tuple{KSCHED_F(resourceAttributes), KSCHED_F(nonResourceAttributes)};
+}
+
+struct SelfSubjectAccessReview {
+  KSCHED_KIND_MEMBERS;
+  SelfSubjectAccessReviewSpec spec;
+  SubjectAccessReviewStatus status;
+};
+constexpr auto describe(type_tag<SelfSubjectAccessReview>) {
+  using T = SelfSubjectAccessReview;
+  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+}
+
+struct SelfSubjectRulesReviewSpec {
+  std::string namespace_;
+};
+constexpr auto describe(type_tag<SelfSubjectRulesReviewSpec>) {
+  using T = SelfSubjectRulesReviewSpec;
+  return std::tuple{field("namespace", &T::namespace_)};
+}
+
+struct ResourceRule {
+  std::vector<std::string> verbs;
+  std::vector<std::string> apiGroups;
+  std::vector<std::string> resources;
+  std::vector<std::string> resourceNames;
+};
+constexpr auto describe(type_tag<ResourceRule>) {
+  using T = ResourceRule;
+  return std::tuple{KSCHED_F(verbs), KSCHED_F(apiGroups), KSCHED_F(resources), KSCHED_F(resourceNames)};
+}
+
+struct NonResourceRule {
+  std::vector<std::string> verbs;
+  std::vector<std::string> nonResourceURLs;
+};
+constexpr auto describe(type_tag<NonResourceRule>) {
+  using T = NonResourceRule;
+  return std::tuple{KSCHED_F(verbs), KSCHED_F(nonResourceURLs)};
+}
+
+struct SubjectRulesReviewStatus {
+  std::vector<ResourceRule> resourceRules;
+  std::vector<NonResourceRule> nonResourceRules;
+  bool incomplete = false;
+  std::string evaluationError;
+};
+constexpr auto describe(type_tag<SubjectRulesReviewStatus>) {
+  using T = SubjectRulesReviewStatus;
+  return std::tuple{KSCHED_F(resourceRules), KSCHED_F(nonResourceRules), KSCHED_F(incomplete), KSCHED_F(evaluationError)};
+}
+
+struct SelfSubjectRulesReview {
+  KSCHED_KIND_MEMBERS;
+  SelfSubjectRulesReviewSpec spec;
+  SubjectRulesReviewStatus status;
+};
+constexpr auto describe(type_tag<SelfSubjectRulesReview>) {
+  using T = SelfSubjectRulesReview;
+  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+}
+
+// authentication.k8s.io/v1
+struct SelfSubjectReviewStatus {
+  UserInfo userInfo;
+};
+constexpr auto describe(type_tag<SelfSubjectReviewStatus>) {
+  using T = SelfSubjectReviewStatus;
+  return std::tuple{KSCHED_F(userInfo)};
+}
+
+struct SelfSubjectReview {
+  KSCHED_KIND_MEMBERS;
+  SelfSubjectReviewStatus status;
+};
+constexpr auto describe(type_tag<SelfSubjectReview>) {
+  using T = SelfSubjectReview;
+  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(status)};
 }
 
 #undef KSCHED_KIND_MEMBERS

@@ -104,6 +104,17 @@ std::vector<ResourceInfo> build() {
   add("authorization.k8s.io", "v1", "subjectaccessreviews", "subjectaccessreview", "SubjectAccessReview", false, {},
       {});
   v.back().create_only = true;
+  add("authorization.k8s.io", "v1", "localsubjectaccessreviews", "localsubjectaccessreview", "LocalSubjectAccessReview",
+      true, {}, {});
+  v.back().create_only = true;
+  add("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "selfsubjectaccessreview", "SelfSubjectAccessReview",
+      false, {}, {});
+  v.back().create_only = true;
+  add("authorization.k8s.io", "v1", "selfsubjectrulesreviews", "selfsubjectrulesreview", "SelfSubjectRulesReview", false,
+      {}, {});
+  v.back().create_only = true;
+  add("authentication.k8s.io", "v1", "selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview", false, {}, {});
+  v.back().create_only = true;
   return v;
 }
 

@@ -8,11 +8,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <mutex>
 #include <thread>
 
 #include "apiserver/auth.h"
+#include "apiserver/authorization.h"
+#include "apiserver/components.h"
 #include "apiserver/durable_log.h"
 #include "apiserver/etcd_storage.h"
 #include "tls/certs.h"
@@ -104,6 +107,31 @@ util::Result<Credentials> load_or_make_credentials(const std::string& data_dir, 
   return c;
 }
 
+// Each component's token (components.h), kept in DIR/pki/<component>.token with a data directory
+// so that a restarted server accepts the kubeconfigs it handed out; made when missing (a data
+// directory an older server wrote has none yet).
+util::Result<std::map<std::string, std::string, std::less<>>> load_or_make_component_tokens(const std::string& data_dir) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string, std::less<>> tokens;
+  for (const auto& c : kComponents) {
+    std::string token;
+    fs::path file = data_dir.empty() ? fs::path() : fs::path(data_dir) / "pki" / (std::string(c.component) + ".token");
+    if (!data_dir.empty() && fs::exists(file)) {
+      auto t = read_text(file);
+      if (!t) return util::make_error(t.error());
+      token = std::move(*t);
+      while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+      if (token.empty()) return util::make_error(file.string() + " is empty");
+    } else {
+      token = random_token();
+      if (!data_dir.empty())
+        if (auto r = write_private(file, token); !r) return util::make_error(r.error());
+    }
+    tokens.emplace(c.component, std::move(token));
+  }
+  return tokens;
+}
+
 }  // namespace
 
 struct Server::Impl {
@@ -117,6 +145,7 @@ struct Server::Impl {
   tls::KeyPair ca;       // generated CA, handed to clients through the kubeconfig
   tls::KeyPair serving;  // 127.0.0.1/localhost certificate signed by `ca`
   std::string token;
+  std::map<std::string, std::string, std::less<>> component_tokens;  // component -> token
   std::uint16_t port = 0;
   std::string host = "127.0.0.1";
   bool started = false;
@@ -173,11 +202,23 @@ util::Result<void> Server::start() {
   auto creds = load_or_make_credentials(d.opts.data_dir, d.opts.tls);
   if (!creds) return util::make_error(creds.error());
   d.token = creds->token;
-  d.auth.add(d.token, UserInfo{"admin", "admin", {"system:masters", "system:authenticated"}});
+  d.auth.add(d.token, admin_user());
+  auto component_tokens = load_or_make_component_tokens(d.opts.data_dir);
+  if (!component_tokens) return util::make_error(component_tokens.error());
+  d.component_tokens = std::move(*component_tokens);
+  for (const auto& c : kComponents) {
+    UserInfo u{std::string(c.user), std::string(c.component), {}};
+    if (!c.group.empty()) u.groups.emplace_back(c.group);
+    d.auth.add(d.component_tokens.find(c.component)->second, std::move(u));
+  }
   if (!d.opts.token_file.empty()) {
     auto r = d.auth.load_file(d.opts.token_file);
     if (!r) return r;
   }
+  auto mode = parse_authorization_mode(d.opts.authorization_mode);
+  if (!mode) return util::make_error(mode.error());
+  d.api.set_authorization_mode(*mode);
+  d.auth.set_anonymous(d.opts.anonymous_auth);
   TlsMaterial tls;
   if (d.opts.tls) {
     d.ca = std::move(creds->ca);
@@ -206,6 +247,7 @@ util::Result<void> Server::start() {
     return util::make_error(std::string("storing the bootstrap objects: ") + e.what());
   }
   d.api.set_authenticator(&d.auth);
+  d.api.set_controller_manager(d.opts.controller_manager);
   // etcd mode: a write blocks its thread for an etcd round trip, so requests get threads of their
   // own, enough for as many concurrent writes as etcd batches well.
   d.http = std::make_unique<HttpServer>(d.api, d.auth, tls, std::max(1, d.opts.io_threads), d.etcd ? 64 : 0,
@@ -265,12 +307,33 @@ std::string Server::url() const {
 std::string Server::ca_pem() const { return impl_->ca.cert_pem; }
 std::string Server::admin_token() const { return impl_->token; }
 
-std::string Server::kubeconfig() const {
-  std::string s = "apiVersion: v1\nkind: Config\nclusters:\n- name: ksched\n  cluster:\n    server: " + url() + "\n";
-  if (impl_->opts.tls) s += "    certificate-authority-data: " + util::base64_encode(impl_->ca.cert_pem) + "\n";
-  s += "contexts:\n- name: ksched\n  context:\n    cluster: ksched\n    user: ksched\n    namespace: default\n";
-  s += "current-context: ksched\nusers:\n- name: ksched\n  user:\n    token: " + impl_->token + "\n";
+namespace {
+
+std::string kubeconfig_text(const std::string& url, const std::string* ca_pem, std::string_view user,
+                            const std::string& token) {
+  std::string s = "apiVersion: v1\nkind: Config\nclusters:\n- name: ksched\n  cluster:\n    server: " + url + "\n";
+  if (ca_pem) s += "    certificate-authority-data: " + util::base64_encode(*ca_pem) + "\n";
+  s += "contexts:\n- name: ksched\n  context:\n    cluster: ksched\n    user: " + std::string(user) +
+       "\n    namespace: default\n";
+  s += "current-context: ksched\nusers:\n- name: " + std::string(user) + "\n  user:\n    token: " + token + "\n";
   return s;
+}
+
+}  // namespace
+
+std::string Server::kubeconfig() const {
+  return kubeconfig_text(url(), impl_->opts.tls ? &impl_->ca.cert_pem : nullptr, "ksched", impl_->token);
+}
+
+std::string Server::component_token(std::string_view component) const {
+  auto it = impl_->component_tokens.find(component);
+  return it == impl_->component_tokens.end() ? std::string() : it->second;
+}
+
+std::string Server::component_kubeconfig(std::string_view component) const {
+  std::string token = component_token(component);
+  if (token.empty()) return {};
+  return kubeconfig_text(url(), impl_->opts.tls ? &impl_->ca.cert_pem : nullptr, component, token);
 }
 
 void Server::compact(std::int64_t revision) { impl_->api.store().compact(revision); }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apiserver/request_limits.h"
@@ -16,7 +17,13 @@ namespace ksched::apiserver {
 struct Options {
   std::string listen = "127.0.0.1:0";   // port 0 = pick a free port
   bool tls = true;
-  std::string token_file;               // empty = only the generated admin token is accepted
+  std::string token_file;               // empty = only the generated admin and component tokens are accepted
+  // "RBAC" (every request is authorized against the stored RBAC policy) or "AlwaysAllow".
+  std::string authorization_mode = "RBAC";
+  // Requests without a bearer token are system:anonymous (group system:unauthenticated), as
+  // upstream's --anonymous-auth; false: 401. Without TLS (loopback development mode) a request
+  // without credentials is admin instead (see http_server.cpp).
+  bool anonymous_auth = true;
   std::string kubeconfig_out;           // written on start when non-empty
   std::size_t watch_history = 100000;   // events kept for watch resumption
   int io_threads = 2;
@@ -37,6 +44,9 @@ struct Options {
   std::string etcd_prefix = "/registry";
   int etcd_compaction_interval_seconds = 300;  // 0 = never compact
   RequestLimits limits;                   // request_limits.h: body, headers, timeouts, in flight
+  // A controller manager runs against this server (Api::set_controller_manager): namespaces wait
+  // for the namespace controller, and propagationPolicy adds the garbage collector's finalizers.
+  bool controller_manager = false;
 };
 
 class Server {
@@ -53,6 +63,12 @@ class Server {
   std::string ca_pem() const;             // PEM of the generated CA ("" with --no-tls)
   std::string admin_token() const;
   std::string kubeconfig() const;         // kubeconfig text (cluster+user+context "ksched")
+  // The kubeconfig of one of ksched's components (components.h: "kube-scheduler",
+  // "kube-controller-manager", "node-simulator"): its own token and user, never the admin's. The
+  // tokens are made at start and, with a data directory, kept in DIR/pki like the admin token.
+  // Empty for an unknown component.
+  std::string component_kubeconfig(std::string_view component) const;
+  std::string component_token(std::string_view component) const;
   void compact(std::int64_t revision);    // for tests: drop history up to revision (forces 410)
 
   struct Impl;

@@ -116,8 +116,16 @@ Store::Store(std::size_t history_limit)
     : tables_(all_resources().size()), history_limit_(history_limit), id_(next_store_id.fetch_add(1)) {}
 
 std::int64_t Store::resource_revision(int resource) const {
+  return table(resource).last_change.load(std::memory_order_acquire);
+}
+
+std::vector<ObjPtr> Store::current(int resource) const {
   std::shared_lock l(mu_);
-  return table(resource).last_change;
+  const auto& objs = table(resource).objects;
+  std::vector<ObjPtr> out;
+  out.reserve(objs.size());
+  for (const auto& kv : objs) out.push_back(kv.second);
+  return out;
 }
 
 Store::~Store() {
@@ -243,7 +251,7 @@ Store::Commit Store::remove(int resource, std::string_view ns, std::string_view 
 }
 
 void Store::record(Event ev) {
-  table(ev.resource).last_change = ev.rv;
+  table(ev.resource).last_change.store(ev.rv, std::memory_order_release);
   if (log_) {
     thread_commit = ev.rv;
     log_->append(ev);
@@ -344,7 +352,7 @@ util::Result<void> Store::restore(int resource, std::string_view text, std::int6
     t.pending_deletions[key] = delete_deadline;
   else
     t.pending_deletions.erase(key);
-  t.last_change = std::max(t.last_change, so->rv);
+  t.last_change.store(std::max(t.last_change.load(std::memory_order_relaxed), so->rv), std::memory_order_release);
   t.objects[key] = std::move(so);
   return {};
 }
@@ -667,7 +675,7 @@ util::Result<void> Store::reset_external(std::vector<ExternalChange>& objects, s
       t.pending_deletions.clear();
       for (auto& w : t.watchers) w->close();
       t.watchers.clear();
-      t.last_change = revision;  // caches built from the old state must rebuild
+      t.last_change.store(revision, std::memory_order_release);  // caches built from the old state must rebuild
     }
     for (std::size_t i = 0; i < objects.size(); ++i) {
       auto& t = table(objects[i].resource);

@@ -143,7 +143,7 @@ class Store {
   std::int64_t revision() const;
   // The revision of the resource's last change (0: none since the store was made), and an id no
   // other store in the process has: together they tell a cache built from the resource's objects
-  // that nothing changed.
+  // that nothing changed. Lock-free (one atomic load): callers may ask on every request.
   std::int64_t resource_revision(int resource) const;
   std::uint64_t id() const { return id_; }
   // The largest object JSON put() stores (0 = any); etcd's default request limit unless set.
@@ -153,6 +153,9 @@ class Store {
   ObjPtr get(int resource, std::string_view ns, std::string_view name) const;
   // The state at revision(): what a client's GET sees (only durable changes, like lists and watches).
   ObjPtr get_published(int resource, std::string_view ns, std::string_view name) const;
+  // Every object of the resource at the newest state, durable or not, in key order (for caches
+  // keyed by resource_revision(), which counts the same changes).
+  std::vector<ObjPtr> current(int resource) const;
 
   enum class CommitStatus { Ok, Changed, AlreadyExists, NotFound };
   struct Commit {
@@ -256,7 +259,8 @@ class Store {
     std::map<std::string, ObjPtr, std::less<>> objects;
     std::vector<std::shared_ptr<Watcher>> watchers;
     std::map<std::string, std::int64_t, std::less<>> pending_deletions;  // key -> deadline
-    std::int64_t last_change = 0;  // revision of the last event (record)
+    // Revision of the last event (record); written under the write lock, read without it.
+    std::atomic<std::int64_t> last_change{0};
   };
   void record(Event ev);  // appends history and fans out; caller holds the write lock
   void fan_out(const Event& ev);

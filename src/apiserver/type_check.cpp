@@ -8,7 +8,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/quantity.h"
 #include "apiserver/openapi.h"
+#include "apiserver/timeutil.h"
+#include "util/go_format.h"
 
 namespace ksched::apiserver {
 
@@ -24,12 +27,33 @@ struct KeyHash {
 
 // A schema compiled once for fast walking: what JSON a Go field of this type accepts.
 struct Shape {
-  enum class Kind { Any, String, Int32, Int64, Bool, Time, Quantity, IntOrString, Array, Map, Struct, OpaqueObject };
+  enum class Kind {
+    Any,
+    String,
+    Int32,
+    Int64,
+    Float,
+    Bool,
+    Bytes,  // []byte: a base64 string
+    Time,
+    MicroTime,
+    Quantity,
+    IntOrString,
+    Array,
+    Map,
+    Struct,
+    OpaqueObject
+  };
+  struct Field {
+    const Shape* shape = nullptr;
+    std::string_view embedded;  // the Go struct embedding it ("VolumeSource"), named in type errors
+  };
   Kind kind = Kind::Any;
-  std::string go_type;     // as encoding/json names it: "v1.Container", "[]string", "int32"
-  std::string struct_name;  // Struct: the Go type name without package ("PodSpec")
+  std::string go_type;          // as encoding/json names it: "v1.Container", "[]string", "int32"
+  std::string struct_name;      // Struct: the Go type name without package ("PodSpec")
   const Shape* elem = nullptr;  // Array and Map
-  std::unordered_map<std::string, const Shape*, KeyHash, std::equal_to<>> fields;  // Struct
+  std::unordered_map<std::string, Field, KeyHash, std::equal_to<>> fields;  // Struct
+  bool complete = false;  // Struct: holds every field upstream's type has; others are unknown
 };
 
 // Every served kind's shape, compiled on first use (thread-safe static) and read-only after.
@@ -66,49 +90,63 @@ class Shapes {
     } else if (def.ends_with(".IntOrString")) {
       s.kind = Shape::Kind::IntOrString;
       s.go_type = "intstr.IntOrString";
-    } else if (def.ends_with(".Time") || def.ends_with(".MicroTime")) {
+    } else if (def.ends_with(".MicroTime")) {
+      s.kind = Shape::Kind::MicroTime;
+      s.go_type = "v1.MicroTime";
+    } else if (def.ends_with(".Time")) {
       s.kind = Shape::Kind::Time;
-      s.go_type = go_name(def);
+      s.go_type = "v1.Time";
     } else if (v && v->is_object()) {
-      compile(s, v->get_object(), go_name(def));
+      compile(s, v->get_object(), go_name(def), def);
     }
     return &s;
   }
 
-  const Shape* inline_shape(const json::object& schema) {
+  // The shape of a property or item schema; `fresh` tells whether it is the caller's own (an
+  // inline schema) rather than a shared named one.
+  Shape* inline_shape(const json::object& schema, bool& fresh) {
     if (auto* ref = schema.if_contains("$ref"); ref && ref->is_string()) {
       std::string_view r = ref->get_string();
       constexpr std::string_view prefix = "#/definitions/";
       if (r.starts_with(prefix)) r.remove_prefix(prefix.size());
-      return by_ref(std::string(r));
+      fresh = false;
+      return const_cast<Shape*>(by_ref(std::string(r)));
     }
     Shape& s = store_.emplace_back();
-    compile(s, schema, "");
+    compile(s, schema, "", "");
+    fresh = true;
     return &s;
   }
 
-  void compile(Shape& s, const json::object& schema, const std::string& name) {
+  void compile(Shape& s, const json::object& schema, const std::string& name, std::string_view def) {
     std::string_view type = schema.contains("type") && schema.at("type").is_string()
                                 ? std::string_view(schema.at("type").get_string())
                                 : std::string_view();
     std::string_view format = schema.contains("format") && schema.at("format").is_string()
                                   ? std::string_view(schema.at("format").get_string())
                                   : std::string_view();
+    bool fresh = false;
     if (type == "string") {
       s.kind = format == "int-or-string" ? Shape::Kind::IntOrString
                : format == "date-time"   ? Shape::Kind::Time
+               : format == "byte"        ? Shape::Kind::Bytes
                                          : Shape::Kind::String;
-      s.go_type = s.kind == Shape::Kind::IntOrString ? "intstr.IntOrString" : "string";
+      s.go_type = s.kind == Shape::Kind::IntOrString ? "intstr.IntOrString"
+                  : s.kind == Shape::Kind::Bytes     ? "[]uint8"
+                                                     : "string";
     } else if (type == "integer") {
       s.kind = format == "int32" ? Shape::Kind::Int32 : Shape::Kind::Int64;
       s.go_type = format == "int32" ? "int32" : "int64";
+    } else if (type == "number") {
+      s.kind = Shape::Kind::Float;
+      s.go_type = "float64";
     } else if (type == "boolean") {
       s.kind = Shape::Kind::Bool;
       s.go_type = "bool";
     } else if (type == "array") {
       s.kind = Shape::Kind::Array;
       auto* items = schema.if_contains("items");
-      s.elem = items && items->is_object() ? inline_shape(items->get_object()) : nullptr;
+      s.elem = items && items->is_object() ? inline_shape(items->get_object(), fresh) : nullptr;
       s.go_type = "[]" + (s.elem && !s.elem->go_type.empty() ? s.elem->go_type : std::string("interface {}"));
     } else if (type == "object") {
       auto* props = schema.if_contains("properties");
@@ -117,11 +155,25 @@ class Shapes {
         s.kind = Shape::Kind::Struct;
         s.go_type = name.empty() ? "struct" : name;
         s.struct_name = name.substr(name.find('.') == std::string::npos ? 0 : name.find('.') + 1);
-        for (const auto& kv : props->get_object())
-          if (kv.value().is_object()) s.fields[std::string(kv.key())] = inline_shape(kv.value().get_object());
+        s.complete = !def.empty() && openapi::definition_is_complete(def);
+        for (const auto& kv : props->get_object()) {
+          if (!kv.value().is_object()) continue;
+          Shape* f = inline_shape(kv.value().get_object(), fresh);
+          if (std::string_view named =
+                  def.empty() ? std::string_view() : openapi::go_named_type(def, kv.key());
+              !named.empty()) {
+            if (!fresh) f = &store_.emplace_back(*f);  // never rename a shared shape
+            f->go_type = std::string(named);
+            // []v1.Capability: the items are v1.Capability (an inline schema, the field's own).
+            if (named.starts_with("[]") && f->elem)
+              const_cast<Shape*>(f->elem)->go_type = std::string(named.substr(2));
+          }
+          s.fields[std::string(kv.key())] =
+              Shape::Field{f, def.empty() ? std::string_view() : openapi::embedded_struct(def, kv.key())};
+        }
       } else if (extra && extra->is_object()) {
         s.kind = Shape::Kind::Map;
-        s.elem = inline_shape(extra->get_object());
+        s.elem = inline_shape(extra->get_object(), fresh);
         s.go_type = "map[string]" + (s.elem->go_type.empty() ? std::string("interface {}") : s.elem->go_type);
       } else {
         s.kind = Shape::Kind::OpaqueObject;
@@ -140,7 +192,8 @@ Shapes& shapes() {
   return s;
 }
 
-std::string json_kind(const json::value& v) {
+// The JSON kind encoding/json names in a type error.
+std::string_view json_kind(const json::value& v) {
   if (v.is_string()) return "string";
   if (v.is_bool()) return "bool";
   if (v.is_array()) return "array";
@@ -148,91 +201,301 @@ std::string json_kind(const json::value& v) {
   return "number";
 }
 
-struct Walker {
-  std::string error;
-  // The field path from the root, without indices ("spec.containers"), and the innermost Go
-  // struct holding the field: kept as views while walking, joined only for the error.
-  std::vector<std::string_view> path;
-  const std::string* struct_name = nullptr;
+std::string number_text(const json::value& v) {
+  if (v.is_int64()) return std::to_string(v.get_int64());
+  if (v.is_uint64()) return std::to_string(v.get_uint64());
+  return fmt::format("{}", v.get_double());  // the shortest text that reads back as the same double
+}
 
-  bool fail(const json::value& v, const Shape& s) {
-    std::string value = json_kind(v);
-    if (value == "number" && !(s.kind == Shape::Kind::String || s.kind == Shape::Kind::Bool ||
-                               s.kind == Shape::Kind::Time || s.kind == Shape::Kind::Array ||
-                               s.kind == Shape::Kind::Map || s.kind == Shape::Kind::Struct))
-      value += " " + (v.is_double() ? fmt::format("{}", v.get_double()) : json::serialize(v));  // the literal
-    std::string joined;
-    for (auto p : path) joined.append(joined.empty() ? "" : ".").append(p);
-    error = "json: cannot unmarshal " + value + " into Go struct field " + (struct_name ? *struct_name : std::string()) +
-            "." + joined + " of type " + s.go_type;
+// strings.TrimSpace: Unicode white space at both ends (a quantity is parsed after it).
+std::string_view trim_go_space(std::string_view s) {
+  auto space_len_front = [](std::string_view t) -> std::size_t {
+    if (t.empty()) return 0;
+    unsigned char c = static_cast<unsigned char>(t[0]);
+    if (c == ' ' || (c >= '\t' && c <= '\r')) return 1;
+    if (c == 0xc2 && t.size() >= 2 &&
+        (static_cast<unsigned char>(t[1]) == 0x85 || static_cast<unsigned char>(t[1]) == 0xa0))
+      return 2;
+    if (t.size() >= 3) {
+      unsigned char b1 = static_cast<unsigned char>(t[1]), b2 = static_cast<unsigned char>(t[2]);
+      if (c == 0xe1 && b1 == 0x9a && b2 == 0x80) return 3;  // U+1680
+      if (c == 0xe2 && b1 == 0x80 && (b2 <= 0x8a || b2 == 0xa8 || b2 == 0xa9 || b2 == 0xaf))
+        return 3;                                           // U+2000-200A, 2028, 2029, 202F
+      if (c == 0xe2 && b1 == 0x81 && b2 == 0x9f) return 3;  // U+205F
+      if (c == 0xe3 && b1 == 0x80 && b2 == 0x80) return 3;  // U+3000
+    }
+    return 0;
+  };
+  while (std::size_t n = space_len_front(s)) s.remove_prefix(n);
+  while (!s.empty()) {
+    std::size_t n = 0;
+    for (std::size_t len : {std::size_t{1}, std::size_t{2}, std::size_t{3}})
+      if (s.size() >= len && space_len_front(s.substr(s.size() - len)) == len) n = len;
+    if (n == 0) break;
+    s.remove_suffix(n);
+  }
+  return s;
+}
+
+// encoding/base64's StdEncoding.DecodeString check: nullopt when `s` decodes, else Go's error.
+std::optional<std::string> base64_error(std::string_view s) {
+  auto value = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+  };
+  std::size_t quantum = 0;  // characters of the current 4-character group seen
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '\r' || c == '\n') continue;
+    if (c == '=') {
+      // Padding: only as the 3rd or 4th character of a group, then only the rest of it.
+      if (quantum < 2) return fmt::format("illegal base64 data at input byte {}", i);
+      std::size_t need = 4 - quantum, j = i;
+      while (need > 0) {
+        if (j >= s.size()) return fmt::format("illegal base64 data at input byte {}", s.size());
+        if (s[j] == '\r' || s[j] == '\n') {
+          ++j;
+          continue;
+        }
+        if (s[j] != '=') return fmt::format("illegal base64 data at input byte {}", j);
+        ++j;
+        --need;
+      }
+      while (j < s.size() && (s[j] == '\r' || s[j] == '\n')) ++j;
+      if (j < s.size()) return fmt::format("illegal base64 data at input byte {}", j);
+      return std::nullopt;
+    }
+    if (!value(c)) return fmt::format("illegal base64 data at input byte {}", i);
+    quantum = (quantum + 1) % 4;
+  }
+  if (quantum == 1) return fmt::format("illegal base64 data at input byte {}", s.size());
+  if (quantum != 0) return fmt::format("illegal base64 data at input byte {}", s.size());
+  return std::nullopt;
+}
+
+// Walks an object with its shape the way encoding/json (sigs.k8s.io/json, case-sensitive)
+// decodes it into the Go struct. Type mismatches are "saved" and the walk goes on, as the
+// decoder saves them; a field type's own UnmarshalJSON error (Quantity, Time, IntOrString) ends
+// the walk, and wins over a saved one, as it ends the decode.
+class Walker {
+ public:
+  Walker(const std::vector<DuplicateKey>* dups, bool collect_strict)
+      : dups_(dups && !dups->empty() ? dups : nullptr), collect_strict_(collect_strict) {
+    path_.reserve(16);
+  }
+
+  std::optional<std::string> abort;
+  std::optional<std::string> saved;
+  std::vector<std::string> strict;
+
+  bool walk_struct(json::object& o, const Shape& s) {
+    const std::string* saved_struct = struct_name_;
+    if (dups_ && collect_strict_) report_duplicates(&s);
+    std::vector<std::string> unknown;
+    for (auto& kv : o) {
+      auto it = s.fields.find(std::string_view(kv.key()));
+      if (it == s.fields.end()) {
+        if (s.complete) {
+          if (collect_strict_) add_strict("unknown field ", kv.key());
+          unknown.emplace_back(kv.key());
+        }
+        continue;  // not modelled: kept as sent
+      }
+      struct_name_ = &s.struct_name;
+      path_.push_back(Seg{kv.key(), it->second.embedded, 0, Seg::Field});
+      bool go_on = walk(kv.value(), *it->second.shape);
+      path_.pop_back();
+      if (!go_on) return false;
+    }
+    struct_name_ = saved_struct;
+    // What upstream's Go struct has no field for is not stored.
+    for (const auto& k : unknown) o.stable_erase(k);
+    return true;
+  }
+
+ private:
+  struct Seg {
+    std::string_view key;
+    std::string_view embedded;
+    std::size_t index;
+    enum Kind { Field, Key, Index } kind;
+  };
+
+  // "PodSpec.spec.containers": the struct holding the field, then the struct fields from the root
+  // (maps' keys and arrays' indices are not part of it; embedded structs are).
+  std::string go_field() const {
+    std::string out = struct_name_ ? *struct_name_ : std::string();
+    out += '.';
+    bool first = true;
+    for (const auto& s : path_) {
+      if (s.kind != Seg::Field) continue;
+      if (!first) out += '.';
+      first = false;
+      if (!s.embedded.empty()) out.append(s.embedded).append(".");
+      out.append(s.key);
+    }
+    return out;
+  }
+
+  // "spec.containers[0].foo": upstream's strict error path.
+  std::string strict_path() const {
+    std::string out;
+    for (const auto& s : path_) {
+      if (s.kind == Seg::Index) {
+        out += '[' + std::to_string(s.index) + ']';
+      } else {
+        if (!out.empty()) out += '.';
+        out.append(s.key);
+      }
+    }
+    return out;
+  }
+
+  std::string type_error(std::string_view value, std::string_view go_type) const {
+    std::string field = go_field();
+    if (field == ".")
+      return fmt::format("json: cannot unmarshal {} into Go value of type {}", value, go_type);
+    return fmt::format("json: cannot unmarshal {} into Go struct field {} of type {}", value, field, go_type);
+  }
+
+  // A type mismatch: kept if it is the first, and the walk goes on.
+  bool mismatch(const json::value& v, const Shape& s, bool numeric) {
+    if (!saved) {
+      std::string value(json_kind(v));
+      if (numeric && value == "number") value += " " + number_text(v);
+      saved = type_error(value, s.go_type);
+    }
+    return true;
+  }
+  bool stop(std::string e) {
+    abort = std::move(e);
     return false;
   }
 
-  bool walk(const json::value& v, const Shape& s) {
+  void add_strict(std::string_view what, std::string_view key) {
+    if (strict.size() >= 100) return;
+    std::string p = strict_path();
+    std::string e =
+        std::string(what) + util::go_quote(p.empty() ? std::string(key) : p + "." + std::string(key));
+    for (const auto& x : strict)
+      if (x == e) return;
+    strict.push_back(std::move(e));
+  }
+
+  // Upstream reports a repeated key of a struct only if the struct has that field, and any
+  // repeated key of a map.
+  void report_duplicates(const Shape* s) {
+    std::string p = strict_path();
+    for (const auto& d : *dups_)
+      if (d.object_path == p && (!s || s->fields.count(d.key))) add_strict("duplicate field ", d.key);
+  }
+
+  bool quantity(json::value& v) {
+    std::string text;
+    if (v.is_string())
+      text = trim_go_space(v.get_string());
+    else if (v.is_number())
+      text = number_text(v);
+    else
+      text = json::serialize(v);  // true, [..], {..}: what UnmarshalJSON would parse, and refuse
+    auto q = api::Quantity::parse(text);
+    if (!q) return stop(q.error());
+    std::string out = q->to_string();
+    if (!v.is_string() || v.get_string() != out) v = json::string(out);
+    return true;
+  }
+
+  bool walk(json::value& v, const Shape& s) {
     if (v.is_null()) return true;  // null leaves a Go field at its zero value
     switch (s.kind) {
       case Shape::Kind::Any:
         return true;
       case Shape::Kind::String:
+        return v.is_string() || mismatch(v, s, false);
+      case Shape::Kind::Bytes:
+        if (!v.is_string()) return mismatch(v, s, false);
+        if (auto e = base64_error(v.get_string()); e && !saved) saved = std::move(*e);
+        return true;
       case Shape::Kind::Time:
-        return v.is_string() || fail(v, s);
+      case Shape::Kind::MicroTime:
+        // metav1.Time's UnmarshalJSON: a string, then time.Parse; its errors end the decode.
+        if (!v.is_string()) return stop(type_error(json_kind(v), "string"));
+        if (auto e = go_time_parse_error(v.get_string(), s.kind == Shape::Kind::MicroTime))
+          return stop(std::move(*e));
+        return true;
       case Shape::Kind::Quantity:
-        return v.is_string() || v.is_number() || fail(v, s);  // numbers are read by their text
+        return quantity(v);
       case Shape::Kind::IntOrString:
-        return v.is_string() || v.is_int64() || v.is_uint64() || fail(v, s);
+        // A string, or what json.Unmarshal takes into an int32.
+        if (v.is_string()) return true;
+        if ((v.is_int64() && v.get_int64() >= INT32_MIN && v.get_int64() <= INT32_MAX) ||
+            (v.is_uint64() && v.get_uint64() <= INT32_MAX))
+          return true;
+        return stop(
+            type_error(v.is_number() ? "number " + number_text(v) : std::string(json_kind(v)), "int32"));
       case Shape::Kind::Bool:
-        return v.is_bool() || fail(v, s);
+        return v.is_bool() || mismatch(v, s, false);
       case Shape::Kind::Int32:
         if (v.is_int64() && v.get_int64() >= INT32_MIN && v.get_int64() <= INT32_MAX) return true;
         if (v.is_uint64() && v.get_uint64() <= INT32_MAX) return true;
-        return fail(v, s);
+        return mismatch(v, s, true);
       case Shape::Kind::Int64:
-        return v.is_int64() || (v.is_uint64() && v.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX)) || fail(v, s);
+        return v.is_int64() || (v.is_uint64() && v.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX)) ||
+               mismatch(v, s, true);
+      case Shape::Kind::Float:
+        return v.is_number() || mismatch(v, s, true);
       case Shape::Kind::OpaqueObject:
-        return v.is_object() || fail(v, s);
+        return v.is_object() || mismatch(v, s, false);
       case Shape::Kind::Array: {
-        if (!v.is_array()) return fail(v, s);
+        if (!v.is_array()) return mismatch(v, s, false);
         if (!s.elem) return true;
-        for (const auto& e : v.get_array())
-          if (!walk(e, *s.elem)) return false;
+        std::size_t i = 0;
+        for (auto& e : v.get_array()) {
+          path_.push_back(Seg{{}, {}, i++, Seg::Index});
+          bool go_on = walk(e, *s.elem);
+          path_.pop_back();
+          if (!go_on) return false;
+        }
         return true;
       }
       case Shape::Kind::Map: {
-        if (!v.is_object()) return fail(v, s);
-        for (const auto& kv : v.get_object())
-          if (!walk(kv.value(), *s.elem)) return false;
+        if (!v.is_object()) return mismatch(v, s, false);
+        if (dups_ && collect_strict_) report_duplicates(nullptr);
+        for (auto& kv : v.get_object()) {
+          path_.push_back(Seg{kv.key(), {}, 0, Seg::Key});
+          bool go_on = walk(kv.value(), *s.elem);
+          path_.pop_back();
+          if (!go_on) return false;
+        }
         return true;
       }
       case Shape::Kind::Struct:
-        return v.is_object() ? walk_struct(v.get_object(), s) : fail(v, s);
+        return v.is_object() ? walk_struct(v.get_object(), s) : mismatch(v, s, false);
     }
     return true;
   }
 
-  bool walk_struct(const json::object& o, const Shape& s) {
-    const std::string* saved_struct = struct_name;
-    for (const auto& kv : o) {
-      auto it = s.fields.find(std::string_view(kv.key()));
-      if (it == s.fields.end()) continue;  // not modelled: kept as sent
-      struct_name = &s.struct_name;
-      path.push_back(kv.key());
-      if (!walk(kv.value(), *it->second)) return false;
-      path.pop_back();
-    }
-    struct_name = saved_struct;
-    return true;
-  }
+  const std::vector<DuplicateKey>* dups_;
+  bool collect_strict_;
+  std::vector<Seg> path_;
+  const std::string* struct_name_ = nullptr;
 };
 
 }  // namespace
 
-std::optional<std::string> check_field_types(const ResourceInfo& r, const json::object& obj) {
+TypedDecode decode_typed(const ResourceInfo& r, json::object& obj,
+                         const std::vector<DuplicateKey>* duplicates, bool collect_strict) {
+  TypedDecode out;
   const Shape* s = shapes().of_kind(r);
-  if (!s) return std::nullopt;
-  Walker w;
-  // The root is walked as the object it is (a json::value made from it would copy the whole tree).
-  if (s->kind == Shape::Kind::Struct ? w.walk_struct(obj, *s) : w.walk(json::value(obj), *s)) return std::nullopt;
-  return w.error;
+  if (!s || s->kind != Shape::Kind::Struct) return out;
+  Walker w(duplicates, collect_strict);
+  w.walk_struct(obj, *s);
+  if (w.abort)
+    out.error = std::move(w.abort);
+  else if (w.saved)
+    out.error = std::move(w.saved);
+  else
+    out.strict = std::move(w.strict);
+  return out;
 }
 
 }  // namespace ksched::apiserver

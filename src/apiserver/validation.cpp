@@ -1,10 +1,13 @@
 #include "apiserver/validation.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cctype>
 
 #include "apiserver/json_access.h"
 #include "apiserver/runtimeclass.h"
+#include "apiserver/validation_rules.h"
+#include "util/go_format.h"
 
 namespace ksched::apiserver {
 
@@ -139,12 +142,15 @@ ApiError invalid(const ResourceInfo& r, const std::string& name, std::vector<Cau
   ApiError e;
   e.code = 422;
   e.reason = "Invalid";
-  std::string list;
-  for (std::size_t i = 0; i < causes.size(); ++i) {
-    if (i) list += ", ";
-    list += causes[i].field + ": " + causes[i].message;
+  // field.ErrorList.ToAggregate: each distinct message once, several in brackets.
+  std::vector<std::string> msgs;
+  for (const auto& c : causes) {
+    std::string m = c.field + ": " + c.message;
+    if (std::find(msgs.begin(), msgs.end(), m) == msgs.end()) msgs.push_back(std::move(m));
   }
-  e.message = r.qualified_kind() + " \"" + name + "\" is invalid: " + (causes.size() > 1 ? "[" + list + "]" : list);
+  std::string list;
+  for (std::size_t i = 0; i < msgs.size(); ++i) list += (i ? ", " : "") + msgs[i];
+  e.message = r.qualified_kind() + " \"" + name + "\" is invalid: " + (msgs.size() > 1 ? "[" + list + "]" : list);
   e.name = name;
   e.group = r.group;
   e.kind = r.kind;
@@ -152,8 +158,10 @@ ApiError invalid(const ResourceInfo& r, const std::string& name, std::vector<Cau
   return e;
 }
 
-std::optional<ApiError> validate_object(const ResourceInfo& r, const json::object& obj, bool create) {
-  std::vector<Cause> causes;
+namespace {
+
+// ValidateObjectMeta: the name as the kind names it, labels, annotations.
+void object_meta(const ResourceInfo& r, const json::object& obj, std::vector<Cause>& causes) {
   const json::value* mv = obj.if_contains("metadata");
   static const json::object empty;
   const json::object& meta = mv && mv->is_object() ? mv->get_object() : empty;
@@ -197,38 +205,9 @@ std::optional<ApiError> validate_object(const ResourceInfo& r, const json::objec
     if (total > 262144)
       causes.push_back(Cause{"FieldValueTooLong", "Too long: must have at most 262144 bytes", "metadata.annotations"});
   }
-  if (r.kind == "Pod" && r.group.empty()) {
-    const json::value* sv = obj.if_contains("spec");
-    const json::value* cs = sv && sv->is_object() ? sv->get_object().if_contains("containers") : nullptr;
-    if (!cs || !cs->is_array() || cs->get_array().empty()) {
-      causes.push_back(Cause{"FieldValueRequired", "Required value", "spec.containers"});
-    } else {
-      std::size_t i = 0;
-      std::vector<std::string> seen;
-      for (const auto& c : cs->get_array()) {
-        std::string base = "spec.containers[" + std::to_string(i++) + "]";
-        if (!c.is_object()) continue;
-        std::string cn = str(c.get_object(), "name");
-        if (cn.empty())
-          causes.push_back(Cause{"FieldValueRequired", "Required value", base + ".name"});
-        else if (!check_dns1123_label(cn).empty())
-          causes.push_back(invalid_cause(base + ".name", cn, check_dns1123_label(cn)));
-        else {
-          for (const auto& s : seen)
-            if (s == cn) causes.push_back(Cause{"FieldValueDuplicate", "Duplicate value: " + quote_json(cn), base + ".name"});
-          seen.push_back(cn);
-        }
-        if (str(c.get_object(), "image").empty() && create)
-          causes.push_back(Cause{"FieldValueRequired", "Required value", base + ".image"});
-      }
-    }
-  }
-  if (r.plural == "priorityclasses") priority_class(obj, name, causes);
-  if (r.group == "node.k8s.io" && r.kind == "RuntimeClass")
-    for (auto& c : validate_runtime_class(obj)) causes.push_back(std::move(c));
-  if (causes.empty()) return std::nullopt;
-  return invalid(r, name, std::move(causes));
 }
+
+}  // namespace
 
 namespace {
 
@@ -428,15 +407,352 @@ void priority_class_update(const json::object& pc, const json::object& old, std:
 
 }  // namespace
 
-std::optional<ApiError> validate_update(const ResourceInfo& r, const json::object& obj, const json::object& old) {
-  if (auto e = validate_object(r, obj, false)) return e;
+// ---------------------------------------------------------------- the kinds' rules
+namespace {
+
+using rules::child;
+using rules::Errors;
+
+const json::object& member_or_empty(const json::object& o, std::string_view k) { return member_object(o, k); }
+
+// The pod template of a workload kind ("spec.template" or "template").
+void pod_template(Errors& e, const json::object* tmpl, const std::string& path) {
+  if (!tmpl) return;
+  if (const json::object* spec = rules::obj(*tmpl, "spec")) rules::pod_spec(e, *spec, child(path, "spec"), false);
+}
+
+void replicas(Errors& e, const json::object& spec, const std::string& path) {
+  if (auto n = rules::int_of(spec, "replicas"); n && *n < 0) e.invalid_int(path, *n, "must be greater than or equal to 0");
+}
+
+// ValidatePodCreate / ValidatePodUpdate's own part (the spec), for create and every update.
+void pod(Errors& e, const json::object& pod, bool create) {
+  const json::object& spec = member_or_empty(pod, "spec");
+  rules::pod_spec(e, spec, "spec", true);
+  if (!create) return;
+  if (const json::array* ec = rules::arr(spec, "ephemeralContainers"); ec && !ec->empty())
+    e.forbidden("spec.ephemeralContainers", "cannot be set on create");
+  if (const json::array* g = rules::arr(spec, "schedulingGates"); g && !g->empty() && !rules::sv(spec, "nodeName").empty())
+    e.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared");
+}
+
+// ValidateNode / ValidateNodeUpdate: taints (upstream words their path "metadata.taints"), and
+// every capacity and allocatable quantity.
+void node(Errors& e, const json::object& node) {
+  const json::object& spec = member_or_empty(node, "spec");
+  if (const json::array* taints = rules::arr(spec, "taints")) {
+    std::vector<std::pair<std::string_view, std::string_view>> seen;  // (effect, key)
+    for (std::size_t i = 0; i < taints->size(); ++i) {
+      if (!(*taints)[i].is_object()) continue;
+      const json::object& t = (*taints)[i].get_object();
+      std::string p = rules::index("metadata.taints", i);
+      std::string_view key = rules::sv(t, "key"), value = rules::sv(t, "value"), effect = rules::sv(t, "effect");
+      rules::each(e, rules::qualified_name(key), child(p, "key"), key);
+      std::vector<std::string> verrs = rules::label_value(value);
+      if (!verrs.empty()) {
+        std::string joined;
+        for (const auto& m : verrs) joined.append(joined.empty() ? "" : ";").append(m);
+        e.invalid_str(child(p, "value"), value, joined);
+      }
+      rules::taint_effect(e, effect, false, child(p, "effect"));
+      if (std::find(seen.begin(), seen.end(), std::pair{effect, key}) != seen.end()) {
+        e.duplicate(p, json::serialize(t), "taints must be unique by key and effect pair");
+        continue;
+      }
+      seen.emplace_back(effect, key);
+    }
+  }
+  const json::object& status = member_or_empty(node, "status");
+  for (std::string_view list : {"capacity", "allocatable"})
+    if (const json::object* l = rules::obj(status, list))
+      for (const auto& kv : *l)
+        rules::resource_quantity_value(e, kv.key(), kv.value(), "status." + std::string(list) + "." + std::string(kv.key()));
+}
+
+void quota_list(Errors& e, const json::object* l, const std::string& path) {
+  if (!l) return;
+  for (const auto& kv : *l) {
+    std::string p = rules::key(path, kv.key());
+    rules::resource_name(e, kv.key(), p, rules::ResourceNames::Quota);
+    rules::resource_quantity_value(e, kv.key(), kv.value(), p);
+  }
+}
+
+void resource_quota(Errors& e, const json::object& rq, bool status_only) {
+  if (!status_only) quota_list(e, rules::obj(member_or_empty(rq, "spec"), "hard"), "spec.hard");
+  const json::object& status = member_or_empty(rq, "status");
+  quota_list(e, rules::obj(status, "hard"), "status.hard");
+  quota_list(e, rules::obj(status, "used"), "status.used");
+}
+
+// ValidateLimitRange: type names, resource names, and the order of min, defaults and max.
+void limit_range(Errors& e, const json::object& lr) {
+  const json::array* limits = rules::arr(member_or_empty(lr, "spec"), "limits");
+  if (!limits) return;
+  std::vector<std::string_view> types;
+  for (std::size_t i = 0; i < limits->size(); ++i) {
+    if (!(*limits)[i].is_object()) continue;
+    const json::object& l = (*limits)[i].get_object();
+    std::string p = rules::index("spec.limits", i);
+    std::string_view type = rules::sv(l, "type");
+    std::vector<std::string> terrs = rules::qualified_name(type);
+    rules::each(e, terrs, child(p, "type"), type);
+    if (terrs.empty() && type.find('/') == std::string_view::npos && type != "Pod" && type != "Container" &&
+        type != "PersistentVolumeClaim")
+      e.invalid_str(child(p, "type"), type, "must be a standard limit type or fully qualified");
+    if (std::find(types.begin(), types.end(), type) != types.end()) e.duplicate(child(p, "type"), util::go_quote(type));
+    types.push_back(type);
+    const auto names = type == "Pod" || type == "Container" ? rules::ResourceNames::Container : rules::ResourceNames::Any;
+    std::vector<std::string_view> keys;
+    auto names_of = [&](std::string_view f) {
+      if (const json::object* m = rules::obj(l, f))
+        for (const auto& kv : *m) {
+          rules::resource_name(e, kv.key(), rules::key(child(p, f), kv.key()), names);
+          if (std::find(keys.begin(), keys.end(), kv.key()) == keys.end()) keys.push_back(kv.key());
+        }
+    };
+    names_of("max");
+    names_of("min");
+    if (type == "Pod") {
+      for (std::string_view f : {"default", "defaultRequest"})
+        if (const json::object* m = rules::obj(l, f); m && !m->empty())
+          e.forbidden(child(p, f), "may not be specified when `type` is 'Pod'");
+    } else {
+      names_of("default");
+      names_of("defaultRequest");
+    }
+    if (type == "PersistentVolumeClaim" && !(rules::obj(l, "min") && rules::obj(l, "min")->contains("storage")) &&
+        !(rules::obj(l, "max") && rules::obj(l, "max")->contains("storage")))
+      e.required(child(p, "limits"), "either minimum or maximum storage value is required, but neither was provided");
+    names_of("maxLimitRequestRatio");
+    auto q = [&](std::string_view f, std::string_view k) -> std::optional<api::Quantity> {
+      if (type == "Pod" && (f == "default" || f == "defaultRequest")) return std::nullopt;
+      const json::object* m = rules::obj(l, f);
+      const json::value* v = m ? m->if_contains(k) : nullptr;
+      return v ? rules::quantity_of(*v) : std::nullopt;
+    };
+    for (std::string_view k : keys) {
+      auto min = q("min", k), max = q("max", k), def = q("default", k), req = q("defaultRequest", k),
+           ratio = q("maxLimitRequestRatio", k);
+      auto path = [&](std::string_view f) { return rules::key(child(p, f), k); };
+      auto str = [](const api::Quantity& x) { return util::go_quote(x.to_string()); };
+      if (min && max && *min > *max)
+        e.invalid(path("min"), str(*min), "min value " + min->to_string() + " is greater than max value " + max->to_string());
+      if (req && min && *min > *req)
+        e.invalid(path("defaultRequest"), str(*req),
+                  "min value " + min->to_string() + " is greater than default request value " + req->to_string());
+      if (req && max && *req > *max)
+        e.invalid(path("defaultRequest"), str(*req),
+                  "default request value " + req->to_string() + " is greater than max value " + max->to_string());
+      if (req && def && *req > *def)
+        e.invalid(path("defaultRequest"), str(*req),
+                  "default request value " + req->to_string() + " is greater than default limit value " + def->to_string());
+      if (def && min && *min > *def)
+        e.invalid(path("default"), str(*min), "min value " + min->to_string() + " is greater than default value " + def->to_string());
+      if (def && max && *def > *max)
+        e.invalid(path("default"), str(*max), "default value " + def->to_string() + " is greater than max value " + max->to_string());
+      if (ratio && *ratio < api::Quantity::from_int(1))
+        e.invalid(path("maxLimitRequestRatio"), str(*ratio), "ratio " + ratio->to_string() + " is less than 1");
+    }
+  }
+}
+
+// ValidatePersistentVolumeClaimSpec's access modes and storage request.
+void pvc_spec(Errors& e, const json::object& spec, const std::string& path) {
+  const json::array* modes = rules::arr(spec, "accessModes");
+  if (!modes || modes->empty()) e.required(child(path, "accessModes"), "at least 1 access mode is required");
+  bool once_pod = false, other = false;
+  if (modes)
+    for (const auto& m : *modes) {
+      std::string_view v = m.is_string() ? std::string_view(m.get_string()) : std::string_view();
+      bool known = v == "ReadOnlyMany" || v == "ReadWriteMany" || v == "ReadWriteOnce" || v == "ReadWriteOncePod";
+      if (!known)
+        e.not_supported(child(path, "accessModes"), util::go_quote(v),
+                        {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"});
+      if (v == "ReadWriteOncePod")
+        once_pod = true;
+      else if (known)
+        other = true;
+    }
+  if (once_pod && other) e.forbidden(child(path, "accessModes"), "may not use ReadWriteOncePod with other access modes");
+  if (const json::object* sel = rules::obj(spec, "selector")) rules::label_selector(e, *sel, child(path, "selector"));
+  const json::object* requests = rules::obj(member_or_empty(spec, "resources"), "requests");
+  const json::value* storage = requests ? requests->if_contains("storage") : nullptr;
+  std::string sp = rules::key(child(path, "resources"), "storage");
+  if (!storage) {
+    e.required(sp);
+  } else if (auto q = rules::quantity_of(*storage); q && q->sign() <= 0) {
+    e.invalid_str(sp, q->to_string(), "must be greater than zero");
+  }
+  if (rules::has(spec, "volumeMode") && rules::sv(spec, "volumeMode") != "Block" && rules::sv(spec, "volumeMode") != "Filesystem")
+    e.not_supported(child(path, "volumeMode"), util::go_quote(rules::sv(spec, "volumeMode")), {"Block", "Filesystem"});
+}
+
+// Go's len() of a []byte member: the decoded length of its base64 text.
+std::size_t decoded_size(std::string_view b64) {
+  std::size_t n = 0, pad = 0;
+  for (char c : b64) {
+    if (c == '\r' || c == '\n') continue;
+    ++n;
+    if (c == '=') ++pad;
+  }
+  return n / 4 * 3 - pad;
+}
+
+constexpr std::size_t kMaxSecretSize = 1024 * 1024;
+
+void config_map(Errors& e, const json::object& cm) {
+  std::size_t total = 0;
+  const json::object* binary = rules::obj(cm, "binaryData");
+  if (const json::object* data = rules::obj(cm, "data"))
+    for (const auto& kv : *data) {
+      std::string p = rules::key("data", kv.key());
+      rules::each(e, rules::config_map_key(kv.key()), p, kv.key());
+      if (binary && binary->contains(kv.key())) e.invalid_str(p, kv.key(), "duplicate of key present in binaryData");
+      if (kv.value().is_string()) total += kv.value().get_string().size();
+    }
+  if (binary)
+    for (const auto& kv : *binary) {
+      rules::each(e, rules::config_map_key(kv.key()), rules::key("binaryData", kv.key()), kv.key());
+      if (kv.value().is_string()) total += decoded_size(kv.value().get_string());
+    }
+  if (total > kMaxSecretSize) e.too_long("", kMaxSecretSize);
+}
+
+void secret(Errors& e, const json::object& s) {
+  std::size_t total = 0;
+  const json::object* data = rules::obj(s, "data");
+  if (data)
+    for (const auto& kv : *data) {
+      rules::each(e, rules::config_map_key(kv.key()), rules::key("data", kv.key()), kv.key());
+      if (kv.value().is_string()) total += decoded_size(kv.value().get_string());
+    }
+  if (total > kMaxSecretSize) e.too_long("data", kMaxSecretSize);
+  std::string_view type = rules::sv(s, "type");
+  auto need = [&](std::string_view k) {
+    if (!data || !data->contains(k)) e.required(rules::key("data", k));
+  };
+  if (type == "kubernetes.io/service-account-token") {
+    const json::object* ann = rules::obj(member_or_empty(s, "metadata"), "annotations");
+    if (!ann || rules::sv(*ann, "kubernetes.io/service-account.name").empty())
+      e.required(rules::key("metadata.annotations", "kubernetes.io/service-account.name"));
+  } else if (type == "kubernetes.io/dockercfg") {
+    need(".dockercfg");
+  } else if (type == "kubernetes.io/dockerconfigjson") {
+    need(".dockerconfigjson");
+  } else if (type == "kubernetes.io/basic-auth") {
+    if (!data || (!data->contains("username") && !data->contains("password"))) {
+      e.required(rules::key("data", "username"));
+      e.required(rules::key("data", "password"));
+    }
+  } else if (type == "kubernetes.io/ssh-auth") {
+    const json::value* k = data ? data->if_contains("ssh-privatekey") : nullptr;
+    if (!k || !k->is_string() || k->get_string().empty()) e.required(rules::key("data", "ssh-privatekey"));
+  } else if (type == "kubernetes.io/tls") {
+    need("tls.crt");
+    need("tls.key");
+  }
+}
+
+// ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object keeps its data.
+void immutable_data(Errors& e, const json::object& obj, const json::object& old, std::initializer_list<std::string_view> fields) {
+  const json::value* was = old.if_contains("immutable");
+  if (!was || !was->is_bool() || !was->get_bool()) return;
+  const json::value* now = obj.if_contains("immutable");
+  if (!now || !now->is_bool() || !now->get_bool()) e.forbidden("immutable", "field is immutable when `immutable` is set");
+  for (std::string_view f : fields) {
+    const json::object& a = member_or_empty(obj, f);
+    const json::object& b = member_or_empty(old, f);
+    if (a != b) e.forbidden(std::string(f), "field is immutable when `immutable` is set");
+  }
+}
+
+// The kind's own rules beyond metadata, the same on create and update (`create` only adds what
+// upstream checks on create alone).
+void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std::string_view sub, Errors& e) {
+  const std::string& k = r.kind;
+  if (r.group.empty()) {
+    if (k == "Pod") {
+      if (sub.empty()) pod(e, obj, create);
+    } else if (k == "Node") {
+      node(e, obj);
+    } else if (k == "PodTemplate") {
+      pod_template(e, rules::obj(obj, "template"), "template");
+    } else if (k == "ReplicationController") {
+      const json::object& spec = member_or_empty(obj, "spec");
+      replicas(e, spec, "spec.replicas");
+      pod_template(e, rules::obj(spec, "template"), "spec.template");
+    } else if (k == "ResourceQuota") {
+      resource_quota(e, obj, sub == "status");
+    } else if (k == "LimitRange") {
+      limit_range(e, obj);
+    } else if (k == "PersistentVolumeClaim") {
+      if (sub.empty()) pvc_spec(e, member_or_empty(obj, "spec"), "spec");
+    } else if (k == "PersistentVolume") {
+      const json::object* cap = rules::obj(member_or_empty(obj, "spec"), "capacity");
+      const json::value* storage = cap ? cap->if_contains("storage") : nullptr;
+      if (!storage)
+        e.required(rules::key("spec.capacity", "storage"));
+      else if (auto q = rules::quantity_of(*storage); q && q->sign() <= 0)
+        e.invalid_str(rules::key("spec.capacity", "storage"), q->to_string(), "must be greater than zero");
+      if (cap)
+        for (const auto& kv : *cap) {
+          if (kv.key() != "storage") e.not_supported(rules::key("spec.capacity", kv.key()), util::go_quote(kv.key()), {"storage"});
+          rules::resource_quantity_value(e, kv.key(), kv.value(), rules::key("spec.capacity", kv.key()));
+        }
+    } else if (k == "ConfigMap") {
+      config_map(e, obj);
+    } else if (k == "Secret") {
+      secret(e, obj);
+    }
+    return;
+  }
+  if (r.group == "apps" && (k == "Deployment" || k == "ReplicaSet" || k == "StatefulSet" || k == "DaemonSet")) {
+    const json::object& spec = member_or_empty(obj, "spec");
+    if (k != "DaemonSet") replicas(e, spec, "spec.replicas");
+    if (sub.empty()) pod_template(e, rules::obj(spec, "template"), "spec.template");
+  } else if (r.group == "batch" && (k == "Job" || k == "CronJob")) {
+    const json::object* spec = rules::obj(obj, "spec");
+    std::string path = "spec";
+    if (spec && k == "CronJob") {
+      spec = rules::obj(member_or_empty(*spec, "jobTemplate"), "spec");
+      path = "spec.jobTemplate.spec";
+    }
+    if (spec && sub.empty()) pod_template(e, rules::obj(*spec, "template"), path + ".template");
+  }
+}
+
+}  // namespace
+
+std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object& obj, const json::object* old,
+                                       std::string_view subresource) {
+  const bool create = old == nullptr;
   std::vector<Cause> causes;
-  if (r.group.empty() && r.kind == "Pod") pod_update(obj, old, causes);
-  if (r.group == "scheduling.k8s.io" && r.kind == "PriorityClass") priority_class_update(obj, old, causes);
-  if (r.group == "node.k8s.io" && r.kind == "RuntimeClass") {
-    // validate_object reported the rest; only the handler's immutability is new here.
-    for (auto& c : validate_runtime_class_update(obj, old))
-      if (c.message.ends_with("field is immutable")) causes.push_back(std::move(c));
+  object_meta(r, obj, causes);
+  if (r.plural == "priorityclasses") priority_class(obj, str(member_object(obj, "metadata"), "name"), causes);
+  if (r.group == "node.k8s.io" && r.kind == "RuntimeClass")
+    for (auto& c : validate_runtime_class(obj)) causes.push_back(std::move(c));
+  Errors e;
+  kind_rules(r, obj, create, subresource, e);
+  for (auto& c : e.causes) causes.push_back(std::move(c));
+  // What an update may not change (checked on the main resource; a status write keeps the spec).
+  if (old && subresource.empty()) {
+    if (r.group.empty() && r.kind == "Pod") pod_update(obj, *old, causes);
+    if (r.group == "scheduling.k8s.io" && r.kind == "PriorityClass") priority_class_update(obj, *old, causes);
+    if (r.group == "node.k8s.io" && r.kind == "RuntimeClass")
+      for (auto& c : validate_runtime_class_update(obj, *old))
+        if (c.message.ends_with("field is immutable")) causes.push_back(std::move(c));
+    if (r.group.empty() && r.kind == "ConfigMap") {
+      Errors u;
+      immutable_data(u, obj, *old, {"data", "binaryData"});
+      for (auto& c : u.causes) causes.push_back(std::move(c));
+    }
+    if (r.group.empty() && r.kind == "Secret") {
+      Errors u;
+      if (str(obj, "type") != str(*old, "type")) u.invalid_str("type", str(obj, "type"), "field is immutable");
+      immutable_data(u, obj, *old, {"data"});
+      for (auto& c : u.causes) causes.push_back(std::move(c));
+    }
   }
   if (causes.empty()) return std::nullopt;
   return invalid(r, str(member_object(obj, "metadata"), "name"), std::move(causes));

@@ -5,6 +5,7 @@
 #include <boost/json/fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apiserver/resources.h"
@@ -12,12 +13,12 @@
 
 namespace ksched::apiserver {
 
-// Validates an object about to be created (create = true) or the new state of an update.
-std::optional<ApiError> validate_object(const ResourceInfo& r, const boost::json::object& obj, bool create);
-// Validates an update: the object itself, then what the kind forbids changing relative to `old`
-// (pod spec fields, PriorityClass value and preemptionPolicy).
-std::optional<ApiError> validate_update(const ResourceInfo& r, const boost::json::object& obj,
-                                        const boost::json::object& old);
+// Validates an object about to be stored, as upstream's strategies do: the kind's rules on the new
+// object whether it is created (`old` null) or updated, then on an update what the kind may not
+// change relative to `old` (pod spec fields, PriorityClass value, immutable ConfigMaps, ...). A
+// write to the status subresource skips the rules of the parts it cannot change.
+std::optional<ApiError> validate_write(const ResourceInfo& r, const boost::json::object& obj, const boost::json::object* old,
+                                       std::string_view subresource);
 // Builds the Invalid error "Kind \"name\" is invalid: ..." from causes.
 ApiError invalid(const ResourceInfo& r, const std::string& name, std::vector<Cause> causes);
 

@@ -9,10 +9,12 @@
 #include <fmt/format.h>
 
 #include "api/apps.h"
+#include "api/codec.h"
 #include "api/core.h"
 #include "api/scheduling.h"
 #include "client/rest.h"
 #include "informer/factory.h"
+#include "controllers/controller_manager.h"
 #include "localcluster/local_cluster.h"
 
 namespace ksched::localcluster {
@@ -182,6 +184,18 @@ util::Result<DemoReport> run_demo(LocalCluster& cluster, const DemoOptions& opts
     ++rep.created;
   }
 
+  // The web tier: a Deployment's 60 pods spread across zones. With controllers running, the
+  // Deployment creates its ReplicaSet and pods; without, the demo writes all three itself.
+  api::Pod web = pod(ns, "web", "web", "250m", "256Mi");
+  {
+    api::TopologySpreadConstraint tsc;
+    tsc.maxSkew = 1;
+    tsc.topologyKey = kZoneLabel;
+    tsc.whenUnsatisfiable = "DoNotSchedule";
+    tsc.labelSelector = app_selector("web");
+    web.spec.topologySpreadConstraints.push_back(tsc);
+  }
+  const std::string web_template = R"({"metadata":{"labels":{"app":"web"}},"spec":)" + api::encode(web.spec) + "}";
   api::Deployment dep;
   dep.apiVersion = "apps/v1";
   dep.kind = "Deployment";
@@ -189,36 +203,33 @@ util::Result<DemoReport> run_demo(LocalCluster& cluster, const DemoOptions& opts
   dep.metadata.namespace_ = ns;
   dep.spec.replicas = 60;
   dep.spec.selector = app_selector("web");
-  dep.spec.extra.fields.push_back(
-      {"template", R"({"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}})"});
+  dep.spec.extra.fields.push_back({"template", web_template});
   if (auto r = create(c, dep, true); !r) return util::make_error(r.error());
-  api::ReplicaSet rs;
-  rs.apiVersion = "apps/v1";
-  rs.kind = "ReplicaSet";
-  rs.metadata.name = "web-5d8f7b";
-  rs.metadata.namespace_ = ns;
-  rs.spec.replicas = 60;
-  rs.spec.selector = app_selector("web");
-  rs.spec.extra.fields.push_back(
-      {"template", R"({"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}})"});
-  if (auto r = create(c, rs, true); !r) return util::make_error(r.error());
-  for (int i = 0; i < 60; ++i) {
-    auto p = pod(ns, "web-5d8f7b-" + std::to_string(i), "web", "250m", "256Mi");
-    api::OwnerReference o;
-    o.apiVersion = "apps/v1";
-    o.kind = "ReplicaSet";
-    o.name = rs.metadata.name;
-    o.uid = "demo-web-rs";
-    o.controller = true;
-    p.metadata.ownerReferences.push_back(o);
-    api::TopologySpreadConstraint tsc;
-    tsc.maxSkew = 1;
-    tsc.topologyKey = kZoneLabel;
-    tsc.whenUnsatisfiable = "DoNotSchedule";
-    tsc.labelSelector = app_selector("web");
-    p.spec.topologySpreadConstraints.push_back(tsc);
-    if (auto r = create(c, p); !r) return util::make_error(r.error());
-    ++rep.created;
+  if (cluster.controller_manager()) {
+    rep.created += 60;
+  } else {
+    api::ReplicaSet rs;
+    rs.apiVersion = "apps/v1";
+    rs.kind = "ReplicaSet";
+    rs.metadata.name = "web-5d8f7b";
+    rs.metadata.namespace_ = ns;
+    rs.spec.replicas = 60;
+    rs.spec.selector = app_selector("web");
+    rs.spec.extra.fields.push_back({"template", web_template});
+    if (auto r = create(c, rs, true); !r) return util::make_error(r.error());
+    for (int i = 0; i < 60; ++i) {
+      auto p = web;
+      p.metadata.name = "web-5d8f7b-" + std::to_string(i);
+      api::OwnerReference o;
+      o.apiVersion = "apps/v1";
+      o.kind = "ReplicaSet";
+      o.name = rs.metadata.name;
+      o.uid = "demo-web-rs";
+      o.controller = true;
+      p.metadata.ownerReferences.push_back(o);
+      if (auto r = create(c, p); !r) return util::make_error(r.error());
+      ++rep.created;
+    }
   }
 
   for (int i = 0; i < 20; ++i) {

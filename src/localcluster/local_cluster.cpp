@@ -2,6 +2,7 @@
 
 #include "apiserver/server.h"
 #include "client/rest.h"
+#include "controllers/controller_manager.h"
 #include "nodesim/simulator.h"
 #include "scheduler/app/app.h"
 #include "scheduler/config/defaults.h"
@@ -16,9 +17,21 @@ struct LocalCluster::Impl {
   client::RestConfig rest;
   std::shared_ptr<client::RestClient> client;
   std::unique_ptr<nodesim::Simulator> simulator;
+  std::unique_ptr<controllers::ControllerManager> controllers;
   std::unique_ptr<scheduler::app::SchedulerApp> scheduler;
   bool stopped = false;
 };
+
+namespace {
+
+// The admin configuration with the component's token: same server, CA, limits and transport.
+client::RestConfig component_rest(const LocalCluster::Impl& im, std::string_view component) {
+  client::RestConfig c = im.rest;
+  c.bearer_token = im.server->component_token(component);
+  return c;
+}
+
+}  // namespace
 
 LocalCluster::LocalCluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
@@ -37,6 +50,7 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   so.node_template = opts.node_template;
   so.data_dir = opts.data_dir;
   so.etcd_servers = opts.etcd_servers;
+  so.controller_manager = !opts.controllers.empty();
   im->server = std::make_unique<apiserver::Server>(so);
   if (auto r = im->server->start(); !r) return util::make_error("starting the API server: " + r.error());
 
@@ -52,10 +66,23 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   im->client = *c;
 
   if (opts.run_node_simulator) {
-    auto sim_client = client::RestClient::create(im->rest);
+    auto sim_client = client::RestClient::create(component_rest(*im, "node-simulator"));
     if (!sim_client) return util::make_error("building the node simulator's client: " + sim_client.error());
-    im->simulator = std::make_unique<nodesim::Simulator>(*sim_client);
+    nodesim::Options no;
+    no.zones = opts.node_zones;
+    no.region = opts.node_region;
+    im->simulator = std::make_unique<nodesim::Simulator>(*sim_client, no);
     im->simulator->start();
+  }
+
+  if (!opts.controllers.empty()) {
+    auto cm_client = client::RestClient::create(component_rest(*im, "kube-controller-manager"));
+    if (!cm_client) return util::make_error("building the controllers' client: " + cm_client.error());
+    controllers::ControllerManagerOptions co;
+    co.controllers = opts.controllers;
+    auto cm = controllers::ControllerManager::start(*cm_client, co);
+    if (!cm) return util::make_error("starting the controllers: " + cm.error());
+    im->controllers = std::move(*cm);
   }
 
   if (opts.run_scheduler) {
@@ -72,15 +99,13 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
       ao.cfg.clientConnection.burst = 10000;
     }
     ao.cfg.leaderElection.leaderElect = false;  // one scheduler in this process
-    ao.rest = im->rest;
+    ao.rest = component_rest(*im, "kube-scheduler");
     ao.rest.user_agent.clear();
     ao.serve = opts.scheduler_secure_port >= 0;
     // /metrics and /configz are authorized by the local API server (TokenReview and
-    // SubjectAccessReview), so the admin token from the kubeconfig can read them.
-    if (!opts.kubeconfig_out.empty()) {
-      ao.authentication_kubeconfig = opts.kubeconfig_out;
-      ao.authorization_kubeconfig = opts.kubeconfig_out;
-    }
+    // SubjectAccessReview, which system:kube-scheduler may create), so the admin token from the
+    // kubeconfig can read them.
+    ao.delegation_rest = ao.rest;
     ao.serving.bind_address = "127.0.0.1";
     ao.serving.port = static_cast<std::uint16_t>(std::max(0, opts.scheduler_secure_port));
     auto app = scheduler::app::SchedulerApp::create(std::move(ao));
@@ -100,14 +125,19 @@ void LocalCluster::stop() {
     impl_->scheduler->wait();
     impl_->scheduler.reset();
   }
+  if (impl_->controllers) impl_->controllers->stop();
   if (impl_->simulator) impl_->simulator->stop();
   impl_->server->stop();
 }
 
 const client::RestConfig& LocalCluster::rest_config() const { return impl_->rest; }
+client::RestConfig LocalCluster::component_rest_config(std::string_view component) const {
+  return component_rest(*impl_, component);
+}
 std::shared_ptr<client::RestClient> LocalCluster::client() const { return impl_->client; }
 std::string LocalCluster::kubeconfig() const { return impl_->server->kubeconfig(); }
 std::string LocalCluster::url() const { return impl_->server->url(); }
 scheduler::app::SchedulerApp* LocalCluster::scheduler_app() const { return impl_->scheduler.get(); }
+controllers::ControllerManager* LocalCluster::controller_manager() const { return impl_->controllers.get(); }
 
 }  // namespace ksched::localcluster

@@ -1,10 +1,13 @@
 // A local cluster in one process: the embedded API server, simulated nodes kept by the kubelet
-// stand-in, and optionally ksched's scheduler, all talking over loopback TLS like separate processes.
+// stand-in, the controllers of kube-controller-manager and ksched's scheduler, all talking over
+// loopback TLS like separate processes, each with its own identity and RBAC bindings (never the
+// admin token).
 // Used by `ksched up` and `ksched bench`.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "client/config.h"
@@ -15,6 +18,9 @@ class RestClient;
 }
 namespace ksched::scheduler::app {
 class SchedulerApp;
+}
+namespace ksched::controllers {
+class ControllerManager;
 }
 
 namespace ksched::localcluster {
@@ -27,6 +33,12 @@ struct LocalClusterOptions {
   bool run_scheduler = true;         // ksched's scheduler in-process
   std::string scheduler_config;      // KubeSchedulerConfiguration file; "" = defaults
   bool run_node_simulator = true;    // kubelet stand-in (pods -> Running)
+  // kube-controller-manager's controllers (src/controllers), as its --controllers list: "*" all,
+  // "name" one, "-name" not that one. Empty: none run (the server then deletes a namespace's
+  // content itself and ignores propagationPolicy).
+  std::vector<std::string> controllers{"*"};
+  std::vector<std::string> node_zones;  // the kubelet stand-in's topology.kubernetes.io/zone values
+  std::string node_region;              // and topology.kubernetes.io/region
   std::size_t watch_history = 200000;
   std::string data_dir;              // durable store here ("" = memory only, lost at exit)
   std::vector<std::string> etcd_servers;  // etcd mode: objects in this etcd (data_dir then keeps credentials)
@@ -39,11 +51,16 @@ class LocalCluster {
   ~LocalCluster();  // stops everything
 
   void stop();
+  // The admin's client configuration (what tools and `kubectl` use).
   const client::RestConfig& rest_config() const;
+  // A component's own identity (apiserver/components.h: "kube-scheduler", "kube-controller-manager",
+  // "node-simulator"), with the admin configuration's limits and transport settings.
+  client::RestConfig component_rest_config(std::string_view component) const;
   std::shared_ptr<client::RestClient> client() const;
   std::string kubeconfig() const;
   std::string url() const;
   scheduler::app::SchedulerApp* scheduler_app() const;  // nullptr without an in-process scheduler
+  controllers::ControllerManager* controller_manager() const;  // nullptr without controllers
 
   struct Impl;
 

@@ -3,34 +3,109 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
+#include <queue>
+#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "api/codec.h"
-#include "api/core.h"
+#include "api/helpers.h"
 #include "informer/factory.h"
-#include "informer/workqueue.h"
 #include "util/log.h"
 #include "util/thread.h"
 
 namespace ksched::nodesim {
 
+namespace json = boost::json;
+using informer::Ptr;
+using Clock = std::chrono::steady_clock;
+
 namespace {
 
-using informer::Ptr;
+constexpr const char* kNodeIndex = "nodeName";
+constexpr std::size_t kBatch = 64;
 
-std::string rfc3339(std::chrono::system_clock::time_point t) {
-  auto secs = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+std::string rfc3339(std::chrono::system_clock::time_point t) { return api::format_rfc3339(api::to_time(t)); }
+std::string rfc3339_micro(std::chrono::system_clock::time_point t) {
+  return api::format_rfc3339(api::to_micro_time(t));
 }
 
-constexpr const char* kNodeIndex = "nodeName";
+// A number of seconds as written after `sleep` ("5", "0.5", "2s"); nullopt when it is not one.
+std::optional<std::chrono::milliseconds> parse_seconds(std::string_view s) {
+  if (!s.empty() && s.back() == 's') s.remove_suffix(1);
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || v < 0) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<std::int64_t>(v * 1000));
+}
+
+// The words of a container's command and args, shell scripts (`sh -c "..."`) split on spaces and
+// the separators a script uses.
+std::vector<std::string> words(const api::Container& c) {
+  std::vector<std::string> out;
+  auto split = [&](std::string_view s) {
+    std::string w;
+    for (char ch : s) {
+      if (ch == ' ' || ch == '\t' || ch == '\n' || ch == ';' || ch == '&' || ch == '|' || ch == '(' || ch == ')') {
+        if (!w.empty()) out.push_back(std::move(w));
+        w.clear();
+      } else {
+        w += ch;
+      }
+    }
+    if (!w.empty()) out.push_back(std::move(w));
+  };
+  for (const auto& s : c.command) split(s);
+  for (const auto& s : c.args) split(s);
+  return out;
+}
 
 }  // namespace
+
+PodRun pod_run(const api::Pod& pod, std::chrono::milliseconds default_run_time) {
+  PodRun r;
+  bool found_sleep = false, never = false;
+  std::chrono::milliseconds longest{0};
+  std::optional<int> exit_code;
+  for (const auto& c : pod.spec.containers) {
+    auto w = words(c);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      std::string_view base = w[i];
+      if (auto slash = base.rfind('/'); slash != std::string_view::npos) base = base.substr(slash + 1);
+      if (base == "sleep" && i + 1 < w.size()) {
+        if (w[i + 1] == "infinity") {
+          never = true;
+        } else if (auto s = parse_seconds(w[i + 1])) {
+          found_sleep = true;
+          longest = std::max(longest, *s);
+        }
+      } else if (base == "exit" && i + 1 < w.size()) {
+        int code = 0;
+        const auto& x = w[i + 1];
+        if (std::from_chars(x.data(), x.data() + x.size(), code).ec == std::errc() && !exit_code) exit_code = code;
+      } else if (i == 0 && base == "false" && !exit_code) {
+        exit_code = 1;
+      }
+    }
+  }
+  if (never) r.run_time = std::nullopt;
+  else r.run_time = found_sleep ? longest : default_run_time;
+  r.exit_code = exit_code.value_or(0);
+  if (auto v = pod.metadata.annotations.get(kRunSecondsAnnotation); !v.empty())
+    if (auto s = parse_seconds(v)) r.run_time = *s;
+  if (auto v = pod.metadata.annotations.get(kExitCodeAnnotation); !v.empty()) {
+    int code = 0;
+    if (std::from_chars(v.data(), v.data() + v.size(), code).ec == std::errc()) r.exit_code = code;
+  }
+  return r;
+}
 
 struct Simulator::Impl {
   std::shared_ptr<client::RestClient> c;
@@ -38,145 +113,91 @@ struct Simulator::Impl {
   std::unique_ptr<informer::SharedInformerFactory> factory;
   std::shared_ptr<informer::SharedIndexInformer<api::Node>> nodes;
   std::shared_ptr<informer::SharedIndexInformer<api::Pod>> pods;
-  informer::RateLimitingQueue<std::string> queue{
-      std::make_unique<informer::ItemExponentialFailureRateLimiter<std::string>>(std::chrono::milliseconds(50),
-                                                                                 std::chrono::seconds(30))};
-  std::vector<std::thread> workers;
-  std::thread heartbeat;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool stopping = false;
+
+  // Work: keys "pod/<ns>/<name>" and "node/<name>", each queued once.
+  std::mutex qmu;
+  std::condition_variable qcv;
+  std::deque<std::string> queue;
+  std::unordered_set<std::string> queued;
+  std::atomic<bool> stopping{false};  // read by every loop; set under qmu and tmu
   bool started = false;
-  // Per node pod IP allocation.
-  struct NodeNet {
+
+  // Timers: when a run ends, when a failed write is retried.
+  std::mutex tmu;
+  std::condition_variable tcv;  // the timer thread's alone: a notify_one must reach it
+  std::condition_variable scv;  // the lease and heartbeat loops' periodic waits
+  using Timer = std::pair<Clock::time_point, std::string>;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers;
+
+  // Per pod: its run (by UID: a pod re-created under the same name starts over).
+  struct Run {
+    std::string uid;
+    std::optional<Clock::time_point> ends;
+    int exit_code = 0;
+    std::int32_t restarts = 0;
+  };
+  std::mutex rmu;
+  std::unordered_map<std::string, Run> runs;
+
+  // Per node: its pod IP range and its lease.
+  struct NodeState {
     std::string prefix;  // "10.0.3."
     unsigned next = 2;
+    bool lease = false;  // known to exist
+    Clock::time_point heartbeat{};
   };
-  std::unordered_map<std::string, NodeNet> nets;
+  std::mutex nmu;
+  std::unordered_map<std::string, NodeState> node_state;
   unsigned next_node_index = 0;
-  std::atomic<std::uint64_t> started_pods{0}, deleted_pods{0}, heartbeats{0}, errors{0};
 
-  bool ours(const std::string& node) const { return !node.empty() && nodes->lister().get(node) != nullptr; }
+  std::vector<std::thread> threads;
+  std::atomic<std::uint64_t> started_pods{0}, succeeded{0}, failed{0}, restarts{0}, deleted{0}, heartbeats{0},
+      labelled{0}, leases{0}, requests{0}, batches{0}, errors{0};
 
-  bool needs_work(const api::Pod& p) const {
-    if (!ours(p.spec.nodeName)) return false;
-    if (p.metadata.deletionTimestamp) return true;
-    return p.status.phase != "Running" && p.status.phase != "Succeeded" && p.status.phase != "Failed";
+  bool ours(std::string_view node) const { return !node.empty() && nodes->lister().get(std::string(node)) != nullptr; }
+
+  void enqueue(std::string key) {
+    std::lock_guard l(qmu);
+    if (stopping || !queued.insert(key).second) return;
+    queue.push_back(std::move(key));
+    qcv.notify_one();
   }
-
+  void enqueue_at(Clock::time_point t, std::string key) {
+    std::lock_guard l(tmu);
+    timers.emplace(t, std::move(key));
+    tcv.notify_one();
+  }
   void enqueue_pod(const api::Pod& p) {
-    if (needs_work(p)) queue.add("pod/" + informer::meta_namespace_key(p));
+    if (!ours(p.spec.nodeName)) return;
+    if (!p.metadata.deletionTimestamp && api::pod_is_terminal(p)) return;
+    enqueue("pod/" + api::key_of(p));
   }
 
+  // ---------------------------------------------------------------- nodes
   std::string pod_ip(const api::Node& n) {
-    std::lock_guard l(mu);
-    auto& net = nets[n.metadata.name];
-    if (net.prefix.empty()) {
+    std::lock_guard l(nmu);
+    auto& st = node_state[std::string(n.metadata.name)];
+    if (st.prefix.empty()) {
       const auto& cidr = n.spec.podCIDR;
       auto slash = cidr.find('/');
       auto last_dot = cidr.rfind('.', slash);
       if (!cidr.empty() && slash != std::string::npos && last_dot != std::string::npos) {
-        net.prefix = cidr.substr(0, last_dot + 1);
+        st.prefix = cidr.substr(0, last_dot + 1);
       } else {
         unsigned i = next_node_index++;
-        net.prefix = fmt::format("{}{}.{}.", opts.pod_cidr_prefix, (i >> 8) & 0xff, i & 0xff);
+        st.prefix = fmt::format("{}{}.{}.", opts.pod_cidr_prefix, (i >> 8) & 0xff, i & 0xff);
       }
     }
-    unsigned host = net.next;
-    net.next = net.next >= 254 ? 2 : net.next + 1;
-    return net.prefix + std::to_string(host);
+    unsigned host = st.next;
+    st.next = st.next >= 254 ? 2 : st.next + 1;
+    return st.prefix + std::to_string(host);
   }
 
   static std::string host_ip(const api::Node& n) {
     for (const auto& a : n.status.addresses)
       if (a.type == "InternalIP") return a.address;
-    std::size_t h = std::hash<std::string>{}(n.metadata.name);
+    std::size_t h = std::hash<std::string>{}(std::string(n.metadata.name));
     return fmt::format("192.168.{}.{}", (h >> 8) % 256, h % 254 + 1);
-  }
-
-  bool run_pod(const api::Pod& p, const api::Node& n) {
-    auto now = rfc3339(std::chrono::system_clock::now());
-    auto ip = pod_ip(n);
-    auto hip = host_ip(n);
-    boost::json::array conds;
-    for (const char* t : {"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"})
-      conds.push_back(boost::json::object{{"type", t}, {"status", "True"}, {"lastProbeTime", nullptr},
-                                          {"lastTransitionTime", now}});
-    boost::json::array cs;
-    for (const auto& c : p.spec.containers) {
-      cs.push_back(boost::json::object{
-          {"name", c.name},
-          {"image", c.image},
-          {"imageID", ""},
-          {"containerID", fmt::format("containerd://{:016x}", std::hash<std::string>{}(p.metadata.uid + c.name))},
-          {"ready", true},
-          {"started", true},
-          {"restartCount", 0},
-          {"state", boost::json::object{{"running", boost::json::object{{"startedAt", now}}}}}});
-    }
-    boost::json::object status{{"phase", "Running"},
-                               {"conditions", std::move(conds)},
-                               {"hostIP", hip},
-                               {"hostIPs", boost::json::array{boost::json::object{{"ip", hip}}}},
-                               {"podIP", ip},
-                               {"podIPs", boost::json::array{boost::json::object{{"ip", ip}}}},
-                               {"startTime", now},
-                               {"containerStatuses", std::move(cs)}};
-    if (p.status.qosClass.empty()) status["qosClass"] = "BestEffort";
-    auto body = boost::json::serialize(boost::json::object{{"status", std::move(status)}});
-    auto ref = client::ResourceRef::of(client::ResourceFor<api::Pod>::info, p.metadata.namespace_, p.metadata.name,
-                                       "status");
-    auto r = c->patch(ref, client::PatchType::Merge, std::move(body));
-    if (!r) {
-      if (client::is_not_found(r.error())) return true;
-      log::V(2).info("Failed to update pod status", {{"pod", informer::meta_namespace_key(p)},
-                                                      {"err", r.error().to_string()}});
-      ++errors;
-      return false;
-    }
-    ++started_pods;
-    return true;
-  }
-
-  bool finish_deletion(const api::Pod& p) {
-    client::DeleteOptions d;
-    d.gracePeriodSeconds = 0;
-    d.preconditionUID = p.metadata.uid;
-    auto r = c->remove(client::ResourceRef::of(client::ResourceFor<api::Pod>::info, p.metadata.namespace_,
-                                               p.metadata.name),
-                       d);
-    if (!r && !client::is_not_found(r.error()) && !client::is_conflict(r.error())) {
-      ++errors;
-      return false;
-    }
-    if (r) ++deleted_pods;
-    return true;
-  }
-
-  bool heartbeat_node(const api::Node& n) {
-    auto now = rfc3339(std::chrono::system_clock::now());
-    std::string transition = now;
-    for (const auto& cond : n.status.conditions)
-      if (cond.type == "Ready" && cond.status == "True" && cond.lastTransitionTime)
-        transition.clear();  // keep the existing transition time
-    boost::json::object ready{{"type", "Ready"},
-                              {"status", "True"},
-                              {"lastHeartbeatTime", now},
-                              {"reason", "KubeletReady"},
-                              {"message", "kubelet is posting ready status"}};
-    if (!transition.empty()) ready["lastTransitionTime"] = transition;
-    // Strategic merge keeps the other conditions (merged by type).
-    auto body = boost::json::serialize(
-        boost::json::object{{"status", boost::json::object{{"conditions", boost::json::array{ready}}}}});
-    auto ref = client::ResourceRef::of(client::ResourceFor<api::Node>::info, "", n.metadata.name, "status");
-    auto r = c->patch(ref, client::PatchType::StrategicMerge, std::move(body));
-    if (!r) {
-      if (client::is_not_found(r.error())) return true;
-      ++errors;
-      return false;
-    }
-    ++heartbeats;
-    return true;
   }
 
   static bool is_ready(const api::Node& n) {
@@ -185,42 +206,435 @@ struct Simulator::Impl {
     return false;
   }
 
-  bool process(const std::string& item) {
-    if (item.rfind("pod/", 0) == 0) {
-      auto p = pods->lister().get(item.substr(4));
-      if (!p || !ours(p->spec.nodeName)) return true;
-      auto n = nodes->lister().get(p->spec.nodeName);
-      if (!n) return true;
-      if (p->metadata.deletionTimestamp) return finish_deletion(*p);
-      if (p->status.phase == "Running" || p->status.phase == "Succeeded" || p->status.phase == "Failed") return true;
-      return run_pod(*p, *n);
-    }
-    if (item.rfind("node/", 0) == 0) {
-      auto n = nodes->lister().get(item.substr(5));
-      if (!n) return true;
-      return heartbeat_node(*n);
-    }
-    return true;
+  // The number a node's name ends with ("node-17" -> 17), else a hash of it: its zone's index.
+  static std::size_t node_number(std::string_view name) {
+    std::size_t i = name.size();
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') --i;
+    std::size_t v = 0;
+    if (i < name.size() && std::from_chars(name.data() + i, name.data() + name.size(), v).ec == std::errc()) return v;
+    return std::hash<std::string_view>{}(name);
   }
 
-  void worker() {
+  // The labels the kubelet would set that the node lacks.
+  json::object missing_labels(const api::Node& n) const {
+    json::object out;
+    auto want = [&](std::string_view k, std::string_view v) {
+      if (!v.empty() && !n.metadata.labels.contains(k)) out[k] = v;
+    };
+    auto info = [&](std::string_view field, std::string_view def) -> std::string {
+      for (auto [k, raw] : n.status.extra.fields) {
+        if (k != "nodeInfo") continue;
+        json::error_code ec;
+        auto v = json::parse(raw, ec);
+        if (!ec && v.is_object())
+          if (auto* f = v.get_object().if_contains(field); f && f->is_string() && !f->get_string().empty())
+            return std::string(f->get_string());
+      }
+      return std::string(def);
+    };
+    want("kubernetes.io/hostname", n.metadata.name);
+    want("kubernetes.io/os", info("operatingSystem", "linux"));
+    want("kubernetes.io/arch", info("architecture", "amd64"));
+    if (!opts.zones.empty())
+      want("topology.kubernetes.io/zone", opts.zones[node_number(n.metadata.name) % opts.zones.size()]);
+    want("topology.kubernetes.io/region", opts.region);
+    return out;
+  }
+
+  // ---------------------------------------------------------------- requests
+  struct Pending {
+    client::HttpRequest req;
+    std::function<void(int status)> done;  // called with the HTTP status (0: transport failure)
+  };
+
+  static client::HttpRequest request(std::string method, const client::ResourceRef& ref, std::string body,
+                                     std::string content_type) {
+    client::HttpRequest r;
+    r.method = std::move(method);
+    r.target = ref.path();
+    r.body = std::move(body);
+    r.content_type = std::move(content_type);
+    return r;
+  }
+
+  static client::ResourceRef pod_ref(const api::Pod& p, std::string_view sub = {}) {
+    return client::ResourceRef::of(client::ResourceFor<api::Pod>::info, p.metadata.namespace_, p.metadata.name, sub);
+  }
+
+  void retry_later(const std::string& key) { enqueue_at(Clock::now() + std::chrono::seconds(1), key); }
+
+  // The status of a pod that runs its containers from `started_at`, restarted `restarts` times.
+  json::object running_status(const api::Pod& p, const api::Node& n, const std::string& now, const std::string& started_at,
+                              std::int32_t restart_count, const json::object* last_state) {
+    json::array conds;
+    for (const char* t : {"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"})
+      conds.push_back(json::object{{"type", t}, {"status", "True"}, {"lastProbeTime", nullptr}, {"lastTransitionTime", now}});
+    json::array cs;
+    for (const auto& ct : p.spec.containers) {
+      json::object s{{"name", std::string_view(ct.name)},
+                     {"image", std::string_view(ct.image)},
+                     {"imageID", ""},
+                     {"containerID", fmt::format("containerd://{:016x}",
+                                                 std::hash<std::string>{}(std::string(p.metadata.uid) + std::string(ct.name) +
+                                                                          std::to_string(restart_count)))},
+                     {"ready", true},
+                     {"started", true},
+                     {"restartCount", restart_count},
+                     {"state", json::object{{"running", json::object{{"startedAt", started_at}}}}}};
+      if (last_state) s["lastState"] = *last_state;
+      cs.push_back(std::move(s));
+    }
+    json::object status{{"phase", "Running"}, {"conditions", std::move(conds)}, {"containerStatuses", std::move(cs)}};
+    if (p.status.podIP.empty()) {
+      auto ip = pod_ip(n);
+      auto hip = host_ip(n);
+      status["hostIP"] = hip;
+      status["hostIPs"] = json::array{json::object{{"ip", hip}}};
+      status["podIP"] = ip;
+      status["podIPs"] = json::array{json::object{{"ip", ip}}};
+      status["startTime"] = now;
+    }
+    if (p.status.qosClass.empty()) status["qosClass"] = "BestEffort";
+    return status;
+  }
+
+  // The status of a pod whose containers ended with `exit_code`.
+  static json::object finished_status(const api::Pod& p, const std::string& now, const std::string& started_at,
+                                      int exit_code, std::int32_t restart_count) {
+    bool ok = exit_code == 0;
+    std::string_view reason = ok ? "PodCompleted" : "PodFailed";
+    json::array conds;
+    conds.push_back(json::object{{"type", "PodReadyToStartContainers"}, {"status", "False"}, {"lastProbeTime", nullptr},
+                                 {"lastTransitionTime", now}});
+    conds.push_back(json::object{{"type", "Initialized"}, {"status", "True"}, {"lastProbeTime", nullptr},
+                                 {"lastTransitionTime", now}, {"reason", reason}});
+    for (const char* t : {"Ready", "ContainersReady"})
+      conds.push_back(json::object{{"type", t}, {"status", "False"}, {"lastProbeTime", nullptr},
+                                   {"lastTransitionTime", now}, {"reason", reason}});
+    conds.push_back(json::object{{"type", "PodScheduled"}, {"status", "True"}, {"lastProbeTime", nullptr},
+                                 {"lastTransitionTime", now}});
+    json::array cs;
+    for (const auto& ct : p.spec.containers) {
+      std::string id = fmt::format("containerd://{:016x}", std::hash<std::string>{}(std::string(p.metadata.uid) +
+                                                                                    std::string(ct.name) +
+                                                                                    std::to_string(restart_count)));
+      cs.push_back(json::object{
+          {"name", std::string_view(ct.name)},
+          {"image", std::string_view(ct.image)},
+          {"imageID", ""},
+          {"containerID", id},
+          {"ready", false},
+          {"started", false},
+          {"restartCount", restart_count},
+          {"state", json::object{{"terminated", json::object{{"exitCode", exit_code},
+                                                              {"reason", ok ? "Completed" : "Error"},
+                                                              {"startedAt", started_at},
+                                                              {"finishedAt", now},
+                                                              {"containerID", id}}}}}});
+    }
+    return json::object{{"phase", ok ? "Succeeded" : "Failed"}, {"conditions", std::move(conds)},
+                        {"containerStatuses", std::move(cs)}};
+  }
+
+  static std::string status_patch(json::object status) {
+    return json::serialize(json::object{{"status", std::move(status)}});
+  }
+
+  // What one pod needs now, as a request (none when it needs nothing).
+  std::optional<Pending> pod_work(const std::string& key) {
+    auto p = pods->lister().get(key);
+    if (!p || !ours(p->spec.nodeName)) return std::nullopt;
+    auto n = nodes->lister().get(std::string(p->spec.nodeName));
+    if (!n) return std::nullopt;
+    const std::string uid(p->metadata.uid);
+    if (p->metadata.deletionTimestamp) {
+      // The kubelet stops the containers and deletes the pod for good (grace 0, this pod only).
+      client::DeleteOptions d;
+      d.gracePeriodSeconds = 0;
+      d.preconditionUID = uid;
+      return Pending{request("DELETE", pod_ref(*p), d.body(), "application/json"), [this, key, uid](int status) {
+                       if (status >= 200 && status < 300) ++deleted;
+                       std::lock_guard l(rmu);
+                       if (auto it = runs.find(key); it != runs.end() && it->second.uid == uid) runs.erase(it);
+                     }};
+    }
+    if (api::pod_is_terminal(*p)) return std::nullopt;
+    auto wall = std::chrono::system_clock::now();
+    std::string now = rfc3339(wall);
+    const bool may_end = p->spec.restartPolicy != "Always" && !p->spec.restartPolicy.empty();
+    if (p->status.phase != "Running") {
+      PodRun pr = pod_run(*p, opts.default_run_time);
+      Run run{uid, std::nullopt, pr.exit_code, 0};
+      if (may_end && pr.run_time) run.ends = Clock::now() + *pr.run_time;
+      {
+        std::lock_guard l(rmu);
+        runs[key] = run;
+      }
+      if (run.ends) enqueue_at(*run.ends, "pod/" + key);
+      return Pending{request("PATCH", pod_ref(*p, "status"), status_patch(running_status(*p, *n, now, now, 0, nullptr)),
+                             std::string(client::content_type(client::PatchType::Merge))),
+                     [this](int status) {
+                       if (status >= 200 && status < 300) ++started_pods;
+                     }};
+    }
+    // Running: has its run ended?
+    Run run;
+    {
+      std::lock_guard l(rmu);
+      auto it = runs.find(key);
+      if (it == runs.end() || it->second.uid != uid) {
+        // Running before this simulator saw it (a restart): its run counts from its start.
+        PodRun pr = pod_run(*p, opts.default_run_time);
+        Run fresh{uid, std::nullopt, pr.exit_code, 0};
+        if (!p->status.containerStatuses.empty()) fresh.restarts = p->status.containerStatuses[0].restartCount;
+        if (may_end && pr.run_time) {
+          auto started = p->status.startTime ? api::to_time_point(*p->status.startTime) : wall;
+          fresh.ends = Clock::now() + std::max<std::chrono::milliseconds>(
+                                          std::chrono::milliseconds(0),
+                                          *pr.run_time - std::chrono::duration_cast<std::chrono::milliseconds>(wall - started));
+        }
+        it = runs.insert_or_assign(key, fresh).first;
+        if (fresh.ends) enqueue_at(*fresh.ends, "pod/" + key);
+      }
+      run = it->second;
+    }
+    if (!run.ends || Clock::now() < *run.ends) return std::nullopt;
+    std::string started_at = now;
+    if (!p->status.containerStatuses.empty() && p->status.containerStatuses[0].state.running &&
+        p->status.containerStatuses[0].state.running->startedAt)
+      started_at = api::format_rfc3339(*p->status.containerStatuses[0].state.running->startedAt);
+    if (run.exit_code != 0 && p->spec.restartPolicy == "OnFailure") {
+      // The container failed and is restarted in place; the pod keeps running.
+      json::object last{{"terminated", json::object{{"exitCode", run.exit_code},
+                                                    {"reason", "Error"},
+                                                    {"startedAt", started_at},
+                                                    {"finishedAt", now}}}};
+      PodRun pr = pod_run(*p, opts.default_run_time);
+      {
+        std::lock_guard l(rmu);
+        auto& r = runs[key];
+        ++r.restarts;
+        r.ends = pr.run_time ? std::optional<Clock::time_point>(Clock::now() + *pr.run_time) : std::nullopt;
+        run = r;
+      }
+      if (run.ends) enqueue_at(*run.ends, "pod/" + key);
+      return Pending{request("PATCH", pod_ref(*p, "status"),
+                             status_patch(running_status(*p, *n, now, now, run.restarts, &last)),
+                             std::string(client::content_type(client::PatchType::Merge))),
+                     [this](int status) {
+                       if (status >= 200 && status < 300) ++restarts;
+                     }};
+    }
+    int code = run.exit_code;
+    return Pending{request("PATCH", pod_ref(*p, "status"),
+                           status_patch(finished_status(*p, now, started_at, code, run.restarts)),
+                           std::string(client::content_type(client::PatchType::Merge))),
+                   [this, code](int status) {
+                     if (status >= 200 && status < 300) ++(code == 0 ? succeeded : failed);
+                   }};
+  }
+
+  std::vector<Pending> node_work(const std::string& name) {
+    std::vector<Pending> out;
+    auto n = nodes->lister().get(name);
+    if (!n) return out;
+    auto ref = client::ResourceRef::of(client::ResourceFor<api::Node>::info, "", name);
+    if (auto labels = missing_labels(*n); !labels.empty()) {
+      out.push_back(Pending{request("PATCH", ref,
+                                    json::serialize(json::object{{"metadata", json::object{{"labels", std::move(labels)}}}}),
+                                    std::string(client::content_type(client::PatchType::Merge))),
+                            [this](int status) {
+                              if (status >= 200 && status < 300) ++labelled;
+                            }});
+    }
+    bool due = false;
+    {
+      std::lock_guard l(nmu);
+      auto& st = node_state[name];
+      // A node first seen Ready was just reported by someone: its next report is a period away.
+      if (st.heartbeat == Clock::time_point{} && is_ready(*n)) st.heartbeat = Clock::now();
+      due = !is_ready(*n) || Clock::now() - st.heartbeat >= opts.heartbeat_period;
+      if (due) st.heartbeat = Clock::now();
+    }
+    if (due) {
+      std::string now = rfc3339(std::chrono::system_clock::now());
+      bool keep_transition = false;
+      for (const auto& cond : n->status.conditions)
+        if (cond.type == "Ready" && cond.status == "True" && cond.lastTransitionTime) keep_transition = true;
+      json::object ready{{"type", "Ready"},
+                         {"status", "True"},
+                         {"lastHeartbeatTime", now},
+                         {"reason", "KubeletReady"},
+                         {"message", "kubelet is posting ready status"}};
+      if (!keep_transition) ready["lastTransitionTime"] = now;
+      // Strategic merge keeps the other conditions (merged by type).
+      auto body = json::serialize(json::object{{"status", json::object{{"conditions", json::array{ready}}}}});
+      auto sref = client::ResourceRef::of(client::ResourceFor<api::Node>::info, "", name, "status");
+      out.push_back(Pending{request("PATCH", sref, std::move(body),
+                                    std::string(client::content_type(client::PatchType::StrategicMerge))),
+                            [this](int status) {
+                              if (status >= 200 && status < 300) ++heartbeats;
+                            }});
+    }
+    return out;
+  }
+
+  // Sends the requests pipelined; each answer goes to its callback, failures retry later.
+  void send(std::vector<Pending>& work, const std::vector<std::string>& keys) {
+    if (work.empty()) return;
+    std::vector<client::HttpRequest> reqs;
+    reqs.reserve(work.size());
+    for (auto& w : work) reqs.push_back(std::move(w.req));
+    requests += reqs.size();
+    batches += (reqs.size() + kBatch - 1) / kBatch;
+    auto answers = c->transport().round_trip_all(reqs);
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      int status = answers[i] ? answers[i]->status : 0;
+      if (work[i].done) work[i].done(status);
+      bool ok = (status >= 200 && status < 300) || status == 404;
+      if (!ok && !(status == 409 && reqs[i].method == "DELETE")) {
+        ++errors;
+        if (!keys[i].empty()) retry_later(keys[i]);
+        log::V(2).info("Node simulator request failed",
+                       {{"target", reqs[i].target}, {"status", status}, {"body", answers[i] ? answers[i]->body : answers[i].error().to_string()}});
+      }
+    }
+  }
+
+  void writer() {
     for (;;) {
-      auto item = queue.get();
-      if (!item) return;
-      bool ok = process(*item);
-      if (ok) queue.forget(*item);
-      else queue.add_rate_limited(*item);
-      queue.done(*item);
+      std::vector<std::string> batch;
+      {
+        std::unique_lock l(qmu);
+        qcv.wait(l, [&] { return stopping || !queue.empty(); });
+        if (stopping) return;
+        while (!queue.empty() && batch.size() < kBatch) {
+          batch.push_back(std::move(queue.front()));
+          queue.pop_front();
+          queued.erase(batch.back());
+        }
+      }
+      std::vector<Pending> work;
+      std::vector<std::string> keys;
+      for (const auto& item : batch) {
+        if (item.rfind("pod/", 0) == 0) {
+          if (auto w = pod_work(item.substr(4))) {
+            work.push_back(std::move(*w));
+            keys.push_back(item);
+          }
+        } else if (item.rfind("node/", 0) == 0) {
+          for (auto& w : node_work(item.substr(5))) {
+            work.push_back(std::move(w));
+            keys.push_back(item);
+          }
+        }
+      }
+      send(work, keys);
+    }
+  }
+
+  void timer_loop() {
+    std::unique_lock l(tmu);
+    while (!stopping) {
+      if (timers.empty()) {
+        tcv.wait(l);
+        continue;
+      }
+      auto next = timers.top().first;
+      if (Clock::now() < next) {
+        tcv.wait_until(l, next);
+        continue;
+      }
+      std::string key = timers.top().second;
+      timers.pop();
+      l.unlock();
+      enqueue(std::move(key));
+      l.lock();
+    }
+  }
+
+  // Leases: each node's renewed every lease_renew_interval, spread over it in ten slots so that
+  // thousands of nodes cost a steady trickle of batches rather than a burst.
+  void lease_loop() {
+    constexpr int kSlots = 10;
+    auto tick_len = opts.lease_renew_interval / kSlots;
+    auto next = Clock::now();
+    for (std::uint64_t tick = 0;; ++tick) {
+      {
+        std::unique_lock l(tmu);
+        scv.wait_until(l, next, [&] { return stopping.load(); });
+        if (stopping) return;
+      }
+      next += tick_len;
+      std::vector<Pending> work;
+      std::vector<std::string> keys;
+      auto now = std::chrono::system_clock::now();
+      std::string renew = rfc3339_micro(now);
+      for (const auto& n : nodes->lister().list()) {
+        std::string name(n->metadata.name);
+        if (std::hash<std::string>{}(name) % kSlots != tick % kSlots) continue;
+        bool exists;
+        {
+          std::lock_guard l(nmu);
+          exists = node_state[name].lease;
+        }
+        auto mark = [this, name](bool v) {
+          std::lock_guard l(nmu);
+          node_state[name].lease = v;
+        };
+        auto ref = client::ResourceRef::of(client::ResourceFor<api::Lease>::info, "kube-node-lease", exists ? name : "");
+        if (exists) {
+          work.push_back(Pending{request("PATCH", ref,
+                                         json::serialize(json::object{{"spec", json::object{{"renewTime", renew}}}}),
+                                         std::string(client::content_type(client::PatchType::Merge))),
+                                 [this, mark](int status) {
+                                   if (status >= 200 && status < 300) ++leases;
+                                   if (status == 404) mark(false);
+                                 }});
+        } else {
+          json::object lease{
+              {"apiVersion", "coordination.k8s.io/v1"},
+              {"kind", "Lease"},
+              {"metadata",
+               json::object{{"name", name},
+                            {"namespace", "kube-node-lease"},
+                            {"ownerReferences", json::array{json::object{{"apiVersion", "v1"},
+                                                                         {"kind", "Node"},
+                                                                         {"name", name},
+                                                                         {"uid", std::string_view(n->metadata.uid)}}}}}},
+              {"spec", json::object{{"holderIdentity", name},
+                                    {"leaseDurationSeconds", opts.lease_duration_seconds},
+                                    {"renewTime", renew}}}};
+          work.push_back(Pending{request("POST", ref, json::serialize(lease), "application/json"),
+                                 [this, mark](int status) {
+                                   if (status >= 200 && status < 300) ++leases;
+                                   if ((status >= 200 && status < 300) || status == 409) mark(true);
+                                 }});
+        }
+        keys.emplace_back();  // renewed again next round: no retry needed
+      }
+      // A lease that existed already (409) is renewed on its next turn.
+      std::vector<client::HttpRequest> reqs;
+      for (auto& w : work) reqs.push_back(w.req);
+      if (reqs.empty()) continue;
+      requests += reqs.size();
+      batches += (reqs.size() + kBatch - 1) / kBatch;
+      auto answers = c->transport().round_trip_all(reqs);
+      for (std::size_t i = 0; i < answers.size(); ++i) {
+        int status = answers[i] ? answers[i]->status : 0;
+        work[i].done(status);
+        if (!((status >= 200 && status < 300) || status == 409 || status == 404)) ++errors;
+      }
     }
   }
 
   void heartbeat_loop() {
-    std::unique_lock l(mu);
+    std::unique_lock l(tmu);
     while (!stopping) {
-      cv.wait_for(l, opts.heartbeat_period, [&] { return stopping; });
+      scv.wait_for(l, opts.heartbeat_period, [&] { return stopping.load(); });
       if (stopping) return;
       l.unlock();
-      for (auto& n : nodes->lister().list()) queue.add("node/" + n->metadata.name);
+      for (auto& n : nodes->lister().list()) enqueue("node/" + std::string(n->metadata.name));
       l.lock();
     }
   }
@@ -236,26 +650,28 @@ Simulator::~Simulator() { stop(); }
 void Simulator::start() {
   auto& I = *impl_;
   {
-    std::lock_guard l(I.mu);
+    std::lock_guard l(I.qmu);
     if (I.started) return;
     I.started = true;
   }
   I.factory = std::make_unique<informer::SharedInformerFactory>(I.c);
   std::string sel = I.opts.node_selector;
-  I.nodes = I.factory->informer_for<api::Node>({}, [sel](client::ListOptions& o) { o.labelSelector = sel; });
+  informer::InformerOptions<api::Node> no;
+  no.reflector.decode.dropManagedFields = true;
+  I.nodes = I.factory->informer_for<api::Node>(std::move(no), [sel](client::ListOptions& o) { o.labelSelector = sel; });
   informer::InformerOptions<api::Pod> po;
   po.reflector.decode.dropManagedFields = true;
-  po.indexers[kNodeIndex] = [](const api::Pod& p) { return std::vector<std::string>{p.spec.nodeName}; };
+  po.indexers[kNodeIndex] = [](const api::Pod& p) { return std::vector<std::string>{std::string(p.spec.nodeName)}; };
   I.pods = I.factory->informer_for<api::Pod>(std::move(po));
 
   auto nh = std::make_shared<informer::ResourceEventHandlerFuncs<api::Node>>();
   nh->add = [&I](const Ptr<api::Node>& n, bool) {
-    if (!Impl::is_ready(*n)) I.queue.add("node/" + n->metadata.name);
+    I.enqueue("node/" + std::string(n->metadata.name));
     // Pods bound before the node was seen.
-    for (auto& p : I.pods->indexer().by_index(kNodeIndex, n->metadata.name)) I.enqueue_pod(*p);
+    for (auto& p : I.pods->indexer().by_index(kNodeIndex, std::string(n->metadata.name))) I.enqueue_pod(*p);
   };
   nh->update = [&I](const Ptr<api::Node>&, const Ptr<api::Node>& n) {
-    if (!Impl::is_ready(*n)) I.queue.add("node/" + n->metadata.name);
+    if (!Impl::is_ready(*n) || !I.missing_labels(*n).empty()) I.enqueue("node/" + std::string(n->metadata.name));
   };
   I.nodes->add_event_handler(nh);
   auto ph = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
@@ -263,11 +679,20 @@ void Simulator::start() {
   ph->update = [&I](const Ptr<api::Pod>&, const Ptr<api::Pod>& p) { I.enqueue_pod(*p); };
   I.pods->add_event_handler(ph);
   I.factory->start();
-  for (int i = 0; i < std::max(1, I.opts.workers); ++i) I.workers.emplace_back([&I] {
-      util::set_thread_name("nodesim-worker");
-      I.worker();
+  for (int i = 0; i < std::max(1, I.opts.workers); ++i)
+    I.threads.emplace_back([&I] {
+      util::set_thread_name("nodesim-writer");
+      I.writer();
     });
-  I.heartbeat = std::thread([&I] {
+  I.threads.emplace_back([&I] {
+    util::set_thread_name("nodesim-timer");
+    I.timer_loop();
+  });
+  I.threads.emplace_back([&I] {
+    util::set_thread_name("nodesim-lease");
+    I.lease_loop();
+  });
+  I.threads.emplace_back([&I] {
     util::set_thread_name("nodesim-beat");
     I.heartbeat_loop();
   });
@@ -277,15 +702,18 @@ void Simulator::start() {
 void Simulator::stop() {
   auto& I = *impl_;
   {
-    std::lock_guard l(I.mu);
+    std::lock_guard l(I.qmu);
     if (!I.started || I.stopping) return;
     I.stopping = true;
-    I.cv.notify_all();
+    I.qcv.notify_all();
   }
-  if (I.heartbeat.joinable()) I.heartbeat.join();
-  I.queue.shut_down();
-  for (auto& w : I.workers) w.join();
-  I.workers.clear();
+  {
+    std::lock_guard l(I.tmu);  // the timer loops check `stopping` under it: no wake-up is lost
+    I.tcv.notify_all();
+    I.scv.notify_all();
+  }
+  for (auto& t : I.threads) t.join();
+  I.threads.clear();
   if (I.factory) I.factory->shutdown();
 }
 
@@ -294,7 +722,10 @@ bool Simulator::synced() const {
 }
 
 Stats Simulator::stats() const {
-  return {impl_->started_pods.load(), impl_->deleted_pods.load(), impl_->heartbeats.load(), impl_->errors.load()};
+  const auto& I = *impl_;
+  return {I.started_pods.load(), I.succeeded.load(), I.failed.load(),    I.restarts.load(),
+          I.deleted.load(),      I.heartbeats.load(), I.labelled.load(), I.leases.load(),
+          I.requests.load(),     I.batches.load(),    I.errors.load()};
 }
 
 }  // namespace ksched::nodesim

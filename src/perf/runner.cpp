@@ -109,6 +109,7 @@ class Runner {
       // threads can be told apart from the scheduler's.
       lo.run_scheduler = false;
       lo.run_node_simulator = false;  // like scheduler_perf: no kubelet, bound pods stay as they are
+      lo.controllers.clear();         // nor controllers
       lo.scheduler_secure_port = -1;
       lo.kubeconfig_out = o_.kubeconfig_out;
       lo.watch_history = 500000;
@@ -134,7 +135,9 @@ class Runner {
       res_.rss_after_server_kb = status_kb("VmRSS");
       cfg = cluster_->rest_config();
       if (o_.scheduler == "in-process") {
-        start_scheduler(cfg);
+        // The scheduler binds as system:kube-scheduler, as upstream's does: what it costs the
+        // server to authorize is part of what is measured.
+        start_scheduler(cluster_->component_rest_config("kube-scheduler"));
       } else if (o_.on_note) {
         o_.on_note("embedded API server at " + cluster_->url() +
                    (o_.kubeconfig_out.empty() ? "" : " (kubeconfig: " + o_.kubeconfig_out + ")") +

@@ -86,6 +86,13 @@ TEST(StatusError, InvalidUtf8InAMessageIsReplacedOnTheWire) {
   auto read = StatusError::from_response(400, e.to_json());
   EXPECT_TRUE(read.from_status);
   EXPECT_EQ(read.message, "bad name \xEF\xBF\xBD");
+  // The details too: a 403 names the resource and group of whatever URL was asked for.
+  StatusError forbidden{.code = 403, .reason = "Forbidden", .message = "forbidden", .name = "n\xff",
+                        .group = "g\xff", .kind = "r\xff", .uid = "u\xff"};
+  auto back = StatusError::from_response(403, forbidden.to_json());
+  EXPECT_EQ(back.kind, "r\xEF\xBF\xBD");
+  EXPECT_EQ(back.group, "g\xEF\xBF\xBD");
+  EXPECT_EQ(back.name, "n\xEF\xBF\xBD");
 }
 
 // A plain body's first 512 bytes become the message: a character the limit would split is left

@@ -1,11 +1,12 @@
 // A bootstrapped Api driven through Api::handle (no HTTP), with a fake clock: the fixture the REST
-// tests share.
+// tests share. Requests are the admin's (system:masters) unless a test names another user.
 #pragma once
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 #include <string>
 
+#include "apiserver/auth.h"
 #include "apiserver/handlers.h"
 #include "util/clock.h"
 
@@ -17,8 +18,10 @@ class ApiHarness : public ::testing::Test {
 
   // `target` may carry a query string ("/api/v1/pods?watch=1").
   Response call(const std::string& method, const std::string& target, const std::string& body = "",
-                const std::string& content_type = "application/json", const std::string& accept = "application/json") {
+                const std::string& content_type = "application/json", const std::string& accept = "application/json",
+                const UserInfo* user = &admin_user()) {
     Request r;
+    r.user = user;
     r.method = method;
     auto q = target.find('?');
     r.path = target.substr(0, q);

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "apiserver/auth.h"
 #include "apiserver/handlers.h"
 #include "apiserver/resources.h"
 #include "util/clock.h"
@@ -214,6 +215,7 @@ class OpenApiHttpTest : public ::testing::Test {
   OpenApiHttpTest() : api_(100, clock_) { api_.bootstrap(); }
   Response get(const std::string& path, const std::string& accept) {
     Request r;
+    r.user = &admin_user();
     r.method = "GET";
     r.path = path;
     r.accept = accept;

@@ -22,8 +22,9 @@ class ReviewTest : public ::testing::Test {
     api_.set_authenticator(&auth_);
   }
 
-  Response post(const std::string& target, const std::string& body) {
+  Response post(const std::string& target, const std::string& body, const UserInfo* user = &admin_user()) {
     Request r;
+    r.user = user;
     r.method = "POST";
     r.path = target;
     r.body = body;
@@ -72,6 +73,7 @@ TEST_F(ReviewTest, TokenReviewAuthenticatesServerTokens) {
   EXPECT_EQ(empty.status, 422);
   // Not stored: only create is served.
   Request get;
+  get.user = &admin_user();
   get.method = "GET";
   get.path = "/apis/authentication.k8s.io/v1/tokenreviews";
   EXPECT_EQ(api_.handle(get).status, 405);
@@ -80,10 +82,10 @@ TEST_F(ReviewTest, TokenReviewAuthenticatesServerTokens) {
 TEST_F(ReviewTest, SubjectAccessReviewEvaluatesRbac) {
   // system:masters is always allowed.
   EXPECT_TRUE(allowed(R"({"user":"admin","groups":["system:masters"],"nonResourceAttributes":{"path":"/metrics","verb":"get"}})"));
-  // No binding: denied with a reason.
+  // No binding: denied, without a reason (RBAC has one only for roles it could not resolve).
   auto bob = sar(R"({"user":"bob","groups":["dev","system:authenticated"],"nonResourceAttributes":{"path":"/metrics","verb":"get"}})");
   EXPECT_EQ(bob["allowed"], false);
-  EXPECT_FALSE(bob["reason"].as_string().empty());
+  EXPECT_FALSE(bob.contains("reason"));
 
   // The bootstrap binding of system:kube-scheduler.
   auto sched = sar(R"({"user":"system:kube-scheduler","resourceAttributes":{"verb":"create","resource":"pods","subresource":"binding","namespace":"x"}})");

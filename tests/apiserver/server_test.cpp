@@ -9,6 +9,7 @@
 #include <boost/beast/ssl.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "apiserver/server.h"
@@ -89,9 +90,21 @@ TEST(Server, TlsTokensWatchAndCleanStop) {
   auto v = c.request(http::verb::get, "/version", s.admin_token());
   EXPECT_EQ(v.result_int(), 200);
   EXPECT_NE(v.body().find("\"minor\":\"32\""), std::string::npos);
+  // No token: system:anonymous, which may read health and version only; a wrong token is 401.
   auto anon = c.request(http::verb::get, "/api/v1/nodes", "");
-  EXPECT_EQ(anon.result_int(), 401);
-  EXPECT_NE(anon.body().find("\"reason\":\"Unauthorized\""), std::string::npos);
+  EXPECT_EQ(anon.result_int(), 403);
+  EXPECT_NE(anon.body().find(R"("message":"nodes is forbidden: User \"system:anonymous\" cannot list resource \"nodes\" in API group \"\" at the cluster scope")"),
+            std::string::npos) << anon.body();
+  EXPECT_EQ(c.request(http::verb::get, "/healthz", "").result_int(), 200);
+  auto wrong = c.request(http::verb::get, "/healthz", "not-a-token");
+  EXPECT_EQ(wrong.result_int(), 401);
+  EXPECT_NE(wrong.body().find("\"reason\":\"Unauthorized\""), std::string::npos);
+  // A token-file user is authenticated, then authorized by RBAC: 403 until a binding allows it.
+  EXPECT_EQ(c.request(http::verb::get, "/api/v1/nodes", "user-token").result_int(), 403);
+  ASSERT_EQ(c.request(http::verb::post, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", s.admin_token(),
+                      R"({"metadata":{"name":"dev-nodes"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"system:node-proxier"},"subjects":[{"kind":"Group","name":"dev"}]})")
+                .result_int(),
+            201);
   auto nodes = c.request(http::verb::get, "/api/v1/nodes?labelSelector=type%3Dsimulated", "user-token");
   EXPECT_EQ(nodes.result_int(), 200);
   EXPECT_NE(nodes.body().find("\"name\":\"node-2\""), std::string::npos);
@@ -125,6 +138,58 @@ TEST(Server, TlsTokensWatchAndCleanStop) {
   EXPECT_TRUE(p.is_done()) << ec.message();
 }
 
+// The components' kubeconfigs carry tokens of their own (never the admin's), whose users RBAC
+// binds as upstream binds kube-scheduler, kube-controller-manager and a node.
+TEST(Server, ComponentKubeconfigsCarryTheirOwnIdentities) {
+  Options o;
+  Server s(o);
+  ASSERT_TRUE(s.start());
+  TlsClient c(s);
+  std::set<std::string> tokens{s.admin_token()};
+  for (const char* comp : {"kube-scheduler", "kube-controller-manager", "node-simulator"}) {
+    std::string t = s.component_token(comp);
+    EXPECT_TRUE(tokens.insert(t).second) << comp << ": a token of its own";
+    std::string kc = s.component_kubeconfig(comp);
+    EXPECT_NE(kc.find("token: " + t), std::string::npos) << kc;
+    EXPECT_NE(kc.find("server: " + s.url()), std::string::npos);
+  }
+  EXPECT_EQ(s.component_kubeconfig("nope"), "");
+  const std::string sched = s.component_token("kube-scheduler");
+  auto review = c.request(http::verb::post, "/apis/authentication.k8s.io/v1/tokenreviews", sched,
+                          R"({"spec":{"token":")" + sched + R"("}})");
+  ASSERT_EQ(review.result_int(), 201) << review.body();
+  EXPECT_NE(review.body().find(R"("username":"system:kube-scheduler")"), std::string::npos) << review.body();
+  EXPECT_EQ(c.request(http::verb::get, "/api/v1/pods", sched).result_int(), 200);
+  EXPECT_EQ(c.request(http::verb::get, "/api/v1/secrets", sched).result_int(), 403);
+  const std::string sim = s.component_token("node-simulator");
+  EXPECT_EQ(c.request(http::verb::get, "/api/v1/nodes", sim).result_int(), 200);
+  EXPECT_EQ(c.request(http::verb::get, "/api/v1/secrets", sim).result_int(), 403);
+  const std::string kcm = s.component_token("kube-controller-manager");
+  EXPECT_EQ(c.request(http::verb::get, "/apis/apps/v1/deployments", kcm).result_int(), 200);
+  EXPECT_EQ(c.request(http::verb::post, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", kcm, "{}").result_int(), 403);
+}
+
+TEST(Server, AuthorizationModeAndAnonymousAuthOptions) {
+  std::string tokens = ::testing::TempDir() + "/apiserver_modes_tokens.csv";
+  std::ofstream(tokens) << "user-token,alice,1001\n";
+  Options o;
+  o.token_file = tokens;
+  o.authorization_mode = "AlwaysAllow";
+  o.anonymous_auth = false;
+  Server s(o);
+  ASSERT_TRUE(s.start());
+  TlsClient c(s);
+  EXPECT_EQ(c.request(http::verb::get, "/api/v1/secrets", "user-token").result_int(), 200);
+  auto anon = c.request(http::verb::get, "/healthz", "");
+  EXPECT_EQ(anon.result_int(), 401);
+  Options bad;
+  bad.authorization_mode = "ABAC";
+  Server b(bad);
+  auto r = b.start();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("unknown authorization mode \"ABAC\""), std::string::npos) << r.error();
+}
+
 // With a data directory: a write is answered once durable, pipelined writes on one connection are
 // answered in order, and a new server on the same directory has every object, the same CA and the
 // same admin token (the kubeconfig it handed out keeps working).
@@ -134,13 +199,17 @@ TEST(Server, DataDirectoryKeepsObjectsAndCredentialsAcrossRestarts) {
   Options o;
   o.data_dir = dir;
   o.nodes = 2;
-  std::string token, ca;
+  std::string token, ca, scheduler_token;
   std::string uid;
   {
     Server s(o);
     ASSERT_TRUE(s.start());
     token = s.admin_token();
     ca = s.ca_pem();
+    scheduler_token = s.component_token("kube-scheduler");
+    EXPECT_EQ(std::filesystem::status(std::filesystem::path(dir) / "pki" / "kube-scheduler.token").permissions() &
+                  std::filesystem::perms::all,
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     TlsClient c(s);
     // Three creates sent before reading any answer.
     for (int i = 0; i < 3; ++i)
@@ -161,6 +230,7 @@ TEST(Server, DataDirectoryKeepsObjectsAndCredentialsAcrossRestarts) {
   ASSERT_TRUE(s.start());
   EXPECT_EQ(s.admin_token(), token);
   EXPECT_EQ(s.ca_pem(), ca);
+  EXPECT_EQ(s.component_token("kube-scheduler"), scheduler_token);
   TlsClient c(s);
   auto got = c.request(http::verb::get, "/api/v1/namespaces/default/configmaps/kept-0", token);
   ASSERT_EQ(got.result_int(), 200);

@@ -74,10 +74,12 @@ TEST_F(WritePipelineTest, AnInvalidQuantityIsABadRequestOnEveryVerb) {
             "Pod in version \"v1\" cannot be handled as a Pod: quantities must match the regular expression "
             "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   ASSERT_EQ(call("POST", "/api/v1/nodes", R"({"metadata":{"name":"n2"}})").status, 201);
+  // A patch's result that does not decode is upstream's patcher's 422 on "patch".
   auto p = call("PATCH", "/api/v1/nodes/n2/status", R"({"status":{"capacity":{"cpu":"1x"}}})",
                 "application/merge-patch+json");
-  EXPECT_EQ(p.status, 400) << p.body;
-  EXPECT_THAT(message(p), StartsWith("Node in version \"v1\" cannot be handled as a Node: "));
+  EXPECT_EQ(p.status, 422) << p.body;
+  EXPECT_THAT(message(p), StartsWith(" \"\" is invalid: patch: Invalid value: \"{"));
+  EXPECT_THAT(message(p), HasSubstr("\": quantities must match the regular expression"));
 }
 
 TEST_F(WritePipelineTest, YamlBodiesKeepNumbersAsNumbers) {
@@ -290,11 +292,11 @@ TEST_F(WritePipelineTest, FieldsOfTheWrongJsonTypeAreRefusedAsUpstreamsDecoderDo
                      R"({"metadata":{"name":"d"},"spec":{"replicas":"3"}})");
   EXPECT_EQ(deploy.status, 400);
   EXPECT_THAT(message(deploy), HasSubstr("cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"));
-  // Patches are checked after they apply, like any other write.
+  // Patches are checked after they apply, like any other write (upstream's patcher answers 422).
   ASSERT_EQ(create_pod("t3").status, 201);
   auto patch = call("PATCH", "/api/v1/namespaces/default/pods/t3", R"({"metadata":{"labels":["x"]}})",
                     "application/merge-patch+json");
-  EXPECT_EQ(patch.status, 400);
+  EXPECT_EQ(patch.status, 422);
   EXPECT_THAT(message(patch), HasSubstr("cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string"));
 }
 

@@ -1,5 +1,6 @@
 # Shared helpers for the API server e2e scripts: start one server on a free port, stop it on exit.
-# Usage: source apiserver_lib.sh; start_apiserver <ksched> [extra flags...]
+# Usage: source apiserver_lib.sh; start_apiserver <ksched> [extra flags...] (E2E_EXTRA_TOKENS: more
+# token-file lines)
 set -euo pipefail
 
 E2E_DIR=$(mktemp -d /tmp/ksched-e2e.XXXXXX)
@@ -17,7 +18,11 @@ trap stop_apiserver EXIT
 
 start_apiserver() {
   local bin=$1; shift
-  printf 'e2e-user-token,alice,1001,"dev,qa"\n' > "$E2E_DIR/tokens.csv"
+  # alice: a user without any RBAC binding; the scheduler's own identity (system:kube-scheduler,
+  # bound by the bootstrap policy) for the kube-scheduler processes the suites start.
+  printf 'e2e-user-token,alice,1001,"dev,qa"\ne2e-scheduler-token,system:kube-scheduler,kube-scheduler\n' \
+    > "$E2E_DIR/tokens.csv"
+  if [[ -n "${E2E_EXTRA_TOKENS:-}" ]]; then printf '%s\n' "$E2E_EXTRA_TOKENS" >> "$E2E_DIR/tokens.csv"; fi
   "$bin" apiserver --listen 127.0.0.1:0 --kubeconfig-out "$E2E_DIR/kubeconfig" --tls \
     --token-file "$E2E_DIR/tokens.csv" "$@" > "$E2E_DIR/server.log" 2>&1 &
   SERVER_PID=$!
@@ -29,6 +34,8 @@ start_apiserver() {
   [[ -s "$E2E_DIR/kubeconfig" ]] || { echo "no kubeconfig written"; exit 1; }
   export KUBECONFIG="$E2E_DIR/kubeconfig"
   SERVER_URL=$(awk '/server:/ {print $2}' "$KUBECONFIG")
+  SCHED_KUBECONFIG="$E2E_DIR/scheduler.kubeconfig"
+  sed 's/^\(    token: \).*/\1e2e-scheduler-token/' "$KUBECONFIG" > "$SCHED_KUBECONFIG"
 }
 
 fail() { echo "FAIL: $*" >&2; echo "--- server log" >&2; tail -20 "$E2E_DIR/server.log" >&2 || true; exit 1; }

@@ -192,6 +192,47 @@ def write_pipeline():
     sched.delete_priority_class("wp-never")
 
 
+def refused_writes():
+    """Issue #38: bodies upstream's server refuses are refused here too and nothing of them is
+    stored, so listing the namespace (which decodes every pod into the client's models) works."""
+    v1 = client.CoreV1Api()
+    api = v1.api_client
+    before = len(v1.list_namespaced_pod("default").items)
+    container = {"name": "c", "image": "nginx"}
+    bodies = {
+        "runasuser": {"securityContext": {"runAsUser": "str"}, "containers": [container]},
+        "links": {"enableServiceLinks": "str", "containers": [container]},
+        "gates": {"readinessGates": "str", "containers": [container]},
+        "emptydir": {"volumes": [{"name": "v", "emptyDir": "str"}], "containers": [container]},
+        "port": {"containers": [dict(container, livenessProbe={"httpGet": {"port": True}})]},
+        "cpu": {"containers": [dict(container, resources={"requests": {"cpu": "-1000"}})]},
+        "memory": {"containers": [dict(container, resources={"limits": {"memory": "-1Gi"}})]},
+        "deadline": {"activeDeadlineSeconds": 2147483648, "containers": [container]},
+        "containerport": {"containers": [dict(container, ports=[{"containerPort": 0}])]},
+    }
+    for name, spec in bodies.items():
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "refused-" + name}, "spec": spec}
+        try:
+            api.call_api("/api/v1/namespaces/default/pods", "POST", body=body,
+                         header_params={"Content-Type": "application/json", "Accept": "application/json"},
+                         auth_settings=["BearerToken"], _preload_content=False)
+            check(False, "refused-%s must be refused" % name)
+        except ApiException as e:
+            check(e.status in (400, 422), "refused: %s (%d)" % (name, e.status))
+    for kind_meta in ({"apiVersion": "v2", "kind": "Pod"}, {"apiVersion": "v1", "kind": "123"}):
+        body = dict(kind_meta, metadata={"name": "refused-kind"}, spec={"containers": [container]})
+        try:
+            api.call_api("/api/v1/namespaces/default/pods", "POST", body=body,
+                         header_params={"Content-Type": "application/json", "Accept": "application/json"},
+                         auth_settings=["BearerToken"], _preload_content=False)
+            check(False, "%s must be refused" % kind_meta)
+        except ApiException as e:
+            check(e.status == 400 and "is registered for version" in message(e), "refused: %s" % kind_meta)
+    pods = v1.list_namespaced_pod("default").items
+    check(len(pods) == before and not any(p.metadata.name.startswith("refused-") for p in pods),
+          "nothing refused was stored; list_namespaced_pod decodes the namespace")
+
+
 def run(kubeconfig):
     config.load_kube_config(config_file=kubeconfig)
     v1 = client.CoreV1Api()
@@ -283,11 +324,24 @@ def run(kubeconfig):
 
     runtime_classes()
     write_pipeline()
+    refused_writes()
 
-    # token-file user authenticates; unknown tokens get 401
+    # token-file user authenticates, is authorized by RBAC (403 until a binding allows it); unknown
+    # tokens get 401
     cfg = client.Configuration.get_default_copy()
     cfg.api_key = {"authorization": "Bearer py-token"}
-    check(len(client.CoreV1Api(client.ApiClient(cfg)).list_namespace().items) >= 4, "token-file user can list")
+    try:
+        client.CoreV1Api(client.ApiClient(cfg)).list_namespace()
+        check(False, "a user without a binding must be refused")
+    except ApiException as e:
+        check(e.status == 403, "no binding: 403")
+        check(json.loads(e.body)["message"] == 'namespaces is forbidden: User "bob" cannot list resource "namespaces" '
+              'in API group "" at the cluster scope', "upstream's Forbidden message: " + e.body)
+    client.RbacAuthorizationV1Api().create_cluster_role_binding(client.V1ClusterRoleBinding(
+        metadata=client.V1ObjectMeta(name="bob-view"),
+        role_ref=client.V1RoleRef(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name="view"),
+        subjects=[client.V1Subject(kind="Group", name="dev", api_group="rbac.authorization.k8s.io")]))
+    check(len(client.CoreV1Api(client.ApiClient(cfg)).list_namespace().items) >= 4, "token-file user can list once bound")
     cfg.api_key = {"authorization": "Bearer nope"}
     try:
         client.CoreV1Api(client.ApiClient(cfg)).list_namespace()

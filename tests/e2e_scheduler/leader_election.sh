@@ -5,6 +5,12 @@ source "$(dirname "$0")/lib.sh"
 start_apiserver "$KSCHED" --nodes 20
 LEASE=(--leader-elect=true --leader-elect-lease-duration=4s --leader-elect-renew-deadline=3s
        --leader-elect-retry-period=500ms --leader-elect-resource-name=e2e-scheduler)
+# system:kube-scheduler may use the lease named kube-scheduler only: another name needs a grant, as
+# upstream's RBAC asks of whoever sets --leader-elect-resource-name.
+k -n kube-system create role e2e-scheduler-lease --verb=get,update --resource=leases --resource-name=e2e-scheduler >/dev/null ||
+  fail "create the lease role"
+k -n kube-system create rolebinding e2e-scheduler-lease --role=e2e-scheduler-lease --user=system:kube-scheduler >/dev/null ||
+  fail "bind the lease role"
 start_scheduler a "${LEASE[@]}"; PID_A=$LAST_PID
 start_scheduler b "${LEASE[@]}"; PID_B=$LAST_PID
 

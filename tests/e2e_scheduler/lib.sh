@@ -17,11 +17,12 @@ trap stop_all EXIT
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# start_scheduler <name> [flags...]: sets LAST_PID and LAST_PORT; log in $E2E_DIR/<name>.log
+# start_scheduler <name> [flags...]: sets LAST_PID and LAST_PORT; log in $E2E_DIR/<name>.log. The
+# scheduler runs as system:kube-scheduler (apiserver_lib.sh), with upstream's RBAC for it.
 start_scheduler() {
   local name=$1; shift
   LAST_PORT=$(free_port)
-  "$KUBE_SCHEDULER" --kubeconfig "$KUBECONFIG" --bind-address 127.0.0.1 --secure-port "$LAST_PORT" \
+  "$KUBE_SCHEDULER" --kubeconfig "$SCHED_KUBECONFIG" --bind-address 127.0.0.1 --secure-port "$LAST_PORT" \
     --authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics,/configz "$@" > "$E2E_DIR/$name.log" 2>&1 &
   LAST_PID=$!
   SCHED_PIDS+=("$LAST_PID")

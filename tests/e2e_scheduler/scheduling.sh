@@ -108,8 +108,8 @@ except Exception as e: print(0)
 PY
 }
 AUTH_PORT=$(free_port)
-"$KUBE_SCHEDULER" --kubeconfig "$KUBECONFIG" --bind-address 127.0.0.1 --secure-port "$AUTH_PORT" --leader-elect=false \
-  --authentication-kubeconfig "$KUBECONFIG" --authorization-kubeconfig "$KUBECONFIG" \
+"$KUBE_SCHEDULER" --kubeconfig "$SCHED_KUBECONFIG" --bind-address 127.0.0.1 --secure-port "$AUTH_PORT" --leader-elect=false \
+  --authentication-kubeconfig "$SCHED_KUBECONFIG" --authorization-kubeconfig "$SCHED_KUBECONFIG" \
   --authorization-always-allow-paths=/healthz,/readyz,/livez > "$E2E_DIR/sched-auth.log" 2>&1 &
 SCHED_PIDS+=("$!")
 auth_ready() { [[ $(get_url "$AUTH_PORT" /readyz | head -1) == 200 ]]; }

@@ -71,6 +71,16 @@ class ServerTest : public ::testing::Test {
     EXPECT_TRUE(c.ok()) << c.error();
     return *c;
   }
+  // A client with one of ksched's component identities (apiserver/components.h) instead of the
+  // admin's, as the component runs in `ksched up`.
+  std::shared_ptr<client::RestClient> new_component_client(std::string_view component) {
+    client::RestConfig c = config;
+    c.bearer_token = server->component_token(component);
+    EXPECT_FALSE(c.bearer_token.empty()) << component;
+    auto r = client::RestClient::create(c);
+    EXPECT_TRUE(r.ok()) << r.error();
+    return *r;
+  }
 
   std::unique_ptr<apiserver::Server> server;
   client::RestConfig config;

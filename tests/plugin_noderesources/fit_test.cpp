@@ -85,6 +85,24 @@ TEST(NodeResourcesFit, Filter) {
   }
 }
 
+// A pod with a negative request (the API server refuses one, but a cache is fed by any server)
+// must not make room on its node: its request counts as zero, so two pods of 30 CPUs still do
+// not fit a 32-CPU node next to it. Upstream would add -1000 CPUs to the node's requests.
+TEST(NodeResourcesFit, NegativeRequestOfACachedPodDoesNotFreeItsNode) {
+  auto fit = make_fit();
+  const ResourceMap alloc = {{"cpu", "32"}, {"memory", "64Gi"}, {"pods", "110"}};
+  framework::NodeInfo ni = node_with(alloc, {{{"cpu", "-1000"}, {"memory", "-1Gi"}}, {{"cpu", "30"}}});
+  EXPECT_EQ(ni.requested.milliCPU, 30000);
+  EXPECT_EQ(ni.requested.memory, 0);
+  auto s = run_filter(*fit, MakePod().Name("p").Req({{"cpu", "30"}}).Obj(), ni);
+  EXPECT_EQ(s.code(), Code::Unschedulable);
+  EXPECT_EQ(s.reasons(), (std::vector<std::string>{"Insufficient cpu"}));
+  // Its own negative request is no credit either: it asks for nothing, and fits as such.
+  auto own = framework::compute_pod_requests(MakePod().Name("q").Req({{"cpu", "-5"}}).Req({{"cpu", "2"}}).Obj());
+  EXPECT_EQ(own.milliCPU, 2000);
+  EXPECT_TRUE(run_filter(*fit, MakePod().Name("q").Req({{"cpu", "-5"}}).Obj(), ni).is_success());
+}
+
 TEST(NodeResourcesFit, TooManyPods) {
   auto fit = make_fit();
   const ResourceMap alloc = {{"cpu", "10"}, {"memory", "20"}, {"pods", "1"}};

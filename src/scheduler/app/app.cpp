@@ -265,8 +265,9 @@ util::Result<void> SchedulerApp::Impl::start_serving() {
   if (!opts.serve) return {};
   auto so = opts.serving;
   server = std::make_unique<serving::SecureServer>(so);
-  // Delegated authn/authz clients: the given kubeconfig, else in-cluster, else none (anonymous
-  // callers; only always-allowed paths are served), as upstream with RemoteKubeConfigFileOptional.
+  // Delegated authn/authz clients: the given kubeconfig (or an in-process caller's client), else
+  // in-cluster, else none (anonymous callers; only always-allowed paths are served), as upstream
+  // with RemoteKubeConfigFileOptional.
   auto delegate_client = [&](const std::string& kubeconfig,
                              const char* what) -> util::Result<std::shared_ptr<client::RestClient>> {
     util::Result<client::RestConfig> rc = util::make_error("");
@@ -275,6 +276,8 @@ util::Result<void> SchedulerApp::Impl::start_serving() {
       ko.explicit_path = kubeconfig;
       rc = client::load_kubeconfig(ko);
       if (!rc) return util::make_error(std::string("invalid --") + what + "-kubeconfig: " + rc.error());
+    } else if (opts.delegation_rest) {
+      rc = *opts.delegation_rest;
     } else {
       rc = client::in_cluster_config();
       if (!rc) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 
@@ -29,6 +30,9 @@ struct AppOptions {
   serving::SecureServingOptions serving;
   std::string authentication_kubeconfig;
   std::string authorization_kubeconfig;
+  // In-process callers: the client for the delegated TokenReviews and SubjectAccessReviews when no
+  // kubeconfig file is named above (ksched up passes the scheduler's own identity).
+  std::optional<client::RestConfig> delegation_rest;
   bool authentication_tolerate_lookup_failure = true;
   std::map<std::string, bool> feature_gates;
   std::chrono::nanoseconds pod_max_in_unschedulable_pods_duration = std::chrono::minutes(5);

@@ -103,14 +103,18 @@ Resource Resource::from(const api::ResourceList& rl) {
 namespace {
 
 // Summation and per-resource max are done on Quantities, as upstream does, so that rounding to
-// millicores / units happens once at the end.
+// millicores / units happens once at the end. A negative quantity counts as zero: the API server
+// refuses one, but a cached pod may come from any server, and a negative request would free
+// room on its node for other pods (upstream adds it as it is).
+api::Quantity at_least_zero(const api::Quantity& q) { return q.sign() < 0 ? api::Quantity() : q; }
+
 void add_list(api::ResourceList& into, const api::ResourceList& rl) {
   for (const auto& [name, q] : rl) {
     auto* cur = into.find(name);
     if (cur) {
-      *cur += q;
+      *cur += at_least_zero(q);
     } else {
-      into.set(name, q);
+      into.set(name, at_least_zero(q));
     }
   }
 }
@@ -119,7 +123,7 @@ void max_list(api::ResourceList& into, const api::ResourceList& rl) {
   for (const auto& [name, q] : rl) {
     auto* cur = into.find(name);
     if (!cur) {
-      into.set(name, q);
+      into.set(name, at_least_zero(q));
     } else if (q > *cur) {
       *cur = q;
     }
