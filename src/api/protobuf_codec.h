@@ -14,7 +14,71 @@
 #include "api/protobuf_wire.h"
 #include "util/result.h"
 
+namespace ksched::api {
+template <class T>
+struct List;
+struct Pod;
+struct Node;
+struct Namespace;
+struct Service;
+struct ReplicationController;
+struct Event;
+struct Binding;
+struct PersistentVolume;
+struct PersistentVolumeClaim;
+struct StorageClass;
+struct CSINode;
+struct CSIDriver;
+struct CSIStorageCapacity;
+struct ReplicaSet;
+struct StatefulSet;
+struct Deployment;
+struct DaemonSet;
+struct PodDisruptionBudget;
+struct PriorityClass;
+struct RuntimeClass;
+struct Lease;
+namespace eventsv1 {
+struct Event;
+}
+}  // namespace ksched::api
+
 namespace ksched::api::protobuf {
+
+// Whether decode_into<T> exists (protobuf_codec.cpp instantiates it for these types and their
+// lists). Typed callers (RestClient, informer::ObjectCodec) ask for protobuf only for such T and read
+// any other type as JSON, so types of other layers (the controllers' own structs) need nothing here.
+template <class T>
+inline constexpr bool kTypedDecoding = false;
+#define KSCHED_PROTOBUF_TYPED(T)                          \
+  template <>                                             \
+  inline constexpr bool kTypedDecoding<T> = true;         \
+  template <>                                             \
+  inline constexpr bool kTypedDecoding<api::List<T>> = true;
+KSCHED_PROTOBUF_TYPED(Pod)
+KSCHED_PROTOBUF_TYPED(Node)
+KSCHED_PROTOBUF_TYPED(Namespace)
+KSCHED_PROTOBUF_TYPED(Service)
+KSCHED_PROTOBUF_TYPED(ReplicationController)
+KSCHED_PROTOBUF_TYPED(Event)
+KSCHED_PROTOBUF_TYPED(PersistentVolume)
+KSCHED_PROTOBUF_TYPED(PersistentVolumeClaim)
+KSCHED_PROTOBUF_TYPED(StorageClass)
+KSCHED_PROTOBUF_TYPED(CSINode)
+KSCHED_PROTOBUF_TYPED(CSIDriver)
+KSCHED_PROTOBUF_TYPED(CSIStorageCapacity)
+KSCHED_PROTOBUF_TYPED(ReplicaSet)
+KSCHED_PROTOBUF_TYPED(StatefulSet)
+KSCHED_PROTOBUF_TYPED(Deployment)
+KSCHED_PROTOBUF_TYPED(DaemonSet)
+KSCHED_PROTOBUF_TYPED(PodDisruptionBudget)
+KSCHED_PROTOBUF_TYPED(PriorityClass)
+KSCHED_PROTOBUF_TYPED(RuntimeClass)
+KSCHED_PROTOBUF_TYPED(Lease)
+KSCHED_PROTOBUF_TYPED(eventsv1::Event)
+#undef KSCHED_PROTOBUF_TYPED
+template <>
+inline constexpr bool kTypedDecoding<Binding> = true;
 
 // A whole body (`k8s\0` envelope) of a kind, or of a list (T = List<Kind>). Errors name the field
 // path, or the kind when the body holds another kind than T can take.

@@ -100,12 +100,12 @@ class RestClient {
   template <class T>
   Result<T> get(std::string_view ns, std::string_view name) {
     const auto& info = ResourceFor<T>::info;
-    return decoded<T>(get(ResourceRef::of(info, ns, name), {}, accept_for(info)));
+    return decoded<T>(get(ResourceRef::of(info, ns, name), {}, typed_accept<T>(info)));
   }
   template <class T>
   Result<api::List<T>> list(std::string_view ns, const ListOptions& opts = {}) {
     const auto& info = ResourceFor<T>::info;
-    return decoded<api::List<T>>(list(ResourceRef::of(info, ns), opts, accept_for(info, true)));
+    return decoded<api::List<T>>(list(ResourceRef::of(info, ns), opts, typed_accept<T>(info, true)));
   }
   template <class T>
   Result<T> create(const T& obj) {
@@ -140,7 +140,9 @@ class RestClient {
   template <class T>
   static Result<T> decoded(Result<std::string> body) {
     if (!body) return body.error();
-    auto v = api::protobuf::has_magic(*body) ? api::protobuf::decode<T>(*body) : api::decode<T>(*body);
+    util::Result<T> v = util::make_error(std::string("protobuf answer for a type read as JSON only"));
+    if (!api::protobuf::has_magic(*body)) v = api::decode<T>(*body);
+    else if constexpr (api::protobuf::kTypedDecoding<T>) v = api::protobuf::decode<T>(*body);
     if (!v) {
       ApiError e;
       e.message = "unable to decode response: " + v.error();
@@ -149,6 +151,12 @@ class RestClient {
       return e;
     }
     return std::move(*v);
+  }
+  // Protobuf is asked for only for types with typed protobuf decoding (api::protobuf::kTypedDecoding).
+  template <class T>
+  std::string typed_accept(const ResourceInfo& info, bool list = false) const {
+    if constexpr (api::protobuf::kTypedDecoding<T>) return accept_for(info, list);
+    else return {};
   }
   static Result<std::string> body_of(Result<HttpResponse> res);
   Result<std::string> call(std::string method, const ResourceRef& r, std::string query, std::string body,

@@ -28,21 +28,33 @@ struct ListResult {
 template <class T>
 struct ObjectCodec {
   static util::Result<T> decode(std::string_view bytes, const api::DecodeOptions& o = {}) {
-    if (api::protobuf::has_magic(bytes)) return api::protobuf::decode<T>(bytes, o);
+    if (api::protobuf::has_magic(bytes)) {
+      if constexpr (api::protobuf::kTypedDecoding<T>) return api::protobuf::decode<T>(bytes, o);
+      else return no_protobuf();
+    }
     return api::decode<T>(bytes, o);
   }
   // Into a fresh heap object: the watch path shares it at once, so decoding in place saves moving
   // the whole struct twice.
   static util::Result<void> decode_into(T& out, std::string_view bytes, const api::DecodeOptions& o = {}) {
-    if (api::protobuf::has_magic(bytes)) return api::protobuf::decode_into<T>(out, bytes, o);
+    if (api::protobuf::has_magic(bytes)) {
+      if constexpr (api::protobuf::kTypedDecoding<T>) return api::protobuf::decode_into<T>(out, bytes, o);
+      else return no_protobuf();
+    }
     return api::decode_into<T>(out, bytes, o);
   }
   static util::Result<ListResult<T>> decode_list(std::string_view bytes, const api::DecodeOptions& o = {}) {
-    auto l = api::protobuf::has_magic(bytes) ? api::protobuf::decode<api::List<T>>(bytes, o)
-                                             : api::decode<api::List<T>>(bytes, o);
+    util::Result<api::List<T>> l = util::make_error(std::string());
+    if (!api::protobuf::has_magic(bytes)) l = api::decode<api::List<T>>(bytes, o);
+    else if constexpr (api::protobuf::kTypedDecoding<T>) l = api::protobuf::decode<api::List<T>>(bytes, o);
+    else return no_protobuf();
     if (!l) return util::make_error(l.error());
     return ListResult<T>{std::move(l->items), std::move(l->metadata.resourceVersion), std::move(l->metadata.continue_)};
   }
+
+ private:
+  // Only a ListWatch built with typed_protobuf asks for protobuf (rest_list_watch).
+  static util::Error no_protobuf() { return util::make_error("protobuf answer for a type read as JSON only"); }
 };
 
 // The object of a watch event (client::RawWatchEvent::json): the raw "object" member of a JSON line
@@ -56,9 +68,12 @@ struct ListWatch {
   std::function<void(client::ListOptions&)> tweak;
 };
 
-// ListWatch over a RESTClient for resource `info` in namespace `ns` ("" = all namespaces), asking
-// for protobuf where the client's configuration prefers it (RestClient::accept_for).
+// ListWatch over a RESTClient for resource `info` in namespace `ns` ("" = all namespaces). With
+// `typed_protobuf` (the informer's type has typed protobuf decoding: api::protobuf::kTypedDecoding,
+// as SharedInformerFactory passes it) it asks for protobuf where the client's configuration prefers
+// it (RestClient::accept_for); otherwise for JSON.
 ListWatch rest_list_watch(std::shared_ptr<client::RestClient> c, const client::ResourceInfo& info,
-                          std::string ns = {}, std::function<void(client::ListOptions&)> tweak = {});
+                          std::string ns = {}, std::function<void(client::ListOptions&)> tweak = {},
+                          bool typed_protobuf = false);
 
 }  // namespace ksched::informer

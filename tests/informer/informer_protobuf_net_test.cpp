@@ -33,7 +33,7 @@ class InformerProtobuf : public ksched::testing::ServerTest {
   }
   // The pods' ListWatch of a protobuf client, counting what the server answered in protobuf.
   ListWatch counted_list_watch() {
-    auto lw = rest_list_watch(protobuf_client(), client::ResourceFor<api::Pod>::info);
+    auto lw = rest_list_watch(protobuf_client(), client::ResourceFor<api::Pod>::info, {}, {}, /*typed_protobuf=*/true);
     auto list = lw.list;
     lw.list = [this, list](const client::ListOptions& o) {
       auto r = list(o);
@@ -177,6 +177,11 @@ TEST_F(InformerProtobuf, KindsWithoutTablesAndJsonAnswersStayJson) {
   client::ResourceInfo custom{"example.com", "v1", "widgets", "Widget", true};
   EXPECT_EQ(c->accept_for(custom), "application/json");
   EXPECT_EQ(new_client()->accept_for(client::ResourceFor<api::Pod>::info), "application/json");
+  // A ListWatch for a type without typed protobuf decoding (the default) asks for JSON.
+  auto json_lw = rest_list_watch(c, client::ResourceFor<api::Pod>::info);
+  auto json_list = json_lw.list(client::ListOptions{});
+  ASSERT_TRUE(json_list.ok());
+  EXPECT_FALSE(api::protobuf::has_magic(*json_list));
   // The writes of a protobuf client (protobuf bodies) are stored as the JSON client's are.
   api::Pod p = ksched::testing::pause_pod("default", "pb-write");
   ASSERT_TRUE(c->create(p).ok());
