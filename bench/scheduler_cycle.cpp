@@ -49,7 +49,7 @@ struct Cluster {
     SchedulerOptions o;
     o.parallelizer = std::make_shared<testing::InlineParallelizer>();
     o.seed = 1;
-    o.bindingWorkers = 1;
+    o.binding_workers = 1;
     auto reg = new_in_tree_registry();
     auto s = Scheduler::create(bench_config(), reg, client, lister, o);
     if (!s.ok()) {

@@ -95,8 +95,8 @@ std::unique_ptr<Env> make_env(fw::Registry registry, config::KubeSchedulerProfil
     d.client = &env->client;
     d.lister = &env->lister;
     d.nominator = &env->nominator;
-    d.nodeInfos = cluster().snapshot.get();
-    d.storageInfos = cluster().snapshot.get();
+    d.node_infos = cluster().snapshot.get();
+    d.storage_infos = cluster().snapshot.get();
     d.parallelism = 16;
     if (!parallel) d.parallelizer = std::make_shared<ksched::scheduler::testing::InlineParallelizer>();
     auto f = fw::Framework::create(profile, registry, d);

@@ -86,6 +86,10 @@ int run_apiserver(int argc, char** argv) {
                  "kube-controller-manager's --controllers ('*' every one, 'foo', '-foo'), '*' when given no value")
       ->expected(0, 1)
       ->delimiter(',');
+  std::string feature_gates;
+  app.add_option("--feature-gates", feature_gates,
+                 "A set of key=value pairs for kube-apiserver's feature gates that change what is stored "
+                 "(PodLevelResources, NodeDeclaredFeatures, PodTopologyLabelsAdmission, ...; v1.35's defaults)");
   app.add_option("-v,--v", verbosity, "log verbosity");
   (void)no_tls;
   try {
@@ -96,6 +100,12 @@ int run_apiserver(int argc, char** argv) {
   }
   ksched::log::init(verbosity);
   opts.kubeconfig_out = kubeconfig_out;
+  if (auto g = ksched::apiserver::FeatureGates::parse(feature_gates); !g) {
+    std::fprintf(stderr, "ksched apiserver: --feature-gates: %s\n", g.error().c_str());
+    return 1;
+  } else {
+    opts.feature_gates = *g;
+  }
   if (app.count("--storage") && storage == "memory" && !opts.data_dir.empty()) {
     std::fprintf(stderr, "ksched apiserver: --storage=memory and --data-dir contradict each other\n");
     return 1;

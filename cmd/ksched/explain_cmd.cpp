@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "api/codec.h"
 #include "client/config.h"
@@ -20,14 +22,20 @@ using namespace ksched;
 int run_explain(int argc, char** argv) {
   CLI::App app{"Explain where the scheduler would place a pod, plugin by plugin, without binding it", "ksched explain"};
   std::string pod_name, ns, kubeconfig, config_file, context, output = "text";
+  std::vector<std::string> nodes;
+  std::size_t top = 3;
   int verbosity = 0;
-  app.add_option("pod", pod_name, "the pod's name")->required();
+  app.add_option("pod", pod_name, "the pod: NAME or pod/NAME")->required();
   app.add_option("-n,--namespace", ns, "the pod's namespace (default: the kubeconfig context's)");
   app.add_option("--kubeconfig", kubeconfig, "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)");
   app.add_option("--context", context, "kubeconfig context to use");
   app.add_option("--config", config_file,
                  "KubeSchedulerConfiguration whose profiles to explain with (default: the default profile)");
-  app.add_option("-o,--output", output, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("-o,--output", output, "text, wide (every node, every plugin) or json")
+      ->check(CLI::IsMember({"text", "wide", "json"}));
+  app.add_option("--node", nodes, "also show every verdict and score of this node (repeatable, or comma-separated)")
+      ->delimiter(',');
+  app.add_option("--top", top, "how many of the best feasible nodes' scores the text shows")->check(CLI::PositiveNumber);
   app.add_option("-v,--v", verbosity, "log verbosity");
   try {
     app.parse(argc, argv);
@@ -35,6 +43,19 @@ int run_explain(int argc, char** argv) {
     return app.exit(e);
   }
   log::init(verbosity);
+  // kubectl's TYPE/NAME habit: pod/web, pods/web, po/web; another type is a mistake worth naming.
+  if (const auto slash = pod_name.find('/'); slash != std::string::npos) {
+    const std::string type = pod_name.substr(0, slash);
+    if (type != "pod" && type != "pods" && type != "po") {
+      std::fprintf(stderr, "ksched explain: explains pods, not \"%s\" (give NAME or pod/NAME)\n", type.c_str());
+      return 1;
+    }
+    pod_name.erase(0, slash + 1);
+    if (pod_name.empty()) {
+      std::fprintf(stderr, "ksched explain: no pod name after \"%s/\"\n", type.c_str());
+      return 1;
+    }
+  }
 
   client::KubeconfigOptions ko;
   ko.explicit_path = kubeconfig;
@@ -79,7 +100,20 @@ int run_explain(int argc, char** argv) {
     std::fprintf(stderr, "ksched explain: %s\n", e.error().c_str());
     return 1;
   }
-  std::cout << (output == "json" ? scheduler::explain::to_json(*e) : scheduler::explain::to_text(*e));
+  if (output == "json") {
+    std::cout << scheduler::explain::to_json(*e);
+    return 0;
+  }
+  scheduler::explain::TextOptions to;
+  to.nodes = nodes;
+  to.top = top;
+  to.wide = output == "wide";
+  auto text = scheduler::explain::to_text(*e, to);
+  if (!text) {
+    std::fprintf(stderr, "ksched explain: %s\n", text.error().c_str());
+    return 1;
+  }
+  std::cout << *text;
   return 0;
 }
 

@@ -57,6 +57,14 @@ int run_simulate(int argc, char** argv) {
     return 1;
   }
   const double load_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+  if (cluster->nodes.empty()) {
+    // An empty file, `{}` or a dump of the wrong kinds: nothing could ever be placed.
+    std::fprintf(stderr,
+                 "ksched simulate: %s holds no Node (expected what `kubectl get nodes,pods,pdb,pv,pvc,storageclasses,"
+                 "csinodes,priorityclasses -A -o json` writes)\n",
+                 dump.c_str());
+    return 1;
+  }
   if (given->pods.empty()) {
     std::fprintf(stderr, "ksched simulate: %s holds no Pod\n", pods_file.c_str());
     return 1;

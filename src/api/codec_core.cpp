@@ -24,6 +24,7 @@ KSCHED_CODEC_INSTANTIATE(PodCondition)
 KSCHED_CODEC_INSTANTIATE(Container)
 KSCHED_CODEC_INSTANTIATE(ResourceRequirements)
 KSCHED_CODEC_INSTANTIATE(Affinity)
+KSCHED_CODEC_INSTANTIATE(NodeAffinity)  // the scheduler configuration's NodeAffinityArgs
 KSCHED_CODEC_INSTANTIATE(NodeSelector)
 KSCHED_CODEC_INSTANTIATE(Toleration)
 KSCHED_CODEC_INSTANTIATE(TopologySpreadConstraint)

@@ -354,6 +354,20 @@ constexpr auto describe(type_tag<PodSchedulingGate>) {
   return std::tuple{KSCHED_F(name)};
 }
 
+// A ResourceClaim the pod uses (resource.k8s.io): exactly one of the claim's name or the template
+// the ResourceClaim controller makes the pod's own claim from.
+struct PodResourceClaim {
+  std::string name;  // a DNS label, unique in the pod; containers refer to it
+  std::optional<std::string> resourceClaimName;
+  std::optional<std::string> resourceClaimTemplateName;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodResourceClaim>) {
+  using T = PodResourceClaim;
+  return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName)};
+}
+
 struct PodSpec {
   std::vector<Volume> volumes;
   std::vector<Container> initContainers;
@@ -376,6 +390,7 @@ struct PodSpec {
   ResourceList overhead;
   SharedVector<TopologySpreadConstraint> topologySpreadConstraints;  // copy on write, like tolerations
   SharedVector<PodSchedulingGate> schedulingGates;
+  SharedVector<PodResourceClaim> resourceClaims;  // copy on write: replicas share one
   Presence present;
   Extra extra;  // securityContext, hostname, subdomain, dnsConfig, ephemeralContainers, ...
 };
@@ -400,7 +415,8 @@ constexpr auto describe(type_tag<PodSpec>) {
                     KSCHED_F(preemptionPolicy),
                     KSCHED_F(overhead),
                     KSCHED_F(topologySpreadConstraints),
-                    KSCHED_F(schedulingGates)};
+                    KSCHED_F(schedulingGates),
+                    KSCHED_F(resourceClaims)};
 }
 
 template <>
@@ -513,6 +529,19 @@ constexpr auto describe(type_tag<ContainerStatus>) {
                     KSCHED_F(started),      KSCHED_F(volumeMounts)};
 }
 
+// Which ResourceClaim the ResourceClaim controller made for a pod's claim from a template
+// (resourceClaimName absent: none is needed).
+struct PodResourceClaimStatus {
+  std::string name;
+  std::optional<std::string> resourceClaimName;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodResourceClaimStatus>) {
+  using T = PodResourceClaimStatus;
+  return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName)};
+}
+
 struct PodStatus {
   ThinString phase;  // Pending, Running, Succeeded, Failed, Unknown
   std::vector<PodCondition> conditions;
@@ -525,6 +554,8 @@ struct PodStatus {
   std::vector<ContainerStatus> initContainerStatuses;
   std::vector<ContainerStatus> containerStatuses;
   ThinString qosClass;
+  // Per pod and usually absent: boxed, 8 bytes.
+  Boxed<std::vector<PodResourceClaimStatus>> resourceClaimStatuses;
   Presence present;
   Extra extra;  // hostIPs, podIPs, ephemeralContainerStatuses, resize, ...
 };
@@ -532,7 +563,8 @@ constexpr auto describe(type_tag<PodStatus>) {
   using T = PodStatus;
   return std::tuple{KSCHED_F(phase),  KSCHED_F(conditions), KSCHED_F(message),   KSCHED_F(reason),
                     KSCHED_F(nominatedNodeName), KSCHED_F(hostIP), KSCHED_F(podIP), KSCHED_F(startTime),
-                    KSCHED_F(initContainerStatuses), KSCHED_F(containerStatuses), KSCHED_F(qosClass)};
+                    KSCHED_F(initContainerStatuses), KSCHED_F(containerStatuses), KSCHED_F(qosClass),
+                    KSCHED_F(resourceClaimStatuses)};
 }
 
 struct Pod {

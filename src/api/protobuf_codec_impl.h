@@ -107,6 +107,13 @@ struct Binding {
 
 // ---------------------------------------------------------------- type compatibility
 
+// An optional slice (Boxed<std::vector<T>>: absent costs a pointer): read as the slice it holds.
+template <class M>
+constexpr bool is_boxed_vector = false;
+template <class M>
+  requires is_optional<M>::value
+constexpr bool is_boxed_vector<M> = is_vector<typename M::value_type>::value;
+
 template <class M>
 bool compatible_value(const sch::Field& f) {
   using K = sch::Kind;
@@ -139,6 +146,8 @@ bool compatible(const sch::Field& f) {
     return true;  // rendered as JSON, whatever the field holds
   } else if constexpr (is_vector<M>::value) {
     return f.shape == sch::Shape::Repeated && compatible_value<typename M::value_type>(f);
+  } else if constexpr (is_boxed_vector<M>) {
+    return compatible<typename M::value_type>(f);
   } else if constexpr (FlatMapLike<M>) {
     return f.shape == sch::Shape::Map && compatible_value<typename M::value_type::second_type>(f);
   } else {
@@ -511,6 +520,9 @@ void member_fn(wire::Reader& r, wire::Tag t, const char* start, T& out, const Sl
     Ctx::fail("internal: RawJson member read as a value");
   } else if constexpr (is_vector<M>::value) {
     decode_repeated(r, t, start, m, s, ctx, first);
+  } else if constexpr (is_boxed_vector<M>) {
+    if (!m) m.emplace();
+    decode_repeated(r, t, start, *m, s, ctx, first);
   } else if constexpr (FlatMapLike<M>) {
     decode_map(r, t, start, static_cast<FlatMap<typename M::value_type::second_type, M::kShared>&>(m), s, ctx, first);
   } else {
@@ -585,7 +597,10 @@ void absent_value(M& m, const sch::Field& f, const Slot* s, Ctx& ctx, bool& null
   using K = sch::Kind;
   if constexpr (is_optional<M>::value) {
     using V = typename M::value_type;
-    if (f.kind == K::Time || f.kind == K::MicroTime || f.kind == K::RawJson || f.kind == K::Bytes) {
+    if constexpr (is_vector<V>::value) {
+      m.reset();
+      null = true;  // a nil slice
+    } else if (f.kind == K::Time || f.kind == K::MicroTime || f.kind == K::RawJson || f.kind == K::Bytes) {
       m.reset();  // Go writes null
     } else if constexpr (Described<V>) {
       if (!m) m.emplace();

@@ -522,7 +522,7 @@ class Encoder {
       case Kind::Bytes: {
         std::string_view s;
         std::optional<std::string> bytes;
-        if (!absent && !v.get_string().get(s)) bytes = util::base64_decode(s);
+        if (!absent && !v.get_string().get(s)) bytes = util::base64_decode(s, /*strict=*/true);
         if (!absent && !bytes) ++dropped;
         wire::put_len(out, f.number, bytes ? *bytes : std::string());
         return;

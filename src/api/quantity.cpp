@@ -1,12 +1,16 @@
 // resource.Quantity: parsing, canonical formatting and arithmetic on an exact nano-unit integer.
 //
 // Differences from upstream worth knowing:
-//  - upstream keeps the input text when it is already "canonical enough" (so "+1", "1E3" or
-//    "0100m" print back as written); we always print the canonical form ("1", "1e3", "100m").
+//  - a Quantity holds no text: to_string() is always the canonical form. Upstream keeps the input
+//    text when it is already "canonical enough" (so "+1", "1E3" or "1.500" print back as
+//    written); upstream_text() (quantity_text.h) says what it writes back, for the API server.
 //  - DecimalSI/DecimalExponent magnitudes above ~1.7e29 are rejected (upstream uses big decimals).
 #include "api/quantity.h"
 
+#include <limits>
 #include <stdexcept>
+
+#include "api/quantity_text.h"
 
 namespace ksched::api {
 namespace {
@@ -312,6 +316,59 @@ std::string Quantity::to_string() const {
     default: break;
   }
   return out;
+}
+
+std::optional<int> kept_text_scale(std::string_view s) {
+  // ParseQuantity's fast path (apimachinery resource/quantity.go): an int64 mantissa, scale at
+  // least nano; only then may the input be kept.
+  if (s == "0") return 0;
+  Parts p;
+  if (!split_quantity(s, p)) return std::nullopt;
+  auto suffix = interpret_suffix(p.suffix);
+  if (!suffix) return std::nullopt;
+  constexpr int kMaxInt64Factors = 18;
+  std::string_view num = p.num.empty() ? std::string_view("0") : p.num;
+  const int digits = static_cast<int>(num.size() + p.denom.size());
+  int scale = 0;
+  int precision = 0;
+  if (suffix->format == Quantity::Format::BinarySI) {
+    if (!p.denom.empty()) return std::nullopt;
+    // float32(exponent)*3/10 truncated: the decimal digits a binary suffix adds.
+    precision = 15 - static_cast<int>(num.size()) - suffix->exponent * 3 / 10 - 1;
+  } else {
+    scale = suffix->exponent;
+    precision = kMaxInt64Factors - digits;
+  }
+  if (precision < 0) return std::nullopt;
+  scale -= static_cast<int>(p.denom.size());
+  if (scale < -9) return std::nullopt;
+  std::string shifted;
+  shifted.reserve(digits);
+  shifted.append(num).append(p.denom);
+  u128 value = 0;
+  for (char c : shifted) value = value * 10 + static_cast<unsigned>(c - '0');
+  if (value > static_cast<u128>(kMaxInt64)) return std::nullopt;  // strconv.ParseInt fails
+  if (suffix->format == Quantity::Format::BinarySI) {
+    if (suffix->exponent > 0 && value != 0 && value > (static_cast<u128>(kMaxInt64) >> suffix->exponent))
+      return std::nullopt;  // int64Multiply overflows
+    if (value & 0x07) return 0;
+    return std::nullopt;
+  }
+  if (scale % 3 == 0 && !shifted.ends_with("000") && shifted[0] != '0') return scale;
+  return std::nullopt;
+}
+
+std::string upstream_text(std::string_view s, const Quantity& q, bool resource_list) {
+  if (auto scale = kept_text_scale(s); scale && (!resource_list || *scale >= -3)) return std::string(s);
+  return (resource_list ? rounded_up_to_milli(q) : q).to_string();
+}
+
+Quantity rounded_up_to_milli(const Quantity& q) {
+  const std::int64_t milli = q.milli_value();  // rounded away from zero, saturating
+  if (milli == std::numeric_limits<std::int64_t>::max() || milli == std::numeric_limits<std::int64_t>::min())
+    return q;  // beyond int64 milli-units: nothing finer than a milli-unit is worth keeping
+  Quantity rounded = Quantity::from_milli(milli, q.format());
+  return rounded == q ? q : rounded;
 }
 
 Quantity& Quantity::operator+=(const Quantity& o) {

@@ -11,6 +11,7 @@
 #include "api/object.h"
 #include "api/policy.h"
 #include "api/quantity.h"
+#include "api/resource.h"
 #include "api/scheduling.h"
 #include "api/storage.h"
 #include "api/volume.h"

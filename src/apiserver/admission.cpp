@@ -5,6 +5,7 @@
 #include <string>
 
 #include "apiserver/json_access.h"
+#include "apiserver/pod_strategy.h"
 
 namespace ksched::apiserver {
 
@@ -258,14 +259,33 @@ bool is_priority_class(const ResourceInfo& r) { return r.group == "scheduling.k8
 
 }  // namespace
 
+// ------------------------------------------------------------------ PodTopologyLabels
+// A pod created bound to a node (spec.nodeName) gets the node's topology.kubernetes.io/zone and
+// region labels (PodTopologyLabelsAdmission, beta in v1.35; plugin/pkg/admission/
+// podtopologylabels admitPod). A node that does not exist adds nothing. Bindings: handlers.
+static void admit_pod_topology_labels(json::object& obj, const Store& store) {
+  const json::object* spec = object_member(obj, "spec");
+  std::string_view node_name = spec ? str_view(*spec, "nodeName") : std::string_view();
+  if (node_name.empty()) return;
+  auto node = load(store, "", "nodes", node_name);
+  if (!node) return;
+  json::object copy = topology_labels(*node);
+  if (copy.empty()) return;
+  auto& labels = ensure_object(ensure_object(obj, "metadata"), "labels");
+  for (auto& kv : copy) labels[kv.key()] = std::move(kv.value());
+}
+
 std::optional<ApiError> admit_mutating(const ResourceInfo& r, WriteVerb verb, std::string_view, json::object& obj,
-                                       const json::object* old, const Store& store) {
+                                       const json::object* old, const Store& store, const FeatureGates& gates) {
   if (!is_pod(r)) return std::nullopt;
-  // kube-apiserver's plugin order: Priority, DefaultTolerationSeconds, ..., RuntimeClass.
+  // kube-apiserver's plugin order: Priority, DefaultTolerationSeconds, ..., RuntimeClass, ...,
+  // PodTopologyLabels.
   if (auto e = admit_pod_priority(r, verb, obj, old, store)) return e;
   if (verb != WriteVerb::Create) return std::nullopt;
   default_toleration_seconds(obj);
-  return admit_pod_runtime_class(r, obj, store);
+  if (auto e = admit_pod_runtime_class(r, obj, store)) return e;
+  if (gates.PodTopologyLabelsAdmission) admit_pod_topology_labels(obj, store);
+  return std::nullopt;
 }
 
 std::optional<ApiError> admit_validating(const ResourceInfo& r, WriteVerb, const json::object& obj, const Store& store) {

@@ -1,6 +1,7 @@
 // The objects a fresh server holds (namespaces, system PriorityClasses, the bootstrap RBAC
 // policy of bootstrap_policy.h, reconciled into one an older server stored) and the simulated
 // nodes of `--nodes`.
+#include "api/version.h"
 #include "apiserver/bootstrap_policy.h"
 #include "apiserver/handlers_impl.h"
 
@@ -163,7 +164,8 @@ util::Result<void> Api::create_nodes(int n, const std::string& template_path) {
     so["addresses"] = json::array{json::object{{"type", "InternalIP"}, {"address", "10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1)}},
                                   json::object{{"type", "Hostname"}, {"address", name}}};
     // Every NodeSystemInfo field is required by typed clients (e.g. the Python models).
-    json::object info{{"kubeletVersion", "v1.32.0"},       {"kubeProxyVersion", "v1.32.0"},
+    // A v1.35 kubelet leaves kubeProxyVersion empty (DisableNodeKubeProxyVersion, on since v1.33).
+    json::object info{{"kubeletVersion", api::kKubernetesVersion}, {"kubeProxyVersion", ""},
                       {"osImage", "ksched simulated"},     {"kernelVersion", "6.1.0"},
                       {"containerRuntimeVersion", "sim://1.0"}, {"operatingSystem", "linux"},
                       {"architecture", "amd64"},           {"machineID", name},

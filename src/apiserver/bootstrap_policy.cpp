@@ -396,7 +396,7 @@ std::vector<BindingSpec> kube_system_role_bindings() {
 // ---------------------------------------------------------------------------- ksched's components
 // The node simulator's role: system:node's rules without those the Node authorizer would limit to
 // objects of the node's own pods (configmaps, secrets, volumes and their claims, volume
-// attachments, service account tokens, resource claims and slices).
+// attachments, service account tokens, resource claims and slices), plus its DRA drivers' rules.
 RoleSpec node_simulator_role(const RoleSpec& system_node) {
   static const std::vector<std::string> graph_only = {"configmaps",
                                                       "secrets",
@@ -414,6 +414,12 @@ RoleSpec node_simulator_role(const RoleSpec& system_node) {
       for (const auto& g : graph_only) keep = keep && res != g;
     if (keep) r.rules.push_back(rule);
   }
+  // The simulated DRA drivers (nodesim/dra_driver.h) publish every node's ResourceSlices, as a
+  // driver's own DaemonSet role allows a real one; the kubelet stand-in prepares the claims of the
+  // pods it runs and, serving every node, watches all of them (the Node authorizer would allow a
+  // node only `get` of its own pods' claims).
+  r.rules.push_back(read_write().in({"resource.k8s.io"}).on({"resourceslices"}));
+  r.rules.push_back(read().in({"resource.k8s.io"}).on({"resourceclaims"}));
   return r;
 }
 

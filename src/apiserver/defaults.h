@@ -4,10 +4,11 @@
 #pragma once
 #include <boost/json/fwd.hpp>
 
+#include "apiserver/features.h"
 #include "apiserver/resources.h"
 
 namespace ksched::apiserver {
 
-void apply_defaults(const ResourceInfo& r, boost::json::object& obj);
+void apply_defaults(const ResourceInfo& r, boost::json::object& obj, const FeatureGates& gates = FeatureGates());
 
 }  // namespace ksched::apiserver

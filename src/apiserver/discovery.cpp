@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "api/version.h"
 #include "apiserver/openapi.h"
 #include "apiserver/resources.h"
 
@@ -20,8 +21,20 @@ json::array strings(const std::vector<std::string>& v) {
   return a;
 }
 
-json::object gv_entry(const std::string& group) {
-  return json::object{{"groupVersion", group + "/v1"}, {"version", "v1"}};
+json::object gv_entry(const std::string& group, const std::string& version) {
+  return json::object{{"groupVersion", group + "/" + version}, {"version", version}};
+}
+
+// A group's versions in table order, the preferred one first (resource.k8s.io: v1, v1beta2).
+json::array gv_entries(const std::string& group) {
+  json::array out;
+  std::vector<std::string> seen;
+  for (const auto& r : all_resources()) {
+    if (r.group != group || std::find(seen.begin(), seen.end(), r.version) != seen.end()) continue;
+    seen.push_back(r.version);
+    out.push_back(gv_entry(group, r.version));
+  }
+  return out;
 }
 
 }  // namespace
@@ -37,8 +50,9 @@ std::string discovery_api_versions(std::string_view server_address) {
 std::string discovery_group_list() {
   json::array groups;
   for (const auto& g : api_groups()) {
-    groups.push_back(
-        json::object{{"name", g}, {"versions", json::array{gv_entry(g)}}, {"preferredVersion", gv_entry(g)}});
+    json::array versions = gv_entries(g);
+    json::value preferred = versions.front();
+    groups.push_back(json::object{{"name", g}, {"versions", std::move(versions)}, {"preferredVersion", preferred}});
   }
   return json::serialize(
       json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", std::move(groups)}});
@@ -47,11 +61,13 @@ std::string discovery_group_list() {
 std::string discovery_group(std::string_view group) {
   for (const auto& g : api_groups()) {
     if (g != group) continue;
+    json::array versions = gv_entries(g);
+    json::value preferred = versions.front();
     return json::serialize(json::object{{"kind", "APIGroup"},
                                         {"apiVersion", "v1"},
                                         {"name", g},
-                                        {"versions", json::array{gv_entry(g)}},
-                                        {"preferredVersion", gv_entry(g)}});
+                                        {"versions", std::move(versions)},
+                                        {"preferredVersion", preferred}});
   }
   return "";
 }
@@ -253,16 +269,28 @@ std::string aggregated_discovery(bool core, std::string_view media_type) {
                                       {"items", std::move(items)}});
 }
 
+// kube-apiserver's /version (apimachinery's version.Info as its effective version fills it): the
+// binary, emulation and minimum compatibility versions; a "+ksched" build suffix on the release,
+// which semantic versioning ignores when clients compare versions.
 std::string version_info() {
-  return json::serialize(json::object{{"major", "1"},
-                                      {"minor", "32"},
-                                      {"gitVersion", "v1.32.0-ksched"},
+#if defined(__aarch64__)
+  constexpr const char* platform = "linux/arm64";
+#else
+  constexpr const char* platform = "linux/amd64";
+#endif
+  return json::serialize(json::object{{"major", api::kKubernetesMajor},
+                                      {"minor", api::kKubernetesMinor},
+                                      {"emulationMajor", api::kKubernetesMajor},
+                                      {"emulationMinor", api::kKubernetesMinor},
+                                      {"minCompatibilityMajor", api::kKubernetesMajor},
+                                      {"minCompatibilityMinor", api::kKubernetesMinCompatibilityMinor},
+                                      {"gitVersion", std::string(api::kKubernetesVersion) + "+ksched"},
                                       {"gitCommit", "0000000000000000000000000000000000000000"},
                                       {"gitTreeState", "clean"},
                                       {"buildDate", "2026-01-01T00:00:00Z"},
-                                      {"goVersion", "go1.23.4"},
+                                      {"goVersion", "go1.25.0"},
                                       {"compiler", "gc"},
-                                      {"platform", "linux/amd64"}});
+                                      {"platform", platform}});
 }
 
 // ---------------------------------------------------------------- OpenAPI (see openapi.h)

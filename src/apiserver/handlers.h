@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "apiserver/features.h"
 #include "apiserver/request_info.h"
 #include "apiserver/resources.h"
 #include "apiserver/storage.h"
@@ -92,6 +93,9 @@ class Api {
   // at once and propagationPolicy is ignored, since nothing would remove those finalizers.
   void set_controller_manager(bool on) { controller_manager_ = on; }
   bool controller_manager() const { return controller_manager_; }
+  // The feature gates the write path follows (features.h; v1.35's defaults unless set).
+  void set_feature_gates(const FeatureGates& g) { feature_gates_ = g; }
+  const FeatureGates& feature_gates() const { return feature_gates_; }
 
   // One watch event as a newline-terminated JSON line (a one-row Table when `table`).
   std::string format_watch_item(const ResourceInfo& r, const WatchItem& it, bool table, IncludeObject include,
@@ -110,6 +114,7 @@ class Api {
   std::string server_address_ = "127.0.0.1:6443";
   const TokenAuthenticator* authenticator_ = nullptr;
   bool controller_manager_ = false;
+  FeatureGates feature_gates_;
 };
 
 }  // namespace ksched::apiserver

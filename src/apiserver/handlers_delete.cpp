@@ -89,46 +89,67 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
     bool has_finalizers = false;
     if (auto* f = meta.if_contains("finalizers"); f && f->is_array() && !f->get_array().empty()) has_finalizers = true;
     if (is_pod) {
-      auto* spec = obj_at(obj, "spec");
-      std::string node = spec ? str(*spec, "nodeName") : "";
-      std::string phase;
-      if (auto* st = obj_at(obj, "status")) phase = str(*st, "phase");
-      std::int64_t grace = 30;
-      if (opt.grace)
-        grace = *opt.grace;
-      else if (spec && spec->contains("terminationGracePeriodSeconds") && spec->at("terminationGracePeriodSeconds").is_int64())
-        grace = spec->at("terminationGracePeriodSeconds").get_int64();
-      bool on_node = !node.empty() && store.get(res_id("", "nodes"), "", node) != nullptr;
-      if (!on_node || phase == "Succeeded" || phase == "Failed") grace = 0;
-      if (grace < 0) grace = 1;
-      if (grace > 0 || has_finalizers) {
-        std::int64_t deadline = now() + grace;
-        if (auto* dt = meta.if_contains("deletionTimestamp"); dt && dt->is_string()) {
-          // A repeated delete may shorten the grace period, never lengthen it.
-          auto old = parse_rfc3339(dt->get_string());
-          if (old && *old <= deadline && !finalizers_changed) {
-            if (!has_finalizers || grace > 0) return json_response(200, to_view(r, cur->json));
+      // rest.BeforeDelete with the pod strategy's CheckGracefulDelete, then the store's Delete
+      // (apiserver registry/rest/delete.go, registry/generic/registry/store.go).
+      std::optional<std::int64_t> asked = opt.grace;
+      if (asked && *asked < 0) asked = 1;  // a negative grace period is 1 s on the delete path
+      auto int_member = [](const json::object& o, std::string_view k) -> std::optional<std::int64_t> {
+        auto* v = o.if_contains(k);
+        return v && v->is_int64() ? std::optional<std::int64_t>(v->get_int64()) : std::nullopt;
+      };
+      bool graceful = false;
+      std::int64_t period = 0;
+      if (auto* dt = meta.if_contains("deletionTimestamp"); dt && dt->is_string()) {
+        std::optional<std::int64_t> existing = int_member(meta, "deletionGracePeriodSeconds");
+        if (existing && *existing < 0) existing = 1;
+        if (existing && *existing != 0) {
+          // Already being deleted: only a shorter grace period changes anything.
+          if (!asked || *asked >= *existing) return json_response(200, to_view(r, cur->json));
+          period = *asked;
+          std::int64_t when = parse_rfc3339(dt->get_string()).value_or(now()) - *existing + period;
+          if (when < now()) {
+            when = now();
+            if (period != 0) period = 1;  // the grace period has run out: the shortest graceful one
           }
-          if (old && *old <= deadline) deadline = *old;
+          meta["deletionTimestamp"] = format_rfc3339(when);
+          meta["deletionGracePeriodSeconds"] = period;
+          graceful = true;
         }
-        meta["deletionTimestamp"] = format_rfc3339(deadline);
-        meta["deletionGracePeriodSeconds"] = grace;
-        auto c = store.put(storage_id(r), obj, cur->rv, grace > 0 ? std::max<std::int64_t>(deadline, 1) : 0);
-        if (c.status == Store::CommitStatus::Changed) continue;
-        if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
-        return json_response(200, to_view(r, c.obj->json));
+      } else {
+        // CheckGracefulDelete: the request's period, else the pod's; at once when the pod is not
+        // on a node (ours: or its node is gone, as no pod GC removes it later) or has finished.
+        auto* spec = obj_at(obj, "spec");
+        period = asked ? *asked : (spec ? int_member(*spec, "terminationGracePeriodSeconds").value_or(0) : 0);
+        std::string node = spec ? str(*spec, "nodeName") : "";
+        std::string phase;
+        if (auto* st = obj_at(obj, "status")) phase = str(*st, "phase");
+        bool on_node = !node.empty() && store.get(res_id("", "nodes"), "", node) != nullptr;
+        if (!on_node || phase == "Succeeded" || phase == "Failed") period = 0;
+        if (period < 0) period = 1;
+        meta["deletionTimestamp"] = format_rfc3339(now() + period);
+        meta["deletionGracePeriodSeconds"] = period;
+        // The first graceful deletion changes what controllers may do: the generation moves on.
+        if (auto g = int_member(meta, "generation"); g && *g > 0) meta["generation"] = *g + 1;
+        graceful = true;
       }
-      if (!meta.contains("deletionTimestamp")) {
-        // Grace 0 (unbound, finished, or asked for): watchers still see MODIFIED with the
-        // deletionTimestamp, then DELETED, as upstream writes the graceful update first.
-        meta["deletionTimestamp"] = now_ts();
-        meta["deletionGracePeriodSeconds"] = 0;
-        auto c = store.put(storage_id(r), obj, cur->rv);
-        if (c.status == Store::CommitStatus::Changed) continue;
-        if (c.status != Store::CommitStatus::Ok) return error_response(not_found(r, name));
-        auto d = store.remove(storage_id(r), ns, name, c.obj->rv, &obj);
-        if (d.status != Store::CommitStatus::Ok) continue;
-        return json_response(200, to_view(r, d.obj->json));
+      if (graceful || has_finalizers || finalizers_changed) {
+        if (!graceful) {
+          // markAsDeleting: pending finalizers keep the pod; its grace period is 0.
+          if (auto* dt = meta.if_contains("deletionTimestamp"); !dt || !dt->is_string())
+            meta["deletionTimestamp"] = now_ts();
+          meta["deletionGracePeriodSeconds"] = 0;
+        }
+        if (graceful || has_finalizers) {
+          auto c = store.put(storage_id(r), obj, cur->rv, graceful && period > 0 ? std::max<std::int64_t>(now() + period, 1) : 0);
+          if (c.status == Store::CommitStatus::Changed) continue;
+          if (c.status == Store::CommitStatus::NotFound) return error_response(not_found(r, name));
+          // Watchers saw MODIFIED with the deletionTimestamp; a grace period of 0 without
+          // finalizers deletes it right after (DELETED), as upstream's store does.
+          if (has_finalizers || period > 0) return json_response(200, to_view(r, c.obj->json));
+          auto d = store.remove(storage_id(r), ns, name, c.obj->rv, &obj);
+          if (d.status != Store::CommitStatus::Ok) continue;
+          return json_response(200, to_view(r, d.obj->json));
+        }
       }
       auto d = store.remove(storage_id(r), ns, name, cur->rv, &obj);
       if (d.status == Store::CommitStatus::Changed) continue;
@@ -138,6 +159,9 @@ Response Api::Impl::remove(const ResourceInfo& r, const std::string& ns, const s
     if (has_finalizers || (finalizers_changed && meta.contains("deletionTimestamp"))) {
       if (!meta.contains("deletionTimestamp") || finalizers_changed) {
         if (!meta.contains("deletionTimestamp")) {
+          // markAsDeleting: the generation (when the kind has one) moves on once.
+          if (auto* g = meta.if_contains("generation"); g && g->is_int64() && g->get_int64() > 0)
+            *g = g->get_int64() + 1;
           meta["deletionTimestamp"] = now_ts();
           meta["deletionGracePeriodSeconds"] = 0;
         }

@@ -31,6 +31,7 @@
 #include "apiserver/event_conversion.h"
 #include "apiserver/openapi.h"
 #include "apiserver/patch.h"
+#include "apiserver/pod_strategy.h"
 #include "apiserver/protobuf.h"
 #include "apiserver/request_options.h"
 #include "apiserver/status.h"
@@ -111,7 +112,8 @@ struct Api::Impl {
   // The response carries the updated object unless `with_object` is false (a binding answers with
   // a Status of its own, so copying the pod into the response would be wasted).
   Response guaranteed_update(const ResourceInfo& r, const std::string& ns, const std::string& name,
-                             const std::string& sub, bool dry, const Mutator& mutate, bool with_object = true);
+                             const std::string& sub, bool dry, const Mutator& mutate, bool with_object = true,
+                             std::vector<std::string>* warnings = nullptr);
 
   static std::int64_t deadline_of(const ResourceInfo& r, const json::object& obj);
 

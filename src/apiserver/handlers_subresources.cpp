@@ -99,9 +99,18 @@ Response Api::Impl::binding(const ResourceInfo& r, const std::string& ns, const 
     return error_response(invalid(binding_info, name, {Cause{"FieldValueRequired", "Required value", "target.name"}}));
   }
   std::string want_uid = meta_str(b, "uid");
-  json::object annotations;
-  if (auto* m = obj_at(b, "metadata"))
+  json::object annotations, labels;
+  if (auto* m = obj_at(b, "metadata")) {
     if (auto* a = obj_at(*m, "annotations")) annotations = *a;
+    if (auto* l = obj_at(*m, "labels")) labels = *l;
+  }
+  const FeatureGates& gates = api.feature_gates();
+  // PodTopologyLabels admission: the node's topology labels join the binding's own, which win
+  // (admitBinding); the binding storage then copies them onto the pod over its labels.
+  if (gates.PodTopologyLabelsAdmission && target && str(*target, "kind") == "Node")
+    if (auto n = store.get(res_id("", "nodes"), "", node))
+      for (auto& kv : topology_labels(parse_object(n->json)))
+        if (!labels.contains(kv.key())) labels[kv.key()] = std::move(kv.value());
   Response resp = guaranteed_update(r, ns, name, "binding", false,
                                     [&](json::object& cur, json::object& next) -> std::optional<ApiError> {
                                       std::string uid = meta_str(cur, "uid");
@@ -133,8 +142,16 @@ Response Api::Impl::binding(const ResourceInfo& r, const std::string& ns, const 
                                         if (!a.is_object()) a = json::object();
                                         for (const auto& kv : annotations) a.get_object()[kv.key()] = kv.value();
                                       }
+                                      if (gates.PodTopologyLabelsAdmission && !labels.empty()) {
+                                        auto& l = meta_of(next)["labels"];
+                                        if (!l.is_object()) l = json::object();
+                                        for (const auto& kv : labels) l.get_object()[kv.key()] = kv.value();
+                                      }
                                       auto& st = next["status"];
                                       if (!st.is_object()) st = json::object();
+                                      // ClearingNominatedNodeNameAfterBinding (beta in v1.35).
+                                      if (gates.ClearingNominatedNodeNameAfterBinding)
+                                        st.get_object().erase("nominatedNodeName");
                                       auto& conds = st.get_object()["conditions"];
                                       if (!conds.is_array()) conds = json::array();
                                       json::object c{{"type", "PodScheduled"}, {"status", "True"}, {"lastProbeTime", nullptr},

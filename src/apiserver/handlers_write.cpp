@@ -98,7 +98,11 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
     meta["generation"] = 1;
   else
     meta.erase("generation");
-  if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns}, obj, store)) return fail(*e);
+  const std::string now_text = now_ts();
+  if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns, nullptr, &api.feature_gates(), now_text,
+                                               decode ? decode->warnings : nullptr, now()},
+                                  obj, store))
+    return fail(*e);
   to_storage(r, obj);
   if (dry) {
     CreateResult c;
@@ -123,7 +127,8 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
 }
 
 Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& ns, const std::string& name,
-                           const std::string& sub, bool dry, const Mutator& mutate, bool with_object) {
+                           const std::string& sub, bool dry, const Mutator& mutate, bool with_object,
+                           std::vector<std::string>* warnings) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto cur = store.get(storage_id(r), ns, name);
     if (!cur) return error_response(not_found(r, name));
@@ -142,9 +147,25 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
     if (auto e = check_escalation(r, ns, name, next, &cur_obj)) return error_response(*e);
     // A binding only sets nodeName and the PodScheduled condition on the stored pod; upstream's
     // binding storage does not re-validate the pod, and neither do we.
-    if (sub != "binding")
-      if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj}, next, store))
+    if (sub != "binding") {
+      const std::string now_text = now_ts();
+      if (auto e = run_write_pipeline(
+              WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj, &api.feature_gates(), now_text, warnings, now()}, next,
+              store))
         return error_response(*e);
+    }
+    // metadata.generation counts changes of the spec as defaulted and prepared (upstream's
+    // strategies compare the decoded objects). A binding sets spec.nodeName through the binding
+    // storage, which leaves the generation as it is (setPodNodeAndMetadata); a status write
+    // keeps the spec.
+    if (r.tracks_generation && sub != "binding" && sub != "status") {
+      const json::value* cs = cur_obj.if_contains("spec");
+      const json::value* nspec = next.if_contains("spec");
+      bool changed = (cs == nullptr) != (nspec == nullptr) || (cs && nspec && *cs != *nspec);
+      std::int64_t g = 1;
+      if (auto* gv = meta_of(cur_obj).if_contains("generation"); gv && gv->is_int64()) g = gv->get_int64();
+      meta_of(next)["generation"] = changed ? g + 1 : g;
+    }
     to_storage(r, next);
     auto& nmeta = meta_of(next);
     // Emptying the finalizers of an object being deleted completes the deletion.
@@ -221,14 +242,6 @@ std::optional<ApiError> Api::Impl::finish_update(const ResourceInfo& r, const st
   if (r.namespaced) m["namespace"] = str(cm, "namespace");
   m.erase("resourceVersion");
   m.erase("managedFields");
-  if (r.tracks_generation) {
-    const json::value* cs = cur.if_contains("spec");
-    const json::value* ns = next.if_contains("spec");
-    bool changed = (cs == nullptr) != (ns == nullptr) || (cs && ns && *cs != *ns);
-    std::int64_t g = 1;
-    if (auto* gv = cm.if_contains("generation"); gv && gv->is_int64()) g = gv->get_int64();
-    m["generation"] = changed ? g + 1 : g;
-  }
   // No new finalizers once deletion started.
   if (cm.contains("deletionTimestamp")) {
     std::vector<std::string> old;
@@ -289,7 +302,8 @@ Response Api::Impl::update(const ResourceInfo& r, const std::string& ns, const s
                                          [&](json::object&, json::object& next) -> std::optional<ApiError> {
                                            next = in;
                                            return std::nullopt;
-                                         }),
+                                         },
+                                         true, &warnings),
                        warnings);
 }
 
@@ -353,7 +367,8 @@ Response Api::Impl::patch(const ResourceInfo& r, const std::string& ns, const st
                              std::string prv = meta_str(next, "resourceVersion");
                              if (prv == meta_str(cur, "resourceVersion")) meta_of(next).erase("resourceVersion");
                              return std::nullopt;
-                           });
+                           },
+                           true, &warnings);
   return with_warnings(std::move(resp), warnings);
 }
 

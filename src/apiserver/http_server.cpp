@@ -699,6 +699,13 @@ void HttpServer::stop() {
   for (auto& t : impl_->threads)
     if (t.joinable()) t.join();
   if (impl_->handler_pool) impl_->handler_pool->join();  // requests in flight finish first
+  // A watcher outlives this server in the store's watch hub, which may still push to it or close
+  // it (the store is stopped after the server); its callback posts to an io_context that is about
+  // to be destroyed, so it must go now.
+  std::lock_guard l(impl_->mu);
+  for (auto& w : impl_->watchers)
+    if (auto s = w.lock()) s->set_notify(nullptr);
+  impl_->watchers.clear();
 }
 
 }  // namespace ksched::apiserver

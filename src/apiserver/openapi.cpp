@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "api/types.h"
+#include "api/version.h"
 #include "apiserver/openapi_schema_types.h"
+#include "apiserver/openapi_resource_types.h"
 #include "apiserver/patch.h"
 #include "apiserver/resources.h"
 
@@ -76,6 +78,8 @@ KSCHED_CORE(CSIVolumeSource)
 KSCHED_CORE(EphemeralVolumeSource)
 KSCHED_CORE(Volume)
 KSCHED_CORE(PodSchedulingGate)
+KSCHED_CORE(PodResourceClaim)
+KSCHED_CORE(PodResourceClaimStatus)
 KSCHED_CORE(PodSpec)
 KSCHED_CORE(PodCondition)
 KSCHED_CORE(ContainerStateWaiting)
@@ -205,6 +209,55 @@ KSCHED_DEF(schema_only::SubjectRulesReviewStatus, "io.k8s.api.authorization.v1.S
 KSCHED_DEF(schema_only::SelfSubjectRulesReview, "io.k8s.api.authorization.v1.SelfSubjectRulesReview")
 KSCHED_DEF(schema_only::SelfSubjectReviewStatus, "io.k8s.api.authentication.v1.SelfSubjectReviewStatus")
 KSCHED_DEF(schema_only::SelfSubjectReview, "io.k8s.api.authentication.v1.SelfSubjectReview")
+
+// resource.k8s.io/v1 (api/resource.h) and v1beta2 DeviceTaintRule.
+#define KSCHED_RESOURCE(Type) KSCHED_DEF(api::resourcev1::Type, "io.k8s.api.resource.v1." #Type)
+KSCHED_RESOURCE(Counter)
+KSCHED_RESOURCE(CounterSet)
+KSCHED_RESOURCE(ResourcePool)
+KSCHED_RESOURCE(DeviceCounterConsumption)
+KSCHED_RESOURCE(CapacityRequestPolicyRange)
+KSCHED_RESOURCE(CapacityRequestPolicy)
+KSCHED_RESOURCE(DeviceCapacity)
+KSCHED_RESOURCE(DeviceAttribute)
+KSCHED_RESOURCE(DeviceTaint)
+KSCHED_RESOURCE(Device)
+KSCHED_RESOURCE(ResourceSliceSpec)
+KSCHED_RESOURCE(ResourceSlice)
+KSCHED_RESOURCE(CELDeviceSelector)
+KSCHED_RESOURCE(DeviceSelector)
+KSCHED_RESOURCE(DeviceToleration)
+KSCHED_RESOURCE(CapacityRequirements)
+KSCHED_RESOURCE(ExactDeviceRequest)
+KSCHED_RESOURCE(DeviceSubRequest)
+KSCHED_RESOURCE(DeviceRequest)
+KSCHED_RESOURCE(DeviceConstraint)
+KSCHED_RESOURCE(OpaqueDeviceConfiguration)
+KSCHED_RESOURCE(DeviceClaimConfiguration)
+KSCHED_RESOURCE(DeviceClaim)
+KSCHED_RESOURCE(ResourceClaimSpec)
+KSCHED_RESOURCE(ResourceClaimConsumerReference)
+KSCHED_RESOURCE(DeviceRequestAllocationResult)
+KSCHED_RESOURCE(DeviceAllocationConfiguration)
+KSCHED_RESOURCE(DeviceAllocationResult)
+KSCHED_RESOURCE(AllocationResult)
+KSCHED_RESOURCE(NetworkDeviceData)
+KSCHED_RESOURCE(AllocatedDeviceStatus)
+KSCHED_RESOURCE(ResourceClaimStatus)
+KSCHED_RESOURCE(ResourceClaim)
+KSCHED_RESOURCE(ResourceClaimTemplateSpec)
+KSCHED_RESOURCE(ResourceClaimTemplate)
+KSCHED_RESOURCE(DeviceClassConfiguration)
+KSCHED_RESOURCE(DeviceClassSpec)
+KSCHED_RESOURCE(DeviceClass)
+#undef KSCHED_RESOURCE
+#define KSCHED_RESOURCE_BETA2(Type) KSCHED_DEF(api::resourcev1beta2::Type, "io.k8s.api.resource.v1beta2." #Type)
+KSCHED_RESOURCE_BETA2(DeviceTaint)
+KSCHED_RESOURCE_BETA2(DeviceTaintSelector)
+KSCHED_RESOURCE_BETA2(DeviceTaintRuleSpec)
+KSCHED_RESOURCE_BETA2(DeviceTaintRuleStatus)
+KSCHED_RESOURCE_BETA2(DeviceTaintRule)
+#undef KSCHED_RESOURCE_BETA2
 
 #undef KSCHED_CORE_S
 #undef KSCHED_CORE
@@ -450,6 +503,17 @@ void add_kinds(Builder& b) {
                               "Asks the server to authenticate a bearer token.");
   b.set_kind<so::SubjectAccessReview>("authorization.k8s.io", "v1", "SubjectAccessReview",
                                       "Asks the server whether a user may perform an action.");
+  namespace rv1 = api::resourcev1;
+  b.set_kind<rv1::DeviceClass>("resource.k8s.io", "v1", "DeviceClass",
+                               "A class of devices (selectors and configuration) that claims refer to.");
+  b.set_kind<rv1::ResourceClaim>("resource.k8s.io", "v1", "ResourceClaim",
+                                 "A request for devices, allocated by the scheduler and used by pods.");
+  b.set_kind<rv1::ResourceClaimTemplate>("resource.k8s.io", "v1", "ResourceClaimTemplate",
+                                         "A template from which a ResourceClaim is made for each pod.");
+  b.set_kind<rv1::ResourceSlice>("resource.k8s.io", "v1", "ResourceSlice",
+                                 "Devices of one driver's pool that a driver publishes, usually per node.");
+  b.set_kind<api::resourcev1beta2::DeviceTaintRule>("resource.k8s.io", "v1beta2", "DeviceTaintRule",
+                                                    "Adds one taint to every device the selector matches.");
   b.set_kind<so::LocalSubjectAccessReview>("authorization.k8s.io", "v1", "LocalSubjectAccessReview",
                                            "Asks whether a user may perform an action in one namespace.");
   b.set_kind<so::SelfSubjectAccessReview>("authorization.k8s.io", "v1", "SelfSubjectAccessReview",
@@ -655,7 +719,7 @@ std::string pb_schema(const json::object& s) {
 std::string pb_document(const json::object& defs) {
   std::string info;
   pb_bytes(info, 1, "Kubernetes");
-  pb_bytes(info, 2, "v1.32.0");
+  pb_bytes(info, 2, api::kKubernetesVersion);
   std::string definitions;
   for (const auto& kv : defs) pb_bytes(definitions, 1, pb_named_schema(kv.key(), kv.value()));
   std::string out;
@@ -694,7 +758,7 @@ const Documents& documents() {
       json::object paths = v3_paths(d.defs_v3, key, roots);
       std::string body = json::serialize(
           json::object{{"openapi", "3.0.0"},
-                       {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.32.0"}}},
+                       {"info", json::object{{"title", "Kubernetes"}, {"version", api::kKubernetesVersion}}},
                        {"paths", std::move(paths)},
                        {"components", json::object{{"schemas", closure(d.defs_v3, roots)}}}});
       index[key] = json::object{{"serverRelativeURL", "/openapi/v3/" + key + "?hash=" + doc_hash(body)}};
@@ -704,7 +768,7 @@ const Documents& documents() {
     // Definitions only: no paths, so nothing reads PATCH content types from it (see openapi.h).
     d.v2 =
         json::serialize(json::object{{"swagger", "2.0"},
-                                     {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.32.0"}}},
+                                     {"info", json::object{{"title", "Kubernetes"}, {"version", api::kKubernetesVersion}}},
                                      {"paths", json::object()},
                                      {"definitions", d.defs_v2}});
     d.v2_protobuf = pb_document(d.defs_v2);
@@ -733,6 +797,9 @@ struct FieldFacts {
     for (auto d : kCompleteDefinitions) complete.insert(d);
     for (const auto& n : kGoNamedTypes) named[{n.definition, n.field}] = n.go_type;
     for (const auto& e : kEmbeddedFields) embedded[{e.definition, e.field}] = e.embedded;
+    for (auto d : kResourceCompleteDefinitions) complete.insert(d);
+    for (const auto& n : kResourceGoNamedTypes) named[{n.definition, n.field}] = n.go_type;
+    for (const auto& e : kResourceEmbeddedFields) embedded[{e.definition, e.field}] = e.embedded;
   }
 };
 

@@ -528,16 +528,6 @@ constexpr auto describe(type_tag<PodOS>) {
   return std::tuple{KSCHED_F(name)};
 }
 
-struct PodResourceClaim {
-  std::string name;
-  std::optional<std::string> resourceClaimName;
-  std::optional<std::string> resourceClaimTemplateName;
-};
-constexpr auto describe(type_tag<PodResourceClaim>) {
-  using T = PodResourceClaim;
-  return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName)};
-}
-
 struct WorkloadReference {
   std::string name;
   std::string podGroup;
@@ -567,7 +557,6 @@ struct PodSpecMore {
   std::optional<bool> setHostnameAsFQDN;
   std::optional<PodOS> os;
   std::optional<bool> hostUsers;
-  std::vector<PodResourceClaim> resourceClaims;
   std::optional<api::ResourceRequirements> resources;
   std::optional<std::string> hostnameOverride;
   std::optional<WorkloadReference> workloadRef;
@@ -592,7 +581,6 @@ constexpr auto describe(type_tag<PodSpecMore>) {
                     KSCHED_F(setHostnameAsFQDN),
                     KSCHED_F(os),
                     KSCHED_F(hostUsers),
-                    KSCHED_F(resourceClaims),
                     KSCHED_F(resources),
                     KSCHED_F(hostnameOverride),
                     KSCHED_F(workloadRef)};
@@ -612,15 +600,6 @@ struct PodIP {
 constexpr auto describe(type_tag<PodIP>) {
   using T = PodIP;
   return std::tuple{KSCHED_F(ip)};
-}
-
-struct PodResourceClaimStatus {
-  std::string name;
-  std::optional<std::string> resourceClaimName;
-};
-constexpr auto describe(type_tag<PodResourceClaimStatus>) {
-  using T = PodResourceClaimStatus;
-  return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName)};
 }
 
 struct ContainerExtendedResourceRequest {
@@ -648,7 +627,6 @@ struct PodStatusMore {
   std::vector<PodIP> podIPs;
   std::vector<api::ContainerStatus> ephemeralContainerStatuses;
   std::string resize;
-  std::vector<PodResourceClaimStatus> resourceClaimStatuses;
   std::optional<PodExtendedResourceClaimStatus> extendedResourceClaimStatus;
   ResourceList allocatedResources;
   std::optional<api::ResourceRequirements> resources;
@@ -660,7 +638,6 @@ constexpr auto describe(type_tag<PodStatusMore>) {
                     KSCHED_F(podIPs),
                     KSCHED_F(ephemeralContainerStatuses),
                     KSCHED_F(resize),
-                    KSCHED_F(resourceClaimStatuses),
                     KSCHED_F(extendedResourceClaimStatus),
                     KSCHED_F(allocatedResources),
                     KSCHED_F(resources)};
@@ -1455,8 +1432,8 @@ constexpr auto describe(type_tag<PersistentVolumeClaimSpecMore>) {
 // The schema-only core/v1 definitions above (X(Type): io.k8s.api.core.v1.<Type>).
 #define KSCHED_CORE_SCHEMA_TYPES(X)                                                                          \
   X(EphemeralContainer)                                                                                      \
-  X(PodSecurityContext) X(LocalObjectReference) X(HostAlias) X(PodDNSConfig) X(PodReadinessGate) X(PodOS) X( \
-      PodResourceClaim) X(WorkloadReference) X(HostIP) X(PodIP) X(PodResourceClaimStatus)                    \
+  X(PodSecurityContext) X(LocalObjectReference) X(HostAlias) X(PodDNSConfig) X(PodReadinessGate) X(PodOS)     \
+      X(WorkloadReference) X(HostIP) X(PodIP)                                                               \
       X(PodExtendedResourceClaimStatus) X(NodeConfigSource) X(NodeDaemonEndpoints) X(NodeSystemInfo) X(      \
           AttachedVolume) X(NodeConfigStatus) X(NodeRuntimeHandler) X(NodeFeatures) X(HostPathVolumeSource)  \
           X(EmptyDirVolumeSource) X(GitRepoVolumeSource) X(SecretVolumeSource) X(NFSVolumeSource) X(         \

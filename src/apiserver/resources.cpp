@@ -40,7 +40,7 @@ std::vector<ResourceInfo> build() {
   add("", "v1", "pods", "pod", "Pod", true, {"po"}, {"binding", "eviction", "status"},
       {"spec.nodeName", "spec.host", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
        "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName"},
-      false, {"all"});
+      /*gen=*/true, {"all"});  // metadata.generation: PodObservedGenerationTracking, GA in v1.35
   add("", "v1", "bindings", "binding", "Binding", true, {}, {});
   v.back().create_only = true;
   add("", "v1", "nodes", "node", "Node", false, {"no"}, {"status"}, {"spec.unschedulable"});
@@ -90,6 +90,15 @@ std::vector<ResourceInfo> build() {
   add("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {});
   // node.k8s.io/v1
   add("node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", false, {}, {});
+  // resource.k8s.io/v1 and v1beta2 (rules: registry/resource/)
+  add("resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, {}, true);
+  add("resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"});
+  add("resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {},
+      {});
+  add("resource.k8s.io", "v1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {},
+      {"spec.driver", "spec.nodeName"}, true);
+  add("resource.k8s.io", "v1beta2", "devicetaintrules", "devicetaintrule", "DeviceTaintRule", false, {}, {"status"},
+      {}, true);
   // events.k8s.io/v1
   add("events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {});
   // rbac.authorization.k8s.io/v1

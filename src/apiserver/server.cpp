@@ -248,6 +248,7 @@ util::Result<void> Server::start() {
   }
   d.api.set_authenticator(&d.auth);
   d.api.set_controller_manager(d.opts.controller_manager);
+  d.api.set_feature_gates(d.opts.feature_gates);
   // etcd mode: a write blocks its thread for an etcd round trip, so requests get threads of their
   // own, enough for as many concurrent writes as etcd batches well.
   d.http = std::make_unique<HttpServer>(d.api, d.auth, tls, std::max(1, d.opts.io_threads), d.etcd ? 64 : 0,

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apiserver/features.h"
 #include "apiserver/request_limits.h"
 #include "util/result.h"
 
@@ -47,6 +48,8 @@ struct Options {
   // A controller manager runs against this server (Api::set_controller_manager): namespaces wait
   // for the namespace controller, and propagationPolicy adds the garbage collector's finalizers.
   bool controller_manager = false;
+  // kube-apiserver's feature gates that change what is stored (features.h), v1.35's defaults.
+  FeatureGates feature_gates;
 };
 
 class Server {

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <ctime>
 
+#include "apiserver/registry/strategy.h"
 #include "apiserver/timeutil.h"
 
 namespace ksched::apiserver {
@@ -46,6 +47,11 @@ std::string age(const json::value& o, std::int64_t now) {
 }
 
 std::vector<Column> columns(const ResourceInfo& r) {
+  if (const registry::Strategy* st = registry::strategy_for(r)) {
+    std::vector<Column> out;
+    for (const auto& c : st->table_columns()) out.push_back(Column{c.name, c.type, c.format, c.priority});
+    if (!out.empty()) return out;
+  }
   if (r.group.empty() && r.plural == "pods")
     return {{"Name", "string", "name", 0},        {"Ready", "string", "", 0},          {"Status", "string", "", 0},
             {"Restarts", "string", "", 0},        {"Age", "string", "", 0},            {"IP", "string", "", 1},
@@ -86,6 +92,8 @@ std::vector<Column> columns(const ResourceInfo& r) {
 }
 
 json::array cells(const ResourceInfo& r, const json::value& o, std::int64_t now) {
+  if (const registry::Strategy* st = registry::strategy_for(r); st && o.is_object())
+    return st->table_cells(o.get_object(), now);
   std::string name = s(o, {"metadata", "name"});
   if (r.group.empty() && r.plural == "pods") {
     std::int64_t total = 0, ready = 0, restarts = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/quantity.h"
+#include "api/quantity_text.h"
 #include "apiserver/openapi.h"
 #include "apiserver/timeutil.h"
 #include "util/go_format.h"
@@ -278,8 +279,10 @@ std::optional<std::string> base64_error(std::string_view s) {
 // the walk, and wins over a saved one, as it ends the decode.
 class Walker {
  public:
-  Walker(const std::vector<DuplicateKey>* dups, bool collect_strict)
-      : dups_(dups && !dups->empty() ? dups : nullptr), collect_strict_(collect_strict) {
+  Walker(const std::vector<DuplicateKey>* dups, bool collect_strict, bool resource_lists)
+      : dups_(dups && !dups->empty() ? dups : nullptr),
+        collect_strict_(collect_strict),
+        resource_lists_(resource_lists) {
     path_.reserve(16);
   }
 
@@ -389,7 +392,8 @@ class Walker {
       if (d.object_path == p && (!s || s->fields.count(d.key))) add_strict("duplicate field ", d.key);
   }
 
-  bool quantity(json::value& v) {
+  // `in_list`: a value of a ResourceList (see Walker's resource_lists_).
+  bool quantity(json::value& v, bool in_list = false) {
     std::string text;
     if (v.is_string())
       text = trim_go_space(v.get_string());
@@ -399,7 +403,7 @@ class Walker {
       text = json::serialize(v);  // true, [..], {..}: what UnmarshalJSON would parse, and refuse
     auto q = api::Quantity::parse(text);
     if (!q) return stop(q.error());
-    std::string out = q->to_string();
+    std::string out = api::upstream_text(text, *q, in_list);
     if (!v.is_string() || v.get_string() != out) v = json::string(out);
     return true;
   }
@@ -460,9 +464,10 @@ class Walker {
       case Shape::Kind::Map: {
         if (!v.is_object()) return mismatch(v, s, false);
         if (dups_ && collect_strict_) report_duplicates(nullptr);
+        const bool resource_list = resource_lists_ && s.elem && s.elem->kind == Shape::Kind::Quantity;
         for (auto& kv : v.get_object()) {
           path_.push_back(Seg{kv.key(), {}, 0, Seg::Key});
-          bool go_on = walk(kv.value(), *s.elem);
+          bool go_on = resource_list && !kv.value().is_null() ? quantity(kv.value(), true) : walk(kv.value(), *s.elem);
           path_.pop_back();
           if (!go_on) return false;
         }
@@ -476,6 +481,9 @@ class Walker {
 
   const std::vector<DuplicateKey>* dups_;
   bool collect_strict_;
+  // Maps of quantities are corev1.ResourceLists, which the kind's defaulting rounds up to
+  // milli-units (SetDefaults_ResourceList, for core/v1 kinds and the apps/batch pod templates).
+  bool resource_lists_;
   std::vector<Seg> path_;
   const std::string* struct_name_ = nullptr;
 };
@@ -487,7 +495,7 @@ TypedDecode decode_typed(const ResourceInfo& r, json::object& obj,
   TypedDecode out;
   const Shape* s = shapes().of_kind(r);
   if (!s || s->kind != Shape::Kind::Struct) return out;
-  Walker w(duplicates, collect_strict);
+  Walker w(duplicates, collect_strict, r.group.empty() || r.group == "apps" || r.group == "batch");
   w.walk_struct(obj, *s);
   if (w.abort)
     out.error = std::move(w.abort);

@@ -1,6 +1,6 @@
 // The typed half of decoding: upstream decodes a body into Go structs, so a known field with the
-// wrong JSON type is a 400 before anything else runs, a quantity is parsed (and printed back in
-// its canonical form), and a member the Go struct does not have is dropped (reported as a
+// wrong JSON type is a 400 before anything else runs, a quantity is parsed (and written back as
+// upstream writes it), and a member the Go struct does not have is dropped (reported as a
 // strict decoding error). We keep bodies as JSON and do the same on it, walking the kind's schema
 // (openapi.h: generated from our typed structs and the schema-only ones), with encoding/json's
 // messages. The schemas of Pod and Node (and ObjectMeta) hold every field upstream defines; in
@@ -27,9 +27,10 @@ struct TypedDecode {
 };
 
 // Decodes `obj` (an `r` object) in place: checks every modelled field's JSON type, rewrites every
-// resource.Quantity in canonical form, and drops the members of complete definitions that
-// upstream does not define. `duplicates` are the body's repeated keys (decode_body); strict errors
-// are collected only when `collect_strict`. On error `obj` may be partly rewritten.
+// resource.Quantity as upstream writes it back (the input when upstream keeps it, else the
+// canonical form; ResourceList values rounded up to milli-units), and drops the members of
+// complete definitions that upstream does not define. `duplicates` are the body's repeated keys
+// (decode_body); strict errors are collected only when `collect_strict`. On error `obj` may be partly rewritten.
 TypedDecode decode_typed(const ResourceInfo& r, boost::json::object& obj,
                          const std::vector<DuplicateKey>* duplicates, bool collect_strict);
 

@@ -209,12 +209,10 @@ void object_meta(const ResourceInfo& r, const json::object& obj, std::vector<Cau
 
 }  // namespace
 
-namespace {
-
 // Upstream compares specs with apiequality.Semantic.DeepEqual, where a nil and an empty slice or
 // map are equal, and a non-pointer zero value is what omitempty leaves out. Dropping null, false,
 // 0, "", [] and {} members (recursively) gives JSON that compares the same way.
-json::value semantic(const json::value& v) {
+json::value rules::semantic(const json::value& v) {
   if (v.is_object()) {
     json::object out;
     for (const auto& kv : v.get_object()) {
@@ -233,6 +231,10 @@ json::value semantic(const json::value& v) {
   }
   return v;
 }
+
+namespace {
+
+using rules::semantic;
 
 // A line-per-difference rendering of two specs (upstream prints go-cmp's diff of the Go structs).
 void diff_lines(const json::value& a, const json::value& b, const std::string& path, std::string& out) {
@@ -467,6 +469,79 @@ void node(Errors& e, const json::object& node) {
     if (const json::object* l = rules::obj(status, list))
       for (const auto& kv : *l)
         rules::resource_quantity_value(e, kv.key(), kv.value(), "status." + std::string(list) + "." + std::string(kv.key()));
+  // validateNodeSwapStatus (upstream names the path under metadata).
+  if (const json::object* info = rules::obj(status, "nodeInfo"))
+    if (const json::object* swap = rules::obj(*info, "swap"))
+      if (auto cap = rules::int_of(*swap, "capacity"); cap && *cap <= 0)
+        e.invalid_int("metadata.nodeSwapStatus.capacity", *cap, "must be greater than zero");
+  // validateNodeDeclaredFeatures: UpperCamelCase names with /-separated segments, sorted, unique.
+  if (const json::array* df = rules::arr(status, "declaredFeatures")) {
+    auto valid_name = [](std::string_view f) {
+      if (f.empty() || !(f[0] >= 'A' && f[0] <= 'Z')) return false;
+      bool segment_start = false;
+      for (char c : f) {
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (c == '/') {
+          if (segment_start) return false;
+          segment_start = true;
+          continue;
+        }
+        if (!alnum) return false;
+        if (segment_start && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return false;
+        segment_start = false;
+      }
+      return !segment_start;
+    };
+    for (std::size_t i = 0; i < df->size(); ++i) {
+      std::string_view f = (*df)[i].is_string() ? std::string_view((*df)[i].get_string()) : std::string_view();
+      std::string p = rules::index("status.declaredFeatures", i);
+      if (f.size() > 253)
+        e.invalid_str(p, f, "invalid feature name " + util::go_quote(f) + ": must be no more than 253 characters");
+      else if (!valid_name(f))
+        e.invalid_str(p, f,
+                      "invalid feature name " + util::go_quote(f) +
+                          ": must start with an UpperCamelCase segment, with subsequent segments separated by '/' "
+                          "(e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters "
+                          "and slashes");
+      if (i + 1 < df->size() && (*df)[i + 1].is_string()) {
+        std::string_view next = (*df)[i + 1].get_string();
+        std::string np = rules::index("status.declaredFeatures", i + 1);
+        if (f == next)
+          e.duplicate(np, util::go_quote(next));
+        else if (f > next)
+          e.invalid_str(np, next, "list must be sorted alphabetically");
+      }
+    }
+  }
+}
+
+// ValidatePodStatusUpdate's rules beyond the metadata (a status write keeps the spec): condition
+// types and observed generations, the nominated node, the immutable QoS class.
+void pod_status_update(Errors& e, const json::object& pod, const json::object& old) {
+  const json::object& status = member_or_empty(pod, "status");
+  const json::object& old_status = member_or_empty(old, "status");
+  if (const json::array* cs = rules::arr(status, "conditions"))
+    for (std::size_t i = 0; i < cs->size(); ++i) {
+      if (!(*cs)[i].is_object()) continue;
+      const json::object& c = (*cs)[i].get_object();
+      std::string p = rules::index("status.conditions", i);
+      if (auto g = rules::int_of(c, "observedGeneration"); g && *g < 0)
+        e.invalid_int(child(p, "observedGeneration"), *g, "must be a non-negative integer");
+      std::string_view type = rules::sv(c, "type");
+      if (type == "PodScheduled" || type == "Ready" || type == "Initialized") continue;
+      rules::each(e, rules::qualified_name(type), child(p, "Type"), type);
+    }
+  std::string_view nominated = rules::sv(status, "nominatedNodeName");
+  std::string_view old_nominated = rules::sv(old_status, "nominatedNodeName");
+  if (nominated != old_nominated && !nominated.empty())
+    rules::each(e, rules::dns1123_subdomain(nominated), "status.nominatedNodeName", nominated);
+  // ClearingNominatedNodeNameAfterBinding (beta, on in v1.35).
+  if (!rules::sv(member_or_empty(old, "spec"), "nodeName").empty() && !nominated.empty() && nominated != old_nominated)
+    e.forbidden("status.nominatedNodeName", "may not be set on pods that are already bound to a node");
+  if (auto g = rules::int_of(status, "observedGeneration"); g && *g < 0)
+    e.invalid_int("status.observedGeneration", *g, "must be a non-negative integer");
+  if (rules::sv(status, "qosClass") != rules::sv(old_status, "qosClass"))
+    e.invalid_str("status.qosClass", rules::sv(status, "qosClass"), "field is immutable");
 }
 
 void quota_list(Errors& e, const json::object* l, const std::string& path) {
@@ -673,7 +748,13 @@ void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std
   const std::string& k = r.kind;
   if (r.group.empty()) {
     if (k == "Pod") {
-      if (sub.empty()) pod(e, obj, create);
+      if (sub.empty()) {
+        pod(e, obj, create);
+      } else if (sub == "status") {
+        const json::object& spec = member_or_empty(obj, "spec");
+        rules::pod_resource_claim_statuses(e, rules::arr(member_or_empty(obj, "status"), "resourceClaimStatuses"),
+                                           rules::arr(spec, "resourceClaims"), rules::Path("status.resourceClaimStatuses"));
+      }
     } else if (k == "Node") {
       node(e, obj);
     } else if (k == "PodTemplate") {
@@ -725,7 +806,7 @@ void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std
 }  // namespace
 
 std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object& obj, const json::object* old,
-                                       std::string_view subresource) {
+                                       std::string_view subresource, std::vector<Cause> kind_causes) {
   const bool create = old == nullptr;
   std::vector<Cause> causes;
   object_meta(r, obj, causes);
@@ -734,7 +815,9 @@ std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object
     for (auto& c : validate_runtime_class(obj)) causes.push_back(std::move(c));
   Errors e;
   kind_rules(r, obj, create, subresource, e);
+  if (old && subresource == "status" && r.group.empty() && r.kind == "Pod") pod_status_update(e, obj, *old);
   for (auto& c : e.causes) causes.push_back(std::move(c));
+  for (auto& c : kind_causes) causes.push_back(std::move(c));
   // What an update may not change (checked on the main resource; a status write keeps the spec).
   if (old && subresource.empty()) {
     if (r.group.empty() && r.kind == "Pod") pod_update(obj, *old, causes);

@@ -17,8 +17,10 @@ namespace ksched::apiserver {
 // object whether it is created (`old` null) or updated, then on an update what the kind may not
 // change relative to `old` (pod spec fields, PriorityClass value, immutable ConfigMaps, ...). A
 // write to the status subresource skips the rules of the parts it cannot change.
+// `kind_causes` are the kind's own causes from its strategy (registry/strategy.h), reported after
+// the metadata's.
 std::optional<ApiError> validate_write(const ResourceInfo& r, const boost::json::object& obj, const boost::json::object* old,
-                                       std::string_view subresource);
+                                       std::string_view subresource, std::vector<Cause> kind_causes = {});
 // Builds the Invalid error "Kind \"name\" is invalid: ..." from causes.
 ApiError invalid(const ResourceInfo& r, const std::string& name, std::vector<Cause> causes);
 

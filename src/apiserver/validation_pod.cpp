@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "apiserver/pod_resources.h"
 #include "apiserver/validation_rules.h"
 #include "util/go_format.h"
 
@@ -225,9 +226,64 @@ void security_context(Errors& e, const json::object& sc, const Path& path) {
     e.not_supported(path.child("procMount"), go_quote(pm), {"Default", "Unmasked"});
 }
 
+// validateResizePolicy: cpu and memory once each, NotRequired or RestartContainer, and only
+// NotRequired under a pod restartPolicy of Never.
+void resize_policy(Errors& e, const json::array& policies, std::string_view pod_restart_policy, const Path& path) {
+  std::set<std::string_view> seen;
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    if (!policies[i].is_object()) continue;
+    const json::object& p = policies[i].get_object();
+    std::string_view name = sv(p, "resourceName"), policy = sv(p, "restartPolicy");
+    if (!seen.insert(name).second) e.duplicate(path.index(i), go_quote(name));
+    if (name.empty())
+      e.required(path);
+    else if (name != "cpu" && name != "memory")
+      e.not_supported(path, go_quote(name), {"cpu", "memory"});
+    if (policy.empty())
+      e.required(path);
+    else if (policy != "NotRequired" && policy != "RestartContainer")
+      e.not_supported(path, go_quote(policy), {"NotRequired", "RestartContainer"});
+    if (pod_restart_policy == "Never" && policy != "NotRequired")
+      e.invalid_str(path, policy, "must be 'NotRequired' when `restartPolicy` is 'Never'");
+  }
+}
+
+// validateContainerRestartPolicy (ContainerRestartRules, beta and on in v1.35): a container's own
+// restartPolicy and its restartPolicyRules (at most 20, action Restart, exit codes In/NotIn with
+// at most 255 values).
+void container_restart_policy(Errors& e, const json::object& c, const Path& path) {
+  const json::array* rules = arr(c, "restartPolicyRules");
+  const bool has_rules = rules && !rules->empty();
+  if (!has(c, "restartPolicy")) {
+    if (!has_rules) return;
+    e.required(path.child("restartPolicy"), "must specify restartPolicy when restart rules are used");
+  } else if (std::string_view rp = sv(c, "restartPolicy"); rp != "Always" && rp != "Never" && rp != "OnFailure") {
+    e.not_supported(path.child("restartPolicy"), go_quote(rp), {"Always", "Never", "OnFailure"});
+  }
+  if (!rules) return;
+  const Path rules_path = path.child("restartPolicyRules");
+  if (rules->size() > 20) e.too_long(rules_path, 20);
+  for (std::size_t i = 0; i < rules->size(); ++i) {
+    if (!(*rules)[i].is_object()) continue;
+    const json::object& rule = (*rules)[i].get_object();
+    const Path rp = rules_path.index(i);
+    if (std::string_view action = sv(rule, "action"); action != "Restart")
+      e.not_supported(rp.child("action"), go_quote(action), {"Restart"});
+    if (const json::object* codes = obj(rule, "exitCodes")) {
+      const Path cp = rp.child("exitCodes");
+      if (std::string_view op = sv(*codes, "operator"); op != "In" && op != "NotIn")
+        e.not_supported(cp.child("operator"), go_quote(op), {"In", "NotIn"});
+      if (const json::array* values = arr(*codes, "values"); values && values->size() > 255)
+        e.too_long(cp.child("values"), 255);
+    } else {
+      e.required(rp.child("exitCodes"), "must be specified");
+    }
+  }
+}
+
 // validateContainerCommon.
 void container_common(Errors& e, const json::object& c, const std::set<std::string_view>& volumes,
-                      const Path& path) {
+                      std::string_view pod_restart_policy, const Path& path) {
   std::string_view name = sv(c, "name");
   if (name.empty())
     e.required(path.child("name"));
@@ -251,6 +307,8 @@ void container_common(Errors& e, const json::object& c, const std::set<std::stri
   if (const json::object* res = obj(c, "resources"))
     resource_requirements(e, obj(*res, "limits"), obj(*res, "requests"), path.child("resources"),
                           ResourceNames::Container);
+  if (const json::array* rp = arr(c, "resizePolicy"))
+    resize_policy(e, *rp, pod_restart_policy, path.child("resizePolicy"));
   if (const json::object* sc = obj(c, "securityContext"))
     security_context(e, *sc, path.child("securityContext"));
 }
@@ -264,7 +322,7 @@ std::vector<std::pair<const json::object*, std::size_t>> objects_of(const json::
 }
 
 void containers(Errors& e, const json::array* cs, const std::set<std::string_view>& volumes,
-                std::optional<std::int64_t> grace, const Path& path) {
+                std::optional<std::int64_t> grace, std::string_view pod_restart_policy, const Path& path) {
   if (!cs || cs->empty()) {
     e.required(path);
     return;
@@ -273,33 +331,38 @@ void containers(Errors& e, const json::array* cs, const std::set<std::string_vie
   auto list = objects_of(cs);
   for (const auto& [c, i] : list) {
     const Path p = path.index(i);
-    container_common(e, *c, volumes, p);
+    container_common(e, *c, volumes, pod_restart_policy, p);
     if (!names.insert(sv(*c, "name")).second) e.duplicate(p.child("name"), go_quote(sv(*c, "name")));
     if (const json::object* lc = obj(*c, "lifecycle")) lifecycle(e, *lc, grace, p.child("lifecycle"));
     probe(e, obj(*c, "livenessProbe"), grace, p.child("livenessProbe"), ProbeKind::Liveness);
     probe(e, obj(*c, "readinessProbe"), grace, p.child("readinessProbe"), ProbeKind::Readiness);
     probe(e, obj(*c, "startupProbe"), grace, p.child("startupProbe"), ProbeKind::Startup);
-    if (has(*c, "restartPolicy"))
-      e.forbidden(p.child("restartPolicy"), "may not be set for non-init containers");
+    container_restart_policy(e, *c, p);
   }
   host_port_conflicts(e, list, path);
 }
 
 void init_containers(Errors& e, const json::array* ics, const json::array* regular,
                      const std::set<std::string_view>& volumes, std::optional<std::int64_t> grace,
-                     const Path& path) {
+                     std::string_view pod_restart_policy, const Path& path) {
   std::set<std::string_view> names;
   for (const auto& [c, i] : objects_of(regular)) names.insert(sv(*c, "name"));
   for (const auto& [c, i] : objects_of(ics)) {
     const Path p = path.index(i);
-    container_common(e, *c, volumes, p);
-    bool always = false;
-    if (has(*c, "restartPolicy")) {
-      std::string_view rp = sv(*c, "restartPolicy");
-      always = rp == "Always";
-      if (!always) e.not_supported(p.child("restartPolicy"), go_quote(rp), {"Always"});
-    } else if (const json::array* rules = arr(*c, "restartPolicyRules"); rules && !rules->empty()) {
-      e.required(p.child("restartPolicy"), "must specify restartPolicy when restart rules are used");
+    container_common(e, *c, volumes, pod_restart_policy, p);
+    // validateInitContainerRestartPolicy with ContainerRestartRules (beta, on in v1.35): Always
+    // makes a restartable (sidecar) container without rules; another policy takes the regular
+    // containers' rules.
+    const bool always = has(*c, "restartPolicy") && sv(*c, "restartPolicy") == "Always";
+    if (!has(*c, "restartPolicy")) {
+      if (const json::array* rules = arr(*c, "restartPolicyRules"); rules && !rules->empty())
+        e.required(p.child("restartPolicy"), "must specify restartPolicy when restart rules are used");
+    } else if (always) {
+      if (const json::array* rules = arr(*c, "restartPolicyRules"); rules && !rules->empty())
+        e.forbidden(p.child("restartPolicyRules"),
+                    "restartPolicyRules are not allowed for init containers with restart policy Always");
+    } else {
+      container_restart_policy(e, *c, p);
     }
     std::string_view name = sv(*c, "name");
     if (names.count(name))
@@ -561,18 +624,172 @@ void dns_config(Errors& e, const json::object* dc, std::string_view policy, cons
         e.required(path.child("options").str() + "[" + std::to_string(i) + "]", "must not be empty");
 }
 
+// validatePodResources and validatePodResourceConsistency: pod-level resources are not for a
+// Windows pod and have no claims; their names are pod-level ones; the containers' aggregate
+// requests fit in the pod's requests, their aggregate hugepages limits in the pod's limits, and
+// each regular container's limits in the pod's limits.
+void pod_resources(Errors& e, const json::object& spec, const json::object& res, const Path& path) {
+  if (const json::object* os = obj(spec, "os"); os && sv(*os, "name") == "windows") {
+    e.forbidden(path, "may not be set for a windows pod");
+    return;
+  }
+  if (res.contains("claims") && !res.at("claims").is_null())
+    e.forbidden(path.child("claims"), "claims may not be set for Resources at pod-level");
+  const json::object* limits = obj(res, "limits");
+  const json::object* requests = obj(res, "requests");
+  resource_requirements(e, limits, requests, path, ResourceNames::Pod);
+  auto text = [](const json::value& v) { return v.is_string() ? std::string(v.get_string()) : std::string(); };
+  const Path req_path = path.child("requests");
+  if (requests)
+    for (const auto& [name, total] : aggregate_container_resources(spec, "requests")) {
+      const json::value* pod = requests->if_contains(name);
+      if (!pod) continue;
+      auto q = quantity_of(*pod);
+      if (q && total.value > *q)
+        e.invalid_str(req_path.key(name), text(*pod),
+                      "must be greater than or equal to aggregate container requests of " + total.text);
+    }
+  if (!limits) return;
+  const Path lim_path = path.child("limits");
+  for (const auto& [name, total] : aggregate_container_resources(spec, "limits")) {
+    if (!is_hugepages_resource(name)) continue;
+    const json::value* pod = limits->if_contains(name);
+    if (!pod) continue;
+    auto q = quantity_of(*pod);
+    if (q && total.value > *q)
+      e.invalid_str(lim_path.key(name), text(*pod),
+                    "must be greater than or equal to aggregate container limits of " + total.text);
+  }
+  if (const json::array* cs = arr(spec, "containers"))
+    for (std::size_t i = 0; i < cs->size(); ++i) {
+      if (!(*cs)[i].is_object()) continue;
+      const json::object* cres = obj((*cs)[i].get_object(), "resources");
+      const json::object* climits = cres ? obj(*cres, "limits") : nullptr;
+      if (!climits) continue;
+      const Path cp = path.child("containers"), ci = cp.index(i);
+      for (const auto& kv : *climits) {
+        const json::value* pod = limits->if_contains(kv.key());
+        if (!pod) continue;
+        auto cq = quantity_of(kv.value()), pq = quantity_of(*pod);
+        if (cq && pq && *cq > *pq) {
+          // Upstream's path names the resource before "limits": resources.containers[0][cpu].limits.
+          const Path ck = ci.key(kv.key());
+          e.invalid_str(ck.child("limits"), text(kv.value()), "must be less than or equal to pod limits of " + text(*pod));
+        }
+      }
+    }
+}
+
+// validatePodResourceClaims: names unique DNS labels, exactly one of the claim or its template.
+// Returns the names, which containers' resources.claims must refer to.
+std::set<std::string_view> pod_resource_claims(Errors& e, const json::array* claims, const Path& path) {
+  std::set<std::string_view> names;
+  for (const auto& [c, i] : objects_of(claims)) {
+    const Path p = path.index(i);
+    std::string_view name = sv(*c, "name");
+    if (name.empty())
+      e.required(p.child("name"));
+    else if (names.count(name))
+      e.duplicate(p.child("name"), go_quote(name));
+    else {
+      each(e, dns1123_label(name), p.child("name"), name);
+      names.insert(name);
+    }
+    bool by_name = has(*c, "resourceClaimName"), by_template = has(*c, "resourceClaimTemplateName");
+    // The bad value is the internal Go struct, which encoding/json writes with its field names.
+    // (The lambda captures a copy of the binding: clang 14 cannot capture structured bindings.)
+    auto rendered = [&, c = c] {
+      json::object go{{"Name", name},
+                      {"ResourceClaimName", by_name ? json::value(sv(*c, "resourceClaimName")) : json::value(nullptr)},
+                      {"ResourceClaimTemplateName",
+                       by_template ? json::value(sv(*c, "resourceClaimTemplateName")) : json::value(nullptr)}};
+      return json::serialize(go);
+    };
+    if (by_name && by_template)
+      e.invalid(p, rendered(), "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified");
+    if (!by_name && !by_template)
+      e.invalid(p, rendered(), "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`");
+    for (const char* k : {"resourceClaimName", "resourceClaimTemplateName"})
+      if (has(*c, k)) each(e, dns1123_subdomain(sv(*c, k)), p.child(k), sv(*c, k));
+  }
+  return names;
+}
+
+// validateResourceClaimNames: a container's resources.claims name the pod's claims (or one request
+// of a claim), each once.
+void container_claims(Errors& e, const json::array* cs, const std::set<std::string_view>& pod_claims,
+                      const Path& path) {
+  for (const auto& [c, ci] : objects_of(cs)) {
+    const json::object* res = obj(*c, "resources");
+    const json::array* claims = res ? arr(*res, "claims") : nullptr;
+    const Path ip = path.index(ci), rp = ip.child("resources"), cp = rp.child("claims");
+    std::set<std::string> keys;
+    for (const auto& [rc, i] : objects_of(claims)) {
+      const Path p = cp.index(i);
+      std::string name(sv(*rc, "name"));
+      std::string_view request = sv(*rc, "request");
+      if (name.empty()) {
+        e.required(p);
+        continue;
+      }
+      if (keys.count(name)) {
+        e.duplicate(p, go_quote(name));
+      } else {
+        std::string key = name;
+        if (!request.empty()) {
+          each(e, dns1123_label(request), p.child("request"), request);
+          key += "/" + std::string(request);
+        }
+        if (keys.count(key)) {
+          e.duplicate(p, go_quote(key));
+        } else if (request.empty()) {
+          for (const auto& k : keys)
+            if (k.starts_with(name + "/")) e.duplicate(p, go_quote(name));
+        }
+        keys.insert(key);
+      }
+      if (!pod_claims.count(name)) {
+        std::string detail = "must be one of the names in pod.spec.resourceClaims";
+        if (pod_claims.empty()) {
+          detail += " which is empty";
+        } else {
+          detail += ": ";
+          bool first = true;
+          for (auto n : pod_claims) {
+            detail.append(first ? "" : ", ").append(n);
+            first = false;
+          }
+        }
+        e.not_found(p, go_quote(name), detail);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void pod_resource_claim_statuses(Errors& e, const json::array* statuses, const json::array* claims, const Path& path) {
+  std::set<std::string_view> known, seen;
+  for (const auto& [c, i] : objects_of(claims)) known.insert(sv(*c, "name"));
+  for (const auto& [st, i] : objects_of(statuses)) {
+    const Path p = path.index(i);
+    std::string_view name = sv(*st, "name");
+    if (!known.count(name)) e.invalid_str(p.child("name"), name, "must match the name of an entry in `spec.resourceClaims`");
+    if (!seen.insert(name).second) e.duplicate(p.child("name"), go_quote(name));
+    if (has(*st, "resourceClaimName"))
+      each(e, dns1123_subdomain(sv(*st, "resourceClaimName")), p.child("name"), sv(*st, "resourceClaimName"));
+  }
+}
 
 void pod_spec(Errors& e, const json::object& spec, const Path& path, bool is_pod) {
   if (!has(spec, "terminationGracePeriodSeconds")) e.required(path.child("terminationGracePeriodSeconds"));
   std::optional<std::int64_t> grace = int_of(spec, "terminationGracePeriodSeconds");
   std::set<std::string_view> vols = volumes(e, arr(spec, "volumes"), path.child("volumes"));
-  containers(e, arr(spec, "containers"), vols, grace, path.child("containers"));
-  init_containers(e, arr(spec, "initContainers"), arr(spec, "containers"), vols, grace,
+  const std::string_view restart_policy = sv(spec, "restartPolicy");
+  containers(e, arr(spec, "containers"), vols, grace, restart_policy, path.child("containers"));
+  init_containers(e, arr(spec, "initContainers"), arr(spec, "containers"), vols, grace, restart_policy,
                   path.child("initContainers"));
-  if (const json::object* res = obj(spec, "resources"))
-    resource_requirements(e, obj(*res, "limits"), obj(*res, "requests"), path.child("resources"),
-                          ResourceNames::Pod);
+  if (const json::object* res = obj(spec, "resources")) pod_resources(e, spec, *res, path.child("resources"));
   // Under hostNetwork a pod's host ports are its container ports (a template may leave them 0).
   if (bool_of(spec, "hostNetwork"))
     for (const auto& [c, ci] : objects_of(arr(spec, "containers")))
@@ -623,6 +840,15 @@ void pod_spec(Errors& e, const json::object& spec, const Path& path, bool is_pod
     e.invalid_int(path.child("activeDeadlineSeconds"), *ads, inclusive_range(1, kMaxInt32));
   for (std::string_view f : {"hostname", "subdomain"})
     if (std::string_view v = sv(spec, f); !v.empty()) each(e, dns1123_label(v), path.child(f), v);
+  // validatePodHostName (HostnameOverride, beta and on in v1.35).
+  if (has(spec, "hostnameOverride")) {
+    std::string_view v = sv(spec, "hostnameOverride");
+    const Path p = path.child("hostnameOverride");
+    if (bool_of(spec, "setHostnameAsFQDN")) e.forbidden(p, "may not be specified when setHostnameAsFQDN is true");
+    if (bool_of(spec, "hostNetwork")) e.forbidden(p, "may not be specified when hostNetwork is true");
+    if (v.size() > 64) e.too_long(p, 64);
+    each(e, dns1123_subdomain(v), p, v);
+  }
   if (const json::array* t = arr(spec, "tolerations"); t && !t->empty())
     tolerations(e, *t, path.child("tolerations"));
   if (const json::array* ha = arr(spec, "hostAliases")) {
@@ -652,6 +878,9 @@ void pod_spec(Errors& e, const json::object& spec, const Path& path, bool is_pod
   }
   if (const json::object* oh = obj(spec, "overhead"))
     resource_requirements(e, oh, nullptr, path.child("overhead"), ResourceNames::Container);
+  std::set<std::string_view> claims = pod_resource_claims(e, arr(spec, "resourceClaims"), path.child("resourceClaims"));
+  container_claims(e, arr(spec, "initContainers"), claims, path.child("initContainers"));
+  container_claims(e, arr(spec, "containers"), claims, path.child("containers"));
   if (const json::object* os = obj(spec, "os")) {
     std::string_view n = sv(*os, "name");
     if (n.empty())

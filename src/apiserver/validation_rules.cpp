@@ -337,10 +337,17 @@ void resource_name(Errors& e, std::string_view name, const Path& path, ResourceN
   std::vector<std::string> q = qualified_name(name);
   each(e, q, path, name);
   const bool slash = name.find('/') != std::string_view::npos;
-  if (q.empty() && !slash && !is_standard(name))
-    e.invalid_str(path, name, "must be a standard resource type or fully qualified");
+  const bool standard = slash || is_standard(name);
+  if (q.empty() && !standard) e.invalid_str(path, name, "must be a standard resource type or fully qualified");
   if (!q.empty()) return;
-  if (which == ResourceNames::Container || which == ResourceNames::Pod) {
+  if (which == ResourceNames::Pod) {
+    // validatePodResourceName: a valid name, then one PodLevelResources supports.
+    if (!standard) return;
+    if (name != "cpu" && name != "memory" && !is_hugepages(name))
+      e.not_supported(path, go_quote(name), {"cpu", "hugepages-", "memory"});
+    return;
+  }
+  if (which == ResourceNames::Container) {
     if (!slash) {
       bool container = name == "cpu" || name == "memory" || name == "ephemeral-storage" || is_hugepages(name);
       if (!container) e.invalid_str(path, name, "must be a standard resource for containers");
@@ -353,7 +360,7 @@ void resource_name(Errors& e, std::string_view name, const Path& path, ResourceN
 }
 
 void resource_quantity_value(Errors& e, std::string_view name, const json::value& v, const Path& path) {
-  // Decode left every quantity in canonical form: a negative one, and only it, starts with '-'.
+  // Decode left every quantity as upstream prints it: a negative one, and only it, starts with '-'.
   if (!v.is_string()) return;  // decode refused anything that is not a quantity
   std::string_view text = v.get_string();
   if (!text.empty() && text.front() == '-') e.invalid_str(path, text, "must be greater than or equal to 0");
@@ -365,14 +372,14 @@ void resource_quantity_value(Errors& e, std::string_view name, const json::value
 void resource_requirements(Errors& e, const json::object* limits, const json::object* requests,
                            const Path& path, ResourceNames which) {
   bool lim_cpu_mem = false, req_cpu_mem = false, lim_huge = false, req_huge = false;
+  // A quantity as upstream's String() prints it: the text decode left (upstream_text).
+  auto text = [](const json::value& v) { return v.is_string() ? std::string(v.get_string()) : std::string(); };
   auto hugepage_divisible = [&](std::string_view name, const json::value& v, const Path& p) {
     auto q = quantity_of(v);
     auto page = api::Quantity::parse(name.substr(10));
     bool ok = q && page && page->sign() > 0 && page->milli_value() % 1000 == 0 && page->value() > 0 &&
               q->value() % page->value() == 0;
-    if (q && !ok)
-      e.invalid_str(p, q->to_string(),
-                    q->to_string() + " is not positive integer multiple of " + std::string(name));
+    if (q && !ok) e.invalid_str(p, text(v), text(v) + " is not positive integer multiple of " + std::string(name));
   };
   const Path lim_path = path.child("limits"), req_path = path.child("requests");
   if (limits)
@@ -399,11 +406,10 @@ void resource_requirements(Errors& e, const json::object* limits, const json::ob
           if (rq && lq) {
             std::string n(kv.key());
             if (*rq != *lq && !overcommit_allowed(n))
-              e.invalid_str(req_path, rq->to_string(),
-                            "must be equal to " + n + " limit of " + lq->to_string());
+              e.invalid_str(req_path, text(kv.value()), "must be equal to " + n + " limit of " + text(*lim));
             else if (*rq > *lq)
-              e.invalid_str(req_path, rq->to_string(),
-                            "must be less than or equal to " + n + " limit of " + lq->to_string());
+              e.invalid_str(req_path, text(kv.value()),
+                            "must be less than or equal to " + n + " limit of " + text(*lim));
           }
         }
       } else if (!overcommit_allowed(kv.key())) {

@@ -93,6 +93,10 @@ bool has(const json::object& o, std::string_view k);  // present and not null
 // A quantity member as decode left it (canonical text); nullopt when absent or unparsable.
 std::optional<api::Quantity> quantity_of(const json::value& v);
 
+// What apiequality.Semantic.DeepEqual compares: the value without null, false, 0, "", [] and {}
+// members (recursively), so that a nil and an empty list, or an omitted zero, compare equal.
+json::value semantic(const json::value& v);
+
 // ---------------------------------------------------------------- names
 // apimachinery's validation messages (IsDNS1123Label, IsDNS1123Subdomain, IsQualifiedName,
 // IsValidLabelValue, ...): empty when valid.
@@ -135,5 +139,7 @@ void node_selector_term(Errors& e, const json::object& term, const Path& path);
 // ValidatePodSpec under `path` ("spec", "spec.template.spec"). A template (is_pod false) may
 // leave a host-network port's hostPort 0.
 void pod_spec(Errors& e, const json::object& spec, const Path& path, bool is_pod);
+// validatePodResourceClaimStatuses (a pod's status write): each names one of `claims`, once.
+void pod_resource_claim_statuses(Errors& e, const json::array* statuses, const json::array* claims, const Path& path);
 
 }  // namespace ksched::apiserver::rules

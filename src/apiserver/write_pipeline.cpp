@@ -6,6 +6,8 @@
 
 #include "apiserver/defaults.h"
 #include "apiserver/json_access.h"
+#include "apiserver/pod_strategy.h"
+#include "apiserver/registry/strategy.h"
 #include "apiserver/type_check.h"
 #include "apiserver/validation.h"
 #include "util/base64.h"
@@ -16,31 +18,6 @@ namespace ksched::apiserver {
 namespace json = boost::json;
 
 namespace {
-
-// QoS class from requests/limits (upstream GetPodQOS, simplified to cpu/memory).
-std::string qos_class(const json::object& spec) {
-  auto* cs = spec.if_contains("containers");
-  if (!cs || !cs->is_array()) return "BestEffort";
-  bool any = false, guaranteed = true;
-  for (const auto& c : cs->get_array()) {
-    if (!c.is_object()) continue;
-    auto* res = c.get_object().if_contains("resources");
-    const json::object* req = nullptr;
-    const json::object* lim = nullptr;
-    if (res && res->is_object()) {
-      if (auto* r = res->get_object().if_contains("requests"); r && r->is_object()) req = &r->get_object();
-      if (auto* l = res->get_object().if_contains("limits"); l && l->is_object()) lim = &l->get_object();
-    }
-    if ((req && !req->empty()) || (lim && !lim->empty())) any = true;
-    for (const char* rn : {"cpu", "memory"}) {
-      const json::value* l = lim ? lim->if_contains(rn) : nullptr;
-      const json::value* q = req ? req->if_contains(rn) : nullptr;
-      if (!l || (q && *q != *l)) guaranteed = false;
-    }
-  }
-  if (!any) return "BestEffort";
-  return guaranteed ? "Guaranteed" : "Burstable";
-}
 
 // The summary of a body upstream adds when it cannot read the body's kind (summarizeData).
 std::string summarize(std::string_view raw) {
@@ -144,20 +121,25 @@ void merge_string_data(json::object& secret) {
   secret.erase("stringData");
 }
 
-// PrepareForCreate of pods: the status is the server's (Pending, the QoS class, and the
-// SchedulingGated condition while gates remain).
-void reset_pod_status(json::object& pod) {
-  auto& spec = ensure_object(pod, "spec");
-  json::object status{{"phase", "Pending"}, {"qosClass", qos_class(spec)}};
-  if (auto* g = spec.if_contains("schedulingGates"); g && g->is_array() && !g->get_array().empty()) {
-    status["conditions"] = json::array{json::object{{"type", "PodScheduled"},
-                                                    {"status", "False"},
-                                                    {"lastProbeTime", nullptr},
-                                                    {"lastTransitionTime", nullptr},
-                                                    {"reason", "SchedulingGated"},
-                                                    {"message", "Scheduling is blocked due to non-empty scheduling gates"}}};
+// persistentvolumeStatusStrategy.PrepareForUpdate (PersistentVolumeLastPhaseTransitionTime, GA):
+// a phase change the client gave no new transition time for is stamped now; an unchanged phase
+// keeps the stored time when the write leaves it out.
+void prepare_persistent_volume_status(json::object& pv, const json::object& old, std::string_view now) {
+  auto& status = ensure_object(pv, "status");
+  const json::object* old_status = object_member(old, "status");
+  std::string_view phase = str_view(status, "phase");
+  std::string_view old_phase = old_status ? str_view(*old_status, "phase") : std::string_view();
+  const json::value* t = status.if_contains("lastPhaseTransitionTime");
+  const json::value* old_t = old_status ? old_status->if_contains("lastPhaseTransitionTime") : nullptr;
+  bool unset = !t || t->is_null();
+  if (phase == old_phase && unset) {
+    if (old_t && !old_t->is_null()) {
+      json::value keep = *old_t;  // copied first: inserting may move the members
+      status["lastPhaseTransitionTime"] = std::move(keep);
+    }
+  } else if (phase != old_phase && (unset || (old_t && *t == *old_t))) {
+    status["lastPhaseTransitionTime"] = now;
   }
-  pod["status"] = std::move(status);
 }
 
 // PrepareForCreate of namespaces: the kubernetes finalizer, phase Active, the name label.
@@ -306,20 +288,52 @@ std::vector<std::string> warning_headers(const std::vector<std::string>& warning
 }
 
 std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& obj, const Store& store) {
+  static const FeatureGates kDefaultGates;
+  const FeatureGates& gates = w.gates ? *w.gates : kDefaultGates;
   const ResourceInfo& r = w.resource;
+  // A kind whose rules are in the strategy shape (registry/) gets each step from its strategy.
+  const registry::Strategy* strategy = registry::strategy_for(r);
+  const registry::WriteContext ctx{r, w.ns, w.subresource, w.old, &store, w.now_unix};
   if (r.group.empty() && r.kind == "Secret") merge_string_data(obj);
-  apply_defaults(r, obj);
+  apply_defaults(r, obj, gates);
+  if (strategy) strategy->set_defaults(obj, ctx);
   // Admission plugins ignore subresources (status writes), as upstream's do.
   if (w.subresource.empty())
-    if (auto e = admit_mutating(r, w.verb, w.ns, obj, w.old, store)) return e;
-  if (w.verb == WriteVerb::Create && r.group.empty()) {
-    if (r.kind == "Pod") reset_pod_status(obj);
-    if (r.kind == "Namespace") prepare_namespace(obj);
+    if (auto e = admit_mutating(r, w.verb, w.ns, obj, w.old, store, gates)) return e;
+  if (r.group.empty()) {
+    const bool create = w.verb == WriteVerb::Create;
+    if (r.kind == "Pod") {
+      if (create)
+        prepare_pod_create(obj, gates, w.now);
+      else if (w.subresource == "status")
+        prepare_pod_status_update(obj, *w.old);
+      else
+        prepare_pod_update(obj, *w.old, gates);
+    } else if (r.kind == "Node") {
+      prepare_node(obj, create ? nullptr : w.old, gates);
+    } else if (r.kind == "PersistentVolume" && w.subresource == "status" && w.old) {
+      prepare_persistent_volume_status(obj, *w.old, w.now);
+    } else if (create && r.kind == "Namespace") {
+      prepare_namespace(obj);
+    }
   }
   if (w.verb == WriteVerb::Create && r.group == "batch" && r.kind == "Job") prepare_job(obj);
   if (r.group == "apps" && r.kind == "DaemonSet" && w.subresource.empty())
     prepare_daemon_set(obj, w.verb == WriteVerb::Create ? nullptr : w.old);
-  if (auto e = validate_write(r, obj, w.verb == WriteVerb::Create ? nullptr : w.old, w.subresource)) return e;
+  std::vector<Cause> kind_causes;
+  if (strategy) {
+    if (w.verb == WriteVerb::Create)
+      strategy->prepare_for_create(obj, ctx);
+    else if (w.subresource == "status")
+      strategy->prepare_for_status_update(obj, ctx);
+    else
+      strategy->prepare_for_update(obj, ctx);
+    kind_causes = registry::validate(*strategy, obj, ctx);
+  }
+  if (auto e = validate_write(r, obj, w.verb == WriteVerb::Create ? nullptr : w.old, w.subresource,
+                              std::move(kind_causes)))
+    return e;
+  if (strategy && w.warnings) strategy->warnings(obj, ctx, *w.warnings);
   if (w.subresource.empty()) return admit_validating(r, w.verb, obj, store);
   return std::nullopt;
 }

@@ -3,13 +3,15 @@
 // subresource (status):
 //
 //   decode (apiVersion/kind, field types, canonical quantities, unknown and duplicate fields)
-//   -> default -> mutating admission -> prepare (create: reset status) -> validate
+//   -> default -> mutating admission -> prepare (the registry strategies: status reset,
+//      disabled fields, pod_strategy.h) -> validate
 //   -> validating admission
 //
 // The handlers own what is not about the object's content: names, UIDs, timestamps, generation,
 // resourceVersion preconditions and the status/spec split of subresources (upstream's strategies).
 #pragma once
 #include <boost/json/fwd.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 
 #include "apiserver/admission.h"
 #include "apiserver/body_codec.h"
+#include "apiserver/features.h"
 #include "apiserver/resources.h"
 #include "apiserver/status.h"
 #include "apiserver/storage.h"
@@ -60,6 +63,10 @@ struct WriteRequest {
   std::string_view subresource;  // "" or "status"
   std::string_view ns;
   const boost::json::object* old = nullptr;  // the stored object, on Update
+  const FeatureGates* gates = nullptr;       // null: v1.35's defaults
+  std::string_view now;                      // RFC 3339, for the timestamps a strategy writes
+  std::vector<std::string>* warnings = nullptr;  // Warning headers of an accepted write (strategies')
+  std::int64_t now_unix = 0;                     // the write's time (defaulted timestamps)
 };
 
 // Runs every step after decode on `obj`; returns the first error as the Status upstream answers with.

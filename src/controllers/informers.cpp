@@ -1,5 +1,6 @@
 #include "controllers/informers.h"
 
+#include "client/resources_dra.h"
 #include "controllers/controller_utils.h"
 
 namespace ksched::controllers {
@@ -74,6 +75,17 @@ std::shared_ptr<informer::SharedIndexInformer<Job>> job_informer(const Controlle
   informer::InformerOptions<Job> o;
   o.reflector.decode.dropManagedFields = true;
   return registered(ctx, ctx.informers->informer_for<Job>(std::move(o)));
+}
+
+std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceClaim>> resource_claim_informer(
+    const ControllerContext& ctx) {
+  return with_controller_index<api::resourcev1::ResourceClaim>(ctx);
+}
+std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceClaimTemplate>>
+resource_claim_template_informer(const ControllerContext& ctx) {
+  informer::InformerOptions<api::resourcev1::ResourceClaimTemplate> o;
+  o.reflector.decode.dropManagedFields = true;
+  return registered(ctx, ctx.informers->informer_for<api::resourcev1::ResourceClaimTemplate>(std::move(o)));
 }
 
 }  // namespace ksched::controllers

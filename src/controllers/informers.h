@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/core.h"
+#include "api/resource.h"
 #include "controllers/controller.h"
 #include "controllers/types.h"
 
@@ -27,6 +28,11 @@ std::shared_ptr<informer::SharedIndexInformer<StatefulSet>> stateful_set_informe
 std::shared_ptr<informer::SharedIndexInformer<ControllerRevision>> controller_revision_informer(
     const ControllerContext& ctx);
 std::shared_ptr<informer::SharedIndexInformer<Job>> job_informer(const ControllerContext& ctx);
+// resource.k8s.io: claims indexed by their controller's UID (the pod a claim was made for).
+std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceClaim>> resource_claim_informer(
+    const ControllerContext& ctx);
+std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceClaimTemplate>>
+resource_claim_template_informer(const ControllerContext& ctx);
 
 // The objects whose controller reference has this UID (through kControllerUIDIndex).
 template <class T>

@@ -18,6 +18,7 @@
 #include "informer/list_watch.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/result.h"
 
 namespace ksched::informer {
 
@@ -57,12 +58,12 @@ class Reflector {
     auto backoff = opts_.initial_backoff;
     while (!stopped_.load()) {
       auto started = clock().now();
-      std::string err = list_and_watch();
+      util::Result<void> r = list_and_watch();
       if (stopped_.load()) break;
-      if (err.empty()) continue;  // immediate relist (expired) requested
+      if (r.ok()) continue;  // relist at once (the watch expired or the stream ended cleanly)
       ++stats_.errors;
       if (clock().now() - started > std::chrono::minutes(2)) backoff = opts_.initial_backoff;
-      log::warning("Failed to watch", {{"reflector", opts_.name}, {"err", err}});
+      log::warning("Failed to watch", {{"reflector", opts_.name}, {"err", r.error()}});
       // Jitter 1.0: wait in [backoff, 2*backoff).
       std::uniform_real_distribution<double> jitter(1.0, 2.0);
       auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(backoff * jitter(rng_));
@@ -156,8 +157,8 @@ class Reflector {
     }
   }
 
-  // "" = list succeeded and the caller should loop immediately; otherwise an error text.
-  std::string do_list() {
+  // One paginated LIST into the store.
+  util::Result<void> do_list() {
     client::ListOptions o;
     {
       std::lock_guard l(mu_);
@@ -177,10 +178,10 @@ class Reflector {
           std::lock_guard l(mu_);
           rv_unavailable_ = true;  // relist from the latest state
         }
-        return "failed to list " + opts_.name + ": " + r.error().to_string();
+        return util::make_error("failed to list " + opts_.name + ": " + r.error().to_string());
       }
       auto list = ObjectCodec<T>::decode_list(*r, opts_.decode);
-      if (!list) return "failed to decode list of " + opts_.name + ": " + list.error();
+      if (!list) return util::make_error("failed to decode list of " + opts_.name + ": " + list.error());
       items.reserve(items.size() + list->items.size());
       for (auto& it : list->items) {
         if (transform_) transform_(it);
@@ -198,23 +199,18 @@ class Reflector {
     return {};
   }
 
-  std::string list_and_watch() {
-    bool listed = false;
+  // A list (or a watch-list) and the watches that follow it. Success means "list again now"
+  // (the watch expired, or watch-list turned out unsupported); an error is retried after backoff.
+  util::Result<void> list_and_watch() {
     if (opts_.use_watch_list && !watch_list_unsupported_) {
       in_watch_list_ = true;
       watch_list_items_.clear();
-    } else {
-      if (auto err = do_list(); !err.empty()) {
-        if (rv_unavailable_) {
-          // Retry at once from the latest state (one immediate attempt, then backoff).
-          if (auto err2 = do_list(); !err2.empty()) return err2;
-        } else {
-          return err;
-        }
-      }
-      listed = true;
+    } else if (auto listed = do_list(); !listed.ok()) {
+      // From a resourceVersion the server no longer has: at once from the latest state (one
+      // immediate attempt, then backoff).
+      if (!rv_unavailable_) return listed;
+      if (auto relisted = do_list(); !relisted.ok()) return relisted;
     }
-    (void)listed;
     for (;;) {
       if (stopped_.load()) return {};
       client::ListOptions o;
@@ -243,7 +239,7 @@ class Reflector {
           ++stats_.relists_expired;
           return {};
         }
-        return "failed to watch " + opts_.name + ": " + e.to_string();
+        return util::make_error("failed to watch " + opts_.name + ": " + e.to_string());
       }
       std::shared_ptr<client::WatchStream> stream(std::move(*w));
       {
@@ -276,14 +272,14 @@ class Reflector {
       }
       if (failure) {
         // The server's ERROR events carry a Status; a line that did not decode does not.
-        return !failure->from_status ? failure->message : "watch error: " + failure->to_string();
+        return util::make_error(!failure->from_status ? failure->message : "watch error: " + failure->to_string());
       }
       auto serr = stream->error();
-      if (!serr.empty()) return "watch of " + opts_.name + " ended with: " + serr;
-      if (in_watch_list_) return "watch-list stream ended before the initial events";
+      if (!serr.empty()) return util::make_error("watch of " + opts_.name + " ended with: " + serr);
+      if (in_watch_list_) return util::make_error("watch-list stream ended before the initial events");
       if (n == 0 && clock().now() - started < std::chrono::seconds(1))
-        return "very short watch: " + opts_.name + ": Unexpected watch close - watch lasted less than a second and no "
-               "items received";
+        return util::make_error("very short watch: " + opts_.name +
+                                ": Unexpected watch close - watch lasted less than a second and no items received");
       // Clean end (server timeout): watch again from the last resourceVersion, no relist.
     }
   }

@@ -71,6 +71,9 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
     nodesim::Options no;
     no.zones = opts.node_zones;
     no.region = opts.node_region;
+    auto drivers = nodesim::parse_dra_devices(opts.dra_devices);
+    if (!drivers) return util::make_error(drivers.error());
+    no.dra_drivers = std::move(*drivers);
     im->simulator = std::make_unique<nodesim::Simulator>(*sim_client, no);
     im->simulator->start();
   }

@@ -39,6 +39,8 @@ struct LocalClusterOptions {
   std::vector<std::string> controllers{"*"};
   std::vector<std::string> node_zones;  // the kubelet stand-in's topology.kubernetes.io/zone values
   std::string node_region;              // and topology.kubernetes.io/region
+  // The simulated DRA drivers every node runs (nodesim/dra_driver.h: "gpu.ksched.dev=8,model=A100").
+  std::string dra_devices;
   std::size_t watch_history = 200000;
   std::string data_dir;              // durable store here ("" = memory only, lost at exit)
   std::vector<std::string> etcd_servers;  // etcd mode: objects in this etcd (data_dir then keeps credentials)

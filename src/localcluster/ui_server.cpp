@@ -6,12 +6,17 @@
 #include <boost/json.hpp>
 
 #include <atomic>
+#include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "api/codec.h"
 #include "client/rest.h"
+#include "informer/factory.h"
 #include "localcluster/ui_page.h"
+#include "localcluster/ui_state.h"
 #include "scheduler/app/app.h"
 #include "scheduler/explain/explain.h"
 #include "scheduler/scheduler.h"
@@ -53,11 +58,60 @@ std::string query_param(const std::string& query, std::string_view key) {
   return {};
 }
 
-std::string scheduled_reason(const api::Pod& pod) {
-  for (const auto& c : pod.status.conditions) {
-    if (c.type == "PodScheduled" && c.status == "False") return std::string(c.message);
+constexpr auto kFlushInterval = std::chrono::milliseconds(200);  // deltas coalesce this long
+constexpr auto kHeartbeat = std::chrono::seconds(15);            // a comment line: finds gone pages
+constexpr std::size_t kMaxQueuedBytes = 32u << 20;               // a page this far behind starts over
+
+// One page's Server-Sent Events stream: the snapshot, then deltas. Lives on the io thread only.
+struct EventStream : std::enable_shared_from_this<EventStream> {
+  explicit EventStream(tcp::socket s) : socket(std::move(s)) {}
+  tcp::socket socket;
+  std::deque<std::shared_ptr<const std::string>> queue;
+  std::size_t queued = 0;
+  bool writing = false;
+  bool closed = false;
+
+  void send(std::shared_ptr<const std::string> msg) {
+    if (closed) return;
+    queued += msg->size();
+    queue.push_back(std::move(msg));
+    // A page that cannot keep up is dropped; its EventSource reconnects and gets a fresh snapshot,
+    // which is smaller than the deltas it missed.
+    if (queued > kMaxQueuedBytes) return close();
+    if (!writing) write_next();
   }
-  return {};
+  void write_next() {
+    if (queue.empty() || closed) {
+      writing = false;
+      return;
+    }
+    writing = true;
+    asio::async_write(socket, asio::buffer(*queue.front()),
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        if (ec) return self->close();
+                        self->queued -= self->queue.front()->size();
+                        self->queue.pop_front();
+                        self->write_next();
+                      });
+  }
+  void close() {
+    if (closed) return;
+    closed = true;
+    beast::error_code ignored;
+    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.close(ignored);
+  }
+};
+
+std::shared_ptr<const std::string> sse_message(std::string_view event, const std::string& data) {
+  auto m = std::make_shared<std::string>();
+  m->reserve(data.size() + event.size() + 16);
+  *m += "event: ";
+  *m += event;
+  *m += "\ndata: ";
+  *m += data;  // one line: JSON as serialized has no raw newline
+  *m += "\n\n";
+  return m;
 }
 
 }  // namespace
@@ -66,11 +120,74 @@ struct UiServer::Impl {
   std::shared_ptr<client::RestClient> client;
   std::unique_ptr<scheduler::app::SchedulerApp> explainer;
   std::mutex explain_mu;  // one refresh-and-explain at a time: they share the explainer's snapshot
+  UiState state;
+  std::unique_ptr<informer::SharedInformerFactory> informers;
+  std::function<bool()> handlers_synced;  // every object listed at start is in `state`
   asio::io_context io;
   std::unique_ptr<tcp::acceptor> acceptor;
+  asio::steady_timer flush_timer{io};
+  std::vector<std::shared_ptr<EventStream>> streams;  // io thread only
+  std::chrono::steady_clock::time_point last_heartbeat = std::chrono::steady_clock::now();
   std::thread thread;
   std::string url;
   std::atomic<bool> stopped{false};
+
+  void watch() {
+    // The pages' view comes from the cluster's own watch: one informer per kind feeding UiState.
+    informer::InformerOptions<api::Pod> po;
+    po.transform = [](api::Pod& p) {  // what the page never reads need not be cached
+      p.metadata.managedFields = {};
+      p.metadata.annotations = {};
+    };
+    auto pods = informers->informer_for<api::Pod>(std::move(po));
+    auto ph = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
+    ph->add = [this](const informer::Ptr<api::Pod>& p, bool) { state.set_pod(*p); };
+    ph->update = [this](const informer::Ptr<api::Pod>&, const informer::Ptr<api::Pod>& p) { state.set_pod(*p); };
+    ph->del = [this](const informer::Deleted<api::Pod>& d) { state.remove_pod(d.key); };
+    auto pods_reg = pods->add_event_handler(ph);
+    informer::InformerOptions<api::Node> no;
+    no.transform = [](api::Node& n) {
+      n.metadata.managedFields = {};
+      n.status.images.clear();
+    };
+    auto nodes = informers->informer_for<api::Node>(std::move(no));
+    auto nh = std::make_shared<informer::ResourceEventHandlerFuncs<api::Node>>();
+    nh->add = [this](const informer::Ptr<api::Node>& n, bool) { state.set_node(*n); };
+    nh->update = [this](const informer::Ptr<api::Node>&, const informer::Ptr<api::Node>& n) { state.set_node(*n); };
+    nh->del = [this](const informer::Deleted<api::Node>& d) { state.remove_node(d.key); };
+    auto nodes_reg = nodes->add_event_handler(nh);
+    informers->start();
+    handlers_synced = [pods_reg, nodes_reg] { return pods_reg->has_synced() && nodes_reg->has_synced(); };
+  }
+
+  // Every kFlushInterval: the changes since the last tick go to every open page as one delta.
+  void schedule_flush() {
+    flush_timer.expires_after(kFlushInterval);
+    flush_timer.async_wait([this](beast::error_code ec) {
+      if (ec) return;
+      std::erase_if(streams, [](const auto& s) { return s->closed; });
+      auto delta = state.take_delta(!streams.empty());
+      if (delta) {
+        auto msg = sse_message("delta", *delta);
+        for (auto& s : streams) s->send(msg);
+        last_heartbeat = std::chrono::steady_clock::now();
+      } else if (std::chrono::steady_clock::now() - last_heartbeat >= kHeartbeat) {
+        auto msg = std::make_shared<const std::string>(":\n\n");
+        for (auto& s : streams) s->send(msg);
+        last_heartbeat = std::chrono::steady_clock::now();
+      }
+      schedule_flush();
+    });
+  }
+
+  void open_stream(tcp::socket sock) {
+    auto s = std::make_shared<EventStream>(std::move(sock));
+    s->send(std::make_shared<const std::string>(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
+        "retry: 1000\n\n"));
+    s->send(sse_message("snapshot", state.snapshot()));
+    streams.push_back(std::move(s));
+  }
 
   void accept(UiServer* owner) {
     acceptor->async_accept([this, owner](beast::error_code ec, tcp::socket sock) {
@@ -79,12 +196,16 @@ struct UiServer::Impl {
       auto buffer = std::make_shared<beast::flat_buffer>();
       auto req = std::make_shared<http::request<http::string_body>>();
       stream->expires_after(std::chrono::seconds(30));
-      http::async_read(*stream, *buffer, *req, [owner, stream, buffer, req](beast::error_code rec, std::size_t) {
+      http::async_read(*stream, *buffer, *req, [this, owner, stream, buffer, req](beast::error_code rec, std::size_t) {
         if (rec) return;
         std::string target(req->target());
         const auto q = target.find('?');
         const std::string path = target.substr(0, q);
         const std::string query = q == std::string::npos ? std::string() : target.substr(q + 1);
+        if (path == "/api/events" && req->method() == http::verb::get) {
+          stream->expires_never();
+          return open_stream(stream->release_socket());
+        }
         Response out = req->method() == http::verb::get || req->method() == http::verb::head
                            ? owner->handle(path, query)
                            : Response{405, "text/plain; charset=utf-8", "only GET\n"};
@@ -101,39 +222,6 @@ struct UiServer::Impl {
       });
       accept(owner);
     });
-  }
-
-  std::string cluster_json() {
-    std::lock_guard l(explain_mu);
-    auto* sched = explainer->scheduler();
-    boost::json::array nodes;
-    std::size_t pods = 0;
-    if (sched->refresh_snapshot().ok() && !sched->profiles().empty()) {
-      for (const auto& ni : sched->profiles().begin()->second->snapshot_node_infos().list()) {
-        if (ni->node() == nullptr) continue;
-        boost::json::array names;
-        for (const auto& p : ni->pods) names.push_back(boost::json::string(p->pod->metadata.namespace_ + "/" + p->pod->metadata.name));
-        pods += ni->pods.size();
-        nodes.push_back(boost::json::object{{"name", std::string(ni->name_view())},
-                                            {"milliCPU", ni->requested.milliCPU},
-                                            {"milliCPUAllocatable", ni->allocatable.milliCPU},
-                                            {"memory", ni->requested.memory},
-                                            {"memoryAllocatable", ni->allocatable.memory},
-                                            {"podsAllocatable", ni->allocatable.allowedPodNumber},
-                                            {"pods", std::move(names)}});
-      }
-    }
-    std::sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) {
-      return a.as_object().at("name").as_string() < b.as_object().at("name").as_string();
-    });
-    boost::json::array pending;
-    for (const auto& p : sched->queue().pending_pods()) {
-      pending.push_back(boost::json::object{{"pod", p->metadata.namespace_ + "/" + p->metadata.name},
-                                            {"reason", scheduled_reason(*p)}});
-    }
-    return boost::json::serialize(boost::json::object{
-               {"nodes", std::move(nodes)}, {"pods", pods + pending.size()}, {"pending", std::move(pending)}}) +
-           "\n";
   }
 
   Response explain_json(const std::string& key) {
@@ -166,6 +254,15 @@ util::Result<std::unique_ptr<UiServer>> UiServer::start(const std::string& liste
   auto app = scheduler::app::start_inspector(rest);
   if (!app) return util::make_error("ui: " + app.error());
   im->explainer = std::move(*app);
+  im->informers = std::make_unique<informer::SharedInformerFactory>(im->client);
+  im->watch();
+  // The first page must see the cluster whole: wait until the handlers, not only the caches, have
+  // every listed object (polling, as WaitForCacheSync does).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!im->handlers_synced()) {
+    if (std::chrono::steady_clock::now() > deadline) return util::make_error("ui: the node and pod informers did not sync");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 
   const auto colon = listen.rfind(':');
   if (colon == std::string::npos) return util::make_error("ui: listen address must be host:port, got \"" + listen + "\"");
@@ -191,12 +288,14 @@ util::Result<std::unique_ptr<UiServer>> UiServer::start(const std::string& liste
 
   auto server = std::unique_ptr<UiServer>(new UiServer(std::move(im)));
   server->impl_->accept(server.get());
+  server->impl_->schedule_flush();
   server->impl_->thread = std::thread([im = server->impl_.get()] { im->io.run(); });
   return server;
 }
 
 void UiServer::stop() {
   if (!impl_ || impl_->stopped.exchange(true)) return;
+  impl_->informers->shutdown();  // its handlers write to the state the io thread reads
   impl_->io.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
   impl_->explainer.reset();
@@ -206,7 +305,7 @@ std::string UiServer::url() const { return impl_->url; }
 
 UiServer::Response UiServer::handle(const std::string& path, const std::string& query) {
   if (path == "/" || path == "/index.html") return {200, "text/html; charset=utf-8", kUiPage};
-  if (path == "/api/cluster") return {200, "application/json", impl_->cluster_json()};
+  if (path == "/api/cluster") return {200, "application/json", impl_->state.snapshot() + "\n"};
   if (path == "/api/explain") {
     const std::string pod = query_param(query, "pod");
     if (pod.empty()) return {400, "text/plain; charset=utf-8", "give ?pod=namespace/name\n"};

@@ -1,9 +1,17 @@
-// The local cluster's web page (`ksched up`): nodes with their load and pods, pending pods with the
-// scheduler's reason, and for any pod its explanation table (src/scheduler/explain). Plain HTML and
-// JavaScript compiled into the binary, no external assets; plain HTTP on a loopback address, for
-// the person running the cluster.
+// The local cluster's web page (`ksched up`), live: nodes with their labels, taints, allocatable and
+// requested resources, pending pods with the scheduler's reason, and for any pod its explanation
+// table (src/scheduler/explain). Plain HTML and JavaScript compiled into the binary (ui_page.h), no
+// external assets; plain HTTP on a loopback address, for the person running the cluster.
 //
-// Data comes from a scheduler of its own that never schedules (informers and cache only, the path
+//   GET /             the page
+//   GET /api/events   Server-Sent Events: `snapshot` (every node and pod), then `delta` (what changed,
+//                     coalesced over 200 ms; see UiState); a page too far behind is dropped and its
+//                     EventSource reconnects to a fresh snapshot
+//   GET /api/cluster  the snapshot alone, as JSON
+//   GET /api/explain?pod=namespace/name   one scheduling cycle for the pod, explained, not bound
+//
+// The view comes from the server's own informers (nodes, pods) feeding a UiState. Explanations come
+// from a scheduler of its own that never schedules (informers and cache only, the path
 // `ksched explain` takes), so explaining a pod never touches the running scheduler's loop.
 #pragma once
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <queue>
 #include <thread>
@@ -16,6 +17,7 @@
 
 #include "api/codec.h"
 #include "api/helpers.h"
+#include "client/resources_dra.h"
 #include "informer/factory.h"
 #include "util/log.h"
 #include "util/thread.h"
@@ -113,6 +115,8 @@ struct Simulator::Impl {
   std::unique_ptr<informer::SharedInformerFactory> factory;
   std::shared_ptr<informer::SharedIndexInformer<api::Node>> nodes;
   std::shared_ptr<informer::SharedIndexInformer<api::Pod>> pods;
+  std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceSlice>> slices;
+  std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceClaim>> claims;
 
   // Work: keys "pod/<ns>/<name>" and "node/<name>", each queued once.
   std::mutex qmu;
@@ -150,9 +154,23 @@ struct Simulator::Impl {
   std::unordered_map<std::string, NodeState> node_state;
   unsigned next_node_index = 0;
 
+  // DRA: the claims prepared for each started pod (by pod key), as the kubelet's claim info cache.
+  std::mutex dmu;
+  std::unordered_map<std::string, std::vector<std::string>> prepared;
+  // The pool generation each (node, driver) last wrote, and when: until the slice informer shows
+  // every slice at it, the cache lags our own writes and must not be taken for someone's change
+  // (that would republish again, one generation per event, as the slices' updates arrive one by one).
+  struct Published {
+    std::int64_t generation = 0;
+    Clock::time_point at;
+  };
+  std::unordered_map<std::string, Published> published;
+  static constexpr auto kPublishLag = std::chrono::seconds(5);  // then the cache is trusted again
+
   std::vector<std::thread> threads;
   std::atomic<std::uint64_t> started_pods{0}, succeeded{0}, failed{0}, restarts{0}, deleted{0}, heartbeats{0},
-      labelled{0}, leases{0}, requests{0}, batches{0}, errors{0};
+      labelled{0}, leases{0}, slices_published{0}, slices_deleted{0}, claims_prepared{0}, requests{0}, batches{0},
+      errors{0};
 
   bool ours(std::string_view node) const { return !node.empty() && nodes->lister().get(std::string(node)) != nullptr; }
 
@@ -340,6 +358,144 @@ struct Simulator::Impl {
     return json::serialize(json::object{{"status", std::move(status)}});
   }
 
+  // ---------------------------------------------------------------- DRA drivers
+  // The drivers a node runs: its annotation's, else the simulator's.
+  std::vector<DraDriverSpec> drivers_of(const api::Node& n) const {
+    if (const std::string* a = n.metadata.annotations.find(kDraDevicesAnnotation)) {
+      auto parsed = parse_dra_devices(*a);
+      if (parsed) return std::move(*parsed);
+      log::warning("Node's DRA devices annotation does not parse; using the simulator's drivers",
+                   {{"node", std::string_view(n.metadata.name)}, {"err", parsed.error()}});
+    }
+    return opts.dra_drivers;
+  }
+
+  // NodePrepareResources, simulated: every claim of the pod exists, is allocated, is reserved for
+  // the pod, and its devices' drivers run on the node. Records the claims prepared.
+  bool prepare_claims(const api::Pod& p, const api::Node& n, const std::string& key) {
+    if (p.spec.resourceClaims.empty()) return true;
+    std::vector<DraDriverSpec> drivers = drivers_of(n);
+    std::vector<std::string> uids;
+    std::string ns(p.metadata.namespace_);
+    for (const auto& pc : p.spec.resourceClaims) {
+      std::optional<std::string> name = pc.resourceClaimName;
+      if (!name && pc.resourceClaimTemplateName) {
+        if (!p.status.resourceClaimStatuses) return false;  // not made yet
+        bool found = false;
+        for (const auto& st : *p.status.resourceClaimStatuses)
+          if (st.name == pc.name) {
+            found = true;
+            name = st.resourceClaimName;
+          }
+        if (!found) return false;
+        if (!name) continue;  // no claim needed
+      }
+      if (!name) return false;
+      auto claim = claims->lister().get(ns, *name);
+      if (!claim || !claim->status.allocation) return false;
+      bool reserved = false;
+      for (const auto& r : claim->status.reservedFor) reserved = reserved || r.uid == p.metadata.uid;
+      if (!reserved) return false;
+      for (const auto& r : claim->status.allocation->devices.results) {
+        bool known = false;
+        for (const auto& d : drivers) known = known || d.driver == r.driver;
+        if (!known) return false;  // "DRA driver ... is not registered"
+      }
+      uids.emplace_back(claim->metadata.uid);
+    }
+    std::lock_guard l(dmu);
+    auto& mine = prepared[key];
+    if (mine != uids) {
+      claims_prepared += uids.size();
+      mine = std::move(uids);
+    }
+    return true;
+  }
+
+  // What the node's drivers must write so that its slices are what they publish.
+  std::vector<Pending> dra_work(const std::string& node) {
+    std::vector<Pending> out;
+    auto n = nodes->lister().get(node);
+    if (!n) return out;
+    if (!slices->has_synced()) {  // what is published already is not known yet
+      enqueue_at(Clock::now() + std::chrono::milliseconds(100), "dra/" + node);
+      return out;
+    }
+    namespace rv1 = api::resourcev1;
+    std::map<std::string, std::vector<Ptr<rv1::ResourceSlice>>, std::less<>> existing;  // by driver
+    for (auto& sl : slices->indexer().by_index(kNodeIndex, node)) existing[std::string(sl->spec.driver)].push_back(sl);
+    auto slice_ref = [](std::string_view name) {
+      return client::ResourceRef::of(client::ResourceFor<rv1::ResourceSlice>::info, "", name);
+    };
+    auto counted = [this](std::atomic<std::uint64_t>& counter) {
+      return [this, &counter](int status) {
+        if (status >= 200 && status < 300) ++counter;
+      };
+    };
+    auto remove = [&](const rv1::ResourceSlice& sl) {
+      out.push_back(Pending{request("DELETE", slice_ref(sl.metadata.name), "", "application/json"), counted(slices_deleted)});
+    };
+    for (const auto& d : drivers_of(*n)) {
+      auto& have = existing[d.driver];
+      std::vector<rv1::ResourceSlice> want = dra_slices(d, node, n->metadata.uid, 0);
+      const std::string pub_key = node + "/" + d.driver;
+      {
+        std::lock_guard l(dmu);
+        if (auto p = published.find(pub_key); p != published.end() && Clock::now() - p->second.at < kPublishLag) {
+          const bool behind = have.size() < want.size() ||
+                              std::any_of(have.begin(), have.end(), [&](const auto& h) {
+                                return h->spec.pool.generation < p->second.generation;
+                              });
+          if (behind) {  // our last write is not all in the cache yet: look again shortly
+            enqueue_at(Clock::now() + std::chrono::milliseconds(100), "dra/" + node);
+            existing.erase(d.driver);
+            continue;
+          }
+        }
+      }
+      // Published as it is when every slice is there, at one generation, with the same content.
+      std::int64_t generation = 0;
+      for (const auto& h : have) generation = std::max(generation, h->spec.pool.generation);
+      bool same = have.size() == want.size();
+      for (std::size_t i = 0; same && i < want.size(); ++i) {
+        auto it = std::find_if(have.begin(), have.end(), [&](const auto& h) { return h->metadata.name == want[i].metadata.name; });
+        if (it == have.end() || (*it)->spec.pool.generation != generation) {
+          same = false;
+          break;
+        }
+        rv1::ResourceSliceSpec a = want[i].spec, b = (*it)->spec;
+        // Compared at the published generation: a decoded 0 and an unset one encode differently.
+        a.pool.generation = b.pool.generation;
+        same = api::encode(a) == api::encode(b);
+      }
+      if (!same) {
+        ++generation;
+        {
+          std::lock_guard l(dmu);
+          published[pub_key] = Published{generation, Clock::now()};
+        }
+        for (auto& w : want) {
+          w.spec.pool.generation = generation;
+          auto it = std::find_if(have.begin(), have.end(), [&](const auto& h) { return h->metadata.name == w.metadata.name; });
+          if (it == have.end()) {
+            out.push_back(Pending{request("POST", slice_ref(""), api::encode(w), "application/json"), counted(slices_published)});
+          } else {
+            w.metadata.resourceVersion = (*it)->metadata.resourceVersion;
+            out.push_back(Pending{request("PUT", slice_ref(w.metadata.name), api::encode(w), "application/json"),
+                                  counted(slices_published)});
+          }
+        }
+        for (const auto& h : have)
+          if (std::none_of(want.begin(), want.end(), [&](const auto& w) { return w.metadata.name == h->metadata.name; }))
+            remove(*h);
+      }
+      existing.erase(d.driver);
+    }
+    for (const auto& [driver, have] : existing)  // drivers the node no longer runs
+      for (const auto& h : have) remove(*h);
+    return out;
+  }
+
   // What one pod needs now, as a request (none when it needs nothing).
   std::optional<Pending> pod_work(const std::string& key) {
     auto p = pods->lister().get(key);
@@ -354,6 +510,10 @@ struct Simulator::Impl {
       d.preconditionUID = uid;
       return Pending{request("DELETE", pod_ref(*p), d.body(), "application/json"), [this, key, uid](int status) {
                        if (status >= 200 && status < 300) ++deleted;
+                       {
+                         std::lock_guard l(dmu);
+                         prepared.erase(key);  // NodeUnprepareResources
+                       }
                        std::lock_guard l(rmu);
                        if (auto it = runs.find(key); it != runs.end() && it->second.uid == uid) runs.erase(it);
                      }};
@@ -363,6 +523,8 @@ struct Simulator::Impl {
     std::string now = rfc3339(wall);
     const bool may_end = p->spec.restartPolicy != "Always" && !p->spec.restartPolicy.empty();
     if (p->status.phase != "Running") {
+      // Containers start once the pod's claims are prepared; a claim's change brings it back.
+      if (!prepare_claims(*p, *n, key)) return std::nullopt;
       PodRun pr = pod_run(*p, opts.default_run_time);
       Run run{uid, std::nullopt, pr.exit_code, 0};
       if (may_end && pr.run_time) run.ends = Clock::now() + *pr.run_time;
@@ -522,6 +684,11 @@ struct Simulator::Impl {
             work.push_back(std::move(*w));
             keys.push_back(item);
           }
+        } else if (item.rfind("dra/", 0) == 0) {
+          for (auto& w : dra_work(item.substr(4))) {
+            work.push_back(std::move(w));
+            keys.push_back(item);
+          }
         } else if (item.rfind("node/", 0) == 0) {
           for (auto& w : node_work(item.substr(5))) {
             work.push_back(std::move(w));
@@ -663,17 +830,52 @@ void Simulator::start() {
   po.reflector.decode.dropManagedFields = true;
   po.indexers[kNodeIndex] = [](const api::Pod& p) { return std::vector<std::string>{std::string(p.spec.nodeName)}; };
   I.pods = I.factory->informer_for<api::Pod>(std::move(po));
+  // DRA: the slices of every node (the simulated drivers' own included), and the claims pods use.
+  namespace rv1 = api::resourcev1;
+  informer::InformerOptions<rv1::ResourceSlice> so;
+  so.reflector.decode.dropManagedFields = true;
+  so.indexers[kNodeIndex] = [](const rv1::ResourceSlice& sl) {
+    return sl.spec.nodeName ? std::vector<std::string>{*sl.spec.nodeName} : std::vector<std::string>{};
+  };
+  I.slices = I.factory->informer_for<rv1::ResourceSlice>(std::move(so));
+  informer::InformerOptions<rv1::ResourceClaim> co;
+  co.reflector.decode.dropManagedFields = true;
+  I.claims = I.factory->informer_for<rv1::ResourceClaim>(std::move(co));
 
   auto nh = std::make_shared<informer::ResourceEventHandlerFuncs<api::Node>>();
   nh->add = [&I](const Ptr<api::Node>& n, bool) {
     I.enqueue("node/" + std::string(n->metadata.name));
+    I.enqueue("dra/" + std::string(n->metadata.name));
     // Pods bound before the node was seen.
     for (auto& p : I.pods->indexer().by_index(kNodeIndex, std::string(n->metadata.name))) I.enqueue_pod(*p);
   };
-  nh->update = [&I](const Ptr<api::Node>&, const Ptr<api::Node>& n) {
+  nh->update = [&I](const Ptr<api::Node>& old, const Ptr<api::Node>& n) {
     if (!Impl::is_ready(*n) || !I.missing_labels(*n).empty()) I.enqueue("node/" + std::string(n->metadata.name));
+    const std::string* a = old->metadata.annotations.find(kDraDevicesAnnotation);
+    const std::string* b = n->metadata.annotations.find(kDraDevicesAnnotation);
+    if ((a == nullptr) != (b == nullptr) || (a && *a != *b)) I.enqueue("dra/" + std::string(n->metadata.name));
   };
   I.nodes->add_event_handler(nh);
+  // A slice of one of our nodes changed or went away: publish again what the drivers publish.
+  auto sh = std::make_shared<informer::ResourceEventHandlerFuncs<rv1::ResourceSlice>>();
+  auto slice_changed = [&I](const rv1::ResourceSlice& sl) {
+    if (sl.spec.nodeName && I.ours(*sl.spec.nodeName)) I.enqueue("dra/" + *sl.spec.nodeName);
+  };
+  sh->update = [slice_changed](const Ptr<rv1::ResourceSlice>&, const Ptr<rv1::ResourceSlice>& sl) { slice_changed(*sl); };
+  sh->del = [slice_changed](const informer::Deleted<rv1::ResourceSlice>& d) {
+    if (d.obj) slice_changed(*d.obj);
+  };
+  I.slices->add_event_handler(sh);
+  // A claim allocated and reserved: its pods may start now.
+  auto ch = std::make_shared<informer::ResourceEventHandlerFuncs<rv1::ResourceClaim>>();
+  auto claim_changed = [&I](const rv1::ResourceClaim& c) {
+    for (const auto& r : c.status.reservedFor)
+      if (r.resource == "pods")
+        if (auto p = I.pods->lister().get(std::string(c.metadata.namespace_), std::string(r.name))) I.enqueue_pod(*p);
+  };
+  ch->add = [claim_changed](const Ptr<rv1::ResourceClaim>& c, bool) { claim_changed(*c); };
+  ch->update = [claim_changed](const Ptr<rv1::ResourceClaim>&, const Ptr<rv1::ResourceClaim>& c) { claim_changed(*c); };
+  I.claims->add_event_handler(ch);
   auto ph = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
   ph->add = [&I](const Ptr<api::Pod>& p, bool) { I.enqueue_pod(*p); };
   ph->update = [&I](const Ptr<api::Pod>&, const Ptr<api::Pod>& p) { I.enqueue_pod(*p); };
@@ -718,14 +920,28 @@ void Simulator::stop() {
 }
 
 bool Simulator::synced() const {
-  return impl_->nodes && impl_->pods && impl_->nodes->has_synced() && impl_->pods->has_synced();
+  return impl_->nodes && impl_->pods && impl_->nodes->has_synced() && impl_->pods->has_synced() &&
+         impl_->slices->has_synced() && impl_->claims->has_synced();
 }
 
 Stats Simulator::stats() const {
   const auto& I = *impl_;
-  return {I.started_pods.load(), I.succeeded.load(), I.failed.load(),    I.restarts.load(),
-          I.deleted.load(),      I.heartbeats.load(), I.labelled.load(), I.leases.load(),
-          I.requests.load(),     I.batches.load(),    I.errors.load()};
+  Stats st;
+  st.pods_started = I.started_pods.load();
+  st.pods_succeeded = I.succeeded.load();
+  st.pods_failed = I.failed.load();
+  st.container_restarts = I.restarts.load();
+  st.pods_deleted = I.deleted.load();
+  st.node_heartbeats = I.heartbeats.load();
+  st.node_labels = I.labelled.load();
+  st.lease_renewals = I.leases.load();
+  st.slices_published = I.slices_published.load();
+  st.slices_deleted = I.slices_deleted.load();
+  st.claims_prepared = I.claims_prepared.load();
+  st.requests = I.requests.load();
+  st.batches = I.batches.load();
+  st.errors = I.errors.load();
+  return st;
 }
 
 }  // namespace ksched::nodesim

@@ -12,6 +12,11 @@
 //    args, 1 for a command `false`, else 0. An OnFailure pod whose container exits non-zero is
 //    restarted in place (restartCount + 1) and runs again. restartPolicy Always pods run until
 //    deleted.
+//  - Dynamic Resource Allocation (dra_driver.h): each node's simulated drivers publish its devices
+//    as ResourceSlices (created, updated at a new pool generation, deleted as the configuration or
+//    someone else's edits require), and a pod with resourceClaims starts only once each claim is
+//    allocated and reserved for it and its devices' drivers run on the node (the kubelet's
+//    NodePrepareResources); until then it stays Pending, as ContainerCreating.
 //  - Graceful deletion: a pod with a deletionTimestamp is stopped and deleted with grace period 0
 //    (uid precondition), as the kubelet's status manager does.
 // It scales by batching: every status write, deletion, label patch and lease renewal goes out in
@@ -27,6 +32,7 @@
 
 #include "api/core.h"
 #include "client/rest.h"
+#include "nodesim/dra_driver.h"
 
 namespace ksched::nodesim {
 
@@ -48,6 +54,9 @@ struct Options {
   std::string region;  // topology.kubernetes.io/region of nodes without one ("" = none)
   // Run time of a pod that may finish (restartPolicy Never or OnFailure) but names none.
   std::chrono::milliseconds default_run_time = std::chrono::seconds(1);
+  // The DRA drivers every node runs (a node's nodesim.ksched.io/dra-devices annotation replaces
+  // them on that node). Empty: none, and no ResourceSlices are published.
+  std::vector<DraDriverSpec> dra_drivers;
 };
 
 struct Stats {
@@ -59,6 +68,9 @@ struct Stats {
   std::uint64_t node_heartbeats = 0;
   std::uint64_t node_labels = 0;
   std::uint64_t lease_renewals = 0;
+  std::uint64_t slices_published = 0;  // ResourceSlices created or updated
+  std::uint64_t slices_deleted = 0;
+  std::uint64_t claims_prepared = 0;   // claims prepared for a pod before it started
   std::uint64_t requests = 0;  // HTTP requests sent
   std::uint64_t batches = 0;   // pipelined batches they went out in
   std::uint64_t errors = 0;

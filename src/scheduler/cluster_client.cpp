@@ -103,7 +103,7 @@ void RestClusterClient::event(const api::Pod& regarding, const std::string& type
     events_(regarding, type, reason, action, note);
     return;
   }
-  log::V(2).info("Event occurred", {{"object", regarding.metadata.namespace_ + "/" + regarding.metadata.name},
+  log::V(2).info("Event occurred", {{"object", api::key_of(regarding)},
                                     {"type", type},
                                     {"reason", reason},
                                     {"action", action},

@@ -3,6 +3,7 @@
 // every change that may help a rejected pod becomes a queue move with the matching ClusterEvent.
 #include <string>
 
+#include "api/helpers.h"
 #include "scheduler/eventhandlers.h"
 #include "scheduler/framework/plugin_helper.h"
 #include "scheduler/plugins/nodename/nodename.h"
@@ -18,10 +19,6 @@ using framework::ClusterEvent;
 using framework::EventResource;
 
 namespace {
-
-std::string pod_key(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
-
-bool assigned(const api::Pod& p) { return !p.spec.nodeName.empty(); }
 
 std::map<std::string, std::string> condition_statuses(const api::Node& n) {
   std::map<std::string, std::string> m;
@@ -51,63 +48,75 @@ std::vector<ClusterEvent> node_scheduling_property_change(const api::Node& new_n
   return out;
 }
 
-void Scheduler::move_all(const ClusterEvent& e, std::shared_ptr<const void> old_obj, std::shared_ptr<const void> new_obj,
-                         const queue::PreEnqueueCheck& pre_check) {
+void Scheduler::requeue_on(const ClusterEvent& e, std::shared_ptr<const void> old_obj,
+                           std::shared_ptr<const void> new_obj, const queue::PreEnqueueCheck& pre_check) {
   const auto start = clock_->now();
   queue_->move_all_to_active_or_backoff_queue(e, std::move(old_obj), std::move(new_obj), pre_check);
-  if (opts_.metrics) {
-    opts_.metrics->eventHandlingDuration.with({e.label}).observe(metrics::seconds_since(start, clock_->now()));
-  }
+  metrics_->set().eventHandlingDuration.with({e.label}).observe(metrics::seconds_since(start, clock_->now()));
 }
 
 // ---------------------------------------------------------------- pods
-// Two filtered handlers upstream: A (assigned pods → cache) and B (unassigned pods of our
-// profiles → queue). An update crossing a filter becomes an add or a delete on that handler.
+// Upstream's two filtered handlers: A (assigned pods → cache) and B (unassigned pods of our
+// profiles → queue), one after the other on the informer's listener thread.
 
-void Scheduler::on_pod_add(const framework::PodPtr& pod) {
-  if (assigned(*pod)) {
-    add_pod_to_cache(pod);
-  } else if (responsible_for(*pod)) {
-    add_pod_to_queue(pod);
+namespace {
+
+class BothPodHandlers final : public informer::ResourceEventHandler<api::Pod> {
+ public:
+  BothPodHandlers(std::shared_ptr<ResourceEventHandler<api::Pod>> a, std::shared_ptr<ResourceEventHandler<api::Pod>> b)
+      : a_(std::move(a)), b_(std::move(b)) {}
+  void OnAdd(const informer::Ptr<api::Pod>& o, bool initial) override {
+    a_->OnAdd(o, initial);
+    b_->OnAdd(o, initial);
   }
+  void OnUpdate(const informer::Ptr<api::Pod>& old_obj, const informer::Ptr<api::Pod>& new_obj) override {
+    a_->OnUpdate(old_obj, new_obj);
+    b_->OnUpdate(old_obj, new_obj);
+  }
+  void OnDelete(const informer::Deleted<api::Pod>& d) override {
+    a_->OnDelete(d);
+    b_->OnDelete(d);
+  }
+
+ private:
+  std::shared_ptr<ResourceEventHandler<api::Pod>> a_, b_;
+};
+
+}  // namespace
+
+void Scheduler::init_pod_handler() {
+  auto to_cache = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
+  to_cache->add = [this](const framework::PodPtr& p, bool) { add_pod_to_cache(p); };
+  to_cache->update = [this](const framework::PodPtr& a, const framework::PodPtr& b) { update_pod_in_cache(a, b); };
+  to_cache->del = [this](const informer::Deleted<api::Pod>& d) { delete_pod_from_cache(d.obj); };
+  auto to_queue = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
+  to_queue->add = [this](const framework::PodPtr& p, bool) { add_pod_to_queue(p); };
+  to_queue->update = [this](const framework::PodPtr& a, const framework::PodPtr& b) { update_pod_in_queue(a, b); };
+  to_queue->del = [this](const informer::Deleted<api::Pod>& d) { delete_pod_from_queue(d.obj); };
+  using Filtering = informer::FilteringResourceEventHandler<api::Pod>;
+  pod_handler_ = std::make_shared<BothPodHandlers>(
+      std::make_shared<Filtering>([](const api::Pod& p) { return api::pod_is_assigned(p); }, std::move(to_cache)),
+      std::make_shared<Filtering>([this](const api::Pod& p) { return !api::pod_is_assigned(p) && responsible_for(p); },
+                                  std::move(to_queue)));
 }
 
+void Scheduler::on_pod_add(const framework::PodPtr& pod) { pod_handler_->OnAdd(pod, false); }
+
 void Scheduler::on_pod_update(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod) {
-  const bool a_old = assigned(*old_pod), a_new = assigned(*new_pod);
-  // Handler A.
-  if (a_old && a_new) {
-    update_pod_in_cache(old_pod, new_pod);
-  } else if (!a_old && a_new) {
-    add_pod_to_cache(new_pod);
-  } else if (a_old && !a_new) {
-    delete_pod_from_cache(old_pod);
-  }
-  // Handler B.
-  const bool b_old = !a_old && responsible_for(*old_pod), b_new = !a_new && responsible_for(*new_pod);
-  if (b_old && b_new) {
-    update_pod_in_queue(old_pod, new_pod);
-  } else if (!b_old && b_new) {
-    add_pod_to_queue(new_pod);
-  } else if (b_old && !b_new) {
-    delete_pod_from_queue(old_pod);
-  }
+  pod_handler_->OnUpdate(old_pod, new_pod);
 }
 
 void Scheduler::on_pod_delete(const framework::PodPtr& pod) {
-  if (assigned(*pod)) {
-    delete_pod_from_cache(pod);
-  } else if (responsible_for(*pod)) {
-    delete_pod_from_queue(pod);
-  }
+  pod_handler_->OnDelete(informer::Deleted<api::Pod>{pod, false, api::key_of(*pod)});
 }
 
 void Scheduler::add_pod_to_cache(const framework::PodPtr& pod) {
-  if (auto v = log::V(3); v.enabled()) v.info("Add event for scheduled pod", {{"pod", pod_key(*pod)}});
+  if (auto v = log::V(3); v.enabled()) v.info("Add event for scheduled pod", {{"pod", api::key_of(*pod)}});
   if (auto r = cache_->add_pod(pod); !r.ok()) {
-    log::error("Scheduler cache AddPod failed", {{"pod", pod_key(*pod)}, {"err", r.error()}});
+    log::error("Scheduler cache AddPod failed", {{"pod", api::key_of(*pod)}, {"err", r.error()}});
   }
-  if (opts_.queueingHints) {
-    move_all(queue::event_assigned_pod_add(), nullptr, pod);
+  if (opts_.queueing_hints) {
+    requeue_on(queue::event_assigned_pod_add(), nullptr, pod);
   } else {
     queue_->assigned_pod_added(pod);
   }
@@ -121,11 +130,11 @@ void Scheduler::update_pod_in_cache(const framework::PodPtr& old_pod, const fram
     return;
   }
   if (auto r = cache_->update_pod(old_pod, new_pod); !r.ok()) {
-    log::error("Scheduler cache UpdatePod failed", {{"pod", pod_key(*old_pod)}, {"err", r.error()}});
+    log::error("Scheduler cache UpdatePod failed", {{"pod", api::key_of(*old_pod)}, {"err", r.error()}});
   }
   for (const auto& e : queue::pod_scheduling_property_change(*new_pod, *old_pod)) {
-    if (opts_.queueingHints) {
-      move_all(e, old_pod, new_pod);
+    if (opts_.queueing_hints) {
+      requeue_on(e, old_pod, new_pod);
     } else {
       queue_->assigned_pod_updated(old_pod, new_pod, e);
     }
@@ -133,15 +142,15 @@ void Scheduler::update_pod_in_cache(const framework::PodPtr& old_pod, const fram
 }
 
 void Scheduler::delete_pod_from_cache(const framework::PodPtr& pod) {
-  log::V(3).info("Delete event for scheduled pod", {{"pod", pod_key(*pod)}});
+  log::V(3).info("Delete event for scheduled pod", {{"pod", api::key_of(*pod)}});
   if (auto r = cache_->remove_pod(*pod); !r.ok()) {
-    log::error("Scheduler cache RemovePod failed", {{"pod", pod_key(*pod)}, {"err", r.error()}});
+    log::error("Scheduler cache RemovePod failed", {{"pod", api::key_of(*pod)}, {"err", r.error()}});
   }
-  move_all(queue::event_assigned_pod_delete(), pod, nullptr);
+  requeue_on(queue::event_assigned_pod_delete(), pod, nullptr);
 }
 
 void Scheduler::add_pod_to_queue(const framework::PodPtr& pod) {
-  if (auto v = log::V(3); v.enabled()) v.info("Add event for unscheduled pod", {{"pod", pod_key(*pod)}});
+  if (auto v = log::V(3); v.enabled()) v.info("Add event for unscheduled pod", {{"pod", api::key_of(*pod)}});
   queue_->add(pod);
 }
 
@@ -154,13 +163,13 @@ void Scheduler::update_pod_in_queue(const framework::PodPtr& old_pod, const fram
 }
 
 void Scheduler::delete_pod_from_queue(const framework::PodPtr& pod) {
-  log::V(3).info("Delete event for unscheduled pod", {{"pod", pod_key(*pod)}});
+  log::V(3).info("Delete event for unscheduled pod", {{"pod", api::key_of(*pod)}});
   queue_->delete_pod(*pod);
   if (auto* fwk = profile(pod->spec.schedulerName)) {
     // A pod waiting on Permit is rejected; what it reserved is then free for others.
     if (fwk->get_waiting_pod(pod->metadata.uid)) {
       fwk->reject_waiting_pod(pod->metadata.uid);
-      move_all(queue::event_assigned_pod_delete(), pod, nullptr);
+      requeue_on(queue::event_assigned_pod_delete(), pod, nullptr);
     }
   }
 }
@@ -169,7 +178,7 @@ void Scheduler::delete_pod_from_queue(const framework::PodPtr& pod) {
 
 queue::PreEnqueueCheck Scheduler::pre_check_for_node(const framework::NodeInfoPtr& node_info) const {
   // Queueing hints replace this check (upstream skips it when they are on).
-  if (opts_.queueingHints || !node_info || node_info->node() == nullptr) return {};
+  if (opts_.queueing_hints || !node_info || node_info->node() == nullptr) return {};
   // Upstream AdmissionCheck (resources, required node affinity, node name, host ports), then the
   // NoSchedule taints. Preemption is not considered: a pod it would help is requeued eventually.
   return [node_info](const api::Pod& pod) {
@@ -187,14 +196,14 @@ queue::PreEnqueueCheck Scheduler::pre_check_for_node(const framework::NodeInfoPt
 void Scheduler::on_node_add(const framework::NodePtr& node) {
   log::V(3).info("Add event for node", {{"node", node->metadata.name}});
   auto info = cache_->add_node(node);
-  move_all(ev(EventResource::Node, framework::kAdd, "NodeAdd"), nullptr, node, pre_check_for_node(info));
+  requeue_on(ev(EventResource::Node, framework::kAdd, "NodeAdd"), nullptr, node, pre_check_for_node(info));
 }
 
 void Scheduler::on_node_update(const framework::NodePtr& old_node, const framework::NodePtr& new_node) {
   log::V(4).info("Update event for node", {{"node", new_node->metadata.name}});
   auto info = cache_->update_node(old_node, new_node);
   const auto pre_check = pre_check_for_node(info);
-  for (const auto& e : node_scheduling_property_change(*new_node, *old_node)) move_all(e, old_node, new_node, pre_check);
+  for (const auto& e : node_scheduling_property_change(*new_node, *old_node)) requeue_on(e, old_node, new_node, pre_check);
 }
 
 void Scheduler::on_node_delete(const framework::NodePtr& node) {
@@ -202,52 +211,6 @@ void Scheduler::on_node_delete(const framework::NodePtr& node) {
   if (auto r = cache_->remove_node(*node); !r.ok()) {
     log::error("Scheduler cache RemoveNode failed", {{"node", node->metadata.name}, {"err", r.error()}});
   }
-}
-
-// ---------------------------------------------------------------- storage
-
-void Scheduler::on_pv_add(std::shared_ptr<const api::PersistentVolume> pv) {
-  move_all(ev(EventResource::PersistentVolume, framework::kAdd, "PvAdd"), nullptr, std::move(pv));
-}
-void Scheduler::on_pv_update(std::shared_ptr<const api::PersistentVolume> old_pv,
-                             std::shared_ptr<const api::PersistentVolume> pv) {
-  move_all(ev(EventResource::PersistentVolume, framework::kUpdate, "PvUpdate"), std::move(old_pv), std::move(pv));
-}
-void Scheduler::on_pvc_add(std::shared_ptr<const api::PersistentVolumeClaim> pvc) {
-  move_all(ev(EventResource::PersistentVolumeClaim, framework::kAdd, "PvcAdd"), nullptr, std::move(pvc));
-}
-void Scheduler::on_pvc_update(std::shared_ptr<const api::PersistentVolumeClaim> old_pvc,
-                              std::shared_ptr<const api::PersistentVolumeClaim> pvc) {
-  move_all(ev(EventResource::PersistentVolumeClaim, framework::kUpdate, "PvcUpdate"), std::move(old_pvc),
-           std::move(pvc));
-}
-void Scheduler::on_storage_class_add(std::shared_ptr<const api::StorageClass> sc) {
-  move_all(ev(EventResource::StorageClass, framework::kAdd, "StorageClassAdd"), nullptr, std::move(sc));
-}
-void Scheduler::on_storage_class_update(std::shared_ptr<const api::StorageClass> old_sc,
-                                        std::shared_ptr<const api::StorageClass> sc) {
-  move_all(ev(EventResource::StorageClass, framework::kUpdate, "StorageClassUpdate"), std::move(old_sc),
-           std::move(sc));
-}
-void Scheduler::on_csi_node_add(std::shared_ptr<const api::CSINode> n) {
-  move_all(ev(EventResource::CSINode, framework::kAdd, "CSINodeAdd"), nullptr, std::move(n));
-}
-void Scheduler::on_csi_node_update(std::shared_ptr<const api::CSINode> old_n, std::shared_ptr<const api::CSINode> n) {
-  move_all(ev(EventResource::CSINode, framework::kUpdate, "CSINodeUpdate"), std::move(old_n), std::move(n));
-}
-void Scheduler::on_csi_driver_add(std::shared_ptr<const api::CSIDriver> d) {
-  move_all(ev(EventResource::CSIDriver, framework::kAdd, "CSIDriverAdd"), nullptr, std::move(d));
-}
-void Scheduler::on_csi_driver_update(std::shared_ptr<const api::CSIDriver> old_d, std::shared_ptr<const api::CSIDriver> d) {
-  move_all(ev(EventResource::CSIDriver, framework::kUpdate, "CSIDriverUpdate"), std::move(old_d), std::move(d));
-}
-void Scheduler::on_csi_storage_capacity_add(std::shared_ptr<const api::CSIStorageCapacity> c) {
-  move_all(ev(EventResource::CSIStorageCapacity, framework::kAdd, "CSIStorageCapacityAdd"), nullptr, std::move(c));
-}
-void Scheduler::on_csi_storage_capacity_update(std::shared_ptr<const api::CSIStorageCapacity> old_c,
-                                               std::shared_ptr<const api::CSIStorageCapacity> c) {
-  move_all(ev(EventResource::CSIStorageCapacity, framework::kUpdate, "CSIStorageCapacityUpdate"), std::move(old_c),
-           std::move(c));
 }
 
 // ---------------------------------------------------------------- wiring to the informers
@@ -275,38 +238,41 @@ std::function<bool()> add_handlers(informer::SharedIndexInformer<T>& inf, Add ad
   return [reg] { return reg->has_synced(); };
 }
 
+// Storage and CSI objects: their adds and updates only move queued pods, as the cluster events
+// `add` and `update` of `resource` (their deletes help no pod).
+template <class T>
+std::function<bool()> add_queue_move_handlers(Scheduler& sched, informer::SharedInformerFactory& f,
+                                              EventResource resource, const char* add, const char* update) {
+  return add_handlers<T>(
+      *f.informer_for<T>(),
+      [&sched, e = ev(resource, framework::kAdd, add)](const informer::Ptr<T>& o) { sched.requeue_on(e, nullptr, o); },
+      [&sched, e = ev(resource, framework::kUpdate, update)](const informer::Ptr<T>& a, const informer::Ptr<T>& b) {
+        sched.requeue_on(e, a, b);
+      },
+      [](const informer::Ptr<T>&) {});
+}
+
 }  // namespace
 
 std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f) {
-  // One pod handler dispatches assigned pods to the cache and ours to the queue; nodes feed the
-  // cache; storage and CSI objects only move queued pods.
+  // Pods go to the scheduler's two filtered handlers; nodes feed the cache; storage and CSI
+  // objects only move queued pods.
   Scheduler* sc = &sched;
-  auto noop = [](const auto&) {};
+  auto pods = scheduler_pod_informer(f)->add_event_handler(sched.pod_event_handler());
   return {
-      add_handlers<api::Pod>(
-          *scheduler_pod_informer(f), [sc](const auto& p) { sc->on_pod_add(p); },
-          [sc](const auto& a, const auto& b) { sc->on_pod_update(a, b); }, [sc](const auto& p) { sc->on_pod_delete(p); }),
+      [pods] { return pods->has_synced(); },
       add_handlers<api::Node>(
           *f.informer_for<api::Node>(), [sc](const auto& n) { sc->on_node_add(n); },
           [sc](const auto& a, const auto& b) { sc->on_node_update(a, b); }, [sc](const auto& n) { sc->on_node_delete(n); }),
-      add_handlers<api::PersistentVolume>(
-          *f.informer_for<api::PersistentVolume>(), [sc](const auto& o) { sc->on_pv_add(o); },
-          [sc](const auto& a, const auto& b) { sc->on_pv_update(a, b); }, noop),
-      add_handlers<api::PersistentVolumeClaim>(
-          *f.informer_for<api::PersistentVolumeClaim>(), [sc](const auto& o) { sc->on_pvc_add(o); },
-          [sc](const auto& a, const auto& b) { sc->on_pvc_update(a, b); }, noop),
-      add_handlers<api::StorageClass>(
-          *f.informer_for<api::StorageClass>(), [sc](const auto& o) { sc->on_storage_class_add(o); },
-          [sc](const auto& a, const auto& b) { sc->on_storage_class_update(a, b); }, noop),
-      add_handlers<api::CSINode>(
-          *f.informer_for<api::CSINode>(), [sc](const auto& o) { sc->on_csi_node_add(o); },
-          [sc](const auto& a, const auto& b) { sc->on_csi_node_update(a, b); }, noop),
-      add_handlers<api::CSIDriver>(
-          *f.informer_for<api::CSIDriver>(), [sc](const auto& o) { sc->on_csi_driver_add(o); },
-          [sc](const auto& a, const auto& b) { sc->on_csi_driver_update(a, b); }, noop),
-      add_handlers<api::CSIStorageCapacity>(
-          *f.informer_for<api::CSIStorageCapacity>(), [sc](const auto& o) { sc->on_csi_storage_capacity_add(o); },
-          [sc](const auto& a, const auto& b) { sc->on_csi_storage_capacity_update(a, b); }, noop),
+      add_queue_move_handlers<api::PersistentVolume>(sched, f, EventResource::PersistentVolume, "PvAdd", "PvUpdate"),
+      add_queue_move_handlers<api::PersistentVolumeClaim>(sched, f, EventResource::PersistentVolumeClaim, "PvcAdd",
+                                                          "PvcUpdate"),
+      add_queue_move_handlers<api::StorageClass>(sched, f, EventResource::StorageClass, "StorageClassAdd",
+                                                 "StorageClassUpdate"),
+      add_queue_move_handlers<api::CSINode>(sched, f, EventResource::CSINode, "CSINodeAdd", "CSINodeUpdate"),
+      add_queue_move_handlers<api::CSIDriver>(sched, f, EventResource::CSIDriver, "CSIDriverAdd", "CSIDriverUpdate"),
+      add_queue_move_handlers<api::CSIStorageCapacity>(sched, f, EventResource::CSIStorageCapacity,
+                                                       "CSIStorageCapacityAdd", "CSIStorageCapacityUpdate"),
   };
 }
 

@@ -1,265 +1,31 @@
-// A small Prometheus registry (counters, gauges, histograms with labels; text exposition format
-// 0.0.4) and the kube-scheduler metrics (upstream pkg/scheduler/metrics/metrics.go) with upstream's
-// names, types, labels and buckets.
-//
-// Children (one label-value combination) are created once and live as long as the registry, so
-// hot paths may keep the reference returned by with(). Updates are lock-free atomics.
+// The kube-scheduler metric set (upstream pkg/scheduler/metrics/metrics.go) with upstream's names,
+// types, labels and buckets, registered into a metrics::Registry (src/metrics).
 #pragma once
-#include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "metrics/registry.h"
 #include "scheduler/queue/scheduling_queue.h"
 
 namespace ksched::scheduler::metrics {
 
-enum class Stability { Alpha, Beta, Stable };
-
-std::vector<double> exponential_buckets(double start, double factor, int count);
-
-class Metric {
- public:
-  Metric(std::string name, std::string help, Stability st, std::vector<std::string> label_names)
-      : name_(std::move(name)), help_(std::move(help)), stability_(st), label_names_(std::move(label_names)) {}
-  virtual ~Metric() = default;
-  const std::string& name() const { return name_; }
-  virtual void write(std::string& out) const = 0;
-
- protected:
-  void write_header(std::string& out, std::string_view type) const;
-  // {a="x",b="y"} plus an optional extra pair (le for buckets); "" when there are no labels.
-  std::string label_text(const std::vector<std::string>& values, std::string_view extra_key = {},
-                         std::string_view extra_value = {}) const;
-
-  std::string name_, help_;
-  Stability stability_;
-  std::vector<std::string> label_names_;
-};
-
-// Base for metric families: label values -> child, created on first use.
-template <class Child>
-class Family : public Metric {
- public:
-  using Metric::Metric;
-  Child& with(const std::vector<std::string>& values) {
-    std::lock_guard l(mu_);
-    auto& slot = children_[values];
-    if (!slot) slot = make_child();
-    return *slot;
-  }
-  // Looks the child up without building the key: this runs several times per scheduling cycle.
-  Child& with(std::initializer_list<std::string_view> values) {
-    std::lock_guard l(mu_);
-    if (auto it = children_.find(values); it != children_.end()) return *it->second;
-    auto& slot = children_[std::vector<std::string>(values.begin(), values.end())];
-    slot = make_child();
-    return *slot;
-  }
-  // No labels.
-  Child& get() { return with(std::vector<std::string>{}); }
-
- protected:
-  virtual std::unique_ptr<Child> make_child() const = 0;
-  mutable std::mutex mu_;
-  // Ordered as std::vector<std::string>'s operator<, and comparable with any sequence of strings.
-  struct LabelsLess {
-    using is_transparent = void;
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
-                                          [](std::string_view x, std::string_view y) { return x < y; });
-    }
-  };
-  std::map<std::vector<std::string>, std::unique_ptr<Child>, LabelsLess> children_;
-};
-
-// A lock-free front for Family::with() on hot paths whose label values are views of storage
-// that outlives the cache (plugin and profile names, string literals). A hit compares the
-// values' addresses and sizes: a few loads, no lock, no string compare. The first use of a
-// combination takes the family's lock; when every slot is taken, lookups fall back to with().
-template <class Child, std::size_t Labels, std::size_t Slots = 256>
-class ChildCache {
- public:
-  explicit ChildCache(Family<Child>& family) : family_(family) {}
-  ChildCache(const ChildCache&) = delete;
-  ChildCache& operator=(const ChildCache&) = delete;
-
-  Child& with(const std::array<std::string_view, Labels>& values) {
-    const std::size_t h = hash(values);
-    for (std::size_t probe = 0; probe < Slots; ++probe) {
-      Slot& s = slots_[(h + probe) % Slots];
-      Child* child = s.child.load(std::memory_order_acquire);
-      if (!child) return insert(values, h);
-      if (s.matches(values)) return *child;
-    }
-    return lookup(values);
-  }
-
- private:
-  struct Slot {
-    std::array<const char*, Labels> data{};
-    std::array<std::size_t, Labels> size{};
-    std::atomic<Child*> child{nullptr};  // published after data and size
-    bool matches(const std::array<std::string_view, Labels>& v) const {
-      for (std::size_t i = 0; i < Labels; ++i) {
-        if (data[i] != v[i].data() || size[i] != v[i].size()) return false;
-      }
-      return true;
-    }
-  };
-
-  static std::size_t hash(const std::array<std::string_view, Labels>& values) {
-    std::size_t h = 0;
-    for (const auto& v : values) h = h * 31 + (reinterpret_cast<std::uintptr_t>(v.data()) >> 3) + v.size();
-    return h;
-  }
-
-  Child& lookup(const std::array<std::string_view, Labels>& values) {
-    std::vector<std::string> key(values.begin(), values.end());
-    return family_.with(key);
-  }
-
-  Child& insert(const std::array<std::string_view, Labels>& values, std::size_t h) {
-    std::lock_guard l(insert_mu_);
-    for (std::size_t probe = 0; probe < Slots; ++probe) {
-      Slot& s = slots_[(h + probe) % Slots];
-      if (Child* child = s.child.load(std::memory_order_relaxed)) {
-        if (s.matches(values)) return *child;  // another thread inserted it meanwhile
-        continue;
-      }
-      Child& child = lookup(values);
-      for (std::size_t i = 0; i < Labels; ++i) {
-        s.data[i] = values[i].data();
-        s.size[i] = values[i].size();
-      }
-      s.child.store(&child, std::memory_order_release);
-      return child;
-    }
-    return lookup(values);
-  }
-
-  Family<Child>& family_;
-  std::mutex insert_mu_;
-  std::array<Slot, Slots> slots_;
-};
-
-class CounterChild {
- public:
-  void inc(double v = 1) { value_.fetch_add(v, std::memory_order_relaxed); }
-  // For counters mirrored at scrape time from a monotonic total kept elsewhere.
-  void set_total(double v) { value_.store(v, std::memory_order_relaxed); }
-  double value() const { return value_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<double> value_{0};
-};
-
-class GaugeChild {
- public:
-  void set(double v) { value_.store(v, std::memory_order_relaxed); }
-  void add(double v) { value_.fetch_add(v, std::memory_order_relaxed); }
-  void inc() { add(1); }
-  void dec() { add(-1); }
-  double value() const { return value_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<double> value_{0};
-};
-
-class HistogramChild {
- public:
-  explicit HistogramChild(const std::vector<double>* bounds);
-  void observe(double v);
-  // Observations counted elsewhere in this histogram's buckets: non-cumulative counts, one per
-  // bound; `count` includes those above the last bound.
-  void add(std::span<const std::uint64_t> buckets, std::uint64_t count, double sum);
-  std::uint64_t count() const;
-  double sum() const;
-  // Non-cumulative count of bucket i (upper bound bounds[i]).
-  std::uint64_t bucket(std::size_t i) const;
-
- private:
-  // A plugin's Filter is timed on every core at once during a sampled cycle: one set of counters
-  // would bounce between the cores on every call. Each thread writes the shard its number picks;
-  // reads sum the shards.
-  static constexpr std::size_t kShards = 4;
-  struct alignas(64) Shard {
-    std::unique_ptr<std::atomic<std::uint64_t>[]> counts;
-    std::atomic<std::uint64_t> count{0};
-    std::atomic<double> sum{0};
-  };
-  const std::vector<double>* bounds_;
-  std::array<Shard, kShards> shards_;
-};
-
-class Counter final : public Family<CounterChild> {
- public:
-  using Family::Family;
-  void write(std::string& out) const override;
-
- protected:
-  std::unique_ptr<CounterChild> make_child() const override { return std::make_unique<CounterChild>(); }
-};
-
-class Gauge final : public Family<GaugeChild> {
- public:
-  using Family::Family;
-  void write(std::string& out) const override;
-
- protected:
-  std::unique_ptr<GaugeChild> make_child() const override { return std::make_unique<GaugeChild>(); }
-};
-
-class Histogram final : public Family<HistogramChild> {
- public:
-  Histogram(std::string name, std::string help, Stability st, std::vector<std::string> label_names,
-            std::vector<double> buckets)
-      : Family(std::move(name), std::move(help), st, std::move(label_names)), bounds_(std::move(buckets)) {}
-  void write(std::string& out) const override;
-  const std::vector<double>& bounds() const { return bounds_; }
-
- protected:
-  std::unique_ptr<HistogramChild> make_child() const override { return std::make_unique<HistogramChild>(&bounds_); }
-
- private:
-  std::vector<double> bounds_;
-};
-
-// Owns metrics; exposition in registration order.
-class Registry {
- public:
-  Counter& counter(std::string name, std::string help, Stability st, std::vector<std::string> labels = {});
-  Gauge& gauge(std::string name, std::string help, Stability st, std::vector<std::string> labels = {});
-  Histogram& histogram(std::string name, std::string help, Stability st, std::vector<std::string> labels,
-                       std::vector<double> buckets);
-  // Prometheus text format (version 0.0.4). Runs the collectors first.
-  std::string expose() const;
-  // A collector refreshes metrics whose values live elsewhere (e.g. per-thread counters) just
-  // before each exposition. Remove it before whatever it reads goes away.
-  int add_collector(std::function<void()> fn);
-  void remove_collector(int id);
-
- private:
-  mutable std::mutex mu_;
-  std::vector<std::unique_ptr<Metric>> metrics_;
-  mutable std::mutex collectors_mu_;
-  std::map<int, std::function<void()>> collectors_;
-  int next_collector_ = 1;
-};
-
-inline double seconds_since(std::chrono::steady_clock::time_point start, std::chrono::steady_clock::time_point now) {
-  return std::chrono::duration<double>(now - start).count();
-}
+// The registry's types, as the scheduler's code names them.
+using ksched::metrics::ChildCache;
+using ksched::metrics::Counter;
+using ksched::metrics::CounterChild;
+using ksched::metrics::exponential_buckets;
+using ksched::metrics::Family;
+using ksched::metrics::Gauge;
+using ksched::metrics::GaugeChild;
+using ksched::metrics::Histogram;
+using ksched::metrics::HistogramChild;
+using ksched::metrics::Registry;
+using ksched::metrics::seconds_since;
+using ksched::metrics::Stability;
 
 // Result labels for scheduler_schedule_attempts_total and friends.
 inline constexpr const char* kScheduled = "scheduled";
@@ -293,10 +59,6 @@ struct SchedulerMetrics {
   Counter& batchCacheFlushed;                 // scheduler_batch_cache_flushed_total{profile,reason}
   Counter& batchRescoreAttempts;              // scheduler_batch_rescore_attempts_total{profile}
 
-  // Attempt outcome helpers (upstream PodScheduled / PodUnschedulable / PodScheduleError).
-  void pod_scheduled(std::string_view profile, double seconds);
-  void pod_unschedulable(std::string_view profile, double seconds);
-  void pod_schedule_error(std::string_view profile, double seconds);
   // "1".."14", "15+" for the sli histogram.
   static std::string attempts_label(int attempts);
 };
@@ -317,6 +79,86 @@ class QueueMetricsAdapter final : public queue::QueueMetricsRecorder {
 
  private:
   SchedulerMetrics& m_;
+};
+
+// The metrics as one Scheduler records them: the SchedulerMetrics it was given, or its own (in a
+// registry nobody exposes) when it was given none, so that its cycles record without asking
+// whether anyone listens. The children a cycle touches are found without the families' locks,
+// through lock-free caches keyed by the addresses of their labels (literals, and the scheduler's
+// profile names, which outlive its recorder); each child is still made at its first use, so the
+// exposition shows the same series as before.
+class SchedulerRecorder {
+ public:
+  explicit SchedulerRecorder(SchedulerMetrics* given);
+  SchedulerRecorder(const SchedulerRecorder&) = delete;
+  SchedulerRecorder& operator=(const SchedulerRecorder&) = delete;
+
+  SchedulerMetrics& set() { return *set_; }
+  // scheduler_framework_extension_point_duration_seconds{point, status, profile}.
+  void extension_point(std::string_view point, const framework::Status& s, std::string_view profile,
+                       std::chrono::steady_clock::time_point since, std::chrono::steady_clock::time_point now) {
+    extension_points_.with({point, framework::code_name(s.code()), profile}).observe(seconds_since(since, now));
+  }
+  // One attempt's result (kScheduled, kUnschedulable, kError; upstream PodScheduled,
+  // PodUnschedulable, PodScheduleError): scheduler_schedule_attempts_total and
+  // scheduler_scheduling_attempt_duration_seconds.
+  void attempt(const char* result, std::string_view profile, double seconds) {
+    attempts_.with({result, profile}).inc();
+    attempt_durations_.with({result, profile}).observe(seconds);
+  }
+  // scheduler_scheduling_algorithm_duration_seconds.
+  void algorithm_duration(double seconds) { algorithm_durations_.get().observe(seconds); }
+  // scheduler_pod_scheduling_attempts: a bound pod's attempts.
+  void pod_scheduling_attempts(int attempts) { pod_attempts_.get().observe(attempts); }
+  // scheduler_goroutines{operation="binding"}: binding cycles under way.
+  void binding_started() { goroutines_.with({kBinding}).inc(); }
+  void binding_ended() { goroutines_.with({kBinding}).dec(); }
+  // scheduler_scheduler_cache_size{type}.
+  void cache_size(std::int64_t nodes, std::int64_t pods, std::int64_t assumed_pods) {
+    cache_size_.with({kNodes}).set(static_cast<double>(nodes));
+    cache_size_.with({kPods}).set(static_cast<double>(pods));
+    cache_size_.with({kAssumedPods}).set(static_cast<double>(assumed_pods));
+  }
+  // scheduler_batch_attempts_total{profile, result}, scheduler_batch_rescore_attempts_total{profile}.
+  void batch_attempt(std::string_view profile, const char* result) { batch_attempts_.with({profile, result}).inc(); }
+  void batch_rescore(std::string_view profile) { batch_rescores_.with({profile}).inc(); }
+
+ private:
+  static constexpr const char* kBinding = "binding";
+  static constexpr const char* kNodes = "nodes";
+  static constexpr const char* kPods = "pods";
+  static constexpr const char* kAssumedPods = "assumed_pods";
+  // The child of a family without labels, found at its first use.
+  template <class Child>
+  class Unlabelled {
+   public:
+    explicit Unlabelled(Family<Child>& family) : family_(family) {}
+    Child& get() {
+      Child* c = child_.load(std::memory_order_acquire);
+      if (!c) {
+        c = &family_.get();  // the same child for every thread that gets here
+        child_.store(c, std::memory_order_release);
+      }
+      return *c;
+    }
+
+   private:
+    Family<Child>& family_;
+    std::atomic<Child*> child_{nullptr};
+  };
+
+  std::unique_ptr<Registry> own_registry_;
+  std::unique_ptr<SchedulerMetrics> own_set_;
+  SchedulerMetrics* set_;
+  ChildCache<HistogramChild, 3> extension_points_;
+  ChildCache<CounterChild, 2> attempts_;
+  ChildCache<HistogramChild, 2> attempt_durations_;
+  Unlabelled<HistogramChild> algorithm_durations_;
+  Unlabelled<HistogramChild> pod_attempts_;
+  ChildCache<GaugeChild, 1> goroutines_;
+  ChildCache<GaugeChild, 1> cache_size_;
+  ChildCache<CounterChild, 2> batch_attempts_;
+  ChildCache<CounterChild, 1> batch_rescores_;
 };
 
 }  // namespace ksched::scheduler::metrics

@@ -31,28 +31,29 @@ inline std::string base64_encode(std::string_view in, Base64 kind = Base64::Std)
   return out;
 }
 
-// Decodes the standard alphabet with padding, strictly as Go's StdEncoding (the JSON form of
-// []byte): nullopt for any other character or a bad length.
-inline std::optional<std::string> base64_decode(std::string_view in) {
-  if (in.size() % 4 != 0) return std::nullopt;
+// The standard alphabet; newlines are skipped, as Go's decoder skips them. Padding is optional
+// unless `strict` (Go's StdEncoding as encoding/json decodes []byte: the length without newlines a
+// multiple of 4, '=' only at the end). nullopt for any other character.
+inline std::optional<std::string> base64_decode(std::string_view in, bool strict = false) {
   std::string out;
   out.reserve(in.size() / 4 * 3);
   unsigned buf = 0;
   int bits = 0;
-  std::size_t pad = 0;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    int v = c >= 'A' && c <= 'Z'   ? c - 'A'
-            : c >= 'a' && c <= 'z' ? c - 'a' + 26
-            : c >= '0' && c <= '9' ? c - '0' + 52
-            : c == '+'             ? 62
-            : c == '/'             ? 63
-                                   : -1;
-    if (c == '=' && i + 2 >= in.size()) {
+  std::size_t pad = 0, count = 0;
+  for (char c : in) {
+    if (c == '\n' || c == '\r') continue;
+    ++count;
+    if (c == '=') {
       ++pad;
       continue;
     }
-    if (v < 0 || pad) return std::nullopt;
+    int v = -1;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    if (v < 0 || pad) return std::nullopt;  // not base64, or data after the padding
     buf = (buf << 6) | static_cast<unsigned>(v);
     bits += 6;
     if (bits >= 8) {
@@ -60,6 +61,7 @@ inline std::optional<std::string> base64_decode(std::string_view in) {
       out.push_back(static_cast<char>((buf >> bits) & 0xff));
     }
   }
+  if (strict && (count % 4 != 0 || pad > 2)) return std::nullopt;
   return out;
 }
 

@@ -2,8 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "api/quantity.h"
+#include "api/quantity_text.h"
 
+using ksched::api::kept_text_scale;
 using ksched::api::Quantity;
+using ksched::api::rounded_up_to_milli;
+using ksched::api::upstream_text;
 
 namespace {
 std::string canon(std::string_view s) {
@@ -87,4 +91,51 @@ TEST(Quantity, ArithmeticAndComparison) {
   EXPECT_EQ(Quantity::from_milli(1500).to_string(), "1500m");
   EXPECT_EQ(Quantity::from_int(2048, Quantity::Format::BinarySI).to_string(), "2Ki");
   EXPECT_EQ(Quantity::from_int(100, Quantity::Format::BinarySI).to_string(), "100");
+}
+
+// What upstream writes back for a quantity it parsed: ParseQuantity keeps its input as the text
+// when the int64 fast path finds it canonical (apimachinery resource/quantity.go ParseQuantity:
+// "if the number is in canonical form, reuse the string"), else String() prints the canonical
+// form. The kept/not kept pairs are upstream's TestQuantityString table (expect / alternate).
+TEST(Quantity, UpstreamKeepsCanonicalInputText) {
+  for (const char* kept : {"1Gi", "300Mi", "6Ki", "1001Gi", "1Ti", "5", "500m", "1G", "1m", "80m", "1080m", "300M",
+                           "1T", "1234567M", "1234567m", "3k", "1025", "0", "1e9", "1e-3", "1e-9", "80e-3", "300e6",
+                           "1e12", "1e3", "3e3", "1n", "80n", "1080n", "1u", "80u", "1080u",
+                           // and spellings upstream keeps that are not our canonical form
+                           "+1", "1E3", "1.500", "01", "1.", "-1", "100Mi"}) {
+    EXPECT_TRUE(kept_text_scale(kept).has_value()) << kept;
+    EXPECT_EQ(upstream_text(kept, Quantity::must(kept), false), kept) << kept;
+  }
+  for (const char* alt : {"1024Mi", "307200Ki", "1025024Mi", "1024Gi", "5000m", "0.5", "1000M", "0.001T", "1000u",
+                          "1.08", "1080000000n", "10800000000e-10", ".001e12", "0.001e0", "1000e-12", "00", "1.5Gi",
+                          "1Ei", "1e4", "-0", "0.0"})
+    EXPECT_FALSE(kept_text_scale(alt).has_value()) << alt;
+  EXPECT_EQ(upstream_text("1000m", Quantity::must("1000m"), false), "1");
+  EXPECT_EQ(upstream_text("0.5", Quantity::must("0.5"), false), "500m");
+  EXPECT_EQ(upstream_text("1024Mi", Quantity::must("1024Mi"), false), "1Gi");
+  EXPECT_EQ(upstream_text("1000", Quantity::must("1000"), false), "1k");
+  EXPECT_EQ(*kept_text_scale("1.500"), -3);
+  EXPECT_EQ(*kept_text_scale("10k"), 3);
+  EXPECT_EQ(*kept_text_scale("100n"), -9);
+  EXPECT_EQ(*kept_text_scale("100Mi"), 0);
+}
+
+// SetDefaults_ResourceList (pkg/apis/core/v1/defaults.go) rounds every ResourceList value up to
+// milli-units with RoundUp(-3), which keeps a kept text whose scale is at least milli and prints
+// the rounded value otherwise.
+TEST(Quantity, ResourceListValuesRoundUpToMilli) {
+  auto in_list = [](const char* s) { return upstream_text(s, Quantity::must(s), true); };
+  EXPECT_EQ(in_list("100n"), "1m");
+  EXPECT_EQ(in_list("1500u"), "2m");
+  EXPECT_EQ(in_list("0.0001"), "1m");
+  EXPECT_EQ(in_list("1.0005"), "1001m");
+  EXPECT_EQ(in_list("-1500u"), "-2m");
+  EXPECT_EQ(in_list("1.500"), "1.500");
+  EXPECT_EQ(in_list("+1"), "+1");
+  EXPECT_EQ(in_list("100m"), "100m");
+  EXPECT_EQ(in_list("1000m"), "1");
+  EXPECT_EQ(in_list("1024Mi"), "1Gi");
+  EXPECT_EQ(in_list("2000000n"), "2m");
+  EXPECT_EQ(rounded_up_to_milli(Quantity::must("1n")).to_string(), "1m");
+  EXPECT_EQ(rounded_up_to_milli(Quantity::must("1Ki")).to_string(), "1Ki");
 }

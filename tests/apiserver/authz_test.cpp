@@ -720,6 +720,40 @@ TEST_F(AuthzTest, NodeSimulatorIdentityMayRunPodsButNotReadSecrets) {
   EXPECT_EQ(as(sim, "DELETE", "/api/v1/namespaces/team-a/pods/p").status, 200);
 }
 
+// The simulated DRA drivers publish ResourceSlices and the kubelet stand-in watches claims; the
+// claim controller (under the controller manager's identity) makes and releases claims.
+TEST_F(AuthzTest, DraComponentsHoldWhatTheirWritesNeed) {
+  const ComponentIdentity& c = *find_component("node-simulator");
+  UserInfo sim{std::string(c.user), "", {std::string(c.group), "system:authenticated"}};
+  const std::string slice =
+      R"({"metadata":{"name":"n-gpu-0"},"spec":{"driver":"gpu.ksched.dev","pool":{"name":"n","generation":1,)"
+      R"("resourceSliceCount":1},"nodeName":"n","devices":[{"name":"gpu-0"}]}})";
+  EXPECT_EQ(as(sim, "POST", "/apis/resource.k8s.io/v1/resourceslices", slice).status, 201);
+  EXPECT_EQ(as(sim, "GET", "/apis/resource.k8s.io/v1/resourceslices?watch=1&fieldSelector=spec.nodeName%3Dn").status, 200);
+  EXPECT_EQ(as(sim, "GET", "/apis/resource.k8s.io/v1/resourceclaims?watch=1").status, 200);
+  EXPECT_EQ(as(sim, "DELETE", "/apis/resource.k8s.io/v1/resourceslices/n-gpu-0").status, 200);
+  expect_forbidden(
+      sim, "POST", "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaims",
+      R"(resourceclaims.resource.k8s.io is forbidden: User "system:node-simulator" cannot create resource "resourceclaims" in API group "resource.k8s.io" in the namespace "team-a")",
+      "{}");
+
+  UserInfo kcm{"system:kube-controller-manager", "", {"system:authenticated"}};
+  EXPECT_EQ(as(kcm, "GET", "/apis/resource.k8s.io/v1/resourceclaimtemplates?watch=1").status, 200);
+  EXPECT_EQ(as(kcm, "POST", "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaims",
+               R"({"metadata":{"name":"p-gpu-x"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu"}}]}}})")
+                .status,
+            201);
+  EXPECT_EQ(as(kcm, "PATCH", "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaims/p-gpu-x/status",
+               R"({"status":{}})", "application/merge-patch+json")
+                .status,
+            200);
+  EXPECT_EQ(as(kcm, "DELETE", "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaims/p-gpu-x").status, 200);
+  expect_forbidden(
+      kcm, "POST", "/apis/resource.k8s.io/v1/resourceslices",
+      R"(resourceslices.resource.k8s.io is forbidden: User "system:kube-controller-manager" cannot create resource "resourceslices" in API group "resource.k8s.io" at the cluster scope)",
+      "{}");
+}
+
 TEST_F(AuthzTest, ControllerManagerIdentityHoldsItsControllersRoles) {
   UserInfo kcm{"system:kube-controller-manager", "", {"system:authenticated"}};
   EXPECT_EQ(as(kcm, "GET", "/apis/apps/v1/replicasets?watch=1").status, 200);  // list/watch anything

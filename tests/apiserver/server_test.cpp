@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio.hpp>
+#include <boost/json.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -89,7 +90,7 @@ TEST(Server, TlsTokensWatchAndCleanStop) {
   TlsClient c(s);
   auto v = c.request(http::verb::get, "/version", s.admin_token());
   EXPECT_EQ(v.result_int(), 200);
-  EXPECT_NE(v.body().find("\"minor\":\"32\""), std::string::npos);
+  EXPECT_NE(v.body().find("\"minor\":\"35\""), std::string::npos);
   // No token: system:anonymous, which may read health and version only; a wrong token is 401.
   auto anon = c.request(http::verb::get, "/api/v1/nodes", "");
   EXPECT_EQ(anon.result_int(), 403);
@@ -265,6 +266,22 @@ TEST(Server, ResponsesAreFramedForKeepAliveAndClose) {
     EXPECT_EQ(v[http::field::content_length], std::to_string(v.body().size()));
     EXPECT_NE(v.body().find("\"gitVersion\""), std::string::npos);
   }
+  // kube-apiserver v1.35's /version: apimachinery's version.Info as compatibility.effectiveVersion
+  // fills it (component-base/compatibility/version.go Info(): binary, emulation and minimum
+  // compatibility versions, the last one minor version back).
+  auto v = c.request(http::verb::get, "/version", "");
+  ASSERT_EQ(v.result_int(), 200);  // system:public-info-viewer: anonymous may read it
+  auto info = boost::json::parse(v.body()).as_object();
+  EXPECT_EQ(info.at("major"), "1");
+  EXPECT_EQ(info.at("minor"), "35");
+  EXPECT_EQ(info.at("emulationMajor"), "1");
+  EXPECT_EQ(info.at("emulationMinor"), "35");
+  EXPECT_EQ(info.at("minCompatibilityMajor"), "1");
+  EXPECT_EQ(info.at("minCompatibilityMinor"), "34");
+  EXPECT_EQ(info.at("gitVersion"), "v1.35.4+ksched");
+  for (const char* f : {"gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"})
+    EXPECT_TRUE(info.at(f).is_string()) << f;
+  EXPECT_EQ(std::string(info.at("platform").as_string()).rfind("linux/", 0), 0u);
   auto missing = c.request(http::verb::get, "/api/v1/namespaces/default/configmaps/nope", s.admin_token());
   EXPECT_EQ(missing.result_int(), 404);
   EXPECT_EQ(missing.reason(), "Not Found");

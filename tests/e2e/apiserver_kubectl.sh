@@ -11,7 +11,7 @@ export HOME="$E2E_DIR"  # private discovery cache
 k() { timeout 30 "$KUBECTL" --request-timeout=20s "$@" 2>&1; }
 
 out=$(k version)
-expect_contains "$out" "Server Version: v1.32" "kubectl version"
+expect_contains "$out" "Server Version: v1.35.4+ksched" "kubectl version"
 
 out=$(k api-resources)
 expect_contains "$out" "deployments" "api-resources lists deployments"
@@ -70,6 +70,29 @@ out=$(k get namespaces)
 for ns in default kube-system kube-public kube-node-lease; do expect_contains "$out" "$ns" "bootstrap namespace $ns"; done
 out=$(k get nodes)
 expect_contains "$out" "node-0   Ready" "simulated nodes are Ready"
+expect_contains "$out" "v1.35.4" "simulated kubelets report the baseline version"
+
+# v1.35 on the wire: a pod with pod-level resources (beta, on since v1.34) round-trips through
+# kubectl, and the server fills its pod-level requests and the fields upstream defaults.
+cat > "$E2E_DIR/plr.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: plr}
+spec:
+  resources:
+    limits: {cpu: "1", memory: 512Mi}
+  containers:
+  - name: c
+    image: nginx:latest
+    resources: {requests: {cpu: 250m}}
+YAML
+expect_contains "$(k apply -f "$E2E_DIR/plr.yaml")" "pod/plr created" "apply a pod with pod-level resources"
+expect_eq "$(k get pod plr -o jsonpath='{.spec.resources.requests.cpu} {.spec.resources.requests.memory} {.status.qosClass} {.metadata.generation}')" \
+  "250m 512Mi Burstable 1" "pod-level requests defaulted, QoS class from them, generation 1"
+expect_eq "$(k get pod plr -o jsonpath='{.spec.containers[0].imagePullPolicy} {.spec.containers[0].terminationMessagePath} {.spec.dnsPolicy} {.spec.enableServiceLinks} {.spec.schedulerName}')" \
+  "Always /dev/termination-log ClusterFirst true default-scheduler" "defaulted fields as upstream"
+expect_contains "$(k explain pods.spec.resources)" "FIELD: resources <ResourceRequirements>" "explain pod-level resources"
+expect_contains "$(k delete pod plr)" 'pod "plr" deleted' "delete the pod-level resources pod"
 
 cat > "$E2E_DIR/objects.yaml" <<'YAML'
 apiVersion: v1

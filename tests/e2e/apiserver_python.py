@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """python3-kubernetes against `ksched apiserver`: list, create, watch from a resourceVersion,
 binding, 409 on a stale update, 410 on an expired resourceVersion, label selectors, pagination,
-RuntimeClass through NodeV1Api, and the write pipeline (canonical values, defaults, admission,
-validation) through models, raw YAML and patches.
+RuntimeClass through NodeV1Api, the write pipeline (canonical values, defaults, admission,
+validation) through models, raw YAML and patches, and v1.35's wire behaviour (/version, pod-level
+resources, generation, graceful deletion events).
 Usage: apiserver_python.py <path to ksched>"""
 import json
 import os
@@ -192,6 +193,60 @@ def write_pipeline():
     sched.delete_priority_class("wp-never")
 
 
+def raw(api, method, path, body=None, content_type="application/json"):
+    """A request outside the models: `body` a dict (the client serialises it), the answer parsed."""
+    resp = api.call_api(path, method, body=body, header_params={"Content-Type": content_type, "Accept": "application/json"},
+                        auth_settings=["BearerToken"], _preload_content=False)
+    return resp[1], json.loads(resp[0].data)
+
+
+def v135_wire():
+    """What kube-apiserver v1.35 stores and returns: /version, a pod with pod-level resources (a
+    field this client's models predate, so sent and read as raw JSON), the defaults upstream
+    fills, metadata.generation, and the watch events of a graceful deletion."""
+    v1 = client.CoreV1Api()
+    api = v1.api_client
+    info = client.VersionApi().get_code()
+    check((info.major, info.minor) == ("1", "35") and info.git_version.startswith("v1.35."), "/version: v1.35")
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "plr"},
+            "spec": {"resources": {"limits": {"cpu": "1", "memory": "512Mi"}},
+                     "containers": [{"name": "c", "image": "nginx:1.27", "resources": {"requests": {"cpu": "250m"}}}]}}
+    status, created = raw(api, "POST", "/api/v1/namespaces/default/pods", body)
+    check(status == 201, "pod with pod-level resources created")
+    status, got = raw(api, "GET", "/api/v1/namespaces/default/pods/plr")
+    spec = got["spec"]
+    check(spec["resources"] == {"limits": {"cpu": "1", "memory": "512Mi"}, "requests": {"cpu": "250m", "memory": "512Mi"}},
+          "pod-level resources round-trip, requests defaulted (containers' cpu, the limit's memory)")
+    check(got["status"] == {"phase": "Pending", "qosClass": "Burstable"}, "status reset with the pod-level QoS class")
+    check(got["metadata"]["generation"] == 1, "metadata.generation 1 on create")
+    c = spec["containers"][0]
+    check((c["imagePullPolicy"], c["terminationMessagePath"], c["terminationMessagePolicy"]) ==
+          ("IfNotPresent", "/dev/termination-log", "File"), "container defaults")
+    check((spec["dnsPolicy"], spec["restartPolicy"], spec["schedulerName"], spec["securityContext"],
+           spec["terminationGracePeriodSeconds"], spec["enableServiceLinks"]) ==
+          ("ClusterFirst", "Always", "default-scheduler", {}, 30, True), "pod spec defaults")
+    typed = v1.read_namespaced_pod("plr", "default")
+    check(typed.spec.containers[0].resources.requests == {"cpu": "250m"}, "the typed client reads it too")
+    # Graceful deletion of a bound pod: MODIFIED (deletionTimestamp, grace 30, generation 2), then
+    # the kubelet's delete with grace 0: MODIFIED (grace 0), DELETED.
+    v1.create_namespaced_binding("default", client.V1Binding(
+        metadata=client.V1ObjectMeta(name="plr"), target=client.V1ObjectReference(kind="Node", name="node-0")),
+        _preload_content=False)
+    rv = v1.list_namespaced_pod("default").metadata.resource_version
+    status, deleting = raw(api, "DELETE", "/api/v1/namespaces/default/pods/plr")
+    check(status == 200 and deleting["metadata"]["deletionGracePeriodSeconds"] == 30 and
+          deleting["metadata"]["generation"] == 2, "graceful delete: grace 30, generation bumped")
+    raw(api, "DELETE", "/api/v1/namespaces/default/pods/plr", {"gracePeriodSeconds": 0})
+    w = watch.Watch()
+    seen = []
+    for ev in w.stream(v1.list_namespaced_pod, "default", resource_version=rv, timeout_seconds=5,
+                       field_selector="metadata.name=plr"):
+        seen.append((ev["type"], ev["object"].metadata.deletion_grace_period_seconds))
+        if ev["type"] == "DELETED":
+            w.stop()
+    check(seen == [("MODIFIED", 30), ("MODIFIED", 0), ("DELETED", 0)], "graceful deletion events: %s" % seen)
+
+
 def refused_writes():
     """Issue #38: bodies upstream's server refuses are refused here too and nothing of them is
     stored, so listing the namespace (which decodes every pod into the client's models) works."""
@@ -324,6 +379,7 @@ def run(kubeconfig):
 
     runtime_classes()
     write_pipeline()
+    v135_wire()
     refused_writes()
 
     # token-file user authenticates, is authorized by RBAC (403 until a binding allows it); unknown

@@ -42,7 +42,7 @@ current-context: x
 YAML
 expect_fail "127.0.0.1:$PORT" --kubeconfig "$E2E_DIR/kc-unreachable" --secure-port 0 --leader-elect=false
 
-out=$(run --version); expect_contains "$out" "Kubernetes v1.32" "--version"
+out=$(run --version); expect_contains "$out" "Kubernetes v1.35.4" "--version"
 out=$(run --write-config-to "$E2E_DIR/written.yaml" --leader-elect=false) || fail "--write-config-to failed: $out"
 grep -q "schedulerName: default-scheduler" "$E2E_DIR/written.yaml" || fail "written config lacks the default profile"
 grep -q "leaderElect: false" "$E2E_DIR/written.yaml" || fail "written config ignores --leader-elect=false"

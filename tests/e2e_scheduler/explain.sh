@@ -39,6 +39,7 @@ nodes = {n["name"]: n for n in e["nodes"]}
 print("pod", e["pod"])
 print("chosen", e["chosen"], "runnerUp", e["runnerUp"], "feasible", e["feasible"], "nodes", len(nodes))
 print("n3", nodes["n3"]["feasible"], nodes["n3"].get("rejected"))
+print("n3 detail", nodes["n3"].get("detail"))
 taint = [f for f in nodes["n3"]["filters"] if f["plugin"] == "TaintToleration"][0]
 print("n3 TaintToleration", taint["code"], taint.get("reason"))
 fit = [f for f in nodes["n2"]["filters"] if f["plugin"] == "NodeResourcesFit"][0]
@@ -52,8 +53,9 @@ PY
 )
 expect_contains "$checks" "pod e2e/web" "explained pod"
 expect_contains "$checks" "chosen n1 runnerUp n2 feasible 2 nodes 3" "choice and runner-up"
-expect_contains "$checks" "n3 False TaintToleration: node(s) had untolerated taint {dedicated: infra}" "tainted node's rejection"
-expect_contains "$checks" "n3 TaintToleration UnschedulableAndUnresolvable node(s) had untolerated taint {dedicated: infra}" "TaintToleration verdict"
+expect_contains "$checks" "n3 False TaintToleration: node(s) had untolerated taint(s)" "tainted node's rejection"
+expect_contains "$checks" "n3 TaintToleration UnschedulableAndUnresolvable node(s) had untolerated taint(s)" "TaintToleration verdict"
+expect_contains "$checks" "n3 detail untolerated taint dedicated=infra:NoSchedule" "the taint named by explain"
 expect_contains "$checks" "n2 NodeResourcesFit Success" "n2 fits the small pod"
 expect_contains "$checks" "n3 scored False" "rejected nodes are not scored"
 expect_contains "$checks" "n1 fit weighted True total True" "scores add up"
@@ -61,11 +63,23 @@ expect_contains "$checks" "n1 beats n2 True" "the emptier node wins"
 
 text=$("$KSCHED" explain web -n e2e --kubeconfig "$KUBECONFIG" 2>>"$E2E_DIR/explain.log") || fail "text output failed"
 expect_contains "$text" "Result:   would be placed on n1" "text result line"
-expect_contains "$text" "n3  rejected by TaintToleration: node(s) had untolerated taint {dedicated: infra}" "text rejection line"
+expect_contains "$text" "  TaintToleration: node(s) had untolerated taint(s)  (1 node)" "text rejection group"
+expect_contains "$text" "    n3: untolerated taint dedicated=infra:NoSchedule" "the taint in the text"
+
+# kubectl's TYPE/NAME form, and one node's every verdict with --node.
+text=$("$KSCHED" explain pod/huge -n e2e --kubeconfig "$KUBECONFIG" --node n2 2>>"$E2E_DIR/explain.log") ||
+  fail "explain pod/huge --node n2 failed"
+expect_contains "$text" "  NodeResourcesFit: Insufficient cpu  (2 nodes)" "grouped cpu rejection"
+expect_contains "$text" "n2: cpu: the pod requests 16, 3 of 4 in use" "the numbers of n2's shortfall"
+expect_contains "$text" "Node n2: rejected by NodeResourcesFit: Insufficient cpu" "n2's own section"
+if "$KSCHED" explain deployment/web -n e2e --kubeconfig "$KUBECONFIG" >/dev/null 2>"$E2E_DIR/err.txt"; then fail "explain of a deployment succeeded"; fi
+expect_contains "$(cat "$E2E_DIR/err.txt")" 'explains pods, not "deployment"' "another type is named"
+if "$KSCHED" explain web -n e2e --kubeconfig "$KUBECONFIG" --node nosuch >/dev/null 2>"$E2E_DIR/err.txt"; then fail "--node nosuch succeeded"; fi
+expect_contains "$(cat "$E2E_DIR/err.txt")" 'node "nosuch" is not in the scheduler' "unknown --node"
 
 out=$("$KSCHED" explain huge -n e2e --kubeconfig "$KUBECONFIG" -o json 2>>"$E2E_DIR/explain.log") || fail "explain huge failed"
 summary=$(/usr/bin/python3 -c 'import json,sys; e=json.loads(sys.argv[1]); print(e["chosen"] or "-", e["feasible"], e["summary"])' "$out")
-expect_eq "$summary" "- 0 0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: infra}, 2 Insufficient cpu." "unschedulable summary"
+expect_eq "$summary" "- 0 0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu." "unschedulable summary"
 
 if "$KSCHED" explain nosuch -n e2e --kubeconfig "$KUBECONFIG" >/dev/null 2>"$E2E_DIR/err.txt"; then fail "explain of a missing pod succeeded"; fi
 expect_contains "$(cat "$E2E_DIR/err.txt")" "getting pod e2e/nosuch" "missing pod error"

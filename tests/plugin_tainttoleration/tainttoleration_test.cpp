@@ -25,13 +25,13 @@ TEST(TaintToleration, Filter) {
       {"no taints", MakePod().Name("p").Obj(), MakeNode().Name("n").Obj(), Code::Success, ""},
       {"untolerated NoSchedule", MakePod().Name("p").Obj(),
        MakeNode().Name("n").Taint("dedicated", "user1", "NoSchedule").Obj(), Code::UnschedulableAndUnresolvable,
-       "node(s) had untolerated taint {dedicated: user1}"},
+       "node(s) had untolerated taint(s)"},
       {"tolerated with Equal", MakePod().Name("p").Toleration("dedicated", "Equal", "user1", "NoSchedule").Obj(),
        MakeNode().Name("n").Taint("dedicated", "user1", "NoSchedule").Obj(), Code::Success, ""},
       {"operator \"\" means Equal, value differs",
        MakePod().Name("p").Toleration("dedicated", "", "user2", "NoSchedule").Obj(),
        MakeNode().Name("n").Taint("dedicated", "user1", "NoSchedule").Obj(), Code::UnschedulableAndUnresolvable,
-       "node(s) had untolerated taint {dedicated: user1}"},
+       "node(s) had untolerated taint(s)"},
       {"Exists ignores value", MakePod().Name("p").Toleration("foo", "Exists", "", "NoSchedule").Obj(),
        MakeNode().Name("n").Taint("foo", "bar", "NoSchedule").Obj(), Code::Success, ""},
       {"empty effect tolerates all effects", MakePod().Name("p").Toleration("foo", "Equal", "bar", "").Obj(),
@@ -41,7 +41,7 @@ TEST(TaintToleration, Filter) {
       // The first untolerated NoSchedule/NoExecute taint is reported.
       {"first untolerated reported", MakePod().Name("p").Toleration("a", "Exists", "", "").Obj(),
        MakeNode().Name("n").Taint("a", "1", "NoSchedule").Taint("b", "", "NoExecute").Taint("c", "3", "NoSchedule").Obj(),
-       Code::UnschedulableAndUnresolvable, "node(s) had untolerated taint {b: }"},
+       Code::UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)"},
   };
   for (const auto& c : cases) {
     framework::NodeInfo ni(std::make_shared<const api::Node>(c.node));

@@ -26,7 +26,7 @@ struct Instance {
     auto cfg = config::default_configuration();
     cfg.percentageOfNodesToScore = percentage;
     auto o = test_scheduler_options(clock, metrics, /*seed=*/11, /*binding_workers=*/1);
-    o.opportunisticBatching = batching;
+    o.opportunistic_batching = batching;
     auto s = Scheduler::create(cfg, new_in_tree_registry(), client, lister, o);
     EXPECT_TRUE(s.ok()) << s.error();
     sched = std::move(*s);

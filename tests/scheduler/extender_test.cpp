@@ -198,7 +198,7 @@ class ExtenderTest : public ::testing::Test {
     o.clock = &clock;
     o.parallelizer = std::move(parallelizer);
     o.seed = 7;
-    o.bindingWorkers = 2;
+    o.binding_workers = 2;
     auto reg = new_in_tree_registry();
     auto s = Scheduler::create(cfg, reg, client, lister, o);
     ASSERT_TRUE(s.ok()) << s.error();

@@ -99,8 +99,8 @@ class SchedulerTest : public ::testing::Test {
   // `filter_timing_stride`.
   std::string place_with_every_cycle_timed(int filter_timing_stride) {
     start(test_config(), [&](SchedulerOptions& o) {
-      o.pluginMetricsSamplePercent = 100;
-      o.filterTimingStride = filter_timing_stride;
+      o.plugin_metrics_sample_percent = 100;
+      o.filter_timing_stride = filter_timing_stride;
     });
     return place_on_two_fitting_nodes_of_three();
   }
@@ -202,6 +202,53 @@ TEST_F(SchedulerTest, BindsPodToTheNodeThatFits) {
   EXPECT_FALSE(cycle());
 }
 
+// SchedulePod is replaceable (upstream's sched.SchedulePod): the scheduling cycle assumes, reserves
+// and binds whatever node it names, and a FitError it returns goes to PostFilter and the failure
+// handler as the algorithm's own would.
+TEST_F(SchedulerTest, AReplacedSchedulePodDecidesTheNode) {
+  std::vector<std::string> asked;
+  start(test_config(), [&](SchedulerOptions& o) {
+    o.schedule_pod = [&](framework::Framework& fwk, framework::CycleState& state, const api::Pod& pod,
+                         ScheduleResult& result, std::optional<framework::FitError>& fit) {
+      asked.push_back(pod.metadata.name);
+      // PreFilter writes what the Reserve plugins (VolumeBinding) read later in the cycle.
+      framework::PreFilterResult pre;
+      std::set<std::string> with_nodes;
+      if (auto s = fwk.run_pre_filter_plugins(state, pod, pre, with_nodes); !s.is_success()) return s;
+      if (pod.metadata.name == "nowhere") {
+        fit.emplace();
+        fit->pod = std::make_shared<api::Pod>(pod);
+        fit->numAllNodes = 2;
+        fit->diagnosis.nodeToStatus.set("small", framework::Status::unschedulable("chosen elsewhere"));
+        fit->diagnosis.nodeToStatus.set("big", framework::Status::unschedulable("chosen elsewhere"));
+        return framework::Status(framework::Code::Unschedulable, fit->error());
+      }
+      result.suggestedHost = "small";  // not where the default algorithm would go
+      result.evaluatedNodes = 2;
+      result.feasibleNodes = 1;
+      return framework::Status();
+    };
+  });
+  add_node(MakeNode().Name("small").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  add_node(MakeNode().Name("big").Capacity({{"cpu", "8"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("p").Req({{"cpu", "100m"}}).Obj());
+  ASSERT_TRUE(cycle());
+  auto binds = client.binds();
+  ASSERT_EQ(binds.size(), 1u);
+  EXPECT_EQ(binds[0].node, "small");
+  EXPECT_EQ(sched->cache().assumed_pod_count(), 1);
+
+  add_pod(MakePod().Name("nowhere").Obj());
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(asked, (std::vector<std::string>{"p", "nowhere"}));
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  // PostFilter ran on the replacement's FitError; it found no nodes, since updating the snapshot
+  // is the algorithm's work (upstream's schedulePod), which the replacement did not do.
+  EXPECT_EQ(failed[0].note, "0/2 nodes are available: 2 chosen elsewhere. preemption: no nodes available");
+  EXPECT_EQ(counter("unschedulable"), 1);
+}
+
 TEST_F(SchedulerTest, NoNodes) {
   add_pod(MakePod().Name("p").Obj());
   ASSERT_TRUE(cycle());
@@ -225,7 +272,7 @@ TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
   EXPECT_EQ(failed[0].type, "Warning");
   EXPECT_EQ(failed[0].action, "Scheduling");
   const std::string fit_text =
-      "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: gpu}.";
+      "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s).";
   EXPECT_EQ(failed[0].note.substr(0, fit_text.size()), fit_text);
   if (sched->profile("default-scheduler")->has_post_filter_plugins()) {
     EXPECT_EQ(failed[0].note,
@@ -261,7 +308,7 @@ TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
 // SchedulerQueueingHints off: node events requeue only the pods the node could admit (upstream
 // preCheckForNode: resources, node affinity, node name, host ports, NoSchedule taints).
 TEST_F(SchedulerTest, WithoutQueueingHintsNodeEventsPreCheckThePod) {
-  start(test_config(), [](SchedulerOptions& o) { o.queueingHints = false; });
+  start(test_config(), [](SchedulerOptions& o) { o.queueing_hints = false; });
 
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
   auto pod = add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).NodeSelector({{"disk", "ssd"}}).Obj());
@@ -530,7 +577,7 @@ TEST_F(SchedulerTest, QuicklyRejectedNodesReportTheirFirstRejectingPlugin) {
   auto failed = events_with("FailedScheduling");
   ASSERT_EQ(failed.size(), 1u);
   const std::string fit_text =
-      "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}, "
+      "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), "
       "2 node(s) didn't match pod anti-affinity rules.";
   EXPECT_EQ(failed[0].note.substr(0, fit_text.size()), fit_text) << failed[0].note;
 }
@@ -545,7 +592,7 @@ std::vector<std::string> run_anti_affinity_workload(bool quick_rejection, std::u
   metrics::Registry registry;
   metrics::SchedulerMetrics metrics{registry};
   auto o = test_scheduler_options(clock, metrics, /*seed=*/7, /*binding_workers=*/2);
-  o.quickRejection = quick_rejection;
+  o.quick_rejection = quick_rejection;
   auto created = Scheduler::create(test_config(), new_in_tree_registry(), client, lister, o);
   EXPECT_TRUE(created.ok());
   if (!created.ok()) return {};

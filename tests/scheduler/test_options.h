@@ -15,7 +15,7 @@ inline SchedulerOptions test_scheduler_options(util::FakeClock& clock, metrics::
   o.parallelizer = std::make_shared<testing::InlineParallelizer>();
   o.metrics = &metrics;
   o.seed = seed;
-  o.bindingWorkers = binding_workers;
+  o.binding_workers = binding_workers;
   return o;
 }
 

@@ -106,6 +106,11 @@ TEST(SchedulerConfigLoad, TypeErrorsCarryLineAndPath) {
             "line 4, column 18: leaderElection.leaseDuration: time: missing unit in duration \"15\"");
   EXPECT_EQ(decode_error(doc("enableProfiling: maybe\n")),
             "line 3, column 18: enableProfiling: cannot unmarshal string \"maybe\" into bool");
+  // Bytes outside the base64 alphabet (the fuzzer's find: high bytes crashed the decoder).
+  EXPECT_EQ(decode_error(doc("extenders:\n- urlPrefix: x\n  tlsConfig:\n    caData: \"a\xc3\xa9" "b=\"\n")),
+            "line 6, column 13: extenders[0].tlsConfig.caData: illegal base64 data");
+  EXPECT_EQ(decode_error(doc("extenders:\n- urlPrefix: x\n  tlsConfig:\n    caData: aGk=aGk=\n")),
+            "line 6, column 13: extenders[0].tlsConfig.caData: illegal base64 data");
 }
 
 TEST(SchedulerConfigLoad, DecodesEveryTopLevelField) {

@@ -115,7 +115,7 @@ TEST(SchedulerConfigValidation, PodTopologySpreadArgs) {
   c.labelSelector.emplace();
   a.defaultConstraints = {c, c};
   a.defaultConstraints[1].whenUnsatisfiable = "Sometimes";
-  auto errs = validate_pod_topology_spread_args(a, "");
+  auto errs = validate_plugin_args(a, "");
   EXPECT_EQ(errs, (std::vector<std::string>{
                       "defaultingType: Invalid value: \"System\": when .defaultConstraints are not empty",
                       "defaultConstraints[0].whenUnsatisfiable: Unsupported value: \"Sometimes\": supported values: "
@@ -130,14 +130,14 @@ TEST(SchedulerConfigValidation, PodTopologySpreadArgs) {
                   }));
   PodTopologySpreadArgs bad_type;
   bad_type.defaultingType = "Other";
-  EXPECT_EQ(validate_pod_topology_spread_args(bad_type, "args"),
+  EXPECT_EQ(validate_plugin_args(bad_type, "args"),
             std::vector<std::string>{
                 "args.defaultingType: Unsupported value: \"Other\": supported values: \"System\", \"List\""});
   PodTopologySpreadArgs no_key;
   no_key.defaultingType = "List";
   no_key.defaultConstraints.emplace_back();
   no_key.defaultConstraints[0].maxSkew = 1;
-  EXPECT_EQ(validate_pod_topology_spread_args(no_key, ""),
+  EXPECT_EQ(validate_plugin_args(no_key, ""),
             (std::vector<std::string>{"defaultConstraints[0].topologyKey: Required value: can not be empty",
                                       "defaultConstraints[0].whenUnsatisfiable: Required value: can not be empty"}));
 }
@@ -159,7 +159,7 @@ TEST(SchedulerConfigValidation, NodeResourcesFitArgs) {
   a.scoringStrategy.type = "Fancy";
   a.ignoredResourceGroups = {"example.com/x"};
   a.scoringStrategy.requestedToCapacityRatio = RequestedToCapacityRatioParam{{{10, 1}}};
-  EXPECT_EQ(validate_node_resources_fit_args(a, ""),
+  EXPECT_EQ(validate_plugin_args(a, ""),
             (std::vector<std::string>{
                 "ignoredResourceGroups[0]: Invalid value: \"example.com/x\": resource group name can't contain '/'",
                 "scoringStrategy.type: Unsupported value: \"Fancy\": supported values: \"LeastAllocated\", "
@@ -167,25 +167,25 @@ TEST(SchedulerConfigValidation, NodeResourcesFitArgs) {
             }));
   NodeResourcesFitArgs rtcr;
   rtcr.scoringStrategy.type = "RequestedToCapacityRatio";
-  EXPECT_EQ(validate_node_resources_fit_args(rtcr, ""),
+  EXPECT_EQ(validate_plugin_args(rtcr, ""),
             std::vector<std::string>{"scoringStrategy.requestedToCapacityRatio: Required value: must be specified "
                                      "when type is RequestedToCapacityRatio"});
   rtcr.scoringStrategy.requestedToCapacityRatio = RequestedToCapacityRatioParam{{{50, 5}, {40, 11}}};
-  EXPECT_EQ(validate_node_resources_fit_args(rtcr, ""),
+  EXPECT_EQ(validate_plugin_args(rtcr, ""),
             (std::vector<std::string>{
                 "scoringStrategy.shape[1].utilization: Invalid value: 40: values must be "
                 "sorted in increasing order",
                 "scoringStrategy.shape[1].score: Invalid value: 11: not in valid range [0, 10]",
             }));
   rtcr.scoringStrategy.requestedToCapacityRatio->shape.clear();
-  EXPECT_EQ(validate_node_resources_fit_args(rtcr, ""),
+  EXPECT_EQ(validate_plugin_args(rtcr, ""),
             std::vector<std::string>{"scoringStrategy.shape: Required value: at least one "
                                      "point must be specified"});
 }
 
 TEST(SchedulerConfigValidation, DefaultPreemptionArgs) {
   DefaultPreemptionArgs a{101, -1};
-  EXPECT_EQ(validate_default_preemption_args(a, ""),
+  EXPECT_EQ(validate_plugin_args(a, ""),
             (std::vector<std::string>{"minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]",
                                       "minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)"}));
   EXPECT_EQ(load_error(R"(profiles:
@@ -201,22 +201,22 @@ TEST(SchedulerConfigValidation, DefaultPreemptionArgs) {
 }
 
 TEST(SchedulerConfigValidation, OtherArgs) {
-  EXPECT_EQ(validate_inter_pod_affinity_args(InterPodAffinityArgs{101, false}, "a"),
+  EXPECT_EQ(validate_plugin_args(InterPodAffinityArgs{101, false}, "a"),
             std::vector<std::string>{"a.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]"});
   NodeResourcesBalancedAllocationArgs ba;
   ba.resources = {{"cpu", 1}, {"cpu", 2}};
-  EXPECT_EQ(validate_balanced_allocation_args(ba, ""),
+  EXPECT_EQ(validate_plugin_args(ba, ""),
             (std::vector<std::string>{"resources[1].name: Duplicate value: \"cpu\"",
                                       "resources[1].weight: Invalid value: 2: must be 1"}));
   VolumeBindingArgs vb;
   vb.bindTimeoutSeconds = -1;
-  EXPECT_EQ(validate_volume_binding_args(vb, ""),
+  EXPECT_EQ(validate_plugin_args(vb, ""),
             std::vector<std::string>{
                 "bindTimeoutSeconds: Invalid value: -1: invalid BindTimeoutSeconds, should not be a negative value"});
   vb.bindTimeoutSeconds = 1;
   vb.shape = {{0, 0}};
-  ASSERT_EQ(validate_volume_binding_args(vb, "").size(), 1u);
-  EXPECT_NE(validate_volume_binding_args(vb, "")[0].find("turn on the feature gate VolumeCapacityPriority"),
+  ASSERT_EQ(validate_plugin_args(vb, "").size(), 1u);
+  EXPECT_NE(validate_plugin_args(vb, "")[0].find("turn on the feature gate VolumeCapacityPriority"),
             std::string::npos);
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "scheduler/config/defaults.h"
@@ -82,7 +84,8 @@ TEST_F(ExplainTest, NamesTheWinnerTheRunnerUpAndEveryVerdictWithoutBinding) {
   // The tainted node: rejected by TaintToleration in upstream's words, and every later Filter
   // plugin still gave its verdict.
   const auto& n3 = node(e, "n3");
-  EXPECT_EQ(n3.rejected, "TaintToleration: node(s) had untolerated taint {dedicated: infra}");
+  EXPECT_EQ(n3.rejected, "TaintToleration: node(s) had untolerated taint(s)");
+  EXPECT_EQ(n3.detail, "untolerated taint dedicated=infra:NoSchedule");
   bool taint_seen = false, fit_after = false;
   for (const auto& v : n3.filters) {
     if (v.plugin == "TaintToleration") {
@@ -130,7 +133,7 @@ TEST_F(ExplainTest, AnUnplaceablePodGetsTheSchedulersOwnMessage) {
   const Explanation e = run(*pod);
   EXPECT_TRUE(e.chosen.empty());
   EXPECT_EQ(e.feasible, 0u);
-  EXPECT_EQ(e.summary, "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: infra}, 2 Insufficient cpu.");
+  EXPECT_EQ(e.summary, "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.");
   EXPECT_EQ(node(e, "n1").rejected, "NodeResourcesFit: Insufficient cpu");
   // The real cycle says the same before its preemption part.
   ASSERT_TRUE(sched->schedule_one_if_pending());
@@ -178,9 +181,104 @@ TEST_F(ExplainTest, JsonCarriesEveryNodeAndScore) {
   EXPECT_TRUE(nodes[0].as_object().contains("scores"));
   EXPECT_FALSE(nodes[2].as_object().at("feasible").as_bool());
   EXPECT_FALSE(nodes[2].as_object().contains("scores"));
-  const std::string text = to_text(run(*pod));
-  EXPECT_NE(text.find("Result:   would be placed on n1"), std::string::npos) << text;
-  EXPECT_NE(text.find("n3  rejected by TaintToleration"), std::string::npos) << text;
+  auto text = to_text(run(*pod));
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_NE(text->find("Result:   would be placed on n1"), std::string::npos) << *text;
+  EXPECT_NE(text->find("  TaintToleration: node(s) had untolerated taint(s)  (1 node)\n    n3: untolerated taint dedicated=infra:NoSchedule\n"),
+            std::string::npos)
+      << *text;
+}
+
+TEST(NaturalLess, DigitRunsCompareAsNumbers) {
+  EXPECT_TRUE(natural_less("node-2", "node-10"));
+  EXPECT_FALSE(natural_less("node-10", "node-2"));
+  EXPECT_TRUE(natural_less("node-9", "node-10"));
+  EXPECT_TRUE(natural_less("a", "b"));
+  EXPECT_TRUE(natural_less("node", "node-0"));
+  EXPECT_FALSE(natural_less("node-1", "node-1"));
+  EXPECT_TRUE(natural_less("rack1-node9", "rack2-node1"));
+  EXPECT_TRUE(natural_less("n1", "n01"));  // equal numbers: fewer digits first, so the order is total
+  EXPECT_FALSE(natural_less("n01", "n1"));
+}
+
+// Twelve identical nodes that cannot take the pod: one group, the numbers once, a few names, in
+// natural order; the scores of the best nodes only; every verdict of a node asked for by name.
+TEST_F(ExplainTest, RejectionsAreGroupedByReasonWithTheirNumbers) {
+  for (int i = 0; i < 12; ++i) {
+    const std::string name = "node-" + std::to_string(i);
+    add_node(MakeNode().Name(name).Label("kubernetes.io/hostname", name).Capacity({{"cpu", "2"}, {"memory", "4Gi"}, {"pods", "110"}}).Obj());
+  }
+  auto pod = add_pod(MakePod().Name("wide").Req({{"cpu", "3500m"}, {"memory", "1Gi"}}).Obj());
+  const Explanation e = run(*pod);
+  EXPECT_EQ(e.chosen, "n1");
+  ASSERT_EQ(e.nodes.size(), 15u);
+  // Rejected nodes in natural order: node-2 before node-10.
+  std::vector<std::string> order;
+  for (const auto& n : e.nodes) order.push_back(n.name);
+  const auto pos = [&](const std::string& n) { return std::find(order.begin(), order.end(), n) - order.begin(); };
+  EXPECT_LT(pos("node-2"), pos("node-10"));
+  EXPECT_LT(pos("node-9"), pos("node-11"));
+  const auto& n5 = node(e, "node-5");
+  ASSERT_EQ(n5.shortfalls.size(), 1u);
+  EXPECT_EQ(n5.shortfalls[0].resource, "cpu");
+  EXPECT_EQ(n5.shortfalls[0].requested, "3500m");
+  EXPECT_EQ(n5.shortfalls[0].used, "0");
+  EXPECT_EQ(n5.shortfalls[0].allocatable, "2");
+  EXPECT_EQ(node(e, "n2").shortfalls.at(0).used, "3");  // busy's 3 CPUs
+
+  TextOptions o;
+  o.top = 1;
+  auto text = to_text(e, o);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_NE(text->find("NodeResourcesFit: Insufficient cpu  (13 nodes)\n"
+                       "    node-0, node-1, node-2, node-3, node-4, node-5 and 6 more: cpu: the pod requests 3500m, 0 of 2 in use\n"
+                       "    n2: cpu: the pod requests 3500m, 3 of 4 in use\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("best first:\n  n1  total "), std::string::npos) << *text;  // only n1 fits: nothing left out
+  EXPECT_EQ(text->find("Node node-5:"), std::string::npos) << *text;
+
+  o.nodes = {"node-5", "n1"};
+  text = to_text(e, o);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_NE(text->find("Node node-5: rejected by NodeResourcesFit: Insufficient cpu\n"
+                       "  cpu: the pod requests 3500m, 0 of 2 in use\n  Filter:\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("Node n1: fits\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("  Score:\n    n1  total "), std::string::npos) << *text;
+
+  o.nodes = {"nosuch"};
+  text = to_text(e, o);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error(), "node \"nosuch\" is not in the scheduler's snapshot");
+
+  TextOptions wide;
+  wide.wide = true;
+  text = to_text(e, wide);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("node-0, node-1, node-2, node-3, node-4, node-5, node-6, node-7, node-8, node-9, node-10, node-11:"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("Node node-11: rejected by NodeResourcesFit"), std::string::npos);
+}
+
+// The text shows the best `top` feasible nodes' scores and says how many it left out.
+TEST_F(ExplainTest, TextScoresOnlyTheBestFeasibleNodes) {
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = "w" + std::to_string(i);
+    add_node(MakeNode().Name(name).Label("kubernetes.io/hostname", name).Capacity({{"cpu", "8"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
+  }
+  auto pod = add_pod(MakePod().Name("small").Req({{"cpu", "100m"}}).Obj());
+  const Explanation e = run(*pod);
+  ASSERT_EQ(e.feasible, 7u);
+  TextOptions o;
+  o.top = 2;
+  auto text = to_text(e, o);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("best first, 2 of 7 feasible nodes:\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("  " + e.nodes[1].name + "  total "), std::string::npos);
+  EXPECT_EQ(text->find("  " + e.nodes[2].name + "  total "), std::string::npos) << *text;
 }
 
 }  // namespace

@@ -134,8 +134,8 @@ struct Fixture {
   testing::FakeClusterClient client;
   util::FakeClock clock;
   CallLog observed;
-  std::vector<double> duration_bounds;  // FrameworkDeps::pluginDurationBounds
-  int filter_timing_stride = FrameworkDeps{}.filterTimingStride;
+  std::vector<double> duration_bounds;  // FrameworkDeps::plugin_duration_bounds
+  int filter_timing_stride = FrameworkDeps{}.filter_timing_stride;
 
   explicit Fixture(std::vector<std::string> names) {
     for (auto n : {"Sort", "Binder"}) names.emplace_back(n);
@@ -156,15 +156,15 @@ struct Fixture {
     FrameworkDeps d;
     d.client = &client;
     d.nominator = &nominator;
-    d.nodeInfos = &snapshot;
-    d.storageInfos = &snapshot;
+    d.node_infos = &snapshot;
+    d.storage_infos = &snapshot;
     d.clock = &clock;
-    d.pluginObserver = [this](std::string_view plugin, std::string_view point, const Status& s,
+    d.plugin_observer = [this](std::string_view plugin, std::string_view point, const Status& s,
                               std::chrono::nanoseconds) {
       observed.add(std::string(point) + "/" + std::string(plugin) + "/" + code_name(s.code()));
     };
-    d.pluginDurationBounds = duration_bounds;
-    d.filterTimingStride = filter_timing_stride;
+    d.plugin_duration_bounds = duration_bounds;
+    d.filter_timing_stride = filter_timing_stride;
     if (inline_parallel) d.parallelizer = std::make_shared<testing::InlineParallelizer>();
     auto f = Framework::create(profile, registry, d);
     EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error());
@@ -661,20 +661,24 @@ TEST(FrameworkBind, SkipTriesNextBinder) {
   EXPECT_EQ(f->run_bind_plugins(st, pod, "n1").message(), "running Bind plugin \"Binder\": conflict");
 }
 
-// A binder that only calls the client, and says so (as DefaultBinder does).
+// A binder that sends a batch with one client call (as DefaultBinder does) and says so.
 class ClientBinder final : public BindPlugin {
  public:
   explicit ClientBinder(Handle& h) : h_(h) {}
   std::string_view name() const override { return "ClientBinder"; }
   Status bind(CycleState&, const api::Pod& pod, const std::string& node) override {
-    return bound_through_client(h_.client().bind(pod, node));
+    return answer(h_.client().bind(pod, node));
   }
-  bool binds_through_client() const override { return true; }
-  Status bound_through_client(Status s) const override {
-    return s.is_success() ? s : Status::error("bind: " + s.message());
+  void bind_all(std::span<const BindItem> items, std::span<Status> out) override {
+    std::vector<ClusterClient::Binding> bindings;
+    for (const auto& it : items) bindings.push_back({it.pod, it.node_name});
+    auto answers = h_.client().bind_all(bindings);
+    for (std::size_t i = 0; i < items.size(); ++i) out[i] = answer(answers[i]);
   }
+  bool binds_in_batches() const override { return true; }
 
  private:
+  static Status answer(const Status& s) { return s.is_success() ? s : Status::error("bind: " + s.message()); }
   Handle& h_;
 };
 
@@ -684,7 +688,18 @@ void add_client_binder(Fixture& fx) {
   });
 }
 
-TEST(FrameworkBind, AClientBinderBindsABatchInOneCallAnsweringAsItWouldOneByOne) {
+// Two pods' bindings to n1 and the statuses Framework::run_bind_plugins gives them.
+struct TwoBindings {
+  CycleState s0, s1;
+  api::Pod p0 = MakePod().Name("p0").Obj();
+  api::Pod p1 = MakePod().Name("p1").Obj();
+  const std::string n1 = "n1";
+  const std::vector<BindItem> items{{&s0, &p0, &n1}, {&s1, &p1, &n1}};
+  std::vector<Status> out = std::vector<Status>(2);
+  void run(Framework& f) { f.run_bind_plugins(items, out); }
+};
+
+TEST(FrameworkBind, ABatchGoesToTheBindersBindAllAnsweringAsOneByOne) {
   Fixture fx({});
   add_client_binder(fx);
   fx.profile.plugins.bind.enabled = names({"ClientBinder"});
@@ -697,8 +712,9 @@ TEST(FrameworkBind, AClientBinderBindsABatchInOneCallAnsweringAsItWouldOneByOne)
   fx.client.bind_error = Status::unschedulable("pods \"p1\" not found");
   fx.client.fail_binds_of = {"p1"};
   EXPECT_TRUE(f->binds_in_batches(s0, p0));
-  auto out = f->run_bind_plugins_all({{&s0, &p0, &n1}, {&s1, &p1, &n2}, {&s2, &p2, &n1}});
-  ASSERT_EQ(out.size(), 3u);
+  const std::vector<BindItem> items{{&s0, &p0, &n1}, {&s1, &p1, &n2}, {&s2, &p2, &n1}};
+  std::vector<Status> out(items.size());
+  f->run_bind_plugins(items, out);
   EXPECT_TRUE(out[0].is_success());
   EXPECT_EQ(out[1].code(), Code::Error);
   EXPECT_EQ(out[1].message(), "running Bind plugin \"ClientBinder\": bind: pods \"p1\" not found");
@@ -713,28 +729,46 @@ TEST(FrameworkBind, AClientBinderBindsABatchInOneCallAnsweringAsItWouldOneByOne)
   EXPECT_EQ(alone.message(), out[1].message());
 }
 
+// The pods a binder skips go, together, to the next binder; those every binder skips stay Skip.
+TEST(FrameworkBind, SkippedPodsOfABatchGoToTheNextBinder) {
+  Fixture fx({"First"});
+  add_client_binder(fx);
+  fx.profile.plugins.bind.enabled = names({"First", "ClientBinder"});
+  fx["First"].bind_status = Status::skip();
+  auto f = fx.make();
+  TwoBindings b;
+  b.run(*f);
+  EXPECT_TRUE(b.out[0].is_success());
+  EXPECT_TRUE(b.out[1].is_success());
+  EXPECT_EQ(fx.log.calls, (std::vector<std::string>{"Bind/First/n1", "Bind/First/n1"}));
+  EXPECT_EQ(fx.client.bind_all_sizes(), std::vector<std::size_t>{2});
+  EXPECT_FALSE(f->binds_in_batches(b.s0, b.p0)) << "First binds one by one";
+
+  fx.profile.plugins.bind.enabled = names({"First"});
+  auto g = fx.make();
+  b.run(*g);
+  EXPECT_TRUE(b.out[0].is_skip());
+  EXPECT_TRUE(b.out[1].is_skip());
+}
+
 TEST(FrameworkBind, OtherBindersAndSlowPreBindsBindOneByOne) {
   Fixture fx({"Slow"});
   add_client_binder(fx);
   fx.profile.plugins.bind.enabled = names({"Binder"});
   auto f = fx.make();
-  CycleState s0, s1;
-  auto p0 = MakePod().Name("p0").Obj();
-  auto p1 = MakePod().Name("p1").Obj();
-  const std::string n1 = "n1";
-  EXPECT_FALSE(f->binds_in_batches(s0, p0)) << "Binder does not bind through the client";
-  auto out = f->run_bind_plugins_all({{&s0, &p0, &n1}, {&s1, &p1, &n1}});
-  ASSERT_EQ(out.size(), 2u);
-  EXPECT_TRUE(out[0].is_success());
-  EXPECT_TRUE(out[1].is_success());
+  TwoBindings b;
+  EXPECT_FALSE(f->binds_in_batches(b.s0, b.p0)) << "Binder does not bind in batches";
+  b.run(*f);
+  EXPECT_TRUE(b.out[0].is_success());
+  EXPECT_TRUE(b.out[1].is_success());
   EXPECT_EQ(fx.log.calls, (std::vector<std::string>{"Bind/Binder/n1", "Bind/Binder/n1"}));
   EXPECT_TRUE(fx.client.bind_all_sizes().empty());
 
-  // A client binder behind a PreBind plugin that does not say it is quick: no batches either.
+  // A batch binder behind a PreBind plugin that does not say it is quick: no batches either.
   fx.profile.plugins.bind.enabled = names({"ClientBinder"});
   fx.profile.plugins.preBind.enabled = names({"Slow"});
   auto g = fx.make();
-  EXPECT_FALSE(g->binds_in_batches(s0, p0));
+  EXPECT_FALSE(g->binds_in_batches(b.s0, b.p0));
 }
 
 TEST(FrameworkPermit, AllowRejectAndTimeout) {

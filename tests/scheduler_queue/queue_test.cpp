@@ -77,9 +77,9 @@ class QueueTest : public ::testing::Test {
   std::unique_ptr<PriorityQueue> make_queue(bool hints = true) {
     QueueOptions o;
     o.clock = &clock;
-    o.queueingHintsEnabled = hints;
+    o.queueing_hints_enabled = hints;
     o.metrics = &metrics;
-    o.preEnqueuePlugins["default-scheduler"] = {std::make_shared<FakeGates>()};
+    o.pre_enqueue_plugins["default-scheduler"] = {std::make_shared<FakeGates>()};
     // "NodeFit" wants node adds, and only of nodes named "good".
     framework::ClusterEventWithHint reg;
     reg.event = framework::ClusterEvent{EventResource::Node, framework::kAdd, ""};
@@ -89,10 +89,10 @@ class QueueTest : public ::testing::Test {
     };
     framework::ClusterEventWithHint gates;
     gates.event = framework::ClusterEvent{EventResource::Pod, framework::kUpdatePodSchedulingGatesEliminated, ""};
-    o.pluginEvents["default-scheduler"]["NodeFit"] = {reg};
-    o.pluginEvents["default-scheduler"]["SchedulingGates"] = {gates};
-    for (auto& [name, regs] : extra_events) o.pluginEvents["default-scheduler"][name] = regs;
-    o.podLookup = [this](std::string_view ns, std::string_view name) -> framework::PodPtr {
+    o.plugin_events["default-scheduler"]["NodeFit"] = {reg};
+    o.plugin_events["default-scheduler"]["SchedulingGates"] = {gates};
+    for (auto& [name, regs] : extra_events) o.plugin_events["default-scheduler"][name] = regs;
+    o.pod_lookup = [this](std::string_view ns, std::string_view name) -> framework::PodPtr {
       std::lock_guard l(lookup_mu);
       auto it = informer_pods.find(std::string(ns) + "/" + std::string(name));
       return it == informer_pods.end() ? nullptr : it->second;

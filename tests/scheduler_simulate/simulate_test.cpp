@@ -82,6 +82,16 @@ TEST(ClusterObjects, ABadItemIsNamedAndNothingOfItsDocumentIsKept) {
   EXPECT_NE(no_kind.error().find("no kind"), std::string::npos);
 }
 
+TEST(ClusterObjects, AnEmptyObjectIsRefusedAndAMissingFileSaysWhy) {
+  ClusterObjects c;
+  auto r = add_objects("{}", c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "an object with neither kind nor name");
+  auto f = load_objects_file("/nonexistent/dump.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error(), "cannot read /nonexistent/dump.json: No such file or directory");
+}
+
 TEST(Simulate, PlacesPodsInOrderAndReportsUtilizationBeforeAndAfter) {
   const auto cluster = objects(kCluster);
   const auto given = objects(R"(
@@ -175,13 +185,53 @@ TEST(Simulate, SameInputsSamePlacements) {
   EXPECT_EQ(a->scheduled, 12u);
 }
 
-TEST(Simulate, APodNamingAMissingPriorityClassIsRefusedAsAdmissionWould) {
+TEST(Simulate, APodNamingAMissingPriorityClassIsRefusedAsAdmissionWouldAndTheOthersStillRun) {
   const auto cluster = objects(kCluster);
   const auto given = objects("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  priorityClassName: nosuch\n"
-                             "  containers: [{name: c, image: pause}]\n");
+                             "  containers: [{name: c, image: pause}]\n---\n"
+                             "apiVersion: v1\nkind: Pod\nmetadata: {name: other}\nspec:\n  containers: [{name: c, image: pause}]\n");
   auto r = simulate(cluster, given.pods, options());
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().find("no PriorityClass with name nosuch was found"), std::string::npos) << r.error();
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->placements.size(), 2u);
+  EXPECT_EQ(r->placements[0].pod, "default/x");
+  EXPECT_TRUE(r->placements[0].notAdmitted);
+  EXPECT_EQ(r->placements[0].node, "");
+  EXPECT_EQ(r->placements[0].reason, "pods \"x\" is forbidden: no PriorityClass with name nosuch was found");
+  EXPECT_EQ(r->placements[1].node, "big");
+  EXPECT_EQ(r->scheduled, 1u);
+  const std::string text = to_text(*r);
+  EXPECT_NE(text.find("  default/x      not admitted: pods \"x\" is forbidden"), std::string::npos) << text;
+}
+
+// The text report: singular and plural, no rate for a handful of pods, an aligned table.
+TEST(Simulate, TextReportReadsRight) {
+  const auto cluster = objects(kCluster);
+  const auto given = objects("apiVersion: v1\nkind: Pod\nmetadata: {name: a-long-pod-name}\nspec:\n"
+                             "  containers: [{name: c, image: pause, resources: {requests: {cpu: 500m}}}]\n---\n"
+                             "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers: [{name: c, image: pause}]\n");
+  auto r = simulate(cluster, given.pods, options());
+  ASSERT_TRUE(r.ok()) << r.error();
+  const std::string text = to_text(*r);
+  EXPECT_NE(text.find("Cluster: 2 nodes, 1 bound pod (1 unbound pod of the dump left out"), std::string::npos) << text;
+  EXPECT_NE(text.find("Scheduled 2 of 2 pods in "), std::string::npos) << text;
+  EXPECT_EQ(text.find("pods/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("  default/a-long-pod-name  -> "), std::string::npos) << text;
+  EXPECT_NE(text.find("  default/b                -> "), std::string::npos) << text;
+  // Every row of the utilization table starts its columns at the same offsets as the header.
+  const auto table = text.substr(text.find("  NODE"));
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < table.size();) {
+    const auto end = table.find('\n', at);
+    lines.push_back(table.substr(at, end - at));
+    at = end + 1;
+  }
+  ASSERT_EQ(lines.size(), 3u) << table;
+  const auto cpu_col = lines[0].find("CPU");
+  for (const auto& l : lines) {
+    EXPECT_NE(l[cpu_col], ' ') << l;
+    EXPECT_EQ(l[cpu_col - 1], ' ') << l;
+  }
+  EXPECT_EQ(lines[1].rfind("  big  ", 0), 0u) << lines[1];
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "api/apps.h"
 #include "api/policy.h"
 #include "api/storage.h"
+#include "api/version.h"
 #include "api/volume.h"
 #include "client/rest.h"
 #include "events/recorder.h"
@@ -38,7 +39,7 @@ namespace ksched::scheduler::app {
 namespace {
 
 constexpr const char* kComponent = "kube-scheduler";
-constexpr const char* kUpstreamVersion = "v1.32.0";
+constexpr std::string_view kUpstreamVersion = api::kKubernetesVersion;
 
 std::string version_string() { return std::string(kUpstreamVersion) + "-ksched." + KSCHED_VERSION_STRING; }
 
@@ -150,16 +151,16 @@ util::Result<void> SchedulerApp::Impl::build() {
   plugins = new_in_tree_registry();
   SchedulerOptions so;
   so.metrics = metrics.get();
-  so.podMaxInUnschedulablePodsDuration = opts.pod_max_in_unschedulable_pods_duration;
+  so.pod_max_in_unschedulable_pods_duration = opts.pod_max_in_unschedulable_pods_duration;
   if (auto it = opts.feature_gates.find("SchedulerQueueingHints"); it != opts.feature_gates.end()) {
-    so.queueingHints = it->second;
+    so.queueing_hints = it->second;
   }
   if (auto it = opts.feature_gates.find("OpportunisticBatching"); it != opts.feature_gates.end()) {
-    so.opportunisticBatching = it->second;
+    so.opportunistic_batching = it->second;
   }
   if (opts.explain_cache_size > 0) {
     decisions = std::make_unique<explain::DecisionLog>(opts.explain_cache_size);
-    so.cycleObserver = [log = decisions.get()](framework::Framework& fwk, const api::Pod& pod, const std::string& node) {
+    so.cycle_observer = [log = decisions.get()](framework::Framework& fwk, const api::Pod& pod, const std::string& node) {
       log->record(fwk, pod, node);
     };
   }
@@ -293,6 +294,17 @@ util::Result<void> SchedulerApp::Impl::start_serving() {
   if (!authn) return util::make_error(authn.error());
   auto authz = delegate_client(opts.authorization_kubeconfig, "authorization");
   if (!authz) return util::make_error(authz.error());
+  // Upstream's start-up warnings for the same situation (DelegatingAuthenticationOptions and
+  // DelegatingAuthorizationOptions): without them an operator sees only 403s on /metrics.
+  if (!*authn) {
+    log::warning("No authentication-kubeconfig provided in order to lookup client-ca-file in "
+                 "configmap/extension-apiserver-authentication in kube-system, so client certificate "
+                 "authentication won't work.");
+    log::warning("No authentication-kubeconfig provided in order to lookup requestheader-client-ca-file in "
+                 "configmap/extension-apiserver-authentication in kube-system, so request-header client "
+                 "certificate authentication won't work.");
+  }
+  if (!*authz) log::warning("No authorization-kubeconfig provided, so SubjectAccessReview of authorization tokens won't work.");
   server->set_authorizer(std::make_shared<DelegatedAuthorizer>(*authn, *authz));
   server->handle("/healthz", [this](const auto& r) { return healthz.serve(r); }, true);
   server->handle("/livez", [this](const auto& r) { return livez.serve(r); }, true);

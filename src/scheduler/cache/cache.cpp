@@ -2,18 +2,19 @@
 
 #include <sstream>
 
+#include "api/helpers.h"
+
 #include "util/log.h"
 
 namespace ksched::scheduler::cache {
 
 namespace {
 
-util::Result<std::string_view> pod_key(const api::Pod& pod) {
+// The cache keys pods by UID (upstream framework.GetPodKey).
+util::Result<std::string_view> pod_uid(const api::Pod& pod) {
   if (pod.metadata.uid.empty()) return util::make_error("cannot get cache key for pod with empty UID");
   return std::string_view(pod.metadata.uid);
 }
-
-std::string kobj(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
 
 }  // namespace
 
@@ -65,7 +66,7 @@ void Cache::remove_from_list(const std::string& name) {
 // ---------------------------------------------------------------- pods
 
 util::Result<void> Cache::add_pod_locked(framework::PodInfoPtr pi, bool assumed) {
-  auto key = pod_key(*pi->pod);
+  auto key = pod_uid(*pi->pod);
   if (!key) return util::make_error(key.error());
   auto it = node_item(pi->pod->spec.nodeName);
   it->info->add_pod(pi);
@@ -78,11 +79,11 @@ util::Result<void> Cache::add_pod_locked(framework::PodInfoPtr pi, bool assumed)
 }
 
 util::Result<void> Cache::remove_pod_locked(const api::Pod& pod) {
-  auto key = pod_key(pod);
+  auto key = pod_uid(pod);
   if (!key) return util::make_error(key.error());
   auto it = nodes_.find(pod.spec.nodeName);
   if (it == nodes_.end()) {
-    log::error("Node not found when trying to remove pod", {{"node", pod.spec.nodeName}, {"pod", kobj(pod)}});
+    log::error("Node not found when trying to remove pod", {{"node", pod.spec.nodeName}, {"pod", api::key_of(pod)}});
   } else {
     auto& ni = *it->second->info;
     if (!ni.remove_pod(pod)) {
@@ -109,17 +110,17 @@ util::Result<void> Cache::update_pod_locked(const api::Pod& old_pod, framework::
 util::Result<void> Cache::assume_pod(framework::PodPtr pod) { return assume_pod(framework::PodInfo::make(std::move(pod))); }
 
 util::Result<void> Cache::assume_pod(framework::PodInfoPtr pi) {
-  auto key = pod_key(*pi->pod);
+  auto key = pod_uid(*pi->pod);
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   if (pod_states_.count(*key)) {
-    return util::make_error("pod " + std::string(*key) + "(" + kobj(*pi->pod) + ") is in the cache, so can't be assumed");
+    return util::make_error("pod " + std::string(*key) + "(" + api::key_of(*pi->pod) + ") is in the cache, so can't be assumed");
   }
   return add_pod_locked(std::move(pi), true);
 }
 
 util::Result<void> Cache::finish_binding(const api::Pod& pod) {
-  auto key = pod_key(pod);
+  auto key = pod_uid(pod);
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
@@ -135,20 +136,20 @@ util::Result<void> Cache::finish_binding(const api::Pod& pod) {
 }
 
 util::Result<void> Cache::forget_pod(const api::Pod& pod) {
-  auto key = pod_key(pod);
+  auto key = pod_uid(pod);
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
   if (it != pod_states_.end() && it->second.podInfo->pod->spec.nodeName != pod.spec.nodeName) {
-    return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) + ") was assumed on " + pod.spec.nodeName +
+    return util::make_error("pod " + std::string(*key) + "(" + api::key_of(pod) + ") was assumed on " + pod.spec.nodeName +
                             " but assigned to " + it->second.podInfo->pod->spec.nodeName);
   }
   if (it != pod_states_.end() && it->second.assumed) return remove_pod_locked(pod);
-  return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) + ") wasn't assumed so cannot be forgotten");
+  return util::make_error("pod " + std::string(*key) + "(" + api::key_of(pod) + ") wasn't assumed so cannot be forgotten");
 }
 
 util::Result<void> Cache::add_pod(framework::PodPtr pod) {
-  auto key = pod_key(*pod);
+  auto key = pod_uid(*pod);
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
@@ -156,40 +157,40 @@ util::Result<void> Cache::add_pod(framework::PodPtr pod) {
     // Confirm: replace the assumed copy with the informer's (possibly on another node).
     framework::PodPtr assumed = it->second.podInfo->pod;
     if (auto r = update_pod_locked(*assumed, pod); !r) {
-      log::error("Error occurred while updating pod", {{"pod", kobj(*pod)}, {"err", r.error()}});
+      log::error("Error occurred while updating pod", {{"pod", api::key_of(*pod)}, {"err", r.error()}});
     }
     if (assumed->spec.nodeName != pod->spec.nodeName) {
       log::info("Pod was added to a different node than it was assumed",
-                {{"pod", kobj(*pod)}, {"assumedNode", assumed->spec.nodeName}, {"currentNode", pod->spec.nodeName}});
+                {{"pod", api::key_of(*pod)}, {"assumedNode", assumed->spec.nodeName}, {"currentNode", pod->spec.nodeName}});
     }
     return {};
   }
   if (it == pod_states_.end()) {
     // New, or an assumed pod that expired before its Add arrived.
     if (auto r = add_pod_locked(framework::PodInfo::make(pod), false); !r) {
-      log::error("Error occurred while adding pod", {{"pod", kobj(*pod)}, {"err", r.error()}});
+      log::error("Error occurred while adding pod", {{"pod", api::key_of(*pod)}, {"err", r.error()}});
     }
     return {};
   }
-  return util::make_error("pod " + std::string(*key) + "(" + kobj(*pod) + ") was already in added state");
+  return util::make_error("pod " + std::string(*key) + "(" + api::key_of(*pod) + ") was already in added state");
 }
 
 util::Result<void> Cache::update_pod(const framework::PodPtr& old_pod, framework::PodPtr new_pod) {
-  auto key = pod_key(*old_pod);
+  auto key = pod_uid(*old_pod);
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
   if (it == pod_states_.end()) {
-    return util::make_error("pod " + std::string(*key) + "(" + kobj(*old_pod) +
+    return util::make_error("pod " + std::string(*key) + "(" + api::key_of(*old_pod) +
                             ") is not added to scheduler cache, so cannot be updated");
   }
   if (it->second.assumed) {
-    return util::make_error("assumed pod " + std::string(*key) + "(" + kobj(*old_pod) + ") should not be updated");
+    return util::make_error("assumed pod " + std::string(*key) + "(" + api::key_of(*old_pod) + ") should not be updated");
   }
   if (it->second.podInfo->pod->spec.nodeName != new_pod->spec.nodeName) {
     // Upstream exits the process here: the cache would be corrupted.
-    log::error("Pod updated on a different node than previously added to", {{"pod", kobj(*old_pod)}});
-    return util::make_error("pod " + std::string(*key) + "(" + kobj(*old_pod) +
+    log::error("Pod updated on a different node than previously added to", {{"pod", api::key_of(*old_pod)}});
+    return util::make_error("pod " + std::string(*key) + "(" + api::key_of(*old_pod) +
                             ") updated on a different node than previously added to");
   }
   // Remove what the cache holds (its sums), add the new version.
@@ -198,20 +199,20 @@ util::Result<void> Cache::update_pod(const framework::PodPtr& old_pod, framework
 }
 
 util::Result<void> Cache::remove_pod(const api::Pod& pod) {
-  auto key = pod_key(pod);
+  auto key = pod_uid(pod);
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
   if (it == pod_states_.end()) {
-    return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) +
+    return util::make_error("pod " + std::string(*key) + "(" + api::key_of(pod) +
                             ") is not found in scheduler cache, so cannot be removed from it");
   }
   framework::PodPtr cached = it->second.podInfo->pod;
   if (cached->spec.nodeName != pod.spec.nodeName) {
     log::error("Pod was added to a different node than it was assumed",
-               {{"pod", kobj(pod)}, {"assumedNode", pod.spec.nodeName}, {"currentNode", cached->spec.nodeName}});
+               {{"pod", api::key_of(pod)}, {"assumedNode", pod.spec.nodeName}, {"currentNode", cached->spec.nodeName}});
     if (!pod.spec.nodeName.empty()) {
-      return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) + ") removed from a different node than cached");
+      return util::make_error("pod " + std::string(*key) + "(" + api::key_of(pod) + ") removed from a different node than cached");
     }
   }
   return remove_pod_locked(*cached);
@@ -224,12 +225,12 @@ bool Cache::is_assumed_pod(const api::Pod& pod) const {
 }
 
 util::Result<framework::PodPtr> Cache::get_pod(const api::Pod& pod) const {
-  auto key = pod_key(pod);
+  auto key = pod_uid(pod);
   if (!key) return util::make_error(key.error());
   std::lock_guard l(mu_);
   auto it = pod_states_.find(*key);
   if (it == pod_states_.end()) {
-    return util::make_error("pod " + std::string(*key) + "(" + kobj(pod) + ") does not exist in scheduler cache");
+    return util::make_error("pod " + std::string(*key) + "(" + api::key_of(pod) + ") does not exist in scheduler cache");
   }
   return it->second.podInfo->pod;
 }
@@ -244,8 +245,8 @@ void Cache::cleanup_expired_assumed_pods() {
     if (ps.deadline && now > *ps.deadline) expired.push_back(ps.podInfo->pod);
   }
   for (const auto& p : expired) {
-    log::info("Pod expired", {{"podKey", p->metadata.uid}, {"pod", kobj(*p)}});
-    if (auto r = remove_pod_locked(*p); !r) log::error("ExpirePod failed", {{"pod", kobj(*p)}, {"err", r.error()}});
+    log::info("Pod expired", {{"podKey", p->metadata.uid}, {"pod", api::key_of(*p)}});
+    if (auto r = remove_pod_locked(*p); !r) log::error("ExpirePod failed", {{"pod", api::key_of(*p)}, {"err", r.error()}});
   }
 }
 

@@ -107,17 +107,23 @@ Plugins merge_plugins(const Plugins& defaults, const Plugins& custom) {
 }
 
 PluginArgs default_args_for(std::string_view name) {
-  if (name == names::DefaultPreemption) return DefaultPreemptionArgs{};
-  if (name == names::InterPodAffinity) return InterPodAffinityArgs{};
-  if (name == names::NodeAffinity) return NodeAffinityArgs{};
-  if (name == names::NodeResourcesBalancedAllocation) return NodeResourcesBalancedAllocationArgs{};
-  if (name == names::NodeResourcesFit) return NodeResourcesFitArgs{};
-  if (name == names::PodTopologySpread) return PodTopologySpreadArgs{};
-  if (name == names::VolumeBinding) return VolumeBindingArgs{};
-  return std::monostate{};
+  PluginArgs out;
+  // The args type that names the plugin (kPlugin), with its defaults.
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (
+        [&] {
+          using A = std::variant_alternative_t<I, PluginArgs>;
+          if constexpr (requires { A::kPlugin; }) {
+            if (A::kPlugin == name) out = A{};
+          }
+        }(),
+        ...);
+  }(std::make_index_sequence<std::variant_size_v<PluginArgs>>{});
+  return out;
 }
 
 namespace {
+
 void default_weights(std::vector<ResourceSpec>& resources) {
   if (resources.empty()) {
     resources = default_resource_spec();
@@ -127,14 +133,22 @@ void default_weights(std::vector<ResourceSpec>& resources) {
     if (r.weight == 0) r.weight = 1;
   }
 }
+
+// The defaults that depend on what was given (the rest are the args types' member initializers).
+void set_args_defaults(NodeResourcesBalancedAllocationArgs& a) { default_weights(a.resources); }
+void set_args_defaults(NodeResourcesFitArgs& a) { default_weights(a.scoringStrategy.resources); }
+void set_args_defaults(PodTopologySpreadArgs& a) {
+  if (a.defaultingType.empty()) a.defaultingType = std::string(kSystemDefaulting);
+}
+
 }  // namespace
 
 void default_args(PluginArgs& args) {
-  if (auto* a = std::get_if<NodeResourcesBalancedAllocationArgs>(&args)) default_weights(a->resources);
-  if (auto* a = std::get_if<NodeResourcesFitArgs>(&args)) default_weights(a->scoringStrategy.resources);
-  if (auto* a = std::get_if<PodTopologySpreadArgs>(&args)) {
-    if (a->defaultingType.empty()) a->defaultingType = std::string(kSystemDefaulting);
-  }
+  std::visit(
+      [](auto& a) {
+        if constexpr (requires { set_args_defaults(a); }) set_args_defaults(a);
+      },
+      args);
 }
 
 void set_profile_defaults(KubeSchedulerProfile& profile) {

@@ -14,6 +14,7 @@
 #include "api/yaml_json.h"
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/validation.h"
+#include "util/base64.h"
 
 namespace ksched::scheduler::config {
 
@@ -83,8 +84,9 @@ namespace {
 // ---------------------------------------------------------------- decoding context
 
 struct Ctx {
-  std::vector<std::string> strict;  // unknown / duplicate fields
-  std::string fatal;                // first type error: decoding stops making sense after it
+  std::vector<std::string> strict;         // unknown / duplicate fields
+  std::vector<std::string> nested_strict;  // those inside plugin args, each entry's in one message
+  std::string fatal;                       // first type error: decoding stops making sense after it
 
   bool failed() const { return !fatal.empty(); }
   void type_error(const YAML::Node& n, const std::string& path, const std::string& msg) {
@@ -180,14 +182,6 @@ void get_int(Ctx& c, const YAML::Node& n, const std::string& path, I& out, const
   out = v;
 }
 
-template <class I>
-void get_opt_int(Ctx& c, const YAML::Node& n, const std::string& path, std::optional<I>& out, const char* type) {
-  if (is_null(n)) return;
-  I v{};
-  get_int(c, n, path, v, type);
-  if (!c.failed()) out = v;
-}
-
 void get_float(Ctx& c, const YAML::Node& n, const std::string& path, float& out) {
   if (is_null(n) || c.failed() || !scalar_or_error(c, n, path, "float32")) return;
   const std::string& s = n.Scalar();
@@ -226,23 +220,6 @@ void get_string(Ctx& c, const YAML::Node& n, const std::string& path, std::strin
   out = n.Scalar();
 }
 
-void get_opt_string(Ctx& c, const YAML::Node& n, const std::string& path, std::optional<std::string>& out) {
-  if (is_null(n)) return;
-  std::string v;
-  get_string(c, n, path, v);
-  if (!c.failed()) out = std::move(v);
-}
-
-void get_strings(Ctx& c, const YAML::Node& n, const std::string& path, std::vector<std::string>& out) {
-  if (is_null(n)) return;
-  out.clear();
-  items(c, n, path, [&](const YAML::Node& e, const std::string& p) {
-    std::string v;
-    get_string(c, e, p, v);
-    out.push_back(std::move(v));
-  });
-}
-
 void get_duration(Ctx& c, const YAML::Node& n, const std::string& path, Duration& out) {
   if (is_null(n) || c.failed() || !scalar_or_error(c, n, path, "duration")) return;
   auto d = parse_duration(n.Scalar());
@@ -256,262 +233,112 @@ void get_duration(Ctx& c, const YAML::Node& n, const std::string& path, Duration
 // Base64 ([]byte fields of the wire format).
 void get_bytes(Ctx& c, const YAML::Node& n, const std::string& path, std::string& out) {
   if (is_null(n) || c.failed() || !scalar_or_error(c, n, path, "[]byte")) return;
-  std::vector<unsigned char> raw = YAML::DecodeBase64(n.Scalar());
-  if (raw.empty() && !n.Scalar().empty()) {
+  auto raw = util::base64_decode(n.Scalar());
+  if (!raw) {
     c.type_error(n, path, "illegal base64 data");
     return;
   }
-  out.assign(raw.begin(), raw.end());
+  out = std::move(*raw);
 }
 
+// ---------------------------------------------------------------- decoding by description
 
-// ---------------------------------------------------------------- core/v1 pieces used by args
+template <class T>
+void decode(Ctx& c, const YAML::Node& n, const std::string& path, T& out, std::uint8_t flags = kAlways);
 
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, api::LabelSelectorRequirement& r) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "key") get_string(c, v, p, r.key);
-    else if (k == "operator") get_string(c, v, p, r.operator_);
-    else if (k == "values") get_strings(c, v, p, r.values);
-    else return false;
-    return true;
+// One pluginConfig entry's args, typed by the plugin's name (which may follow them).
+void decode_plugin_args(Ctx& c, const YAML::Node& n, const std::string& entry_path, const std::string& plugin,
+                        PluginArgs& out);
+
+// Every member of a described struct, by the names of its description; unknown and duplicate
+// names are strict errors. Api types (with a Presence) note which members were given, as their
+// codec does, so that they are written back the same.
+template <class T>
+void decode_struct(Ctx& c, const YAML::Node& n, const std::string& path, T& out) {
+  constexpr auto desc = describe(type_tag<T>{});
+  YAML::Node args;  // PluginConfig: decoded once the entry's name is known
+  fields(c, n, path, [&](const std::string& key, const YAML::Node& v, const std::string& p) {
+    bool known = false;
+    std::apply(
+        [&](const auto&... f) {
+          unsigned i = 0;
+          (
+              [&] {
+                const unsigned index = i++;
+                if (known || key != f.name) return;
+                known = true;
+                auto& member = out.*(f.member);
+                if constexpr (std::is_same_v<std::remove_reference_t<decltype(member)>, PluginArgs>) {
+                  args = v;
+                } else {
+                  decode(c, v, p, member, flags_of(f));
+                }
+                if constexpr (requires { out.present.set(index); }) {
+                  if (!is_null(v)) out.present.set(index);
+                }
+              }(),
+              ...);
+        },
+        desc);
+    if constexpr (Kind<T>) known = known || key == "apiVersion" || key == "kind";
+    return known;
   });
+  if constexpr (std::is_same_v<T, PluginConfig>) {
+    if (!c.failed()) decode_plugin_args(c, args, path, out.name, out.args);
+  }
 }
 
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, api::LabelSelector& s) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "matchLabels") {
-      fields(c, v, p, [&](const std::string& lk, const YAML::Node& lv, const std::string& lp) {
-        std::string val;
-        get_string(c, lv, lp, val);
-        s.matchLabels.set(lk, val);
-        return true;
-      });
-    } else if (k == "matchExpressions") {
-      items(c, v, p, [&](const YAML::Node& e, const std::string& ep) {
-        api::LabelSelectorRequirement r;
-        decode(c, e, ep, r);
-        s.matchExpressions.push_back(std::move(r));
-      });
+template <class T>
+void decode(Ctx& c, const YAML::Node& n, const std::string& path, T& out, std::uint8_t flags) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (flags & kBase64) {
+      get_bytes(c, n, path, out);
     } else {
-      return false;
+      get_string(c, n, path, out);
     }
-    return true;
-  });
-}
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, api::TopologySpreadConstraint& t) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "maxSkew") get_int(c, v, p, t.maxSkew, "int32");
-    else if (k == "topologyKey") get_string(c, v, p, t.topologyKey);
-    else if (k == "whenUnsatisfiable") get_string(c, v, p, t.whenUnsatisfiable);
-    else if (k == "labelSelector") {
-      if (!is_null(v)) {
-        t.labelSelector.emplace();
-        decode(c, v, p, *t.labelSelector);
-      }
-    } else if (k == "minDomains") get_opt_int(c, v, p, t.minDomains, "int32");
-    else if (k == "nodeAffinityPolicy") get_opt_string(c, v, p, t.nodeAffinityPolicy);
-    else if (k == "nodeTaintsPolicy") get_opt_string(c, v, p, t.nodeTaintsPolicy);
-    else if (k == "matchLabelKeys") get_strings(c, v, p, t.matchLabelKeys);
-    else return false;
-    return true;
-  });
-}
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, api::NodeSelectorRequirement& r) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "key") get_string(c, v, p, r.key);
-    else if (k == "operator") get_string(c, v, p, r.operator_);
-    else if (k == "values") get_strings(c, v, p, r.values);
-    else return false;
-    return true;
-  });
-}
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, api::NodeSelectorTerm& t) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    std::vector<api::NodeSelectorRequirement>* reqs = nullptr;
-    if (k == "matchExpressions") reqs = &t.matchExpressions;
-    else if (k == "matchFields") reqs = &t.matchFields;
-    else return false;
-    items(c, v, p, [&](const YAML::Node& e, const std::string& ep) {
-      api::NodeSelectorRequirement r;
-      decode(c, e, ep, r);
-      reqs->push_back(std::move(r));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    get_bool(c, n, path, out);
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {
+    get_int(c, n, path, out, "int32");
+  } else if constexpr (std::is_same_v<T, std::int64_t>) {
+    get_int(c, n, path, out, "int64");
+  } else if constexpr (std::is_same_v<T, float>) {
+    get_float(c, n, path, out);
+  } else if constexpr (std::is_same_v<T, Duration>) {
+    get_duration(c, n, path, out);
+  } else if constexpr (is_optional<T>::value) {
+    if (is_null(n)) return;
+    out.emplace();
+    decode(c, n, path, *out, flags);
+  } else if constexpr (is_vector<T>::value) {
+    if (is_null(n)) return;
+    out.clear();
+    items(c, n, path, [&](const YAML::Node& e, const std::string& ep) {
+      typename T::value_type v{};
+      decode(c, e, ep, v, flags);
+      out.push_back(std::move(v));
     });
-    return true;
-  });
-}
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, api::NodeAffinity& a) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "requiredDuringSchedulingIgnoredDuringExecution") {
-      if (is_null(v)) return true;
-      a.requiredDuringSchedulingIgnoredDuringExecution.emplace();
-      fields(c, v, p, [&](const std::string& k2, const YAML::Node& v2, const std::string& p2) {
-        if (k2 != "nodeSelectorTerms") return false;
-        items(c, v2, p2, [&](const YAML::Node& e, const std::string& ep) {
-          api::NodeSelectorTerm t;
-          decode(c, e, ep, t);
-          a.requiredDuringSchedulingIgnoredDuringExecution->nodeSelectorTerms.push_back(std::move(t));
-        });
-        return true;
-      });
-    } else if (k == "preferredDuringSchedulingIgnoredDuringExecution") {
-      items(c, v, p, [&](const YAML::Node& e, const std::string& ep) {
-        api::PreferredSchedulingTerm t;
-        fields(c, e, ep, [&](const std::string& k2, const YAML::Node& v2, const std::string& p2) {
-          if (k2 == "weight") get_int(c, v2, p2, t.weight, "int32");
-          else if (k2 == "preference") decode(c, v2, p2, t.preference);
-          else return false;
-          return true;
-        });
-        a.preferredDuringSchedulingIgnoredDuringExecution.push_back(std::move(t));
-      });
-    } else {
-      return false;
-    }
-    return true;
-  });
-}
-
-// ---------------------------------------------------------------- plugin args
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, std::vector<ResourceSpec>& out) {
-  out.clear();
-  items(c, n, path, [&](const YAML::Node& e, const std::string& ep) {
-    ResourceSpec r;
-    fields(c, e, ep, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-      if (k == "name") get_string(c, v, p, r.name);
-      else if (k == "weight") get_int(c, v, p, r.weight, "int64");
-      else return false;
+  } else if constexpr (std::is_same_v<T, api::StringMap>) {
+    fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
+      std::string value;
+      get_string(c, v, p, value);
+      out.set(k, std::move(value));
       return true;
     });
-    out.push_back(std::move(r));
-  });
-}
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, std::vector<UtilizationShapePoint>& out) {
-  out.clear();
-  items(c, n, path, [&](const YAML::Node& e, const std::string& ep) {
-    UtilizationShapePoint s;
-    fields(c, e, ep, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-      if (k == "utilization") get_int(c, v, p, s.utilization, "int32");
-      else if (k == "score") get_int(c, v, p, s.score, "int32");
-      else return false;
-      return true;
-    });
-    out.push_back(s);
-  });
-}
-
-// Known members of every args object: its own TypeMeta.
-bool type_meta_field(const std::string& k) { return k == "apiVersion" || k == "kind"; }
-
-void decode_args(Ctx& c, const YAML::Node& n, const std::string& path, DefaultPreemptionArgs& a) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "minCandidateNodesPercentage") get_int(c, v, p, a.minCandidateNodesPercentage, "int32");
-    else if (k == "minCandidateNodesAbsolute") get_int(c, v, p, a.minCandidateNodesAbsolute, "int32");
-    else return type_meta_field(k);
-    return true;
-  });
-}
-
-void decode_args(Ctx& c, const YAML::Node& n, const std::string& path, InterPodAffinityArgs& a) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "hardPodAffinityWeight") get_int(c, v, p, a.hardPodAffinityWeight, "int32");
-    else if (k == "ignorePreferredTermsOfExistingPods") get_bool(c, v, p, a.ignorePreferredTermsOfExistingPods);
-    else return type_meta_field(k);
-    return true;
-  });
-}
-
-void decode_args(Ctx& c, const YAML::Node& n, const std::string& path, NodeAffinityArgs& a) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "addedAffinity") {
-      if (!is_null(v)) {
-        a.addedAffinity.emplace();
-        decode(c, v, p, *a.addedAffinity);
-      }
-      return true;
+  } else {
+    static_assert(Described<T>, "a configuration member of a type the schema does not know");
+    if ((flags & kZeroWhenGiven) && !is_null(n)) {
+      std::apply([&](const auto&... f) { ((out.*(f.member) = {}), ...); }, describe(type_tag<T>{}));
     }
-    return type_meta_field(k);
-  });
-}
-
-void decode_args(Ctx& c, const YAML::Node& n, const std::string& path, NodeResourcesBalancedAllocationArgs& a) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "resources") {
-      if (!is_null(v)) decode(c, v, p, a.resources);
-      return true;
-    }
-    return type_meta_field(k);
-  });
-}
-
-void decode_args(Ctx& c, const YAML::Node& n, const std::string& path, NodeResourcesFitArgs& a) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "ignoredResources") get_strings(c, v, p, a.ignoredResources);
-    else if (k == "ignoredResourceGroups") get_strings(c, v, p, a.ignoredResourceGroups);
-    else if (k == "scoringStrategy") {
-      if (is_null(v)) return true;
-      // A given strategy starts empty: upstream only defaults a missing strategy as a whole
-      // (plus empty resources / zero weights, in default_args).
-      a.scoringStrategy = ScoringStrategy{"", {}, std::nullopt};
-      fields(c, v, p, [&](const std::string& k2, const YAML::Node& v2, const std::string& p2) {
-        if (k2 == "type") get_string(c, v2, p2, a.scoringStrategy.type);
-        else if (k2 == "resources") decode(c, v2, p2, a.scoringStrategy.resources);
-        else if (k2 == "requestedToCapacityRatio") {
-          if (is_null(v2)) return true;
-          a.scoringStrategy.requestedToCapacityRatio.emplace();
-          fields(c, v2, p2, [&](const std::string& k3, const YAML::Node& v3, const std::string& p3) {
-            if (k3 != "shape") return false;
-            decode(c, v3, p3, a.scoringStrategy.requestedToCapacityRatio->shape);
-            return true;
-          });
-        } else {
-          return false;
-        }
-        return true;
-      });
-    } else {
-      return type_meta_field(k);
-    }
-    return true;
-  });
-}
-
-void decode_args(Ctx& c, const YAML::Node& n, const std::string& path, PodTopologySpreadArgs& a) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "defaultConstraints") {
-      a.defaultConstraints.clear();
-      items(c, v, p, [&](const YAML::Node& e, const std::string& ep) {
-        api::TopologySpreadConstraint t;
-        decode(c, e, ep, t);
-        a.defaultConstraints.push_back(std::move(t));
-      });
-    } else if (k == "defaultingType") {
-      get_string(c, v, p, a.defaultingType);
-    } else {
-      return type_meta_field(k);
-    }
-    return true;
-  });
-}
-
-void decode_args(Ctx& c, const YAML::Node& n, const std::string& path, VolumeBindingArgs& a) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "bindTimeoutSeconds") get_int(c, v, p, a.bindTimeoutSeconds, "int64");
-    else if (k == "shape") decode(c, v, p, a.shape);
-    else return type_meta_field(k);
-    return true;
-  });
+    decode_struct(c, n, path, out);
+  }
 }
 
 // Decodes the args of one pluginConfig entry. Unknown fields inside args are reported like
-// upstream's nested strict error, naming the plugin.
+// upstream's nested strict error, naming the plugin; they are kept apart (Ctx::nested_strict)
+// and reported only when the configuration has no strict errors of its own.
 void decode_plugin_args(Ctx& c, const YAML::Node& n, const std::string& entry_path, const std::string& plugin,
-                        PluginArgs& out, std::vector<std::string>& nested_strict) {
+                        PluginArgs& out) {
   PluginArgs args = default_args_for(plugin);
   if (std::holds_alternative<std::monostate>(args)) {
     // Out-of-tree (or args-less) plugin: keep whatever was given.
@@ -541,9 +368,7 @@ void decode_plugin_args(Ctx& c, const YAML::Node& n, const std::string& entry_pa
   std::visit(
       [&](auto& a) {
         using A = std::decay_t<decltype(a)>;
-        if constexpr (!std::is_same_v<A, std::monostate> && !std::is_same_v<A, UnknownArgs>) {
-          decode_args(inner, n, "", a);
-        }
+        if constexpr (!std::is_same_v<A, std::monostate> && !std::is_same_v<A, UnknownArgs>) decode(inner, n, "", a);
       },
       args);
   if (inner.failed()) {
@@ -553,128 +378,10 @@ void decode_plugin_args(Ctx& c, const YAML::Node& n, const std::string& entry_pa
   if (!inner.strict.empty()) {
     std::string msg;
     for (const auto& e : inner.strict) msg += (msg.empty() ? "" : ", ") + e;
-    nested_strict.push_back("decoding ." + entry_path + ": strict decoding error: decoding args for plugin " + plugin +
-                            ": strict decoding error: " + msg);
+    c.nested_strict.push_back("decoding ." + entry_path + ": strict decoding error: decoding args for plugin " +
+                              plugin + ": strict decoding error: " + msg);
   }
   out = std::move(args);
-}
-
-// ---------------------------------------------------------------- configuration
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, PluginSet& s) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    std::vector<Plugin>* list = nullptr;
-    if (k == "enabled") list = &s.enabled;
-    else if (k == "disabled") list = &s.disabled;
-    else return false;
-    items(c, v, p, [&](const YAML::Node& e, const std::string& ep) {
-      Plugin pl;
-      fields(c, e, ep, [&](const std::string& k2, const YAML::Node& v2, const std::string& p2) {
-        if (k2 == "name") get_string(c, v2, p2, pl.name);
-        else if (k2 == "weight") get_opt_int(c, v2, p2, pl.weight, "int32");
-        else return false;
-        return true;
-      });
-      list->push_back(std::move(pl));
-    });
-    return true;
-  });
-}
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, Plugins& ps) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    for (ExtensionPoint ep : kSpecificExtensionPoints) {
-      if (k == extension_point_field(ep)) {
-        decode(c, v, p, ps.at(ep));
-        return true;
-      }
-    }
-    if (k == "multiPoint") {
-      decode(c, v, p, ps.multiPoint);
-      return true;
-    }
-    return false;
-  });
-}
-
-struct ProfileDecodeState {
-  bool has_scheduler_name = false;
-};
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, KubeSchedulerProfile& prof,
-            ProfileDecodeState& st, std::vector<std::string>& nested_strict) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "schedulerName") {
-      st.has_scheduler_name = !is_null(v);
-      get_string(c, v, p, prof.schedulerName);
-    } else if (k == "percentageOfNodesToScore") {
-      get_opt_int(c, v, p, prof.percentageOfNodesToScore, "int32");
-    } else if (k == "plugins") {
-      decode(c, v, p, prof.plugins);
-    } else if (k == "pluginConfig") {
-      items(c, v, p, [&](const YAML::Node& e, const std::string& ep) {
-        PluginConfig pc;
-        YAML::Node args;
-        fields(c, e, ep, [&](const std::string& k2, const YAML::Node& v2, const std::string& p2) {
-          if (k2 == "name") get_string(c, v2, p2, pc.name);
-          else if (k2 == "args") args = v2;
-          else return false;
-          return true;
-        });
-        if (!c.failed()) decode_plugin_args(c, args, ep, pc.name, pc.args, nested_strict);
-        prof.pluginConfig.push_back(std::move(pc));
-      });
-    } else {
-      return false;
-    }
-    return true;
-  });
-}
-
-void decode(Ctx& c, const YAML::Node& n, const std::string& path, Extender& x) {
-  fields(c, n, path, [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "urlPrefix") get_string(c, v, p, x.urlPrefix);
-    else if (k == "filterVerb") get_string(c, v, p, x.filterVerb);
-    else if (k == "preemptVerb") get_string(c, v, p, x.preemptVerb);
-    else if (k == "prioritizeVerb") get_string(c, v, p, x.prioritizeVerb);
-    else if (k == "weight") get_int(c, v, p, x.weight, "int64");
-    else if (k == "bindVerb") get_string(c, v, p, x.bindVerb);
-    else if (k == "enableHTTPS") get_bool(c, v, p, x.enableHTTPS);
-    else if (k == "httpTimeout") get_duration(c, v, p, x.httpTimeout);
-    else if (k == "nodeCacheCapable") get_bool(c, v, p, x.nodeCacheCapable);
-    else if (k == "ignorable") get_bool(c, v, p, x.ignorable);
-    else if (k == "tlsConfig") {
-      if (is_null(v)) return true;
-      x.tlsConfig.emplace();
-      auto& t = *x.tlsConfig;
-      fields(c, v, p, [&](const std::string& k2, const YAML::Node& v2, const std::string& p2) {
-        if (k2 == "insecure") get_bool(c, v2, p2, t.insecure);
-        else if (k2 == "serverName") get_string(c, v2, p2, t.serverName);
-        else if (k2 == "certFile") get_string(c, v2, p2, t.certFile);
-        else if (k2 == "keyFile") get_string(c, v2, p2, t.keyFile);
-        else if (k2 == "caFile") get_string(c, v2, p2, t.caFile);
-        else if (k2 == "certData") get_bytes(c, v2, p2, t.certData);
-        else if (k2 == "keyData") get_bytes(c, v2, p2, t.keyData);
-        else if (k2 == "caData") get_bytes(c, v2, p2, t.caData);
-        else return false;
-        return true;
-      });
-    } else if (k == "managedResources") {
-      items(c, v, p, [&](const YAML::Node& e, const std::string& ep) {
-        ExtenderManagedResource r;
-        fields(c, e, ep, [&](const std::string& k2, const YAML::Node& v2, const std::string& p2) {
-          if (k2 == "name") get_string(c, v2, p2, r.name);
-          else if (k2 == "ignoredByScheduler") get_bool(c, v2, p2, r.ignoredByScheduler);
-          else return false;
-          return true;
-        });
-        x.managedResources.push_back(std::move(r));
-      });
-    } else {
-      return false;
-    }
-    return true;
-  });
 }
 
 std::string join_strict(const std::vector<std::string>& errs) {
@@ -718,78 +425,13 @@ util::Result<KubeSchedulerConfiguration> decode_config(std::string_view text) {
 
   KubeSchedulerConfiguration cfg;
   Ctx c;
-  std::vector<std::string> nested_strict;
-  bool contention_set = false;
-  std::vector<ProfileDecodeState> profile_states;
-
-  fields(c, root, "", [&](const std::string& k, const YAML::Node& v, const std::string& p) {
-    if (k == "apiVersion" || k == "kind") return true;
-    if (k == "parallelism") get_int(c, v, p, cfg.parallelism, "int32");
-    else if (k == "leaderElection") {
-      auto& le = cfg.leaderElection;
-      fields(c, v, p, [&](const std::string& k2, const YAML::Node& v2, const std::string& p2) {
-        if (k2 == "leaderElect") get_bool(c, v2, p2, le.leaderElect);
-        else if (k2 == "leaseDuration") get_duration(c, v2, p2, le.leaseDuration);
-        else if (k2 == "renewDeadline") get_duration(c, v2, p2, le.renewDeadline);
-        else if (k2 == "retryPeriod") get_duration(c, v2, p2, le.retryPeriod);
-        else if (k2 == "resourceLock") get_string(c, v2, p2, le.resourceLock);
-        else if (k2 == "resourceName") get_string(c, v2, p2, le.resourceName);
-        else if (k2 == "resourceNamespace") get_string(c, v2, p2, le.resourceNamespace);
-        else return false;
-        return true;
-      });
-    } else if (k == "clientConnection") {
-      auto& cc = cfg.clientConnection;
-      fields(c, v, p, [&](const std::string& k2, const YAML::Node& v2, const std::string& p2) {
-        if (k2 == "kubeconfig") get_string(c, v2, p2, cc.kubeconfig);
-        else if (k2 == "acceptContentTypes") get_string(c, v2, p2, cc.acceptContentTypes);
-        else if (k2 == "contentType") get_string(c, v2, p2, cc.contentType);
-        else if (k2 == "qps") get_float(c, v2, p2, cc.qps);
-        else if (k2 == "burst") get_int(c, v2, p2, cc.burst, "int32");
-        else return false;
-        return true;
-      });
-    } else if (k == "enableProfiling") {
-      get_bool(c, v, p, cfg.enableProfiling);
-    } else if (k == "enableContentionProfiling") {
-      contention_set = !is_null(v);
-      get_bool(c, v, p, cfg.enableContentionProfiling);
-    } else if (k == "percentageOfNodesToScore") {
-      get_opt_int(c, v, p, cfg.percentageOfNodesToScore, "int32");
-    } else if (k == "podInitialBackoffSeconds") {
-      get_int(c, v, p, cfg.podInitialBackoffSeconds, "int64");
-    } else if (k == "podMaxBackoffSeconds") {
-      get_int(c, v, p, cfg.podMaxBackoffSeconds, "int64");
-    } else if (k == "profiles") {
-      items(c, v, p, [&](const YAML::Node& e, const std::string& ep) {
-        KubeSchedulerProfile prof;
-        ProfileDecodeState st;
-        decode(c, e, ep, prof, st, nested_strict);
-        cfg.profiles.push_back(std::move(prof));
-        profile_states.push_back(st);
-      });
-    } else if (k == "extenders") {
-      items(c, v, p, [&](const YAML::Node& e, const std::string& ep) {
-        Extender x;
-        decode(c, e, ep, x);
-        cfg.extenders.push_back(std::move(x));
-      });
-    } else if (k == "delayCacheUntilActive") {
-      get_bool(c, v, p, cfg.delayCacheUntilActive);
-    } else {
-      return false;
-    }
-    return true;
-  });
+  decode(c, root, "", cfg);
   if (c.failed()) return util::make_error(c.fatal);
   if (!c.strict.empty()) return util::make_error(join_strict(c.strict));
-  if (!nested_strict.empty()) return util::make_error(join_strict(nested_strict));
+  if (!c.nested_strict.empty()) return util::make_error(join_strict(c.nested_strict));
 
   // Presence-dependent defaults (the rest is in set_defaults).
-  if (!contention_set) cfg.enableContentionProfiling = cfg.enableProfiling;
-  if (cfg.profiles.size() == 1 && !profile_states[0].has_scheduler_name) {
-    cfg.profiles[0].schedulerName = std::string(kDefaultSchedulerName);
-  }
+  if (is_null(root["enableContentionProfiling"])) cfg.enableContentionProfiling = cfg.enableProfiling;
   set_defaults(cfg);
   return cfg;
 }

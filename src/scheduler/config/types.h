@@ -1,5 +1,6 @@
 // Internal form of KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1), after decoding
-// and defaulting. Field names follow the v1 JSON names so the YAML/JSON mapping is obvious.
+// and defaulting. Field names follow the v1 JSON names; each struct's describe() beside it is its
+// wire form (schema.h), from which decoding, writing and validation paths are driven.
 //  - load.h:       YAML/JSON -> KubeSchedulerConfiguration (strict), defaulted and validated.
 //  - defaults.h:   upstream defaulting (default plugin set, plugin merge, per-plugin args defaults).
 //  - validation.h: upstream validation with field-path messages.
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "api/core.h"
+#include "scheduler/config/schema.h"
 
 namespace ksched::scheduler::config {
 
@@ -79,12 +81,19 @@ struct Plugin {
   std::optional<std::int32_t> weight;  // only meaningful for Score; unset/0 means 1 at framework init
   bool operator==(const Plugin&) const = default;
 };
+constexpr auto describe(type_tag<Plugin>) {
+  return std::tuple{field("name", &Plugin::name), field("weight", &Plugin::weight)};
+}
 
 struct PluginSet {
   std::vector<Plugin> enabled;
   std::vector<Plugin> disabled;  // "*" disables every default plugin at this point
   bool operator==(const PluginSet&) const = default;
 };
+constexpr auto describe(type_tag<PluginSet>) {
+  return std::tuple{field("enabled", &PluginSet::enabled, kOmitEmpty),
+                    field("disabled", &PluginSet::disabled, kOmitEmpty | kNamesOnly)};
+}
 
 struct Plugins {
   PluginSet preEnqueue;
@@ -105,42 +114,85 @@ struct Plugins {
   const PluginSet& at(ExtensionPoint ep) const;
   bool operator==(const Plugins&) const = default;
 };
+constexpr auto describe(type_tag<Plugins>) {
+  using T = Plugins;
+  return std::tuple{field("preEnqueue", &T::preEnqueue), field("queueSort", &T::queueSort),
+                    field("preFilter", &T::preFilter),   field("filter", &T::filter),
+                    field("postFilter", &T::postFilter), field("preScore", &T::preScore),
+                    field("score", &T::score),           field("reserve", &T::reserve),
+                    field("permit", &T::permit),         field("preBind", &T::preBind),
+                    field("bind", &T::bind),             field("postBind", &T::postBind),
+                    field("multiPoint", &T::multiPoint)};
+}
 
 // ---------------------------------------------------------------- plugin args
+// An args type is a v1 kind of its own (kKind), and names the plugin it configures (kPlugin).
+
 struct ResourceSpec {
   std::string name;
   std::int64_t weight = 0;
   bool operator==(const ResourceSpec&) const = default;
 };
+constexpr auto describe(type_tag<ResourceSpec>) {
+  return std::tuple{field("name", &ResourceSpec::name), field("weight", &ResourceSpec::weight, kOmitEmpty)};
+}
 
 struct UtilizationShapePoint {
   std::int32_t utilization = 0;  // 0..100
   std::int32_t score = 0;        // 0..10
   bool operator==(const UtilizationShapePoint&) const = default;
 };
+constexpr auto describe(type_tag<UtilizationShapePoint>) {
+  return std::tuple{field("utilization", &UtilizationShapePoint::utilization),
+                    field("score", &UtilizationShapePoint::score)};
+}
 
 inline std::vector<ResourceSpec> default_resource_spec() { return {{"cpu", 1}, {"memory", 1}}; }
 
 struct DefaultPreemptionArgs {
+  static constexpr std::string_view kKind = "DefaultPreemptionArgs";
+  static constexpr std::string_view kPlugin = names::DefaultPreemption;
   std::int32_t minCandidateNodesPercentage = 10;
   std::int32_t minCandidateNodesAbsolute = 100;
   bool operator==(const DefaultPreemptionArgs&) const = default;
 };
+constexpr auto describe(type_tag<DefaultPreemptionArgs>) {
+  using T = DefaultPreemptionArgs;
+  return std::tuple{field("minCandidateNodesPercentage", &T::minCandidateNodesPercentage),
+                    field("minCandidateNodesAbsolute", &T::minCandidateNodesAbsolute)};
+}
 
 struct InterPodAffinityArgs {
+  static constexpr std::string_view kKind = "InterPodAffinityArgs";
+  static constexpr std::string_view kPlugin = names::InterPodAffinity;
   std::int32_t hardPodAffinityWeight = 1;
   bool ignorePreferredTermsOfExistingPods = false;
   bool operator==(const InterPodAffinityArgs&) const = default;
 };
+constexpr auto describe(type_tag<InterPodAffinityArgs>) {
+  using T = InterPodAffinityArgs;
+  return std::tuple{field("hardPodAffinityWeight", &T::hardPodAffinityWeight),
+                    field("ignorePreferredTermsOfExistingPods", &T::ignorePreferredTermsOfExistingPods)};
+}
 
 struct NodeAffinityArgs {
+  static constexpr std::string_view kKind = "NodeAffinityArgs";
+  static constexpr std::string_view kPlugin = names::NodeAffinity;
   std::optional<api::NodeAffinity> addedAffinity;
 };
+constexpr auto describe(type_tag<NodeAffinityArgs>) {
+  return std::tuple{field("addedAffinity", &NodeAffinityArgs::addedAffinity, kOmitEmpty)};
+}
 
 struct NodeResourcesBalancedAllocationArgs {
+  static constexpr std::string_view kKind = "NodeResourcesBalancedAllocationArgs";
+  static constexpr std::string_view kPlugin = names::NodeResourcesBalancedAllocation;
   std::vector<ResourceSpec> resources = default_resource_spec();
   bool operator==(const NodeResourcesBalancedAllocationArgs&) const = default;
 };
+constexpr auto describe(type_tag<NodeResourcesBalancedAllocationArgs>) {
+  return std::tuple{field("resources", &NodeResourcesBalancedAllocationArgs::resources, kOmitEmpty)};
+}
 
 inline constexpr std::string_view kLeastAllocated = "LeastAllocated";
 inline constexpr std::string_view kMostAllocated = "MostAllocated";
@@ -150,34 +202,64 @@ struct RequestedToCapacityRatioParam {
   std::vector<UtilizationShapePoint> shape;
   bool operator==(const RequestedToCapacityRatioParam&) const = default;
 };
+constexpr auto describe(type_tag<RequestedToCapacityRatioParam>) {
+  return std::tuple{field("shape", &RequestedToCapacityRatioParam::shape, kOmitEmpty)};
+}
 
+// Defaulted as a whole when absent; a given strategy starts from empty fields (kZeroWhenGiven:
+// only its resources are defaulted then, in default_args).
 struct ScoringStrategy {
   std::string type = std::string(kLeastAllocated);
   std::vector<ResourceSpec> resources = default_resource_spec();
   std::optional<RequestedToCapacityRatioParam> requestedToCapacityRatio;
   bool operator==(const ScoringStrategy&) const = default;
 };
+constexpr auto describe(type_tag<ScoringStrategy>) {
+  using T = ScoringStrategy;
+  return std::tuple{field("type", &T::type, kOmitEmpty), field("resources", &T::resources, kOmitEmpty),
+                    field("requestedToCapacityRatio", &T::requestedToCapacityRatio, kOmitEmpty)};
+}
 
 struct NodeResourcesFitArgs {
+  static constexpr std::string_view kKind = "NodeResourcesFitArgs";
+  static constexpr std::string_view kPlugin = names::NodeResourcesFit;
   std::vector<std::string> ignoredResources;
   std::vector<std::string> ignoredResourceGroups;
   ScoringStrategy scoringStrategy;
   bool operator==(const NodeResourcesFitArgs&) const = default;
 };
+constexpr auto describe(type_tag<NodeResourcesFitArgs>) {
+  using T = NodeResourcesFitArgs;
+  return std::tuple{field("ignoredResources", &T::ignoredResources, kOmitEmpty),
+                    field("ignoredResourceGroups", &T::ignoredResourceGroups, kOmitEmpty),
+                    field("scoringStrategy", &T::scoringStrategy, kZeroWhenGiven)};
+}
 
 inline constexpr std::string_view kSystemDefaulting = "System";
 inline constexpr std::string_view kListDefaulting = "List";
 
 struct PodTopologySpreadArgs {
+  static constexpr std::string_view kKind = "PodTopologySpreadArgs";
+  static constexpr std::string_view kPlugin = names::PodTopologySpread;
   std::vector<api::TopologySpreadConstraint> defaultConstraints;
   std::string defaultingType = std::string(kSystemDefaulting);
 };
+constexpr auto describe(type_tag<PodTopologySpreadArgs>) {
+  return std::tuple{field("defaultConstraints", &PodTopologySpreadArgs::defaultConstraints, kOmitEmpty),
+                    field("defaultingType", &PodTopologySpreadArgs::defaultingType, kOmitEmpty)};
+}
 
 struct VolumeBindingArgs {
+  static constexpr std::string_view kKind = "VolumeBindingArgs";
+  static constexpr std::string_view kPlugin = names::VolumeBinding;
   std::int64_t bindTimeoutSeconds = 600;
   std::vector<UtilizationShapePoint> shape;  // only with the VolumeCapacityPriority gate (off)
   bool operator==(const VolumeBindingArgs&) const = default;
 };
+constexpr auto describe(type_tag<VolumeBindingArgs>) {
+  return std::tuple{field("bindTimeoutSeconds", &VolumeBindingArgs::bindTimeoutSeconds),
+                    field("shape", &VolumeBindingArgs::shape, kOmitEmpty)};
+}
 
 // Args of a plugin without an in-tree args type (out-of-tree plugins): the JSON text as given.
 struct UnknownArgs {
@@ -193,6 +275,9 @@ struct PluginConfig {
   std::string name;
   PluginArgs args;
 };
+constexpr auto describe(type_tag<PluginConfig>) {
+  return std::tuple{field("name", &PluginConfig::name), field("args", &PluginConfig::args, kOmitEmpty)};
+}
 
 // ---------------------------------------------------------------- profile
 struct KubeSchedulerProfile {
@@ -216,6 +301,12 @@ struct KubeSchedulerProfile {
     return nullptr;
   }
 };
+constexpr auto describe(type_tag<KubeSchedulerProfile>) {
+  using T = KubeSchedulerProfile;
+  return std::tuple{field("schedulerName", &T::schedulerName, kOmitEmpty),
+                    field("percentageOfNodesToScore", &T::percentageOfNodesToScore, kOmitEmpty),
+                    field("plugins", &T::plugins), field("pluginConfig", &T::pluginConfig, kOmitEmpty)};
+}
 
 // ---------------------------------------------------------------- extenders
 struct ExtenderTLSConfig {
@@ -229,12 +320,23 @@ struct ExtenderTLSConfig {
   std::string caData;
   bool operator==(const ExtenderTLSConfig&) const = default;
 };
+constexpr auto describe(type_tag<ExtenderTLSConfig>) {
+  using T = ExtenderTLSConfig;
+  return std::tuple{field("insecure", &T::insecure, kOmitEmpty),     field("serverName", &T::serverName, kOmitEmpty),
+                    field("certFile", &T::certFile, kOmitEmpty),     field("keyFile", &T::keyFile, kOmitEmpty),
+                    field("caFile", &T::caFile, kOmitEmpty),         field("certData", &T::certData, kOmitEmpty | kBase64),
+                    field("keyData", &T::keyData, kOmitEmpty | kBase64), field("caData", &T::caData, kOmitEmpty | kBase64)};
+}
 
 struct ExtenderManagedResource {
   std::string name;
   bool ignoredByScheduler = false;
   bool operator==(const ExtenderManagedResource&) const = default;
 };
+constexpr auto describe(type_tag<ExtenderManagedResource>) {
+  return std::tuple{field("name", &ExtenderManagedResource::name),
+                    field("ignoredByScheduler", &ExtenderManagedResource::ignoredByScheduler, kOmitEmpty)};
+}
 
 inline constexpr Duration kDefaultExtenderTimeout = std::chrono::seconds(5);
 
@@ -253,6 +355,21 @@ struct Extender {
   bool ignorable = false;
   bool operator==(const Extender&) const = default;
 };
+constexpr auto describe(type_tag<Extender>) {
+  using T = Extender;
+  return std::tuple{field("urlPrefix", &T::urlPrefix),
+                    field("filterVerb", &T::filterVerb, kOmitEmpty),
+                    field("preemptVerb", &T::preemptVerb, kOmitEmpty),
+                    field("prioritizeVerb", &T::prioritizeVerb, kOmitEmpty),
+                    field("weight", &T::weight, kOmitEmpty),
+                    field("bindVerb", &T::bindVerb, kOmitEmpty),
+                    field("enableHTTPS", &T::enableHTTPS, kOmitEmpty),
+                    field("tlsConfig", &T::tlsConfig, kOmitEmpty),
+                    field("httpTimeout", &T::httpTimeout),
+                    field("nodeCacheCapable", &T::nodeCacheCapable, kOmitEmpty),
+                    field("managedResources", &T::managedResources, kOmitEmpty),
+                    field("ignorable", &T::ignorable, kOmitEmpty)};
+}
 
 // ---------------------------------------------------------------- top level
 struct LeaderElectionConfiguration {
@@ -265,6 +382,13 @@ struct LeaderElectionConfiguration {
   std::string resourceNamespace = "kube-system";
   bool operator==(const LeaderElectionConfiguration&) const = default;
 };
+constexpr auto describe(type_tag<LeaderElectionConfiguration>) {
+  using T = LeaderElectionConfiguration;
+  return std::tuple{field("leaderElect", &T::leaderElect),     field("leaseDuration", &T::leaseDuration),
+                    field("renewDeadline", &T::renewDeadline), field("retryPeriod", &T::retryPeriod),
+                    field("resourceLock", &T::resourceLock),   field("resourceName", &T::resourceName),
+                    field("resourceNamespace", &T::resourceNamespace)};
+}
 
 struct ClientConnectionConfiguration {
   std::string kubeconfig;
@@ -274,13 +398,17 @@ struct ClientConnectionConfiguration {
   std::int32_t burst = 100;
   bool operator==(const ClientConnectionConfiguration&) const = default;
 };
+constexpr auto describe(type_tag<ClientConnectionConfiguration>) {
+  using T = ClientConnectionConfiguration;
+  return std::tuple{field("kubeconfig", &T::kubeconfig), field("acceptContentTypes", &T::acceptContentTypes),
+                    field("contentType", &T::contentType), field("qps", &T::qps), field("burst", &T::burst)};
+}
 
 struct KubeSchedulerConfiguration {
+  static constexpr std::string_view kKind = config::kKind;
   std::int32_t parallelism = 16;
   LeaderElectionConfiguration leaderElection;
   ClientConnectionConfiguration clientConnection;
-  std::string healthzBindAddress;  // deprecated; must stay empty in v1
-  std::string metricsBindAddress;  // deprecated; must stay empty in v1
   bool enableProfiling = true;
   bool enableContentionProfiling = true;
   std::optional<std::int32_t> percentageOfNodesToScore;  // 0 or unset = adaptive
@@ -290,5 +418,20 @@ struct KubeSchedulerConfiguration {
   std::vector<Extender> extenders;
   bool delayCacheUntilActive = false;
 };
+// v1 has no healthzBindAddress or metricsBindAddress: given, they are unknown fields.
+constexpr auto describe(type_tag<KubeSchedulerConfiguration>) {
+  using T = KubeSchedulerConfiguration;
+  return std::tuple{field("parallelism", &T::parallelism),
+                    field("leaderElection", &T::leaderElection),
+                    field("clientConnection", &T::clientConnection),
+                    field("enableProfiling", &T::enableProfiling),
+                    field("enableContentionProfiling", &T::enableContentionProfiling),
+                    field("percentageOfNodesToScore", &T::percentageOfNodesToScore, kOmitEmpty),
+                    field("podInitialBackoffSeconds", &T::podInitialBackoffSeconds),
+                    field("podMaxBackoffSeconds", &T::podMaxBackoffSeconds),
+                    field("profiles", &T::profiles, kOmitEmpty),
+                    field("extenders", &T::extenders, kOmitEmpty),
+                    field("delayCacheUntilActive", &T::delayCacheUntilActive, kOmitEmpty)};
+}
 
 }  // namespace ksched::scheduler::config

@@ -28,6 +28,15 @@ std::string child(const std::string& p, std::string_view k) {
   return p.empty() ? std::string(k) : p + "." + std::string(k);
 }
 std::string index(const std::string& p, std::size_t i) { return p + "[" + std::to_string(i) + "]"; }
+// The path of a member below `path`, by its described wire name (schema.h):
+// at<&LeaderElectionConfiguration::leaseDuration>("leaderElection") == "leaderElection.leaseDuration".
+template <auto Member>
+std::string at(const std::string& path) {
+  constexpr std::string_view name = field_name(Member);
+  static_assert(!name.empty(), "not a described member");
+  return child(path, name);
+}
+const std::string kProfiles = at<&KubeSchedulerConfiguration::profiles>("");
 
 // `value` is already rendered the way Go prints it (numbers bare, strings quoted).
 std::string invalid(const std::string& path, const std::string& value, const std::string& detail) {
@@ -69,13 +78,13 @@ void validate_node_selector_term(const api::NodeSelectorTerm& term, const std::s
   static const std::vector<std::string> ops = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
   for (std::size_t i = 0; i < term.matchExpressions.size(); ++i) {
     const auto& r = term.matchExpressions[i];
-    std::string p = index(child(path, "matchExpressions"), i);
+    std::string p = index(at<&api::NodeSelectorTerm::matchExpressions>(path), i);
     if (std::find(ops.begin(), ops.end(), r.operator_) == ops.end()) {
-      errs.push_back(not_supported(child(p, "operator"), go_quote(r.operator_), ops));
+      errs.push_back(not_supported(at<&api::NodeSelectorRequirement::operator_>(p), go_quote(r.operator_), ops));
       continue;
     }
-    validate_label_name(r.key, child(p, "key"), errs);
-    std::string vp = child(p, "values");
+    validate_label_name(r.key, at<&api::NodeSelectorRequirement::key>(p), errs);
+    std::string vp = at<&api::NodeSelectorRequirement::values>(p);
     if (r.operator_ == "In" || r.operator_ == "NotIn") {
       if (r.values.empty()) {
         errs.push_back(invalid(vp, go_string_slice(r.values), "for 'in', 'notin' operators, values set can't be empty"));
@@ -109,16 +118,16 @@ void validate_node_selector_term(const api::NodeSelectorTerm& term, const std::s
   }
   for (std::size_t i = 0; i < term.matchFields.size(); ++i) {
     const auto& r = term.matchFields[i];
-    std::string p = index(child(path, "matchFields"), i);
+    std::string p = index(at<&api::NodeSelectorTerm::matchFields>(path), i);
     if (r.key != "metadata.name") {
-      errs.push_back(invalid(child(p, "key"), go_quote(r.key), "not a valid field selector key"));
+      errs.push_back(invalid(at<&api::NodeSelectorRequirement::key>(p), go_quote(r.key), "not a valid field selector key"));
       continue;
     }
     if (r.operator_ != "In" && r.operator_ != "NotIn") {
-      errs.push_back(not_supported(child(p, "operator"), go_quote(r.operator_), {"In", "NotIn"}));
+      errs.push_back(not_supported(at<&api::NodeSelectorRequirement::operator_>(p), go_quote(r.operator_), {"In", "NotIn"}));
       continue;
     }
-    if (r.values.size() != 1) errs.push_back(invalid(child(p, "values"), go_string_slice(r.values), "must have one element"));
+    if (r.values.size() != 1) errs.push_back(invalid(at<&api::NodeSelectorRequirement::values>(p), go_string_slice(r.values), "must have one element"));
   }
 }
 
@@ -129,7 +138,7 @@ std::vector<std::string> validate_resources(const std::vector<ResourceSpec>& res
   for (std::size_t i = 0; i < resources.size(); ++i) {
     const auto& r = resources[i];
     if (r.weight <= 0 || r.weight > 100) {
-      errs.push_back(invalid(child(index(path, i), "weight"), num(r.weight),
+      errs.push_back(invalid(at<&ResourceSpec::weight>(index(path, i)), num(r.weight),
                              "resource weight of " + r.name + " not in valid range (0, 100]"));
     }
   }
@@ -145,18 +154,18 @@ std::vector<std::string> validate_function_shape(const std::vector<UtilizationSh
   }
   for (std::size_t i = 1; i < shape.size(); ++i) {
     if (shape[i - 1].utilization >= shape[i].utilization) {
-      errs.push_back(invalid(child(index(path, i), "utilization"), num(shape[i].utilization),
+      errs.push_back(invalid(at<&UtilizationShapePoint::utilization>(index(path, i)), num(shape[i].utilization),
                              "values must be sorted in increasing order"));
       break;
     }
   }
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i].utilization < 0 || shape[i].utilization > 100) {
-      errs.push_back(invalid(child(index(path, i), "utilization"), num(shape[i].utilization),
+      errs.push_back(invalid(at<&UtilizationShapePoint::utilization>(index(path, i)), num(shape[i].utilization),
                              "not in valid range [0, 100]"));
     }
     if (shape[i].score < 0 || shape[i].score > 10) {
-      errs.push_back(invalid(child(index(path, i), "score"), num(shape[i].score), "not in valid range [0, 10]"));
+      errs.push_back(invalid(at<&UtilizationShapePoint::score>(index(path, i)), num(shape[i].score), "not in valid range [0, 10]"));
     }
   }
   return errs;
@@ -203,10 +212,10 @@ std::string aggregate_errors(const std::vector<std::string>& errs) {
 
 // ---------------------------------------------------------------- plugin args
 
-std::vector<std::string> validate_default_preemption_args(const DefaultPreemptionArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const DefaultPreemptionArgs& a, const std::string& path) {
   std::vector<std::string> errs;
-  std::string pp = child(path, "minCandidateNodesPercentage");
-  std::string ap = child(path, "minCandidateNodesAbsolute");
+  std::string pp = at<&DefaultPreemptionArgs::minCandidateNodesPercentage>(path);
+  std::string ap = at<&DefaultPreemptionArgs::minCandidateNodesAbsolute>(path);
   if (a.minCandidateNodesPercentage < 0 || a.minCandidateNodesPercentage > 100) {
     errs.push_back(invalid(pp, num(a.minCandidateNodesPercentage), "not in valid range [0, 100]"));
   }
@@ -220,51 +229,52 @@ std::vector<std::string> validate_default_preemption_args(const DefaultPreemptio
   return errs;
 }
 
-std::vector<std::string> validate_inter_pod_affinity_args(const InterPodAffinityArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const InterPodAffinityArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   if (a.hardPodAffinityWeight < 0 || a.hardPodAffinityWeight > 100) {
-    errs.push_back(invalid(child(path, "hardPodAffinityWeight"), num(a.hardPodAffinityWeight),
+    errs.push_back(invalid(at<&InterPodAffinityArgs::hardPodAffinityWeight>(path), num(a.hardPodAffinityWeight),
                            "not in valid range [0, 100]"));
   }
   return errs;
 }
 
-std::vector<std::string> validate_node_affinity_args(const NodeAffinityArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const NodeAffinityArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   if (!a.addedAffinity) return errs;
   const auto& aff = *a.addedAffinity;
-  std::string ap = child(path, "addedAffinity");
+  std::string ap = at<&NodeAffinityArgs::addedAffinity>(path);
   if (aff.requiredDuringSchedulingIgnoredDuringExecution) {
-    std::string rp = child(child(ap, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms");
+    std::string rp =
+        at<&api::NodeSelector::nodeSelectorTerms>(at<&api::NodeAffinity::requiredDuringSchedulingIgnoredDuringExecution>(ap));
     const auto& terms = aff.requiredDuringSchedulingIgnoredDuringExecution->nodeSelectorTerms;
     for (std::size_t i = 0; i < terms.size(); ++i) validate_node_selector_term(terms[i], index(rp, i), errs);
   }
   const auto& pref = aff.preferredDuringSchedulingIgnoredDuringExecution;
-  std::string pp = child(ap, "preferredDuringSchedulingIgnoredDuringExecution");
+  std::string pp = at<&api::NodeAffinity::preferredDuringSchedulingIgnoredDuringExecution>(ap);
   for (std::size_t i = 0; i < pref.size(); ++i) {
-    validate_node_selector_term(pref[i].preference, child(index(pp, i), "preference"), errs);
+    validate_node_selector_term(pref[i].preference, at<&api::PreferredSchedulingTerm::preference>(index(pp, i)), errs);
   }
   return errs;
 }
 
-std::vector<std::string> validate_balanced_allocation_args(const NodeResourcesBalancedAllocationArgs& a,
+std::vector<std::string> validate_plugin_args(const NodeResourcesBalancedAllocationArgs& a,
                                                            const std::string& path) {
   std::vector<std::string> errs;
   std::set<std::string> seen;
-  std::string rp = child(path, "resources");
+  std::string rp = at<&NodeResourcesBalancedAllocationArgs::resources>(path);
   for (std::size_t i = 0; i < a.resources.size(); ++i) {
     const auto& r = a.resources[i];
-    if (!seen.insert(r.name).second) errs.push_back(duplicate(child(index(rp, i), "name"), go_quote(r.name)));
-    if (r.weight != 1) errs.push_back(invalid(child(index(rp, i), "weight"), num(r.weight), "must be 1"));
+    if (!seen.insert(r.name).second) errs.push_back(duplicate(at<&ResourceSpec::name>(index(rp, i)), go_quote(r.name)));
+    if (r.weight != 1) errs.push_back(invalid(at<&ResourceSpec::weight>(index(rp, i)), num(r.weight), "must be 1"));
   }
   return errs;
 }
 
-std::vector<std::string> validate_node_resources_fit_args(const NodeResourcesFitArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const NodeResourcesFitArgs& a, const std::string& path) {
   std::vector<std::string> errs;
-  std::string rp = child(path, "ignoredResources");
+  std::string rp = at<&NodeResourcesFitArgs::ignoredResources>(path);
   for (std::size_t i = 0; i < a.ignoredResources.size(); ++i) validate_label_name(a.ignoredResources[i], index(rp, i), errs);
-  std::string gp = child(path, "ignoredResourceGroups");
+  std::string gp = at<&NodeResourcesFitArgs::ignoredResourceGroups>(path);
   for (std::size_t i = 0; i < a.ignoredResourceGroups.size(); ++i) {
     const auto& g = a.ignoredResourceGroups[i];
     if (g.find('/') != std::string::npos) {
@@ -272,50 +282,51 @@ std::vector<std::string> validate_node_resources_fit_args(const NodeResourcesFit
     }
     validate_label_name(g, index(gp, i), errs);
   }
-  std::string sp = child(path, "scoringStrategy");
+  std::string sp = at<&NodeResourcesFitArgs::scoringStrategy>(path);
   const auto& s = a.scoringStrategy;
   static const std::vector<std::string> types = {std::string(kLeastAllocated), std::string(kMostAllocated),
                                                  std::string(kRequestedToCapacityRatio)};
   if (std::find(types.begin(), types.end(), s.type) == types.end()) {
-    errs.push_back(not_supported(child(sp, "type"), go_quote(s.type), types));
+    errs.push_back(not_supported(at<&ScoringStrategy::type>(sp), go_quote(s.type), types));
   }
-  append(errs, validate_resources(s.resources, child(sp, "resources")));
-  // v1.32 validates a given shape under "scoringStrategy.shape". A missing shape for
+  append(errs, validate_resources(s.resources, at<&ScoringStrategy::resources>(sp)));
+  // v1.32 validates a given shape under "scoringStrategy.shape" (not a v1 path: written as
+  // upstream reports it). A missing shape for
   // RequestedToCapacityRatio is reported as later releases do (v1.32 would crash on it).
   if (s.requestedToCapacityRatio) {
     append(errs, validate_function_shape(s.requestedToCapacityRatio->shape, child(sp, "shape")));
   } else if (s.type == kRequestedToCapacityRatio) {
-    errs.push_back(required(child(sp, "requestedToCapacityRatio"), "must be specified when type is RequestedToCapacityRatio"));
+    errs.push_back(required(at<&ScoringStrategy::requestedToCapacityRatio>(sp), "must be specified when type is RequestedToCapacityRatio"));
   }
   return errs;
 }
 
-std::vector<std::string> validate_pod_topology_spread_args(const PodTopologySpreadArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const PodTopologySpreadArgs& a, const std::string& path) {
   std::vector<std::string> errs;
-  std::string tp = child(path, "defaultingType");
+  std::string tp = at<&PodTopologySpreadArgs::defaultingType>(path);
   if (a.defaultingType != kSystemDefaulting && a.defaultingType != kListDefaulting) {
     errs.push_back(not_supported(tp, go_quote(a.defaultingType), {std::string(kSystemDefaulting), std::string(kListDefaulting)}));
   } else if (a.defaultingType == kSystemDefaulting && !a.defaultConstraints.empty()) {
     errs.push_back(invalid(tp, go_quote(a.defaultingType), "when .defaultConstraints are not empty"));
   }
-  std::string cp = child(path, "defaultConstraints");
+  std::string cp = at<&PodTopologySpreadArgs::defaultConstraints>(path);
   for (std::size_t i = 0; i < a.defaultConstraints.size(); ++i) {
     const auto& c = a.defaultConstraints[i];
     std::string p = index(cp, i);
-    if (c.maxSkew <= 0) errs.push_back(invalid(child(p, "maxSkew"), num(c.maxSkew), "not in valid range (0, inf)"));
+    if (c.maxSkew <= 0) errs.push_back(invalid(at<&api::TopologySpreadConstraint::maxSkew>(p), num(c.maxSkew), "not in valid range (0, inf)"));
     if (c.topologyKey.empty()) {
-      errs.push_back(required(child(p, "topologyKey"), "can not be empty"));
+      errs.push_back(required(at<&api::TopologySpreadConstraint::topologyKey>(p), "can not be empty"));
     } else {
-      validate_label_name(c.topologyKey, child(p, "topologyKey"), errs);
+      validate_label_name(c.topologyKey, at<&api::TopologySpreadConstraint::topologyKey>(p), errs);
     }
-    std::string wp = child(p, "whenUnsatisfiable");
+    std::string wp = at<&api::TopologySpreadConstraint::whenUnsatisfiable>(p);
     if (c.whenUnsatisfiable.empty()) {
       errs.push_back(required(wp, "can not be empty"));
     } else if (c.whenUnsatisfiable != "DoNotSchedule" && c.whenUnsatisfiable != "ScheduleAnyway") {
       errs.push_back(not_supported(wp, go_quote(c.whenUnsatisfiable), {"DoNotSchedule", "ScheduleAnyway"}));
     }
     if (c.labelSelector) {
-      errs.push_back(forbidden(child(p, "labelSelector"), "constraint must not define a selector, as they deduced for each pod"));
+      errs.push_back(forbidden(at<&api::TopologySpreadConstraint::labelSelector>(p), "constraint must not define a selector, as they deduced for each pod"));
     }
     for (std::size_t j = 0; j < i; ++j) {
       const auto& o = a.defaultConstraints[j];
@@ -328,10 +339,10 @@ std::vector<std::string> validate_pod_topology_spread_args(const PodTopologySpre
   return errs;
 }
 
-std::vector<std::string> validate_volume_binding_args(const VolumeBindingArgs& a, const std::string& path) {
+std::vector<std::string> validate_plugin_args(const VolumeBindingArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   if (a.bindTimeoutSeconds < 0) {
-    errs.push_back(invalid(child(path, "bindTimeoutSeconds"), num(a.bindTimeoutSeconds),
+    errs.push_back(invalid(at<&VolumeBindingArgs::bindTimeoutSeconds>(path), num(a.bindTimeoutSeconds),
                            "invalid BindTimeoutSeconds, should not be a negative value"));
   }
   // The VolumeCapacityPriority gate is off in v1.32, so a shape must not be configured.
@@ -342,21 +353,22 @@ std::vector<std::string> validate_volume_binding_args(const VolumeBindingArgs& a
            ", Score:" + num(a.shape[i].score) + "}";
     }
     v += "}";
-    errs.push_back(invalid(child(path, "shape"), v,
+    errs.push_back(invalid(at<&VolumeBindingArgs::shape>(path), v,
                            "unexpected field `shape`, remove it or turn on the feature gate VolumeCapacityPriority"));
   }
   return errs;
 }
 
 std::vector<std::string> validate_args(const PluginArgs& args, const std::string& path) {
-  if (auto* a = std::get_if<DefaultPreemptionArgs>(&args)) return validate_default_preemption_args(*a, path);
-  if (auto* a = std::get_if<InterPodAffinityArgs>(&args)) return validate_inter_pod_affinity_args(*a, path);
-  if (auto* a = std::get_if<NodeAffinityArgs>(&args)) return validate_node_affinity_args(*a, path);
-  if (auto* a = std::get_if<NodeResourcesBalancedAllocationArgs>(&args)) return validate_balanced_allocation_args(*a, path);
-  if (auto* a = std::get_if<NodeResourcesFitArgs>(&args)) return validate_node_resources_fit_args(*a, path);
-  if (auto* a = std::get_if<PodTopologySpreadArgs>(&args)) return validate_pod_topology_spread_args(*a, path);
-  if (auto* a = std::get_if<VolumeBindingArgs>(&args)) return validate_volume_binding_args(*a, path);
-  return {};
+  return std::visit(
+      [&](const auto& a) -> std::vector<std::string> {
+        if constexpr (requires { validate_plugin_args(a, path); }) {
+          return validate_plugin_args(a, path);
+        } else {
+          return {};  // no args, or an out-of-tree plugin's
+        }
+      },
+      args);
 }
 
 // ---------------------------------------------------------------- configuration
@@ -374,18 +386,18 @@ std::string removed_plugin_message(const std::string& name) {
 }
 
 void validate_profile(const KubeSchedulerProfile& prof, const std::string& path, std::vector<std::string>& errs) {
-  if (prof.schedulerName.empty()) errs.push_back(required(child(path, "schedulerName"), ""));
+  if (prof.schedulerName.empty()) errs.push_back(required(at<&KubeSchedulerProfile::schedulerName>(path), ""));
   if (prof.percentageOfNodesToScore &&
       (*prof.percentageOfNodesToScore < 0 || *prof.percentageOfNodesToScore > 100)) {
-    errs.push_back(invalid(child(path, "percentageOfNodesToScore"), num(*prof.percentageOfNodesToScore),
+    errs.push_back(invalid(at<&KubeSchedulerProfile::percentageOfNodesToScore>(path), num(*prof.percentageOfNodesToScore),
                            "not in valid range [0-100]"));
   }
-  std::string pp = child(path, "plugins");
+  std::string pp = at<&KubeSchedulerProfile::plugins>(path);
   for (ExtensionPoint ep : kSpecificExtensionPoints) {
     const auto& set = prof.plugins.at(ep);
     for (std::size_t i = 0; i < set.enabled.size(); ++i) {
       if (removed_plugins().contains(set.enabled[i].name)) {
-        errs.push_back(index(child(child(pp, extension_point_field(ep)), "enabled"), i) + ": " +
+        errs.push_back(index(at<&PluginSet::enabled>(child(pp, extension_point_field(ep))), i) + ": " +
                        removed_plugin_message(set.enabled[i].name));
       }
     }
@@ -393,13 +405,13 @@ void validate_profile(const KubeSchedulerProfile& prof, const std::string& path,
   std::set<std::string> seen;
   for (std::size_t i = 0; i < prof.pluginConfig.size(); ++i) {
     const auto& pc = prof.pluginConfig[i];
-    std::string cp = index(child(path, "pluginConfig"), i);
+    std::string cp = index(at<&KubeSchedulerProfile::pluginConfig>(path), i);
     if (!seen.insert(pc.name).second) errs.push_back(duplicate(cp, go_quote(pc.name)));
     if (removed_plugins().contains(pc.name)) {
       errs.push_back(cp + ": " + removed_plugin_message(pc.name));
       continue;
     }
-    append(errs, validate_args(pc.args, child(cp, "args")));
+    append(errs, validate_args(pc.args, at<&PluginConfig::args>(cp)));
   }
 }
 
@@ -408,24 +420,30 @@ void validate_common_queue_sort(const std::vector<KubeSchedulerProfile>& profile
   std::string name;
   if (!canon.enabled.empty()) name = canon.enabled[0].name;
   if (canon.enabled.size() > 1) {
-    errs.push_back(invalid("profiles[0].plugins.queueSort.Enabled", num(canon.enabled.size()),
+    // Upstream names the Go field here, not the v1 one.
+    const std::string path = at<&Plugins::queueSort>(at<&KubeSchedulerProfile::plugins>(index(kProfiles, 0)));
+    errs.push_back(invalid(path + ".Enabled", num(canon.enabled.size()),
                            "only one queue sort plugin can be enabled"));
   }
   const PluginArgs* canon_args = nullptr;
   if (!name.empty()) canon_args = profiles[0].raw_args_for(name);
   for (std::size_t i = 1; i < profiles.size(); ++i) {
-    std::string p = index("profiles", i);
+    std::string p = index(kProfiles, i);
     const PluginSet& cur = profiles[i].plugins.queueSort;
     if (!(cur == canon)) {
       std::string v = "{";
       for (std::size_t j = 0; j < cur.enabled.size(); ++j) v += (j ? " " : "") + cur.enabled[j].name;
       v += "}";
-      errs.push_back(invalid(p + ".plugins.queueSort", v, "must be the same for all profiles"));
+      errs.push_back(
+          invalid(at<&Plugins::queueSort>(at<&KubeSchedulerProfile::plugins>(p)), v, "must be the same for all profiles"));
     }
     for (const auto& pc : profiles[i].pluginConfig) {
       if (!name.empty() && pc.name == name) {
         bool same = canon_args ? args_equal(*canon_args, pc.args) : false;
-        if (!same) errs.push_back(invalid(p + ".pluginConfig.args", go_quote(pc.name), "queueSort must be the same for all profiles"));
+        if (!same) {
+          errs.push_back(invalid(at<&PluginConfig::args>(at<&KubeSchedulerProfile::pluginConfig>(p)), go_quote(pc.name),
+                                 "queueSort must be the same for all profiles"));
+        }
       }
     }
   }
@@ -436,14 +454,14 @@ void validate_extenders(const std::vector<Extender>& extenders, std::vector<std:
   std::set<std::string> managed;
   for (std::size_t i = 0; i < extenders.size(); ++i) {
     const auto& x = extenders[i];
-    std::string p = index("extenders", i);
+    std::string p = index(at<&KubeSchedulerConfiguration::extenders>(""), i);
     if (!x.prioritizeVerb.empty() && x.weight <= 0) {
-      errs.push_back(invalid(child(p, "weight"), num(x.weight), "must have a positive weight applied to it"));
+      errs.push_back(invalid(at<&Extender::weight>(p), num(x.weight), "must have a positive weight applied to it"));
     }
     if (!x.bindVerb.empty()) ++binders;
     for (std::size_t j = 0; j < x.managedResources.size(); ++j) {
       const auto& r = x.managedResources[j];
-      std::string np = child(index(child(p, "managedResources"), j), "name");
+      std::string np = at<&ExtenderManagedResource::name>(index(at<&Extender::managedResources>(p), j));
       auto msgs = labels::validate_label_key(r.name);
       for (const auto& m : msgs) errs.push_back(invalid(np, go_quote(r.name), m));
       if (msgs.empty() && !is_extended_resource_name(r.name)) {
@@ -455,7 +473,7 @@ void validate_extenders(const std::vector<Extender>& extenders, std::vector<std:
     }
   }
   if (binders > 1) {
-    errs.push_back(invalid("extenders", go_quote("found " + std::to_string(binders) + " extenders implementing bind"),
+    errs.push_back(invalid(at<&KubeSchedulerConfiguration::extenders>(""), go_quote("found " + std::to_string(binders) + " extenders implementing bind"),
                            "only one extender can implement bind"));
   }
 }
@@ -465,65 +483,66 @@ void validate_extenders(const std::vector<Extender>& extenders, std::vector<std:
 std::vector<std::string> validation_errors(const KubeSchedulerConfiguration& cfg) {
   std::vector<std::string> errs;
   if (cfg.clientConnection.burst < 0) {
-    errs.push_back(invalid("clientConnection.burst", num(cfg.clientConnection.burst), "must be non-negative"));
+    errs.push_back(invalid(at<&ClientConnectionConfiguration::burst>(at<&KubeSchedulerConfiguration::clientConnection>("")), num(cfg.clientConnection.burst), "must be non-negative"));
   }
   const auto& le = cfg.leaderElection;
+  const std::string kLeaderElection = at<&KubeSchedulerConfiguration::leaderElection>("");
   if (le.leaderElect) {
     if (le.leaseDuration <= Duration::zero()) {
-      errs.push_back(invalid("leaderElection.leaseDuration", util::go_duration(le.leaseDuration), "must be greater than zero"));
+      errs.push_back(invalid(at<&LeaderElectionConfiguration::leaseDuration>(kLeaderElection), util::go_duration(le.leaseDuration), "must be greater than zero"));
     }
     if (le.renewDeadline <= Duration::zero()) {
-      errs.push_back(invalid("leaderElection.renewDeadline", util::go_duration(le.renewDeadline), "must be greater than zero"));
+      errs.push_back(invalid(at<&LeaderElectionConfiguration::renewDeadline>(kLeaderElection), util::go_duration(le.renewDeadline), "must be greater than zero"));
     }
     if (le.retryPeriod <= Duration::zero()) {
-      errs.push_back(invalid("leaderElection.retryPeriod", util::go_duration(le.retryPeriod), "must be greater than zero"));
+      errs.push_back(invalid(at<&LeaderElectionConfiguration::retryPeriod>(kLeaderElection), util::go_duration(le.retryPeriod), "must be greater than zero"));
     }
     if (le.leaseDuration <= le.renewDeadline) {
-      errs.push_back(invalid("leaderElection.leaseDuration", util::go_duration(le.renewDeadline),
+      errs.push_back(invalid(at<&LeaderElectionConfiguration::leaseDuration>(kLeaderElection), util::go_duration(le.renewDeadline),
                              "LeaseDuration must be greater than RenewDeadline"));
     }
     // client-go's NewLeaderElector refuses this at startup; reporting it here fails earlier.
     constexpr double kJitterFactor = 1.2;
     if (static_cast<double>(le.renewDeadline.count()) <= kJitterFactor * static_cast<double>(le.retryPeriod.count())) {
-      errs.push_back(invalid("leaderElection.renewDeadline", util::go_duration(le.renewDeadline),
+      errs.push_back(invalid(at<&LeaderElectionConfiguration::renewDeadline>(kLeaderElection), util::go_duration(le.renewDeadline),
                              "renewDeadline must be greater than retryPeriod*JitterFactor"));
     }
-    if (le.resourceLock.empty()) errs.push_back(invalid("leaderElection.resourceLock", "\"\"", "resourceLock is required"));
+    if (le.resourceLock.empty()) errs.push_back(invalid(at<&LeaderElectionConfiguration::resourceLock>(kLeaderElection), "\"\"", "resourceLock is required"));
     if (le.resourceNamespace.empty()) {
-      errs.push_back(invalid("leaderElection.resourceNamespace", "\"\"", "resourceNamespace is required"));
+      errs.push_back(invalid(at<&LeaderElectionConfiguration::resourceNamespace>(kLeaderElection), "\"\"", "resourceNamespace is required"));
     }
-    if (le.resourceName.empty()) errs.push_back(invalid("leaderElection.resourceName", "\"\"", "resourceName is required"));
+    if (le.resourceName.empty()) errs.push_back(invalid(at<&LeaderElectionConfiguration::resourceName>(kLeaderElection), "\"\"", "resourceName is required"));
     if (le.resourceLock != "leases") {
-      errs.push_back(invalid("leaderElection.resourceLock", go_quote(le.resourceLock), "resourceLock value must be \"leases\""));
+      errs.push_back(invalid(at<&LeaderElectionConfiguration::resourceLock>(kLeaderElection), go_quote(le.resourceLock), "resourceLock value must be \"leases\""));
     }
   }
   if (cfg.parallelism <= 0) {
-    errs.push_back(invalid("parallelism", num(cfg.parallelism), "should be an integer value greater than zero"));
+    errs.push_back(invalid(at<&KubeSchedulerConfiguration::parallelism>(""), num(cfg.parallelism), "should be an integer value greater than zero"));
   }
   if (cfg.profiles.empty()) {
-    errs.push_back(required("profiles", ""));
+    errs.push_back(required(kProfiles, ""));
   } else {
     std::map<std::string, std::size_t> names;
     for (std::size_t i = 0; i < cfg.profiles.size(); ++i) {
       const auto& prof = cfg.profiles[i];
-      std::string p = index("profiles", i);
+      std::string p = index(kProfiles, i);
       validate_profile(prof, p, errs);
       auto [it, inserted] = names.emplace(prof.schedulerName, i);
       if (!inserted) {
-        errs.push_back(duplicate(child(p, "schedulerName"), go_quote(child(index("profiles", it->second), "schedulerName"))));
+        errs.push_back(duplicate(at<&KubeSchedulerProfile::schedulerName>(p), go_quote(at<&KubeSchedulerProfile::schedulerName>(index(kProfiles, it->second)))));
       }
     }
     validate_common_queue_sort(cfg.profiles, errs);
   }
   if (cfg.percentageOfNodesToScore &&
       (*cfg.percentageOfNodesToScore < 0 || *cfg.percentageOfNodesToScore > 100)) {
-    errs.push_back(invalid("percentageOfNodesToScore", num(*cfg.percentageOfNodesToScore), "not in valid range [0-100]"));
+    errs.push_back(invalid(at<&KubeSchedulerConfiguration::percentageOfNodesToScore>(""), num(*cfg.percentageOfNodesToScore), "not in valid range [0-100]"));
   }
   if (cfg.podInitialBackoffSeconds <= 0) {
-    errs.push_back(invalid("podInitialBackoffSeconds", num(cfg.podInitialBackoffSeconds), "must be greater than 0"));
+    errs.push_back(invalid(at<&KubeSchedulerConfiguration::podInitialBackoffSeconds>(""), num(cfg.podInitialBackoffSeconds), "must be greater than 0"));
   }
   if (cfg.podMaxBackoffSeconds < cfg.podInitialBackoffSeconds) {
-    errs.push_back(invalid("podMaxBackoffSeconds", num(cfg.podMaxBackoffSeconds),
+    errs.push_back(invalid(at<&KubeSchedulerConfiguration::podMaxBackoffSeconds>(""), num(cfg.podMaxBackoffSeconds),
                            "must be greater than or equal to PodInitialBackoffSeconds"));
   }
   validate_extenders(cfg.extenders, errs);

@@ -19,15 +19,14 @@ util::Result<void> validate(const KubeSchedulerConfiguration& cfg);
 std::string aggregate_errors(const std::vector<std::string>& errs);
 
 // Per-args validation; `path` is the args' field path ("" for messages relative to the args,
-// as a plugin constructor reports them).
+// as a plugin constructor reports them). One overload per in-tree args type.
 std::vector<std::string> validate_args(const PluginArgs& args, const std::string& path);
-std::vector<std::string> validate_default_preemption_args(const DefaultPreemptionArgs& a, const std::string& path);
-std::vector<std::string> validate_inter_pod_affinity_args(const InterPodAffinityArgs& a, const std::string& path);
-std::vector<std::string> validate_node_affinity_args(const NodeAffinityArgs& a, const std::string& path);
-std::vector<std::string> validate_balanced_allocation_args(const NodeResourcesBalancedAllocationArgs& a,
-                                                           const std::string& path);
-std::vector<std::string> validate_node_resources_fit_args(const NodeResourcesFitArgs& a, const std::string& path);
-std::vector<std::string> validate_pod_topology_spread_args(const PodTopologySpreadArgs& a, const std::string& path);
-std::vector<std::string> validate_volume_binding_args(const VolumeBindingArgs& a, const std::string& path);
+std::vector<std::string> validate_plugin_args(const DefaultPreemptionArgs& a, const std::string& path);
+std::vector<std::string> validate_plugin_args(const InterPodAffinityArgs& a, const std::string& path);
+std::vector<std::string> validate_plugin_args(const NodeAffinityArgs& a, const std::string& path);
+std::vector<std::string> validate_plugin_args(const NodeResourcesBalancedAllocationArgs& a, const std::string& path);
+std::vector<std::string> validate_plugin_args(const NodeResourcesFitArgs& a, const std::string& path);
+std::vector<std::string> validate_plugin_args(const PodTopologySpreadArgs& a, const std::string& path);
+std::vector<std::string> validate_plugin_args(const VolumeBindingArgs& a, const std::string& path);
 
 }  // namespace ksched::scheduler::config

@@ -1,64 +1,23 @@
 #include "scheduler/config/write.h"
 
-#include <yaml-cpp/yaml.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
-#include <map>
 
-#include "scheduler/config/load.h"
+#include "api/codec.h"
+#include "api/yaml_json.h"
+#include "util/base64.h"
 #include "util/go_format.h"
 
 namespace ksched::scheduler::config {
 
 namespace {
 
-// A JSON-like value; maps keep keys sorted as sigs.k8s.io/yaml does (JSON -> map -> YAML).
-struct Value {
-  enum Kind { Null, String, Scalar, Map, Seq } kind = Null;  // Scalar: number or bool, written bare
-  std::string text;
-  std::map<std::string, Value> map;
-  std::vector<Value> seq;
-
-  static Value str(std::string s) {
-    Value v;
-    v.kind = String;
-    v.text = std::move(s);
-    return v;
-  }
-  static Value raw(std::string s) {
-    Value v;
-    v.kind = Scalar;
-    v.text = std::move(s);
-    return v;
-  }
-  static Value boolean(bool b) { return raw(b ? "true" : "false"); }
-  template <class I>
-  static Value integer(I i) {
-    return raw(std::to_string(i));
-  }
-  static Value object() {
-    Value v;
-    v.kind = Map;
-    return v;
-  }
-  static Value list() {
-    Value v;
-    v.kind = Seq;
-    return v;
-  }
-  Value& operator[](const std::string& k) { return map[k]; }
-  void push(Value v) { seq.push_back(std::move(v)); }
-};
-
-Value float_value(float f) {
-  char buf[64];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, f);
-  (void)ec;
-  return Value::raw(std::string(buf, p));
-}
+namespace json = boost::json;
 
 // ---------------------------------------------------------------- YAML emitter (go-yaml v2 layout)
 
@@ -180,30 +139,34 @@ std::string string_scalar(const std::string& s) {
   return single_quote(s);
 }
 
-std::string scalar_text(const Value& v) {
-  switch (v.kind) {
-    case Value::Null: return "null";
-    case Value::Scalar: return v.text;
-    case Value::String: return string_scalar(v.text);
+// A scalar as go-yaml v2 writes it.
+std::string scalar_text(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::null: return "null";
+    case json::kind::bool_: return v.get_bool() ? "true" : "false";
+    case json::kind::int64: return std::to_string(v.get_int64());
+    case json::kind::uint64: return std::to_string(v.get_uint64());
+    case json::kind::double_: return fmt::format("{}", v.get_double());
+    case json::kind::string: return string_scalar(std::string(v.get_string()));
     default: return "";
   }
 }
 
-bool is_collection(const Value& v) { return v.kind == Value::Map || v.kind == Value::Seq; }
-bool is_empty_collection(const Value& v) {
-  return (v.kind == Value::Map && v.map.empty()) || (v.kind == Value::Seq && v.seq.empty());
+bool is_collection(const json::value& v) { return v.is_object() || v.is_array(); }
+bool is_empty_collection(const json::value& v) {
+  return (v.is_object() && v.get_object().empty()) || (v.is_array() && v.get_array().empty());
 }
 
-void emit(const Value& v, int indent, bool inline_first, std::string& out);
+void emit(const json::value& v, int indent, bool inline_first, std::string& out);
 
 // Writes the value after "key:" or "- ".
-void emit_after_key(const Value& v, int indent, std::string& out, bool in_seq_item) {
+void emit_after_key(const json::value& v, int indent, std::string& out, bool in_seq_item) {
   if (is_empty_collection(v)) {
-    out += v.kind == Value::Map ? " {}\n" : " []\n";
-  } else if (v.kind == Value::Map) {
+    out += v.is_object() ? " {}\n" : " []\n";
+  } else if (v.is_object()) {
     out += "\n";
     emit(v, indent + 2, false, out);
-  } else if (v.kind == Value::Seq) {
+  } else if (v.is_array()) {
     out += "\n";
     // go-yaml v2 does not indent a sequence under its mapping key.
     emit(v, in_seq_item ? indent + 2 : indent, false, out);
@@ -212,18 +175,18 @@ void emit_after_key(const Value& v, int indent, std::string& out, bool in_seq_it
   }
 }
 
-void emit(const Value& v, int indent, bool inline_first, std::string& out) {
+void emit(const json::value& v, int indent, bool inline_first, std::string& out) {
   const std::string pad(static_cast<std::size_t>(indent), ' ');
   bool first = true;
-  if (v.kind == Value::Map) {
-    for (const auto& [k, val] : v.map) {
+  if (v.is_object()) {
+    for (const auto& kv : v.get_object()) {
       if (!(first && inline_first)) out += pad;
       first = false;
-      out += string_scalar(k) + ":";
-      emit_after_key(val, indent, out, false);
+      out += string_scalar(std::string(kv.key())) + ":";
+      emit_after_key(kv.value(), indent, out, false);
     }
-  } else if (v.kind == Value::Seq) {
-    for (const auto& item : v.seq) {
+  } else if (v.is_array()) {
+    for (const auto& item : v.get_array()) {
       if (!(first && inline_first)) out += pad;
       first = false;
       out += "-";
@@ -239,395 +202,147 @@ void emit(const Value& v, int indent, bool inline_first, std::string& out) {
   }
 }
 
-// ---------------------------------------------------------------- config -> Value
+// ---------------------------------------------------------------- encoding by description
 
-Value from_yaml(const YAML::Node& n) {
-  if (!n.IsDefined() || n.IsNull()) return Value{};
-  if (n.IsMap()) {
-    Value v = Value::object();
-    for (auto it = n.begin(); it != n.end(); ++it) v[it->first.Scalar()] = from_yaml(it->second);
-    return v;
-  }
-  if (n.IsSequence()) {
-    Value v = Value::list();
-    for (std::size_t i = 0; i < n.size(); ++i) v.push(from_yaml(n[i]));
-    return v;
-  }
-  // The JSON we stored quotes strings; bare scalars are numbers/bools.
-  return n.Tag() == "!" ? Value::str(n.Scalar()) : Value::raw(n.Scalar());
-}
+template <class T>
+json::value encode_value(const T& v, std::uint8_t flags);
 
-Value strings(const std::vector<std::string>& v) {
-  Value out = Value::list();
-  for (const auto& s : v) out.push(Value::str(s));
-  return out;
-}
-
-Value resources(const std::vector<ResourceSpec>& rs) {
-  Value out = Value::list();
-  for (const auto& r : rs) {
-    Value e = Value::object();
-    e["name"] = Value::str(r.name);
-    if (r.weight != 0) e["weight"] = Value::integer(r.weight);
-    out.push(std::move(e));
-  }
-  return out;
-}
-
-Value shape(const std::vector<UtilizationShapePoint>& pts) {
-  Value out = Value::list();
-  for (const auto& p : pts) {
-    Value e = Value::object();
-    e["utilization"] = Value::integer(p.utilization);
-    e["score"] = Value::integer(p.score);
-    out.push(std::move(e));
-  }
-  return out;
-}
-
-Value label_selector(const api::LabelSelector& s) {
-  Value out = Value::object();
-  if (!s.matchLabels.empty()) {
-    Value m = Value::object();
-    for (const auto& [k, val] : s.matchLabels) m[k] = Value::str(val);
-    out["matchLabels"] = std::move(m);
-  }
-  if (!s.matchExpressions.empty()) {
-    Value l = Value::list();
-    for (const auto& r : s.matchExpressions) {
-      Value e = Value::object();
-      e["key"] = Value::str(r.key);
-      e["operator"] = Value::str(r.operator_);
-      if (!r.values.empty()) e["values"] = strings(r.values);
-      l.push(std::move(e));
-    }
-    out["matchExpressions"] = std::move(l);
-  }
-  return out;
-}
-
-Value node_selector_term(const api::NodeSelectorTerm& t) {
-  Value out = Value::object();
-  auto reqs = [](const std::vector<api::NodeSelectorRequirement>& rs) {
-    Value l = Value::list();
-    for (const auto& r : rs) {
-      Value e = Value::object();
-      e["key"] = Value::str(r.key);
-      e["operator"] = Value::str(r.operator_);
-      if (!r.values.empty()) e["values"] = strings(r.values);
-      l.push(std::move(e));
-    }
-    return l;
-  };
-  if (!t.matchExpressions.empty()) out["matchExpressions"] = reqs(t.matchExpressions);
-  if (!t.matchFields.empty()) out["matchFields"] = reqs(t.matchFields);
-  return out;
-}
-
-Value node_affinity(const api::NodeAffinity& a) {
-  Value out = Value::object();
-  if (a.requiredDuringSchedulingIgnoredDuringExecution) {
-    Value terms = Value::list();
-    for (const auto& t : a.requiredDuringSchedulingIgnoredDuringExecution->nodeSelectorTerms) {
-      terms.push(node_selector_term(t));
-    }
-    Value ns = Value::object();
-    ns["nodeSelectorTerms"] = std::move(terms);
-    out["requiredDuringSchedulingIgnoredDuringExecution"] = std::move(ns);
-  }
-  if (!a.preferredDuringSchedulingIgnoredDuringExecution.empty()) {
-    Value l = Value::list();
-    for (const auto& p : a.preferredDuringSchedulingIgnoredDuringExecution) {
-      Value e = Value::object();
-      e["weight"] = Value::integer(p.weight);
-      e["preference"] = node_selector_term(p.preference);
-      l.push(std::move(e));
-    }
-    out["preferredDuringSchedulingIgnoredDuringExecution"] = std::move(l);
-  }
-  return out;
-}
-
-Value topology_spread_constraint(const api::TopologySpreadConstraint& c) {
-  Value out = Value::object();
-  out["maxSkew"] = Value::integer(c.maxSkew);
-  out["topologyKey"] = Value::str(c.topologyKey);
-  out["whenUnsatisfiable"] = Value::str(c.whenUnsatisfiable);
-  if (c.labelSelector) out["labelSelector"] = label_selector(*c.labelSelector);
-  if (c.minDomains) out["minDomains"] = Value::integer(*c.minDomains);
-  if (c.nodeAffinityPolicy) out["nodeAffinityPolicy"] = Value::str(*c.nodeAffinityPolicy);
-  if (c.nodeTaintsPolicy) out["nodeTaintsPolicy"] = Value::str(*c.nodeTaintsPolicy);
-  if (!c.matchLabelKeys.empty()) out["matchLabelKeys"] = strings(c.matchLabelKeys);
-  return out;
-}
-
-// Returns a Null value when there are no args to write.
-Value args_value(const std::string& plugin, const PluginArgs& args) {
-  Value out = Value::object();
-  auto type_meta = [&](std::string_view kind) {
-    out["apiVersion"] = Value::str(std::string(kAPIVersion));
-    out["kind"] = Value::str(std::string(kind));
-  };
-  if (auto* a = std::get_if<DefaultPreemptionArgs>(&args)) {
-    type_meta("DefaultPreemptionArgs");
-    out["minCandidateNodesPercentage"] = Value::integer(a->minCandidateNodesPercentage);
-    out["minCandidateNodesAbsolute"] = Value::integer(a->minCandidateNodesAbsolute);
-  } else if (auto* a = std::get_if<InterPodAffinityArgs>(&args)) {
-    type_meta("InterPodAffinityArgs");
-    out["hardPodAffinityWeight"] = Value::integer(a->hardPodAffinityWeight);
-    out["ignorePreferredTermsOfExistingPods"] = Value::boolean(a->ignorePreferredTermsOfExistingPods);
-  } else if (auto* a = std::get_if<NodeAffinityArgs>(&args)) {
-    type_meta("NodeAffinityArgs");
-    if (a->addedAffinity) out["addedAffinity"] = node_affinity(*a->addedAffinity);
-  } else if (auto* a = std::get_if<NodeResourcesBalancedAllocationArgs>(&args)) {
-    type_meta("NodeResourcesBalancedAllocationArgs");
-    if (!a->resources.empty()) out["resources"] = resources(a->resources);
-  } else if (auto* a = std::get_if<NodeResourcesFitArgs>(&args)) {
-    type_meta("NodeResourcesFitArgs");
-    if (!a->ignoredResources.empty()) out["ignoredResources"] = strings(a->ignoredResources);
-    if (!a->ignoredResourceGroups.empty()) out["ignoredResourceGroups"] = strings(a->ignoredResourceGroups);
-    Value s = Value::object();
-    if (!a->scoringStrategy.type.empty()) s["type"] = Value::str(a->scoringStrategy.type);
-    if (!a->scoringStrategy.resources.empty()) s["resources"] = resources(a->scoringStrategy.resources);
-    if (a->scoringStrategy.requestedToCapacityRatio) {
-      Value r = Value::object();
-      if (!a->scoringStrategy.requestedToCapacityRatio->shape.empty()) {
-        r["shape"] = shape(a->scoringStrategy.requestedToCapacityRatio->shape);
-      }
-      s["requestedToCapacityRatio"] = std::move(r);
-    }
-    out["scoringStrategy"] = std::move(s);
-  } else if (auto* a = std::get_if<PodTopologySpreadArgs>(&args)) {
-    type_meta("PodTopologySpreadArgs");
-    if (!a->defaultConstraints.empty()) {
-      Value l = Value::list();
-      for (const auto& c : a->defaultConstraints) l.push(topology_spread_constraint(c));
-      out["defaultConstraints"] = std::move(l);
-    }
-    if (!a->defaultingType.empty()) out["defaultingType"] = Value::str(a->defaultingType);
-  } else if (auto* a = std::get_if<VolumeBindingArgs>(&args)) {
-    type_meta("VolumeBindingArgs");
-    out["bindTimeoutSeconds"] = Value::integer(a->bindTimeoutSeconds);
-    if (!a->shape.empty()) out["shape"] = shape(a->shape);
-  } else if (auto* a = std::get_if<UnknownArgs>(&args)) {
-    if (a->json.empty()) return Value{};
-    try {
-      return from_yaml(YAML::Load(a->json));
-    } catch (const YAML::Exception&) {
-      return Value::str(a->json);  // cannot happen for JSON we produced; keep the text visible
-    }
+// Go's omitempty.
+template <class T>
+bool is_empty(const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return v.empty();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return !v;
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    return v == T{};
+  } else if constexpr (std::is_same_v<T, Duration>) {
+    return v == Duration::zero();
+  } else if constexpr (is_optional<T>::value) {
+    return !v.has_value();
+  } else if constexpr (is_vector<T>::value) {
+    return v.empty();
+  } else if constexpr (std::is_same_v<T, PluginArgs>) {
+    const auto* u = std::get_if<UnknownArgs>(&v);
+    return std::holds_alternative<std::monostate>(v) || (u && u->json.empty());
   } else {
-    (void)plugin;
-    return Value{};
+    return false;  // a struct is never empty for encoding/json
   }
+}
+
+template <class T>
+json::object encode_struct(const T& v) {
+  json::object out;
+  if constexpr (Kind<T>) {
+    out["apiVersion"] = kAPIVersion;
+    out["kind"] = T::kKind;
+  }
+  std::apply(
+      [&](const auto&... f) {
+        (
+            [&] {
+              const auto& member = v.*(f.member);
+              if ((f.flags & kOmitEmpty) && is_empty(member)) return;
+              out[f.name] = encode_value(member, f.flags);
+            }(),
+            ...);
+      },
+      describe(type_tag<T>{}));
   return out;
 }
 
-Value plugin_set(const PluginSet& s) {
-  Value out = Value::object();
-  // Upstream's output carries the (internally plain int32) weight for enabled plugins only.
-  auto list = [](const std::vector<Plugin>& ps, bool with_weight) {
-    Value l = Value::list();
-    for (const auto& p : ps) {
-      Value e = Value::object();
-      e["name"] = Value::str(p.name);
-      if (with_weight) e["weight"] = Value::integer(p.weight.value_or(0));
-      l.push(std::move(e));
-    }
-    return l;
-  };
-  if (!s.enabled.empty()) out["enabled"] = list(s.enabled, true);
-  if (!s.disabled.empty()) out["disabled"] = list(s.disabled, false);
-  return out;
+json::value parse_json(std::string_view text) {
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec) return json::value(std::string(text));  // not JSON we produced; keep the text visible
+  return v;
 }
 
-Value profile_value(const KubeSchedulerProfile& prof) {
-  Value out = Value::object();
-  if (!prof.schedulerName.empty()) out["schedulerName"] = Value::str(prof.schedulerName);
-  if (prof.percentageOfNodesToScore) out["percentageOfNodesToScore"] = Value::integer(*prof.percentageOfNodesToScore);
-  Value plugins = Value::object();
-  plugins["multiPoint"] = plugin_set(prof.plugins.multiPoint);
-  for (ExtensionPoint ep : kSpecificExtensionPoints) {
-    plugins[std::string(extension_point_field(ep))] = plugin_set(prof.plugins.at(ep));
-  }
-  out["plugins"] = std::move(plugins);
-  if (!prof.pluginConfig.empty()) {
-    Value l = Value::list();
-    for (const auto& pc : prof.pluginConfig) {
-      Value e = Value::object();
-      e["name"] = Value::str(pc.name);
-      Value a = args_value(pc.name, pc.args);
-      if (a.kind != Value::Null) e["args"] = std::move(a);
-      l.push(std::move(e));
-    }
-    out["pluginConfig"] = std::move(l);
-  }
-  return out;
-}
-
-Value extender_value(const Extender& x) {
-  Value out = Value::object();
-  out["urlPrefix"] = Value::str(x.urlPrefix);
-  if (!x.filterVerb.empty()) out["filterVerb"] = Value::str(x.filterVerb);
-  if (!x.preemptVerb.empty()) out["preemptVerb"] = Value::str(x.preemptVerb);
-  if (!x.prioritizeVerb.empty()) out["prioritizeVerb"] = Value::str(x.prioritizeVerb);
-  if (x.weight != 0) out["weight"] = Value::integer(x.weight);
-  if (!x.bindVerb.empty()) out["bindVerb"] = Value::str(x.bindVerb);
-  if (x.enableHTTPS) out["enableHTTPS"] = Value::boolean(true);
-  if (x.tlsConfig) {
-    const auto& t = *x.tlsConfig;
-    Value v = Value::object();
-    auto b64 = [](const std::string& s) {
-      return Value::str(YAML::EncodeBase64(reinterpret_cast<const unsigned char*>(s.data()), s.size()));
-    };
-    if (t.insecure) v["insecure"] = Value::boolean(true);
-    if (!t.serverName.empty()) v["serverName"] = Value::str(t.serverName);
-    if (!t.certFile.empty()) v["certFile"] = Value::str(t.certFile);
-    if (!t.keyFile.empty()) v["keyFile"] = Value::str(t.keyFile);
-    if (!t.caFile.empty()) v["caFile"] = Value::str(t.caFile);
-    if (!t.certData.empty()) v["certData"] = b64(t.certData);
-    if (!t.keyData.empty()) v["keyData"] = b64(t.keyData);
-    if (!t.caData.empty()) v["caData"] = b64(t.caData);
-    out["tlsConfig"] = std::move(v);
-  }
-  out["httpTimeout"] = Value::str(util::go_duration(x.httpTimeout));
-  if (x.nodeCacheCapable) out["nodeCacheCapable"] = Value::boolean(true);
-  if (!x.managedResources.empty()) {
-    Value l = Value::list();
-    for (const auto& r : x.managedResources) {
-      Value e = Value::object();
-      e["name"] = Value::str(r.name);
-      if (r.ignoredByScheduler) e["ignoredByScheduler"] = Value::boolean(true);
-      l.push(std::move(e));
-    }
-    out["managedResources"] = std::move(l);
-  }
-  if (x.ignorable) out["ignorable"] = Value::boolean(true);
-  return out;
-}
-
-void emit_json(const Value& v, std::string& out) {
-  switch (v.kind) {
-    case Value::Null: out += "null"; break;
-    case Value::Scalar: out += v.text; break;
-    case Value::String: {
-      out += '"';
-      for (unsigned char ch : v.text) {
-        switch (ch) {
-          case '"': out += "\\\""; break;
-          case '\\': out += "\\\\"; break;
-          case '\n': out += "\\n"; break;
-          case '\t': out += "\\t"; break;
-          case '\r': out += "\\r"; break;
-          default:
-            if (ch < 0x20) {
-              char buf[8];
-              std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-              out += buf;
-            } else {
-              out += static_cast<char>(ch);
-            }
+template <class T>
+json::value encode_value(const T& v, std::uint8_t flags) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (flags & kBase64) return json::value(util::base64_encode(v));
+    return json::value(v);
+  } else if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T>) {
+    return json::value(v);
+  } else if constexpr (std::is_same_v<T, float>) {
+    // The shortest text that reads back as the same float32, as Go prints it.
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    (void)ec;
+    return json::value(std::strtod(std::string(buf, end).c_str(), nullptr));
+  } else if constexpr (std::is_same_v<T, Duration>) {
+    return json::value(util::go_duration(v));
+  } else if constexpr (is_optional<T>::value) {
+    return v ? encode_value(*v, flags) : encode_value(typename T::value_type{}, flags);
+  } else if constexpr (is_vector<T>::value) {
+    json::array out;
+    for (const auto& e : v) {
+      if constexpr (std::is_same_v<typename T::value_type, Plugin>) {
+        if (flags & kNamesOnly) {
+          out.push_back(json::object{{"name", e.name}});
+          continue;
         }
       }
-      out += '"';
-      break;
+      out.push_back(encode_value(e, kAlways));
     }
-    case Value::Map: {
-      out += '{';
-      bool first = true;
-      for (const auto& [k, val] : v.map) {
-        if (!first) out += ',';
-        first = false;
-        emit_json(Value::str(k), out);
-        out += ':';
-        emit_json(val, out);
-      }
-      out += '}';
-      break;
-    }
-    case Value::Seq: {
-      out += '[';
-      for (std::size_t i = 0; i < v.seq.size(); ++i) {
-        if (i) out += ',';
-        emit_json(v.seq[i], out);
-      }
-      out += ']';
-      break;
-    }
+    return out;
+  } else if constexpr (std::is_same_v<T, PluginArgs>) {
+    return std::visit(
+        [](const auto& a) -> json::value {
+          using A = std::decay_t<decltype(a)>;
+          if constexpr (std::is_same_v<A, std::monostate>) {
+            return nullptr;
+          } else if constexpr (std::is_same_v<A, UnknownArgs>) {
+            return a.json.empty() ? json::value(nullptr) : parse_json(a.json);
+          } else {
+            return encode_struct(a);
+          }
+        },
+        v);
+  } else if constexpr (ApiType<T>) {
+    return parse_json(api::encode(v));
+  } else {
+    return encode_struct(v);
   }
 }
 
-Value config_value(const KubeSchedulerConfiguration& cfg);
+// Keys in order, as sigs.k8s.io/yaml writes them (JSON -> map -> YAML); /configz too.
+json::value sorted(json::value v) {
+  if (v.is_array()) {
+    for (auto& e : v.get_array()) e = sorted(std::move(e));
+  } else if (v.is_object()) {
+    json::object& in = v.get_object();
+    std::vector<json::key_value_pair*> members;
+    members.reserve(in.size());
+    for (auto& kv : in) members.push_back(&kv);
+    std::sort(members.begin(), members.end(), [](const auto* a, const auto* b) { return a->key() < b->key(); });
+    json::object out;
+    out.reserve(members.size());
+    for (auto* kv : members) out.emplace(kv->key(), sorted(std::move(kv->value())));
+    return out;
+  }
+  return v;
+}
 
 }  // namespace
 
-std::string write_args(const std::string& plugin, const PluginArgs& args) {
-  Value v = args_value(plugin, args);
-  if (v.kind == Value::Null) return "";
+std::string write_args(const std::string& /*plugin*/, const PluginArgs& args) {
+  json::value v = encode_value(args, kAlways);
+  if (v.is_null()) return "";
   std::string out;
-  emit(v, 0, false, out);
+  emit(sorted(std::move(v)), 0, false, out);
   return out;
 }
 
 std::string write_config(const KubeSchedulerConfiguration& cfg) {
   std::string out;
-  emit(config_value(cfg), 0, false, out);
+  emit(sorted(encode_struct(cfg)), 0, false, out);
   return out;
 }
 
 std::string write_config_json(const KubeSchedulerConfiguration& cfg) {
-  std::string out;
-  emit_json(config_value(cfg), out);
-  return out;
+  return api::to_json_text(sorted(encode_struct(cfg)));
 }
-
-namespace {
-
-Value config_value(const KubeSchedulerConfiguration& cfg) {
-  Value root = Value::object();
-  root["apiVersion"] = Value::str(std::string(kAPIVersion));
-  root["kind"] = Value::str(std::string(kKind));
-  root["parallelism"] = Value::integer(cfg.parallelism);
-
-  const auto& le = cfg.leaderElection;
-  Value lv = Value::object();
-  lv["leaderElect"] = Value::boolean(le.leaderElect);
-  lv["leaseDuration"] = Value::str(util::go_duration(le.leaseDuration));
-  lv["renewDeadline"] = Value::str(util::go_duration(le.renewDeadline));
-  lv["retryPeriod"] = Value::str(util::go_duration(le.retryPeriod));
-  lv["resourceLock"] = Value::str(le.resourceLock);
-  lv["resourceName"] = Value::str(le.resourceName);
-  lv["resourceNamespace"] = Value::str(le.resourceNamespace);
-  root["leaderElection"] = std::move(lv);
-
-  const auto& cc = cfg.clientConnection;
-  Value cv = Value::object();
-  cv["kubeconfig"] = Value::str(cc.kubeconfig);
-  cv["acceptContentTypes"] = Value::str(cc.acceptContentTypes);
-  cv["contentType"] = Value::str(cc.contentType);
-  cv["qps"] = float_value(cc.qps);
-  cv["burst"] = Value::integer(cc.burst);
-  root["clientConnection"] = std::move(cv);
-
-  root["enableProfiling"] = Value::boolean(cfg.enableProfiling);
-  root["enableContentionProfiling"] = Value::boolean(cfg.enableContentionProfiling);
-  if (cfg.percentageOfNodesToScore) root["percentageOfNodesToScore"] = Value::integer(*cfg.percentageOfNodesToScore);
-  root["podInitialBackoffSeconds"] = Value::integer(cfg.podInitialBackoffSeconds);
-  root["podMaxBackoffSeconds"] = Value::integer(cfg.podMaxBackoffSeconds);
-  if (!cfg.profiles.empty()) {
-    Value l = Value::list();
-    for (const auto& p : cfg.profiles) l.push(profile_value(p));
-    root["profiles"] = std::move(l);
-  }
-  if (!cfg.extenders.empty()) {
-    Value l = Value::list();
-    for (const auto& x : cfg.extenders) l.push(extender_value(x));
-    root["extenders"] = std::move(l);
-  }
-  if (cfg.delayCacheUntilActive) root["delayCacheUntilActive"] = Value::boolean(true);
-  return root;
-}
-
-}  // namespace
 
 }  // namespace ksched::scheduler::config

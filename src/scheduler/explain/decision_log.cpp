@@ -22,7 +22,7 @@ void DecisionLog::record(framework::Framework& fwk, const api::Pod& pod, const s
   if (capacity_ == 0) return;
   auto e = explain(fwk, pod);
   Entry entry;
-  entry.pod = pod.metadata.namespace_ + "/" + pod.metadata.name;
+  entry.pod = api::key_of(pod);
   entry.node = node;
   entry.time = now_rfc3339();
   if (!e) {

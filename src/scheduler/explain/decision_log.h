@@ -1,5 +1,5 @@
 // The scheduler's last decisions, explained: a bounded log filled from the scheduling loop
-// (SchedulerOptions::cycleObserver) and read by its /debug/explain endpoint. Off unless the
+// (SchedulerOptions::cycle_observer) and read by its /debug/explain endpoint. Off unless the
 // scheduler runs with --explain-cache-size N.
 //
 // Each entry costs a second pass of the cycle's Filter and Score over every node, on the

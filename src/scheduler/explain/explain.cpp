@@ -5,7 +5,11 @@
 #include <map>
 #include <set>
 
+#include "api/quantity.h"
 #include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/plugin_helper.h"
+#include "scheduler/plugins/noderesources/fit.h"
+#include "scheduler/plugins/tainttoleration/tainttoleration.h"
 
 namespace ksched::scheduler::explain {
 namespace fw = framework;
@@ -22,7 +26,6 @@ std::vector<std::string> plugins_at(const fw::Framework& fwk, const char* point)
   return it == all.end() ? std::vector<std::string>{} : it->second;
 }
 
-std::string pod_key(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
 
 // "NodeResourcesFit +12, TaintToleration -3": the plugins that separate two nodes, largest first.
 std::string margin(const NodeExplanation& a, const NodeExplanation& b) {
@@ -44,11 +47,59 @@ std::string margin(const NodeExplanation& a, const NodeExplanation& b) {
   return out.empty() ? "no plugin separates them" : out;
 }
 
+// A quantity in the form kubectl shows: CPU from millicores, byte sizes in binary units.
+std::string quantity(std::string_view resource, std::int64_t v) {
+  if (resource == "cpu") return api::Quantity::from_milli(v).to_string();
+  if (resource == "memory" || resource == "ephemeral-storage" || resource.rfind("hugepages-", 0) == 0) {
+    return api::Quantity::from_int(v, api::Quantity::Format::BinarySI).to_string();
+  }
+  return std::to_string(v);
+}
+
+// NodeResourcesFit's shortfalls with their numbers (its Filter reports only "Insufficient cpu").
+// The plugin's ignoredResources are not applied: an ignored resource never rejects a node, so a
+// node it rejected lacks at least one resource shown here.
+std::vector<Shortfall> shortfalls(const api::Pod& pod, const fw::NodeInfo& ni) {
+  std::vector<Shortfall> out;
+  for (const auto& r : plugins::noderesources::fits(pod, ni)) {
+    out.push_back(Shortfall{r.resourceName, quantity(r.resourceName, r.requested), quantity(r.resourceName, r.used),
+                            quantity(r.resourceName, r.capacity)});
+  }
+  return out;
+}
+
 }  // namespace
+
+bool natural_less(std::string_view a, std::string_view b) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      // Compare the digit runs as numbers: skip leading zeros, then the longer run is larger.
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      std::size_t is = i, js = j;
+      while (is + 1 < ie && a[is] == '0') ++is;
+      while (js + 1 < je && b[js] == '0') ++js;
+      const auto ra = a.substr(is, ie - is), rb = b.substr(js, je - js);
+      if (ra.size() != rb.size()) return ra.size() < rb.size();
+      if (ra != rb) return ra < rb;
+      if (ie - i != je - j) return ie - i < je - j;  // "01" after "1": a total order
+      i = ie;
+      j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
 
 util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
   Explanation e;
-  e.pod = pod_key(given);
+  e.pod = api::key_of(given);
   // A bound pod would only ever fit its own node (NodeName): ask where it would go if pending.
   api::Pod unbound;
   if (!given.spec.nodeName.empty()) {
@@ -87,6 +138,7 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
       n.rejected = (pre.plugin().empty() ? std::string("PreFilter") : pre.plugin()) + ": " + pre.message();
       e.nodes.push_back(std::move(n));
     }
+    std::sort(e.nodes.begin(), e.nodes.end(), [](const auto& a, const auto& b) { return natural_less(a.name, b.name); });
     return e;
   }
 
@@ -115,6 +167,13 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
     if (s.is_error()) return util::make_error(s.message());
     if (!s.is_success()) {
       n.rejected = s.plugin() + ": " + s.message();
+      if (s.plugin() == plugins::noderesources::kFitName) n.shortfalls = shortfalls(pod, *ni);
+      if (s.plugin() == plugins::tainttoleration::kName && ni->node() != nullptr) {
+        if (const api::Taint* t = fw::find_matching_untolerated_taint(ni->node()->spec.taints, pod.spec.tolerations,
+                                                                      fw::is_do_not_schedule_taint)) {
+          n.detail = "untolerated taint " + t->key + (t->value.empty() ? "" : "=" + t->value) + ":" + t->effect;
+        }
+      }
       fit.diagnosis.nodeToStatus.set(n.name, s);
       rejected.push_back(std::move(n));
       continue;
@@ -123,7 +182,7 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
     e.nodes.push_back(std::move(n));
   }
   e.feasible = feasible.size();
-  std::sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return natural_less(a.name, b.name); });
 
   if (feasible.empty()) {
     e.summary = fit.error();
@@ -158,7 +217,7 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
     }
   }
   std::sort(e.nodes.begin(), e.nodes.end(), [](const auto& a, const auto& b) {
-    return a.total != b.total ? a.total > b.total : a.name < b.name;
+    return a.total != b.total ? a.total > b.total : natural_less(a.name, b.name);
   });
   e.chosen = e.nodes.front().name;
   if (e.nodes.size() > 1) {
@@ -184,7 +243,50 @@ std::string pad(std::string s, std::size_t w) {
 
 }  // namespace
 
-std::string to_text(const Explanation& e) {
+namespace {
+
+// "a, b, c and 7 more" (all of them when limit is 0).
+std::string name_list(const std::vector<const NodeExplanation*>& nodes, std::size_t limit) {
+  std::string out;
+  const std::size_t shown = limit == 0 ? nodes.size() : std::min(limit, nodes.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    if (i != 0) out += ", ";
+    out += nodes[i]->name;
+  }
+  if (shown < nodes.size()) out += " and " + std::to_string(nodes.size() - shown) + " more";
+  return out;
+}
+
+std::string shortfall_text(const std::vector<Shortfall>& sf) {
+  std::string out;
+  for (const auto& s : sf) {
+    if (!out.empty()) out += "; ";
+    out += s.resource + ": the pod requests " + s.requested + ", " + s.used + " of " + s.allocatable + " in use";
+  }
+  return out;
+}
+
+void append_verdicts(std::string& out, const char* indent, const std::vector<Verdict>& vs) {
+  for (const auto& v : vs) out += indent + pad(v.plugin, 32) + v.code + (v.reason.empty() ? "" : ": " + v.reason) + "\n";
+}
+
+void append_scores(std::string& out, const NodeExplanation& n, const std::string& chosen) {
+  out += "  " + n.name + "  total " + std::to_string(n.total) + (n.name == chosen ? "  <- chosen" : "") + "\n";
+  for (const auto& s : n.scores) {
+    out += "    " + pad(s.plugin, 32) + std::to_string(s.raw) + " / " + std::to_string(s.normalized) + " x " +
+           std::to_string(s.weight) + " = " + std::to_string(s.weighted) + "\n";
+  }
+}
+
+}  // namespace
+
+util::Result<std::string> to_text(const Explanation& e, const TextOptions& o) {
+  std::vector<const NodeExplanation*> named;
+  for (const auto& want : o.nodes) {
+    auto it = std::find_if(e.nodes.begin(), e.nodes.end(), [&](const auto& n) { return n.name == want; });
+    if (it == e.nodes.end()) return util::make_error("node \"" + want + "\" is not in the scheduler's snapshot");
+    named.push_back(&*it);
+  }
   std::string out;
   out += "Pod:      " + e.pod + "\n";
   out += "Profile:  " + e.profile + "\n";
@@ -197,28 +299,91 @@ std::string to_text(const Explanation& e) {
     out += "\n";
     out += title;
     out += ":\n";
-    for (const auto& v : vs) out += "  " + pad(v.plugin, 32) + v.code + (v.reason.empty() ? "" : ": " + v.reason) + "\n";
+    append_verdicts(out, "  ", vs);
   };
   verdicts("PreFilter", e.preFilter);
   verdicts("PreScore", e.preScore);
-  bool scored = false;
+
+  // Scores: the best few feasible nodes (all with wide); feasible nodes come first in e.nodes.
+  const std::size_t top = o.wide ? e.feasible : std::min(o.top, e.feasible);
+  if (top > 0) {
+    out += "\nScores (raw / normalized x weight = weighted), best first";
+    out += top < e.feasible ? ", " + std::to_string(top) + " of " + std::to_string(e.feasible) + " feasible nodes:\n" : ":\n";
+    for (std::size_t i = 0; i < top; ++i) append_scores(out, e.nodes[i], e.chosen);
+    if (top < e.feasible) out += "  (--node NAME or -o wide shows the others)\n";
+  }
+
+  // Rejected nodes: grouped by the scheduler's reason, then by their numbers.
+  std::vector<const NodeExplanation*> rejected;
   for (const auto& n : e.nodes) {
-    if (n.scores.empty()) continue;
-    if (!scored) {
-      out += "\nScores (raw / normalized x weight = weighted), best first:\n";
-      scored = true;
+    if (!n.rejected.empty()) rejected.push_back(&n);
+  }
+  if (!rejected.empty()) {
+    std::vector<std::pair<std::string, std::vector<const NodeExplanation*>>> groups;
+    for (const auto* n : rejected) {
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == n->rejected; });
+      if (it == groups.end()) {
+        groups.emplace_back(n->rejected, std::vector<const NodeExplanation*>{});
+        it = std::prev(groups.end());
+      }
+      it->second.push_back(n);
     }
-    out += "  " + n.name + "  total " + std::to_string(n.total) + (n.name == e.chosen ? "  <- chosen" : "") + "\n";
-    for (const auto& s : n.scores) {
-      out += "    " + pad(s.plugin, 32) + std::to_string(s.raw) + " / " + std::to_string(s.normalized) + " x " +
-             std::to_string(s.weight) + " = " + std::to_string(s.weighted) + "\n";
+    std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+    out += "\nRejected: " + std::to_string(rejected.size()) + (rejected.size() == 1 ? " node" : " nodes") + ", by reason:\n";
+    const std::size_t limit = o.wide ? 0 : 6;
+    for (const auto& [reason, nodes] : groups) {
+      out += "  " + reason + "  (" + std::to_string(nodes.size()) + (nodes.size() == 1 ? " node)\n" : " nodes)\n");
+      // Nodes with the same numbers together, the largest set first.
+      std::vector<std::pair<std::string, std::vector<const NodeExplanation*>>> by_numbers;
+      for (const auto* n : nodes) {
+        const std::string numbers = n->detail.empty() ? shortfall_text(n->shortfalls) : n->detail;
+        auto it = std::find_if(by_numbers.begin(), by_numbers.end(), [&](const auto& g) { return g.first == numbers; });
+        if (it == by_numbers.end()) {
+          by_numbers.emplace_back(numbers, std::vector<const NodeExplanation*>{});
+          it = std::prev(by_numbers.end());
+        }
+        it->second.push_back(n);
+      }
+      std::stable_sort(by_numbers.begin(), by_numbers.end(),
+                       [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+      const std::size_t groups_shown = o.wide ? by_numbers.size() : std::min<std::size_t>(by_numbers.size(), 5);
+      for (std::size_t g = 0; g < groups_shown; ++g) {
+        const auto& [numbers, members] = by_numbers[g];
+        out += "    " + name_list(members, limit) + (numbers.empty() ? "" : ": " + numbers) + "\n";
+      }
+      if (groups_shown < by_numbers.size()) {
+        std::size_t rest = 0;
+        for (std::size_t g = groups_shown; g < by_numbers.size(); ++g) rest += by_numbers[g].second.size();
+        out += "    and " + std::to_string(rest) + " more nodes with other figures (-o wide lists them)\n";
+      }
     }
   }
-  out += "\nFilters per node:\n";
-  for (const auto& n : e.nodes) {
-    out += "  " + n.name + (n.rejected.empty() ? "  fits" : "  rejected by " + n.rejected) + "\n";
-    for (const auto& v : n.filters) {
-      out += "    " + pad(v.plugin, 32) + v.code + (v.reason.empty() ? "" : ": " + v.reason) + "\n";
+
+  // Every verdict of the named nodes (of every node with wide).
+  std::vector<const NodeExplanation*> detailed = named;
+  if (o.wide) {
+    detailed.clear();
+    for (const auto& n : e.nodes) detailed.push_back(&n);
+  }
+  for (const auto* n : detailed) {
+    out += "\nNode " + n->name + ": " + (n->rejected.empty() ? std::string("fits") : "rejected by " + n->rejected) + "\n";
+    if (!n->shortfalls.empty()) out += "  " + shortfall_text(n->shortfalls) + "\n";
+    if (!n->detail.empty()) out += "  " + n->detail + "\n";
+    if (!n->filters.empty()) {
+      out += "  Filter:\n";
+      append_verdicts(out, "    ", n->filters);
+    }
+    if (!n->scores.empty()) {
+      out += "  Score:\n";
+      std::string scores;
+      append_scores(scores, *n, e.chosen);
+      // Indent the node's score block under its heading.
+      std::size_t at = 0;
+      while (at < scores.size()) {
+        const std::size_t end = scores.find('\n', at);
+        out += "  " + scores.substr(at, end - at + 1);
+        at = end + 1;
+      }
     }
   }
   return out;
@@ -241,6 +406,15 @@ boost::json::object to_json_object(const Explanation& e) {
   for (const auto& n : e.nodes) {
     json::object o{{"name", n.name}, {"feasible", n.rejected.empty()}, {"filters", verdicts(n.filters)}};
     if (!n.rejected.empty()) o["rejected"] = n.rejected;
+    if (!n.detail.empty()) o["detail"] = n.detail;
+    if (!n.shortfalls.empty()) {
+      json::array sf;
+      for (const auto& x : n.shortfalls) {
+        sf.push_back(json::object{
+            {"resource", x.resource}, {"requested", x.requested}, {"used", x.used}, {"allocatable", x.allocatable}});
+      }
+      o["shortfalls"] = std::move(sf);
+    }
     if (!n.scores.empty()) {
       json::array scores;
       for (const auto& s : n.scores) {

@@ -11,6 +11,7 @@
 #include <boost/json/object.hpp>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/types.h"
@@ -35,12 +36,25 @@ struct ScoreLine {
   std::int64_t weighted = 0;    // normalized * weight: what the total adds up
 };
 
+// What a node lacks for the pod (NodeResourcesFit's rejection, with its numbers): quantities in
+// canonical form ("500m", "4", "1Gi").
+struct Shortfall {
+  std::string resource;     // "cpu", "memory", "pods", "nvidia.com/gpu", ...
+  std::string requested;    // by the pod
+  std::string used;         // by the pods already on the node (assumed ones included)
+  std::string allocatable;  // the node's
+};
+
 struct NodeExplanation {
   std::string name;
   std::vector<Verdict> filters;  // every Filter plugin PreFilter did not skip, in run order
   // The rejection the scheduler itself records for this node (the first rejecting plugin, with
   // nominated pods taken into account) as "Plugin: reason"; empty when the node is feasible.
   std::string rejected;
+  std::vector<Shortfall> shortfalls;  // set when NodeResourcesFit rejected the node
+  // What else the status message leaves out: the untolerated taint ("dedicated=infra:NoSchedule")
+  // when TaintToleration rejected the node.
+  std::string detail;
   std::vector<ScoreLine> scores;  // feasible nodes: every Score plugin PreScore did not skip
   std::int64_t total = 0;
 };
@@ -53,7 +67,8 @@ struct Explanation {
   std::string boundTo;
   std::vector<Verdict> preFilter;
   std::vector<Verdict> preScore;
-  // Feasible nodes by total (highest first, then name), then rejected nodes by name.
+  // Feasible nodes by total (highest first, then name), then rejected nodes by name; names compare
+  // naturally (node-2 before node-10).
   std::vector<NodeExplanation> nodes;
   std::size_t feasible = 0;
   std::string chosen;    // empty when no node fits
@@ -68,8 +83,20 @@ struct Explanation {
 // framework's (a plugin failing, not a node rejecting).
 util::Result<Explanation> explain(framework::Framework& fwk, const api::Pod& pod);
 
-// A table per section for people; every node is listed.
-std::string to_text(const Explanation& e);
+// What the text form shows. By default: the best `top` feasible nodes' scores and the rejected
+// nodes grouped by reason (and by their numbers), a few names per group; `nodes` adds every detail
+// of the named nodes; `wide` lists every node with every plugin's verdict and score.
+struct TextOptions {
+  std::vector<std::string> nodes;
+  std::size_t top = 3;
+  bool wide = false;
+};
+
+// For people. Fails only when a node of `o.nodes` is not in the explanation.
+util::Result<std::string> to_text(const Explanation& e, const TextOptions& o = {});
+
+// Node names in the order people expect: runs of digits compare as numbers (node-2 < node-10).
+bool natural_less(std::string_view a, std::string_view b);
 // The same as one JSON object (field names as in the structs above, camelCase).
 std::string to_json(const Explanation& e);
 boost::json::object to_json_object(const Explanation& e);

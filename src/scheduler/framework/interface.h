@@ -1,5 +1,12 @@
 // Plugin extension points and the Handle plugins use to reach the framework and the cluster
 // (pkg/scheduler/framework/interface.go). One framework instance per profile.
+//
+// Threads, for every plugin: one plugin object serves every pod of its profile for the
+// scheduler's life. The scheduling cycle (PreFilter to Permit) runs on one scheduling thread, a
+// pod at a time, but Filter and Score fan out over a pool, and binding cycles (WaitOnPermit to
+// PostBind) run on binding workers, several pods at once and alongside the next scheduling
+// cycles. What belongs to one pod's attempt goes in its CycleState; what a plugin keeps across
+// pods it must guard itself.
 #pragma once
 #include <any>
 #include <atomic>
@@ -10,11 +17,13 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "api/helpers.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/signature.h"
 #include "scheduler/framework/status.h"
@@ -49,15 +58,24 @@ class Plugin {
 
 class PreEnqueuePlugin : public virtual Plugin {
  public:
+  // Called by the queue before a pod enters activeQ or backoffQ (from event handlers and
+  // requeues, inside the queue's lock): Success lets it in, a rejection keeps it gated until an
+  // event it registered moves it again. Must be cheap: no API calls, no waiting.
   virtual Status pre_enqueue(const api::Pod& pod) = 0;
 };
 
 class QueueSortPlugin : public virtual Plugin {
  public:
+  // Orders activeQ (inside the queue's lock): a strict weak ordering, stable for a pod while it
+  // is queued. Only one QueueSort plugin is enabled, and every profile must use the same.
   virtual bool less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
 };
 
-// Events after which a pod rejected by this plugin may become schedulable.
+// Events after which a pod rejected by this plugin may become schedulable. Every plugin that can
+// reject a pod (PreEnqueue, PreFilter, Filter, Reserve, Permit) should say: one that does not is
+// given the wildcard event, so its pods are retried after any change. Asked once, at start-up;
+// the answer must not depend on the cluster. An empty list means its pods wait for the periodic
+// flush of unschedulable pods.
 class EnqueueExtensions : public virtual Plugin {
  public:
   virtual std::vector<ClusterEventWithHint> events_to_register() const = 0;
@@ -71,6 +89,11 @@ struct PreFilterResult {
   PreFilterResult merge(const PreFilterResult& other) const;
 };
 
+// Incremental updates of what a plugin's PreFilter computed, for "what if this pod were (not) on
+// that node": nominated pods in Filter and preemption's dry runs. Called only after the plugin's
+// PreFilter succeeded for the pod, possibly on a clone of the cycle state, possibly several times
+// before the next Filter on a node, and concurrently on different clones (preemption tries
+// candidate nodes in parallel). Never called when the plugin's PreFilter returned Skip.
 class PreFilterExtensions {
  public:
   virtual ~PreFilterExtensions() = default;
@@ -82,8 +105,19 @@ class PreFilterExtensions {
 
 class PreFilterPlugin : public virtual Plugin {
  public:
+  // Called once per scheduling attempt on the scheduling thread, before any Filter, with the
+  // snapshot's nodes; writes what Filter will read into `state` (the batch path and explain may
+  // run it again on the same state, so it must overwrite, not accumulate). Returns:
+  //  - Success, optionally narrowing `result` to the nodes worth filtering (the others count as
+  //    UnschedulableAndUnresolvable, out of preemption's reach);
+  //  - Skip: this plugin's Filter and PreFilterExtensions do not run for this pod;
+  //  - a rejection: the pod fits no node (PostFilter still runs);
+  //  - Error: the attempt ends and the pod is retried after backoff.
+  // A PreFilter plugin should also implement SignPlugin, or its profile never batches.
   virtual Status pre_filter(CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes,
                             PreFilterResult& result) = 0;
+  // The plugin's PreFilterExtensions, or nullptr when what it computed does not depend on other
+  // pods.
   virtual PreFilterExtensions* pre_filter_extensions() { return nullptr; }
 };
 
@@ -102,7 +136,11 @@ struct QuickReject {
 
 class FilterPlugin : public virtual Plugin {
  public:
-  // Called concurrently for different nodes: must not write shared state.
+  // Whether the pod fits `node_info`: Success, or a rejection (Unschedulable: preemption may
+  // help; UnschedulableAndUnresolvable: it cannot), or Error, which ends the attempt. Called
+  // concurrently for different nodes, so it must not write shared state; it reads `node_info`,
+  // never the snapshot's copy of that node (preemption passes modified copies). It may be called
+  // several times per node and attempt (nominated pods, preemption's dry runs).
   virtual Status filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info) = 0;
 
   // Optional, asked once per scheduling cycle after PreFilter: a test that is true only for nodes
@@ -120,6 +158,8 @@ class FilterPlugin : public virtual Plugin {
 struct NominatingInfo {
   enum class Mode { Noop, Override } mode = Mode::Noop;
   std::string nominatedNodeName;
+  // Clears the pod's nominated node (upstream clearNominatedNode).
+  static NominatingInfo cleared() { return {Mode::Override, ""}; }
 };
 struct PostFilterResult {
   NominatingInfo nominatingInfo;
@@ -127,18 +167,31 @@ struct PostFilterResult {
 
 class PostFilterPlugin : public virtual Plugin {
  public:
+  // Called on the scheduling thread when PreFilter or Filter left the pod no node, with every
+  // node's status (`filtered`; nodes may all be UnschedulableAndUnresolvable, which a preemption
+  // plugin must skip itself). Plugins run in order until one returns Success (or
+  // UnschedulableAndUnresolvable, which stops the rest). Returns Success when it made the pod
+  // schedulable later (a preemption sets `result.nominatingInfo`, which the scheduler writes to
+  // the pod's status), Unschedulable when it could not, Error on failure.
+  // Its message becomes part of the pod's FailedScheduling reason. Either way this attempt fails.
   virtual Status post_filter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                              PostFilterResult& result) = 0;
 };
 
 class PreScorePlugin : public virtual Plugin {
  public:
+  // Called on the scheduling thread with the nodes that passed Filter, when there is more than
+  // one: what Score reads goes into `state`. Skip: this plugin's Score does not run for this pod.
+  // Any other failure ends the attempt.
   virtual Status pre_score(CycleState& state, const api::Pod& pod, const std::vector<NodeInfoPtr>& nodes) = 0;
 };
 
 class ScorePlugin : public virtual Plugin {
  public:
-  // Called concurrently for different nodes.
+  // Ranks one feasible node; called concurrently for different nodes, so it must not write
+  // shared state. Must return Success (anything else ends the attempt) and, unless the plugin
+  // normalizes, a score in [kMinNodeScore, kMaxNodeScore]. normalize_score then runs once over
+  // every node's score, on the scheduling thread; the profile's weight is applied after it.
   virtual Status score(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
                        std::int64_t& score) = 0;
   virtual bool has_normalize_score() const { return false; }
@@ -157,19 +210,35 @@ class SignPlugin : public virtual Plugin {
 
 class ReservePlugin : public virtual Plugin {
  public:
+  // Called on the scheduling thread once the pod is assumed on `node_name` in the scheduler's
+  // cache: the place to claim what the plugin hands out per node (volumes, devices) before the
+  // next pod is scheduled. A failure (a rejection, or Error) ends the attempt, and every Reserve
+  // plugin's unreserve runs.
   virtual Status reserve(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
+  // Undoes reserve when the pod will not be bound there: a later Reserve or Permit plugin
+  // failed (on the scheduling thread), or WaitOnPermit, PreBind or Bind failed (on a binding
+  // worker). Runs for every Reserve plugin, in reverse order, so it may be called without this
+  // plugin's reserve having run for the pod, and must be idempotent. It cannot fail.
   virtual void unreserve(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
 };
 
 class PermitPlugin : public virtual Plugin {
  public:
-  // Status Wait with a timeout parks the pod until allowed, rejected or timed out.
+  // Called on the scheduling thread after Reserve: Success lets the pod go on to binding; Wait
+  // with a `timeout` (at most 15 minutes) parks it as a WaitingPod, and its binding worker
+  // waits until every waiting plugin allowed it, one rejected it or the time ran out (a
+  // rejection); a rejection or Error ends the attempt (Unreserve runs). Another plugin or
+  // thread may allow or reject a waiting pod through Handle::get_waiting_pod.
   virtual Status permit(CycleState& state, const api::Pod& pod, const std::string& node_name,
                         std::chrono::milliseconds& timeout) = 0;
 };
 
 class PreBindPlugin : public virtual Plugin {
  public:
+  // Called on a binding worker after Permit allowed the pod, before Bind; may block (API
+  // requests, waiting for a volume). Binding workers run many pods at once and the scheduling
+  // thread goes on meanwhile. Anything but Success fails the binding cycle: Unreserve runs and
+  // the pod is retried.
   virtual Status pre_bind(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
   // True when pre_bind for this pod will return at once, with no request and no wait. Only then
   // may the scheduler run the pod's binding cycle in a batch with others (one slow PreBind would
@@ -177,20 +246,34 @@ class PreBindPlugin : public virtual Plugin {
   virtual bool pre_bind_is_quick(const CycleState& /*state*/, const api::Pod& /*pod*/) const { return false; }
 };
 
+// One pod's binding, as the Bind plugins get it: the pod of a binding cycle and its node.
+struct BindItem {
+  CycleState* state = nullptr;
+  const api::Pod* pod = nullptr;
+  const std::string* node_name = nullptr;
+};
+
 class BindPlugin : public virtual Plugin {
  public:
-  // Skip = not this binder's pod; the next bind plugin is tried.
+  // Binds the pod to the node (upstream Bind). Skip = not this binder's pod: the next Bind
+  // plugin is tried. Called on a binding worker, after PreBind; may block.
   virtual Status bind(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
-  // A binder whose bind is one ClusterClient::bind and nothing more says so; when it is a
-  // profile's only Bind plugin, the framework may bind several pods with one
-  // ClusterClient::bind_all and passes each pod's answer to bound_through_client, which must
-  // return what bind would have returned on that answer.
-  virtual bool binds_through_client() const { return false; }
-  virtual Status bound_through_client(Status client_status) const { return client_status; }
+  // Binds the pods of binding cycles that run together (see binds_in_batches), one status per
+  // item in `out`, each what bind() would have returned for that pod. The default binds them
+  // one after another; a binder that can send them together overrides it (DefaultBinder: one
+  // pipelined write).
+  virtual void bind_all(std::span<const BindItem> items, std::span<Status> out) {
+    for (std::size_t i = 0; i < items.size(); ++i) out[i] = bind(*items[i].state, *items[i].pod, *items[i].node_name);
+  }
+  // Whether bind_all for a batch of pods waits for nothing but the API server's answers. Only
+  // then may the scheduler run binding cycles in batches (a slow binder would hold up a batch).
+  virtual bool binds_in_batches() const { return false; }
 };
 
 class PostBindPlugin : public virtual Plugin {
  public:
+  // Called on a binding worker after the pod was bound; informational (clean-up, metrics). It
+  // cannot fail, and it holds the worker while it runs.
   virtual void post_bind(CycleState& state, const api::Pod& pod, const std::string& node_name) = 0;
 };
 
@@ -336,7 +419,7 @@ class PodsToActivate final : public StateData, public std::enable_shared_from_th
  public:
   void add(const PodPtr& pod) {
     std::lock_guard l(mu_);
-    pods_[pod->metadata.namespace_ + "/" + pod->metadata.name] = pod;
+    pods_[api::key_of(*pod)] = pod;
   }
   // Takes the pods added so far.
   std::vector<PodPtr> take() {

@@ -79,8 +79,6 @@ std::string go_list(const std::vector<std::string>& v) {
   return out + "]";
 }
 
-std::int32_t pod_priority(const api::Pod& p) { return p.spec.priority.value_or(0); }
-
 // Times plugin calls on sampled cycles (upstream samples 10 % for
 // scheduler_plugin_execution_duration_seconds) with one clock read per call: in the node loops
 // the end of one call is the start of the next (what lies between is a few loads), which halves
@@ -88,14 +86,14 @@ std::int32_t pod_priority(const api::Pod& p) { return p.spec.priority.value_or(0
 class ChainedPluginTimer {
  public:
   ChainedPluginTimer(const FrameworkDeps& d, const CycleState& st)
-      : ChainedPluginTimer(d, st.record_plugin_metrics && d.pluginObserver) {}
+      : ChainedPluginTimer(d, st.record_plugin_metrics && d.plugin_observer) {}
   ChainedPluginTimer(const FrameworkDeps& d, bool on) : deps_(d), on_(on) {
     if (on_) last_ = std::chrono::steady_clock::now();
   }
   bool on() const { return on_; }
   void observe(const Plugin& plugin, std::string_view point, const Status& s) {
     if (!on_) return;
-    deps_.pluginObserver(plugin.name(), point, s, lap());
+    deps_.plugin_observer(plugin.name(), point, s, lap());
   }
   // Time since the last lap (or the start); on sampled cycles only.
   std::chrono::nanoseconds lap() {
@@ -268,8 +266,8 @@ util::Result<std::unique_ptr<Framework>> Framework::create(const config::KubeSch
                                                            const Registry& registry, FrameworkDeps deps) {
   std::unique_ptr<Framework> f(new Framework());
   f->deps_ = std::move(deps);
-  f->node_infos_ = f->deps_.nodeInfos;
-  f->storage_infos_ = f->deps_.storageInfos;
+  f->node_infos_ = f->deps_.node_infos;
+  f->storage_infos_ = f->deps_.storage_infos;
   f->clock_ = f->deps_.clock ? f->deps_.clock : &util::RealClock::instance();
   f->parallelizer_ = f->deps_.parallelizer ? f->deps_.parallelizer
                                            : std::make_shared<ThreadPoolParallelizer>(f->deps_.parallelism);
@@ -341,8 +339,8 @@ util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, 
   }
   evaluations_ = std::make_unique<EvaluationCounter>(pre_filter_.size() + filter_.size() + pre_score_.size() +
                                                      score_.size());
-  if (!deps_.pluginDurationBounds.empty() && deps_.pluginObserver) {
-    filter_durations_ = std::make_unique<FilterDurations>(deps_.pluginDurationBounds, filter_.size());
+  if (!deps_.plugin_duration_bounds.empty() && deps_.plugin_observer) {
+    filter_durations_ = std::make_unique<FilterDurations>(deps_.plugin_duration_bounds, filter_.size());
   }
 
   signs_pods_ = true;
@@ -562,7 +560,7 @@ Status Framework::run_filter_plugins(const CycleState& state, const api::Pod& po
 }
 
 Framework::QuickRejecter Framework::quick_rejecter(const CycleState& state, const api::Pod& pod) const {
-  if (!deps_.quickRejection || state.run_filters_skip_size != state.skip_filter_plugins.size()) return {};
+  if (!deps_.quick_rejection || state.run_filters_skip_size != state.skip_filter_plugins.size()) return {};
   for (const std::uint16_t i : state.run_filters) {
     const auto& p = filter_[i];
     if (QuickReject q = p->quick_reject(state, pod)) return {q, i};
@@ -575,11 +573,11 @@ Status Framework::run_filter_plugins_at(const CycleState& state, const api::Pod&
                                         const std::uint16_t* positions, std::size_t count) {
   auto* evals = evaluations_->local();
   // Sampled cycles time one node visit in filterTimingStride, each observation standing for that
-  // many visits (FrameworkDeps::filterTimingStride).
-  bool timed = state.record_plugin_metrics && deps_.pluginObserver;
+  // many visits (FrameworkDeps::filter_timing_stride).
+  bool timed = state.record_plugin_metrics && deps_.plugin_observer;
   std::uint64_t weight = 1;
-  if (timed && filter_durations_ && deps_.filterTimingStride > 1) {
-    weight = static_cast<std::uint64_t>(deps_.filterTimingStride);
+  if (timed && filter_durations_ && deps_.filter_timing_stride > 1) {
+    weight = static_cast<std::uint64_t>(deps_.filter_timing_stride);
     timed = filter_timing_visits_.fetch_add(1, std::memory_order_relaxed) % weight == 0;
   }
   ChainedPluginTimer timer(deps_, timed);
@@ -646,7 +644,7 @@ Status Framework::run_filter_plugins_with_nominated_pods(CycleState& state, cons
   std::shared_ptr<NodeInfo> ni_with;
   std::unique_ptr<CycleState> state_with;
   for (const auto& pi : nominated) {
-    if (pod_priority(*pi->pod) < pod_priority(pod) || pi->pod->metadata.uid == pod.metadata.uid) continue;
+    if (api::pod_priority(*pi->pod) < api::pod_priority(pod) || pi->pod->metadata.uid == pod.metadata.uid) continue;
     if (!ni_with) {
       ni_with = node_info.clone();
       state_with = state.clone();
@@ -947,63 +945,60 @@ Status Framework::run_pre_bind_plugins(CycleState& state, const api::Pod& pod, c
   return {};
 }
 
-Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
-  if (bind_.empty()) return Status::skip();
-  Status s;
+void Framework::run_bind_plugins(std::span<const BindItem> items, std::span<Status> out) {
+  std::fill(out.begin(), out.end(), Status::skip());
+  // The items still unbound: all of them, then those every plugin so far skipped.
+  std::vector<std::size_t> left(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) left[i] = i;
+  std::vector<BindItem> batch;
+  std::vector<Status> answers;
+  std::vector<ChainedPluginTimer> timers;
   for (const auto& p : bind_) {
-    s = timed(deps_, state, *p, "Bind", [&] { return p->bind(state, pod, node); });
-    if (s.is_skip()) continue;
-    if (s.is_success()) return s;
-    if (s.is_rejected()) return std::move(s).with_plugin(p->name());
-    return Status::error("running Bind plugin " + quoted(p->name()) + ": " + s.message());
+    if (left.empty()) break;
+    batch.clear();
+    timers.clear();
+    for (std::size_t i : left) {
+      batch.push_back(items[i]);
+      timers.emplace_back(deps_, *items[i].state);
+    }
+    answers.assign(batch.size(), Status());
+    p->bind_all(batch, answers);
+    std::size_t skipped = 0;
+    for (std::size_t k = 0; k < left.size(); ++k) {
+      Status& s = answers[k];
+      timers[k].observe(*p, "Bind", s);
+      const std::size_t i = left[k];
+      if (s.is_skip()) {
+        out[i] = std::move(s);  // what the last plugin said, if no later one binds it
+        left[skipped++] = i;
+      } else if (s.is_success()) {
+        out[i] = std::move(s);
+      } else if (s.is_rejected()) {
+        out[i] = std::move(s).with_plugin(p->name());
+      } else {
+        out[i] = Status::error("running Bind plugin " + quoted(p->name()) + ": " + s.message());
+      }
+    }
+    left.resize(skipped);
   }
-  return s;
 }
 
-bool Framework::binds_only_through_client() const {
-  return bind_.size() == 1 && bind_.front()->binds_through_client();
+Status Framework::run_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
+  const BindItem item{&state, &pod, &node};
+  Status out;
+  run_bind_plugins(std::span<const BindItem>(&item, 1), std::span<Status>(&out, 1));
+  return out;
 }
 
 bool Framework::binds_in_batches(const CycleState& state, const api::Pod& pod) const {
-  if (!binds_only_through_client()) return false;
+  if (bind_.empty()) return false;
+  for (const auto& p : bind_) {
+    if (!p->binds_in_batches()) return false;
+  }
   for (const auto& p : pre_bind_) {
     if (!p->pre_bind_is_quick(state, pod)) return false;
   }
   return true;
-}
-
-std::vector<Status> Framework::run_bind_plugins_all(const std::vector<BindItem>& items) {
-  std::vector<Status> out;
-  out.reserve(items.size());
-  if (items.size() < 2 || !binds_only_through_client()) {
-    for (const auto& it : items) out.push_back(run_bind_plugins(*it.state, *it.pod, *it.node_name));
-    return out;
-  }
-  const BindPlugin& binder = *bind_.front();
-  std::vector<ClusterClient::Binding> bindings;
-  bindings.reserve(items.size());
-  // Each sampled pod's Bind is timed as the whole batch: what its binding waited for.
-  std::vector<ChainedPluginTimer> timers;
-  timers.reserve(items.size());
-  for (const auto& it : items) {
-    bindings.push_back({it.pod, it.node_name});
-    timers.emplace_back(deps_, *it.state);
-  }
-  std::vector<Status> answers = client().bind_all(bindings);
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    Status s = i < answers.size() ? binder.bound_through_client(std::move(answers[i]))
-                                  : Status::error("the client answered fewer bindings than it was given");
-    timers[i].observe(binder, "Bind", s);
-    // As run_bind_plugins maps its one plugin's answer.
-    if (s.is_skip() || s.is_success()) {
-      out.push_back(std::move(s));
-    } else if (s.is_rejected()) {
-      out.push_back(std::move(s).with_plugin(binder.name()));
-    } else {
-      out.push_back(Status::error("running Bind plugin " + quoted(binder.name()) + ": " + s.message()));
-    }
-  }
-  return out;
 }
 
 void Framework::run_post_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {

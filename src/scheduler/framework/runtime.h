@@ -37,8 +37,8 @@ struct FrameworkDeps {
   ClusterClient* client = nullptr;
   const ClusterLister* lister = nullptr;
   const PodNominator* nominator = nullptr;
-  const NodeInfoLister* nodeInfos = nullptr;         // the snapshot (can be set later)
-  const StorageInfoLister* storageInfos = nullptr;
+  const NodeInfoLister* node_infos = nullptr;         // the snapshot (can be set later)
+  const StorageInfoLister* storage_infos = nullptr;
   int parallelism = 16;
   std::shared_ptr<Parallelizer> parallelizer;  // default: ThreadPoolParallelizer(parallelism)
   const util::Clock* clock = nullptr;          // permit timeouts; default RealClock
@@ -48,20 +48,20 @@ struct FrameworkDeps {
   // concurrently from parallelizer workers during Filter and Score.
   std::function<void(std::string_view plugin, std::string_view extension_point, const Status& status,
                      std::chrono::nanoseconds duration)>
-      pluginObserver;
+      plugin_observer;
   // Upper bounds (seconds) of the histogram pluginObserver feeds. Given, Filter's per-node timings
   // are counted per thread in those buckets (FilterDurations) instead of one pluginObserver call
   // each, and reach the histogram through Framework::flush_filter_durations.
-  std::vector<double> pluginDurationBounds;
+  std::vector<double> plugin_duration_bounds;
   // With pluginDurationBounds: on a sampled cycle, one node visit in this many has its Filter
   // calls timed, each observation counted this many times. A sampled cycle at 5,000 nodes would
   // otherwise read the clock 100,000 times; the histogram's counts keep their rate and its
   // distribution stays an unbiased sample. 1 times every visit.
-  int filterTimingStride = 8;
-  // Whether quick_rejecter offers the Filter plugins' quick rejections (SchedulerOptions::quickRejection).
-  bool quickRejection = true;
+  int filter_timing_stride = 8;
+  // Whether quick_rejecter offers the Filter plugins' quick rejections (SchedulerOptions::quick_rejection).
+  bool quick_rejection = true;
   // scheduler_preemption_victims (Handle::record_preemption_victims).
-  std::function<void(std::size_t victims)> preemptionVictimsObserver;
+  std::function<void(std::size_t victims)> preemption_victims_observer;
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
 };
 
@@ -176,18 +176,16 @@ class Framework final : public Handle {
   Status run_permit_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
   Status wait_on_permit(const api::Pod& pod);
   Status run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
+  // Binds each item through the Bind plugins in order (upstream RunBindPlugins): a plugin's
+  // bind_all gets the items the plugins before it skipped. Skip when every plugin skipped.
+  // `out` has one status per item. A sampled item's Bind is timed as the whole call: what its
+  // binding waited for.
+  void run_bind_plugins(std::span<const BindItem> items, std::span<Status> out);
+  // The same for one pod.
   Status run_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
-  // run_bind_plugins for several pods; statuses in the same order. When the profile's only Bind
-  // plugin binds through the client (BindPlugin::binds_through_client), one ClusterClient::bind_all
-  // binds them all: one pipelined write instead of a request and a thread hand-off per pod.
-  struct BindItem {
-    CycleState* state = nullptr;
-    const api::Pod* pod = nullptr;
-    const std::string* node_name = nullptr;
-  };
-  std::vector<Status> run_bind_plugins_all(const std::vector<BindItem>& items);
-  // Whether the pod's binding cycle may run in a batch: every PreBind plugin is quick for it
-  // (PreBindPlugin::pre_bind_is_quick) and the only Bind plugin binds through the client.
+  // Whether the pod's binding cycle may run in a batch with others: every Bind plugin binds in
+  // batches (BindPlugin::binds_in_batches) and every PreBind plugin is quick for the pod
+  // (PreBindPlugin::pre_bind_is_quick).
   bool binds_in_batches(const CycleState& state, const api::Pod& pod) const;
   void run_post_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
 
@@ -201,15 +199,13 @@ class Framework final : public Handle {
   std::string_view profile_name() const override { return profile_name_; }
   const std::vector<std::shared_ptr<Extender>>& extenders() const override { return deps_.extenders; }
   void record_preemption_victims(std::size_t victims) override {
-    if (deps_.preemptionVictimsObserver) deps_.preemptionVictimsObserver(victims);
+    if (deps_.preemption_victims_observer) deps_.preemption_victims_observer(victims);
   }
   std::shared_ptr<WaitingPod> get_waiting_pod(std::string_view uid) override;
   void iterate_over_waiting_pods(const std::function<void(WaitingPod&)>& fn) override;
   void reject_waiting_pod(std::string_view uid) override;
 
  private:
-  // The profile's only Bind plugin binds through the client (BindPlugin::binds_through_client).
-  bool binds_only_through_client() const;
   // Runs the Filter plugins at `positions` (indexes into filter_, in run order).
   Status run_filter_plugins_at(const CycleState& state, const api::Pod& pod, const NodeInfo& node_info,
                                const std::uint16_t* positions, std::size_t count);
@@ -239,7 +235,7 @@ class Framework final : public Handle {
   bool signs_pods_ = false;
   // Slots: PreFilter plugins, then Filter, PreScore and Score ones, in run order.
   std::unique_ptr<EvaluationCounter> evaluations_;
-  std::unique_ptr<FilterDurations> filter_durations_;  // with FrameworkDeps::pluginDurationBounds
+  std::unique_ptr<FilterDurations> filter_durations_;  // with FrameworkDeps::plugin_duration_bounds
   std::atomic<std::uint64_t> filter_timing_visits_{0};  // node visits of sampled cycles (filterTimingStride)
   std::size_t pre_filter_slot(std::size_t i) const { return i; }
   std::size_t filter_slot(std::size_t i) const { return pre_filter_.size() + i; }

@@ -463,6 +463,24 @@ const Status* NodeToStatus::get(std::string_view node) const {
 
 // ---------------------------------------------------------------- FitError
 
+void Diagnosis::add_plugin_status(const Status& s) {
+  if (s.plugin().empty() || !s.is_rejected()) return;
+  if (s.code() == Code::Pending) {
+    pendingPlugins.insert(s.plugin());
+  } else {
+    unschedulablePlugins.insert(s.plugin());
+  }
+}
+
+FitError FitError::on_node(PodPtr pod, const std::string& node, const Status& s) {
+  FitError fe;
+  fe.pod = std::move(pod);
+  fe.numAllNodes = 1;
+  fe.diagnosis.nodeToStatus.set(node, s);
+  fe.diagnosis.add_plugin_status(s);
+  return fe;
+}
+
 std::string FitError::error() const {
   std::string msg = "0/" + std::to_string(numAllNodes) + " nodes are available:";
   const auto& d = diagnosis;

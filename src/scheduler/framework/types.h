@@ -274,6 +274,9 @@ struct Diagnosis {
   std::set<std::string> pendingPlugins;
   std::string preFilterMsg;
   std::string postFilterMsg;
+  // Upstream AddPluginStatus: remembers the plugin of a rejection (Pending ones apart), which
+  // decides the cluster events that may requeue the pod.
+  void add_plugin_status(const Status& s);
 };
 
 // FitError: "0/N nodes are available: ..." (see error() for upstream's exact format).
@@ -282,6 +285,9 @@ struct FitError {
   int numAllNodes = 0;
   Diagnosis diagnosis;
   std::string error() const;
+  // A rejection on the chosen node (Reserve, Permit, WaitOnPermit, PreBind, Bind), as a FitError
+  // over that one node.
+  static FitError on_node(PodPtr pod, const std::string& node, const Status& s);
 };
 
 // ---------------------------------------------------------------- cluster events and queueing hints

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "api/helpers.h"
+
 #include "util/log.h"
 #include "util/thread.h"
 
@@ -12,10 +14,8 @@ using framework::QueuedPodInfo;
 
 namespace {
 
-std::int32_t priority_of(const api::Pod& p) { return p.spec.priority.value_or(0); }
-
 bool default_less(const QueuedPodInfo& a, const QueuedPodInfo& b) {
-  auto pa = priority_of(a.pod()), pb = priority_of(b.pod());
+  auto pa = api::pod_priority(a.pod()), pb = api::pod_priority(b.pod());
   return pa > pb || (pa == pb && a.timestamp < b.timestamp);
 }
 
@@ -39,17 +39,15 @@ const char* queue_label(QueueName q) {
 
 }  // namespace
 
-std::string PriorityQueue::key_of(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
-
 PriorityQueue::PriorityQueue(QueueOptions opts)
     : opts_(std::move(opts)),
       clock_(*opts_.clock),
-      nominator_(opts_.podLookup),
-      active_([](const QueuedPodInfoPtr& p) { return key_of(p->pod()); },
+      nominator_(opts_.pod_lookup),
+      active_([](const QueuedPodInfoPtr& p) { return api::key_of(p->pod()); },
               [this](const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) {
                 return opts_.less ? opts_.less(*a, *b) : default_less(*a, *b);
               }),
-      backoff_([](const QueuedPodInfoPtr& p) { return key_of(p->pod()); },
+      backoff_([](const QueuedPodInfoPtr& p) { return api::key_of(p->pod()); },
                [this](const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) {
                  return backoff_expiry(*a) < backoff_expiry(*b);
                }) {}
@@ -65,12 +63,12 @@ QueuedPodInfoPtr PriorityQueue::new_queued_pod_info(framework::PodPtr pod) {
 
 std::chrono::nanoseconds PriorityQueue::backoff_duration(const QueuedPodInfo& p) const {
   // initial · 2^(attempts−1), capped at max; doubling stops before it would pass max.
-  auto d = opts_.podInitialBackoff;
+  auto d = opts_.pod_initial_backoff;
   for (int i = 1; i < p.attempts; ++i) {
-    if (d > opts_.podMaxBackoff - d) return opts_.podMaxBackoff;
+    if (d > opts_.pod_max_backoff - d) return opts_.pod_max_backoff;
     d += d;
   }
-  return std::min(d, opts_.podMaxBackoff);
+  return std::min(d, opts_.pod_max_backoff);
 }
 
 util::Clock::time_point PriorityQueue::backoff_expiry(const QueuedPodInfo& p) const {
@@ -90,8 +88,8 @@ void PriorityQueue::unschedulable_reason_locked(const QueuedPodInfo& p, int delt
 }
 
 bool PriorityQueue::run_pre_enqueue_locked(QueuedPodInfo& p) {
-  auto it = opts_.preEnqueuePlugins.find(p.pod().spec.schedulerName);
-  if (it == opts_.preEnqueuePlugins.end()) return true;
+  auto it = opts_.pre_enqueue_plugins.find(p.pod().spec.schedulerName);
+  if (it == opts_.pre_enqueue_plugins.end()) return true;
   for (const auto& pl : it->second) {
     framework::Status s = pl->pre_enqueue(p.pod());
     if (s.is_success()) continue;
@@ -100,10 +98,10 @@ bool PriorityQueue::run_pre_enqueue_locked(QueuedPodInfo& p) {
       opts_.metrics->unschedulable_reason(name, p.pod().spec.schedulerName, 1);
     }
     if (s.is_error()) {
-      log::error("Plugin failed", {{"plugin", name}, {"pod", key_of(p.pod())}, {"err", s.message()}});
+      log::error("Plugin failed", {{"plugin", name}, {"pod", api::key_of(p.pod())}, {"err", s.message()}});
     } else {
       log::V(4).info("Pod is gated by PreEnqueue plugin",
-                     {{"pod", key_of(p.pod())}, {"plugin", name}, {"reason", s.message()}});
+                     {{"pod", api::key_of(p.pod())}, {"plugin", name}, {"reason", s.message()}});
     }
     return false;
   }
@@ -111,7 +109,7 @@ bool PriorityQueue::run_pre_enqueue_locked(QueuedPodInfo& p) {
 }
 
 void PriorityQueue::unschedulable_put_locked(const QueuedPodInfoPtr& p) {
-  const std::string key = key_of(p->pod());
+  const std::string key = api::key_of(p->pod());
   unschedulable_erase_locked(key);
   unschedulable_.emplace(key, UnschedEntry{p, p->gated});
   if (p->gated) ++gated_count_;
@@ -125,7 +123,7 @@ void PriorityQueue::unschedulable_erase_locked(const std::string& key) {
 }
 
 bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event) {
-  const std::string key = key_of(p->pod());
+  const std::string key = api::key_of(p->pod());
   p->gated = !run_pre_enqueue_locked(*p);
   if (p->gated) {
     // A gated pod is parked in unschedulablePods unless it already sits in another queue.
@@ -147,7 +145,7 @@ bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string
 }
 
 QueueName PriorityQueue::requeue_via_hint_locked(const QueuedPodInfoPtr& p, Strategy s, std::string_view event) {
-  const std::string key = key_of(p->pod());
+  const std::string key = api::key_of(p->pod());
   if (s == Strategy::Skip) {
     unschedulable_put_locked(p);
     if (opts_.metrics) opts_.metrics->incoming_pod("unschedulable", event);
@@ -173,8 +171,8 @@ PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const Queue
   auto rejectors = rejectors_of(p);
   if (rejectors.empty()) return Strategy::AfterBackoff;
   if (e.is_wildcard()) return Strategy::AfterBackoff;
-  auto prof = opts_.pluginEvents.find(p.pod().spec.schedulerName);
-  if (prof == opts_.pluginEvents.end()) return Strategy::AfterBackoff;
+  auto prof = opts_.plugin_events.find(p.pod().spec.schedulerName);
+  if (prof == opts_.plugin_events.end()) return Strategy::AfterBackoff;
   Strategy result = Strategy::Skip;
   for (const auto& plugin : rejectors) {
     auto regs = prof->second.find(plugin);
@@ -183,7 +181,7 @@ PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const Queue
       if (!reg.event.match(e)) continue;
       framework::QueueingHint hint = framework::QueueingHint::Queue;
       // With hints off every registration means "Queue".
-      if (opts_.queueingHintsEnabled && reg.hint) hint = reg.hint(p.pod(), old_obj, new_obj);
+      if (opts_.queueing_hints_enabled && reg.hint) hint = reg.hint(p.pod(), old_obj, new_obj);
       if (hint == framework::QueueingHint::Skip) continue;
       // Queue from a plugin that returned Pending means retry right away.
       if (p.pendingPlugins.count(plugin)) return Strategy::Immediately;
@@ -220,7 +218,7 @@ PriorityQueue::Strategy PriorityQueue::hint_for_in_flight_pod_locked(const Queue
 
 bool PriorityQueue::is_event_of_interest_locked(const ClusterEvent& e) const {
   if (e.is_wildcard()) return true;
-  for (const auto& [profile, plugins] : opts_.pluginEvents)
+  for (const auto& [profile, plugins] : opts_.plugin_events)
     for (const auto& [name, regs] : plugins)
       for (const auto& reg : regs)
         if (reg.event.match(e)) return true;
@@ -238,20 +236,20 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
     if (p->gated) continue;
     Strategy s = is_pod_worth_requeuing_locked(*p, e, old_obj, new_obj);
     if (s == Strategy::Skip) {
-      log::V(5).info("Event is not making pod schedulable", {{"pod", key_of(p->pod())}, {"event", e.label}});
+      log::V(5).info("Event is not making pod schedulable", {{"pod", api::key_of(p->pod())}, {"event", e.label}});
       continue;
     }
-    unschedulable_erase_locked(key_of(p->pod()));
+    unschedulable_erase_locked(api::key_of(p->pod()));
     QueueName q = requeue_via_hint_locked(p, s, e.label);
     if (auto v = log::V(4); v.enabled()) {
       v.info("Pod moved to an internal scheduling queue",
-             {{"pod", key_of(p->pod())}, {"event", e.label}, {"queue", queue_label(q)}});
+             {{"pod", api::key_of(p->pod())}, {"event", e.label}, {"queue", queue_label(q)}});
     }
     if (q == QueueName::Active) activated = true;
   }
   move_request_cycle_ = scheduling_cycle_;
   // A pod in flight may be rejected later; remember the event so its requeue can consider it.
-  if (opts_.queueingHintsEnabled) record_event_if_any_in_flight_locked(e, old_obj, new_obj);
+  if (opts_.queueing_hints_enabled) record_event_if_any_in_flight_locked(e, old_obj, new_obj);
   if (activated) cond_.notify_all();
 }
 
@@ -330,7 +328,7 @@ void PriorityQueue::add(framework::PodPtr pod) {
 void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod) {
   std::lock_guard l(mu_);
   std::vector<ClusterEvent> events;
-  if (opts_.queueingHintsEnabled && old_pod) {
+  if (opts_.queueing_hints_enabled && old_pod) {
     events = pod_scheduling_property_change(*new_pod, *old_pod);
     // Being scheduled right now: it comes back through add_unschedulable_if_not_present, which
     // replays these events.
@@ -338,7 +336,7 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
   }
   const api::Pod& old_ref = old_pod ? *old_pod : *new_pod;
   if (old_pod) {
-    const std::string key = key_of(*old_pod);
+    const std::string key = api::key_of(*old_pod);
     for (auto* heap : {&active_, &backoff_}) {
       if (const auto* found = heap->get(key)) {
         QueuedPodInfoPtr p = *found;
@@ -350,12 +348,12 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
       }
     }
   }
-  auto uit = unschedulable_.find(key_of(*new_pod));
+  auto uit = unschedulable_.find(api::key_of(*new_pod));
   if (uit != unschedulable_.end()) {
     QueuedPodInfoPtr p = uit->second.p;
     p->podInfo = framework::PodInfo::make(new_pod);
     nominator_.update_nominated_pod(old_ref, p->podInfo);
-    if (opts_.queueingHintsEnabled) {
+    if (opts_.queueing_hints_enabled) {
       if (events.empty()) events = pod_scheduling_property_change(*new_pod, old_ref);
       for (const auto& e : events) {
         // A gated pod's own update is the one event that can ungate it, so it is evaluated here.
@@ -370,7 +368,7 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
     // Hints off: any update may help (upstream compares the objects ignoring status and
     // bookkeeping fields; we lack deep equality on API structs and treat every update as a change).
     if (is_backing_off(*p)) {
-      unschedulable_erase_locked(key_of(p->pod()));
+      unschedulable_erase_locked(api::key_of(p->pod()));
       backoff_.add_or_update(p);
       if (opts_.metrics) opts_.metrics->incoming_pod("backoff", kPodUpdate);
     } else if (move_to_active_locked(p, kBackoffComplete)) {
@@ -387,7 +385,7 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
 void PriorityQueue::delete_pod(const api::Pod& pod) {
   std::lock_guard l(mu_);
   nominator_.delete_nominated_pod_if_exists(pod);
-  const std::string key = key_of(pod);
+  const std::string key = api::key_of(pod);
   QueuedPodInfoPtr found;
   if (const auto* a = active_.get(key)) {
     found = *a;
@@ -407,7 +405,7 @@ void PriorityQueue::activate(const std::vector<framework::PodPtr>& pods) {
   std::lock_guard l(mu_);
   bool activated = false;
   for (const auto& pod : pods) {
-    const std::string key = key_of(*pod);
+    const std::string key = api::key_of(*pod);
     QueuedPodInfoPtr p;
     if (auto it = unschedulable_.find(key); it != unschedulable_.end()) {
       p = it->second.p;
@@ -429,7 +427,7 @@ QueuedPodInfoPtr PriorityQueue::pop_locked() {
   QueuedPodInfoPtr p = active_.pop();
   p->attempts++;
   scheduling_cycle_++;
-  if (opts_.queueingHintsEnabled) {
+  if (opts_.queueing_hints_enabled) {
     in_flight_pods_[p->pod().metadata.uid] =
         in_flight_events_.insert(in_flight_events_.end(), InFlightPodMarker{p->pod().metadata.uid});
   }
@@ -462,7 +460,7 @@ void PriorityQueue::done(std::string_view uid) {
 util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedPodInfoPtr& p,
                                                                     std::int64_t pod_scheduling_cycle) {
   std::lock_guard l(mu_);
-  const std::string key = key_of(p->pod());
+  const std::string key = api::key_of(p->pod());
   const std::string uid = p->pod().metadata.uid;
   std::string err;
   if (unschedulable_.count(key)) {
@@ -479,7 +477,7 @@ util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedP
   p->timestamp = clock_.now();
   unschedulable_reason_locked(*p, 1);
   QueueName q;
-  if (opts_.queueingHintsEnabled) {
+  if (opts_.queueing_hints_enabled) {
     q = requeue_via_hint_locked(p, hint_for_in_flight_pod_locked(*p), kScheduleAttemptFailure);
   } else if (move_request_cycle_ >= pod_scheduling_cycle || rejectors_of(*p).empty()) {
     // A move request arrived while this pod was being scheduled, or nothing specific rejected it
@@ -558,7 +556,7 @@ void PriorityQueue::flush_unschedulable_pods_leftover() {
   const auto now = clock_.now();
   std::vector<QueuedPodInfoPtr> pods;
   for (const auto& [key, e] : unschedulable_)
-    if (now - e.p->timestamp > opts_.podMaxInUnschedulablePodsDuration) pods.push_back(e.p);
+    if (now - e.p->timestamp > opts_.pod_max_in_unschedulable_pods_duration) pods.push_back(e.p);
   if (!pods.empty()) move_pods_locked(pods, event_unschedulable_timeout(), nullptr, nullptr);
   report_locked();
 }
@@ -612,7 +610,7 @@ PriorityQueue::Counts PriorityQueue::counts() const {
 
 std::optional<QueueName> PriorityQueue::where(const api::Pod& pod) const {
   std::lock_guard l(mu_);
-  const std::string key = key_of(pod);
+  const std::string key = api::key_of(pod);
   if (active_.has(key)) return QueueName::Active;
   if (backoff_.has(key)) return QueueName::Backoff;
   if (unschedulable_.count(key)) return QueueName::Unschedulable;
@@ -621,7 +619,7 @@ std::optional<QueueName> PriorityQueue::where(const api::Pod& pod) const {
 
 std::shared_ptr<const QueuedPodInfo> PriorityQueue::get(const api::Pod& pod) const {
   std::lock_guard l(mu_);
-  const std::string key = key_of(pod);
+  const std::string key = api::key_of(pod);
   if (const auto* a = active_.get(key)) return std::make_shared<QueuedPodInfo>(**a);
   if (const auto* b = backoff_.get(key)) return std::make_shared<QueuedPodInfo>(**b);
   if (auto it = unschedulable_.find(key); it != unschedulable_.end())

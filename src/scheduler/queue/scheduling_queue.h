@@ -54,18 +54,18 @@ using PluginEventMap = std::map<std::string, std::vector<framework::ClusterEvent
 
 struct QueueOptions {
   util::Clock* clock = &util::RealClock::instance();
-  std::chrono::nanoseconds podInitialBackoff = std::chrono::seconds(1);
-  std::chrono::nanoseconds podMaxBackoff = std::chrono::seconds(10);
-  std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = std::chrono::minutes(5);
-  bool queueingHintsEnabled = true;  // SchedulerQueueingHints (on in v1.32)
+  std::chrono::nanoseconds pod_initial_backoff = std::chrono::seconds(1);
+  std::chrono::nanoseconds pod_max_backoff = std::chrono::seconds(10);
+  std::chrono::nanoseconds pod_max_in_unschedulable_pods_duration = std::chrono::minutes(5);
+  bool queueing_hints_enabled = true;  // SchedulerQueueingHints (on in v1.32)
   // QueueSort less(); empty = PrioritySort semantics (higher priority, then earlier timestamp).
   std::function<bool(const framework::QueuedPodInfo&, const framework::QueuedPodInfo&)> less;
   // profile (schedulerName) -> PreEnqueue plugins in order.
-  std::map<std::string, std::vector<std::shared_ptr<framework::PreEnqueuePlugin>>> preEnqueuePlugins;
+  std::map<std::string, std::vector<std::shared_ptr<framework::PreEnqueuePlugin>>> pre_enqueue_plugins;
   // profile (schedulerName) -> plugin -> registered events.
-  std::map<std::string, PluginEventMap> pluginEvents;
+  std::map<std::string, PluginEventMap> plugin_events;
   QueueMetricsRecorder* metrics = nullptr;  // not owned; may be null
-  Nominator::PodLookup podLookup;           // informer lookup for the nominator; may be empty
+  Nominator::PodLookup pod_lookup;           // informer lookup for the nominator; may be empty
 };
 
 // Where a requeued pod ended up.
@@ -149,7 +149,6 @@ class PriorityQueue final : public framework::PodNominator {
   };
   using InFlightEntry = std::variant<InFlightPodMarker, InFlightEvent>;
 
-  static std::string key_of(const api::Pod& pod);
   QueuedPodInfoPtr new_queued_pod_info(framework::PodPtr pod);
   util::Clock::time_point backoff_expiry(const framework::QueuedPodInfo& p) const;
   bool is_backing_off(const framework::QueuedPodInfo& p) const;

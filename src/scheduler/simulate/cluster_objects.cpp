@@ -3,6 +3,8 @@
 #include <simdjson.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -56,6 +58,10 @@ util::Result<void> add_json_value(simdjson::dom::element v, const std::string& w
     if (!obj.is_object()) return util::make_error(at + ": not an object");
     std::string_view kind;
     if (obj["kind"].get(kind) != simdjson::SUCCESS || kind.empty()) {
+      std::string_view name;
+      if (obj["metadata"]["name"].get(name) != simdjson::SUCCESS || name.empty()) {
+        return util::make_error((at.empty() ? std::string() : at + ": ") + "an object with neither kind nor name");
+      }
       return util::make_error(at + " (" + describe(obj) + "): no kind");
     }
     simdjson::dom::array items;
@@ -161,9 +167,10 @@ util::Result<void> add_objects(std::string_view text, ClusterObjects& out) {
 
 util::Result<ClusterObjects> load_objects_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return util::make_error("cannot read " + path);
+  if (!in) return util::make_error("cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) return util::make_error("cannot read " + path + ": " + std::strerror(errno));
   ClusterObjects out;
   if (auto r = add_objects(ss.str(), out); !r) return util::make_error(path + ": " + r.error());
   return out;

@@ -1,5 +1,7 @@
 #include "scheduler/simulate/simulator.h"
 
+#include <array>
+
 #include <algorithm>
 #include <boost/json.hpp>
 #include <deque>
@@ -18,13 +20,8 @@ namespace ksched::scheduler::simulate {
 namespace fw = framework;
 namespace {
 
-std::string key_of(std::string_view ns, std::string_view name) {
-  std::string k(ns);
-  k += '/';
-  k += name;
-  return k;
-}
-std::string key_of(const api::Pod& p) { return key_of(p.metadata.namespace_, p.metadata.name); }
+using api::key_of;
+using api::namespaced_key;
 
 // The value at `key`, or an empty value (nullptr, "") when there is none.
 template <class Map>
@@ -40,7 +37,7 @@ class MemoryCluster final : public fw::ClusterLister {
     for (const auto& o : c.namespaces) namespaces_[o->metadata.name] = o;
     for (const auto& o : c.pdbs) pdbs_.push_back(o);
     for (const auto& o : c.pvs) pvs_[o->metadata.name] = o;
-    for (const auto& o : c.pvcs) pvcs_[key_of(o->metadata.namespace_, o->metadata.name)] = o;
+    for (const auto& o : c.pvcs) pvcs_[key_of(*o)] = o;
     for (const auto& o : c.storageClasses) storage_classes_[o->metadata.name] = o;
     for (const auto& o : c.csiNodes) csi_nodes_[o->metadata.name] = o;
     for (const auto& o : c.csiDrivers) csi_drivers_[o->metadata.name] = o;
@@ -87,7 +84,7 @@ class MemoryCluster final : public fw::ClusterLister {
     return out;
   }
   std::shared_ptr<const api::PersistentVolumeClaim> get_pvc(std::string_view ns, std::string_view name) const override {
-    return value_at(pvcs_, key_of(ns, name));
+    return value_at(pvcs_, namespaced_key(ns, name));
   }
   std::shared_ptr<const api::StorageClass> get_storage_class(std::string_view name) const override {
     return value_at(storage_classes_, std::string(name));
@@ -101,7 +98,7 @@ class MemoryCluster final : public fw::ClusterLister {
   std::vector<std::shared_ptr<const api::CSIStorageCapacity>> list_csi_storage_capacities() const override { return {}; }
   fw::PodPtr get_pod(std::string_view ns, std::string_view name) const override {
     std::lock_guard l(mu_);
-    return value_at(pods_, key_of(ns, name));
+    return value_at(pods_, namespaced_key(ns, name));
   }
 
  private:
@@ -237,8 +234,9 @@ util::Result<fw::PodPtr> admit(const api::Pod& given, std::size_t index, const C
     }
     if (pc == nullptr && !p->spec.priorityClassName.empty() && p->spec.priorityClassName != "system-cluster-critical" &&
         p->spec.priorityClassName != "system-node-critical") {
-      return util::make_error("pod " + key_of(*p) + ": no PriorityClass with name " + std::string(p->spec.priorityClassName) +
-                              " was found");
+      // The Priority admission plugin's refusal, as `kubectl create` would print it.
+      return util::make_error("pods \"" + std::string(p->metadata.name) + "\" is forbidden: no PriorityClass with name " +
+                              std::string(p->spec.priorityClassName) + " was found");
     }
     if (pc != nullptr) {
       p->spec.priority = pc->value;
@@ -277,11 +275,23 @@ std::vector<NodeUsage> usage(Scheduler& s) {
 
 util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<std::shared_ptr<const api::Pod>>& pods,
                               const SimulateOptions& opts) {
+  // Every given pod keeps its place in the report; a refused one (null here) is never scheduled.
   std::vector<fw::PodPtr> admitted;
+  std::vector<std::pair<std::string, std::string>> refused;  // (namespace/name, admission's message)
   admitted.reserve(pods.size());
   for (std::size_t i = 0; i < pods.size(); ++i) {
+    if (pods[i]->metadata.name.empty() && pods[i]->metadata.generateName.empty()) {
+      return util::make_error("pod " + std::to_string(i + 1) + " of the given pods: no name or generateName");
+    }
     auto p = admit(*pods[i], i, cluster);
-    if (!p) return util::make_error(p.error());
+    if (!p) {
+      const auto& m = pods[i]->metadata;
+      refused.emplace_back((m.namespace_.empty() ? std::string("default") : std::string(m.namespace_)) + "/" +
+                               (m.name.empty() ? std::string(m.generateName) : std::string(m.name)),
+                           p.error());
+      admitted.push_back(nullptr);
+      continue;
+    }
     admitted.push_back(std::move(*p));
   }
 
@@ -291,7 +301,7 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
   SchedulerOptions so;
   so.clock = &clock;
   so.seed = opts.seed;
-  so.pluginMetricsSamplePercent = 0;
+  so.plugin_metrics_sample_percent = 0;
   auto cfg = opts.cfg;
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   cfg.parallelism = opts.parallelism > 0 ? opts.parallelism : std::min(cfg.parallelism, hw);
@@ -330,6 +340,7 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
 
   const auto start = std::chrono::steady_clock::now();
   for (const auto& p : admitted) {
+    if (!p) continue;
     mem.set_pod(p);
     sched.on_pod_add(p);
     run_until_idle();
@@ -342,8 +353,16 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
   r.scheduleTime = std::chrono::steady_clock::now() - start;
   sched.stop();
 
+  std::size_t next_refused = 0;
   for (const auto& p : admitted) {
     Placement pl;
+    if (!p) {
+      pl.pod = refused[next_refused].first;
+      pl.reason = refused[next_refused++].second;
+      pl.notAdmitted = true;
+      r.placements.push_back(std::move(pl));
+      continue;
+    }
     pl.pod = key_of(*p);
     pl.node = client.bound_node(pl.pod);
     pl.evicted = client.was_evicted(pl.pod);
@@ -371,20 +390,38 @@ std::string percent(std::int64_t used, std::int64_t of) {
 std::string to_text(const Report& r) {
   std::string out;
   const double secs = std::chrono::duration<double>(r.scheduleTime).count();
-  out += "Cluster: " + std::to_string(r.nodes) + " nodes, " + std::to_string(r.existingPods) + " bound pods";
-  if (r.pendingPodsIgnored != 0) out += " (" + std::to_string(r.pendingPodsIgnored) + " unbound pods of the dump not scheduled)";
+  auto count = [](std::size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
+  out += "Cluster: " + count(r.nodes, "node", "nodes") + ", " + count(r.existingPods, "bound pod", "bound pods");
+  if (r.pendingPodsIgnored != 0) {
+    out += " (" + count(r.pendingPodsIgnored, "unbound pod", "unbound pods") + " of the dump left out: only the given pods are scheduled)";
+  }
   out += "\n";
-  char rate[96];
-  std::snprintf(rate, sizeof rate, "%.3f s, %.0f pods/s", secs,
-                secs > 0 ? static_cast<double>(r.placements.size()) / secs : 0.0);
-  out += "Scheduled " + std::to_string(r.scheduled) + " of " + std::to_string(r.placements.size()) + " pods in " + rate +
-         "; " + std::to_string(r.evicted.size()) + " preempted\n\nPlacements:\n";
+  // A rate over a handful of pods measures timer noise, not the scheduler: it is shown from
+  // kMinPodsForRate pods on (the JSON report always has it).
+  constexpr std::size_t kMinPodsForRate = 100;
+  char took[96];
+  if (secs < 1.0) {
+    std::snprintf(took, sizeof took, "%.1f ms", secs * 1000.0);
+  } else {
+    std::snprintf(took, sizeof took, "%.2f s", secs);
+  }
+  out += "Scheduled " + std::to_string(r.scheduled) + " of " + count(r.placements.size(), "pod", "pods") + " in " + took;
+  if (r.placements.size() >= kMinPodsForRate && secs > 0) {
+    char rate[48];
+    std::snprintf(rate, sizeof rate, " (%.0f pods/s)", static_cast<double>(r.placements.size()) / secs);
+    out += rate;
+  }
+  out += "; " + std::to_string(r.evicted.size()) + " preempted\n\nPlacements:\n";
+  std::size_t pod_width = 0;
+  for (const auto& p : r.placements) pod_width = std::max(pod_width, p.pod.size());
   for (const auto& p : r.placements) {
-    out += "  " + p.pod + "  ";
+    out += "  " + p.pod + std::string(pod_width - p.pod.size() + 2, ' ');
     if (!p.node.empty()) {
       out += "-> " + p.node;
     } else if (p.evicted) {
       out += "placed, then preempted";
+    } else if (p.notAdmitted) {
+      out += "not admitted: " + p.reason;
     } else {
       out += "unschedulable: " + (p.reason.empty() ? std::string("(no reason recorded)") : p.reason);
     }
@@ -395,17 +432,32 @@ std::string to_text(const Report& r) {
     out += "\nPreempted:\n";
     for (const auto& v : r.evicted) out += "  " + v + "\n";
   }
-  out += "\nUtilization (requested / allocatable), before -> after:\n";
-  out += "  node  cpu  memory  pods\n";
+  // Utilization as an aligned table: one row per node, "before -> after" per column.
+  std::vector<std::array<std::string, 4>> rows;
+  rows.push_back({"NODE", "CPU", "MEMORY", "PODS"});
   for (std::size_t i = 0; i < r.after.size(); ++i) {
     const auto& a = r.after[i];
     const NodeUsage* b = i < r.before.size() && r.before[i].name == a.name ? &r.before[i] : nullptr;
     auto pair = [&](std::int64_t before, std::int64_t after, std::int64_t of) {
       return (b ? percent(before, of) : std::string("-")) + " -> " + percent(after, of);
     };
-    out += "  " + a.name + "  " + pair(b ? b->milliCPU : 0, a.milliCPU, a.milliCPUAllocatable) + "  " +
-           pair(b ? b->memory : 0, a.memory, a.memoryAllocatable) + "  " + (b ? std::to_string(b->pods) : "-") + " -> " +
-           std::to_string(a.pods) + "/" + std::to_string(a.podsAllocatable) + "\n";
+    rows.push_back({a.name, pair(b ? b->milliCPU : 0, a.milliCPU, a.milliCPUAllocatable),
+                    pair(b ? b->memory : 0, a.memory, a.memoryAllocatable),
+                    (b ? std::to_string(b->pods) : std::string("-")) + " -> " + std::to_string(a.pods) + "/" +
+                        std::to_string(a.podsAllocatable)});
+  }
+  std::array<std::size_t, 4> width{};
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  out += "\nUtilization (requested / allocatable), before -> after:\n";
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += " " + row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    out += line + "\n";
   }
   return out;
 }
@@ -418,6 +470,7 @@ std::string to_json(const Report& r) {
     if (!p.reason.empty()) o["reason"] = p.reason;
     if (!p.nominatedNode.empty()) o["nominatedNode"] = p.nominatedNode;
     if (p.evicted) o["evicted"] = true;
+    if (p.notAdmitted) o["notAdmitted"] = true;
     placements.push_back(std::move(o));
   }
   auto usage_json = [](const std::vector<NodeUsage>& us) {

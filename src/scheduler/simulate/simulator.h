@@ -32,6 +32,9 @@ struct Placement {
   std::string reason;         // why not: the scheduler's FailedScheduling message
   std::string nominatedNode;  // set when it preempted (or nominated) there
   bool evicted = false;       // placed, then preempted by a later pod
+  // Refused before scheduling, as the API server's admission would have refused its creation
+  // (e.g. a PriorityClass that does not exist); reason holds admission's message.
+  bool notAdmitted = false;
 };
 
 struct NodeUsage {
@@ -53,7 +56,9 @@ struct Report {
 };
 
 // `cluster` is the dump; `pods` the pods to schedule. Given pods are defaulted as the API server
-// would (namespace, name from generateName, uid, schedulerName, priority from PriorityClasses).
+// would (namespace, name from generateName, uid, schedulerName, priority from PriorityClasses); a pod
+// the API server would refuse is reported as not admitted and the others are still scheduled.
+// Errors: a given pod without name or generateName, or a scheduler that cannot be built.
 util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<std::shared_ptr<const api::Pod>>& pods,
                               const SimulateOptions& opts);
 

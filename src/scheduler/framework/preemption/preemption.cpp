@@ -78,8 +78,8 @@ std::int64_t pod_start_time(const api::Pod& pod, std::int64_t now_nanos) {
 }
 
 bool more_important_pod(const api::Pod& a, const api::Pod& b, std::int64_t now_nanos) {
-  const auto pa = pod_priority(a);
-  const auto pb = pod_priority(b);
+  const auto pa = api::pod_priority(a);
+  const auto pb = api::pod_priority(b);
   if (pa != pb) return pa > pb;
   return pod_start_time(a, now_nanos) < pod_start_time(b, now_nanos);
 }
@@ -135,22 +135,22 @@ int pick_one_node_for_preemption(const std::vector<Candidate>& candidates, std::
     score_funcs.push_back([](const Candidate& c) { return -c.victims.numPDBViolations; });
     // Victims are ordered most important first, so the first one has the highest priority.
     score_funcs.push_back([](const Candidate& c) {
-      return c.victims.pods.empty() ? std::int64_t{0} : -static_cast<std::int64_t>(pod_priority(*c.victims.pods[0]));
+      return c.victims.pods.empty() ? std::int64_t{0} : -static_cast<std::int64_t>(api::pod_priority(*c.victims.pods[0]));
     });
     score_funcs.push_back([](const Candidate& c) {
       // +2^31 keeps every term non-negative, so more victims never look cheaper.
       std::int64_t sum = 0;
-      for (const auto& p : c.victims.pods) sum += static_cast<std::int64_t>(pod_priority(*p)) + (std::int64_t{1} << 31);
+      for (const auto& p : c.victims.pods) sum += static_cast<std::int64_t>(api::pod_priority(*p)) + (std::int64_t{1} << 31);
       return -sum;
     });
     score_funcs.push_back([](const Candidate& c) { return -static_cast<std::int64_t>(c.victims.pods.size()); });
     score_funcs.push_back([now_nanos](const Candidate& c) {
       // Earliest start time among the highest-priority victims; the later, the better.
       if (c.victims.pods.empty()) return std::numeric_limits<std::int64_t>::min();
-      std::int32_t max_prio = pod_priority(*c.victims.pods[0]);
+      std::int32_t max_prio = api::pod_priority(*c.victims.pods[0]);
       std::int64_t earliest = pod_start_time(*c.victims.pods[0], now_nanos);
       for (const auto& p : c.victims.pods) {
-        const auto prio = pod_priority(*p);
+        const auto prio = api::pod_priority(*p);
         const auto st = pod_start_time(*p, now_nanos);
         if (prio == max_prio) {
           earliest = std::min(earliest, st);
@@ -311,10 +311,10 @@ Status Evaluator::prepare_candidate(const Candidate& c, const api::Pod& pod) {
 
   // Lower-priority pods nominated to this node may no longer fit: clear their nomination so they
   // are retried elsewhere sooner.
-  const auto prio = pod_priority(pod);
+  const auto prio = api::pod_priority(pod);
   for (const auto& pi : handle_.nominator().nominated_pods_for_node(c.name)) {
     const api::Pod& p = *pi->pod;
-    if (pod_priority(p) >= prio || p.status.nominatedNodeName.empty()) continue;
+    if (api::pod_priority(p) >= prio || p.status.nominatedNodeName.empty()) continue;
     Status s = handle_.client().patch_pod_status(p, std::nullopt, std::string());
     if (!s.is_success()) log::error("Cannot clear 'NominatedNodeName' field", {{"pod", p.metadata.name}});
   }

@@ -56,9 +56,6 @@ class PdbCache {
 void split_by_pdb_violation(const std::vector<PodInfoPtr>& pods, const PdbCache& pdbs, std::vector<PodInfoPtr>& violating,
                             std::vector<PodInfoPtr>& non_violating);
 
-
-// spec.priority or 0 (upstream corev1helpers.PodPriority), shared with the rest of the code base.
-using api::pod_priority;
 // status.startTime in unix nanoseconds, or `now_nanos` when the pod has not started.
 std::int64_t pod_start_time(const api::Pod& pod, std::int64_t now_nanos);
 // Upstream util.MoreImportantPod: higher priority, then earlier start time.

@@ -15,8 +15,10 @@ class DefaultBinder final : public framework::BindPlugin {
   std::string_view name() const override { return kName; }
   // Any client failure is returned as an Error status (upstream framework.AsStatus(err)).
   framework::Status bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
-  bool binds_through_client() const override { return true; }
-  framework::Status bound_through_client(framework::Status client_status) const override;
+  // Several pods: one ClusterClient::bind_all (a pipelined write), answers read in order. One
+  // pod alone goes through bind(), whose request shares a connection with other workers'.
+  void bind_all(std::span<const framework::BindItem> items, std::span<framework::Status> out) override;
+  bool binds_in_batches() const override { return true; }
 
  private:
   framework::Handle& handle_;

@@ -58,9 +58,9 @@ std::string DefaultPreemption::pod_eligible_to_preempt_others(const api::Pod& po
     // The nominated node became unresolvable: preempt again elsewhere.
     if (nominated_node_status.code() == framework::Code::UnschedulableAndUnresolvable) return {};
     if (auto ni = handle_.snapshot_node_infos().get(nominated)) {
-      const auto prio = pre::pod_priority(pod);
+      const auto prio = api::pod_priority(pod);
       for (const auto& pi : ni->pods) {
-        if (pre::pod_priority(*pi->pod) < prio && terminating_by_preemption(*pi->pod)) {
+        if (api::pod_priority(*pi->pod) < prio && terminating_by_preemption(*pi->pod)) {
           return "not eligible due to a terminating pod on the nominated node.";
         }
       }
@@ -89,10 +89,10 @@ Status DefaultPreemption::select_victims_on_node(framework::CycleState& state, c
   };
 
   // First remove every lower-priority pod and check that the pod fits without them.
-  const auto prio = pre::pod_priority(pod);
+  const auto prio = api::pod_priority(pod);
   std::vector<framework::PodInfoPtr> potential;
   for (const auto& pi : node_info.pods) {
-    if (pre::pod_priority(*pi->pod) < prio) potential.push_back(pi);
+    if (api::pod_priority(*pi->pod) < prio) potential.push_back(pi);
   }
   for (const auto& pi : potential) {
     if (Status s = remove_pod(pi); !s.is_success()) return s;

@@ -1,6 +1,8 @@
 #include "scheduler/plugins/tainttoleration/tainttoleration.h"
 
+#include "api/helpers.h"
 #include "scheduler/framework/plugin_helper.h"
+#include "util/log.h"
 
 namespace ksched::scheduler::plugins::tainttoleration {
 
@@ -54,7 +56,14 @@ Status TaintToleration::filter(const framework::CycleState&, const api::Pod& pod
   if (!node_info.has_taints()) return {};
   const api::Taint* taint = untolerated_do_not_schedule_taint(*node, pod);
   if (taint == nullptr) return {};
-  return Status::unresolvable("node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}");
+  // Since v1.33 upstream names no taint in the status (one message for every node lets the
+  // FitError group them); the taint goes to the V(4) log, and `ksched explain` shows it per node.
+  if (auto v = log::V(4); v.enabled()) {
+    v.info("node had untolerated taints", {{"node", node->metadata.name},
+                                           {"pod", api::key_of(pod)},
+                                           {"untoleratedTaint", taint->key + "=" + taint->value + ":" + taint->effect}});
+  }
+  return Status::unresolvable(std::string(kErrReasonUntolerated));
 }
 
 Status TaintToleration::pre_score(framework::CycleState& state, const api::Pod& pod,

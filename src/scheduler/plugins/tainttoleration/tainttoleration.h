@@ -9,6 +9,7 @@
 namespace ksched::scheduler::plugins::tainttoleration {
 
 inline constexpr std::string_view kName = "TaintToleration";
+inline constexpr std::string_view kErrReasonUntolerated = "node(s) had untolerated taint(s)";
 
 class TaintToleration final : public framework::SignPlugin,
                               public framework::FilterPlugin,
@@ -18,7 +19,7 @@ class TaintToleration final : public framework::SignPlugin,
  public:
   std::string_view name() const override { return kName; }
   void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
-  // U&U "node(s) had untolerated taint {<key>: <value>}" for the first untolerated taint.
+  // U&U "node(s) had untolerated taint(s)" when a NoSchedule/NoExecute taint is not tolerated.
   framework::Status filter(const framework::CycleState& state, const api::Pod& pod,
                            const framework::NodeInfo& node_info) override;
   // Its Filter errors only on a missing PreFilter state or node object: the same for every node.

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "api/core.h"
+#include "api/helpers.h"
 #include "api/storage.h"
 #include "api/volume.h"
 
@@ -48,8 +49,8 @@ inline std::string ephemeral_volume_owner_error(const api::Pod& pod, const api::
   for (const auto& o : pvc.metadata.ownerReferences) {
     if (o.controller.value_or(false) && o.uid == pod.metadata.uid) return {};
   }
-  return "PVC " + pvc.metadata.namespace_ + "/" + pvc.metadata.name + " was not created for pod " +
-         pod.metadata.namespace_ + "/" + pod.metadata.name + " (pod is not owner)";
+  return "PVC " + api::key_of(pvc) + " was not created for pod " +
+         api::key_of(pod) + " (pod is not owner)";
 }
 
 inline bool contains_access_mode(const std::vector<std::string>& modes, std::string_view mode) {

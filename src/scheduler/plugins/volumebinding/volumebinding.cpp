@@ -23,8 +23,6 @@ constexpr std::string_view kClaimLost = "Lost";
 constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
 constexpr std::string_view kMigratedPluginsAnnotation = "storage.alpha.kubernetes.io/migrated-plugins";
 
-std::string claim_key(const api::PersistentVolumeClaim& c) { return c.metadata.namespace_ + "/" + c.metadata.name; }
-
 api::Quantity storage_of(const api::ResourceList& rl) {
   const auto* q = rl.find("storage");
   return q ? *q : api::Quantity();
@@ -119,7 +117,7 @@ ProvisionInfo provision_info(const framework::ClusterLister& lister, const api::
   ProvisionInfo p;
   const std::string class_name = pvc_storage_class(claim);
   if (class_name.empty()) {
-    p.error = "no class for claim \"" + claim_key(claim) + "\"";
+    p.error = "no class for claim \"" + api::key_of(claim) + "\"";
     return p;
   }
   auto sc = lister.get_storage_class(class_name);
@@ -375,7 +373,7 @@ void AssumeCache::assume_pv(PVPtr pv, std::string base_resource_version) {
 }
 
 void AssumeCache::assume_pvc(PVCPtr pvc, std::string base_resource_version) {
-  std::string key = claim_key(*pvc);
+  std::string key = api::key_of(*pvc);
   std::lock_guard l(mu_);
   pvcs_[std::move(key)] = {std::move(pvc), std::move(base_resource_version)};
 }
@@ -472,7 +470,7 @@ Status VolumeBinding::pre_filter(framework::CycleState& state, const api::Pod& p
       if (sel.ok()) {
         c.selector = std::move(sel.value());
       } else {
-        c.selectorError = "error creating internal label selector for claim: " + claim_key(*pvc) + ": " + sel.error();
+        c.selectorError = "error creating internal label selector for claim: " + api::key_of(*pvc) + ": " + sel.error();
       }
     }
     c.provision = provision_info(lister, *pvc);

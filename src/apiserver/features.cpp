@@ -1,0 +1,57 @@
+#include "apiserver/features.h"
+
+#include <string>
+
+namespace ksched::apiserver {
+
+util::Result<FeatureGates> FeatureGates::parse(std::string_view spec) { return parse(spec, FeatureGates{}); }
+
+util::Result<FeatureGates> FeatureGates::parse(std::string_view spec, const FeatureGates& base) {
+  struct Gate {
+    std::string_view name;
+    bool FeatureGates::*flag;
+  };
+  static constexpr Gate kGates[] = {
+      {"ClearingNominatedNodeNameAfterBinding", &FeatureGates::ClearingNominatedNodeNameAfterBinding},
+      {"ContainerStopSignals", &FeatureGates::ContainerStopSignals},
+      {"GenericWorkload", &FeatureGates::GenericWorkload},
+      {"MatchLabelKeysInPodTopologySpread", &FeatureGates::MatchLabelKeysInPodTopologySpread},
+      {"MatchLabelKeysInPodTopologySpreadSelectorMerge", &FeatureGates::MatchLabelKeysInPodTopologySpreadSelectorMerge},
+      {"NodeDeclaredFeatures", &FeatureGates::NodeDeclaredFeatures},
+      {"PodLevelResources", &FeatureGates::PodLevelResources},
+      {"PodTopologyLabelsAdmission", &FeatureGates::PodTopologyLabelsAdmission},
+  };
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  FeatureGates out = base;
+  while (!spec.empty()) {
+    std::size_t comma = spec.find(',');
+    std::string_view item = trim(spec.substr(0, comma));
+    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
+    if (item.empty()) continue;
+    std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos)
+      return util::make_error("missing bool value for " + std::string(item));
+    std::string_view name = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+    bool on;
+    // strconv.ParseBool's spellings.
+    if (value == "1" || value == "t" || value == "T" || value == "true" || value == "TRUE" || value == "True")
+      on = true;
+    else if (value == "0" || value == "f" || value == "F" || value == "false" || value == "FALSE" || value == "False")
+      on = false;
+    else
+      return util::make_error("invalid value of " + std::string(name) + "=" + std::string(value) +
+                              ", err: strconv.ParseBool: parsing \"" + std::string(value) + "\": invalid syntax");
+    const Gate* g = nullptr;
+    for (const auto& k : kGates)
+      if (k.name == name) g = &k;
+    if (!g) return util::make_error("unrecognized feature gate: " + std::string(name));
+    out.*(g->flag) = on;
+  }
+  return out;
+}
+
+}  // namespace ksched::apiserver

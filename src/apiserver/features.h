@@ -1,0 +1,38 @@
+// The feature gates of kube-apiserver v1.35 that change what this server stores or answers, at
+// their v1.35 defaults (pkg/features/kube_features.go). `ksched apiserver --feature-gates` sets
+// them as upstream's flag does ("A=true,B=false").
+#pragma once
+#include <string_view>
+
+#include "util/result.h"
+
+namespace ksched::apiserver {
+
+struct FeatureGates {
+  // Beta, on since v1.34: pods' spec.resources (defaulting, validation, QoS class).
+  bool PodLevelResources = true;
+  // Alpha, off in v1.35: nodes' status.declaredFeatures is dropped unless it is on (or the node
+  // already had them).
+  bool NodeDeclaredFeatures = false;
+  // Beta, on in v1.35: pods/binding (and a pod created with spec.nodeName) copies the node's
+  // topology.kubernetes.io/zone and region labels onto the pod, and a binding's labels too.
+  bool PodTopologyLabelsAdmission = true;
+  // Beta, on in v1.35: a binding clears status.nominatedNodeName, and a status write may not set
+  // it on a bound pod.
+  bool ClearingNominatedNodeNameAfterBinding = true;
+  // Beta, on since v1.27 / v1.34: a new pod's topology spread constraints get their
+  // matchLabelKeys merged into the label selector.
+  bool MatchLabelKeysInPodTopologySpread = true;
+  bool MatchLabelKeysInPodTopologySpreadSelectorMerge = true;
+  // Alpha, off in v1.35: spec.workloadRef (GenericWorkload) and lifecycle.stopSignal
+  // (ContainerStopSignals) are dropped from new pods.
+  bool GenericWorkload = false;
+  bool ContainerStopSignals = false;
+
+  // "A=true,B=false" over `base` (v1.35's defaults when not given): upstream's --feature-gates
+  // syntax and its messages for an unknown gate or a value that is not a boolean.
+  static util::Result<FeatureGates> parse(std::string_view spec);
+  static util::Result<FeatureGates> parse(std::string_view spec, const FeatureGates& base);
+};
+
+}  // namespace ksched::apiserver

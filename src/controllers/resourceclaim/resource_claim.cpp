@@ -1,0 +1,407 @@
+#include "controllers/resourceclaim/resource_claim.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+
+#include "api/codec.h"
+#include "api/helpers.h"
+#include "client/resources_dra.h"
+#include "controllers/controller_utils.h"
+#include "controllers/informers.h"
+#include "util/log.h"
+
+namespace ksched::controllers {
+
+namespace rv1 = api::resourcev1;
+
+namespace {
+
+constexpr std::string_view kPodPrefix = "pod:";
+constexpr std::string_view kClaimPrefix = "claim:";
+constexpr std::size_t kMaxDeletedPods = 500;  // upstream's maxUIDCacheEntries
+
+// resourceclaim.Name: the claim a pod claim refers to. `found` false: made from a template and
+// not recorded in the pod's status yet (ErrClaimNotFound); a recorded name that is absent (null)
+// means no claim is needed.
+struct ClaimName {
+  bool found = false;
+  std::optional<std::string> name;
+  bool check_owner = false;
+};
+
+ClaimName claim_name(const api::Pod& pod, const api::PodResourceClaim& pc) {
+  if (pc.resourceClaimName) return {true, *pc.resourceClaimName, false};
+  if (pc.resourceClaimTemplateName) {
+    if (pod.status.resourceClaimStatuses)
+      for (const auto& s : *pod.status.resourceClaimStatuses)
+        if (s.name == pc.name) return {true, s.resourceClaimName, true};
+    return {false, std::nullopt, false};
+  }
+  return {false, std::nullopt, false};
+}
+
+// resourceclaim.IsForPod: the claim is in the pod's namespace and the pod controls it.
+bool is_for_pod(const api::Pod& pod, const rv1::ResourceClaim& claim) {
+  if (claim.metadata.namespace_ != pod.metadata.namespace_) return false;
+  const api::OwnerReference* ref = controller_of(claim.metadata);
+  return ref && ref->uid == pod.metadata.uid;
+}
+
+std::string not_for_pod(const api::Pod& pod, const rv1::ResourceClaim& claim) {
+  return "ResourceClaim " + std::string(claim.metadata.namespace_) + "/" + std::string(claim.metadata.name) +
+         " was not created for pod " + std::string(pod.metadata.namespace_) + "/" + std::string(pod.metadata.name) +
+         " (pod is not owner)";
+}
+
+bool reserved_for_pod(const api::Pod& pod, const rv1::ResourceClaim& claim) {
+  for (const auto& r : claim.status.reservedFor)
+    if (r.uid == pod.metadata.uid) return true;
+  return false;
+}
+
+// isPodDone: none of the containers run or ever will.
+bool pod_done(const api::Pod& pod) {
+  return api::pod_is_terminal(pod) || (pod.metadata.deletionTimestamp && pod.spec.nodeName.empty());
+}
+
+// The pod a claim was made for (its controlling owner of kind v1 Pod).
+const api::OwnerReference* owning_pod(const rv1::ResourceClaim& claim) {
+  for (const auto& o : claim.metadata.ownerReferences)
+    if (o.controller.value_or(false) && o.apiVersion == "v1" && o.kind == "Pod") return &o;
+  return nullptr;
+}
+
+util::Error error_of(std::string msg) { return util::Error{std::move(msg)}; }
+
+}  // namespace
+
+ResourceClaimController::ResourceClaimController(const ControllerContext& ctx)
+    : ctx_(ctx), recorder_(ctx.events, "resource_claim"),
+      workers_("resource-claim", [this](const std::string& k) { return sync(k); }, *ctx.clock) {
+  pods_ = pod_informer(ctx_);
+  claims_ = resource_claim_informer(ctx_);
+  templates_ = resource_claim_template_informer(ctx_);
+
+  // Pods by the claims they use, so that a claim's change reaches its pods.
+  pods_->indexer().add_indexers({{kPodResourceClaimIndex, [](const api::Pod& p) {
+                                    std::vector<std::string> keys;
+                                    for (const auto& pc : p.spec.resourceClaims) {
+                                      ClaimName n = claim_name(p, pc);
+                                      if (n.found && n.name)
+                                        keys.push_back(std::string(p.metadata.namespace_) + "/" + *n.name);
+                                    }
+                                    return keys;
+                                  }}});
+
+  auto ph = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
+  ph->add = [this](const Ptr<api::Pod>& p, bool) { enqueue_pod(*p, false); };
+  ph->update = [this](const Ptr<api::Pod>&, const Ptr<api::Pod>& cur) { enqueue_pod(*cur, false); };
+  ph->del = [this](const informer::Deleted<api::Pod>& d) {
+    if (d.obj) enqueue_pod(*d.obj, true);
+  };
+  auto pr = pods_->add_event_handler(ph);
+  synced_.push_back([pr] { return pr->has_synced(); });
+
+  auto ch = std::make_shared<informer::ResourceEventHandlerFuncs<Claim>>();
+  ch->add = [this](const Ptr<Claim>& c, bool) { enqueue_claim(*c, false); };
+  ch->update = [this](const Ptr<Claim>&, const Ptr<Claim>& cur) { enqueue_claim(*cur, false); };
+  ch->del = [this](const informer::Deleted<Claim>& d) {
+    if (d.obj) enqueue_claim(*d.obj, true);
+  };
+  auto cr = claims_->add_event_handler(ch);
+  synced_.push_back([cr] { return cr->has_synced(); });
+
+  // Templates have no handler upstream; their informer must have synced before pods are synced.
+  auto tr = templates_->add_event_handler(std::make_shared<informer::ResourceEventHandlerFuncs<Template>>());
+  synced_.push_back([tr] { return tr->has_synced(); });
+}
+
+ResourceClaimController::~ResourceClaimController() { stop(); }
+
+void ResourceClaimController::run(int workers) { workers_.start(workers); }
+void ResourceClaimController::stop() { workers_.stop(); }
+bool ResourceClaimController::has_synced() const {
+  for (const auto& s : synced_)
+    if (!s()) return false;
+  return true;
+}
+
+std::string ResourceClaimController::generate_name(std::string_view pod, std::string_view pod_claim) {
+  std::string name = std::string(pod) + "-" + std::string(pod_claim) + "-";
+  constexpr std::size_t kMaxBase = 57;  // a hyphen and 5 random characters fit in 63
+  if (name.size() > kMaxBase) {
+    // Shorten both parts in proportion, so the pod claim's name is not cut off entirely.
+    std::size_t total = name.size();
+    name = std::string(pod.substr(0, pod.size() * kMaxBase / total)) + "-" +
+           std::string(pod_claim.substr(0, pod_claim.size() * kMaxBase / total));
+  }
+  return name;
+}
+
+Ptr<ResourceClaimController::Claim> ResourceClaimController::cached_claim(const std::string& ns,
+                                                                          const std::string& name) const {
+  if (auto c = claims_->lister().get(ns, name)) return c;
+  std::lock_guard l(created_mu_);
+  auto it = created_.find(ns + "/" + name);
+  return it == created_.end() ? nullptr : it->second;
+}
+
+void ResourceClaimController::enqueue_pod(const api::Pod& pod, bool deleted) {
+  if (pod.spec.resourceClaims.empty()) return;
+  std::string ns(pod.metadata.namespace_);
+  if (deleted) {
+    std::lock_guard l(deleted_mu_);
+    if (deleted_pods_.insert(std::string(pod.metadata.uid)).second) {
+      deleted_order_.push_back(std::string(pod.metadata.uid));
+      if (deleted_order_.size() > kMaxDeletedPods) {
+        deleted_pods_.erase(deleted_order_.front());
+        deleted_order_.pop_front();
+      }
+    }
+  }
+  // A pod that is gone, done, or deleted before it was scheduled releases its reservations.
+  bool needs_claims = !deleted && !api::pod_is_terminal(pod) &&
+                      !(pod.metadata.deletionTimestamp && pod.spec.nodeName.empty());
+  if (!needs_claims)
+    for (const auto& pc : pod.spec.resourceClaims) {
+      ClaimName n = claim_name(pod, pc);
+      if (n.found && n.name) workers_.add(std::string(kClaimPrefix) + ns + "/" + *n.name);
+    }
+  if (!deleted && pod_needs_work(pod)) workers_.add(std::string(kPodPrefix) + ns + "/" + std::string(pod.metadata.name));
+}
+
+bool ResourceClaimController::pod_needs_work(const api::Pod& pod) const {
+  if (pod.metadata.deletionTimestamp) return false;
+  std::string ns(pod.metadata.namespace_);
+  for (const auto& pc : pod.spec.resourceClaims) {
+    ClaimName n = claim_name(pod, pc);
+    if (!n.found) return true;    // a claim to make from a template (or an API this does not know)
+    if (!n.name) return false;    // no claim needed
+    auto claim = cached_claim(ns, *n.name);
+    if (!claim) return pc.resourceClaimTemplateName.has_value();  // else the user must create it
+    if (n.check_owner && !is_for_pod(pod, *claim)) return false;
+    if (pod.spec.nodeName.empty()) continue;
+    if (claim->status.allocation && !reserved_for_pod(pod, *claim)) return true;  // to reserve
+  }
+  return false;
+}
+
+void ResourceClaimController::enqueue_claim(const Claim& claim, bool deleted) {
+  std::string key = std::string(claim.metadata.namespace_) + "/" + std::string(claim.metadata.name);
+  if (!deleted) {
+    // Claims with reservations of pods that may be gone, and claims not needed any more.
+    workers_.add(std::string(kClaimPrefix) + key);
+  } else {
+    std::lock_guard l(created_mu_);
+    created_.erase(key);
+  }
+  for (const auto& pod : pods_->indexer().by_index(kPodResourceClaimIndex, key)) enqueue_pod(*pod, false);
+}
+
+util::Result<void> ResourceClaimController::sync(const std::string& key) {
+  std::string_view k = key;
+  bool pod = k.starts_with(kPodPrefix);
+  if (!pod && !k.starts_with(kClaimPrefix)) return error_of("unexpected key: " + key);
+  k.remove_prefix(pod ? kPodPrefix.size() : kClaimPrefix.size());
+  auto slash = k.find('/');
+  if (slash == std::string_view::npos) return error_of("unexpected key format: " + key);
+  std::string ns(k.substr(0, slash)), name(k.substr(slash + 1));
+  return pod ? sync_pod(ns, name) : sync_claim(ns, name);
+}
+
+util::Result<void> ResourceClaimController::sync_pod(const std::string& ns, const std::string& name) {
+  auto pod = pods_->lister().get(ns, name);
+  if (!pod || pod->metadata.deletionTimestamp) return {};
+  std::map<std::string, std::string> made;
+  for (const auto& pc : pod->spec.resourceClaims) {
+    if (auto r = handle_claim(*pod, pc, made); !r) {
+      recorder_.eventf(object_reference("v1", "Pod", pod->metadata), "Warning", "FailedResourceClaimCreation",
+                       "PodResourceClaim {}: {}", pc.name, r.error());
+      return error_of("pod " + ns + "/" + name + ", PodResourceClaim " + pc.name + ": " + r.error());
+    }
+  }
+  if (!made.empty()) {
+    // The pod's claims in status, the new ones added (only this controller writes them).
+    boost::json::array statuses;
+    std::set<std::string> written;
+    if (pod->status.resourceClaimStatuses)
+      for (const auto& s : *pod->status.resourceClaimStatuses) {
+        auto it = made.find(s.name);
+        boost::json::object o{{"name", s.name}};
+        if (it != made.end())
+          o["resourceClaimName"] = it->second;
+        else if (s.resourceClaimName)
+          o["resourceClaimName"] = *s.resourceClaimName;
+        statuses.push_back(std::move(o));
+        written.insert(s.name);
+      }
+    for (const auto& [pc, claim] : made)
+      if (!written.count(pc)) statuses.push_back(boost::json::object{{"name", pc}, {"resourceClaimName", claim}});
+    boost::json::object patch{{"status", boost::json::object{{"resourceClaimStatuses", std::move(statuses)}}}};
+    auto r = ctx_.client->patch<api::Pod>(ns, name, client::PatchType::Merge, boost::json::serialize(patch), "status");
+    if (!r) return error_of("update pod " + ns + "/" + name + " ResourceClaimStatuses: " + r.error().message);
+    pod = std::make_shared<const api::Pod>(std::move(*r));
+  }
+  if (pod->spec.nodeName.empty()) return {};  // the scheduler reserves
+  for (const auto& pc : pod->spec.resourceClaims) {
+    ClaimName n = claim_name(*pod, pc);
+    if (!n.found) return error_of(std::string("pod \"") + ns + "/" + name + "\": ResourceClaim not created yet");
+    if (!n.name) continue;
+    auto claim = cached_claim(ns, *n.name);
+    if (!claim) return {};
+    if (n.check_owner && !is_for_pod(*pod, *claim)) return error_of(not_for_pod(*pod, *claim));
+    if (claim->status.allocation && !reserved_for_pod(*pod, *claim)) {
+      Claim next = *claim;
+      rv1::ResourceClaimConsumerReference ref;
+      ref.resource = "pods";
+      ref.name = pod->metadata.name;
+      ref.uid = pod->metadata.uid;
+      next.status.reservedFor.push_back(std::move(ref));
+      if (auto r = ctx_.client->update_status(next); !r)
+        return error_of("reserve claim " + ns + "/" + *n.name + " for pod: " + r.error().message);
+    }
+  }
+  return {};
+}
+
+Ptr<ResourceClaimController::Claim> ResourceClaimController::claim_made_for(const api::Pod& pod,
+                                                                            std::string_view pod_claim) const {
+  auto matches = [&](const Claim& c) {
+    const std::string* a = c.metadata.annotations.find(kPodClaimNameAnnotation);
+    return a && *a == pod_claim;
+  };
+  for (const auto& c : owned_by(claims_->indexer(), pod.metadata.uid))
+    if (matches(*c)) return c;
+  std::lock_guard l(created_mu_);
+  for (const auto& [key, c] : created_) {
+    const api::OwnerReference* ref = controller_of(c->metadata);
+    if (ref && ref->uid == pod.metadata.uid && matches(*c)) return c;
+  }
+  return nullptr;
+}
+
+util::Result<void> ResourceClaimController::handle_claim(const api::Pod& pod, const api::PodResourceClaim& pc,
+                                                         std::map<std::string, std::string>& made) {
+  std::string ns(pod.metadata.namespace_);
+  ClaimName n = claim_name(pod, pc);
+  if (n.found) {
+    if (!n.name) return {};  // no claim needed
+    if (!pc.resourceClaimTemplateName) return {};  // the user's own claim
+    // Recorded in the pod's status: normally there; made again if it was deleted by accident.
+    if (auto claim = cached_claim(ns, *n.name); claim && (!n.check_owner || is_for_pod(pod, *claim))) return {};
+  } else if (!pc.resourceClaimTemplateName) {
+    return error_of(std::string("checking for claim before creating it: pod \"") + ns + "/" +
+                    std::string(pod.metadata.name) + "\", spec.resourceClaim \"" + pc.name +
+                    "\": none of the supported fields are set");
+  }
+  const std::string& template_name = *pc.resourceClaimTemplateName;
+  // A claim made before whose name never reached the pod's status (a failed status write).
+  auto claim = claim_made_for(pod, pc.name);
+  if (!claim) {
+    auto tmpl = templates_->lister().get(ns, template_name);
+    if (!tmpl)
+      return error_of("resource claim template \"" + template_name + "\": resourceclaimtemplate.resource.k8s.io \"" +
+                      template_name + "\" not found");
+    Claim c;
+    c.metadata.generateName = generate_name(pod.metadata.name, pc.name);
+    c.metadata.namespace_ = ns;
+    api::OwnerReference owner;
+    owner.apiVersion = "v1";
+    owner.kind = "Pod";
+    owner.name = pod.metadata.name;
+    owner.uid = pod.metadata.uid;
+    owner.controller = true;
+    owner.blockOwnerDeletion = true;
+    c.metadata.ownerReferences = std::vector<api::OwnerReference>{std::move(owner)};
+    c.metadata.annotations = tmpl->spec.metadata.annotations;
+    c.metadata.annotations.set(std::string(kPodClaimNameAnnotation), pc.name);
+    c.metadata.labels = tmpl->spec.metadata.labels;
+    c.spec = tmpl->spec.spec;
+    auto r = ctx_.client->create(c);
+    if (!r) return error_of("create ResourceClaim : " + r.error().message);
+    log::V(4).info("Created ResourceClaim", {{"claim", ns + "/" + std::string(r->metadata.name)},
+                                             {"pod", ns + "/" + std::string(pod.metadata.name)}});
+    claim = std::make_shared<const Claim>(std::move(*r));
+    std::lock_guard l(created_mu_);
+    created_[ns + "/" + std::string(claim->metadata.name)] = claim;
+  }
+  made[pc.name] = std::string(claim->metadata.name);
+  return {};
+}
+
+util::Result<void> ResourceClaimController::sync_claim(const std::string& ns, const std::string& name) {
+  auto claim = claims_->lister().get(ns, name);
+  if (!claim) return {};
+  {
+    std::lock_guard l(created_mu_);
+    created_.erase(ns + "/" + name);  // the informer has it now
+  }
+  std::vector<rv1::ResourceClaimConsumerReference> valid;
+  for (const auto& r : claim->status.reservedFor) {
+    if (!r.apiGroup.empty() || r.resource != "pods")
+      return error_of("unsupported ReservedFor entry: {" + r.apiGroup + " " + r.resource + " " +
+                      std::string(r.name) + " " + std::string(r.uid) + "}");
+    bool keep = true;
+    bool known_deleted;
+    {
+      std::lock_guard l(deleted_mu_);
+      known_deleted = deleted_pods_.count(std::string(r.uid)) != 0;
+    }
+    if (known_deleted) {
+      keep = false;
+    } else if (auto pod = pods_->lister().get(ns, std::string(r.name))) {
+      keep = pod->metadata.uid == r.uid && !pod_done(*pod);
+    } else {
+      // Not in the cache (yet?): only the server can say it is gone.
+      auto live = ctx_.client->get<api::Pod>(ns, r.name);
+      if (!live && !client::is_not_found(live.error())) return error_of(live.error().message);
+      keep = live && live->metadata.uid == r.uid;
+    }
+    if (keep) valid.push_back(r);
+  }
+  const auto& fins = claim->metadata.finalizers;
+  auto has_finalizer = [](const Claim& c) {
+    const auto& f = c.metadata.finalizers;
+    return std::find(f.begin(), f.end(), rv1::kFinalizer) != f.end();
+  };
+  auto without_finalizer = [&](Claim c) -> client::Result<Claim> {
+    std::vector<std::string> kept;
+    for (const auto& f : c.metadata.finalizers)
+      if (f != rv1::kFinalizer) kept.push_back(f);
+    c.metadata.finalizers = std::move(kept);
+    return ctx_.client->update(c);
+  };
+  bool finalizer = std::find(fins.begin(), fins.end(), rv1::kFinalizer) != fins.end();
+  if (valid.size() < claim->status.reservedFor.size()) {
+    // Deallocate as soon as the last user is gone, so the next one allocates afresh.
+    Claim next = *claim;
+    next.status.reservedFor = valid;
+    if (valid.empty() && finalizer) next.status.allocation.reset();
+    auto updated = ctx_.client->update_status(next);
+    if (!updated) return error_of(updated.error().message);
+    if (has_finalizer(*updated) && !updated->status.allocation)
+      if (auto r = without_finalizer(std::move(*updated)); !r) return error_of(r.error().message);
+  } else if (finalizer && claim->metadata.deletionTimestamp && valid.empty()) {
+    Claim next = *claim;
+    if (next.status.allocation) {
+      next.status.allocation.reset();
+      auto updated = ctx_.client->update_status(next);
+      if (!updated) return error_of(updated.error().message);
+      next = std::move(*updated);
+    }
+    if (auto r = without_finalizer(std::move(next)); !r) return error_of(r.error().message);
+  }
+  if (valid.empty()) {
+    // A claim made for a pod that will not run is deleted (the garbage collector would only act
+    // once the pod itself is gone).
+    if (const api::OwnerReference* owner = owning_pod(*claim)) {
+      if (auto pod = pods_->lister().get(ns, owner->name); pod && (pod->metadata.uid != owner->uid || pod_done(*pod))) {
+        auto r = ctx_.client->remove<Claim>(ns, name);
+        if (!r && !client::is_not_found(r.error())) return error_of("delete claim " + ns + "/" + name + ": " + r.error().message);
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace ksched::controllers

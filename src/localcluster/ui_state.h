@@ -1,0 +1,59 @@
+// What the web page shows, kept from watch events: every node (labels, taints, allocatable, Ready,
+// cordoned) and every pod the scheduler counts (not terminal: its node or none, its requests as
+// the scheduler computes them, the scheduler's PodScheduled=False reason), each held as the small
+// JSON record the page reads.
+//
+// The page gets one snapshot, then deltas. A delta carries, for every object changed since the
+// previous one, its current record or its deletion: changes are coalesced per object, so a burst
+// of updates to one pod costs one entry, and an update that leaves the record as it was (a status
+// heartbeat, a Ready flip of a container) costs nothing. Thread-safe.
+#pragma once
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ksched::api {
+struct Node;
+struct Pod;
+}  // namespace ksched::api
+
+namespace ksched::localcluster {
+
+class UiState {
+ public:
+  void set_node(const api::Node& node);
+  void remove_node(std::string_view name);
+  void set_pod(const api::Pod& pod);  // a terminal pod is removed: the scheduler counts it no more
+  void remove_pod(std::string_view key);  // namespace/name
+
+  // {"rev":R,"nodes":[node...],"pods":[pod...]}: the state now. Changes not yet taken are in it and
+  // come again in the next delta (records are whole, so applying one twice is harmless).
+  std::string snapshot() const;
+  // {"rev":R+1,"nodes":[...],"deletedNodes":[name...],"pods":[...],"deletedPods":[key...]}: the
+  // changes since the previous call; nullopt when there were none. encode=false drops them unread
+  // (nobody is watching) and returns nullopt.
+  std::optional<std::string> take_delta(bool encode = true);
+  std::uint64_t revision() const;
+  std::size_t node_count() const;
+  std::size_t pod_count() const;
+
+  // The records, for tests and the snapshot: a node
+  //   {"name","labels":{..},"taints":[{"key","value","effect"}],"cpu":milli,"memory":bytes,"pods":n,
+  //    "ready":bool,"unschedulable":bool}
+  // and a pod (empty strings and zero priority left out)
+  //   {"key":"ns/name","node","cpu":milli,"memory":bytes,"phase","priority","nominated","reason","message"}
+  static std::string node_record(const api::Node& node);
+  static std::string pod_record(const api::Pod& pod);
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::string> nodes_, pods_;  // name / key -> record
+  std::unordered_set<std::string> dirty_nodes_, dirty_pods_;
+  std::uint64_t rev_ = 0;
+};
+
+}  // namespace ksched::localcluster

@@ -1,0 +1,107 @@
+// The structured allocator of Dynamic Resource Allocation: which devices of which ResourceSlices
+// satisfy a pod's ResourceClaims on one node (upstream k8s.io/dynamic-resource-allocation/structured,
+// its "stable" implementation at v1.35, with the features the default feature gates enable there).
+//
+// The search is upstream's: claims in order, each claim's requests in order, each request's devices
+// one after the other; for each device the candidates are tried pool by pool, slice by slice, device
+// by device, and the first complete solution wins (no scoring). A candidate must be free (neither
+// allocated before nor picked earlier in this search, unless the request asks for admin access),
+// match its DeviceClass's and its request's CEL selectors, tolerate its taints (DRADeviceTaints),
+// fit its slice's shared counters (DRAPartitionableDevices), and keep every matchAttribute
+// constraint of its claim satisfied; a request with firstAvailable takes the first subrequest that
+// leads to a full solution. The same inputs give the same result.
+//
+// One deliberate difference: upstream gathers pools in a Go map, so the order in which pools are
+// tried is unspecified there; here pools are tried in (driver, pool) order.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "api/core.h"
+#include "api/resource.h"
+#include "cel/cel.h"
+#include "util/result.h"
+
+namespace ksched::scheduler::dra {
+
+namespace resourceapi = api::resourcev1;
+
+// Upstream's internal.Features: the DRA feature gates the allocator honours.
+struct Features {
+  bool adminAccess = true;             // DRAAdminAccess (beta, on)
+  bool prioritizedList = true;         // DRAPrioritizedList (beta, on)
+  bool partitionableDevices = false;   // DRAPartitionableDevices (alpha)
+  bool deviceTaints = false;           // DRADeviceTaints (alpha)
+  bool deviceBindingAndStatus = false; // DRADeviceBindingConditions + DRAResourceClaimDeviceStatus (alpha)
+};
+
+// A device by driver, pool and name: what an allocation result names.
+struct DeviceId {
+  std::string driver;
+  std::string pool;
+  std::string device;
+  bool operator==(const DeviceId&) const = default;
+  std::string to_string() const { return driver + "/" + pool + "/" + device; }
+};
+
+struct DeviceIdHash {
+  std::size_t operator()(const DeviceId& d) const noexcept;
+};
+
+using DeviceIdSet = std::unordered_set<DeviceId, DeviceIdHash>;
+
+// Looks up a DeviceClass by name; null when there is none.
+using DeviceClassLookup = std::function<std::shared_ptr<const resourceapi::DeviceClass>(std::string_view)>;
+
+// The outcome of allocate(): one AllocationResult per claim, in the claims' order, or nothing when
+// the claims cannot all be satisfied on this node.
+struct Allocation {
+  std::vector<resourceapi::AllocationResult> results;
+  bool found() const { return !results.empty(); }
+};
+
+// An error that concerns this node only (upstream ErrFailedAllocationOnNode): allocation on other
+// nodes may still succeed, so the scheduler reports it only if every node fails.
+struct AllocateError {
+  std::string message;
+  bool node_only = false;
+};
+
+class Allocator {
+ public:
+  // `allocated`: devices held by claims already allocated (and by in-flight allocations of
+  // assumed pods); `slices`: every ResourceSlice the scheduler knows; `selectors`: compiled CEL
+  // programs, shared between allocators. The allocator keeps pointers into `slices`; they must
+  // outlive it. Thread-safe: several allocate() calls (different nodes) may run at once.
+  Allocator(Features features, DeviceIdSet allocated, DeviceClassLookup classes,
+            std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors);
+  ~Allocator();
+
+  // Claims to allocate on `node`, none of them allocated yet. Errors are upstream's messages
+  // ("claim ns/name, request gpu: could not retrieve device class gpu.example.com: ...").
+  util::Result<Allocation, AllocateError> allocate(const api::Node& node,
+                                                   std::span<const resourceapi::ResourceClaim* const> claims) const;
+
+  struct Shared;  // the inputs and what is derived from them once; opaque
+
+ private:
+  std::unique_ptr<Shared> shared_;
+};
+
+// Whether a slice's (or a device's) node selection picks `node` (upstream NodeMatches): a node
+// name, all nodes, or a node selector; none of them matches no node.
+util::Result<bool> node_matches(const api::Node& node, std::string_view node_name, bool all_nodes,
+                                const api::NodeSelector* selector);
+
+// Upstream resourceclaim.ToleratesTaint.
+bool tolerates(const resourceapi::DeviceToleration& toleration, const resourceapi::DeviceTaint& taint);
+
+}  // namespace ksched::scheduler::dra

@@ -1,0 +1,167 @@
+// The web page's view of the cluster: records as the page reads them, and deltas that carry each
+// changed object once, in its latest state, and nothing for changes the page cannot see.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "api/core.h"
+#include "api/quantity.h"
+#include "localcluster/ui_state.h"
+
+using ksched::localcluster::UiState;
+namespace api = ksched::api;
+namespace json = boost::json;
+
+namespace {
+
+api::Node node(const std::string& name) {
+  api::Node n;
+  n.metadata.name = name;
+  n.metadata.labels.set("topology.kubernetes.io/zone", "zone-a");
+  n.status.allocatable.set("cpu", api::Quantity::must("4"));
+  n.status.allocatable.set("memory", api::Quantity::must("8Gi"));
+  n.status.allocatable.set("pods", api::Quantity::must("110"));
+  api::NodeCondition ready;
+  ready.type = "Ready";
+  ready.status = "True";
+  n.status.conditions.push_back(ready);
+  return n;
+}
+
+api::Pod pod(const std::string& name, const std::string& node_name = "") {
+  api::Pod p;
+  p.metadata.namespace_ = "ns";
+  p.metadata.name = name;
+  p.spec.nodeName = node_name;
+  for (const char* cpu : {"100m", "250m"}) {
+    api::Container c;
+    c.name = std::string("c") + cpu;
+    c.resources.requests.set("cpu", api::Quantity::must(cpu));
+    c.resources.requests.set("memory", api::Quantity::must("64Mi"));
+    p.spec.containers.push_back(c);
+  }
+  return p;
+}
+
+json::object parse(const std::string& s) { return json::parse(s).as_object(); }
+
+std::vector<std::string> keys(const json::value& records, const char* field) {
+  std::vector<std::string> out;
+  for (const auto& r : records.as_array()) out.emplace_back(r.as_object().at(field).as_string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST(UiState, NodeRecord) {
+  auto n = node("n1");
+  n.spec.unschedulable = true;
+  api::Taint t;
+  t.key = "dedicated";
+  t.value = "gpu";
+  t.effect = "NoSchedule";
+  n.spec.taints.push_back(t);
+  const auto r = parse(UiState::node_record(n));
+  EXPECT_EQ(r.at("name"), "n1");
+  EXPECT_EQ(r.at("labels").at("topology.kubernetes.io/zone"), "zone-a");
+  EXPECT_EQ(json::serialize(r.at("taints")), R"([{"key":"dedicated","value":"gpu","effect":"NoSchedule"}])");
+  EXPECT_EQ(r.at("cpu").as_int64(), 4000);
+  EXPECT_EQ(r.at("memory").as_int64(), 8LL << 30);
+  EXPECT_EQ(r.at("pods").as_int64(), 110);
+  EXPECT_EQ(r.at("ready"), true);
+  EXPECT_EQ(r.at("unschedulable"), true);
+}
+
+TEST(UiState, PodRecordHasTheSchedulersRequestsAndReason) {
+  auto p = pod("web");
+  p.spec.priority = 1000;
+  api::PodCondition c;
+  c.type = "PodScheduled";
+  c.status = "False";
+  c.reason = "Unschedulable";
+  c.message = "0/3 nodes are available: 3 Insufficient cpu.";
+  p.status.conditions.push_back(c);
+  p.status.nominatedNodeName = "n2";
+  const auto r = parse(UiState::pod_record(p));
+  EXPECT_EQ(r.at("key"), "ns/web");
+  EXPECT_EQ(r.at("cpu").as_int64(), 350);  // summed over the containers, as the scheduler counts
+  EXPECT_EQ(r.at("memory").as_int64(), 128LL << 20);
+  EXPECT_EQ(r.at("priority").as_int64(), 1000);
+  EXPECT_EQ(r.at("nominated"), "n2");
+  EXPECT_EQ(r.at("reason"), "Unschedulable");
+  EXPECT_EQ(r.at("message"), "0/3 nodes are available: 3 Insufficient cpu.");
+  EXPECT_FALSE(r.contains("node"));
+
+  const auto bound = parse(UiState::pod_record(pod("db", "n1")));
+  EXPECT_EQ(bound.at("node"), "n1");
+  EXPECT_FALSE(bound.contains("reason"));
+  EXPECT_FALSE(bound.contains("priority"));
+}
+
+TEST(UiState, DeltasCoalescePerObjectAndSkipInvisibleChanges) {
+  UiState s;
+  s.set_node(node("n1"));
+  s.set_pod(pod("a"));
+  s.set_pod(pod("a", "n1"));  // created, then bound: one entry, bound
+  auto d = s.take_delta();
+  ASSERT_TRUE(d);
+  auto o = parse(*d);
+  EXPECT_EQ(o.at("rev").as_int64(), 1);
+  EXPECT_EQ(keys(o.at("nodes"), "name"), std::vector<std::string>{"n1"});
+  ASSERT_EQ(o.at("pods").as_array().size(), 1u);
+  EXPECT_EQ(o.at("pods").as_array()[0].at("node"), "n1");
+  EXPECT_TRUE(o.at("deletedPods").as_array().empty());
+  EXPECT_FALSE(s.take_delta()) << "nothing changed since";
+
+  auto same = pod("a", "n1");
+  same.metadata.labels.set("touched", "yes");  // not in the record: the page has nothing to learn
+  s.set_pod(same);
+  auto node_heartbeat = node("n1");
+  node_heartbeat.metadata.resourceVersion = "99";
+  s.set_node(node_heartbeat);
+  EXPECT_FALSE(s.take_delta());
+  EXPECT_EQ(s.revision(), 1u);
+}
+
+TEST(UiState, TerminalAndDeletedPodsLeave) {
+  UiState s;
+  s.set_pod(pod("done", "n1"));
+  s.set_pod(pod("gone", "n1"));
+  s.set_node(node("n1"));
+  s.set_node(node("n2"));
+  ASSERT_TRUE(s.take_delta());
+  auto done = pod("done", "n1");
+  done.status.phase = "Succeeded";  // the scheduler counts it no more
+  s.set_pod(done);
+  s.remove_pod("ns/gone");
+  s.remove_pod("ns/never-seen");  // nothing to say
+  s.remove_node("n2");
+  auto o = parse(*s.take_delta());
+  EXPECT_EQ(o.at("rev").as_int64(), 2);
+  EXPECT_TRUE(o.at("pods").as_array().empty());
+  EXPECT_EQ(json::serialize(o.at("deletedNodes")), R"(["n2"])");
+  std::vector<std::string> deleted;
+  for (const auto& k : o.at("deletedPods").as_array()) deleted.emplace_back(k.as_string());
+  std::sort(deleted.begin(), deleted.end());
+  EXPECT_EQ(deleted, (std::vector<std::string>{"ns/done", "ns/gone"}));
+  EXPECT_EQ(s.pod_count(), 0u);
+  EXPECT_EQ(s.node_count(), 1u);
+}
+
+TEST(UiState, SnapshotIsTheWholeStateAtTheCurrentRevision) {
+  UiState s;
+  s.set_node(node("n1"));
+  s.set_pod(pod("a", "n1"));
+  s.set_pod(pod("b"));
+  EXPECT_FALSE(s.take_delta(/*encode=*/false));  // dropped unread; the revision still moves
+  EXPECT_EQ(s.revision(), 1u);
+  s.set_pod(pod("c"));  // not yet taken: in the snapshot, and again in the next delta
+  auto o = parse(s.snapshot());
+  EXPECT_EQ(o.at("rev").as_int64(), 1);
+  EXPECT_EQ(keys(o.at("nodes"), "name"), std::vector<std::string>{"n1"});
+  EXPECT_EQ(keys(o.at("pods"), "key"), (std::vector<std::string>{"ns/a", "ns/b", "ns/c"}));
+  auto d = parse(*s.take_delta());
+  EXPECT_EQ(d.at("rev").as_int64(), 2);
+  EXPECT_EQ(keys(d.at("pods"), "key"), std::vector<std::string>{"ns/c"});
+}
