@@ -1,7 +1,7 @@
 // Fuzzes the protobuf decoders on arbitrary bytes: the request-body decoder (protobuf -> JSON, which
 // must only ever emit a JSON object, and whose JSON must encode back without error), the client's
-// typed decoder for pods, nodes and pod lists, and the watch-event frame reader. Errors are fine;
-// crashes, hangs and sanitizer reports are not.
+// typed decoder for pods, nodes, pod lists, ResourceSlices and ResourceClaims, and the watch-event
+// frame reader. Errors are fine; crashes, hangs and sanitizer reports are not.
 #include <boost/json.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +10,7 @@
 
 #include "api/protobuf_codec.h"
 #include "api/protobuf_json.h"
+#include "api/resource.h"
 #include "api/types.h"
 
 namespace pb = ksched::api::protobuf;
@@ -29,6 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)pb::decode<ksched::api::Pod>(input, opts);
   (void)pb::decode<ksched::api::Node>(input, opts);
   (void)pb::decode<ksched::api::List<ksched::api::Pod>>(input, opts);
+  (void)pb::decode<ksched::api::resourcev1::ResourceSlice>(input, opts);
+  (void)pb::decode<ksched::api::resourcev1::ResourceClaim>(input, opts);
   if (auto ev = pb::read_watch_event(input); ev.ok()) (void)pb::decode<ksched::api::Pod>(ev->object, opts);
   return 0;
 }

@@ -30,6 +30,7 @@ PACKAGES = {
     "events": "api/events/v1",
     "rbac": "api/rbac/v1",
     "networking": "api/networking/v1",
+    "dra": "api/resource/v1",
     "meta": "apimachinery/pkg/apis/meta/v1",
 }
 # Go import aliases in those files -> package key.
@@ -58,6 +59,9 @@ ROOTS = [
     ("rbac.authorization.k8s.io/v1", "rbac", "RoleBinding", False),
     ("rbac.authorization.k8s.io/v1", "rbac", "ClusterRoleBinding", False),
     ("networking.k8s.io/v1", "networking", "Ingress", False),
+    ("resource.k8s.io/v1", "dra", "DeviceClass", True), ("resource.k8s.io/v1", "dra", "ResourceClaim", True),
+    ("resource.k8s.io/v1", "dra", "ResourceClaimTemplate", True),
+    ("resource.k8s.io/v1", "dra", "ResourceSlice", True),
     ("*", "meta", "Status", False), ("*", "meta", "DeleteOptions", False),
 ]
 
@@ -66,6 +70,7 @@ RENAMES = {
     ("core", "Event"): "CoreEvent", ("core", "EventList"): "CoreEventList", ("core", "EventSeries"): "CoreEventSeries",
     ("events", "Event"): "EventsEvent", ("events", "EventList"): "EventsEventList",
     ("events", "EventSeries"): "EventsEventSeries",
+    ("dra", "ResourceClaim"): "DRAResourceClaim", ("dra", "ResourceClaimList"): "DRAResourceClaimList",
 }
 # Go types with a value kind of their own in the tables.
 SPECIAL = {

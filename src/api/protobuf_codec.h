@@ -41,6 +41,12 @@ struct Lease;
 namespace eventsv1 {
 struct Event;
 }
+namespace resourcev1 {
+struct DeviceClass;
+struct ResourceClaim;
+struct ResourceClaimTemplate;
+struct ResourceSlice;
+}  // namespace resourcev1
 }  // namespace ksched::api
 
 namespace ksched::api::protobuf {
@@ -76,6 +82,10 @@ KSCHED_PROTOBUF_TYPED(PriorityClass)
 KSCHED_PROTOBUF_TYPED(RuntimeClass)
 KSCHED_PROTOBUF_TYPED(Lease)
 KSCHED_PROTOBUF_TYPED(eventsv1::Event)
+KSCHED_PROTOBUF_TYPED(resourcev1::DeviceClass)  // protobuf_codec_resource.cpp
+KSCHED_PROTOBUF_TYPED(resourcev1::ResourceClaim)
+KSCHED_PROTOBUF_TYPED(resourcev1::ResourceClaimTemplate)
+KSCHED_PROTOBUF_TYPED(resourcev1::ResourceSlice)
 #undef KSCHED_PROTOBUF_TYPED
 template <>
 inline constexpr bool kTypedDecoding<Binding> = true;

@@ -140,9 +140,13 @@ bool compatible_value(const sch::Field& f) {
   }
 }
 
+// A member holding a field's JSON text: RawJson, or an optional one (a pointer, nil when absent).
+template <class M>
+inline constexpr bool is_raw_json = std::is_same_v<M, RawJson> || std::is_same_v<M, std::optional<RawJson>>;
+
 template <class M>
 bool compatible(const sch::Field& f) {
-  if constexpr (std::is_same_v<M, RawJson>) {
+  if constexpr (is_raw_json<M>) {
     return true;  // rendered as JSON, whatever the field holds
   } else if constexpr (is_vector<M>::value) {
     return f.shape == sch::Shape::Repeated && compatible_value<typename M::value_type>(f);
@@ -167,7 +171,7 @@ bool member_compatible(std::size_t idx, const sch::Field& f, std::index_sequence
 
 template <class T, std::size_t I>
 constexpr bool member_is_raw() {
-  return std::is_same_v<std::remove_cvref_t<decltype(std::declval<T&>().*(std::get<I>(Names<T>::desc).member))>, RawJson>;
+  return is_raw_json<std::remove_cvref_t<decltype(std::declval<T&>().*(std::get<I>(Names<T>::desc).member))>>;
 }
 template <class T, std::size_t... I>
 bool member_is_raw(std::size_t idx, std::index_sequence<I...>) {
@@ -516,7 +520,7 @@ void member_fn(wire::Reader& r, wire::Tag t, const char* start, T& out, const Sl
   const bool first = !((seen.wire >> I) & 1u);
   seen.wire |= 1u << I;
   ctx.path.push_back({Names<T>::names[I], -1});
-  if constexpr (std::is_same_v<M, RawJson>) {
+  if constexpr (is_raw_json<M>) {
     Ctx::fail("internal: RawJson member read as a value");
   } else if constexpr (is_vector<M>::value) {
     decode_repeated(r, t, start, m, s, ctx, first);
@@ -645,7 +649,7 @@ void finish_members(T& out, const Binding<T>& b, Ctx& ctx, const Seen& seen, std
       [&] {
         auto& m = out.*(std::get<I>(Names<T>::desc).member);
         using M = std::remove_reference_t<decltype(m)>;
-        if constexpr (!std::is_same_v<M, RawJson>) {
+        if constexpr (!is_raw_json<M>) {
           const sch::Field* f = b.member_field[I];
           if (!f) {
             if (!is_empty_value(m)) m = M{};
@@ -687,16 +691,24 @@ void finish_members(T& out, const Binding<T>& b, Ctx& ctx, const Seen& seen, std
       ...);
 }
 
+// Sets raw member I to `text`, or to its absent value (empty; nil for an optional) for null.
 template <class T, std::size_t I>
-RawJson* raw_member(T& out) {
-  if constexpr (member_is_raw<T, I>()) return &(out.*(std::get<I>(Names<T>::desc).member));
-  else return nullptr;
+void set_raw_member(T& out, const std::string_view* text) {
+  if constexpr (member_is_raw<T, I>()) {
+    auto& m = out.*(std::get<I>(Names<T>::desc).member);
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(m)>, RawJson>) {
+      m.text.assign(text ? *text : std::string_view());
+    } else if (text) {
+      if (!m) m.emplace();
+      m->text.assign(*text);
+    } else {
+      m.reset();
+    }
+  }
 }
 template <class T, std::size_t... I>
-RawJson* raw_member(T& out, std::size_t idx, std::index_sequence<I...>) {
-  RawJson* p = nullptr;
-  (void)((idx == I ? (p = raw_member<T, I>(out), true) : false) || ...);
-  return p;
+void set_raw_member(T& out, std::size_t idx, const std::string_view* text, std::index_sequence<I...>) {
+  (void)((idx == I ? (set_raw_member<T, I>(out, text), true) : false) || ...);
 }
 
 template <class T>
@@ -718,9 +730,9 @@ void decode_message(T& out, std::string_view data, const Binding<T>& b, Ctx& ctx
   for (std::size_t i = 0; i < b.collected.size(); ++i) {
     const auto& c = b.collected[i];
     const Occurrences& occ = sc.occ[i];
-    RawJson* raw = c.member < N ? raw_member(out, c.member, std::make_index_sequence<N>{}) : nullptr;
+    const bool raw = c.member < N;  // a RawJson member's field (else one T does not model)
     if (!should_render(*c.field, occ)) {
-      if (raw) raw->text.assign(std::string_view());
+      if (raw) set_raw_member(out, c.member, nullptr, std::make_index_sequence<N>{});
       continue;
     }
     std::size_t at = sc.text.size();
@@ -728,7 +740,8 @@ void decode_message(T& out, std::string_view data, const Binding<T>& b, Ctx& ctx
     if (auto r = render_field(*c.field, occ, sc.text); !r) Ctx::fail(r.error());
     ctx.path.pop_back();
     if (raw) {
-      raw->text.assign(std::string_view(sc.text).substr(at));
+      std::string_view text = std::string_view(sc.text).substr(at);
+      set_raw_member(out, c.member, &text, std::make_index_sequence<N>{});
       sc.text.resize(at);
       out.present.set(static_cast<unsigned>(c.member));
       continue;

@@ -1634,6 +1634,188 @@ HTTPIngressPath
   1 path s
   3 pathType s?!
   2 backend IngressBackend
+DeviceClass
+  1 metadata ObjectMeta
+  2 spec DeviceClassSpec
+DeviceClassSpec
+  1 selectors []DeviceSelector
+  2 config []DeviceClassConfiguration
+  4 extendedResourceName s?
+DeviceSelector
+  1 cel CELDeviceSelector?
+DeviceClassConfiguration
+  1 deviceConfiguration DeviceConfiguration~
+CELDeviceSelector
+  1 expression s!
+DeviceConfiguration
+  1 opaque OpaqueDeviceConfiguration?
+OpaqueDeviceConfiguration
+  1 driver s!
+  2 parameters Raw
+DeviceClassList
+  1 metadata ListMeta
+  2 items []DeviceClass!
+DRAResourceClaim
+  1 metadata ObjectMeta
+  2 spec ResourceClaimSpec
+  3 status ResourceClaimStatus
+ResourceClaimSpec
+  1 devices DeviceClaim
+ResourceClaimStatus
+  1 allocation AllocationResult?
+  2 reservedFor []ResourceClaimConsumerReference
+  4 devices []AllocatedDeviceStatus
+DeviceClaim
+  1 requests []DeviceRequest!
+  2 constraints []DeviceConstraint
+  3 config []DeviceClaimConfiguration
+AllocationResult
+  1 devices DeviceAllocationResult
+  3 nodeSelector NodeSelector?
+  5 allocationTimestamp Time?
+ResourceClaimConsumerReference
+  1 apiGroup s
+  3 resource s!
+  4 name s!
+  5 uid s!
+AllocatedDeviceStatus
+  1 driver s!
+  2 pool s!
+  3 device s!
+  7 shareID s?
+  4 conditions []Condition!
+  5 data Raw?
+  6 networkData NetworkDeviceData?
+DeviceRequest
+  1 name s!
+  2 exactly ExactDeviceRequest?
+  3 firstAvailable []DeviceSubRequest
+DeviceConstraint
+  1 requests []s
+  2 matchAttribute s?
+  3 distinctAttribute s?
+DeviceClaimConfiguration
+  1 requests []s
+  2 deviceConfiguration DeviceConfiguration~
+DeviceAllocationResult
+  1 results []DeviceRequestAllocationResult
+  2 config []DeviceAllocationConfiguration
+NetworkDeviceData
+  1 interfaceName s
+  2 ips []s
+  3 hardwareAddress s
+ExactDeviceRequest
+  1 deviceClassName s!
+  2 selectors []DeviceSelector
+  3 allocationMode s
+  4 count i64
+  5 adminAccess bool?
+  6 tolerations []DeviceToleration
+  7 capacity CapacityRequirements?
+DeviceSubRequest
+  1 name s!
+  2 deviceClassName s!
+  3 selectors []DeviceSelector
+  4 allocationMode s
+  5 count i64
+  6 tolerations []DeviceToleration
+  7 capacity CapacityRequirements?
+DeviceRequestAllocationResult
+  1 request s!
+  2 driver s!
+  3 pool s!
+  4 device s!
+  5 adminAccess bool?
+  6 tolerations []DeviceToleration
+  7 bindingConditions []s
+  8 bindingFailureConditions []s
+  9 shareID s?
+  10 consumedCapacity map:Quantity
+DeviceAllocationConfiguration
+  1 source s!
+  2 requests []s
+  3 deviceConfiguration DeviceConfiguration~
+DeviceToleration
+  1 key s
+  2 operator s
+  3 value s
+  4 effect s
+  5 tolerationSeconds i64?
+CapacityRequirements
+  1 requests map:Quantity
+DRAResourceClaimList
+  1 metadata ListMeta
+  2 items []DRAResourceClaim!
+ResourceClaimTemplate
+  1 metadata ObjectMeta
+  2 spec ResourceClaimTemplateSpec
+ResourceClaimTemplateSpec
+  1 metadata ObjectMeta
+  2 spec ResourceClaimSpec
+ResourceClaimTemplateList
+  1 metadata ListMeta
+  2 items []ResourceClaimTemplate!
+ResourceSlice
+  1 metadata ObjectMeta
+  2 spec ResourceSliceSpec
+ResourceSliceSpec
+  1 driver s!
+  2 pool ResourcePool
+  3 nodeName s?
+  4 nodeSelector NodeSelector?
+  5 allNodes bool?
+  6 devices []Device
+  7 perDeviceNodeSelection bool?
+  8 sharedCounters []CounterSet
+ResourcePool
+  1 name s!
+  2 generation i64!
+  3 resourceSliceCount i64!
+Device
+  1 name s!
+  2 attributes map:DeviceAttribute
+  3 capacity map:DeviceCapacity
+  4 consumesCounters []DeviceCounterConsumption
+  5 nodeName s?
+  6 nodeSelector NodeSelector?
+  7 allNodes bool?
+  8 taints []DeviceTaint
+  9 bindsToNode bool?
+  10 bindingConditions []s
+  11 bindingFailureConditions []s
+  12 allowMultipleAllocations bool?
+CounterSet
+  1 name s!
+  2 counters map:Counter
+DeviceAttribute
+  2 int i64?
+  3 bool bool?
+  4 string s?
+  5 version s?
+DeviceCapacity
+  1 value Quantity
+  2 requestPolicy CapacityRequestPolicy?
+DeviceCounterConsumption
+  1 counterSet s!
+  2 counters map:Counter
+DeviceTaint
+  1 key s!
+  2 value s
+  3 effect s!
+  4 timeAdded Time?
+Counter
+  1 value Quantity
+CapacityRequestPolicy
+  1 default Quantity?!
+  3 validValues []Quantity
+  4 validRange CapacityRequestPolicyRange?
+CapacityRequestPolicyRange
+  1 min Quantity?
+  2 max Quantity?
+  3 step Quantity?
+ResourceSliceList
+  1 metadata ListMeta
+  2 items []ResourceSlice!
 Status
   1 metadata ListMeta
   2 status s
@@ -1788,6 +1970,14 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
     {"authorization.k8s.io/v1/SelfSubjectRulesReview", "SelfSubjectRulesReview"},
     {"authentication.k8s.io/v1/SelfSubjectReview", "SelfSubjectReview"},
     {"networking.k8s.io/v1/Ingress", "Ingress"},
+    {"resource.k8s.io/v1/DeviceClass", "DeviceClass"},
+    {"resource.k8s.io/v1/DeviceClassList", "DeviceClassList"},
+    {"resource.k8s.io/v1/ResourceClaim", "DRAResourceClaim"},
+    {"resource.k8s.io/v1/ResourceClaimList", "DRAResourceClaimList"},
+    {"resource.k8s.io/v1/ResourceClaimTemplate", "ResourceClaimTemplate"},
+    {"resource.k8s.io/v1/ResourceClaimTemplateList", "ResourceClaimTemplateList"},
+    {"resource.k8s.io/v1/ResourceSlice", "ResourceSlice"},
+    {"resource.k8s.io/v1/ResourceSliceList", "ResourceSliceList"},
     {"*/Status", "Status"},
     {"*/DeleteOptions", "DeleteOptions"},
     {"*/WatchEvent", "WatchEvent"},

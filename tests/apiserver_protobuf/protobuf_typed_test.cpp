@@ -12,6 +12,7 @@
 #include "api/codec.h"
 #include "api/protobuf_codec.h"
 #include "api/protobuf_json.h"
+#include "api/resource.h"
 #include "api/types.h"
 
 namespace pb = ksched::api::protobuf;
@@ -92,6 +93,31 @@ TEST(ProtobufTyped, EveryKindTheSchedulerUsesDecodesAsItsJson) {
   expect_same_struct<api::eventsv1::Event>("event_v1.json");
   expect_same_struct<api::Lease>("lease.json");
   expect_same_struct<api::RuntimeClass>("runtimeclass.json");
+}
+
+TEST(ProtobufTyped, ResourceKindsDecodeAsTheirJson) {
+  namespace r = api::resourcev1;
+  expect_same_struct<r::DeviceClass>("deviceclass.json");
+  expect_same_struct<r::ResourceClaim>("resourceclaim.json");
+  expect_same_struct<r::ResourceClaimTemplate>("resourceclaimtemplate.json");
+  expect_same_struct<r::ResourceSlice>("resourceslice.json");
+  expect_same_struct<r::ResourceSlice>("resourceslice_pernode.json");
+}
+
+TEST(ProtobufTyped, ResourceClaimMembersLandInTheirMembers) {
+  auto bytes = pb::from_json(read_file(kFixtures / "resourceclaim.json"));
+  ASSERT_TRUE(bytes.ok()) << bytes.error();
+  auto c = pb::decode<api::resourcev1::ResourceClaim>(*bytes);
+  ASSERT_TRUE(c.ok()) << c.error();
+  ASSERT_EQ(c->spec.devices.requests.size(), 2u);
+  ASSERT_TRUE(c->spec.devices.requests[0].exactly);
+  EXPECT_EQ(c->spec.devices.requests[0].exactly->count, 2);
+  EXPECT_EQ(c->spec.devices.requests[1].firstAvailable.size(), 2u);
+  ASSERT_TRUE(c->status.allocation);
+  ASSERT_EQ(c->status.allocation->devices.results.size(), 2u);
+  EXPECT_EQ(std::string_view(c->status.allocation->devices.results[1].request), "nic/fast");
+  ASSERT_EQ(c->status.reservedFor.size(), 1u);
+  EXPECT_EQ(std::string_view(c->status.reservedFor[0].name), "pod-1");
 }
 
 TEST(ProtobufTyped, PodFieldsLandInTheirMembers) {
