@@ -477,6 +477,10 @@ class Encoder {
 
   void message(const Message& m, const dom::object* obj, std::string& out, int depth) {
     if (depth > kMaxDepth) throw wire::Error{"nesting deeper than " + std::to_string(kMaxDepth)};
+    if (obj && m.fields.size() <= kMaxKeyed && !has_inline(m)) {
+      keyed_message(m, *obj, out, depth);
+      return;
+    }
     for (const Field* f : m.wire_order) {
       dom::element v;
       bool found = false;
@@ -487,28 +491,72 @@ class Encoder {
         wire::close_len(out, at);
         continue;
       }
-      const bool null = !found || v.is_null();
-      if (f->shape == Shape::Repeated) {
-        if (null) continue;
-        dom::array arr;
-        if (v.get_array().get(arr)) {
-          ++dropped;
-          continue;
-        }
-        for (dom::element e : arr) single(*f, e, false, out, depth);
-        continue;
-      }
-      if (f->shape == Shape::Map) {
-        if (null) continue;
-        map(*f, v, out, depth);
-        continue;
-      }
-      if (f->optional_on_wire() && null) continue;
-      single(*f, v, null, out, depth);
+      field(*f, found, v, out, depth);
     }
   }
 
  private:
+  static constexpr std::size_t kMaxKeyed = 64;
+
+  static bool has_inline(const Message& m) {
+    for (const Field& f : m.fields)
+      if (f.emit == Emit::Inline) return true;
+    return false;
+  }
+
+  // The object's members matched to m's fields in one pass over the object (looking each field up
+  // with at_key scans the object once per field: fields x members comparisons for every message).
+  // The JSON Go and this server write has its members in declaration order, so a member is looked
+  // for first at the field after the previous member's. A repeated key counts once, the first, as
+  // at_key finds it.
+  void keyed_message(const Message& m, const dom::object& obj, std::string& out, int depth) {
+    const std::size_t n = m.fields.size();
+    const std::size_t base = values_.size();  // this level's members: values_[base, base + n)
+    values_.resize(base + n);
+    std::uint64_t found = 0;
+    std::size_t next = 0;
+    for (auto kv : obj) {
+      std::size_t i = next;
+      std::size_t tried = 0;
+      for (; tried < n; ++tried, i = i + 1 == n ? 0 : i + 1)
+        if (m.fields[i].json == kv.key) break;
+      if (tried == n) continue;  // not a field of the tables: left out
+      next = i + 1 == n ? 0 : i + 1;
+      if ((found >> i) & 1u) continue;
+      found |= std::uint64_t{1} << i;
+      values_[base + i] = kv.value;
+    }
+    for (const Field* f : m.wire_order) {
+      std::size_t i = static_cast<std::size_t>(f - m.fields.data());
+      field(*f, (found >> i) & 1u, values_[base + i], out, depth);  // by index: nested levels may grow values_
+    }
+    values_.resize(base);
+  }
+
+  std::vector<dom::element> values_;
+
+  // A field of a message, from its JSON member v when found.
+  void field(const Field& f, bool found, dom::element v, std::string& out, int depth) {
+    const bool null = !found || v.is_null();
+    if (f.shape == Shape::Repeated) {
+      if (null) return;
+      dom::array arr;
+      if (v.get_array().get(arr)) {
+        ++dropped;
+        return;
+      }
+      for (dom::element e : arr) single(f, e, false, out, depth);
+      return;
+    }
+    if (f.shape == Shape::Map) {
+      if (null) return;
+      map(f, v, out, depth);
+      return;
+    }
+    if (f.optional_on_wire() && null) return;
+    single(f, v, null, out, depth);
+  }
+
   // One value of field f (an element of a repeated field, or a single field) with its tag; `absent`
   // writes Go's zero value.
   void single(const Field& f, dom::element v, bool absent, std::string& out, int depth) {
