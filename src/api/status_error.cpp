@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 #include <cctype>
 
+#include "api/protobuf_json.h"
 #include "util/utf8.h"
 
 namespace ksched::api {
@@ -70,8 +71,13 @@ StatusError StatusError::from_response(int status, std::string_view body, int re
   StatusError e;
   e.code = status;
   e.retry_after_seconds = retry_after_seconds;
+  // A client that asked for protobuf gets the Status in protobuf.
+  std::string converted;
+  if (protobuf::has_magic(body)) {
+    if (auto j = protobuf::to_json(body, protobuf::UnknownFields::Skip)) converted = std::move(*j);
+  }
   boost::system::error_code ec;
-  auto v = boost::json::parse(body, ec);
+  auto v = boost::json::parse(converted.empty() ? body : std::string_view(converted), ec);
   if (!ec && v.is_object() && string_member(v.as_object(), "kind") == "Status") {
     const auto& o = v.as_object();
     e.from_status = true;

@@ -401,6 +401,21 @@ std::int64_t Api::now_unix() const {
   return std::chrono::duration_cast<std::chrono::seconds>(clock_.wall_now().time_since_epoch()).count();
 }
 
+namespace {
+// A failure's Status goes out in the media type the request negotiates, as upstream writes errors
+// with the request's serializer: protobuf for a client that prefers it.
+void status_in_negotiated_type(const Request& req, Response& resp) {
+  if (resp.status < 400 || resp.watcher || resp.content_type != "application/json") return;
+  if (!req.path.starts_with("/api")) return;
+  if (!resp.body.starts_with("{\"kind\":\"Status\"")) return;
+  if (protobuf::negotiate(req.accept, true) != protobuf::Output::Protobuf) return;
+  if (auto body = protobuf::status_body(resp.body)) {
+    resp.body = std::move(*body);
+    resp.content_type = std::string(protobuf::kContentType);
+  }
+}
+}  // namespace
+
 Response Api::handle(const Request& req) {
   Impl impl{*this, store_, req.user};
   (void)Store::take_thread_commit();
@@ -408,6 +423,7 @@ Response Api::handle(const Request& req) {
     if (auto denied = impl.authorize(req)) return std::move(*denied);
     Response resp = impl.route(req);
     resp.commit_rv = Store::take_thread_commit();
+    status_in_negotiated_type(req, resp);
     return resp;
   } catch (const ObjectTooLarge& e) {
     // As kube-apiserver passes on etcd's refusal: 500, no reason, etcd's message. A change the
@@ -431,14 +447,67 @@ void Api::reap_deletions() {
   }
 }
 
+namespace {
+// The object of a bookmark: the resource's kind with only the revision (and the initial-events-end
+// annotation) in its metadata.
+std::string bookmark_object(const ResourceInfo& r, std::int64_t rv, bool end) {
+  std::string s = "{\"kind\":\"" + r.kind + "\",\"apiVersion\":\"" + r.group_version() +
+                  "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\",\"creationTimestamp\":null";
+  if (end) s += ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}";
+  s += "}}";
+  return s;
+}
+
+// The object of an ADDED/MODIFIED/DELETED item as the watcher sees it: the stored JSON, restamped
+// with the event's revision, or converted to the other events API (kept in `scratch`).
+std::string_view event_object(const ResourceInfo& r, const WatchItem& it, std::string& scratch) {
+  std::string_view obj = it.obj->json;
+  if (it.restamp) {
+    json::value v = json::parse(it.obj->json);
+    v.get_object()["metadata"].get_object()["resourceVersion"] = std::to_string(it.rv);
+    scratch = json::serialize(v);
+    obj = scratch;
+  }
+  if (is_event_view(r)) {
+    scratch = to_view(r, obj);
+    obj = scratch;
+  }
+  return obj;
+}
+
+const char* event_type(const WatchItem& it) {
+  return it.kind == WatchItem::Kind::Added ? "ADDED" : it.kind == WatchItem::Kind::Modified ? "MODIFIED" : "DELETED";
+}
+}  // namespace
+
+void Api::append_watch_frame(const ResourceInfo& r, const WatchItem& it, std::string& out) const {
+  util::Result<void> ok;
+  switch (it.kind) {
+    case WatchItem::Kind::Bookmark:
+    case WatchItem::Kind::InitialEnd:
+      ok = protobuf::append_watch_frame_json(out, r.group_version(), r.kind, "BOOKMARK",
+                                             bookmark_object(r, it.rv, it.kind == WatchItem::Kind::InitialEnd));
+      break;
+    case WatchItem::Kind::Error: ok = protobuf::append_watch_frame_json(out, "v1", "Status", "ERROR", it.text); break;
+    default:
+      // The stored object's own encoding, made once for every protobuf watcher and reader.
+      if (!it.restamp && !is_event_view(r)) {
+        if (const std::string* m = protobuf::object_message(r, *it.obj)) {
+          protobuf::append_watch_frame(out, r, event_type(it), *m);
+          return;
+        }
+      }
+      std::string converted;
+      ok = protobuf::append_watch_frame_json(out, r.group_version(), r.kind, event_type(it),
+                                             event_object(r, it, converted));
+  }
+  if (!ok) log::error("protobuf watch event not encoded", {{"resource", r.plural}, {"err", ok.error()}});
+}
+
 std::string Api::format_watch_item(const ResourceInfo& r, const WatchItem& it, bool table, IncludeObject include,
                                    bool& columns_sent) const {
   auto bookmark = [&](std::int64_t rv, bool end) {
-    std::string s = "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"" + r.kind + "\",\"apiVersion\":\"" + r.group_version() +
-                    "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv) + "\",\"creationTimestamp\":null";
-    if (end) s += ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}";
-    s += "}}}\n";
-    return s;
+    return "{\"type\":\"BOOKMARK\",\"object\":" + bookmark_object(r, rv, end) + "}\n";
   };
   switch (it.kind) {
     case WatchItem::Kind::Bookmark: return bookmark(it.rv, false);
@@ -446,21 +515,10 @@ std::string Api::format_watch_item(const ResourceInfo& r, const WatchItem& it, b
     case WatchItem::Kind::Error: return "{\"type\":\"ERROR\",\"object\":" + it.text + "}\n";
     default: break;
   }
-  const char* type = it.kind == WatchItem::Kind::Added ? "ADDED" : it.kind == WatchItem::Kind::Modified ? "MODIFIED" : "DELETED";
+  const char* type = event_type(it);
   std::string body;
-  std::string restamped;
-  std::string_view obj = it.obj->json;
-  if (it.restamp) {
-    json::value v = json::parse(it.obj->json);
-    v.get_object()["metadata"].get_object()["resourceVersion"] = std::to_string(it.rv);
-    restamped = json::serialize(v);
-    obj = restamped;
-  }
-  std::string viewed;
-  if (is_event_view(r)) {
-    viewed = to_view(r, obj);
-    obj = viewed;
-  }
+  std::string converted;
+  std::string_view obj = event_object(r, it, converted);
   if (table) {
     TableOptions t;
     t.now_unix = now_unix();

@@ -51,6 +51,7 @@ struct Response {
   std::shared_ptr<Watcher> watcher;
   const ResourceInfo* watch_resource = nullptr;
   bool watch_table = false;
+  bool watch_protobuf = false;  // length-prefixed protobuf WatchEvents (;stream=watch) instead of JSON lines
   IncludeObject watch_include = IncludeObject::Metadata;
   int timeout_seconds = 0;
   bool bookmarks = false;
@@ -99,6 +100,9 @@ class Api {
   // One watch event as a newline-terminated JSON line (a one-row Table when `table`).
   std::string format_watch_item(const ResourceInfo& r, const WatchItem& it, bool table, IncludeObject include,
                                 bool& columns_sent) const;
+  // One watch event as a protobuf frame (4-byte length, WatchEvent); a stored object's encoding is
+  // made once and shared by every protobuf watcher (apiserver/protobuf.h).
+  void append_watch_frame(const ResourceInfo& r, const WatchItem& it, std::string& out) const;
   std::int64_t now_unix() const;
 
   struct Impl;

@@ -3,6 +3,15 @@
 
 namespace ksched::apiserver {
 
+namespace {
+Response protobuf_response(std::string body) {
+  Response r;
+  r.content_type = std::string(protobuf::kContentType);
+  r.body = std::move(body);
+  return r;
+}
+}  // namespace
+
 Response Api::Impl::get(const ResourceInfo& r, const std::string& ns, const std::string& name, const Request& req) {
   // Without a resourceVersion a GET is a consistent read, as upstream's quorum read of etcd.
   if (auto* rv = req.param("resourceVersion"); !rv || rv->empty()) store.sync_for_read();
@@ -15,6 +24,13 @@ Response Api::Impl::get(const ResourceInfo& r, const std::string& ns, const std:
     t.include = include_param(req);
     std::string viewed = to_view(r, o->json);
     return json_response(200, make_table(r, {viewed}, t, "", "", -1));
+  }
+  if (protobuf::negotiate(req.accept, protobuf::encodable(r)) == protobuf::Output::Protobuf) {
+    if (!is_event_view(r)) {
+      if (const std::string* m = protobuf::object_message(r, *o)) return protobuf_response(protobuf::object_body(r, *m));
+    } else if (auto m = protobuf::message_of(r, to_view(r, o->json))) {
+      return protobuf_response(protobuf::object_body(r, *m));
+    }
   }
   return json_response(200, to_view(r, o->json));
 }
@@ -137,6 +153,30 @@ Response Api::Impl::list(const ResourceInfo& r, const std::string& ns, const Req
     return json_response(200, make_table(r, items, t, std::to_string(res->rv), cont_out,
                                          cont_out.empty() ? -1 : res->remaining));
   }
+  if (protobuf::negotiate(req.accept, protobuf::list_encodable(r)) == protobuf::Output::Protobuf) {
+    // Each item's encoding is the stored object's own (made once); a list with an object the
+    // tables cannot carry is served as JSON.
+    std::vector<std::string> converted;
+    std::vector<std::string_view> items;
+    items.reserve(res->items.size());
+    bool ok = true;
+    for (const auto& o : res->items) {
+      if (is_event_view(r)) {
+        auto m = protobuf::message_of(r, to_view(r, o->json));
+        if (!m) ok = false;
+        else converted.push_back(std::move(*m));
+      } else if (const std::string* m = protobuf::object_message(r, *o)) {
+        items.push_back(*m);
+      } else {
+        ok = false;
+      }
+      if (!ok) break;
+    }
+    for (const auto& m : converted) items.push_back(m);
+    if (ok)
+      return protobuf_response(protobuf::list_body(r, items, std::to_string(res->rv), cont_out,
+                                                   cont_out.empty() ? -1 : res->remaining));
+  }
   std::string out;
   std::size_t total = 128;
   for (const auto& o : res->items) total += o->json.size() + 1;
@@ -197,6 +237,8 @@ Response Api::Impl::watch(const ResourceInfo& r, const std::string& ns, const Re
   resp.watch_resource = &r;
   resp.bookmarks = bookmarks;
   resp.watch_table = is_table_accept(req.accept);
+  resp.watch_protobuf =
+      !resp.watch_table && protobuf::negotiate(req.accept, protobuf::encodable(r)) == protobuf::Output::Protobuf;
   resp.watch_include = include_param(req);
   resp.timeout_seconds = 1800;
   if (auto t = query_int64(req, "timeoutSeconds"); t && *t && **t > 0)
@@ -205,7 +247,12 @@ Response Api::Impl::watch(const ResourceInfo& r, const std::string& ns, const Re
   auto ok = store.watch(w, from, initial, send_initial && initial && bookmarks);
   if (!ok) {
     ApiError e{410, "Expired", ok.error()};
-    resp.body = "{\"type\":\"ERROR\",\"object\":" + e.to_json() + "}\n";
+    if (resp.watch_protobuf) {
+      resp.content_type = std::string(protobuf::kWatchContentType);
+      (void)protobuf::append_watch_frame_json(resp.body, "v1", "Status", "ERROR", e.to_json());
+    } else {
+      resp.body = "{\"type\":\"ERROR\",\"object\":" + e.to_json() + "}\n";
+    }
     return resp;
   }
   resp.watcher = std::move(w);

@@ -22,6 +22,7 @@
 
 #include "apiserver/auth.h"
 #include "apiserver/handlers.h"
+#include "apiserver/protobuf.h"
 #include "apiserver/status.h"
 #include "util/log.h"
 
@@ -440,12 +441,13 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     watcher_ = std::move(resp.watcher);
     resource_ = resp.watch_resource;
     table_ = resp.watch_table;
+    protobuf_ = resp.watch_protobuf;
     include_ = resp.watch_include;
     srv_.track(watcher_);
     ++srv_.active_watches;
     beast::get_lowest_layer(stream_).expires_never();
     header_ = std::make_shared<http::response<http::empty_body>>(http::status::ok, 11);
-    header_->set(http::field::content_type, table_ ? "application/json" : "application/json");
+    header_->set(http::field::content_type, protobuf_ ? protobuf::kWatchContentType : std::string_view("application/json"));
     header_->set(http::field::cache_control, "no-cache, private");
     header_->chunked(true);
     header_->keep_alive(keep_alive_);
@@ -532,6 +534,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     constexpr std::size_t kSizeLine = 18;  // 16 hex digits and CRLF, filled in below
     out_.assign(kSizeLine, ' ');
     for (auto& it : items) {
+      if (protobuf_) {
+        srv_.api.append_watch_frame(*resource_, it, out_);  // length-prefixed frames
+        continue;
+      }
       const std::string_view* prefix = plain_event_prefix(it);
       if (prefix && !table_ && !is_event_view(*resource_)) {
         out_.append(*prefix).append(it.obj->json).append(kEventSuffix);
@@ -599,6 +605,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   std::shared_ptr<Watcher> watcher_;
   const ResourceInfo* resource_ = nullptr;
   bool table_ = false;
+  bool protobuf_ = false;
   IncludeObject include_ = IncludeObject::Metadata;
   bool columns_sent_ = false;
   bool writing_ = false;

@@ -86,8 +86,31 @@ using Pairs = api::StringMap;
 using LabelSelector = labels::Selector;
 using FieldSelector = fields::Selector;
 
+// Another encoding of a stored object, made on first use and then kept for the object's life (the
+// object never changes). Thread-safe; a copy starts empty, since a copied object is about to change.
+class EncodingCache {
+ public:
+  EncodingCache() = default;
+  EncodingCache(const EncodingCache&) noexcept {}
+  EncodingCache& operator=(const EncodingCache&) = delete;
+  ~EncodingCache() { delete p_.load(std::memory_order_relaxed); }
+  const std::string* get() const { return p_.load(std::memory_order_acquire); }
+  // Keeps `s` unless another thread got there first; returns what is kept.
+  const std::string* set(std::string s) const {
+    auto* mine = new std::string(std::move(s));
+    const std::string* expected = nullptr;
+    if (p_.compare_exchange_strong(expected, mine, std::memory_order_acq_rel)) return mine;
+    delete mine;
+    return expected;
+  }
+
+ private:
+  mutable std::atomic<const std::string*> p_{nullptr};
+};
+
 struct StoredObject {
   std::string json;  // compact JSON of the whole object, metadata.resourceVersion included
+  EncodingCache protobuf;  // its protobuf message (apiserver/protobuf.h), once a client asked for it
   std::string ns;
   std::string name;
   std::string uid;

@@ -11,6 +11,12 @@
 #include <vector>
 
 namespace ksched::client {
+
+bool RestConfig::prefers_protobuf() const {
+  std::string_view media = std::string_view(content_type).substr(0, content_type.find(';'));
+  while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+  return media == "application/vnd.kubernetes.protobuf";
+}
 namespace {
 
 namespace fs = std::filesystem;

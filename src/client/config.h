@@ -27,6 +27,14 @@ struct RestConfig {
   // Every request but GETs and watches is pipelined with concurrent ones (HttpRequest::pipelined):
   // for a client whose many threads send small writes, like the bench's load generator.
   bool pipeline_writes = false;
+  // client-go's ContentConfig. content_type: the media type of the objects the typed calls send,
+  // and (unless accept_content_types is set) ask for, as "<content_type>, */*";
+  // "application/vnd.kubernetes.protobuf" or "" / "application/json". Kinds without protobuf
+  // tables (api/protobuf_schema.h) are sent and asked for in JSON whatever it says, and any answer
+  // the server sends in JSON is read as JSON.
+  std::string content_type;
+  std::string accept_content_types;
+  bool prefers_protobuf() const;
 };
 
 struct KubeconfigOptions {

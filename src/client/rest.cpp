@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "api/protobuf_json.h"
+
 namespace ksched::client {
 
 std::string url_escape(std::string_view s) {
@@ -95,14 +97,35 @@ util::Result<std::shared_ptr<RestClient>> RestClient::create(const RestConfig& c
 }
 
 Result<std::string> RestClient::call(std::string method, const ResourceRef& r, std::string query, std::string body,
-                                     std::string ct, bool pipelined) {
+                                     std::string ct, bool pipelined, std::string_view accept) {
   HttpRequest req;
   req.pipelined = pipelined || (config().pipeline_writes && method != "GET");
   req.method = std::move(method);
   req.target = r.path() + query;
   req.body = std::move(body);
   req.content_type = std::move(ct);
+  if (!accept.empty()) req.accept = accept;
   return body_of(t_->round_trip(req));
+}
+
+std::string RestClient::accept_for(const ResourceInfo& info, bool list) const {
+  const RestConfig& c = config();
+  if (!c.prefers_protobuf()) return c.accept_content_types.empty() ? "application/json" : c.accept_content_types;
+  std::string gv = info.group.empty() ? std::string(info.version) : std::string(info.group) + "/" + std::string(info.version);
+  std::string kind(info.kind);
+  if (list) kind += "List";
+  if (!api::protobuf::schema::registry().kind(gv, kind)) return "application/json";  // no tables: JSON
+  if (!c.accept_content_types.empty()) return c.accept_content_types;
+  return c.content_type + ", */*";
+}
+
+void RestClient::encode_body(std::string& body, std::string& content_type) const {
+  if (!config().prefers_protobuf() || body.empty()) return;
+  if (content_type != "application/json") return;  // patches keep their own media types
+  if (auto pb = api::protobuf::from_json(body)) {
+    body = std::move(*pb);
+    content_type = std::string(api::protobuf::kContentType);
+  }
 }
 
 // The body of a 2xx answer; any other answer is the server's Status as an error.
@@ -117,14 +140,16 @@ Result<std::string> RestClient::body_of(Result<HttpResponse> res) {
   return std::move(res->body);
 }
 
-Result<std::string> RestClient::get(const ResourceRef& r, std::string_view query) {
-  return call("GET", r, std::string(query), {}, {});
+Result<std::string> RestClient::get(const ResourceRef& r, std::string_view query, std::string_view accept) {
+  return call("GET", r, std::string(query), {}, {}, false, accept);
 }
-Result<std::string> RestClient::list(const ResourceRef& r, const ListOptions& opts) {
-  return call("GET", r, opts.query(false), {}, {});
+Result<std::string> RestClient::list(const ResourceRef& r, const ListOptions& opts, std::string_view accept) {
+  return call("GET", r, opts.query(false), {}, {}, false, accept);
 }
 Result<std::string> RestClient::create(const ResourceRef& r, std::string body, std::string_view query) {
-  return call("POST", r, std::string(query), std::move(body), "application/json");
+  std::string ct = "application/json";
+  encode_body(body, ct);
+  return call("POST", r, std::string(query), std::move(body), std::move(ct));
 }
 std::vector<Result<std::string>> RestClient::create_all(const ResourceRef& r, std::vector<std::string> bodies) {
   std::vector<HttpRequest> reqs(bodies.size());
@@ -134,6 +159,7 @@ std::vector<Result<std::string>> RestClient::create_all(const ResourceRef& r, st
     reqs[i].target = target;
     reqs[i].body = std::move(bodies[i]);
     reqs[i].content_type = "application/json";
+    encode_body(reqs[i].body, reqs[i].content_type);
   }
   auto answers = t_->round_trip_all(reqs);
   std::vector<Result<std::string>> out;
@@ -143,22 +169,30 @@ std::vector<Result<std::string>> RestClient::create_all(const ResourceRef& r, st
 }
 
 Result<std::string> RestClient::update(const ResourceRef& r, std::string body, std::string_view query) {
-  return call("PUT", r, std::string(query), std::move(body), "application/json");
+  std::string ct = "application/json";
+  encode_body(body, ct);
+  return call("PUT", r, std::string(query), std::move(body), std::move(ct));
 }
 Result<std::string> RestClient::patch(const ResourceRef& r, PatchType type, std::string body, std::string_view query) {
   return call("PATCH", r, std::string(query), std::move(body), std::string(content_type(type)));
 }
 Result<std::string> RestClient::remove(const ResourceRef& r, const DeleteOptions& opts) {
-  return call("DELETE", r, {}, opts.body(), "application/json");
+  std::string body = opts.body(), ct = "application/json";
+  encode_body(body, ct);
+  return call("DELETE", r, {}, std::move(body), std::move(ct));
 }
 Result<std::string> RestClient::delete_collection(const ResourceRef& r, const ListOptions& opts,
                                                   const DeleteOptions& d) {
-  return call("DELETE", r, opts.query(false), d.body(), "application/json");
+  std::string body = d.body(), ct = "application/json";
+  encode_body(body, ct);
+  return call("DELETE", r, opts.query(false), std::move(body), std::move(ct));
 }
 
-Result<std::unique_ptr<WatchStream>> RestClient::watch(const ResourceRef& r, const ListOptions& opts) {
+Result<std::unique_ptr<WatchStream>> RestClient::watch(const ResourceRef& r, const ListOptions& opts,
+                                                       std::string_view accept) {
   HttpRequest req;
   req.target = r.path() + opts.query(true);
+  if (!accept.empty()) req.accept = accept;
   // The server ends the watch after timeoutSeconds; allow a generous idle margin beyond it.
   req.timeout = opts.timeoutSeconds > 0 ? std::chrono::milliseconds((opts.timeoutSeconds + 60) * 1000)
                                         : std::chrono::milliseconds(0);
@@ -200,7 +234,9 @@ std::string binding_body(std::string_view ns, std::string_view pod, std::string_
 Result<void> RestClient::bind(std::string_view ns, std::string_view pod, std::string_view uid, std::string_view node) {
   ResourceRef r{"", "v1", "pods", std::string(ns), std::string(pod), "binding"};
   // Bindings are small and answered from memory: concurrent ones share a connection.
-  auto res = call("POST", r, {}, binding_body(ns, pod, uid, node), "application/json", /*pipelined=*/true);
+  std::string body = binding_body(ns, pod, uid, node), ct = "application/json";
+  encode_body(body, ct);
+  auto res = call("POST", r, {}, std::move(body), std::move(ct), /*pipelined=*/true, binding_accept());
   if (!res) return res.error();
   return {};
 }
@@ -213,6 +249,8 @@ std::vector<Result<void>> RestClient::bind_all(const std::vector<BindingTarget>&
     reqs[i].target = ResourceRef{"", "v1", "pods", std::string(b.ns), std::string(b.pod), "binding"}.path();
     reqs[i].body = binding_body(b.ns, b.pod, b.uid, b.node);
     reqs[i].content_type = "application/json";
+    encode_body(reqs[i].body, reqs[i].content_type);
+    reqs[i].accept = binding_accept();
   }
   auto answers = t_->round_trip_all(reqs);
   std::vector<Result<void>> out;

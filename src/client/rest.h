@@ -9,6 +9,7 @@
 
 #include "api/codec.h"
 #include "api/meta.h"
+#include "api/protobuf_codec.h"
 #include "client/config.h"
 #include "client/error.h"
 #include "client/resources.h"
@@ -58,11 +59,16 @@ std::string_view content_type(PatchType t);
 class RestClient {
  public:
   static util::Result<std::shared_ptr<RestClient>> create(const RestConfig& cfg);
-  explicit RestClient(std::shared_ptr<Transport> t) : t_(std::move(t)) {}
+  explicit RestClient(std::shared_ptr<Transport> t)
+      : t_(std::move(t)), binding_accept_(accept_for(ResourceInfo{"", "v1", "", "Status", false})) {}
 
-  // Raw verbs: the response body on 2xx.
-  Result<std::string> get(const ResourceRef& r, std::string_view query = {});
-  Result<std::string> list(const ResourceRef& r, const ListOptions& opts = {});
+  // Raw verbs: the response body on 2xx. `accept` is the Accept header (default
+  // application/json); accept_for() asks for protobuf where the configuration prefers it, and the
+  // body is then protobuf or JSON, whichever the server chose (api::protobuf::has_magic tells).
+  // Write bodies are JSON text; with a configuration that prefers protobuf they are sent as
+  // protobuf when their kind has tables, as client-go sends typed objects.
+  Result<std::string> get(const ResourceRef& r, std::string_view query = {}, std::string_view accept = {});
+  Result<std::string> list(const ResourceRef& r, const ListOptions& opts = {}, std::string_view accept = {});
   Result<std::string> create(const ResourceRef& r, std::string body, std::string_view query = {});
   // Creates several objects of one resource from one thread, pipelined on one connection
   // (Transport::round_trip_all); the results are in the bodies' order.
@@ -71,7 +77,11 @@ class RestClient {
   Result<std::string> patch(const ResourceRef& r, PatchType type, std::string body, std::string_view query = {});
   Result<std::string> remove(const ResourceRef& r, const DeleteOptions& opts = {});
   Result<std::string> delete_collection(const ResourceRef& r, const ListOptions& opts, const DeleteOptions& d = {});
-  Result<std::unique_ptr<WatchStream>> watch(const ResourceRef& r, const ListOptions& opts);
+  Result<std::unique_ptr<WatchStream>> watch(const ResourceRef& r, const ListOptions& opts, std::string_view accept = {});
+  // The Accept header for answers holding `info`'s objects (its lists when `list`): the
+  // configured types when the configuration prefers protobuf and the kind has protobuf tables
+  // (client-go's "application/vnd.kubernetes.protobuf, */*"), else application/json.
+  std::string accept_for(const ResourceInfo& info, bool list = false) const;
   // Any method/path (discovery, healthz, ...).
   Result<HttpResponse> raw(std::string method, std::string target, std::string body = {},
                            std::string content_type = {});
@@ -89,11 +99,13 @@ class RestClient {
   // Typed helpers.
   template <class T>
   Result<T> get(std::string_view ns, std::string_view name) {
-    return decoded<T>(get(ResourceRef::of(ResourceFor<T>::info, ns, name)));
+    const auto& info = ResourceFor<T>::info;
+    return decoded<T>(get(ResourceRef::of(info, ns, name), {}, typed_accept<T>(info)));
   }
   template <class T>
   Result<api::List<T>> list(std::string_view ns, const ListOptions& opts = {}) {
-    return decoded<api::List<T>>(list(ResourceRef::of(ResourceFor<T>::info, ns), opts));
+    const auto& info = ResourceFor<T>::info;
+    return decoded<api::List<T>>(list(ResourceRef::of(info, ns), opts, typed_accept<T>(info, true)));
   }
   template <class T>
   Result<T> create(const T& obj) {
@@ -128,7 +140,9 @@ class RestClient {
   template <class T>
   static Result<T> decoded(Result<std::string> body) {
     if (!body) return body.error();
-    auto v = api::decode<T>(*body);
+    util::Result<T> v = util::make_error(std::string("protobuf answer for a type read as JSON only"));
+    if (!api::protobuf::has_magic(*body)) v = api::decode<T>(*body);
+    else if constexpr (api::protobuf::kTypedDecoding<T>) v = api::protobuf::decode<T>(*body);
     if (!v) {
       ApiError e;
       e.message = "unable to decode response: " + v.error();
@@ -138,10 +152,21 @@ class RestClient {
     }
     return std::move(*v);
   }
+  // Protobuf is asked for only for types with typed protobuf decoding (api::protobuf::kTypedDecoding).
+  template <class T>
+  std::string typed_accept(const ResourceInfo& info, bool list = false) const {
+    if constexpr (api::protobuf::kTypedDecoding<T>) return accept_for(info, list);
+    else return {};
+  }
   static Result<std::string> body_of(Result<HttpResponse> res);
   Result<std::string> call(std::string method, const ResourceRef& r, std::string query, std::string body,
-                           std::string content_type, bool pipelined = false);
+                           std::string content_type, bool pipelined = false, std::string_view accept = {});
+  // A JSON write body as protobuf when the configuration prefers it and its kind has tables.
+  void encode_body(std::string& body, std::string& content_type) const;
+  // Bindings are answered with a Status.
+  const std::string& binding_accept() const { return binding_accept_; }
   std::shared_ptr<Transport> t_;
+  std::string binding_accept_;
 };
 
 // Percent-encodes a query parameter value.

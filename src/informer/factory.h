@@ -40,7 +40,9 @@ class SharedInformerFactory {
     if (opts.default_resync.count() == 0) opts.default_resync = default_resync_;
     if (opts.clock == &util::RealClock::instance()) opts.clock = &clock_;
     auto inf = std::make_shared<SharedIndexInformer<T>>(
-        rest_list_watch(client_, info, info.namespaced ? namespace_ : std::string(), std::move(tweak)), std::move(opts));
+        rest_list_watch(client_, info, info.namespaced ? namespace_ : std::string(), std::move(tweak),
+                        api::protobuf::kTypedDecoding<T>),
+        std::move(opts));
     informers_.emplace(key, inf);
     return inf;
   }

@@ -31,18 +31,20 @@ inline std::string base64_encode(std::string_view in, Base64 kind = Base64::Std)
   return out;
 }
 
-// The standard alphabet with optional padding; newlines are skipped, as Go's decoder skips them.
-// nullopt for any other character.
-inline std::optional<std::string> base64_decode(std::string_view in) {
+// The standard alphabet; newlines are skipped, as Go's decoder skips them. Padding is optional
+// unless `strict` (Go's StdEncoding as encoding/json decodes []byte: the length without newlines a
+// multiple of 4, '=' only at the end). nullopt for any other character.
+inline std::optional<std::string> base64_decode(std::string_view in, bool strict = false) {
   std::string out;
   out.reserve(in.size() / 4 * 3);
   unsigned buf = 0;
   int bits = 0;
-  bool padded = false;
+  std::size_t pad = 0, count = 0;
   for (char c : in) {
     if (c == '\n' || c == '\r') continue;
+    ++count;
     if (c == '=') {
-      padded = true;
+      ++pad;
       continue;
     }
     int v = -1;
@@ -51,7 +53,7 @@ inline std::optional<std::string> base64_decode(std::string_view in) {
     else if (c >= '0' && c <= '9') v = c - '0' + 52;
     else if (c == '+') v = 62;
     else if (c == '/') v = 63;
-    if (v < 0 || padded) return std::nullopt;  // not base64, or data after the padding
+    if (v < 0 || pad) return std::nullopt;  // not base64, or data after the padding
     buf = (buf << 6) | static_cast<unsigned>(v);
     bits += 6;
     if (bits >= 8) {
@@ -59,6 +61,7 @@ inline std::optional<std::string> base64_decode(std::string_view in) {
       out.push_back(static_cast<char>((buf >> bits) & 0xff));
     }
   }
+  if (strict && (count % 4 != 0 || pad > 2)) return std::nullopt;
   return out;
 }
 

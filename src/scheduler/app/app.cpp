@@ -104,6 +104,8 @@ util::Result<void> SchedulerApp::Impl::build() {
   if (rest.user_agent.empty()) rest.user_agent = client::default_user_agent(kComponent) + "/scheduler";
   rest.qps = opts.cfg.clientConnection.qps;
   rest.burst = opts.cfg.clientConnection.burst;
+  rest.content_type = opts.cfg.clientConnection.contentType;  // protobuf unless configured otherwise
+  rest.accept_content_types = opts.cfg.clientConnection.acceptContentTypes;
   auto c = client::RestClient::create(rest);
   if (!c) return util::make_error("building client: " + c.error());
   client = *c;
