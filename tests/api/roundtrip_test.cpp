@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "api/resource.h"
 #include "api/types.h"
 
 using namespace ksched::api;
@@ -71,6 +72,11 @@ const std::map<std::string, std::function<void(const std::string&)>>& fixture_ty
       {"binding.json", expect_round_trip<Binding>},
       {"rc.json", expect_round_trip<ReplicationController>},
       {"runtimeclass.json", expect_round_trip<RuntimeClass>},
+      {"deviceclass.json", expect_round_trip<resourcev1::DeviceClass>},
+      {"resourceclaim.json", expect_round_trip<resourcev1::ResourceClaim>},
+      {"resourceclaimtemplate.json", expect_round_trip<resourcev1::ResourceClaimTemplate>},
+      {"resourceslice.json", expect_round_trip<resourcev1::ResourceSlice>},
+      {"resourceslice_pernode.json", expect_round_trip<resourcev1::ResourceSlice>},
   };
   return m;
 }

@@ -103,7 +103,7 @@ plr_refused() {
 wait_until 30 "pod-level 6 CPU pod refused" plr_refused
 expect_eq "$(k -n e2e get pod plr-huge -o jsonpath='{.status.phase} {.spec.nodeName}')" "Pending " "pod-level 6 CPU pod stays Pending"
 expect_eq "$(k -n e2e get pod plr-huge -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')" \
-  "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod." \
+  "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod." \
   "pod-level FitError message"
 plr_bound() { [[ -n $(k -n e2e get pod plr-small -o jsonpath='{.spec.nodeName}') ]]; }
 wait_until 30 "pod-level 500m pod bound" plr_bound
