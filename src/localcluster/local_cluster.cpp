@@ -100,6 +100,10 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
       // them too. A user-given config keeps its own values.
       ao.cfg.clientConnection.qps = 5000;
       ao.cfg.clientConnection.burst = 10000;
+      // The embedded server stores JSON, so protobuf (kube-scheduler's default, right against
+      // kube-apiserver) makes it transcode every pod version the scheduler watches: SchedulingBasic
+      // 5000 nodes measured 8,675-8,985 pods/s with protobuf vs 9,985-10,666 with JSON in process.
+      ao.cfg.clientConnection.contentType = "application/json";
     }
     ao.cfg.leaderElection.leaderElect = false;  // one scheduler in this process
     ao.rest = component_rest(*im, "kube-scheduler");

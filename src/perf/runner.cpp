@@ -188,6 +188,10 @@ class Runner {
       // Upstream's 50/100 client limits would cap binding at ~50 pods/s; scheduler_perf raises them too.
       ao.cfg.clientConnection.qps = 5000;
       ao.cfg.clientConnection.burst = 10000;
+      // The embedded server stores JSON, so protobuf (kube-scheduler's default, right against
+      // kube-apiserver) makes it transcode every pod version the scheduler watches: SchedulingBasic
+      // 5000 nodes measured 8,675-8,985 pods/s with protobuf vs 9,985-10,666 with JSON in process.
+      ao.cfg.clientConnection.contentType = "application/json";
     }
     ao.cfg.leaderElection.leaderElect = false;
     ao.feature_gates = w_.feature_gates;
