@@ -2,6 +2,8 @@
 // tree); encoding walks a simdjson DOM and writes nested messages in place (wire::open_len).
 #include "api/protobuf_json.h"
 
+#include "api/civil_date.h"
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -73,20 +75,6 @@ void append_int(std::string& out, I v) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, static_cast<std::size_t>(r.ptr - buf));
-}
-
-// Days since 1970-01-01 -> civil date (proleptic Gregorian).
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<std::int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += (m <= 2);
 }
 
 // One occurrence of a field on the wire, tagged with the field's index in its message.

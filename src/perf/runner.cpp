@@ -523,18 +523,8 @@ class Runner {
     long expected_total = (created_in_ns_[ns] += op.count);
     std::vector<std::string> before_snapshot;
     Clock::time_point t0;
-    std::string metrics_before;
-    std::vector<ThreadCpu> cpu_before;
-    double proc_before = 0, etcd_before = 0;
-    if (op.collect_metrics) {
-      if (measured_) throw Failure{"only one createPods operation per workload may collect metrics"};
-      measured_ = true;
-      res_.setup_seconds = seconds_since(setup_start);
-      metrics_before = metrics_text();
-      cpu_before = thread_cpu_times();
-      proc_before = process_cpu_seconds();
-      if (etcd_) etcd_before = etcd_->cpu_seconds();
-    }
+    MeasureStart before;
+    if (op.collect_metrics) before = start_measuring(setup_start);
     t0 = Clock::now();
     std::string prefix = ns + "-pod-";
     long base = pod_counter_[ns];
@@ -631,13 +621,34 @@ class Runner {
     res_.measured_pods = op.count;
     res_.measured_bound = c.ever_bound - before_bound;
     res_.measured_seconds = end_t;
-    summarize_measure(ns, sampler, cpu_before, proc_before, etcd_before, metrics_before);
+    summarize_measure(ns, sampler, before);
   }
 
   // The measured phase's figures, once its pods are counted (res_.measured_*) and sampled: CPU by
   // stage and thread, the scheduler's metrics, events.
-  void summarize_measure(const std::string& ns, const ThroughputSampler& sampler, const std::vector<ThreadCpu>& cpu_before,
-                         double proc_before, double etcd_before, const std::string& metrics_before) {
+  // What the measured phase's figures are taken against (the one createPods that collects them).
+  struct MeasureStart {
+    std::string metrics;
+    std::vector<ThreadCpu> cpu;
+    double proc = 0, etcd = 0;
+  };
+
+  MeasureStart start_measuring(Clock::time_point setup_start) {
+    if (measured_) throw Failure{"only one createPods operation per workload may collect metrics"};
+    measured_ = true;
+    res_.setup_seconds = seconds_since(setup_start);
+    MeasureStart m;
+    m.metrics = metrics_text();
+    m.cpu = thread_cpu_times();
+    m.proc = process_cpu_seconds();
+    if (etcd_) m.etcd = etcd_->cpu_seconds();
+    return m;
+  }
+
+  void summarize_measure(const std::string& ns, const ThroughputSampler& sampler, const MeasureStart& before) {
+    const std::vector<ThreadCpu>& cpu_before = before.cpu;
+    const double proc_before = before.proc, etcd_before = before.etcd;
+    const std::string& metrics_before = before.metrics;
     res_.throughput = summarize_throughput(sampler.samples());
     res_.series = sampler.series();
     auto cpu_after = thread_cpu_times();
@@ -722,18 +733,8 @@ class Runner {
     ensure_namespace(ns);
     const json::object& tmpl =
         template_of(op.pod_template_path.empty() ? w_.default_pod_template_path : op.pod_template_path, kDefaultPod);
-    std::string metrics_before;
-    std::vector<ThreadCpu> cpu_before;
-    double proc_before = 0, etcd_before = 0;
-    if (op.collect_metrics) {
-      if (measured_) throw Failure{"only one createPods operation per workload may collect metrics"};
-      measured_ = true;
-      res_.setup_seconds = seconds_since(setup_start);
-      metrics_before = metrics_text();
-      cpu_before = thread_cpu_times();
-      proc_before = process_cpu_seconds();
-      if (etcd_) etcd_before = etcd_->cpu_seconds();
-    }
+    MeasureStart before;
+    if (op.collect_metrics) before = start_measuring(setup_start);
     const client::ResourceRef pods{.resource = "pods", .namespace_ = ns};
     const std::string prefix = ns + "-pod-";
     auto create_batch = [&] {
@@ -790,7 +791,7 @@ class Runner {
     res_.measured_pods = scheduled;
     res_.measured_bound = scheduled;
     res_.measured_seconds = op.duration_seconds;
-    summarize_measure(ns, sampler, cpu_before, proc_before, etcd_before, metrics_before);
+    summarize_measure(ns, sampler, before);
   }
 
   // ------------------------------------------------------------------ DRA
