@@ -205,6 +205,11 @@ class ScorePlugin : public virtual Plugin {
   virtual Status normalize_score(const CycleState& /*state*/, const api::Pod& /*pod*/, NodeScoreList& /*scores*/) {
     return {};
   }
+  // True only when, for this pod, score() gives 0 on every node and normalize_score keeps zeros:
+  // the framework then skips both, as for a PreScore Skip (same totals, none of the per-node
+  // calls). Asked on the scheduling thread after PreScore. Not an extension point of upstream's:
+  // a plugin without PreScore (DynamicResources) keeps upstream's extension points this way.
+  virtual bool scores_nothing(const CycleState& /*state*/, const api::Pod& /*pod*/) const { return false; }
 };
 
 // Opportunistic batching (KEP-5598): a PreFilter, Filter, PreScore or Score plugin adds what of the

@@ -696,6 +696,8 @@ Status Framework::run_pre_score_plugins(CycleState& state, const api::Pod& pod,
     EvaluationCounter::bump(evaluations_->local(), pre_score_slot(&p - pre_score_.data()));
     if (!s.is_success()) return Status::error("running PreScore plugin " + quoted(p->name()) + ": " + s.message());
   }
+  for (const auto& p : score_)
+    if (p->scores_nothing(state, pod)) skip.emplace(p->name());
   state.skip_score_plugins = std::move(skip);
   return {};
 }

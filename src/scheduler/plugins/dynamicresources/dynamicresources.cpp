@@ -363,6 +363,11 @@ Status DynamicResources::score(const framework::CycleState& state, const api::Po
   return {};
 }
 
+bool DynamicResources::scores_nothing(const framework::CycleState& state, const api::Pod&) const {
+  const auto* s = state.read<StateData>(kStateKey);
+  return s != nullptr && s->claims.empty();
+}
+
 Status DynamicResources::normalize_score(const framework::CycleState&, const api::Pod&, framework::NodeScoreList& scores) {
   return framework::default_normalize_score(framework::kMaxNodeScore, false, scores);
 }

@@ -57,6 +57,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   framework::Status score(const framework::CycleState& state, const api::Pod& pod,
                           const framework::NodeInfo& node_info, std::int64_t& score) override;
   bool has_normalize_score() const override { return true; }
+  // A pod without claims scores 0 everywhere (upstream's Score returns early): skip the per-node calls.
+  bool scores_nothing(const framework::CycleState& state, const api::Pod& pod) const override;
   framework::Status normalize_score(const framework::CycleState& state, const api::Pod& pod,
                                     framework::NodeScoreList& scores) override;
   framework::Status reserve(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
