@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "apiserver/protobuf.h"
+#include "apiserver/endpoints/protobuf.h"
 
 namespace pb = ksched::apiserver::protobuf;
 namespace json = boost::json;

@@ -3,7 +3,7 @@
 #include "apiserver/registry/resource/strategies.h"
 #include "apiserver/registry/scheduling/strategies.h"
 #include "apiserver/registry/strategy.h"
-#include "apiserver/table.h"
+#include "apiserver/endpoints/table.h"
 #include "apiserver/timeutil.h"
 
 namespace ksched::apiserver::registry {

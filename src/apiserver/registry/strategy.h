@@ -16,8 +16,8 @@
 
 #include "apiserver/resources.h"
 #include "apiserver/status.h"
-#include "apiserver/storage.h"
-#include "apiserver/validation_rules.h"
+#include "apiserver/storage/storage.h"
+#include "apiserver/write/validation_rules.h"
 
 namespace ksched::apiserver::registry {
 

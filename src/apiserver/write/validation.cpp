@@ -1,0 +1,844 @@
+#include "apiserver/write/validation.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cctype>
+
+#include "apiserver/json_access.h"
+#include "apiserver/registry/node/runtimeclass.h"
+#include "apiserver/write/validation_rules.h"
+#include "util/go_format.h"
+
+namespace ksched::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+bool alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+bool is_label(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  if (!alnum_lower(s.front()) || !alnum_lower(s.back())) return false;
+  for (char c : s)
+    if (!alnum_lower(c) && c != '-') return false;
+  return true;
+}
+
+const char* kSubdomainMsg =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const char* kLabelMsg =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
+    "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const char* kDns1035Msg =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, "
+    "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+    "'[a-z]([-a-z0-9]*[a-z0-9])?')";
+const char* kQualifiedNameMsg =
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const char* kLabelValueMsg =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation "
+    "is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+bool is_qualified_part(std::string_view s) {
+  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+std::string quote_json(const std::string& s) { return json::serialize(json::value(s)); }
+
+Cause invalid_cause(const std::string& field, const std::string& value, const std::string& msg) {
+  return Cause{"FieldValueInvalid", "Invalid value: " + quote_json(value) + ": " + msg, field};
+}
+
+void check_key(std::vector<Cause>& out, const std::string& field, const std::string& key) {
+  std::string_view k = key, prefix;
+  auto slash = k.find('/');
+  if (slash != std::string_view::npos) {
+    prefix = k.substr(0, slash);
+    k = k.substr(slash + 1);
+    if (!check_dns1123_subdomain(std::string(prefix)).empty())
+    {
+      std::string msg = "prefix part ";
+      msg.append(kSubdomainMsg);
+      out.push_back(invalid_cause(field, key, msg));
+    }
+  }
+  if (k.size() > 63)
+    out.push_back(invalid_cause(field, key, "name part must be no more than 63 characters"));
+  else if (!is_qualified_part(k))
+    out.push_back(invalid_cause(field, key, kQualifiedNameMsg));
+}
+
+// ValidatePriorityClass: "system-" names are the two built-in classes, user values stay at or
+// below 1e9, and the preemption policy is one of two.
+void priority_class(const json::object& pc, const std::string& name, std::vector<Cause>& causes) {
+  const json::value* v = pc.if_contains("value");
+  if (!v) {
+    causes.push_back(Cause{"FieldValueRequired", "Required value", "value"});
+    return;
+  }
+  std::int64_t value = v->is_int64() ? v->get_int64() : 0;
+  if (name.starts_with("system-")) {
+    std::string err;
+    if (name == "system-node-critical" || name == "system-cluster-critical") {
+      std::int64_t want = name == "system-node-critical" ? 2000001000 : 2000000000;
+      auto* gd = pc.if_contains("globalDefault");
+      if (value != want)
+        err = "value of " + name + " PriorityClass must be " + std::to_string(want);
+      else if (gd && gd->is_bool() && gd->get_bool())
+        err = "globalDefault of " + name + " PriorityClass must be false";
+    } else {
+      err = name + " is not a known system priority class";
+    }
+    if (!err.empty())
+      causes.push_back(Cause{"FieldValueForbidden",
+                             "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: " + err,
+                             "metadata.name"});
+  } else if (value > 1000000000) {
+    causes.push_back(Cause{"FieldValueForbidden", "Forbidden: maximum allowed value of a user defined priority is 1000000000",
+                           "value"});
+  }
+  if (auto* p = pc.if_contains("preemptionPolicy"); p && p->is_string()) {
+    std::string policy(p->get_string());
+    if (policy != "Never" && policy != "PreemptLowerPriority")
+      causes.push_back(Cause{"FieldValueNotSupported",
+                             "Unsupported value: " + quote_json(policy) + ": supported values: \"Never\", \"PreemptLowerPriority\"",
+                             "preemptionPolicy"});
+  }
+}
+
+}  // namespace
+
+std::string check_dns1123_subdomain(const std::string& v) {
+  if (v.size() > 253) return "must be no more than 253 characters";
+  if (v.empty()) return kSubdomainMsg;
+  std::string_view s = v;
+  while (true) {
+    auto dot = s.find('.');
+    if (!is_label(s.substr(0, dot)) && s.substr(0, dot).size() <= 63) return kSubdomainMsg;
+    if (s.substr(0, dot).size() > 63) return kSubdomainMsg;
+    if (dot == std::string_view::npos) break;
+    s = s.substr(dot + 1);
+  }
+  return "";
+}
+
+std::string check_dns1123_label(const std::string& v) {
+  if (v.size() > 63) return "must be no more than 63 characters";
+  return is_label(v) ? "" : kLabelMsg;
+}
+
+ApiError invalid(const ResourceInfo& r, const std::string& name, std::vector<Cause> causes) {
+  ApiError e;
+  e.code = 422;
+  e.reason = "Invalid";
+  // field.ErrorList.ToAggregate: each distinct message once, several in brackets.
+  std::vector<std::string> msgs;
+  for (const auto& c : causes) {
+    std::string m = c.field + ": " + c.message;
+    if (std::find(msgs.begin(), msgs.end(), m) == msgs.end()) msgs.push_back(std::move(m));
+  }
+  std::string list;
+  for (std::size_t i = 0; i < msgs.size(); ++i) list += (i ? ", " : "") + msgs[i];
+  e.message = r.qualified_kind() + " \"" + name + "\" is invalid: " + (msgs.size() > 1 ? "[" + list + "]" : list);
+  e.name = name;
+  e.group = r.group;
+  e.kind = r.kind;
+  e.causes = std::move(causes);
+  return e;
+}
+
+namespace {
+
+// ValidateObjectMeta: the name as the kind names it, labels, annotations.
+void object_meta(const ResourceInfo& r, const json::object& obj, std::vector<Cause>& causes) {
+  const json::value* mv = obj.if_contains("metadata");
+  static const json::object empty;
+  const json::object& meta = mv && mv->is_object() ? mv->get_object() : empty;
+  std::string name = str(meta, "name");
+  if (name.empty()) {
+    causes.push_back(Cause{"FieldValueRequired", "Required value: name or generateName is required", "metadata.name"});
+  } else {
+    std::string msg;
+    if (r.plural == "namespaces")
+      msg = check_dns1123_label(name);
+    else if (r.plural == "services")
+      msg = name.size() > 63 ? "must be no more than 63 characters"
+            : (is_label(name) && std::isalpha(static_cast<unsigned char>(name[0]))) ? ""
+                                                                                   : kDns1035Msg;
+    else if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('%') != std::string::npos)
+      msg = name == "." || name == ".." ? "may not be '" + name + "'" : "may not contain '/'";
+    else if (r.plural == "events" || r.plural == "leases" || r.group == "rbac.authorization.k8s.io")
+      msg = "";  // path-segment names are enough for these (RBAC names hold ':')
+    else
+      msg = check_dns1123_subdomain(name);
+    if (!msg.empty()) causes.push_back(invalid_cause("metadata.name", name, msg));
+  }
+  std::size_t total = 0;
+  if (auto* l = meta.if_contains("labels"); l && l->is_object()) {
+    for (const auto& kv : l->get_object()) {
+      std::string k(kv.key());
+      check_key(causes, "metadata.labels", k);
+      std::string v = kv.value().is_string() ? std::string(kv.value().get_string()) : std::string();
+      if (v.size() > 63)
+        causes.push_back(invalid_cause("metadata.labels", v, "must be no more than 63 characters"));
+      else if (!v.empty() && !is_qualified_part(v))
+        causes.push_back(invalid_cause("metadata.labels", v, kLabelValueMsg));
+    }
+  }
+  if (auto* a = meta.if_contains("annotations"); a && a->is_object()) {
+    for (const auto& kv : a->get_object()) {
+      std::string k(kv.key());
+      check_key(causes, "metadata.annotations", k);
+      total += k.size() + (kv.value().is_string() ? kv.value().get_string().size() : 0);
+    }
+    if (total > 262144)
+      causes.push_back(Cause{"FieldValueTooLong", "Too long: must have at most 262144 bytes", "metadata.annotations"});
+  }
+}
+
+}  // namespace
+
+// Upstream compares specs with apiequality.Semantic.DeepEqual, where a nil and an empty slice or
+// map are equal, and a non-pointer zero value is what omitempty leaves out. Dropping null, false,
+// 0, "", [] and {} members (recursively) gives JSON that compares the same way.
+json::value rules::semantic(const json::value& v) {
+  if (v.is_object()) {
+    json::object out;
+    for (const auto& kv : v.get_object()) {
+      json::value x = semantic(kv.value());
+      bool zero = x.is_null() || (x.is_bool() && !x.get_bool()) || (x.is_int64() && x.get_int64() == 0) ||
+                  (x.is_string() && x.get_string().empty()) || (x.is_array() && x.get_array().empty()) ||
+                  (x.is_object() && x.get_object().empty());
+      if (!zero) out[kv.key()] = std::move(x);
+    }
+    return out;
+  }
+  if (v.is_array()) {
+    json::array out;
+    for (const auto& x : v.get_array()) out.push_back(semantic(x));
+    return out;
+  }
+  return v;
+}
+
+namespace {
+
+using rules::semantic;
+
+// A line-per-difference rendering of two specs (upstream prints go-cmp's diff of the Go structs).
+void diff_lines(const json::value& a, const json::value& b, const std::string& path, std::string& out) {
+  if (a == b) return;
+  if (a.is_object() && b.is_object()) {
+    for (const auto& kv : a.get_object()) {
+      static const json::value none;
+      const json::value* other = b.get_object().if_contains(kv.key());
+      diff_lines(kv.value(), other ? *other : none, path + "." + std::string(kv.key()), out);
+    }
+    for (const auto& kv : b.get_object())
+      if (!a.get_object().contains(kv.key())) diff_lines(json::value(), kv.value(), path + "." + std::string(kv.key()), out);
+    return;
+  }
+  if (a.is_array() && b.is_array() && a.get_array().size() == b.get_array().size()) {
+    for (std::size_t i = 0; i < a.get_array().size(); ++i)
+      diff_lines(a.get_array()[i], b.get_array()[i], path + "[" + std::to_string(i) + "]", out);
+    return;
+  }
+  if (!a.is_null()) out.append("- ").append(path).append(": ").append(json::serialize(a)).append("\n");
+  if (!b.is_null()) out.append("+ ").append(path).append(": ").append(json::serialize(b)).append("\n");
+}
+
+const json::object& member_object(const json::object& o, std::string_view k) {
+  static const json::object empty;
+  auto* v = o.if_contains(k);
+  return v && v->is_object() ? v->get_object() : empty;
+}
+
+const json::array& member_array(const json::object& o, std::string_view k) {
+  static const json::array empty;
+  auto* v = o.if_contains(k);
+  return v && v->is_array() ? v->get_array() : empty;
+}
+
+// ValidateContainerUpdates: the same number of containers, each with a clean image.
+bool container_updates(const json::array& next, const json::array& prev, const std::string& path,
+                       std::vector<Cause>& causes) {
+  if (next.size() != prev.size()) {
+    causes.push_back(Cause{"FieldValueForbidden", "Forbidden: pod updates may not add or remove containers", path});
+    return false;
+  }
+  for (std::size_t i = 0; i < next.size(); ++i) {
+    std::string image = next[i].is_object() ? str(next[i].get_object(), "image") : std::string();
+    std::string field = path + "[" + std::to_string(i) + "].image";
+    if (image.empty())
+      causes.push_back(Cause{"FieldValueRequired", "Required value", field});
+    else if (std::isspace(static_cast<unsigned char>(image.front())) || std::isspace(static_cast<unsigned char>(image.back())))
+      causes.push_back(invalid_cause(field, image, "must not have leading or trailing whitespace"));
+  }
+  return true;
+}
+
+json::value without_seconds(const json::value& t) {
+  if (!t.is_object()) return t;
+  json::object o = t.get_object();
+  o.erase("tolerationSeconds");
+  return semantic(o);
+}
+
+void pod_update(const json::object& pod, const json::object& old, std::vector<Cause>& causes) {
+  const json::object& spec = member_object(pod, "spec");
+  const json::object& prev = member_object(old, "spec");
+  if (!container_updates(member_array(spec, "containers"), member_array(prev, "containers"), "spec.containers", causes))
+    return;
+  if (!container_updates(member_array(spec, "initContainers"), member_array(prev, "initContainers"),
+                         "spec.initContainers", causes))
+    return;
+  // activeDeadlineSeconds: set from nil, or lowered.
+  const json::value* ads = spec.if_contains("activeDeadlineSeconds");
+  const json::value* old_ads = prev.if_contains("activeDeadlineSeconds");
+  if (ads && ads->is_int64()) {
+    std::int64_t v = ads->get_int64();
+    if (v < 0 || v > 2147483647) {
+      causes.push_back(Cause{"FieldValueInvalid", "Invalid value: " + std::to_string(v) + ": must be between 0 and 2147483647, inclusive",
+                             "spec.activeDeadlineSeconds"});
+      return;
+    }
+    if (old_ads && old_ads->is_int64() && old_ads->get_int64() < v) {
+      causes.push_back(Cause{"FieldValueInvalid", "Invalid value: " + std::to_string(v) + ": must be less than or equal to previous value",
+                             "spec.activeDeadlineSeconds"});
+      return;
+    }
+  } else if (old_ads && old_ads->is_int64()) {
+    causes.push_back(Cause{"FieldValueInvalid", "Invalid value: \"null\": must not update from a positive integer to nil value",
+                           "spec.activeDeadlineSeconds"});
+  }
+  // Tolerations may only be added (an existing one may change its tolerationSeconds).
+  const json::array& tols = member_array(spec, "tolerations");
+  for (const auto& t : member_array(prev, "tolerations")) {
+    bool kept = false;
+    for (const auto& n : tols) kept = kept || without_seconds(n) == without_seconds(t);
+    if (!kept) {
+      causes.push_back(Cause{"FieldValueForbidden", "Forbidden: existing toleration can not be modified except its tolerationSeconds",
+                             "spec.tolerations"});
+      break;
+    }
+  }
+  // Scheduling gates may only be removed.
+  const json::array& old_gates = member_array(prev, "schedulingGates");
+  for (const auto& g : member_array(spec, "schedulingGates")) {
+    bool known = false;
+    for (const auto& o : old_gates) known = known || semantic(o) == semantic(g);
+    if (!known) {
+      std::string name = g.is_object() ? str(g.get_object(), "name") : std::string();
+      causes.push_back(Cause{"FieldValueForbidden", "Forbidden: only deletion is allowed, but found new scheduling gate '" + name + "'",
+                             "spec.schedulingGates"});
+    }
+  }
+  // Everything else must be unchanged: take the updatable fields from the old spec and compare.
+  json::object munged = spec;
+  for (const char* list : {"containers", "initContainers"}) {
+    auto* cs = munged.if_contains(list);
+    const json::array& olds = member_array(prev, list);
+    if (!cs || !cs->is_array()) continue;
+    for (std::size_t i = 0; i < cs->get_array().size() && i < olds.size(); ++i) {
+      auto& c = cs->get_array()[i];
+      if (!c.is_object() || !olds[i].is_object()) continue;
+      if (auto* img = olds[i].get_object().if_contains("image"))
+        c.get_object()["image"] = *img;
+      else
+        c.get_object().erase("image");
+    }
+  }
+  for (const char* f : {"activeDeadlineSeconds", "schedulingGates", "tolerations"}) {
+    if (auto* v = prev.if_contains(f))
+      munged[f] = *v;
+    else
+      munged.erase(f);
+  }
+  const json::value* old_grace = prev.if_contains("terminationGracePeriodSeconds");
+  const json::value* new_grace = munged.if_contains("terminationGracePeriodSeconds");
+  if (old_grace && old_grace->is_int64() && old_grace->get_int64() < 0 && new_grace && new_grace->is_int64() &&
+      new_grace->get_int64() == 1)
+    munged["terminationGracePeriodSeconds"] = *old_grace;
+  // A gated pod may gain node selector terms; the scheduler reads them once the gates are gone.
+  if (!old_gates.empty()) {
+    const json::object& old_sel = member_object(prev, "nodeSelector");
+    bool only_added = true;
+    for (const auto& kv : old_sel) {
+      auto* now = member_object(spec, "nodeSelector").if_contains(kv.key());
+      only_added = only_added && now && *now == kv.value();
+    }
+    if (only_added) {
+      if (auto* v = prev.if_contains("nodeSelector"))
+        munged["nodeSelector"] = *v;
+      else
+        munged.erase("nodeSelector");
+    }
+  }
+  json::value a = semantic(prev), b = semantic(munged);
+  if (a == b) return;
+  std::string diff;
+  diff_lines(a, b, "spec", diff);
+  causes.push_back(Cause{"FieldValueForbidden",
+                         "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+                         "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions "
+                         "to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it "
+                         "was previously negative)\n" + diff,
+                         "spec"});
+}
+
+void priority_class_update(const json::object& pc, const json::object& old, std::vector<Cause>& causes) {
+  const json::value* v = pc.if_contains("value");
+  const json::value* ov = old.if_contains("value");
+  if ((v == nullptr) != (ov == nullptr) || (v && *v != *ov))
+    causes.push_back(Cause{"FieldValueForbidden", "Forbidden: may not be changed in an update.", "value"});
+  std::string policy = str(pc, "preemptionPolicy");
+  if (policy != str(old, "preemptionPolicy"))
+    causes.push_back(invalid_cause("preemptionPolicy", policy, "field is immutable"));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- the kinds' rules
+namespace {
+
+using rules::child;
+using rules::Errors;
+
+const json::object& member_or_empty(const json::object& o, std::string_view k) { return member_object(o, k); }
+
+// The pod template of a workload kind ("spec.template" or "template").
+void pod_template(Errors& e, const json::object* tmpl, const std::string& path) {
+  if (!tmpl) return;
+  if (const json::object* spec = rules::obj(*tmpl, "spec")) rules::pod_spec(e, *spec, child(path, "spec"), false);
+}
+
+void replicas(Errors& e, const json::object& spec, const std::string& path) {
+  if (auto n = rules::int_of(spec, "replicas"); n && *n < 0) e.invalid_int(path, *n, "must be greater than or equal to 0");
+}
+
+// ValidatePodCreate / ValidatePodUpdate's own part (the spec), for create and every update.
+void pod(Errors& e, const json::object& pod, bool create) {
+  const json::object& spec = member_or_empty(pod, "spec");
+  rules::pod_spec(e, spec, "spec", true);
+  if (!create) return;
+  if (const json::array* ec = rules::arr(spec, "ephemeralContainers"); ec && !ec->empty())
+    e.forbidden("spec.ephemeralContainers", "cannot be set on create");
+  if (const json::array* g = rules::arr(spec, "schedulingGates"); g && !g->empty() && !rules::sv(spec, "nodeName").empty())
+    e.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared");
+}
+
+// ValidateNode / ValidateNodeUpdate: taints (upstream words their path "metadata.taints"), and
+// every capacity and allocatable quantity.
+void node(Errors& e, const json::object& node) {
+  const json::object& spec = member_or_empty(node, "spec");
+  if (const json::array* taints = rules::arr(spec, "taints")) {
+    std::vector<std::pair<std::string_view, std::string_view>> seen;  // (effect, key)
+    for (std::size_t i = 0; i < taints->size(); ++i) {
+      if (!(*taints)[i].is_object()) continue;
+      const json::object& t = (*taints)[i].get_object();
+      std::string p = rules::index("metadata.taints", i);
+      std::string_view key = rules::sv(t, "key"), value = rules::sv(t, "value"), effect = rules::sv(t, "effect");
+      rules::each(e, rules::qualified_name(key), child(p, "key"), key);
+      std::vector<std::string> verrs = rules::label_value(value);
+      if (!verrs.empty()) {
+        std::string joined;
+        for (const auto& m : verrs) joined.append(joined.empty() ? "" : ";").append(m);
+        e.invalid_str(child(p, "value"), value, joined);
+      }
+      rules::taint_effect(e, effect, false, child(p, "effect"));
+      if (std::find(seen.begin(), seen.end(), std::pair{effect, key}) != seen.end()) {
+        e.duplicate(p, json::serialize(t), "taints must be unique by key and effect pair");
+        continue;
+      }
+      seen.emplace_back(effect, key);
+    }
+  }
+  const json::object& status = member_or_empty(node, "status");
+  for (std::string_view list : {"capacity", "allocatable"})
+    if (const json::object* l = rules::obj(status, list))
+      for (const auto& kv : *l)
+        rules::resource_quantity_value(e, kv.key(), kv.value(), "status." + std::string(list) + "." + std::string(kv.key()));
+  // validateNodeSwapStatus (upstream names the path under metadata).
+  if (const json::object* info = rules::obj(status, "nodeInfo"))
+    if (const json::object* swap = rules::obj(*info, "swap"))
+      if (auto cap = rules::int_of(*swap, "capacity"); cap && *cap <= 0)
+        e.invalid_int("metadata.nodeSwapStatus.capacity", *cap, "must be greater than zero");
+  // validateNodeDeclaredFeatures: UpperCamelCase names with /-separated segments, sorted, unique.
+  if (const json::array* df = rules::arr(status, "declaredFeatures")) {
+    auto valid_name = [](std::string_view f) {
+      if (f.empty() || !(f[0] >= 'A' && f[0] <= 'Z')) return false;
+      bool segment_start = false;
+      for (char c : f) {
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (c == '/') {
+          if (segment_start) return false;
+          segment_start = true;
+          continue;
+        }
+        if (!alnum) return false;
+        if (segment_start && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return false;
+        segment_start = false;
+      }
+      return !segment_start;
+    };
+    for (std::size_t i = 0; i < df->size(); ++i) {
+      std::string_view f = (*df)[i].is_string() ? std::string_view((*df)[i].get_string()) : std::string_view();
+      std::string p = rules::index("status.declaredFeatures", i);
+      if (f.size() > 253)
+        e.invalid_str(p, f, "invalid feature name " + util::go_quote(f) + ": must be no more than 253 characters");
+      else if (!valid_name(f))
+        e.invalid_str(p, f,
+                      "invalid feature name " + util::go_quote(f) +
+                          ": must start with an UpperCamelCase segment, with subsequent segments separated by '/' "
+                          "(e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters "
+                          "and slashes");
+      if (i + 1 < df->size() && (*df)[i + 1].is_string()) {
+        std::string_view next = (*df)[i + 1].get_string();
+        std::string np = rules::index("status.declaredFeatures", i + 1);
+        if (f == next)
+          e.duplicate(np, util::go_quote(next));
+        else if (f > next)
+          e.invalid_str(np, next, "list must be sorted alphabetically");
+      }
+    }
+  }
+}
+
+// ValidatePodStatusUpdate's rules beyond the metadata (a status write keeps the spec): condition
+// types and observed generations, the nominated node, the immutable QoS class.
+void pod_status_update(Errors& e, const json::object& pod, const json::object& old) {
+  const json::object& status = member_or_empty(pod, "status");
+  const json::object& old_status = member_or_empty(old, "status");
+  if (const json::array* cs = rules::arr(status, "conditions"))
+    for (std::size_t i = 0; i < cs->size(); ++i) {
+      if (!(*cs)[i].is_object()) continue;
+      const json::object& c = (*cs)[i].get_object();
+      std::string p = rules::index("status.conditions", i);
+      if (auto g = rules::int_of(c, "observedGeneration"); g && *g < 0)
+        e.invalid_int(child(p, "observedGeneration"), *g, "must be a non-negative integer");
+      std::string_view type = rules::sv(c, "type");
+      if (type == "PodScheduled" || type == "Ready" || type == "Initialized") continue;
+      rules::each(e, rules::qualified_name(type), child(p, "Type"), type);
+    }
+  std::string_view nominated = rules::sv(status, "nominatedNodeName");
+  std::string_view old_nominated = rules::sv(old_status, "nominatedNodeName");
+  if (nominated != old_nominated && !nominated.empty())
+    rules::each(e, rules::dns1123_subdomain(nominated), "status.nominatedNodeName", nominated);
+  // ClearingNominatedNodeNameAfterBinding (beta, on in v1.35).
+  if (!rules::sv(member_or_empty(old, "spec"), "nodeName").empty() && !nominated.empty() && nominated != old_nominated)
+    e.forbidden("status.nominatedNodeName", "may not be set on pods that are already bound to a node");
+  if (auto g = rules::int_of(status, "observedGeneration"); g && *g < 0)
+    e.invalid_int("status.observedGeneration", *g, "must be a non-negative integer");
+  if (rules::sv(status, "qosClass") != rules::sv(old_status, "qosClass"))
+    e.invalid_str("status.qosClass", rules::sv(status, "qosClass"), "field is immutable");
+}
+
+void quota_list(Errors& e, const json::object* l, const std::string& path) {
+  if (!l) return;
+  for (const auto& kv : *l) {
+    std::string p = rules::key(path, kv.key());
+    rules::resource_name(e, kv.key(), p, rules::ResourceNames::Quota);
+    rules::resource_quantity_value(e, kv.key(), kv.value(), p);
+  }
+}
+
+void resource_quota(Errors& e, const json::object& rq, bool status_only) {
+  if (!status_only) quota_list(e, rules::obj(member_or_empty(rq, "spec"), "hard"), "spec.hard");
+  const json::object& status = member_or_empty(rq, "status");
+  quota_list(e, rules::obj(status, "hard"), "status.hard");
+  quota_list(e, rules::obj(status, "used"), "status.used");
+}
+
+// ValidateLimitRange: type names, resource names, and the order of min, defaults and max.
+void limit_range(Errors& e, const json::object& lr) {
+  const json::array* limits = rules::arr(member_or_empty(lr, "spec"), "limits");
+  if (!limits) return;
+  std::vector<std::string_view> types;
+  for (std::size_t i = 0; i < limits->size(); ++i) {
+    if (!(*limits)[i].is_object()) continue;
+    const json::object& l = (*limits)[i].get_object();
+    std::string p = rules::index("spec.limits", i);
+    std::string_view type = rules::sv(l, "type");
+    std::vector<std::string> terrs = rules::qualified_name(type);
+    rules::each(e, terrs, child(p, "type"), type);
+    if (terrs.empty() && type.find('/') == std::string_view::npos && type != "Pod" && type != "Container" &&
+        type != "PersistentVolumeClaim")
+      e.invalid_str(child(p, "type"), type, "must be a standard limit type or fully qualified");
+    if (std::find(types.begin(), types.end(), type) != types.end()) e.duplicate(child(p, "type"), util::go_quote(type));
+    types.push_back(type);
+    const auto names = type == "Pod" || type == "Container" ? rules::ResourceNames::Container : rules::ResourceNames::Any;
+    std::vector<std::string_view> keys;
+    auto names_of = [&](std::string_view f) {
+      if (const json::object* m = rules::obj(l, f))
+        for (const auto& kv : *m) {
+          rules::resource_name(e, kv.key(), rules::key(child(p, f), kv.key()), names);
+          if (std::find(keys.begin(), keys.end(), kv.key()) == keys.end()) keys.push_back(kv.key());
+        }
+    };
+    names_of("max");
+    names_of("min");
+    if (type == "Pod") {
+      for (std::string_view f : {"default", "defaultRequest"})
+        if (const json::object* m = rules::obj(l, f); m && !m->empty())
+          e.forbidden(child(p, f), "may not be specified when `type` is 'Pod'");
+    } else {
+      names_of("default");
+      names_of("defaultRequest");
+    }
+    if (type == "PersistentVolumeClaim" && !(rules::obj(l, "min") && rules::obj(l, "min")->contains("storage")) &&
+        !(rules::obj(l, "max") && rules::obj(l, "max")->contains("storage")))
+      e.required(child(p, "limits"), "either minimum or maximum storage value is required, but neither was provided");
+    names_of("maxLimitRequestRatio");
+    auto q = [&](std::string_view f, std::string_view k) -> std::optional<api::Quantity> {
+      if (type == "Pod" && (f == "default" || f == "defaultRequest")) return std::nullopt;
+      const json::object* m = rules::obj(l, f);
+      const json::value* v = m ? m->if_contains(k) : nullptr;
+      return v ? rules::quantity_of(*v) : std::nullopt;
+    };
+    for (std::string_view k : keys) {
+      auto min = q("min", k), max = q("max", k), def = q("default", k), req = q("defaultRequest", k),
+           ratio = q("maxLimitRequestRatio", k);
+      auto path = [&](std::string_view f) { return rules::key(child(p, f), k); };
+      auto str = [](const api::Quantity& x) { return util::go_quote(x.to_string()); };
+      if (min && max && *min > *max)
+        e.invalid(path("min"), str(*min), "min value " + min->to_string() + " is greater than max value " + max->to_string());
+      if (req && min && *min > *req)
+        e.invalid(path("defaultRequest"), str(*req),
+                  "min value " + min->to_string() + " is greater than default request value " + req->to_string());
+      if (req && max && *req > *max)
+        e.invalid(path("defaultRequest"), str(*req),
+                  "default request value " + req->to_string() + " is greater than max value " + max->to_string());
+      if (req && def && *req > *def)
+        e.invalid(path("defaultRequest"), str(*req),
+                  "default request value " + req->to_string() + " is greater than default limit value " + def->to_string());
+      if (def && min && *min > *def)
+        e.invalid(path("default"), str(*min), "min value " + min->to_string() + " is greater than default value " + def->to_string());
+      if (def && max && *def > *max)
+        e.invalid(path("default"), str(*max), "default value " + def->to_string() + " is greater than max value " + max->to_string());
+      if (ratio && *ratio < api::Quantity::from_int(1))
+        e.invalid(path("maxLimitRequestRatio"), str(*ratio), "ratio " + ratio->to_string() + " is less than 1");
+    }
+  }
+}
+
+// ValidatePersistentVolumeClaimSpec's access modes and storage request.
+void pvc_spec(Errors& e, const json::object& spec, const std::string& path) {
+  const json::array* modes = rules::arr(spec, "accessModes");
+  if (!modes || modes->empty()) e.required(child(path, "accessModes"), "at least 1 access mode is required");
+  bool once_pod = false, other = false;
+  if (modes)
+    for (const auto& m : *modes) {
+      std::string_view v = m.is_string() ? std::string_view(m.get_string()) : std::string_view();
+      bool known = v == "ReadOnlyMany" || v == "ReadWriteMany" || v == "ReadWriteOnce" || v == "ReadWriteOncePod";
+      if (!known)
+        e.not_supported(child(path, "accessModes"), util::go_quote(v),
+                        {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"});
+      if (v == "ReadWriteOncePod")
+        once_pod = true;
+      else if (known)
+        other = true;
+    }
+  if (once_pod && other) e.forbidden(child(path, "accessModes"), "may not use ReadWriteOncePod with other access modes");
+  if (const json::object* sel = rules::obj(spec, "selector")) rules::label_selector(e, *sel, child(path, "selector"));
+  const json::object* requests = rules::obj(member_or_empty(spec, "resources"), "requests");
+  const json::value* storage = requests ? requests->if_contains("storage") : nullptr;
+  std::string sp = rules::key(child(path, "resources"), "storage");
+  if (!storage) {
+    e.required(sp);
+  } else if (auto q = rules::quantity_of(*storage); q && q->sign() <= 0) {
+    e.invalid_str(sp, q->to_string(), "must be greater than zero");
+  }
+  if (rules::has(spec, "volumeMode") && rules::sv(spec, "volumeMode") != "Block" && rules::sv(spec, "volumeMode") != "Filesystem")
+    e.not_supported(child(path, "volumeMode"), util::go_quote(rules::sv(spec, "volumeMode")), {"Block", "Filesystem"});
+}
+
+// Go's len() of a []byte member: the decoded length of its base64 text.
+std::size_t decoded_size(std::string_view b64) {
+  std::size_t n = 0, pad = 0;
+  for (char c : b64) {
+    if (c == '\r' || c == '\n') continue;
+    ++n;
+    if (c == '=') ++pad;
+  }
+  return n / 4 * 3 - pad;
+}
+
+constexpr std::size_t kMaxSecretSize = 1024 * 1024;
+
+void config_map(Errors& e, const json::object& cm) {
+  std::size_t total = 0;
+  const json::object* binary = rules::obj(cm, "binaryData");
+  if (const json::object* data = rules::obj(cm, "data"))
+    for (const auto& kv : *data) {
+      std::string p = rules::key("data", kv.key());
+      rules::each(e, rules::config_map_key(kv.key()), p, kv.key());
+      if (binary && binary->contains(kv.key())) e.invalid_str(p, kv.key(), "duplicate of key present in binaryData");
+      if (kv.value().is_string()) total += kv.value().get_string().size();
+    }
+  if (binary)
+    for (const auto& kv : *binary) {
+      rules::each(e, rules::config_map_key(kv.key()), rules::key("binaryData", kv.key()), kv.key());
+      if (kv.value().is_string()) total += decoded_size(kv.value().get_string());
+    }
+  if (total > kMaxSecretSize) e.too_long("", kMaxSecretSize);
+}
+
+void secret(Errors& e, const json::object& s) {
+  std::size_t total = 0;
+  const json::object* data = rules::obj(s, "data");
+  if (data)
+    for (const auto& kv : *data) {
+      rules::each(e, rules::config_map_key(kv.key()), rules::key("data", kv.key()), kv.key());
+      if (kv.value().is_string()) total += decoded_size(kv.value().get_string());
+    }
+  if (total > kMaxSecretSize) e.too_long("data", kMaxSecretSize);
+  std::string_view type = rules::sv(s, "type");
+  auto need = [&](std::string_view k) {
+    if (!data || !data->contains(k)) e.required(rules::key("data", k));
+  };
+  if (type == "kubernetes.io/service-account-token") {
+    const json::object* ann = rules::obj(member_or_empty(s, "metadata"), "annotations");
+    if (!ann || rules::sv(*ann, "kubernetes.io/service-account.name").empty())
+      e.required(rules::key("metadata.annotations", "kubernetes.io/service-account.name"));
+  } else if (type == "kubernetes.io/dockercfg") {
+    need(".dockercfg");
+  } else if (type == "kubernetes.io/dockerconfigjson") {
+    need(".dockerconfigjson");
+  } else if (type == "kubernetes.io/basic-auth") {
+    if (!data || (!data->contains("username") && !data->contains("password"))) {
+      e.required(rules::key("data", "username"));
+      e.required(rules::key("data", "password"));
+    }
+  } else if (type == "kubernetes.io/ssh-auth") {
+    const json::value* k = data ? data->if_contains("ssh-privatekey") : nullptr;
+    if (!k || !k->is_string() || k->get_string().empty()) e.required(rules::key("data", "ssh-privatekey"));
+  } else if (type == "kubernetes.io/tls") {
+    need("tls.crt");
+    need("tls.key");
+  }
+}
+
+// ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object keeps its data.
+void immutable_data(Errors& e, const json::object& obj, const json::object& old, std::initializer_list<std::string_view> fields) {
+  const json::value* was = old.if_contains("immutable");
+  if (!was || !was->is_bool() || !was->get_bool()) return;
+  const json::value* now = obj.if_contains("immutable");
+  if (!now || !now->is_bool() || !now->get_bool()) e.forbidden("immutable", "field is immutable when `immutable` is set");
+  for (std::string_view f : fields) {
+    const json::object& a = member_or_empty(obj, f);
+    const json::object& b = member_or_empty(old, f);
+    if (a != b) e.forbidden(std::string(f), "field is immutable when `immutable` is set");
+  }
+}
+
+// The kind's own rules beyond metadata, the same on create and update (`create` only adds what
+// upstream checks on create alone).
+void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std::string_view sub, Errors& e) {
+  const std::string& k = r.kind;
+  if (r.group.empty()) {
+    if (k == "Pod") {
+      if (sub.empty()) {
+        pod(e, obj, create);
+      } else if (sub == "status") {
+        const json::object& spec = member_or_empty(obj, "spec");
+        rules::pod_resource_claim_statuses(e, rules::arr(member_or_empty(obj, "status"), "resourceClaimStatuses"),
+                                           rules::arr(spec, "resourceClaims"), rules::Path("status.resourceClaimStatuses"));
+      }
+    } else if (k == "Node") {
+      node(e, obj);
+    } else if (k == "PodTemplate") {
+      pod_template(e, rules::obj(obj, "template"), "template");
+    } else if (k == "ReplicationController") {
+      const json::object& spec = member_or_empty(obj, "spec");
+      replicas(e, spec, "spec.replicas");
+      pod_template(e, rules::obj(spec, "template"), "spec.template");
+    } else if (k == "ResourceQuota") {
+      resource_quota(e, obj, sub == "status");
+    } else if (k == "LimitRange") {
+      limit_range(e, obj);
+    } else if (k == "PersistentVolumeClaim") {
+      if (sub.empty()) pvc_spec(e, member_or_empty(obj, "spec"), "spec");
+    } else if (k == "PersistentVolume") {
+      const json::object* cap = rules::obj(member_or_empty(obj, "spec"), "capacity");
+      const json::value* storage = cap ? cap->if_contains("storage") : nullptr;
+      if (!storage)
+        e.required(rules::key("spec.capacity", "storage"));
+      else if (auto q = rules::quantity_of(*storage); q && q->sign() <= 0)
+        e.invalid_str(rules::key("spec.capacity", "storage"), q->to_string(), "must be greater than zero");
+      if (cap)
+        for (const auto& kv : *cap) {
+          if (kv.key() != "storage") e.not_supported(rules::key("spec.capacity", kv.key()), util::go_quote(kv.key()), {"storage"});
+          rules::resource_quantity_value(e, kv.key(), kv.value(), rules::key("spec.capacity", kv.key()));
+        }
+    } else if (k == "ConfigMap") {
+      config_map(e, obj);
+    } else if (k == "Secret") {
+      secret(e, obj);
+    }
+    return;
+  }
+  if (r.group == "apps" && (k == "Deployment" || k == "ReplicaSet" || k == "StatefulSet" || k == "DaemonSet")) {
+    const json::object& spec = member_or_empty(obj, "spec");
+    if (k != "DaemonSet") replicas(e, spec, "spec.replicas");
+    if (sub.empty()) pod_template(e, rules::obj(spec, "template"), "spec.template");
+  } else if (r.group == "batch" && (k == "Job" || k == "CronJob")) {
+    const json::object* spec = rules::obj(obj, "spec");
+    std::string path = "spec";
+    if (spec && k == "CronJob") {
+      spec = rules::obj(member_or_empty(*spec, "jobTemplate"), "spec");
+      path = "spec.jobTemplate.spec";
+    }
+    if (spec && sub.empty()) pod_template(e, rules::obj(*spec, "template"), path + ".template");
+  }
+}
+
+}  // namespace
+
+std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object& obj, const json::object* old,
+                                       std::string_view subresource, std::vector<Cause> kind_causes) {
+  const bool create = old == nullptr;
+  std::vector<Cause> causes;
+  object_meta(r, obj, causes);
+  if (r.plural == "priorityclasses") priority_class(obj, str(member_object(obj, "metadata"), "name"), causes);
+  if (r.group == "node.k8s.io" && r.kind == "RuntimeClass")
+    for (auto& c : validate_runtime_class(obj)) causes.push_back(std::move(c));
+  Errors e;
+  kind_rules(r, obj, create, subresource, e);
+  if (old && subresource == "status" && r.group.empty() && r.kind == "Pod") pod_status_update(e, obj, *old);
+  for (auto& c : e.causes) causes.push_back(std::move(c));
+  for (auto& c : kind_causes) causes.push_back(std::move(c));
+  // What an update may not change (checked on the main resource; a status write keeps the spec).
+  if (old && subresource.empty()) {
+    if (r.group.empty() && r.kind == "Pod") pod_update(obj, *old, causes);
+    if (r.group == "scheduling.k8s.io" && r.kind == "PriorityClass") priority_class_update(obj, *old, causes);
+    if (r.group == "node.k8s.io" && r.kind == "RuntimeClass")
+      for (auto& c : validate_runtime_class_update(obj, *old))
+        if (c.message.ends_with("field is immutable")) causes.push_back(std::move(c));
+    if (r.group.empty() && r.kind == "ConfigMap") {
+      Errors u;
+      immutable_data(u, obj, *old, {"data", "binaryData"});
+      for (auto& c : u.causes) causes.push_back(std::move(c));
+    }
+    if (r.group.empty() && r.kind == "Secret") {
+      Errors u;
+      if (str(obj, "type") != str(*old, "type")) u.invalid_str("type", str(obj, "type"), "field is immutable");
+      immutable_data(u, obj, *old, {"data"});
+      for (auto& c : u.causes) causes.push_back(std::move(c));
+    }
+  }
+  if (causes.empty()) return std::nullopt;
+  return invalid(r, str(member_object(obj, "metadata"), "name"), std::move(causes));
+}
+
+}  // namespace ksched::apiserver
