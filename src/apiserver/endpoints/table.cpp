@@ -67,27 +67,6 @@ std::vector<Column> columns(const ResourceInfo& r) {
     return {{"Last Seen", "string", "", 0}, {"Type", "string", "", 0}, {"Reason", "string", "", 0},
             {"Object", "string", "", 0},    {"Message", "string", "", 0}};
   if (r.plural == "leases") return {{"Name", "string", "name", 0}, {"Holder", "string", "", 0}, {"Age", "string", "", 0}};
-  if (r.plural == "deployments")
-    return {{"Name", "string", "name", 0}, {"Ready", "string", "", 0}, {"Up-to-date", "integer", "", 0},
-            {"Available", "integer", "", 0}, {"Age", "string", "", 0}};
-  // The workloads' columns, as upstream's printers (the wide ones left out).
-  if (r.group == "apps" && r.plural == "replicasets")
-    return {{"Name", "string", "name", 0}, {"Desired", "integer", "", 0}, {"Current", "integer", "", 0},
-            {"Ready", "integer", "", 0}, {"Age", "string", "", 0}};
-  if (r.group == "apps" && r.plural == "daemonsets")
-    return {{"Name", "string", "name", 0},       {"Desired", "integer", "", 0},   {"Current", "integer", "", 0},
-            {"Ready", "integer", "", 0},         {"Up-to-date", "integer", "", 0}, {"Available", "integer", "", 0},
-            {"Node Selector", "string", "", 0},  {"Age", "string", "", 0}};
-  if (r.group == "apps" && r.plural == "statefulsets")
-    return {{"Name", "string", "name", 0}, {"Ready", "string", "", 0}, {"Age", "string", "", 0}};
-  if (r.group == "batch" && r.plural == "jobs")
-    return {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Completions", "string", "", 0},
-            {"Duration", "string", "", 0}, {"Age", "string", "", 0}};
-  if (r.plural == "priorityclasses")
-    return {{"Name", "string", "name", 0}, {"Value", "integer", "", 0}, {"Global-Default", "boolean", "", 0},
-            {"Age", "string", "", 0}};
-  if (r.plural == "runtimeclasses")
-    return {{"Name", "string", "name", 0}, {"Handler", "string", "", 0}, {"Age", "string", "", 0}};
   return {{"Name", "string", "name", 0}, {"Age", "string", "", 0}};
 }
 
@@ -176,79 +155,6 @@ json::array cells(const ResourceInfo& r, const json::value& o, std::int64_t now)
                        kind + "/" + s(o, {"regarding", "name"}), s(o, {"note"})};
   }
   if (r.plural == "leases") return json::array{name, s(o, {"spec", "holderIdentity"}), age(o, now)};
-  if (r.plural == "deployments") {
-    auto num = [&](std::initializer_list<std::string_view> p) {
-      auto* v = at(o, p);
-      return v && v->is_int64() ? v->get_int64() : 0;
-    };
-    auto* rep = at(o, {"spec", "replicas"});
-    std::int64_t want = rep && rep->is_int64() ? rep->get_int64() : 1;
-    return json::array{name, std::to_string(num({"status", "readyReplicas"})) + "/" + std::to_string(want),
-                       num({"status", "updatedReplicas"}), num({"status", "availableReplicas"}), age(o, now)};
-  }
-  auto num = [&](std::initializer_list<std::string_view> p) -> std::int64_t {
-    auto* v = at(o, p);
-    return v && v->is_int64() ? v->get_int64() : 0;
-  };
-  if (r.group == "apps" && r.plural == "replicasets") {
-    auto* rep = at(o, {"spec", "replicas"});
-    return json::array{name, rep && rep->is_int64() ? rep->get_int64() : 1, num({"status", "replicas"}),
-                       num({"status", "readyReplicas"}), age(o, now)};
-  }
-  if (r.group == "apps" && r.plural == "daemonsets") {
-    std::string selector;
-    if (auto* ns = at(o, {"spec", "template", "spec", "nodeSelector"}); ns && ns->is_object())
-      for (const auto& kv : ns->get_object())
-        selector += (selector.empty() ? "" : ",") + std::string(kv.key()) + "=" +
-                    (kv.value().is_string() ? std::string(kv.value().get_string()) : std::string());
-    return json::array{name,
-                       num({"status", "desiredNumberScheduled"}),
-                       num({"status", "currentNumberScheduled"}),
-                       num({"status", "numberReady"}),
-                       num({"status", "updatedNumberScheduled"}),
-                       num({"status", "numberAvailable"}),
-                       selector.empty() ? "<none>" : selector,
-                       age(o, now)};
-  }
-  if (r.group == "apps" && r.plural == "statefulsets") {
-    auto* rep = at(o, {"spec", "replicas"});
-    std::int64_t want = rep && rep->is_int64() ? rep->get_int64() : 1;
-    return json::array{name, std::to_string(num({"status", "readyReplicas"})) + "/" + std::to_string(want), age(o, now)};
-  }
-  if (r.group == "batch" && r.plural == "jobs") {
-    auto has = [&](std::string_view type) {
-      if (auto* cs = at(o, {"status", "conditions"}); cs && cs->is_array())
-        for (const auto& c : cs->get_array())
-          if (s(c, {"type"}) == type && s(c, {"status"}) == "True") return true;
-      return false;
-    };
-    std::string status = has("Complete") ? "Complete"
-                         : has("Failed") ? "Failed"
-                         : at(o, {"metadata", "deletionTimestamp"}) ? "Terminating"
-                         : has("Suspended") ? "Suspended"
-                         : has("FailureTarget") ? "FailureTarget"
-                         : has("SuccessCriteriaMet") ? "SuccessCriteriaMet"
-                                                     : "Running";
-    std::string succeeded = std::to_string(num({"status", "succeeded"}));
-    auto* completions = at(o, {"spec", "completions"});
-    auto* parallelism = at(o, {"spec", "parallelism"});
-    std::string done;
-    if (completions && completions->is_int64()) done = succeeded + "/" + std::to_string(completions->get_int64());
-    else if (parallelism && parallelism->is_int64() && parallelism->get_int64() > 1)
-      done = succeeded + "/1 of " + std::to_string(parallelism->get_int64());
-    else done = succeeded + "/1";
-    std::string duration;
-    auto start = parse_rfc3339(s(o, {"status", "startTime"}));
-    auto end = parse_rfc3339(s(o, {"status", "completionTime"}));
-    if (start) duration = human_age((end ? *end : now) - *start);
-    return json::array{name, status, done, duration, age(o, now)};
-  }
-  if (r.plural == "priorityclasses") {
-    auto* v = at(o, {"value"});
-    auto* g = at(o, {"globalDefault"});
-    return json::array{name, v ? *v : json::value(0), g && g->is_bool() ? g->get_bool() : false, age(o, now)};
-  }
-  if (r.plural == "runtimeclasses") return json::array{name, s(o, {"handler"}), age(o, now)};
   return json::array{name, age(o, now)};
 }
 

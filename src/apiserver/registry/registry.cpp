@@ -1,5 +1,8 @@
 #include <boost/json.hpp>
 
+#include "apiserver/registry/apps/strategies.h"
+#include "apiserver/registry/batch/strategies.h"
+#include "apiserver/registry/node/strategies.h"
 #include "apiserver/registry/resource/strategies.h"
 #include "apiserver/registry/scheduling/strategies.h"
 #include "apiserver/registry/strategy.h"
@@ -30,8 +33,11 @@ json::array Strategy::table_cells(const json::object& obj, std::int64_t now_unix
 
 const Strategy* strategy_for(const ResourceInfo& r) {
   // One entry per group whose rules are in this shape (registry/<group>/).
+  if (r.group == "apps") return apps::strategy(r.version, r.plural);
+  if (r.group == "batch") return batch::strategy(r.version, r.plural);
   if (r.group == "resource.k8s.io") return resource::strategy(r.version, r.plural);
   if (r.group == "scheduling.k8s.io") return scheduling::strategy(r.version, r.plural);
+  if (r.group == "node.k8s.io") return node::strategy(r.version, r.plural);
   return nullptr;
 }
 

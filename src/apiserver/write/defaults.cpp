@@ -4,6 +4,7 @@
 
 #include "apiserver/json_access.h"
 #include "apiserver/registry/core/pod_resources.h"
+#include "apiserver/write/pod_template.h"
 
 namespace ksched::apiserver {
 
@@ -392,68 +393,9 @@ void default_template(json::object* parent, std::string_view key) {
     if (auto* spec = object_member(*t, "spec")) default_pod_spec(*spec);
 }
 
-// SetDefaults_Deployment, _ReplicaSet, _StatefulSet, _DaemonSet (apps/v1): what the controllers and
-// `kubectl rollout` read as set.
-void default_apps(std::string_view kind, json::object& spec) {
-  if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet") set_default(spec, "replicas", 1);
-  if (kind == "Deployment") {
-    auto& strategy = ensure_object(spec, "strategy");
-    set_default(strategy, "type", "RollingUpdate");
-    if (str_view(strategy, "type") == "RollingUpdate") {
-      auto& ru = ensure_object(strategy, "rollingUpdate");
-      set_default(ru, "maxUnavailable", "25%");
-      set_default(ru, "maxSurge", "25%");
-    }
-    set_default(spec, "revisionHistoryLimit", 10);
-    set_default(spec, "progressDeadlineSeconds", 600);
-  } else if (kind == "DaemonSet") {
-    auto& strategy = ensure_object(spec, "updateStrategy");
-    set_default(strategy, "type", "RollingUpdate");
-    if (str_view(strategy, "type") == "RollingUpdate") {
-      auto& ru = ensure_object(strategy, "rollingUpdate");
-      set_default(ru, "maxUnavailable", 1);
-      set_default(ru, "maxSurge", 0);
-    }
-    set_default(spec, "revisionHistoryLimit", 10);
-  } else if (kind == "StatefulSet") {
-    set_default(spec, "podManagementPolicy", "OrderedReady");
-    auto& strategy = ensure_object(spec, "updateStrategy");
-    if (str_view(strategy, "type").empty()) {
-      strategy["type"] = "RollingUpdate";
-      ensure_object(strategy, "rollingUpdate");
-    }
-    if (str_view(strategy, "type") == "RollingUpdate")
-      if (auto* ru = object_member(strategy, "rollingUpdate")) set_default(*ru, "partition", 0);
-    auto& retention = ensure_object(spec, "persistentVolumeClaimRetentionPolicy");
-    set_default(retention, "whenDeleted", "Retain");
-    set_default(retention, "whenScaled", "Retain");
-    set_default(spec, "revisionHistoryLimit", 10);
-  }
-}
-
-// SetDefaults_Job (batch/v1).
-void default_job(json::object& job) {
-  auto& spec = ensure_object(job, "spec");
-  auto absent = [&](std::string_view k) { return !spec.contains(k) || spec.at(k).is_null(); };
-  if (absent("completions") && absent("parallelism")) {
-    spec["completions"] = 1;
-    spec["parallelism"] = 1;
-  }
-  set_default(spec, "parallelism", 1);
-  set_default(spec, "backoffLimit", absent("backoffLimitPerIndex") ? 6 : 2147483647);
-  auto& meta = ensure_object(job, "metadata");
-  if (auto* t = object_member(spec, "template"))
-    if (auto* tm = object_member(*t, "metadata"))
-      if (auto* labels = object_member(*tm, "labels"); labels && !labels->empty()) {
-        auto* own = object_member(meta, "labels");
-        if (!own || own->empty()) meta["labels"] = *labels;
-      }
-  set_default(spec, "completionMode", "NonIndexed");
-  set_default(spec, "suspend", false);
-  set_default(spec, "podReplacementPolicy", absent("podFailurePolicy") ? "TerminatingOrFailed" : "Failed");
-}
-
 }  // namespace
+
+void default_pod_template(json::object* parent, std::string_view key) { default_template(parent, key); }
 
 void apply_defaults(const ResourceInfo& r, json::object& obj, const FeatureGates& gates) {
   const std::string& k = r.kind;
@@ -464,21 +406,6 @@ void apply_defaults(const ResourceInfo& r, json::object& obj, const FeatureGates
     if (k == "ReplicationController") return default_template(object_member(obj, "spec"), "template");
     if (k == "PodTemplate") return default_template(&obj, "template");
     return;
-  }
-  if (r.group == "scheduling.k8s.io" && k == "PriorityClass") {
-    set_default(obj, "preemptionPolicy", "PreemptLowerPriority");
-    return;
-  }
-  if (r.group == "apps") {
-    if (auto* spec = object_member(obj, "spec")) default_apps(k, *spec);
-    return default_template(object_member(obj, "spec"), "template");
-  }
-  if (r.group == "batch") {
-    if (k == "Job") default_job(obj);
-    json::object* spec = object_member(obj, "spec");
-    if (k == "CronJob" && spec)
-      if (auto* jt = object_member(*spec, "jobTemplate")) spec = object_member(*jt, "spec");
-    return default_template(spec, "template");
   }
 }
 

@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include "apiserver/json_access.h"
-#include "apiserver/registry/node/runtimeclass.h"
+#include "apiserver/write/pod_template.h"
 #include "apiserver/write/validation_rules.h"
 #include "util/go_format.h"
 
@@ -77,44 +77,6 @@ void check_key(std::vector<Cause>& out, const std::string& field, const std::str
     out.push_back(invalid_cause(field, key, "name part must be no more than 63 characters"));
   else if (!is_qualified_part(k))
     out.push_back(invalid_cause(field, key, kQualifiedNameMsg));
-}
-
-// ValidatePriorityClass: "system-" names are the two built-in classes, user values stay at or
-// below 1e9, and the preemption policy is one of two.
-void priority_class(const json::object& pc, const std::string& name, std::vector<Cause>& causes) {
-  const json::value* v = pc.if_contains("value");
-  if (!v) {
-    causes.push_back(Cause{"FieldValueRequired", "Required value", "value"});
-    return;
-  }
-  std::int64_t value = v->is_int64() ? v->get_int64() : 0;
-  if (name.starts_with("system-")) {
-    std::string err;
-    if (name == "system-node-critical" || name == "system-cluster-critical") {
-      std::int64_t want = name == "system-node-critical" ? 2000001000 : 2000000000;
-      auto* gd = pc.if_contains("globalDefault");
-      if (value != want)
-        err = "value of " + name + " PriorityClass must be " + std::to_string(want);
-      else if (gd && gd->is_bool() && gd->get_bool())
-        err = "globalDefault of " + name + " PriorityClass must be false";
-    } else {
-      err = name + " is not a known system priority class";
-    }
-    if (!err.empty())
-      causes.push_back(Cause{"FieldValueForbidden",
-                             "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: " + err,
-                             "metadata.name"});
-  } else if (value > 1000000000) {
-    causes.push_back(Cause{"FieldValueForbidden", "Forbidden: maximum allowed value of a user defined priority is 1000000000",
-                           "value"});
-  }
-  if (auto* p = pc.if_contains("preemptionPolicy"); p && p->is_string()) {
-    std::string policy(p->get_string());
-    if (policy != "Never" && policy != "PreemptLowerPriority")
-      causes.push_back(Cause{"FieldValueNotSupported",
-                             "Unsupported value: " + quote_json(policy) + ": supported values: \"Never\", \"PreemptLowerPriority\"",
-                             "preemptionPolicy"});
-  }
 }
 
 }  // namespace
@@ -395,16 +357,6 @@ void pod_update(const json::object& pod, const json::object& old, std::vector<Ca
                          "to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it "
                          "was previously negative)\n" + diff,
                          "spec"});
-}
-
-void priority_class_update(const json::object& pc, const json::object& old, std::vector<Cause>& causes) {
-  const json::value* v = pc.if_contains("value");
-  const json::value* ov = old.if_contains("value");
-  if ((v == nullptr) != (ov == nullptr) || (v && *v != *ov))
-    causes.push_back(Cause{"FieldValueForbidden", "Forbidden: may not be changed in an update.", "value"});
-  std::string policy = str(pc, "preemptionPolicy");
-  if (policy != str(old, "preemptionPolicy"))
-    causes.push_back(invalid_cause("preemptionPolicy", policy, "field is immutable"));
 }
 
 }  // namespace
@@ -786,33 +738,21 @@ void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std
     } else if (k == "Secret") {
       secret(e, obj);
     }
-    return;
-  }
-  if (r.group == "apps" && (k == "Deployment" || k == "ReplicaSet" || k == "StatefulSet" || k == "DaemonSet")) {
-    const json::object& spec = member_or_empty(obj, "spec");
-    if (k != "DaemonSet") replicas(e, spec, "spec.replicas");
-    if (sub.empty()) pod_template(e, rules::obj(spec, "template"), "spec.template");
-  } else if (r.group == "batch" && (k == "Job" || k == "CronJob")) {
-    const json::object* spec = rules::obj(obj, "spec");
-    std::string path = "spec";
-    if (spec && k == "CronJob") {
-      spec = rules::obj(member_or_empty(*spec, "jobTemplate"), "spec");
-      path = "spec.jobTemplate.spec";
-    }
-    if (spec && sub.empty()) pod_template(e, rules::obj(*spec, "template"), path + ".template");
   }
 }
 
 }  // namespace
+
+void validate_pod_template(rules::Errors& e, const json::object* tmpl, const std::string& path) {
+  pod_template(e, tmpl, path);
+}
+void validate_replicas(rules::Errors& e, const json::object& spec, const std::string& path) { replicas(e, spec, path); }
 
 std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object& obj, const json::object* old,
                                        std::string_view subresource, std::vector<Cause> kind_causes) {
   const bool create = old == nullptr;
   std::vector<Cause> causes;
   object_meta(r, obj, causes);
-  if (r.plural == "priorityclasses") priority_class(obj, str(member_object(obj, "metadata"), "name"), causes);
-  if (r.group == "node.k8s.io" && r.kind == "RuntimeClass")
-    for (auto& c : validate_runtime_class(obj)) causes.push_back(std::move(c));
   Errors e;
   kind_rules(r, obj, create, subresource, e);
   if (old && subresource == "status" && r.group.empty() && r.kind == "Pod") pod_status_update(e, obj, *old);
@@ -821,10 +761,6 @@ std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object
   // What an update may not change (checked on the main resource; a status write keeps the spec).
   if (old && subresource.empty()) {
     if (r.group.empty() && r.kind == "Pod") pod_update(obj, *old, causes);
-    if (r.group == "scheduling.k8s.io" && r.kind == "PriorityClass") priority_class_update(obj, *old, causes);
-    if (r.group == "node.k8s.io" && r.kind == "RuntimeClass")
-      for (auto& c : validate_runtime_class_update(obj, *old))
-        if (c.message.ends_with("field is immutable")) causes.push_back(std::move(c));
     if (r.group.empty() && r.kind == "ConfigMap") {
       Errors u;
       immutable_data(u, obj, *old, {"data", "binaryData"});

@@ -151,46 +151,6 @@ void prepare_namespace(json::object& ns) {
   if (auto* n = meta.if_contains("name"); n && n->is_string()) labels["kubernetes.io/metadata.name"] = *n;
 }
 
-// PrepareForCreate of Jobs without a manual selector (generateSelector): the pods' labels name
-// the Job and its UID, and the selector matches the UID.
-void prepare_job(json::object& job) {
-  auto& spec = ensure_object(job, "spec");
-  if (auto* m = spec.if_contains("manualSelector"); m && m->is_bool() && m->get_bool()) return;
-  auto& meta = ensure_object(job, "metadata");
-  std::string name = str(meta, "name"), uid = str(meta, "uid");
-  auto& tmeta = ensure_object(ensure_object(spec, "template"), "metadata");
-  auto& labels = ensure_object(tmeta, "labels");
-  for (const char* k : {"job-name", "batch.kubernetes.io/job-name"})
-    if (!labels.contains(k)) labels[k] = name;
-  for (const char* k : {"controller-uid", "batch.kubernetes.io/controller-uid"})
-    if (!labels.contains(k)) labels[k] = uid;
-  auto& match = ensure_object(ensure_object(spec, "selector"), "matchLabels");
-  if (!match.contains("batch.kubernetes.io/controller-uid")) match["batch.kubernetes.io/controller-uid"] = uid;
-}
-
-// A DaemonSet's template generation (apps/v1 keeps it in an annotation): 1 at creation, one more
-// each time an update changes the template.
-void prepare_daemon_set(json::object& ds, const json::object* old) {
-  constexpr std::string_view key = "deprecated.daemonset.template.generation";
-  auto& annotations = ensure_object(ensure_object(ds, "metadata"), "annotations");
-  if (!old) {
-    annotations[key] = "1";
-    return;
-  }
-  std::int64_t gen = 1;
-  if (auto* m = object_member(*old, "metadata"))
-    if (auto* a = object_member(*m, "annotations")) {
-      auto v = str_view(*a, key);
-      if (!v.empty()) gen = std::atoll(std::string(v).c_str());
-    }
-  const json::value* before = nullptr;
-  const json::value* after = nullptr;
-  if (auto* s = object_member(*old, "spec")) before = s->if_contains("template");
-  if (auto* s = object_member(ds, "spec")) after = s->if_contains("template");
-  bool changed = (before == nullptr) != (after == nullptr) || (before && after && *before != *after);
-  annotations[key] = std::to_string(changed ? gen + 1 : gen);
-}
-
 }  // namespace
 
 std::variant<FieldValidation, ApiError> parse_field_validation(const std::string* value, std::string_view options_kind) {
@@ -317,9 +277,6 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
       prepare_namespace(obj);
     }
   }
-  if (w.verb == WriteVerb::Create && r.group == "batch" && r.kind == "Job") prepare_job(obj);
-  if (r.group == "apps" && r.kind == "DaemonSet" && w.subresource.empty())
-    prepare_daemon_set(obj, w.verb == WriteVerb::Create ? nullptr : w.old);
   std::vector<Cause> kind_causes;
   if (strategy) {
     if (w.verb == WriteVerb::Create)
