@@ -2,6 +2,7 @@
 
 #include "apiserver/registry/apps/strategies.h"
 #include "apiserver/registry/batch/strategies.h"
+#include "apiserver/registry/core/strategies.h"
 #include "apiserver/registry/node/strategies.h"
 #include "apiserver/registry/resource/strategies.h"
 #include "apiserver/registry/scheduling/strategies.h"
@@ -33,6 +34,7 @@ json::array Strategy::table_cells(const json::object& obj, std::int64_t now_unix
 
 const Strategy* strategy_for(const ResourceInfo& r) {
   // One entry per group whose rules are in this shape (registry/<group>/).
+  if (r.group.empty()) return core::strategy(r.version, r.plural);
   if (r.group == "apps") return apps::strategy(r.version, r.plural);
   if (r.group == "batch") return batch::strategy(r.version, r.plural);
   if (r.group == "resource.k8s.io") return resource::strategy(r.version, r.plural);

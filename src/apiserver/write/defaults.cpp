@@ -306,12 +306,6 @@ void default_core(std::string_view kind, json::object& obj) {
     set_default(spec, "volumeMode", "Filesystem");
     auto& status = ensure_object(obj, "status");
     if (str_view(status, "phase").empty()) status["phase"] = "Pending";
-  } else if (kind == "PersistentVolumeClaim") {
-    set_default(ensure_object(obj, "spec"), "volumeMode", "Filesystem");
-    auto& status = ensure_object(obj, "status");
-    if (str_view(status, "phase").empty()) status["phase"] = "Pending";
-  } else if (kind == "Secret") {
-    if (str_view(obj, "type").empty()) obj["type"] = "Opaque";
   } else if (kind == "Namespace") {
     if (auto* meta = object_member(obj, "metadata"); meta && !str_view(*meta, "name").empty()) {
       json::value name = (*meta)["name"];  // copied first: adding labels may move the members
@@ -330,24 +324,6 @@ void default_core(std::string_view kind, json::object& obj) {
       auto& meta = ensure_object(obj, "metadata");
       if (auto* own = object_member(meta, "labels"); !own || own->empty()) meta["labels"] = std::move(labels);
     }
-  } else if (kind == "LimitRange") {
-    if (auto* spec = object_member(obj, "spec"))
-      each_object(array_member(*spec, "limits"), [](json::object& item) {
-        if (str_view(item, "type") != "Container") return;
-        json::object def = object_member(item, "default") ? *object_member(item, "default") : json::object();
-        json::object req =
-            object_member(item, "defaultRequest") ? *object_member(item, "defaultRequest") : json::object();
-        if (const json::object* max = object_member(item, "max"))
-          for (const auto& kv : *max)
-            if (!def.contains(kv.key())) def[kv.key()] = kv.value();
-        for (const auto& kv : def)
-          if (!req.contains(kv.key())) req[kv.key()] = kv.value();
-        if (const json::object* min = object_member(item, "min"))
-          for (const auto& kv : *min)
-            if (!req.contains(kv.key())) req[kv.key()] = kv.value();
-        if (!def.empty()) item["default"] = std::move(def);
-        if (!req.empty()) item["defaultRequest"] = std::move(req);
-      });
   } else if (kind == "Endpoints") {
     each_object(array_member(obj, "subsets"), [](json::object& ss) {
       each_object(array_member(ss, "ports"), [](json::object& p) {

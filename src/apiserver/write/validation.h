@@ -13,12 +13,12 @@
 
 namespace ksched::apiserver {
 
-// Validates an object about to be stored, as upstream's strategies do: the kind's rules on the new
-// object whether it is created (`old` null) or updated, then on an update what the kind may not
-// change relative to `old` (pod spec fields, PriorityClass value, immutable ConfigMaps, ...). A
-// write to the status subresource skips the rules of the parts it cannot change.
-// `kind_causes` are the kind's own causes from its strategy (registry/strategy.h), reported after
-// the metadata's.
+// Validates an object about to be stored: the metadata's rules, then the kind's. A kind with a
+// strategy (registry/strategy.h) brings its causes as `kind_causes`; for the core kinds not moved
+// there yet (Pod, Node, PersistentVolume, ReplicationController, PodTemplate), this file has their
+// rules on the new object whether it is created (`old` null) or updated, then on an update what
+// the kind may not change relative to `old` (the pod spec fields). A write to the status
+// subresource skips the rules of the parts it cannot change.
 std::optional<ApiError> validate_write(const ResourceInfo& r, const boost::json::object& obj, const boost::json::object* old,
                                        std::string_view subresource, std::vector<Cause> kind_causes = {});
 // Builds the Invalid error "Kind \"name\" is invalid: ..." from causes.

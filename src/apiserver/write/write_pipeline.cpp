@@ -10,7 +10,6 @@
 #include "apiserver/registry/strategy.h"
 #include "apiserver/write/type_check.h"
 #include "apiserver/write/validation.h"
-#include "util/base64.h"
 #include "util/go_format.h"
 
 namespace ksched::apiserver {
@@ -105,20 +104,6 @@ ApiError patch_invalid(const std::string& patched, const std::string& why) {
   ApiError e{422, "Invalid", " \"\" is invalid: patch: " + detail};
   e.causes.push_back(Cause{"FieldValueInvalid", detail, "patch"});
   return e;
-}
-
-// A Secret's stringData is write-only: upstream's conversion moves each value into data (base64,
-// overriding a data key of the same name), so what is stored and validated is data alone.
-void merge_string_data(json::object& secret) {
-  json::value* sd = secret.if_contains("stringData");
-  if (!sd) return;
-  if (sd->is_object() && !sd->get_object().empty()) {
-    json::object moved = std::move(sd->get_object());
-    auto& data = ensure_object(secret, "data");
-    for (const auto& kv : moved)
-      if (kv.value().is_string()) data[kv.key()] = util::base64_encode(kv.value().get_string());
-  }
-  secret.erase("stringData");
 }
 
 // persistentvolumeStatusStrategy.PrepareForUpdate (PersistentVolumeLastPhaseTransitionTime, GA):
@@ -254,7 +239,6 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
   // A kind whose rules are in the strategy shape (registry/) gets each step from its strategy.
   const registry::Strategy* strategy = registry::strategy_for(r);
   const registry::WriteContext ctx{r, w.ns, w.subresource, w.old, &store, w.now_unix};
-  if (r.group.empty() && r.kind == "Secret") merge_string_data(obj);
   apply_defaults(r, obj, gates);
   if (strategy) strategy->set_defaults(obj, ctx);
   // Admission plugins ignore subresources (status writes), as upstream's do.
