@@ -61,8 +61,6 @@ std::vector<Column> columns(const ResourceInfo& r) {
             {"Age", "string", "", 0},            {"Version", "string", "", 0},        {"Internal-IP", "string", "", 1},
             {"External-IP", "string", "", 1},    {"OS-Image", "string", "", 1},       {"Kernel-Version", "string", "", 1},
             {"Container-Runtime", "string", "", 1}};
-  if (r.group.empty() && r.plural == "namespaces")
-    return {{"Name", "string", "name", 0}, {"Status", "string", "", 0}, {"Age", "string", "", 0}};
   if (r.plural == "events" && (r.group.empty() || r.group == "events.k8s.io"))
     return {{"Last Seen", "string", "", 0}, {"Type", "string", "", 0}, {"Reason", "string", "", 0},
             {"Object", "string", "", 0},    {"Message", "string", "", 0}};
@@ -133,7 +131,6 @@ json::array cells(const ResourceInfo& r, const json::value& o, std::int64_t now)
                        s(o, {"status", "nodeInfo", "kernelVersion"}, "<unknown>"),
                        s(o, {"status", "nodeInfo", "containerRuntimeVersion"}, "<unknown>")};
   }
-  if (r.group.empty() && r.plural == "namespaces") return json::array{name, s(o, {"status", "phase"}, "Active"), age(o, now)};
   if (r.plural == "events" && r.group.empty()) {
     // kubectl's order: lastTimestamp, then the series' last observation, then eventTime.
     std::string last = s(o, {"lastTimestamp"},

@@ -295,10 +295,8 @@ void default_node(json::object& node) {
   }
 }
 
-// SetDefaults_PersistentVolume, SetDefaults_PersistentVolumeClaim(Spec), SetDefaults_Secret,
-// SetDefaults_Namespace(Status), SetDefaults_ReplicationController, SetDefaults_LimitRangeItem,
-// SetDefaults_Endpoints and SetDefaults_Service (the registry's allocations, cluster IPs and node
-// ports, are not made).
+// SetDefaults_PersistentVolume; the other core kinds' defaults are their strategies'
+// (registry/core/strategies.cpp).
 void default_core(std::string_view kind, json::object& obj) {
   if (kind == "PersistentVolume") {
     auto& spec = ensure_object(obj, "spec");
@@ -306,60 +304,6 @@ void default_core(std::string_view kind, json::object& obj) {
     set_default(spec, "volumeMode", "Filesystem");
     auto& status = ensure_object(obj, "status");
     if (str_view(status, "phase").empty()) status["phase"] = "Pending";
-  } else if (kind == "Namespace") {
-    if (auto* meta = object_member(obj, "metadata"); meta && !str_view(*meta, "name").empty()) {
-      json::value name = (*meta)["name"];  // copied first: adding labels may move the members
-      ensure_object(*meta, "labels")["kubernetes.io/metadata.name"] = std::move(name);
-    }
-    auto& status = ensure_object(obj, "status");
-    if (str_view(status, "phase").empty()) status["phase"] = "Active";
-  } else if (kind == "ReplicationController") {
-    auto& spec = ensure_object(obj, "spec");
-    set_default(spec, "replicas", 1);
-    const json::object* tmeta = nullptr;
-    if (auto* t = object_member(spec, "template")) tmeta = object_member(*t, "metadata");
-    if (const json::object* tl = tmeta ? object_member(*tmeta, "labels") : nullptr) {
-      json::object labels = *tl;
-      if (auto* sel = object_member(spec, "selector"); !sel || sel->empty()) spec["selector"] = labels;
-      auto& meta = ensure_object(obj, "metadata");
-      if (auto* own = object_member(meta, "labels"); !own || own->empty()) meta["labels"] = std::move(labels);
-    }
-  } else if (kind == "Endpoints") {
-    each_object(array_member(obj, "subsets"), [](json::object& ss) {
-      each_object(array_member(ss, "ports"), [](json::object& p) {
-        if (str_view(p, "protocol").empty()) p["protocol"] = "TCP";
-      });
-    });
-  } else if (kind == "Service") {
-    auto& spec = ensure_object(obj, "spec");
-    if (str_view(spec, "sessionAffinity").empty()) spec["sessionAffinity"] = "None";
-    if (str_view(spec, "sessionAffinity") == "None") spec.erase("sessionAffinityConfig");
-    if (str_view(spec, "sessionAffinity") == "ClientIP") {
-      const json::object* cfg = object_member(spec, "sessionAffinityConfig");
-      const json::object* cip = cfg ? object_member(*cfg, "clientIP") : nullptr;
-      if (!cip || !cip->contains("timeoutSeconds") || cip->at("timeoutSeconds").is_null())
-        spec["sessionAffinityConfig"] = json::object{{"clientIP", json::object{{"timeoutSeconds", 10800}}}};
-    }
-    if (str_view(spec, "type").empty()) spec["type"] = "ClusterIP";
-    std::string type = str(spec, "type");
-    each_object(array_member(spec, "ports"), [](json::object& p) {
-      if (str_view(p, "protocol").empty()) p["protocol"] = "TCP";
-      const json::value* tp = p.if_contains("targetPort");
-      bool unset = !tp || tp->is_null() || (tp->is_int64() && tp->get_int64() == 0) ||
-                   (tp->is_string() && tp->get_string().empty());
-      if (unset) {
-        json::value port = p.contains("port") ? p["port"] : json::value(0);
-        p["targetPort"] = std::move(port);
-      }
-    });
-    const json::array* external_ips = array_member(spec, "externalIPs");
-    bool externally_accessible = type == "LoadBalancer" || type == "NodePort" ||
-                                 (type == "ClusterIP" && external_ips && !external_ips->empty());
-    if (externally_accessible && str_view(spec, "externalTrafficPolicy").empty())
-      spec["externalTrafficPolicy"] = "Cluster";
-    if (type == "NodePort" || type == "LoadBalancer" || type == "ClusterIP")
-      set_default(spec, "internalTrafficPolicy", "Cluster");
-    if (type == "LoadBalancer") set_default(spec, "allocateLoadBalancerNodePorts", true);
   }
 }
 
@@ -379,9 +323,6 @@ void apply_defaults(const ResourceInfo& r, json::object& obj, const FeatureGates
     if (k == "Pod") return default_pod(obj, gates);
     if (k == "Node") return default_node(obj);
     default_core(k, obj);
-    if (k == "ReplicationController") return default_template(object_member(obj, "spec"), "template");
-    if (k == "PodTemplate") return default_template(&obj, "template");
-    return;
   }
 }
 

@@ -1,5 +1,5 @@
-// What the workload kinds' strategies (registry/apps, registry/batch) share with the core kinds
-// whose rules are still here in write/ (ReplicationController, PodTemplate): a pod template's
+// What the strategies of the kinds with a pod template (registry/apps, registry/batch, and core's
+// ReplicationController and PodTemplate) share with the pod rules still in write/: a template's
 // defaults and validation, and a replica count's. Defined beside the pod rules they use
 // (defaults.cpp, validation.cpp).
 #pragma once

@@ -512,12 +512,6 @@ void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std
       }
     } else if (k == "Node") {
       node(e, obj);
-    } else if (k == "PodTemplate") {
-      pod_template(e, rules::obj(obj, "template"), "template");
-    } else if (k == "ReplicationController") {
-      const json::object& spec = member_or_empty(obj, "spec");
-      replicas(e, spec, "spec.replicas");
-      pod_template(e, rules::obj(spec, "template"), "spec.template");
     } else if (k == "PersistentVolume") {
       const json::object* cap = rules::obj(member_or_empty(obj, "spec"), "capacity");
       const json::value* storage = cap ? cap->if_contains("storage") : nullptr;

@@ -15,7 +15,7 @@ namespace ksched::apiserver {
 
 // Validates an object about to be stored: the metadata's rules, then the kind's. A kind with a
 // strategy (registry/strategy.h) brings its causes as `kind_causes`; for the core kinds not moved
-// there yet (Pod, Node, PersistentVolume, ReplicationController, PodTemplate), this file has their
+// there yet (Pod, Node, PersistentVolume), this file has their
 // rules on the new object whether it is created (`old` null) or updated, then on an update what
 // the kind may not change relative to `old` (the pod spec fields). A write to the status
 // subresource skips the rules of the parts it cannot change.

@@ -127,15 +127,6 @@ void prepare_persistent_volume_status(json::object& pv, const json::object& old,
   }
 }
 
-// PrepareForCreate of namespaces: the kubernetes finalizer, phase Active, the name label.
-void prepare_namespace(json::object& ns) {
-  ns["spec"] = json::object{{"finalizers", json::array{"kubernetes"}}};
-  ns["status"] = json::object{{"phase", "Active"}};
-  auto& meta = ensure_object(ns, "metadata");
-  auto& labels = ensure_object(meta, "labels");
-  if (auto* n = meta.if_contains("name"); n && n->is_string()) labels["kubernetes.io/metadata.name"] = *n;
-}
-
 }  // namespace
 
 std::variant<FieldValidation, ApiError> parse_field_validation(const std::string* value, std::string_view options_kind) {
@@ -257,8 +248,6 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
       prepare_node(obj, create ? nullptr : w.old, gates);
     } else if (r.kind == "PersistentVolume" && w.subresource == "status" && w.old) {
       prepare_persistent_volume_status(obj, *w.old, w.now);
-    } else if (create && r.kind == "Namespace") {
-      prepare_namespace(obj);
     }
   }
   std::vector<Cause> kind_causes;

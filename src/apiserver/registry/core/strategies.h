@@ -1,8 +1,8 @@
 // core/v1's strategies (pkg/registry/core/<resource>/strategy.go) of the kinds moved into this
-// shape: ConfigMap, Secret, ResourceQuota (with status), LimitRange and PersistentVolumeClaim
-// (with status). The other core kinds (Pod, Node, Namespace, Service, PersistentVolume, ...) have
-// their rules in write/ and in this folder's pod files, called by the pipeline directly;
-// strategy() answers null for them.
+// shape: Namespace, Service, Endpoints, ReplicationController, PodTemplate, ConfigMap, Secret,
+// ResourceQuota, LimitRange and PersistentVolumeClaim. Pod, Node and PersistentVolume have their
+// rules in write/ and in this folder's pod files, called by the pipeline directly; strategy()
+// answers null for them.
 #pragma once
 #include <string_view>
 
