@@ -8,12 +8,12 @@
 #include <boost/json.hpp>
 #include <string>
 
-#include "apiserver/body_codec.h"
-#include "apiserver/auth.h"
-#include "apiserver/handlers.h"
+#include "apiserver/write/body_codec.h"
+#include "apiserver/auth/auth.h"
+#include "apiserver/endpoints/handlers.h"
 #include "apiserver/resources.h"
-#include "apiserver/storage.h"
-#include "apiserver/write_pipeline.h"
+#include "apiserver/storage/storage.h"
+#include "apiserver/write/write_pipeline.h"
 
 namespace {
 

@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "apiserver/auth.h"
-#include "apiserver/authorization.h"
-#include "apiserver/handlers.h"
-#include "apiserver/request_info.h"
+#include "apiserver/auth/auth.h"
+#include "apiserver/auth/authorization.h"
+#include "apiserver/endpoints/handlers.h"
+#include "apiserver/endpoints/request_info.h"
 
 namespace {
 

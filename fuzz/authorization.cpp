@@ -13,11 +13,11 @@
 #include <string_view>
 #include <vector>
 
-#include "apiserver/authorization.h"
-#include "apiserver/rbac_authorizer.h"
-#include "apiserver/request_info.h"
+#include "apiserver/auth/authorization.h"
+#include "apiserver/auth/rbac_authorizer.h"
+#include "apiserver/endpoints/request_info.h"
 #include "apiserver/resources.h"
-#include "apiserver/storage.h"
+#include "apiserver/storage/storage.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "apiserver/continue_token.h"
+#include "apiserver/storage/continue_token.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);

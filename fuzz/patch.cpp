@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "apiserver/patch.h"
+#include "apiserver/endpoints/patch.h"
 
 namespace json = boost::json;
 

@@ -1,4 +1,4 @@
-// The durable log's record reader (apiserver/wal_record.h) over arbitrary bytes: it must stop at
+// The durable log's record reader (apiserver/storage/wal_record.h) over arbitrary bytes: it must stop at
 // damage without reading out of bounds, and every record it accepts must encode back to the same
 // bytes (so recovery and the writer agree on the format).
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "apiserver/wal_record.h"
+#include "apiserver/storage/wal_record.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ksched::apiserver::wal;

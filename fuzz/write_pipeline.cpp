@@ -13,10 +13,10 @@
 #include <optional>
 #include <string_view>
 
-#include "apiserver/body_codec.h"
+#include "apiserver/write/body_codec.h"
 #include "apiserver/resources.h"
-#include "apiserver/storage.h"
-#include "apiserver/write_pipeline.h"
+#include "apiserver/storage/storage.h"
+#include "apiserver/write/write_pipeline.h"
 
 namespace {
 

@@ -31,6 +31,9 @@ PACKAGES = {
     "rbac": "api/rbac/v1",
     "networking": "api/networking/v1",
     "dra": "api/resource/v1",
+    # DeviceTaintRule, served as v1beta2 (v1.36); v1.35's k8s.io/api has it only in v1alpha3, with the
+    # same fields and protobuf numbers.
+    "drataint": "api/resource/v1alpha3",
     "meta": "apimachinery/pkg/apis/meta/v1",
 }
 # Go import aliases in those files -> package key.
@@ -62,6 +65,7 @@ ROOTS = [
     ("resource.k8s.io/v1", "dra", "DeviceClass", True), ("resource.k8s.io/v1", "dra", "ResourceClaim", True),
     ("resource.k8s.io/v1", "dra", "ResourceClaimTemplate", True),
     ("resource.k8s.io/v1", "dra", "ResourceSlice", True),
+    ("resource.k8s.io/v1beta2", "drataint", "DeviceTaintRule", True),
     ("*", "meta", "Status", False), ("*", "meta", "DeleteOptions", False),
 ]
 
@@ -71,6 +75,7 @@ RENAMES = {
     ("events", "Event"): "EventsEvent", ("events", "EventList"): "EventsEventList",
     ("events", "EventSeries"): "EventsEventSeries",
     ("dra", "ResourceClaim"): "DRAResourceClaim", ("dra", "ResourceClaimList"): "DRAResourceClaimList",
+    ("drataint", "DeviceTaint"): "V1beta2DeviceTaint",
 }
 # Go types with a value kind of their own in the tables.
 SPECIAL = {

@@ -1816,6 +1816,27 @@ CapacityRequestPolicyRange
 ResourceSliceList
   1 metadata ListMeta
   2 items []ResourceSlice!
+DeviceTaintRule
+  1 metadata ObjectMeta
+  2 spec DeviceTaintRuleSpec
+  3 status DeviceTaintRuleStatus
+DeviceTaintRuleSpec
+  1 deviceSelector DeviceTaintSelector?
+  2 taint V1beta2DeviceTaint
+DeviceTaintRuleStatus
+  1 conditions []Condition
+DeviceTaintSelector
+  2 driver s?
+  3 pool s?
+  4 device s?
+V1beta2DeviceTaint
+  1 key s!
+  2 value s
+  3 effect s!
+  4 timeAdded Time?
+DeviceTaintRuleList
+  1 metadata ListMeta
+  2 items []DeviceTaintRule!
 Status
   1 metadata ListMeta
   2 status s
@@ -1978,6 +1999,8 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
     {"resource.k8s.io/v1/ResourceClaimTemplateList", "ResourceClaimTemplateList"},
     {"resource.k8s.io/v1/ResourceSlice", "ResourceSlice"},
     {"resource.k8s.io/v1/ResourceSliceList", "ResourceSliceList"},
+    {"resource.k8s.io/v1beta2/DeviceTaintRule", "DeviceTaintRule"},
+    {"resource.k8s.io/v1beta2/DeviceTaintRuleList", "DeviceTaintRuleList"},
     {"*/Status", "Status"},
     {"*/DeleteOptions", "DeleteOptions"},
     {"*/WatchEvent", "WatchEvent"},

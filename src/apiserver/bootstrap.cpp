@@ -2,8 +2,8 @@
 // policy of bootstrap_policy.h, reconciled into one an older server stored) and the simulated
 // nodes of `--nodes`.
 #include "api/version.h"
-#include "apiserver/bootstrap_policy.h"
-#include "apiserver/handlers_impl.h"
+#include "apiserver/auth/bootstrap_policy.h"
+#include "apiserver/endpoints/handlers_impl.h"
 
 namespace ksched::apiserver {
 

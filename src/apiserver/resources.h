@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "apiserver/features.h"
-#include "apiserver/storage.h"
+#include "apiserver/storage/storage.h"
 
 namespace ksched::apiserver {
 

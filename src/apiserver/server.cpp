@@ -13,14 +13,14 @@
 #include <mutex>
 #include <thread>
 
-#include "apiserver/auth.h"
-#include "apiserver/authorization.h"
-#include "apiserver/components.h"
-#include "apiserver/durable_log.h"
-#include "apiserver/etcd_storage.h"
+#include "apiserver/auth/auth.h"
+#include "apiserver/auth/authorization.h"
+#include "apiserver/auth/components.h"
+#include "apiserver/storage/durable_log.h"
+#include "apiserver/storage/etcd_storage.h"
 #include "tls/certs.h"
-#include "apiserver/handlers.h"
-#include "apiserver/http_server.h"
+#include "apiserver/endpoints/handlers.h"
+#include "apiserver/endpoints/http_server.h"
 #include "apiserver/resources.h"
 #include "util/base64.h"
 #include "util/log.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "apiserver/features.h"
-#include "apiserver/request_limits.h"
+#include "apiserver/endpoints/request_limits.h"
 #include "util/result.h"
 
 namespace ksched::apiserver {

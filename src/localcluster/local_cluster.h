@@ -55,7 +55,7 @@ class LocalCluster {
   void stop();
   // The admin's client configuration (what tools and `kubectl` use).
   const client::RestConfig& rest_config() const;
-  // A component's own identity (apiserver/components.h: "kube-scheduler", "kube-controller-manager",
+  // A component's own identity (apiserver/auth/components.h: "kube-scheduler", "kube-controller-manager",
   // "node-simulator"), with the admin configuration's limits and transport settings.
   client::RestConfig component_rest_config(std::string_view component) const;
   std::shared_ptr<client::RestClient> client() const;

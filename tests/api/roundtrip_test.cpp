@@ -77,6 +77,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& fixture_ty
       {"resourceclaimtemplate.json", expect_round_trip<resourcev1::ResourceClaimTemplate>},
       {"resourceslice.json", expect_round_trip<resourcev1::ResourceSlice>},
       {"resourceslice_pernode.json", expect_round_trip<resourcev1::ResourceSlice>},
+      {"devicetaintrule.json", expect_round_trip<resourcev1beta2::DeviceTaintRule>},
   };
   return m;
 }

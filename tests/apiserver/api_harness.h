@@ -6,8 +6,8 @@
 #include <boost/json.hpp>
 #include <string>
 
-#include "apiserver/auth.h"
-#include "apiserver/handlers.h"
+#include "apiserver/auth/auth.h"
+#include "apiserver/endpoints/handlers.h"
 #include "util/clock.h"
 
 namespace ksched::apiserver {

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "api_harness.h"
-#include "apiserver/handlers.h"
+#include "apiserver/endpoints/handlers.h"
 #include "util/clock.h"
 
 namespace ksched::apiserver {

@@ -13,12 +13,12 @@
 #include <thread>
 
 #include "api_harness.h"
-#include "apiserver/auth.h"
-#include "apiserver/authorization.h"
-#include "apiserver/bootstrap_policy.h"
-#include "apiserver/components.h"
-#include "apiserver/rbac_authorizer.h"
-#include "apiserver/request_info.h"
+#include "apiserver/auth/auth.h"
+#include "apiserver/auth/authorization.h"
+#include "apiserver/auth/bootstrap_policy.h"
+#include "apiserver/auth/components.h"
+#include "apiserver/auth/rbac_authorizer.h"
+#include "apiserver/endpoints/request_info.h"
 
 namespace ksched::apiserver {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <boost/json.hpp>
 
-#include "apiserver/continue_token.h"
+#include "apiserver/storage/continue_token.h"
 
 namespace ksched::apiserver {
 namespace {

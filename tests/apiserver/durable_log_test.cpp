@@ -10,10 +10,10 @@
 #include <future>
 #include <thread>
 
-#include "apiserver/durable_log.h"
+#include "apiserver/storage/durable_log.h"
 #include "apiserver/resources.h"
-#include "apiserver/storage.h"
-#include "apiserver/watch_hub.h"
+#include "apiserver/storage/storage.h"
+#include "apiserver/storage/watch_hub.h"
 
 namespace ksched::apiserver {
 namespace {

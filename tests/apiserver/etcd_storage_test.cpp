@@ -12,10 +12,10 @@
 #include <fstream>
 #include <future>
 
-#include "apiserver/etcd_storage.h"
+#include "apiserver/storage/etcd_storage.h"
 #include "apiserver/resources.h"
-#include "apiserver/storage.h"
-#include "apiserver/watch_hub.h"
+#include "apiserver/storage/storage.h"
+#include "apiserver/storage/watch_hub.h"
 #include "etcd/client.h"
 #include "etcd/local_etcd.h"
 #include "tls/certs.h"

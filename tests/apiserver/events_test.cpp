@@ -4,8 +4,8 @@
 #include <boost/json.hpp>
 
 #include "api_harness.h"
-#include "apiserver/handlers.h"
-#include "apiserver/watch_hub.h"
+#include "apiserver/endpoints/handlers.h"
+#include "apiserver/storage/watch_hub.h"
 #include "util/clock.h"
 
 namespace ksched::apiserver {

@@ -1,5 +1,5 @@
 // OpenAPI schemas generated from the API structs, the v2/v3 documents and aggregated discovery.
-#include "apiserver/openapi.h"
+#include "apiserver/endpoints/openapi.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <map>
 #include <set>
 
-#include "apiserver/auth.h"
-#include "apiserver/handlers.h"
+#include "apiserver/auth/auth.h"
+#include "apiserver/endpoints/handlers.h"
 #include "apiserver/resources.h"
 #include "util/clock.h"
 

@@ -3,7 +3,7 @@
 
 #include <boost/json.hpp>
 
-#include "apiserver/patch.h"
+#include "apiserver/endpoints/patch.h"
 
 namespace ksched::apiserver {
 namespace {

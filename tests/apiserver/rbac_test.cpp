@@ -5,7 +5,7 @@
 #include <map>
 
 #include "api_harness.h"
-#include "apiserver/handlers.h"
+#include "apiserver/endpoints/handlers.h"
 #include "util/clock.h"
 
 namespace ksched::apiserver {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "api_harness.h"
-#include "apiserver/discovery.h"
+#include "apiserver/endpoints/discovery.h"
 
 namespace ksched::apiserver {
 namespace {

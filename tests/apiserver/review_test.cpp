@@ -3,8 +3,8 @@
 
 #include <boost/json.hpp>
 
-#include "apiserver/auth.h"
-#include "apiserver/handlers.h"
+#include "apiserver/auth/auth.h"
+#include "apiserver/endpoints/handlers.h"
 #include "util/clock.h"
 
 namespace ksched::apiserver {

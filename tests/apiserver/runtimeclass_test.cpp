@@ -6,9 +6,9 @@
 #include <string>
 
 #include "api_harness.h"
-#include "apiserver/handlers.h"
-#include "apiserver/openapi.h"
-#include "apiserver/runtimeclass.h"
+#include "apiserver/endpoints/handlers.h"
+#include "apiserver/endpoints/openapi.h"
+#include "apiserver/registry/node/runtimeclass.h"
 #include "util/clock.h"
 
 namespace ksched::apiserver {

@@ -5,8 +5,8 @@
 #include <boost/json.hpp>
 
 #include "apiserver/resources.h"
-#include "apiserver/storage.h"
-#include "apiserver/watch_hub.h"
+#include "apiserver/storage/storage.h"
+#include "apiserver/storage/watch_hub.h"
 
 namespace ksched::apiserver {
 namespace {

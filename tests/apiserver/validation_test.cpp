@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "api_harness.h"
-#include "apiserver/openapi.h"
+#include "apiserver/endpoints/openapi.h"
 
 namespace ksched::apiserver {
 namespace {

@@ -71,7 +71,7 @@ class ServerTest : public ::testing::Test {
     EXPECT_TRUE(c.ok()) << c.error();
     return *c;
   }
-  // A client with one of ksched's component identities (apiserver/components.h) instead of the
+  // A client with one of ksched's component identities (apiserver/auth/components.h) instead of the
   // admin's, as the component runs in `ksched up`.
   std::shared_ptr<client::RestClient> new_component_client(std::string_view component) {
     client::RestConfig c = config;

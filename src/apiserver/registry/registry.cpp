@@ -1,9 +1,13 @@
 #include <boost/json.hpp>
 
+#include "apiserver/registry/apps/strategies.h"
+#include "apiserver/registry/batch/strategies.h"
+#include "apiserver/registry/core/strategies.h"
+#include "apiserver/registry/node/strategies.h"
 #include "apiserver/registry/resource/strategies.h"
 #include "apiserver/registry/scheduling/strategies.h"
 #include "apiserver/registry/strategy.h"
-#include "apiserver/table.h"
+#include "apiserver/endpoints/table.h"
 #include "apiserver/timeutil.h"
 
 namespace ksched::apiserver::registry {
@@ -30,8 +34,12 @@ json::array Strategy::table_cells(const json::object& obj, std::int64_t now_unix
 
 const Strategy* strategy_for(const ResourceInfo& r) {
   // One entry per group whose rules are in this shape (registry/<group>/).
+  if (r.group.empty()) return core::strategy(r.version, r.plural);
+  if (r.group == "apps") return apps::strategy(r.version, r.plural);
+  if (r.group == "batch") return batch::strategy(r.version, r.plural);
   if (r.group == "resource.k8s.io") return resource::strategy(r.version, r.plural);
   if (r.group == "scheduling.k8s.io") return scheduling::strategy(r.version, r.plural);
+  if (r.group == "node.k8s.io") return node::strategy(r.version, r.plural);
   return nullptr;
 }
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <boost/json/fwd.hpp>
 
-#include "apiserver/validation_rules.h"
+#include "apiserver/write/validation_rules.h"
 
 namespace ksched::apiserver::registry::resource {
 

@@ -1,4 +1,4 @@
-// scheduling.k8s.io's strategies beyond PriorityClass (whose rules are still in validation.cpp):
+// scheduling.k8s.io's strategies: v1 PriorityClass (pkg/registry/scheduling/priorityclass) and
 // v1alpha1 Workload (upstream v1.35's pkg/registry/scheduling/workload/strategy.go), served only
 // while the GenericWorkload gate is on (resources.cpp). A Workload has no status subresource and
 // no generation in v1.35.

@@ -127,4 +127,61 @@ void workload_spec_update(Errors& e, const json::object& spec, const json::objec
   }
 }
 
+// ---------------------------------------------------------------- PriorityClass (v1)
+namespace {
+
+std::string quote_json(const std::string& s) { return json::serialize(json::value(s)); }
+
+}  // namespace
+
+void priority_class(Errors& e, const json::object& pc) {
+  std::vector<Cause>& causes = e.causes;
+  const json::object* meta = rules::obj(pc, "metadata");
+  const std::string name(meta ? rules::sv(*meta, "name") : std::string_view());
+  const json::value* v = pc.if_contains("value");
+  if (!v) {
+    causes.push_back(Cause{"FieldValueRequired", "Required value", "value"});
+    return;
+  }
+  std::int64_t value = v->is_int64() ? v->get_int64() : 0;
+  if (name.starts_with("system-")) {
+    std::string err;
+    if (name == "system-node-critical" || name == "system-cluster-critical") {
+      std::int64_t want = name == "system-node-critical" ? 2000001000 : 2000000000;
+      auto* gd = pc.if_contains("globalDefault");
+      if (value != want)
+        err = "value of " + name + " PriorityClass must be " + std::to_string(want);
+      else if (gd && gd->is_bool() && gd->get_bool())
+        err = "globalDefault of " + name + " PriorityClass must be false";
+    } else {
+      err = name + " is not a known system priority class";
+    }
+    if (!err.empty())
+      causes.push_back(Cause{"FieldValueForbidden",
+                             "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: " + err,
+                             "metadata.name"});
+  } else if (value > 1000000000) {
+    causes.push_back(Cause{"FieldValueForbidden", "Forbidden: maximum allowed value of a user defined priority is 1000000000",
+                           "value"});
+  }
+  if (auto* p = pc.if_contains("preemptionPolicy"); p && p->is_string()) {
+    std::string policy(p->get_string());
+    if (policy != "Never" && policy != "PreemptLowerPriority")
+      causes.push_back(Cause{"FieldValueNotSupported",
+                             "Unsupported value: " + quote_json(policy) + ": supported values: \"Never\", \"PreemptLowerPriority\"",
+                             "preemptionPolicy"});
+  }
+}
+
+void priority_class_update(Errors& e, const json::object& pc, const json::object& old) {
+  const json::value* v = pc.if_contains("value");
+  const json::value* ov = old.if_contains("value");
+  if ((v == nullptr) != (ov == nullptr) || (v && *v != *ov))
+    e.causes.push_back(Cause{"FieldValueForbidden", "Forbidden: may not be changed in an update.", "value"});
+  std::string policy(rules::sv(pc, "preemptionPolicy"));
+  if (policy != rules::sv(old, "preemptionPolicy"))
+    e.causes.push_back(
+        Cause{"FieldValueInvalid", "Invalid value: " + quote_json(policy) + ": field is immutable", "preemptionPolicy"});
+}
+
 }  // namespace ksched::apiserver::registry::scheduling

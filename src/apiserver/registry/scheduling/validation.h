@@ -1,4 +1,5 @@
-// scheduling.k8s.io's Workload rules (upstream v1.35's pkg/apis/scheduling/validation, before
+// scheduling.k8s.io's rules: PriorityClass (upstream's ValidatePriorityClass and its update), and
+// Workload (upstream v1.35's pkg/apis/scheduling/validation, before
 // v1.36 added declarative validation and changed some messages), with its field paths, reasons and
 // messages. The objects come from the typed decode (every field has its JSON type);
 // metadata is the pipeline's part. A value upstream renders as its internal Go struct (a
@@ -6,12 +7,18 @@
 #pragma once
 #include <boost/json/fwd.hpp>
 
-#include "apiserver/validation_rules.h"
+#include "apiserver/write/validation_rules.h"
 
 namespace ksched::apiserver::registry::scheduling {
 
 using rules::Errors;
 using rules::Path;
+
+// ValidatePriorityClass: "system-" names are the two built-in classes, user values stay at or
+// below 1e9, and the preemption policy is one of two.
+void priority_class(Errors& e, const boost::json::object& pc);
+// ValidatePriorityClassUpdate: value and preemptionPolicy may not change.
+void priority_class_update(Errors& e, const boost::json::object& pc, const boost::json::object& old);
 
 // validateWorkloadSpec: the controller reference and the pod groups (1..8, unique DNS-label
 // names, exactly one policy each, a gang's minCount above 0). An update validates the new spec so

@@ -1,0 +1,556 @@
+#include "apiserver/write/validation.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cctype>
+
+#include "apiserver/json_access.h"
+#include "apiserver/write/pod_template.h"
+#include "apiserver/write/validation_rules.h"
+#include "util/go_format.h"
+
+namespace ksched::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+bool alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+bool is_label(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  if (!alnum_lower(s.front()) || !alnum_lower(s.back())) return false;
+  for (char c : s)
+    if (!alnum_lower(c) && c != '-') return false;
+  return true;
+}
+
+const char* kSubdomainMsg =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const char* kLabelMsg =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
+    "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const char* kDns1035Msg =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, "
+    "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+    "'[a-z]([-a-z0-9]*[a-z0-9])?')";
+const char* kQualifiedNameMsg =
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+    "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const char* kLabelValueMsg =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation "
+    "is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+bool is_qualified_part(std::string_view s) {
+  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+std::string quote_json(const std::string& s) { return json::serialize(json::value(s)); }
+
+Cause invalid_cause(const std::string& field, const std::string& value, const std::string& msg) {
+  return Cause{"FieldValueInvalid", "Invalid value: " + quote_json(value) + ": " + msg, field};
+}
+
+void check_key(std::vector<Cause>& out, const std::string& field, const std::string& key) {
+  std::string_view k = key, prefix;
+  auto slash = k.find('/');
+  if (slash != std::string_view::npos) {
+    prefix = k.substr(0, slash);
+    k = k.substr(slash + 1);
+    if (!check_dns1123_subdomain(std::string(prefix)).empty())
+    {
+      std::string msg = "prefix part ";
+      msg.append(kSubdomainMsg);
+      out.push_back(invalid_cause(field, key, msg));
+    }
+  }
+  if (k.size() > 63)
+    out.push_back(invalid_cause(field, key, "name part must be no more than 63 characters"));
+  else if (!is_qualified_part(k))
+    out.push_back(invalid_cause(field, key, kQualifiedNameMsg));
+}
+
+}  // namespace
+
+std::string check_dns1123_subdomain(const std::string& v) {
+  if (v.size() > 253) return "must be no more than 253 characters";
+  if (v.empty()) return kSubdomainMsg;
+  std::string_view s = v;
+  while (true) {
+    auto dot = s.find('.');
+    if (!is_label(s.substr(0, dot)) && s.substr(0, dot).size() <= 63) return kSubdomainMsg;
+    if (s.substr(0, dot).size() > 63) return kSubdomainMsg;
+    if (dot == std::string_view::npos) break;
+    s = s.substr(dot + 1);
+  }
+  return "";
+}
+
+std::string check_dns1123_label(const std::string& v) {
+  if (v.size() > 63) return "must be no more than 63 characters";
+  return is_label(v) ? "" : kLabelMsg;
+}
+
+ApiError invalid(const ResourceInfo& r, const std::string& name, std::vector<Cause> causes) {
+  ApiError e;
+  e.code = 422;
+  e.reason = "Invalid";
+  // field.ErrorList.ToAggregate: each distinct message once, several in brackets.
+  std::vector<std::string> msgs;
+  for (const auto& c : causes) {
+    std::string m = c.field + ": " + c.message;
+    if (std::find(msgs.begin(), msgs.end(), m) == msgs.end()) msgs.push_back(std::move(m));
+  }
+  std::string list;
+  for (std::size_t i = 0; i < msgs.size(); ++i) list += (i ? ", " : "") + msgs[i];
+  e.message = r.qualified_kind() + " \"" + name + "\" is invalid: " + (msgs.size() > 1 ? "[" + list + "]" : list);
+  e.name = name;
+  e.group = r.group;
+  e.kind = r.kind;
+  e.causes = std::move(causes);
+  return e;
+}
+
+namespace {
+
+// ValidateObjectMeta: the name as the kind names it, labels, annotations.
+void object_meta(const ResourceInfo& r, const json::object& obj, std::vector<Cause>& causes) {
+  const json::value* mv = obj.if_contains("metadata");
+  static const json::object empty;
+  const json::object& meta = mv && mv->is_object() ? mv->get_object() : empty;
+  std::string name = str(meta, "name");
+  if (name.empty()) {
+    causes.push_back(Cause{"FieldValueRequired", "Required value: name or generateName is required", "metadata.name"});
+  } else {
+    std::string msg;
+    if (r.plural == "namespaces")
+      msg = check_dns1123_label(name);
+    else if (r.plural == "services")
+      msg = name.size() > 63 ? "must be no more than 63 characters"
+            : (is_label(name) && std::isalpha(static_cast<unsigned char>(name[0]))) ? ""
+                                                                                   : kDns1035Msg;
+    else if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('%') != std::string::npos)
+      msg = name == "." || name == ".." ? "may not be '" + name + "'" : "may not contain '/'";
+    else if (r.plural == "events" || r.plural == "leases" || r.group == "rbac.authorization.k8s.io")
+      msg = "";  // path-segment names are enough for these (RBAC names hold ':')
+    else
+      msg = check_dns1123_subdomain(name);
+    if (!msg.empty()) causes.push_back(invalid_cause("metadata.name", name, msg));
+  }
+  std::size_t total = 0;
+  if (auto* l = meta.if_contains("labels"); l && l->is_object()) {
+    for (const auto& kv : l->get_object()) {
+      std::string k(kv.key());
+      check_key(causes, "metadata.labels", k);
+      std::string v = kv.value().is_string() ? std::string(kv.value().get_string()) : std::string();
+      if (v.size() > 63)
+        causes.push_back(invalid_cause("metadata.labels", v, "must be no more than 63 characters"));
+      else if (!v.empty() && !is_qualified_part(v))
+        causes.push_back(invalid_cause("metadata.labels", v, kLabelValueMsg));
+    }
+  }
+  if (auto* a = meta.if_contains("annotations"); a && a->is_object()) {
+    for (const auto& kv : a->get_object()) {
+      std::string k(kv.key());
+      check_key(causes, "metadata.annotations", k);
+      total += k.size() + (kv.value().is_string() ? kv.value().get_string().size() : 0);
+    }
+    if (total > 262144)
+      causes.push_back(Cause{"FieldValueTooLong", "Too long: must have at most 262144 bytes", "metadata.annotations"});
+  }
+}
+
+}  // namespace
+
+// Upstream compares specs with apiequality.Semantic.DeepEqual, where a nil and an empty slice or
+// map are equal, and a non-pointer zero value is what omitempty leaves out. Dropping null, false,
+// 0, "", [] and {} members (recursively) gives JSON that compares the same way.
+json::value rules::semantic(const json::value& v) {
+  if (v.is_object()) {
+    json::object out;
+    for (const auto& kv : v.get_object()) {
+      json::value x = semantic(kv.value());
+      bool zero = x.is_null() || (x.is_bool() && !x.get_bool()) || (x.is_int64() && x.get_int64() == 0) ||
+                  (x.is_string() && x.get_string().empty()) || (x.is_array() && x.get_array().empty()) ||
+                  (x.is_object() && x.get_object().empty());
+      if (!zero) out[kv.key()] = std::move(x);
+    }
+    return out;
+  }
+  if (v.is_array()) {
+    json::array out;
+    for (const auto& x : v.get_array()) out.push_back(semantic(x));
+    return out;
+  }
+  return v;
+}
+
+namespace {
+
+using rules::semantic;
+
+// A line-per-difference rendering of two specs (upstream prints go-cmp's diff of the Go structs).
+void diff_lines(const json::value& a, const json::value& b, const std::string& path, std::string& out) {
+  if (a == b) return;
+  if (a.is_object() && b.is_object()) {
+    for (const auto& kv : a.get_object()) {
+      static const json::value none;
+      const json::value* other = b.get_object().if_contains(kv.key());
+      diff_lines(kv.value(), other ? *other : none, path + "." + std::string(kv.key()), out);
+    }
+    for (const auto& kv : b.get_object())
+      if (!a.get_object().contains(kv.key())) diff_lines(json::value(), kv.value(), path + "." + std::string(kv.key()), out);
+    return;
+  }
+  if (a.is_array() && b.is_array() && a.get_array().size() == b.get_array().size()) {
+    for (std::size_t i = 0; i < a.get_array().size(); ++i)
+      diff_lines(a.get_array()[i], b.get_array()[i], path + "[" + std::to_string(i) + "]", out);
+    return;
+  }
+  if (!a.is_null()) out.append("- ").append(path).append(": ").append(json::serialize(a)).append("\n");
+  if (!b.is_null()) out.append("+ ").append(path).append(": ").append(json::serialize(b)).append("\n");
+}
+
+const json::object& member_object(const json::object& o, std::string_view k) {
+  static const json::object empty;
+  auto* v = o.if_contains(k);
+  return v && v->is_object() ? v->get_object() : empty;
+}
+
+const json::array& member_array(const json::object& o, std::string_view k) {
+  static const json::array empty;
+  auto* v = o.if_contains(k);
+  return v && v->is_array() ? v->get_array() : empty;
+}
+
+// ValidateContainerUpdates: the same number of containers, each with a clean image.
+bool container_updates(const json::array& next, const json::array& prev, const std::string& path,
+                       std::vector<Cause>& causes) {
+  if (next.size() != prev.size()) {
+    causes.push_back(Cause{"FieldValueForbidden", "Forbidden: pod updates may not add or remove containers", path});
+    return false;
+  }
+  for (std::size_t i = 0; i < next.size(); ++i) {
+    std::string image = next[i].is_object() ? str(next[i].get_object(), "image") : std::string();
+    std::string field = path + "[" + std::to_string(i) + "].image";
+    if (image.empty())
+      causes.push_back(Cause{"FieldValueRequired", "Required value", field});
+    else if (std::isspace(static_cast<unsigned char>(image.front())) || std::isspace(static_cast<unsigned char>(image.back())))
+      causes.push_back(invalid_cause(field, image, "must not have leading or trailing whitespace"));
+  }
+  return true;
+}
+
+json::value without_seconds(const json::value& t) {
+  if (!t.is_object()) return t;
+  json::object o = t.get_object();
+  o.erase("tolerationSeconds");
+  return semantic(o);
+}
+
+void pod_update(const json::object& pod, const json::object& old, std::vector<Cause>& causes) {
+  const json::object& spec = member_object(pod, "spec");
+  const json::object& prev = member_object(old, "spec");
+  if (!container_updates(member_array(spec, "containers"), member_array(prev, "containers"), "spec.containers", causes))
+    return;
+  if (!container_updates(member_array(spec, "initContainers"), member_array(prev, "initContainers"),
+                         "spec.initContainers", causes))
+    return;
+  // activeDeadlineSeconds: set from nil, or lowered.
+  const json::value* ads = spec.if_contains("activeDeadlineSeconds");
+  const json::value* old_ads = prev.if_contains("activeDeadlineSeconds");
+  if (ads && ads->is_int64()) {
+    std::int64_t v = ads->get_int64();
+    if (v < 0 || v > 2147483647) {
+      causes.push_back(Cause{"FieldValueInvalid", "Invalid value: " + std::to_string(v) + ": must be between 0 and 2147483647, inclusive",
+                             "spec.activeDeadlineSeconds"});
+      return;
+    }
+    if (old_ads && old_ads->is_int64() && old_ads->get_int64() < v) {
+      causes.push_back(Cause{"FieldValueInvalid", "Invalid value: " + std::to_string(v) + ": must be less than or equal to previous value",
+                             "spec.activeDeadlineSeconds"});
+      return;
+    }
+  } else if (old_ads && old_ads->is_int64()) {
+    causes.push_back(Cause{"FieldValueInvalid", "Invalid value: \"null\": must not update from a positive integer to nil value",
+                           "spec.activeDeadlineSeconds"});
+  }
+  // Tolerations may only be added (an existing one may change its tolerationSeconds).
+  const json::array& tols = member_array(spec, "tolerations");
+  for (const auto& t : member_array(prev, "tolerations")) {
+    bool kept = false;
+    for (const auto& n : tols) kept = kept || without_seconds(n) == without_seconds(t);
+    if (!kept) {
+      causes.push_back(Cause{"FieldValueForbidden", "Forbidden: existing toleration can not be modified except its tolerationSeconds",
+                             "spec.tolerations"});
+      break;
+    }
+  }
+  // Scheduling gates may only be removed.
+  const json::array& old_gates = member_array(prev, "schedulingGates");
+  for (const auto& g : member_array(spec, "schedulingGates")) {
+    bool known = false;
+    for (const auto& o : old_gates) known = known || semantic(o) == semantic(g);
+    if (!known) {
+      std::string name = g.is_object() ? str(g.get_object(), "name") : std::string();
+      causes.push_back(Cause{"FieldValueForbidden", "Forbidden: only deletion is allowed, but found new scheduling gate '" + name + "'",
+                             "spec.schedulingGates"});
+    }
+  }
+  // Everything else must be unchanged: take the updatable fields from the old spec and compare.
+  json::object munged = spec;
+  for (const char* list : {"containers", "initContainers"}) {
+    auto* cs = munged.if_contains(list);
+    const json::array& olds = member_array(prev, list);
+    if (!cs || !cs->is_array()) continue;
+    for (std::size_t i = 0; i < cs->get_array().size() && i < olds.size(); ++i) {
+      auto& c = cs->get_array()[i];
+      if (!c.is_object() || !olds[i].is_object()) continue;
+      if (auto* img = olds[i].get_object().if_contains("image"))
+        c.get_object()["image"] = *img;
+      else
+        c.get_object().erase("image");
+    }
+  }
+  for (const char* f : {"activeDeadlineSeconds", "schedulingGates", "tolerations"}) {
+    if (auto* v = prev.if_contains(f))
+      munged[f] = *v;
+    else
+      munged.erase(f);
+  }
+  const json::value* old_grace = prev.if_contains("terminationGracePeriodSeconds");
+  const json::value* new_grace = munged.if_contains("terminationGracePeriodSeconds");
+  if (old_grace && old_grace->is_int64() && old_grace->get_int64() < 0 && new_grace && new_grace->is_int64() &&
+      new_grace->get_int64() == 1)
+    munged["terminationGracePeriodSeconds"] = *old_grace;
+  // A gated pod may gain node selector terms; the scheduler reads them once the gates are gone.
+  if (!old_gates.empty()) {
+    const json::object& old_sel = member_object(prev, "nodeSelector");
+    bool only_added = true;
+    for (const auto& kv : old_sel) {
+      auto* now = member_object(spec, "nodeSelector").if_contains(kv.key());
+      only_added = only_added && now && *now == kv.value();
+    }
+    if (only_added) {
+      if (auto* v = prev.if_contains("nodeSelector"))
+        munged["nodeSelector"] = *v;
+      else
+        munged.erase("nodeSelector");
+    }
+  }
+  json::value a = semantic(prev), b = semantic(munged);
+  if (a == b) return;
+  std::string diff;
+  diff_lines(a, b, "spec", diff);
+  causes.push_back(Cause{"FieldValueForbidden",
+                         "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+                         "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions "
+                         "to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it "
+                         "was previously negative)\n" + diff,
+                         "spec"});
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- the kinds' rules
+namespace {
+
+using rules::child;
+using rules::Errors;
+
+const json::object& member_or_empty(const json::object& o, std::string_view k) { return member_object(o, k); }
+
+// The pod template of a workload kind ("spec.template" or "template").
+void pod_template(Errors& e, const json::object* tmpl, const std::string& path) {
+  if (!tmpl) return;
+  if (const json::object* spec = rules::obj(*tmpl, "spec")) rules::pod_spec(e, *spec, child(path, "spec"), false);
+}
+
+void replicas(Errors& e, const json::object& spec, const std::string& path) {
+  if (auto n = rules::int_of(spec, "replicas"); n && *n < 0) e.invalid_int(path, *n, "must be greater than or equal to 0");
+}
+
+// ValidatePodCreate / ValidatePodUpdate's own part (the spec), for create and every update.
+void pod(Errors& e, const json::object& pod, bool create) {
+  const json::object& spec = member_or_empty(pod, "spec");
+  rules::pod_spec(e, spec, "spec", true);
+  if (!create) return;
+  if (const json::array* ec = rules::arr(spec, "ephemeralContainers"); ec && !ec->empty())
+    e.forbidden("spec.ephemeralContainers", "cannot be set on create");
+  if (const json::array* g = rules::arr(spec, "schedulingGates"); g && !g->empty() && !rules::sv(spec, "nodeName").empty())
+    e.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared");
+}
+
+// ValidateNode / ValidateNodeUpdate: taints (upstream words their path "metadata.taints"), and
+// every capacity and allocatable quantity.
+void node(Errors& e, const json::object& node) {
+  const json::object& spec = member_or_empty(node, "spec");
+  if (const json::array* taints = rules::arr(spec, "taints")) {
+    std::vector<std::pair<std::string_view, std::string_view>> seen;  // (effect, key)
+    for (std::size_t i = 0; i < taints->size(); ++i) {
+      if (!(*taints)[i].is_object()) continue;
+      const json::object& t = (*taints)[i].get_object();
+      std::string p = rules::index("metadata.taints", i);
+      std::string_view key = rules::sv(t, "key"), value = rules::sv(t, "value"), effect = rules::sv(t, "effect");
+      rules::each(e, rules::qualified_name(key), child(p, "key"), key);
+      std::vector<std::string> verrs = rules::label_value(value);
+      if (!verrs.empty()) {
+        std::string joined;
+        for (const auto& m : verrs) joined.append(joined.empty() ? "" : ";").append(m);
+        e.invalid_str(child(p, "value"), value, joined);
+      }
+      rules::taint_effect(e, effect, false, child(p, "effect"));
+      if (std::find(seen.begin(), seen.end(), std::pair{effect, key}) != seen.end()) {
+        e.duplicate(p, json::serialize(t), "taints must be unique by key and effect pair");
+        continue;
+      }
+      seen.emplace_back(effect, key);
+    }
+  }
+  const json::object& status = member_or_empty(node, "status");
+  for (std::string_view list : {"capacity", "allocatable"})
+    if (const json::object* l = rules::obj(status, list))
+      for (const auto& kv : *l)
+        rules::resource_quantity_value(e, kv.key(), kv.value(), "status." + std::string(list) + "." + std::string(kv.key()));
+  // validateNodeSwapStatus (upstream names the path under metadata).
+  if (const json::object* info = rules::obj(status, "nodeInfo"))
+    if (const json::object* swap = rules::obj(*info, "swap"))
+      if (auto cap = rules::int_of(*swap, "capacity"); cap && *cap <= 0)
+        e.invalid_int("metadata.nodeSwapStatus.capacity", *cap, "must be greater than zero");
+  // validateNodeDeclaredFeatures: UpperCamelCase names with /-separated segments, sorted, unique.
+  if (const json::array* df = rules::arr(status, "declaredFeatures")) {
+    auto valid_name = [](std::string_view f) {
+      if (f.empty() || !(f[0] >= 'A' && f[0] <= 'Z')) return false;
+      bool segment_start = false;
+      for (char c : f) {
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (c == '/') {
+          if (segment_start) return false;
+          segment_start = true;
+          continue;
+        }
+        if (!alnum) return false;
+        if (segment_start && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return false;
+        segment_start = false;
+      }
+      return !segment_start;
+    };
+    for (std::size_t i = 0; i < df->size(); ++i) {
+      std::string_view f = (*df)[i].is_string() ? std::string_view((*df)[i].get_string()) : std::string_view();
+      std::string p = rules::index("status.declaredFeatures", i);
+      if (f.size() > 253)
+        e.invalid_str(p, f, "invalid feature name " + util::go_quote(f) + ": must be no more than 253 characters");
+      else if (!valid_name(f))
+        e.invalid_str(p, f,
+                      "invalid feature name " + util::go_quote(f) +
+                          ": must start with an UpperCamelCase segment, with subsequent segments separated by '/' "
+                          "(e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters "
+                          "and slashes");
+      if (i + 1 < df->size() && (*df)[i + 1].is_string()) {
+        std::string_view next = (*df)[i + 1].get_string();
+        std::string np = rules::index("status.declaredFeatures", i + 1);
+        if (f == next)
+          e.duplicate(np, util::go_quote(next));
+        else if (f > next)
+          e.invalid_str(np, next, "list must be sorted alphabetically");
+      }
+    }
+  }
+}
+
+// ValidatePodStatusUpdate's rules beyond the metadata (a status write keeps the spec): condition
+// types and observed generations, the nominated node, the immutable QoS class.
+void pod_status_update(Errors& e, const json::object& pod, const json::object& old) {
+  const json::object& status = member_or_empty(pod, "status");
+  const json::object& old_status = member_or_empty(old, "status");
+  if (const json::array* cs = rules::arr(status, "conditions"))
+    for (std::size_t i = 0; i < cs->size(); ++i) {
+      if (!(*cs)[i].is_object()) continue;
+      const json::object& c = (*cs)[i].get_object();
+      std::string p = rules::index("status.conditions", i);
+      if (auto g = rules::int_of(c, "observedGeneration"); g && *g < 0)
+        e.invalid_int(child(p, "observedGeneration"), *g, "must be a non-negative integer");
+      std::string_view type = rules::sv(c, "type");
+      if (type == "PodScheduled" || type == "Ready" || type == "Initialized") continue;
+      rules::each(e, rules::qualified_name(type), child(p, "Type"), type);
+    }
+  std::string_view nominated = rules::sv(status, "nominatedNodeName");
+  std::string_view old_nominated = rules::sv(old_status, "nominatedNodeName");
+  if (nominated != old_nominated && !nominated.empty())
+    rules::each(e, rules::dns1123_subdomain(nominated), "status.nominatedNodeName", nominated);
+  // ClearingNominatedNodeNameAfterBinding (beta, on in v1.35).
+  if (!rules::sv(member_or_empty(old, "spec"), "nodeName").empty() && !nominated.empty() && nominated != old_nominated)
+    e.forbidden("status.nominatedNodeName", "may not be set on pods that are already bound to a node");
+  if (auto g = rules::int_of(status, "observedGeneration"); g && *g < 0)
+    e.invalid_int("status.observedGeneration", *g, "must be a non-negative integer");
+  if (rules::sv(status, "qosClass") != rules::sv(old_status, "qosClass"))
+    e.invalid_str("status.qosClass", rules::sv(status, "qosClass"), "field is immutable");
+}
+
+
+// The kind's own rules beyond metadata, the same on create and update (`create` only adds what
+// upstream checks on create alone).
+void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std::string_view sub, Errors& e) {
+  const std::string& k = r.kind;
+  if (r.group.empty()) {
+    if (k == "Pod") {
+      if (sub.empty()) {
+        pod(e, obj, create);
+      } else if (sub == "status") {
+        const json::object& spec = member_or_empty(obj, "spec");
+        rules::pod_resource_claim_statuses(e, rules::arr(member_or_empty(obj, "status"), "resourceClaimStatuses"),
+                                           rules::arr(spec, "resourceClaims"), rules::Path("status.resourceClaimStatuses"));
+      }
+    } else if (k == "Node") {
+      node(e, obj);
+    } else if (k == "PersistentVolume") {
+      const json::object* cap = rules::obj(member_or_empty(obj, "spec"), "capacity");
+      const json::value* storage = cap ? cap->if_contains("storage") : nullptr;
+      if (!storage)
+        e.required(rules::key("spec.capacity", "storage"));
+      else if (auto q = rules::quantity_of(*storage); q && q->sign() <= 0)
+        e.invalid_str(rules::key("spec.capacity", "storage"), q->to_string(), "must be greater than zero");
+      if (cap)
+        for (const auto& kv : *cap) {
+          if (kv.key() != "storage") e.not_supported(rules::key("spec.capacity", kv.key()), util::go_quote(kv.key()), {"storage"});
+          rules::resource_quantity_value(e, kv.key(), kv.value(), rules::key("spec.capacity", kv.key()));
+        }
+    }
+  }
+}
+
+}  // namespace
+
+void validate_pod_template(rules::Errors& e, const json::object* tmpl, const std::string& path) {
+  pod_template(e, tmpl, path);
+}
+void validate_replicas(rules::Errors& e, const json::object& spec, const std::string& path) { replicas(e, spec, path); }
+
+std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object& obj, const json::object* old,
+                                       std::string_view subresource, std::vector<Cause> kind_causes) {
+  const bool create = old == nullptr;
+  std::vector<Cause> causes;
+  object_meta(r, obj, causes);
+  Errors e;
+  kind_rules(r, obj, create, subresource, e);
+  if (old && subresource == "status" && r.group.empty() && r.kind == "Pod") pod_status_update(e, obj, *old);
+  for (auto& c : e.causes) causes.push_back(std::move(c));
+  for (auto& c : kind_causes) causes.push_back(std::move(c));
+  // What an update may not change (checked on the main resource; a status write keeps the spec).
+  if (old && subresource.empty()) {
+    if (r.group.empty() && r.kind == "Pod") pod_update(obj, *old, causes);
+  }
+  if (causes.empty()) return std::nullopt;
+  return invalid(r, str(member_object(obj, "metadata"), "name"), std::move(causes));
+}
+
+}  // namespace ksched::apiserver
