@@ -167,7 +167,6 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
   qo.pod_initial_backoff = std::chrono::seconds(cfg.podInitialBackoffSeconds);
   qo.pod_max_backoff = std::chrono::seconds(cfg.podMaxBackoffSeconds);
   qo.pod_max_in_unschedulable_pods_duration = opts_.pod_max_in_unschedulable_pods_duration;
-  qo.queueing_hints_enabled = opts_.queueing_hints;
   qo.pop_from_backoff_q = opts_.pop_from_backoff_q;
   framework::Framework* first = profiles_.begin()->second.get();
   qo.less = [first](const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) {

@@ -327,36 +327,6 @@ TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
   EXPECT_EQ(client.binds()[0].node, "n4");
 }
 
-// SchedulerQueueingHints off: node events requeue only the pods the node could admit (upstream
-// preCheckForNode: resources, node affinity, node name, host ports, NoSchedule taints).
-TEST_F(SchedulerTest, WithoutQueueingHintsNodeEventsPreCheckThePod) {
-  start(test_config(), [](SchedulerOptions& o) { o.queueing_hints = false; });
-
-  add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
-  auto pod = add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).NodeSelector({{"disk", "ssd"}}).Obj());
-  ASSERT_TRUE(cycle());
-  ASSERT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
-
-  // Each of these nodes fails one admission check, so the pod stays where it is.
-  add_node(MakeNode().Name("small").Label("disk", "ssd").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
-  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
-  add_node(MakeNode().Name("hdd").Label("disk", "hdd").Capacity({{"cpu", "8"}, {"pods", "10"}}).Obj());
-  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
-  add_node(MakeNode().Name("tainted").Label("disk", "ssd").Capacity({{"cpu", "8"}, {"pods", "10"}})
-               .Taint("dedicated", "gpu", "NoSchedule").Obj());
-  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
-  // An update that makes a node admit the pod moves it.
-  auto before = std::make_shared<const api::Node>(MakeNode().Name("hdd").Label("disk", "hdd").Capacity({{"cpu", "8"}, {"pods", "10"}}).Obj());
-  auto after = std::make_shared<const api::Node>(MakeNode().Name("hdd").Label("disk", "ssd").Capacity({{"cpu", "8"}, {"pods", "10"}}).Obj());
-  sched->on_node_update(before, after);
-  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Backoff);
-  clock.step(1100ms);
-  sched->queue().flush_backoff_q_completed();
-  ASSERT_TRUE(cycle());
-  ASSERT_EQ(client.binds().size(), 1u);
-  EXPECT_EQ(client.binds()[0].node, "hdd");
-}
-
 TEST_F(SchedulerTest, UnchangedConditionIsNotPatchedAgain) {
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
   auto pod = add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());

@@ -75,10 +75,9 @@ ClusterEvent pv_add() { return make_event(EventResource::PersistentVolume, frame
 
 class QueueTest : public ::testing::Test {
  protected:
-  std::unique_ptr<PriorityQueue> make_queue(bool hints = true) {
+  std::unique_ptr<PriorityQueue> make_queue() {
     QueueOptions o;
     o.clock = &clock;
-    o.queueing_hints_enabled = hints;
     o.pop_from_backoff_q = pop_from_backoff;
     o.metrics = &metrics;
     o.pre_enqueue_plugins["default-scheduler"] = {std::make_shared<FakeGates>()};
@@ -526,31 +525,22 @@ TEST_F(QueueTest, ActivateOfInFlightPodRequeuesItAfterFailure) {
   EXPECT_EQ(q->where(*a), QueueName::Backoff);
 }
 
-TEST_F(QueueTest, HintsOffUsesMoveRequestCycle) {
-  auto q = make_queue(/*hints=*/false);
-  q->add(make_pod("a"));
-  q->add(make_pod("b"));
-  auto pa = pop_and_fail(*q, "NodeFit");
-  const auto cycle_a = q->scheduling_cycle();
-  // A node event while a is being scheduled (hint would say Skip, but hints are off).
-  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("bad"));
-  ASSERT_TRUE(q->add_unschedulable_if_not_present(pa, cycle_a).ok());
-  EXPECT_EQ(q->where(pa->pod()), QueueName::Backoff);
-  auto pb = pop_and_fail(*q, "NodeFit");
-  ASSERT_TRUE(q->add_unschedulable_if_not_present(pb, q->scheduling_cycle()).ok());
-  EXPECT_EQ(q->where(pb->pod()), QueueName::Unschedulable);
-  // Pre-check filters what is moved.
-  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("bad"),
-                                         [](const api::Pod& p) { return p.metadata.name != "b"; });
-  EXPECT_EQ(q->where(pb->pod()), QueueName::Unschedulable);
-  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("bad"));
-  EXPECT_EQ(q->where(pb->pod()), QueueName::Backoff);
-}
-
-TEST_F(QueueTest, AssignedPodAddedMovesPodsWithMatchingAffinity) {
-  extra_events["InterPodAffinity"] = {framework::ClusterEventWithHint{
-      framework::ClusterEvent{EventResource::Pod, framework::kAdd, ""}, {}}};
-  auto q = make_queue(/*hints=*/false);
+// An assigned pod's arrival is a cluster event like any other (there is no separate
+// AssignedPodAdded path since queueing hints are GA): the rejector's hint decides which pods move.
+TEST_F(QueueTest, AssignedPodAddMovesPodsWhoseHintSaysQueue) {
+  framework::ClusterEventWithHint affinity;
+  affinity.event = framework::ClusterEvent{EventResource::Pod, framework::kAdd, ""};
+  affinity.hint = [](const api::Pod& pod, const std::shared_ptr<const void>&, const std::shared_ptr<const void>& n) {
+    const auto assigned = std::static_pointer_cast<const api::Pod>(n);
+    if (!pod.spec.affinity || !pod.spec.affinity->podAffinity) return framework::QueueingHint::Skip;
+    for (const auto& term : pod.spec.affinity->podAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
+      if (term.labelSelector && assigned->metadata.labels.get("app") == term.labelSelector->matchLabels.get("app"))
+        return framework::QueueingHint::Queue;
+    }
+    return framework::QueueingHint::Skip;
+  };
+  extra_events["InterPodAffinity"] = {affinity};
+  auto q = make_queue();
   auto want = std::make_shared<api::Pod>(*make_pod("affine"));
   api::PodAffinityTerm term;
   term.topologyKey = "kubernetes.io/hostname";
@@ -569,7 +559,7 @@ TEST_F(QueueTest, AssignedPodAddedMovesPodsWithMatchingAffinity) {
   auto assigned = std::make_shared<api::Pod>(*make_pod("db"));
   assigned->metadata.labels.set("app", "db");
   assigned->spec.nodeName = "n1";
-  q->assigned_pod_added(assigned);
+  q->move_all_to_active_or_backoff_queue(event_assigned_pod_add(), nullptr, assigned);
   EXPECT_EQ(q->where(*want), QueueName::Backoff);
   EXPECT_EQ(q->where(*plain), QueueName::Unschedulable);  // no term matches the assigned pod
 }
