@@ -115,21 +115,26 @@ void BindingCycle::finish(BindingJob& job, const Status& s) {
     std::optional<framework::FitError> fit;
     if (s.is_rejected()) fit = framework::FitError::on_node(assumed, node, s);
     job.fwk->run_reserve_plugins_unreserve(*job.state, *assumed, node);
+    bool move_others_after_requeue = false;
+    const framework::PodPtr forgotten = assumed;  // the requeue may replace the queued pod's info
     if (auto fr = deps_.cache->forget_pod(*assumed); !fr.ok()) {
       log::error("scheduler cache ForgetPod failed", {{"err", fr.error()}});
-    } else {
+    } else if (s.is_rejected()) {
       // Forgetting frees what the assumed pod held, like a delete of an assigned pod. A pod that
-      // was rejected stays out of that move: it would only fail again for the same reason.
-      std::string uid = assumed->metadata.uid;
-      if (s.is_rejected()) {
-        deps_.queue->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr,
-                                                    [uid](const api::Pod& p) { return p.metadata.uid != uid; });
-      } else {
-        deps_.queue->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr);
-      }
+      // was rejected (Permit) stays out of that move: it would only fail again for the same reason.
+      // It is still in flight, so the move comes after its requeue, as upstream defers it: else
+      // the event would be recorded for it and move it to backoffQ anyway.
+      move_others_after_requeue = true;
+    } else {
+      deps_.queue->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr);
     }
     deps_.on_failure(*job.fwk, job.assumed_info, fit ? Status(s.code(), fit->error()) : s, fit,
                      framework::NominatingInfo::cleared(), job.start);
+    if (move_others_after_requeue) {
+      deps_.queue->move_all_to_active_or_backoff_queue(
+          queue::event_assigned_pod_delete(), forgotten, nullptr,
+          [uid = forgotten->metadata.uid](const api::Pod& p) { return p.metadata.uid != uid; });
+    }
   }
   deps_.metrics->binding_ended();
 }

@@ -525,6 +525,21 @@ TEST_F(QueueTest, ActivateOfInFlightPodRequeuesItAfterFailure) {
   EXPECT_EQ(q->where(*a), QueueName::Backoff);
 }
 
+// ForceActivate names its pod: another pod in flight at the time is not moved by it.
+TEST_F(QueueTest, ActivateOfInFlightPodConcernsOnlyThatPod) {
+  auto q = make_queue();
+  auto a = make_pod("a"), b = make_pod("b");
+  q->add(a);
+  q->add(b);
+  auto pa = pop_and_fail(*q, "NodeFit");
+  auto pb = pop_and_fail(*q, "NodeFit");
+  q->activate({a});
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(pb, q->scheduling_cycle()).ok());
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(pa, q->scheduling_cycle()).ok());
+  EXPECT_EQ(q->where(*b), QueueName::Unschedulable);
+  EXPECT_EQ(q->where(*a), QueueName::Backoff);
+}
+
 // An assigned pod's arrival is a cluster event like any other (there is no separate
 // AssignedPodAdded path since queueing hints are GA): the rejector's hint decides which pods move.
 TEST_F(QueueTest, AssignedPodAddMovesPodsWhoseHintSaysQueue) {

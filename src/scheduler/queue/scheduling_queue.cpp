@@ -248,7 +248,15 @@ PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const Queue
                                                                       const std::shared_ptr<const void>& new_obj) {
   auto rejectors = rejectors_of(p);
   if (rejectors.empty()) return Strategy::AfterBackoff;
-  if (e.is_wildcard()) return Strategy::AfterBackoff;
+  if (e.is_wildcard()) {
+    // ForceActivate names its pod in new_obj: recorded while several pods were in flight, it
+    // concerns that pod only.
+    if (new_obj && e.label == kForceActivate &&
+        static_cast<const api::Pod*>(new_obj.get())->metadata.uid != p.pod().metadata.uid) {
+      return Strategy::Skip;
+    }
+    return Strategy::AfterBackoff;
+  }
   auto prof = opts_.plugin_events.find(p.pod().spec.schedulerName);
   if (prof == opts_.plugin_events.end()) return Strategy::AfterBackoff;
   Strategy result = Strategy::Skip;
@@ -553,11 +561,13 @@ std::int64_t PriorityQueue::scheduling_cycle() const {
 }
 
 void PriorityQueue::move_all_to_active_or_backoff_queue(const ClusterEvent& event, std::shared_ptr<const void> old_obj,
-                                                        std::shared_ptr<const void> new_obj) {
+                                                        std::shared_ptr<const void> new_obj,
+                                                        const PreEnqueueCheck& pre_check) {
   std::lock_guard l(mu_);
   std::vector<QueuedPodInfoPtr> pods;
   pods.reserve(unschedulable_.size());
-  for (const auto& [key, e] : unschedulable_) pods.push_back(e.p);
+  for (const auto& [key, e] : unschedulable_)
+    if (!pre_check || pre_check(e.p->pod())) pods.push_back(e.p);
   move_pods_locked(pods, event, old_obj, new_obj);
   report_locked();
 }

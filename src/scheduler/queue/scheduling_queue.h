@@ -74,6 +74,10 @@ struct QueueOptions {
 // Where a requeued pod ended up.
 enum class QueueName { Active, Backoff, Unschedulable };
 
+// Which unschedulable pods a move considers (upstream PreEnqueueCheck); empty = all. Since the
+// hints are GA only the binding cycle's failure uses one, to leave the failed pod itself out.
+using PreEnqueueCheck = std::function<bool(const api::Pod&)>;
+
 class PriorityQueue final : public framework::PodNominator {
  public:
   explicit PriorityQueue(QueueOptions opts);
@@ -103,9 +107,9 @@ class PriorityQueue final : public framework::PodNominator {
   std::int64_t scheduling_cycle() const;
 
   // A cluster event happened: move unschedulable pods that may now fit (queueing hints decide;
-  // they are GA and always on in v1.35, so there is no pre-check path).
+  // they are GA and always on in v1.35).
   void move_all_to_active_or_backoff_queue(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
-                                           std::shared_ptr<const void> new_obj);
+                                           std::shared_ptr<const void> new_obj, const PreEnqueueCheck& pre_check = {});
 
   // Backoff-completed pods → activeQ. Called every 1 s by run().
   void flush_backoff_q_completed();
