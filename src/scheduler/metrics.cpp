@@ -1,5 +1,7 @@
 #include "scheduler/metrics.h"
 
+#include "scheduler/config/features.h"
+
 namespace ksched::scheduler::metrics {
 
 SchedulerMetrics::SchedulerMetrics(Registry& r)
@@ -67,7 +69,16 @@ SchedulerMetrics::SchedulerMetrics(Registry& r)
                                   Stability::Alpha, {"profile", "reason"})),
       batchRescoreAttempts(r.counter("scheduler_batch_rescore_attempts_total",
                                      "Counts of rescore attempts during opportunistic batching.", Stability::Alpha,
-                                     {"profile"})) {}
+                                     {"profile"})) {
+  if (config::features().schedulerAsyncPreemption) {
+    preemptionGoroutinesDuration = &r.histogram("scheduler_preemption_goroutines_duration_seconds",
+                                                "Duration in seconds for running goroutines for the preemption.",
+                                                Stability::Alpha, {"result"}, exponential_buckets(0.01, 2, 20));
+    preemptionGoroutinesExecution = &r.counter("scheduler_preemption_goroutines_execution_total",
+                                               "Number of preemption goroutines executed.", Stability::Alpha,
+                                               {"result"});
+  }
+}
 
 SchedulerRecorder::SchedulerRecorder(SchedulerMetrics* given)
     : own_registry_(given ? nullptr : std::make_unique<Registry>()),

@@ -58,6 +58,9 @@ struct SchedulerMetrics {
   Counter& batchAttempts;                     // scheduler_batch_attempts_total{profile,result}
   Counter& batchCacheFlushed;                 // scheduler_batch_cache_flushed_total{profile,reason}
   Counter& batchRescoreAttempts;              // scheduler_batch_rescore_attempts_total{profile}
+  // Registered only with SchedulerAsyncPreemption on, as upstream (null otherwise).
+  Histogram* preemptionGoroutinesDuration = nullptr;  // scheduler_preemption_goroutines_duration_seconds{result}
+  Counter* preemptionGoroutinesExecution = nullptr;   // scheduler_preemption_goroutines_execution_total{result}
 
   // "1".."14", "15+" for the sli histogram.
   static std::string attempts_label(int attempts);

@@ -128,6 +128,14 @@ util::Result<void> Scheduler::init_profiles(const config::KubeSchedulerConfigura
     deps.plugin_duration_bounds = m.pluginExecutionDuration.bounds();  // Filter's: flushed by the collector
     deps.filter_timing_stride = opts_.filter_timing_stride;
     deps.preemption_victims_observer = [&m](std::size_t victims) { m.preemptionVictims.get().observe(double(victims)); };
+    deps.preemption_goroutine_observer = [&m](std::string_view result, double seconds) {
+      if (m.preemptionGoroutinesDuration) m.preemptionGoroutinesDuration->with({result}).observe(seconds);
+      if (m.preemptionGoroutinesExecution) m.preemptionGoroutinesExecution->with({result}).inc();
+    };
+    // The queue is built after the profiles; asynchronous preemptions start only once pods are popped.
+    deps.activate = [this](const std::vector<framework::PodPtr>& pods) {
+      if (queue_) queue_->activate(pods);
+    };
     auto fwk = framework::Framework::create(prof, registry, deps);
     if (!fwk.ok()) {
       return util::make_error("initializing profile for scheduler name " + prof.schedulerName + ": " + fwk.error());
@@ -214,6 +222,8 @@ void Scheduler::run() {
 void Scheduler::stop() {
   if (queue_) queue_->close();
   if (sched_thread_.joinable()) sched_thread_.join();
+  // Asynchronous preemptions still evicting: they use the queue (activate) and the client.
+  wait_for_preemptions();
   // Binding workers may be parked in WaitOnPermit; release them instead of waiting for timeouts.
   for (auto& [name, fwk] : profiles_) {
     std::vector<std::string> uids;
@@ -226,5 +236,9 @@ void Scheduler::stop() {
 util::Result<void> Scheduler::refresh_snapshot() { return cache_->update_snapshot(*snapshot_); }
 
 bool Scheduler::wait_for_bindings(std::chrono::milliseconds timeout) { return binding_pool_->wait_idle(timeout); }
+
+void Scheduler::wait_for_preemptions() {
+  for (auto& [name, fwk] : profiles_) fwk->wait_for_async();
+}
 
 }  // namespace ksched::scheduler

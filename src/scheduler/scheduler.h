@@ -128,6 +128,8 @@ class Scheduler {
   void stop();
   // Blocks until no binding cycle is running (bounded by timeout). True when idle.
   bool wait_for_bindings(std::chrono::milliseconds timeout);
+  // Blocks until the asynchronous preemptions started so far have finished (tests, stop).
+  void wait_for_preemptions();
 
   // Brings the profiles' snapshot up to date with the cache, as a cycle does first. For tools that
   // run extension points outside the loop (explain): only while run() is not looping.

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "scheduler/config/defaults.h"
+#include "scheduler/config/features.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
@@ -63,9 +64,11 @@ class SchedulerTest : public ::testing::Test {
     sched->on_pod_update(old_pod, ptr);
   }
   // One scheduling cycle plus its binding cycle. False when nothing was pending.
+  // One scheduling cycle, then its binding cycle and any asynchronous preemption it started.
   bool cycle() {
     bool ran = sched->schedule_one_if_pending();
     EXPECT_TRUE(sched->wait_for_bindings(10s));
+    sched->wait_for_preemptions();
     return ran;
   }
   std::vector<testing::FakeClusterClient::Event> events_with(const std::string& reason) {
@@ -733,6 +736,94 @@ TEST_F(SchedulerTest, PreemptionNominatesAndSchedulesAfterVictimLeaves) {
   ASSERT_EQ(client.binds().size(), 1u);
   EXPECT_EQ(client.binds()[0].pod, "default/high");
   EXPECT_EQ(client.binds()[0].node, "n1");
+}
+
+// SchedulerAsyncPreemption (on in v1.35): the victims are evicted off the scheduling cycle, and
+// while that runs DefaultPreemption's PreEnqueue keeps the preemptor out of activeQ; once the
+// eviction has started, the victim's deletion moves it as usual.
+TEST_F(SchedulerTest, AsyncPreemptionGatesThePreemptorUntilItsVictimsAreEvicted) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  auto victim = add_pod(MakePod().Name("low").UID("low").Node("n1").Priority(1).Req({{"cpu", "2"}}).Obj());
+  auto high = add_pod(MakePod().Name("high").UID("high").Priority(100).Req({{"cpu", "2"}}).Obj());
+  client.hold_deletes();
+  ASSERT_TRUE(sched->schedule_one_if_pending());
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  // The cycle is over while the eviction is still in flight.
+  ASSERT_TRUE(client.wait_for_delete_calls(1, 10s));
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(sched->queue().where(*high), queue::QueueName::Unschedulable);
+  // Anything that would move it now finds it gated by DefaultPreemption, with upstream's message.
+  sched->queue().activate({high});
+  EXPECT_EQ(sched->queue().counts().gated, 1u);
+  EXPECT_EQ(sched->queue().counts().active, 0u);
+  auto info = sched->queue().get(*high);
+  ASSERT_NE(info, nullptr);
+  EXPECT_TRUE(info->unschedulablePlugins.count("DefaultPreemption"));
+  auto* dp = dynamic_cast<framework::PreEnqueuePlugin*>(sched->profile("default-scheduler")->plugin("DefaultPreemption").get());
+  ASSERT_NE(dp, nullptr);
+  EXPECT_EQ(dp->pre_enqueue(*high).message(), "waiting for the preemption for this pod to be finished");
+
+  client.release_deletes();
+  sched->wait_for_preemptions();
+  EXPECT_EQ(client.deletes(), (std::vector<std::string>{"default/low"}));
+  EXPECT_TRUE(dp->pre_enqueue(*high).is_success());
+  ASSERT_NE(metrics.preemptionGoroutinesExecution, nullptr);
+  EXPECT_EQ(metrics.preemptionGoroutinesExecution->with({"success"}).value(), 1);
+  // The victim's deletion (an event DefaultPreemption registered for the pods it gates) frees n1;
+  // NodeResourcesFit's hint moves the preemptor, which now passes PreEnqueue. A gated pod is not
+  // backing off (upstream isPodBackingoff), so it goes straight to activeQ.
+  lister.remove_pod("default", "low");
+  sched->on_pod_delete(victim);
+  EXPECT_EQ(sched->queue().counts().gated, 0u);
+  EXPECT_EQ(sched->queue().where(*high), queue::QueueName::Active);
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].pod, "default/high");
+  EXPECT_EQ(client.binds()[0].node, "n1");
+}
+
+// An eviction that fails leaves nothing to move the preemptor: it is activated (upstream's
+// deferred Activate on a goroutine error).
+TEST_F(SchedulerTest, AsyncPreemptionFailureActivatesThePreemptor) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("low").UID("low").Node("n1").Priority(1).Req({{"cpu", "2"}}).Obj());
+  auto high = add_pod(MakePod().Name("high").UID("high").Priority(100).Req({{"cpu", "2"}}).Obj());
+  client.delete_error = framework::Status::error("boom");
+  // The eviction fails only once the cycle has requeued the pod (else the activation would find
+  // it in flight and it would go to backoffQ: upstream's ForceActivate of an in-flight pod).
+  client.hold_deletes();
+  ASSERT_TRUE(sched->schedule_one_if_pending());
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  ASSERT_TRUE(client.wait_for_delete_calls(1, 10s));
+  EXPECT_EQ(sched->queue().where(*high), queue::QueueName::Unschedulable);
+  client.release_deletes();
+  sched->wait_for_preemptions();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(sched->queue().where(*high), queue::QueueName::Active);
+  EXPECT_EQ(metrics.preemptionGoroutinesExecution->with({"error"}).value(), 1);
+}
+
+// With the gate off the preemption is synchronous: the victim is gone when the cycle returns,
+// DefaultPreemption never gates, registers no event, and the goroutine metrics are not registered.
+TEST_F(SchedulerTest, PreemptionWithoutAsyncGateEvictsInTheCycle) {
+  sched.reset();
+  config::Features f = config::features();
+  f.schedulerAsyncPreemption = false;
+  config::ScopedFeatures gates(f);
+  metrics::Registry reg;
+  metrics::SchedulerMetrics m(reg);
+  EXPECT_EQ(m.preemptionGoroutinesExecution, nullptr);
+  start(test_config());
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("low").UID("low").Node("n1").Priority(1).Req({{"cpu", "2"}}).Obj());
+  auto high = add_pod(MakePod().Name("high").UID("high").Priority(100).Req({{"cpu", "2"}}).Obj());
+  ASSERT_TRUE(sched->schedule_one_if_pending());
+  EXPECT_EQ(client.deletes(), (std::vector<std::string>{"default/low"}));
+  auto* dp = dynamic_cast<framework::PreEnqueuePlugin*>(sched->profile("default-scheduler")->plugin("DefaultPreemption").get());
+  ASSERT_NE(dp, nullptr);
+  EXPECT_TRUE(dp->pre_enqueue(*high).is_success());
+  EXPECT_TRUE(sched->profile("default-scheduler")->events_to_register().at("DefaultPreemption").empty());
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
 }
 
 TEST_F(SchedulerTest, RunLoopSchedulesInBackground) {

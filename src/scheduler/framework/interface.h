@@ -427,6 +427,15 @@ class Handle {
 
   // scheduler_preemption_victims: called once per preemption that evicted its victims.
   virtual void record_preemption_victims(std::size_t /*victims*/) {}
+  // scheduler_preemption_goroutines_{duration_seconds,execution_total}{result="success|error"}:
+  // one asynchronous preemption finished (SchedulerAsyncPreemption).
+  virtual void record_preemption_goroutine(std::string_view /*result*/, double /*seconds*/) {}
+  // Moves the pods from backoffQ or unschedulablePods to activeQ (upstream Handle.Activate); a
+  // pod in flight is moved when its attempt ends. Callable from any thread.
+  virtual void activate(const std::vector<PodPtr>& /*pods*/) {}
+  // Runs `fn` off the calling thread (upstream: a goroutine); the handle's owner waits for it
+  // before it stops. A handle that cannot run work in the background runs it at once.
+  virtual void run_async(std::function<void()> fn) { fn(); }
 
   // The scheduler's extenders, in call order (preemption lets them veto candidates).
   virtual const std::vector<std::shared_ptr<Extender>>& extenders() const {

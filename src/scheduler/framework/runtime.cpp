@@ -260,7 +260,7 @@ class Framework::WaitingPodImpl final : public WaitingPod {
 
 // ---------------------------------------------------------------- construction
 
-Framework::~Framework() = default;
+Framework::~Framework() { async_.wait(); }
 
 util::Result<std::unique_ptr<Framework>> Framework::create(const config::KubeSchedulerProfile& profile,
                                                            const Registry& registry, FrameworkDeps deps) {

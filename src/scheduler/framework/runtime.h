@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "scheduler/config/types.h"
+#include "scheduler/framework/async_tasks.h"
 #include "scheduler/framework/evaluation_counter.h"
 #include "scheduler/framework/filter_durations.h"
 #include "scheduler/framework/interface.h"
@@ -62,6 +63,9 @@ struct FrameworkDeps {
   bool quick_rejection = true;
   // scheduler_preemption_victims (Handle::record_preemption_victims).
   std::function<void(std::size_t victims)> preemption_victims_observer;
+  // Handle::record_preemption_goroutine and Handle::activate.
+  std::function<void(std::string_view result, double seconds)> preemption_goroutine_observer;
+  std::function<void(const std::vector<PodPtr>& pods)> activate;
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
   dra::Manager* dra = nullptr;                       // Handle::dra_manager()
 };
@@ -203,6 +207,16 @@ class Framework final : public Handle {
   void record_preemption_victims(std::size_t victims) override {
     if (deps_.preemption_victims_observer) deps_.preemption_victims_observer(victims);
   }
+  void record_preemption_goroutine(std::string_view result, double seconds) override {
+    if (deps_.preemption_goroutine_observer) deps_.preemption_goroutine_observer(result, seconds);
+  }
+  void activate(const std::vector<PodPtr>& pods) override {
+    if (deps_.activate) deps_.activate(pods);
+  }
+  void run_async(std::function<void()> fn) override { async_.run(std::move(fn)); }
+  // Waits for the work plugins started with run_async (the scheduler's stop, before the queue and
+  // the client go away).
+  void wait_for_async() { async_.wait(); }
   std::shared_ptr<WaitingPod> get_waiting_pod(std::string_view uid) override;
   void iterate_over_waiting_pods(const std::function<void(WaitingPod&)>& fn) override;
   void reject_waiting_pod(std::string_view uid) override;
@@ -252,6 +266,8 @@ class Framework final : public Handle {
 
   mutable std::mutex waiting_mu_;
   std::map<std::string, std::shared_ptr<WaitingPodImpl>, std::less<>> waiting_pods_;
+  // Last, so that it is destroyed first: its tasks use the plugins and deps_.
+  AsyncTasks async_;
 };
 
 }  // namespace ksched::scheduler::framework
