@@ -48,9 +48,33 @@ void BindingCycle::run(std::vector<BindingJob>& jobs) {
   }
 }
 
+Status BindingCycle::nominate_for_expectation(BindingJob& job) {
+  framework::Framework& fwk = *job.fwk;
+  const api::Pod& assumed = job.assumed_info->pod();
+  const std::string& node = job.result.suggestedHost;
+  const auto t = deps_.clock->now();
+  Status pf = fwk.run_pre_bind_pre_flights(*job.state, assumed, node);
+  observe("PreBindPreFlight", pf, fwk, t);
+  // Unschedulable is not a pre-flight answer: like an error, it fails the binding cycle.
+  if (pf.code() == framework::Code::Error || pf.is_rejected()) return pf;
+  // Only when PreBind will work or Permit will wait: otherwise the pod is bound right away, and
+  // the patch would only cost a request. Others (the cluster autoscaler) then see where it goes.
+  if ((pf.is_success() || fwk.will_wait_on_permit(assumed)) && assumed.status.nominatedNodeName != node) {
+    if (Status s = deps_.client->patch_pod_status(assumed, std::nullopt, node); !s.is_success()) {
+      // Not critical enough to stop the binding cycle.
+      log::error("Failed to update the nominated node name in the binding cycle",
+                 {{"pod", api::key_of(assumed)}, {"nominatedNodeName", node}, {"err", s.message()}});
+    }
+  }
+  return {};
+}
+
 Status BindingCycle::prologue(BindingJob& job) {
   framework::Framework& fwk = *job.fwk;
   const api::Pod& assumed = job.assumed_info->pod();
+  if (deps_.nominated_node_name_for_expectation) {
+    if (Status s = nominate_for_expectation(job); !s.is_success()) return s;
+  }
   auto t = deps_.clock->now();
   Status s = fwk.wait_on_permit(assumed);
   if (!s.is_success()) {

@@ -1,5 +1,6 @@
 #include "scheduler/scheduler.h"
 
+#include "scheduler/config/features.h"
 #include "scheduler/extender.h"
 #include "scheduler/framework/parallelizer.h"
 #include "util/thread.h"
@@ -88,6 +89,7 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
                  std::chrono::steady_clock::time_point start) {
             handle_scheduling_failure(fwk, pinfo, status, fit, nominating, start);
           },
+      .nominated_node_name_for_expectation = config::features().nominatedNodeNameForExpectation,
   });
   binding_pool_ = std::make_unique<BindingPool>(
       opts_.binding_workers, [c = binding_cycle_.get()](std::vector<BindingJob>& jobs) { c->run(jobs); });

@@ -491,6 +491,78 @@ TEST_F(SchedulerTest, APodWaitingOnPermitHoldsUpNoOtherBinding) {
   EXPECT_EQ(client.binds().back().pod, "default/gated");
 }
 
+// NominatedNodeNameForExpectation (beta, on in v1.35): a pod that will wait on Permit gets its
+// node as status.nominatedNodeName before the wait; a pod bound right away gets no such patch.
+TEST_F(SchedulerTest, NominatedNodeNameIsSetBeforeAPermitWait) {
+  start_with_plugin("Gate", std::make_shared<GatePermitPlugin>(), &config::Plugins::permit);
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("gated").UID("uid-gated").Priority(10).Obj());
+  add_pod(MakePod().Name("a").Obj());
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(sched->schedule_one_if_pending());
+  ASSERT_TRUE(client.wait_for_binds(1, 10s));
+  auto waiting = sched->profile("default-scheduler")->get_waiting_pod("uid-gated");
+  ASSERT_TRUE(waiting);
+  waiting->allow("Gate");
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  ASSERT_EQ(client.binds().size(), 2u);
+  std::vector<std::string> nominated;
+  for (const auto& p : client.patches())
+    if (p.nominatedNodeName) nominated.push_back(p.pod + "=" + *p.nominatedNodeName);
+  EXPECT_EQ(nominated, (std::vector<std::string>{"default/gated=n1"}));
+}
+
+TEST_F(SchedulerTest, WithoutNominatedNodeNameForExpectationAPermitWaitSetsNoNomination) {
+  config::Features f = config::features();
+  f.nominatedNodeNameForExpectation = false;
+  config::ScopedFeatures gates(f);
+  start_with_plugin("Gate", std::make_shared<GatePermitPlugin>(), &config::Plugins::permit);
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("gated").UID("uid-gated").Obj());
+  ASSERT_TRUE(sched->schedule_one_if_pending());
+  auto waiting = sched->profile("default-scheduler")->get_waiting_pod("uid-gated");
+  ASSERT_TRUE(waiting);
+  waiting->allow("Gate");
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_TRUE(client.patches().empty());
+}
+
+// A PreBind plugin with a configurable pre-flight answer.
+class PreFlightPlugin final : public framework::PreBindPlugin {
+ public:
+  std::string_view name() const override { return "PreFlight"; }
+  framework::Status pre_bind(framework::CycleState&, const api::Pod&, const std::string&) override { return {}; }
+  framework::Status pre_bind_pre_flight(const framework::CycleState&, const api::Pod&, const std::string&) override {
+    return answer;
+  }
+  framework::Status answer;
+};
+
+// A PreBind plugin that will work (pre-flight Success) also calls for the nomination; one whose
+// pre-flight answers what it may not (Unschedulable) fails the binding cycle with upstream's error.
+TEST_F(SchedulerTest, PreBindPreFlightDecidesTheNominationAndCanFailTheBinding) {
+  auto plugin = std::make_shared<PreFlightPlugin>();
+  start_with_plugin("PreFlight", plugin, &config::Plugins::preBind);
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("works").Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  ASSERT_EQ(client.patches().size(), 1u);
+  EXPECT_EQ(client.patches()[0].pod, "default/works");
+  EXPECT_EQ(client.patches()[0].nominatedNodeName, std::optional<std::string>("n1"));
+
+  plugin->answer = framework::Status::unschedulable("no");
+  auto bad = add_pod(MakePod().Name("bad").Obj());
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(client.binds().size(), 1u);
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].note,
+            "PreBindPreFlight PreFlight returned \"Unschedulable\", which is "
+            "unsupported. It is supposed to return Success, Skip, or Error status");
+  EXPECT_EQ(sched->queue().where(*bad), queue::QueueName::Backoff);
+}
+
 TEST_F(SchedulerTest, PodsToActivateMovesPodsToActiveQueue) {
   auto activator = std::make_shared<ActivatorPlugin>();
   start_with_plugin("Activator", activator, &config::Plugins::reserve);

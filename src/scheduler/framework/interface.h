@@ -251,6 +251,13 @@ class PreBindPlugin : public virtual Plugin {
   // may the scheduler run the pod's binding cycle in a batch with others (one slow PreBind would
   // hold up the whole batch).
   virtual bool pre_bind_is_quick(const CycleState& /*state*/, const api::Pod& /*pod*/) const { return false; }
+  // Upstream PreBindPreFlight, before Permit's wait and PreBind: Success when pre_bind will do
+  // something for the pod on that node, Skip when it will not, Error otherwise (no other code).
+  // The binding cycle sets status.nominatedNodeName only when some plugin will work
+  // (NominatedNodeNameForExpectation). By default: Skip exactly when pre_bind is quick.
+  virtual Status pre_bind_pre_flight(const CycleState& state, const api::Pod& pod, const std::string& /*node_name*/) {
+    return pre_bind_is_quick(state, pod) ? Status::skip() : Status();
+  }
 };
 
 // One pod's binding, as the Bind plugins get it: the pod of a binding cycle and its node.

@@ -180,6 +180,11 @@ class Framework final : public Handle {
   // Wait status: the pod is parked as a waiting pod; call wait_on_permit from the binding thread.
   Status run_permit_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
   Status wait_on_permit(const api::Pod& pod);
+  // Whether the pod is parked as a waiting pod (Permit said Wait; upstream WillWaitOnPermit).
+  bool will_wait_on_permit(const api::Pod& pod) { return get_waiting_pod(pod.metadata.uid) != nullptr; }
+  // Upstream RunPreBindPreFlights: Success when some PreBind plugin's pre-flight says Success,
+  // Skip when all say Skip, an Error naming the plugin on an error or an unsupported code.
+  Status run_pre_bind_pre_flights(CycleState& state, const api::Pod& pod, const std::string& node_name);
   Status run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
   // Binds each item through the Bind plugins in order (upstream RunBindPlugins): a plugin's
   // bind_all gets the items the plugins before it skipped. Skip when every plugin skipped.
