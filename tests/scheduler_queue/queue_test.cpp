@@ -64,10 +64,20 @@ class RecordingMetrics final : public QueueMetricsRecorder {
     std::lock_guard l(mu);
     reasons[std::string(pl)] += d;
   }
+  void in_flight_events(std::string_view e, int d) override {
+    std::lock_guard l(mu);
+    in_flight[std::string(e)] += d;
+  }
+  void queueing_hint(std::string_view pl, std::string_view e, std::string_view hint, double) override {
+    std::lock_guard l(mu);
+    hints.push_back(std::string(pl) + "/" + std::string(e) + "/" + std::string(hint));
+  }
   std::mutex mu;
   std::map<std::string, int> incoming;
   std::map<std::string, std::int64_t> pending;
   std::map<std::string, int> reasons;
+  std::map<std::string, int> in_flight;
+  std::vector<std::string> hints;
 };
 
 ClusterEvent node_add() { return make_event(EventResource::Node, framework::kAdd, "NodeAdd"); }
@@ -577,6 +587,26 @@ TEST_F(QueueTest, AssignedPodAddMovesPodsWhoseHintSaysQueue) {
   q->move_all_to_active_or_backoff_queue(event_assigned_pod_add(), nullptr, assigned);
   EXPECT_EQ(q->where(*want), QueueName::Backoff);
   EXPECT_EQ(q->where(*plain), QueueName::Unschedulable);  // no term matches the assigned pod
+}
+
+// scheduler_inflight_events counts the in-flight pods ("PodPopped") and the events kept for them;
+// scheduler_queueing_hint_execution_duration_seconds is labelled with the hint's answer.
+TEST_F(QueueTest, InFlightEventsAndQueueingHintMetrics) {
+  auto q = make_queue();
+  q->add(make_pod("a"));
+  auto p = pop_and_fail(*q, "NodeFit");
+  EXPECT_EQ(metrics.in_flight["PodPopped"], 1);
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("bad"));
+  EXPECT_EQ(metrics.in_flight["NodeAdd"], 1);
+  // The failed pod replays the event: NodeFit's hint says QueueSkip for "bad".
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(p, q->scheduling_cycle()).ok());
+  EXPECT_EQ(metrics.in_flight["PodPopped"], 0);
+  EXPECT_EQ(metrics.in_flight["NodeAdd"], 0);
+  EXPECT_EQ(metrics.hints, (std::vector<std::string>{"NodeFit/NodeAdd/QueueSkip"}));
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+  EXPECT_EQ(metrics.hints.back(), "NodeFit/NodeAdd/Queue");
+  // No pod in flight: nothing is kept.
+  EXPECT_EQ(metrics.in_flight["NodeAdd"], 0);
 }
 
 TEST_F(QueueTest, NominatorTracksNominatedPods) {

@@ -25,6 +25,9 @@ std::set<std::string> rejectors_of(const QueuedPodInfo& p) {
   return r;
 }
 
+// scheduler_inflight_events' label for the in-flight pods themselves (metrics.PodPoppedInFlightEvent).
+constexpr std::string_view kPodPoppedInFlightEvent = "PodPopped";
+
 const char* queue_label(QueueName q) {
   switch (q) {
     case QueueName::Active:
@@ -266,8 +269,13 @@ PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const Queue
     for (const auto& reg : regs->second) {
       if (!reg.event.match(e)) continue;
       // A registration without a hint means "Queue".
+      const auto start = opts_.metrics ? clock_.now() : util::Clock::time_point{};
       const framework::QueueingHint hint =
           reg.hint ? reg.hint(p.pod(), old_obj, new_obj) : framework::QueueingHint::Queue;
+      if (opts_.metrics) {
+        opts_.metrics->queueing_hint(plugin, e.label, hint == framework::QueueingHint::Skip ? "QueueSkip" : "Queue",
+                                     std::chrono::duration<double>(clock_.now() - start).count());
+      }
       if (hint == framework::QueueingHint::Skip) continue;
       // Queue from a plugin that returned Pending means retry right away.
       if (p.pendingPlugins.count(plugin)) return Strategy::Immediately;
@@ -343,13 +351,17 @@ void PriorityQueue::record_event_if_any_in_flight_locked(const ClusterEvent& e, 
                                                          const std::shared_ptr<const void>& n) {
   if (in_flight_pods_.empty()) return;
   in_flight_events_.push_back(InFlightEvent{e, o, n});
+  if (opts_.metrics) opts_.metrics->in_flight_events(e.label, 1);
 }
 
 bool PriorityQueue::record_events_if_pod_in_flight_locked(const api::Pod& pod, const std::vector<ClusterEvent>& events,
                                                           const std::shared_ptr<const void>& o,
                                                           const std::shared_ptr<const void>& n) {
   if (!in_flight_pods_.count(pod.metadata.uid)) return false;
-  for (const auto& e : events) in_flight_events_.push_back(InFlightEvent{e, o, n});
+  for (const auto& e : events) {
+    in_flight_events_.push_back(InFlightEvent{e, o, n});
+    if (opts_.metrics) opts_.metrics->in_flight_events(e.label, 1);
+  }
   return true;
 }
 
@@ -358,8 +370,12 @@ void PriorityQueue::done_locked(const std::string& uid) {
   if (it == in_flight_pods_.end()) return;
   in_flight_events_.erase(it->second);
   in_flight_pods_.erase(it);
+  if (opts_.metrics) opts_.metrics->in_flight_events(kPodPoppedInFlightEvent, -1);
   // Events older than the oldest pod still in flight can no longer matter to anyone.
-  while (!in_flight_events_.empty() && std::holds_alternative<InFlightEvent>(in_flight_events_.front())) {
+  while (!in_flight_events_.empty()) {
+    const auto* ev = std::get_if<InFlightEvent>(&in_flight_events_.front());
+    if (ev == nullptr) break;
+    if (opts_.metrics) opts_.metrics->in_flight_events(ev->event.label, -1);
     in_flight_events_.pop_front();
   }
 }
@@ -490,6 +506,7 @@ QueuedPodInfoPtr PriorityQueue::pop_locked() {
   scheduling_cycle_++;
   in_flight_pods_[p->pod().metadata.uid] =
       in_flight_events_.insert(in_flight_events_.end(), InFlightPodMarker{p->pod().metadata.uid});
+  if (opts_.metrics) opts_.metrics->in_flight_events(kPodPoppedInFlightEvent, 1);
   // The rejectors are counted until the pod is retried; the new attempt records its own.
   unschedulable_reason_locked(*p, -1);
   p->unschedulablePlugins.clear();

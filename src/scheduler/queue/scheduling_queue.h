@@ -50,6 +50,12 @@ class QueueMetricsRecorder {
   virtual void pending_pods(std::string_view /*queue*/, std::int64_t /*value*/) {}
   // scheduler_unschedulable_pods{plugin, profile} += delta
   virtual void unschedulable_reason(std::string_view /*plugin*/, std::string_view /*profile*/, int /*delta*/) {}
+  // scheduler_inflight_events{event} += delta: the cluster events kept for pods in flight, and the
+  // in-flight pods themselves ("PodPopped").
+  virtual void in_flight_events(std::string_view /*event*/, int /*delta*/) {}
+  // scheduler_queueing_hint_execution_duration_seconds{plugin, event, hint="Queue|QueueSkip"}
+  virtual void queueing_hint(std::string_view /*plugin*/, std::string_view /*event*/, std::string_view /*hint*/,
+                             double /*seconds*/) {}
 };
 
 // plugin name -> the events it registered (with hints).
