@@ -48,9 +48,33 @@ void BindingCycle::run(std::vector<BindingJob>& jobs) {
   }
 }
 
+Status BindingCycle::nominate_for_expectation(BindingJob& job) {
+  framework::Framework& fwk = *job.fwk;
+  const api::Pod& assumed = job.assumed_info->pod();
+  const std::string& node = job.result.suggestedHost;
+  const auto t = deps_.clock->now();
+  Status pf = fwk.run_pre_bind_pre_flights(*job.state, assumed, node);
+  observe("PreBindPreFlight", pf, fwk, t);
+  // Unschedulable is not a pre-flight answer: like an error, it fails the binding cycle.
+  if (pf.code() == framework::Code::Error || pf.is_rejected()) return pf;
+  // Only when PreBind will work or Permit will wait: otherwise the pod is bound right away, and
+  // the patch would only cost a request. Others (the cluster autoscaler) then see where it goes.
+  if ((pf.is_success() || fwk.will_wait_on_permit(assumed)) && assumed.status.nominatedNodeName != node) {
+    if (Status s = deps_.client->patch_pod_status(assumed, std::nullopt, node); !s.is_success()) {
+      // Not critical enough to stop the binding cycle.
+      log::error("Failed to update the nominated node name in the binding cycle",
+                 {{"pod", api::key_of(assumed)}, {"nominatedNodeName", node}, {"err", s.message()}});
+    }
+  }
+  return {};
+}
+
 Status BindingCycle::prologue(BindingJob& job) {
   framework::Framework& fwk = *job.fwk;
   const api::Pod& assumed = job.assumed_info->pod();
+  if (deps_.nominated_node_name_for_expectation) {
+    if (Status s = nominate_for_expectation(job); !s.is_success()) return s;
+  }
   auto t = deps_.clock->now();
   Status s = fwk.wait_on_permit(assumed);
   if (!s.is_success()) {
@@ -115,21 +139,26 @@ void BindingCycle::finish(BindingJob& job, const Status& s) {
     std::optional<framework::FitError> fit;
     if (s.is_rejected()) fit = framework::FitError::on_node(assumed, node, s);
     job.fwk->run_reserve_plugins_unreserve(*job.state, *assumed, node);
+    bool move_others_after_requeue = false;
+    const framework::PodPtr forgotten = assumed;  // the requeue may replace the queued pod's info
     if (auto fr = deps_.cache->forget_pod(*assumed); !fr.ok()) {
       log::error("scheduler cache ForgetPod failed", {{"err", fr.error()}});
-    } else {
+    } else if (s.is_rejected()) {
       // Forgetting frees what the assumed pod held, like a delete of an assigned pod. A pod that
-      // was rejected stays out of that move: it would only fail again for the same reason.
-      std::string uid = assumed->metadata.uid;
-      if (s.is_rejected()) {
-        deps_.queue->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr,
-                                                    [uid](const api::Pod& p) { return p.metadata.uid != uid; });
-      } else {
-        deps_.queue->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr);
-      }
+      // was rejected (Permit) stays out of that move: it would only fail again for the same reason.
+      // It is still in flight, so the move comes after its requeue, as upstream defers it: else
+      // the event would be recorded for it and move it to backoffQ anyway.
+      move_others_after_requeue = true;
+    } else {
+      deps_.queue->move_all_to_active_or_backoff_queue(queue::event_assigned_pod_delete(), assumed, nullptr);
     }
     deps_.on_failure(*job.fwk, job.assumed_info, fit ? Status(s.code(), fit->error()) : s, fit,
                      framework::NominatingInfo::cleared(), job.start);
+    if (move_others_after_requeue) {
+      deps_.queue->move_all_to_active_or_backoff_queue(
+          queue::event_assigned_pod_delete(), forgotten, nullptr,
+          [uid = forgotten->metadata.uid](const api::Pod& p) { return p.metadata.uid != uid; });
+    }
   }
   deps_.metrics->binding_ended();
 }

@@ -41,6 +41,9 @@ class BindingCycle {
     util::Clock* clock = nullptr;
     metrics::SchedulerRecorder* metrics = nullptr;
     FailureHandlerFn on_failure;
+    // NominatedNodeNameForExpectation (KEP-5278): before Permit's wait, status.nominatedNodeName
+    // is set to the chosen node when a PreBind plugin will work or the pod waits on Permit.
+    bool nominated_node_name_for_expectation = true;
   };
   explicit BindingCycle(Deps deps) : deps_(std::move(deps)) {}
 
@@ -50,7 +53,9 @@ class BindingCycle {
   bool extender_binds() const;
 
  private:
-  framework::Status prologue(BindingJob& job);  // WaitOnPermit, PreBind
+  framework::Status prologue(BindingJob& job);  // PreBind pre-flights, WaitOnPermit, PreBind
+  // The pre-flights, and the nomination they call for (upstream's start of bindingCycle).
+  framework::Status nominate_for_expectation(BindingJob& job);
   // After Bind (`bound`): FinishBinding, the Scheduled event, metrics, PostBind.
   framework::Status epilogue(BindingJob& job, framework::Status bound);
   // Activates the pods plugins asked for, or undoes the assumption and requeues the pod.

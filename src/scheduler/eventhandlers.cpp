@@ -1,4 +1,4 @@
-// Informer event handlers (upstream pkg/scheduler/eventhandlers.go, v1.32 with queueing hints):
+// Informer event handlers (upstream pkg/scheduler/eventhandlers.go, v1.35: queueing hints are GA):
 // assigned pods and nodes feed the cache, unassigned pods of our profiles feed the queue, and
 // every change that may help a rejected pod becomes a queue move with the matching ClusterEvent.
 #include <string>
@@ -8,9 +8,6 @@
 #include "scheduler/config/features.h"
 #include "scheduler/eventhandlers.h"
 #include "scheduler/framework/plugin_helper.h"
-#include "scheduler/plugins/nodename/nodename.h"
-#include "scheduler/plugins/noderesources/fit.h"
-#include "scheduler/plugins/nodeports/nodeports.h"
 #include "scheduler/queue/events.h"
 #include "scheduler/scheduler.h"
 #include "util/log.h"
@@ -54,9 +51,9 @@ std::vector<ClusterEvent> node_scheduling_property_change(const api::Node& new_n
 }
 
 void Scheduler::requeue_on(const ClusterEvent& e, std::shared_ptr<const void> old_obj,
-                           std::shared_ptr<const void> new_obj, const queue::PreEnqueueCheck& pre_check) {
+                           std::shared_ptr<const void> new_obj) {
   const auto start = clock_->now();
-  queue_->move_all_to_active_or_backoff_queue(e, std::move(old_obj), std::move(new_obj), pre_check);
+  queue_->move_all_to_active_or_backoff_queue(e, std::move(old_obj), std::move(new_obj));
   metrics_->set().eventHandlingDuration.with({e.label}).observe(metrics::seconds_since(start, clock_->now()));
 }
 
@@ -120,11 +117,7 @@ void Scheduler::add_pod_to_cache(const framework::PodPtr& pod) {
   if (auto r = cache_->add_pod(pod); !r.ok()) {
     log::error("Scheduler cache AddPod failed", {{"pod", api::key_of(*pod)}, {"err", r.error()}});
   }
-  if (opts_.queueing_hints) {
-    requeue_on(queue::event_assigned_pod_add(), nullptr, pod);
-  } else {
-    queue_->assigned_pod_added(pod);
-  }
+  requeue_on(queue::event_assigned_pod_add(), nullptr, pod);
 }
 
 void Scheduler::update_pod_in_cache(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod) {
@@ -137,13 +130,7 @@ void Scheduler::update_pod_in_cache(const framework::PodPtr& old_pod, const fram
   if (auto r = cache_->update_pod(old_pod, new_pod); !r.ok()) {
     log::error("Scheduler cache UpdatePod failed", {{"pod", api::key_of(*old_pod)}, {"err", r.error()}});
   }
-  for (const auto& e : queue::pod_scheduling_property_change(*new_pod, *old_pod)) {
-    if (opts_.queueing_hints) {
-      requeue_on(e, old_pod, new_pod);
-    } else {
-      queue_->assigned_pod_updated(old_pod, new_pod, e);
-    }
-  }
+  for (const auto& e : queue::pod_scheduling_property_change(*new_pod, *old_pod)) requeue_on(e, old_pod, new_pod);
 }
 
 void Scheduler::delete_pod_from_cache(const framework::PodPtr& pod) {
@@ -181,34 +168,16 @@ void Scheduler::delete_pod_from_queue(const framework::PodPtr& pod) {
 
 // ---------------------------------------------------------------- nodes
 
-queue::PreEnqueueCheck Scheduler::pre_check_for_node(const framework::NodeInfoPtr& node_info) const {
-  // Queueing hints replace this check (upstream skips it when they are on).
-  if (opts_.queueing_hints || !node_info || node_info->node() == nullptr) return {};
-  // Upstream AdmissionCheck (resources, required node affinity, node name, host ports), then the
-  // NoSchedule taints. Preemption is not considered: a pod it would help is requeued eventually.
-  return [node_info](const api::Pod& pod) {
-    const api::Node& node = *node_info->node();
-    if (!plugins::noderesources::fits(pod, *node_info).empty()) return false;
-    if (!framework::required_node_affinity_matches(pod, node)) return false;
-    if (!plugins::nodename::fits(pod, node)) return false;
-    if (!plugins::nodeports::fits(pod, *node_info)) return false;
-    return framework::find_matching_untolerated_taint(node.spec.taints, pod.spec.tolerations, [](const api::Taint& t) {
-             return t.effect == framework::kTaintEffectNoSchedule;
-           }) == nullptr;
-  };
-}
-
 void Scheduler::on_node_add(const framework::NodePtr& node) {
   log::V(3).info("Add event for node", {{"node", node->metadata.name}});
-  auto info = cache_->add_node(node);
-  requeue_on(ev(EventResource::Node, framework::kAdd, "NodeAdd"), nullptr, node, pre_check_for_node(info));
+  cache_->add_node(node);
+  requeue_on(ev(EventResource::Node, framework::kAdd, "NodeAdd"), nullptr, node);
 }
 
 void Scheduler::on_node_update(const framework::NodePtr& old_node, const framework::NodePtr& new_node) {
   log::V(4).info("Update event for node", {{"node", new_node->metadata.name}});
-  auto info = cache_->update_node(old_node, new_node);
-  const auto pre_check = pre_check_for_node(info);
-  for (const auto& e : node_scheduling_property_change(*new_node, *old_node)) requeue_on(e, old_node, new_node, pre_check);
+  cache_->update_node(old_node, new_node);
+  for (const auto& e : node_scheduling_property_change(*new_node, *old_node)) requeue_on(e, old_node, new_node);
 }
 
 void Scheduler::on_node_delete(const framework::NodePtr& node) {

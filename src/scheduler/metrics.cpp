@@ -1,5 +1,7 @@
 #include "scheduler/metrics.h"
 
+#include "scheduler/config/features.h"
+
 namespace ksched::scheduler::metrics {
 
 SchedulerMetrics::SchedulerMetrics(Registry& r)
@@ -58,16 +60,31 @@ SchedulerMetrics::SchedulerMetrics(Registry& r)
       goroutines(r.gauge("scheduler_goroutines",
                          "Number of running goroutines split by the work they do such as binding.", Stability::Alpha,
                          {"operation"})),
-      cacheSize(r.gauge("scheduler_scheduler_cache_size",
+      cacheSize(r.gauge("scheduler_cache_size",
                         "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.", Stability::Alpha,
                         {"type"})),
+      inFlightEvents(r.gauge("scheduler_inflight_events", "Number of events currently tracked in the scheduling queue.",
+                             Stability::Alpha, {"event"})),
+      queueingHintExecutionDuration(r.histogram("scheduler_queueing_hint_execution_duration_seconds",
+                                                "Duration for running a queueing hint function of a plugin.",
+                                                Stability::Alpha, {"plugin", "event", "hint"},
+                                                exponential_buckets(0.00001, 1.5, 20))),
       batchAttempts(r.counter("scheduler_batch_attempts_total", "Counts of results when we attempt to use batching.",
                               Stability::Alpha, {"profile", "result"})),
       batchCacheFlushed(r.counter("scheduler_batch_cache_flushed_total", "Counts of cache flushes by reason.",
                                   Stability::Alpha, {"profile", "reason"})),
       batchRescoreAttempts(r.counter("scheduler_batch_rescore_attempts_total",
                                      "Counts of rescore attempts during opportunistic batching.", Stability::Alpha,
-                                     {"profile"})) {}
+                                     {"profile"})) {
+  if (config::features().schedulerAsyncPreemption) {
+    preemptionGoroutinesDuration = &r.histogram("scheduler_preemption_goroutines_duration_seconds",
+                                                "Duration in seconds for running goroutines for the preemption.",
+                                                Stability::Alpha, {"result"}, exponential_buckets(0.01, 2, 20));
+    preemptionGoroutinesExecution = &r.counter("scheduler_preemption_goroutines_execution_total",
+                                               "Number of preemption goroutines executed.", Stability::Alpha,
+                                               {"result"});
+  }
+}
 
 SchedulerRecorder::SchedulerRecorder(SchedulerMetrics* given)
     : own_registry_(given ? nullptr : std::make_unique<Registry>()),

@@ -54,10 +54,15 @@ struct SchedulerMetrics {
   Histogram& eventHandlingDuration;          // scheduler_event_handling_duration_seconds{event}
   Histogram& permitWaitDuration;             // scheduler_permit_wait_duration_seconds{result}
   Gauge& goroutines;                         // scheduler_goroutines{operation}
-  Gauge& cacheSize;                          // scheduler_scheduler_cache_size{type}
+  Gauge& cacheSize;                          // scheduler_cache_size{type}
+  Gauge& inFlightEvents;                     // scheduler_inflight_events{event}
+  Histogram& queueingHintExecutionDuration;  // scheduler_queueing_hint_execution_duration_seconds{plugin,event,hint}
   Counter& batchAttempts;                     // scheduler_batch_attempts_total{profile,result}
   Counter& batchCacheFlushed;                 // scheduler_batch_cache_flushed_total{profile,reason}
   Counter& batchRescoreAttempts;              // scheduler_batch_rescore_attempts_total{profile}
+  // Registered only with SchedulerAsyncPreemption on, as upstream (null otherwise).
+  Histogram* preemptionGoroutinesDuration = nullptr;  // scheduler_preemption_goroutines_duration_seconds{result}
+  Counter* preemptionGoroutinesExecution = nullptr;   // scheduler_preemption_goroutines_execution_total{result}
 
   // "1".."14", "15+" for the sli histogram.
   static std::string attempts_label(int attempts);
@@ -75,6 +80,10 @@ class QueueMetricsAdapter final : public queue::QueueMetricsRecorder {
   }
   void unschedulable_reason(std::string_view plugin, std::string_view profile, int delta) override {
     m_.unschedulablePods.with({plugin, profile}).add(delta);
+  }
+  void in_flight_events(std::string_view event, int delta) override { m_.inFlightEvents.with({event}).add(delta); }
+  void queueing_hint(std::string_view plugin, std::string_view event, std::string_view hint, double seconds) override {
+    m_.queueingHintExecutionDuration.with({plugin, event, hint}).observe(seconds);
   }
 
  private:
@@ -113,7 +122,7 @@ class SchedulerRecorder {
   // scheduler_goroutines{operation="binding"}: binding cycles under way.
   void binding_started() { goroutines_.with({kBinding}).inc(); }
   void binding_ended() { goroutines_.with({kBinding}).dec(); }
-  // scheduler_scheduler_cache_size{type}.
+  // scheduler_cache_size{type}.
   void cache_size(std::int64_t nodes, std::int64_t pods, std::int64_t assumed_pods) {
     cache_size_.with({kNodes}).set(static_cast<double>(nodes));
     cache_size_.with({kPods}).set(static_cast<double>(pods));

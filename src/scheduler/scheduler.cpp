@@ -1,5 +1,6 @@
 #include "scheduler/scheduler.h"
 
+#include "scheduler/config/features.h"
 #include "scheduler/extender.h"
 #include "scheduler/framework/parallelizer.h"
 #include "util/thread.h"
@@ -88,6 +89,7 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
                  std::chrono::steady_clock::time_point start) {
             handle_scheduling_failure(fwk, pinfo, status, fit, nominating, start);
           },
+      .nominated_node_name_for_expectation = config::features().nominatedNodeNameForExpectation,
   });
   binding_pool_ = std::make_unique<BindingPool>(
       opts_.binding_workers, [c = binding_cycle_.get()](std::vector<BindingJob>& jobs) { c->run(jobs); });
@@ -128,6 +130,14 @@ util::Result<void> Scheduler::init_profiles(const config::KubeSchedulerConfigura
     deps.plugin_duration_bounds = m.pluginExecutionDuration.bounds();  // Filter's: flushed by the collector
     deps.filter_timing_stride = opts_.filter_timing_stride;
     deps.preemption_victims_observer = [&m](std::size_t victims) { m.preemptionVictims.get().observe(double(victims)); };
+    deps.preemption_goroutine_observer = [&m](std::string_view result, double seconds) {
+      if (m.preemptionGoroutinesDuration) m.preemptionGoroutinesDuration->with({result}).observe(seconds);
+      if (m.preemptionGoroutinesExecution) m.preemptionGoroutinesExecution->with({result}).inc();
+    };
+    // The queue is built after the profiles; asynchronous preemptions start only once pods are popped.
+    deps.activate = [this](const std::vector<framework::PodPtr>& pods) {
+      if (queue_) queue_->activate(pods);
+    };
     auto fwk = framework::Framework::create(prof, registry, deps);
     if (!fwk.ok()) {
       return util::make_error("initializing profile for scheduler name " + prof.schedulerName + ": " + fwk.error());
@@ -167,7 +177,6 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
   qo.pod_initial_backoff = std::chrono::seconds(cfg.podInitialBackoffSeconds);
   qo.pod_max_backoff = std::chrono::seconds(cfg.podMaxBackoffSeconds);
   qo.pod_max_in_unschedulable_pods_duration = opts_.pod_max_in_unschedulable_pods_duration;
-  qo.queueing_hints_enabled = opts_.queueing_hints;
   qo.pop_from_backoff_q = opts_.pop_from_backoff_q;
   framework::Framework* first = profiles_.begin()->second.get();
   qo.less = [first](const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) {
@@ -215,6 +224,8 @@ void Scheduler::run() {
 void Scheduler::stop() {
   if (queue_) queue_->close();
   if (sched_thread_.joinable()) sched_thread_.join();
+  // Asynchronous preemptions still evicting: they use the queue (activate) and the client.
+  wait_for_preemptions();
   // Binding workers may be parked in WaitOnPermit; release them instead of waiting for timeouts.
   for (auto& [name, fwk] : profiles_) {
     std::vector<std::string> uids;
@@ -227,5 +238,9 @@ void Scheduler::stop() {
 util::Result<void> Scheduler::refresh_snapshot() { return cache_->update_snapshot(*snapshot_); }
 
 bool Scheduler::wait_for_bindings(std::chrono::milliseconds timeout) { return binding_pool_->wait_idle(timeout); }
+
+void Scheduler::wait_for_preemptions() {
+  for (auto& [name, fwk] : profiles_) fwk->wait_for_async();
+}
 
 }  // namespace ksched::scheduler

@@ -59,7 +59,6 @@ std::vector<framework::ClusterEvent> node_scheduling_property_change(const api::
 
 struct SchedulerOptions {
   util::Clock* clock = &util::RealClock::instance();
-  bool queueing_hints = true;  // SchedulerQueueingHints (on in v1.32)
   bool pop_from_backoff_q = true;  // SchedulerPopFromBackoffQ (beta, on since v1.33)
   // Concurrent binding cycles (upstream: a goroutine each, unbounded). Their bind requests share
   // pipelined connections, so more at once make bigger batches: 32 cost 10 % less CPU per pod than
@@ -117,7 +116,7 @@ class Scheduler {
   // their rejectors registered, and those plugins' queueing hints over the old and new object)
   // to activeQ or backoffQ. Storage and CSI objects only do this.
   void requeue_on(const framework::ClusterEvent& e, std::shared_ptr<const void> old_obj,
-                  std::shared_ptr<const void> new_obj, const queue::PreEnqueueCheck& pre_check = {});
+                  std::shared_ptr<const void> new_obj);
 
   // ---- scheduling
   // One pod's scheduling cycle: blocks in Pop. Returns false once the queue is closed.
@@ -129,6 +128,8 @@ class Scheduler {
   void stop();
   // Blocks until no binding cycle is running (bounded by timeout). True when idle.
   bool wait_for_bindings(std::chrono::milliseconds timeout);
+  // Blocks until the asynchronous preemptions started so far have finished (tests, stop).
+  void wait_for_preemptions();
 
   // Brings the profiles' snapshot up to date with the cache, as a cycle does first. For tools that
   // run extension points outside the loop (explain): only while run() is not looping.
@@ -194,9 +195,6 @@ class Scheduler {
   void add_pod_to_queue(const framework::PodPtr& pod);
   void update_pod_in_queue(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod);
   void delete_pod_from_queue(const framework::PodPtr& pod);
-  // With SchedulerQueueingHints off: which unschedulable pods a node event may help (upstream
-  // preCheckForNode); empty (every pod) with hints on.
-  queue::PreEnqueueCheck pre_check_for_node(const framework::NodeInfoPtr& node_info) const;
 
   void observe(std::string_view point, const framework::Status& s, const framework::Framework& fwk,
                std::chrono::steady_clock::time_point since) {

@@ -6,9 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <map>
+#include <mutex>
 
 #include "api/policy.h"
+#include "scheduler/config/features.h"
 #include "scheduler/config/types.h"
 #include "scheduler/framework/preemption/preemption.h"
 #include "scheduler_testing/testing.h"
@@ -92,7 +95,13 @@ struct Env {
     return m;
   }
 
+  // PostFilter, then the asynchronous preparation it started (SchedulerAsyncPreemption).
   fw::Status post_filter(const api::Pod& pod, const fw::NodeToStatus& m, fw::PostFilterResult& result) {
+    auto st = post_filter_no_wait(pod, m, result);
+    handle.wait_for_async();
+    return st;
+  }
+  fw::Status post_filter_no_wait(const api::Pod& pod, const fw::NodeToStatus& m, fw::PostFilterResult& result) {
     handle.fake_lister().add_pod(std::make_shared<const api::Pod>(pod));
     fw::CycleState state;
     return plugin->post_filter(state, pod, m, result);
@@ -294,6 +303,8 @@ TEST(DefaultPreemptionPostFilter, PicksNodeAndPreparesCandidate) {
   EXPECT_EQ(client.deletes(), (std::vector<std::string>{"default/a2"}));
   auto patches = client.patches();
   ASSERT_EQ(patches.size(), 2u);
+  // Asynchronously (the default) the nominations are cleared first, then the victims evicted.
+  std::swap(patches[0], patches[1]);
   EXPECT_EQ(patches[0].pod, "default/a2");
   ASSERT_TRUE(patches[0].condition.has_value());
   EXPECT_EQ(patches[0].condition->type, "DisruptionTarget");
@@ -448,8 +459,13 @@ TEST(DefaultPreemptionPostFilter, WaitingVictimRejectedAndExistingConditionKept)
   EXPECT_EQ(env2.handle.fake_client().deletes(), (std::vector<std::string>{"default/v"}));
 }
 
+// Synchronous preemption (SchedulerAsyncPreemption off): a failed deletion fails PostFilter.
 TEST(DefaultPreemptionPostFilter, DeleteFailureIsError) {
+  config::Features f = config::features();
+  f.schedulerAsyncPreemption = false;
+  config::ScopedFeatures gates(f);
   Env env({running("v", "n1", 1, "4")}, {node4("n1")});
+  EXPECT_FALSE(env.plugin->evaluator().async_enabled());
   env.handle.fake_client().delete_error = fw::Status::error("boom");
   auto pod = MakePod().Name("pre").Priority(10).Req({{"cpu", "2"}}).Obj();
   fw::PostFilterResult result;
@@ -457,6 +473,119 @@ TEST(DefaultPreemptionPostFilter, DeleteFailureIsError) {
   EXPECT_EQ(st.code(), fw::Code::Error);
   EXPECT_EQ(st.message(), "preemption: boom");
   EXPECT_EQ(result.nominatingInfo.mode, fw::NominatingInfo::Mode::Noop);
+}
+
+// ---------------------------------------------------------------- asynchronous preemption
+
+// A preempt_pod stand-in whose calls wait, one by one, until the test lets them through.
+struct SteppedPreemption {
+  std::mutex mu;
+  std::condition_variable cv;
+  int calls = 0, allowed = 0;
+  std::vector<std::string> victims;
+  void install(pre::Evaluator& ev) {
+    ev.preempt_pod = [this](const pre::Candidate&, const api::Pod&, const api::Pod& victim) {
+      std::unique_lock l(mu);
+      victims.push_back(victim.metadata.name);
+      const int me = ++calls;
+      cv.notify_all();
+      cv.wait(l, [&] { return allowed >= me; });
+      return fw::Status();
+    };
+  }
+  void wait_for_call(int n) {
+    std::unique_lock l(mu);
+    cv.wait(l, [&] { return calls >= n; });
+  }
+  void allow(int n) {
+    std::lock_guard l(mu);
+    allowed = n;
+    cv.notify_all();
+  }
+};
+
+TEST(DefaultPreemptionAsync, PreEnqueueGatesThePreemptorUntilTheLastVictimsDeletionStarted) {
+  // Both victims on n1 must go for a 4-CPU preemptor.
+  auto v1 = running("v1", "n1", 1, "2", 10), v2 = running("v2", "n1", 2, "2", 20);
+  Env env({v1, v2}, {node4("n1")});
+  ASSERT_TRUE(env.plugin->evaluator().async_enabled());
+  for (const auto& v : {v1, v2}) env.handle.fake_lister().add_pod(std::make_shared<const api::Pod>(v));
+  SteppedPreemption steps;
+  steps.install(env.plugin->evaluator());
+  auto pod = MakePod().Name("pre").UID("pre-uid").Priority(10).Req({{"cpu", "4"}}).Obj();
+  EXPECT_TRUE(env.plugin->pre_enqueue(pod).is_success());
+
+  fw::PostFilterResult result;
+  // PostFilter returns at once with the nomination; the evictions run behind it.
+  ASSERT_TRUE(env.post_filter_no_wait(pod, env.all_unschedulable(), result).is_success());
+  EXPECT_EQ(result.nominatingInfo.nominatedNodeName, "n1");
+  steps.wait_for_call(1);
+  // Evicting the victims before the last: gated, with upstream's status.
+  auto st = env.plugin->pre_enqueue(pod);
+  EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(st.message(), "waiting for the preemption for this pod to be finished");
+  EXPECT_TRUE(env.plugin->evaluator().is_pod_running_preemption("pre-uid"));
+  EXPECT_FALSE(env.plugin->evaluator().is_pod_running_preemption("other"));
+
+  steps.allow(1);
+  steps.wait_for_call(2);
+  // The last victim's call is under way, but it is still in the informer, not being deleted.
+  EXPECT_FALSE(env.plugin->pre_enqueue(pod).is_success());
+  const std::string last = steps.victims.back();
+  api::Pod deleting = last == "v1" ? v1 : v2;
+  deleting.metadata.deletionTimestamp = api::Time{1};
+  env.handle.fake_lister().add_pod(std::make_shared<const api::Pod>(deleting));
+  // Its deletion started: the preemption counts as finished even before the call returns.
+  EXPECT_TRUE(env.plugin->pre_enqueue(pod).is_success());
+
+  steps.allow(2);
+  env.handle.wait_for_async();
+  EXPECT_EQ(steps.victims.size(), 2u);
+  EXPECT_TRUE(env.plugin->pre_enqueue(pod).is_success());
+  EXPECT_EQ(env.handle.goroutine_results(), (std::vector<std::string>{"success"}));
+  EXPECT_TRUE(env.handle.activated().empty());
+}
+
+TEST(DefaultPreemptionAsync, FailedEvictionActivatesThePreemptor) {
+  Env env({running("v", "n1", 1, "4")}, {node4("n1")});
+  env.handle.fake_client().delete_error = fw::Status::error("boom");
+  auto pod = MakePod().Name("pre").UID("pre-uid").Priority(10).Req({{"cpu", "2"}}).Obj();
+  fw::PostFilterResult result;
+  // Asynchronously the cycle cannot see the failure: it nominates, and the goroutine activates.
+  ASSERT_TRUE(env.post_filter(pod, env.all_unschedulable(), result).is_success());
+  EXPECT_EQ(result.nominatingInfo.nominatedNodeName, "n1");
+  EXPECT_EQ(env.handle.activated(), (std::vector<std::string>{"pre"}));
+  EXPECT_EQ(env.handle.goroutine_results(), (std::vector<std::string>{"error"}));
+  EXPECT_TRUE(env.plugin->pre_enqueue(pod).is_success());
+}
+
+TEST(DefaultPreemptionAsync, VictimsAlreadyBeingDeletedStartNothing) {
+  auto v = running("v", "n1", 1, "4");
+  v.metadata.deletionTimestamp = api::Time{1};
+  Env env({v}, {node4("n1")});
+  auto pod = MakePod().Name("pre").UID("pre-uid").Priority(10).Req({{"cpu", "2"}}).Obj();
+  fw::PostFilterResult result;
+  ASSERT_TRUE(env.post_filter(pod, env.all_unschedulable(), result).is_success());
+  EXPECT_TRUE(env.handle.fake_client().deletes().empty());
+  EXPECT_TRUE(env.handle.goroutine_results().empty());
+  EXPECT_TRUE(env.plugin->pre_enqueue(pod).is_success());
+}
+
+TEST(DefaultPreemptionAsync, RegistersPodDeletionWithASkipHintOnlyWhenOn) {
+  Env on({}, {node4("n1")});
+  auto events = on.plugin->events_to_register();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].event.resource, fw::EventResource::Pod);
+  EXPECT_EQ(events[0].event.actionType, fw::kDelete);
+  auto pod = MakePod().Name("p").Obj();
+  EXPECT_EQ(events[0].hint(pod, nullptr, nullptr), fw::QueueingHint::Skip);
+
+  config::Features f = config::features();
+  f.schedulerAsyncPreemption = false;
+  config::ScopedFeatures gates(f);
+  Env off({}, {node4("n1")});
+  EXPECT_TRUE(off.plugin->events_to_register().empty());
+  EXPECT_TRUE(off.plugin->pre_enqueue(pod).is_success());
 }
 
 }  // namespace

@@ -80,6 +80,7 @@ TEST(PreemptionParallel, SameChoiceAsSerial) {
     fw::CycleState state;
     fw::PostFilterResult result;
     auto st = pl->post_filter(state, pod, m, result);
+    h.wait_for_async();  // the eviction runs off the cycle (SchedulerAsyncPreemption)
     ASSERT_TRUE(st.is_success()) << st.message();
     EXPECT_EQ(result.nominatingInfo.nominatedNodeName, "node-42");
   }

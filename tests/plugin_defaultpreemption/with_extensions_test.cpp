@@ -66,7 +66,9 @@ struct Cycle {
       EXPECT_FALSE(s.is_success()) << ni->name();
       statuses.set(ni->name(), s);
     }
-    return preemption->post_filter(state, pod, statuses, result);
+    auto st = preemption->post_filter(state, pod, statuses, result);
+    handle.wait_for_async();  // the eviction runs off the cycle (SchedulerAsyncPreemption)
+    return st;
   }
 };
 

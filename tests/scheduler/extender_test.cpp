@@ -221,9 +221,11 @@ class ExtenderTest : public ::testing::Test {
     sched->on_pod_add(ptr);
     return ptr;
   }
+  // One scheduling cycle, then its binding cycle and any asynchronous preemption it started.
   bool cycle() {
     bool ran = sched->schedule_one_if_pending();
     EXPECT_TRUE(sched->wait_for_bindings(10s));
+    sched->wait_for_preemptions();
     return ran;
   }
   std::vector<testing::FakeClusterClient::Event> events_with(const std::string& reason) {

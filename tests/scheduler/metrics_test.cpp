@@ -83,8 +83,8 @@ TEST(Metrics, RecorderFromThreadsAndEqualLabelsElsewhere) {
   EXPECT_TRUE(contains(text, "scheduler_pod_scheduling_attempts_count " + total + "\n"));
   EXPECT_TRUE(contains(text, "scheduler_batch_rescore_attempts_total{profile=\"profile-x\"} " + total + "\n"));
   EXPECT_TRUE(contains(text, "scheduler_goroutines{operation=\"binding\"} 0\n"));
-  EXPECT_TRUE(contains(text, "scheduler_scheduler_cache_size{type=\"nodes\"} 3\n"));
-  EXPECT_TRUE(contains(text, "scheduler_scheduler_cache_size{type=\"assumed_pods\"} 1\n"));
+  EXPECT_TRUE(contains(text, "scheduler_cache_size{type=\"nodes\"} 3\n"));
+  EXPECT_TRUE(contains(text, "scheduler_cache_size{type=\"assumed_pods\"} 1\n"));
 }
 
 // A scheduler given no metric set records into its own, so its cycles need not ask.

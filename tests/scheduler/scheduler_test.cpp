@@ -8,6 +8,7 @@
 #include <set>
 
 #include "scheduler/config/defaults.h"
+#include "scheduler/config/features.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
@@ -63,9 +64,11 @@ class SchedulerTest : public ::testing::Test {
     sched->on_pod_update(old_pod, ptr);
   }
   // One scheduling cycle plus its binding cycle. False when nothing was pending.
+  // One scheduling cycle, then its binding cycle and any asynchronous preemption it started.
   bool cycle() {
     bool ran = sched->schedule_one_if_pending();
     EXPECT_TRUE(sched->wait_for_bindings(10s));
+    sched->wait_for_preemptions();
     return ran;
   }
   std::vector<testing::FakeClusterClient::Event> events_with(const std::string& reason) {
@@ -327,36 +330,6 @@ TEST_F(SchedulerTest, FitErrorTextConditionAndRequeueOnNodeAdd) {
   EXPECT_EQ(client.binds()[0].node, "n4");
 }
 
-// SchedulerQueueingHints off: node events requeue only the pods the node could admit (upstream
-// preCheckForNode: resources, node affinity, node name, host ports, NoSchedule taints).
-TEST_F(SchedulerTest, WithoutQueueingHintsNodeEventsPreCheckThePod) {
-  start(test_config(), [](SchedulerOptions& o) { o.queueing_hints = false; });
-
-  add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
-  auto pod = add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).NodeSelector({{"disk", "ssd"}}).Obj());
-  ASSERT_TRUE(cycle());
-  ASSERT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
-
-  // Each of these nodes fails one admission check, so the pod stays where it is.
-  add_node(MakeNode().Name("small").Label("disk", "ssd").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
-  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
-  add_node(MakeNode().Name("hdd").Label("disk", "hdd").Capacity({{"cpu", "8"}, {"pods", "10"}}).Obj());
-  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
-  add_node(MakeNode().Name("tainted").Label("disk", "ssd").Capacity({{"cpu", "8"}, {"pods", "10"}})
-               .Taint("dedicated", "gpu", "NoSchedule").Obj());
-  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Unschedulable);
-  // An update that makes a node admit the pod moves it.
-  auto before = std::make_shared<const api::Node>(MakeNode().Name("hdd").Label("disk", "hdd").Capacity({{"cpu", "8"}, {"pods", "10"}}).Obj());
-  auto after = std::make_shared<const api::Node>(MakeNode().Name("hdd").Label("disk", "ssd").Capacity({{"cpu", "8"}, {"pods", "10"}}).Obj());
-  sched->on_node_update(before, after);
-  EXPECT_EQ(sched->queue().where(*pod), queue::QueueName::Backoff);
-  clock.step(1100ms);
-  sched->queue().flush_backoff_q_completed();
-  ASSERT_TRUE(cycle());
-  ASSERT_EQ(client.binds().size(), 1u);
-  EXPECT_EQ(client.binds()[0].node, "hdd");
-}
-
 TEST_F(SchedulerTest, UnchangedConditionIsNotPatchedAgain) {
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
   auto pod = add_pod(MakePod().Name("p").Req({{"cpu", "2"}}).Obj());
@@ -516,6 +489,78 @@ TEST_F(SchedulerTest, APodWaitingOnPermitHoldsUpNoOtherBinding) {
   ASSERT_TRUE(sched->wait_for_bindings(10s));
   ASSERT_EQ(client.binds().size(), 3u);
   EXPECT_EQ(client.binds().back().pod, "default/gated");
+}
+
+// NominatedNodeNameForExpectation (beta, on in v1.35): a pod that will wait on Permit gets its
+// node as status.nominatedNodeName before the wait; a pod bound right away gets no such patch.
+TEST_F(SchedulerTest, NominatedNodeNameIsSetBeforeAPermitWait) {
+  start_with_plugin("Gate", std::make_shared<GatePermitPlugin>(), &config::Plugins::permit);
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("gated").UID("uid-gated").Priority(10).Obj());
+  add_pod(MakePod().Name("a").Obj());
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(sched->schedule_one_if_pending());
+  ASSERT_TRUE(client.wait_for_binds(1, 10s));
+  auto waiting = sched->profile("default-scheduler")->get_waiting_pod("uid-gated");
+  ASSERT_TRUE(waiting);
+  waiting->allow("Gate");
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  ASSERT_EQ(client.binds().size(), 2u);
+  std::vector<std::string> nominated;
+  for (const auto& p : client.patches())
+    if (p.nominatedNodeName) nominated.push_back(p.pod + "=" + *p.nominatedNodeName);
+  EXPECT_EQ(nominated, (std::vector<std::string>{"default/gated=n1"}));
+}
+
+TEST_F(SchedulerTest, WithoutNominatedNodeNameForExpectationAPermitWaitSetsNoNomination) {
+  config::Features f = config::features();
+  f.nominatedNodeNameForExpectation = false;
+  config::ScopedFeatures gates(f);
+  start_with_plugin("Gate", std::make_shared<GatePermitPlugin>(), &config::Plugins::permit);
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("gated").UID("uid-gated").Obj());
+  ASSERT_TRUE(sched->schedule_one_if_pending());
+  auto waiting = sched->profile("default-scheduler")->get_waiting_pod("uid-gated");
+  ASSERT_TRUE(waiting);
+  waiting->allow("Gate");
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_TRUE(client.patches().empty());
+}
+
+// A PreBind plugin with a configurable pre-flight answer.
+class PreFlightPlugin final : public framework::PreBindPlugin {
+ public:
+  std::string_view name() const override { return "PreFlight"; }
+  framework::Status pre_bind(framework::CycleState&, const api::Pod&, const std::string&) override { return {}; }
+  framework::Status pre_bind_pre_flight(const framework::CycleState&, const api::Pod&, const std::string&) override {
+    return answer;
+  }
+  framework::Status answer;
+};
+
+// A PreBind plugin that will work (pre-flight Success) also calls for the nomination; one whose
+// pre-flight answers what it may not (Unschedulable) fails the binding cycle with upstream's error.
+TEST_F(SchedulerTest, PreBindPreFlightDecidesTheNominationAndCanFailTheBinding) {
+  auto plugin = std::make_shared<PreFlightPlugin>();
+  start_with_plugin("PreFlight", plugin, &config::Plugins::preBind);
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("works").Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  ASSERT_EQ(client.patches().size(), 1u);
+  EXPECT_EQ(client.patches()[0].pod, "default/works");
+  EXPECT_EQ(client.patches()[0].nominatedNodeName, std::optional<std::string>("n1"));
+
+  plugin->answer = framework::Status::unschedulable("no");
+  auto bad = add_pod(MakePod().Name("bad").Obj());
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(client.binds().size(), 1u);
+  auto failed = events_with("FailedScheduling");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].note,
+            "PreBindPreFlight PreFlight returned \"Unschedulable\", which is "
+            "unsupported. It is supposed to return Success, Skip, or Error status");
+  EXPECT_EQ(sched->queue().where(*bad), queue::QueueName::Backoff);
 }
 
 TEST_F(SchedulerTest, PodsToActivateMovesPodsToActiveQueue) {
@@ -763,6 +808,94 @@ TEST_F(SchedulerTest, PreemptionNominatesAndSchedulesAfterVictimLeaves) {
   ASSERT_EQ(client.binds().size(), 1u);
   EXPECT_EQ(client.binds()[0].pod, "default/high");
   EXPECT_EQ(client.binds()[0].node, "n1");
+}
+
+// SchedulerAsyncPreemption (on in v1.35): the victims are evicted off the scheduling cycle, and
+// while that runs DefaultPreemption's PreEnqueue keeps the preemptor out of activeQ; once the
+// eviction has started, the victim's deletion moves it as usual.
+TEST_F(SchedulerTest, AsyncPreemptionGatesThePreemptorUntilItsVictimsAreEvicted) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  auto victim = add_pod(MakePod().Name("low").UID("low").Node("n1").Priority(1).Req({{"cpu", "2"}}).Obj());
+  auto high = add_pod(MakePod().Name("high").UID("high").Priority(100).Req({{"cpu", "2"}}).Obj());
+  client.hold_deletes();
+  ASSERT_TRUE(sched->schedule_one_if_pending());
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  // The cycle is over while the eviction is still in flight.
+  ASSERT_TRUE(client.wait_for_delete_calls(1, 10s));
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(sched->queue().where(*high), queue::QueueName::Unschedulable);
+  // Anything that would move it now finds it gated by DefaultPreemption, with upstream's message.
+  sched->queue().activate({high});
+  EXPECT_EQ(sched->queue().counts().gated, 1u);
+  EXPECT_EQ(sched->queue().counts().active, 0u);
+  auto info = sched->queue().get(*high);
+  ASSERT_NE(info, nullptr);
+  EXPECT_TRUE(info->unschedulablePlugins.count("DefaultPreemption"));
+  auto* dp = dynamic_cast<framework::PreEnqueuePlugin*>(sched->profile("default-scheduler")->plugin("DefaultPreemption").get());
+  ASSERT_NE(dp, nullptr);
+  EXPECT_EQ(dp->pre_enqueue(*high).message(), "waiting for the preemption for this pod to be finished");
+
+  client.release_deletes();
+  sched->wait_for_preemptions();
+  EXPECT_EQ(client.deletes(), (std::vector<std::string>{"default/low"}));
+  EXPECT_TRUE(dp->pre_enqueue(*high).is_success());
+  ASSERT_NE(metrics.preemptionGoroutinesExecution, nullptr);
+  EXPECT_EQ(metrics.preemptionGoroutinesExecution->with({"success"}).value(), 1);
+  // The victim's deletion (an event DefaultPreemption registered for the pods it gates) frees n1;
+  // NodeResourcesFit's hint moves the preemptor, which now passes PreEnqueue. A gated pod is not
+  // backing off (upstream isPodBackingoff), so it goes straight to activeQ.
+  lister.remove_pod("default", "low");
+  sched->on_pod_delete(victim);
+  EXPECT_EQ(sched->queue().counts().gated, 0u);
+  EXPECT_EQ(sched->queue().where(*high), queue::QueueName::Active);
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].pod, "default/high");
+  EXPECT_EQ(client.binds()[0].node, "n1");
+}
+
+// An eviction that fails leaves nothing to move the preemptor: it is activated (upstream's
+// deferred Activate on a goroutine error).
+TEST_F(SchedulerTest, AsyncPreemptionFailureActivatesThePreemptor) {
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("low").UID("low").Node("n1").Priority(1).Req({{"cpu", "2"}}).Obj());
+  auto high = add_pod(MakePod().Name("high").UID("high").Priority(100).Req({{"cpu", "2"}}).Obj());
+  client.delete_error = framework::Status::error("boom");
+  // The eviction fails only once the cycle has requeued the pod (else the activation would find
+  // it in flight and it would go to backoffQ: upstream's ForceActivate of an in-flight pod).
+  client.hold_deletes();
+  ASSERT_TRUE(sched->schedule_one_if_pending());
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  ASSERT_TRUE(client.wait_for_delete_calls(1, 10s));
+  EXPECT_EQ(sched->queue().where(*high), queue::QueueName::Unschedulable);
+  client.release_deletes();
+  sched->wait_for_preemptions();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(sched->queue().where(*high), queue::QueueName::Active);
+  EXPECT_EQ(metrics.preemptionGoroutinesExecution->with({"error"}).value(), 1);
+}
+
+// With the gate off the preemption is synchronous: the victim is gone when the cycle returns,
+// DefaultPreemption never gates, registers no event, and the goroutine metrics are not registered.
+TEST_F(SchedulerTest, PreemptionWithoutAsyncGateEvictsInTheCycle) {
+  sched.reset();
+  config::Features f = config::features();
+  f.schedulerAsyncPreemption = false;
+  config::ScopedFeatures gates(f);
+  metrics::Registry reg;
+  metrics::SchedulerMetrics m(reg);
+  EXPECT_EQ(m.preemptionGoroutinesExecution, nullptr);
+  start(test_config());
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("low").UID("low").Node("n1").Priority(1).Req({{"cpu", "2"}}).Obj());
+  auto high = add_pod(MakePod().Name("high").UID("high").Priority(100).Req({{"cpu", "2"}}).Obj());
+  ASSERT_TRUE(sched->schedule_one_if_pending());
+  EXPECT_EQ(client.deletes(), (std::vector<std::string>{"default/low"}));
+  auto* dp = dynamic_cast<framework::PreEnqueuePlugin*>(sched->profile("default-scheduler")->plugin("DefaultPreemption").get());
+  ASSERT_NE(dp, nullptr);
+  EXPECT_TRUE(dp->pre_enqueue(*high).is_success());
+  EXPECT_TRUE(sched->profile("default-scheduler")->events_to_register().at("DefaultPreemption").empty());
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
 }
 
 TEST_F(SchedulerTest, RunLoopSchedulesInBackground) {

@@ -27,7 +27,7 @@ TEST(SchedulerConfigExpand, DefaultProfileMatchesUpstreamPerPointLists) {
   auto e = must_expand(default_configuration().profiles[0]);
   // v1.35: DynamicResources (DRA is GA) sits right before DefaultPreemption with weight 2
   // (default_plugins.go, applyDynamicResources).
-  EXPECT_EQ(e.at(ExtensionPoint::PreEnqueue), (V{"SchedulingGates", "DynamicResources"}));
+  EXPECT_EQ(e.at(ExtensionPoint::PreEnqueue), (V{"SchedulingGates", "DynamicResources", "DefaultPreemption"}));
   EXPECT_EQ(e.at(ExtensionPoint::QueueSort), V{"PrioritySort"});
   EXPECT_EQ(e.at(ExtensionPoint::PreFilter),
             (V{"NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",

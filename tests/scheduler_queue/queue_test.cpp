@@ -64,10 +64,20 @@ class RecordingMetrics final : public QueueMetricsRecorder {
     std::lock_guard l(mu);
     reasons[std::string(pl)] += d;
   }
+  void in_flight_events(std::string_view e, int d) override {
+    std::lock_guard l(mu);
+    in_flight[std::string(e)] += d;
+  }
+  void queueing_hint(std::string_view pl, std::string_view e, std::string_view hint, double) override {
+    std::lock_guard l(mu);
+    hints.push_back(std::string(pl) + "/" + std::string(e) + "/" + std::string(hint));
+  }
   std::mutex mu;
   std::map<std::string, int> incoming;
   std::map<std::string, std::int64_t> pending;
   std::map<std::string, int> reasons;
+  std::map<std::string, int> in_flight;
+  std::vector<std::string> hints;
 };
 
 ClusterEvent node_add() { return make_event(EventResource::Node, framework::kAdd, "NodeAdd"); }
@@ -75,10 +85,9 @@ ClusterEvent pv_add() { return make_event(EventResource::PersistentVolume, frame
 
 class QueueTest : public ::testing::Test {
  protected:
-  std::unique_ptr<PriorityQueue> make_queue(bool hints = true) {
+  std::unique_ptr<PriorityQueue> make_queue() {
     QueueOptions o;
     o.clock = &clock;
-    o.queueing_hints_enabled = hints;
     o.pop_from_backoff_q = pop_from_backoff;
     o.metrics = &metrics;
     o.pre_enqueue_plugins["default-scheduler"] = {std::make_shared<FakeGates>()};
@@ -526,31 +535,37 @@ TEST_F(QueueTest, ActivateOfInFlightPodRequeuesItAfterFailure) {
   EXPECT_EQ(q->where(*a), QueueName::Backoff);
 }
 
-TEST_F(QueueTest, HintsOffUsesMoveRequestCycle) {
-  auto q = make_queue(/*hints=*/false);
-  q->add(make_pod("a"));
-  q->add(make_pod("b"));
+// ForceActivate names its pod: another pod in flight at the time is not moved by it.
+TEST_F(QueueTest, ActivateOfInFlightPodConcernsOnlyThatPod) {
+  auto q = make_queue();
+  auto a = make_pod("a"), b = make_pod("b");
+  q->add(a);
+  q->add(b);
   auto pa = pop_and_fail(*q, "NodeFit");
-  const auto cycle_a = q->scheduling_cycle();
-  // A node event while a is being scheduled (hint would say Skip, but hints are off).
-  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("bad"));
-  ASSERT_TRUE(q->add_unschedulable_if_not_present(pa, cycle_a).ok());
-  EXPECT_EQ(q->where(pa->pod()), QueueName::Backoff);
   auto pb = pop_and_fail(*q, "NodeFit");
+  q->activate({a});
   ASSERT_TRUE(q->add_unschedulable_if_not_present(pb, q->scheduling_cycle()).ok());
-  EXPECT_EQ(q->where(pb->pod()), QueueName::Unschedulable);
-  // Pre-check filters what is moved.
-  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("bad"),
-                                         [](const api::Pod& p) { return p.metadata.name != "b"; });
-  EXPECT_EQ(q->where(pb->pod()), QueueName::Unschedulable);
-  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("bad"));
-  EXPECT_EQ(q->where(pb->pod()), QueueName::Backoff);
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(pa, q->scheduling_cycle()).ok());
+  EXPECT_EQ(q->where(*b), QueueName::Unschedulable);
+  EXPECT_EQ(q->where(*a), QueueName::Backoff);
 }
 
-TEST_F(QueueTest, AssignedPodAddedMovesPodsWithMatchingAffinity) {
-  extra_events["InterPodAffinity"] = {framework::ClusterEventWithHint{
-      framework::ClusterEvent{EventResource::Pod, framework::kAdd, ""}, {}}};
-  auto q = make_queue(/*hints=*/false);
+// An assigned pod's arrival is a cluster event like any other (there is no separate
+// AssignedPodAdded path since queueing hints are GA): the rejector's hint decides which pods move.
+TEST_F(QueueTest, AssignedPodAddMovesPodsWhoseHintSaysQueue) {
+  framework::ClusterEventWithHint affinity;
+  affinity.event = framework::ClusterEvent{EventResource::Pod, framework::kAdd, ""};
+  affinity.hint = [](const api::Pod& pod, const std::shared_ptr<const void>&, const std::shared_ptr<const void>& n) {
+    const auto assigned = std::static_pointer_cast<const api::Pod>(n);
+    if (!pod.spec.affinity || !pod.spec.affinity->podAffinity) return framework::QueueingHint::Skip;
+    for (const auto& term : pod.spec.affinity->podAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
+      if (term.labelSelector && assigned->metadata.labels.get("app") == term.labelSelector->matchLabels.get("app"))
+        return framework::QueueingHint::Queue;
+    }
+    return framework::QueueingHint::Skip;
+  };
+  extra_events["InterPodAffinity"] = {affinity};
+  auto q = make_queue();
   auto want = std::make_shared<api::Pod>(*make_pod("affine"));
   api::PodAffinityTerm term;
   term.topologyKey = "kubernetes.io/hostname";
@@ -569,9 +584,29 @@ TEST_F(QueueTest, AssignedPodAddedMovesPodsWithMatchingAffinity) {
   auto assigned = std::make_shared<api::Pod>(*make_pod("db"));
   assigned->metadata.labels.set("app", "db");
   assigned->spec.nodeName = "n1";
-  q->assigned_pod_added(assigned);
+  q->move_all_to_active_or_backoff_queue(event_assigned_pod_add(), nullptr, assigned);
   EXPECT_EQ(q->where(*want), QueueName::Backoff);
   EXPECT_EQ(q->where(*plain), QueueName::Unschedulable);  // no term matches the assigned pod
+}
+
+// scheduler_inflight_events counts the in-flight pods ("PodPopped") and the events kept for them;
+// scheduler_queueing_hint_execution_duration_seconds is labelled with the hint's answer.
+TEST_F(QueueTest, InFlightEventsAndQueueingHintMetrics) {
+  auto q = make_queue();
+  q->add(make_pod("a"));
+  auto p = pop_and_fail(*q, "NodeFit");
+  EXPECT_EQ(metrics.in_flight["PodPopped"], 1);
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("bad"));
+  EXPECT_EQ(metrics.in_flight["NodeAdd"], 1);
+  // The failed pod replays the event: NodeFit's hint says QueueSkip for "bad".
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(p, q->scheduling_cycle()).ok());
+  EXPECT_EQ(metrics.in_flight["PodPopped"], 0);
+  EXPECT_EQ(metrics.in_flight["NodeAdd"], 0);
+  EXPECT_EQ(metrics.hints, (std::vector<std::string>{"NodeFit/NodeAdd/QueueSkip"}));
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+  EXPECT_EQ(metrics.hints.back(), "NodeFit/NodeAdd/Queue");
+  // No pod in flight: nothing is kept.
+  EXPECT_EQ(metrics.in_flight["NodeAdd"], 0);
 }
 
 TEST_F(QueueTest, NominatorTracksNominatedPods) {

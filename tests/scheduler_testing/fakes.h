@@ -16,6 +16,7 @@
 
 #include "api/core.h"
 #include "scheduler/cache/snapshot.h"
+#include "scheduler/framework/async_tasks.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/types.h"
 
@@ -214,10 +215,33 @@ class FakeClusterClient : public fw::ClusterClient {
     return bound_cv_.wait_for(l, timeout, [&] { return binds_.size() >= n; });
   }
   fw::Status delete_pod(const api::Pod& pod) override {
+    {
+      std::unique_lock l(hold_mu_);
+      ++delete_calls_;
+      hold_cv_.notify_all();
+      hold_cv_.wait(l, [&] { return !deletes_held_; });
+    }
     std::lock_guard l(mu_);
     if (!delete_error.is_success()) return delete_error;
     deletes_.push_back(key(pod));
     return {};
+  }
+  // While held, delete_pod waits (an asynchronous preemption stays in flight).
+  void hold_deletes() {
+    std::lock_guard l(hold_mu_);
+    deletes_held_ = true;
+  }
+  void release_deletes() {
+    {
+      std::lock_guard l(hold_mu_);
+      deletes_held_ = false;
+    }
+    hold_cv_.notify_all();
+  }
+  // Until `n` delete_pod calls were made (held or not); false after `timeout`.
+  bool wait_for_delete_calls(std::size_t n, std::chrono::milliseconds timeout) {
+    std::unique_lock l(hold_mu_);
+    return hold_cv_.wait_for(l, timeout, [&] { return delete_calls_ >= n; });
   }
   fw::Status patch_pod_status(const api::Pod& pod, const std::optional<api::PodCondition>& condition,
                               const std::optional<std::string>& nominated_node_name) override {
@@ -277,6 +301,8 @@ class FakeClusterClient : public fw::ClusterClient {
   std::mutex hold_mu_;
   std::condition_variable hold_cv_;
   bool held_ = false;
+  bool deletes_held_ = false;
+  std::size_t delete_calls_ = 0;
   std::vector<std::size_t> bind_all_sizes_;
   std::condition_variable bound_cv_;
   mutable std::mutex mu_;
@@ -418,6 +444,27 @@ class FakeHandle : public fw::Handle {
     return run_filter_plugins(state, pod, ni);
   }
 
+  // Work started with run_async runs on threads of its own, as in the Framework; tests wait for it
+  // with wait_for_async() before they look at what it did.
+  void run_async(std::function<void()> fn) override { async_.run(std::move(fn)); }
+  void wait_for_async() { async_.wait(); }
+  void activate(const std::vector<fw::PodPtr>& pods) override {
+    std::lock_guard l(activated_mu_);
+    for (const auto& p : pods) activated_.push_back(p->metadata.name);
+  }
+  std::vector<std::string> activated() const {
+    std::lock_guard l(activated_mu_);
+    return activated_;
+  }
+  void record_preemption_goroutine(std::string_view result, double) override {
+    std::lock_guard l(activated_mu_);
+    goroutine_results_.emplace_back(result);
+  }
+  std::vector<std::string> goroutine_results() const {
+    std::lock_guard l(activated_mu_);
+    return goroutine_results_;
+  }
+
   FakeClusterClient& fake_client() { return client_; }
   FakeClusterLister& fake_lister() { return lister_; }
   FakeNominator& fake_nominator() { return nominator_; }
@@ -433,6 +480,11 @@ class FakeHandle : public fw::Handle {
   InlineParallelizer parallelizer_;
   FakeNominator nominator_;
   std::string profile_ = "default-scheduler";
+  mutable std::mutex activated_mu_;
+  std::vector<std::string> activated_;
+  std::vector<std::string> goroutine_results_;
+  // Last: its threads use the fakes above.
+  fw::AsyncTasks async_;
 };
 
 }  // namespace ksched::scheduler::testing

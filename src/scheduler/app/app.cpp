@@ -158,7 +158,6 @@ util::Result<void> SchedulerApp::Impl::build() {
   // The gates the scheduler computes with (pod-level resources) are process-wide; an embedding
   // program (ksched bench, a workload's featureGates) gives them here.
   if (!opts.feature_gates.empty()) config::set_features(config::features_from_gates(opts.feature_gates));
-  so.queueing_hints = config::feature_enabled(opts.feature_gates, "SchedulerQueueingHints");
   so.pop_from_backoff_q = config::feature_enabled(opts.feature_gates, "SchedulerPopFromBackoffQ");
   so.opportunistic_batching = config::feature_enabled(opts.feature_gates, "OpportunisticBatching");
   if (opts.explain_cache_size > 0) {

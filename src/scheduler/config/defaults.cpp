@@ -59,8 +59,8 @@ const std::map<std::string, std::vector<ExtensionPoint>, std::less<>>& default_p
       {std::string(names::VolumeZone), {E::PreFilter, E::Filter}},
       {std::string(names::PodTopologySpread), {E::PreFilter, E::Filter, E::PreScore, E::Score}},
       {std::string(names::InterPodAffinity), {E::PreFilter, E::Filter, E::PreScore, E::Score}},
-      // Upstream's PreEnqueue on DefaultPreemption only acts with SchedulerAsyncPreemption (off).
-      {std::string(names::DefaultPreemption), {E::PostFilter}},
+      // Its PreEnqueue gates a preemptor while its async preemption runs (SchedulerAsyncPreemption).
+      {std::string(names::DefaultPreemption), {E::PreEnqueue, E::PostFilter}},
       {std::string(names::NodeResourcesBalancedAllocation), {E::PreScore, E::Score}},
       {std::string(names::ImageLocality), {E::Score}},
       {std::string(names::DefaultBinder), {E::Bind}},

@@ -18,6 +18,8 @@ Features features_from_gates(const std::map<std::string, bool>& gates) {
   Features f;
   f.podLevelResources = feature_enabled(gates, "PodLevelResources");
   f.nodeDeclaredFeatures = feature_enabled(gates, "NodeDeclaredFeatures");
+  f.schedulerAsyncPreemption = feature_enabled(gates, "SchedulerAsyncPreemption");
+  f.nominatedNodeNameForExpectation = feature_enabled(gates, "NominatedNodeNameForExpectation");
   return f;
 }
 

@@ -16,6 +16,12 @@ struct Features {
   // Alpha, off in v1.35: the NodeDeclaredFeatures plugin joins the default profile and matches
   // pods' inferred feature requirements against node.status.declaredFeatures.
   bool nodeDeclaredFeatures = false;
+  // Beta, on since v1.33: preemption evicts its victims off the scheduling cycle, and
+  // DefaultPreemption's PreEnqueue keeps the preemptor out of activeQ until that is done.
+  bool schedulerAsyncPreemption = true;
+  // Beta, on since v1.35 (KEP-5278): the binding cycle sets status.nominatedNodeName before a
+  // PreBind or Permit that waits, so others see where the pod is expected to land.
+  bool nominatedNodeNameForExpectation = true;
 };
 
 // The current gates (v1.35's defaults until set_features is called). Read from any thread;

@@ -256,6 +256,13 @@ class PreBindPlugin : public virtual Plugin {
   // may the scheduler run the pod's binding cycle in a batch with others (one slow PreBind would
   // hold up the whole batch).
   virtual bool pre_bind_is_quick(const CycleState& /*state*/, const api::Pod& /*pod*/) const { return false; }
+  // Upstream PreBindPreFlight, before Permit's wait and PreBind: Success when pre_bind will do
+  // something for the pod on that node, Skip when it will not, Error otherwise (no other code).
+  // The binding cycle sets status.nominatedNodeName only when some plugin will work
+  // (NominatedNodeNameForExpectation). By default: Skip exactly when pre_bind is quick.
+  virtual Status pre_bind_pre_flight(const CycleState& state, const api::Pod& pod, const std::string& /*node_name*/) {
+    return pre_bind_is_quick(state, pod) ? Status::skip() : Status();
+  }
 };
 
 // One pod's binding, as the Bind plugins get it: the pod of a binding cycle and its node.
@@ -432,6 +439,15 @@ class Handle {
 
   // scheduler_preemption_victims: called once per preemption that evicted its victims.
   virtual void record_preemption_victims(std::size_t /*victims*/) {}
+  // scheduler_preemption_goroutines_{duration_seconds,execution_total}{result="success|error"}:
+  // one asynchronous preemption finished (SchedulerAsyncPreemption).
+  virtual void record_preemption_goroutine(std::string_view /*result*/, double /*seconds*/) {}
+  // Moves the pods from backoffQ or unschedulablePods to activeQ (upstream Handle.Activate); a
+  // pod in flight is moved when its attempt ends. Callable from any thread.
+  virtual void activate(const std::vector<PodPtr>& /*pods*/) {}
+  // Runs `fn` off the calling thread (upstream: a goroutine); the handle's owner waits for it
+  // before it stops. A handle that cannot run work in the background runs it at once.
+  virtual void run_async(std::function<void()> fn) { fn(); }
 
   // The scheduler's extenders, in call order (preemption lets them veto candidates).
   virtual const std::vector<std::shared_ptr<Extender>>& extenders() const {

@@ -9,6 +9,7 @@
 #include "scheduler/config/expand.h"
 #include "scheduler/framework/parallelizer.h"
 #include "util/go_format.h"
+#include "util/log.h"
 
 namespace ksched::scheduler::framework {
 
@@ -260,7 +261,7 @@ class Framework::WaitingPodImpl final : public WaitingPod {
 
 // ---------------------------------------------------------------- construction
 
-Framework::~Framework() = default;
+Framework::~Framework() { async_.wait(); }
 
 util::Result<std::unique_ptr<Framework>> Framework::create(const config::KubeSchedulerProfile& profile,
                                                            const Registry& registry, FrameworkDeps deps) {
@@ -935,6 +936,24 @@ Status Framework::wait_on_permit(const api::Pod& pod) {
   if (s.is_success() || s.is_rejected()) return s;
   std::string plugin = s.plugin();
   return Status::error("waiting on permit for pod: " + s.message()).with_plugin(plugin);
+}
+
+Status Framework::run_pre_bind_pre_flights(CycleState& state, const api::Pod& pod, const std::string& node) {
+  Status out = Status::skip();
+  for (const auto& p : pre_bind_) {
+    Status s = timed(deps_, state, *p, "PreBindPreFlight", [&] { return p->pre_bind_pre_flight(state, pod, node); });
+    if (s.code() == Code::Error) {
+      log::error("Plugin failed", {{"plugin", std::string(p->name())}, {"pod", api::key_of(pod)}, {"node", node}});
+      return Status::error("running PreBindPreFlight " + quoted(p->name()) + ": " + s.message());
+    }
+    if (s.is_success()) {
+      out = Status();
+    } else if (!s.is_skip()) {
+      return Status::error("PreBindPreFlight " + std::string(p->name()) + " returned \"" + code_name(s.code()) +
+                           "\", which is unsupported. It is supposed to return Success, Skip, or Error status");
+    }
+  }
+  return out;
 }
 
 Status Framework::run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "scheduler/config/types.h"
+#include "scheduler/framework/async_tasks.h"
 #include "scheduler/framework/evaluation_counter.h"
 #include "scheduler/framework/filter_durations.h"
 #include "scheduler/framework/interface.h"
@@ -62,6 +63,9 @@ struct FrameworkDeps {
   bool quick_rejection = true;
   // scheduler_preemption_victims (Handle::record_preemption_victims).
   std::function<void(std::size_t victims)> preemption_victims_observer;
+  // Handle::record_preemption_goroutine and Handle::activate.
+  std::function<void(std::string_view result, double seconds)> preemption_goroutine_observer;
+  std::function<void(const std::vector<PodPtr>& pods)> activate;
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
   dra::Manager* dra = nullptr;                       // Handle::dra_manager()
 };
@@ -176,6 +180,11 @@ class Framework final : public Handle {
   // Wait status: the pod is parked as a waiting pod; call wait_on_permit from the binding thread.
   Status run_permit_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
   Status wait_on_permit(const api::Pod& pod);
+  // Whether the pod is parked as a waiting pod (Permit said Wait; upstream WillWaitOnPermit).
+  bool will_wait_on_permit(const api::Pod& pod) { return get_waiting_pod(pod.metadata.uid) != nullptr; }
+  // Upstream RunPreBindPreFlights: Success when some PreBind plugin's pre-flight says Success,
+  // Skip when all say Skip, an Error naming the plugin on an error or an unsupported code.
+  Status run_pre_bind_pre_flights(CycleState& state, const api::Pod& pod, const std::string& node_name);
   Status run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node_name);
   // Binds each item through the Bind plugins in order (upstream RunBindPlugins): a plugin's
   // bind_all gets the items the plugins before it skipped. Skip when every plugin skipped.
@@ -203,6 +212,16 @@ class Framework final : public Handle {
   void record_preemption_victims(std::size_t victims) override {
     if (deps_.preemption_victims_observer) deps_.preemption_victims_observer(victims);
   }
+  void record_preemption_goroutine(std::string_view result, double seconds) override {
+    if (deps_.preemption_goroutine_observer) deps_.preemption_goroutine_observer(result, seconds);
+  }
+  void activate(const std::vector<PodPtr>& pods) override {
+    if (deps_.activate) deps_.activate(pods);
+  }
+  void run_async(std::function<void()> fn) override { async_.run(std::move(fn)); }
+  // Waits for the work plugins started with run_async (the scheduler's stop, before the queue and
+  // the client go away).
+  void wait_for_async() { async_.wait(); }
   std::shared_ptr<WaitingPod> get_waiting_pod(std::string_view uid) override;
   void iterate_over_waiting_pods(const std::function<void(WaitingPod&)>& fn) override;
   void reject_waiting_pod(std::string_view uid) override;
@@ -252,6 +271,8 @@ class Framework final : public Handle {
 
   mutable std::mutex waiting_mu_;
   std::map<std::string, std::shared_ptr<WaitingPodImpl>, std::less<>> waiting_pods_;
+  // Last, so that it is destroyed first: its tasks use the plugins and deps_.
+  AsyncTasks async_;
 };
 
 }  // namespace ksched::scheduler::framework

@@ -25,6 +25,9 @@ std::set<std::string> rejectors_of(const QueuedPodInfo& p) {
   return r;
 }
 
+// scheduler_inflight_events' label for the in-flight pods themselves (metrics.PodPoppedInFlightEvent).
+constexpr std::string_view kPodPoppedInFlightEvent = "PodPopped";
+
 const char* queue_label(QueueName q) {
   switch (q) {
     case QueueName::Active:
@@ -248,7 +251,15 @@ PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const Queue
                                                                       const std::shared_ptr<const void>& new_obj) {
   auto rejectors = rejectors_of(p);
   if (rejectors.empty()) return Strategy::AfterBackoff;
-  if (e.is_wildcard()) return Strategy::AfterBackoff;
+  if (e.is_wildcard()) {
+    // ForceActivate names its pod in new_obj: recorded while several pods were in flight, it
+    // concerns that pod only.
+    if (new_obj && e.label == kForceActivate &&
+        static_cast<const api::Pod*>(new_obj.get())->metadata.uid != p.pod().metadata.uid) {
+      return Strategy::Skip;
+    }
+    return Strategy::AfterBackoff;
+  }
   auto prof = opts_.plugin_events.find(p.pod().spec.schedulerName);
   if (prof == opts_.plugin_events.end()) return Strategy::AfterBackoff;
   Strategy result = Strategy::Skip;
@@ -257,9 +268,14 @@ PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const Queue
     if (regs == prof->second.end()) continue;
     for (const auto& reg : regs->second) {
       if (!reg.event.match(e)) continue;
-      framework::QueueingHint hint = framework::QueueingHint::Queue;
-      // With hints off every registration means "Queue".
-      if (opts_.queueing_hints_enabled && reg.hint) hint = reg.hint(p.pod(), old_obj, new_obj);
+      // A registration without a hint means "Queue".
+      const auto start = opts_.metrics ? clock_.now() : util::Clock::time_point{};
+      const framework::QueueingHint hint =
+          reg.hint ? reg.hint(p.pod(), old_obj, new_obj) : framework::QueueingHint::Queue;
+      if (opts_.metrics) {
+        opts_.metrics->queueing_hint(plugin, e.label, hint == framework::QueueingHint::Skip ? "QueueSkip" : "Queue",
+                                     std::chrono::duration<double>(clock_.now() - start).count());
+      }
       if (hint == framework::QueueingHint::Skip) continue;
       // Queue from a plugin that returned Pending means retry right away.
       if (p.pendingPlugins.count(plugin)) return Strategy::Immediately;
@@ -326,43 +342,26 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
     }
     if (q == QueueName::Active || (opts_.pop_from_backoff_q && q == QueueName::Backoff)) activated = true;
   }
-  move_request_cycle_ = scheduling_cycle_;
   // A pod in flight may be rejected later; remember the event so its requeue can consider it.
-  if (opts_.queueing_hints_enabled) record_event_if_any_in_flight_locked(e, old_obj, new_obj);
+  record_event_if_any_in_flight_locked(e, old_obj, new_obj);
   if (activated) cond_.notify_all();
-}
-
-std::vector<QueuedPodInfoPtr> PriorityQueue::unschedulable_with_cross_topology_term_locked(
-    const api::Pod& assigned) const {
-  std::vector<QueuedPodInfoPtr> out;
-  for (const auto& [key, e] : unschedulable_) {
-    const auto& p = e.p;
-    if (p->unschedulablePlugins.count("PodTopologySpread") &&
-        p->pod().metadata.namespace_ == assigned.metadata.namespace_) {
-      out.push_back(p);
-      continue;
-    }
-    for (const auto& term : p->podInfo->requiredAffinityTerms) {
-      if (term.matches(assigned, nullptr)) {
-        out.push_back(p);
-        break;
-      }
-    }
-  }
-  return out;
 }
 
 void PriorityQueue::record_event_if_any_in_flight_locked(const ClusterEvent& e, const std::shared_ptr<const void>& o,
                                                          const std::shared_ptr<const void>& n) {
   if (in_flight_pods_.empty()) return;
   in_flight_events_.push_back(InFlightEvent{e, o, n});
+  if (opts_.metrics) opts_.metrics->in_flight_events(e.label, 1);
 }
 
 bool PriorityQueue::record_events_if_pod_in_flight_locked(const api::Pod& pod, const std::vector<ClusterEvent>& events,
                                                           const std::shared_ptr<const void>& o,
                                                           const std::shared_ptr<const void>& n) {
   if (!in_flight_pods_.count(pod.metadata.uid)) return false;
-  for (const auto& e : events) in_flight_events_.push_back(InFlightEvent{e, o, n});
+  for (const auto& e : events) {
+    in_flight_events_.push_back(InFlightEvent{e, o, n});
+    if (opts_.metrics) opts_.metrics->in_flight_events(e.label, 1);
+  }
   return true;
 }
 
@@ -371,8 +370,12 @@ void PriorityQueue::done_locked(const std::string& uid) {
   if (it == in_flight_pods_.end()) return;
   in_flight_events_.erase(it->second);
   in_flight_pods_.erase(it);
+  if (opts_.metrics) opts_.metrics->in_flight_events(kPodPoppedInFlightEvent, -1);
   // Events older than the oldest pod still in flight can no longer matter to anyone.
-  while (!in_flight_events_.empty() && std::holds_alternative<InFlightEvent>(in_flight_events_.front())) {
+  while (!in_flight_events_.empty()) {
+    const auto* ev = std::get_if<InFlightEvent>(&in_flight_events_.front());
+    if (ev == nullptr) break;
+    if (opts_.metrics) opts_.metrics->in_flight_events(ev->event.label, -1);
     in_flight_events_.pop_front();
   }
 }
@@ -407,7 +410,7 @@ void PriorityQueue::add(framework::PodPtr pod) {
 void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod) {
   std::lock_guard l(mu_);
   std::vector<ClusterEvent> events;
-  if (opts_.queueing_hints_enabled && old_pod) {
+  if (old_pod) {
     events = pod_scheduling_property_change(*new_pod, *old_pod);
     // Being scheduled right now: it comes back through add_unschedulable_if_not_present, which
     // replays these events.
@@ -432,24 +435,13 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
     QueuedPodInfoPtr p = uit->second.p;
     p->podInfo = framework::PodInfo::make(new_pod);
     nominator_.update_nominated_pod(old_ref, p->podInfo);
-    if (opts_.queueing_hints_enabled) {
-      if (events.empty()) events = pod_scheduling_property_change(*new_pod, old_ref);
-      for (const auto& e : events) {
-        // A gated pod's own update is the one event that can ungate it, so it is evaluated here.
-        Strategy s = is_pod_worth_requeuing_locked(*p, e, old_pod, new_pod);
-        QueueName q = requeue_via_hint_locked(p, s, e.label);
-        if (q == QueueName::Active || (opts_.pop_from_backoff_q && q == QueueName::Backoff)) cond_.notify_all();
-        if (q != QueueName::Unschedulable) break;
-      }
-      report_locked();
-      return;
-    }
-    // Hints off: any update may help (upstream compares the objects ignoring status and
-    // bookkeeping fields; we lack deep equality on API structs and treat every update as a change).
-    if (is_backing_off(*p)) {
-      if (move_to_backoff_locked(p, kPodUpdate) && opts_.pop_from_backoff_q) cond_.notify_all();
-    } else if (move_to_active_locked(p, kBackoffComplete)) {
-      cond_.notify_all();
+    if (events.empty()) events = pod_scheduling_property_change(*new_pod, old_ref);
+    for (const auto& e : events) {
+      // A gated pod's own update is the one event that can ungate it, so it is evaluated here.
+      Strategy s = is_pod_worth_requeuing_locked(*p, e, old_pod, new_pod);
+      QueueName q = requeue_via_hint_locked(p, s, e.label);
+      if (q == QueueName::Active || (opts_.pop_from_backoff_q && q == QueueName::Backoff)) cond_.notify_all();
+      if (q != QueueName::Unschedulable) break;
     }
     report_locked();
     return;
@@ -512,10 +504,9 @@ QueuedPodInfoPtr PriorityQueue::pop_locked() {
   }
   p->attempts++;
   scheduling_cycle_++;
-  if (opts_.queueing_hints_enabled) {
-    in_flight_pods_[p->pod().metadata.uid] =
-        in_flight_events_.insert(in_flight_events_.end(), InFlightPodMarker{p->pod().metadata.uid});
-  }
+  in_flight_pods_[p->pod().metadata.uid] =
+      in_flight_events_.insert(in_flight_events_.end(), InFlightPodMarker{p->pod().metadata.uid});
+  if (opts_.metrics) opts_.metrics->in_flight_events(kPodPoppedInFlightEvent, 1);
   // The rejectors are counted until the pod is retried; the new attempt records its own.
   unschedulable_reason_locked(*p, -1);
   p->unschedulablePlugins.clear();
@@ -543,7 +534,7 @@ void PriorityQueue::done(std::string_view uid) {
 }
 
 util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedPodInfoPtr& p,
-                                                                    std::int64_t pod_scheduling_cycle) {
+                                                                    std::int64_t /*pod_scheduling_cycle*/) {
   std::lock_guard l(mu_);
   const std::string key = api::key_of(p->pod());
   const std::string uid = p->pod().metadata.uid;
@@ -568,18 +559,8 @@ util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedP
   p->timestamp = clock_.now();
   p->backoffExpiration.reset();  // counts and timestamp changed
   unschedulable_reason_locked(*p, 1);
-  QueueName q;
-  if (opts_.queueing_hints_enabled) {
-    q = requeue_via_hint_locked(p, hint_for_in_flight_pod_locked(*p), kScheduleAttemptFailure);
-  } else if (move_request_cycle_ >= pod_scheduling_cycle || rejectors_of(*p).empty()) {
-    // A move request arrived while this pod was being scheduled, or nothing specific rejected it
-    // (e.g. an API error): retry after backoff instead of waiting for an event.
-    q = move_to_backoff_locked(p, kScheduleAttemptFailure) ? QueueName::Backoff : QueueName::Unschedulable;
-  } else {
-    unschedulable_put_locked(p);
-    if (opts_.metrics) opts_.metrics->incoming_pod("unschedulable", kScheduleAttemptFailure);
-    q = QueueName::Unschedulable;
-  }
+  // The events seen while the pod was in flight decide where it goes (queueing hints).
+  const QueueName q = requeue_via_hint_locked(p, hint_for_in_flight_pod_locked(*p), kScheduleAttemptFailure);
   if (auto v = log::V(4); v.enabled()) {
     v.info("Pod moved to an internal scheduling queue",
            {{"pod", key}, {"event", kScheduleAttemptFailure}, {"queue", queue_label(q)}});
@@ -605,26 +586,6 @@ void PriorityQueue::move_all_to_active_or_backoff_queue(const ClusterEvent& even
   for (const auto& [key, e] : unschedulable_)
     if (!pre_check || pre_check(e.p->pod())) pods.push_back(e.p);
   move_pods_locked(pods, event, old_obj, new_obj);
-  report_locked();
-}
-
-void PriorityQueue::assigned_pod_added(const framework::PodPtr& pod) {
-  std::lock_guard l(mu_);
-  move_pods_locked(unschedulable_with_cross_topology_term_locked(*pod), event_assigned_pod_add(), nullptr, pod);
-  report_locked();
-}
-
-void PriorityQueue::assigned_pod_updated(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod,
-                                         const ClusterEvent& event) {
-  std::lock_guard l(mu_);
-  if (event.actionType & framework::kUpdatePodScaleDown) {
-    // Freed resources can help pods rejected by any plugin, not only cross-topology ones.
-    std::vector<QueuedPodInfoPtr> pods;
-    for (const auto& [key, e] : unschedulable_) pods.push_back(e.p);
-    move_pods_locked(pods, event, old_pod, new_pod);
-  } else {
-    move_pods_locked(unschedulable_with_cross_topology_term_locked(*new_pod), event, old_pod, new_pod);
-  }
   report_locked();
 }
 

@@ -50,6 +50,12 @@ class QueueMetricsRecorder {
   virtual void pending_pods(std::string_view /*queue*/, std::int64_t /*value*/) {}
   // scheduler_unschedulable_pods{plugin, profile} += delta
   virtual void unschedulable_reason(std::string_view /*plugin*/, std::string_view /*profile*/, int /*delta*/) {}
+  // scheduler_inflight_events{event} += delta: the cluster events kept for pods in flight, and the
+  // in-flight pods themselves ("PodPopped").
+  virtual void in_flight_events(std::string_view /*event*/, int /*delta*/) {}
+  // scheduler_queueing_hint_execution_duration_seconds{plugin, event, hint="Queue|QueueSkip"}
+  virtual void queueing_hint(std::string_view /*plugin*/, std::string_view /*event*/, std::string_view /*hint*/,
+                             double /*seconds*/) {}
 };
 
 // plugin name -> the events it registered (with hints).
@@ -60,7 +66,6 @@ struct QueueOptions {
   std::chrono::nanoseconds pod_initial_backoff = std::chrono::seconds(1);
   std::chrono::nanoseconds pod_max_backoff = std::chrono::seconds(10);
   std::chrono::nanoseconds pod_max_in_unschedulable_pods_duration = std::chrono::minutes(5);
-  bool queueing_hints_enabled = true;  // SchedulerQueueingHints (on in v1.32)
   bool pop_from_backoff_q = true;      // SchedulerPopFromBackoffQ (beta, on since v1.33)
   // QueueSort less(); empty = PrioritySort semantics (higher priority, then earlier timestamp).
   std::function<bool(const framework::QueuedPodInfo&, const framework::QueuedPodInfo&)> less;
@@ -75,7 +80,8 @@ struct QueueOptions {
 // Where a requeued pod ended up.
 enum class QueueName { Active, Backoff, Unschedulable };
 
-// Pre-check applied to unschedulable pods before a move (QHint off only; upstream PreEnqueueCheck).
+// Which unschedulable pods a move considers (upstream PreEnqueueCheck); empty = all. Since the
+// hints are GA only the binding cycle's failure uses one, to leave the failed pod itself out.
 using PreEnqueueCheck = std::function<bool(const api::Pod&)>;
 
 class PriorityQueue final : public framework::PodNominator {
@@ -100,17 +106,16 @@ class PriorityQueue final : public framework::PodNominator {
   // The pod's scheduling attempt is over (bound, or about to be requeued): forget in-flight data.
   void done(std::string_view uid);
 
-  // Requeues a pod whose attempt failed. Fails if the pod is already queued.
+  // Requeues a pod whose attempt failed: the events seen while it was in flight decide where it
+  // goes. Fails if the pod is already queued. The cycle is upstream's parameter; the in-flight
+  // record has replaced its use (the move-request cycle of the hints-off path).
   util::Result<void> add_unschedulable_if_not_present(const QueuedPodInfoPtr& pinfo, std::int64_t pod_scheduling_cycle);
   std::int64_t scheduling_cycle() const;
 
-  // A cluster event happened: move unschedulable pods that may now fit (hints decide).
+  // A cluster event happened: move unschedulable pods that may now fit (queueing hints decide;
+  // they are GA and always on in v1.35).
   void move_all_to_active_or_backoff_queue(const framework::ClusterEvent& event, std::shared_ptr<const void> old_obj,
                                            std::shared_ptr<const void> new_obj, const PreEnqueueCheck& pre_check = {});
-  // Assigned pod added/updated (used with QHint off; with QHint on the handlers call move_all).
-  void assigned_pod_added(const framework::PodPtr& pod);
-  void assigned_pod_updated(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod,
-                            const framework::ClusterEvent& event);
 
   // Backoff-completed pods → activeQ. Called every 1 s by run().
   void flush_backoff_q_completed();
@@ -179,7 +184,6 @@ class PriorityQueue final : public framework::PodNominator {
   bool is_event_of_interest_locked(const framework::ClusterEvent& e) const;
   void move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, const framework::ClusterEvent& e,
                         const std::shared_ptr<const void>& old_obj, const std::shared_ptr<const void>& new_obj);
-  std::vector<QueuedPodInfoPtr> unschedulable_with_cross_topology_term_locked(const api::Pod& assigned) const;
   void record_event_if_any_in_flight_locked(const framework::ClusterEvent& e, const std::shared_ptr<const void>& o,
                                             const std::shared_ptr<const void>& n);
   bool record_events_if_pod_in_flight_locked(const api::Pod& pod, const std::vector<framework::ClusterEvent>& events,
@@ -197,7 +201,6 @@ class PriorityQueue final : public framework::PodNominator {
   std::condition_variable cond_;
   bool closed_ = false;
   std::int64_t scheduling_cycle_ = 0;
-  std::int64_t move_request_cycle_ = -1;
 
   KeyedHeap<QueuedPodInfoPtr> active_;
   KeyedHeap<QueuedPodInfoPtr> backoff_;        // rejected by a plugin

@@ -329,7 +329,12 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
   // pod waits there (a preemptor whose victims are gone).
   auto run_until_idle = [&] {
     for (int round = 0; round < 16; ++round) {
-      while (sched.schedule_one_if_pending()) client.deliver();
+      // An asynchronous preemption's evictions are waited for, so their events are delivered with
+      // the cycle's own.
+      while (sched.schedule_one_if_pending()) {
+        sched.wait_for_preemptions();
+        client.deliver();
+      }
       client.deliver();
       const auto c = sched.queue().counts();
       if (c.backoff == 0 && c.active == 0) return;

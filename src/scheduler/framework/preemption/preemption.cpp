@@ -183,8 +183,8 @@ int pick_one_node_for_preemption(const std::vector<Candidate>& candidates, std::
 
 // ---------------------------------------------------------------- Evaluator
 
-Evaluator::Evaluator(std::string plugin_name, Handle& handle, Interface& iface)
-    : plugin_name_(std::move(plugin_name)), handle_(handle), iface_(iface) {
+Evaluator::Evaluator(std::string plugin_name, Handle& handle, Interface& iface, bool enable_async)
+    : plugin_name_(std::move(plugin_name)), handle_(handle), iface_(iface), async_(enable_async) {
   preempt_pod = [this](const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
     return default_preempt_pod(c, preemptor, victim);
   };
@@ -290,35 +290,142 @@ Status Evaluator::default_preempt_pod(const Candidate& c, const api::Pod& preemp
   return {};
 }
 
-Status Evaluator::prepare_candidate(const Candidate& c, const api::Pod& pod) {
+namespace {
+
+// Preempts victims [0, n) in parallel; the first failure's message, empty when all succeeded.
+std::string preempt_in_parallel(Parallelizer& par, std::size_t n,
+                                const std::function<Status(std::size_t)>& preempt_one) {
   std::mutex mu;
   std::string first_error;
   std::atomic<bool> failed{false};
-  handle_.parallelizer().until(
-      static_cast<int>(c.victims.pods.size()),
+  par.until(
+      static_cast<int>(n),
       [&](int i) {
         if (failed.load()) return;
-        Status s = preempt_pod(c, pod, *c.victims.pods[static_cast<std::size_t>(i)]);
+        Status s = preempt_one(static_cast<std::size_t>(i));
         if (!s.is_success()) {
           std::lock_guard l(mu);
-          if (!failed.exchange(true)) first_error = s.message();
+          if (!failed.exchange(true)) first_error = s.message().empty() ? "error" : s.message();
         }
       },
       [&] { return failed.load(); });
-  if (failed) return Status::error(first_error);
-  handle_.record_preemption_victims(c.victims.pods.size());
-  if (observe_victims) observe_victims(c.victims.pods.size());
+  return first_error;
+}
 
-  // Lower-priority pods nominated to this node may no longer fit: clear their nomination so they
-  // are retried elsewhere sooner.
+}  // namespace
+
+bool Evaluator::clear_lower_priority_nominations(const std::string& node, const api::Pod& pod, const char* what) {
+  // Lower-priority pods nominated to this node may no longer fit: clearing their nomination moves
+  // them, so they are retried elsewhere sooner than after the preemption completes.
+  bool ok = true;
   const auto prio = api::pod_priority(pod);
-  for (const auto& pi : handle_.nominator().nominated_pods_for_node(c.name)) {
+  for (const auto& pi : handle_.nominator().nominated_pods_for_node(node)) {
     const api::Pod& p = *pi->pod;
     if (api::pod_priority(p) >= prio || p.status.nominatedNodeName.empty()) continue;
     Status s = handle_.client().patch_pod_status(p, std::nullopt, std::string());
-    if (!s.is_success()) log::error("Cannot clear 'NominatedNodeName' field", {{"pod", p.metadata.name}});
+    if (!s.is_success()) {
+      log::error(what, {{"pod", p.metadata.name}, {"node", node}, {"err", s.message()}});
+      ok = false;
+    }
   }
+  return ok;
+}
+
+Status Evaluator::prepare_candidate(const Candidate& c, const api::Pod& pod) {
+  std::string err = preempt_in_parallel(handle_.parallelizer(), c.victims.pods.size(), [&](std::size_t i) -> Status {
+    const api::Pod& victim = *c.victims.pods[i];
+    if (victim.metadata.deletionTimestamp) {
+      // Graceful deletion already started: another call is unnecessary.
+      log::V(2).info("Victim Pod is already being deleted, skipping the API call for it",
+                     {{"preemptor", pod.metadata.name}, {"node", c.name}, {"victim", victim.metadata.name}});
+      return {};
+    }
+    return preempt_pod(c, pod, victim);
+  });
+  if (!err.empty()) return Status::error(err);
+  handle_.record_preemption_victims(c.victims.pods.size());
+  if (observe_victims) observe_victims(c.victims.pods.size());
+  // Not critical: a failure is only logged.
+  clear_lower_priority_nominations(c.name, pod, "Cannot clear 'NominatedNodeName' field");
   return {};
+}
+
+void Evaluator::prepare_candidate_async(const Candidate& c, const PodPtr& pod) {
+  handle_.record_preemption_victims(c.victims.pods.size());
+  if (observe_victims) observe_victims(c.victims.pods.size());
+  std::vector<PodPtr> victims;
+  victims.reserve(c.victims.pods.size());
+  for (const auto& v : c.victims.pods) {
+    if (v->metadata.deletionTimestamp) {
+      log::V(2).info("Victim Pod is already being deleted, skipping the API call for it",
+                     {{"preemptor", pod->metadata.name}, {"node", c.name}, {"victim", v->metadata.name}});
+      continue;
+    }
+    victims.push_back(v);
+  }
+  if (victims.empty()) return;
+  const std::string uid = pod->metadata.uid;
+  {
+    std::lock_guard l(mu_);
+    preempting_.insert(uid);
+  }
+  handle_.run_async([this, c, pod, uid, victims = std::move(victims)] {
+    const auto start = std::chrono::steady_clock::now();
+    bool failed = false;
+    log::V(2).info("Start the preemption asynchronously",
+                   {{"preemptor", pod->metadata.name},
+                    {"node", c.name},
+                    {"numVictims", std::to_string(c.victims.pods.size())},
+                    {"numVictimsToDelete", std::to_string(victims.size())}});
+    if (!clear_lower_priority_nominations(
+            c.name, *pod, "Cannot clear 'NominatedNodeName' field from lower priority pods on the same target node")) {
+      failed = true;  // not critical: the victims are still preempted
+    }
+    // Every victim but the last in parallel. The preemptor leaves the preempting set only once the
+    // last victim's deletion has started (is_pod_running_preemption looks the victim up): were it
+    // removed earlier, the deletion events could all be seen while it is still gated, and it would
+    // wait in unschedulablePods with nothing left to move it.
+    if (victims.size() > 1) {
+      std::string err = preempt_in_parallel(handle_.parallelizer(), victims.size() - 1,
+                                            [&](std::size_t i) { return preempt_pod(c, *pod, *victims[i]); });
+      if (!err.empty()) {
+        log::error("Error occurred during async preemption", {{"preemptor", pod->metadata.name}, {"err", err}});
+        failed = true;
+      }
+    }
+    const api::Pod& last = *victims.back();
+    {
+      std::lock_guard l(mu_);
+      last_victims_pending_[uid] = PendingVictim{last.metadata.namespace_, last.metadata.name};
+    }
+    if (Status s = preempt_pod(c, *pod, last); !s.is_success()) {
+      log::error("Error occurred during async preemption", {{"preemptor", pod->metadata.name}, {"err", s.message()}});
+      failed = true;
+    }
+    {
+      std::lock_guard l(mu_);
+      preempting_.erase(uid);
+      last_victims_pending_.erase(uid);
+    }
+    const char* result = failed ? "error" : "success";
+    log::V(2).info("Async Preemption finished completely",
+                   {{"preemptor", pod->metadata.name}, {"node", c.name}, {"result", result}});
+    // A failed call may leave the preemptor in unschedulablePods with no event to move it.
+    if (failed) handle_.activate({pod});
+    handle_.record_preemption_goroutine(
+        result, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  });
+}
+
+bool Evaluator::is_pod_running_preemption(std::string_view pod_uid) const {
+  std::lock_guard l(mu_);
+  if (preempting_.find(pod_uid) == preempting_.end()) return false;
+  auto it = last_victims_pending_.find(pod_uid);
+  // Still evicting the victims before the last one.
+  if (it == last_victims_pending_.end()) return true;
+  // Waiting only for the last victim: done once it is gone or being deleted.
+  PodPtr victim = handle_.lister().get_pod(it->second.namespace_, it->second.name);
+  return victim && !victim->metadata.deletionTimestamp;
 }
 
 Status Evaluator::preempt(CycleState& state, const api::Pod& pod_in, const NodeToStatus& m, PostFilterResult& result) {
@@ -368,8 +475,12 @@ Status Evaluator::preempt(CycleState& state, const api::Pod& pod_in, const NodeT
   log::V(2).info("the target node for the preemption is determined",
                  {{"node", best->name}, {"pod", pod->metadata.name}});
 
-  // 5) Evict victims, then nominate.
-  if (Status s = prepare_candidate(*best, *pod); !s.is_success()) return s;
+  // 5) Evict victims (off the scheduling cycle with SchedulerAsyncPreemption), then nominate.
+  if (async_) {
+    prepare_candidate_async(*best, pod);
+  } else if (Status s = prepare_candidate(*best, *pod); !s.is_success()) {
+    return s;
+  }
   result.nominatingInfo.mode = NominatingInfo::Mode::Override;
   result.nominatingInfo.nominatedNodeName = best->name;
   return {};

@@ -1,7 +1,9 @@
-// Preemption Evaluator (upstream pkg/scheduler/framework/preemption, v1.32 with async
-// preemption off): eligibility, candidate search by parallel dry runs on cloned NodeInfo /
-// CycleState, candidate selection (pickOneNodeForPreemption) and candidate preparation (victim
-// DisruptionTarget condition + deletion, events, clearing lower-priority nominations).
+// Preemption Evaluator (upstream pkg/scheduler/framework/preemption, v1.35): eligibility,
+// candidate search by parallel dry runs on cloned NodeInfo / CycleState, candidate selection
+// (pickOneNodeForPreemption) and candidate preparation (victim DisruptionTarget condition +
+// deletion, events, clearing lower-priority nominations). With SchedulerAsyncPreemption the
+// preparation runs off the scheduling cycle (Handle::run_async) and the preemptor is reported as
+// running its preemption until the last victim's deletion has started.
 // The plugin-specific parts (victim selection, eligibility, candidate count) come from an
 // Interface implemented by the PostFilter plugin (DefaultPreemption).
 #pragma once
@@ -11,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,7 +93,8 @@ inline constexpr std::string_view kNotHelpful = "Preemption is not helpful for s
 
 class Evaluator {
  public:
-  Evaluator(std::string plugin_name, Handle& handle, Interface& iface);
+  // enable_async: SchedulerAsyncPreemption.
+  Evaluator(std::string plugin_name, Handle& handle, Interface& iface, bool enable_async = false);
 
   // Upstream Evaluator.Preempt. `result` is left Noop unless a nomination is to be set or cleared.
   Status preempt(CycleState& state, const api::Pod& pod, const NodeToStatus& m, PostFilterResult& result);
@@ -111,6 +115,15 @@ class Evaluator {
 
   // Evicts the victims (in parallel) and clears lower-priority nominations on the node.
   Status prepare_candidate(const Candidate& c, const api::Pod& pod);
+  // The same off the scheduling cycle (upstream prepareCandidateAsync): the nominations first,
+  // then every victim but the last in parallel, then the last. Until the last victim's deletion
+  // has started the preemptor is "running preemption"; if any call fails it is activated, since
+  // no event may come to move it.
+  void prepare_candidate_async(const Candidate& c, const PodPtr& pod);
+  // Upstream IsPodRunningPreemption: the pod's asynchronous preemption has not yet started
+  // deleting its last victim (a victim gone from the lister, or being deleted, counts as started).
+  bool is_pod_running_preemption(std::string_view pod_uid) const;
+  bool async_enabled() const { return async_; }
 
   // Makes the API calls preempting one victim (replaceable in tests).
   std::function<Status(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim)> preempt_pod;
@@ -122,10 +135,21 @@ class Evaluator {
 
  private:
   Status default_preempt_pod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim);
+  // Clears status.nominatedNodeName of the lower-priority pods nominated to `node`; false if a
+  // patch failed.
+  bool clear_lower_priority_nominations(const std::string& node, const api::Pod& pod, const char* what);
 
   std::string plugin_name_;
   Handle& handle_;
   Interface& iface_;
+  bool async_;
+
+  struct PendingVictim {
+    std::string namespace_, name;
+  };
+  mutable std::mutex mu_;
+  std::set<std::string, std::less<>> preempting_;              // preemptor uids
+  std::map<std::string, PendingVictim, std::less<>> last_victims_pending_;  // preemptor uid -> victim
 };
 
 }  // namespace ksched::scheduler::framework::preemption

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "scheduler/config/features.h"
 #include "scheduler/config/types.h"
 
 namespace ksched::scheduler::plugins::defaultpreemption {
@@ -24,7 +25,7 @@ bool terminating_by_preemption(const api::Pod& p) {
 }  // namespace
 
 DefaultPreemption::DefaultPreemption(framework::Handle& handle, std::int32_t pct, std::int32_t abs)
-    : handle_(handle), pct_(pct), abs_(abs), evaluator_(std::string(kName), handle, *this) {
+    : handle_(handle), pct_(pct), abs_(abs), evaluator_(std::string(kName), handle, *this, config::features().schedulerAsyncPreemption) {
   auto rng = std::make_shared<std::mt19937>(std::random_device{}());
   offset_rand = [rng](int n) { return n <= 0 ? 0 : std::uniform_int_distribution<int>(0, n - 1)(*rng); };
 }
@@ -35,6 +36,22 @@ Status DefaultPreemption::post_filter(framework::CycleState& state, const api::P
   std::string msg = s.message();
   if (!msg.empty()) return Status(s.code(), "preemption: " + msg);
   return s;
+}
+
+Status DefaultPreemption::pre_enqueue(const api::Pod& pod) {
+  if (!evaluator_.async_enabled()) return {};
+  if (evaluator_.is_pod_running_preemption(pod.metadata.uid)) return Status::unresolvable(std::string(kWaitingForPreemption));
+  return {};
+}
+
+std::vector<framework::ClusterEventWithHint> DefaultPreemption::events_to_register() const {
+  if (!evaluator_.async_enabled()) return {};
+  framework::ClusterEventWithHint e;
+  e.event = framework::ClusterEvent{framework::EventResource::Pod, framework::kDelete, ""};
+  e.hint = [](const api::Pod&, const std::shared_ptr<const void>&, const std::shared_ptr<const void>&) {
+    return framework::QueueingHint::Skip;
+  };
+  return {e};
 }
 
 int DefaultPreemption::calculate_num_candidates(int num_nodes) const {

@@ -1,5 +1,7 @@
-// DefaultPreemption (upstream framework/plugins/defaultpreemption, v1.32, async preemption off):
-// the PostFilter plugin driving the preemption Evaluator with the default victim selection.
+// DefaultPreemption (upstream framework/plugins/defaultpreemption, v1.35): the PostFilter plugin
+// driving the preemption Evaluator with the default victim selection, and, with
+// SchedulerAsyncPreemption (beta, on), the PreEnqueue plugin that keeps a preemptor out of
+// activeQ while its victims are being evicted.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -14,8 +16,10 @@ namespace ksched::scheduler::plugins::defaultpreemption {
 
 inline constexpr std::string_view kName = "DefaultPreemption";
 inline constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
+inline constexpr std::string_view kWaitingForPreemption = "waiting for the preemption for this pod to be finished";
 
-class DefaultPreemption final : public framework::PostFilterPlugin,
+class DefaultPreemption final : public framework::PreEnqueuePlugin,
+                                public framework::PostFilterPlugin,
                                 public framework::EnqueueExtensions,
                                 public framework::preemption::Interface {
  public:
@@ -27,8 +31,14 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   framework::Status post_filter(framework::CycleState& state, const api::Pod& pod,
                                 const framework::NodeToStatus& filtered, framework::PostFilterResult& result) override;
 
-  // Nothing to register while async preemption is off: this plugin never rejects pods itself.
-  std::vector<framework::ClusterEventWithHint> events_to_register() const override { return {}; }
+  // With async preemption: UnschedulableAndUnresolvable while the pod's preemption is running
+  // (Evaluator::is_pod_running_preemption); always Success without it.
+  framework::Status pre_enqueue(const api::Pod& pod) override;
+
+  // With async preemption, pod deletions, whose hint always says Skip: they only let the queue
+  // reconsider a pod this plugin gated, and the plugins that rejected the pod in its cycle decide
+  // whether it moves. Nothing without it: the plugin then never rejects a pod.
+  std::vector<framework::ClusterEventWithHint> events_to_register() const override;
 
   // preemption::Interface
   std::pair<int, int> get_offset_and_num_candidates(int num_nodes) override;
