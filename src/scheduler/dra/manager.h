@@ -13,8 +13,10 @@
 // Thread-safe: every method takes the manager's lock; returned objects are immutable and shared.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,22 +30,43 @@ using ClaimPtr = std::shared_ptr<const resourceapi::ResourceClaim>;
 using SlicePtr = std::shared_ptr<const resourceapi::ResourceSlice>;
 using ClassPtr = std::shared_ptr<const resourceapi::DeviceClass>;
 
+// Transparent string hashing, so lookups by string_view allocate nothing.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
 // Every ResourceSlice, grouped as Filter needs them: one node's slices (spec.nodeName) apart from
 // the node-less ones (allNodes, nodeSelector, perDeviceNodeSelection), which any node may use.
 struct SliceIndex {
-  std::unordered_map<std::string, std::vector<SlicePtr>> by_node;
+  std::unordered_map<std::string, std::vector<SlicePtr>, StringHash, std::equal_to<>> by_node;
   std::vector<SlicePtr> node_less;
-  // The slices a node may use: its own, then the node-less ones.
-  std::vector<SlicePtr> for_node(std::string_view node) const;
+  // The slices a node may use: its own, then the node-less ones. Borrowed from the index when
+  // they are all of one group (no copy); else put together in `buf`.
+  std::span<const SlicePtr> for_node(std::string_view node, std::vector<SlicePtr>& buf) const;
 };
 
-// Devices held by allocated claims (and in-flight allocations), grouped by "driver/pool", so that
-// a node's share is found from its slices' pools without walking the whole cluster's.
+// The devices in use of one resource pool at one moment: immutable once published, so a snapshot
+// shares the sets of the pools that did not change since the previous one.
+struct PoolDevices {
+  std::string driver;
+  std::string pool;
+  DeviceIdSet devices;
+};
+
+// Devices held by allocated claims (assumed copies included) and by in-flight allocations, as of
+// one moment, per pool in (driver, pool) order, so that a node's share is found from its slices'
+// pools without walking the cluster's. Immutable.
 struct AllocatedDevices {
-  std::unordered_map<std::string, std::vector<DeviceId>> by_pool;
-  // The devices of the pools of `slices` (each pool once).
-  DeviceIdSet for_slices(const std::vector<SlicePtr>& slices) const;
+  std::vector<std::shared_ptr<const PoolDevices>> pools;  // none empty
+  // The pool's devices in use, null when none.
+  const DeviceIdSet* pool(std::string_view driver, std::string_view pool) const;
+  // The devices in use of the pools of `slices`: the one pool's set itself when only one of them
+  // has devices in use (the usual case: a node's own pool), else their union put into `merged`;
+  // null when none.
+  const DeviceIdSet* for_slices(std::span<const SlicePtr> slices, DeviceIdSet& merged) const;
   std::size_t size() const;
+  DeviceIdSet all() const;  // every pool's devices in one set
 };
 
 class Manager {
@@ -67,8 +90,14 @@ class Manager {
   // The slices, grouped; rebuilt after changes, shared until the next one.
   std::shared_ptr<const SliceIndex> slices() const;
   // Upstream ListAllAllocatedDevices: devices of allocated claims (assumed copies included), plus
-  // those of in-flight allocations; admin-access results hold no device.
-  AllocatedDevices allocated_devices() const;
+  // those of in-flight allocations; admin-access results hold no device. Kept up to date by every
+  // change (claims, assume cache, in-flight allocations); a read after changes publishes the
+  // changed pools anew and shares the others with the previous snapshot, so its cost follows what
+  // changed (plus one pointer per pool), not the devices in use.
+  std::shared_ptr<const AllocatedDevices> allocated_devices() const;
+  // The same set, computed from scratch from the claims and in-flight allocations (for tests and
+  // checks: it must always equal allocated_devices()->all()).
+  DeviceIdSet allocated_devices_from_scratch() const;
 
   // ---- in-flight allocations (upstream inFlightAllocations)
   bool claim_has_pending_allocation(std::string_view uid) const;
@@ -95,13 +124,33 @@ class Manager {
   void count_devices_locked(const resourceapi::ResourceClaim* c, int delta);
   void put_slice_locked(const SlicePtr& s);
 
+  // One pool's devices in use: how many claims (allocated, assumed, in flight) hold each device
+  // (several with shared devices or while a claim is both in flight and assumed), and the set
+  // published last; `dirty` when the counts changed since.
+  struct PoolCounts {
+    std::unordered_map<std::string, int, StringHash, std::equal_to<>> devices;
+    std::shared_ptr<const PoolDevices> published;
+    bool dirty = false;
+  };
+  // (driver, pool) order, looked up without building a key.
+  struct PoolLess {
+    using is_transparent = void;
+    using Key = std::pair<std::string, std::string>;
+    using View = std::pair<std::string_view, std::string_view>;
+    static View v(const Key& k) { return {k.first, k.second}; }
+    static const View& v(const View& k) { return k; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const { return v(a) < v(b); }
+  };
+
   mutable std::mutex mu_;
   std::unordered_map<std::string, ClassPtr> classes_;
   std::unordered_map<std::string, SlicePtr> slices_;  // by name
   mutable std::shared_ptr<const SliceIndex> slice_index_;  // null: rebuild on the next read
   std::unordered_map<std::string, ClaimEntry> claims_;  // by "ns/name"
-  // "driver/pool" -> device -> number of claims holding it (several with shared devices).
-  std::unordered_map<std::string, std::unordered_map<std::string, int>> allocated_;
+  mutable std::map<PoolLess::Key, PoolCounts, PoolLess> allocated_;
+  mutable bool allocated_dirty_ = false;  // some pool is dirty
+  mutable std::shared_ptr<const AllocatedDevices> allocated_snapshot_;
   std::unordered_map<std::string, ClaimPtr> in_flight_;  // by claim uid
 };
 
