@@ -506,20 +506,15 @@ TEST(DraManager, SlicesAndAllocatedDevicesByNode) {
   ASSERT_EQ(for3.size(), 1u);
   EXPECT_EQ(for3.data(), idx->node_less.data());
   auto c = claim("x");
-  c->status.allocation = allocation("node-2", "gpu-1");
+  c->status.allocation = allocation("node-2", "gpu-0");
   m.on_claim_add(c);
   auto allocated = m.allocated_devices();
-  dra::DeviceIdSet merged;
-  EXPECT_EQ(allocated->for_slices(for1, merged), nullptr);
-  std::vector<dra::SlicePtr> buf2;
-  auto for2 = m.slices()->for_node("node-2", buf2);
-  const dra::DeviceIdSet* on2 = allocated->for_slices(for2, merged);
+  // Devices in use are found by pool, then by name.
+  EXPECT_EQ(allocated->in_pool("gpu.example.com", "node-1"), nullptr);
+  const dra::DeviceNameSet* on2 = allocated->in_pool("gpu.example.com", "node-2");
   ASSERT_NE(on2, nullptr);
-  EXPECT_EQ(on2->size(), 1u);
-  EXPECT_TRUE(on2->contains(dra::DeviceId{"gpu.example.com", "node-2", "gpu-1"}));
-  // Only one pool in use: its set is borrowed, nothing merged.
-  EXPECT_EQ(on2, allocated->pool("gpu.example.com", "node-2"));
-  // Devices in use in two of a node's pools: their union.
+  EXPECT_EQ(*on2, dra::DeviceNameSet({"gpu-0"}));
+  EXPECT_EQ(allocated->in_pool("net.example.com", "node-2"), nullptr);
   auto nic = claim("nic");
   resourceapi::AllocationResult a;
   resourceapi::DeviceRequestAllocationResult r;
@@ -532,12 +527,27 @@ TEST(DraManager, SlicesAndAllocatedDevicesByNode) {
   m.on_claim_add(nic);
   // The snapshot taken before is unchanged; a new one sees both pools.
   EXPECT_EQ(allocated->size(), 1u);
+  EXPECT_EQ(allocated->in_pool("net.example.com", "shared"), nullptr);
   auto both = m.allocated_devices();
   EXPECT_EQ(both->size(), 2u);
+  ASSERT_NE(both->in_pool("net.example.com", "shared"), nullptr);
   // The unchanged pool's set is shared with the previous snapshot.
-  EXPECT_EQ(both->pool("gpu.example.com", "node-2"), allocated->pool("gpu.example.com", "node-2"));
-  EXPECT_EQ(both->for_slices(for2, merged), &merged);
-  EXPECT_EQ(merged.size(), 2u);
+  EXPECT_EQ(both->in_pool("gpu.example.com", "node-2"), on2);
+  // Filter on node-2: the node's pool and the node-less one, each device looked up in its pool.
+  std::vector<dra::SlicePtr> buf2;
+  auto for2 = m.slices()->for_node("node-2", buf2);
+  ASSERT_EQ(for2.size(), 2u);
+  dra::Features f;
+  cel::Cache cache(10);
+  dra::DeviceClassLookup classes = [&](std::string_view n) { return m.device_class(n); };
+  m.on_class_add(gpu_class());
+  dra::Allocator alloc(f, static_cast<const dra::DevicesInUse*>(both.get()), &classes, for2, cache);
+  auto want = claim("want");
+  const resourceapi::ResourceClaim* claims[] = {want.get()};
+  auto got = alloc.allocate(*node("node-2"), claims);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  ASSERT_TRUE(got->found());
+  EXPECT_EQ(got->results[0].devices.results[0].device, "gpu-1");  // gpu-0 is in use
   m.on_claim_delete(c);
   m.on_claim_delete(nic);
   EXPECT_EQ(m.allocated_devices()->size(), 0u);
@@ -620,14 +630,25 @@ TEST(DraManager, IncrementalAllocatedDevicesEqualARebuild) {
       }
       if (pick(3) == 0) continue;  // several changes between snapshots, too
       auto snap = m.allocated_devices();
-      ASSERT_EQ(snap->all(), m.allocated_devices_from_scratch()) << "seed " << seed << " step " << step;
-      for (const auto& p : snap->pools) {
-        EXPECT_FALSE(p->devices.empty());
-        for (const auto& d : p->devices) EXPECT_TRUE(d.driver == p->driver && d.pool == p->pool);
+      const dra::DeviceIdSet scratch = m.allocated_devices_from_scratch();
+      ASSERT_EQ(snap->all(), scratch) << "seed " << seed << " step " << step;
+      // The allocator's lookup (pool, then name) agrees, for every device of the space.
+      for (const char* driver : {"gpu.example.com", "net.example.com"}) {
+        for (int pool = 0; pool < 3; ++pool) {
+          const std::string pool_name = "node-" + std::to_string(pool);
+          const dra::DeviceNameSet* names = snap->in_pool(driver, pool_name);
+          for (int dev = 0; dev < 4; ++dev) {
+            const std::string device = "dev-" + std::to_string(dev);
+            EXPECT_EQ(names != nullptr && names->contains(device),
+                      scratch.contains(dra::DeviceId{driver, pool_name, device}))
+                << driver << "/" << pool_name << "/" << device << " seed " << seed << " step " << step;
+          }
+        }
       }
+      for (const auto& p : snap->pools) EXPECT_FALSE(p->names.empty());
       for (std::size_t k = 1; k < snap->pools.size(); ++k) {
-        EXPECT_LT(std::tie(snap->pools[k - 1]->driver, snap->pools[k - 1]->pool),
-                  std::tie(snap->pools[k]->driver, snap->pools[k]->pool));
+        EXPECT_LT(std::tie(snap->pools[k - 1]->pool, snap->pools[k - 1]->driver),
+                  std::tie(snap->pools[k]->pool, snap->pools[k]->driver));
       }
       // Without changes in between, the same snapshot again.
       EXPECT_EQ(m.allocated_devices(), snap);

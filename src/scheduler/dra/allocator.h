@@ -58,6 +58,22 @@ struct DeviceIdHash {
 
 using DeviceIdSet = std::unordered_set<DeviceId, DeviceIdHash>;
 
+// Strings hashed as string_views, so that lookups by string_view allocate nothing.
+struct TransparentStringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using DeviceNameSet = std::unordered_set<std::string, TransparentStringHash, std::equal_to<>>;
+
+// Devices in use, by pool: the form the scheduler's DRA state keeps them in (dra::AllocatedDevices),
+// so that the allocator looks each pool up once and then each device by its name alone.
+class DevicesInUse {
+ public:
+  virtual ~DevicesInUse() = default;
+  // The names of the pool's devices in use; null when none. Thread-safe (read-only).
+  virtual const DeviceNameSet* in_pool(std::string_view driver, std::string_view pool) const = 0;
+};
+
 // Looks up a DeviceClass by name; null when there is none.
 using DeviceClassLookup = std::function<std::shared_ptr<const resourceapi::DeviceClass>(std::string_view)>;
 
@@ -112,6 +128,10 @@ class Allocator {
   // The same, borrowing every input (nothing copied; all must outlive the allocator): the cheapest
   // form per (pod, node). `allocated` may be null (nothing allocated).
   Allocator(Features features, const DeviceIdSet* allocated, const DeviceClassLookup* classes,
+            std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors,
+            SelectorCache* results = nullptr);
+  // The same, with the devices in use by pool (may be null: nothing in use).
+  Allocator(Features features, const DevicesInUse* in_use, const DeviceClassLookup* classes,
             std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors,
             SelectorCache* results = nullptr);
   ~Allocator();

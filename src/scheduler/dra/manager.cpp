@@ -39,48 +39,26 @@ std::span<const SlicePtr> SliceIndex::for_node(std::string_view node, std::vecto
   return buf;
 }
 
-const DeviceIdSet* AllocatedDevices::pool(std::string_view driver, std::string_view pool) const {
-  const std::pair<std::string_view, std::string_view> want{driver, pool};
+const DeviceNameSet* AllocatedDevices::in_pool(std::string_view driver, std::string_view pool) const {
+  const std::pair<std::string_view, std::string_view> want{pool, driver};
   auto it = std::lower_bound(pools.begin(), pools.end(), want, [](const auto& p, const auto& w) {
-    return std::pair<std::string_view, std::string_view>{p->driver, p->pool} < w;
+    return std::pair<std::string_view, std::string_view>{p->pool, p->driver} < w;
   });
   if (it == pools.end() || (*it)->driver != driver || (*it)->pool != pool) return nullptr;
-  return &(*it)->devices;
-}
-
-const DeviceIdSet* AllocatedDevices::for_slices(std::span<const SlicePtr> slices, DeviceIdSet& merged) const {
-  if (pools.empty()) return nullptr;
-  const DeviceIdSet* found = nullptr;
-  // Pools already merged; a node uses few, so a short list beats a set.
-  std::vector<const DeviceIdSet*> seen;
-  for (const auto& s : slices) {
-    const DeviceIdSet* p = pool(s->spec.driver.view(), s->spec.pool.name);
-    if (p == nullptr || p == found || std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
-    if (found == nullptr) {
-      found = p;
-      continue;
-    }
-    if (seen.empty()) {
-      merged.clear();
-      merged.insert(found->begin(), found->end());
-      seen.push_back(found);
-    }
-    merged.insert(p->begin(), p->end());
-    seen.push_back(p);
-  }
-  return seen.empty() ? found : &merged;
+  return &(*it)->names;
 }
 
 std::size_t AllocatedDevices::size() const {
   std::size_t n = 0;
-  for (const auto& p : pools) n += p->devices.size();
+  for (const auto& p : pools) n += p->names.size();
   return n;
 }
 
 DeviceIdSet AllocatedDevices::all() const {
   DeviceIdSet out;
   out.reserve(size());
-  for (const auto& p : pools) out.insert(p->devices.begin(), p->devices.end());
+  for (const auto& p : pools)
+    for (const auto& name : p->names) out.insert(DeviceId{p->driver, p->pool, name});
   return out;
 }
 
@@ -225,8 +203,8 @@ std::shared_ptr<const AllocatedDevices> Manager::allocated_devices() const {
       auto pd = std::make_shared<PoolDevices>();
       pd->driver = k.first;
       pd->pool = k.second;
-      pd->devices.reserve(p.devices.size());
-      for (const auto& [device, n] : p.devices) pd->devices.insert(DeviceId{k.first, k.second, device});
+      pd->names.reserve(p.devices.size());
+      for (const auto& [device, n] : p.devices) pd->names.insert(device);
       p.published = std::move(pd);
     }
     next->pools.push_back(p.published);

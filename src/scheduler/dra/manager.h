@@ -30,16 +30,10 @@ using ClaimPtr = std::shared_ptr<const resourceapi::ResourceClaim>;
 using SlicePtr = std::shared_ptr<const resourceapi::ResourceSlice>;
 using ClassPtr = std::shared_ptr<const resourceapi::DeviceClass>;
 
-// Transparent string hashing, so lookups by string_view allocate nothing.
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-};
-
 // Every ResourceSlice, grouped as Filter needs them: one node's slices (spec.nodeName) apart from
 // the node-less ones (allNodes, nodeSelector, perDeviceNodeSelection), which any node may use.
 struct SliceIndex {
-  std::unordered_map<std::string, std::vector<SlicePtr>, StringHash, std::equal_to<>> by_node;
+  std::unordered_map<std::string, std::vector<SlicePtr>, TransparentStringHash, std::equal_to<>> by_node;
   std::vector<SlicePtr> node_less;
   // The slices a node may use: its own, then the node-less ones. Borrowed from the index when
   // they are all of one group (no copy); else put together in `buf`.
@@ -51,20 +45,16 @@ struct SliceIndex {
 struct PoolDevices {
   std::string driver;
   std::string pool;
-  DeviceIdSet devices;
+  DeviceNameSet names;
 };
 
 // Devices held by allocated claims (assumed copies included) and by in-flight allocations, as of
-// one moment, per pool in (driver, pool) order, so that a node's share is found from its slices'
-// pools without walking the cluster's. Immutable.
-struct AllocatedDevices {
-  std::vector<std::shared_ptr<const PoolDevices>> pools;  // none empty
-  // The pool's devices in use, null when none.
-  const DeviceIdSet* pool(std::string_view driver, std::string_view pool) const;
-  // The devices in use of the pools of `slices`: the one pool's set itself when only one of them
-  // has devices in use (the usual case: a node's own pool), else their union put into `merged`;
-  // null when none.
-  const DeviceIdSet* for_slices(std::span<const SlicePtr> slices, DeviceIdSet& merged) const;
+// one moment, per pool, so that the allocator finds a node's share from its pools without walking
+// the cluster's. Immutable; hand it to the Allocator as its DevicesInUse.
+struct AllocatedDevices final : DevicesInUse {
+  // None empty; in (pool, driver) order (pool names differ sooner than driver names).
+  std::vector<std::shared_ptr<const PoolDevices>> pools;
+  const DeviceNameSet* in_pool(std::string_view driver, std::string_view pool) const override;
   std::size_t size() const;
   DeviceIdSet all() const;  // every pool's devices in one set
 };
@@ -128,17 +118,18 @@ class Manager {
   // (several with shared devices or while a claim is both in flight and assumed), and the set
   // published last; `dirty` when the counts changed since.
   struct PoolCounts {
-    std::unordered_map<std::string, int, StringHash, std::equal_to<>> devices;
+    std::unordered_map<std::string, int, TransparentStringHash, std::equal_to<>> devices;
     std::shared_ptr<const PoolDevices> published;
     bool dirty = false;
   };
-  // (driver, pool) order, looked up without building a key.
+  // Pools by (driver, pool), kept in (pool, driver) order as AllocatedDevices wants them, looked
+  // up without building a key.
   struct PoolLess {
     using is_transparent = void;
     using Key = std::pair<std::string, std::string>;
     using View = std::pair<std::string_view, std::string_view>;
-    static View v(const Key& k) { return {k.first, k.second}; }
-    static const View& v(const View& k) { return k; }
+    static View v(const Key& k) { return {k.second, k.first}; }
+    static View v(const View& k) { return {k.second, k.first}; }
     template <class A, class B>
     bool operator()(const A& a, const B& b) const { return v(a) < v(b); }
   };

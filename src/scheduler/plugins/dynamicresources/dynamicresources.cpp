@@ -299,10 +299,9 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
     // Only this node's slices and the node-less ones, and only the devices in use of their pools:
     // the work per node is proportional to what the node can use.
     std::vector<dra::SlicePtr> slices_buf;
-    dra::DeviceIdSet allocated_buf;
     const auto slices = s->slices->for_node(node->metadata.name.view(), slices_buf);
-    const dra::DeviceIdSet* allocated = s->allocated->for_slices(slices, allocated_buf);
-    const dra::Allocator allocator(features_, allocated, &classes_, slices, *cel_, selector_results_.get());
+    const dra::DevicesInUse* in_use = s->allocated->pools.empty() ? nullptr : s->allocated.get();
+    const dra::Allocator allocator(features_, in_use, &classes_, slices, *cel_, selector_results_.get());
     std::vector<const resourceapi::ResourceClaim*> to_allocate;
     to_allocate.reserve(s->to_allocate.size());
     for (std::size_t i : s->to_allocate) to_allocate.push_back(s->claims[i].get());
