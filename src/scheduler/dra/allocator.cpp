@@ -414,7 +414,7 @@ class Search {
           x_.pool_in_use_known[d.pool] = 1;
         }
         const DeviceNameSet* names = x_.pool_in_use[d.pool];
-        t = names != nullptr && names->find(std::string_view(d.device->name)) != names->end() ? 1 : 0;
+        t = names != nullptr && names->contains(std::string_view(d.device->name)) ? 1 : 0;
       } else if (s_.allocated == nullptr || s_.allocated->empty()) {
         t = 0;
       } else {
@@ -1104,6 +1104,41 @@ Allocator::Allocator(Features features, const DevicesInUse* in_use, const Device
 }
 
 Allocator::~Allocator() = default;
+
+DeviceNameSet::DeviceNameSet(std::initializer_list<std::string_view> names) {
+  reserve(names.size());
+  for (const auto n : names) insert(n);
+}
+
+void DeviceNameSet::reserve(std::size_t n) {
+  fingerprints_.reserve(n);
+  names_.reserve(n);
+}
+
+void DeviceNameSet::insert(std::string_view name) {
+  if (contains(name)) return;
+  fingerprints_.push_back(device_name_fingerprint(name));
+  names_.emplace_back(name);
+  if (names_.size() > kIndexed) {
+    if (index_.empty()) index_.insert(names_.begin(), names_.end());
+    else index_.emplace(name);
+  }
+}
+
+bool DeviceNameSet::contains(std::string_view name) const {
+  if (!index_.empty()) return index_.find(name) != index_.end();
+  const std::uint64_t fp = device_name_fingerprint(name);
+  for (std::size_t i = 0; i < fingerprints_.size(); ++i)
+    if (fingerprints_[i] == fp && names_[i] == name) return true;
+  return false;
+}
+
+bool DeviceNameSet::operator==(const DeviceNameSet& o) const {
+  if (size() != o.size()) return false;
+  for (const auto& n : names_)
+    if (!o.contains(n)) return false;
+  return true;
+}
 
 util::Result<Allocation, AllocateError> Allocator::allocate(const api::Node& node,
                                                             std::span<const resourceapi::ResourceClaim* const> claims) const {
