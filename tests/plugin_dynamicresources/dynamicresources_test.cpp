@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
+#include <tuple>
 
 #include "api/codec.h"
 #include "api/yaml_json.h"
@@ -368,7 +370,7 @@ TEST_F(DynamicResourcesTest, PreBindWritesAllocationAndReservation) {
   handle.manager.on_claim_update(nullptr, claim("a"));
   EXPECT_EQ(handle.manager.claim("default", "a"), stored);
   handle.manager.on_claim_update(nullptr, stored);
-  EXPECT_EQ(handle.manager.allocated_devices().size(), 1u);
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 1u);
 }
 
 // "bind failure ... conflict": a conflicting write is retried on a fresh copy of the claim.
@@ -493,21 +495,165 @@ TEST(DraManager, SlicesAndAllocatedDevicesByNode) {
       "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: shared}\nspec:\n  driver: net.example.com\n"
       "  pool: {name: shared, generation: 1, resourceSliceCount: 1}\n  allNodes: true\n  devices: [{name: nic-0}]\n"));
   auto idx = m.slices();
-  auto for1 = idx->for_node("node-1");
+  std::vector<dra::SlicePtr> buf1;
+  auto for1 = idx->for_node("node-1", buf1);
   ASSERT_EQ(for1.size(), 2u);
   EXPECT_EQ(for1[0]->metadata.name, "node-1-gpu");
   EXPECT_EQ(for1[1]->metadata.name, "shared");
+  // A node without slices of its own gets the node-less ones, borrowed from the index.
+  std::vector<dra::SlicePtr> buf3;
+  auto for3 = idx->for_node("node-3", buf3);
+  ASSERT_EQ(for3.size(), 1u);
+  EXPECT_EQ(for3.data(), idx->node_less.data());
   auto c = claim("x");
-  c->status.allocation = allocation("node-2", "gpu-1");
+  c->status.allocation = allocation("node-2", "gpu-0");
   m.on_claim_add(c);
   auto allocated = m.allocated_devices();
-  EXPECT_TRUE(allocated.for_slices(for1).empty());
-  auto for2 = m.slices()->for_node("node-2");
-  EXPECT_EQ(allocated.for_slices(for2).size(), 1u);
+  // Devices in use are found by pool, then by name.
+  EXPECT_EQ(allocated->in_pool("gpu.example.com", "node-1"), nullptr);
+  const dra::DeviceNameSet* on2 = allocated->in_pool("gpu.example.com", "node-2");
+  ASSERT_NE(on2, nullptr);
+  EXPECT_EQ(*on2, dra::DeviceNameSet({"gpu-0"}));
+  EXPECT_EQ(allocated->in_pool("net.example.com", "node-2"), nullptr);
+  auto nic = claim("nic");
+  resourceapi::AllocationResult a;
+  resourceapi::DeviceRequestAllocationResult r;
+  r.request = "req-1";
+  r.driver = "net.example.com";
+  r.pool = "shared";
+  r.device = "nic-0";
+  a.devices.results.push_back(r);
+  nic->status.allocation = a;
+  m.on_claim_add(nic);
+  // The snapshot taken before is unchanged; a new one sees both pools.
+  EXPECT_EQ(allocated->size(), 1u);
+  EXPECT_EQ(allocated->in_pool("net.example.com", "shared"), nullptr);
+  auto both = m.allocated_devices();
+  EXPECT_EQ(both->size(), 2u);
+  ASSERT_NE(both->in_pool("net.example.com", "shared"), nullptr);
+  // The unchanged pool's set is shared with the previous snapshot.
+  EXPECT_EQ(both->in_pool("gpu.example.com", "node-2"), on2);
+  // Filter on node-2: the node's pool and the node-less one, each device looked up in its pool.
+  std::vector<dra::SlicePtr> buf2;
+  auto for2 = m.slices()->for_node("node-2", buf2);
+  ASSERT_EQ(for2.size(), 2u);
+  dra::Features f;
+  cel::Cache cache(10);
+  dra::DeviceClassLookup classes = [&](std::string_view n) { return m.device_class(n); };
+  m.on_class_add(gpu_class());
+  dra::Allocator alloc(f, static_cast<const dra::DevicesInUse*>(both.get()), &classes, for2, cache);
+  auto want = claim("want");
+  const resourceapi::ResourceClaim* claims[] = {want.get()};
+  auto got = alloc.allocate(*node("node-2"), claims);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  ASSERT_TRUE(got->found());
+  EXPECT_EQ(got->results[0].devices.results[0].device, "gpu-1");  // gpu-0 is in use
   m.on_claim_delete(c);
-  EXPECT_EQ(m.allocated_devices().size(), 0u);
+  m.on_claim_delete(nic);
+  EXPECT_EQ(m.allocated_devices()->size(), 0u);
+  EXPECT_TRUE(m.allocated_devices()->pools.empty());
   m.on_slice_delete(slice("node-1", 2));
-  EXPECT_EQ(m.slices()->for_node("node-1").size(), 1u);
+  std::vector<dra::SlicePtr> buf4;
+  EXPECT_EQ(m.slices()->for_node("node-1", buf4).size(), 1u);
+}
+
+// The devices in use are kept up to date change by change; after any sequence of informer
+// events, assume-cache writes and restores and in-flight allocations they equal the set computed
+// from scratch, snapshot after snapshot (random sequences, fixed seeds).
+TEST(DraManager, IncrementalAllocatedDevicesEqualARebuild) {
+  std::vector<std::shared_ptr<resourceapi::ResourceClaim>> base;
+  for (int i = 0; i < 8; ++i) base.push_back(claim("c" + std::to_string(i)));
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint32_t>(n)); };
+    dra::Manager m;
+    // Claims c0..c7, each with a server-side version; devices from a small space so that claims
+    // share devices and pools (shared devices count once per holder).
+    std::uint64_t rv = 1;
+    auto random_claim = [&](int i) {
+      auto c = std::make_shared<resourceapi::ResourceClaim>(*base[static_cast<std::size_t>(i)]);
+      c->metadata.resourceVersion = std::to_string(++rv);
+      if (pick(3) != 0) {
+        resourceapi::AllocationResult a;
+        const int n = 1 + pick(3);
+        for (int k = 0; k < n; ++k) {
+          resourceapi::DeviceRequestAllocationResult r;
+          r.request = "req-1";
+          r.driver = pick(4) == 0 ? "net.example.com" : "gpu.example.com";
+          r.pool = "node-" + std::to_string(pick(3));
+          r.device = "dev-" + std::to_string(pick(4));
+          if (pick(8) == 0) r.adminAccess = true;  // holds no device
+          a.devices.results.push_back(r);
+        }
+        c->status.allocation = a;
+      }
+      return c;
+    };
+    std::map<std::string, dra::ClaimPtr> known;  // the informer's view
+    for (int step = 0; step < 300; ++step) {
+      const int i = pick(8);
+      const std::string name = "c" + std::to_string(i);
+      const std::string uid = "uid-" + name;
+      switch (pick(7)) {
+        case 0:
+        case 1: {  // informer add or update
+          auto c = random_claim(i);
+          auto it = known.find(name);
+          if (it == known.end()) m.on_claim_add(c);
+          else m.on_claim_update(it->second, c);
+          known[name] = c;
+          break;
+        }
+        case 2: {  // informer delete
+          auto it = known.find(name);
+          if (it == known.end()) break;
+          m.on_claim_delete(it->second);
+          known.erase(it);
+          break;
+        }
+        case 3: {  // Reserve: an allocation in flight
+          auto c = random_claim(i);
+          m.signal_claim_pending_allocation(uid, c);
+          break;
+        }
+        case 4:  // PreBind done or Unreserve: no longer in flight
+          m.remove_claim_pending_allocation(uid);
+          break;
+        case 5: {  // PreBind wrote the claim: assume the API server's answer
+          auto c = random_claim(i);
+          (void)m.assume_claim_after_api_call(c);
+          break;
+        }
+        case 6:  // Unreserve: back to the informer's copy
+          m.assumed_claim_restore("default", name);
+          break;
+      }
+      if (pick(3) == 0) continue;  // several changes between snapshots, too
+      auto snap = m.allocated_devices();
+      const dra::DeviceIdSet scratch = m.allocated_devices_from_scratch();
+      ASSERT_EQ(snap->all(), scratch) << "seed " << seed << " step " << step;
+      // The allocator's lookup (pool, then name) agrees, for every device of the space.
+      for (const char* driver : {"gpu.example.com", "net.example.com"}) {
+        for (int pool = 0; pool < 3; ++pool) {
+          const std::string pool_name = "node-" + std::to_string(pool);
+          const dra::DeviceNameSet* names = snap->in_pool(driver, pool_name);
+          for (int dev = 0; dev < 4; ++dev) {
+            const std::string device = "dev-" + std::to_string(dev);
+            EXPECT_EQ(names != nullptr && names->contains(device),
+                      scratch.contains(dra::DeviceId{driver, pool_name, device}))
+                << driver << "/" << pool_name << "/" << device << " seed " << seed << " step " << step;
+          }
+        }
+      }
+      for (const auto& p : snap->pools) EXPECT_FALSE(p->names.empty());
+      for (std::size_t k = 1; k < snap->pools.size(); ++k) {
+        EXPECT_LT(std::tie(snap->pools[k - 1]->pool, snap->pools[k - 1]->driver),
+                  std::tie(snap->pools[k]->pool, snap->pools[k]->driver));
+      }
+      // Without changes in between, the same snapshot again.
+      EXPECT_EQ(m.allocated_devices(), snap);
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The structured allocator against the rules of upstream's allocator (structured/internal/stable,
 // allocator_test.go at v1.35): each test names the rule it checks.
 #include "scheduler/dra/allocator.h"
+#include "scheduler/dra/pools.h"
 
 #include <gtest/gtest.h>
 
@@ -604,6 +605,32 @@ TEST_F(AllocatorTest, SelectorCacheSharedBetweenThreads) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(mismatches, (std::vector<int>{0, 0, 0, 0}));
   EXPECT_EQ(shared.slices(), 5u);
+}
+
+// The devices in use of a pool: names that share a fingerprint (same length and last seven
+// bytes) are still told apart, duplicates count once, and past kIndexed names the hash index
+// gives the same answers.
+TEST(DeviceNameSet, LookupsSmallAndIndexed) {
+  DeviceNameSet s{"xgpu-001", "gpu-0"};
+  EXPECT_EQ(device_name_fingerprint("xgpu-001"), device_name_fingerprint("ygpu-001"));
+  EXPECT_TRUE(s.contains("xgpu-001"));
+  EXPECT_FALSE(s.contains("ygpu-001"));
+  EXPECT_TRUE(s.contains("gpu-0"));
+  EXPECT_FALSE(s.contains("gpu-00"));
+  EXPECT_FALSE(s.contains(""));
+  s.insert("gpu-0");
+  EXPECT_EQ(s.size(), 2u);
+  EXPECT_TRUE((s == DeviceNameSet{"gpu-0", "xgpu-001"}));
+  EXPECT_FALSE((s == DeviceNameSet{"gpu-0", "ygpu-001"}));
+
+  DeviceNameSet big;
+  for (int i = 0; i < 200; i += 2) big.insert("device-" + std::to_string(i));
+  big.insert("device-0");
+  EXPECT_EQ(big.size(), 100u);
+  for (int i = 0; i < 200; ++i) EXPECT_EQ(big.contains("device-" + std::to_string(i)), i % 2 == 0) << i;
+  std::size_t n = 0;
+  for (const auto& name : big) n += big.contains(name) ? 1 : 0;
+  EXPECT_EQ(n, 100u);
 }
 
 }  // namespace

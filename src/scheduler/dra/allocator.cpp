@@ -318,6 +318,7 @@ struct Allocator::Shared {
   std::vector<std::shared_ptr<const resourceapi::ResourceSlice>> owned_slices;
 
   const DeviceIdSet* allocated = nullptr;
+  const DevicesInUse* in_use = nullptr;  // instead of `allocated`
   const DeviceClassLookup* classes = nullptr;
   std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices;
   cel::Cache* cache = nullptr;
@@ -334,6 +335,8 @@ struct Scratch {
   Pools pools;
   std::vector<std::uint32_t> slice_base;  // per slice: index of its first device
   std::vector<std::int8_t> taken;         // per device: allocated before? -1 not looked up yet
+  std::vector<const DeviceNameSet*> pool_in_use;  // per pool, with DevicesInUse: looked up on first use
+  std::vector<std::uint8_t> pool_in_use_known;
   std::vector<std::uint16_t> picking;     // per device: picked by how many claims of this search
   std::vector<RequestData> datas;
   std::vector<RequestSlot> slots;
@@ -404,7 +407,15 @@ class Search {
   bool taken(const DeviceRef& d) {
     std::int8_t& t = x_.taken[d.index];
     if (t < 0) {
-      if (s_.allocated == nullptr || s_.allocated->empty()) {
+      if (s_.in_use != nullptr) {
+        if (!x_.pool_in_use_known[d.pool]) {
+          const Pool& p = x_.pools.pools[d.pool];
+          x_.pool_in_use[d.pool] = s_.in_use->in_pool(p.driver, p.pool);
+          x_.pool_in_use_known[d.pool] = 1;
+        }
+        const DeviceNameSet* names = x_.pool_in_use[d.pool];
+        t = names != nullptr && names->contains(std::string_view(d.device->name)) ? 1 : 0;
+      } else if (s_.allocated == nullptr || s_.allocated->empty()) {
         t = 0;
       } else {
         x_.id.driver.assign(std::string_view(d.slice->spec.driver));
@@ -900,6 +911,8 @@ util::Result<Allocation, AllocateError> Search::run() {
     return AllocateError{"gather pool information: " + g.error()};
   }
   x_.available.assign(x_.pools.pools.size(), std::nullopt);
+  x_.pool_in_use.assign(x_.pools.pools.size(), nullptr);
+  x_.pool_in_use_known.assign(x_.pools.pools.size(), 0);
   x_.consumed.assign(x_.pools.pools.size(), CounterSets{});
 
   // Each request's class, count and (mode All) devices; claims whose minimum exceeds the result
@@ -1078,7 +1091,54 @@ Allocator::Allocator(Features features, const DeviceIdSet* allocated, const Devi
   shared_->results = results != nullptr ? &results->impl() : nullptr;
 }
 
+Allocator::Allocator(Features features, const DevicesInUse* in_use, const DeviceClassLookup* classes,
+                     std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors,
+                     SelectorCache* results)
+    : shared_(std::make_unique<Shared>()) {
+  shared_->features = features;
+  shared_->in_use = in_use;
+  shared_->classes = classes;
+  shared_->slices = slices;
+  shared_->cache = &selectors;
+  shared_->results = results != nullptr ? &results->impl() : nullptr;
+}
+
 Allocator::~Allocator() = default;
+
+DeviceNameSet::DeviceNameSet(std::initializer_list<std::string_view> names) {
+  reserve(names.size());
+  for (const auto n : names) insert(n);
+}
+
+void DeviceNameSet::reserve(std::size_t n) {
+  fingerprints_.reserve(n);
+  names_.reserve(n);
+}
+
+void DeviceNameSet::insert(std::string_view name) {
+  if (contains(name)) return;
+  fingerprints_.push_back(device_name_fingerprint(name));
+  names_.emplace_back(name);
+  if (names_.size() > kIndexed) {
+    if (index_.empty()) index_.insert(names_.begin(), names_.end());
+    else index_.emplace(name);
+  }
+}
+
+bool DeviceNameSet::contains(std::string_view name) const {
+  if (!index_.empty()) return index_.find(name) != index_.end();
+  const std::uint64_t fp = device_name_fingerprint(name);
+  for (std::size_t i = 0; i < fingerprints_.size(); ++i)
+    if (fingerprints_[i] == fp && names_[i] == name) return true;
+  return false;
+}
+
+bool DeviceNameSet::operator==(const DeviceNameSet& o) const {
+  if (size() != o.size()) return false;
+  for (const auto& n : names_)
+    if (!o.contains(n)) return false;
+  return true;
+}
 
 util::Result<Allocation, AllocateError> Allocator::allocate(const api::Node& node,
                                                             std::span<const resourceapi::ResourceClaim* const> claims) const {

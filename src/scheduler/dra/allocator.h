@@ -16,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
@@ -57,6 +58,46 @@ struct DeviceIdHash {
 };
 
 using DeviceIdSet = std::unordered_set<DeviceId, DeviceIdHash>;
+
+// Strings hashed as string_views, so that lookups by string_view allocate nothing.
+struct TransparentStringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
+// The names of one pool's devices in use, looked up once per device a search looks at. A pool
+// holds few devices, so a lookup scans a flat array of fingerprints (dra/pools.h) and compares a
+// string only on a match: no hashing; past kIndexed names a hash set answers instead.
+class DeviceNameSet {
+ public:
+  static constexpr std::size_t kIndexed = 64;
+  DeviceNameSet() = default;
+  DeviceNameSet(std::initializer_list<std::string_view> names);
+  void reserve(std::size_t n);
+  void insert(std::string_view name);  // nothing when present
+  bool contains(std::string_view name) const;
+  std::size_t size() const { return names_.size(); }
+  bool empty() const { return names_.empty(); }
+  // In insertion order.
+  std::vector<std::string>::const_iterator begin() const { return names_.begin(); }
+  std::vector<std::string>::const_iterator end() const { return names_.end(); }
+  // The same names, in any order.
+  bool operator==(const DeviceNameSet& o) const;
+
+ private:
+  std::vector<std::uint64_t> fingerprints_;
+  std::vector<std::string> names_;
+  std::unordered_set<std::string, TransparentStringHash, std::equal_to<>> index_;  // past kIndexed
+};
+
+// Devices in use, by pool: the form the scheduler's DRA state keeps them in (dra::AllocatedDevices),
+// so that the allocator looks each pool up once and then each device by its name alone.
+class DevicesInUse {
+ public:
+  virtual ~DevicesInUse() = default;
+  // The names of the pool's devices in use; null when none. Thread-safe (read-only).
+  virtual const DeviceNameSet* in_pool(std::string_view driver, std::string_view pool) const = 0;
+};
 
 // Looks up a DeviceClass by name; null when there is none.
 using DeviceClassLookup = std::function<std::shared_ptr<const resourceapi::DeviceClass>(std::string_view)>;
@@ -112,6 +153,10 @@ class Allocator {
   // The same, borrowing every input (nothing copied; all must outlive the allocator): the cheapest
   // form per (pod, node). `allocated` may be null (nothing allocated).
   Allocator(Features features, const DeviceIdSet* allocated, const DeviceClassLookup* classes,
+            std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors,
+            SelectorCache* results = nullptr);
+  // The same, with the devices in use by pool (may be null: nothing in use).
+  Allocator(Features features, const DevicesInUse* in_use, const DeviceClassLookup* classes,
             std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices, cel::Cache& selectors,
             SelectorCache* results = nullptr);
   ~Allocator();

@@ -2,19 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <unordered_set>
 
 namespace ksched::scheduler::dra {
 
 namespace {
-
-std::string pool_key(std::string_view driver, std::string_view pool) {
-  std::string k;
-  k.reserve(driver.size() + 1 + pool.size());
-  k.append(driver).push_back('/');
-  k.append(pool);
-  return k;
-}
 
 // resourceVersions are decimal counters here (as etcd's revisions); anything else counts as 0, so
 // the informer's copy wins, as upstream's assume cache lets it when it cannot compare.
@@ -37,32 +28,38 @@ void for_each_allocated_device(const resourceapi::ResourceClaim& c, Fn&& fn) {
 
 }  // namespace
 
-std::vector<SlicePtr> SliceIndex::for_node(std::string_view node) const {
-  std::vector<SlicePtr> out;
-  auto it = by_node.find(std::string(node));
-  out.reserve((it == by_node.end() ? 0 : it->second.size()) + node_less.size());
-  if (it != by_node.end()) out.insert(out.end(), it->second.begin(), it->second.end());
-  out.insert(out.end(), node_less.begin(), node_less.end());
-  return out;
+std::span<const SlicePtr> SliceIndex::for_node(std::string_view node, std::vector<SlicePtr>& buf) const {
+  auto it = by_node.find(node);
+  if (it == by_node.end() || it->second.empty()) return node_less;
+  if (node_less.empty()) return it->second;
+  buf.clear();
+  buf.reserve(it->second.size() + node_less.size());
+  buf.insert(buf.end(), it->second.begin(), it->second.end());
+  buf.insert(buf.end(), node_less.begin(), node_less.end());
+  return buf;
 }
 
-DeviceIdSet AllocatedDevices::for_slices(const std::vector<SlicePtr>& slices) const {
-  DeviceIdSet out;
-  std::unordered_set<std::string> seen;
-  for (const auto& s : slices) {
-    auto k = pool_key(s->spec.driver.view(), s->spec.pool.name);
-    if (!seen.insert(k).second) continue;
-    auto it = by_pool.find(k);
-    if (it == by_pool.end()) continue;
-    out.insert(it->second.begin(), it->second.end());
-  }
-  return out;
+const DeviceNameSet* AllocatedDevices::in_pool(std::string_view driver, std::string_view pool) const {
+  const std::pair<std::string_view, std::string_view> want{pool, driver};
+  auto it = std::lower_bound(pools.begin(), pools.end(), want, [](const auto& p, const auto& w) {
+    return std::pair<std::string_view, std::string_view>{p->pool, p->driver} < w;
+  });
+  if (it == pools.end() || (*it)->driver != driver || (*it)->pool != pool) return nullptr;
+  return &(*it)->names;
 }
 
 std::size_t AllocatedDevices::size() const {
   std::size_t n = 0;
-  for (const auto& [k, v] : by_pool) n += v.size();
+  for (const auto& p : pools) n += p->names.size();
   return n;
+}
+
+DeviceIdSet AllocatedDevices::all() const {
+  DeviceIdSet out;
+  out.reserve(size());
+  for (const auto& p : pools)
+    for (const auto& name : p->names) out.insert(DeviceId{p->driver, p->pool, name});
+  return out;
 }
 
 std::string Manager::key(std::string_view ns, std::string_view name) {
@@ -134,14 +131,22 @@ std::shared_ptr<const SliceIndex> Manager::slices() const {
 void Manager::count_devices_locked(const resourceapi::ResourceClaim* c, int delta) {
   if (c == nullptr) return;
   for_each_allocated_device(*c, [&](const resourceapi::DeviceRequestAllocationResult& r) {
-    auto k = pool_key(r.driver.view(), r.pool.view());
-    auto& devices = allocated_[k];
-    int& n = devices[std::string(r.device.view())];
-    n += delta;
-    if (n <= 0) {
-      devices.erase(std::string(r.device.view()));
-      if (devices.empty()) allocated_.erase(k);
+    const std::pair<std::string_view, std::string_view> k{r.driver.view(), r.pool.view()};
+    auto it = allocated_.find(k);
+    if (it == allocated_.end()) {
+      if (delta <= 0) return;
+      it = allocated_.emplace(PoolLess::Key{std::string(k.first), std::string(k.second)}, PoolCounts{}).first;
     }
+    auto& devices = it->second.devices;
+    auto d = devices.find(r.device.view());
+    if (d == devices.end()) {
+      if (delta <= 0) return;
+      d = devices.emplace(std::string(r.device.view()), 0).first;
+    }
+    d->second += delta;
+    if (d->second <= 0) devices.erase(d);
+    it->second.dirty = true;
+    allocated_dirty_ = true;
   });
 }
 
@@ -182,22 +187,45 @@ ClaimPtr Manager::claim(std::string_view ns, std::string_view name) const {
   return it == claims_.end() ? nullptr : it->second.latest;
 }
 
-AllocatedDevices Manager::allocated_devices() const {
+std::shared_ptr<const AllocatedDevices> Manager::allocated_devices() const {
   std::lock_guard l(mu_);
-  AllocatedDevices out;
-  out.by_pool.reserve(allocated_.size());
-  for (const auto& [pool, devices] : allocated_) {
-    auto& v = out.by_pool[pool];
-    v.reserve(devices.size());
-    const auto slash = pool.find('/');
-    for (const auto& [device, n] : devices) v.push_back(DeviceId{pool.substr(0, slash), pool.substr(slash + 1), device});
+  if (allocated_snapshot_ && !allocated_dirty_) return allocated_snapshot_;
+  auto next = std::make_shared<AllocatedDevices>();
+  next->pools.reserve(allocated_.size());
+  for (auto it = allocated_.begin(); it != allocated_.end();) {
+    auto& [k, p] = *it;
+    if (p.dirty) {
+      p.dirty = false;
+      if (p.devices.empty()) {
+        it = allocated_.erase(it);
+        continue;
+      }
+      auto pd = std::make_shared<PoolDevices>();
+      pd->driver = k.first;
+      pd->pool = k.second;
+      pd->names.reserve(p.devices.size());
+      for (const auto& [device, n] : p.devices) pd->names.insert(device);
+      p.published = std::move(pd);
+    }
+    next->pools.push_back(p.published);
+    ++it;
   }
-  for (const auto& [uid, c] : in_flight_) {
-    for_each_allocated_device(*c, [&](const resourceapi::DeviceRequestAllocationResult& r) {
-      out.by_pool[pool_key(r.driver.view(), r.pool.view())].push_back(
-          DeviceId{std::string(r.driver.view()), std::string(r.pool.view()), std::string(r.device.view())});
+  allocated_dirty_ = false;
+  allocated_snapshot_ = std::move(next);
+  return allocated_snapshot_;
+}
+
+DeviceIdSet Manager::allocated_devices_from_scratch() const {
+  std::lock_guard l(mu_);
+  DeviceIdSet out;
+  auto add = [&](const resourceapi::ResourceClaim& c) {
+    for_each_allocated_device(c, [&](const resourceapi::DeviceRequestAllocationResult& r) {
+      out.insert(DeviceId{std::string(r.driver.view()), std::string(r.pool.view()), std::string(r.device.view())});
     });
-  }
+  };
+  for (const auto& [k, e] : claims_)
+    if (e.latest) add(*e.latest);
+  for (const auto& [uid, c] : in_flight_) add(*c);
   return out;
 }
 
@@ -208,12 +236,19 @@ bool Manager::claim_has_pending_allocation(std::string_view uid) const {
 
 void Manager::signal_claim_pending_allocation(std::string_view uid, ClaimPtr allocated) {
   std::lock_guard l(mu_);
-  in_flight_[std::string(uid)] = std::move(allocated);
+  count_devices_locked(allocated.get(), +1);
+  auto& slot = in_flight_[std::string(uid)];
+  count_devices_locked(slot.get(), -1);
+  slot = std::move(allocated);
 }
 
 bool Manager::remove_claim_pending_allocation(std::string_view uid) {
   std::lock_guard l(mu_);
-  return in_flight_.erase(std::string(uid)) > 0;
+  auto it = in_flight_.find(std::string(uid));
+  if (it == in_flight_.end()) return false;
+  count_devices_locked(it->second.get(), -1);
+  in_flight_.erase(it);
+  return true;
 }
 
 util::Result<void> Manager::assume_claim_after_api_call(const ClaimPtr& written) {

@@ -13,8 +13,10 @@
 // Thread-safe: every method takes the manager's lock; returned objects are immutable and shared.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -31,19 +33,30 @@ using ClassPtr = std::shared_ptr<const resourceapi::DeviceClass>;
 // Every ResourceSlice, grouped as Filter needs them: one node's slices (spec.nodeName) apart from
 // the node-less ones (allNodes, nodeSelector, perDeviceNodeSelection), which any node may use.
 struct SliceIndex {
-  std::unordered_map<std::string, std::vector<SlicePtr>> by_node;
+  std::unordered_map<std::string, std::vector<SlicePtr>, TransparentStringHash, std::equal_to<>> by_node;
   std::vector<SlicePtr> node_less;
-  // The slices a node may use: its own, then the node-less ones.
-  std::vector<SlicePtr> for_node(std::string_view node) const;
+  // The slices a node may use: its own, then the node-less ones. Borrowed from the index when
+  // they are all of one group (no copy); else put together in `buf`.
+  std::span<const SlicePtr> for_node(std::string_view node, std::vector<SlicePtr>& buf) const;
 };
 
-// Devices held by allocated claims (and in-flight allocations), grouped by "driver/pool", so that
-// a node's share is found from its slices' pools without walking the whole cluster's.
-struct AllocatedDevices {
-  std::unordered_map<std::string, std::vector<DeviceId>> by_pool;
-  // The devices of the pools of `slices` (each pool once).
-  DeviceIdSet for_slices(const std::vector<SlicePtr>& slices) const;
+// The devices in use of one resource pool at one moment: immutable once published, so a snapshot
+// shares the sets of the pools that did not change since the previous one.
+struct PoolDevices {
+  std::string driver;
+  std::string pool;
+  DeviceNameSet names;
+};
+
+// Devices held by allocated claims (assumed copies included) and by in-flight allocations, as of
+// one moment, per pool, so that the allocator finds a node's share from its pools without walking
+// the cluster's. Immutable; hand it to the Allocator as its DevicesInUse.
+struct AllocatedDevices final : DevicesInUse {
+  // None empty; in (pool, driver) order (pool names differ sooner than driver names).
+  std::vector<std::shared_ptr<const PoolDevices>> pools;
+  const DeviceNameSet* in_pool(std::string_view driver, std::string_view pool) const override;
   std::size_t size() const;
+  DeviceIdSet all() const;  // every pool's devices in one set
 };
 
 class Manager {
@@ -67,8 +80,14 @@ class Manager {
   // The slices, grouped; rebuilt after changes, shared until the next one.
   std::shared_ptr<const SliceIndex> slices() const;
   // Upstream ListAllAllocatedDevices: devices of allocated claims (assumed copies included), plus
-  // those of in-flight allocations; admin-access results hold no device.
-  AllocatedDevices allocated_devices() const;
+  // those of in-flight allocations; admin-access results hold no device. Kept up to date by every
+  // change (claims, assume cache, in-flight allocations); a read after changes publishes the
+  // changed pools anew and shares the others with the previous snapshot, so its cost follows what
+  // changed (plus one pointer per pool), not the devices in use.
+  std::shared_ptr<const AllocatedDevices> allocated_devices() const;
+  // The same set, computed from scratch from the claims and in-flight allocations (for tests and
+  // checks: it must always equal allocated_devices()->all()).
+  DeviceIdSet allocated_devices_from_scratch() const;
 
   // ---- in-flight allocations (upstream inFlightAllocations)
   bool claim_has_pending_allocation(std::string_view uid) const;
@@ -95,13 +114,34 @@ class Manager {
   void count_devices_locked(const resourceapi::ResourceClaim* c, int delta);
   void put_slice_locked(const SlicePtr& s);
 
+  // One pool's devices in use: how many claims (allocated, assumed, in flight) hold each device
+  // (several with shared devices or while a claim is both in flight and assumed), and the set
+  // published last; `dirty` when the counts changed since.
+  struct PoolCounts {
+    std::unordered_map<std::string, int, TransparentStringHash, std::equal_to<>> devices;
+    std::shared_ptr<const PoolDevices> published;
+    bool dirty = false;
+  };
+  // Pools by (driver, pool), kept in (pool, driver) order as AllocatedDevices wants them, looked
+  // up without building a key.
+  struct PoolLess {
+    using is_transparent = void;
+    using Key = std::pair<std::string, std::string>;
+    using View = std::pair<std::string_view, std::string_view>;
+    static View v(const Key& k) { return {k.second, k.first}; }
+    static View v(const View& k) { return {k.second, k.first}; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const { return v(a) < v(b); }
+  };
+
   mutable std::mutex mu_;
   std::unordered_map<std::string, ClassPtr> classes_;
   std::unordered_map<std::string, SlicePtr> slices_;  // by name
   mutable std::shared_ptr<const SliceIndex> slice_index_;  // null: rebuild on the next read
   std::unordered_map<std::string, ClaimEntry> claims_;  // by "ns/name"
-  // "driver/pool" -> device -> number of claims holding it (several with shared devices).
-  std::unordered_map<std::string, std::unordered_map<std::string, int>> allocated_;
+  mutable std::map<PoolLess::Key, PoolCounts, PoolLess> allocated_;
+  mutable bool allocated_dirty_ = false;  // some pool is dirty
+  mutable std::shared_ptr<const AllocatedDevices> allocated_snapshot_;
   std::unordered_map<std::string, ClaimPtr> in_flight_;  // by claim uid
 };
 

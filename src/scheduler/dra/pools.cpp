@@ -21,6 +21,17 @@ util::Result<bool> node_matches(const api::Node& node, std::string_view node_nam
   return false;
 }
 
+std::uint64_t device_name_fingerprint(std::string_view n) {
+  std::uint64_t tail = 0;
+  if (n.size() >= 8) {
+    std::memcpy(&tail, n.data() + n.size() - 8, 8);  // one load; the first of the eight bytes is dropped
+    tail >>= 8;  // little-endian: the first byte is the lowest
+  } else {
+    for (const char c : n) tail = tail << 8 | static_cast<unsigned char>(c);
+  }
+  return tail ^ static_cast<std::uint64_t>(n.size()) << 56;
+}
+
 namespace {
 
 // Whether the pool has a newer generation among all slices (then this node's slices are obsolete
@@ -39,24 +50,11 @@ std::pair<bool, std::int64_t> check_slices_in_pool(std::span<const std::shared_p
   return {false, n};
 }
 
-// A name's length and last (up to) seven bytes: drivers number their devices ("gpu-0", "gpu-1"),
-// so names of one pool nearly always differ there.
-std::uint64_t fingerprint(std::string_view n) {
-  std::uint64_t tail = 0;
-  if (n.size() >= 8) {
-    std::memcpy(&tail, n.data() + n.size() - 8, 8);  // one load; the first of the eight bytes is dropped
-    tail >>= 8;  // little-endian: the first byte is the lowest
-  } else {
-    for (const char c : n) tail = tail << 8 | static_cast<unsigned char>(c);
-  }
-  return tail ^ static_cast<std::uint64_t>(n.size()) << 56;
-}
-
 // Whether a device name occurs twice among `names` (reordered); `fps` is working space.
 bool has_duplicate(std::vector<std::string_view>& names, std::vector<std::uint64_t>& fps) {
   if (names.size() <= 32) {
     fps.clear();
-    for (const auto n : names) fps.push_back(fingerprint(n));
+    for (const auto n : names) fps.push_back(device_name_fingerprint(n));
     for (std::size_t i = 1; i < names.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
         if (fps[i] == fps[j] && names[i] == names[j]) return true;

@@ -39,6 +39,10 @@ struct Pools {
   std::vector<std::uint64_t> fingerprints;
 };
 
+// A device name's length and last (up to) seven bytes: drivers number their devices ("gpu-0",
+// "gpu-1"), so names of one pool nearly always differ there; equal names have equal fingerprints.
+std::uint64_t device_name_fingerprint(std::string_view name);
+
 // Fills `out` (cleared first). Errors: a node selector that cannot be parsed.
 util::Result<void> gather_pools(std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices,
                                 const api::Node& node, const Features& features, Pools& out);

@@ -58,12 +58,16 @@ struct StateData final : framework::StateData {
 };
 
 DynamicResources::DynamicResources(framework::Handle& handle, const config::DynamicResourcesArgs& args)
-    : handle_(handle), args_(args), cel_(std::make_unique<cel::Cache>(10)) {
+    : handle_(handle),
+      args_(args),
+      cel_(std::make_unique<cel::Cache>(10)),
+      selector_results_(std::make_unique<dra::SelectorCache>()) {
   manager_ = handle.dra_manager();
   if (manager_ == nullptr) {
     own_manager_ = std::make_unique<dra::Manager>();
     manager_ = own_manager_.get();
   }
+  classes_ = [m = manager_](std::string_view name) { return m->device_class(name); };
   // v1.35's default gates: DRAAdminAccess and DRAPrioritizedList on, the rest off.
   features_ = dra::Features{};
 }
@@ -148,6 +152,27 @@ bool same_allocation(const resourceapi::ResourceClaimStatus& a, const resourceap
   return a.devices.size() == b.devices.size();
 }
 
+// Whether one of the pod's spec.resourceClaims names `claim` (its resourceClaimName, or the name
+// the ResourceClaim controller recorded for a template, as pod_claim_name reads them), from the
+// pod alone: no lookup in the DRA state, nothing allocated.
+bool pod_names_claim(const api::Pod& pod, const resourceapi::ResourceClaim& claim) {
+  if (pod.metadata.namespace_ != claim.metadata.namespace_) return false;
+  const std::string_view name = claim.metadata.name.view();
+  for (const auto& pc : pod.spec.resourceClaims) {
+    if (pc.resourceClaimName) {
+      if (*pc.resourceClaimName == name) return true;
+      continue;
+    }
+    if (!pc.resourceClaimTemplateName || !pod.status.resourceClaimStatuses) continue;
+    for (const auto& st : *pod.status.resourceClaimStatuses) {
+      if (st.name != pc.name) continue;
+      if (st.resourceClaimName && *st.resourceClaimName == name) return true;
+      break;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 framework::QueueingHint DynamicResources::is_schedulable_after_claim_change(
@@ -156,6 +181,11 @@ framework::QueueingHint DynamicResources::is_schedulable_after_claim_change(
   const auto* original = static_cast<const resourceapi::ResourceClaim*>(old_obj.get());
   const auto* modified = static_cast<const resourceapi::ResourceClaim*>(new_obj.get());
   if (modified == nullptr) return QueueingHint::Queue;
+  const bool deallocated = original && original->status.allocation && !modified->status.allocation;
+  // Called for every waiting pod on every claim event: a claim the pod does not name cannot be
+  // one it uses (names are immutable, uids unique), so unless a deallocation freed devices the
+  // answer below would be Skip; found from the pod alone, without looking its claims up.
+  if (!deallocated && !pod_names_claim(pod, *modified)) return QueueingHint::Skip;
   bool uses_claim = false;
   auto msg = for_each_pod_claim(pod, [&](const dra::ClaimPtr& c) {
     if (c->metadata.uid == modified->metadata.uid) uses_claim = true;
@@ -163,7 +193,7 @@ framework::QueueingHint DynamicResources::is_schedulable_after_claim_change(
   // The pod still lacks a claim: this change does not help it.
   if (!msg.empty()) return QueueingHint::Skip;
   // A deallocation frees devices that any pod may want.
-  if (original && original->status.allocation && !modified->status.allocation) return QueueingHint::Queue;
+  if (deallocated) return QueueingHint::Queue;
   if (!uses_claim) return QueueingHint::Skip;
   if (original == nullptr) return QueueingHint::Queue;
   // Same status: something the pod does not care about changed (a finalizer, typically).
@@ -239,7 +269,7 @@ Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod
   if (!s->to_allocate.empty()) {
     // Devices in use (allocated claims, assumed and in-flight allocations included) and the
     // slices do not change during this attempt's filtering: taken once.
-    s->allocated = std::make_shared<const dra::AllocatedDevices>(manager_->allocated_devices());
+    s->allocated = manager_->allocated_devices();
     s->slices = manager_->slices();
     s->has_allocator = true;
   }
@@ -268,11 +298,10 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
   if (s->has_allocator) {
     // Only this node's slices and the node-less ones, and only the devices in use of their pools:
     // the work per node is proportional to what the node can use.
-    auto slices = s->slices->for_node(node->metadata.name.view());
-    auto allocated = s->allocated->for_slices(slices);
-    dra::Allocator allocator(
-        features_, std::move(allocated), [m = manager_](std::string_view name) { return m->device_class(name); },
-        std::move(slices), *cel_);
+    std::vector<dra::SlicePtr> slices_buf;
+    const auto slices = s->slices->for_node(node->metadata.name.view(), slices_buf);
+    const dra::DevicesInUse* in_use = s->allocated->pools.empty() ? nullptr : s->allocated.get();
+    const dra::Allocator allocator(features_, in_use, &classes_, slices, *cel_, selector_results_.get());
     std::vector<const resourceapi::ResourceClaim*> to_allocate;
     to_allocate.reserve(s->to_allocate.size());
     for (std::size_t i : s->to_allocate) to_allocate.push_back(s->claims[i].get());

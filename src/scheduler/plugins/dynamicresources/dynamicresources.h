@@ -95,6 +95,10 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   dra::Manager* manager_ = nullptr;
   dra::Features features_;
   std::unique_ptr<cel::Cache> cel_;
+  // What every Filter call's allocator borrows: the class lookup and the selector results, which
+  // stay valid as long as the slice objects they were computed for live.
+  dra::DeviceClassLookup classes_;
+  std::unique_ptr<dra::SelectorCache> selector_results_;
 };
 
 util::Result<std::shared_ptr<framework::Plugin>> make_dynamic_resources(const framework::PluginArgs& args,
