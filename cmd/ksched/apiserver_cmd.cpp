@@ -90,6 +90,10 @@ int run_apiserver(int argc, char** argv) {
   app.add_option("--feature-gates", feature_gates,
                  "A set of key=value pairs for kube-apiserver's feature gates that change what is stored "
                  "(PodLevelResources, NodeDeclaredFeatures, PodTopologyLabelsAdmission, ...; v1.35's defaults)");
+  app.add_option("--disable-admission-plugins", opts.disable_admission_plugins,
+                 "admission plugins to turn off (kube-apiserver's flag; of those ksched runs: Priority, "
+                 "DefaultTolerationSeconds, RuntimeClass, PodTopologyLabels)")
+      ->delimiter(',');
   app.add_option("-v,--v", verbosity, "log verbosity");
   (void)no_tls;
   try {

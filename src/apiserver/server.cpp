@@ -176,6 +176,9 @@ util::Result<void> Server::start() {
     return util::make_error("--listen: invalid port in \"" + listen + "\"");
   }
   if (port < 0 || port > 65535) return util::make_error("--listen: invalid port in \"" + listen + "\"");
+  auto admission = AdmissionPlugins::with_disabled(d.opts.disable_admission_plugins);
+  if (!admission) return util::make_error(admission.error());
+  d.api.set_admission_plugins(*admission);
   if (!d.opts.etcd_servers.empty()) {
     EtcdStorage::Options eo;
     eo.etcd.endpoints = d.opts.etcd_servers;

@@ -50,6 +50,8 @@ struct Options {
   bool controller_manager = false;
   // kube-apiserver's feature gates that change what is stored (features.h), v1.35's defaults.
   FeatureGates feature_gates;
+  // kube-apiserver's --disable-admission-plugins (names upstream knows; see write/admission.h).
+  std::vector<std::string> disable_admission_plugins;
 };
 
 class Server {

@@ -51,6 +51,7 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   so.data_dir = opts.data_dir;
   so.etcd_servers = opts.etcd_servers;
   so.controller_manager = !opts.controllers.empty();
+  so.disable_admission_plugins = opts.disable_admission_plugins;
   im->server = std::make_unique<apiserver::Server>(so);
   if (auto r = im->server->start(); !r) return util::make_error("starting the API server: " + r.error());
 

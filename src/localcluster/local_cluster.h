@@ -45,6 +45,7 @@ struct LocalClusterOptions {
   std::string data_dir;              // durable store here ("" = memory only, lost at exit)
   std::vector<std::string> etcd_servers;  // etcd mode: objects in this etcd (data_dir then keeps credentials)
   int scheduler_secure_port = 0;     // 0 = pick a free port; -1 = do not serve
+  std::vector<std::string> disable_admission_plugins;  // the API server's (kube-apiserver's flag)
 };
 
 class LocalCluster {

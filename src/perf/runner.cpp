@@ -120,6 +120,10 @@ class Runner {
       // templates (and delete them with the pod), as upstream's scheduler_perf runs it.
       if (w_.uses_dra()) lo.controllers = {"resourceclaim-controller"};
       lo.scheduler_secure_port = -1;
+      // scheduler_perf's API server: upstream's integration harness disables these (its templates
+      // set spec.priority without a PriorityClass, which the Priority plugin refuses).
+      lo.disable_admission_plugins = {"ServiceAccount", "TaintNodesByCondition", "Priority",
+                                      "StorageObjectInUseProtection"};
       lo.kubeconfig_out = o_.kubeconfig_out;
       lo.watch_history = 500000;
       if (o_.storage == "embedded" || o_.storage == "etcd") {

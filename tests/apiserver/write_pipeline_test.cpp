@@ -207,6 +207,30 @@ TEST_F(WritePipelineTest, PodsTakePriorityAndPreemptionPolicyFromTheirClass) {
   EXPECT_EQ(message(missing), "pods \"m\" is forbidden: no PriorityClass with name nope was found");
 }
 
+// scheduler_perf's server (ksched bench) runs without the Priority plugin, as upstream's
+// integration harness does: its templates set spec.priority without a class.
+TEST_F(WritePipelineTest, PriorityDisabledKeepsARawPriorityAndSkipsTheClassChecks) {
+  auto plugins = AdmissionPlugins::with_disabled({"Priority", "ServiceAccount"});
+  ASSERT_TRUE(plugins) << plugins.error();
+  EXPECT_FALSE(plugins->priority);
+  EXPECT_TRUE(plugins->default_toleration_seconds);
+  api_.set_admission_plugins(*plugins);
+  auto raw = create_pod("raw", R"("priority":10,)");
+  ASSERT_EQ(raw.status, 201) << raw.body;
+  auto o = parse(raw);
+  EXPECT_EQ(at(o, {"spec", "priority"}), 10);
+  EXPECT_EQ(create_pod("m", R"("priorityClassName":"nope",)").status, 201);
+  // Two global defaults: the plugin's validation of PriorityClasses is off with it.
+  ASSERT_EQ(create_class("d1", 1, R"(,"globalDefault":true)").status, 201);
+  EXPECT_EQ(create_class("d2", 2, R"(,"globalDefault":true)").status, 201);
+}
+
+TEST_F(WritePipelineTest, DisablingAnUnknownAdmissionPluginIsUpstreamsError) {
+  auto p = AdmissionPlugins::with_disabled({"Priority", "NoSuchPlugin"});
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error(), "disable-admission-plugins plugin \"NoSuchPlugin\" is unknown");
+}
+
 // ------------------------------------------------------------------ pod update validation
 
 TEST_F(WritePipelineTest, PodSpecFieldsOtherThanImagesAreImmutable) {

@@ -14,6 +14,7 @@
 #include "apiserver/storage/storage.h"
 #include "apiserver/endpoints/table.h"
 #include "apiserver/storage/watch_hub.h"
+#include "apiserver/write/admission.h"
 #include "util/clock.h"
 #include "util/result.h"
 
@@ -96,6 +97,9 @@ class Api {
   // The feature gates the write path follows (features.h; v1.35's defaults unless set).
   void set_feature_gates(const FeatureGates& g) { feature_gates_ = g; }
   const FeatureGates& feature_gates() const { return feature_gates_; }
+  // The admission plugins writes run (write/admission.h; all unless some are disabled).
+  void set_admission_plugins(const AdmissionPlugins& p) { admission_plugins_ = p; }
+  const AdmissionPlugins& admission_plugins() const { return admission_plugins_; }
 
   // One watch event as a newline-terminated JSON line (a one-row Table when `table`).
   std::string format_watch_item(const ResourceInfo& r, const WatchItem& it, bool table, IncludeObject include,
@@ -115,6 +119,7 @@ class Api {
   const TokenAuthenticator* authenticator_ = nullptr;
   bool controller_manager_ = false;
   FeatureGates feature_gates_;
+  AdmissionPlugins admission_plugins_;
 };
 
 }  // namespace ksched::apiserver

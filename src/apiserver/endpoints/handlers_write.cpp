@@ -100,7 +100,7 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
     meta.erase("generation");
   const std::string now_text = now_ts();
   if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns, nullptr, &api.feature_gates(), now_text,
-                                               decode ? decode->warnings : nullptr, now()},
+                                               decode ? decode->warnings : nullptr, now(), &api.admission_plugins()},
                                   obj, store))
     return fail(*e);
   to_storage(r, obj);
@@ -150,7 +150,9 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
     if (sub != "binding") {
       const std::string now_text = now_ts();
       if (auto e = run_write_pipeline(
-              WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj, &api.feature_gates(), now_text, warnings, now()}, next,
+              WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj, &api.feature_gates(), now_text, warnings, now(),
+                           &api.admission_plugins()},
+              next,
               store))
         return error_response(*e);
     }

@@ -1,5 +1,7 @@
 #include "apiserver/write/admission.h"
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 #include <mutex>
 #include <string>
@@ -275,21 +277,51 @@ static void admit_pod_topology_labels(json::object& obj, const Store& store) {
   for (auto& kv : copy) labels[kv.key()] = std::move(kv.value());
 }
 
+util::Result<AdmissionPlugins> AdmissionPlugins::with_disabled(const std::vector<std::string>& names) {
+  // Upstream's AllOrderedPlugins (pkg/kubeapiserver/options/plugins.go).
+  static constexpr std::string_view kKnown[] = {
+      "AlwaysAdmit", "NamespaceAutoProvision", "NamespaceLifecycle", "NamespaceExists",
+      "LimitPodHardAntiAffinityTopology", "LimitRanger", "ServiceAccount", "NodeRestriction",
+      "TaintNodesByCondition", "AlwaysPullImages", "ImagePolicyWebhook", "PodSecurity", "PodNodeSelector",
+      "Priority", "DefaultTolerationSeconds", "PodTolerationRestriction", "EventRateLimit",
+      "ExtendedResourceToleration", "DefaultStorageClass", "StorageObjectInUseProtection",
+      "OwnerReferencesPermissionEnforcement", "PersistentVolumeClaimResize", "RuntimeClass",
+      "CertificateApproval", "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction",
+      "DefaultIngressClass", "DenyServiceExternalIPs", "PodTopologyLabels", "PodGroupWorkloadExists",
+      "NodeDeclaredFeatureValidator", "PodResizeValidator", "MutatingAdmissionPolicy",
+      "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook", "ResourceQuota",
+      "AlwaysDeny"};
+  AdmissionPlugins p;
+  for (const auto& n : names) {
+    if (std::find(std::begin(kKnown), std::end(kKnown), n) == std::end(kKnown))
+      return util::make_error("disable-admission-plugins plugin \"" + n + "\" is unknown");
+    if (n == "Priority") p.priority = false;
+    if (n == "DefaultTolerationSeconds") p.default_toleration_seconds = false;
+    if (n == "RuntimeClass") p.runtime_class = false;
+    if (n == "PodTopologyLabels") p.pod_topology_labels = false;
+  }
+  return p;
+}
+
 std::optional<ApiError> admit_mutating(const ResourceInfo& r, WriteVerb verb, std::string_view, json::object& obj,
-                                       const json::object* old, const Store& store, const FeatureGates& gates) {
+                                       const json::object* old, const Store& store, const FeatureGates& gates,
+                                       const AdmissionPlugins& plugins) {
   if (!is_pod(r)) return std::nullopt;
   // kube-apiserver's plugin order: Priority, DefaultTolerationSeconds, ..., RuntimeClass, ...,
   // PodTopologyLabels.
-  if (auto e = admit_pod_priority(r, verb, obj, old, store)) return e;
+  if (plugins.priority)
+    if (auto e = admit_pod_priority(r, verb, obj, old, store)) return e;
   if (verb != WriteVerb::Create) return std::nullopt;
-  default_toleration_seconds(obj);
-  if (auto e = admit_pod_runtime_class(r, obj, store)) return e;
-  if (gates.PodTopologyLabelsAdmission) admit_pod_topology_labels(obj, store);
+  if (plugins.default_toleration_seconds) default_toleration_seconds(obj);
+  if (plugins.runtime_class)
+    if (auto e = admit_pod_runtime_class(r, obj, store)) return e;
+  if (plugins.pod_topology_labels && gates.PodTopologyLabelsAdmission) admit_pod_topology_labels(obj, store);
   return std::nullopt;
 }
 
-std::optional<ApiError> admit_validating(const ResourceInfo& r, WriteVerb, const json::object& obj, const Store& store) {
-  if (is_priority_class(r)) return admit_priority_class(r, obj, store);
+std::optional<ApiError> admit_validating(const ResourceInfo& r, WriteVerb, const json::object& obj, const Store& store,
+                                         const AdmissionPlugins& plugins) {
+  if (plugins.priority && is_priority_class(r)) return admit_priority_class(r, obj, store);
   return std::nullopt;
 }
 

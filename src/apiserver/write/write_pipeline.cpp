@@ -226,6 +226,8 @@ std::vector<std::string> warning_headers(const std::vector<std::string>& warning
 std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& obj, const Store& store) {
   static const FeatureGates kDefaultGates;
   const FeatureGates& gates = w.gates ? *w.gates : kDefaultGates;
+  static const AdmissionPlugins kAllAdmission;
+  const AdmissionPlugins& admission = w.admission ? *w.admission : kAllAdmission;
   const ResourceInfo& r = w.resource;
   // A kind whose rules are in the strategy shape (registry/) gets each step from its strategy.
   const registry::Strategy* strategy = registry::strategy_for(r);
@@ -234,7 +236,7 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
   if (strategy) strategy->set_defaults(obj, ctx);
   // Admission plugins ignore subresources (status writes), as upstream's do.
   if (w.subresource.empty())
-    if (auto e = admit_mutating(r, w.verb, w.ns, obj, w.old, store, gates)) return e;
+    if (auto e = admit_mutating(r, w.verb, w.ns, obj, w.old, store, gates, admission)) return e;
   if (r.group.empty()) {
     const bool create = w.verb == WriteVerb::Create;
     if (r.kind == "Pod") {
@@ -264,7 +266,7 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
                               std::move(kind_causes)))
     return e;
   if (strategy && w.warnings) strategy->warnings(obj, ctx, *w.warnings);
-  if (w.subresource.empty()) return admit_validating(r, w.verb, obj, store);
+  if (w.subresource.empty()) return admit_validating(r, w.verb, obj, store, admission);
   return std::nullopt;
 }
 

@@ -67,6 +67,7 @@ struct WriteRequest {
   std::string_view now;                      // RFC 3339, for the timestamps a strategy writes
   std::vector<std::string>* warnings = nullptr;  // Warning headers of an accepted write (strategies')
   std::int64_t now_unix = 0;                     // the write's time (defaulted timestamps)
+  const AdmissionPlugins* admission = nullptr;   // null: every plugin on
 };
 
 // Runs every step after decode on `obj`; returns the first error as the Status upstream answers with.

@@ -331,7 +331,8 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
     if (p->gated && !gating_plugin_interested(opts_, *p, e)) continue;
     Strategy s = is_pod_worth_requeuing_locked(*p, e, old_obj, new_obj);
     if (s == Strategy::Skip) {
-      log::V(5).info("Event is not making pod schedulable", {{"pod", api::key_of(p->pod())}, {"event", e.label}});
+      if (auto v = log::V(5); v.enabled())  // the key is built only when logged: this runs per pod per event
+        v.info("Event is not making pod schedulable", {{"pod", api::key_of(p->pod())}, {"event", e.label}});
       continue;
     }
     unschedulable_erase_locked(api::key_of(p->pod()));
