@@ -80,6 +80,7 @@ class TestPlugin final : public PreEnqueuePlugin,
     return {};
   }
   bool has_normalize_score() const override { return normalize; }
+  bool scores_nothing(const CycleState&, const api::Pod&) const override { return nothing_to_score; }
   Status normalize_score(const CycleState&, const api::Pod&, NodeScoreList& scores) override {
     // Reverse: max - s (as many plugins do), keeps the test arithmetic obvious.
     for (auto& s : scores) s.score = kMaxNodeScore - s.score;
@@ -109,6 +110,7 @@ class TestPlugin final : public PreEnqueuePlugin,
   bool error_depends_on_node = true;
   std::function<Status(const NodeInfo&, std::int64_t&)> score_fn;
   bool normalize = false;
+  bool nothing_to_score = false;
   PostFilterResult post_filter_result;
   std::chrono::milliseconds permit_timeout{0};
 
@@ -605,6 +607,47 @@ TEST(FrameworkScore, NormalizeWeightsAndSkip) {
   ASSERT_EQ(out[1].scores.size(), 2u);
   EXPECT_EQ(out[1].scores[0], (std::pair<std::string_view, std::int64_t>{"A", 80}));
   EXPECT_EQ(out[1].scores[1], (std::pair<std::string_view, std::int64_t>{"B", 210}));
+}
+
+// A plugin that scores nothing for the pod (DynamicResources without claims) is skipped as a
+// PreScore Skip would skip it, without a PreScore of its own: neither Score nor normalize runs.
+TEST(FrameworkScore, APluginThatScoresNothingIsSkipped) {
+  Fixture fx({"A", "D"});
+  fx.profile.plugins.score.enabled = {{"A", 1}, {"D", 2}};
+  fx["A"].score_fn = [](const NodeInfo& ni, std::int64_t& s) {
+    s = ni.name() == "n1" ? 10 : 40;
+    return Status();
+  };
+  int d_calls = 0;
+  fx["D"].score_fn = [&](const NodeInfo&, std::int64_t& s) {
+    ++d_calls;
+    s = 50;
+    return Status();
+  };
+  fx["D"].normalize = true;
+  fx["D"].nothing_to_score = true;
+  auto f = fx.make(/*inline_parallel=*/false);
+  std::vector<NodeInfoPtr> nodes{std::make_shared<NodeInfo>(MakeNode().Name("n1").Ptr()),
+                                 std::make_shared<NodeInfo>(MakeNode().Name("n2").Ptr())};
+  CycleState st;
+  auto pod = MakePod().Name("p").Obj();
+  ASSERT_TRUE(f->run_pre_score_plugins(st, pod, nodes).is_success());
+  EXPECT_EQ(st.skip_score_plugins, (std::set<std::string, std::less<>>{"D"}));
+  std::vector<NodePluginScores> out;
+  ASSERT_TRUE(f->run_score_plugins(st, pod, nodes, out).is_success());
+  EXPECT_EQ(d_calls, 0);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].totalScore, 10);
+  EXPECT_EQ(out[1].totalScore, 40);
+
+  // Once it has something to score, it is scored (and normalized) as any other.
+  fx["D"].nothing_to_score = false;
+  CycleState st2;
+  ASSERT_TRUE(f->run_pre_score_plugins(st2, pod, nodes).is_success());
+  EXPECT_TRUE(st2.skip_score_plugins.empty());
+  ASSERT_TRUE(f->run_score_plugins(st2, pod, nodes, out).is_success());
+  EXPECT_EQ(d_calls, 2);
+  EXPECT_EQ(out[0].totalScore, 10 + (kMaxNodeScore - 50) * 2);
 }
 
 TEST(FrameworkScore, RangeAndPluginErrors) {
