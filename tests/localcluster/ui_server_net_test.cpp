@@ -53,6 +53,18 @@ class Stream {
       if (n > 0) buf_.append(chunk, static_cast<std::size_t>(n));
     }
   }
+  // Reads until the server closes the connection (a plain response); returns what was not
+  // consumed, or "" at the deadline.
+  std::string to_end(std::chrono::seconds timeout = 20s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (std::chrono::steady_clock::now() > deadline) return {};
+      char chunk[65536];
+      const ssize_t n = read(fd_, chunk, sizeof chunk);
+      if (n == 0) return buf_.substr(consumed_);
+      if (n > 0) buf_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
 
  private:
   int fd_ = -1;
@@ -110,5 +122,40 @@ TEST_F(UiServerNet, ASnapshotThenDeltasOverOneStream) {
   const auto co = boost::json::parse(cluster.body).as_object();
   ASSERT_EQ(co.at("pods").as_array().size(), 1u);
   EXPECT_EQ(co.at("pods").as_array()[0].at("key"), "default/after");
+  (*ui)->stop();
+}
+
+// The page's explanation, asked over HTTP: it is computed on the server's io thread while the
+// informers' handlers keep the view up to date with a pod created meanwhile (the TSan run's
+// interest), and a pod that does not exist is a 404 with the API server's message.
+TEST_F(UiServerNet, ExplainsAPodOverHttpWhileTheViewUpdates) {
+  auto c = new_client();
+  ASSERT_TRUE(c->create(ksched::testing::bare_node("n1")).ok());
+  ASSERT_TRUE(c->create(ksched::testing::pause_pod("default", "p")).ok());
+  auto ui = UiServer::start("127.0.0.1:0", config);
+  ASSERT_TRUE(ui.ok()) << ui.error();
+  const std::string base = (*ui)->url().substr(0, (*ui)->url().size() - 1);
+
+  Stream view(base, "/api/events");
+  ASSERT_TRUE(view.connected());
+  ASSERT_FALSE(view.until("event: snapshot\n").empty());
+  Stream explain(base, "/api/explain?pod=default%2Fp");
+  ASSERT_TRUE(explain.connected());
+  ASSERT_TRUE(c->create(ksched::testing::pause_pod("default", "meanwhile")).ok());
+  const auto answer = explain.to_end();
+  EXPECT_NE(answer.find("HTTP/1.1 200 OK\r\n"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Content-Type: application/json\r\n"), std::string::npos) << answer;
+  const auto body_at = answer.find("\r\n\r\n");
+  ASSERT_NE(body_at, std::string::npos) << answer;
+  const auto e = boost::json::parse(answer.substr(body_at + 4)).as_object();
+  EXPECT_EQ(e.at("pod"), "default/p");
+  ASSERT_EQ(e.at("nodes").as_array().size(), 1u);
+  EXPECT_EQ(e.at("nodes").as_array()[0].at("name"), "n1");
+  EXPECT_FALSE(view.until("\"key\":\"default/meanwhile\"").empty()) << "no delta with the pod created meanwhile";
+
+  Stream missing(base, "/api/explain?pod=default/nope");
+  ASSERT_TRUE(missing.connected());
+  const auto nope = missing.to_end();
+  EXPECT_NE(nope.find("HTTP/1.1 404 Not Found\r\n"), std::string::npos) << nope;
   (*ui)->stop();
 }
