@@ -205,7 +205,6 @@ TEST_F(NodesimNet, PodsRunToCompletion) {
   auto st = sim.stats();
   EXPECT_EQ(st.pods_succeeded, 1u);
   EXPECT_EQ(st.pods_failed, 1u);
-  EXPECT_LT(st.batches, st.requests) << "writes share pipelined batches";
   sim.stop();
 }
 
