@@ -42,6 +42,21 @@ inline const boost::json::array* array_member(const boost::json::object& o, std:
   return v && v->is_array() ? &v->get_array() : nullptr;
 }
 
+// The object member `k`, or a shared empty object when it is absent or not an object (read-only).
+inline const boost::json::object& member_or_empty(const boost::json::object& o, std::string_view k) {
+  static const boost::json::object empty;
+  const boost::json::object* m = object_member(o, k);
+  return m ? *m : empty;
+}
+
+// Calls f on each item of `a` (which may be null) that is an object.
+template <class F>
+void each_object(boost::json::array* a, F&& f) {
+  if (!a) return;
+  for (auto& x : *a)
+    if (x.is_object()) f(x.get_object());
+}
+
 // The object member `k`, replaced by {} when it is absent or not an object.
 inline boost::json::object& ensure_object(boost::json::object& o, std::string_view k) {
   auto& v = o[k];

@@ -12,12 +12,6 @@ namespace json = boost::json;
 
 namespace {
 
-template <class F>
-void each_object(json::array* a, F&& f) {
-  if (!a) return;
-  for (auto& x : *a)
-    if (x.is_object()) f(x.get_object());
-}
 
 // SetDefaults_Probe and its handlers (a gRPC probe's service defaults to "", declaratively).
 void default_probe(json::object* p) {

@@ -220,12 +220,6 @@ void diff_lines(const json::value& a, const json::value& b, const std::string& p
   if (!b.is_null()) out.append("+ ").append(path).append(": ").append(json::serialize(b)).append("\n");
 }
 
-const json::object& member_object(const json::object& o, std::string_view k) {
-  static const json::object empty;
-  auto* v = o.if_contains(k);
-  return v && v->is_object() ? v->get_object() : empty;
-}
-
 const json::array& member_array(const json::object& o, std::string_view k) {
   static const json::array empty;
   auto* v = o.if_contains(k);
@@ -258,8 +252,8 @@ json::value without_seconds(const json::value& t) {
 }
 
 void pod_update(const json::object& pod, const json::object& old, std::vector<Cause>& causes) {
-  const json::object& spec = member_object(pod, "spec");
-  const json::object& prev = member_object(old, "spec");
+  const json::object& spec = member_or_empty(pod, "spec");
+  const json::object& prev = member_or_empty(old, "spec");
   if (!container_updates(member_array(spec, "containers"), member_array(prev, "containers"), "spec.containers", causes))
     return;
   if (!container_updates(member_array(spec, "initContainers"), member_array(prev, "initContainers"),
@@ -334,10 +328,10 @@ void pod_update(const json::object& pod, const json::object& old, std::vector<Ca
     munged["terminationGracePeriodSeconds"] = *old_grace;
   // A gated pod may gain node selector terms; the scheduler reads them once the gates are gone.
   if (!old_gates.empty()) {
-    const json::object& old_sel = member_object(prev, "nodeSelector");
+    const json::object& old_sel = member_or_empty(prev, "nodeSelector");
     bool only_added = true;
     for (const auto& kv : old_sel) {
-      auto* now = member_object(spec, "nodeSelector").if_contains(kv.key());
+      auto* now = member_or_empty(spec, "nodeSelector").if_contains(kv.key());
       only_added = only_added && now && *now == kv.value();
     }
     if (only_added) {
@@ -366,8 +360,6 @@ namespace {
 
 using rules::child;
 using rules::Errors;
-
-const json::object& member_or_empty(const json::object& o, std::string_view k) { return member_object(o, k); }
 
 // The pod template of a workload kind ("spec.template" or "template").
 void pod_template(Errors& e, const json::object* tmpl, const std::string& path) {
@@ -550,7 +542,7 @@ std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object
     if (r.group.empty() && r.kind == "Pod") pod_update(obj, *old, causes);
   }
   if (causes.empty()) return std::nullopt;
-  return invalid(r, str(member_object(obj, "metadata"), "name"), std::move(causes));
+  return invalid(r, str(member_or_empty(obj, "metadata"), "name"), std::move(causes));
 }
 
 }  // namespace ksched::apiserver

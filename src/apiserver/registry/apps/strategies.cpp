@@ -13,11 +13,6 @@ namespace json = boost::json;
 
 namespace {
 
-const json::object& member_or_empty(const json::object& o, std::string_view k) {
-  static const json::object empty;
-  const json::object* m = rules::obj(o, k);
-  return m ? *m : empty;
-}
 
 // An integer member as the table printer reads it: the value when it is an int64, else `dflt`.
 std::int64_t int_or(const json::object& o, std::string_view k, std::int64_t dflt = 0) {

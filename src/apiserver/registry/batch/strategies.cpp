@@ -14,11 +14,6 @@ namespace json = boost::json;
 
 namespace {
 
-const json::object& member_or_empty(const json::object& o, std::string_view k) {
-  static const json::object empty;
-  const json::object* m = rules::obj(o, k);
-  return m ? *m : empty;
-}
 
 // SetDefaults_Job (batch/v1).
 void default_job(json::object& job) {

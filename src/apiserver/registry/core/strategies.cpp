@@ -13,18 +13,7 @@ namespace json = boost::json;
 
 namespace {
 
-const json::object& member_or_empty(const json::object& o, std::string_view k) {
-  static const json::object empty;
-  const json::object* m = rules::obj(o, k);
-  return m ? *m : empty;
-}
 
-template <class F>
-void each_object(json::array* a, F&& f) {
-  if (!a) return;
-  for (auto& x : *a)
-    if (x.is_object()) f(x.get_object());
-}
 
 // A Secret's stringData is write-only: upstream's conversion moves each value into data (base64,
 // overriding a data key of the same name), so what is stored and validated is data alone.

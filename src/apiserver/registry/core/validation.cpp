@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "apiserver/json_access.h"
 #include "util/go_format.h"
 
 namespace ksched::apiserver::registry::core {
@@ -14,12 +15,6 @@ namespace json = boost::json;
 namespace {
 
 using rules::child;
-
-const json::object& member_or_empty(const json::object& o, std::string_view k) {
-  static const json::object empty;
-  const json::object* m = rules::obj(o, k);
-  return m ? *m : empty;
-}
 
 void quota_list(Errors& e, const json::object* l, const std::string& path) {
   if (!l) return;

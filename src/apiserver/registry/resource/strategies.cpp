@@ -17,12 +17,6 @@ namespace json = boost::json;
 namespace {
 
 // ---------------------------------------------------------------- shared steps
-template <class F>
-void each_object(json::array* a, F&& f) {
-  if (a)
-    for (auto& v : *a)
-      if (v.is_object()) f(v.get_object());
-}
 
 // SetDefaults for the toleration operator (+default="Equal").
 void default_tolerations(json::object& o) {
@@ -74,11 +68,6 @@ void reset_meta_for_status(json::object& obj, const json::object& old) {
   }
 }
 
-const json::object& member_or_empty(const json::object& o, std::string_view k) {
-  static const json::object empty;
-  const json::object* m = rules::obj(o, k);
-  return m ? *m : empty;
-}
 
 // apimachineryvalidation.ValidateImmutableField over a spec (Semantic.DeepEqual).
 void immutable_spec(Errors& e, const json::object& obj, const json::object& old, const Path& path,

@@ -11,11 +11,6 @@ namespace json = boost::json;
 
 namespace {
 
-const json::object& member_or_empty(const json::object& o, std::string_view k) {
-  static const json::object empty;
-  const json::object* m = rules::obj(o, k);
-  return m ? *m : empty;
-}
 
 // ---------------------------------------------------------------- PriorityClass (v1)
 // pkg/registry/scheduling/priorityclass/strategy.go: no status; value and preemptionPolicy are
