@@ -226,53 +226,81 @@ std::function<bool()> add_queue_move_handlers(Scheduler& sched, informer::Shared
       [](const informer::Ptr<T>&) {});
 }
 
-// resource.k8s.io objects feed the scheduler's DRA state first, then move the queued pods that the
-// change may help (upstream: the assume cache's and the informers' handlers).
-template <class T, class Feed>
-std::function<bool()> add_dra_handlers(Scheduler& sched, informer::SharedInformerFactory& f, EventResource resource,
-                                       std::string_view kind, Feed feed) {
-  const std::string k(kind);
+// resource.k8s.io objects reach the scheduler through on_dra_change, as informer handlers.
+template <class T>
+std::function<bool()> add_dra_handlers(Scheduler& sched, informer::SharedInformerFactory& f) {
   // The scheduler never reads managedFields; slices are many and large, so they are not kept.
   informer::InformerOptions<T> o;
   o.reflector.decode.dropManagedFields = true;
   return add_handlers<T>(
-      *f.informer_for<T>(std::move(o)),
-      [&sched, feed, e = ev(resource, framework::kAdd, (k + "Add").c_str())](const informer::Ptr<T>& o) {
-        feed(sched.dra_manager(), nullptr, o, false);
-        sched.requeue_on(e, nullptr, o);
-      },
-      [&sched, feed, e = ev(resource, framework::kUpdate, (k + "Update").c_str())](const informer::Ptr<T>& a,
-                                                                                   const informer::Ptr<T>& b) {
-        feed(sched.dra_manager(), a, b, false);
-        sched.requeue_on(e, a, b);
-      },
-      [&sched, feed](const informer::Ptr<T>& o) { feed(sched.dra_manager(), o, nullptr, true); });
+      *f.informer_for<T>(std::move(o)), [&sched](const informer::Ptr<T>& o) { on_dra_change(sched, nullptr, o); },
+      [&sched](const informer::Ptr<T>& a, const informer::Ptr<T>& b) { on_dra_change(sched, a, b); },
+      [&sched](const informer::Ptr<T>& o) { on_dra_change(sched, o, nullptr); });
 }
+
+// The DRA state first, then a move of the queued pods the change may help (upstream: the assume
+// cache's and the informers' handlers); a delete helps no pod.
+template <class T, class Methods>
+void feed_and_requeue(Scheduler& sched, const std::shared_ptr<const T>& old_obj, const std::shared_ptr<const T>& new_obj,
+                      const ClusterEvent& added, const ClusterEvent& updated, Methods feed) {
+  auto& m = sched.dra_manager();
+  if (!new_obj) {
+    if (old_obj) feed.del(m, old_obj);
+    return;
+  }
+  if (old_obj) {
+    feed.update(m, old_obj, new_obj);
+    sched.requeue_on(updated, old_obj, new_obj);
+  } else {
+    feed.add(m, new_obj);
+    sched.requeue_on(added, nullptr, new_obj);
+  }
+}
+
+// The manager's three feeding methods of one kind.
+template <class A, class U, class D>
+struct Feed {
+  A add;
+  U update;
+  D del;
+};
+template <class A, class U, class D>
+Feed(A, U, D) -> Feed<A, U, D>;
 
 }  // namespace
 
+void on_dra_change(Scheduler& sched, const std::shared_ptr<const api::resourcev1::DeviceClass>& old_obj,
+                   const std::shared_ptr<const api::resourcev1::DeviceClass>& new_obj) {
+  static const ClusterEvent added = ev(EventResource::DeviceClass, framework::kAdd, "DeviceClassAdd");
+  static const ClusterEvent updated = ev(EventResource::DeviceClass, framework::kUpdate, "DeviceClassUpdate");
+  feed_and_requeue(sched, old_obj, new_obj, added, updated,
+                   Feed{[](dra::Manager& m, const auto& o) { m.on_class_add(o); },
+                        [](dra::Manager& m, const auto& a, const auto& b) { m.on_class_update(a, b); },
+                        [](dra::Manager& m, const auto& o) { m.on_class_delete(o); }});
+}
+void on_dra_change(Scheduler& sched, const std::shared_ptr<const api::resourcev1::ResourceSlice>& old_obj,
+                   const std::shared_ptr<const api::resourcev1::ResourceSlice>& new_obj) {
+  static const ClusterEvent added = ev(EventResource::ResourceSlice, framework::kAdd, "ResourceSliceAdd");
+  static const ClusterEvent updated = ev(EventResource::ResourceSlice, framework::kUpdate, "ResourceSliceUpdate");
+  feed_and_requeue(sched, old_obj, new_obj, added, updated,
+                   Feed{[](dra::Manager& m, const auto& o) { m.on_slice_add(o); },
+                        [](dra::Manager& m, const auto& a, const auto& b) { m.on_slice_update(a, b); },
+                        [](dra::Manager& m, const auto& o) { m.on_slice_delete(o); }});
+}
+void on_dra_change(Scheduler& sched, const std::shared_ptr<const api::resourcev1::ResourceClaim>& old_obj,
+                   const std::shared_ptr<const api::resourcev1::ResourceClaim>& new_obj) {
+  static const ClusterEvent added = ev(EventResource::ResourceClaim, framework::kAdd, "ResourceClaimAdd");
+  static const ClusterEvent updated = ev(EventResource::ResourceClaim, framework::kUpdate, "ResourceClaimUpdate");
+  feed_and_requeue(sched, old_obj, new_obj, added, updated,
+                   Feed{[](dra::Manager& m, const auto& o) { m.on_claim_add(o); },
+                        [](dra::Manager& m, const auto& a, const auto& b) { m.on_claim_update(a, b); },
+                        [](dra::Manager& m, const auto& o) { m.on_claim_delete(o); }});
+}
+
 std::vector<std::function<bool()>> add_dra_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f) {
   namespace r = api::resourcev1;
-  return {
-      add_dra_handlers<r::DeviceClass>(sched, f, EventResource::DeviceClass, "DeviceClass",
-                                       [](dra::Manager& m, const auto& a, const auto& b, bool del) {
-                                         if (del) m.on_class_delete(a);
-                                         else if (a) m.on_class_update(a, b);
-                                         else m.on_class_add(b);
-                                       }),
-      add_dra_handlers<r::ResourceSlice>(sched, f, EventResource::ResourceSlice, "ResourceSlice",
-                                         [](dra::Manager& m, const auto& a, const auto& b, bool del) {
-                                           if (del) m.on_slice_delete(a);
-                                           else if (a) m.on_slice_update(a, b);
-                                           else m.on_slice_add(b);
-                                         }),
-      add_dra_handlers<r::ResourceClaim>(sched, f, EventResource::ResourceClaim, "ResourceClaim",
-                                         [](dra::Manager& m, const auto& a, const auto& b, bool del) {
-                                           if (del) m.on_claim_delete(a);
-                                           else if (a) m.on_claim_update(a, b);
-                                           else m.on_claim_add(b);
-                                         }),
-  };
+  return {add_dra_handlers<r::DeviceClass>(sched, f), add_dra_handlers<r::ResourceSlice>(sched, f),
+          add_dra_handlers<r::ResourceClaim>(sched, f)};
 }
 
 std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f) {

@@ -26,4 +26,15 @@ std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, info
 // when a profile enables DynamicResources).
 std::vector<std::function<bool()>> add_dra_event_handlers(Scheduler& sched, informer::SharedInformerFactory& f);
 
+// One resource.k8s.io change handed to the scheduler as those handlers hand it (for a caller with
+// no informers, e.g. ksched simulate): the DRA state first, then a move of the queued pods it may
+// help. `old_obj` null: an add; `new_obj` null: a delete. Call it where the informer would: never
+// from inside a scheduling cycle.
+void on_dra_change(Scheduler& sched, const std::shared_ptr<const api::resourcev1::DeviceClass>& old_obj,
+                   const std::shared_ptr<const api::resourcev1::DeviceClass>& new_obj);
+void on_dra_change(Scheduler& sched, const std::shared_ptr<const api::resourcev1::ResourceSlice>& old_obj,
+                   const std::shared_ptr<const api::resourcev1::ResourceSlice>& new_obj);
+void on_dra_change(Scheduler& sched, const std::shared_ptr<const api::resourcev1::ResourceClaim>& old_obj,
+                   const std::shared_ptr<const api::resourcev1::ResourceClaim>& new_obj);
+
 }  // namespace ksched::scheduler

@@ -5,6 +5,7 @@
 
 #include "api/events.h"
 #include "api/resource.h"
+#include "api/resource_claims.h"
 #include "client/resources_dra.h"
 #include "controllers/resourceclaim/resource_claim.h"
 #include "fixture.h"
@@ -102,7 +103,7 @@ TEST_F(ResourceClaimTest, MakesThePodsClaimFromTheTemplate) {
   EXPECT_EQ(owner.uid, pod->metadata.uid);
   EXPECT_TRUE(owner.controller.value_or(false));
   EXPECT_TRUE(owner.blockOwnerDeletion.value_or(false));
-  EXPECT_EQ(claim->metadata.annotations.get(ResourceClaimController::kPodClaimNameAnnotation), "gpu");
+  EXPECT_EQ(claim->metadata.annotations.get(api::kPodClaimNameAnnotation), "gpu");
   EXPECT_EQ(claim->metadata.annotations.get("note"), "from-template");
   EXPECT_EQ(claim->metadata.labels.get("team"), "ml");
   ASSERT_EQ(claim->spec.devices.requests.size(), 1u);
@@ -153,7 +154,7 @@ TEST_F(ResourceClaimTest, ReusesTheClaimItMadeBefore) {
   rv1::ResourceClaim made;
   made.metadata.name = "resumed-gpu-old01";
   made.metadata.namespace_ = "default";
-  made.metadata.annotations.set(std::string(ResourceClaimController::kPodClaimNameAnnotation), "gpu");
+  made.metadata.annotations.set(std::string(api::kPodClaimNameAnnotation), "gpu");
   api::OwnerReference owner;
   owner.apiVersion = "v1";
   owner.kind = "Pod";
@@ -236,9 +237,9 @@ TEST_F(ResourceClaimTest, DeletesTheClaimOfAFinishedPod) {
 // Upstream's generateName: "<pod>-<claim>-" up to 57 characters, else both parts shortened in
 // proportion to their length.
 TEST(ResourceClaimNames, GenerateNameKeepsBothPartsWhenShortened) {
-  EXPECT_EQ(ResourceClaimController::generate_name("web-7d4b9c8f6-x2k4q", "gpu"), "web-7d4b9c8f6-x2k4q-gpu-");
+  EXPECT_EQ(api::claim_generate_name("web-7d4b9c8f6-x2k4q", "gpu"), "web-7d4b9c8f6-x2k4q-gpu-");
   std::string pod(50, 'p'), claim(20, 'c');
-  std::string name = ResourceClaimController::generate_name(pod, claim);
+  std::string name = api::claim_generate_name(pod, claim);
   // 72 characters become 50*57/72 = 39 of the pod's, "-", 20*57/72 = 15 of the claim's.
   EXPECT_EQ(name, std::string(39, 'p') + "-" + std::string(15, 'c'));
 }

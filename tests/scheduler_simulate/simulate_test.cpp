@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "scheduler/config/defaults.h"
 
 namespace ksched::scheduler::simulate {
@@ -232,6 +234,101 @@ TEST(Simulate, TextReportReadsRight) {
     EXPECT_EQ(l[cpu_col - 1], ' ') << l;
   }
   EXPECT_EQ(lines[1].rfind("  big  ", 0), 0u) << lines[1];
+}
+
+// Dynamic Resource Allocation offline: DeviceClasses, ResourceSlices and ResourceClaims of the dump
+// feed the scheduler; each given pod gets its claims from templates as the ResourceClaim controller
+// would make them; an allocated claim of the dump holds its device. The objects carry the API
+// server's defaults (allocationMode, count), as `kubectl get -o json` writes them.
+const char* kGpuCluster = R"(
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: gpu-0, labels: {kubernetes.io/hostname: gpu-0}},
+   status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: gpu-1, labels: {kubernetes.io/hostname: gpu-1}},
+   status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu}
+  spec: {selectors: [{cel: {expression: 'device.driver == "gpu.ksched.dev"'}}]}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: gpu-0-slice}
+  spec:
+    driver: gpu.ksched.dev
+    nodeName: gpu-0
+    pool: {name: gpu-0, generation: 1, resourceSliceCount: 1}
+    devices: [{name: gpu-0}, {name: gpu-1}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: gpu-1-slice}
+  spec:
+    driver: gpu.ksched.dev
+    nodeName: gpu-1
+    pool: {name: gpu-1, generation: 1, resourceSliceCount: 1}
+    devices: [{name: gpu-0}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: taken, namespace: ml, uid: taken-uid, resourceVersion: "41"}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, allocationMode: ExactCount, count: 1}}]}}
+  status:
+    allocation:
+      devices: {results: [{request: gpu, driver: gpu.ksched.dev, pool: gpu-1, device: gpu-0}]}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaimTemplate
+  metadata: {name: one-gpu, namespace: ml}
+  spec:
+    spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, allocationMode: ExactCount, count: 1}}]}}
+)";
+
+std::string gpu_pod(const std::string& name, const std::string& tmpl) {
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: ml}\nspec:\n"
+         "  containers: [{name: c, image: pause, resources: {claims: [{name: gpu}]}}]\n"
+         "  resourceClaims: [{name: gpu, resourceClaimTemplateName: " + tmpl + "}]\n";
+}
+
+TEST(Simulate, PodsWithClaimsFromTemplatesGetDevicesUntilNoneIsFree) {
+  const auto cluster = objects(kGpuCluster);
+  ASSERT_EQ(cluster.deviceClasses.size(), 1u);
+  ASSERT_EQ(cluster.resourceSlices.size(), 2u);
+  ASSERT_EQ(cluster.resourceClaims.size(), 1u);
+  ASSERT_EQ(cluster.resourceClaimTemplates.size(), 1u);
+  const std::string pods = gpu_pod("train-0", "one-gpu") + "---\n" + gpu_pod("train-1", "one-gpu") + "---\n" +
+                           gpu_pod("train-2", "one-gpu") + "---\n" + gpu_pod("lost", "nosuch");
+  const auto given = objects(pods.c_str());
+  auto r = simulate(cluster, given.pods, options());
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->placements.size(), 4u);
+  // gpu-1's only device is held by the dump's claim: both free GPUs are on gpu-0.
+  EXPECT_EQ(r->placements[0].node, "gpu-0");
+  EXPECT_EQ(r->placements[1].node, "gpu-0");
+  std::vector<std::string> got;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(r->placements[i].devices.size(), 1u);
+    got.push_back(r->placements[i].devices[0]);
+  }
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"gpu.ksched.dev/gpu-0/gpu-0", "gpu.ksched.dev/gpu-0/gpu-1"}));
+  EXPECT_EQ(r->placements[2].node, "");
+  EXPECT_EQ(r->placements[2].reason, "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, "
+                                     "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+      << r->placements[2].reason;
+  EXPECT_EQ(r->placements[3].node, "");
+  EXPECT_EQ(r->placements[3].reason,
+            "resource claim template \"nosuch\": resourceclaimtemplate.resource.k8s.io \"nosuch\" not found");
+  EXPECT_EQ(r->scheduled, 2u);
+  // Devices per node: 1 of 1 held on gpu-1 from the start; gpu-0 goes from 0 to 2 of 2.
+  ASSERT_EQ(r->after.size(), 2u);
+  EXPECT_EQ(r->before[0].devices, 0);
+  EXPECT_EQ(r->after[0].devices, 2);
+  EXPECT_EQ(r->after[0].devicesTotal, 2);
+  EXPECT_EQ(r->before[1].devices, 1);
+  EXPECT_EQ(r->after[1].devicesTotal, 1);
+  const std::string text = to_text(*r);
+  EXPECT_NE(text.find("DEVICES"), std::string::npos) << text;
+  EXPECT_NE(text.find("0 -> 2/2"), std::string::npos) << text;
+  EXPECT_NE(text.find("devices: gpu.ksched.dev/gpu-0/"), std::string::npos) << text;
 }
 
 }  // namespace

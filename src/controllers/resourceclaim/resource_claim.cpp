@@ -5,6 +5,7 @@
 
 #include "api/codec.h"
 #include "api/helpers.h"
+#include "api/resource_claims.h"
 #include "client/resources_dra.h"
 #include "controllers/controller_utils.h"
 #include "controllers/informers.h"
@@ -124,18 +125,6 @@ bool ResourceClaimController::has_synced() const {
   for (const auto& s : synced_)
     if (!s()) return false;
   return true;
-}
-
-std::string ResourceClaimController::generate_name(std::string_view pod, std::string_view pod_claim) {
-  std::string name = std::string(pod) + "-" + std::string(pod_claim) + "-";
-  constexpr std::size_t kMaxBase = 57;  // a hyphen and 5 random characters fit in 63
-  if (name.size() > kMaxBase) {
-    // Shorten both parts in proportion, so the pod claim's name is not cut off entirely.
-    std::size_t total = name.size();
-    name = std::string(pod.substr(0, pod.size() * kMaxBase / total)) + "-" +
-           std::string(pod_claim.substr(0, pod_claim.size() * kMaxBase / total));
-  }
-  return name;
 }
 
 Ptr<ResourceClaimController::Claim> ResourceClaimController::cached_claim(const std::string& ns,
@@ -267,7 +256,7 @@ util::Result<void> ResourceClaimController::sync_pod(const std::string& ns, cons
 Ptr<ResourceClaimController::Claim> ResourceClaimController::claim_made_for(const api::Pod& pod,
                                                                             std::string_view pod_claim) const {
   auto matches = [&](const Claim& c) {
-    const std::string* a = c.metadata.annotations.find(kPodClaimNameAnnotation);
+    const std::string* a = c.metadata.annotations.find(api::kPodClaimNameAnnotation);
     return a && *a == pod_claim;
   };
   for (const auto& c : owned_by(claims_->indexer(), pod.metadata.uid))
@@ -302,21 +291,7 @@ util::Result<void> ResourceClaimController::handle_claim(const api::Pod& pod, co
     if (!tmpl)
       return error_of("resource claim template \"" + template_name + "\": resourceclaimtemplate.resource.k8s.io \"" +
                       template_name + "\" not found");
-    Claim c;
-    c.metadata.generateName = generate_name(pod.metadata.name, pc.name);
-    c.metadata.namespace_ = ns;
-    api::OwnerReference owner;
-    owner.apiVersion = "v1";
-    owner.kind = "Pod";
-    owner.name = pod.metadata.name;
-    owner.uid = pod.metadata.uid;
-    owner.controller = true;
-    owner.blockOwnerDeletion = true;
-    c.metadata.ownerReferences = std::vector<api::OwnerReference>{std::move(owner)};
-    c.metadata.annotations = tmpl->spec.metadata.annotations;
-    c.metadata.annotations.set(std::string(kPodClaimNameAnnotation), pc.name);
-    c.metadata.labels = tmpl->spec.metadata.labels;
-    c.spec = tmpl->spec.spec;
+    Claim c = api::claim_from_template(pod, pc.name, *tmpl);
     auto r = ctx_.client->create(c);
     if (!r) return error_of("create ResourceClaim : " + r.error().message);
     log::V(4).info("Created ResourceClaim", {{"claim", ns + "/" + std::string(r->metadata.name)},

@@ -28,8 +28,6 @@ namespace ksched::controllers {
 
 class ResourceClaimController final : public Controller {
  public:
-  // Upstream's annotation on a claim made from a template: the pod claim's name.
-  static constexpr std::string_view kPodClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name";
   // Upstream's index of pods by the claims they use ("<ns>/<claim name>").
   static constexpr const char* kPodResourceClaimIndex = "pod-resource-claim-index";
 
@@ -41,9 +39,6 @@ class ResourceClaimController final : public Controller {
 
   // One sync of a work item (tests call it directly).
   util::Result<void> sync(const std::string& key);
-
-  // The generateName of the claim made for `pod_claim` of `pod` (upstream's truncation).
-  static std::string generate_name(std::string_view pod, std::string_view pod_claim);
 
  private:
   using Claim = api::resourcev1::ResourceClaim;

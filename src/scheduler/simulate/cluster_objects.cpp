@@ -35,6 +35,10 @@ util::Result<void> add_one(std::string_view kind, std::string_view json, Cluster
   if (kind == "CSINode") return add_as(json, out.csiNodes);
   if (kind == "CSIDriver") return add_as(json, out.csiDrivers);
   if (kind == "PriorityClass") return add_as(json, out.priorityClasses);
+  if (kind == "DeviceClass") return add_as(json, out.deviceClasses);
+  if (kind == "ResourceSlice") return add_as(json, out.resourceSlices);
+  if (kind == "ResourceClaim") return add_as(json, out.resourceClaims);
+  if (kind == "ResourceClaimTemplate") return add_as(json, out.resourceClaimTemplates);
   ++out.skippedKinds[std::string(kind)];
   return {};
 }
@@ -161,6 +165,10 @@ util::Result<void> add_objects(std::string_view text, ClusterObjects& out) {
   append(out.csiNodes, got.csiNodes);
   append(out.csiDrivers, got.csiDrivers);
   append(out.priorityClasses, got.priorityClasses);
+  append(out.deviceClasses, got.deviceClasses);
+  append(out.resourceSlices, got.resourceSlices);
+  append(out.resourceClaims, got.resourceClaims);
+  append(out.resourceClaimTemplates, got.resourceClaimTemplates);
   for (const auto& [k, n] : got.skippedKinds) out.skippedKinds[k] += n;
   return {};
 }

@@ -1,5 +1,6 @@
 // Cluster objects read from files: what `kubectl get nodes,pods,pdb,pv,pvc,storageclasses,csinodes,
-// priorityclasses -A -o json` writes (a List of mixed kinds), or YAML documents (a pods file).
+// priorityclasses,deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates -A -o json`
+// writes (a List of mixed kinds), or YAML documents (a pods file).
 #pragma once
 #include <map>
 #include <memory>
@@ -7,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/resource.h"
 #include "api/types.h"
 #include "util/result.h"
 
@@ -23,6 +25,11 @@ struct ClusterObjects {
   std::vector<std::shared_ptr<const api::CSINode>> csiNodes;
   std::vector<std::shared_ptr<const api::CSIDriver>> csiDrivers;
   std::vector<std::shared_ptr<const api::PriorityClass>> priorityClasses;
+  // resource.k8s.io/v1 (Dynamic Resource Allocation)
+  std::vector<std::shared_ptr<const api::resourcev1::DeviceClass>> deviceClasses;
+  std::vector<std::shared_ptr<const api::resourcev1::ResourceSlice>> resourceSlices;
+  std::vector<std::shared_ptr<const api::resourcev1::ResourceClaim>> resourceClaims;
+  std::vector<std::shared_ptr<const api::resourcev1::ResourceClaimTemplate>> resourceClaimTemplates;
   std::map<std::string, std::size_t> skippedKinds;  // kinds the scheduler does not read, by count
 };
 

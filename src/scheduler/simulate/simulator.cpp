@@ -12,12 +12,16 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "api/resource_claims.h"
+#include "scheduler/dra/manager.h"
+#include "scheduler/eventhandlers.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
 #include "util/clock.h"
 
 namespace ksched::scheduler::simulate {
 namespace fw = framework;
+namespace rv1 = api::resourcev1;
 namespace {
 
 using api::key_of;
@@ -121,6 +125,62 @@ class SimulatedClient final : public fw::ClusterClient {
   explicit SimulatedClient(MemoryCluster& cluster) : cluster_(cluster) {}
   void attach(Scheduler* s) { sched_ = s; }
 
+  // ResourceClaims, as the API server keeps them: resourceVersions count up from the highest of
+  // the dump's, a write naming an older one is a conflict (409), and each write reaches the
+  // scheduler as the claim informer's update would.
+  void add_claim(std::shared_ptr<rv1::ResourceClaim> c) {
+    std::lock_guard l(mu_);
+    c->metadata.resourceVersion = std::to_string(++version_);
+    claims_[namespaced_key(c->metadata.namespace_.view(), c->metadata.name.view())] = c;
+    pending_.push_back([s = sched_, c = std::shared_ptr<const rv1::ResourceClaim>(c)] { on_dra_change(*s, nullptr, c); });
+  }
+  void start_versions_after(std::string_view rv) {
+    std::uint64_t v = 0;
+    for (char ch : rv) {
+      if (ch < '0' || ch > '9') return;
+      v = v * 10 + static_cast<std::uint64_t>(ch - '0');
+    }
+    std::lock_guard l(mu_);
+    version_ = std::max(version_, v);
+  }
+  std::shared_ptr<const rv1::ResourceClaim> claim(std::string_view ns, std::string_view name) const {
+    std::lock_guard l(mu_);
+    return value_at(claims_, namespaced_key(ns, name));
+  }
+  std::vector<std::shared_ptr<const rv1::ResourceClaim>> claims() const {
+    std::lock_guard l(mu_);
+    std::vector<std::shared_ptr<const rv1::ResourceClaim>> out;
+    for (const auto& [_, c] : claims_) out.push_back(c);
+    return out;
+  }
+  ClaimAnswer get_resource_claim(std::string_view ns, std::string_view name) override {
+    if (auto c = claim(ns, name)) return {c, {}, false};
+    return {nullptr, fw::Status::error("resourceclaims.resource.k8s.io \"" + std::string(name) + "\" not found"), false};
+  }
+  ClaimAnswer update_resource_claim(const rv1::ResourceClaim& claim, bool status) override {
+    std::lock_guard l(mu_);
+    const std::string name(claim.metadata.name.view());
+    auto it = claims_.find(namespaced_key(claim.metadata.namespace_.view(), name));
+    if (it == claims_.end()) {
+      return {nullptr, fw::Status::error("resourceclaims.resource.k8s.io \"" + name + "\" not found"), false};
+    }
+    if (claim.metadata.resourceVersion.view() != it->second->metadata.resourceVersion.view()) {
+      return {nullptr,
+              fw::Status::error("Operation cannot be fulfilled on resourceclaims.resource.k8s.io \"" + name +
+                                "\": the object has been modified; please apply your changes to the latest version and "
+                                "try again"),
+              true};
+    }
+    // The status subresource changes the status alone; the object itself everything else.
+    auto next = std::make_shared<rv1::ResourceClaim>(status ? *it->second : claim);
+    next->status = status ? claim.status : it->second->status;
+    next->metadata.resourceVersion = std::to_string(++version_);
+    std::shared_ptr<const rv1::ResourceClaim> old = it->second, now = next;
+    it->second = now;
+    pending_.push_back([s = sched_, old, now] { on_dra_change(*s, old, now); });
+    return {now, {}, false};
+  }
+
   fw::Status bind(const api::Pod& pod, const std::string& node_name) override {
     auto current = cluster_.get_pod(pod.metadata.namespace_, pod.metadata.name);
     if (!current) return fw::Status::error("pods \"" + pod.metadata.name + "\" not found");
@@ -212,6 +272,8 @@ class SimulatedClient final : public fw::ClusterClient {
   std::unordered_map<std::string, std::string> bound_, reasons_, nominated_;
   std::unordered_set<std::string> evicted_set_;
   std::vector<std::string> evicted_;
+  std::map<std::string, std::shared_ptr<const rv1::ResourceClaim>> claims_;  // by namespace/name
+  std::uint64_t version_ = 0;
 };
 
 // What admission and defaulting would have done to a pod created through the API server.
@@ -250,6 +312,96 @@ util::Result<fw::PodPtr> admit(const api::Pod& given, std::size_t index, const C
     }
   }
   return fw::PodPtr(std::move(p));
+}
+
+// What the ResourceClaim controller would do for a new pod: a claim from each template the pod
+// names, recorded in the pod's status.resourceClaimStatuses. The API server's random name suffix
+// is drawn from its alphabet by a counter, so that names repeat from run to run. Returns the
+// controller's error for a template that does not exist ("" when all were made); the pod is still
+// created, and the scheduler keeps it waiting for the claim, as it would.
+std::string make_claims_from_templates(api::Pod& pod, const ClusterObjects& cluster, SimulatedClient& client,
+                                       std::uint64_t& claims_made) {
+  std::string error;
+  std::vector<api::PodResourceClaimStatus> statuses;
+  for (const auto& pc : pod.spec.resourceClaims) {
+    if (!pc.resourceClaimTemplateName) continue;
+    const rv1::ResourceClaimTemplate* tmpl = nullptr;
+    for (const auto& t : cluster.resourceClaimTemplates) {
+      if (t->metadata.name.view() == *pc.resourceClaimTemplateName &&
+          t->metadata.namespace_.view() == pod.metadata.namespace_.view()) {
+        tmpl = t.get();
+        break;
+      }
+    }
+    if (tmpl == nullptr) {
+      if (error.empty()) {
+        const std::string& t = *pc.resourceClaimTemplateName;
+        error = "resource claim template \"" + t + "\": resourceclaimtemplate.resource.k8s.io \"" + t + "\" not found";
+      }
+      continue;
+    }
+    auto claim = std::make_shared<rv1::ResourceClaim>(api::claim_from_template(pod, pc.name, *tmpl));
+    static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+    std::string name(claim->metadata.generateName.view());
+    for (std::uint64_t n = claims_made++, i = 0; i < 5; ++i, n /= kAlphabet.size()) name += kAlphabet[n % kAlphabet.size()];
+    claim->metadata.name = name;
+    claim->metadata.uid = "simulated-claim-" + std::to_string(claims_made);
+    api::PodResourceClaimStatus st;
+    st.name = pc.name;
+    st.resourceClaimName = name;
+    statuses.push_back(std::move(st));
+    client.add_claim(std::move(claim));
+  }
+  if (!statuses.empty()) pod.status.resourceClaimStatuses = std::move(statuses);
+  return error;
+}
+
+// The devices a pod's claims were allocated, as "driver/pool/device".
+std::vector<std::string> allocated_devices(const api::Pod& pod, const SimulatedClient& client) {
+  std::vector<std::string> out;
+  for (const auto& pc : pod.spec.resourceClaims) {
+    auto name = dra::pod_claim_name(pod, pc);
+    if (!name || !name->name) continue;
+    auto claim = client.claim(pod.metadata.namespace_.view(), *name->name);
+    if (!claim || !claim->status.allocation) continue;
+    for (const auto& d : claim->status.allocation->devices.results) {
+      out.push_back(std::string(d.driver.view()) + "/" + std::string(d.pool.view()) + "/" + std::string(d.device.view()));
+    }
+  }
+  return out;
+}
+
+// Devices per node: those of the node's own ResourceSlices, and how many of them allocated claims
+// hold (node-less slices belong to no one node and are left out).
+void count_devices(const ClusterObjects& cluster, const std::vector<std::shared_ptr<const rv1::ResourceClaim>>& claims,
+                   std::vector<NodeUsage>& nodes) {
+  std::map<std::string, std::string> node_of;  // "driver/pool/device" -> node
+  std::map<std::string, std::int64_t> total;
+  for (const auto& s : cluster.resourceSlices) {
+    if (!s->spec.nodeName) continue;
+    for (const auto& d : s->spec.devices) {
+      node_of[std::string(s->spec.driver.view()) + "/" + std::string(s->spec.pool.name.view()) + "/" +
+              std::string(d.name.view())] = *s->spec.nodeName;
+      ++total[*s->spec.nodeName];
+    }
+  }
+  if (node_of.empty()) return;
+  std::map<std::string, std::int64_t> used;
+  std::unordered_set<std::string> seen;  // a device shared by several claims counts once
+  for (const auto& c : claims) {
+    if (!c->status.allocation) continue;
+    for (const auto& d : c->status.allocation->devices.results) {
+      if (d.adminAccess.value_or(false)) continue;  // admin access holds no device
+      const std::string id =
+          std::string(d.driver.view()) + "/" + std::string(d.pool.view()) + "/" + std::string(d.device.view());
+      auto it = node_of.find(id);
+      if (it != node_of.end() && seen.insert(id).second) ++used[it->second];
+    }
+  }
+  for (auto& n : nodes) {
+    n.devices = value_at(used, n.name);
+    n.devicesTotal = value_at(total, n.name);
+  }
 }
 
 std::vector<NodeUsage> usage(Scheduler& s) {
@@ -313,6 +465,12 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
   Report r;
   r.nodes = cluster.nodes.size();
   for (const auto& n : cluster.nodes) sched.on_node_add(n);
+  // resource.k8s.io objects first, as informers that synced before the pods would have them.
+  for (const auto& c : cluster.deviceClasses) on_dra_change(sched, nullptr, c);
+  for (const auto& sl : cluster.resourceSlices) on_dra_change(sched, nullptr, sl);
+  for (const auto& c : cluster.resourceClaims) client.start_versions_after(c->metadata.resourceVersion.view());
+  for (const auto& c : cluster.resourceClaims) client.add_claim(std::make_shared<rv1::ResourceClaim>(*c));
+  client.deliver();
   for (const auto& p : cluster.pods) {
     if (p->spec.nodeName.empty()) {
       ++r.pendingPodsIgnored;
@@ -324,6 +482,7 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
     ++r.existingPods;
   }
   r.before = usage(sched);
+  count_devices(cluster, client.claims(), r.before);
 
   // Cycles until nothing is runnable; then backoff served on the simulated clock, as long as a
   // pod waits there (a preemptor whose victims are gone).
@@ -344,8 +503,18 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
   };
 
   const auto start = std::chrono::steady_clock::now();
-  for (const auto& p : admitted) {
+  std::uint64_t claims_made = 0;
+  std::map<std::string, std::string> claim_errors;  // pod -> the ResourceClaim controller's error
+  for (auto& p : admitted) {
     if (!p) continue;
+    if (!p->spec.resourceClaims.empty()) {
+      auto with_claims = std::make_shared<api::Pod>(*p);
+      if (auto err = make_claims_from_templates(*with_claims, cluster, client, claims_made); !err.empty()) {
+        claim_errors[key_of(*p)] = std::move(err);
+      }
+      p = std::move(with_claims);
+      client.deliver();
+    }
     mem.set_pod(p);
     sched.on_pod_add(p);
     run_until_idle();
@@ -371,13 +540,19 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
     pl.pod = key_of(*p);
     pl.node = client.bound_node(pl.pod);
     pl.evicted = client.was_evicted(pl.pod);
-    if (pl.node.empty() && !pl.evicted) pl.reason = client.reason(pl.pod);
+    if (pl.node.empty() && !pl.evicted) {
+      pl.reason = client.reason(pl.pod);
+      // A pod whose claim could not be made never reaches a cycle: the controller's error says why.
+      if (pl.reason.empty()) pl.reason = value_at(claim_errors, pl.pod);
+    }
+    if (!pl.node.empty()) pl.devices = allocated_devices(*p, client);
     pl.nominatedNode = client.nominated(pl.pod);
     if (!pl.node.empty()) ++r.scheduled;
     r.placements.push_back(std::move(pl));
   }
   r.evicted = client.evicted();
   r.after = usage(sched);
+  count_devices(cluster, client.claims(), r.after);
   return r;
 }
 
@@ -431,36 +606,47 @@ std::string to_text(const Report& r) {
       out += "unschedulable: " + (p.reason.empty() ? std::string("(no reason recorded)") : p.reason);
     }
     if (!p.nominatedNode.empty() && p.node != p.nominatedNode) out += "  (nominated " + p.nominatedNode + ")";
+    if (!p.devices.empty()) {
+      out += "  devices:";
+      for (const auto& d : p.devices) out += " " + d;
+    }
     out += "\n";
   }
   if (!r.evicted.empty()) {
     out += "\nPreempted:\n";
     for (const auto& v : r.evicted) out += "  " + v + "\n";
   }
-  // Utilization as an aligned table: one row per node, "before -> after" per column.
-  std::vector<std::array<std::string, 4>> rows;
-  rows.push_back({"NODE", "CPU", "MEMORY", "PODS"});
+  // Utilization as an aligned table: one row per node, "before -> after" per column; a DEVICES
+  // column when some node has DRA devices of its own.
+  const bool with_devices =
+      std::any_of(r.after.begin(), r.after.end(), [](const NodeUsage& u) { return u.devicesTotal > 0; });
+  std::vector<std::array<std::string, 5>> rows;
+  rows.push_back({"NODE", "CPU", "MEMORY", "PODS", with_devices ? "DEVICES" : ""});
   for (std::size_t i = 0; i < r.after.size(); ++i) {
     const auto& a = r.after[i];
     const NodeUsage* b = i < r.before.size() && r.before[i].name == a.name ? &r.before[i] : nullptr;
     auto pair = [&](std::int64_t before, std::int64_t after, std::int64_t of) {
       return (b ? percent(before, of) : std::string("-")) + " -> " + percent(after, of);
     };
+    auto counts = [&](std::int64_t before, std::int64_t after, std::int64_t of) {
+      return (b ? std::to_string(before) : std::string("-")) + " -> " + std::to_string(after) + "/" + std::to_string(of);
+    };
     rows.push_back({a.name, pair(b ? b->milliCPU : 0, a.milliCPU, a.milliCPUAllocatable),
                     pair(b ? b->memory : 0, a.memory, a.memoryAllocatable),
-                    (b ? std::to_string(b->pods) : std::string("-")) + " -> " + std::to_string(a.pods) + "/" +
-                        std::to_string(a.podsAllocatable)});
+                    counts(b ? b->pods : 0, a.pods, a.podsAllocatable),
+                    with_devices ? counts(b ? b->devices : 0, a.devices, a.devicesTotal) : ""});
   }
-  std::array<std::size_t, 4> width{};
+  std::array<std::size_t, 5> width{};
+  const std::size_t columns = with_devices ? 5 : 4;
   for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (std::size_t c = 0; c < columns; ++c) width[c] = std::max(width[c], row[c].size());
   }
   out += "\nUtilization (requested / allocatable), before -> after:\n";
   for (const auto& row : rows) {
     std::string line = " ";
-    for (std::size_t c = 0; c < row.size(); ++c) {
+    for (std::size_t c = 0; c < columns; ++c) {
       line += " " + row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+      if (c + 1 < columns) line += std::string(width[c] - row[c].size() + 2, ' ');
     }
     out += line + "\n";
   }
@@ -476,18 +662,28 @@ std::string to_json(const Report& r) {
     if (!p.nominatedNode.empty()) o["nominatedNode"] = p.nominatedNode;
     if (p.evicted) o["evicted"] = true;
     if (p.notAdmitted) o["notAdmitted"] = true;
+    if (!p.devices.empty()) {
+      json::array devices;
+      for (const auto& d : p.devices) devices.push_back(json::string(d));
+      o["devices"] = std::move(devices);
+    }
     placements.push_back(std::move(o));
   }
   auto usage_json = [](const std::vector<NodeUsage>& us) {
     json::array a;
     for (const auto& u : us) {
-      a.push_back(json::object{{"node", u.name},
-                               {"milliCPU", u.milliCPU},
-                               {"milliCPUAllocatable", u.milliCPUAllocatable},
-                               {"memory", u.memory},
-                               {"memoryAllocatable", u.memoryAllocatable},
-                               {"pods", u.pods},
-                               {"podsAllocatable", u.podsAllocatable}});
+      json::object o{{"node", u.name},
+                     {"milliCPU", u.milliCPU},
+                     {"milliCPUAllocatable", u.milliCPUAllocatable},
+                     {"memory", u.memory},
+                     {"memoryAllocatable", u.memoryAllocatable},
+                     {"pods", u.pods},
+                     {"podsAllocatable", u.podsAllocatable}};
+      if (u.devicesTotal > 0) {
+        o["devices"] = u.devices;
+        o["devicesTotal"] = u.devicesTotal;
+      }
+      a.push_back(std::move(o));
     }
     return a;
   };

@@ -31,6 +31,7 @@ struct Placement {
   std::string node;           // where it was bound; empty when it was not
   std::string reason;         // why not: the scheduler's FailedScheduling message
   std::string nominatedNode;  // set when it preempted (or nominated) there
+  std::vector<std::string> devices;  // DRA devices its claims were allocated, "driver/pool/device"
   bool evicted = false;       // placed, then preempted by a later pod
   // Refused before scheduling, as the API server's admission would have refused its creation
   // (e.g. a PriorityClass that does not exist); reason holds admission's message.
@@ -42,6 +43,8 @@ struct NodeUsage {
   std::int64_t milliCPU = 0, milliCPUAllocatable = 0;
   std::int64_t memory = 0, memoryAllocatable = 0;
   std::int64_t pods = 0, podsAllocatable = 0;
+  // DRA devices of the node's own ResourceSlices, and how many allocated claims hold.
+  std::int64_t devices = 0, devicesTotal = 0;
 };
 
 struct Report {
