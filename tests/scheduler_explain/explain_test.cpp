@@ -8,7 +8,9 @@
 
 #include <boost/json.hpp>
 
+#include "api/codec.h"
 #include "scheduler/config/defaults.h"
+#include "scheduler/eventhandlers.h"
 #include "scheduler/in_tree_registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
@@ -264,6 +266,49 @@ TEST_F(ExplainTest, RejectionsAreGroupedByReasonWithTheirNumbers) {
 }
 
 // The text shows the best `top` feasible nodes' scores and says how many it left out.
+// DynamicResources says only "cannot allocate all claims"; explain says why on each node: the
+// matching devices in use, their taints, or none matching at all.
+TEST_F(ExplainTest, ADraRejectionSaysWhichRequestLacksWhatOnEachNode) {
+  namespace r = api::resourcev1;
+  auto put = [this]<class T>(const char* json) {
+    auto o = api::decode<T>(json);
+    ASSERT_TRUE(o.ok()) << o.error();
+    on_dra_change(*sched, nullptr, std::make_shared<const T>(std::move(*o)));
+  };
+  put.operator()<r::DeviceClass>(R"({"metadata":{"name":"gpu"},
+      "spec":{"selectors":[{"cel":{"expression":"device.driver == \"gpu.ksched.dev\""}}]}})");
+  // n1: two GPUs, one held by another claim; n2: one GPU with a taint the claim does not tolerate.
+  put.operator()<r::ResourceSlice>(R"({"metadata":{"name":"n1-gpus"},"spec":{"driver":"gpu.ksched.dev","nodeName":"n1",
+      "pool":{"name":"n1","generation":1,"resourceSliceCount":1},"devices":[{"name":"gpu-0"},{"name":"gpu-1"}]}})");
+  put.operator()<r::ResourceSlice>(R"({"metadata":{"name":"n2-gpus"},"spec":{"driver":"gpu.ksched.dev","nodeName":"n2",
+      "pool":{"name":"n2","generation":1,"resourceSliceCount":1},
+      "devices":[{"name":"gpu-0","taints":[{"key":"unhealthy","effect":"NoSchedule"}]}]}})");
+  put.operator()<r::ResourceClaim>(R"({"metadata":{"name":"other","namespace":"default","uid":"u-other","resourceVersion":"5"},
+      "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu","allocationMode":"ExactCount","count":1}}]}},
+      "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.ksched.dev","pool":"n1","device":"gpu-0"}]}}}})");
+  put.operator()<r::ResourceClaim>(R"({"metadata":{"name":"train","namespace":"default","uid":"u-train","resourceVersion":"6"},
+      "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu","allocationMode":"ExactCount","count":2}}]}}})");
+  api::Pod p = MakePod().Name("trainer").Obj();
+  api::PodResourceClaim pc;
+  pc.name = "gpu";
+  pc.resourceClaimName = "train";
+  p.spec.resourceClaims.push_back(pc);
+  auto pod = add_pod(std::move(p));
+  const Explanation e = run(*pod);
+  EXPECT_EQ(e.chosen, "");
+  EXPECT_EQ(node(e, "n1").rejected, "DynamicResources: cannot allocate all claims");
+  EXPECT_EQ(node(e, "n1").detail, "claim default/train, request gpu (2 of class gpu): 2 match, 1 free (1 in use)");
+  EXPECT_EQ(node(e, "n2").detail,
+            "claim default/train, request gpu (2 of class gpu): 1 match, 0 free (1 with untolerated taints)");
+  // n3's node taint rejects it first; a node with no slices has nothing to match.
+  EXPECT_EQ(node(e, "n3").rejected.rfind("TaintToleration:", 0), 0u) << node(e, "n3").rejected;
+  auto text = to_text(e);
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_NE(text->find("n1: claim default/train, request gpu (2 of class gpu): 2 match, 1 free (1 in use)"),
+            std::string::npos)
+      << *text;
+}
+
 TEST_F(ExplainTest, TextScoresOnlyTheBestFeasibleNodes) {
   for (int i = 0; i < 5; ++i) {
     const std::string name = "w" + std::to_string(i);

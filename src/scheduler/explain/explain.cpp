@@ -7,7 +7,9 @@
 
 #include "api/quantity.h"
 #include "scheduler/framework/cycle_state.h"
+#include "scheduler/explain/dra_detail.h"
 #include "scheduler/framework/plugin_helper.h"
+#include "scheduler/plugins/dynamicresources/dynamicresources.h"
 #include "scheduler/plugins/noderesources/fit.h"
 #include "scheduler/plugins/tainttoleration/tainttoleration.h"
 
@@ -173,6 +175,9 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
                                                                       fw::is_do_not_schedule_taint)) {
           n.detail = "untolerated taint " + t->key + (t->value.empty() ? "" : "=" + t->value) + ":" + t->effect;
         }
+      }
+      if (s.plugin() == plugins::dynamicresources::kName && ni->node() != nullptr && fwk.dra_manager() != nullptr) {
+        n.detail = dra_rejection_detail(*fwk.dra_manager(), pod, *ni->node());
       }
       fit.diagnosis.nodeToStatus.set(n.name, s);
       rejected.push_back(std::move(n));
