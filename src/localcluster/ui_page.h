@@ -95,7 +95,7 @@ code, .mono { font-family: ui-monospace, monospace; font-size: 12px; }
   </div>
   <p id="search-help" class="muted" style="margin:.4em 0 0">Every word must match a node&rsquo;s name, one of its labels
     (<code>key=value</code>), taints (<code>key=value:Effect</code>), <code>notready</code>, <code>cordoned</code>,
-    or one of its pods (<code>namespace/name</code>); pending pods match by name or reason. Press <kbd>/</kbd> to search,
+    one of its DRA devices (<code>driver/pool/device</code>) or one of its pods (<code>namespace/name</code>); pending pods match by name or reason. Press <kbd>/</kbd> to search,
     <kbd>Esc</kbd> to close a panel.</p>
 </header>
 <div id="layout" class="layout">
@@ -204,8 +204,10 @@ function deletePod(key) {
 function setNode(n) {
   if (!S.nodes.has(n.name)) namesDirty = true;
   labelsDirty = true;
+  n.devices = n.devices || [];
   n.hay = [n.name, ...Object.entries(n.labels).map(([k, v]) => labelText(k, v)), ...n.taints.map(taintText),
-           n.ready ? "ready" : "notready", n.unschedulable ? "cordoned" : ""].join("\n").toLowerCase();
+           n.ready ? "ready" : "notready", n.unschedulable ? "cordoned" : "",
+           ...n.devices.map(d => d.name)].join("\n").toLowerCase();
   S.nodes.set(n.name, n);
 }
 function deleteNode(name) { if (S.nodes.delete(name)) namesDirty = labelsDirty = true; }
@@ -323,6 +325,10 @@ function nodeRow(name) {
   const taints = el("td", {title: n.taints.map(taintText).join("\n")});
   for (const t of n.taints) taints.append(chip(taintText(t), "taint"));
   const pods = el("td", {}, el("span", {class: "num"}, r.pods + " / " + n.pods));
+  if (n.devices.length) {
+    const used = n.devices.filter(d => d.claim).length;
+    pods.append(el("span", {class: "muted devices", title: "DRA devices in use / on the node"}, " \u00b7 devices " + used + " / " + n.devices.length));
+  }
   if (h) pods.append(el("span", {class: "muted"}, " " + h.slice(0, 3).join(", ") + (h.length > 3 ? ", +" + (h.length - 3) : "")));
   return el("tr", {class: "node", "data-name": name, "aria-current": name === openNode ? "true" : null},
     el("td", {}, open), el("td", {class: n.ready && !n.unschedulable ? "" : "bad"}, nodeStatus(n)),
@@ -422,9 +428,18 @@ function drawNodePanel() {
     pods.append(el("tr", {class: "node-pod", "data-pod": k}, el("td", {}, podLink(k)), el("td", {class: "num"}, cores(p.cpu)),
       el("td", {class: "num"}, bytes(p.memory)), el("td", {}, p.phase || "")));
   }
+  // DRA devices of the node's own ResourceSlices: which claim holds each, for which pod.
+  const devices = el("table", {class: "devices"}, el("thead", {}, el("tr", {}, el("th", {scope: "col"}, "device"),
+    el("th", {scope: "col"}, "claim"), el("th", {scope: "col"}, "pod"))));
+  for (const d of n.devices) {
+    devices.append(el("tr", {class: "node-device", "data-device": d.name}, el("td", {}, d.name),
+      el("td", {}, d.claim || "free"), el("td", {}, d.pod ? podLink(d.pod) : "")));
+  }
+  const usedDevices = n.devices.filter(d => d.claim).length;
   box.replaceChildren(panelHead("node-panel-title", "Node " + openNode, closeNode),
     el("p", {class: n.ready && !n.unschedulable ? "" : "bad"}, nodeStatus(n)),
     el("h3", {}, "Resources"), res,
+    ...(n.devices.length ? [el("h3", {}, "Devices (" + usedDevices + " of " + n.devices.length + " in use)"), devices] : []),
     el("h3", {}, "Labels (" + Object.keys(n.labels).length + ")"), labels,
     el("h3", {}, "Taints (" + n.taints.length + ")"), n.taints.length ? taints : el("p", {class: "muted"}, "none"),
     el("h3", {}, "Pods (" + keys.length + ")"), keys.length ? pods : el("p", {class: "muted"}, "none"));

@@ -14,6 +14,7 @@
 
 #include "api/codec.h"
 #include "client/rest.h"
+#include "client/resources_dra.h"
 #include "informer/factory.h"
 #include "localcluster/ui_page.h"
 #include "localcluster/ui_state.h"
@@ -156,8 +157,32 @@ struct UiServer::Impl {
     nh->update = [this](const informer::Ptr<api::Node>&, const informer::Ptr<api::Node>& n) { state.set_node(*n); };
     nh->del = [this](const informer::Deleted<api::Node>& d) { state.remove_node(d.key); };
     auto nodes_reg = nodes->add_event_handler(nh);
+    // DRA devices per node and who holds them (resource.k8s.io/v1, GA and always served here).
+    namespace rv1 = api::resourcev1;
+    informer::InformerOptions<rv1::ResourceSlice> so;
+    so.reflector.decode.dropManagedFields = true;
+    auto slices = informers->informer_for<rv1::ResourceSlice>(std::move(so));
+    auto sh = std::make_shared<informer::ResourceEventHandlerFuncs<rv1::ResourceSlice>>();
+    sh->add = [this](const informer::Ptr<rv1::ResourceSlice>& o, bool) { state.set_slice(*o); };
+    sh->update = [this](const informer::Ptr<rv1::ResourceSlice>&, const informer::Ptr<rv1::ResourceSlice>& o) {
+      state.set_slice(*o);
+    };
+    sh->del = [this](const informer::Deleted<rv1::ResourceSlice>& d) { state.remove_slice(d.key); };
+    auto slices_reg = slices->add_event_handler(sh);
+    informer::InformerOptions<rv1::ResourceClaim> co;
+    co.reflector.decode.dropManagedFields = true;
+    auto claims = informers->informer_for<rv1::ResourceClaim>(std::move(co));
+    auto ch = std::make_shared<informer::ResourceEventHandlerFuncs<rv1::ResourceClaim>>();
+    ch->add = [this](const informer::Ptr<rv1::ResourceClaim>& o, bool) { state.set_claim(*o); };
+    ch->update = [this](const informer::Ptr<rv1::ResourceClaim>&, const informer::Ptr<rv1::ResourceClaim>& o) {
+      state.set_claim(*o);
+    };
+    ch->del = [this](const informer::Deleted<rv1::ResourceClaim>& d) { state.remove_claim(d.key); };
+    auto claims_reg = claims->add_event_handler(ch);
     informers->start();
-    handlers_synced = [pods_reg, nodes_reg] { return pods_reg->has_synced() && nodes_reg->has_synced(); };
+    handlers_synced = [pods_reg, nodes_reg, slices_reg, claims_reg] {
+      return pods_reg->has_synced() && nodes_reg->has_synced() && slices_reg->has_synced() && claims_reg->has_synced();
+    };
   }
 
   // Every kFlushInterval: the changes since the last tick go to every open page as one delta.
@@ -260,7 +285,7 @@ util::Result<std::unique_ptr<UiServer>> UiServer::start(const std::string& liste
   // every listed object (polling, as WaitForCacheSync does).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!im->handlers_synced()) {
-    if (std::chrono::steady_clock::now() > deadline) return util::make_error("ui: the node and pod informers did not sync");
+    if (std::chrono::steady_clock::now() > deadline) return util::make_error("ui: the informers (nodes, pods, resource slices and claims) did not sync");
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 

@@ -4,6 +4,7 @@
 
 #include "api/core.h"
 #include "api/helpers.h"
+#include "api/resource.h"
 #include "scheduler/framework/types.h"
 
 namespace ksched::localcluster {
@@ -108,6 +109,162 @@ void UiState::remove_node(std::string_view name) {
   nodes_.erase(it);
 }
 
+namespace {
+
+std::string device_id(std::string_view driver, std::string_view pool, std::string_view device) {
+  std::string id;
+  id.reserve(driver.size() + pool.size() + device.size() + 2);
+  id.append(driver).append("/").append(pool).append("/").append(device);
+  return id;
+}
+
+}  // namespace
+
+void UiState::set_slice(const api::resourcev1::ResourceSlice& slice) {
+  std::string node = slice.spec.nodeName.value_or("");  // node-less slices belong to no one node
+  std::vector<std::string> devices;
+  if (!node.empty()) {
+    for (const auto& d : slice.spec.devices) {
+      devices.push_back(device_id(slice.spec.driver.view(), slice.spec.pool.name.view(), d.name.view()));
+    }
+  }
+  std::lock_guard l(mu_);
+  const std::string name(slice.metadata.name.view());
+  auto it = slices_.find(name);
+  if (it != slices_.end() && it->second.first == node && it->second.second == devices) return;
+  if (it != slices_.end()) {
+    auto& on = node_devices_[it->second.first];
+    for (const auto& d : it->second.second) {
+      if (--on[d] <= 0) {
+        on.erase(d);
+        device_node_.erase(d);
+      }
+    }
+    if (on.empty()) node_devices_.erase(it->second.first);
+    dirty_nodes_.insert(it->second.first);
+  }
+  if (node.empty()) {
+    if (it != slices_.end()) slices_.erase(it);
+    return;
+  }
+  auto& on = node_devices_[node];
+  for (const auto& d : devices) {
+    ++on[d];
+    device_node_[d] = node;
+  }
+  dirty_nodes_.insert(node);
+  slices_[name] = {std::move(node), std::move(devices)};
+}
+
+void UiState::remove_slice(std::string_view name) {
+  std::lock_guard l(mu_);
+  auto it = slices_.find(std::string(name));
+  if (it == slices_.end()) return;
+  auto& on = node_devices_[it->second.first];
+  for (const auto& d : it->second.second) {
+    if (--on[d] <= 0) {
+      on.erase(d);
+      device_node_.erase(d);
+    }
+  }
+  if (on.empty()) node_devices_.erase(it->second.first);
+  dirty_nodes_.insert(it->second.first);
+  slices_.erase(it);
+}
+
+void UiState::set_claim(const api::resourcev1::ResourceClaim& claim) {
+  ClaimDevices now;
+  if (claim.status.allocation) {
+    for (const auto& r : claim.status.allocation->devices.results) {
+      if (r.adminAccess.value_or(false)) continue;  // admin access holds no device
+      now.devices.push_back(device_id(r.driver.view(), r.pool.view(), r.device.view()));
+    }
+    now.holder.claim = api::key_of(claim);
+    for (const auto& c : claim.status.reservedFor) {
+      if (c.resource == "pods" && c.apiGroup.empty()) {
+        now.holder.pod = std::string(claim.metadata.namespace_.view()) + "/" + std::string(c.name.view());
+        break;
+      }
+    }
+  }
+  std::lock_guard l(mu_);
+  const std::string key = api::key_of(claim);
+  auto it = claims_.find(key);
+  if (it != claims_.end() && it->second.devices == now.devices && it->second.holder.pod == now.holder.pod) return;
+  auto touch = [this](const std::string& device) {
+    if (auto n = device_node_.find(device); n != device_node_.end()) dirty_nodes_.insert(n->second);
+  };
+  if (it != claims_.end()) {
+    for (const auto& d : it->second.devices) {
+      if (auto h = holders_.find(d); h != holders_.end() && h->second.claim == key) holders_.erase(h);
+      touch(d);
+    }
+  }
+  if (now.devices.empty()) {
+    if (it != claims_.end()) claims_.erase(it);
+    return;
+  }
+  for (const auto& d : now.devices) {
+    holders_[d] = now.holder;
+    touch(d);
+  }
+  claims_[key] = std::move(now);
+}
+
+void UiState::remove_claim(std::string_view key) {
+  std::lock_guard l(mu_);
+  auto it = claims_.find(std::string(key));
+  if (it == claims_.end()) return;
+  for (const auto& d : it->second.devices) {
+    if (auto h = holders_.find(d); h != holders_.end() && h->second.claim == it->first) holders_.erase(h);
+    if (auto n = device_node_.find(d); n != device_node_.end()) dirty_nodes_.insert(n->second);
+  }
+  claims_.erase(it);
+}
+
+std::string UiState::node_record_locked(const std::string& name, const std::string& base) const {
+  auto it = node_devices_.find(name);
+  if (it == node_devices_.end() || it->second.empty()) return base;
+  json::array devices;
+  for (const auto& [d, _] : it->second) {
+    json::object o{{"name", sv(d)}};
+    if (auto h = holders_.find(d); h != holders_.end()) {
+      o.emplace("claim", sv(h->second.claim));
+      if (!h->second.pod.empty()) o.emplace("pod", sv(h->second.pod));
+    }
+    devices.push_back(std::move(o));
+  }
+  std::string out = base.substr(0, base.size() - 1);  // the record is an object: reopen it
+  out += ",\"devices\":";
+  out += json::serialize(devices);
+  out += '}';
+  return out;
+}
+
+void UiState::append_nodes_locked(std::string& out, const std::unordered_set<std::string>* only,
+                                  std::unordered_set<std::string>* deleted) const {
+  out += '[';
+  bool first = true;
+  auto add = [&](const std::string& name, const std::string& base) {
+    if (!first) out += ',';
+    first = false;
+    out += node_record_locked(name, base);
+  };
+  if (only == nullptr) {
+    for (const auto& [name, base] : nodes_) add(name, base);
+  } else {
+    for (const auto& name : *only) {
+      auto it = nodes_.find(name);
+      if (it == nodes_.end()) {
+        if (deleted) deleted->insert(name);
+        continue;
+      }
+      add(name, it->second);
+    }
+  }
+  out += ']';
+}
+
 void UiState::set_pod(const api::Pod& pod) {
   if (api::pod_is_terminal(pod)) {
     remove_pod(api::key_of(pod));
@@ -138,7 +295,7 @@ std::string UiState::snapshot() const {
   for (const auto& [k, r] : pods_) bytes += r.size() + 1;
   out.reserve(bytes);
   out += "{\"rev\":" + std::to_string(rev_) + ",\"nodes\":";
-  append_all(out, nodes_);
+  append_nodes_locked(out, nullptr, nullptr);
   out += ",\"pods\":";
   append_all(out, pods_);
   out += '}';
@@ -153,7 +310,7 @@ std::optional<std::string> UiState::take_delta(bool encode) {
   if (encode) {
     std::unordered_set<std::string> deleted_nodes, deleted_pods;
     std::string s = "{\"rev\":" + std::to_string(rev_) + ",\"nodes\":";
-    append_records(s, nodes_, dirty_nodes_, &deleted_nodes);
+    append_nodes_locked(s, &dirty_nodes_, &deleted_nodes);
     s += ",\"deletedNodes\":";
     append_names(s, deleted_nodes);
     s += ",\"pods\":";

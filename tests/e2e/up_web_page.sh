@@ -6,7 +6,9 @@
 #   - pods created after the page loaded appear without a reload (the page is not reloaded, gets one
 #     snapshot only and never fetches /api/cluster: the deltas come over its one event stream);
 #   - search by label, taint and pod name filters the node table; the node and explanation panels
-#     open, update and close (button and Esc).
+#     open, update and close (button and Esc);
+#   - DRA: each node lists its simulated GPUs; a pod's claim allocated after the load shows, live,
+#     which device it holds on which node.
 # With SCREENSHOT=path also writes a screenshot of the page there.
 # usage: up_web_page.sh <ksched> <kubectl> <chromium>
 set -euo pipefail
@@ -27,7 +29,7 @@ pod_json() {  # pod_json <name> <cpu> [memory]: a pause pod asking for that much
 
 cd "$DIR"
 "$KSCHED" up --listen 127.0.0.1:0 --nodes 3 --ui-listen 127.0.0.1:0 --kubeconfig-out "$DIR/kubeconfig" \
-  --scheduler-secure-port -1 --ephemeral > "$DIR/up.log" 2>&1 &
+  --scheduler-secure-port -1 --ephemeral --dra-devices "gpu.ksched.dev=2" > "$DIR/up.log" 2>&1 &
 UP_PID=$!
 for _ in $(seq 1 100); do grep -q "web page:" "$DIR/up.log" && break; sleep 0.1; done
 URL=$(awk '/web page:/ {print $3}' "$DIR/up.log")
@@ -59,6 +61,28 @@ HELPERS='window.T = {
   shown: sel => { const e = document.querySelector(sel); return !!e && !e.hidden && !e.closest("[hidden]"); },
 }; true'
 LATE_CMD="timeout 30 $KUBECTL --kubeconfig $DIR/kubeconfig run late --image=registry.k8s.io/pause:3.10 --overrides='$(pod_json late 2 1Gi)'"
+cat > "$DIR/dra.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.ksched.dev}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.ksched.dev"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: one-gpu}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.ksched.dev}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: one-gpu}]
+  containers: [{name: train, image: registry.k8s.io/pause:3.10, resources: {claims: [{name: gpu}]}}]
+YAML
+DRA_CMD="timeout 30 $KUBECTL --kubeconfig $DIR/kubeconfig apply -f $DIR/dra.yaml"
 LATE_BIG_CMD="timeout 30 $KUBECTL --kubeconfig $DIR/kubeconfig run later-huge --image=registry.k8s.io/pause:3.10 --overrides='$(pod_json later-huge 900)'"
 
 steps=(
@@ -103,6 +127,16 @@ steps=(
   --expect 'document.querySelector("#scores").textContent.includes("NodeResourcesBalancedAllocation")'
   --expect 'document.querySelector("#explanation").textContent.includes("Bound to ")'
   --wait 'T.shown("#node-panel") && document.querySelector("#node-panel").textContent.includes("Taints (1)")'
+  # DRA: two free GPUs per node; a claim allocated after the load shows its device and pod, live
+  --eval 'document.querySelector("#node-panel .close").click()' --wait '!T.shown("#node-panel")'
+  --expect 'T.rowText("node-0").includes("devices 0 / 2") && T.rowText("node-2").includes("devices 0 / 2")'
+  --eval 'kschedPage.search("gpu.ksched.dev/node-1/gpu-1")' --wait 'T.rows() === "node-1"'
+  --eval 'kschedPage.search("")' --wait 'T.rows() === "node-0,node-1,node-2"'
+  --sh "$DRA_CMD"
+  --wait '["node-0","node-1"].some(n => T.rowText(n).includes("devices 1 / 2"))'
+  --eval 'T.row(["node-0","node-1"].find(n => T.rowText(n).includes("devices 1 / 2"))).querySelector("button.link").click()'
+  --wait 'T.shown("#node-panel") && document.querySelector("#node-panel").textContent.includes("Devices (1 of 2 in use)")'
+  --expect '[...document.querySelectorAll("#node-panel tr.node-device")].some(r => r.textContent.includes("default/one-gpu") && r.querySelector("a.pod") && r.querySelector("a.pod").textContent === "default/trainer")'
 )
 if [[ -n "${SCREENSHOT:-}" ]]; then steps+=(--screenshot "$SCREENSHOT"); fi
 timeout 150 python3 "$HERE/cdp_page.py" "$CHROMIUM" "${steps[@]}" || fail "the page (see above)"

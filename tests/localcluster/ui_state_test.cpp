@@ -6,6 +6,7 @@
 
 #include "api/core.h"
 #include "api/quantity.h"
+#include "api/resource.h"
 #include "localcluster/ui_state.h"
 
 using ksched::localcluster::UiState;
@@ -164,4 +165,68 @@ TEST(UiState, SnapshotIsTheWholeStateAtTheCurrentRevision) {
   auto d = parse(*s.take_delta());
   EXPECT_EQ(d.at("rev").as_int64(), 2);
   EXPECT_EQ(keys(d.at("pods"), "key"), std::vector<std::string>{"ns/c"});
+}
+
+// DRA: a node's record lists its devices and who holds them; a claim's allocation, reservation
+// and release re-send that node's record and no other.
+TEST(UiState, NodeRecordsListTheirDevicesAndTheClaimAndPodHoldingEach) {
+  namespace rv1 = api::resourcev1;
+  UiState s;
+  s.set_node(node("n1"));
+  s.set_node(node("n2"));
+  rv1::ResourceSlice slice;
+  slice.metadata.name = "n1-gpu";
+  slice.spec.driver = "gpu.ksched.dev";
+  slice.spec.nodeName = "n1";
+  slice.spec.pool.name = "n1";
+  for (const char* d : {"gpu-0", "gpu-1"}) {
+    rv1::Device dev;
+    dev.name = d;
+    slice.spec.devices.push_back(dev);
+  }
+  s.set_slice(slice);
+  (void)s.take_delta();
+
+  auto devices_of = [&](const std::string& name) -> json::value {
+    const json::object snap = parse(s.snapshot());
+    for (const auto& n : snap.at("nodes").as_array()) {
+      if (n.at("name") == name.c_str()) return n.as_object().contains("devices") ? n.at("devices") : json::value{};
+    }
+    return json::value{};
+  };
+  EXPECT_EQ(json::serialize(devices_of("n1")), R"([{"name":"gpu.ksched.dev/n1/gpu-0"},{"name":"gpu.ksched.dev/n1/gpu-1"}])");
+  EXPECT_TRUE(devices_of("n2").is_null());
+
+  rv1::ResourceClaim claim;
+  claim.metadata.namespace_ = "ns";
+  claim.metadata.name = "a-gpu-x2k4q";
+  rv1::AllocationResult alloc;
+  rv1::DeviceRequestAllocationResult r;
+  r.request = "gpu";
+  r.driver = "gpu.ksched.dev";
+  r.pool = "n1";
+  r.device = "gpu-1";
+  alloc.devices.results.push_back(r);
+  claim.status.allocation = alloc;
+  rv1::ResourceClaimConsumerReference ref;
+  ref.resource = "pods";
+  ref.name = "a";
+  ref.uid = "a-uid";
+  claim.status.reservedFor.push_back(ref);
+  s.set_claim(claim);
+  auto d = s.take_delta();
+  ASSERT_TRUE(d);
+  EXPECT_EQ(keys(parse(*d).at("nodes"), "name"), std::vector<std::string>{"n1"});  // n2 holds none of it
+  EXPECT_EQ(json::serialize(devices_of("n1")),
+            R"([{"name":"gpu.ksched.dev/n1/gpu-0"},{"name":"gpu.ksched.dev/n1/gpu-1","claim":"ns/a-gpu-x2k4q","pod":"ns/a"}])");
+
+  s.set_claim(claim);  // the same allocation again: nothing to send
+  EXPECT_FALSE(s.take_delta());
+  s.remove_claim("ns/a-gpu-x2k4q");
+  d = s.take_delta();
+  ASSERT_TRUE(d);
+  EXPECT_EQ(keys(parse(*d).at("nodes"), "name"), std::vector<std::string>{"n1"});
+  EXPECT_EQ(json::serialize(devices_of("n1")), R"([{"name":"gpu.ksched.dev/n1/gpu-0"},{"name":"gpu.ksched.dev/n1/gpu-1"}])");
+  s.remove_slice("n1-gpu");
+  EXPECT_TRUE(devices_of("n1").is_null());
 }
