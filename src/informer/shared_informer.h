@@ -99,6 +99,7 @@ class ProcessorListener : public std::enable_shared_from_this<ProcessorListener<
       util::set_thread_name("informer-handlr");
       self->run();
     });
+    handler_thread_ = thread_.get_id();
   }
   void add(Notification<T> n) {
     std::lock_guard l(mu_);
@@ -114,9 +115,19 @@ class ProcessorListener : public std::enable_shared_from_this<ProcessorListener<
       stopped_ = true;
       cv_.notify_all();
     }
+    // Several threads may stop one listener (the informer's stop and a remove_event_handler racing
+    // it): one joins, the others wait for that join. On the handler thread itself (a handler that
+    // removes its own registration, or the last reference dropped there) the thread cannot be
+    // joined: it is detached, unless another thread is joining it right now, which will finish.
+    const bool on_handler_thread = handler_thread_ == std::this_thread::get_id();
+    std::unique_lock j(join_mu_, std::defer_lock);
+    if (on_handler_thread) {
+      if (!j.try_lock()) return;
+    } else {
+      j.lock();
+    }
     if (!thread_.joinable()) return;
-    // A handler may remove its own registration from inside a callback.
-    if (thread_.get_id() == std::this_thread::get_id()) thread_.detach();
+    if (on_handler_thread) thread_.detach();
     else thread_.join();
   }
   // All initial-list adds handed to this listener were delivered.
@@ -173,6 +184,8 @@ class ProcessorListener : public std::enable_shared_from_this<ProcessorListener<
   }
 
   std::shared_ptr<ResourceEventHandler<T>> handler_;
+  std::thread::id handler_thread_;  // set by start(), before anyone can stop
+  std::mutex join_mu_;              // held while thread_ is joined or detached
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Notification<T>> pending_;

@@ -412,6 +412,43 @@ TEST(SharedIndexInformer, LateHandlerGetsSyntheticInitialAddsAndCanBeRemoved) {
   EXPECT_EQ(late->per_key.count("ns/after"), 0u);
 }
 
+// Stopping one listener from several threads at once (the informer's stop racing a
+// remove_event_handler) joins its thread once; a handler may also remove its own registration while
+// another thread stops it. Each round would join one std::thread twice without the listener's own
+// join lock (a crash or std::system_error, and a TSan report).
+TEST(ProcessorListener, ConcurrentStopsJoinOnceAndAHandlerMayStopItself) {
+  for (int round = 0; round < 200; ++round) {
+    // Shared with the handler thread, which a self-stop detaches and may outlive this round.
+    struct Seen {
+      std::shared_ptr<ProcessorListener<TestObj>> listener;
+      std::atomic<bool> in_handler{false}, self_stopped{false};
+    };
+    auto seen = std::make_shared<Seen>();
+    auto h = std::make_shared<ResourceEventHandlerFuncs<TestObj>>();
+    h->add = [seen](const Ptr<TestObj>&, bool) {
+      seen->in_handler = true;
+      seen->listener->stop();  // from the handler thread: must neither deadlock nor join itself
+      seen->self_stopped = true;
+    };
+    auto l = std::make_shared<ProcessorListener<TestObj>>(h, std::chrono::milliseconds(0));
+    seen->listener = l;
+    l->start();
+    if (round % 2 == 0) {
+      l->add(Notification<TestObj>{Notification<TestObj>::Add, nullptr,
+                                   std::make_shared<const TestObj>(make("ns", "a", 1)), false});
+      ASSERT_TRUE(wait_until([&] { return seen->in_handler.load(); }));
+    }
+    std::thread a([&] { l->stop(); });
+    std::thread b([&] { l->stop(); });
+    a.join();
+    b.join();
+    if (round % 2 == 0) {
+      ASSERT_TRUE(wait_until([&] { return seen->self_stopped.load(); }));
+    }
+    seen->listener.reset();  // the cycle seen -> listener -> handler -> seen
+  }
+}
+
 TEST(SharedIndexInformer, SlowHandlerDoesNotBlockOthers) {
   FakeApi api;
   SharedIndexInformer<TestObj> inf(api.list_watch(), fast_options());
