@@ -75,7 +75,13 @@ SchedulerMetrics::SchedulerMetrics(Registry& r)
                                   Stability::Alpha, {"profile", "reason"})),
       batchRescoreAttempts(r.counter("scheduler_batch_rescore_attempts_total",
                                      "Counts of rescore attempts during opportunistic batching.", Stability::Alpha,
-                                     {"profile"})) {
+                                     {"profile"})),
+      getNodeHintDuration(r.histogram("scheduler_get_node_hint_duration_seconds", "Latency for getting a node hint.",
+                                      Stability::Alpha, {"hinted", "profile"}, exponential_buckets(0.00001, 2, 12))),
+      // Upstream's help text, word for word (its own copy-paste slip included).
+      storeScheduleResultsDuration(r.histogram("scheduler_store_schedule_results_duration_seconds",
+                                               "Latency for getting a no.", Stability::Alpha, {"profile"},
+                                               exponential_buckets(0.00001, 2, 12))) {
   if (config::features().schedulerAsyncPreemption) {
     preemptionGoroutinesDuration = &r.histogram("scheduler_preemption_goroutines_duration_seconds",
                                                 "Duration in seconds for running goroutines for the preemption.",
@@ -98,7 +104,9 @@ SchedulerRecorder::SchedulerRecorder(SchedulerMetrics* given)
       goroutines_(set_->goroutines),
       cache_size_(set_->cacheSize),
       batch_attempts_(set_->batchAttempts),
-      batch_rescores_(set_->batchRescoreAttempts) {}
+      batch_rescores_(set_->batchRescoreAttempts),
+      node_hints_(set_->getNodeHintDuration),
+      store_results_(set_->storeScheduleResultsDuration) {}
 
 std::string SchedulerMetrics::attempts_label(int attempts) {
   if (attempts >= 15) return "15+";

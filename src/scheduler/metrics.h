@@ -61,6 +61,8 @@ struct SchedulerMetrics {
   Counter& batchCacheFlushed;                 // scheduler_batch_cache_flushed_total{profile,reason}
   Counter& batchRescoreAttempts;              // scheduler_batch_rescore_attempts_total{profile}
   // Registered only with SchedulerAsyncPreemption on, as upstream (null otherwise).
+  Histogram& getNodeHintDuration;            // scheduler_get_node_hint_duration_seconds{hinted,profile}
+  Histogram& storeScheduleResultsDuration;   // scheduler_store_schedule_results_duration_seconds{profile}
   Histogram* preemptionGoroutinesDuration = nullptr;  // scheduler_preemption_goroutines_duration_seconds{result}
   Counter* preemptionGoroutinesExecution = nullptr;   // scheduler_preemption_goroutines_execution_total{result}
 
@@ -131,6 +133,15 @@ class SchedulerRecorder {
   // scheduler_batch_attempts_total{profile, result}, scheduler_batch_rescore_attempts_total{profile}.
   void batch_attempt(std::string_view profile, const char* result) { batch_attempts_.with({profile, result}).inc(); }
   void batch_rescore(std::string_view profile) { batch_rescores_.with({profile}).inc(); }
+  // scheduler_get_node_hint_duration_seconds{hinted, profile}: asking the batch for a node (hinted:
+  // it gave one); scheduler_store_schedule_results_duration_seconds{profile}: keeping a full cycle's
+  // results for the pods that follow.
+  void get_node_hint(std::string_view profile, bool hinted, double seconds) {
+    node_hints_.with({hinted ? "hint" : "no_hint", profile}).observe(seconds);
+  }
+  void store_schedule_results(std::string_view profile, double seconds) {
+    store_results_.with({profile}).observe(seconds);
+  }
 
  private:
   static constexpr const char* kBinding = "binding";
@@ -168,6 +179,8 @@ class SchedulerRecorder {
   ChildCache<GaugeChild, 1> cache_size_;
   ChildCache<CounterChild, 2> batch_attempts_;
   ChildCache<CounterChild, 1> batch_rescores_;
+  ChildCache<HistogramChild, 2> node_hints_;
+  ChildCache<HistogramChild, 1> store_results_;
 };
 
 }  // namespace ksched::scheduler::metrics

@@ -84,8 +84,9 @@ Status SchedulingAlgorithm::schedule_pod(framework::Framework& fwk, framework::C
   result.feasibleNodes = static_cast<int>(feasible.size());
   if (signature) {
     const bool complete = evaluated == static_cast<int>(all_nodes.size());
-    batch_.start(&fwk, std::move(*signature), std::move(feasible), std::move(raw_scores_), complete,
-                 deps_.clock->now(), snapshot);
+    const auto t = deps_.clock->now();
+    batch_.start(&fwk, std::move(*signature), std::move(feasible), std::move(raw_scores_), complete, t, snapshot);
+    deps_.metrics->store_schedule_results(fwk.profile_name(), metrics::seconds_since(t, deps_.clock->now()));
   }
   return {};
 }
@@ -105,6 +106,7 @@ std::optional<std::string> SchedulingAlgorithm::batch_signature(const framework:
 Status SchedulingAlgorithm::place_from_batch(framework::Framework& fwk, framework::CycleState& state,
                                              const api::Pod& pod, const std::string& signature,
                                              ScheduleResult& result) {
+  const auto started = deps_.clock->now();
   std::optional<OpportunisticBatch::Flush> flushed;
   const bool usable = batch_.usable(&fwk, signature, deps_.clock->now(), flushed);
   record_batch_flush(fwk, flushed);
@@ -128,6 +130,7 @@ Status SchedulingAlgorithm::place_from_batch(framework::Framework& fwk, framewor
     }
   }
   deps_.metrics->batch_attempt(fwk.profile_name(), host.empty() ? "no_hint" : "hint_used");
+  deps_.metrics->get_node_hint(fwk.profile_name(), !host.empty(), metrics::seconds_since(started, deps_.clock->now()));
   if (!host.empty()) {
     result.suggestedHost = std::move(host);
     result.evaluatedNodes = 1;

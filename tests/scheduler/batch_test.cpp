@@ -217,6 +217,16 @@ TEST(OpportunisticBatching, SampledBatchStillPlacesOnFeasibleNodes) {
   EXPECT_GT(on.batched(), 600);
   // The sample's batch ended after as many pods as it had nodes, many times over.
   EXPECT_GT(on.metrics.batchCacheFlushed.with({"default-scheduler", "limit_reached"}).value(), 0);
+  // Every ask for a hint is timed, under the answer it got (upstream's GetNodeHint and
+  // StoreScheduleResults durations); every full cycle of a signed pod stores its results.
+  const auto hinted = on.metrics.getNodeHintDuration.with({"hint", "default-scheduler"}).count();
+  const auto not_hinted = on.metrics.getNodeHintDuration.with({"no_hint", "default-scheduler"}).count();
+  EXPECT_EQ(static_cast<double>(hinted), on.batched());
+  EXPECT_EQ(static_cast<double>(hinted + not_hinted),
+            on.batched() + on.metrics.batchAttempts.with({"default-scheduler", "no_hint"}).value());
+  const auto stored = on.metrics.storeScheduleResultsDuration.with({"default-scheduler"}).count();
+  EXPECT_GT(stored, 0u);
+  EXPECT_LE(stored, 1200u - hinted);
 }
 
 TEST(OpportunisticBatching, GateOffNeverBatches) {
