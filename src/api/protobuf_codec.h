@@ -47,6 +47,9 @@ struct ResourceClaim;
 struct ResourceClaimTemplate;
 struct ResourceSlice;
 }  // namespace resourcev1
+namespace resourcev1beta2 {
+struct DeviceTaintRule;
+}  // namespace resourcev1beta2
 }  // namespace ksched::api
 
 namespace ksched::api::protobuf {
@@ -86,6 +89,7 @@ KSCHED_PROTOBUF_TYPED(resourcev1::DeviceClass)  // protobuf_codec_resource.cpp
 KSCHED_PROTOBUF_TYPED(resourcev1::ResourceClaim)
 KSCHED_PROTOBUF_TYPED(resourcev1::ResourceClaimTemplate)
 KSCHED_PROTOBUF_TYPED(resourcev1::ResourceSlice)
+KSCHED_PROTOBUF_TYPED(resourcev1beta2::DeviceTaintRule)
 #undef KSCHED_PROTOBUF_TYPED
 template <>
 inline constexpr bool kTypedDecoding<Binding> = true;

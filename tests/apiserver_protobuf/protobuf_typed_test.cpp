@@ -102,6 +102,7 @@ TEST(ProtobufTyped, ResourceKindsDecodeAsTheirJson) {
   expect_same_struct<r::ResourceClaimTemplate>("resourceclaimtemplate.json");
   expect_same_struct<r::ResourceSlice>("resourceslice.json");
   expect_same_struct<r::ResourceSlice>("resourceslice_pernode.json");
+  expect_same_struct<api::resourcev1beta2::DeviceTaintRule>("devicetaintrule.json");
 }
 
 TEST(ProtobufTyped, ResourceClaimMembersLandInTheirMembers) {
