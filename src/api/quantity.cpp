@@ -7,6 +7,7 @@
 //  - DecimalSI/DecimalExponent magnitudes above ~1.7e29 are rejected (upstream uses big decimals).
 #include "api/quantity.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -342,9 +343,12 @@ std::optional<int> kept_text_scale(std::string_view s) {
   if (precision < 0) return std::nullopt;
   scale -= static_cast<int>(p.denom.size());
   if (scale < -9) return std::nullopt;
-  std::string shifted;
-  shifted.reserve(digits);
-  shifted.append(num).append(p.denom);
+  // At most 18 digits here (precision >= 0): on the stack, not a std::string per quantity.
+  char buf[kMaxInt64Factors + 1];
+  if (static_cast<std::size_t>(digits) > sizeof buf) return std::nullopt;
+  std::copy(num.begin(), num.end(), buf);
+  std::copy(p.denom.begin(), p.denom.end(), buf + num.size());
+  const std::string_view shifted(buf, static_cast<std::size_t>(digits));
   u128 value = 0;
   for (char c : shifted) value = value * 10 + static_cast<unsigned>(c - '0');
   if (value > static_cast<u128>(kMaxInt64)) return std::nullopt;  // strconv.ParseInt fails
