@@ -103,17 +103,33 @@ struct SuffixInfo {
 
 std::optional<SuffixInfo> interpret_suffix(std::string_view s) {
   using F = Quantity::Format;
-  struct Entry {
-    std::string_view name;
-    int base, exp;
-  };
-  static constexpr Entry kTable[] = {
-      {"", 10, 0},    {"n", 10, -9},  {"u", 10, -6},  {"m", 10, -3},  {"k", 10, 3},   {"M", 10, 6},
-      {"G", 10, 9},   {"T", 10, 12},  {"P", 10, 15},  {"E", 10, 18},  {"Ki", 2, 10},  {"Mi", 2, 20},
-      {"Gi", 2, 30},  {"Ti", 2, 40},  {"Pi", 2, 50},  {"Ei", 2, 60},
-  };
-  for (const auto& e : kTable) {
-    if (e.name == s) return SuffixInfo{e.base, e.exp, e.base == 2 ? F::BinarySI : F::DecimalSI};
+  // The SI suffixes ("", n u m k M G T P E) and the binary ones (Ki Mi Gi Ti Pi Ei), by their
+  // characters: every quantity of every body passes here.
+  if (s.empty()) return SuffixInfo{10, 0, F::DecimalSI};
+  if (s.size() == 1) {
+    switch (s[0]) {
+      case 'n': return SuffixInfo{10, -9, F::DecimalSI};
+      case 'u': return SuffixInfo{10, -6, F::DecimalSI};
+      case 'm': return SuffixInfo{10, -3, F::DecimalSI};
+      case 'k': return SuffixInfo{10, 3, F::DecimalSI};
+      case 'M': return SuffixInfo{10, 6, F::DecimalSI};
+      case 'G': return SuffixInfo{10, 9, F::DecimalSI};
+      case 'T': return SuffixInfo{10, 12, F::DecimalSI};
+      case 'P': return SuffixInfo{10, 15, F::DecimalSI};
+      case 'E': return SuffixInfo{10, 18, F::DecimalSI};
+      default: return std::nullopt;
+    }
+  }
+  if (s.size() == 2 && s[1] == 'i') {
+    switch (s[0]) {
+      case 'K': return SuffixInfo{2, 10, F::BinarySI};
+      case 'M': return SuffixInfo{2, 20, F::BinarySI};
+      case 'G': return SuffixInfo{2, 30, F::BinarySI};
+      case 'T': return SuffixInfo{2, 40, F::BinarySI};
+      case 'P': return SuffixInfo{2, 50, F::BinarySI};
+      case 'E': return SuffixInfo{2, 60, F::BinarySI};
+      default: return std::nullopt;
+    }
   }
   if (s.size() > 1 && (s[0] == 'e' || s[0] == 'E')) {
     // strconv.ParseInt(s[1:], 10, 32)
