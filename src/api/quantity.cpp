@@ -8,6 +8,7 @@
 #include "api/quantity.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <stdexcept>
 
@@ -38,13 +39,31 @@ bool mul_checked(u128& v, u128 m) {
     v = 0;
     return true;
   }
+  // Two factors below 2^64 multiply exactly in 128 bits: compare the product, no 128-bit division
+  // (v * m > kMaxNanos is the same test as v > kMaxNanos / m for integers).
+  constexpr u128 k64 = static_cast<u128>(1) << 64;
+  if (v < k64 && m < k64) {
+    const u128 p = v * m;
+    if (p > kMaxNanos) return false;
+    v = p;
+    return true;
+  }
   if (v > kMaxNanos / m) return false;
   v *= m;
   return true;
 }
 
+// 10^n for 0 <= n <= 38 (every power a u128 holds), from a table built at compile time.
+constexpr auto kPow10 = [] {
+  std::array<u128, 39> t{};
+  t[0] = 1;
+  for (std::size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1] * 10;
+  return t;
+}();
+
 u128 pow10(int n) {
-  u128 r = 1;
+  if (n >= 0 && n < static_cast<int>(kPow10.size())) return kPow10[static_cast<std::size_t>(n)];
+  u128 r = 1;  // beyond 10^38 it wraps, as the loop it replaces did; callers check n first
   for (int i = 0; i < n; ++i) r *= 10;
   return r;
 }
