@@ -7,6 +7,8 @@
 //  - DecimalSI/DecimalExponent magnitudes above ~1.7e29 are rejected (upstream uses big decimals).
 #include "api/quantity.h"
 
+#include <algorithm>
+#include <array>
 #include <limits>
 #include <stdexcept>
 
@@ -37,13 +39,31 @@ bool mul_checked(u128& v, u128 m) {
     v = 0;
     return true;
   }
+  // Two factors below 2^64 multiply exactly in 128 bits: compare the product, no 128-bit division
+  // (v * m > kMaxNanos is the same test as v > kMaxNanos / m for integers).
+  constexpr u128 k64 = static_cast<u128>(1) << 64;
+  if (v < k64 && m < k64) {
+    const u128 p = v * m;
+    if (p > kMaxNanos) return false;
+    v = p;
+    return true;
+  }
   if (v > kMaxNanos / m) return false;
   v *= m;
   return true;
 }
 
+// 10^n for 0 <= n <= 38 (every power a u128 holds), from a table built at compile time.
+constexpr auto kPow10 = [] {
+  std::array<u128, 39> t{};
+  t[0] = 1;
+  for (std::size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1] * 10;
+  return t;
+}();
+
 u128 pow10(int n) {
-  u128 r = 1;
+  if (n >= 0 && n < static_cast<int>(kPow10.size())) return kPow10[static_cast<std::size_t>(n)];
+  u128 r = 1;  // beyond 10^38 it wraps, as the loop it replaces did; callers check n first
   for (int i = 0; i < n; ++i) r *= 10;
   return r;
 }
@@ -102,17 +122,33 @@ struct SuffixInfo {
 
 std::optional<SuffixInfo> interpret_suffix(std::string_view s) {
   using F = Quantity::Format;
-  struct Entry {
-    std::string_view name;
-    int base, exp;
-  };
-  static constexpr Entry kTable[] = {
-      {"", 10, 0},    {"n", 10, -9},  {"u", 10, -6},  {"m", 10, -3},  {"k", 10, 3},   {"M", 10, 6},
-      {"G", 10, 9},   {"T", 10, 12},  {"P", 10, 15},  {"E", 10, 18},  {"Ki", 2, 10},  {"Mi", 2, 20},
-      {"Gi", 2, 30},  {"Ti", 2, 40},  {"Pi", 2, 50},  {"Ei", 2, 60},
-  };
-  for (const auto& e : kTable) {
-    if (e.name == s) return SuffixInfo{e.base, e.exp, e.base == 2 ? F::BinarySI : F::DecimalSI};
+  // The SI suffixes ("", n u m k M G T P E) and the binary ones (Ki Mi Gi Ti Pi Ei), by their
+  // characters: every quantity of every body passes here.
+  if (s.empty()) return SuffixInfo{10, 0, F::DecimalSI};
+  if (s.size() == 1) {
+    switch (s[0]) {
+      case 'n': return SuffixInfo{10, -9, F::DecimalSI};
+      case 'u': return SuffixInfo{10, -6, F::DecimalSI};
+      case 'm': return SuffixInfo{10, -3, F::DecimalSI};
+      case 'k': return SuffixInfo{10, 3, F::DecimalSI};
+      case 'M': return SuffixInfo{10, 6, F::DecimalSI};
+      case 'G': return SuffixInfo{10, 9, F::DecimalSI};
+      case 'T': return SuffixInfo{10, 12, F::DecimalSI};
+      case 'P': return SuffixInfo{10, 15, F::DecimalSI};
+      case 'E': return SuffixInfo{10, 18, F::DecimalSI};
+      default: return std::nullopt;
+    }
+  }
+  if (s.size() == 2 && s[1] == 'i') {
+    switch (s[0]) {
+      case 'K': return SuffixInfo{2, 10, F::BinarySI};
+      case 'M': return SuffixInfo{2, 20, F::BinarySI};
+      case 'G': return SuffixInfo{2, 30, F::BinarySI};
+      case 'T': return SuffixInfo{2, 40, F::BinarySI};
+      case 'P': return SuffixInfo{2, 50, F::BinarySI};
+      case 'E': return SuffixInfo{2, 60, F::BinarySI};
+      default: return std::nullopt;
+    }
   }
   if (s.size() > 1 && (s[0] == 'e' || s[0] == 'E')) {
     // strconv.ParseInt(s[1:], 10, 32)
@@ -342,9 +378,12 @@ std::optional<int> kept_text_scale(std::string_view s) {
   if (precision < 0) return std::nullopt;
   scale -= static_cast<int>(p.denom.size());
   if (scale < -9) return std::nullopt;
-  std::string shifted;
-  shifted.reserve(digits);
-  shifted.append(num).append(p.denom);
+  // At most 18 digits here (precision >= 0): on the stack, not a std::string per quantity.
+  char buf[kMaxInt64Factors + 1];
+  if (static_cast<std::size_t>(digits) > sizeof buf) return std::nullopt;
+  std::copy(num.begin(), num.end(), buf);
+  std::copy(p.denom.begin(), p.denom.end(), buf + num.size());
+  const std::string_view shifted(buf, static_cast<std::size_t>(digits));
   u128 value = 0;
   for (char c : shifted) value = value * 10 + static_cast<unsigned>(c - '0');
   if (value > static_cast<u128>(kMaxInt64)) return std::nullopt;  // strconv.ParseInt fails

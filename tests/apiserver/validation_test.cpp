@@ -777,6 +777,22 @@ TEST_F(ValidationTest, StrictFieldValidationRefusesUnknownAndDuplicateFields) {
   EXPECT_EQ(warnings(r), (std::vector<std::string>{"299 - \"duplicate field \\\"metadata.labels.b\\\"\""}));
 }
 
+// A repeated key is found however it is spelt (an escape hands the key to the parser in parts)
+// and however long it is, in an object above the size that compares keys one by one.
+TEST_F(ValidationTest, RepeatedKeysFoundWhateverTheirSpellingAndLength) {
+  std::string labels;
+  for (int i = 0; i < 20; ++i) labels += "\"label-number-" + std::to_string(i) + "\":\"v\",";
+  const std::string dup = R"({"metadata":{"name":"e","labels":{)" + labels +
+                          R"("a":"1","\u0061":"2","label-number-7":"w"}},)"
+                          R"("spec":{"containers":[{"name":"c","image":"x"}]}})";
+  auto r = call("POST", "/api/v1/namespaces/default/pods?fieldValidation=Strict", dup);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(message(r), kPodPrefix +
+                            "strict decoding error: duplicate field \"metadata.labels.a\", "
+                            "duplicate field \"metadata.labels.label-number-7\"");
+  EXPECT_EQ(pod_count(), 0u);
+}
+
 TEST_F(ValidationTest, InvalidFieldValidationValueRefused) {
   auto r = post_pod(base_pod("p"), "?fieldValidation=strict");
   EXPECT_EQ(r.status, 422);

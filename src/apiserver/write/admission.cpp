@@ -51,6 +51,7 @@ void default_toleration_seconds(json::object& pod) {
   auto& tv = spec["tolerations"];
   if (!tv.is_array()) tv = json::array();
   auto& tols = tv.get_array();
+  tols.reserve(tols.size() + 2);  // at most two added: one allocation, not a growth per toleration
   for (const char* key : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
     bool has = false;
     for (const auto& t : tols) {

@@ -250,11 +250,15 @@ std::variant<BodyEncoding, ApiError> body_encoding(std::string_view content_type
   while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.remove_prefix(1);
   while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.remove_suffix(1);
   if (media.empty()) return BodyEncoding::Json;
-  std::string lower(media);
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "application/json") return BodyEncoding::Json;
-  if (lower == "application/yaml") return BodyEncoding::Yaml;
-  if (lower == "application/vnd.kubernetes.protobuf") return BodyEncoding::Protobuf;
+  // Media types compare case-insensitively (ASCII), without a lowered copy per request.
+  auto is = [media](std::string_view lower) {
+    return media.size() == lower.size() && std::equal(media.begin(), media.end(), lower.begin(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == b;
+           });
+  };
+  if (is("application/json")) return BodyEncoding::Json;
+  if (is("application/yaml")) return BodyEncoding::Yaml;
+  if (is("application/vnd.kubernetes.protobuf")) return BodyEncoding::Protobuf;
   return unsupported(kAccepted);
 }
 

@@ -114,6 +114,7 @@ void default_lifecycle_handler(json::object* h) {
 
 // SetDefaults_Container, SetDefaults_ContainerPort, SetDefaults_EnvVar's fieldRef, probes.
 void default_container(json::object& c) {
+  c.reserve(c.size() + 4);  // room for the members set below: one table, not a growth per member
   set_default(c, "terminationMessagePath", "/dev/termination-log");
   set_default(c, "terminationMessagePolicy", "File");
   if (str_view(c, "imagePullPolicy").empty()) c["imagePullPolicy"] = pull_policy_for(str_view(c, "image"));
@@ -183,6 +184,9 @@ void default_volume(json::object& v) {
 
 // SetDefaults_PodSpec: what every pod spec (pods and templates) gets.
 void default_pod_spec(json::object& spec) {
+  // Room for the members defaulting and admission add (five here, enableServiceLinks,
+  // tolerations): one table, not a growth per member.
+  spec.reserve(spec.size() + 7);
   set_default(spec, "dnsPolicy", "ClusterFirst");
   set_default(spec, "restartPolicy", "Always");
   set_default(spec, "securityContext", json::object());

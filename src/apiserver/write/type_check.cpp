@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <deque>
 #include <string_view>
@@ -19,12 +20,6 @@ namespace ksched::apiserver {
 namespace json = boost::json;
 
 namespace {
-
-// Field names are looked up by the JSON key's view, without building a std::string.
-struct KeyHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-};
 
 // A schema compiled once for fast walking: what JSON a Go field of this type accepts.
 struct Shape {
@@ -49,11 +44,38 @@ struct Shape {
     const Shape* shape = nullptr;
     std::string_view embedded;  // the Go struct embedding it ("VolumeSource"), named in type errors
   };
+  // A struct's fields by name, sorted by the name's length: a lookup (every member of every
+  // object of a body) binary-searches the length and compares the one or few names of that
+  // length, with no hashing and no std::string built from the key.
+  class Fields {
+   public:
+    void set(std::string_view name, Field f) {
+      auto it = std::lower_bound(entries_.begin(), entries_.end(), name, by_length);
+      for (; it != entries_.end() && it->first.size() == name.size(); ++it)
+        if (it->first == name) {
+          it->second = f;
+          return;
+        }
+      entries_.emplace(it, std::string(name), f);
+    }
+    const Field* find(std::string_view name) const noexcept {
+      auto it = std::lower_bound(entries_.begin(), entries_.end(), name, by_length);
+      for (; it != entries_.end() && it->first.size() == name.size(); ++it)
+        if (it->first == name) return &it->second;
+      return nullptr;
+    }
+
+   private:
+    static bool by_length(const std::pair<std::string, Field>& e, std::string_view name) noexcept {
+      return e.first.size() < name.size();
+    }
+    std::vector<std::pair<std::string, Field>> entries_;
+  };
   Kind kind = Kind::Any;
   std::string go_type;          // as encoding/json names it: "v1.Container", "[]string", "int32"
   std::string struct_name;      // Struct: the Go type name without package ("PodSpec")
   const Shape* elem = nullptr;  // Array and Map
-  std::unordered_map<std::string, Field, KeyHash, std::equal_to<>> fields;  // Struct
+  Fields fields;  // Struct
   bool complete = false;  // Struct: holds every field upstream's type has; others are unknown
 };
 
@@ -169,8 +191,8 @@ class Shapes {
             if (named.starts_with("[]") && f->elem)
               const_cast<Shape*>(f->elem)->go_type = std::string(named.substr(2));
           }
-          s.fields[std::string(kv.key())] =
-              Shape::Field{f, def.empty() ? std::string_view() : openapi::embedded_struct(def, kv.key())};
+          s.fields.set(kv.key(),
+                       Shape::Field{f, def.empty() ? std::string_view() : openapi::embedded_struct(def, kv.key())});
         }
       } else if (extra && extra->is_object()) {
         s.kind = Shape::Kind::Map;
@@ -295,8 +317,8 @@ class Walker {
     if (dups_ && collect_strict_) report_duplicates(&s);
     std::vector<std::string> unknown;
     for (auto& kv : o) {
-      auto it = s.fields.find(std::string_view(kv.key()));
-      if (it == s.fields.end()) {
+      const Shape::Field* field = s.fields.find(std::string_view(kv.key()));
+      if (!field) {
         if (s.complete) {
           if (collect_strict_) add_strict("unknown field ", kv.key());
           unknown.emplace_back(kv.key());
@@ -304,8 +326,8 @@ class Walker {
         continue;  // not modelled: kept as sent
       }
       struct_name_ = &s.struct_name;
-      path_.push_back(Seg{kv.key(), it->second.embedded, 0, Seg::Field});
-      bool go_on = walk(kv.value(), *it->second.shape);
+      path_.push_back(Seg{kv.key(), field->embedded, 0, Seg::Field});
+      bool go_on = walk(kv.value(), *field->shape);
       path_.pop_back();
       if (!go_on) return false;
     }
@@ -389,22 +411,31 @@ class Walker {
   void report_duplicates(const Shape* s) {
     std::string p = strict_path();
     for (const auto& d : *dups_)
-      if (d.object_path == p && (!s || s->fields.count(d.key))) add_strict("duplicate field ", d.key);
+      if (d.object_path == p && (!s || s->fields.find(d.key))) add_strict("duplicate field ", d.key);
   }
 
   // `in_list`: a value of a ResourceList (see Walker's resource_lists_).
   bool quantity(json::value& v, bool in_list = false) {
-    std::string text;
-    if (v.is_string())
-      text = trim_go_space(v.get_string());
-    else if (v.is_number())
-      text = number_text(v);
-    else
-      text = json::serialize(v);  // true, [..], {..}: what UnmarshalJSON would parse, and refuse
+    if (v.is_string()) {
+      // The common case, without a copy: the trimmed text is parsed in place and, when upstream
+      // keeps it as sent, left as it is.
+      const std::string_view sent = v.get_string();
+      const std::string_view text = trim_go_space(sent);
+      auto q = api::Quantity::parse(text);
+      if (!q) return stop(q.error());
+      if (auto scale = api::kept_text_scale(text); scale && (!in_list || *scale >= -3)) {
+        if (text.size() != sent.size()) v = json::string(text);
+        return true;
+      }
+      std::string out = api::upstream_text(text, *q, in_list);
+      if (sent != out) v = json::string(out);
+      return true;
+    }
+    // A number, or true, [..], {..}: what UnmarshalJSON would parse (and refuse).
+    std::string text = v.is_number() ? number_text(v) : json::serialize(v);
     auto q = api::Quantity::parse(text);
     if (!q) return stop(q.error());
-    std::string out = api::upstream_text(text, *q, in_list);
-    if (!v.is_string() || v.get_string() != out) v = json::string(out);
+    v = json::string(api::upstream_text(text, *q, in_list));
     return true;
   }
 

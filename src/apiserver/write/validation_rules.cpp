@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api/labels.h"
+#include "apiserver/json_access.h"
 #include "util/go_format.h"
 
 namespace ksched::apiserver::rules {
@@ -100,19 +101,19 @@ void Errors::too_long(std::string path, std::size_t max_bytes) {
 // ---------------------------------------------------------------- accessors
 
 const json::object* obj(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
+  auto* v = find_member(o, k);
   return v && v->is_object() ? &v->get_object() : nullptr;
 }
 const json::array* arr(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
+  auto* v = find_member(o, k);
   return v && v->is_array() ? &v->get_array() : nullptr;
 }
 std::string_view sv(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
+  auto* v = find_member(o, k);
   return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
 }
 std::optional<std::int64_t> int_of(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
+  auto* v = find_member(o, k);
   if (!v) return std::nullopt;
   if (v->is_int64()) return v->get_int64();
   if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
@@ -120,11 +121,11 @@ std::optional<std::int64_t> int_of(const json::object& o, std::string_view k) {
   return std::nullopt;
 }
 bool bool_of(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
+  auto* v = find_member(o, k);
   return v && v->is_bool() && v->get_bool();
 }
 bool has(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
+  auto* v = find_member(o, k);
   return v && !v->is_null();
 }
 std::optional<api::Quantity> quantity_of(const json::value& v) {
