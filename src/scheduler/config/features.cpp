@@ -20,6 +20,7 @@ Features features_from_gates(const std::map<std::string, bool>& gates) {
   f.nodeDeclaredFeatures = feature_enabled(gates, "NodeDeclaredFeatures");
   f.schedulerAsyncPreemption = feature_enabled(gates, "SchedulerAsyncPreemption");
   f.nominatedNodeNameForExpectation = feature_enabled(gates, "NominatedNodeNameForExpectation");
+  f.gangScheduling = feature_enabled(gates, "GangScheduling");
   return f;
 }
 
