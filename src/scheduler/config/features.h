@@ -22,8 +22,9 @@ struct Features {
   // Beta, on since v1.35 (KEP-5278): the binding cycle sets status.nominatedNodeName before a
   // PreBind or Permit that waits, so others see where the pod is expected to land.
   bool nominatedNodeNameForExpectation = true;
-  // Alpha, off in v1.35 (issue #44): the GangScheduling plugin joins the default profile, the
-  // scheduler keeps its pod-group state (Workload informer) and runs gangs' pod-group cycle.
+  // Alpha, off in v1.35 (issue #44), with GenericWorkload on which it depends: the GangScheduling
+  // plugin joins the default profile, the scheduler keeps its pod-group state (Workload informer)
+  // and runs gangs' pod-group cycle.
   bool gangScheduling = false;
 };
 
