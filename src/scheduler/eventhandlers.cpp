@@ -5,6 +5,7 @@
 
 #include "api/helpers.h"
 #include "client/resources_dra.h"
+#include "client/resources_scheduling.h"
 #include "scheduler/config/features.h"
 #include "scheduler/eventhandlers.h"
 #include "scheduler/framework/plugin_helper.h"
@@ -63,25 +64,32 @@ void Scheduler::requeue_on(const ClusterEvent& e, std::shared_ptr<const void> ol
 
 namespace {
 
+// With GangScheduling, pods of a pod group are registered in the pod-group state first (upstream
+// v1.35: the WorkloadManager before the cache or the queue), so PreEnqueue counts the pod itself.
 class BothPodHandlers final : public informer::ResourceEventHandler<api::Pod> {
  public:
-  BothPodHandlers(std::shared_ptr<ResourceEventHandler<api::Pod>> a, std::shared_ptr<ResourceEventHandler<api::Pod>> b)
-      : a_(std::move(a)), b_(std::move(b)) {}
+  BothPodHandlers(std::shared_ptr<ResourceEventHandler<api::Pod>> a, std::shared_ptr<ResourceEventHandler<api::Pod>> b,
+                  podgroup::Manager* groups)
+      : a_(std::move(a)), b_(std::move(b)), groups_(groups) {}
   void OnAdd(const informer::Ptr<api::Pod>& o, bool initial) override {
+    if (groups_ && o->spec.workloadRef) groups_->on_pod_add(o);
     a_->OnAdd(o, initial);
     b_->OnAdd(o, initial);
   }
   void OnUpdate(const informer::Ptr<api::Pod>& old_obj, const informer::Ptr<api::Pod>& new_obj) override {
+    if (groups_ && (new_obj->spec.workloadRef || old_obj->spec.workloadRef)) groups_->on_pod_update(old_obj, new_obj);
     a_->OnUpdate(old_obj, new_obj);
     b_->OnUpdate(old_obj, new_obj);
   }
   void OnDelete(const informer::Deleted<api::Pod>& d) override {
+    if (groups_ && d.obj && d.obj->spec.workloadRef) groups_->on_pod_delete(d.obj);
     a_->OnDelete(d);
     b_->OnDelete(d);
   }
 
  private:
   std::shared_ptr<ResourceEventHandler<api::Pod>> a_, b_;
+  podgroup::Manager* groups_;
 };
 
 }  // namespace
@@ -99,7 +107,8 @@ void Scheduler::init_pod_handler() {
   pod_handler_ = std::make_shared<BothPodHandlers>(
       std::make_shared<Filtering>([](const api::Pod& p) { return api::pod_is_assigned(p); }, std::move(to_cache)),
       std::make_shared<Filtering>([this](const api::Pod& p) { return !api::pod_is_assigned(p) && responsible_for(p); },
-                                  std::move(to_queue)));
+                                  std::move(to_queue)),
+      pod_groups_.get());
 }
 
 void Scheduler::on_pod_add(const framework::PodPtr& pod) { pod_handler_->OnAdd(pod, false); }
@@ -144,6 +153,25 @@ void Scheduler::delete_pod_from_cache(const framework::PodPtr& pod) {
 void Scheduler::add_pod_to_queue(const framework::PodPtr& pod) {
   if (auto v = log::V(3); v.enabled()) v.info("Add event for unscheduled pod", {{"pod", api::key_of(*pod)}});
   queue_->add(pod);
+  // Upstream v1.35 with GangScheduling: a new pod may complete a gang whose members PreEnqueue holds.
+  if (pod_groups_) requeue_on(queue::make_event(EventResource::UnscheduledPod, framework::kAdd, "UnscheduledPodAdd"), nullptr, pod);
+}
+
+void Scheduler::on_workload_add(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& w) {
+  if (!pod_groups_) return;
+  pod_groups_->on_workload_add(w);
+  requeue_on(ev(EventResource::Workload, framework::kAdd, "WorkloadAdd"), nullptr, w);
+}
+
+void Scheduler::on_workload_update(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& old_w,
+                                   const std::shared_ptr<const api::schedulingv1alpha1::Workload>& new_w) {
+  if (!pod_groups_) return;
+  pod_groups_->on_workload_update(new_w);
+  requeue_on(ev(EventResource::Workload, framework::kUpdateOther, "WorkloadUpdate"), old_w, new_w);
+}
+
+void Scheduler::on_workload_delete(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& w) {
+  if (pod_groups_) pod_groups_->on_workload_delete(w);
 }
 
 void Scheduler::update_pod_in_queue(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod) {
@@ -326,6 +354,15 @@ std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, info
   };
   if (sched.uses_dra()) {
     for (auto& s : add_dra_event_handlers(sched, f)) synced.push_back(std::move(s));
+  }
+  // Upstream registers the Workload informer with GenericWorkload; it feeds only GangScheduling's
+  // state here, which exists with its gate.
+  if (sched.pod_group_manager() != nullptr) {
+    namespace s1 = api::schedulingv1alpha1;
+    synced.push_back(add_handlers<s1::Workload>(
+        *f.informer_for<s1::Workload>(), [sc](const auto& w) { sc->on_workload_add(w); },
+        [sc](const auto& a, const auto& b) { sc->on_workload_update(a, b); },
+        [sc](const auto& w) { sc->on_workload_delete(w); }));
   }
   return synced;
 }

@@ -6,6 +6,7 @@
 #include "scheduler/plugins/defaultbinder/defaultbinder.h"
 #include "scheduler/plugins/defaultpreemption/defaultpreemption.h"
 #include "scheduler/plugins/dynamicresources/dynamicresources.h"
+#include "scheduler/plugins/gangscheduling/gangscheduling.h"
 #include "scheduler/plugins/imagelocality/imagelocality.h"
 #include "scheduler/plugins/interpodaffinity/interpodaffinity.h"
 #include "scheduler/plugins/nodeaffinity/nodeaffinity.h"
@@ -62,6 +63,7 @@ constexpr InTreePlugin kInTreePlugins[] = {
     {pl::defaultbinder::kName, pl::defaultbinder::make_default_binder},
     {pl::defaultpreemption::kName, pl::defaultpreemption::make_default_preemption},
     {pl::schedulinggates::kName, pl::schedulinggates::make_scheduling_gates},
+    {pl::gangscheduling::kName, pl::gangscheduling::make_gang_scheduling},
 };
 
 }  // namespace

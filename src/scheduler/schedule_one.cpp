@@ -46,6 +46,11 @@ void Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
     queue_->done(pod->metadata.uid);
     return;
   }
+  // A gang's member takes the pod-group cycle (GangScheduling gate; workloadRef is rare: one test).
+  if (pod_groups_ && pod->spec.workloadRef && pod_groups_->policy(*pod).kind == podgroup::Policy::Kind::Gang) {
+    schedule_pod_group(*fwk, pinfo, podgroup::group_key(*pod));
+    return;
+  }
   if (auto v = log::V(3); v.enabled()) v.info("Attempting to schedule pod", {{"pod", api::key_of(*pod)}});
 
   const auto start = clock_->now();
@@ -60,15 +65,20 @@ void Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
     handle_scheduling_failure(*fwk, cycle.pod_info, cycle.status, cycle.fit, cycle.result.nominatingInfo, start);
     return;
   }
+  submit_binding(*fwk, std::move(state), std::move(cycle), start, std::move(pods_to_activate));
+}
 
+void Scheduler::submit_binding(framework::Framework& fwk, std::shared_ptr<framework::CycleState> state,
+                               CycleOutcome cycle, std::chrono::steady_clock::time_point start,
+                               std::shared_ptr<framework::PodsToActivate> pods_to_activate) {
   // The binding cycle, asynchronously. What only Filter and Score read is let go now: kept by
   // the binding, counts shared with a plugin's cache would be copied by the next cycle instead
   // of updated in place.
   state->drop_scheduling_only();
   metrics_->binding_started();
   const bool batchable =
-      !cycle.waits_on_permit && !binding_cycle_->extender_binds() && fwk->binds_in_batches(*state, cycle.pod_info->pod());
-  binding_pool_->submit(BindingJob{fwk, std::move(state), std::move(cycle.result), std::move(cycle.pod_info), start,
+      !cycle.waits_on_permit && !binding_cycle_->extender_binds() && fwk.binds_in_batches(*state, cycle.pod_info->pod());
+  binding_pool_->submit(BindingJob{&fwk, std::move(state), std::move(cycle.result), std::move(cycle.pod_info), start,
                                    std::move(pods_to_activate), batchable});
 }
 
@@ -173,6 +183,9 @@ void Scheduler::handle_scheduling_failure(framework::Framework& fwk, const queue
     // The rejectors decide which cluster events can requeue this pod.
     pinfo->unschedulablePlugins = fit->diagnosis.unschedulablePlugins;
     pinfo->pendingPlugins = fit->diagnosis.pendingPlugins;
+    log::V(2).info("Unable to schedule pod; no fit; waiting", {{"pod", api::key_of(*pod)}, {"err", err_msg}});
+  } else if (rejected) {
+    // A pod group's rejection (the pod-group cycle set the rejectors itself).
     log::V(2).info("Unable to schedule pod; no fit; waiting", {{"pod", api::key_of(*pod)}, {"err", err_msg}});
   } else {
     log::error("Error scheduling pod; retrying", {{"pod", api::key_of(*pod)}, {"err", err_msg}});

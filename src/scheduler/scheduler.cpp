@@ -48,6 +48,7 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   cache_ = std::make_unique<cache::Cache>(std::chrono::nanoseconds(0), *clock_);
   snapshot_ = std::make_unique<cache::Snapshot>();
   dra_ = std::make_unique<dra::Manager>();
+  if (config::features().gangScheduling) pod_groups_ = std::make_unique<podgroup::Manager>();
 
   auto extenders = build_extenders(cfg.extenders);
   if (!extenders.ok()) return util::make_error("couldn't build extenders: " + extenders.error());
@@ -118,6 +119,7 @@ util::Result<void> Scheduler::init_profiles(const config::KubeSchedulerConfigura
     deps.clock = clock_;
     deps.extenders = extenders_;
     deps.dra = dra_.get();
+    deps.pod_groups = pod_groups_.get();
     deps.quick_rejection = opts_.quick_rejection;
     // Sampled cycles only (CycleState::record_plugin_metrics, 10 %), but there once per node per
     // plugin: the children are found by the labels' addresses (the plugins' names live as long

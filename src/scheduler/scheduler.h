@@ -36,6 +36,7 @@
 #include "scheduler/framework/extender.h"
 #include "scheduler/framework/runtime.h"
 #include "scheduler/metrics.h"
+#include "scheduler/podgroup/manager.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/schedule_pod.h"
 #include "util/clock.h"
@@ -112,6 +113,12 @@ class Scheduler {
   void on_node_add(const framework::NodePtr& node);
   void on_node_update(const framework::NodePtr& old_node, const framework::NodePtr& new_node);
   void on_node_delete(const framework::NodePtr& node);
+  // scheduling.k8s.io Workloads (only with GangScheduling: they feed the pod-group state, then
+  // move the pods GangScheduling holds).
+  void on_workload_add(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& w);
+  void on_workload_update(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& old_w,
+                          const std::shared_ptr<const api::schedulingv1alpha1::Workload>& new_w);
+  void on_workload_delete(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& w);
   // Moves the pods waiting in backoffQ or unschedulablePods that `e` may help (by the events
   // their rejectors registered, and those plugins' queueing hints over the old and new object)
   // to activeQ or backoffQ. Storage and CSI objects only do this.
@@ -150,6 +157,8 @@ class Scheduler {
   // resource.k8s.io informers, which add_all_event_handlers sets up only when uses_dra().
   dra::Manager& dra_manager() { return *dra_; }
   bool uses_dra() const { return uses_dra_; }
+  // The pod-group state (workload-aware scheduling); null unless the GangScheduling gate is on.
+  podgroup::Manager* pod_group_manager() { return pod_groups_.get(); }
 
  private:
   class NominatorProxy;
@@ -173,6 +182,10 @@ class Scheduler {
   };
   // ScheduleOne after Pop: a cycle, then a binding job or the failure handler.
   void schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo);
+  // Hands a scheduled (assumed, reserved, permitted) pod to a binding worker.
+  void submit_binding(framework::Framework& fwk, std::shared_ptr<framework::CycleState> state, CycleOutcome cycle,
+                      std::chrono::steady_clock::time_point start,
+                      std::shared_ptr<framework::PodsToActivate> pods_to_activate);
   // Upstream schedulingCycle.
   CycleOutcome scheduling_cycle(framework::Framework& fwk, framework::CycleState& state,
                                 const queue::QueuedPodInfoPtr& pinfo, std::chrono::steady_clock::time_point start,
@@ -181,6 +194,9 @@ class Scheduler {
   std::optional<framework::NominatingInfo> run_post_filter(framework::Framework& fwk, framework::CycleState& state,
                                                            const api::Pod& pod, framework::FitError& fit);
   bool skip_pod_schedule(const api::Pod& pod);
+  // The pod-group cycle (schedule_pod_group.cpp): `first` and the group's other queued members
+  // placed together, committed only if the group's PlacementFeasible plugins accept the result.
+  void schedule_pod_group(framework::Framework& fwk, const queue::QueuedPodInfoPtr& first, const std::string& group);
   void handle_scheduling_failure(framework::Framework& fwk, const queue::QueuedPodInfoPtr& pinfo,
                                  const framework::Status& status, const std::optional<framework::FitError>& fit,
                                  const std::optional<framework::NominatingInfo>& nominating,
@@ -213,6 +229,7 @@ class Scheduler {
   std::unique_ptr<NominatorProxy> nominator_proxy_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> profiles_;
   std::unique_ptr<dra::Manager> dra_;
+  std::unique_ptr<podgroup::Manager> pod_groups_;  // with GangScheduling only
   bool uses_dra_ = false;  // some profile enables DynamicResources
   std::unique_ptr<queue::PriorityQueue> queue_;
   std::unique_ptr<cache::Cache> cache_;

@@ -11,14 +11,13 @@ namespace ksched::scheduler {
 namespace {
 
 TEST(InTreeRegistry, HoldsExactlyTheUpstreamInTreePlugins) {
-  // Upstream NewInTreeRegistry (v1.35: DynamicResources, NodeDeclaredFeatures; GangScheduling is
-  // not here yet).
+  // Upstream NewInTreeRegistry (v1.35: DynamicResources, NodeDeclaredFeatures, GangScheduling).
   const std::set<std::string> want = {
       "DynamicResources",   "DefaultBinder",      "DefaultPreemption", "ImageLocality",    "InterPodAffinity",
       "NodeAffinity",       "NodeDeclaredFeatures", "NodeName",       "NodePorts",        "NodeResourcesBalancedAllocation",
       "NodeResourcesFit",   "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread",
       "PrioritySort",       "SchedulingGates",   "TaintToleration",  "VolumeBinding",
-      "VolumeRestrictions", "VolumeZone",
+      "VolumeRestrictions", "VolumeZone",         "GangScheduling",
   };
   auto reg = new_in_tree_registry();
   std::set<std::string> got;

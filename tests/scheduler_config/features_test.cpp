@@ -21,6 +21,14 @@ TEST(Features, V135DefaultsAndGatesGiven) {
   EXPECT_FALSE(features_from_gates({{"AllBeta", true}, {"PodLevelResources", false}}).podLevelResources);
 }
 
+TEST(Features, GangSchedulingNeedsGenericWorkloadAndAppendsItsPlugin) {
+  EXPECT_FALSE(features_from_gates({}).gangScheduling);  // alpha in v1.35
+  EXPECT_FALSE(features_from_gates({{"GangScheduling", true}}).gangScheduling);
+  EXPECT_TRUE(features_from_gates({{"GangScheduling", true}, {"GenericWorkload", true}}).gangScheduling);
+  ScopedFeatures on(Features{.gangScheduling = true});
+  EXPECT_EQ(default_plugins().multiPoint.enabled.back().name, names::GangScheduling);
+}
+
 TEST(Features, ScopedFeaturesRestoreAndDriveTheDefaultPlugins) {
   const auto count = [] { return default_plugins().multiPoint.enabled.size(); };
   const auto without = count();

@@ -681,6 +681,50 @@ TEST_F(QueueTest, RunFlushesInBackgroundAndCloseStops) {
 
 // The heap against a plain map under random adds, updates (same key, new priority), erases and
 // pops: every pop returns the least item, and lookups by key see exactly what is left.
+// The pod-group cycle's hand-over: every queued member, wherever it waits (activeQ, backoffQ,
+// unschedulablePods), but not a gated one nor a pod of another group; each is popped and in flight.
+TEST_F(QueueTest, PopGroupMembersTakesTheGroupFromEveryQueueButNotGatedPods) {
+  auto q = make_queue();
+  auto member = [](const std::string& name, std::vector<std::string> gates = {}) {
+    auto p = std::make_shared<api::Pod>(*make_pod(name, 0, std::move(gates)));
+    p->spec.workloadRef.emplace().name = name.substr(0, 1) == "o" ? "other" : "job";
+    return std::shared_ptr<const api::Pod>(p);
+  };
+  q->add(member("m-backoff"));
+  auto b = pop_and_fail(*q, "NodeFit");
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(b, q->scheduling_cycle()).ok());
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+  ASSERT_EQ(q->where(b->pod()), QueueName::Backoff);
+  q->add(member("m-unsched"));
+  auto u = pop_and_fail(*q, "NodeFit");
+  ASSERT_EQ(u->pod().metadata.name, "m-unsched");
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(u, q->scheduling_cycle()).ok());
+  ASSERT_EQ(q->where(u->pod()), QueueName::Unschedulable);
+  q->add(member("m-active"));
+  q->add(member("m-gated", {"wait"}));
+  q->add(member("o-other-group"));
+  const auto before = q->counts();
+
+  auto first = q->try_pop();  // the group's head, as schedule_one pops it
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(first->pod().metadata.name, "m-active");
+  auto rest = q->pop_group_members([&](const api::Pod& p) {
+    return p.spec.workloadRef && p.spec.workloadRef->name == "job";
+  });
+  std::set<std::string> names = {first->pod().metadata.name};
+  for (const auto& m : rest) names.insert(m->pod().metadata.name);
+  EXPECT_EQ(names, (std::set<std::string>{"m-active", "m-backoff", "m-unsched"}));
+  for (const auto& m : rest) {
+    EXPECT_FALSE(q->where(m->pod()).has_value());
+    EXPECT_TRUE(m->unschedulablePlugins.empty());  // a new attempt records its own rejectors
+  }
+  EXPECT_EQ(q->counts().inFlight, before.inFlight + 1 + rest.size());
+  EXPECT_EQ(q->counts().gated, 1u);
+  EXPECT_EQ(metrics.reasons["NodeFit"], 0);
+  for (const auto& m : rest) q->done(m->pod().metadata.uid);
+  q->done(first->pod().metadata.uid);
+}
+
 TEST(KeyedHeap, AgreesWithAnOrderedReferenceUnderRandomChanges) {
   using Item = std::pair<std::string, int>;  // key, priority (lower first; ties by key)
   auto less = [](const Item& a, const Item& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; };

@@ -39,6 +39,7 @@ Plugins default_plugins() {
   add(names::DefaultBinder);
   // Upstream applyFeatureGates: appended after the others.
   if (features().nodeDeclaredFeatures) add(names::NodeDeclaredFeatures);
+  if (features().gangScheduling) add(names::GangScheduling);
   return p;
 }
 
@@ -65,6 +66,8 @@ const std::map<std::string, std::vector<ExtensionPoint>, std::less<>>& default_p
       {std::string(names::ImageLocality), {E::Score}},
       {std::string(names::DefaultBinder), {E::Bind}},
       {std::string(names::NodeDeclaredFeatures), {E::PreFilter, E::Filter}},
+      // PlacementFeasible too, which is not a configurable extension point here.
+      {std::string(names::GangScheduling), {E::PreEnqueue}},
       {std::string(names::DynamicResources),
        {E::PreEnqueue, E::PreFilter, E::Filter, E::PostFilter, E::Score, E::Reserve, E::PreBind}},
   };

@@ -20,6 +20,9 @@ Features features_from_gates(const std::map<std::string, bool>& gates) {
   f.nodeDeclaredFeatures = feature_enabled(gates, "NodeDeclaredFeatures");
   f.schedulerAsyncPreemption = feature_enabled(gates, "SchedulerAsyncPreemption");
   f.nominatedNodeNameForExpectation = feature_enabled(gates, "NominatedNodeNameForExpectation");
+  // Upstream declares GangScheduling dependent on GenericWorkload (v1.35 kube_features.go) and
+  // refuses it alone; ksched's gates have no dependency check, so the pair is required here.
+  f.gangScheduling = feature_enabled(gates, "GangScheduling") && feature_enabled(gates, "GenericWorkload");
   return f;
 }
 

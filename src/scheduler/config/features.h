@@ -22,6 +22,10 @@ struct Features {
   // Beta, on since v1.35 (KEP-5278): the binding cycle sets status.nominatedNodeName before a
   // PreBind or Permit that waits, so others see where the pod is expected to land.
   bool nominatedNodeNameForExpectation = true;
+  // Alpha, off in v1.35 (issue #44), with GenericWorkload on which it depends: the GangScheduling
+  // plugin joins the default profile, the scheduler keeps its pod-group state (Workload informer)
+  // and runs gangs' pod-group cycle.
+  bool gangScheduling = false;
 };
 
 // The current gates (v1.35's defaults until set_features is called). Read from any thread;

@@ -48,6 +48,7 @@ inline constexpr std::string_view ImageLocality = "ImageLocality";
 inline constexpr std::string_view DefaultBinder = "DefaultBinder";
 inline constexpr std::string_view DynamicResources = "DynamicResources";
 inline constexpr std::string_view NodeDeclaredFeatures = "NodeDeclaredFeatures";  // with its gate (alpha)
+inline constexpr std::string_view GangScheduling = "GangScheduling";              // with its gate (alpha)
 }  // namespace names
 
 // ---------------------------------------------------------------- plugins

@@ -51,6 +51,9 @@ struct ResourceClaim;
 namespace ksched::scheduler::dra {
 class Manager;  // scheduler/dra/manager.h
 }
+namespace ksched::scheduler::podgroup {
+class Manager;  // scheduler/podgroup/manager.h
+}
 
 namespace ksched::scheduler::framework {
 
@@ -245,6 +248,23 @@ class PermitPlugin : public virtual Plugin {
                         std::chrono::milliseconds& timeout) = 0;
 };
 
+// How far a pod-group cycle got (upstream v1.36+ framework.PlacementProgress): members still to
+// try, and members placed (assigned before the cycle, or assumed in it).
+struct PlacementProgress {
+  int remaining = 0;
+  int scheduled = 0;
+};
+
+class PlacementFeasiblePlugin : public virtual Plugin {
+ public:
+  // Asked by the pod-group cycle (Scheduler::schedule_pod_group) before the first member and after
+  // each (upstream v1.36+ PlacementFeasible): Success, the group's constraints are met; Wait, they
+  // may be once more members are tried; Unschedulable, they cannot be, stop now. `member` is one
+  // of the group's pods (the plugin finds the group through it). Every instantiated plugin that
+  // implements this runs, in name order (ksched: not a configurable extension point yet).
+  virtual Status placement_feasible(const api::Pod& member, const PlacementProgress& progress) = 0;
+};
+
 class PreBindPlugin : public virtual Plugin {
  public:
   // Called on a binding worker after Permit allowed the pod, before Bind; may block (API
@@ -436,6 +456,8 @@ class Handle {
   // The scheduler's DRA state (upstream SharedDRAManager); null when no profile enables
   // DynamicResources.
   virtual dra::Manager* dra_manager() const { return nullptr; }
+  // The scheduler's pod-group state (workload-aware scheduling); null when none is kept.
+  virtual podgroup::Manager* pod_group_manager() const { return nullptr; }
 
   // scheduler_preemption_victims: called once per preemption that evicted its victims.
   virtual void record_preemption_victims(std::size_t /*victims*/) {}

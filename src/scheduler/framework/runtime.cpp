@@ -318,6 +318,9 @@ util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, 
     for (const auto& n : expanded->at(ep)) vec.push_back(std::dynamic_pointer_cast<T>(plugins_.at(n)));
   };
   fill(ExtensionPoint::PreEnqueue, pre_enqueue_);
+  for (const auto& [name, p] : plugins_) {
+    if (auto pf = std::dynamic_pointer_cast<PlacementFeasiblePlugin>(p)) placement_feasible_.push_back(std::move(pf));
+  }
   std::vector<std::shared_ptr<QueueSortPlugin>> qs;
   fill(ExtensionPoint::QueueSort, qs);
   fill(ExtensionPoint::PreFilter, pre_filter_);
@@ -483,6 +486,20 @@ void Framework::reject_waiting_pod(std::string_view uid) {
 }
 
 // ---------------------------------------------------------------- extension points
+
+Status Framework::run_placement_feasible_plugins(const api::Pod& member, const PlacementProgress& progress) {
+  Status wait;
+  for (const auto& p : placement_feasible_) {
+    Status s = p->placement_feasible(member, progress);
+    if (s.is_success()) continue;
+    if (s.is_wait()) {
+      if (wait.is_success()) wait = std::move(s).with_plugin(p->name());
+      continue;
+    }
+    return std::move(s).with_plugin(p->name());
+  }
+  return wait;
+}
 
 Status Framework::run_pre_enqueue_plugins(const api::Pod& pod) {
   for (const auto& p : pre_enqueue_) {

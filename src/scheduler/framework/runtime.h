@@ -68,6 +68,7 @@ struct FrameworkDeps {
   std::function<void(const std::vector<PodPtr>& pods)> activate;
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
   dra::Manager* dra = nullptr;                       // Handle::dra_manager()
+  podgroup::Manager* pod_groups = nullptr;           // Handle::pod_group_manager()
 };
 
 // The status of every node outside a PreFilter result: "node(s) didn't satisfy plugin(s) [P Q]",
@@ -127,6 +128,10 @@ class Framework final : public Handle {
 
   // ---- extension points
   Status run_pre_enqueue_plugins(const api::Pod& pod);
+  // The pod-group cycle's check (PlacementFeasiblePlugin): the first status that is not Success,
+  // else Success. Wait from one plugin does not hide an Unschedulable from a later one.
+  Status run_placement_feasible_plugins(const api::Pod& member, const PlacementProgress& progress);
+  bool has_placement_feasible_plugins() const { return !placement_feasible_.empty(); }
   bool queue_sort_less(const QueuedPodInfo& a, const QueuedPodInfo& b) const { return queue_sort_->less(a, b); }
   // `plugins_with_nodes` gets the plugins that returned node sets (upstream's third result; empty
   // when a plugin's own rejection or error ended the run): the pod's rejectors for every node
@@ -209,6 +214,7 @@ class Framework final : public Handle {
   std::string_view profile_name() const override { return profile_name_; }
   const std::vector<std::shared_ptr<Extender>>& extenders() const override { return deps_.extenders; }
   dra::Manager* dra_manager() const override { return deps_.dra; }
+  podgroup::Manager* pod_group_manager() const override { return deps_.pod_groups; }
   void record_preemption_victims(std::size_t victims) override {
     if (deps_.preemption_victims_observer) deps_.preemption_victims_observer(victims);
   }
@@ -244,6 +250,7 @@ class Framework final : public Handle {
 
   std::map<std::string, std::shared_ptr<Plugin>, std::less<>> plugins_;
   std::vector<std::shared_ptr<PreEnqueuePlugin>> pre_enqueue_;
+  std::vector<std::shared_ptr<PlacementFeasiblePlugin>> placement_feasible_;
   std::shared_ptr<QueueSortPlugin> queue_sort_;
   std::vector<std::shared_ptr<PreFilterPlugin>> pre_filter_;
   std::vector<std::shared_ptr<FilterPlugin>> filter_;

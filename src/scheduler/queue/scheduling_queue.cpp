@@ -503,6 +503,12 @@ QueuedPodInfoPtr PriorityQueue::pop_locked() {
     p = backoff_.pop();
     if (opts_.metrics) opts_.metrics->incoming_pod("active", kPopFromBackoffQ);
   }
+  mark_popped_locked(p);
+  report_locked();
+  return p;
+}
+
+void PriorityQueue::mark_popped_locked(const QueuedPodInfoPtr& p) {
   p->attempts++;
   scheduling_cycle_++;
   in_flight_pods_[p->pod().metadata.uid] =
@@ -512,8 +518,33 @@ QueuedPodInfoPtr PriorityQueue::pop_locked() {
   unschedulable_reason_locked(*p, -1);
   p->unschedulablePlugins.clear();
   p->pendingPlugins.clear();
-  report_locked();
-  return p;
+}
+
+std::vector<QueuedPodInfoPtr> PriorityQueue::pop_group_members(const std::function<bool(const api::Pod&)>& in_group) {
+  std::vector<QueuedPodInfoPtr> out;
+  std::lock_guard l(mu_);
+  if (closed_) return out;
+  // Every queued member that PreEnqueue lets in, wherever it waits: a member left in
+  // unschedulablePods (it fitted, but its group did not) would otherwise wait for an event that
+  // only its group's other members get, and the group would never again be tried whole.
+  auto take = [&](const QueuedPodInfoPtr& q) {
+    if (in_group(q->pod())) out.push_back(q);
+  };
+  active_.for_each(take);
+  backoff_.for_each(take);
+  error_backoff_.for_each(take);
+  for (const auto& [key, e] : unschedulable_) {
+    if (!e.gated) take(e.p);
+  }
+  for (const auto& q : out) {
+    const std::string key = api::key_of(q->pod());
+    active_.erase(key);
+    backoff_erase_locked(key);
+    unschedulable_erase_locked(key);
+    mark_popped_locked(q);
+  }
+  if (!out.empty()) report_locked();
+  return out;
 }
 
 QueuedPodInfoPtr PriorityQueue::pop() {

@@ -103,6 +103,11 @@ class PriorityQueue final : public framework::PodNominator {
   QueuedPodInfoPtr pop();
   // Non-blocking variant (nullptr when activeQ is empty).
   QueuedPodInfoPtr try_pop();
+  // The pod-group cycle's hand-over (upstream v1.36+ queue: a group's pending pods are popped
+  // together): removes every queued pod `in_group` accepts (activeQ, both backoff heaps and
+  // unschedulablePods, but not a pod PreEnqueue gates) and marks each popped and in flight, as
+  // pop() does. Called right after pop() returned a member; `in_group` runs under the queue's lock.
+  std::vector<QueuedPodInfoPtr> pop_group_members(const std::function<bool(const api::Pod&)>& in_group);
   // The pod's scheduling attempt is over (bound, or about to be requeued): forget in-flight data.
   void done(std::string_view uid);
 
@@ -190,6 +195,7 @@ class PriorityQueue final : public framework::PodNominator {
                                              const std::shared_ptr<const void>& o, const std::shared_ptr<const void>& n);
   void done_locked(const std::string& uid);
   QueuedPodInfoPtr pop_locked();
+  void mark_popped_locked(const QueuedPodInfoPtr& p);
   void report_locked();
   void unschedulable_reason_locked(const framework::QueuedPodInfo& p, int delta);
 

@@ -1,0 +1,13 @@
+// ResourceFor (resources.h) of the scheduling.k8s.io kinds the scheduler watches (api/scheduling.h).
+#pragma once
+#include "api/scheduling.h"
+#include "client/resources.h"
+
+namespace ksched::client {
+
+template <>
+struct ResourceFor<api::schedulingv1alpha1::Workload> {
+  static constexpr ResourceInfo info{"scheduling.k8s.io", "v1alpha1", "workloads", "Workload", true};
+};
+
+}  // namespace ksched::client

@@ -1,0 +1,86 @@
+#include "scheduler/plugins/gangscheduling/gangscheduling.h"
+
+#include <fmt/format.h>
+
+#include "scheduler/podgroup/manager.h"
+
+namespace ksched::scheduler::plugins::gangscheduling {
+
+using framework::ClusterEvent;
+using framework::ClusterEventWithHint;
+using framework::QueueingHint;
+using framework::Status;
+using Kind = podgroup::Policy::Kind;
+
+Status GangScheduling::pre_enqueue(const api::Pod& pod) {
+  if (!pod.spec.workloadRef) return {};
+  const auto& ref = *pod.spec.workloadRef;
+  const podgroup::Policy policy = groups_.policy(pod);
+  switch (policy.kind) {
+    case Kind::NoWorkload:
+      // v1.35's words, "pods's" included.
+      return Status::unresolvable(fmt::format("waiting for pods's workload \"{}\" to appear in scheduling queue", ref.name));
+    case Kind::NoPodGroup:
+      return Status::unresolvable(
+          fmt::format("pod group \"{}\" doesn't exist for a workload \"{}\"", ref.podGroup, ref.name));
+    case Kind::Basic:
+      return {};
+    case Kind::Gang:
+      break;
+  }
+  if (groups_.all_pods_count(podgroup::group_key(pod)) < static_cast<std::size_t>(policy.minCount)) {
+    return Status::unresolvable("waiting for minCount pods from a gang to appear in scheduling queue");
+  }
+  return {};
+}
+
+Status GangScheduling::placement_feasible(const api::Pod& member, const framework::PlacementProgress& progress) {
+  const podgroup::Policy policy = groups_.policy(member);
+  // Upstream's getMinCount: 1 for a group that is not a gang.
+  const int min_count = policy.kind == Kind::Gang ? policy.minCount : 1;
+  if (progress.remaining + progress.scheduled < min_count) {
+    return Status::unschedulable(fmt::format("minCount ({}) cannot be satisfied: {} scheduled, {} remaining", min_count,
+                                             progress.scheduled, progress.remaining));
+  }
+  if (progress.scheduled < min_count) {
+    return Status(framework::Code::Wait, fmt::format("minCount ({}) is not yet satisfied: {} scheduled, {} remaining",
+                                                     min_count, progress.scheduled, progress.remaining));
+  }
+  return {};
+}
+
+std::vector<ClusterEventWithHint> GangScheduling::events_to_register() const {
+  ClusterEventWithHint pod_added;
+  pod_added.event = ClusterEvent{framework::EventResource::Pod, framework::kAdd, {}};
+  pod_added.hint = [](const api::Pod& pod, const std::shared_ptr<const void>&, const std::shared_ptr<const void>& newObj) {
+    const auto* added = static_cast<const api::Pod*>(newObj.get());
+    // A pod of the same Workload, pod group and replica may complete the gang.
+    if (added == nullptr || !pod.spec.workloadRef || !added->spec.workloadRef ||
+        pod.metadata.namespace_ != added->metadata.namespace_ ||
+        podgroup::group_key(pod) != podgroup::group_key(*added)) {
+      return QueueingHint::Skip;
+    }
+    return QueueingHint::Queue;
+  };
+  ClusterEventWithHint workload_added;
+  workload_added.event = ClusterEvent{framework::EventResource::Workload, framework::kAdd, {}};
+  workload_added.hint = [](const api::Pod& pod, const std::shared_ptr<const void>&,
+                           const std::shared_ptr<const void>& newObj) {
+    const auto* w = static_cast<const api::schedulingv1alpha1::Workload*>(newObj.get());
+    if (w == nullptr || !pod.spec.workloadRef || pod.metadata.namespace_ != w->metadata.namespace_ ||
+        pod.spec.workloadRef->name != w->metadata.name) {
+      return QueueingHint::Skip;
+    }
+    return QueueingHint::Queue;
+  };
+  return {std::move(pod_added), std::move(workload_added)};
+}
+
+util::Result<std::shared_ptr<framework::Plugin>> make_gang_scheduling(const framework::PluginArgs&,
+                                                                      framework::Handle& handle) {
+  podgroup::Manager* groups = handle.pod_group_manager();
+  if (groups == nullptr) return util::make_error("the scheduler keeps no pod-group state for GangScheduling");
+  return std::shared_ptr<framework::Plugin>(std::make_shared<GangScheduling>(*groups));
+}
+
+}  // namespace ksched::scheduler::plugins::gangscheduling

@@ -1,0 +1,46 @@
+// GangScheduling (workload-aware scheduling, issue #44): all-or-nothing placement of a pod group
+// whose Workload gives it a gang policy.
+//
+// Upstream: pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go. PreEnqueue keeps a
+// gang's pods out of activeQ until minCount of them exist (v1.35's quorum gate, its messages:
+// the pod names its group through v1.35's spec.workloadRef). PlacementFeasible is v1.36+'s: the
+// pod-group cycle asks it before the first member and after each, and stops as soon as the
+// members left cannot bring the group to minCount. There is no Permit: since v1.36 the pod-group
+// cycle commits the whole placement or nothing (v1.35 held members at Permit until minCount
+// waited; one cycle for the group makes that wait, and its timeout, unnecessary).
+// Enabled in the default profile with the GangScheduling gate (alpha, off), as upstream's
+// applyFeatureGates appends it.
+#pragma once
+#include <memory>
+#include <string_view>
+
+#include "scheduler/framework/interface.h"
+
+namespace ksched::scheduler::plugins::gangscheduling {
+
+inline constexpr std::string_view kName = "GangScheduling";
+
+class GangScheduling final : public framework::PreEnqueuePlugin,
+                             public framework::PlacementFeasiblePlugin,
+                             public framework::EnqueueExtensions {
+ public:
+  explicit GangScheduling(podgroup::Manager& groups) : groups_(groups) {}
+  std::string_view name() const override { return kName; }
+  // U&U while the pod's Workload or pod group is missing, or fewer than minCount pods of a gang
+  // exist; Success for pods without a workloadRef and for basic groups.
+  framework::Status pre_enqueue(const api::Pod& pod) override;
+  // Unschedulable when remaining + scheduled < minCount; Wait while scheduled < minCount;
+  // Success once minCount are scheduled (or the group is not a gang).
+  framework::Status placement_feasible(const api::Pod& member, const framework::PlacementProgress& progress) override;
+  // Pod/Add of a pod of the same group; Workload/Add of the pod's Workload (both immutable, so no
+  // updates, as v1.35).
+  std::vector<framework::ClusterEventWithHint> events_to_register() const override;
+
+ private:
+  podgroup::Manager& groups_;
+};
+
+util::Result<std::shared_ptr<framework::Plugin>> make_gang_scheduling(const framework::PluginArgs& args,
+                                                                      framework::Handle& handle);
+
+}  // namespace ksched::scheduler::plugins::gangscheduling

@@ -1,0 +1,115 @@
+#include "scheduler/podgroup/manager.h"
+
+namespace ksched::scheduler::podgroup {
+
+namespace {
+
+std::string workload_key(std::string_view ns, std::string_view name) {
+  std::string k;
+  k.reserve(ns.size() + 1 + name.size());
+  k.append(ns).append("/").append(name);
+  return k;
+}
+
+}  // namespace
+
+std::string group_key(const api::Pod& pod) {
+  if (!pod.spec.workloadRef) return {};
+  const auto& r = *pod.spec.workloadRef;
+  std::string k;
+  k.reserve(pod.metadata.namespace_.size() + r.name.size() + r.podGroup.size() + r.podGroupReplicaKey.size() + 3);
+  k.append(pod.metadata.namespace_).append("/").append(r.name).append("/").append(r.podGroup).append("/");
+  k.append(r.podGroupReplicaKey);
+  return k;
+}
+
+bool same_group(const api::Pod& a, const api::Pod& b) {
+  if (!a.spec.workloadRef || !b.spec.workloadRef) return false;
+  const auto& x = *a.spec.workloadRef;
+  const auto& y = *b.spec.workloadRef;
+  return x.name == y.name && x.podGroup == y.podGroup && x.podGroupReplicaKey == y.podGroupReplicaKey &&
+         a.metadata.namespace_ == b.metadata.namespace_;
+}
+
+void Manager::on_workload_add(const WorkloadPtr& w) {
+  std::lock_guard l(mu_);
+  workloads_[workload_key(w->metadata.namespace_, w->metadata.name)] = w;
+}
+
+void Manager::on_workload_update(const WorkloadPtr& w) { on_workload_add(w); }
+
+void Manager::on_workload_delete(const WorkloadPtr& w) {
+  std::lock_guard l(mu_);
+  workloads_.erase(workload_key(w->metadata.namespace_, w->metadata.name));
+}
+
+void Manager::on_pod_add(const PodPtr& pod) {
+  std::string key = group_key(*pod);
+  if (key.empty()) return;
+  std::lock_guard l(mu_);
+  groups_[std::move(key)].pods[pod->metadata.uid] = pod;
+}
+
+void Manager::on_pod_update(const PodPtr& old_pod, const PodPtr& new_pod) {
+  // workloadRef is immutable, but a pod may be deleted and recreated under one name: key by uid.
+  if (old_pod && old_pod->metadata.uid != new_pod->metadata.uid) on_pod_delete(old_pod);
+  on_pod_add(new_pod);
+}
+
+void Manager::on_pod_delete(const PodPtr& pod) {
+  const std::string key = group_key(*pod);
+  if (key.empty()) return;
+  std::lock_guard l(mu_);
+  auto it = groups_.find(key);
+  if (it == groups_.end()) return;
+  it->second.pods.erase(pod->metadata.uid);
+  if (it->second.pods.empty()) groups_.erase(it);
+}
+
+WorkloadPtr Manager::workload(std::string_view ns, std::string_view name) const {
+  std::lock_guard l(mu_);
+  auto it = workloads_.find(workload_key(ns, name));
+  return it == workloads_.end() ? nullptr : it->second;
+}
+
+Policy Manager::policy(const api::Pod& pod) const {
+  Policy p;
+  if (!pod.spec.workloadRef) return p;
+  WorkloadPtr w = workload(pod.metadata.namespace_, pod.spec.workloadRef->name);
+  if (!w) return p;
+  p.kind = Policy::Kind::NoPodGroup;
+  for (const auto& g : w->spec.podGroups) {
+    if (g.name != pod.spec.workloadRef->podGroup) continue;
+    if (g.policy.gang) {
+      p.kind = Policy::Kind::Gang;
+      p.minCount = g.policy.gang->minCount;
+    } else {
+      p.kind = Policy::Kind::Basic;
+    }
+    break;
+  }
+  return p;
+}
+
+std::size_t Manager::all_pods_count(const std::string& key) const {
+  std::lock_guard l(mu_);
+  auto it = groups_.find(key);
+  return it == groups_.end() ? 0 : it->second.pods.size();
+}
+
+std::vector<PodPtr> Manager::pods(const std::string& key) const {
+  std::vector<PodPtr> out;
+  std::lock_guard l(mu_);
+  auto it = groups_.find(key);
+  if (it == groups_.end()) return out;
+  out.reserve(it->second.pods.size());
+  for (const auto& [uid, p] : it->second.pods) out.push_back(p);
+  return out;
+}
+
+std::size_t Manager::group_count() const {
+  std::lock_guard l(mu_);
+  return groups_.size();
+}
+
+}  // namespace ksched::scheduler::podgroup

@@ -1,0 +1,202 @@
+// The pod-group scheduling cycle (workload-aware scheduling, issue #44).
+//
+// Upstream v1.36+: pkg/scheduler/schedule_one_podgroup.go and algorithm_podgroup.go
+// (PodGroupSchedulingAlgorithm, podGroupSchedulingDefaultAlgorithm). When the queue hands out a
+// member of a gang, the gang's other queued members come with it (PriorityQueue::
+// pop_group_members); each member in turn is filtered and scored against the snapshot and, if it
+// fits, assumed and reserved, so that the next members see it; PlacementFeasible (GangScheduling)
+// is asked before the first member and after each, and stops the loop as soon as the members
+// left cannot bring the group to minCount. Only if the group's minimum is met is the placement
+// committed: Permit and a binding cycle for every placed member. Otherwise every assumption and
+// reservation is undone and every member goes back to the queue as unschedulable with the group's
+// message (the PlacementFeasible status's, as upstream's podGroupFitError).
+//
+// Where ksched chose: upstream assumes members in the snapshot and commits them to the cache
+// afterwards; here a member is assumed in the cache at once (the next member's snapshot update
+// brings it in) and forgotten on revert. Both happen on the scheduling thread before any binding
+// starts, so no other cycle sees a tentative member. Only gang groups take this cycle; pods of a
+// basic group, and pods without one, take the single-pod cycle exactly as before.
+//
+// Not done (see docs/architecture.md): preemption for a group (no member runs PostFilter; the
+// v1.37 workload-aware preemption), TopologyAware placement, composite groups, and basic groups
+// in the group cycle.
+#include <algorithm>
+#include <random>
+
+#include "api/helpers.h"
+#include "scheduler/scheduler.h"
+#include "util/log.h"
+
+namespace ksched::scheduler {
+
+using framework::Status;
+
+namespace {
+
+// What one member's attempt left.
+struct MemberAttempt {
+  queue::QueuedPodInfoPtr popped;  // as the queue gave it
+  std::shared_ptr<framework::CycleState> state;
+  std::shared_ptr<framework::PodsToActivate> pods_to_activate;
+  ScheduleResult result;
+  std::optional<framework::FitError> fit;
+  Status status;
+  queue::QueuedPodInfoPtr assumed;  // set while the member is assumed and reserved
+};
+
+// PlacementFeasible said stop: Unschedulable (the constraints cannot be met) or an error.
+bool stops(const Status& s) { return !s.is_success() && !s.is_wait(); }
+
+}  // namespace
+
+void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::QueuedPodInfoPtr& first,
+                                   const std::string& group) {
+  const auto start = clock_->now();
+  const api::Pod& first_pod = first->pod();
+  std::vector<MemberAttempt> members(1);
+  members[0].popped = first;
+  for (auto& q : queue_->pop_group_members([&](const api::Pod& p) {
+         return p.spec.schedulerName == first_pod.spec.schedulerName && podgroup::same_group(p, first_pod);
+       })) {
+    if (skip_pod_schedule(q->pod())) {
+      queue_->done(q->pod().metadata.uid);
+      continue;
+    }
+    members.emplace_back().popped = std::move(q);
+  }
+  // The first member is the queue's head; the others follow in the queue's order.
+  std::sort(members.begin() + 1, members.end(), [&](const MemberAttempt& a, const MemberAttempt& b) {
+    return fwk.queue_sort_less(*a.popped, *b.popped);
+  });
+
+  // Members placed before this cycle: bound, or assumed and still binding.
+  int scheduled = 0;
+  for (const auto& p : pod_groups_->pods(group)) {
+    if (!p->spec.nodeName.empty() || cache_->is_assumed_pod(*p)) ++scheduled;
+  }
+  if (auto v = log::V(4); v.enabled()) {
+    v.info("Attempting to schedule a pod group", {{"podGroup", group},
+                                                  {"members", std::to_string(members.size())},
+                                                  {"scheduled", std::to_string(scheduled)}});
+  }
+
+  framework::PlacementProgress progress{static_cast<int>(members.size()), scheduled};
+  Status feasible = fwk.run_placement_feasible_plugins(first_pod, progress);
+  Status group_error;  // an error (not a rejection) of one member's attempt stops the group
+  for (auto& m : members) {
+    if (stops(feasible)) break;
+    const api::Pod& pod = m.popped->pod();
+    m.state = std::make_shared<framework::CycleState>();
+    m.state->record_plugin_metrics =
+        std::uniform_int_distribution<int>(0, 99)(rng_) < opts_.plugin_metrics_sample_percent;
+    m.pods_to_activate = std::make_shared<framework::PodsToActivate>();
+    m.state->write(std::string(framework::kPodsToActivateKey), m.pods_to_activate);
+    const auto t0 = clock_->now();
+    m.status = schedule_pod_(fwk, *m.state, pod, m.result, m.fit);
+    if (opts_.cycle_observer) opts_.cycle_observer(fwk, pod, m.status.is_success() ? m.result.suggestedHost : std::string());
+    metrics_->algorithm_duration(metrics::seconds_since(t0, clock_->now()));
+    if (m.status.is_success()) {
+      // Assume and reserve, tentatively: the next members are placed around it.
+      const std::string& node = m.result.suggestedHost;
+      auto assumed_pod = std::make_shared<api::Pod>(pod);
+      assumed_pod->spec.nodeName = node;
+      auto assumed = std::make_shared<framework::QueuedPodInfo>(*m.popped);
+      assumed->podInfo = framework::PodInfo::make(assumed_pod);
+      if (auto r = cache_->assume_pod(assumed->podInfo); !r.ok()) {
+        m.status = Status::error(r.error());
+      } else {
+        Status rs = fwk.run_reserve_plugins_reserve(*m.state, *assumed_pod, node);
+        observe("Reserve", rs, fwk, t0);
+        if (rs.is_success()) {
+          m.assumed = std::move(assumed);
+        } else {
+          fwk.run_reserve_plugins_unreserve(*m.state, *assumed_pod, node);
+          if (auto fr = cache_->forget_pod(*assumed_pod); !fr.ok()) {
+            log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
+          }
+          if (rs.is_rejected()) {
+            m.fit = framework::FitError::on_node(m.popped->podInfo->pod, node, rs);
+            m.status = Status(rs.code(), m.fit->error());
+          } else {
+            m.status = rs;
+          }
+        }
+      }
+    }
+    if (!m.assumed) {
+      algorithm_->pod_failed(fwk);
+      if (!m.fit) m.result.nominatingInfo = framework::NominatingInfo::cleared();
+    }
+    --progress.remaining;
+    if (m.assumed) ++progress.scheduled;
+    if (!m.status.is_success() && !m.status.is_rejected()) {
+      group_error = Status::error("failed to schedule other pod from a pod group: " + m.status.message());
+      break;
+    }
+    feasible = fwk.run_placement_feasible_plugins(first_pod, progress);
+  }
+
+  if (group_error.is_success() && feasible.is_success()) {
+    // Commit: Permit, then a binding cycle, for every placed member; the members that did not fit
+    // fail on their own (the group's minimum is met without them). PlacementFeasible stops only
+    // on a rejection, so on success every member was tried.
+    for (auto& m : members) {
+      if (!m.assumed) continue;
+      const api::Pod& assumed = m.assumed->pod();
+      const std::string& node = m.result.suggestedHost;
+      queue_->nominator().delete_nominated_pod_if_exists(assumed);
+      const auto t = clock_->now();
+      Status ps = fwk.run_permit_plugins(*m.state, assumed, node);
+      observe("Permit", ps, fwk, t);
+      if (!ps.is_success() && !ps.is_wait()) {
+        fwk.run_reserve_plugins_unreserve(*m.state, assumed, node);
+        if (auto fr = cache_->forget_pod(assumed); !fr.ok()) log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
+        algorithm_->pod_failed(fwk);
+        std::optional<framework::FitError> fit;
+        Status s = ps;
+        if (ps.is_rejected()) {
+          fit = framework::FitError::on_node(m.popped->podInfo->pod, node, ps);
+          s = Status(ps.code(), fit->error());
+        }
+        handle_scheduling_failure(fwk, m.popped, s, fit, framework::NominatingInfo::cleared(), start);
+        continue;
+      }
+      if (auto pods = m.pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
+      CycleOutcome cycle;
+      cycle.status = {};
+      cycle.result = std::move(m.result);
+      cycle.pod_info = std::move(m.assumed);
+      cycle.waits_on_permit = ps.is_wait();
+      submit_binding(fwk, std::move(m.state), std::move(cycle), start, std::move(m.pods_to_activate));
+    }
+    for (auto& m : members) {
+      if (m.status.is_success()) continue;  // committed above, or failed at Permit
+      handle_scheduling_failure(fwk, m.popped, m.status, m.fit, m.result.nominatingInfo, start);
+    }
+    return;
+  }
+
+  // Revert: every tentative assumption and reservation, last first.
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    if (!it->assumed) continue;
+    const api::Pod& assumed = it->assumed->pod();
+    fwk.run_reserve_plugins_unreserve(*it->state, assumed, it->result.suggestedHost);
+    if (auto fr = cache_->forget_pod(assumed); !fr.ok()) log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
+    it->assumed.reset();
+  }
+  algorithm_->pod_failed(fwk);
+  const Status group_status = !group_error.is_success() ? group_error : Status(framework::Code::Unschedulable, feasible.message());
+  const std::string gang_plugin(feasible.plugin());
+  for (auto& m : members) {
+    // The member's own rejectors (if it did not fit), and the plugin that stopped the group, decide
+    // which events requeue it; any member that moves brings the others back with it.
+    if (m.fit) {
+      m.popped->unschedulablePlugins = m.fit->diagnosis.unschedulablePlugins;
+      m.popped->pendingPlugins = m.fit->diagnosis.pendingPlugins;
+    }
+    if (!gang_plugin.empty() && group_error.is_success()) m.popped->unschedulablePlugins.insert(gang_plugin);
+    handle_scheduling_failure(fwk, m.popped, group_status, std::nullopt, framework::NominatingInfo::cleared(), start);
+  }
+}
+
+}  // namespace ksched::scheduler

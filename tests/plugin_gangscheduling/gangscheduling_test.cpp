@@ -1,0 +1,103 @@
+// GangScheduling: PreEnqueue's quorum gate and messages (v1.35's), PlacementFeasible (v1.36+'s),
+// and the queueing hints of its two events.
+#include <gtest/gtest.h>
+
+#include "scheduler/plugins/gangscheduling/gangscheduling.h"
+#include "scheduler/podgroup/manager.h"
+
+namespace ksched::scheduler::plugins::gangscheduling {
+namespace {
+
+namespace s1 = api::schedulingv1alpha1;
+using framework::Code;
+using framework::QueueingHint;
+
+std::shared_ptr<const api::Pod> member(const std::string& name, const std::string& workload = "job",
+                                       const std::string& group = "workers") {
+  auto p = std::make_shared<api::Pod>();
+  p->metadata.name = name;
+  p->metadata.uid = name;
+  p->metadata.namespace_ = "default";
+  p->spec.workloadRef.emplace();
+  p->spec.workloadRef->name = workload;
+  p->spec.workloadRef->podGroup = group;
+  return p;
+}
+
+std::shared_ptr<const s1::Workload> workload(const std::string& name, int min_count) {
+  auto w = std::make_shared<s1::Workload>();
+  w->metadata.name = name;
+  w->metadata.namespace_ = "default";
+  s1::PodGroup g;
+  g.name = "workers";
+  g.policy.gang.emplace().minCount = min_count;
+  s1::PodGroup basic;
+  basic.name = "driver";
+  basic.policy.basic.emplace();
+  w->spec.podGroups = {g, basic};
+  return w;
+}
+
+TEST(GangScheduling, PreEnqueueWaitsForTheWorkloadThePodGroupAndTheQuorum) {
+  podgroup::Manager groups;
+  GangScheduling pl(groups);
+  api::Pod plain;
+  EXPECT_TRUE(pl.pre_enqueue(plain).is_success());
+
+  auto a = member("a");
+  groups.on_pod_add(a);
+  auto s = pl.pre_enqueue(*a);
+  EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(s.message(), "waiting for pods's workload \"job\" to appear in scheduling queue");
+
+  groups.on_workload_add(workload("job", 2));
+  s = pl.pre_enqueue(*member("x", "job", "ps"));
+  EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(s.message(), "pod group \"ps\" doesn't exist for a workload \"job\"");
+  EXPECT_TRUE(pl.pre_enqueue(*member("d", "job", "driver")).is_success());  // basic: no gate
+
+  s = pl.pre_enqueue(*a);
+  EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(s.message(), "waiting for minCount pods from a gang to appear in scheduling queue");
+  auto b = member("b");
+  groups.on_pod_add(b);
+  EXPECT_TRUE(pl.pre_enqueue(*a).is_success());
+  EXPECT_TRUE(pl.pre_enqueue(*b).is_success());
+}
+
+TEST(GangScheduling, PlacementFeasibleStopsWhenTheRestCannotReachMinCount) {
+  podgroup::Manager groups;
+  GangScheduling pl(groups);
+  groups.on_workload_add(workload("job", 4));
+  auto a = member("a");
+  auto s = pl.placement_feasible(*a, {.remaining = 4, .scheduled = 0});
+  EXPECT_EQ(s.code(), Code::Wait);
+  EXPECT_EQ(s.message(), "minCount (4) is not yet satisfied: 0 scheduled, 4 remaining");
+  s = pl.placement_feasible(*a, {.remaining = 1, .scheduled = 2});
+  EXPECT_EQ(s.code(), Code::Unschedulable);
+  EXPECT_EQ(s.message(), "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining");
+  EXPECT_TRUE(pl.placement_feasible(*a, {.remaining = 0, .scheduled = 4}).is_success());
+  EXPECT_TRUE(pl.placement_feasible(*a, {.remaining = 3, .scheduled = 5}).is_success());
+  // Not a gang: a minimum of one.
+  EXPECT_TRUE(pl.placement_feasible(*member("d", "job", "driver"), {.remaining = 0, .scheduled = 1}).is_success());
+}
+
+TEST(GangScheduling, HintsQueueOnlyForTheSameGroupOrWorkload) {
+  podgroup::Manager groups;
+  GangScheduling pl(groups);
+  auto events = pl.events_to_register();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].event.resource, framework::EventResource::Pod);
+  EXPECT_EQ(events[0].event.actionType, framework::kAdd);
+  EXPECT_EQ(events[1].event.resource, framework::EventResource::Workload);
+  auto a = member("a");
+  EXPECT_EQ(events[0].hint(*a, nullptr, member("b")), QueueingHint::Queue);
+  EXPECT_EQ(events[0].hint(*a, nullptr, member("b", "other")), QueueingHint::Skip);
+  EXPECT_EQ(events[0].hint(*a, nullptr, member("b", "job", "driver")), QueueingHint::Skip);
+  EXPECT_EQ(events[0].hint(*a, nullptr, std::make_shared<api::Pod>()), QueueingHint::Skip);
+  EXPECT_EQ(events[1].hint(*a, nullptr, workload("job", 2)), QueueingHint::Queue);
+  EXPECT_EQ(events[1].hint(*a, nullptr, workload("other", 2)), QueueingHint::Skip);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::gangscheduling
