@@ -384,7 +384,9 @@ struct Transport::Impl {
 
   void release(std::unique_ptr<Connection> c) {
     std::lock_guard l(mu);
-    if (idle.size() < 32) idle.push_back(std::move(c));
+    // Room for every connection of a busy client: the ResourceClaim controller alone runs 50
+    // workers, and a connection dropped here is a TLS handshake on both sides at the next call.
+    if (idle.size() < 128) idle.push_back(std::move(c));
   }
 
   // The request as it goes on the wire, request line to body, in one buffer (no header container

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -84,12 +85,26 @@ class QueueMetricsAdapter final : public queue::QueueMetricsRecorder {
     m_.unschedulablePods.with({plugin, profile}).add(delta);
   }
   void in_flight_events(std::string_view event, int delta) override { m_.inFlightEvents.with({event}).add(delta); }
+  // Called for every waiting pod on every cluster event, mostly with the labels of the call
+  // before: the last child is remembered (compared by value), so a walk of the waiting pods
+  // costs no map lookup per pod.
   void queueing_hint(std::string_view plugin, std::string_view event, std::string_view hint, double seconds) override {
-    m_.queueingHintExecutionDuration.with({plugin, event, hint}).observe(seconds);
+    std::lock_guard l(last_hint_mu_);
+    if (last_hint_child_ == nullptr || last_hint_plugin_ != plugin || last_hint_event_ != event ||
+        last_hint_ != hint) {
+      last_hint_child_ = &m_.queueingHintExecutionDuration.with({plugin, event, hint});
+      last_hint_plugin_.assign(plugin);
+      last_hint_event_.assign(event);
+      last_hint_.assign(hint);
+    }
+    last_hint_child_->observe(seconds);
   }
 
  private:
   SchedulerMetrics& m_;
+  std::mutex last_hint_mu_;
+  ksched::metrics::HistogramChild* last_hint_child_ = nullptr;
+  std::string last_hint_plugin_, last_hint_event_, last_hint_;
 };
 
 // The metrics as one Scheduler records them: the SchedulerMetrics it was given, or its own (in a

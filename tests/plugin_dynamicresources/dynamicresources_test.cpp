@@ -373,6 +373,41 @@ TEST_F(DynamicResourcesTest, PreBindWritesAllocationAndReservation) {
   EXPECT_EQ(handle.manager.allocated_devices()->size(), 1u);
 }
 
+// Without a firstAvailable request Filter only learns that the claims fit; Reserve allocates
+// again on the node it is given, so the written allocation is that node's, whichever node Filter
+// saw last.
+TEST_F(DynamicResourcesTest, ReserveAllocatesOnTheChosenNode) {
+  handle.manager.on_slice_add(slice("node-1", 2));
+  handle.manager.on_slice_add(slice("node-2", 2));
+  add_claim(claim("a"));
+  auto pa = pod_with_claim("pa", "a");
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *pa).is_success());
+  ASSERT_TRUE(plugin->filter(s, *pa, ni("node-2")).is_success());
+  ASSERT_TRUE(plugin->filter(s, *pa, ni("node-1")).is_success());
+  std::int64_t score = -1;
+  ASSERT_TRUE(plugin->score(s, *pa, ni("node-1"), score).is_success());
+  EXPECT_EQ(score, 0);
+  ASSERT_TRUE(plugin->reserve(s, *pa, "node-2").is_success());
+  ASSERT_TRUE(plugin->pre_bind(s, *pa, "node-2").is_success());
+  auto stored = handle.claims.stored("a");
+  ASSERT_TRUE(stored->status.allocation);
+  ASSERT_EQ(stored->status.allocation->devices.results.size(), 1u);
+  EXPECT_EQ(stored->status.allocation->devices.results[0].pool, "node-2");
+  EXPECT_EQ(stored->status.allocation->devices.results[0].device, "gpu-0");
+  ASSERT_TRUE(stored->status.allocation->nodeSelector);
+  ASSERT_EQ(stored->status.allocation->nodeSelector->nodeSelectorTerms.size(), 1u);
+  const auto& fields = stored->status.allocation->nodeSelector->nodeSelectorTerms[0].matchFields;
+  ASSERT_EQ(fields.size(), 1u);
+  EXPECT_EQ(fields[0].values, std::vector<std::string>{"node-2"});
+  // A node Filter did not accept has nothing to reserve.
+  fw::CycleState sb;
+  add_claim(claim("b"));
+  auto pb = pod_with_claim("pb", "b");
+  ASSERT_TRUE(pre_filter(sb, *pb).is_success());
+  EXPECT_FALSE(plugin->reserve(sb, *pb, "node-1").is_success());
+}
+
 // "bind failure ... conflict": a conflicting write is retried on a fresh copy of the claim.
 TEST_F(DynamicResourcesTest, PreBindRetriesOnConflict) {
   handle.manager.on_slice_add(slice("node-1", 1));

@@ -72,7 +72,7 @@ class AllocatorTest : public ::testing::Test {
  protected:
   util::Result<Allocation, AllocateError> allocate(const api::Node& n,
                                                    std::vector<std::shared_ptr<const resourceapi::ResourceClaim>> claims,
-                                                   DeviceIdSet allocated = {}) {
+                                                   DeviceIdSet allocated = {}, bool build_results = true) {
     Allocator a(features, std::move(allocated),
                 [this](std::string_view name) -> std::shared_ptr<const resourceapi::DeviceClass> {
                   for (const auto& c : classes) {
@@ -83,7 +83,7 @@ class AllocatorTest : public ::testing::Test {
                 slices, cache, results);
     std::vector<const resourceapi::ResourceClaim*> ptrs;
     for (const auto& c : claims) ptrs.push_back(c.get());
-    return a.allocate(n, ptrs);
+    return a.allocate(n, ptrs, build_results);
   }
   static std::vector<std::string> devices(const resourceapi::AllocationResult& r) {
     std::vector<std::string> out;
@@ -502,6 +502,50 @@ TEST_F(AllocatorTest, RandomAllocationsNeverShareADeviceAndAlwaysMatch) {
   }
   EXPECT_GT(found, 10);
   EXPECT_GT(refused, 10);  // the cluster fills up: both outcomes are exercised
+}
+
+// Asked only whether the claims fit, the allocator answers as the full allocation does (found or
+// not, the same errors) and builds no result.
+TEST_F(AllocatorTest, FitOnlyAgreesWithTheFullAllocation) {
+  std::mt19937 rng(6122026);
+  for (int n = 0; n < 3; ++n) slices.push_back(gpu_slice("node-" + std::to_string(n), "pool-" + std::to_string(n), 4));
+  DeviceIdSet allocated;
+  int found = 0, refused = 0;
+  for (int pod = 0; pod < 60; ++pod) {
+    const std::string node_name = "node-" + std::to_string(rng() % 3);
+    auto c = claim("pod-" + std::to_string(pod), exact("a", 1 + static_cast<int>(rng() % 2)));
+    auto fit = allocate(node(node_name), {c}, allocated, false);
+    auto full = allocate(node(node_name), {c}, allocated, true);
+    ASSERT_TRUE(fit.ok() && full.ok());
+    ASSERT_EQ(fit->found(), full->found()) << "pod " << pod;
+    EXPECT_TRUE(fit->results.empty());
+    if (!full->found()) {
+      ++refused;
+      continue;
+    }
+    ++found;
+    for (const auto& d : full->results[0].devices.results)
+      allocated.insert(DeviceId{std::string(d.driver), std::string(d.pool), std::string(d.device)});
+  }
+  EXPECT_GT(found, 5);
+  EXPECT_GT(refused, 5);
+
+  // A slice whose node selector has two terms: the full allocation cannot express it, and the
+  // fit-only answer reports the same error.
+  slices = {obj<resourceapi::ResourceSlice>(
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: zoned}\nspec:\n"
+      "  driver: gpu.example.com\n  pool: {name: zoned, generation: 1, resourceSliceCount: 1}\n"
+      "  nodeSelector:\n    nodeSelectorTerms:\n"
+      "    - matchExpressions: [{key: zone, operator: In, values: [a]}]\n"
+      "    - matchExpressions: [{key: zone, operator: In, values: [b]}]\n"
+      "  devices:\n  - name: gpu-0\n")};
+  auto zoned = node("node-z", {{"zone", "a"}});
+  auto fit = allocate(zoned, {claim("z", exact("a", 1))}, {}, false);
+  auto full = allocate(zoned, {claim("z", exact("a", 1))}, {}, true);
+  ASSERT_FALSE(full.ok());
+  ASSERT_FALSE(fit.ok());
+  EXPECT_EQ(fit.error().message, full.error().message);
+  EXPECT_EQ(fit.error().node_only, full.error().node_only);
 }
 
 // The shared selector results give what evaluating every selector gives, also once a slice is

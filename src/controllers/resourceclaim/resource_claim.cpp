@@ -182,7 +182,7 @@ void ResourceClaimController::enqueue_claim(const Claim& claim, bool deleted) {
     workers_.add(std::string(kClaimPrefix) + key);
   } else {
     std::lock_guard l(created_mu_);
-    created_.erase(key);
+    forget_created_locked(key);
   }
   for (const auto& pod : pods_->indexer().by_index(kPodResourceClaimIndex, key)) enqueue_pod(*pod, false);
 }
@@ -262,11 +262,24 @@ Ptr<ResourceClaimController::Claim> ResourceClaimController::claim_made_for(cons
   for (const auto& c : owned_by(claims_->indexer(), pod.metadata.uid))
     if (matches(*c)) return c;
   std::lock_guard l(created_mu_);
-  for (const auto& [key, c] : created_) {
-    const api::OwnerReference* ref = controller_of(c->metadata);
-    if (ref && ref->uid == pod.metadata.uid && matches(*c)) return c;
-  }
+  auto [first, last] = created_by_pod_.equal_range(std::string(pod.metadata.uid));
+  for (auto it = first; it != last; ++it)
+    if (matches(*it->second)) return it->second;
   return nullptr;
+}
+
+void ResourceClaimController::forget_created_locked(const std::string& key) {
+  auto it = created_.find(key);
+  if (it == created_.end()) return;
+  if (const api::OwnerReference* ref = controller_of(it->second->metadata)) {
+    auto [first, last] = created_by_pod_.equal_range(std::string(ref->uid));
+    for (auto o = first; o != last; ++o)
+      if (o->second == it->second) {
+        created_by_pod_.erase(o);
+        break;
+      }
+  }
+  created_.erase(it);
 }
 
 util::Result<void> ResourceClaimController::handle_claim(const api::Pod& pod, const api::PodResourceClaim& pc,
@@ -298,7 +311,11 @@ util::Result<void> ResourceClaimController::handle_claim(const api::Pod& pod, co
                                              {"pod", ns + "/" + std::string(pod.metadata.name)}});
     claim = std::make_shared<const Claim>(std::move(*r));
     std::lock_guard l(created_mu_);
-    created_[ns + "/" + std::string(claim->metadata.name)] = claim;
+    const std::string key = ns + "/" + std::string(claim->metadata.name);
+    forget_created_locked(key);
+    created_[key] = claim;
+    if (const api::OwnerReference* ref = controller_of(claim->metadata))
+      created_by_pod_.emplace(std::string(ref->uid), claim);
   }
   made[pc.name] = std::string(claim->metadata.name);
   return {};
@@ -309,7 +326,7 @@ util::Result<void> ResourceClaimController::sync_claim(const std::string& ns, co
   if (!claim) return {};
   {
     std::lock_guard l(created_mu_);
-    created_.erase(ns + "/" + name);  // the informer has it now
+    forget_created_locked(ns + "/" + name);  // the informer has it now
   }
   std::vector<rv1::ResourceClaimConsumerReference> valid;
   for (const auto& r : claim->status.reservedFor) {

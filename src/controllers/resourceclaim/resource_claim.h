@@ -19,6 +19,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "api/resource.h"
 #include "controllers/controller.h"
@@ -66,6 +67,9 @@ class ResourceClaimController final : public Controller {
   // cache), by namespace/name; dropped once the informer has them.
   mutable std::mutex created_mu_;
   std::map<std::string, informer::Ptr<Claim>> created_;
+  // The same claims by their controlling pod's UID (claim_made_for looks them up per pod sync).
+  std::unordered_multimap<std::string, informer::Ptr<Claim>> created_by_pod_;
+  void forget_created_locked(const std::string& key);
   // UIDs of pods seen deleted (upstream's deletedObjects LRU): their reservations go without a
   // lookup. Bounded.
   mutable std::mutex deleted_mu_;

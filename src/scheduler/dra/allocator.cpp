@@ -371,8 +371,9 @@ Scratch& scratch() {
 // One allocate() call: single-threaded, discarded afterwards.
 class Search {
  public:
-  Search(Allocator::Shared& shared, const api::Node& node, std::span<const resourceapi::ResourceClaim* const> claims)
-      : s_(shared), node_(node), claims_(claims), x_(scratch()) {}
+  Search(Allocator::Shared& shared, const api::Node& node, std::span<const resourceapi::ResourceClaim* const> claims,
+         bool build_results)
+      : s_(shared), node_(node), claims_(claims), build_results_(build_results), x_(scratch()) {}
   // The scratch keeps its capacity, not the references of this call (classes, programs, cache
   // entries), so nothing outlives the allocator through it.
   ~Search() {
@@ -446,6 +447,7 @@ class Search {
   RequestSlot& slot(std::size_t claim, std::size_t request) { return x_.slots[x_.claim_slots[claim] + request]; }
   std::size_t data_index(const Indices& r) { return slot(r.claim, r.request).first + r.sub; }
   util::Result<api::NodeSelector*, AllocateError> node_selector_for(std::size_t claim, api::Boxed<api::NodeSelector>& out);
+  std::string node_selector_error(std::size_t claim) const;
   template <class F>
   void for_each_device(const Pool& pool, F&& f) {
     const auto pool_index = static_cast<std::uint32_t>(&pool - x_.pools.pools.data());
@@ -463,6 +465,7 @@ class Search {
   Allocator::Shared& s_;
   const api::Node& node_;
   std::span<const resourceapi::ResourceClaim* const> claims_;
+  bool build_results_ = true;
   Scratch& x_;
   std::size_t devices_ = 0;  // devices of all slices given
 };
@@ -884,6 +887,24 @@ util::Result<api::NodeSelector*, AllocateError> Search::node_selector_for(std::s
   return &*out;
 }
 
+// node_selector_for's only error, without building the selector: the first device whose slice
+// (or itself) names a node ends the walk; before it, a selector of more than one term is an error.
+std::string Search::node_selector_error(std::size_t claim) const {
+  for (const auto& d : x_.results) {
+    if (d.claim != claim) continue;
+    const auto& spec = d.ref.slice->spec;
+    const bool per_device = spec.perDeviceNodeSelection.value_or(false);
+    const bool named = per_device ? bool(d.ref.device->nodeName) : bool(spec.nodeName);
+    if (named) return {};
+    const api::NodeSelector* selector = per_device ? (d.ref.device->nodeSelector ? &*d.ref.device->nodeSelector : nullptr)
+                                                   : (spec.nodeSelector ? &*spec.nodeSelector : nullptr);
+    if (selector != nullptr && selector->nodeSelectorTerms.size() > 1)
+      return "unsupported ResourceSlice.NodeSelector with " + std::to_string(selector->nodeSelectorTerms.size()) +
+             " terms";
+  }
+  return {};
+}
+
 util::Result<Allocation, AllocateError> Search::run() {
   // Per-device state for every device of the slices given.
   x_.slice_base.clear();
@@ -981,6 +1002,16 @@ util::Result<Allocation, AllocateError> Search::run() {
   }
 
   Allocation out;
+  if (!build_results_) {
+    // What building would report: a claim whose devices' node selection is not supported.
+    for (std::size_t ci = 0; ci < claims_.size(); ++ci) {
+      if (auto ns = node_selector_error(ci); !ns.empty()) {
+        return AllocateError{"create NodeSelector for claim " + std::string(claims_[ci]->metadata.name) + ": " + ns};
+      }
+    }
+    out.fits = true;
+    return out;
+  }
   out.results.resize(claims_.size());
   for (std::size_t ci = 0; ci < claims_.size(); ++ci) {
     const auto& claim = *claims_[ci];
@@ -1141,8 +1172,9 @@ bool DeviceNameSet::operator==(const DeviceNameSet& o) const {
 }
 
 util::Result<Allocation, AllocateError> Allocator::allocate(const api::Node& node,
-                                                            std::span<const resourceapi::ResourceClaim* const> claims) const {
-  Search search(*shared_, node, claims);
+                                                            std::span<const resourceapi::ResourceClaim* const> claims,
+                                                            bool build_results) const {
+  Search search(*shared_, node, claims, build_results);
   return search.run();
 }
 

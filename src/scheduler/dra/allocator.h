@@ -106,7 +106,9 @@ using DeviceClassLookup = std::function<std::shared_ptr<const resourceapi::Devic
 // the claims cannot all be satisfied on this node.
 struct Allocation {
   std::vector<resourceapi::AllocationResult> results;
-  bool found() const { return !results.empty(); }
+  // Set when allocate() was asked only whether the claims fit: `results` is then left empty.
+  bool fits = false;
+  bool found() const { return fits || !results.empty(); }
 };
 
 // An error that concerns this node only (upstream ErrFailedAllocationOnNode): allocation on other
@@ -165,8 +167,12 @@ class Allocator {
   // ("claim ns/name, request gpu: could not retrieve device class gpu.example.com: ...").
   // The work is proportional to the devices of the slices given that the search looks at; the
   // devices in `allocated` are looked up, never iterated.
+  // `build_results` false: only whether the claims fit, with the same errors; the results (their
+  // strings and node selectors cost more than the search on a node of a few devices) are not
+  // built. The search is deterministic: the same inputs give the same devices when built later.
   util::Result<Allocation, AllocateError> allocate(const api::Node& node,
-                                                   std::span<const resourceapi::ResourceClaim* const> claims) const;
+                                                   std::span<const resourceapi::ResourceClaim* const> claims,
+                                                   bool build_results = true) const;
 
   struct Shared;  // the inputs and what is derived from them once; opaque
 

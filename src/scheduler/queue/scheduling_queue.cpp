@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "api/helpers.h"
 
 #include "util/log.h"
@@ -233,9 +235,13 @@ bool gating_plugin_interested(const QueueOptions& opts, const QueuedPodInfo& p, 
   auto prof = opts.plugin_events.find(p.pod().spec.schedulerName);
   if (pre == opts.pre_enqueue_plugins.end() || prof == opts.plugin_events.end()) return false;
   for (const auto& pl : pre->second) {
-    std::string name(pl->name());
-    if (!p.unschedulablePlugins.count(name)) continue;
-    auto regs = prof->second.find(name);
+    const std::string_view name = pl->name();
+    // Runs per gated pod per event: the set is a plugin or two, scanned without building a key
+    // (the found entry is the key of the lookup below).
+    auto u = std::find_if(p.unschedulablePlugins.begin(), p.unschedulablePlugins.end(),
+                          [&](const std::string& s) { return s == name; });
+    if (u == p.unschedulablePlugins.end()) continue;
+    auto regs = prof->second.find(*u);
     if (regs == prof->second.end()) continue;
     for (const auto& reg : regs->second) {
       if (reg.event.match(e)) return true;

@@ -42,12 +42,18 @@ struct StateData final : framework::StateData {
   std::vector<ClaimInfo> infos;
   std::vector<std::size_t> to_allocate;  // indices of the claims without allocation
   bool has_allocator = false;
+  // Whether Filter keeps each node's allocation results. Only Score's firstAvailable ranking reads
+  // them before Reserve; without a firstAvailable request in the pod's claims, Filter asks the
+  // allocator only whether the claims fit, and Reserve allocates again on the chosen node (same
+  // inputs, so the same devices), instead of building and dropping results for every node.
+  bool results_in_filter = true;
   // The allocator's inputs, taken once per attempt: slices by node and the devices in use.
   std::shared_ptr<const dra::SliceIndex> slices;
   std::shared_ptr<const dra::AllocatedDevices> allocated;
 
   std::mutex mu;
   std::set<std::size_t> unavailable_claims;  // allocated claims some node could not use
+  // By node name; the vector is empty for a node that fits when !results_in_filter.
   std::unordered_map<std::string, std::vector<resourceapi::AllocationResult>> node_allocations;
 
   // Upstream's Clone returns the same object: every copy of the cycle state shares it.
@@ -272,6 +278,10 @@ Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod
     s->allocated = manager_->allocated_devices();
     s->slices = manager_->slices();
     s->has_allocator = true;
+    s->results_in_filter = std::any_of(claims.begin(), claims.end(), [](const dra::ClaimPtr& c) {
+      const auto& requests = c->spec.devices.requests;
+      return std::any_of(requests.begin(), requests.end(), [](const auto& r) { return !r.firstAvailable.empty(); });
+    });
   }
   s->claims = std::move(claims);
   return {};
@@ -305,13 +315,14 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
     std::vector<const resourceapi::ResourceClaim*> to_allocate;
     to_allocate.reserve(s->to_allocate.size());
     for (std::size_t i : s->to_allocate) to_allocate.push_back(s->claims[i].get());
-    auto r = allocator.allocate(*node, to_allocate);
+    auto r = allocator.allocate(*node, to_allocate, s->results_in_filter);
     if (!r.ok()) {
       // A node-only failure leaves the other nodes; anything else is wrong with a claim or class.
       if (r.error().node_only) return unschedulable(r.error().message);
       return Status::error(r.error().message);
     }
-    if (r->results.size() != to_allocate.size()) return unschedulable("cannot allocate all claims");
+    if (s->results_in_filter ? r->results.size() != to_allocate.size() : !r->fits)
+      return unschedulable("cannot allocate all claims");
     allocations = std::move(r->results);
   }
 
@@ -370,6 +381,15 @@ Status DynamicResources::score(const framework::CycleState& state, const api::Po
     if (it == s->node_allocations.end()) return {};
     results = &it->second;
   }
+  if (!s->results_in_filter) {
+    // No claim has a firstAvailable request: nothing to rank, only upstream's pairing check of
+    // the claims with the allocations (one per claim to allocate).
+    if (s->claims.size() > s->to_allocate.size()) {
+      return Status::error("number of allocations " + std::to_string(s->to_allocate.size()) +
+                           " is smaller than number of claims");
+    }
+    return {};
+  }
   // Upstream computeScore, including its pairing of the i-th claim with the i-th allocation.
   for (std::size_t i = 0; i < s->claims.size(); ++i) {
     if (i >= results->size()) {
@@ -416,6 +436,22 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
     std::lock_guard l(s->mu);
     auto it = s->node_allocations.find(node_name);
     if (it != s->node_allocations.end()) results = &it->second;
+  }
+  std::vector<resourceapi::AllocationResult> built;
+  if (results != nullptr && results->empty() && !s->results_in_filter) {
+    // Filter only learnt that the claims fit here: allocate again on this node for the results.
+    auto info = handle_.snapshot_node_infos().get(node_name);
+    if (info != nullptr && info->node() != nullptr) {
+      std::vector<dra::SlicePtr> slices_buf;
+      const auto slices = s->slices->for_node(node_name, slices_buf);
+      const dra::DevicesInUse* in_use = s->allocated->pools.empty() ? nullptr : s->allocated.get();
+      const dra::Allocator allocator(features_, in_use, &classes_, slices, *cel_, selector_results_.get());
+      std::vector<const resourceapi::ResourceClaim*> to_allocate;
+      to_allocate.reserve(s->to_allocate.size());
+      for (std::size_t i : s->to_allocate) to_allocate.push_back(s->claims[i].get());
+      if (auto r = allocator.allocate(*info->node(), to_allocate); r.ok()) built = std::move(r->results);
+    }
+    results = &built;
   }
   if (results == nullptr || results->empty()) return Status::error("claim allocation not found for node");
   if (results->size() != s->to_allocate.size()) {
