@@ -135,50 +135,34 @@ struct UiServer::Impl {
 
   void watch() {
     // The pages' view comes from the cluster's own watch: one informer per kind feeding UiState.
+    auto feed = [this]<class T>(informer::InformerOptions<T> opts, auto set, auto remove) {
+      auto inf = informers->informer_for<T>(std::move(opts));
+      auto h = std::make_shared<informer::ResourceEventHandlerFuncs<T>>();
+      h->add = [this, set](const informer::Ptr<T>& o, bool) { (state.*set)(*o); };
+      h->update = [this, set](const informer::Ptr<T>&, const informer::Ptr<T>& o) { (state.*set)(*o); };
+      h->del = [this, remove](const informer::Deleted<T>& d) { (state.*remove)(d.key); };
+      return inf->add_event_handler(h);
+    };
     informer::InformerOptions<api::Pod> po;
     po.transform = [](api::Pod& p) {  // what the page never reads need not be cached
       p.metadata.managedFields = {};
       p.metadata.annotations = {};
     };
-    auto pods = informers->informer_for<api::Pod>(std::move(po));
-    auto ph = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
-    ph->add = [this](const informer::Ptr<api::Pod>& p, bool) { state.set_pod(*p); };
-    ph->update = [this](const informer::Ptr<api::Pod>&, const informer::Ptr<api::Pod>& p) { state.set_pod(*p); };
-    ph->del = [this](const informer::Deleted<api::Pod>& d) { state.remove_pod(d.key); };
-    auto pods_reg = pods->add_event_handler(ph);
+    auto pods_reg = feed(std::move(po), &UiState::set_pod, &UiState::remove_pod);
     informer::InformerOptions<api::Node> no;
     no.transform = [](api::Node& n) {
       n.metadata.managedFields = {};
       n.status.images.clear();
     };
-    auto nodes = informers->informer_for<api::Node>(std::move(no));
-    auto nh = std::make_shared<informer::ResourceEventHandlerFuncs<api::Node>>();
-    nh->add = [this](const informer::Ptr<api::Node>& n, bool) { state.set_node(*n); };
-    nh->update = [this](const informer::Ptr<api::Node>&, const informer::Ptr<api::Node>& n) { state.set_node(*n); };
-    nh->del = [this](const informer::Deleted<api::Node>& d) { state.remove_node(d.key); };
-    auto nodes_reg = nodes->add_event_handler(nh);
+    auto nodes_reg = feed(std::move(no), &UiState::set_node, &UiState::remove_node);
     // DRA devices per node and who holds them (resource.k8s.io/v1, GA and always served here).
     namespace rv1 = api::resourcev1;
     informer::InformerOptions<rv1::ResourceSlice> so;
     so.reflector.decode.dropManagedFields = true;
-    auto slices = informers->informer_for<rv1::ResourceSlice>(std::move(so));
-    auto sh = std::make_shared<informer::ResourceEventHandlerFuncs<rv1::ResourceSlice>>();
-    sh->add = [this](const informer::Ptr<rv1::ResourceSlice>& o, bool) { state.set_slice(*o); };
-    sh->update = [this](const informer::Ptr<rv1::ResourceSlice>&, const informer::Ptr<rv1::ResourceSlice>& o) {
-      state.set_slice(*o);
-    };
-    sh->del = [this](const informer::Deleted<rv1::ResourceSlice>& d) { state.remove_slice(d.key); };
-    auto slices_reg = slices->add_event_handler(sh);
+    auto slices_reg = feed(std::move(so), &UiState::set_slice, &UiState::remove_slice);
     informer::InformerOptions<rv1::ResourceClaim> co;
     co.reflector.decode.dropManagedFields = true;
-    auto claims = informers->informer_for<rv1::ResourceClaim>(std::move(co));
-    auto ch = std::make_shared<informer::ResourceEventHandlerFuncs<rv1::ResourceClaim>>();
-    ch->add = [this](const informer::Ptr<rv1::ResourceClaim>& o, bool) { state.set_claim(*o); };
-    ch->update = [this](const informer::Ptr<rv1::ResourceClaim>&, const informer::Ptr<rv1::ResourceClaim>& o) {
-      state.set_claim(*o);
-    };
-    ch->del = [this](const informer::Deleted<rv1::ResourceClaim>& d) { state.remove_claim(d.key); };
-    auto claims_reg = claims->add_event_handler(ch);
+    auto claims_reg = feed(std::move(co), &UiState::set_claim, &UiState::remove_claim);
     informers->start();
     handlers_synced = [pods_reg, nodes_reg, slices_reg, claims_reg] {
       return pods_reg->has_synced() && nodes_reg->has_synced() && slices_reg->has_synced() && claims_reg->has_synced();

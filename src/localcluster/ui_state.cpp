@@ -133,20 +133,10 @@ void UiState::set_slice(const api::resourcev1::ResourceSlice& slice) {
   auto it = slices_.find(name);
   if (it != slices_.end() && it->second.first == node && it->second.second == devices) return;
   if (it != slices_.end()) {
-    auto& on = node_devices_[it->second.first];
-    for (const auto& d : it->second.second) {
-      if (--on[d] <= 0) {
-        on.erase(d);
-        device_node_.erase(d);
-      }
-    }
-    if (on.empty()) node_devices_.erase(it->second.first);
-    dirty_nodes_.insert(it->second.first);
+    forget_slice_devices_locked(it->second.first, it->second.second);
+    if (node.empty()) slices_.erase(it);
   }
-  if (node.empty()) {
-    if (it != slices_.end()) slices_.erase(it);
-    return;
-  }
+  if (node.empty()) return;
   auto& on = node_devices_[node];
   for (const auto& d : devices) {
     ++on[d];
@@ -160,16 +150,20 @@ void UiState::remove_slice(std::string_view name) {
   std::lock_guard l(mu_);
   auto it = slices_.find(std::string(name));
   if (it == slices_.end()) return;
-  auto& on = node_devices_[it->second.first];
-  for (const auto& d : it->second.second) {
+  forget_slice_devices_locked(it->second.first, it->second.second);
+  slices_.erase(it);
+}
+
+void UiState::forget_slice_devices_locked(const std::string& node, const std::vector<std::string>& devices) {
+  auto& on = node_devices_[node];
+  for (const auto& d : devices) {
     if (--on[d] <= 0) {
       on.erase(d);
       device_node_.erase(d);
     }
   }
-  if (on.empty()) node_devices_.erase(it->second.first);
-  dirty_nodes_.insert(it->second.first);
-  slices_.erase(it);
+  if (on.empty()) node_devices_.erase(node);
+  dirty_nodes_.insert(node);
 }
 
 void UiState::set_claim(const api::resourcev1::ResourceClaim& claim) {

@@ -65,6 +65,8 @@ class UiState {
   static std::string pod_record(const api::Pod& pod);
 
  private:
+  // A slice's devices leave `node` (those no other slice of the node names).
+  void forget_slice_devices_locked(const std::string& node, const std::vector<std::string>& devices);
   // A node's record as sent: its own fields, then its devices when it has some.
   std::string node_record_locked(const std::string& name, const std::string& base) const;
   void append_nodes_locked(std::string& out, const std::unordered_set<std::string>* only,

@@ -4,6 +4,8 @@
 
 #include "scheduler/plugins/gangscheduling/gangscheduling.h"
 #include "scheduler/podgroup/manager.h"
+#include "scheduler_testing/builders.h"
+#include "scheduler_testing/workloads.h"
 
 namespace ksched::scheduler::plugins::gangscheduling {
 namespace {
@@ -14,28 +16,11 @@ using framework::QueueingHint;
 
 std::shared_ptr<const api::Pod> member(const std::string& name, const std::string& workload = "job",
                                        const std::string& group = "workers") {
-  auto p = std::make_shared<api::Pod>();
-  p->metadata.name = name;
-  p->metadata.uid = name;
-  p->metadata.namespace_ = "default";
-  p->spec.workloadRef.emplace();
-  p->spec.workloadRef->name = workload;
-  p->spec.workloadRef->podGroup = group;
-  return p;
+  return std::make_shared<const api::Pod>(testing::MakePod().Name(name).WorkloadRef(workload, group).Obj());
 }
 
 std::shared_ptr<const s1::Workload> workload(const std::string& name, int min_count) {
-  auto w = std::make_shared<s1::Workload>();
-  w->metadata.name = name;
-  w->metadata.namespace_ = "default";
-  s1::PodGroup g;
-  g.name = "workers";
-  g.policy.gang.emplace().minCount = min_count;
-  s1::PodGroup basic;
-  basic.name = "driver";
-  basic.policy.basic.emplace();
-  w->spec.podGroups = {g, basic};
-  return w;
+  return testing::MakeGangWorkload(name, min_count, /*with_basic_driver=*/true);
 }
 
 TEST(GangScheduling, PreEnqueueWaitsForTheWorkloadThePodGroupAndTheQuorum) {

@@ -16,12 +16,14 @@
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
 #include "scheduler_testing/testing.h"
+#include "scheduler_testing/workloads.h"
 
 namespace ksched::scheduler {
 namespace {
 
 using namespace std::chrono_literals;
 using testing::MakeNode;
+using testing::MakeGangWorkload;
 using testing::MakePod;
 namespace s1 = api::schedulingv1alpha1;
 
@@ -29,17 +31,6 @@ config::Features gang_features() {
   config::Features f = config::features();
   f.gangScheduling = true;
   return f;
-}
-
-std::shared_ptr<const s1::Workload> gang_workload(const std::string& name, int min_count) {
-  auto w = std::make_shared<s1::Workload>();
-  w->metadata.name = name;
-  w->metadata.namespace_ = "default";
-  s1::PodGroup g;
-  g.name = "workers";
-  g.policy.gang.emplace().minCount = min_count;
-  w->spec.podGroups.push_back(g);
-  return w;
 }
 
 class PodGroupCycleTest : public ::testing::Test {
@@ -62,11 +53,8 @@ class PodGroupCycleTest : public ::testing::Test {
     nodes.erase(name);
   }
   framework::PodPtr add_member(const std::string& name, const std::string& workload, const std::string& cpu) {
-    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).Obj();
+    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).WorkloadRef(workload, "workers").Obj();
     p.spec.schedulerName = "default-scheduler";
-    p.spec.workloadRef.emplace();
-    p.spec.workloadRef->name = workload;
-    p.spec.workloadRef->podGroup = "workers";
     auto ptr = std::make_shared<const api::Pod>(std::move(p));
     lister.add_pod(ptr);
     pods[name] = ptr;
@@ -128,7 +116,7 @@ class PodGroupCycleTest : public ::testing::Test {
 TEST_F(PodGroupCycleTest, MembersWaitForTheQuorumThenTheGangIsPlacedInOneCycle) {
   add_node("n1", "4");
   add_node("n2", "4");
-  sched->on_workload_add(gang_workload("job", 3));
+  sched->on_workload_add(MakeGangWorkload("job", 3));
   add_member("a", "job", "1");
   add_member("b", "job", "1");
   EXPECT_EQ(sched->queue().counts().gated, 2u);
@@ -151,14 +139,14 @@ TEST_F(PodGroupCycleTest, AMemberOfAMissingWorkloadWaitsForIt) {
   auto q = sched->queue().get(*pods.at("a"));
   ASSERT_TRUE(q);
   EXPECT_TRUE(q->gated);
-  sched->on_workload_add(gang_workload("job", 1));  // Workload/Add moves the pod
+  sched->on_workload_add(MakeGangWorkload("job", 1));  // Workload/Add moves the pod
   settle();
   EXPECT_EQ(client.binds().size(), 1u);
 }
 
 TEST_F(PodGroupCycleTest, AGangWhoseMinimumDoesNotFitStaysPendingWholeAndBindsWholeOnNewNodes) {
   add_node("n1", "4");
-  sched->on_workload_add(gang_workload("big", 4));
+  sched->on_workload_add(MakeGangWorkload("big", 4));
   for (const char* n : {"w0", "w1", "w2", "w3"}) add_member(n, "big", "2");  // 8 CPUs on 4
   settle();
   EXPECT_EQ(client.binds().size(), 0u);
@@ -177,8 +165,8 @@ TEST_F(PodGroupCycleTest, AGangWhoseMinimumDoesNotFitStaysPendingWholeAndBindsWh
 TEST_F(PodGroupCycleTest, TwoGangsThatCannotBothFitDoNotDeadlock) {
   add_node("n1", "4");
   add_node("n2", "4");
-  sched->on_workload_add(gang_workload("a", 4));
-  sched->on_workload_add(gang_workload("b", 4));
+  sched->on_workload_add(MakeGangWorkload("a", 4));
+  sched->on_workload_add(MakeGangWorkload("b", 4));
   // Interleaved arrival: with per-pod placement each gang would take half the room.
   for (int i = 0; i < 4; ++i) {
     add_member("a" + std::to_string(i), "a", "2");
@@ -196,7 +184,7 @@ TEST_F(PodGroupCycleTest, TwoGangsThatCannotBothFitDoNotDeadlock) {
 
 TEST_F(PodGroupCycleTest, PodsWithoutAGroupTakeTheSinglePodCycle) {
   add_node("n1", "2");
-  sched->on_workload_add(gang_workload("job", 2));
+  sched->on_workload_add(MakeGangWorkload("job", 2));
   add_member("g0", "job", "1");
   add_member("g1", "job", "1");
   api::Pod plain = MakePod().Name("plain").UID("plain").Req({{"cpu", "1"}}).Obj();
@@ -237,7 +225,7 @@ TEST_F(PodGroupCycleTest, RandomizedGangsAreNeverPartiallyBound) {
       // A member, or the Workload, of a random gang arrives (in any order).
       Gang& g = gangs[uniform(0, int(gangs.size()) - 1)];
       if (!g.workload && (g.added == g.size || uniform(0, 2) == 0)) {
-        sched->on_workload_add(gang_workload(g.name, g.min));
+        sched->on_workload_add(MakeGangWorkload(g.name, g.min));
         g.workload = true;
       } else if (g.added < g.size) {
         add_member(g.name + "-" + std::to_string(g.added++), g.name, std::to_string(uniform(1, 3)));

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/podgroup/manager.h"
+#include "scheduler_testing/builders.h"
+#include "scheduler_testing/workloads.h"
 
 namespace ksched::scheduler::podgroup {
 namespace {
@@ -10,30 +12,11 @@ namespace s1 = api::schedulingv1alpha1;
 
 PodPtr member(const std::string& name, const std::string& workload, const std::string& group,
               const std::string& replica = "", const std::string& ns = "default") {
-  auto p = std::make_shared<api::Pod>();
-  p->metadata.name = name;
-  p->metadata.uid = name + "-uid";
-  p->metadata.namespace_ = ns;
-  p->spec.workloadRef.emplace();
-  p->spec.workloadRef->name = workload;
-  p->spec.workloadRef->podGroup = group;
-  p->spec.workloadRef->podGroupReplicaKey = replica;
-  return p;
+  return std::make_shared<const api::Pod>(
+      testing::MakePod().Name(name).UID(name + "-uid").Namespace(ns).WorkloadRef(workload, group, replica).Obj());
 }
 
-WorkloadPtr workload(const std::string& name) {
-  auto w = std::make_shared<s1::Workload>();
-  w->metadata.name = name;
-  w->metadata.namespace_ = "default";
-  s1::PodGroup gang;
-  gang.name = "workers";
-  gang.policy.gang.emplace().minCount = 3;
-  s1::PodGroup basic;
-  basic.name = "driver";
-  basic.policy.basic.emplace();
-  w->spec.podGroups = {gang, basic};
-  return w;
-}
+WorkloadPtr workload(const std::string& name) { return testing::MakeGangWorkload(name, 3, /*with_basic_driver=*/true); }
 
 TEST(PodGroupKey, NamesNamespaceWorkloadGroupAndReplica) {
   EXPECT_EQ(group_key(*member("a", "job", "workers", "r1")), "default/job/workers/r1");

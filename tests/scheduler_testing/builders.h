@@ -127,6 +127,14 @@ class PodWrapper {
     pod_.spec.priority = p;
     return *this;
   }
+  // spec.workloadRef (v1.35, GenericWorkload): the Workload and pod group the pod belongs to.
+  PodWrapper& WorkloadRef(std::string workload, std::string group, std::string replica = "") {
+    auto& r = pod_.spec.workloadRef.emplace();
+    r.name = std::move(workload);
+    r.podGroup = std::move(group);
+    r.podGroupReplicaKey = std::move(replica);
+    return *this;
+  }
   PodWrapper& PriorityClassName(std::string n) {
     pod_.spec.priorityClassName = std::move(n);
     return *this;
