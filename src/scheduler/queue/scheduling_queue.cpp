@@ -21,11 +21,19 @@ bool default_less(const QueuedPodInfo& a, const QueuedPodInfo& b) {
   return pa > pb || (pa == pb && a.timestamp < b.timestamp);
 }
 
-std::set<std::string> rejectors_of(const QueuedPodInfo& p) {
-  std::set<std::string> r = p.unschedulablePlugins;
-  r.insert(p.pendingPlugins.begin(), p.pendingPlugins.end());
-  return r;
+// The plugins that rejected the pod (unschedulablePlugins and pendingPlugins), each once, without
+// building their union: this runs per queued pod per cluster event. `fn` returns false to stop.
+template <class Fn>
+void for_each_rejector(const QueuedPodInfo& p, Fn&& fn) {
+  for (const auto& pl : p.unschedulablePlugins) {
+    if (!fn(pl)) return;
+  }
+  for (const auto& pl : p.pendingPlugins) {
+    if (p.unschedulablePlugins.count(pl) != 0) continue;
+    if (!fn(pl)) return;
+  }
 }
+bool has_rejectors(const QueuedPodInfo& p) { return !p.unschedulablePlugins.empty() || !p.pendingPlugins.empty(); }
 
 // scheduler_inflight_events' label for the in-flight pods themselves (metrics.PodPoppedInFlightEvent).
 constexpr std::string_view kPodPoppedInFlightEvent = "PodPopped";
@@ -127,7 +135,10 @@ bool PriorityQueue::has_pod_to_pop_locked() const {
 
 void PriorityQueue::unschedulable_reason_locked(const QueuedPodInfo& p, int delta) {
   if (!opts_.metrics) return;
-  for (const auto& pl : rejectors_of(p)) opts_.metrics->unschedulable_reason(pl, p.pod().spec.schedulerName, delta);
+  for_each_rejector(p, [&](const std::string& pl) {
+    opts_.metrics->unschedulable_reason(pl, p.pod().spec.schedulerName, delta);
+    return true;
+  });
 }
 
 bool PriorityQueue::run_pre_enqueue_locked(QueuedPodInfo& p) {
@@ -255,8 +266,7 @@ bool gating_plugin_interested(const QueueOptions& opts, const QueuedPodInfo& p, 
 PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const QueuedPodInfo& p, const ClusterEvent& e,
                                                                       const std::shared_ptr<const void>& old_obj,
                                                                       const std::shared_ptr<const void>& new_obj) {
-  auto rejectors = rejectors_of(p);
-  if (rejectors.empty()) return Strategy::AfterBackoff;
+  if (!has_rejectors(p)) return Strategy::AfterBackoff;
   if (e.is_wildcard()) {
     // ForceActivate names its pod in new_obj: recorded while several pods were in flight, it
     // concerns that pod only.
@@ -269,9 +279,9 @@ PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const Queue
   auto prof = opts_.plugin_events.find(p.pod().spec.schedulerName);
   if (prof == opts_.plugin_events.end()) return Strategy::AfterBackoff;
   Strategy result = Strategy::Skip;
-  for (const auto& plugin : rejectors) {
+  for_each_rejector(p, [&](const std::string& plugin) {
     auto regs = prof->second.find(plugin);
-    if (regs == prof->second.end()) continue;
+    if (regs == prof->second.end()) return true;
     for (const auto& reg : regs->second) {
       if (!reg.event.match(e)) continue;
       // A registration without a hint means "Queue".
@@ -284,16 +294,20 @@ PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const Queue
       }
       if (hint == framework::QueueingHint::Skip) continue;
       // Queue from a plugin that returned Pending means retry right away.
-      if (p.pendingPlugins.count(plugin)) return Strategy::Immediately;
-      if (p.pendingPlugins.empty()) return Strategy::AfterBackoff;
+      if (p.pendingPlugins.count(plugin) != 0) {
+        result = Strategy::Immediately;
+        return false;
+      }
       result = Strategy::AfterBackoff;
+      if (p.pendingPlugins.empty()) return false;
     }
-  }
+    return true;
+  });
   return result;
 }
 
 PriorityQueue::Strategy PriorityQueue::hint_for_in_flight_pod_locked(const QueuedPodInfo& p) {
-  if (rejectors_of(p).empty()) return Strategy::AfterBackoff;
+  if (!has_rejectors(p)) return Strategy::AfterBackoff;
   auto it = in_flight_pods_.find(p.pod().metadata.uid);
   // Not in flight (already marked done, e.g. failed after Permit): no record of what happened
   // meanwhile, so retry after backoff rather than risk parking it forever.
