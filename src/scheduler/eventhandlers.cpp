@@ -136,6 +136,8 @@ void Scheduler::update_pod_in_cache(const framework::PodPtr& old_pod, const fram
     add_pod_to_cache(new_pod);
     return;
   }
+  // Upstream syncPodWithDispatcher: a queued status patch sees the pod's newest status.
+  if (api_dispatcher_) api_dispatcher_->sync_object(*new_pod);
   if (auto r = cache_->update_pod(old_pod, new_pod); !r.ok()) {
     log::error("Scheduler cache UpdatePod failed", {{"pod", api::key_of(*old_pod)}, {"err", r.error()}});
   }
@@ -177,6 +179,7 @@ void Scheduler::on_workload_delete(const std::shared_ptr<const api::schedulingv1
 void Scheduler::update_pod_in_queue(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod) {
   // Equal resourceVersions: a resync, nothing changed.
   if (old_pod->metadata.resourceVersion == new_pod->metadata.resourceVersion) return;
+  if (api_dispatcher_) api_dispatcher_->sync_object(*new_pod);
   // The scheduler's own assume already accounts for this pod.
   if (cache_->is_assumed_pod(*new_pod)) return;
   queue_->update(old_pod, new_pod);

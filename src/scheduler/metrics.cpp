@@ -90,6 +90,17 @@ SchedulerMetrics::SchedulerMetrics(Registry& r)
                                                "Number of preemption goroutines executed.", Stability::Alpha,
                                                {"result"});
   }
+  if (config::features().schedulerAsyncAPICalls) {
+    asyncAPICallsTotal = &r.counter("scheduler_async_api_call_execution_total",
+                                    "Total number of API calls executed by the async dispatcher.", Stability::Alpha,
+                                    {"call_type", "result"});
+    asyncAPICallDuration = &r.histogram("scheduler_async_api_call_execution_duration_seconds",
+                                        "Duration in seconds for executing API call in the async dispatcher.",
+                                        Stability::Alpha, {"call_type", "result"}, exponential_buckets(0.001, 2, 15));
+    asyncAPIPendingCalls = &r.gauge("scheduler_pending_async_api_calls",
+                                    "Number of API calls currently pending in the async queue.", Stability::Alpha,
+                                    {"call_type"});
+  }
 }
 
 SchedulerRecorder::SchedulerRecorder(SchedulerMetrics* given)

@@ -66,6 +66,10 @@ struct SchedulerMetrics {
   Histogram& storeScheduleResultsDuration;   // scheduler_store_schedule_results_duration_seconds{profile}
   Histogram* preemptionGoroutinesDuration = nullptr;  // scheduler_preemption_goroutines_duration_seconds{result}
   Counter* preemptionGoroutinesExecution = nullptr;   // scheduler_preemption_goroutines_execution_total{result}
+  // Registered only with SchedulerAsyncAPICalls on, as upstream (null otherwise).
+  Counter* asyncAPICallsTotal = nullptr;      // scheduler_async_api_call_execution_total{call_type,result}
+  Histogram* asyncAPICallDuration = nullptr;  // scheduler_async_api_call_execution_duration_seconds{call_type,result}
+  Gauge* asyncAPIPendingCalls = nullptr;      // scheduler_pending_async_api_calls{call_type}
 
   // "1".."14", "15+" for the sli histogram.
   static std::string attempts_label(int attempts);

@@ -44,6 +44,7 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   rng_.seed(opts_.seed ? opts_.seed : std::random_device{}());
   if (cfg.profiles.empty()) return util::make_error("at least one profile is required");
   metrics_ = std::make_unique<metrics::SchedulerRecorder>(opts_.metrics);
+  if (config::features().schedulerAsyncAPICalls) init_api_dispatcher(cfg.parallelism);
   nominator_proxy_ = std::make_unique<NominatorProxy>();
   cache_ = std::make_unique<cache::Cache>(std::chrono::nanoseconds(0), *clock_);
   snapshot_ = std::make_unique<cache::Snapshot>();
@@ -95,6 +96,28 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   binding_pool_ = std::make_unique<BindingPool>(
       opts_.binding_workers, [c = binding_cycle_.get()](std::vector<BindingJob>& jobs) { c->run(jobs); });
   return {};
+}
+
+// Upstream scheduler.go New: with SchedulerAsyncAPICalls the dispatcher is built over the client
+// and every binding and status patch of the scheduler goes through it.
+void Scheduler::init_api_dispatcher(int parallelism) {
+  metrics::SchedulerMetrics& m = metrics_->set();
+  apidispatcher::Dispatcher::Observer obs;
+  if (m.asyncAPIPendingCalls) {
+    obs.pending = [g = m.asyncAPIPendingCalls](apidispatcher::CallType t, int delta) {
+      g->with({apidispatcher::call_type_name(t)}).add(double(delta));
+    };
+  }
+  if (m.asyncAPICallsTotal && m.asyncAPICallDuration) {
+    obs.executed = [&m](apidispatcher::CallType t, bool ok, double seconds) {
+      const std::string_view result = ok ? "success" : "error";
+      m.asyncAPICallsTotal->with({apidispatcher::call_type_name(t), result}).inc();
+      m.asyncAPICallDuration->with({apidispatcher::call_type_name(t), result}).observe(seconds);
+    };
+  }
+  api_dispatcher_ = std::make_unique<apidispatcher::Dispatcher>(*client_, parallelism, std::move(obs));
+  async_client_ = std::make_unique<apidispatcher::AsyncClusterClient>(*client_, *api_dispatcher_);
+  client_ = async_client_.get();
 }
 
 util::Result<void> Scheduler::init_profiles(const config::KubeSchedulerConfiguration& cfg,
@@ -235,6 +258,8 @@ void Scheduler::stop() {
     for (const auto& uid : uids) fwk->reject_waiting_pod(uid);
   }
   if (binding_pool_) binding_pool_->shutdown();
+  // After the binding workers: they wait on their bindings' calls.
+  if (api_dispatcher_) api_dispatcher_->close();
 }
 
 util::Result<void> Scheduler::refresh_snapshot() { return cache_->update_snapshot(*snapshot_); }

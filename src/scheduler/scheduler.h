@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "scheduler/apidispatcher/async_client.h"
 #include "scheduler/binding_cycle.h"
 #include "scheduler/binding_pool.h"
 #include "scheduler/cache/cache.h"
@@ -135,6 +136,11 @@ class Scheduler {
   void stop();
   // Blocks until no binding cycle is running (bounded by timeout). True when idle.
   bool wait_for_bindings(std::chrono::milliseconds timeout);
+  // With SchedulerAsyncAPICalls: blocks until the dispatcher has no call left (bounded). True at
+  // once without the gate (every call was made synchronously).
+  bool wait_for_api_calls(std::chrono::milliseconds timeout) {
+    return !api_dispatcher_ || api_dispatcher_->wait_idle(timeout);
+  }
   // Blocks until the asynchronous preemptions started so far have finished (tests, stop).
   void wait_for_preemptions();
 
@@ -201,6 +207,7 @@ class Scheduler {
                                  const framework::Status& status, const std::optional<framework::FitError>& fit,
                                  const std::optional<framework::NominatingInfo>& nominating,
                                  std::chrono::steady_clock::time_point start);
+  void init_api_dispatcher(int parallelism);
   void update_pod_status(const api::Pod& pod, const api::PodCondition& cond,
                          const std::optional<framework::NominatingInfo>& nominating);
 
@@ -219,7 +226,10 @@ class Scheduler {
 
   SchedulerOptions opts_;
   util::Clock* clock_ = nullptr;
-  framework::ClusterClient* client_ = nullptr;
+  framework::ClusterClient* client_ = nullptr;  // the given client, or async_client_ over it
+  // SchedulerAsyncAPICalls: bindings and status patches through the dispatcher (null when off).
+  std::unique_ptr<apidispatcher::Dispatcher> api_dispatcher_;
+  std::unique_ptr<apidispatcher::AsyncClusterClient> async_client_;
   const framework::ClusterLister* lister_ = nullptr;
   std::vector<std::shared_ptr<framework::Extender>> extenders_;
   std::unique_ptr<metrics::SchedulerRecorder> metrics_;

@@ -898,6 +898,47 @@ TEST_F(SchedulerTest, PreemptionWithoutAsyncGateEvictsInTheCycle) {
   ASSERT_TRUE(sched->wait_for_bindings(10s));
 }
 
+// SchedulerAsyncAPICalls (beta, off in v1.35): the binding and the failed pod's status patch go
+// through the dispatcher, and its three metrics exist only with the gate on.
+TEST_F(SchedulerTest, AsyncAPICallsBindAndPatchThroughTheDispatcher) {
+  sched.reset();
+  config::Features f = config::features();
+  f.schedulerAsyncAPICalls = true;
+  config::ScopedFeatures gates(f);
+  metrics::Registry reg;
+  metrics::SchedulerMetrics m(reg);
+  ASSERT_NE(m.asyncAPICallsTotal, nullptr);
+  EXPECT_EQ(metrics.asyncAPICallsTotal, nullptr);  // built before the gate was on
+  start(test_config(), [&](SchedulerOptions& o) { o.metrics = &m; });
+  add_node(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj());
+  add_pod(MakePod().Name("fits").Req({{"cpu", "1"}}).Obj());
+  add_pod(MakePod().Name("too-big").Req({{"cpu", "4"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_TRUE(cycle());
+  ASSERT_TRUE(sched->wait_for_api_calls(10s));
+  ASSERT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds()[0].pod, "default/fits");
+  auto patches = client.patches();
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].pod, "default/too-big");
+  ASSERT_TRUE(patches[0].condition.has_value());
+  EXPECT_EQ(patches[0].condition->reason, "Unschedulable");
+  EXPECT_EQ(m.asyncAPICallsTotal->with({"pod_binding", "success"}).value(), 1);
+  EXPECT_EQ(m.asyncAPICallsTotal->with({"pod_status_patch", "success"}).value(), 1);
+  EXPECT_EQ(m.asyncAPIPendingCalls->with({"pod_binding"}).value(), 0);
+  const std::string text = reg.expose();
+  EXPECT_NE(text.find("scheduler_async_api_call_execution_duration_seconds_count{call_type=\"pod_binding\",result=\"success\"} 1"),
+            std::string::npos);
+  // A failing binding reports the API's error to the binding cycle, which forgets the pod.
+  client.bind_error = framework::Status::error("conflict");
+  add_pod(MakePod().Name("second").Req({{"cpu", "1"}}).Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_TRUE(sched->wait_for_api_calls(10s));
+  EXPECT_EQ(m.asyncAPICallsTotal->with({"pod_binding", "error"}).value(), 1);
+  EXPECT_EQ(sched->cache().assumed_pod_count(), 1);  // "fits" only: "second" was forgotten
+  sched.reset();  // before the metrics it records into and the gates it was built with
+}
+
 TEST_F(SchedulerTest, RunLoopSchedulesInBackground) {
   add_node(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   // The fake lister is not thread-safe: fill it before the scheduling thread starts.

@@ -26,6 +26,10 @@ struct Features {
   // plugin joins the default profile, the scheduler keeps its pod-group state (Workload informer)
   // and runs gangs' pod-group cycle.
   bool gangScheduling = false;
+  // Beta, off in v1.35 (KEP-5229): pod bindings and status patches go through the asynchronous
+  // API-call dispatcher (src/scheduler/apidispatcher), one call per pod at a time, merged or
+  // overwritten by relevance, and its three metrics are registered.
+  bool schedulerAsyncAPICalls = false;
 };
 
 // The current gates (v1.35's defaults until set_features is called). Read from any thread;
