@@ -54,6 +54,7 @@ unsched_attempts=$(grep '^scheduler_schedule_attempts_total{profile="default-sch
 [[ -n "$unsched_attempts" && "$unsched_attempts" -ge 1 ]] || fail "unschedulable attempts missing: $unsched_attempts"
 expect_contains "$metrics" "# TYPE scheduler_scheduling_attempt_duration_seconds histogram" "attempt duration histogram"
 expect_contains "$metrics" 'scheduler_pending_pods{queue="unschedulable"} 1' "one pending unschedulable pod"
+[[ "$metrics" != *scheduler_async_api_call* ]] || fail "async API-call metrics without SchedulerAsyncAPICalls"
 out=$(get_url "$PORT" /configz)
 expect_contains "$out" '"componentconfig"' "/configz"
 out=$(get_url "$PORT" "/readyz?verbose")

@@ -3,7 +3,11 @@
 // call more than upstream does, the test says so).
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include <map>
+#include <random>
+#include <set>
 #include <vector>
 
 #include "api/core.h"
@@ -193,6 +197,92 @@ TEST(CallQueue, ObjectsAreServedInTheOrderTheirFirstCallArrived) {
     q.finalize(p, {});
   }
   EXPECT_EQ(order, (std::vector<std::string>{"uid-c", "uid-a", "uid-b"}));
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::apidispatcher
+
+namespace ksched::scheduler::apidispatcher {
+namespace {
+
+// Random adds, pops, finalizes and syncs over a few pods: the queue never loses or duplicates an
+// object (every pending call can be popped; nothing is left once all is finalized), and never
+// hands out two calls of one pod at once.
+TEST(CallQueue, RandomOperationsKeepOneCallPerPodAndLoseNone) {
+  std::mt19937 rng(12345);
+  int pending = 0;
+  CallQueue q([&](CallType, int d) { pending += d; });
+  std::vector<CallQueue::Popped> running;
+  std::set<std::string> running_uids;
+  std::vector<std::string> trace;
+  auto some_pod = [&] {
+    api::Pod p = pod("p" + std::to_string(rng() % 4), rng() % 2 ? "n1" : "");
+    if (rng() % 2) p.status.conditions.push_back(unschedulable("m" + std::to_string(rng() % 2)));
+    return p;
+  };
+  for (int step = 0; step < 20000; ++step) {
+    switch (rng() % 5) {
+      case 0:
+      case 1: {
+        api::Pod p = some_pod();
+        std::optional<api::PodCondition> c;
+        if (rng() % 2) c = unschedulable("m" + std::to_string(rng() % 2));
+        std::optional<std::string> nnn;
+        if (rng() % 2) nnn = rng() % 2 ? "n1" : "";
+        auto r = q.add(patch(p, c, nnn), {});
+        trace.push_back("patch " + std::string(p.metadata.uid.view()) + (r ? " refused" : " queued"));
+        break;
+      }
+      case 2:
+      {
+        api::Pod p = some_pod();
+        auto r = q.add(std::make_shared<PodBindingCall>(p, "n1"), {});
+        trace.push_back("bind " + std::string(p.metadata.uid.view()) + (r ? " refused" : " queued"));
+        break;
+      }
+      case 3:
+        if (pending > 0) {
+          auto popped = q.pop();
+          ASSERT_TRUE(popped);
+          trace.push_back("pop " + popped.call->uid());
+          if (!running_uids.insert(popped.call->uid()).second) {
+            for (const auto& t : trace) if (t.find(popped.call->uid()) != std::string::npos) std::cerr << t << "\n";
+            FAIL() << "two calls of one pod at once";
+          }
+          running.push_back(popped);
+        } else if (!running.empty()) {
+          std::size_t i = rng() % running.size();
+          running_uids.erase(running[i].call->uid());
+          trace.push_back("finalize " + running[i].call->uid());
+          q.finalize(running[i], {});
+          running.erase(running.begin() + long(i));
+        }
+        break;
+      case 4: {
+        api::Pod p = some_pod();
+        q.sync(p);
+        trace.push_back("sync " + std::string(p.metadata.uid.view()) + " size " + std::to_string(q.size()));
+        break;
+      }
+    }
+    ASSERT_GE(pending, 0);
+    const std::string broken = q.check_invariants();
+    if (!broken.empty()) {
+      for (std::size_t k = trace.size() > 12 ? trace.size() - 12 : 0; k < trace.size(); ++k) std::cerr << trace[k] << "\n";
+      FAIL() << broken;
+    }
+  }
+  // Drain.
+  while (pending > 0 || !running.empty()) {
+    for (auto& r : running) q.finalize(r, {});
+    running.clear();
+    while (pending > 0) {
+      auto popped = q.pop();
+      ASSERT_TRUE(popped);
+      running.push_back(popped);
+    }
+  }
+  EXPECT_EQ(q.size(), 0u);
 }
 
 }  // namespace

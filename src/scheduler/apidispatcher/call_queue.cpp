@@ -119,14 +119,14 @@ void CallQueue::finalize(const Popped& popped, const CallResult& result) {
       } else if (closed_) {
         closed_out = it->second.finish;
         calls_.erase(it);
-      }
-      if (calls_.empty()) idle_cv_.notify_all(); else {
+      } else {
         // A newer call arrived while this one ran: its turn now.
         it->second.queued = true;
         order_.push_back(uid);
         pending(it->second.call->type(), +1);
         cv_.notify_one();
       }
+      if (calls_.empty()) idle_cv_.notify_all();
     }
   }
   popped.finish->send(result);
@@ -173,6 +173,25 @@ void CallQueue::close() {
 bool CallQueue::wait_idle(std::chrono::milliseconds timeout) {
   std::unique_lock lk(mu_);
   return idle_cv_.wait_for(lk, timeout, [&] { return calls_.empty(); });
+}
+
+std::string CallQueue::check_invariants() const {
+  std::lock_guard lk(mu_);
+  std::unordered_map<std::string, int> seen;
+  for (const auto& uid : order_) {
+    if (++seen[uid] > 1) return uid + " is queued twice";
+    auto it = calls_.find(uid);
+    if (it == calls_.end()) return uid + " is queued without a call";
+    if (!it->second.queued) return uid + " is queued but its call is not marked queued";
+    if (in_flight_.contains(uid)) return uid + " is queued while in flight";
+  }
+  for (const auto& [uid, e] : calls_) {
+    if (e.queued && !seen.contains(uid)) return uid + " is marked queued but not in the order";
+  }
+  for (const auto& [uid, id] : in_flight_) {
+    if (!calls_.contains(uid)) return uid + " is in flight without a call";
+  }
+  return "";
 }
 
 std::size_t CallQueue::size() const {

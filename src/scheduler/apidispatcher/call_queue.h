@@ -58,6 +58,9 @@ class CallQueue {
   void close();
 
   std::size_t size() const;  // objects with a queued or in-flight call
+  // "" when the bookkeeping is consistent (each queued object once in order, queued entries
+  // counted, no object both queued and in flight), else what is wrong (tests).
+  std::string check_invariants() const;
   // Until no call is queued or in flight (tests, an orderly stop); false after `timeout`.
   bool wait_idle(std::chrono::milliseconds timeout);
 
