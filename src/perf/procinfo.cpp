@@ -93,7 +93,8 @@ std::string stage_of_thread(const std::string& n) {
   if (starts("sched-queue") || starts("queue")) return "queue";
   if (starts("sched-filter") || starts("sched-par") || starts("parallel")) return "filter/score (parallel)";
   if (starts("sched-loop") || starts("scheduleOne") || starts("sched-one")) return "schedule loop (filter/score/reserve)";
-  if (starts("sched-bind") || starts("binder") || starts("bind")) return "bind request";
+  // api-dispatch: SchedulerAsyncAPICalls' workers send the bindings (and status patches).
+  if (starts("sched-bind") || starts("binder") || starts("bind") || starts("api-dispatch")) return "bind request";
   if (starts("events") || starts("event")) return "events";
   if (starts("nodesim")) return "node simulator";
   return "other (unnamed threads: " + n + ")";

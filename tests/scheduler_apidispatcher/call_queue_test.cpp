@@ -186,6 +186,23 @@ TEST(CallQueue, CloseEndsQueuedCallsAndWakesPop) {
   for (auto [t, n] : rec.pending) EXPECT_EQ(n, 0) << call_type_name(t);
 }
 
+TEST(CallQueue, ABatchTakesTheBindingsNextInLineAndStopsAtAnotherType) {
+  CallQueue q;
+  for (const char* n : {"a", "b", "c"}) q.add(std::make_shared<PodBindingCall>(pod(n), "n1"), {});
+  q.add(patch(pod("d"), unschedulable("x")), {});
+  q.add(std::make_shared<PodBindingCall>(pod("e"), "n1"), {});
+  auto bindings = [](CallType t) { return t == CallType::PodBinding; };
+  auto first = q.pop_batch(2, +bindings);
+  ASSERT_EQ(first.size(), 2u);  // the cap
+  auto second = q.pop_batch(64, +bindings);
+  ASSERT_EQ(second.size(), 1u);  // c; d is a patch
+  EXPECT_EQ(second[0].call->uid(), "uid-c");
+  auto third = q.pop_batch(64, +bindings);
+  ASSERT_EQ(third.size(), 1u);  // a patch is not batched
+  EXPECT_EQ(third[0].call->type(), CallType::PodStatusPatch);
+  EXPECT_EQ(q.check_invariants(), "");
+}
+
 TEST(CallQueue, ObjectsAreServedInTheOrderTheirFirstCallArrived) {
   CallQueue q;
   for (const char* n : {"c", "a", "b"}) q.add(patch(pod(n), unschedulable("x")), {});

@@ -39,6 +39,17 @@ class RecordingClient final : public framework::ClusterClient {
     running_.erase(pod.metadata.uid);
     return fail_binds_ ? framework::Status::error("binding refused") : framework::Status();
   }
+  std::vector<framework::Status> bind_all(const std::vector<Binding>& bindings) override {
+    {
+      std::lock_guard l(mu_);
+      batch_sizes_.push_back(bindings.size());
+    }
+    return ClusterClient::bind_all(bindings);  // one by one, through bind()
+  }
+  std::vector<std::size_t> batch_sizes() {
+    std::lock_guard l(mu_);
+    return batch_sizes_;
+  }
   framework::Status delete_pod(const api::Pod&) override { return {}; }
   framework::Status patch_pod_status(const api::Pod& pod, const std::optional<api::PodCondition>& c,
                                      const std::optional<std::string>& nnn) override {
@@ -93,6 +104,7 @@ class RecordingClient final : public framework::ClusterClient {
   std::set<std::string> running_;
   std::atomic<bool> overlapped_{false};
   std::vector<std::string> binds_, patches_;
+  std::vector<std::size_t> batch_sizes_;
 };
 
 TEST(Dispatcher, BindingsWaitForTheirCallAndReportItsError) {
@@ -150,6 +162,31 @@ TEST(Dispatcher, AStatusPatchReturnsOnceQueuedAndPatchesOfOnePodMergeIntoOneCall
   std::lock_guard l(mu);
   EXPECT_EQ(executed["pod_binding/success"], 2);
   EXPECT_EQ(executed["pod_status_patch/success"], 1);
+}
+
+TEST(Dispatcher, BindingsQueuedBehindABusyWorkerGoOutAsOneWrite) {
+  RecordingClient direct;
+  Dispatcher d(direct, 1);
+  AsyncClusterClient c(direct, d);
+  direct.hold();
+  std::thread busy([&] { EXPECT_TRUE(c.bind(pod("busy"), "n1").is_success()); });
+  direct.wait_started(1);
+  std::vector<api::Pod> pods;
+  for (int i = 0; i < 5; ++i) pods.push_back(pod("q" + std::to_string(i)));
+  std::string node = "n2";
+  std::vector<framework::ClusterClient::Binding> queued;
+  for (const auto& p : pods) queued.push_back({&p, &node});
+  std::vector<framework::Status> answers;
+  std::thread batch([&] { answers = c.bind_all(queued); });
+  // All five are queued before the worker is free (bind_all adds them all before waiting).
+  while (d.tracked_objects() < 6) std::this_thread::yield();
+  direct.release();
+  busy.join();
+  batch.join();
+  ASSERT_EQ(answers.size(), 5u);
+  for (const auto& a : answers) EXPECT_TRUE(a.is_success());
+  EXPECT_EQ(direct.batch_sizes(), std::vector<std::size_t>{5});
+  EXPECT_EQ(direct.binds().size(), 6u);
 }
 
 TEST(Dispatcher, ManyThreadsNeverRunTwoCallsForOnePodAtOnce) {

@@ -97,6 +97,24 @@ CallQueue::Popped CallQueue::pop() {
   std::unique_lock lk(mu_);
   cv_.wait(lk, [&] { return closed_ || !order_.empty(); });
   if (closed_) return {};
+  return pop_locked();
+}
+
+std::vector<CallQueue::Popped> CallQueue::pop_batch(std::size_t max, bool (*batchable)(CallType)) {
+  std::vector<Popped> out;
+  std::unique_lock lk(mu_);
+  cv_.wait(lk, [&] { return closed_ || !order_.empty(); });
+  if (closed_) return out;
+  out.push_back(pop_locked());
+  const CallType t = out.front().call->type();
+  if (!batchable(t)) return out;
+  while (out.size() < max && !order_.empty() && calls_.at(order_.front()).call->type() == t) {
+    out.push_back(pop_locked());
+  }
+  return out;
+}
+
+CallQueue::Popped CallQueue::pop_locked() {
   std::string uid = std::move(order_.front());
   order_.pop_front();
   Entry& e = calls_.at(uid);

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "scheduler/apidispatcher/api_call.h"
 
@@ -49,6 +50,10 @@ class CallQueue {
   std::optional<CallResult> add(std::shared_ptr<ApiCall> call, OnFinish on_finish);
   // The next object's call, marked in flight; an empty Popped once closed.
   Popped pop();
+  // pop(), then, while the calls next in line are also of the first one's type and `batchable`
+  // says yes to that type, up to `max` of them without waiting (one pipelined write for many
+  // bindings). Empty once closed.
+  std::vector<Popped> pop_batch(std::size_t max, bool (*batchable)(CallType));
   // Ends a popped call: sends `result` to its on_finish (dropped if it was already told it was
   // overwritten), forgets it, and queues the object again if a newer call arrived meanwhile.
   void finalize(const Popped& popped, const CallResult& result);
@@ -75,6 +80,7 @@ class CallQueue {
     if (pending_) pending_(t, delta);
   }
   // Drops an entry that is not in flight (its UID leaves order_ if queued).
+  Popped pop_locked();
   void erase_pending_locked(std::unordered_map<std::string, Entry>::iterator it);
 
   mutable std::mutex mu_;

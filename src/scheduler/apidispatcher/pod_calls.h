@@ -61,6 +61,10 @@ class PodBindingCall final : public ApiCall {
   void sync(const api::Pod&) override {}
   bool is_noop() const override { return false; }
 
+  // For a pipelined write of several bindings (Dispatcher).
+  const api::Pod& target() const { return target_; }
+  const std::string& node_name() const { return node_; }
+
  private:
   api::Pod target_;
   std::string uid_;
