@@ -355,6 +355,7 @@ TEST_F(VolumeBindingTest, AllBoundSkipsPreBindAndTimeout) {
   ASSERT_TRUE(pl->reserve(state, pod, "node-a").is_success());
   // Every claim bound: PreBind returns at once, so the pod's binding may go in a batch.
   EXPECT_TRUE(pl->pre_bind_is_quick(state, pod));
+  EXPECT_EQ(pl->pre_bind_pre_flight(state, pod, "node-a").code(), Code::Skip);
   EXPECT_TRUE(pl->pre_bind(state, pod, "node-a").is_success());
   EXPECT_TRUE(h_.rec.pvs.empty());
 
@@ -367,6 +368,14 @@ TEST_F(VolumeBindingTest, AllBoundSkipsPreBindAndTimeout) {
   ASSERT_TRUE(pl->pre_filter(state2, waiting, {}, r).is_success());
   ASSERT_TRUE(pl->reserve(state2, waiting, "node-a").is_success());
   EXPECT_FALSE(pl->pre_bind_is_quick(state2, waiting)) << "PreBind writes the PV and waits for the claim";
+  // Upstream PreBindPreFlight: work to do on the reserved node; an error for another node (no
+  // volumes were found for it) or without the plugin's cycle state.
+  EXPECT_TRUE(pl->pre_bind_pre_flight(state2, waiting, "node-a").is_success());
+  auto other = pl->pre_bind_pre_flight(state2, waiting, "node-b");
+  EXPECT_EQ(other.code(), Code::Error);
+  EXPECT_EQ(other.message(), "no pod volumes found for node \"node-b\"");
+  framework::CycleState empty;
+  EXPECT_EQ(pl->pre_bind_pre_flight(empty, waiting, "node-a").code(), Code::Error);
   int polls = 0;
   on_sleep_ = [&] { ++polls; };
   auto s = pl->pre_bind(state2, waiting, "node-a");

@@ -620,6 +620,17 @@ bool VolumeBinding::pre_bind_is_quick(const framework::CycleState& state, const 
   return s == nullptr || s->allBound;
 }
 
+Status VolumeBinding::pre_bind_pre_flight(const framework::CycleState& state, const api::Pod&,
+                                          const std::string& node_name) {
+  const auto* s = state.read<StateData>(kStateKey);
+  if (s == nullptr) return Status::error("error reading \"VolumeBinding\" from cycleState: not found");
+  if (s->allBound) return Status::skip();
+  if (!s->podVolumes || s->reservedNode != node_name) {
+    return Status::error("no pod volumes found for node \"" + node_name + "\"");
+  }
+  return {};
+}
+
 Status VolumeBinding::pre_bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) {
   const auto* s = state.read<StateData>(kStateKey);
   if (s == nullptr) return Status::error("error reading \"VolumeBinding\" from cycleState: not found");

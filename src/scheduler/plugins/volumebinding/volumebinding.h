@@ -90,6 +90,10 @@ class VolumeBinding final : public framework::SignPlugin,
   framework::Status pre_bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
   // Quick when every claim is bound already (or the state is missing: an immediate error).
   bool pre_bind_is_quick(const framework::CycleState& state, const api::Pod& pod) const override;
+  // Upstream PreBindPreFlight: Skip when every claim is bound; an error when the cycle state is
+  // missing or holds no volumes for the node (as PreBind would fail).
+  framework::Status pre_bind_pre_flight(const framework::CycleState& state, const api::Pod& pod,
+                             const std::string& node_name) override;
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;
 
   // Test hooks: the clock for the PreBind deadline and how to wait between polls.
