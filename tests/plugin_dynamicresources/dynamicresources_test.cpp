@@ -204,6 +204,9 @@ TEST_F(DynamicResourcesTest, PodWithoutClaimsIsSkipped) {
   EXPECT_EQ(st.message(), "no new claims to deallocate");
   EXPECT_TRUE(plugin->reserve(s, *p, "node-1").is_success());
   EXPECT_TRUE(plugin->pre_bind_is_quick(s, *p));
+  EXPECT_TRUE(plugin->pre_bind_pre_flight(s, *p, "node-1").is_skip());  // upstream PreBindPreFlight
+  fw::CycleState no_state;
+  EXPECT_EQ(plugin->pre_bind_pre_flight(no_state, *p, "node-1").code(), fw::Code::Error);
   EXPECT_TRUE(plugin->pre_bind(s, *p, "node-1").is_success());
   fw::PodSignature sig;
   plugin->sign_pod(*p, sig);
@@ -348,6 +351,7 @@ TEST_F(DynamicResourcesTest, PreBindWritesAllocationAndReservation) {
   ASSERT_TRUE(plugin->filter(s, *pa, ni("node-1")).is_success());
   ASSERT_TRUE(plugin->reserve(s, *pa, "node-1").is_success());
   EXPECT_FALSE(plugin->pre_bind_is_quick(s, *pa));
+  EXPECT_TRUE(plugin->pre_bind_pre_flight(s, *pa, "node-1").is_success());  // PreBind has claims to write
   ASSERT_TRUE(plugin->pre_bind(s, *pa, "node-1").is_success());
 
   auto stored = handle.claims.stored("a");

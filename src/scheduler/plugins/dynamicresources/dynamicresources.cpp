@@ -514,6 +514,13 @@ bool DynamicResources::pre_bind_is_quick(const framework::CycleState& state, con
   return s != nullptr && s->claims.empty();
 }
 
+Status DynamicResources::pre_bind_pre_flight(const framework::CycleState& state, const api::Pod&,
+                                             const std::string&) {
+  const auto* s = state.read<StateData>(kStateKey);
+  if (s == nullptr) return Status::error("not found");  // as PreBind says it
+  return s->claims.empty() ? Status::skip() : Status();
+}
+
 util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size_t index, const api::Pod& pod) {
   dra::ClaimPtr claim = s.claims[index];
   const std::optional<resourceapi::AllocationResult>& allocation = s.infos[index].allocation;

@@ -64,8 +64,11 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   framework::Status reserve(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
   void unreserve(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
   framework::Status pre_bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) override;
-  // Upstream PreBindPreFlight: nothing to do for a pod without claims.
+  // Nothing to do at PreBind for a pod without claims (batched binding asks this).
   bool pre_bind_is_quick(const framework::CycleState& state, const api::Pod& pod) const override;
+  // Upstream PreBindPreFlight: Skip for a pod without claims, an error without the cycle state.
+  framework::Status pre_bind_pre_flight(const framework::CycleState& state, const api::Pod& pod,
+                                        const std::string& node_name) override;
   // Upstream SignPod: a pod with claims is never batched.
   void sign_pod(const api::Pod& pod, framework::PodSignature& sig) const override;
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;
