@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apiserver/features.h"
 #include "apiserver/resources.h"
 #include "apiserver/status.h"
 #include "apiserver/storage/storage.h"
@@ -27,11 +28,14 @@ namespace ksched::apiserver::registry {
 // What a strategy is told about the write in hand.
 struct WriteContext {
   const ResourceInfo& resource;
+  const FeatureGates& gates;              // the gates the server runs with (v1.35's defaults when not set)
   std::string_view ns;                    // the request's namespace ("" for cluster-scoped kinds)
   std::string_view subresource;           // "" or "status"
   const boost::json::object* old = nullptr;  // the stored object on an update, null on create
   const Store* store = nullptr;           // for rules that read other objects (a namespace's labels)
-  std::int64_t now_unix = 0;              // the write's time (defaulted timestamps)
+  // The write's time, read once per request (the handlers' creationTimestamp is the same second):
+  // defaulted timestamps and lastTransitionTimes, formatted (format_rfc3339) only where one is set.
+  std::int64_t now_unix = 0;
 };
 
 // A column of the server-side Table (meta.k8s.io/v1), as upstream's printers declare them.

@@ -8,6 +8,7 @@
 #include "apiserver/json_access.h"
 #include "apiserver/registry/core/pod_strategy.h"
 #include "apiserver/registry/strategy.h"
+#include "apiserver/timeutil.h"
 #include "apiserver/write/type_check.h"
 #include "apiserver/write/validation.h"
 #include "util/go_format.h"
@@ -109,7 +110,7 @@ ApiError patch_invalid(const std::string& patched, const std::string& why) {
 // persistentvolumeStatusStrategy.PrepareForUpdate (PersistentVolumeLastPhaseTransitionTime, GA):
 // a phase change the client gave no new transition time for is stamped now; an unchanged phase
 // keeps the stored time when the write leaves it out.
-void prepare_persistent_volume_status(json::object& pv, const json::object& old, std::string_view now) {
+void prepare_persistent_volume_status(json::object& pv, const json::object& old, std::int64_t now_unix) {
   auto& status = ensure_object(pv, "status");
   const json::object* old_status = object_member(old, "status");
   std::string_view phase = str_view(status, "phase");
@@ -123,7 +124,7 @@ void prepare_persistent_volume_status(json::object& pv, const json::object& old,
       status["lastPhaseTransitionTime"] = std::move(keep);
     }
   } else if (phase != old_phase && (unset || (old_t && *t == *old_t))) {
-    status["lastPhaseTransitionTime"] = now;
+    status["lastPhaseTransitionTime"] = format_rfc3339(now_unix);
   }
 }
 
@@ -231,7 +232,7 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
   const ResourceInfo& r = w.resource;
   // A kind whose rules are in the strategy shape (registry/) gets each step from its strategy.
   const registry::Strategy* strategy = registry::strategy_for(r);
-  const registry::WriteContext ctx{r, w.ns, w.subresource, w.old, &store, w.now_unix};
+  const registry::WriteContext ctx{r, gates, w.ns, w.subresource, w.old, &store, w.now_unix};
   apply_defaults(r, obj, gates);
   if (strategy) strategy->set_defaults(obj, ctx);
   // Admission plugins ignore subresources (status writes), as upstream's do.
@@ -241,7 +242,7 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
     const bool create = w.verb == WriteVerb::Create;
     if (r.kind == "Pod") {
       if (create)
-        prepare_pod_create(obj, gates, w.now);
+        prepare_pod_create(obj, gates, w.now_unix);
       else if (w.subresource == "status")
         prepare_pod_status_update(obj, *w.old);
       else
@@ -249,7 +250,7 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
     } else if (r.kind == "Node") {
       prepare_node(obj, create ? nullptr : w.old, gates);
     } else if (r.kind == "PersistentVolume" && w.subresource == "status" && w.old) {
-      prepare_persistent_volume_status(obj, *w.old, w.now);
+      prepare_persistent_volume_status(obj, *w.old, w.now_unix);
     }
   }
   std::vector<Cause> kind_causes;

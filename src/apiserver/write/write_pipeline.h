@@ -64,9 +64,8 @@ struct WriteRequest {
   std::string_view ns;
   const boost::json::object* old = nullptr;  // the stored object, on Update
   const FeatureGates* gates = nullptr;       // null: v1.35's defaults
-  std::string_view now;                      // RFC 3339, for the timestamps a strategy writes
   std::vector<std::string>* warnings = nullptr;  // Warning headers of an accepted write (strategies')
-  std::int64_t now_unix = 0;                     // the write's time (defaulted timestamps)
+  std::int64_t now_unix = 0;  // the write's time (WriteContext::now_unix): timestamps a strategy sets
   const AdmissionPlugins* admission = nullptr;   // null: every plugin on
 };
 

@@ -6,6 +6,7 @@
 
 #include "api/quantity.h"
 #include "apiserver/json_access.h"
+#include "apiserver/timeutil.h"
 
 namespace ksched::apiserver {
 
@@ -155,7 +156,7 @@ std::string compute_pod_qos(const json::object& spec, const FeatureGates& gates)
   return guaranteed && requests.size() == limits.size() ? "Guaranteed" : "Burstable";
 }
 
-void prepare_pod_create(json::object& pod, const FeatureGates& gates, std::string_view now) {
+void prepare_pod_create(json::object& pod, const FeatureGates& gates, std::int64_t now_unix) {
   auto& spec = ensure_object(pod, "spec");
   std::string qos;
   if (const json::object* st = object_member(pod, "status")) qos = str(*st, "qosClass");
@@ -168,7 +169,7 @@ void prepare_pod_create(json::object& pod, const FeatureGates& gates, std::strin
         json::array{json::object{{"type", "PodScheduled"},
                                  {"status", "False"},
                                  {"lastProbeTime", nullptr},
-                                 {"lastTransitionTime", now},
+                                 {"lastTransitionTime", format_rfc3339(now_unix)},
                                  {"reason", "SchedulingGated"},
                                  {"message", "Scheduling is blocked due to non-empty scheduling gates"}}};
   const json::object* meta = object_member(pod, "metadata");

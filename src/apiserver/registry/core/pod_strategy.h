@@ -4,6 +4,7 @@
 // The handlers own metadata.generation; these own the rest of each PrepareFor*.
 #pragma once
 #include <boost/json.hpp>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,10 +19,10 @@ std::string compute_pod_qos(const boost::json::object& spec, const FeatureGates&
 
 // podStrategy.PrepareForCreate: the status is the server's (phase Pending and the QoS class, the
 // client's own qosClass kept as GetPodQOS reads it before the reset), disabled fields dropped,
-// the SchedulingGated condition while gates remain (`now`: its lastTransitionTime), and the
+// the SchedulingGated condition while gates remain (`now_unix`: its lastTransitionTime), and the
 // matchLabelKeys/mismatchLabelKeys of pod (anti-)affinity terms and topology spread constraints
 // merged into their label selectors from the pod's labels.
-void prepare_pod_create(boost::json::object& pod, const FeatureGates& gates, std::string_view now);
+void prepare_pod_create(boost::json::object& pod, const FeatureGates& gates, std::int64_t now_unix);
 
 // podStrategy.PrepareForUpdate of a spec write (the status is the stored one already): disabled
 // fields dropped unless the stored pod uses them.
