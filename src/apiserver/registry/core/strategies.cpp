@@ -4,7 +4,7 @@
 
 #include "apiserver/json_access.h"
 #include "apiserver/registry/core/validation.h"
-#include "apiserver/write/pod_template.h"
+#include "apiserver/registry/core/pod_template.h"
 #include "util/base64.h"
 
 namespace ksched::apiserver::registry::core {

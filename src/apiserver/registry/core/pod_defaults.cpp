@@ -4,7 +4,7 @@
 
 #include "apiserver/json_access.h"
 #include "apiserver/registry/core/pod_resources.h"
-#include "apiserver/write/pod_template.h"
+#include "apiserver/registry/core/pod_template.h"
 
 namespace ksched::apiserver {
 
