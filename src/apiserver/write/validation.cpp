@@ -5,9 +5,7 @@
 #include <cctype>
 
 #include "apiserver/json_access.h"
-#include "apiserver/registry/core/pod_rules.h"
 #include "apiserver/write/validation_rules.h"
-#include "util/go_format.h"
 
 namespace ksched::apiserver {
 
@@ -194,145 +192,16 @@ json::value rules::semantic(const json::value& v) {
   return v;
 }
 
-
-// ---------------------------------------------------------------- the kinds' rules
-namespace {
-
-using rules::child;
-using rules::Errors;
-
-// ValidateNode / ValidateNodeUpdate: taints (upstream words their path "metadata.taints"), and
-// every capacity and allocatable quantity.
-void node(Errors& e, const json::object& node) {
-  const json::object& spec = member_or_empty(node, "spec");
-  if (const json::array* taints = rules::arr(spec, "taints")) {
-    std::vector<std::pair<std::string_view, std::string_view>> seen;  // (effect, key)
-    for (std::size_t i = 0; i < taints->size(); ++i) {
-      if (!(*taints)[i].is_object()) continue;
-      const json::object& t = (*taints)[i].get_object();
-      std::string p = rules::index("metadata.taints", i);
-      std::string_view key = rules::sv(t, "key"), value = rules::sv(t, "value"), effect = rules::sv(t, "effect");
-      rules::each(e, rules::qualified_name(key), child(p, "key"), key);
-      std::vector<std::string> verrs = rules::label_value(value);
-      if (!verrs.empty()) {
-        std::string joined;
-        for (const auto& m : verrs) joined.append(joined.empty() ? "" : ";").append(m);
-        e.invalid_str(child(p, "value"), value, joined);
-      }
-      rules::taint_effect(e, effect, false, child(p, "effect"));
-      if (std::find(seen.begin(), seen.end(), std::pair{effect, key}) != seen.end()) {
-        e.duplicate(p, json::serialize(t), "taints must be unique by key and effect pair");
-        continue;
-      }
-      seen.emplace_back(effect, key);
-    }
-  }
-  const json::object& status = member_or_empty(node, "status");
-  for (std::string_view list : {"capacity", "allocatable"})
-    if (const json::object* l = rules::obj(status, list))
-      for (const auto& kv : *l)
-        rules::resource_quantity_value(e, kv.key(), kv.value(), "status." + std::string(list) + "." + std::string(kv.key()));
-  // validateNodeSwapStatus (upstream names the path under metadata).
-  if (const json::object* info = rules::obj(status, "nodeInfo"))
-    if (const json::object* swap = rules::obj(*info, "swap"))
-      if (auto cap = rules::int_of(*swap, "capacity"); cap && *cap <= 0)
-        e.invalid_int("metadata.nodeSwapStatus.capacity", *cap, "must be greater than zero");
-  // validateNodeDeclaredFeatures: UpperCamelCase names with /-separated segments, sorted, unique.
-  if (const json::array* df = rules::arr(status, "declaredFeatures")) {
-    auto valid_name = [](std::string_view f) {
-      if (f.empty() || !(f[0] >= 'A' && f[0] <= 'Z')) return false;
-      bool segment_start = false;
-      for (char c : f) {
-        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        if (c == '/') {
-          if (segment_start) return false;
-          segment_start = true;
-          continue;
-        }
-        if (!alnum) return false;
-        if (segment_start && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return false;
-        segment_start = false;
-      }
-      return !segment_start;
-    };
-    for (std::size_t i = 0; i < df->size(); ++i) {
-      std::string_view f = (*df)[i].is_string() ? std::string_view((*df)[i].get_string()) : std::string_view();
-      std::string p = rules::index("status.declaredFeatures", i);
-      if (f.size() > 253)
-        e.invalid_str(p, f, "invalid feature name " + util::go_quote(f) + ": must be no more than 253 characters");
-      else if (!valid_name(f))
-        e.invalid_str(p, f,
-                      "invalid feature name " + util::go_quote(f) +
-                          ": must start with an UpperCamelCase segment, with subsequent segments separated by '/' "
-                          "(e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters "
-                          "and slashes");
-      if (i + 1 < df->size() && (*df)[i + 1].is_string()) {
-        std::string_view next = (*df)[i + 1].get_string();
-        std::string np = rules::index("status.declaredFeatures", i + 1);
-        if (f == next)
-          e.duplicate(np, util::go_quote(next));
-        else if (f > next)
-          e.invalid_str(np, next, "list must be sorted alphabetically");
-      }
-    }
-  }
-}
-
-
-
-// The kind's own rules beyond metadata, the same on create and update (`create` only adds what
-// upstream checks on create alone).
-void kind_rules(const ResourceInfo& r, const json::object& obj, bool create, std::string_view sub, Errors& e) {
-  const std::string& k = r.kind;
-  if (r.group.empty()) {
-    if (k == "Pod") {
-      if (sub.empty()) {
-        registry::core::validate_pod(e, obj, create);
-      } else if (sub == "status") {
-        const json::object& spec = member_or_empty(obj, "spec");
-        rules::pod_resource_claim_statuses(e, rules::arr(member_or_empty(obj, "status"), "resourceClaimStatuses"),
-                                           rules::arr(spec, "resourceClaims"), rules::Path("status.resourceClaimStatuses"));
-      }
-    } else if (k == "Node") {
-      node(e, obj);
-    } else if (k == "PersistentVolume") {
-      const json::object* cap = rules::obj(member_or_empty(obj, "spec"), "capacity");
-      const json::value* storage = cap ? cap->if_contains("storage") : nullptr;
-      if (!storage)
-        e.required(rules::key("spec.capacity", "storage"));
-      else if (auto q = rules::quantity_of(*storage); q && q->sign() <= 0)
-        e.invalid_str(rules::key("spec.capacity", "storage"), q->to_string(), "must be greater than zero");
-      if (cap)
-        for (const auto& kv : *cap) {
-          if (kv.key() != "storage") e.not_supported(rules::key("spec.capacity", kv.key()), util::go_quote(kv.key()), {"storage"});
-          rules::resource_quantity_value(e, kv.key(), kv.value(), rules::key("spec.capacity", kv.key()));
-        }
-    }
-  }
-}
-
-}  // namespace
-
-std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object& obj, const json::object* old,
-                                       std::string_view subresource, std::vector<Cause> kind_causes) {
-  const bool create = old == nullptr;
+std::optional<ApiError> validate_write(const ResourceInfo& r, const json::object& obj, std::vector<Cause> kind_causes) {
   std::vector<Cause> causes;
   object_meta(r, obj, causes);
-  Errors e;
-  kind_rules(r, obj, create, subresource, e);
-  if (old && subresource == "status" && r.group.empty() && r.kind == "Pod")
-    registry::core::validate_pod_status_update(e, obj, *old);
-  for (auto& c : e.causes) causes.push_back(std::move(c));
-  for (auto& c : kind_causes) causes.push_back(std::move(c));
-  // What an update may not change (checked on the main resource; a status write keeps the spec).
-  if (old && subresource.empty()) {
-    if (r.group.empty() && r.kind == "Pod") {
-      Errors u;
-      registry::core::validate_pod_update(u, obj, *old);
-      for (auto& c : u.causes) causes.push_back(std::move(c));
-    }
+  if (causes.empty() && kind_causes.empty()) return std::nullopt;
+  if (causes.empty()) {
+    causes = std::move(kind_causes);
+  } else {
+    causes.reserve(causes.size() + kind_causes.size());
+    for (auto& c : kind_causes) causes.push_back(std::move(c));
   }
-  if (causes.empty()) return std::nullopt;
   return invalid(r, str(member_or_empty(obj, "metadata"), "name"), std::move(causes));
 }
 

@@ -4,9 +4,15 @@
 #pragma once
 #include <boost/json/fwd.hpp>
 
+#include "apiserver/features.h"
 #include "apiserver/write/validation_rules.h"
 
 namespace ksched::apiserver::registry::core {
+
+// SetDefaults_Pod, on every write of a pod: the pod spec's defaults (as a template's), requests
+// from limits, the pod-level resources' defaults (PodLevelResources), service links, and under
+// hostNetwork each port's hostPort.
+void default_pod(boost::json::object& pod, const FeatureGates& gates);
 
 // ValidatePodCreate (`create`) or ValidatePodUpdate's own part: the spec, on create what only a
 // new pod is refused (ephemeral containers, a node name with scheduling gates).
