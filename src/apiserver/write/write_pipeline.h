@@ -3,9 +3,11 @@
 // subresource (status):
 //
 //   decode (apiVersion/kind, field types, canonical quantities, unknown and duplicate fields)
-//   -> default -> mutating admission -> prepare (the registry strategies: status reset,
-//      disabled fields, pod_strategy.h) -> validate
-//   -> validating admission
+//   -> default -> mutating admission -> prepare -> validate (the metadata's rules, then the
+//      kind's) -> validating admission
+//
+// Default, prepare and the kind's validation are the kind's strategy's (registry/strategy.h),
+// so nothing here names a kind.
 //
 // The handlers own what is not about the object's content: names, UIDs, timestamps, generation,
 // resourceVersion preconditions and the status/spec split of subresources (upstream's strategies).
