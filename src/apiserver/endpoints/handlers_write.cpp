@@ -87,7 +87,9 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
     if (auto e = check_namespace(ns)) return fail(*e);
   }
   meta["uid"] = new_uid();
-  meta["creationTimestamp"] = now_ts();
+  // One reading of the clock for the write: its creationTimestamp and the times its strategy sets.
+  const std::int64_t now_unix = now();
+  meta["creationTimestamp"] = format_rfc3339(now_unix);
   meta.erase("resourceVersion");
   meta.erase("deletionTimestamp");
   meta.erase("deletionGracePeriodSeconds");
@@ -98,9 +100,8 @@ Api::Impl::CreateResult Api::Impl::do_create(const ResourceInfo& r, const std::s
     meta["generation"] = 1;
   else
     meta.erase("generation");
-  const std::string now_text = now_ts();
-  if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns, nullptr, &api.feature_gates(), now_text,
-                                               decode ? decode->warnings : nullptr, now(), &api.admission_plugins()},
+  if (auto e = run_write_pipeline(WriteRequest{r, WriteVerb::Create, "", ns, nullptr, &api.feature_gates(),
+                                               decode ? decode->warnings : nullptr, now_unix, &api.admission_plugins()},
                                   obj, store))
     return fail(*e);
   to_storage(r, obj);
@@ -148,9 +149,8 @@ Response Api::Impl::guaranteed_update(const ResourceInfo& r, const std::string& 
     // A binding only sets nodeName and the PodScheduled condition on the stored pod; upstream's
     // binding storage does not re-validate the pod, and neither do we.
     if (sub != "binding") {
-      const std::string now_text = now_ts();
       if (auto e = run_write_pipeline(
-              WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj, &api.feature_gates(), now_text, warnings, now(),
+              WriteRequest{r, WriteVerb::Update, sub, ns, &cur_obj, &api.feature_gates(), warnings, now(),
                            &api.admission_plugins()},
               next,
               store))

@@ -29,13 +29,8 @@ const json::value* at(const json::value& v, std::initializer_list<std::string_vi
   return cur;
 }
 
-std::string s(const json::value& v, std::initializer_list<std::string_view> path, std::string dflt = "") {
-  auto* x = at(v, path);
-  if (!x) return dflt;
-  if (x->is_string()) return x->get_string().empty() ? dflt : std::string(x->get_string());
-  if (x->is_int64()) return std::to_string(x->get_int64());
-  if (x->is_bool()) return x->get_bool() ? "true" : "false";
-  return dflt;
+std::string s(const json::value& v, std::initializer_list<std::string_view> path, std::string_view dflt = {}) {
+  return registry::cell_text(at(v, path), dflt);
 }
 
 std::string age(const json::value& o, std::int64_t now) {
@@ -52,15 +47,6 @@ std::vector<Column> columns(const ResourceInfo& r) {
     for (const auto& c : st->table_columns()) out.push_back(Column{c.name, c.type, c.format, c.priority});
     if (!out.empty()) return out;
   }
-  if (r.group.empty() && r.plural == "pods")
-    return {{"Name", "string", "name", 0},        {"Ready", "string", "", 0},          {"Status", "string", "", 0},
-            {"Restarts", "string", "", 0},        {"Age", "string", "", 0},            {"IP", "string", "", 1},
-            {"Node", "string", "", 1},            {"Nominated Node", "string", "", 1}, {"Readiness Gates", "string", "", 1}};
-  if (r.group.empty() && r.plural == "nodes")
-    return {{"Name", "string", "name", 0},       {"Status", "string", "", 0},         {"Roles", "string", "", 0},
-            {"Age", "string", "", 0},            {"Version", "string", "", 0},        {"Internal-IP", "string", "", 1},
-            {"External-IP", "string", "", 1},    {"OS-Image", "string", "", 1},       {"Kernel-Version", "string", "", 1},
-            {"Container-Runtime", "string", "", 1}};
   if (r.plural == "events" && (r.group.empty() || r.group == "events.k8s.io"))
     return {{"Last Seen", "string", "", 0}, {"Type", "string", "", 0}, {"Reason", "string", "", 0},
             {"Object", "string", "", 0},    {"Message", "string", "", 0}};
@@ -72,65 +58,6 @@ json::array cells(const ResourceInfo& r, const json::value& o, std::int64_t now)
   if (const registry::Strategy* st = registry::strategy_for(r); st && o.is_object())
     return st->table_cells(o.get_object(), now);
   std::string name = s(o, {"metadata", "name"});
-  if (r.group.empty() && r.plural == "pods") {
-    std::int64_t total = 0, ready = 0, restarts = 0;
-    if (auto* cs = at(o, {"spec", "containers"}); cs && cs->is_array()) total = static_cast<std::int64_t>(cs->get_array().size());
-    if (auto* st = at(o, {"status", "containerStatuses"}); st && st->is_array()) {
-      for (const auto& c : st->get_array()) {
-        if (auto* rd = at(c, {"ready"}); rd && rd->is_bool() && rd->get_bool()) ++ready;
-        if (auto* rc = at(c, {"restartCount"}); rc && rc->is_int64()) restarts += rc->get_int64();
-      }
-    }
-    std::string status = s(o, {"status", "reason"}, s(o, {"status", "phase"}));
-    if (at(o, {"metadata", "deletionTimestamp"}) && !at(o, {"metadata", "deletionTimestamp"})->is_null())
-      status = "Terminating";
-    return json::array{name,
-                       std::to_string(ready) + "/" + std::to_string(total),
-                       status,
-                       std::to_string(restarts),
-                       age(o, now),
-                       s(o, {"status", "podIP"}, "<none>"),
-                       s(o, {"spec", "nodeName"}, "<none>"),
-                       s(o, {"status", "nominatedNodeName"}, "<none>"),
-                       "<none>"};
-  }
-  if (r.group.empty() && r.plural == "nodes") {
-    std::string status = "Unknown";
-    if (auto* cs = at(o, {"status", "conditions"}); cs && cs->is_array()) {
-      for (const auto& c : cs->get_array()) {
-        if (s(c, {"type"}) != "Ready") continue;
-        status = s(c, {"status"}) == "True" ? "Ready" : s(c, {"status"}) == "False" ? "NotReady" : "Unknown";
-      }
-    }
-    if (auto* u = at(o, {"spec", "unschedulable"}); u && u->is_bool() && u->get_bool()) status += ",SchedulingDisabled";
-    std::string roles;
-    if (auto* l = at(o, {"metadata", "labels"}); l && l->is_object()) {
-      for (const auto& kv : l->get_object()) {
-        std::string_view k = kv.key();
-        if (k.starts_with("node-role.kubernetes.io/")) {
-          if (!roles.empty()) roles += ",";
-          roles += std::string(k.substr(24));
-        }
-      }
-    }
-    std::string internal = "<none>", external = "<none>";
-    if (auto* as = at(o, {"status", "addresses"}); as && as->is_array()) {
-      for (const auto& a : as->get_array()) {
-        if (s(a, {"type"}) == "InternalIP") internal = s(a, {"address"}, "<none>");
-        if (s(a, {"type"}) == "ExternalIP") external = s(a, {"address"}, "<none>");
-      }
-    }
-    return json::array{name,
-                       status,
-                       roles.empty() ? "<none>" : roles,
-                       age(o, now),
-                       s(o, {"status", "nodeInfo", "kubeletVersion"}),
-                       internal,
-                       external,
-                       s(o, {"status", "nodeInfo", "osImage"}, "<unknown>"),
-                       s(o, {"status", "nodeInfo", "kernelVersion"}, "<unknown>"),
-                       s(o, {"status", "nodeInfo", "containerRuntimeVersion"}, "<unknown>")};
-  }
   if (r.plural == "events" && r.group.empty()) {
     // kubectl's order: lastTimestamp, then the series' last observation, then eventTime.
     std::string last = s(o, {"lastTimestamp"},

@@ -27,6 +27,14 @@ std::string age(const json::object& obj, std::int64_t now_unix) {
   return t ? human_age(now_unix - *t) : std::string("<unknown>");
 }
 
+std::string cell_text(const json::value* v, std::string_view dflt) {
+  if (!v) return std::string(dflt);
+  if (v->is_string()) return std::string(v->get_string().empty() ? dflt : std::string_view(v->get_string()));
+  if (v->is_int64()) return std::to_string(v->get_int64());
+  if (v->is_bool()) return v->get_bool() ? "true" : "false";
+  return std::string(dflt);
+}
+
 json::array Strategy::table_cells(const json::object& obj, std::int64_t now_unix) const {
   const json::object* m = rules::obj(obj, "metadata");
   return json::array{m ? rules::sv(*m, "name") : std::string_view(), age(obj, now_unix)};

@@ -4,12 +4,10 @@
 // (write_pipeline.cpp) asks strategy_for() and calls each step; the handlers keep what is about the
 // request (names, UIDs, timestamps, generation, preconditions, the spec/status split).
 //
-// Groups in this shape: apps, batch, node.k8s.io, resource.k8s.io, scheduling.k8s.io, and part of
-// core/v1 (registry/core/strategies.h). The other core kinds still have their rules in
-// write/defaults.cpp and write/validation.cpp (the pod rules in registry/core/, called by the
-// pipeline); a group moved into this shape gets a folder registry/<group>/ and one line in
-// registry.cpp. Admission plugins (write/admission.cpp) are not
-// strategies, as upstream's are not.
+// Groups in this shape: apps, batch, core/v1 (registry/core/strategies.h), node.k8s.io,
+// resource.k8s.io, scheduling.k8s.io; the other groups' kinds have no rules beyond metadata. A new
+// group gets a folder registry/<group>/ and one line in registry.cpp. Admission plugins
+// (write/admission.cpp) are not strategies, as upstream's are not.
 #pragma once
 #include <boost/json/fwd.hpp>
 #include <cstdint>
@@ -17,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apiserver/features.h"
 #include "apiserver/resources.h"
 #include "apiserver/status.h"
 #include "apiserver/storage/storage.h"
@@ -27,11 +26,14 @@ namespace ksched::apiserver::registry {
 // What a strategy is told about the write in hand.
 struct WriteContext {
   const ResourceInfo& resource;
+  const FeatureGates& gates;              // the gates the server runs with (v1.35's defaults when not set)
   std::string_view ns;                    // the request's namespace ("" for cluster-scoped kinds)
   std::string_view subresource;           // "" or "status"
   const boost::json::object* old = nullptr;  // the stored object on an update, null on create
   const Store* store = nullptr;           // for rules that read other objects (a namespace's labels)
-  std::int64_t now_unix = 0;              // the write's time (defaulted timestamps)
+  // The write's time, read once per request (the handlers' creationTimestamp is the same second):
+  // defaulted timestamps and lastTransitionTimes, formatted (format_rfc3339) only where one is set.
+  std::int64_t now_unix = 0;
 };
 
 // A column of the server-side Table (meta.k8s.io/v1), as upstream's printers declare them.
@@ -74,6 +76,9 @@ const Strategy* strategy_for(const ResourceInfo& r);
 
 // kubectl's age of an object ("5s", "3m20s"), "<unknown>" without a creationTimestamp.
 std::string age(const boost::json::object& obj, std::int64_t now_unix);
+// A Table cell's text of a member (null: absent): a string, `dflt` when empty; a number's or a
+// boolean's text; `dflt` for anything else.
+std::string cell_text(const boost::json::value* v, std::string_view dflt = {});
 
 // The kind's causes of one write (validate, validate_update or validate_status_update, as the
 // write is a create, an update or a status write), empty when valid.

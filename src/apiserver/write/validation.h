@@ -1,6 +1,6 @@
 // Validation of objects about to be stored, with upstream's field paths, messages and the 422
-// Invalid Status shape: names, labels, annotations, required fields, and what an update may
-// not change.
+// Invalid Status shape: the metadata every kind shares (names, labels, annotations); the kinds'
+// own rules are their strategies' (registry/).
 #pragma once
 #include <boost/json/fwd.hpp>
 #include <optional>
@@ -13,14 +13,11 @@
 
 namespace ksched::apiserver {
 
-// Validates an object about to be stored: the metadata's rules, then the kind's. A kind with a
-// strategy (registry/strategy.h) brings its causes as `kind_causes`; for the core kinds not moved
-// there yet (Pod, Node, PersistentVolume), this file has their
-// rules on the new object whether it is created (`old` null) or updated, then on an update what
-// the kind may not change relative to `old` (the pod spec fields). A write to the status
-// subresource skips the rules of the parts it cannot change.
-std::optional<ApiError> validate_write(const ResourceInfo& r, const boost::json::object& obj, const boost::json::object* old,
-                                       std::string_view subresource, std::vector<Cause> kind_causes = {});
+// Validates an object about to be stored: the metadata's rules (ValidateObjectMeta, the name as
+// the kind names it), then `kind_causes`, the kind's own, which its strategy found
+// (registry/strategy.h: on create, on an update, or on a status write).
+std::optional<ApiError> validate_write(const ResourceInfo& r, const boost::json::object& obj,
+                                       std::vector<Cause> kind_causes = {});
 // Builds the Invalid error "Kind \"name\" is invalid: ..." from causes.
 ApiError invalid(const ResourceInfo& r, const std::string& name, std::vector<Cause> causes);
 

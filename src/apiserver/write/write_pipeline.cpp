@@ -4,9 +4,7 @@
 #include <boost/json.hpp>
 #include <cstdlib>
 
-#include "apiserver/write/defaults.h"
 #include "apiserver/json_access.h"
-#include "apiserver/registry/core/pod_strategy.h"
 #include "apiserver/registry/strategy.h"
 #include "apiserver/write/type_check.h"
 #include "apiserver/write/validation.h"
@@ -104,27 +102,6 @@ ApiError patch_invalid(const std::string& patched, const std::string& why) {
   ApiError e{422, "Invalid", " \"\" is invalid: patch: " + detail};
   e.causes.push_back(Cause{"FieldValueInvalid", detail, "patch"});
   return e;
-}
-
-// persistentvolumeStatusStrategy.PrepareForUpdate (PersistentVolumeLastPhaseTransitionTime, GA):
-// a phase change the client gave no new transition time for is stamped now; an unchanged phase
-// keeps the stored time when the write leaves it out.
-void prepare_persistent_volume_status(json::object& pv, const json::object& old, std::string_view now) {
-  auto& status = ensure_object(pv, "status");
-  const json::object* old_status = object_member(old, "status");
-  std::string_view phase = str_view(status, "phase");
-  std::string_view old_phase = old_status ? str_view(*old_status, "phase") : std::string_view();
-  const json::value* t = status.if_contains("lastPhaseTransitionTime");
-  const json::value* old_t = old_status ? old_status->if_contains("lastPhaseTransitionTime") : nullptr;
-  bool unset = !t || t->is_null();
-  if (phase == old_phase && unset) {
-    if (old_t && !old_t->is_null()) {
-      json::value keep = *old_t;  // copied first: inserting may move the members
-      status["lastPhaseTransitionTime"] = std::move(keep);
-    }
-  } else if (phase != old_phase && (unset || (old_t && *t == *old_t))) {
-    status["lastPhaseTransitionTime"] = now;
-  }
 }
 
 }  // namespace
@@ -229,29 +206,14 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
   static const AdmissionPlugins kAllAdmission;
   const AdmissionPlugins& admission = w.admission ? *w.admission : kAllAdmission;
   const ResourceInfo& r = w.resource;
-  // A kind whose rules are in the strategy shape (registry/) gets each step from its strategy.
+  // Each step of the kind's rules is its strategy's (registry/); a kind without one has no rules
+  // beyond metadata.
   const registry::Strategy* strategy = registry::strategy_for(r);
-  const registry::WriteContext ctx{r, w.ns, w.subresource, w.old, &store, w.now_unix};
-  apply_defaults(r, obj, gates);
+  const registry::WriteContext ctx{r, gates, w.ns, w.subresource, w.old, &store, w.now_unix};
   if (strategy) strategy->set_defaults(obj, ctx);
   // Admission plugins ignore subresources (status writes), as upstream's do.
   if (w.subresource.empty())
     if (auto e = admit_mutating(r, w.verb, w.ns, obj, w.old, store, gates, admission)) return e;
-  if (r.group.empty()) {
-    const bool create = w.verb == WriteVerb::Create;
-    if (r.kind == "Pod") {
-      if (create)
-        prepare_pod_create(obj, gates, w.now);
-      else if (w.subresource == "status")
-        prepare_pod_status_update(obj, *w.old);
-      else
-        prepare_pod_update(obj, *w.old, gates);
-    } else if (r.kind == "Node") {
-      prepare_node(obj, create ? nullptr : w.old, gates);
-    } else if (r.kind == "PersistentVolume" && w.subresource == "status" && w.old) {
-      prepare_persistent_volume_status(obj, *w.old, w.now);
-    }
-  }
   std::vector<Cause> kind_causes;
   if (strategy) {
     if (w.verb == WriteVerb::Create)
@@ -262,9 +224,7 @@ std::optional<ApiError> run_write_pipeline(const WriteRequest& w, json::object& 
       strategy->prepare_for_update(obj, ctx);
     kind_causes = registry::validate(*strategy, obj, ctx);
   }
-  if (auto e = validate_write(r, obj, w.verb == WriteVerb::Create ? nullptr : w.old, w.subresource,
-                              std::move(kind_causes)))
-    return e;
+  if (auto e = validate_write(r, obj, std::move(kind_causes))) return e;
   if (strategy && w.warnings) strategy->warnings(obj, ctx, *w.warnings);
   if (w.subresource.empty()) return admit_validating(r, w.verb, obj, store, admission);
   return std::nullopt;

@@ -3,9 +3,11 @@
 // subresource (status):
 //
 //   decode (apiVersion/kind, field types, canonical quantities, unknown and duplicate fields)
-//   -> default -> mutating admission -> prepare (the registry strategies: status reset,
-//      disabled fields, pod_strategy.h) -> validate
-//   -> validating admission
+//   -> default -> mutating admission -> prepare -> validate (the metadata's rules, then the
+//      kind's) -> validating admission
+//
+// Default, prepare and the kind's validation are the kind's strategy's (registry/strategy.h),
+// so nothing here names a kind.
 //
 // The handlers own what is not about the object's content: names, UIDs, timestamps, generation,
 // resourceVersion preconditions and the status/spec split of subresources (upstream's strategies).
@@ -64,9 +66,8 @@ struct WriteRequest {
   std::string_view ns;
   const boost::json::object* old = nullptr;  // the stored object, on Update
   const FeatureGates* gates = nullptr;       // null: v1.35's defaults
-  std::string_view now;                      // RFC 3339, for the timestamps a strategy writes
   std::vector<std::string>* warnings = nullptr;  // Warning headers of an accepted write (strategies')
-  std::int64_t now_unix = 0;                     // the write's time (defaulted timestamps)
+  std::int64_t now_unix = 0;  // the write's time (WriteContext::now_unix): timestamps a strategy sets
   const AdmissionPlugins* admission = nullptr;   // null: every plugin on
 };
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "apiserver/json_access.h"
-#include "apiserver/write/pod_template.h"
+#include "apiserver/registry/core/pod_template.h"
 
 namespace ksched::apiserver::registry::apps {
 

@@ -1,7 +1,7 @@
 // apps/v1's strategies (pkg/registry/apps/{deployment,replicaset,statefulset,daemonset}/strategy.go):
 // Deployment, ReplicaSet, StatefulSet and DaemonSet, each with its status (and, but for DaemonSet,
 // its scale) subresource. Their pod templates are defaulted and validated as pods' specs
-// (write/pod_template.h).
+// (registry/core/pod_template.h).
 #pragma once
 #include <string_view>
 

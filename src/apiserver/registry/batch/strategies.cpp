@@ -6,7 +6,7 @@
 #include "apiserver/endpoints/table.h"
 #include "apiserver/json_access.h"
 #include "apiserver/timeutil.h"
-#include "apiserver/write/pod_template.h"
+#include "apiserver/registry/core/pod_template.h"
 
 namespace ksched::apiserver::registry::batch {
 

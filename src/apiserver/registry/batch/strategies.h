@@ -1,6 +1,6 @@
 // batch/v1's strategies (pkg/registry/batch/{job,cronjob}/strategy.go): Job and CronJob, each with
 // its status subresource. Their pod templates (a CronJob's under spec.jobTemplate.spec) are
-// defaulted and validated as pods' specs (write/pod_template.h).
+// defaulted and validated as pods' specs (registry/core/pod_template.h).
 #pragma once
 #include <string_view>
 

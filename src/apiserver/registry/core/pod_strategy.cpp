@@ -1,11 +1,15 @@
 #include "apiserver/registry/core/pod_strategy.h"
 
 #include <map>
+#include <string>
 #include <optional>
 #include <vector>
 
 #include "api/quantity.h"
 #include "apiserver/json_access.h"
+#include "apiserver/registry/core/pod_rules.h"
+#include "apiserver/registry/core/strategies.h"
+#include "apiserver/timeutil.h"
 
 namespace ksched::apiserver {
 
@@ -155,7 +159,7 @@ std::string compute_pod_qos(const json::object& spec, const FeatureGates& gates)
   return guaranteed && requests.size() == limits.size() ? "Guaranteed" : "Burstable";
 }
 
-void prepare_pod_create(json::object& pod, const FeatureGates& gates, std::string_view now) {
+void prepare_pod_create(json::object& pod, const FeatureGates& gates, std::int64_t now_unix) {
   auto& spec = ensure_object(pod, "spec");
   std::string qos;
   if (const json::object* st = object_member(pod, "status")) qos = str(*st, "qosClass");
@@ -168,7 +172,7 @@ void prepare_pod_create(json::object& pod, const FeatureGates& gates, std::strin
         json::array{json::object{{"type", "PodScheduled"},
                                  {"status", "False"},
                                  {"lastProbeTime", nullptr},
-                                 {"lastTransitionTime", now},
+                                 {"lastTransitionTime", format_rfc3339(now_unix)},
                                  {"reason", "SchedulingGated"},
                                  {"message", "Scheduling is blocked due to non-empty scheduling gates"}}};
   const json::object* meta = object_member(pod, "metadata");
@@ -219,14 +223,6 @@ void prepare_pod_status_update(json::object& pod, const json::object& old) {
     }
 }
 
-void prepare_node(json::object& node, const json::object* old, const FeatureGates& gates) {
-  if (gates.NodeDeclaredFeatures) return;
-  if (old)
-    if (const json::object* os = object_member(*old, "status"))
-      if (const json::array* df = array_member(*os, "declaredFeatures"); df && !df->empty()) return;
-  if (json::object* status = object_member(node, "status")) status->erase("declaredFeatures");
-}
-
 json::object topology_labels(const json::object& node) {
   json::object out;
   const json::object* meta = object_member(node, "metadata");
@@ -236,5 +232,82 @@ json::object topology_labels(const json::object& node) {
     if (const json::value* v = labels->if_contains(k); v && v->is_string()) out[k] = *v;
   return out;
 }
+
+namespace registry::core {
+
+namespace {
+
+using rules::Errors;
+
+// pkg/registry/core/pod/strategy.go: podStrategy and podStatusStrategy. A write to another pod
+// subresource than status (none goes through the pipeline today) gets the defaults and nothing
+// else, as before.
+class PodStrategy final : public Strategy {
+ public:
+  void set_defaults(json::object& obj, const WriteContext& w) const override { default_pod(obj, w.gates); }
+  void prepare_for_create(json::object& obj, const WriteContext& w) const override {
+    prepare_pod_create(obj, w.gates, w.now_unix);
+  }
+  void prepare_for_update(json::object& obj, const WriteContext& w) const override {
+    prepare_pod_update(obj, *w.old, w.gates);
+  }
+  void prepare_for_status_update(json::object& obj, const WriteContext& w) const override {
+    prepare_pod_status_update(obj, *w.old);
+  }
+  void validate(Errors& e, const json::object& obj, const WriteContext&) const override {
+    validate_pod(e, obj, true);
+  }
+  void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
+    if (!w.subresource.empty()) return;
+    validate_pod(e, obj, false);
+    validate_pod_update(e, obj, *w.old);
+  }
+  void validate_status_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
+    const json::object& spec = member_or_empty(obj, "spec");
+    rules::pod_resource_claim_statuses(e, rules::arr(member_or_empty(obj, "status"), "resourceClaimStatuses"),
+                                       rules::arr(spec, "resourceClaims"), rules::Path("status.resourceClaimStatuses"));
+    validate_pod_status_update(e, obj, *w.old);
+  }
+  // kubectl's pod columns (pkg/printers/internalversion: printPod, without its per-container reasons).
+  std::vector<TableColumn> table_columns() const override {
+    return {{"Name", "string", "name", 0},        {"Ready", "string", "", 0},          {"Status", "string", "", 0},
+            {"Restarts", "string", "", 0},        {"Age", "string", "", 0},            {"IP", "string", "", 1},
+            {"Node", "string", "", 1},            {"Nominated Node", "string", "", 1}, {"Readiness Gates", "string", "", 1}};
+  }
+  json::array table_cells(const json::object& obj, std::int64_t now) const override {
+    const json::object& meta = member_or_empty(obj, "metadata");
+    const json::object& spec = member_or_empty(obj, "spec");
+    const json::object& status = member_or_empty(obj, "status");
+    std::int64_t total = 0, ready = 0, restarts = 0;
+    if (const json::array* cs = array_member(spec, "containers")) total = static_cast<std::int64_t>(cs->size());
+    if (const json::array* st = array_member(status, "containerStatuses"))
+      for (const auto& c : *st) {
+        if (!c.is_object()) continue;
+        if (const json::value* rd = c.get_object().if_contains("ready"); rd && rd->is_bool() && rd->get_bool()) ++ready;
+        if (const json::value* rc = c.get_object().if_contains("restartCount"); rc && rc->is_int64())
+          restarts += rc->get_int64();
+      }
+    std::string phase = cell_text(status.if_contains("reason"), cell_text(status.if_contains("phase")));
+    if (const json::value* dt = meta.if_contains("deletionTimestamp"); dt && !dt->is_null()) phase = "Terminating";
+    return json::array{cell_text(meta.if_contains("name")),
+                       std::to_string(ready) + "/" + std::to_string(total),
+                       phase,
+                       std::to_string(restarts),
+                       age(obj, now),
+                       cell_text(status.if_contains("podIP"), "<none>"),
+                       cell_text(spec.if_contains("nodeName"), "<none>"),
+                       cell_text(status.if_contains("nominatedNodeName"), "<none>"),
+                       "<none>"};
+  }
+};
+
+}  // namespace
+
+const Strategy& pod_strategy() {
+  static const PodStrategy s;
+  return s;
+}
+
+}  // namespace registry::core
 
 }  // namespace ksched::apiserver

@@ -1,9 +1,11 @@
-// What upstream's pod and node registry strategies do to an object beyond defaulting and
-// validation (pkg/registry/core/pod/strategy.go, pkg/registry/core/node/strategy.go, the pod
-// binding storage and the PodTopologyLabels admission plugin), on the JSON the server stores.
-// The handlers own metadata.generation; these own the rest of each PrepareFor*.
+// What upstream's pod registry strategy does to a pod beyond defaulting and validation
+// (pkg/registry/core/pod/strategy.go, the pod binding storage and the PodTopologyLabels admission
+// plugin), on the JSON the server stores. The pod strategy (core::pod_strategy(), in
+// pod_strategy.cpp) calls the PrepareFor* steps; the handlers use the QoS class and topology labels
+// (bindings). The handlers own metadata.generation; these own the rest of each PrepareFor*.
 #pragma once
 #include <boost/json.hpp>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,10 +20,10 @@ std::string compute_pod_qos(const boost::json::object& spec, const FeatureGates&
 
 // podStrategy.PrepareForCreate: the status is the server's (phase Pending and the QoS class, the
 // client's own qosClass kept as GetPodQOS reads it before the reset), disabled fields dropped,
-// the SchedulingGated condition while gates remain (`now`: its lastTransitionTime), and the
+// the SchedulingGated condition while gates remain (`now_unix`: its lastTransitionTime), and the
 // matchLabelKeys/mismatchLabelKeys of pod (anti-)affinity terms and topology spread constraints
 // merged into their label selectors from the pod's labels.
-void prepare_pod_create(boost::json::object& pod, const FeatureGates& gates, std::string_view now);
+void prepare_pod_create(boost::json::object& pod, const FeatureGates& gates, std::int64_t now_unix);
 
 // podStrategy.PrepareForUpdate of a spec write (the status is the stored one already): disabled
 // fields dropped unless the stored pod uses them.
@@ -31,10 +33,6 @@ void prepare_pod_update(boost::json::object& pod, const boost::json::object& old
 // stored one, and an observedGeneration the write leaves unset (0) keeps the stored one, in the
 // status and in each condition (matched by type, in order).
 void prepare_pod_status_update(boost::json::object& pod, const boost::json::object& old);
-
-// The node strategies' dropDisabledFields: status.declaredFeatures needs NodeDeclaredFeatures
-// (alpha, off in v1.35) unless the stored node (`old`, null on create) has them already.
-void prepare_node(boost::json::object& node, const boost::json::object* old, const FeatureGates& gates);
 
 // PodTopologyLabels admission: the node's topology.kubernetes.io/zone and region labels.
 boost::json::object topology_labels(const boost::json::object& node);

@@ -4,7 +4,7 @@
 
 #include "apiserver/json_access.h"
 #include "apiserver/registry/core/validation.h"
-#include "apiserver/write/pod_template.h"
+#include "apiserver/registry/core/pod_template.h"
 #include "util/base64.h"
 
 namespace ksched::apiserver::registry::core {
@@ -253,6 +253,9 @@ const Strategy* strategy(std::string_view version, std::string_view plural) {
   static const ReplicationControllerStrategy replication_controllers;
   static const PodTemplateStrategy pod_templates;
   if (version != "v1") return nullptr;
+  if (plural == "pods") return &pod_strategy();  // first: the write the scheduler's workloads make most
+  if (plural == "nodes") return &node_strategy();
+  if (plural == "persistentvolumes") return &persistent_volume_strategy();
   if (plural == "namespaces") return &namespaces;
   if (plural == "services") return &services;
   if (plural == "endpoints") return &endpoints;

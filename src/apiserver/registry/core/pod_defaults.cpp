@@ -1,10 +1,13 @@
-#include "apiserver/write/defaults.h"
+// SetDefaults_Pod and SetDefaults_PodSpec with what is under them (containers, probes, volumes:
+// pkg/apis/core/v1/defaults.go and the declarative defaults of zz_generated.defaults.go): the pod
+// strategy's set_defaults, and the pod templates' of the workload kinds (pod_template.h).
+#include "apiserver/registry/core/pod_rules.h"
 
 #include <boost/json.hpp>
 
 #include "apiserver/json_access.h"
 #include "apiserver/registry/core/pod_resources.h"
-#include "apiserver/write/pod_template.h"
+#include "apiserver/registry/core/pod_template.h"
 
 namespace ksched::apiserver {
 
@@ -236,10 +239,18 @@ void default_pod_requests(json::object& spec) {
   if (!pod_requests.empty()) (*res)["requests"] = std::move(pod_requests);
 }
 
+}  // namespace
+
+void default_pod_template(json::object* parent, std::string_view key) {
+  if (!parent) return;
+  if (auto* t = object_member(*parent, key))
+    if (auto* spec = object_member(*t, "spec")) default_pod_spec(*spec);
+}
+
 // SetDefaults_Pod: requests default to limits (per resource, when unset), then the pod-level
 // resources' defaults, service links on, and under hostNetwork an unset hostPort takes the
 // containerPort.
-void default_pod(json::object& pod, const FeatureGates& gates) {
+void registry::core::default_pod(json::object& pod, const FeatureGates& gates) {
   auto& spec = ensure_object(pod, "spec");
   default_pod_spec(spec);
   set_default(spec, "enableServiceLinks", true);
@@ -272,55 +283,6 @@ void default_pod(json::object& pod, const FeatureGates& gates) {
           }
       });
     });
-  }
-}
-
-// A node always has a spec and a status; the status' daemonEndpoints and nodeInfo are structs
-// upstream always serialises, and allocatable defaults to capacity (SetDefaults_NodeStatus).
-void default_node(json::object& node) {
-  ensure_object(node, "spec");
-  auto& status = ensure_object(node, "status");
-  auto& de = ensure_object(status, "daemonEndpoints");
-  auto& ke = ensure_object(de, "kubeletEndpoint");
-  set_default(ke, "Port", 0);
-  auto& info = ensure_object(status, "nodeInfo");
-  for (const char* f : {"machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
-                        "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"})
-    set_default(info, f, "");
-  if (auto* cap = object_member(status, "capacity"); cap && !status.contains("allocatable")) {
-    json::object copy = *cap;  // copied first: inserting allocatable may move the members
-    status["allocatable"] = std::move(copy);
-  }
-}
-
-// SetDefaults_PersistentVolume; the other core kinds' defaults are their strategies'
-// (registry/core/strategies.cpp).
-void default_core(std::string_view kind, json::object& obj) {
-  if (kind == "PersistentVolume") {
-    auto& spec = ensure_object(obj, "spec");
-    if (str_view(spec, "persistentVolumeReclaimPolicy").empty()) spec["persistentVolumeReclaimPolicy"] = "Retain";
-    set_default(spec, "volumeMode", "Filesystem");
-    auto& status = ensure_object(obj, "status");
-    if (str_view(status, "phase").empty()) status["phase"] = "Pending";
-  }
-}
-
-void default_template(json::object* parent, std::string_view key) {
-  if (!parent) return;
-  if (auto* t = object_member(*parent, key))
-    if (auto* spec = object_member(*t, "spec")) default_pod_spec(*spec);
-}
-
-}  // namespace
-
-void default_pod_template(json::object* parent, std::string_view key) { default_template(parent, key); }
-
-void apply_defaults(const ResourceInfo& r, json::object& obj, const FeatureGates& gates) {
-  const std::string& k = r.kind;
-  if (r.group.empty()) {
-    if (k == "Pod") return default_pod(obj, gates);
-    if (k == "Node") return default_node(obj);
-    default_core(k, obj);
   }
 }
 
