@@ -26,6 +26,7 @@ struct StageCpu {
 // its last member were seen bound, in seconds since the measured phase began.
 struct GangPlacement {
   long gang = 0;
+  double last_seen = 0;  // its last member's creation, as the bench's pod watch saw it
   double first_bound = 0, last_bound = 0;
   long members_bound = 0;
 };
@@ -53,6 +54,10 @@ struct WorkloadResult {
   std::vector<GangPlacement> gangs;
   Summary gang_span;
   double gang_span_max = 0;
+  // Each gang's placement time: from its last member seen (the quorum is there) to its last member
+  // bound: the pod-group cycle and every member's binding.
+  Summary gang_placement;
+  double gang_placement_max = 0;
   std::map<std::string, double> thread_cpu_seconds;       // by thread name, measured phase
   std::vector<StageCpu> stage_cpu;                        // by stage, measured phase
   std::vector<StageCpu> top_threads;                      // hottest threads: "component/name#tid"

@@ -693,15 +693,26 @@ class Runner {
       if (g.members_bound == 0 || t > g.last_bound) g.last_bound = t;
       ++g.members_bound;
     }
-    std::vector<double> spans;
-    double max_span = 0;
+    for (const auto& [name, at] : tracker_->arrivals(ns)) {
+      if (!name.starts_with(prefix)) continue;
+      const long i = std::strtol(name.c_str() + prefix.size(), nullptr, 10) - base;
+      if (i < 0 || i >= count) continue;
+      auto& g = gangs[static_cast<std::size_t>(i / gang_size)];
+      g.last_seen = std::max(g.last_seen, std::chrono::duration<double>(at - t0).count());
+    }
+    std::vector<double> spans, placements;
+    double max_span = 0, max_placement = 0;
     for (const auto& g : gangs) {
       if (g.members_bound == 0) continue;
       spans.push_back(g.last_bound - g.first_bound);
       max_span = std::max(max_span, spans.back());
+      placements.push_back(g.last_bound - g.last_seen);
+      max_placement = std::max(max_placement, placements.back());
     }
     res_.gang_span = summarize_throughput(spans);  // scheduler_perf's percentile rule, any samples
     res_.gang_span_max = max_span;
+    res_.gang_placement = summarize_throughput(placements);
+    res_.gang_placement_max = max_placement;
     res_.gangs = std::move(gangs);
   }
 

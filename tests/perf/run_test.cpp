@@ -96,7 +96,10 @@ TEST(BenchRun, GangWorkloadBindsEveryGangWhole) {
   for (const auto& g : res.gangs) {
     EXPECT_EQ(g.members_bound, 3) << "gang " << g.gang;
     EXPECT_LE(g.first_bound, g.last_bound);
+    EXPECT_GT(g.last_seen, 0);  // its members were seen created, before the last was bound
+    EXPECT_LE(g.last_seen, g.last_bound);
   }
+  EXPECT_EQ(res.gang_placement.samples, 3u);
   EXPECT_EQ(res.gang_span.samples, 3u);
   Report r;
   r.machine = machine_info();
