@@ -3,8 +3,8 @@
 # kubectl as a user would (issue #44): a gang of 16 that fits is bound whole; a gang of 16 whose
 # minimum cannot fit stays entirely Pending with upstream's message, and is bound whole once nodes
 # are added (Node objects created with kubectl, which the kubelet stand-in then runs). An unknown
-# gate is refused before anything starts, with upstream's message. One local cluster on a loopback
-# port, in memory.
+# gate is refused before anything starts, with upstream's message; `ksched explain` on a pending
+# member says its group's state. One local cluster on a loopback port, in memory.
 # usage: gang_up.sh <ksched> <kube-scheduler (unused)> <kubectl>
 set -euo pipefail
 KSCHED=${1:?}; KUBECTL=${3:?}
@@ -97,6 +97,17 @@ msgs=$(kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.sta
 expect_eq "$msgs" "minCount (16) cannot be satisfied: 8 scheduled, 7 remaining" "every member of 'big' has upstream's message"
 expect_eq "$(bound_count big)" "0" "no member of 'big' is bound"
 expect_eq "$(kq -n gangs get pods -o jsonpath='{.items[*].status.nominatedNodeName}' | tr -d ' ')" "" "no member is nominated"
+
+# ---- ksched explain on a pending member says the group's state
+out=$("$KSCHED" explain big-3 -n gangs --kubeconfig "$DIR/kubeconfig" --feature-gates GenericWorkload=true,GangScheduling=true 2>&1) ||
+  fail "ksched explain big-3: $out"
+expect_contains "$out" "Group:    Workload big, pod group workers (gang, minCount 16): 16 members exist, 0 bound, 0 assumed" \
+  "ksched explain gives a member's group state"
+expect_contains "$out" "placed all or nothing: this pod is bound only in a cycle that places at least 16 pending members" \
+  "ksched explain says the member waits for its group"
+out=$("$KSCHED" explain fits-0 -n gangs --kubeconfig "$DIR/kubeconfig" --feature-gates GenericWorkload=true,GangScheduling=true -o json 2>&1)
+expect_contains "$out" '"podGroup":{"workload":"fits","podGroup":"workers","policy":"gang","minCount":16,"members":16,"bound":16,"assumed":0}' \
+  "ksched explain -o json: a bound gang's state"
 
 # ---- two more nodes, made with kubectl as simulated nodes: room for the whole gang
 for n in extra-0 extra-1; do

@@ -487,7 +487,10 @@ Scheduler* SchedulerApp::scheduler() { return impl_->sched.get(); }
 
 // ---------------------------------------------------------------- flags -> AppOptions
 
-util::Result<std::unique_ptr<SchedulerApp>> start_inspector(const client::RestConfig& rest, const std::string& config_file) {
+util::Result<std::unique_ptr<SchedulerApp>> start_inspector(const client::RestConfig& rest, const std::string& config_file,
+                                                            const std::map<std::string, bool>& feature_gates) {
+  // Before the configuration is defaulted: GangScheduling joins the default profile.
+  config::set_features(config::features_from_gates(feature_gates));
   Options flags;
   flags.config_file = config_file;
   flags.leader_elect = false;
@@ -497,6 +500,7 @@ util::Result<std::unique_ptr<SchedulerApp>> start_inspector(const client::RestCo
   opts->rest = rest;
   opts->serve = false;
   opts->schedule = false;
+  opts->feature_gates = feature_gates;
   opts->cfg.leaderElection.leaderElect = false;
   auto app = SchedulerApp::create(std::move(*opts));
   if (!app) return util::make_error(app.error());
