@@ -15,6 +15,7 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/features.h"
 #include "scheduler/in_tree_registry.h"
+#include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
 #include "scheduler_testing/testing.h"
@@ -40,6 +41,7 @@ class PodGroupCycleTest : public ::testing::Test {
   void SetUp() override { start_scheduler(11); }
   void start_scheduler(std::uint64_t seed) {
     auto o = test_scheduler_options(clock, metrics, seed, /*binding_workers=*/2);
+    o.pod_group_metrics = &group_metrics;
     auto s = Scheduler::create(config::default_configuration(), new_in_tree_registry(), client, lister, o);
     ASSERT_TRUE(s.ok()) << s.error();
     sched = std::move(*s);
@@ -137,6 +139,7 @@ class PodGroupCycleTest : public ::testing::Test {
   testing::FakeClusterClient client;
   metrics::Registry registry;
   metrics::SchedulerMetrics metrics{registry};
+  podgroup::PodGroupMetrics group_metrics{registry};
   std::unique_ptr<Scheduler> sched;
   std::map<std::string, framework::NodePtr> nodes;
   std::map<std::string, framework::PodPtr> pods;
@@ -191,6 +194,13 @@ TEST_F(PodGroupCycleTest, AGangWhoseMinimumDoesNotFitStaysPendingWholeAndBindsWh
   settle();
   EXPECT_EQ(client.binds().size(), 4u);
   EXPECT_EQ(bound_per_workload()["big"], 4);
+  // One pod-group attempt per cycle, not per member: one unschedulable, one scheduled.
+  const std::string text = registry.expose();
+  EXPECT_NE(text.find("scheduler_podgroup_schedule_attempts_total{profile=\"default-scheduler\",result=\"unschedulable\"} 1\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("scheduler_podgroup_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"} 1\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("scheduler_podgroup_scheduling_algorithm_duration_seconds_count 2\n"), std::string::npos) << text;
 }
 
 TEST_F(PodGroupCycleTest, TwoGangsThatCannotBothFitDoNotDeadlock) {

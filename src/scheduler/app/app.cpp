@@ -1,5 +1,7 @@
 #include "scheduler/app/app.h"
 
+#include "scheduler/podgroup/metrics.h"
+
 #include "scheduler/config/feature_gates.h"
 
 #include <unistd.h>
@@ -69,6 +71,7 @@ struct SchedulerApp::Impl {
   std::unique_ptr<RestClusterClient> cluster_client;
   metrics::Registry registry;
   std::unique_ptr<metrics::SchedulerMetrics> metrics;
+  std::unique_ptr<podgroup::PodGroupMetrics> pod_group_metrics;  // with GenericWorkload
   framework::Registry plugins;
   // Before sched: the scheduler's cycle observer writes to it until the scheduler is gone.
   std::unique_ptr<explain::DecisionLog> decisions;
@@ -154,6 +157,12 @@ util::Result<void> SchedulerApp::Impl::build() {
   plugins = new_in_tree_registry();
   SchedulerOptions so;
   so.metrics = metrics.get();
+  // Upstream registers the pod-group cycle's metrics with GenericWorkload; the cycle runs with
+  // GangScheduling, which needs it.
+  if (config::feature_enabled(opts.feature_gates, "GenericWorkload")) {
+    pod_group_metrics = std::make_unique<podgroup::PodGroupMetrics>(registry);
+    so.pod_group_metrics = pod_group_metrics.get();
+  }
   so.pod_max_in_unschedulable_pods_duration = opts.pod_max_in_unschedulable_pods_duration;
   // The gates the scheduler computes with (pod-level resources) are process-wide; an embedding
   // program (ksched bench, a workload's featureGates) gives them here.
