@@ -11,6 +11,7 @@
 #include "client/config.h"
 #include "client/rest.h"
 #include "scheduler/app/app.h"
+#include "scheduler/app/options.h"
 #include "scheduler/explain/explain.h"
 #include "scheduler/scheduler.h"
 #include "subcommand.h"
@@ -36,6 +37,10 @@ int run_explain(int argc, char** argv) {
   app.add_option("--node", nodes, "also show every verdict and score of this node (repeatable, or comma-separated)")
       ->delimiter(',');
   app.add_option("--top", top, "how many of the best feasible nodes' scores the text shows")->check(CLI::PositiveNumber);
+  std::string feature_gates;
+  app.add_option("--feature-gates", feature_gates,
+                 "the scheduler's feature gates, as kube-scheduler's flag (GangScheduling=true,GenericWorkload=true: "
+                 "a gang member's explanation says its group's state)");
   app.add_option("-v,--v", verbosity, "log verbosity");
   try {
     app.parse(argc, argv);
@@ -43,6 +48,12 @@ int run_explain(int argc, char** argv) {
     return app.exit(e);
   }
   log::init(verbosity);
+  std::vector<std::string> gate_warnings;
+  auto gates = scheduler::app::parse_feature_gates(feature_gates, gate_warnings);
+  if (!gates) {
+    std::fprintf(stderr, "ksched explain: %s\n", gates.error().c_str());
+    return 1;
+  }
   // kubectl's TYPE/NAME habit: pod/web, pods/web, po/web; another type is a mistake worth naming.
   if (const auto slash = pod_name.find('/'); slash != std::string::npos) {
     const std::string type = pod_name.substr(0, slash);
@@ -79,7 +90,7 @@ int run_explain(int argc, char** argv) {
   }
 
   // The scheduler's own start-up path (flags, config, informers, cache), minus the loop.
-  auto sched_app = scheduler::app::start_inspector(*rest, config_file);
+  auto sched_app = scheduler::app::start_inspector(*rest, config_file, *gates);
   if (!sched_app) {
     std::fprintf(stderr, "ksched explain: %s\n", sched_app.error().c_str());
     return 1;

@@ -16,6 +16,7 @@
 #include "localcluster/ui_server.h"
 #include "nodesim/dra_driver.h"
 #include "scheduler/app/app.h"
+#include "scheduler/app/options.h"
 #include "subcommand.h"
 #include "util/log.h"
 
@@ -109,6 +110,10 @@ int run_up(int argc, char** argv) {
                  "Simulated DRA drivers on every node, published as ResourceSlices: DRIVER=COUNT[,model=M][,memory=Q]"
                  "[,slices=N][,partitions=P], several separated by ';' or given again (e.g. gpu.ksched.dev=8,model=A100); "
                  "a node template's nodesim.ksched.io/dra-devices annotation replaces them on its nodes");
+  std::string feature_gates;
+  app.add_option("--feature-gates", feature_gates,
+                 "Feature gates for every component, as upstream's --feature-gates (\"A=true,B=false\"; v1.35's "
+                 "gates and defaults): e.g. GenericWorkload=true,GangScheduling=true for gang scheduling");
   app.add_option("-v,--v", verbosity, "Log verbosity");
   try {
     app.parse(argc, argv);
@@ -116,6 +121,16 @@ int run_up(int argc, char** argv) {
     return app.exit(e);
   }
   ksched::log::init(verbosity);
+  // kube-scheduler's parser (v1.35's whole registry: an unknown gate is upstream's "unrecognized
+  // feature gate" error); LocalCluster gives the API server its share through the server's parser.
+  std::vector<std::string> gate_warnings;
+  if (auto g = ksched::scheduler::app::parse_feature_gates(feature_gates, gate_warnings); !g) {
+    std::fprintf(stderr, "Error: %s\n", g.error().c_str());
+    return 2;
+  } else {
+    o.feature_gates = std::move(*g);
+  }
+  for (const auto& w : gate_warnings) std::fprintf(stderr, "Warning: %s\n", w.c_str());
   if (no_controllers) o.controllers.clear();
   for (const auto& d : dra_devices) o.dra_devices += (o.dra_devices.empty() ? "" : ";") + d;
   if (auto parsed = ksched::nodesim::parse_dra_devices(o.dra_devices); !parsed) {

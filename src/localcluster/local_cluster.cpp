@@ -6,6 +6,7 @@
 #include "nodesim/simulator.h"
 #include "scheduler/app/app.h"
 #include "scheduler/config/defaults.h"
+#include "scheduler/config/features.h"
 #include "scheduler/config/load.h"
 #include "util/log.h"
 
@@ -23,6 +24,19 @@ struct LocalCluster::Impl {
 };
 
 namespace {
+
+// The API server's share of the cluster's gates: those apiserver::FeatureGates knows (a gate it
+// does not act on is the scheduler's alone; upstream's components share one registry, ours keep
+// their own lists), through its own parser, which checks the dependencies kube_features.go declares
+// (GangScheduling needs GenericWorkload).
+util::Result<apiserver::FeatureGates> server_gates(const std::map<std::string, bool>& gates) {
+  std::string spec;
+  for (const auto& [name, on] : gates) {
+    if (!apiserver::FeatureGates::parse(name + "=false")) continue;  // not one of the server's gates
+    spec += (spec.empty() ? "" : ",") + name + (on ? "=true" : "=false");
+  }
+  return apiserver::FeatureGates::parse(spec);
+}
 
 // The admin configuration with the component's token: same server, CA, limits and transport.
 client::RestConfig component_rest(const LocalCluster::Impl& im, std::string_view component) {
@@ -52,6 +66,9 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   so.etcd_servers = opts.etcd_servers;
   so.controller_manager = !opts.controllers.empty();
   so.disable_admission_plugins = opts.disable_admission_plugins;
+  auto gates = server_gates(opts.feature_gates);
+  if (!gates) return util::make_error("--feature-gates: " + gates.error());
+  so.feature_gates = *gates;
   im->server = std::make_unique<apiserver::Server>(so);
   if (auto r = im->server->start(); !r) return util::make_error("starting the API server: " + r.error());
 
@@ -91,6 +108,9 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
 
   if (opts.run_scheduler) {
     scheduler::app::AppOptions ao;
+    // The gates first: the default profile is built from them (GangScheduling and NodeDeclaredFeatures
+    // join it, as upstream's applyFeatureGates), and they are process-wide (a previous run's must not stay).
+    scheduler::config::set_features(scheduler::config::features_from_gates(opts.feature_gates));
     if (!opts.scheduler_config.empty()) {
       auto cfg = scheduler::config::load_config_file(opts.scheduler_config);
       if (!cfg) return util::make_error(cfg.error());
@@ -107,6 +127,7 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
       ao.cfg.clientConnection.contentType = "application/json";
     }
     ao.cfg.leaderElection.leaderElect = false;  // one scheduler in this process
+    ao.feature_gates = opts.feature_gates;
     ao.rest = component_rest(*im, "kube-scheduler");
     ao.rest.user_agent.clear();
     ao.serve = opts.scheduler_secure_port >= 0;

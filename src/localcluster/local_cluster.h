@@ -5,6 +5,7 @@
 // Used by `ksched up` and `ksched bench`.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -46,6 +47,11 @@ struct LocalClusterOptions {
   std::vector<std::string> etcd_servers;  // etcd mode: objects in this etcd (data_dir then keeps credentials)
   int scheduler_secure_port = 0;     // 0 = pick a free port; -1 = do not serve
   std::vector<std::string> disable_admission_plugins;  // the API server's (kube-apiserver's flag)
+  // Feature gates set for the whole cluster, as one --feature-gates given to every component
+  // (already checked against v1.35's registry: scheduler::app::parse_feature_gates). The API
+  // server takes those it acts on (apiserver/features.h), the in-process scheduler all of them;
+  // the controllers and the kubelet stand-in have no gated behaviour yet.
+  std::map<std::string, bool> feature_gates;
 };
 
 class LocalCluster {

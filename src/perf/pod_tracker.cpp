@@ -56,18 +56,43 @@ void PodTracker::apply(std::string_view type, std::string_view ns, std::string_v
   if (it == pods_.end()) {
     it = pods_.emplace(std::move(key), PodState{}).first;
     c.live++;
+    if (!arrival_log_.empty())
+      if (auto log = arrival_log_.find(ns); log != arrival_log_.end())
+        log->second.emplace_back(std::string(name), std::chrono::steady_clock::now());
   }
   PodState& p = it->second;
   if (bound && !p.bound) {
     c.ever_bound++;
     c.live_bound++;
     c.last_bound = std::chrono::steady_clock::now();
+    if (!binding_log_.empty())
+      if (auto log = binding_log_.find(ns); log != binding_log_.end()) log->second.emplace_back(std::string(name), c.last_bound);
   } else if (!bound && p.bound) {
     c.live_bound--;  // not expected (nodeName is immutable), but keep counts honest
   }
   if (attempted != p.attempted) c.live_attempted += attempted ? 1 : -1;
   p.bound = bound;
   p.attempted = attempted;
+}
+
+void PodTracker::log_bindings(const std::string& ns) {
+  std::lock_guard l(mu_);
+  binding_log_[ns];
+  arrival_log_[ns];
+}
+
+std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> PodTracker::arrivals(
+    const std::string& ns) const {
+  std::lock_guard l(mu_);
+  auto it = arrival_log_.find(ns);
+  return it == arrival_log_.end() ? decltype(it->second){} : it->second;
+}
+
+std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> PodTracker::bindings(
+    const std::string& ns) const {
+  std::lock_guard l(mu_);
+  auto it = binding_log_.find(ns);
+  return it == binding_log_.end() ? decltype(it->second){} : it->second;
 }
 
 void PodTracker::apply_event_line(std::string_view line) {

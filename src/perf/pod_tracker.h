@@ -37,6 +37,12 @@ class PodTracker {
   NamespaceCounts counts(const std::string& ns) const;
   std::vector<std::string> live_pods(const std::string& ns) const;  // names
   std::string watch_error() const;
+  // From now on, remember when each pod of `ns` was first seen (created) and first seen bound
+  // (gang workloads report each gang's placement from them); arrivals() and bindings() return them
+  // as (pod name, time), in the order seen.
+  void log_bindings(const std::string& ns);
+  std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> bindings(const std::string& ns) const;
+  std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> arrivals(const std::string& ns) const;
   // Waits until notified of a change or `until`, whichever comes first.
   void wait_change(std::chrono::steady_clock::time_point until) const;
 
@@ -58,6 +64,8 @@ class PodTracker {
   mutable std::condition_variable cv_;
   std::unordered_map<std::string, PodState> pods_;  // ns/name
   std::map<std::string, NamespaceCounts> ns_;
+  std::map<std::string, std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>>, std::less<>>
+      binding_log_, arrival_log_;
   std::string rv_;
   std::string error_;
   std::atomic<bool> stop_{false};

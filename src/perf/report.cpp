@@ -117,6 +117,29 @@ std::string to_json(const Report& r) {
     if (w.events_written >= 0) cpu["eventsWritten"] = w.events_written;
     if (w.batched_pods >= 0) cpu["batchedPods"] = w.batched_pods;
     o["cpu"] = std::move(cpu);
+    if (!w.gangs.empty()) {
+      json::object g;
+      g["count"] = static_cast<std::int64_t>(w.gangs.size());
+      g["spanSecondsAverage"] = round3(w.gang_span.average);
+      g["spanSecondsPerc50"] = round3(w.gang_span.perc50);
+      g["spanSecondsPerc99"] = round3(w.gang_span.perc99);
+      g["spanSecondsMax"] = round3(w.gang_span_max);
+      g["placementSecondsPerc50"] = round3(w.gang_placement.perc50);
+      g["placementSecondsPerc99"] = round3(w.gang_placement.perc99);
+      g["placementSecondsMax"] = round3(w.gang_placement_max);
+      // Every gang when they are few (the 1000-member workloads); the summary alone otherwise.
+      if (w.gangs.size() <= 50) {
+        json::array each;
+        for (const auto& x : w.gangs)
+          each.push_back(json::object{{"gang", x.gang},
+                                      {"lastMemberSeenSeconds", round3(x.last_seen)},
+                                      {"firstBoundSeconds", round3(x.first_bound)},
+                                      {"lastBoundSeconds", round3(x.last_bound)},
+                                      {"membersBound", x.members_bound}});
+        g["each"] = std::move(each);
+      }
+      o["gangs"] = std::move(g);
+    }
     json::object mem;
     mem["peakRssKiB"] = w.peak_rss_kb;
     mem["rssBaselineKiB"] = w.rss_baseline_kb;
@@ -211,6 +234,24 @@ util::Result<Report> report_from_json(const std::string& text) {
       if (sv.is_number()) w.extension_point_seconds[std::string(k)] = sv.to_number<double>();
     w.events_written = static_cast<long>(num(cpu, "eventsWritten", -1));
     w.batched_pods = static_cast<long>(num(cpu, "batchedPods", -1));
+    if (auto* g = o.if_contains("gangs"); g && g->is_object()) {
+      const auto& go = g->as_object();
+      w.gang_span.average = num(go, "spanSecondsAverage");
+      w.gang_span.perc50 = num(go, "spanSecondsPerc50");
+      w.gang_span.perc99 = num(go, "spanSecondsPerc99");
+      w.gang_span_max = num(go, "spanSecondsMax");
+      w.gang_placement.perc50 = num(go, "placementSecondsPerc50");
+      w.gang_placement.perc99 = num(go, "placementSecondsPerc99");
+      w.gang_placement_max = num(go, "placementSecondsMax");
+      w.gang_span.samples = static_cast<std::size_t>(num(go, "count"));
+      if (auto* each = go.if_contains("each"); each && each->is_array())
+        for (const auto& e : each->as_array())
+          if (e.is_object())
+            w.gangs.push_back(GangPlacement{static_cast<long>(num(e.as_object(), "gang")),
+                                            num(e.as_object(), "lastMemberSeenSeconds"),
+                                            num(e.as_object(), "firstBoundSeconds"), num(e.as_object(), "lastBoundSeconds"),
+                                            static_cast<long>(num(e.as_object(), "membersBound"))});
+    }
     const auto& mem = sub(o, "memory");
     w.peak_rss_kb = static_cast<long>(num(mem, "peakRssKiB", -1));
     w.rss_baseline_kb = static_cast<long>(num(mem, "rssBaselineKiB", -1));
@@ -264,6 +305,21 @@ std::string to_table(const Report& r) {
     }
     if (w.batched_pods >= 0) {
       out << "  pods placed from an opportunistic batch: " << w.batched_pods << " of " << w.measured_pods << "\n";
+    }
+    if (w.gang_span.samples > 0) {
+      out << "  gangs: " << w.gang_span.samples << "; each gang's span from its first to its last member bound: median "
+          << fmt("%.3f", w.gang_span.perc50) << " s, p99 " << fmt("%.3f", w.gang_span.perc99) << " s, max "
+          << fmt("%.3f", w.gang_span_max) << " s\n";
+      out << "  each gang's placement, from its last member seen to its last member bound: median "
+          << fmt("%.3f", w.gang_placement.perc50) << " s, p99 " << fmt("%.3f", w.gang_placement.perc99) << " s, max "
+          << fmt("%.3f", w.gang_placement_max) << " s\n";
+      if (!w.gangs.empty() && w.gangs.size() <= 20) {
+        out << "  each gang (last member seen: first..last member bound, s since the phase began):";
+        for (const auto& g : w.gangs)
+          out << " " << g.gang << "=" << fmt("%.2f", g.last_seen) << ":" << fmt("%.2f", g.first_bound) << ".."
+              << fmt("%.2f", g.last_bound);
+        out << "\n";
+      }
     }
     if (w.events_written >= 0) {
       out << "  events written by the end of the phase: " << w.events_written << " for " << w.measured_pods

@@ -22,6 +22,15 @@ struct StageCpu {
   double seconds = 0;
 };
 
+// One gang of a gang workload (createPods with templateParams.podsPerGroup): when its first and
+// its last member were seen bound, in seconds since the measured phase began.
+struct GangPlacement {
+  long gang = 0;
+  double last_seen = 0;  // its last member's creation, as the bench's pod watch saw it
+  double first_bound = 0, last_bound = 0;
+  long members_bound = 0;
+};
+
 struct WorkloadResult {
   std::string name;  // TestCase/Workload
   std::map<std::string, int> params;
@@ -40,6 +49,15 @@ struct WorkloadResult {
   std::map<std::string, double> extension_point_seconds;  // framework_extension_point_duration_seconds sums
   long batched_pods = -1;    // placed from an opportunistic batch (scheduler_batch_attempts_total)
   long events_written = -1;  // events.k8s.io Events in the measured namespace when the phase ended
+  // Gang workloads: every gang, and summaries of each gang's placement span (last member bound
+  // minus first member bound; the pod-group cycle assumes all members at once, then binds them).
+  std::vector<GangPlacement> gangs;
+  Summary gang_span;
+  double gang_span_max = 0;
+  // Each gang's placement time: from its last member seen (the quorum is there) to its last member
+  // bound: the pod-group cycle and every member's binding.
+  Summary gang_placement;
+  double gang_placement_max = 0;
   std::map<std::string, double> thread_cpu_seconds;       // by thread name, measured phase
   std::vector<StageCpu> stage_cpu;                        // by stage, measured phase
   std::vector<StageCpu> top_threads;                      // hottest threads: "component/name#tid"

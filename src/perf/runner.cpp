@@ -24,6 +24,7 @@
 #include "perf/procinfo.h"
 #include "scheduler/app/app.h"
 #include "scheduler/config/defaults.h"
+#include "scheduler/config/features.h"
 #include "scheduler/config/load.h"
 #include "scheduler/dra/allocator.h"
 #include "scheduler/scheduler.h"
@@ -120,6 +121,9 @@ class Runner {
       // templates (and delete them with the pod), as upstream's scheduler_perf runs it.
       if (w_.uses_dra()) lo.controllers = {"resourceclaim-controller"};
       lo.scheduler_secure_port = -1;
+      // The workload's gates are the cluster's, as scheduler_perf sets them process-wide (GenericWorkload
+      // makes the server serve Workloads).
+      lo.feature_gates = w_.feature_gates;
       // scheduler_perf's API server: upstream's integration harness disables these (its templates
       // set spec.priority without a PriorityClass, which the Priority plugin refuses).
       lo.disable_admission_plugins = {"ServiceAccount", "TaintNodesByCondition", "Priority",
@@ -183,6 +187,9 @@ class Runner {
   // no leader election, no secure port).
   void start_scheduler(const client::RestConfig& rest) {
     scheduler::app::AppOptions ao;
+    // The gates first: the default profile is built from them (GangScheduling and NodeDeclaredFeatures
+    // join it, as upstream's applyFeatureGates), and they are process-wide (a previous run's must not stay).
+    scheduler::config::set_features(scheduler::config::features_from_gates(w_.feature_gates));
     if (!o_.scheduler_config.empty()) {
       auto cfg = scheduler::config::load_config_file(o_.scheduler_config);
       if (!cfg) throw Failure{cfg.error()};
@@ -267,6 +274,21 @@ class Runner {
     }
     if (!v.is_object()) throw Failure{path + ": a template must be one object"};
     return templates_.emplace(key, std::move(v.as_object())).first->second;
+  }
+
+  // A template file's text if it has {{ }} actions (rendered per object), else "" (parsed once by
+  // template_of).
+  std::string templated_text_of(const std::string& path) {
+    std::lock_guard<std::mutex> lk(tmpl_mu_);
+    auto it = template_texts_.find(path);
+    if (it != template_texts_.end()) return it->second;
+    std::ifstream in(path);
+    if (!in) throw Failure{"cannot read " + path};
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    if (text.find("{{") == std::string::npos) text.clear();
+    return template_texts_.emplace(path, std::move(text)).first->second;
   }
 
   static json::object& obj_at(json::object& o, std::string_view k) {
@@ -517,11 +539,16 @@ class Runner {
   void create_pods(const Op& op, const std::string& ns, Clock::time_point setup_start) {
     ensure_namespace(ns);
     std::vector<const json::object*> tmpls;
+    // Per template: its text when it has {{ }} actions (rendered per pod, then parsed), else empty.
+    std::vector<std::string> texts;
+    auto add_template = [&](const std::string& path) {
+      texts.push_back(path.empty() ? std::string() : templated_text_of(path));
+      tmpls.push_back(texts.back().empty() ? &template_of(path, kDefaultPod) : nullptr);
+    };
     if (op.pod_template_paths.empty()) {
-      tmpls.push_back(&template_of(op.pod_template_path.empty() ? w_.default_pod_template_path : op.pod_template_path,
-                                   kDefaultPod));
+      add_template(op.pod_template_path.empty() ? w_.default_pod_template_path : op.pod_template_path);
     } else {
-      for (const auto& p : op.pod_template_paths) tmpls.push_back(&template_of(p, kDefaultPod));
+      for (const auto& p : op.pod_template_paths) add_template(p);
     }
     long before_bound = tracker_->counts(ns).ever_bound;
     long expected_total = (created_in_ns_[ns] += op.count);
@@ -533,6 +560,11 @@ class Runner {
     std::string prefix = ns + "-pod-";
     long base = pod_counter_[ns];
     pod_counter_[ns] += op.count;
+    // A gang workload's measured pods: pod i is a member of gang i / podsPerGroup (its template's
+    // {{DivideInt .Index .podsPerGroup}}); each gang's placement is reported.
+    const auto per_group = op.template_params.find("podsPerGroup");
+    const int gang_size = op.collect_metrics && per_group != op.template_params.end() ? per_group->second : 0;
+    if (gang_size > 0) tracker_->log_bindings(ns);
     // Creation runs in the background so that sampling starts with the first pod, like upstream.
     std::atomic<bool> create_done{false};
     std::optional<Failure> create_err;
@@ -545,12 +577,28 @@ class Runner {
         const client::ResourceRef pods{.resource = "pods", .namespace_ = ns};
         parallel_quiet(batches, [&](long b) {
           std::vector<std::string> bodies;
+          // A rendered template is parsed once for the pods that render it alike (a gang's members).
+          std::string last_text;
+          json::object last_parsed;
           for (long i = b * kPodsPerRequestBatch; i < std::min<long>(op.count, (b + 1) * kPodsPerRequestBatch); ++i) {
             std::string name = prefix + std::to_string(base + i);
             std::string claim;
             if (!op.pv_template_path.empty()) create_volume_pair(op, ns, name, claim);
-            const auto& tmpl = *tmpls[static_cast<std::size_t>(base + i) % tmpls.size()];
-            bodies.push_back(pod_body(tmpl, ns, name, claim));
+            const std::size_t t = static_cast<std::size_t>(base + i) % tmpls.size();
+            if (tmpls[t] != nullptr) {
+              bodies.push_back(pod_body(*tmpls[t], ns, name, claim));
+              continue;
+            }
+            // {{.Index}} is the pod's index within this operation, as scheduler_perf's.
+            auto text = render_template(texts[t], i, op.template_params);
+            if (!text) throw Failure{"pod template: " + text.error()};
+            if (*text != last_text) {
+              auto v = yaml_to_json(*text);
+              if (!v || !v->is_object()) throw Failure{"pod template: " + (v ? std::string("not one object") : v.error())};
+              last_parsed = std::move(v->as_object());
+              last_text = std::move(*text);
+            }
+            bodies.push_back(pod_body(last_parsed, ns, name, claim));
           }
           for (auto& res : client_->create_all(pods, std::move(bodies)))
             if (!res && !client::is_already_exists(res.error()))
@@ -626,6 +674,46 @@ class Runner {
     res_.measured_bound = c.ever_bound - before_bound;
     res_.measured_seconds = end_t;
     summarize_measure(ns, sampler, before);
+    if (gang_size > 0) summarize_gangs(ns, prefix, base, op.count, gang_size, t0);
+  }
+
+  // Each gang's first and last member binding, from the tracker's log of the namespace.
+  void summarize_gangs(const std::string& ns, const std::string& prefix, long base, long count, int gang_size,
+                       Clock::time_point t0) {
+    const long n = (count + gang_size - 1) / gang_size;
+    std::vector<GangPlacement> gangs(static_cast<std::size_t>(n));
+    for (long g = 0; g < n; ++g) gangs[static_cast<std::size_t>(g)].gang = g;
+    for (const auto& [name, at] : tracker_->bindings(ns)) {
+      if (!name.starts_with(prefix)) continue;
+      const long i = std::strtol(name.c_str() + prefix.size(), nullptr, 10) - base;
+      if (i < 0 || i >= count) continue;
+      auto& g = gangs[static_cast<std::size_t>(i / gang_size)];
+      const double t = std::chrono::duration<double>(at - t0).count();
+      if (g.members_bound == 0 || t < g.first_bound) g.first_bound = t;
+      if (g.members_bound == 0 || t > g.last_bound) g.last_bound = t;
+      ++g.members_bound;
+    }
+    for (const auto& [name, at] : tracker_->arrivals(ns)) {
+      if (!name.starts_with(prefix)) continue;
+      const long i = std::strtol(name.c_str() + prefix.size(), nullptr, 10) - base;
+      if (i < 0 || i >= count) continue;
+      auto& g = gangs[static_cast<std::size_t>(i / gang_size)];
+      g.last_seen = std::max(g.last_seen, std::chrono::duration<double>(at - t0).count());
+    }
+    std::vector<double> spans, placements;
+    double max_span = 0, max_placement = 0;
+    for (const auto& g : gangs) {
+      if (g.members_bound == 0) continue;
+      spans.push_back(g.last_bound - g.first_bound);
+      max_span = std::max(max_span, spans.back());
+      placements.push_back(g.last_bound - g.last_seen);
+      max_placement = std::max(max_placement, placements.back());
+    }
+    res_.gang_span = summarize_throughput(spans);  // scheduler_perf's percentile rule, any samples
+    res_.gang_span_max = max_span;
+    res_.gang_placement = summarize_throughput(placements);
+    res_.gang_placement_max = max_placement;
+    res_.gangs = std::move(gangs);
   }
 
   // The measured phase's figures, once its pods are counted (res_.measured_*) and sampled: CPU by
@@ -840,16 +928,6 @@ class Runner {
                  std::to_string(op.max_claims_per_node) + " devices");
   }
 
-  // The template's text with {{.Index}} (or {{ .Index }}) replaced by `index`.
-  static std::string with_index(std::string text, long index) {
-    for (const char* token : {"{{.Index}}", "{{ .Index }}"}) {
-      const std::string t(token);
-      for (std::size_t at = text.find(t); at != std::string::npos; at = text.find(t, at))
-        text.replace(at, t.size(), std::to_string(index));
-    }
-    return text;
-  }
-
   // upstream's createAny: `count` objects of any kind from a template, in the op's namespace when
   // the kind is namespaced.
   void create_any(const Op& op) {
@@ -860,7 +938,13 @@ class Runner {
     const std::string text = ss.str();
     const bool numbered = text.find("{{") != std::string::npos;
     auto object = [&](long i) {
-      auto v = yaml_to_json(numbered ? with_index(text, i) : text);
+      std::string rendered = text;
+      if (numbered) {
+        auto r = render_template(text, i, op.template_params);
+        if (!r) throw Failure{op.template_path + ": " + r.error()};
+        rendered = std::move(*r);
+      }
+      auto v = yaml_to_json(rendered);
       if (!v) throw Failure{op.template_path + ": " + v.error()};
       if (!v->is_object()) throw Failure{op.template_path + ": a template must be one object"};
       return std::move(v->as_object());
@@ -1095,6 +1179,7 @@ class Runner {
   std::unique_ptr<PodTracker> tracker_;
   std::mutex tmpl_mu_;
   std::map<std::string, json::object> templates_;
+  std::map<std::string, std::string> template_texts_;  // templated_text_of
   std::mutex ns_mu_;
   std::set<std::string> namespaces_;
   std::map<std::string, long> created_in_ns_;

@@ -72,6 +72,24 @@ util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, 
   if (!count) return util::make_error(count.error());
   op.count = *count;
   if (op.count < 0) return util::make_error(where + ": count must not be negative");
+  // scheduler_perf's countMultiplierParam: createPods of $groups x $podsPerGroup pods.
+  auto multiplier = int_field(o, "countMultiplier", "countMultiplierParam", params, 1, where);
+  if (!multiplier) return util::make_error(multiplier.error());
+  if (*multiplier < 0) return util::make_error(where + ": countMultiplier must not be negative");
+  op.count *= *multiplier;
+  if (auto* tp = o.if_contains("templateParams"); tp && tp->is_object()) {
+    for (const auto& kv : tp->as_object()) {
+      const std::string key(kv.key());
+      const json::value& v = kv.value();
+      if (v.is_int64()) {
+        op.template_params[key] = static_cast<int>(v.as_int64());
+      } else if (v.is_string() && v.as_string().starts_with("$") && params.count(std::string(v.as_string()).substr(1))) {
+        op.template_params[key] = params.at(std::string(v.as_string()).substr(1));
+      } else {
+        return util::make_error(where + ": templateParams." + key + " must be an integer or a known $param");
+      }
+    }
+  }
   op.node_template_path = join_path(base, str_or(o, "nodeTemplatePath"));
   if (auto* l = o.if_contains("labelNodePrepareStrategy"); l && l->is_object()) {
     op.label_key = str_or(l->as_object(), "labelKey");
@@ -193,6 +211,58 @@ util::Result<json::value> load_yaml_file(const std::string& path) {
   auto v = yaml_to_json(text);
   if (!v) return util::make_error(path + ": " + v.error());
   return v;
+}
+
+util::Result<std::string> render_template(std::string_view text, long index, const std::map<std::string, int>& params) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  auto value_of = [&](std::string_view term) -> util::Result<long> {
+    if (term == ".Index") return index;
+    if (term.size() > 1 && term[0] == '.') {
+      auto it = params.find(std::string(term.substr(1)));
+      if (it != params.end()) return static_cast<long>(it->second);
+    }
+    return util::make_error("template refers to " + std::string(term) + ", which is not .Index or a templateParams value");
+  };
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t open = text.find("{{", at);
+    if (open == std::string_view::npos) {
+      out.append(text.substr(at));
+      break;
+    }
+    out.append(text.substr(at, open - at));
+    const std::size_t close = text.find("}}", open + 2);
+    if (close == std::string_view::npos) return util::make_error("template has an unclosed {{");
+    std::vector<std::string_view> words;
+    std::string_view inner = text.substr(open + 2, close - open - 2);
+    while (!inner.empty()) {
+      const std::size_t b = inner.find_first_not_of(" \t");
+      if (b == std::string_view::npos) break;
+      inner.remove_prefix(b);
+      const std::size_t e = std::min(inner.find_first_of(" \t"), inner.size());
+      words.push_back(inner.substr(0, e));
+      inner.remove_prefix(e);
+    }
+    long v = 0;
+    if (words.size() == 1) {
+      auto r = value_of(words[0]);
+      if (!r) return util::make_error(r.error());
+      v = *r;
+    } else if (words.size() == 3 && words[0] == "DivideInt") {
+      auto a = value_of(words[1]);
+      if (!a) return util::make_error(a.error());
+      auto b = value_of(words[2]);
+      if (!b) return util::make_error(b.error());
+      if (*b == 0) return util::make_error("template divides by zero: {{" + std::string(text.substr(open + 2, close - open - 2)) + "}}");
+      v = *a / *b;
+    } else {
+      return util::make_error("unsupported template action {{" + std::string(text.substr(open + 2, close - open - 2)) + "}}");
+    }
+    out += std::to_string(v);
+    at = close + 2;
+  }
+  return out;
 }
 
 util::Result<Config> parse_config(const std::string& yaml_text, const std::string& base_dir) {

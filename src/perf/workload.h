@@ -18,7 +18,10 @@ namespace ksched::perf {
 // One operation of a workload template, with $params already resolved.
 struct Op {
   std::string opcode;
-  int count = 0;  // count / countParam
+  int count = 0;  // count / countParam, times countMultiplier / countMultiplierParam (createPods)
+  // templateParams (createPods, createAny): named integers the object template refers to as
+  // {{.name}} or {{DivideInt .Index .name}} (render_template), each a number or a $param.
+  std::map<std::string, int> template_params;
   // createNodes
   std::string node_template_path;
   std::string label_key;  // labelNodePrepareStrategy
@@ -117,6 +120,13 @@ util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& nam
                                        const std::map<std::string, int>& overrides = {});
 // All "TestCase/Workload" names with the given label ("" = all).
 std::vector<std::string> workloads_with_label(const Config& cfg, const std::string& label);
+
+// The subset of Go's text/template that scheduler_perf's object templates use, over `text`:
+// {{.Index}} (the object's index within its operation), {{.name}} (a templateParams value) and
+// {{DivideInt .Index .name}} (integer division, as scheduler_perf's template function; e.g. a gang
+// member's group, gang-{{DivideInt .Index .podsPerGroup}}); spaces inside the braces are allowed.
+// Anything else between {{ }} is an error naming it, as is a param not given or a division by 0.
+util::Result<std::string> render_template(std::string_view text, long index, const std::map<std::string, int>& params);
 
 // Go's time.ParseDuration for the forms workloads use ("10s", "500ms", "1m30s"); nothing when not one.
 std::optional<double> parse_duration(std::string_view s);

@@ -24,6 +24,7 @@
 #include <random>
 
 #include "api/helpers.h"
+#include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "util/log.h"
 
@@ -136,7 +137,14 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     feasible = fwk.run_placement_feasible_plugins(first_pod, progress);
   }
 
+  podgroup::PodGroupMetrics* group_metrics = opts_.pod_group_metrics;
+  if (group_metrics) group_metrics->algorithmDuration.get().observe(metrics::seconds_since(start, clock_->now()));
+  auto record_attempt = [&](const char* result) {
+    if (group_metrics) group_metrics->attempt(result, fwk.profile_name(), metrics::seconds_since(start, clock_->now()));
+  };
+
   if (group_error.is_success() && feasible.is_success()) {
+    record_attempt(metrics::kScheduled);
     // Commit: Permit, then a binding cycle, for every placed member; the members that did not fit
     // fail on their own (the group's minimum is met without them). PlacementFeasible stops only
     // on a rejection, so on success every member was tried.
@@ -185,6 +193,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     it->assumed.reset();
   }
   algorithm_->pod_failed(fwk);
+  record_attempt(group_error.is_success() ? metrics::kUnschedulable : metrics::kError);
   const Status group_status = !group_error.is_success() ? group_error : Status(framework::Code::Unschedulable, feasible.message());
   const std::string gang_plugin(feasible.plugin());
   for (auto& m : members) {

@@ -47,6 +47,9 @@ namespace ksched::informer {
 template <class T>
 class ResourceEventHandler;
 }  // namespace ksched::informer
+namespace ksched::scheduler::podgroup {
+struct PodGroupMetrics;  // scheduler/podgroup/metrics.h
+}  // namespace ksched::scheduler::podgroup
 
 namespace ksched::scheduler {
 
@@ -69,6 +72,8 @@ struct SchedulerOptions {
   std::chrono::nanoseconds pod_max_in_unschedulable_pods_duration = std::chrono::minutes(5);
   // Where the scheduler's metrics go (not owned); without one it keeps its own, unexposed.
   metrics::SchedulerMetrics* metrics = nullptr;
+  // The pod-group cycle's metrics (not owned; podgroup/metrics.h); without them it records none.
+  podgroup::PodGroupMetrics* pod_group_metrics = nullptr;
   // Parallelizer shared by all profiles; default: a thread pool of `parallelism` (tests pass an
   // inline one).
   std::shared_ptr<framework::Parallelizer> parallelizer;

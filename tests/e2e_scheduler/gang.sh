@@ -42,4 +42,13 @@ expect_eq "$(bound_count big)" "0" "no member of 'big' bound"
 k -n e2e delete pod fits-0 fits-1 fits-2 fits-3 --grace-period=0 --force >/dev/null
 big_bound() { [[ $(bound_count big) == 4 ]]; }
 wait_until 30 "gang 'big' bound whole once room is freed" big_bound
+
+# The pod-group cycle's metrics (upstream's, with GenericWorkload): one attempt per group cycle.
+metrics=$(get_url "$PORT" /metrics)
+for want in 'scheduler_podgroup_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 2' \
+            'scheduler_podgroup_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}' \
+            'scheduler_podgroup_scheduling_algorithm_duration_seconds_count'; do
+  [[ "$metrics" == *"$want"* ]] || fail "kube-scheduler's /metrics lacks: $want"
+done
+echo "ok: the pod-group metrics"
 echo "PASS: gang"

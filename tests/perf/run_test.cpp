@@ -77,6 +77,39 @@ TEST(BenchRun, TinyWorkloadInProcessBindsEveryPod) {
   EXPECT_TRUE(o.at("memory").as_object().contains("peakRssKiB"));
 }
 
+// Gangs end to end (issue #44): the committed GangScheduling workload's smallest size, with the
+// cluster's gates from the workload (the server serves Workloads, the scheduler runs GangScheduling):
+// every member bound, and each gang's placement reported.
+TEST(BenchRun, GangWorkloadBindsEveryGangWhole) {
+  auto cfg = load_config_dir(std::string(KSCHED_SOURCE_DIR) + "/bench/workloads");
+  ASSERT_TRUE(cfg) << cfg.error();
+  auto w = resolve(*cfg, "GangScheduling/10Nodes_3Gangs");
+  ASSERT_TRUE(w) << w.error();
+  RunOptions ro;
+  ro.scheduler = "in-process";
+  ro.create_workers = 2;
+  ro.stall_seconds = 60;
+  auto res = run_workload(*w, ro);
+  ASSERT_TRUE(res.ok) << res.error;
+  EXPECT_EQ(res.measured_bound, 9);
+  ASSERT_EQ(res.gangs.size(), 3u);
+  for (const auto& g : res.gangs) {
+    EXPECT_EQ(g.members_bound, 3) << "gang " << g.gang;
+    EXPECT_LE(g.first_bound, g.last_bound);
+    EXPECT_GT(g.last_seen, 0);  // its members were seen created, before the last was bound
+    EXPECT_LE(g.last_seen, g.last_bound);
+  }
+  EXPECT_EQ(res.gang_placement.samples, 3u);
+  EXPECT_EQ(res.gang_span.samples, 3u);
+  Report r;
+  r.machine = machine_info();
+  r.results.push_back(res);
+  auto v = boost::json::parse(to_json(r));
+  const auto& g = v.as_object().at("results").as_array().at(0).as_object().at("gangs").as_object();
+  EXPECT_EQ(g.at("count").as_int64(), 3);
+  EXPECT_EQ(g.at("each").as_array().size(), 3u);
+}
+
 // A run that cannot bind its pods fails with a clear message instead of hanging or passing.
 TEST(BenchRun, ExternalSchedulerThatNeverComesFailsAsLostPods) {
   auto cfg = parse_config(kTiny, std::string(KSCHED_SOURCE_DIR) + "/bench/workloads");

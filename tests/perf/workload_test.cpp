@@ -2,6 +2,9 @@
 
 #include "perf/workload.h"
 
+#include <fstream>
+#include <sstream>
+
 namespace ksched::perf {
 namespace {
 
@@ -289,10 +292,84 @@ TEST(CommittedWorkloads, AllDefinedAndTemplatesLoad) {
     }
     for (const auto& p : paths) {
       if (p.empty() || p == r->base_dir || p.back() == '/') continue;
-      auto t = load_yaml_file(p);
+      // A template with {{ }} actions parses once rendered with its operation's params.
+      std::map<std::string, int> params;
+      for (const auto& op : r->ops)
+        if (op.pod_template_path == p || op.template_path == p) params = op.template_params;
+      std::ifstream in(p);
+      std::stringstream text;
+      text << in.rdbuf();
+      auto rendered = render_template(text.str(), 0, params);
+      ASSERT_TRUE(rendered) << name << ": " << p << ": " << rendered.error();
+      auto t = yaml_to_json(*rendered);
       EXPECT_TRUE(t && t->is_object()) << name << ": " << p << ": " << (t ? "not an object" : t.error());
     }
   }
+  // Issue #44's gang workloads: upstream's test case name, gangs of 8 and of 1,000 (one Workload
+  // per gang, countMultiplierParam pods).
+  auto gangs = resolve(*cfg, "GangScheduling/5000Nodes_1000Gangs_8000Pods");
+  ASSERT_TRUE(gangs) << gangs.error();
+  ASSERT_EQ(gangs->ops.size(), 3u);
+  EXPECT_EQ(gangs->ops[1].opcode, "createAny");
+  EXPECT_EQ(gangs->ops[1].count, 1000);
+  EXPECT_EQ(gangs->ops[2].count, 8000);
+  EXPECT_EQ(gangs->ops[2].template_params.at("podsPerGroup"), 8);
+  EXPECT_TRUE(gangs->feature_gates.at("GangScheduling"));
+  auto big = resolve(*cfg, "GangScheduling/5000Nodes_10Gangs_10000Pods_1000PerGroup");
+  ASSERT_TRUE(big) << big.error();
+  EXPECT_EQ(big->ops[2].count, 10000);
+}
+
+// scheduler_perf's object templates: {{.Index}}, a templateParams value, DivideInt; errors name
+// what is wrong.
+TEST(WorkloadTemplate, RendersIndexParamsAndDivideInt) {
+  const std::map<std::string, int> params{{"podsPerGroup", 8}};
+  auto r = render_template("name: gang-{{DivideInt .Index .podsPerGroup}}-{{.Index}} min: {{ .podsPerGroup }}", 17, params);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(*r, "name: gang-2-17 min: 8");
+  EXPECT_EQ(*render_template("no actions", 3, {}), "no actions");
+  r = render_template("{{.missing}}", 0, params);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find(".missing"), std::string::npos) << r.error();
+  r = render_template("{{DivideInt .Index .zero}}", 1, {{"zero", 0}});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("divides by zero"), std::string::npos) << r.error();
+  r = render_template("{{printf .Index}}", 1, {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("unsupported template action {{printf .Index}}"), std::string::npos) << r.error();
+  EXPECT_FALSE(render_template("gang-{{.Index", 1, {}));
+}
+
+// countMultiplierParam multiplies the count; templateParams take numbers and $params.
+TEST(WorkloadConfig, CountMultiplierAndTemplateParams) {
+  auto cfg = parse_config(R"(
+- name: G
+  workloadTemplate:
+  - opcode: createPods
+    countParam: $groups
+    countMultiplierParam: $size
+    templateParams: {podsPerGroup: $size, fixed: 3}
+  workloads:
+  - name: one
+    params: {groups: 4, size: 5}
+)", "/base");
+  ASSERT_TRUE(cfg) << cfg.error();
+  auto w = resolve(*cfg, "G/one");
+  ASSERT_TRUE(w) << w.error();
+  EXPECT_EQ(w->ops[0].count, 20);
+  EXPECT_EQ(w->ops[0].template_params.at("podsPerGroup"), 5);
+  EXPECT_EQ(w->ops[0].template_params.at("fixed"), 3);
+  auto bad = parse_config(R"(
+- name: G
+  workloadTemplate:
+  - opcode: createPods
+    count: 2
+    templateParams: {cpu: 100m}
+  workloads:
+  - name: one
+)", "/base");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("templateParams.cpu must be an integer or a known $param"), std::string::npos) << bad.error();
 }
 
 }  // namespace

@@ -84,5 +84,27 @@ TEST(GangScheduling, HintsQueueOnlyForTheSameGroupOrWorkload) {
   EXPECT_EQ(events[1].hint(*a, nullptr, workload("other", 2)), QueueingHint::Skip);
 }
 
+// A member's arrival queues the gang's waiting members only once the group has minCount pods
+// (below it PreEnqueue would gate them again); the answer follows the group's membership, not a
+// remembered one.
+TEST(GangScheduling, PodAddHintQueuesOnceTheQuorumIsThere) {
+  podgroup::Manager groups;
+  GangScheduling pl(groups);
+  auto hint = pl.events_to_register()[0].hint;
+  groups.on_workload_add(workload("job", 3));
+  auto a = member("a"), b = member("b"), c = member("c");
+  groups.on_pod_add(a);
+  groups.on_pod_add(b);
+  EXPECT_EQ(hint(*a, nullptr, b), QueueingHint::Skip);  // 2 of 3
+  EXPECT_EQ(hint(*a, nullptr, b), QueueingHint::Skip);  // asked again for the same event
+  groups.on_pod_add(c);
+  EXPECT_EQ(hint(*a, nullptr, c), QueueingHint::Queue);  // 3 of 3
+  // The same added pod asked about later (an in-flight pod's events are replayed) sees the group
+  // as it is then.
+  groups.on_pod_delete(a);
+  EXPECT_EQ(hint(*b, nullptr, c), QueueingHint::Skip);
+  EXPECT_EQ(hint(*a, nullptr, member("d", "other")), QueueingHint::Skip);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins::gangscheduling

@@ -15,6 +15,8 @@
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
 #include "scheduler_testing/testing.h"
+#include "scheduler_testing/workloads.h"
+#include "scheduler/config/features.h"
 
 namespace ksched::scheduler::explain {
 namespace {
@@ -324,6 +326,64 @@ TEST_F(ExplainTest, TextScoresOnlyTheBestFeasibleNodes) {
   EXPECT_NE(text->find("best first, 2 of 7 feasible nodes:\n"), std::string::npos) << *text;
   EXPECT_NE(text->find("  " + e.nodes[1].name + "  total "), std::string::npos);
   EXPECT_EQ(text->find("  " + e.nodes[2].name + "  total "), std::string::npos) << *text;
+}
+
+// A gang member's explanation carries its group's state (GangScheduling gate): how many members
+// exist against minCount, how many are bound; without the gate there is no pod-group state.
+TEST(ExplainPodGroup, AGangMemberSaysItsGroupsState) {
+  config::Features f = config::features();
+  f.gangScheduling = true;
+  config::ScopedFeatures gates(f);
+  util::FakeClock clock;
+  testing::FakeClusterLister lister;
+  testing::FakeClusterClient client;
+  metrics::Registry registry;
+  metrics::SchedulerMetrics metrics{registry};
+  auto s = Scheduler::create(config::default_configuration(), new_in_tree_registry(), client, lister,
+                             test_scheduler_options(clock, metrics, 7, 1));
+  ASSERT_TRUE(s.ok()) << s.error();
+  auto& sched = **s;
+  sched.on_node_add(std::make_shared<const api::Node>(
+      MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj()));
+  sched.on_workload_add(testing::MakeGangWorkload("job", 3));
+  auto member = [&](const std::string& name, const std::string& node) {
+    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", "1"}}).WorkloadRef("job", "workers").Obj();
+    p.spec.schedulerName = "default-scheduler";
+    p.spec.nodeName = node;
+    auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    lister.add_pod(ptr);
+    sched.on_pod_add(ptr);
+    return ptr;
+  };
+  member("a", "n1");
+  auto b = member("b", "");
+  ASSERT_TRUE(sched.refresh_snapshot().ok());
+  auto e = explain(*sched.profile("default-scheduler"), *b);
+  ASSERT_TRUE(e.ok()) << e.error();
+  ASSERT_TRUE(e->podGroup);
+  EXPECT_EQ(e->podGroup->workload, "job");
+  EXPECT_EQ(e->podGroup->policy, "gang");
+  EXPECT_EQ(e->podGroup->minCount, 3);
+  EXPECT_EQ(e->podGroup->members, 2u);
+  EXPECT_EQ(e->podGroup->bound, 1u);
+  EXPECT_EQ(e->podGroup->assumed, 0u);
+  auto text = to_text(*e);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("Group:    Workload job, pod group workers (gang, minCount 3): 2 members exist, 1 bound, 0 assumed"),
+            std::string::npos) << *text;
+  EXPECT_NE(text->find("waiting for minCount pods: 2 of 3 exist"), std::string::npos) << *text;
+  member("c", "");
+  e = explain(*sched.profile("default-scheduler"), *b);
+  ASSERT_TRUE(e.ok());
+  text = to_text(*e);
+  EXPECT_NE(text->find("placed all or nothing: this pod is bound only in a cycle that places at least 2 pending members"),
+            std::string::npos) << *text;
+  EXPECT_NE(to_json(*e).find("\"podGroup\":{\"workload\":\"job\""), std::string::npos);
+}
+
+TEST_F(ExplainTest, NoPodGroupStateWithoutTheGate) {
+  auto e = run(MakePod().Name("w").WorkloadRef("job", "workers").Req({{"cpu", "1"}}).Obj());
+  EXPECT_FALSE(e.podGroup);
 }
 
 }  // namespace

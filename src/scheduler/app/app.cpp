@@ -1,5 +1,7 @@
 #include "scheduler/app/app.h"
 
+#include "scheduler/podgroup/metrics.h"
+
 #include "scheduler/config/feature_gates.h"
 
 #include <unistd.h>
@@ -69,6 +71,7 @@ struct SchedulerApp::Impl {
   std::unique_ptr<RestClusterClient> cluster_client;
   metrics::Registry registry;
   std::unique_ptr<metrics::SchedulerMetrics> metrics;
+  std::unique_ptr<podgroup::PodGroupMetrics> pod_group_metrics;  // with GenericWorkload
   framework::Registry plugins;
   // Before sched: the scheduler's cycle observer writes to it until the scheduler is gone.
   std::unique_ptr<explain::DecisionLog> decisions;
@@ -154,6 +157,12 @@ util::Result<void> SchedulerApp::Impl::build() {
   plugins = new_in_tree_registry();
   SchedulerOptions so;
   so.metrics = metrics.get();
+  // Upstream registers the pod-group cycle's metrics with GenericWorkload; the cycle runs with
+  // GangScheduling, which needs it.
+  if (config::feature_enabled(opts.feature_gates, "GenericWorkload")) {
+    pod_group_metrics = std::make_unique<podgroup::PodGroupMetrics>(registry);
+    so.pod_group_metrics = pod_group_metrics.get();
+  }
   so.pod_max_in_unschedulable_pods_duration = opts.pod_max_in_unschedulable_pods_duration;
   // The gates the scheduler computes with (pod-level resources) are process-wide; an embedding
   // program (ksched bench, a workload's featureGates) gives them here.
@@ -487,7 +496,10 @@ Scheduler* SchedulerApp::scheduler() { return impl_->sched.get(); }
 
 // ---------------------------------------------------------------- flags -> AppOptions
 
-util::Result<std::unique_ptr<SchedulerApp>> start_inspector(const client::RestConfig& rest, const std::string& config_file) {
+util::Result<std::unique_ptr<SchedulerApp>> start_inspector(const client::RestConfig& rest, const std::string& config_file,
+                                                            const std::map<std::string, bool>& feature_gates) {
+  // Before the configuration is defaulted: GangScheduling joins the default profile.
+  config::set_features(config::features_from_gates(feature_gates));
   Options flags;
   flags.config_file = config_file;
   flags.leader_elect = false;
@@ -497,6 +509,7 @@ util::Result<std::unique_ptr<SchedulerApp>> start_inspector(const client::RestCo
   opts->rest = rest;
   opts->serve = false;
   opts->schedule = false;
+  opts->feature_gates = feature_gates;
   opts->cfg.leaderElection.leaderElect = false;
   auto app = SchedulerApp::create(std::move(*opts));
   if (!app) return util::make_error(app.error());

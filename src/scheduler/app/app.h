@@ -83,8 +83,11 @@ class SchedulerApp {
 // A scheduler that never schedules, started and synced (AppOptions::schedule = false, no serving,
 // no leader election): its profiles, cache and snapshot as the real one would have them, for tools
 // that look (ksched explain, the local cluster's web page). `config_file` "" = the defaults.
+// `feature_gates` as kube-scheduler's --feature-gates (GangScheduling: the pod-group state that
+// `ksched explain` shows for a gang's member).
 util::Result<std::unique_ptr<SchedulerApp>> start_inspector(const client::RestConfig& rest,
-                                                            const std::string& config_file = {});
+                                                            const std::string& config_file = {},
+                                                            const std::map<std::string, bool>& feature_gates = {});
 
 // The whole program: flags, logging, version, --write-config-to, signals; returns the exit code.
 int run_kube_scheduler(int argc, char** argv);

@@ -32,9 +32,11 @@ util::Result<config::Duration> duration_flag(const std::string& flag, const std:
   return *d;
 }
 
+}  // namespace
+
 // Upstream featureGate.Set: comma-separated name=bool pairs (names and values trimmed), then the
 // gates' own rules (unknown, locked); GA and deprecated settings come back as warnings.
-util::Result<std::map<std::string, bool>> parse_gates(const std::string& s, std::vector<std::string>& warnings) {
+util::Result<std::map<std::string, bool>> parse_feature_gates(const std::string& s, std::vector<std::string>& warnings) {
   std::map<std::string, bool> out;
   std::stringstream ss(s);
   std::string item;
@@ -67,8 +69,6 @@ util::Result<std::map<std::string, bool>> parse_gates(const std::string& s, std:
   warnings = std::move(*checked);
   return out;
 }
-
-}  // namespace
 
 std::string usage() {
   std::string text = R"(The Kubernetes scheduler (ksched) is a control plane process which assigns Pods to Nodes.
@@ -297,7 +297,7 @@ util::Result<Options> parse_flags(int argc, const char* const* argv) {
     }
   }
   if (count("--feature-gates")) {
-    auto g = parse_gates(gates, o.feature_gate_warnings);
+    auto g = parse_feature_gates(gates, o.feature_gate_warnings);
     if (!g) return util::make_error(g.error());
     o.feature_gates = *g;
   }

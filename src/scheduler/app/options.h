@@ -66,5 +66,12 @@ std::string usage();
 // then validation. Errors name the file or the field.
 util::Result<config::KubeSchedulerConfiguration> effective_config(const Options& o);
 
+// `--feature-gates` as kube-scheduler parses it (component-base's featureGate.Set over v1.35's
+// registry, config/feature_gates.h): "A=true,B=false" to the gates set; an unknown or locked gate
+// is upstream's error (`invalid argument "..." for "--feature-gates" flag: unrecognized feature
+// gate: X`); GA and deprecated gates set come back in `warnings`. `ksched up` uses it too.
+util::Result<std::map<std::string, bool>> parse_feature_gates(const std::string& spec,
+                                                              std::vector<std::string>& warnings);
+
 
 }  // namespace ksched::scheduler::app

@@ -12,11 +12,51 @@
 #include "scheduler/plugins/dynamicresources/dynamicresources.h"
 #include "scheduler/plugins/noderesources/fit.h"
 #include "scheduler/plugins/tainttoleration/tainttoleration.h"
+#include "scheduler/podgroup/manager.h"
 
 namespace ksched::scheduler::explain {
 namespace fw = framework;
 
 namespace {
+
+// The pod's group as the scheduler's pod-group state holds it (GangScheduling gate: otherwise the
+// scheduler keeps none, and a workloadRef means nothing to it). Placed members are those in the
+// snapshot's nodes: bound (spec.nodeName) or assumed (the scheduler placed them, binding runs).
+std::optional<PodGroupState> pod_group_state(fw::Framework& fwk, const api::Pod& pod) {
+  podgroup::Manager* groups = fwk.pod_group_manager();
+  if (groups == nullptr || !pod.spec.workloadRef) return std::nullopt;
+  PodGroupState g;
+  g.workload = pod.spec.workloadRef->name;
+  g.podGroup = pod.spec.workloadRef->podGroup;
+  const podgroup::Policy policy = groups->policy(pod);
+  switch (policy.kind) {
+    case podgroup::Policy::Kind::NoWorkload: g.policy = "no Workload"; break;
+    case podgroup::Policy::Kind::NoPodGroup: g.policy = "no such pod group"; break;
+    case podgroup::Policy::Kind::Basic: g.policy = "basic"; break;
+    case podgroup::Policy::Kind::Gang:
+      g.policy = "gang";
+      g.minCount = policy.minCount;
+      break;
+  }
+  const auto members = groups->pods(podgroup::group_key(pod));
+  g.members = members.size();
+  std::set<std::string_view> unbound;
+  for (const auto& m : members) {
+    if (!m->spec.nodeName.empty()) {
+      ++g.bound;
+    } else {
+      unbound.insert(m->metadata.uid);
+    }
+  }
+  if (!unbound.empty()) {
+    for (const auto& ni : fwk.snapshot_node_infos().list()) {
+      for (const auto& pi : ni->pods) {
+        if (unbound.count(pi->pod->metadata.uid)) ++g.assumed;
+      }
+    }
+  }
+  return g;
+}
 
 Verdict verdict(std::string plugin, const fw::Status& s) {
   return Verdict{std::move(plugin), fw::code_name(s.code()), s.is_success() ? std::string() : s.message()};
@@ -141,6 +181,7 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
       e.nodes.push_back(std::move(n));
     }
     std::sort(e.nodes.begin(), e.nodes.end(), [](const auto& a, const auto& b) { return natural_less(a.name, b.name); });
+    e.podGroup = pod_group_state(fwk, given);
     return e;
   }
 
@@ -192,6 +233,7 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
   if (feasible.empty()) {
     e.summary = fit.error();
     e.nodes = std::move(rejected);
+    e.podGroup = pod_group_state(fwk, given);
     return e;
   }
 
@@ -236,6 +278,7 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
     e.summary = e.chosen + " is the only node that fits (" + std::to_string(rejected.size()) + " rejected)";
   }
   for (auto& n : rejected) e.nodes.push_back(std::move(n));
+  e.podGroup = pod_group_state(fwk, given);
   return e;
 }
 
@@ -299,6 +342,24 @@ util::Result<std::string> to_text(const Explanation& e, const TextOptions& o) {
   out += "Result:   " + (e.chosen.empty() ? std::string("unschedulable") : "would be placed on " + e.chosen) + "\n";
   out += "Why:      " + e.summary + "\n";
   out += "Feasible: " + std::to_string(e.feasible) + " of " + std::to_string(e.nodes.size()) + " nodes\n";
+  if (const auto& g = e.podGroup) {
+    out += "Group:    Workload " + g->workload + ", pod group " + g->podGroup + " (" + g->policy;
+    if (g->policy == "gang") out += ", minCount " + std::to_string(g->minCount);
+    out += "): " + std::to_string(g->members) + " members exist, " + std::to_string(g->bound) + " bound, " +
+           std::to_string(g->assumed) + " assumed\n";
+    if (g->policy == "gang") {
+      const std::size_t min = static_cast<std::size_t>(g->minCount);
+      if (g->members < min) {
+        out += "          waiting for minCount pods: " + std::to_string(g->members) + " of " + std::to_string(min) +
+               " exist (PreEnqueue holds the members until then)\n";
+      } else if (g->bound + g->assumed >= min) {
+        out += "          the group's minimum is placed; this pod is placed on its own merits\n";
+      } else {
+        out += "          placed all or nothing: this pod is bound only in a cycle that places at least " +
+               std::to_string(min - g->bound - g->assumed) + " pending members (this one's fit above is only its part)\n";
+      }
+    }
+  }
   auto verdicts = [&](const char* title, const std::vector<Verdict>& vs) {
     if (vs.empty()) return;
     out += "\n";
@@ -441,6 +502,14 @@ boost::json::object to_json_object(const Explanation& e) {
                     {"chosen", e.chosen},
                     {"runnerUp", e.runnerUp},
                     {"summary", e.summary},
+                    {"podGroup", e.podGroup ? json::value(json::object{{"workload", e.podGroup->workload},
+                                                                        {"podGroup", e.podGroup->podGroup},
+                                                                        {"policy", e.podGroup->policy},
+                                                                        {"minCount", e.podGroup->minCount},
+                                                                        {"members", e.podGroup->members},
+                                                                        {"bound", e.podGroup->bound},
+                                                                        {"assumed", e.podGroup->assumed}})
+                                            : json::value(nullptr)},
                     {"preFilter", verdicts(e.preFilter)},
                     {"preScore", verdicts(e.preScore)},
                     {"nodes", std::move(nodes)}};

@@ -10,6 +10,7 @@
 #pragma once
 #include <boost/json/object.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,17 @@ struct NodeExplanation {
   std::int64_t total = 0;
 };
 
+// A member of a pod group (v1.35's spec.workloadRef), with the GangScheduling gate on: the group's
+// state as the scheduler holds it, because a gang member is placed only with its group.
+struct PodGroupState {
+  std::string workload, podGroup;  // the Workload and its pod group the pod names
+  std::string policy;              // "gang", "basic", or why none: "no Workload", "no such pod group"
+  std::int32_t minCount = 0;       // gang only
+  std::size_t members = 0;         // pods of the group that exist (the quorum PreEnqueue counts)
+  std::size_t bound = 0;           // of them, bound (spec.nodeName)
+  std::size_t assumed = 0;         // of them, placed by the scheduler and still binding
+};
+
 struct Explanation {
   std::string pod;      // namespace/name
   std::string profile;  // schedulerName
@@ -76,6 +88,7 @@ struct Explanation {
   // One line: why `chosen` won (its margin over the runner-up, plugin by plugin), or upstream's
   // "0/N nodes are available: ..." when nothing fits.
   std::string summary;
+  std::optional<PodGroupState> podGroup;
 };
 
 // Runs the cycle on the framework's snapshot (Handle::snapshot_node_infos), which must be current

@@ -47,7 +47,8 @@ void Manager::on_pod_add(const PodPtr& pod) {
   std::string key = group_key(*pod);
   if (key.empty()) return;
   std::lock_guard l(mu_);
-  groups_[std::move(key)].pods[pod->metadata.uid] = pod;
+  auto [it, added] = groups_[std::move(key)].pods.insert_or_assign(pod->metadata.uid, pod);
+  if (added) membership_version_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void Manager::on_pod_update(const PodPtr& old_pod, const PodPtr& new_pod) {
@@ -62,7 +63,7 @@ void Manager::on_pod_delete(const PodPtr& pod) {
   std::lock_guard l(mu_);
   auto it = groups_.find(key);
   if (it == groups_.end()) return;
-  it->second.pods.erase(pod->metadata.uid);
+  if (it->second.pods.erase(pod->metadata.uid) > 0) membership_version_.fetch_add(1, std::memory_order_acq_rel);
   if (it->second.pods.empty()) groups_.erase(it);
 }
 

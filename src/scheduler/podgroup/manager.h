@@ -14,6 +14,7 @@
 // pod-group cycle on the scheduling thread. Lock order: the queue's lock, then this one (never
 // call into the queue while holding it).
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -65,6 +66,9 @@ class Manager {
   // The group's pods as the informer last showed them (assigned ones have spec.nodeName).
   std::vector<PodPtr> pods(const std::string& key) const;
   std::size_t group_count() const;
+  // Changes whenever a pod joins or leaves any group: what a caller derived from the counts above
+  // is still true while it has not changed.
+  std::uint64_t membership_version() const { return membership_version_.load(std::memory_order_acquire); }
 
  private:
   struct Group {
@@ -73,6 +77,7 @@ class Manager {
   mutable std::mutex mu_;
   std::map<std::string, WorkloadPtr, std::less<>> workloads_;  // "<ns>/<name>"
   std::unordered_map<std::string, Group> groups_;
+  std::atomic<std::uint64_t> membership_version_{0};
 };
 
 }  // namespace ksched::scheduler::podgroup

@@ -11,7 +11,9 @@
 // Enabled in the default profile with the GangScheduling gate (alpha, off), as upstream's
 // applyFeatureGates appends it.
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string_view>
 
 #include "scheduler/framework/interface.h"
@@ -37,7 +39,15 @@ class GangScheduling final : public framework::PreEnqueuePlugin,
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;
 
  private:
+  // Whether a pod of `added`'s group now passes the quorum gate; remembered for one (added pod,
+  // membership version), since the queue asks the hint once per waiting member of the group.
+  bool quorum_after_add(const api::Pod& added) const;
+
   podgroup::Manager& groups_;
+  mutable std::mutex memo_mu_;
+  mutable const void* memo_pod_ = nullptr;
+  mutable std::uint64_t memo_version_ = 0;
+  mutable bool memo_quorum_ = false;
 };
 
 util::Result<std::shared_ptr<framework::Plugin>> make_gang_scheduling(const framework::PluginArgs& args,

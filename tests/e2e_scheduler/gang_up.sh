@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Gang scheduling on `ksched up --feature-gates GenericWorkload=true,GangScheduling=true`, driven by
+# kubectl as a user would (issue #44): a gang of 16 that fits is bound whole; a gang of 16 whose
+# minimum cannot fit stays entirely Pending with upstream's message, and is bound whole once nodes
+# are added (Node objects created with kubectl, which the kubelet stand-in then runs). An unknown
+# gate is refused before anything starts, with upstream's message; `ksched explain` on a pending
+# member says its group's state. One local cluster on a loopback port, in memory.
+# usage: gang_up.sh <ksched> <kube-scheduler (unused)> <kubectl>
+set -euo pipefail
+KSCHED=${1:?}; KUBECTL=${3:?}
+DIR=$(mktemp -d /tmp/ksched-gang-up.XXXXXX)
+UP_PID=""
+cleanup() {
+  if [[ -n "$UP_PID" ]]; then kill -TERM "$UP_PID" 2>/dev/null || true; wait "$UP_PID" 2>/dev/null || true; fi
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  tail -30 "$DIR/up.log" >&2 || true
+  k get nodes >&2 || true
+  k -n gangs get pods -o wide >&2 || true
+  exit 1
+}
+ok() { echo "ok: $*"; }
+expect_eq() { [[ "$1" == "$2" ]] || fail "$3: expected '$2', got '$1'"; ok "$3"; }
+expect_contains() { [[ "$1" == *"$2"* ]] || fail "$3: expected to find '$2' in: $1"; ok "$3"; }
+k() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>&1; }
+kq() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>/dev/null; }  # stdout only
+until_ok() {  # until_ok <seconds> <command...>: retries every 0.2 s until it succeeds
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
+
+# ---- bad gates are refused before anything starts, in upstream's words
+out=$("$KSCHED" up --ephemeral --feature-gates GangScheduling=true,NoSuchGate=true 2>&1) && fail "an unknown gate was accepted"
+expect_contains "$out" 'Error: invalid argument "GangScheduling=true,NoSuchGate=true" for "--feature-gates" flag: unrecognized feature gate: NoSuchGate' \
+  "an unknown gate is upstream's 'unrecognized feature gate'"
+out=$("$KSCHED" up --ephemeral --feature-gates GangScheduling=maybe 2>&1) && fail "a non-boolean gate value was accepted"
+expect_contains "$out" 'invalid value of GangScheduling=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax' \
+  "a gate value that is not a boolean"
+out=$("$KSCHED" up --ephemeral --listen 127.0.0.1:0 --ui-listen "" --scheduler-secure-port -1 --kubeconfig-out "$DIR/k0" \
+  --feature-gates GangScheduling=true 2>&1) && fail "GangScheduling without GenericWorkload was accepted"
+expect_contains "$out" "GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]" \
+  "GangScheduling needs GenericWorkload"
+
+# ---- three simulated nodes of 4 CPUs
+cat > "$DIR/node.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+status:
+  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
+  allocatable: {cpu: "4", memory: 32Gi, pods: "110"}
+EOF
+cd "$DIR"
+"$KSCHED" up --listen 127.0.0.1:0 --nodes 3 --node-template "$DIR/node.yaml" --ephemeral --ui-listen "" \
+  --kubeconfig-out "$DIR/kubeconfig" --scheduler-secure-port -1 --no-controllers \
+  --feature-gates GenericWorkload=true,GangScheduling=true > "$DIR/up.log" 2>&1 &
+UP_PID=$!
+until_ok 30 grep -q "Local cluster is up" "$DIR/up.log" || fail "ksched up did not come up"
+k create namespace gangs >/dev/null
+
+# gang <name> <size> <minCount> <cpu per member>: a Workload and its members, as YAML.
+gang() {
+  printf 'apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: %s, namespace: gangs}\n' "$1"
+  printf 'spec:\n  podGroups:\n  - name: workers\n    policy: {gang: {minCount: %s}}\n' "$3"
+  for i in $(seq 0 $(($2 - 1))); do
+    printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s-%s, namespace: gangs}\nspec:\n' "$1" "$i"
+    printf '  workloadRef: {name: %s, podGroup: workers}\n' "$1"
+    printf '  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "%s"}}}]\n' "$4"
+  done
+}
+# Members of a gang with a node, and members Running (the kubelet stand-in runs them).
+bound_count() { kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeName}{"\n"}{end}' | grep -c "^$1-[0-9]*=." || true; }
+running_count() { kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.status.phase}{"\n"}{end}' | grep -c "^$1-[0-9]*=Running" || true; }
+
+# ---- 16 x 500m on 12 CPUs: bound whole
+gang fits 16 16 500m | k apply -f - >/dev/null
+fits_running() { [[ $(running_count fits) == 16 ]]; }
+until_ok 30 fits_running || fail "gang 'fits' not bound and running whole: $(bound_count fits) bound"
+ok "a gang of 16 that fits is bound whole (and running)"
+
+# ---- 16 x 500m on the 4 CPUs left: 8 members fit, the 9th does not, the group cannot reach 16
+gang big 16 16 500m | k apply -f - >/dev/null
+all_rejected() {
+  local n
+  n=$(kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="PodScheduled")].reason}{"\n"}{end}' |
+    grep -c '^big-[0-9]*=Unschedulable' || true)
+  [[ $n == 16 ]]
+}
+until_ok 30 all_rejected || fail "the 16 members of 'big' were not all marked Unschedulable"
+msgs=$(kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="PodScheduled")].message}{"\n"}{end}' |
+  grep '^big-' | cut -d= -f2- | sort -u)
+expect_eq "$msgs" "minCount (16) cannot be satisfied: 8 scheduled, 7 remaining" "every member of 'big' has upstream's message"
+expect_eq "$(bound_count big)" "0" "no member of 'big' is bound"
+expect_eq "$(kq -n gangs get pods -o jsonpath='{.items[*].status.nominatedNodeName}' | tr -d ' ')" "" "no member is nominated"
+
+# ---- ksched explain on a pending member says the group's state
+out=$("$KSCHED" explain big-3 -n gangs --kubeconfig "$DIR/kubeconfig" --feature-gates GenericWorkload=true,GangScheduling=true 2>&1) ||
+  fail "ksched explain big-3: $out"
+expect_contains "$out" "Group:    Workload big, pod group workers (gang, minCount 16): 16 members exist, 0 bound, 0 assumed" \
+  "ksched explain gives a member's group state"
+expect_contains "$out" "placed all or nothing: this pod is bound only in a cycle that places at least 16 pending members" \
+  "ksched explain says the member waits for its group"
+out=$("$KSCHED" explain fits-0 -n gangs --kubeconfig "$DIR/kubeconfig" --feature-gates GenericWorkload=true,GangScheduling=true -o json 2>&1)
+expect_contains "$out" '"podGroup":{"workload":"fits","podGroup":"workers","policy":"gang","minCount":16,"members":16,"bound":16,"assumed":0}' \
+  "ksched explain -o json: a bound gang's state"
+
+# ---- two more nodes, made with kubectl as simulated nodes: room for the whole gang
+for n in extra-0 extra-1; do
+  printf 'apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  labels: {type: simulated, kubernetes.io/hostname: %s}\n' "$n" "$n"
+  printf 'status:\n  capacity: {cpu: "2", memory: 16Gi, pods: "110"}\n  allocatable: {cpu: "2", memory: 16Gi, pods: "110"}\n---\n'
+done | k apply -f - >/dev/null
+big_running() { [[ $(running_count big) == 16 ]]; }
+until_ok 30 big_running || fail "gang 'big' not bound whole once nodes were added: $(bound_count big) bound"
+ok "once nodes are added, the gang of 16 is bound whole (and running)"
+on_extra=$(kq -n gangs get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c '^extra-' || true)
+expect_eq "$on_extra" "8" "8 members on the two added nodes (2 CPUs each)"
+echo "PASS: gang_up"
