@@ -181,6 +181,42 @@ bool pod_names_claim(const api::Pod& pod, const resourceapi::ResourceClaim& clai
 
 }  // namespace
 
+void claim_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out) {
+  const std::string_view ns = pod.metadata.namespace_.view();
+  auto add = [&](std::string_view name) {
+    std::string k;
+    k.reserve(ns.size() + 1 + name.size());
+    k.append(ns).append("/").append(name);
+    out.push_back(std::move(k));
+  };
+  for (const auto& pc : pod.spec.resourceClaims) {
+    if (pc.resourceClaimName) {
+      add(*pc.resourceClaimName);
+      continue;
+    }
+    if (!pc.resourceClaimTemplateName || !pod.status.resourceClaimStatuses) continue;
+    for (const auto& st : *pod.status.resourceClaimStatuses) {
+      if (st.name != pc.name) continue;
+      if (st.resourceClaimName) add(*st.resourceClaimName);
+      break;
+    }
+  }
+}
+
+std::optional<std::string> claim_key_of_event(const std::shared_ptr<const void>& old_obj,
+                                              const std::shared_ptr<const void>& new_obj) {
+  const auto* original = static_cast<const resourceapi::ResourceClaim*>(old_obj.get());
+  const auto* modified = static_cast<const resourceapi::ResourceClaim*>(new_obj.get());
+  // No claim (the hint answers Queue), or a deallocation: any pod may be concerned.
+  if (modified == nullptr) return std::nullopt;
+  if (original && original->status.allocation && !modified->status.allocation) return std::nullopt;
+  const std::string_view ns = modified->metadata.namespace_.view(), name = modified->metadata.name.view();
+  std::string k;
+  k.reserve(ns.size() + 1 + name.size());
+  k.append(ns).append("/").append(name);
+  return k;
+}
+
 framework::QueueingHint DynamicResources::is_schedulable_after_claim_change(
     const api::Pod& pod, const std::shared_ptr<const void>& old_obj, const std::shared_ptr<const void>& new_obj) const {
   using framework::QueueingHint;
