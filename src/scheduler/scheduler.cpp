@@ -3,6 +3,7 @@
 #include "scheduler/config/features.h"
 #include "scheduler/extender.h"
 #include "scheduler/framework/parallelizer.h"
+#include "scheduler/plugins/dynamicresources/dynamicresources.h"
 #include "util/thread.h"
 
 namespace ksched::scheduler {
@@ -216,6 +217,15 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
       qo.plugin_events[name][std::string(framework::kExtenderName)] = {framework::ClusterEventWithHint{
           framework::ClusterEvent{framework::EventResource::WildCard, framework::kAll, "WildCardEvent"}, {}}};
     }
+  }
+  // Claim events ask only the pods that name the claim (the ResourceClaim hint's own rule).
+  for (const auto& [name, plugins] : qo.plugin_events) {
+    if (!plugins.count(std::string(plugins::dynamicresources::kName))) continue;
+    qo.unschedulable_index = queue::UnschedulablePodIndex{framework::EventResource::ResourceClaim,
+                                                          std::string(plugins::dynamicresources::kName),
+                                                          plugins::dynamicresources::claim_keys_of_pod,
+                                                          plugins::dynamicresources::claim_key_of_event};
+    break;
   }
   queue_metrics_ = std::make_unique<metrics::QueueMetricsAdapter>(metrics_->set());
   qo.metrics = queue_metrics_.get();

@@ -507,6 +507,59 @@ TEST_F(DynamicResourcesTest, QueueingHints) {
   EXPECT_EQ(plugin->is_schedulable_after_pod_change(*waiting, nullptr, plain_pod("someone-else")), QueueingHint::Skip);
 }
 
+// The queue's claim index (claim_keys_of_pod, claim_key_of_event) keeps the hint's answers: every
+// (pod, claim event) the hint queues is one the index asks, i.e. the event has no key (a
+// deallocation) or the pod waits on the event's key. Pods: a claim named directly, a template's
+// claim recorded in the status, a template's claim not recorded yet.
+TEST_F(DynamicResourcesTest, ClaimIndexAsksEveryPodTheHintQueues) {
+  using fw::QueueingHint;
+  auto direct = pod_with_claim("d", "d-claim");
+  auto generated = pod_with_template("t", "t-gpu");
+  auto not_recorded = pod_with_template("u");
+  std::vector<std::string> keys;
+  claim_keys_of_pod(*direct, keys);
+  claim_keys_of_pod(*generated, keys);
+  claim_keys_of_pod(*not_recorded, keys);
+  EXPECT_EQ(keys, (std::vector<std::string>{"default/d-claim", "default/t-gpu"}));
+
+  auto d_claim = claim("d-claim");
+  auto t_gpu = claim("t-gpu");
+  t_gpu->metadata.ownerReferences =
+      std::vector<api::OwnerReference>{api::OwnerReference{"v1", "Pod", "t", "uid-t", true, true, {}, {}}};
+  auto other = claim("other");
+  for (const auto& c : {d_claim, t_gpu, other}) add_claim(c);
+  auto allocated = [](const std::shared_ptr<resourceapi::ResourceClaim>& c) {
+    auto a = std::make_shared<resourceapi::ResourceClaim>(*c);
+    a->status.allocation = allocation("node-1", "gpu-0");
+    return std::shared_ptr<const resourceapi::ResourceClaim>(a);
+  };
+  using Event = std::pair<std::shared_ptr<const void>, std::shared_ptr<const void>>;
+  std::vector<Event> events;
+  for (const auto& c : {d_claim, t_gpu, other}) {
+    events.push_back({nullptr, c});             // added
+    events.push_back({c, allocated(c)});        // allocated
+    events.push_back({allocated(c), c});        // deallocated
+    events.push_back({c, c});                   // no status change
+  }
+  int queued = 0;
+  for (const auto& pod : {direct, generated, not_recorded}) {
+    std::vector<std::string> pod_keys;
+    claim_keys_of_pod(*pod, pod_keys);
+    for (const auto& [o, n] : events) {
+      if (plugin->is_schedulable_after_claim_change(*pod, o, n) != QueueingHint::Queue) continue;
+      ++queued;
+      auto key = claim_key_of_event(o, n);
+      EXPECT_TRUE(!key || std::find(pod_keys.begin(), pod_keys.end(), *key) != pod_keys.end())
+          << api::key_of(*pod) << " queued by " << *key;
+    }
+  }
+  // d and t: their claim added, allocated, and any of the three claims deallocated.
+  EXPECT_EQ(queued, 10);
+  // A deallocation concerns every pod; an allocation only the claim's.
+  EXPECT_EQ(claim_key_of_event(allocated(other), other), std::nullopt);
+  EXPECT_EQ(claim_key_of_event(other, allocated(other)), std::optional<std::string>("default/other"));
+}
+
 // EventsToRegister with queueing hints on: nodes (add, label, allocatable), claims (hinted), the
 // pod's generated claims (hinted), classes and slices (always queue).
 TEST_F(DynamicResourcesTest, EventsToRegister) {

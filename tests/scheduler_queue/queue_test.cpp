@@ -104,6 +104,7 @@ class QueueTest : public ::testing::Test {
     o.plugin_events["default-scheduler"]["NodeFit"] = {reg};
     o.plugin_events["default-scheduler"]["SchedulingGates"] = {gates};
     for (auto& [name, regs] : extra_events) o.plugin_events["default-scheduler"][name] = regs;
+    o.unschedulable_index = index;
     o.pod_lookup = [this](std::string_view ns, std::string_view name) -> framework::PodPtr {
       std::lock_guard l(lookup_mu);
       auto it = informer_pods.find(std::string(ns) + "/" + std::string(name));
@@ -126,6 +127,7 @@ class QueueTest : public ::testing::Test {
   RecordingMetrics metrics;
   PluginEventMap extra_events;
   std::vector<std::shared_ptr<framework::PreEnqueuePlugin>> extra_pre_enqueue;
+  std::optional<UnschedulablePodIndex> index;
   std::mutex lookup_mu;
   std::map<std::string, framework::PodPtr> informer_pods;
 };
@@ -413,6 +415,92 @@ TEST_F(QueueTest, GatedPodMovesOnItsGatingPluginsEvents) {
   q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-1"));
   EXPECT_EQ(q->where(*pod), QueueName::Active);
   EXPECT_EQ(q->counts().gated, 0u);
+}
+
+// The unschedulable-pod index (DynamicResources' claim index): a claim event asks the hints of the
+// pods waiting on that claim only, an event without a key (a deallocation) asks every pod, a pod
+// updated while it waits is indexed under its new keys, and a second plugin registered for the
+// same events turns the narrowing off (its hint must see every pod).
+TEST_F(QueueTest, IndexedEventAsksOnlyThePodsWaitingOnItsObject) {
+  auto waits = std::make_shared<FakeWaitsForObject>();
+  extra_pre_enqueue = {waits};
+  auto hint = [](const api::Pod& pod, const std::shared_ptr<const void>&, const std::shared_ptr<const void>& n) {
+    auto name = std::static_pointer_cast<const api::Node>(n);  // stands in for the claim: its name
+    const auto* need = pod.metadata.labels.find("need");
+    return need && (name->metadata.name == *need || name->metadata.name == "*") ? framework::QueueingHint::Queue
+                                                                               : framework::QueueingHint::Skip;
+  };
+  framework::ClusterEventWithHint claim_add;
+  claim_add.event = framework::ClusterEvent{EventResource::ResourceClaim, framework::kAdd, ""};
+  claim_add.hint = hint;
+  extra_events["WaitsForObject"] = {claim_add};
+  index = UnschedulablePodIndex{
+      EventResource::ResourceClaim, "WaitsForObject",
+      [](const api::Pod& pod, std::vector<std::string>& out) {
+        if (const auto* need = pod.metadata.labels.find("need")) out.push_back("default/" + std::string(*need));
+      },
+      [](const std::shared_ptr<const void>&, const std::shared_ptr<const void>& n) -> std::optional<std::string> {
+        auto name = std::static_pointer_cast<const api::Node>(n)->metadata.name;
+        if (name == "*") return std::nullopt;
+        return "default/" + std::string(name.view());
+      }};
+  auto q = make_queue();
+  std::vector<std::shared_ptr<api::Pod>> pods;
+  for (int i = 0; i < 5; ++i) {
+    auto pod = std::make_shared<api::Pod>(*make_pod("w" + std::to_string(i)));
+    pod->metadata.labels.set("need", "claim-" + std::to_string(i));
+    q->add(pod);
+    pods.push_back(pod);
+  }
+  ASSERT_EQ(q->counts().gated, 5u);
+  const auto claim_event = make_event(EventResource::ResourceClaim, framework::kAdd, "ResourceClaimAdd");
+  auto hints_asked = [&] {
+    std::lock_guard l(metrics.mu);
+    auto n = metrics.hints.size();
+    metrics.hints.clear();
+    return n;
+  };
+  hints_asked();
+  // A claim nobody waits on asks no pod; claim-1's event asks w1 alone and lets it in.
+  q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-9"));
+  EXPECT_EQ(hints_asked(), 0u);
+  waits->ready.insert("claim-1");
+  q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-1"));
+  EXPECT_EQ(hints_asked(), 1u);
+  EXPECT_EQ(q->where(*pods[1]), QueueName::Active);
+  EXPECT_EQ(q->counts().gated, 4u);
+  // An event without a key asks every waiting pod (they stay gated: PreEnqueue still refuses).
+  q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("*"));
+  EXPECT_EQ(hints_asked(), 4u);
+  EXPECT_EQ(q->counts().gated, 4u);
+  // w2 now waits on claim-7 instead: claim-2 no longer asks it, claim-7 does.
+  auto w2 = std::make_shared<api::Pod>(*pods[2]);
+  w2->metadata.labels.set("need", "claim-7");
+  q->update(pods[2], w2);
+  hints_asked();
+  q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-2"));
+  EXPECT_EQ(hints_asked(), 0u);
+  waits->ready.insert("claim-7");
+  q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-7"));
+  EXPECT_EQ(hints_asked(), 1u);
+  EXPECT_EQ(q->where(*w2), QueueName::Active);
+  // A pod that left the queue is no longer indexed: deleting w3, then its claim's event, asks nobody.
+  q->delete_pod(*pods[3]);
+  q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-3"));
+  EXPECT_EQ(hints_asked(), 0u);
+
+  // Another plugin registered for claim events: every waiting pod is asked again.
+  framework::ClusterEventWithHint other;
+  other.event = framework::ClusterEvent{EventResource::ResourceClaim, framework::kAdd, ""};
+  other.hint = hint;
+  extra_events["Other"] = {other};
+  auto q2 = make_queue();
+  for (int i = 0; i < 3; ++i) q2->add(pods[i + 2]);
+  hints_asked();
+  q2->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-4"));
+  // w2, w3 and w4 each asked (a gated pod's rejector is its gating plugin alone), not w4 alone.
+  EXPECT_EQ(hints_asked(), 3u);
+  EXPECT_EQ(q2->counts().gated, 3u);
 }
 
 TEST_F(QueueTest, GatedPodParksUntilGatesRemoved) {

@@ -165,15 +165,62 @@ bool PriorityQueue::run_pre_enqueue_locked(QueuedPodInfo& p) {
 void PriorityQueue::unschedulable_put_locked(const QueuedPodInfoPtr& p) {
   const std::string key = api::key_of(p->pod());
   unschedulable_erase_locked(key);
-  unschedulable_.emplace(key, UnschedEntry{p, p->gated});
+  auto& e = unschedulable_.emplace(key, UnschedEntry{p, p->gated}).first->second;
   if (p->gated) ++gated_count_;
+  e.no_rejectors = !has_rejectors(*p);
+  if (e.no_rejectors) ++no_rejectors_count_;
+  index_unschedulable_locked(key, e.index_keys, p->pod());
 }
 
 void PriorityQueue::unschedulable_erase_locked(const std::string& key) {
   auto it = unschedulable_.find(key);
   if (it == unschedulable_.end()) return;
   if (it->second.gated) --gated_count_;
+  if (it->second.no_rejectors) --no_rejectors_count_;
+  unindex_unschedulable_locked(key, it->second.index_keys);
   unschedulable_.erase(it);
+}
+
+void PriorityQueue::index_unschedulable_locked(const std::string& key, std::vector<std::string>& keys,
+                                               const api::Pod& pod) {
+  unindex_unschedulable_locked(key, keys);
+  if (!opts_.unschedulable_index) return;
+  opts_.unschedulable_index->keys_of_pod(pod, keys);
+  for (const auto& k : keys) unschedulable_index_[k].push_back(key);
+}
+
+void PriorityQueue::unindex_unschedulable_locked(const std::string& key, std::vector<std::string>& keys) {
+  for (const auto& k : keys) {
+    auto it = unschedulable_index_.find(k);
+    if (it == unschedulable_index_.end()) continue;
+    auto& pods = it->second;
+    if (auto f = std::find(pods.begin(), pods.end(), key); f != pods.end()) {
+      *f = std::move(pods.back());
+      pods.pop_back();
+    }
+    if (pods.empty()) unschedulable_index_.erase(it);
+  }
+  keys.clear();
+}
+
+std::optional<std::vector<QueuedPodInfoPtr>> PriorityQueue::narrowed_candidates_locked(
+    const ClusterEvent& e, const std::shared_ptr<const void>& old_obj, const std::shared_ptr<const void>& new_obj) {
+  const auto& idx = opts_.unschedulable_index;
+  if (!idx || e.resource != idx->resource || no_rejectors_count_ != 0) return std::nullopt;
+  // Only the indexed plugin's hint may answer for this event (a registration of another plugin,
+  // or a wildcard one such as an extender's, would need every pod asked).
+  for (const auto& [profile, plugins] : opts_.plugin_events)
+    for (const auto& [name, regs] : plugins)
+      for (const auto& reg : regs)
+        if (reg.event.match(e) && name != idx->plugin) return std::nullopt;
+  auto key = idx->key_of_event(old_obj, new_obj);
+  if (!key) return std::nullopt;
+  std::vector<QueuedPodInfoPtr> out;
+  auto it = unschedulable_index_.find(*key);
+  if (it == unschedulable_index_.end()) return out;
+  out.reserve(it->second.size());
+  for (const auto& pod_key : it->second) out.push_back(unschedulable_.at(pod_key).p);
+  return out;
 }
 
 bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event, bool from_backoff_q) {
@@ -455,6 +502,7 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
   if (uit != unschedulable_.end()) {
     QueuedPodInfoPtr p = uit->second.p;
     p->podInfo = framework::PodInfo::make(new_pod);
+    index_unschedulable_locked(uit->first, uit->second.index_keys, p->pod());
     nominator_.update_nominated_pod(old_ref, p->podInfo);
     if (events.empty()) events = pod_scheduling_property_change(*new_pod, old_ref);
     for (const auto& e : events) {
@@ -634,9 +682,14 @@ void PriorityQueue::move_all_to_active_or_backoff_queue(const ClusterEvent& even
                                                         const PreEnqueueCheck& pre_check) {
   std::lock_guard l(mu_);
   std::vector<QueuedPodInfoPtr> pods;
-  pods.reserve(unschedulable_.size());
-  for (const auto& [key, e] : unschedulable_)
-    if (!pre_check || pre_check(e.p->pod())) pods.push_back(e.p);
+  if (auto narrowed = narrowed_candidates_locked(event, old_obj, new_obj)) {
+    for (auto& p : *narrowed)
+      if (!pre_check || pre_check(p->pod())) pods.push_back(std::move(p));
+  } else {
+    pods.reserve(unschedulable_.size());
+    for (const auto& [key, e] : unschedulable_)
+      if (!pre_check || pre_check(e.p->pod())) pods.push_back(e.p);
+  }
   move_pods_locked(pods, event, old_obj, new_obj);
   report_locked();
 }

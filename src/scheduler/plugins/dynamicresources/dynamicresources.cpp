@@ -53,8 +53,10 @@ struct StateData final : framework::StateData {
 
   std::mutex mu;
   std::set<std::size_t> unavailable_claims;  // allocated claims some node could not use
-  // By node name; the vector is empty for a node that fits when !results_in_filter.
+  // By node name, when results_in_filter.
   std::unordered_map<std::string, std::vector<resourceapi::AllocationResult>> node_allocations;
+  // The nodes that fit, when !results_in_filter (names of a node are short: no allocation).
+  std::vector<std::string> fitting_nodes;
 
   // Upstream's Clone returns the same object: every copy of the cycle state shares it.
   std::shared_ptr<framework::StateData> clone() const override {
@@ -180,6 +182,42 @@ bool pod_names_claim(const api::Pod& pod, const resourceapi::ResourceClaim& clai
 }
 
 }  // namespace
+
+void claim_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out) {
+  const std::string_view ns = pod.metadata.namespace_.view();
+  auto add = [&](std::string_view name) {
+    std::string k;
+    k.reserve(ns.size() + 1 + name.size());
+    k.append(ns).append("/").append(name);
+    out.push_back(std::move(k));
+  };
+  for (const auto& pc : pod.spec.resourceClaims) {
+    if (pc.resourceClaimName) {
+      add(*pc.resourceClaimName);
+      continue;
+    }
+    if (!pc.resourceClaimTemplateName || !pod.status.resourceClaimStatuses) continue;
+    for (const auto& st : *pod.status.resourceClaimStatuses) {
+      if (st.name != pc.name) continue;
+      if (st.resourceClaimName) add(*st.resourceClaimName);
+      break;
+    }
+  }
+}
+
+std::optional<std::string> claim_key_of_event(const std::shared_ptr<const void>& old_obj,
+                                              const std::shared_ptr<const void>& new_obj) {
+  const auto* original = static_cast<const resourceapi::ResourceClaim*>(old_obj.get());
+  const auto* modified = static_cast<const resourceapi::ResourceClaim*>(new_obj.get());
+  // No claim (the hint answers Queue), or a deallocation: any pod may be concerned.
+  if (modified == nullptr) return std::nullopt;
+  if (original && original->status.allocation && !modified->status.allocation) return std::nullopt;
+  const std::string_view ns = modified->metadata.namespace_.view(), name = modified->metadata.name.view();
+  std::string k;
+  k.reserve(ns.size() + 1 + name.size());
+  k.append(ns).append("/").append(name);
+  return k;
+}
 
 framework::QueueingHint DynamicResources::is_schedulable_after_claim_change(
     const api::Pod& pod, const std::shared_ptr<const void>& old_obj, const std::shared_ptr<const void>& new_obj) const {
@@ -332,6 +370,12 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
     s->unavailable_claims.insert(unavailable.begin(), unavailable.end());
     return unschedulable("resourceclaim not available on the node");
   }
+  // Without results to keep (no firstAvailable request) only the node's name is noted, for
+  // Reserve: no map entry (hash, node, empty vector) per feasible node, and Score looks nothing up.
+  if (!s->results_in_filter) {
+    s->fitting_nodes.emplace_back(node->metadata.name.view());
+    return {};
+  }
   s->node_allocations[std::string(node->metadata.name.view())] = std::move(allocations);
   return {};
 }
@@ -374,21 +418,23 @@ Status DynamicResources::score(const framework::CycleState& state, const api::Po
   auto* s = state.read<StateData>(kStateKey);
   if (s == nullptr) return Status::error("not found");
   if (s->claims.empty()) return {};
+  if (!s->results_in_filter) {
+    // No claim has a firstAvailable request: nothing to rank, only upstream's pairing check of
+    // the claims with the allocations (one per claim to allocate). Upstream finds allocations for
+    // every node that passed Filter exactly when there was something to allocate.
+    if (!s->has_allocator) return {};
+    if (s->claims.size() > s->to_allocate.size()) {
+      return Status::error("number of allocations " + std::to_string(s->to_allocate.size()) +
+                           " is smaller than number of claims");
+    }
+    return {};
+  }
   const std::vector<resourceapi::AllocationResult>* results = nullptr;
   {
     std::lock_guard l(s->mu);
     auto it = s->node_allocations.find(std::string(node_info.name_view()));
     if (it == s->node_allocations.end()) return {};
     results = &it->second;
-  }
-  if (!s->results_in_filter) {
-    // No claim has a firstAvailable request: nothing to rank, only upstream's pairing check of
-    // the claims with the allocations (one per claim to allocate).
-    if (s->claims.size() > s->to_allocate.size()) {
-      return Status::error("number of allocations " + std::to_string(s->to_allocate.size()) +
-                           " is smaller than number of claims");
-    }
-    return {};
   }
   // Upstream computeScore, including its pairing of the i-th claim with the i-th allocation.
   for (std::size_t i = 0; i < s->claims.size(); ++i) {
@@ -432,13 +478,18 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
   const std::size_t with_allocator = s->to_allocate.size();
   if (with_allocator == 0) return {};
   std::vector<resourceapi::AllocationResult>* results = nullptr;
-  {
+  if (s->results_in_filter) {
     std::lock_guard l(s->mu);
     auto it = s->node_allocations.find(node_name);
     if (it != s->node_allocations.end()) results = &it->second;
   }
   std::vector<resourceapi::AllocationResult> built;
-  if (results != nullptr && results->empty() && !s->results_in_filter) {
+  bool filtered = false;
+  if (!s->results_in_filter) {
+    std::lock_guard l(s->mu);
+    filtered = std::find(s->fitting_nodes.begin(), s->fitting_nodes.end(), node_name) != s->fitting_nodes.end();
+  }
+  if (filtered) {
     // Filter only learnt that the claims fit here: allocate again on this node for the results.
     auto info = handle_.snapshot_node_infos().get(node_name);
     if (info != nullptr && info->node() != nullptr) {

@@ -18,7 +18,10 @@
 // not enforced: the allocator has no cancellation.
 #pragma once
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cel/cel.h"
 #include "scheduler/config/types.h"
@@ -103,6 +106,16 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   dra::DeviceClassLookup classes_;
   std::unique_ptr<dra::SelectorCache> selector_results_;
 };
+
+// The scheduling queue's index for the ResourceClaim hint (queue::UnschedulablePodIndex): a pod
+// waits on "namespace/name" of each claim it names (its resourceClaimName, or the name the
+// ResourceClaim controller recorded in its status for a template); a claim event concerns the pods
+// naming that claim, except a deallocation (nullopt), which frees devices any pod may want. This is
+// the hint's own Skip rule (is_schedulable_after_claim_change), so the index asks the pods it would
+// not Skip.
+void claim_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out);
+std::optional<std::string> claim_key_of_event(const std::shared_ptr<const void>& old_obj,
+                                              const std::shared_ptr<const void>& new_obj);
 
 util::Result<std::shared_ptr<framework::Plugin>> make_dynamic_resources(const framework::PluginArgs& args,
                                                                         framework::Handle& handle);
