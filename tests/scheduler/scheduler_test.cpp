@@ -531,11 +531,15 @@ TEST_F(SchedulerTest, WithoutNominatedNodeNameForExpectationAPermitWaitSetsNoNom
 class PreFlightPlugin final : public framework::PreBindPlugin {
  public:
   std::string_view name() const override { return "PreFlight"; }
-  framework::Status pre_bind(framework::CycleState&, const api::Pod&, const std::string&) override { return {}; }
+  framework::Status pre_bind(framework::CycleState&, const api::Pod&, const std::string&) override {
+    ++pre_binds;
+    return {};
+  }
   framework::Status pre_bind_pre_flight(const framework::CycleState&, const api::Pod&, const std::string&) override {
     return answer;
   }
   framework::Status answer;
+  std::atomic<int> pre_binds{0};
 };
 
 // A PreBind plugin that will work (pre-flight Success) also calls for the nomination; one whose
@@ -550,11 +554,19 @@ TEST_F(SchedulerTest, PreBindPreFlightDecidesTheNominationAndCanFailTheBinding) 
   ASSERT_EQ(client.patches().size(), 1u);
   EXPECT_EQ(client.patches()[0].pod, "default/works");
   EXPECT_EQ(client.patches()[0].nominatedNodeName, std::optional<std::string>("n1"));
+  EXPECT_EQ(plugin->pre_binds, 1);
+
+  // A pre-flight Skip skips the plugin's PreBind (upstream SkipPreBindPlugins).
+  plugin->answer = framework::Status::skip();
+  add_pod(MakePod().Name("skipped").Obj());
+  ASSERT_TRUE(cycle());
+  ASSERT_EQ(client.binds().size(), 2u);
+  EXPECT_EQ(plugin->pre_binds, 1);
 
   plugin->answer = framework::Status::unschedulable("no");
   auto bad = add_pod(MakePod().Name("bad").Obj());
   ASSERT_TRUE(cycle());
-  EXPECT_EQ(client.binds().size(), 1u);
+  EXPECT_EQ(client.binds().size(), 2u);
   auto failed = events_with("FailedScheduling");
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].note,

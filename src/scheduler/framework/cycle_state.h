@@ -77,6 +77,7 @@ class CycleState {
     }
     c->skip_filter_plugins = skip_filter_plugins;
     c->skip_score_plugins = skip_score_plugins;
+    c->skip_pre_bind_plugins = skip_pre_bind_plugins;
     c->record_plugin_metrics = record_plugin_metrics;
     c->run_filters = run_filters;
     c->run_filters_skip_size = run_filters_skip_size;
@@ -85,6 +86,9 @@ class CycleState {
 
   std::set<std::string, std::less<>> skip_filter_plugins;  // PreFilter returned Skip
   std::set<std::string, std::less<>> skip_score_plugins;   // PreScore returned Skip
+  // Bit i: the i-th PreBind plugin's PreBindPreFlight returned Skip, so its PreBind is not run
+  // (upstream SkipPreBindPlugins; a mask, not a set of names, so the binding cycle allocates none).
+  std::uint64_t skip_pre_bind_plugins = 0;
   bool record_plugin_metrics = false;
   // Framework-internal: the positions (in run order) of the Filter plugins not skipped, derived
   // from skip_filter_plugins when PreFilter wrote it, so that a node visit walks only the plugins

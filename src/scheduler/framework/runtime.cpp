@@ -957,7 +957,9 @@ Status Framework::wait_on_permit(const api::Pod& pod) {
 
 Status Framework::run_pre_bind_pre_flights(CycleState& state, const api::Pod& pod, const std::string& node) {
   Status out = Status::skip();
-  for (const auto& p : pre_bind_) {
+  state.skip_pre_bind_plugins = 0;
+  for (std::size_t i = 0; i < pre_bind_.size(); ++i) {
+    const auto& p = pre_bind_[i];
     Status s = timed(deps_, state, *p, "PreBindPreFlight", [&] { return p->pre_bind_pre_flight(state, pod, node); });
     if (s.code() == Code::Error) {
       log::error("Plugin failed", {{"plugin", std::string(p->name())}, {"pod", api::key_of(pod)}, {"node", node}});
@@ -965,7 +967,9 @@ Status Framework::run_pre_bind_pre_flights(CycleState& state, const api::Pod& po
     }
     if (s.is_success()) {
       out = Status();
-    } else if (!s.is_skip()) {
+    } else if (s.is_skip()) {
+      if (i < 64) state.skip_pre_bind_plugins |= std::uint64_t{1} << i;
+    } else {
       return Status::error("PreBindPreFlight " + std::string(p->name()) + " returned \"" + code_name(s.code()) +
                            "\", which is unsupported. It is supposed to return Success, Skip, or Error status");
     }
@@ -974,7 +978,9 @@ Status Framework::run_pre_bind_pre_flights(CycleState& state, const api::Pod& po
 }
 
 Status Framework::run_pre_bind_plugins(CycleState& state, const api::Pod& pod, const std::string& node) {
-  for (const auto& p : pre_bind_) {
+  for (std::size_t i = 0; i < pre_bind_.size(); ++i) {
+    if (i < 64 && (state.skip_pre_bind_plugins >> i & 1)) continue;  // its pre-flight said Skip
+    const auto& p = pre_bind_[i];
     Status s = timed(deps_, state, *p, "PreBind", [&] { return p->pre_bind(state, pod, node); });
     if (s.is_success()) continue;
     if (s.is_rejected()) return std::move(s).with_plugin(p->name());
