@@ -10,25 +10,8 @@ KSCHED=${1:?}; KUBECTL=${2:?}
 DIR=$(mktemp -d /tmp/ksched-up-controllers.XXXXXX)
 UP_PID=""
 WATCH_PID=""
-cleanup() {
-  if [[ -n "$WATCH_PID" ]]; then kill "$WATCH_PID" 2>/dev/null || true; wait "$WATCH_PID" 2>/dev/null || true; fi
-  if [[ -n "$UP_PID" ]]; then kill -TERM "$UP_PID" 2>/dev/null || true; wait "$UP_PID" 2>/dev/null || true; fi
-  rm -rf "$DIR"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; tail -30 "$DIR/up.log" >&2 || true; exit 1; }
-expect_eq() { [[ "$1" == "$2" ]] || fail "$3: expected '$2', got '$1'"; }
-expect_contains() { [[ "$1" == *"$2"* ]] || fail "$3: expected to find '$2' in: $1"; }
-k() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>&1; }
-kq() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>/dev/null; }  # stdout only
-# until <seconds> <command...>: retries the command every 0.2 s until it succeeds.
-until_ok() {
-  local deadline=$((SECONDS + $1)); shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.2
-  done
-}
+EXTRA_CLEANUP='if [[ -n "$WATCH_PID" ]]; then kill "$WATCH_PID" 2>/dev/null || true; wait "$WATCH_PID" 2>/dev/null || true; fi'
+source "$(dirname "$0")/up_lib.sh"
 count() { kq get pods "$@" --no-headers | grep -vc Terminating || true; }
 count_is() { local want=$1; shift; [[ "$(count "$@")" == "$want" ]]; }
 phase_count() {  # phase_count <phase> <selector> [kubectl flags...]: pods in that phase

@@ -10,29 +10,13 @@ set -euo pipefail
 KSCHED=${1:?}; KUBECTL=${3:?}
 DIR=$(mktemp -d /tmp/ksched-gang-up.XXXXXX)
 UP_PID=""
-cleanup() {
-  if [[ -n "$UP_PID" ]]; then kill -TERM "$UP_PID" 2>/dev/null || true; wait "$UP_PID" 2>/dev/null || true; fi
-  rm -rf "$DIR"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/../e2e/up_lib.sh"
 fail() {
   echo "FAIL: $*" >&2
   tail -30 "$DIR/up.log" >&2 || true
   k get nodes >&2 || true
   k -n gangs get pods -o wide >&2 || true
   exit 1
-}
-ok() { echo "ok: $*"; }
-expect_eq() { [[ "$1" == "$2" ]] || fail "$3: expected '$2', got '$1'"; ok "$3"; }
-expect_contains() { [[ "$1" == *"$2"* ]] || fail "$3: expected to find '$2' in: $1"; ok "$3"; }
-k() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>&1; }
-kq() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>/dev/null; }  # stdout only
-until_ok() {  # until_ok <seconds> <command...>: retries every 0.2 s until it succeeds
-  local deadline=$((SECONDS + $1)); shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.2
-  done
 }
 
 # ---- bad gates are refused before anything starts, in upstream's words

@@ -1,0 +1,22 @@
+# Shared by the suites that drive one `ksched up` with kubectl. The suite sets DIR (its scratch
+# directory), KUBECTL and UP_PID="" before sourcing; it may define EXTRA_CLEANUP (a command run
+# first on exit) and redefine fail() for more diagnostics.
+cleanup() {
+  if [[ -n "${EXTRA_CLEANUP:-}" ]]; then eval "$EXTRA_CLEANUP" || true; fi
+  if [[ -n "$UP_PID" ]]; then kill -TERM "$UP_PID" 2>/dev/null || true; wait "$UP_PID" 2>/dev/null || true; fi
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; tail -30 "$DIR/up.log" >&2 || true; exit 1; }
+ok() { echo "ok: $*"; }
+expect_eq() { [[ "$1" == "$2" ]] || fail "$3: expected '$2', got '$1'"; ok "$3"; }
+expect_contains() { [[ "$1" == *"$2"* ]] || fail "$3: expected to find '$2' in: $1"; ok "$3"; }
+k() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>&1; }
+kq() { timeout 60 "$KUBECTL" --kubeconfig "$DIR/kubeconfig" --request-timeout=30s "$@" 2>/dev/null; }  # stdout only
+until_ok() {  # until_ok <seconds> <command...>: retries every 0.2 s until it succeeds
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
