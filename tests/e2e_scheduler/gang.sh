@@ -12,15 +12,8 @@ wait_until 30 "scheduler readyz" ready
 k apply -f "$(dirname "$0")/three_nodes.yaml" >/dev/null  # n1, n2: 4 CPUs each; n3 tainted
 
 # gang <name> <size> <minCount> <cpu per member>: a Workload and its members, as YAML.
-gang() {
-  printf 'apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: %s, namespace: e2e}\n' "$1"
-  printf 'spec:\n  podGroups:\n  - name: workers\n    policy: {gang: {minCount: %s}}\n' "$3"
-  for i in $(seq 0 $(($2 - 1))); do
-    printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s-%s, namespace: e2e}\nspec:\n' "$1" "$i"
-    printf '  workloadRef: {name: %s, podGroup: workers}\n' "$1"
-    printf '  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "%s"}}}]\n' "$4"
-  done
-}
+source "$(dirname "$0")/gang_yaml.sh"
+gang() { gang_yaml e2e "$@"; }
 bound_count() { k -n e2e get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeName}{"\n"}{end}' | grep -c "^$1-[0-9]*=n" || true; }
 
 gang fits 4 4 1 | k apply -f - >/dev/null

@@ -48,15 +48,8 @@ until_ok 30 grep -q "Local cluster is up" "$DIR/up.log" || fail "ksched up did n
 k create namespace gangs >/dev/null
 
 # gang <name> <size> <minCount> <cpu per member>: a Workload and its members, as YAML.
-gang() {
-  printf 'apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: %s, namespace: gangs}\n' "$1"
-  printf 'spec:\n  podGroups:\n  - name: workers\n    policy: {gang: {minCount: %s}}\n' "$3"
-  for i in $(seq 0 $(($2 - 1))); do
-    printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s-%s, namespace: gangs}\nspec:\n' "$1" "$i"
-    printf '  workloadRef: {name: %s, podGroup: workers}\n' "$1"
-    printf '  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "%s"}}}]\n' "$4"
-  done
-}
+source "$(dirname "$0")/gang_yaml.sh"
+gang() { gang_yaml gangs "$@"; }
 # Members of a gang with a node, and members Running (the kubelet stand-in runs them).
 bound_count() { kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeName}{"\n"}{end}' | grep -c "^$1-[0-9]*=." || true; }
 running_count() { kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.status.phase}{"\n"}{end}' | grep -c "^$1-[0-9]*=Running" || true; }

@@ -179,10 +179,13 @@ TEST(Dispatcher, BindingsQueuedBehindABusyWorkerGoOutAsOneWrite) {
   std::vector<framework::Status> answers;
   std::thread batch([&] { answers = c.bind_all(queued); });
   // All five are queued before the worker is free (bind_all adds them all before waiting).
-  while (d.tracked_objects() < 6) std::this_thread::yield();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (d.tracked_objects() < 6 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  const std::size_t in_queue = d.tracked_objects();
   direct.release();
   busy.join();
   batch.join();
+  ASSERT_EQ(in_queue, 6u) << "the five bindings were not all queued behind the busy one";
   ASSERT_EQ(answers.size(), 5u);
   for (const auto& a : answers) EXPECT_TRUE(a.is_success());
   EXPECT_EQ(direct.batch_sizes(), std::vector<std::size_t>{5});
