@@ -562,6 +562,31 @@ constexpr auto describe(type_tag<PodResourceClaimStatus>) {
   return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName)};
 }
 
+// DRAExtendedResource: which request of the ResourceClaim the scheduler made for a pod's extended
+// resources backed by DRA serves which container's resource.
+struct ContainerExtendedResourceRequest {
+  std::string containerName;
+  std::string resourceName;
+  std::string requestName;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<ContainerExtendedResourceRequest>) {
+  using T = ContainerExtendedResourceRequest;
+  return std::tuple{KSCHED_F(containerName), KSCHED_F(resourceName), KSCHED_F(requestName)};
+}
+
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> requestMappings;
+  std::string resourceClaimName;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodExtendedResourceClaimStatus>) {
+  using T = PodExtendedResourceClaimStatus;
+  return std::tuple{KSCHED_F(requestMappings), KSCHED_F(resourceClaimName)};
+}
+
 struct PodStatus {
   ThinString phase;  // Pending, Running, Succeeded, Failed, Unknown
   std::vector<PodCondition> conditions;
@@ -576,6 +601,7 @@ struct PodStatus {
   ThinString qosClass;
   // Per pod and usually absent: boxed, 8 bytes.
   Boxed<std::vector<PodResourceClaimStatus>> resourceClaimStatuses;
+  Boxed<PodExtendedResourceClaimStatus> extendedResourceClaimStatus;  // DRAExtendedResource
   Presence present;
   Extra extra;  // hostIPs, podIPs, ephemeralContainerStatuses, resize, ...
 };
@@ -584,7 +610,7 @@ constexpr auto describe(type_tag<PodStatus>) {
   return std::tuple{KSCHED_F(phase),  KSCHED_F(conditions), KSCHED_F(message),   KSCHED_F(reason),
                     KSCHED_F(nominatedNodeName), KSCHED_F(hostIP), KSCHED_F(podIP), KSCHED_F(startTime),
                     KSCHED_F(initContainerStatuses), KSCHED_F(containerStatuses), KSCHED_F(qosClass),
-                    KSCHED_F(resourceClaimStatuses)};
+                    KSCHED_F(resourceClaimStatuses), KSCHED_F(extendedResourceClaimStatus)};
 }
 
 struct Pod {
