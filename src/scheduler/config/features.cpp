@@ -24,6 +24,12 @@ Features features_from_gates(const std::map<std::string, bool>& gates) {
   // refuses it alone; ksched's gates have no dependency check, so the pair is required here.
   f.gangScheduling = feature_enabled(gates, "GangScheduling") && feature_enabled(gates, "GenericWorkload");
   f.schedulerAsyncAPICalls = feature_enabled(gates, "SchedulerAsyncAPICalls");
+  f.draAdminAccess = feature_enabled(gates, "DRAAdminAccess");
+  f.draPrioritizedList = feature_enabled(gates, "DRAPrioritizedList");
+  f.draPartitionableDevices = feature_enabled(gates, "DRAPartitionableDevices");
+  f.draDeviceTaints = feature_enabled(gates, "DRADeviceTaints");
+  f.draConsumableCapacity = feature_enabled(gates, "DRAConsumableCapacity");
+  f.draExtendedResource = feature_enabled(gates, "DRAExtendedResource");
   return f;
 }
 

@@ -30,6 +30,14 @@ struct Features {
   // API-call dispatcher (src/scheduler/apidispatcher), one call per pod at a time, merged or
   // overwritten by relevance, and its three metrics are registered.
   bool schedulerAsyncAPICalls = false;
+  // Dynamic Resource Allocation (issue #43), at v1.35's maturity: the structured allocator and the
+  // DynamicResources plugin read these (dra::Features).
+  bool draAdminAccess = true;            // beta, on
+  bool draPrioritizedList = true;        // beta, on
+  bool draPartitionableDevices = false;  // alpha, off (beta, on in v1.36)
+  bool draDeviceTaints = false;          // alpha, off (beta, on in v1.36)
+  bool draConsumableCapacity = false;    // alpha, off (beta, on in v1.36)
+  bool draExtendedResource = false;      // alpha, off (beta, on in v1.36; GA in v1.37)
 };
 
 // The current gates (v1.35's defaults until set_features is called). Read from any thread;

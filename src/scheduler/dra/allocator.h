@@ -42,6 +42,7 @@ struct Features {
   bool partitionableDevices = false;   // DRAPartitionableDevices (alpha)
   bool deviceTaints = false;           // DRADeviceTaints (alpha)
   bool deviceBindingAndStatus = false; // DRADeviceBindingConditions + DRAResourceClaimDeviceStatus (alpha)
+  bool consumableCapacity = false;     // DRAConsumableCapacity (alpha)
 };
 
 // A device by driver, pool and name: what an allocation result names.

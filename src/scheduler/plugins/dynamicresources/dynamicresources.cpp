@@ -7,6 +7,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "scheduler/config/features.h"
 #include "scheduler/framework/plugin_helper.h"
 #include "util/log.h"
 
@@ -76,8 +77,13 @@ DynamicResources::DynamicResources(framework::Handle& handle, const config::Dyna
     manager_ = own_manager_.get();
   }
   classes_ = [m = manager_](std::string_view name) { return m->device_class(name); };
-  // v1.35's default gates: DRAAdminAccess and DRAPrioritizedList on, the rest off.
-  features_ = dra::Features{};
+  // The scheduler's gates (v1.35's defaults: DRAAdminAccess and DRAPrioritizedList on, the rest off).
+  const auto& gates = config::features();
+  features_.adminAccess = gates.draAdminAccess;
+  features_.prioritizedList = gates.draPrioritizedList;
+  features_.partitionableDevices = gates.draPartitionableDevices;
+  features_.deviceTaints = gates.draDeviceTaints;
+  features_.consumableCapacity = gates.draConsumableCapacity;
 }
 
 template <class Fn>
