@@ -4,6 +4,7 @@
 #include "scheduler/extender.h"
 #include "scheduler/framework/parallelizer.h"
 #include "scheduler/plugins/dynamicresources/dynamicresources.h"
+#include "scheduler/plugins/gangscheduling/gangscheduling.h"
 #include "util/thread.h"
 
 namespace ksched::scheduler {
@@ -218,14 +219,26 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
           framework::ClusterEvent{framework::EventResource::WildCard, framework::kAll, "WildCardEvent"}, {}}};
     }
   }
-  // Claim events ask only the pods that name the claim (the ResourceClaim hint's own rule).
-  for (const auto& [name, plugins] : qo.plugin_events) {
-    if (!plugins.count(std::string(plugins::dynamicresources::kName))) continue;
-    qo.unschedulable_index = queue::UnschedulablePodIndex{framework::EventResource::ResourceClaim,
-                                                          std::string(plugins::dynamicresources::kName),
-                                                          plugins::dynamicresources::claim_keys_of_pod,
-                                                          plugins::dynamicresources::claim_key_of_event};
-    break;
+  // Claim events ask only the pods that name the claim, pod events only the pods of the event pod's
+  // group, Workload events only the pods naming the Workload (each index's hint's own rule), when
+  // some profile runs the plugin.
+  const auto runs = [&](std::string_view plugin) {
+    for (const auto& [name, plugins] : qo.plugin_events)
+      if (plugins.count(std::string(plugin))) return true;
+    return false;
+  };
+  if (runs(plugins::dynamicresources::kName)) {
+    qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
+        framework::EventResource::ResourceClaim, std::string(plugins::dynamicresources::kName),
+        plugins::dynamicresources::claim_keys_of_pod, plugins::dynamicresources::claim_key_of_event});
+  }
+  if (runs(plugins::gangscheduling::kName)) {
+    qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
+        framework::EventResource::Pod, std::string(plugins::gangscheduling::kName),
+        plugins::gangscheduling::group_keys_of_pod, plugins::gangscheduling::group_key_of_event});
+    qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
+        framework::EventResource::Workload, std::string(plugins::gangscheduling::kName),
+        plugins::gangscheduling::workload_keys_of_pod, plugins::gangscheduling::workload_key_of_event});
   }
   queue_metrics_ = std::make_unique<metrics::QueueMetricsAdapter>(metrics_->set());
   qo.metrics = queue_metrics_.get();

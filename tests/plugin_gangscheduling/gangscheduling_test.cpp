@@ -2,6 +2,8 @@
 // and the queueing hints of its two events.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "scheduler/plugins/gangscheduling/gangscheduling.h"
 #include "scheduler/podgroup/manager.h"
 #include "scheduler_testing/builders.h"
@@ -104,6 +106,57 @@ TEST(GangScheduling, PodAddHintQueuesOnceTheQuorumIsThere) {
   groups.on_pod_delete(a);
   EXPECT_EQ(hint(*b, nullptr, c), QueueingHint::Skip);
   EXPECT_EQ(hint(*a, nullptr, member("d", "other")), QueueingHint::Skip);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::gangscheduling
+
+namespace ksched::scheduler::plugins::gangscheduling {
+namespace {
+
+// The queue's indexes (queue::UnschedulablePodIndex) may leave out a pod whose keys lack the event's
+// key only because the hint Skips it: checked here over pods of several groups, workloads and none.
+TEST(GangScheduling, QueueIndexKeysRuleOutOnlyPodsTheHintsSkip) {
+  podgroup::Manager groups;
+  GangScheduling pl(groups);
+  groups.on_workload_add(workload("job", 1));
+  groups.on_workload_add(workload("other", 1));
+  auto events = pl.events_to_register();
+  ASSERT_EQ(events.size(), 2u);
+  std::vector<std::shared_ptr<const api::Pod>> pods = {
+      member("a"), member("b", "job", "ps"), member("c", "other"), member("d", "other", "ps"),
+      std::make_shared<const api::Pod>(testing::MakePod().Name("plain").Obj())};
+  std::vector<std::shared_ptr<const s1::Workload>> workloads = {workload("job", 1), workload("other", 1),
+                                                                workload("third", 1)};
+  auto has = [](const std::vector<std::string>& keys, const std::optional<std::string>& key) {
+    return !key || std::find(keys.begin(), keys.end(), *key) != keys.end();
+  };
+  int asked = 0;
+  for (const auto& waiting : pods) {
+    std::vector<std::string> group_keys, workload_keys;
+    group_keys_of_pod(*waiting, group_keys);
+    workload_keys_of_pod(*waiting, workload_keys);
+    for (const auto& added : pods) {
+      const auto key = group_key_of_event(nullptr, added);
+      ASSERT_TRUE(key.has_value());
+      if (has(group_keys, key)) {
+        ++asked;
+        continue;
+      }
+      EXPECT_EQ(events[0].hint(*waiting, nullptr, added), QueueingHint::Skip)
+          << waiting->metadata.name.view() << " on " << added->metadata.name.view();
+    }
+    for (const auto& w : workloads) {
+      const auto key = workload_key_of_event(nullptr, w);
+      if (has(workload_keys, key)) continue;
+      EXPECT_EQ(events[1].hint(*waiting, nullptr, w), QueueingHint::Skip) << waiting->metadata.name.view();
+    }
+  }
+  // Each group member is asked on its own group's pods only; the plain pod on none.
+  EXPECT_EQ(asked, 4);
+  // A deleted pod's event names the old object; an event without one rules nothing out.
+  EXPECT_EQ(group_key_of_event(member("a"), nullptr), podgroup::group_key(*member("a")));
+  EXPECT_FALSE(group_key_of_event(nullptr, nullptr).has_value());
 }
 
 }  // namespace

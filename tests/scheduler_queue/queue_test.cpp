@@ -104,7 +104,7 @@ class QueueTest : public ::testing::Test {
     o.plugin_events["default-scheduler"]["NodeFit"] = {reg};
     o.plugin_events["default-scheduler"]["SchedulingGates"] = {gates};
     for (auto& [name, regs] : extra_events) o.plugin_events["default-scheduler"][name] = regs;
-    o.unschedulable_index = index;
+    o.unschedulable_indexes = indexes;
     o.pod_lookup = [this](std::string_view ns, std::string_view name) -> framework::PodPtr {
       std::lock_guard l(lookup_mu);
       auto it = informer_pods.find(std::string(ns) + "/" + std::string(name));
@@ -127,7 +127,7 @@ class QueueTest : public ::testing::Test {
   RecordingMetrics metrics;
   PluginEventMap extra_events;
   std::vector<std::shared_ptr<framework::PreEnqueuePlugin>> extra_pre_enqueue;
-  std::optional<UnschedulablePodIndex> index;
+  std::vector<UnschedulablePodIndex> indexes;
   std::mutex lookup_mu;
   std::map<std::string, framework::PodPtr> informer_pods;
 };
@@ -434,7 +434,7 @@ TEST_F(QueueTest, IndexedEventAsksOnlyThePodsWaitingOnItsObject) {
   claim_add.event = framework::ClusterEvent{EventResource::ResourceClaim, framework::kAdd, ""};
   claim_add.hint = hint;
   extra_events["WaitsForObject"] = {claim_add};
-  index = UnschedulablePodIndex{
+  indexes = {UnschedulablePodIndex{
       EventResource::ResourceClaim, "WaitsForObject",
       [](const api::Pod& pod, std::vector<std::string>& out) {
         if (const auto* need = pod.metadata.labels.find("need")) out.push_back("default/" + std::string(*need));
@@ -443,7 +443,7 @@ TEST_F(QueueTest, IndexedEventAsksOnlyThePodsWaitingOnItsObject) {
         auto name = std::static_pointer_cast<const api::Node>(n)->metadata.name;
         if (name == "*") return std::nullopt;
         return "default/" + std::string(name.view());
-      }};
+      }}};
   auto q = make_queue();
   std::vector<std::shared_ptr<api::Pod>> pods;
   for (int i = 0; i < 5; ++i) {
@@ -489,18 +489,40 @@ TEST_F(QueueTest, IndexedEventAsksOnlyThePodsWaitingOnItsObject) {
   q->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-3"));
   EXPECT_EQ(hints_asked(), 0u);
 
-  // Another plugin registered for claim events: every waiting pod is asked again.
+  // Another plugin registered for claim events. A pod it did not reject is still asked only if it
+  // waits on the event's claim (upstream asks a pod its rejectors' hints alone); a pod it rejected
+  // is asked on every claim event.
   framework::ClusterEventWithHint other;
   other.event = framework::ClusterEvent{EventResource::ResourceClaim, framework::kAdd, ""};
-  other.hint = hint;
+  other.hint = [](const api::Pod&, const std::shared_ptr<const void>&, const std::shared_ptr<const void>&) {
+    return framework::QueueingHint::Skip;
+  };
   extra_events["Other"] = {other};
   auto q2 = make_queue();
   for (int i = 0; i < 3; ++i) q2->add(pods[i + 2]);
+  auto plain = make_pod("plain");
+  q2->add(plain);
+  auto failed = pop_and_fail(*q2, "Other");
+  ASSERT_NE(failed, nullptr);
+  ASSERT_TRUE(q2->add_unschedulable_if_not_present(failed, q2->scheduling_cycle()).ok());
   hints_asked();
   q2->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-4"));
-  // w2, w3 and w4 each asked (a gated pod's rejector is its gating plugin alone), not w4 alone.
-  EXPECT_EQ(hints_asked(), 3u);
+  // w4 (its claim) and "plain" (rejected by Other), not w2 nor w3.
+  EXPECT_EQ(hints_asked(), 2u);
   EXPECT_EQ(q2->counts().gated, 3u);
+  EXPECT_EQ(q2->where(*plain), QueueName::Unschedulable);
+  // The pod's rejectors change when it fails again: rejected by WaitsForObject alone, it is narrowed.
+  q2->move_all_to_active_or_backoff_queue(framework::ClusterEvent{EventResource::WildCard, framework::kAll, "Force"},
+                                          nullptr, nullptr);
+  clock.step(20s);
+  q2->flush_backoff_q_completed();
+  auto again = pop_and_fail(*q2, "WaitsForObject");
+  ASSERT_NE(again, nullptr);
+  ASSERT_EQ(again->pod().metadata.name, "plain");
+  ASSERT_TRUE(q2->add_unschedulable_if_not_present(again, q2->scheduling_cycle()).ok());
+  hints_asked();
+  q2->move_all_to_active_or_backoff_queue(claim_event, nullptr, make_node("claim-4"));
+  EXPECT_EQ(hints_asked(), 1u);  // w4 alone
 }
 
 TEST_F(QueueTest, GatedPodParksUntilGatesRemoved) {

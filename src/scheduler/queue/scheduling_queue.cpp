@@ -35,6 +35,20 @@ void for_each_rejector(const QueuedPodInfo& p, Fn&& fn) {
 }
 bool has_rejectors(const QueuedPodInfo& p) { return !p.unschedulablePlugins.empty() || !p.pendingPlugins.empty(); }
 
+// Whether an event on objects of `resource` matches a registration on it (an index's events).
+bool concerns(framework::EventResource resource, const ClusterEvent& e) {
+  return ClusterEvent{resource, framework::kAll, {}}.match(e);
+}
+
+// Whether a registration may match some event on objects of `resource`.
+bool may_match_resource(const ClusterEvent& reg, framework::EventResource resource) {
+  using R = framework::EventResource;
+  if (reg.resource == R::WildCard || reg.resource == resource) return true;
+  const auto pod_kind = [](R r) { return r == R::Pod || r == R::AssignedPod || r == R::UnscheduledPod; };
+  // Pod covers AssignedPod and UnscheduledPod, both ways.
+  return pod_kind(reg.resource) && pod_kind(resource) && (reg.resource == R::Pod || resource == R::Pod);
+}
+
 // scheduler_inflight_events' label for the in-flight pods themselves (metrics.PodPoppedInFlightEvent).
 constexpr std::string_view kPodPoppedInFlightEvent = "PodPopped";
 
@@ -71,7 +85,24 @@ PriorityQueue::PriorityQueue(QueueOptions opts)
       error_backoff_([](const QueuedPodInfoPtr& p) { return api::key_of(p->pod()); },
                      [this](const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) {
                        return backoff_expiry(*a) < backoff_expiry(*b);
-                     }) {}
+                     }) {
+  indexes_.resize(opts_.unschedulable_indexes.size());
+  for (std::size_t i = 0; i < indexes_.size(); ++i) {
+    const auto& idx = opts_.unschedulable_indexes[i];
+    for (const auto& [profile, plugins] : opts_.plugin_events) {
+      auto& answering = indexes_[i].answering[profile];
+      for (const auto& [name, regs] : plugins) {
+        if (name == idx.plugin) continue;
+        for (const auto& reg : regs) {
+          if (may_match_resource(reg.event, idx.resource)) {
+            answering.insert(name);
+            break;
+          }
+        }
+      }
+    }
+  }
+}
 
 PriorityQueue::~PriorityQueue() { close(); }
 
@@ -165,62 +196,81 @@ bool PriorityQueue::run_pre_enqueue_locked(QueuedPodInfo& p) {
 void PriorityQueue::unschedulable_put_locked(const QueuedPodInfoPtr& p) {
   const std::string key = api::key_of(p->pod());
   unschedulable_erase_locked(key);
-  auto& e = unschedulable_.emplace(key, UnschedEntry{p, p->gated}).first->second;
+  auto& e = unschedulable_.emplace(key, UnschedEntry{p, p->gated, {}}).first->second;
   if (p->gated) ++gated_count_;
-  e.no_rejectors = !has_rejectors(*p);
-  if (e.no_rejectors) ++no_rejectors_count_;
-  index_unschedulable_locked(key, e.index_keys, p->pod());
+  index_unschedulable_locked(key, e);
 }
 
 void PriorityQueue::unschedulable_erase_locked(const std::string& key) {
   auto it = unschedulable_.find(key);
   if (it == unschedulable_.end()) return;
   if (it->second.gated) --gated_count_;
-  if (it->second.no_rejectors) --no_rejectors_count_;
-  unindex_unschedulable_locked(key, it->second.index_keys);
+  unindex_unschedulable_locked(key, it->second);
   unschedulable_.erase(it);
 }
 
-void PriorityQueue::index_unschedulable_locked(const std::string& key, std::vector<std::string>& keys,
-                                               const api::Pod& pod) {
-  unindex_unschedulable_locked(key, keys);
-  if (!opts_.unschedulable_index) return;
-  opts_.unschedulable_index->keys_of_pod(pod, keys);
-  for (const auto& k : keys) unschedulable_index_[k].push_back(key);
+void PriorityQueue::index_unschedulable_locked(const std::string& key, UnschedEntry& e) {
+  unindex_unschedulable_locked(key, e);
+  if (indexes_.empty()) return;
+  e.slots.resize(indexes_.size());
+  const QueuedPodInfo& p = *e.p;
+  for (std::size_t i = 0; i < indexes_.size(); ++i) {
+    auto& state = indexes_[i];
+    auto& slot = e.slots[i];
+    // Narrowed only if upstream would ask this pod the index plugin's hints alone (see the contract).
+    auto prof = state.answering.find(p.pod().spec.schedulerName.view());
+    slot.narrowed = has_rejectors(p) && prof != state.answering.end();
+    if (slot.narrowed) {
+      for_each_rejector(p, [&](const std::string& plugin) {
+        if (prof->second.count(plugin) != 0) slot.narrowed = false;
+        return slot.narrowed;
+      });
+    }
+    if (!slot.narrowed) {
+      state.others.insert(key);
+      continue;
+    }
+    opts_.unschedulable_indexes[i].keys_of_pod(p.pod(), slot.keys);
+    for (const auto& k : slot.keys) state.by_key[k].push_back(key);
+  }
 }
 
-void PriorityQueue::unindex_unschedulable_locked(const std::string& key, std::vector<std::string>& keys) {
-  for (const auto& k : keys) {
-    auto it = unschedulable_index_.find(k);
-    if (it == unschedulable_index_.end()) continue;
-    auto& pods = it->second;
-    if (auto f = std::find(pods.begin(), pods.end(), key); f != pods.end()) {
-      *f = std::move(pods.back());
-      pods.pop_back();
+void PriorityQueue::unindex_unschedulable_locked(const std::string& key, UnschedEntry& e) {
+  for (std::size_t i = 0; i < e.slots.size(); ++i) {
+    auto& state = indexes_[i];
+    auto& slot = e.slots[i];
+    if (!slot.narrowed) state.others.erase(key);
+    for (const auto& k : slot.keys) {
+      auto it = state.by_key.find(k);
+      if (it == state.by_key.end()) continue;
+      auto& pods = it->second;
+      if (auto f = std::find(pods.begin(), pods.end(), key); f != pods.end()) {
+        *f = std::move(pods.back());
+        pods.pop_back();
+      }
+      if (pods.empty()) state.by_key.erase(it);
     }
-    if (pods.empty()) unschedulable_index_.erase(it);
   }
-  keys.clear();
+  e.slots.clear();
 }
 
 std::optional<std::vector<QueuedPodInfoPtr>> PriorityQueue::narrowed_candidates_locked(
     const ClusterEvent& e, const std::shared_ptr<const void>& old_obj, const std::shared_ptr<const void>& new_obj) {
-  const auto& idx = opts_.unschedulable_index;
-  if (!idx || e.resource != idx->resource || no_rejectors_count_ != 0) return std::nullopt;
-  // Only the indexed plugin's hint may answer for this event (a registration of another plugin,
-  // or a wildcard one such as an extender's, would need every pod asked).
-  for (const auto& [profile, plugins] : opts_.plugin_events)
-    for (const auto& [name, regs] : plugins)
-      for (const auto& reg : regs)
-        if (reg.event.match(e) && name != idx->plugin) return std::nullopt;
-  auto key = idx->key_of_event(old_obj, new_obj);
-  if (!key) return std::nullopt;
-  std::vector<QueuedPodInfoPtr> out;
-  auto it = unschedulable_index_.find(*key);
-  if (it == unschedulable_index_.end()) return out;
-  out.reserve(it->second.size());
-  for (const auto& pod_key : it->second) out.push_back(unschedulable_.at(pod_key).p);
-  return out;
+  for (std::size_t i = 0; i < indexes_.size(); ++i) {
+    const auto& idx = opts_.unschedulable_indexes[i];
+    if (e.is_wildcard() || !concerns(idx.resource, e)) continue;
+    auto key = idx.key_of_event(old_obj, new_obj);
+    if (!key) return std::nullopt;
+    const auto& state = indexes_[i];
+    std::vector<QueuedPodInfoPtr> out;
+    auto it = state.by_key.find(*key);
+    out.reserve(state.others.size() + (it == state.by_key.end() ? 0 : it->second.size()));
+    for (const auto& pod_key : state.others) out.push_back(unschedulable_.at(pod_key).p);
+    if (it != state.by_key.end())
+      for (const auto& pod_key : it->second) out.push_back(unschedulable_.at(pod_key).p);
+    return out;
+  }
+  return std::nullopt;
 }
 
 bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event, bool from_backoff_q) {
@@ -502,7 +552,7 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
   if (uit != unschedulable_.end()) {
     QueuedPodInfoPtr p = uit->second.p;
     p->podInfo = framework::PodInfo::make(new_pod);
-    index_unschedulable_locked(uit->first, uit->second.index_keys, p->pod());
+    index_unschedulable_locked(uit->first, uit->second);
     nominator_.update_nominated_pod(old_ref, p->podInfo);
     if (events.empty()) events = pod_scheduling_property_change(*new_pod, old_ref);
     for (const auto& e : events) {

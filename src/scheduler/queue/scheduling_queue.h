@@ -23,9 +23,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -61,14 +63,17 @@ class QueueMetricsRecorder {
 // plugin name -> the events it registered (with hints).
 using PluginEventMap = std::map<std::string, std::vector<framework::ClusterEventWithHint>>;
 
-// An index of the unschedulable pods by the objects they wait on, for one plugin's hint on one kind
-// of event (DynamicResources: a claim event concerns the pods that name the claim). Upstream's queue
-// asks every unschedulable pod's hints on every event; with thousands of pods waiting for their
-// claims that walk is most of the scheduler's CPU, so an event this index narrows asks only the
-// pods it names. Contract: for an event of `resource` whose key_of_event is a key, `plugin`'s hint
-// answers Skip for every pod whose keys_of_pod lacks that key. The queue narrows an event only when
-// `plugin` is the one plugin (of every profile) registered for it, and no unschedulable pod lacks
-// rejector plugins (such a pod is retried on any event).
+// An index of the unschedulable pods by the objects they wait on, for one plugin's hints on one kind
+// of object (DynamicResources: a claim event concerns the pods that name the claim; GangScheduling:
+// a pod event concerns the pods of the added pod's group). Upstream's queue asks every unschedulable
+// pod's hints on every event; with thousands of pods waiting that walk is most of the scheduler's
+// CPU, so the queue asks, for an event the index narrows, only the pods the index cannot rule out.
+//
+// Contract: for an event that a registration on `resource` would match, and whose key_of_event is a
+// key, every hint `plugin` registered answers Skip for a pod whose keys_of_pod lacks that key.
+// The queue then leaves out a pod only when upstream would ask it `plugin`'s hints alone: the pod
+// has rejector plugins (unschedulable or pending), its profile is known, and none of its rejectors
+// but `plugin` registered an event that such an event could match. Any other pod is asked as before.
 struct UnschedulablePodIndex {
   framework::EventResource resource{};
   std::string plugin;
@@ -94,7 +99,7 @@ struct QueueOptions {
   std::map<std::string, PluginEventMap> plugin_events;
   QueueMetricsRecorder* metrics = nullptr;  // not owned; may be null
   Nominator::PodLookup pod_lookup;           // informer lookup for the nominator; may be empty
-  std::optional<UnschedulablePodIndex> unschedulable_index;  // none: every event walks every pod
+  std::vector<UnschedulablePodIndex> unschedulable_indexes;  // none: every event walks every pod
 };
 
 // Where a requeued pod ended up.
@@ -175,6 +180,7 @@ class PriorityQueue final : public framework::PodNominator {
   util::Clock::time_point backoff_expiry(framework::QueuedPodInfo& p) const;
 
  private:
+  struct UnschedEntry;
   enum class Strategy { Skip, AfterBackoff, Immediately };
 
   struct InFlightEvent {
@@ -201,10 +207,11 @@ class PriorityQueue final : public framework::PodNominator {
   bool has_pod_to_pop_locked() const;
   void unschedulable_put_locked(const QueuedPodInfoPtr& p);
   void unschedulable_erase_locked(const std::string& key);
-  // The entry's keys in unschedulable_index_ (after its pod changed, or before it leaves).
-  void index_unschedulable_locked(const std::string& key, std::vector<std::string>& keys, const api::Pod& pod);
-  void unindex_unschedulable_locked(const std::string& key, std::vector<std::string>& keys);
-  // The unschedulable pods an event can move: those the index names, or nullopt for all of them.
+  // Files the entry in every index (after its pod or its rejectors changed), or takes it out of
+  // them (before it leaves).
+  void index_unschedulable_locked(const std::string& key, UnschedEntry& e);
+  void unindex_unschedulable_locked(const std::string& key, UnschedEntry& e);
+  // The unschedulable pods an event can move: the pods an index cannot rule out, or nullopt for all.
   std::optional<std::vector<QueuedPodInfoPtr>> narrowed_candidates_locked(const framework::ClusterEvent& e,
                                                                          const std::shared_ptr<const void>& old_obj,
                                                                          const std::shared_ptr<const void>& new_obj);
@@ -238,17 +245,29 @@ class PriorityQueue final : public framework::PodNominator {
   KeyedHeap<QueuedPodInfoPtr> active_;
   KeyedHeap<QueuedPodInfoPtr> backoff_;        // rejected by a plugin
   KeyedHeap<QueuedPodInfoPtr> error_backoff_;  // failed without a rejecting plugin
+  // One pod's place in one index: filed under its keys, or among the pods the index cannot narrow.
+  struct IndexSlot {
+    bool narrowed = false;
+    std::vector<std::string> keys;  // when narrowed
+  };
   struct UnschedEntry {
     QueuedPodInfoPtr p;
     bool gated;  // as counted in gated_count_ when inserted
-    bool no_rejectors = false;           // as counted in no_rejectors_count_ when inserted
-    std::vector<std::string> index_keys;  // its keys in unschedulable_index_
+    std::vector<IndexSlot> slots;  // one per opts_.unschedulable_indexes
   };
   std::unordered_map<std::string, UnschedEntry> unschedulable_;
   std::size_t gated_count_ = 0;
-  std::size_t no_rejectors_count_ = 0;
-  // opts_.unschedulable_index's key -> the keys of the unschedulable pods waiting on it.
-  std::unordered_map<std::string, std::vector<std::string>> unschedulable_index_;
+  // What each of opts_.unschedulable_indexes holds over unschedulable_.
+  struct IndexState {
+    // key -> the unschedulable pods (keys) the index narrows that wait on it.
+    std::unordered_map<std::string, std::vector<std::string>> by_key;
+    // The unschedulable pods it cannot narrow: asked on every one of its events.
+    std::unordered_set<std::string> others;
+    // profile -> the plugins other than the index's whose registrations an event of its resource
+    // may match (a pod rejected by one of them is not narrowed).
+    std::map<std::string, std::set<std::string>, std::less<>> answering;
+  };
+  std::vector<IndexState> indexes_;
 
   std::list<InFlightEntry> in_flight_events_;
   std::unordered_map<std::string, std::list<InFlightEntry>::iterator> in_flight_pods_;

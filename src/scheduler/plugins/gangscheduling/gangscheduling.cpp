@@ -93,6 +93,34 @@ std::vector<ClusterEventWithHint> GangScheduling::events_to_register() const {
   return {std::move(pod_added), std::move(workload_added)};
 }
 
+void group_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out) {
+  if (auto k = podgroup::group_key(pod); !k.empty()) out.push_back(std::move(k));
+}
+
+std::optional<std::string> group_key_of_event(const std::shared_ptr<const void>& old_obj,
+                                              const std::shared_ptr<const void>& new_obj) {
+  const auto* pod = static_cast<const api::Pod*>((new_obj ? new_obj : old_obj).get());
+  // No pod at all: nothing to rule out by.
+  if (pod == nullptr) return std::nullopt;
+  return podgroup::group_key(*pod);  // empty (no group): concerns no indexed pod
+}
+
+void workload_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out) {
+  if (!pod.spec.workloadRef) return;
+  std::string k(pod.metadata.namespace_.view());
+  k.append("/").append(pod.spec.workloadRef->name);
+  out.push_back(std::move(k));
+}
+
+std::optional<std::string> workload_key_of_event(const std::shared_ptr<const void>& old_obj,
+                                                 const std::shared_ptr<const void>& new_obj) {
+  const auto* w = static_cast<const api::schedulingv1alpha1::Workload*>((new_obj ? new_obj : old_obj).get());
+  if (w == nullptr) return std::nullopt;
+  std::string k(w->metadata.namespace_.view());
+  k.append("/").append(w->metadata.name.view());
+  return k;
+}
+
 util::Result<std::shared_ptr<framework::Plugin>> make_gang_scheduling(const framework::PluginArgs&,
                                                                       framework::Handle& handle) {
   podgroup::Manager* groups = handle.pod_group_manager();

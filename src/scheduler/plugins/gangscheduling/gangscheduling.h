@@ -14,7 +14,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "scheduler/framework/interface.h"
 
@@ -49,6 +52,17 @@ class GangScheduling final : public framework::PreEnqueuePlugin,
   mutable std::uint64_t memo_version_ = 0;
   mutable bool memo_quorum_ = false;
 };
+
+// The scheduling queue's indexes for GangScheduling's hints (queue::UnschedulablePodIndex). A pod
+// event concerns the pods of the event pod's group (the Pod/Add hint Skips a pod of another group:
+// podgroup::same_group); a Workload event concerns the pods naming that Workload ("ns/name", the
+// Workload/Add hint's own rule). A pod without a workloadRef waits on nothing of either.
+void group_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out);
+std::optional<std::string> group_key_of_event(const std::shared_ptr<const void>& old_obj,
+                                              const std::shared_ptr<const void>& new_obj);
+void workload_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out);
+std::optional<std::string> workload_key_of_event(const std::shared_ptr<const void>& old_obj,
+                                                 const std::shared_ptr<const void>& new_obj);
 
 util::Result<std::shared_ptr<framework::Plugin>> make_gang_scheduling(const framework::PluginArgs& args,
                                                                       framework::Handle& handle);
