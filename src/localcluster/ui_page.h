@@ -118,6 +118,16 @@ code, .mono { font-family: ui-monospace, monospace; font-size: 12px; }
       <tbody></tbody>
     </table>
     <p id="pending-more" class="muted"></p>
+    <section id="groups-section" aria-labelledby="groups-title" hidden>
+      <h2 id="groups-title">Pod groups <span id="groups-count" class="muted"></span></h2>
+      <p id="groups-help" class="muted" style="margin-top:0">Pods placed together (a Workload&rsquo;s pod group,
+        <code>spec.workloadRef</code>): a gang is bound whole or not at all.</p>
+      <table id="groups" aria-labelledby="groups-title" aria-describedby="groups-help">
+        <thead><tr><th scope="col">group</th><th scope="col">bound</th><th scope="col">pending</th>
+          <th scope="col">why its pending members wait</th></tr></thead>
+        <tbody></tbody>
+      </table>
+    </section>
   </main>
   <aside id="panels" aria-label="Details" hidden>
     <section id="node-panel" class="panel" aria-labelledby="node-panel-title" hidden></section>
@@ -139,6 +149,7 @@ const S = {
   req: new Map(),     // node name -> {cpu, memory, pods} summed from the pods bound there
   podsOn: new Map(),  // node name -> Set of pod keys
   pending: new Set(), // keys of pods without a node
+  groups: new Map(),  // pod group -> {bound, pending: Set of keys}
 };
 let byName = [], rank = new Map(), namesDirty = true;  // node names in name order
 let labelNodes = new Map(), labelsDirty = true;       // "key=value" -> how many nodes have it
@@ -174,7 +185,20 @@ function taintText(t) { return (t.value ? t.key + "=" + t.value : t.key) + ":" +
 function nodeStatus(n) { return (n.ready ? "Ready" : "NotReady") + (n.unschedulable ? ", cordoned" : ""); }
 
 // ---- applying the stream
+function ungroup(p) {
+  const g = p.group && S.groups.get(p.group);
+  if (!g) return;
+  if (p.node) g.bound--; else g.pending.delete(p.key);
+  if (g.bound <= 0 && !g.pending.size) S.groups.delete(p.group);
+}
+function group(p) {
+  if (!p.group) return;
+  let g = S.groups.get(p.group);
+  if (!g) S.groups.set(p.group, g = {bound: 0, pending: new Set()});
+  if (p.node) g.bound++; else g.pending.add(p.key);
+}
 function unplace(p) {
+  ungroup(p);
   if (!p.node) { S.pending.delete(p.key); return; }
   const r = S.req.get(p.node);
   if (r) { r.cpu -= p.cpu; r.memory -= p.memory; r.pods--; if (r.pods <= 0) S.req.delete(p.node); }
@@ -182,6 +206,7 @@ function unplace(p) {
   if (on) { on.delete(p.key); if (!on.size) S.podsOn.delete(p.node); }
 }
 function place(p) {
+  group(p);
   if (!p.node) { S.pending.add(p.key); return; }
   let r = S.req.get(p.node);
   if (!r) S.req.set(p.node, r = {cpu: 0, memory: 0, pods: 0});
@@ -213,7 +238,7 @@ function setNode(n) {
 function deleteNode(name) { if (S.nodes.delete(name)) namesDirty = labelsDirty = true; }
 
 function onSnapshot(s) {
-  S.nodes.clear(); S.pods.clear(); S.req.clear(); S.podsOn.clear(); S.pending.clear();
+  S.nodes.clear(); S.pods.clear(); S.req.clear(); S.podsOn.clear(); S.pending.clear(); S.groups.clear();
   namesDirty = true;
   for (const n of s.nodes) setNode(n);
   for (const p of s.pods) setPod(p);
@@ -298,6 +323,7 @@ function render() {
   drawRows();
   if (dirty) {
     drawPending();
+    drawGroups();
     drawCounts();
     if (openNode !== null) drawNodePanel();
   }
@@ -361,6 +387,21 @@ function drawPending() {
   body.replaceChildren(...rows);
   $("#pending-count").textContent = terms.length ? "(" + list.length + " of " + S.pending.size + " match)" : "(" + S.pending.size + ")";
   $("#pending-more").textContent = list.length > PENDING_SHOWN ? "Showing " + PENDING_SHOWN + " of " + list.length + ", highest priority first; search to narrow." : "";
+}
+function drawGroups() {
+  $("#groups-section").hidden = !S.groups.size;
+  if (!S.groups.size) return;
+  const names = [...S.groups.keys()].sort(collator.compare);
+  const rows = names.map(name => {
+    const g = S.groups.get(name);
+    // The members wait for one reason (the group's cycle), so the first one's words say it.
+    const first = g.pending.size ? S.pods.get([...g.pending].sort(collator.compare)[0]) : null;
+    const why = first ? (first.message || first.reason || "not tried yet") : "all bound";
+    return el("tr", {class: "group", "data-group": name}, el("td", {}, name), el("td", {class: "num"}, g.bound),
+      el("td", {class: "num"}, g.pending.size), el("td", {class: first ? "" : "muted"}, why));
+  });
+  $("#groups tbody").replaceChildren(...rows);
+  $("#groups-count").textContent = "(" + S.groups.size + ")";
 }
 function drawCounts() {
   $("#counts").textContent = S.nodes.size + " nodes, " + S.pods.size + " pods, " + S.pending.size + " pending";

@@ -82,6 +82,14 @@ std::string UiState::pod_record(const api::Pod& pod) {
   if (!pod.status.phase.empty()) o.emplace("phase", sv(pod.status.phase));
   if (pod.spec.priority && *pod.spec.priority != 0) o.emplace("priority", *pod.spec.priority);
   if (!pod.status.nominatedNodeName.empty()) o.emplace("nominated", sv(pod.status.nominatedNodeName));
+  if (pod.spec.workloadRef) {
+    // The pod group it is placed with (v1.35's spec.workloadRef): namespace/workload/podGroup[/replica].
+    const auto& r = *pod.spec.workloadRef;
+    std::string g(pod.metadata.namespace_.view());
+    g.append("/").append(r.name).append("/").append(r.podGroup);
+    if (!r.podGroupReplicaKey.empty()) g.append("/").append(r.podGroupReplicaKey);
+    o.emplace("group", std::move(g));
+  }
   if (pod.spec.nodeName.empty()) {
     for (const auto& c : pod.status.conditions) {
       if (c.type != "PodScheduled" || c.status != "False") continue;

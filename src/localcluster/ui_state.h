@@ -60,7 +60,8 @@ class UiState {
   //    "ready":bool,"unschedulable":bool}
   // with, when the node has devices of its own, "devices":[{"name","claim","pod"}] (claim and pod
   // only for a device in use), and a pod (empty strings and zero priority left out)
-  //   {"key":"ns/name","node","cpu":milli,"memory":bytes,"phase","priority","nominated","reason","message"}
+  //   {"key":"ns/name","node","cpu":milli,"memory":bytes,"phase","priority","nominated","group","reason","message"}
+  // where "group" is the pod group a gang member is placed with ("ns/workload/podGroup[/replicaKey]").
   static std::string node_record(const api::Node& node);
   static std::string pod_record(const api::Pod& pod);
 

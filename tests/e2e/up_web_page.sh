@@ -8,7 +8,9 @@
 #   - search by label, taint and pod name filters the node table; the node and explanation panels
 #     open, update and close (button and Esc);
 #   - DRA: each node lists its simulated GPUs; a pod's claim allocated after the load shows, live,
-#     which device it holds on which node.
+#     which device it holds on which node;
+#   - pod groups (GangScheduling on): a gang bound whole and one short of its minimum, with their
+#     bound and pending members.
 # With SCREENSHOT=path also writes a screenshot of the page there.
 # usage: up_web_page.sh <ksched> <kubectl> <chromium>
 set -euo pipefail
@@ -29,7 +31,8 @@ pod_json() {  # pod_json <name> <cpu> [memory]: a pause pod asking for that much
 
 cd "$DIR"
 "$KSCHED" up --listen 127.0.0.1:0 --nodes 3 --ui-listen 127.0.0.1:0 --kubeconfig-out "$DIR/kubeconfig" \
-  --scheduler-secure-port -1 --ephemeral --dra-devices "gpu.ksched.dev=2" > "$DIR/up.log" 2>&1 &
+  --scheduler-secure-port -1 --ephemeral --dra-devices "gpu.ksched.dev=2" \
+  --feature-gates GenericWorkload=true,GangScheduling=true > "$DIR/up.log" 2>&1 &
 UP_PID=$!
 for _ in $(seq 1 100); do grep -q "web page:" "$DIR/up.log" && break; sleep 0.1; done
 URL=$(awk '/web page:/ {print $3}' "$DIR/up.log")
@@ -59,6 +62,7 @@ HELPERS='window.T = {
   rows: () => [...document.querySelectorAll("tr.node")].map(r => r.dataset.name).join(","),
   pending: p => document.querySelector(`tr.pending[data-pod="${p}"]`),
   shown: sel => { const e = document.querySelector(sel); return !!e && !e.hidden && !e.closest("[hidden]"); },
+  group: g => { const r = document.querySelector(`tr.group[data-group="${g}"]`); return r ? [...r.cells].map(c => c.textContent).join("|") : ""; },
 }; true'
 LATE_CMD="timeout 30 $KUBECTL --kubeconfig $DIR/kubeconfig run late --image=registry.k8s.io/pause:3.10 --overrides='$(pod_json late 2 1Gi)'"
 cat > "$DIR/dra.yaml" <<'YAML'
@@ -83,6 +87,14 @@ spec:
   containers: [{name: train, image: registry.k8s.io/pause:3.10, resources: {claims: [{name: gpu}]}}]
 YAML
 DRA_CMD="timeout 30 $KUBECTL --kubeconfig $DIR/kubeconfig apply -f $DIR/dra.yaml"
+gang_yaml() {  # gang_yaml <workload> <minCount> <members>
+  printf 'apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: %s}\nspec:\n  podGroups: [{name: workers, policy: {gang: {minCount: %s}}}]\n' "$1" "$2"
+  for i in $(seq 0 $(($3 - 1))); do
+    printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s-%s}\nspec:\n  workloadRef: {name: %s, podGroup: workers}\n  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1"}}}]\n' "$1" "$i" "$1"
+  done
+}
+{ gang_yaml train 2 2; echo ---; gang_yaml short 3 2; } > "$DIR/gangs.yaml"
+GANG_CMD="timeout 30 $KUBECTL --kubeconfig $DIR/kubeconfig apply -f $DIR/gangs.yaml"
 LATE_BIG_CMD="timeout 30 $KUBECTL --kubeconfig $DIR/kubeconfig run later-huge --image=registry.k8s.io/pause:3.10 --overrides='$(pod_json later-huge 900)'"
 
 steps=(
@@ -137,6 +149,12 @@ steps=(
   --eval 'T.row(["node-0","node-1"].find(n => T.rowText(n).includes("devices 1 / 2"))).querySelector("button.link").click()'
   --wait 'T.shown("#node-panel") && document.querySelector("#node-panel").textContent.includes("Devices (1 of 2 in use)")'
   --expect '[...document.querySelectorAll("#node-panel tr.node-device")].some(r => r.textContent.includes("default/one-gpu") && r.querySelector("a.pod") && r.querySelector("a.pod").textContent === "default/trainer")'
+  # pod groups: none yet, so no section; then a gang that fits (bound whole) and one short of its minimum
+  --expect '!T.shown("#groups-section")'
+  --sh "$GANG_CMD"
+  --wait 'T.shown("#groups-section") && document.querySelectorAll("tr.group").length === 2'
+  --wait 'T.group("default/train/workers") === "default/train/workers|2|0|all bound"'
+  --expect 'T.group("default/short/workers") === "default/short/workers|0|2|not tried yet"'
 )
 if [[ -n "${SCREENSHOT:-}" ]]; then steps+=(--screenshot "$SCREENSHOT"); fi
 timeout 150 python3 "$HERE/cdp_page.py" "$CHROMIUM" "${steps[@]}" || fail "the page (see above)"

@@ -98,6 +98,16 @@ TEST(UiState, PodRecordHasTheSchedulersRequestsAndReason) {
   EXPECT_EQ(bound.at("node"), "n1");
   EXPECT_FALSE(bound.contains("reason"));
   EXPECT_FALSE(bound.contains("priority"));
+  EXPECT_FALSE(bound.contains("group"));
+
+  // A gang member names its pod group (namespace/workload/podGroup, then the replica when set).
+  auto member = pod("w-0");
+  member.spec.workloadRef.emplace();
+  member.spec.workloadRef->name = "train";
+  member.spec.workloadRef->podGroup = "workers";
+  EXPECT_EQ(parse(UiState::pod_record(member)).at("group"), "ns/train/workers");
+  member.spec.workloadRef->podGroupReplicaKey = "r1";
+  EXPECT_EQ(parse(UiState::pod_record(member)).at("group"), "ns/train/workers/r1");
 }
 
 TEST(UiState, DeltasCoalescePerObjectAndSkipInvisibleChanges) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "scheduler/config/defaults.h"
+#include "scheduler/config/features.h"
 
 namespace ksched::scheduler::simulate {
 namespace {
@@ -329,6 +330,53 @@ TEST(Simulate, PodsWithClaimsFromTemplatesGetDevicesUntilNoneIsFree) {
   EXPECT_NE(text.find("DEVICES"), std::string::npos) << text;
   EXPECT_NE(text.find("0 -> 2/2"), std::string::npos) << text;
   EXPECT_NE(text.find("devices: gpu.ksched.dev/gpu-0/"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::simulate
+
+namespace ksched::scheduler::simulate {
+namespace {
+
+std::string gang(const std::string& workload, int min_count, const std::string& cpu, int members) {
+  std::string out = "apiVersion: scheduling.k8s.io/v1alpha1\nkind: Workload\nmetadata: {name: " + workload +
+                    ", namespace: ml}\nspec:\n  podGroups: [{name: workers, policy: {gang: {minCount: " +
+                    std::to_string(min_count) + "}}}]\n";
+  for (int i = 0; i < members; ++i) {
+    out += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + workload + "-" + std::to_string(i) +
+           ", namespace: ml}\nspec:\n  workloadRef: {name: " + workload +
+           ", podGroup: workers}\n  containers: [{name: c, image: pause, resources: {requests: {cpu: \"" + cpu +
+           "\"}}}]\n";
+  }
+  return out;
+}
+
+// Gangs offline as live (issue #44): the pods file holds the Workloads beside their members.
+TEST(Simulate, GangsArePlacedWholeOrNotAtAllWithTheirReasons) {
+  config::Features gates = config::features();
+  gates.gangScheduling = true;
+  const config::ScopedFeatures scoped(gates);
+  auto cluster = objects(kCluster);
+  // big has 4 CPUs free, small none: "train" (3 x 1 CPU) fits whole; "wide" (3 x 2 CPUs) cannot;
+  // "short" never has the 3 members its minimum asks for.
+  const std::string text = gang("train", 3, "1", 3) + "---\n" + gang("wide", 3, "2", 3) + "---\n" + gang("short", 3, "1", 2);
+  const auto given = objects(text.c_str());
+  ASSERT_EQ(given.workloads.size(), 3u);
+  cluster.workloads = given.workloads;
+  auto r = simulate(cluster, given.pods, options());
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->placements.size(), 8u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(r->placements[i].node, "big") << r->placements[i].pod;
+  for (int i = 3; i < 6; ++i) {
+    EXPECT_EQ(r->placements[i].node, "") << r->placements[i].pod;
+    EXPECT_NE(r->placements[i].reason.find("minCount (3) cannot be satisfied"), std::string::npos)
+        << r->placements[i].reason;
+  }
+  for (int i = 6; i < 8; ++i) {
+    EXPECT_EQ(r->placements[i].node, "");
+    EXPECT_EQ(r->placements[i].reason, "waiting for minCount pods from a gang to appear in scheduling queue");
+  }
+  EXPECT_EQ(r->scheduled, 3u);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ util::Result<void> add_one(std::string_view kind, std::string_view json, Cluster
   if (kind == "ResourceSlice") return add_as(json, out.resourceSlices);
   if (kind == "ResourceClaim") return add_as(json, out.resourceClaims);
   if (kind == "ResourceClaimTemplate") return add_as(json, out.resourceClaimTemplates);
+  if (kind == "Workload") return add_as(json, out.workloads);
   ++out.skippedKinds[std::string(kind)];
   return {};
 }
@@ -169,6 +170,7 @@ util::Result<void> add_objects(std::string_view text, ClusterObjects& out) {
   append(out.resourceSlices, got.resourceSlices);
   append(out.resourceClaims, got.resourceClaims);
   append(out.resourceClaimTemplates, got.resourceClaimTemplates);
+  append(out.workloads, got.workloads);
   for (const auto& [k, n] : got.skippedKinds) out.skippedKinds[k] += n;
   return {};
 }

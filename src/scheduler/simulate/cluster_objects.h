@@ -1,6 +1,7 @@
 // Cluster objects read from files: what `kubectl get nodes,pods,pdb,pv,pvc,storageclasses,csinodes,
-// priorityclasses,deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates -A -o json`
-// writes (a List of mixed kinds), or YAML documents (a pods file).
+// priorityclasses,deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates,workloads -A -o
+// json` writes (a List of mixed kinds), or YAML documents (a pods file, which may hold the Workloads
+// its pods name).
 #pragma once
 #include <map>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "api/resource.h"
+#include "api/scheduling.h"
 #include "api/types.h"
 #include "util/result.h"
 
@@ -30,6 +32,8 @@ struct ClusterObjects {
   std::vector<std::shared_ptr<const api::resourcev1::ResourceSlice>> resourceSlices;
   std::vector<std::shared_ptr<const api::resourcev1::ResourceClaim>> resourceClaims;
   std::vector<std::shared_ptr<const api::resourcev1::ResourceClaimTemplate>> resourceClaimTemplates;
+  // scheduling.k8s.io/v1alpha1 (v1.35's workload-aware scheduling): the pod groups' policies
+  std::vector<std::shared_ptr<const api::schedulingv1alpha1::Workload>> workloads;
   std::map<std::string, std::size_t> skippedKinds;  // kinds the scheduler does not read, by count
 };
 

@@ -404,6 +404,13 @@ void count_devices(const ClusterObjects& cluster, const std::vector<std::shared_
   }
 }
 
+std::string pre_enqueue_reason(Scheduler& s, const api::Pod& pod) {
+  auto it = s.profiles().find(std::string(pod.spec.schedulerName.view()));
+  if (it == s.profiles().end()) return {};
+  const auto status = it->second->run_pre_enqueue_plugins(pod);
+  return status.is_success() ? std::string() : status.message();
+}
+
 std::vector<NodeUsage> usage(Scheduler& s) {
   std::vector<NodeUsage> out;
   if (!s.refresh_snapshot().ok() || s.profiles().empty()) return out;
@@ -471,6 +478,8 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
   for (const auto& c : cluster.resourceClaims) client.start_versions_after(c->metadata.resourceVersion.view());
   for (const auto& c : cluster.resourceClaims) client.add_claim(std::make_shared<rv1::ResourceClaim>(*c));
   client.deliver();
+  // Workloads before pods too (read only with GangScheduling, as kube-scheduler's informer).
+  for (const auto& w : cluster.workloads) sched.on_workload_add(w);
   for (const auto& p : cluster.pods) {
     if (p->spec.nodeName.empty()) {
       ++r.pendingPodsIgnored;
@@ -544,6 +553,9 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
       pl.reason = client.reason(pl.pod);
       // A pod whose claim could not be made never reaches a cycle: the controller's error says why.
       if (pl.reason.empty()) pl.reason = value_at(claim_errors, pl.pod);
+      // Nor does a pod a PreEnqueue plugin holds back (a gang short of its quorum, a scheduling
+      // gate): that plugin's message, as the queue logs it.
+      if (pl.reason.empty()) pl.reason = pre_enqueue_reason(sched, *p);
     }
     if (!pl.node.empty()) pl.devices = allocated_devices(*p, client);
     pl.nominatedNode = client.nominated(pl.pod);
