@@ -235,7 +235,13 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
   if (runs(plugins::gangscheduling::kName)) {
     qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
         framework::EventResource::Pod, std::string(plugins::gangscheduling::kName),
-        plugins::gangscheduling::group_keys_of_pod, plugins::gangscheduling::group_key_of_event});
+        plugins::gangscheduling::group_keys_of_pod,
+        [groups = pod_groups_.get()](const std::shared_ptr<const void>& old_obj, const std::shared_ptr<const void>& new_obj)
+            -> std::optional<std::string> {
+          // No pod-group state (cannot happen with the plugin in a profile): rule nothing out.
+          if (groups == nullptr) return std::nullopt;
+          return plugins::gangscheduling::group_key_of_event(*groups, old_obj, new_obj);
+        }});
     qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
         framework::EventResource::Workload, std::string(plugins::gangscheduling::kName),
         plugins::gangscheduling::workload_keys_of_pod, plugins::gangscheduling::workload_key_of_event});

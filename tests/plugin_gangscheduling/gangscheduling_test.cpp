@@ -126,6 +126,7 @@ TEST(GangScheduling, QueueIndexKeysRuleOutOnlyPodsTheHintsSkip) {
   std::vector<std::shared_ptr<const api::Pod>> pods = {
       member("a"), member("b", "job", "ps"), member("c", "other"), member("d", "other", "ps"),
       std::make_shared<const api::Pod>(testing::MakePod().Name("plain").Obj())};
+  for (const auto& p : pods) groups.on_pod_add(p);
   std::vector<std::shared_ptr<const s1::Workload>> workloads = {workload("job", 1), workload("other", 1),
                                                                 workload("third", 1)};
   auto has = [](const std::vector<std::string>& keys, const std::optional<std::string>& key) {
@@ -137,7 +138,7 @@ TEST(GangScheduling, QueueIndexKeysRuleOutOnlyPodsTheHintsSkip) {
     group_keys_of_pod(*waiting, group_keys);
     workload_keys_of_pod(*waiting, workload_keys);
     for (const auto& added : pods) {
-      const auto key = group_key_of_event(nullptr, added);
+      const auto key = group_key_of_event(groups, nullptr, added);
       ASSERT_TRUE(key.has_value());
       if (has(group_keys, key)) {
         ++asked;
@@ -155,8 +156,20 @@ TEST(GangScheduling, QueueIndexKeysRuleOutOnlyPodsTheHintsSkip) {
   // Each group member is asked on its own group's pods only; the plain pod on none.
   EXPECT_EQ(asked, 4);
   // A deleted pod's event names the old object; an event without one rules nothing out.
-  EXPECT_EQ(group_key_of_event(member("a"), nullptr), podgroup::group_key(*member("a")));
-  EXPECT_FALSE(group_key_of_event(nullptr, nullptr).has_value());
+  EXPECT_EQ(group_key_of_event(groups, member("a"), nullptr), podgroup::group_key(*member("a")));
+  EXPECT_FALSE(group_key_of_event(groups, nullptr, nullptr).has_value());
+
+  // A gang short of its quorum: its members' adds concern no pod, as the hint Skips every one.
+  groups.on_workload_add(workload("big", 3));
+  auto b0 = member("b0", "big"), b1 = member("b1", "big");
+  groups.on_pod_add(b0);
+  groups.on_pod_add(b1);
+  EXPECT_EQ(group_key_of_event(groups, nullptr, b1), "");
+  EXPECT_EQ(events[0].hint(*b0, nullptr, b1), QueueingHint::Skip);
+  auto b2 = member("b2", "big");
+  groups.on_pod_add(b2);
+  EXPECT_EQ(group_key_of_event(groups, nullptr, b2), podgroup::group_key(*b0));
+  EXPECT_EQ(events[0].hint(*b0, nullptr, b2), QueueingHint::Queue);
 }
 
 }  // namespace

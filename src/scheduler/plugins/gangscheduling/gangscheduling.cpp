@@ -34,16 +34,25 @@ Status GangScheduling::pre_enqueue(const api::Pod& pod) {
   return {};
 }
 
+namespace {
+
+// Whether the pod's group lets its members through the quorum gate: a group that is not (or not
+// yet known as) a gang always does (PreEnqueue decides as before), a gang once minCount pods exist.
+bool group_has_quorum(const podgroup::Manager& groups, const api::Pod& pod) {
+  const podgroup::Policy policy = groups.policy(pod);
+  return policy.kind != Kind::Gang ||
+         groups.all_pods_count(podgroup::group_key(pod)) >= static_cast<std::size_t>(policy.minCount);
+}
+
+}  // namespace
+
 bool GangScheduling::quorum_after_add(const api::Pod& added) const {
   const std::uint64_t version = groups_.membership_version();
   {
     std::lock_guard l(memo_mu_);
     if (memo_pod_ == &added && memo_version_ == version) return memo_quorum_;
   }
-  const podgroup::Policy policy = groups_.policy(added);
-  // A group that is not (or not yet known as) a gang: PreEnqueue decides as before, so queue.
-  const bool quorum = policy.kind != Kind::Gang ||
-                      groups_.all_pods_count(podgroup::group_key(added)) >= static_cast<std::size_t>(policy.minCount);
+  const bool quorum = group_has_quorum(groups_, added);
   std::lock_guard l(memo_mu_);
   memo_pod_ = &added;
   memo_version_ = version;
@@ -97,12 +106,14 @@ void group_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out) {
   if (auto k = podgroup::group_key(pod); !k.empty()) out.push_back(std::move(k));
 }
 
-std::optional<std::string> group_key_of_event(const std::shared_ptr<const void>& old_obj,
+std::optional<std::string> group_key_of_event(const podgroup::Manager& groups, const std::shared_ptr<const void>& old_obj,
                                               const std::shared_ptr<const void>& new_obj) {
   const auto* pod = static_cast<const api::Pod*>((new_obj ? new_obj : old_obj).get());
   // No pod at all: nothing to rule out by.
   if (pod == nullptr) return std::nullopt;
-  return podgroup::group_key(*pod);  // empty (no group): concerns no indexed pod
+  // Empty (no group, or a group short of its quorum): concerns no indexed pod.
+  if (!pod->spec.workloadRef || !group_has_quorum(groups, *pod)) return std::string();
+  return podgroup::group_key(*pod);
 }
 
 void workload_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out) {

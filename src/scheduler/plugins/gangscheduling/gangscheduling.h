@@ -55,10 +55,12 @@ class GangScheduling final : public framework::PreEnqueuePlugin,
 
 // The scheduling queue's indexes for GangScheduling's hints (queue::UnschedulablePodIndex). A pod
 // event concerns the pods of the event pod's group (the Pod/Add hint Skips a pod of another group:
-// podgroup::same_group); a Workload event concerns the pods naming that Workload ("ns/name", the
-// Workload/Add hint's own rule). A pod without a workloadRef waits on nothing of either.
+// podgroup::same_group), and none while that group is short of its quorum (the hint Skips them all:
+// without this, each of a gang's n arriving members would ask every member already waiting, n²/2
+// hints); a Workload event concerns the pods naming that Workload ("ns/name", the Workload/Add
+// hint's own rule). A pod without a workloadRef waits on nothing of either.
 void group_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out);
-std::optional<std::string> group_key_of_event(const std::shared_ptr<const void>& old_obj,
+std::optional<std::string> group_key_of_event(const podgroup::Manager& groups, const std::shared_ptr<const void>& old_obj,
                                               const std::shared_ptr<const void>& new_obj);
 void workload_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out);
 std::optional<std::string> workload_key_of_event(const std::shared_ptr<const void>& old_obj,
