@@ -401,15 +401,15 @@ TEST_F(ConsumableCapacityTest, DistinctAttributeKeepsRequestsOnDifferentValues) 
   slices = {slice("node-0", "pool-0",
                   device_yaml("gpu-0", false, "", 0) + device_yaml("gpu-1", false, "", 0) +
                       device_yaml("gpu-2", false, "", 1))};
-  auto c = claim("a", request("x", 1) + request("y", 1),
-                 "    constraints: [{requests: [x, y], distinctAttribute: gpu.example.com/numa}]\n");
+  auto c = claim("a", request("one", 1) + request("two", 1),
+                 "    constraints: [{requests: [one, two], distinctAttribute: gpu.example.com/numa}]\n");
   auto r = allocate({c});
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_TRUE(r->found());
   EXPECT_EQ(device_of(r->results[0].devices.results[0]), "gpu-0");
   EXPECT_EQ(device_of(r->results[0].devices.results[1]), "gpu-2");  // gpu-1 shares numa 0
   // A third request cannot find a third numa.
-  auto c3 = claim("b", request("x", 1) + request("y", 1) + request("z", 1),
+  auto c3 = claim("b", request("one", 1) + request("two", 1) + request("three", 1),
                   "    constraints: [{distinctAttribute: gpu.example.com/numa}]\n");
   auto r3 = allocate({c3});
   ASSERT_TRUE(r3.ok()) << r3.error().message;
