@@ -173,7 +173,9 @@ class SelectorCache {
 class Allocator {
  public:
   // `allocated`: devices held by claims already allocated (and by in-flight allocations of
-  // assumed pods); `slices`: every ResourceSlice the scheduler knows, or only those of one node
+  // assumed pods); a set knows no shares, so with DRAConsumableCapacity its devices are all
+  // dedicated ones (the DevicesInUse form carries shares and their consumed capacity);
+  // `slices`: every ResourceSlice the scheduler knows, or only those of one node
   // and the node-less ones; `selectors`: compiled CEL programs, shared between allocators;
   // `results` (optional): selector results shared between allocators. The allocator keeps
   // pointers into `slices`; they must outlive it. Thread-safe: several allocate() calls
