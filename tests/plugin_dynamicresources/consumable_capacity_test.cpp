@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include "api/codec.h"
 #include "api/yaml_json.h"
 #include "scheduler/config/features.h"
@@ -56,7 +55,8 @@ TEST(DynamicResourcesConsumableCapacity, PodsShareADeviceUpToItsCapacity) {
       "  selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]\n"));
   handle.manager.on_slice_add(decode_yaml<resourceapi::ResourceSlice>(
       "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: node-1-gpu}\nspec:\n"
-      "  driver: gpu.example.com\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n  nodeName: node-1\n"
+      "  driver: gpu.example.com\n  pool: {name: node-1, generation: 1, resourceSliceCount: 1}\n  nodeName: "
+      "node-1\n"
       "  devices:\n  - name: gpu-0\n    allowMultipleAllocations: true\n    capacity:\n      memory:\n"
       "        value: 40Gi\n        requestPolicy: {default: 10Gi, validRange: {min: 10Gi, step: 10Gi}}\n"));
   std::vector<std::shared_ptr<const api::Pod>> pods;
@@ -64,13 +64,15 @@ TEST(DynamicResourcesConsumableCapacity, PodsShareADeviceUpToItsCapacity) {
     const std::string n = std::to_string(i);
     handle.manager.on_claim_add(decode_yaml<resourceapi::ResourceClaim>(
         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c" + n +
-        ", namespace: default, uid: uid-c" + n + ", resourceVersion: '1'}\nspec:\n  devices:\n    requests:\n"
+        ", namespace: default, uid: uid-c" + n +
+        ", resourceVersion: '1'}\nspec:\n  devices:\n    requests:\n"
         "    - name: r\n      exactly: {deviceClassName: gpu, allocationMode: ExactCount, count: 1, "
         "capacity: {requests: {memory: 10Gi}}}\n"));
     pods.push_back(decode_yaml<api::Pod>("apiVersion: v1\nkind: Pod\nmetadata: {name: p" + n +
                                          ", namespace: default, uid: uid-p" + n +
                                          "}\nspec:\n  containers: [{name: c, image: i}]\n  resourceClaims:\n"
-                                         "  - {name: gpu, resourceClaimName: c" + n + "}\n"));
+                                         "  - {name: gpu, resourceClaimName: c" +
+                                         n + "}\n"));
   }
   const fw::NodeInfo& node = *handle.snapshot().get("node-1");
   std::vector<std::unique_ptr<fw::CycleState>> states;

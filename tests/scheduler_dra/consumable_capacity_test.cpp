@@ -57,20 +57,25 @@ std::shared_ptr<const resourceapi::ResourceSlice> slice(const std::string& node_
 
 // 40Gi of memory, consumed in steps of 10Gi from 10Gi (default 10Gi).
 const std::string kSteppedMemory =
-    "      memory:\n        value: 40Gi\n        requestPolicy: {default: 10Gi, validRange: {min: 10Gi, step: 10Gi}}\n";
+    "      memory:\n        value: 40Gi\n        requestPolicy: {default: 10Gi, validRange: {min: 10Gi, "
+    "step: 10Gi}}\n";
 
 std::string request(const std::string& name, int count, const std::string& capacity_requests = "") {
-  std::string r = "    - name: " + name + "\n      exactly: {deviceClassName: gpu, allocationMode: ExactCount, count: " +
-                  std::to_string(count);
+  std::string r =
+      "    - name: " + name +
+      "\n      exactly: {deviceClassName: gpu, allocationMode: ExactCount, count: " + std::to_string(count);
   if (!capacity_requests.empty()) r += ", capacity: {requests: {" + capacity_requests + "}}";
   return r + "}\n";
 }
 
 std::shared_ptr<const resourceapi::ResourceClaim> claim(const std::string& name, const std::string& requests,
                                                         const std::string& rest = "") {
-  return obj<resourceapi::ResourceClaim>("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " + name +
-                                         ", namespace: default, uid: uid-" + name + ", resourceVersion: \"1\"}\n"
-                                         "spec:\n  devices:\n    requests:\n" + requests + rest);
+  return obj<resourceapi::ResourceClaim>(
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " + name +
+      ", namespace: default, uid: uid-" + name +
+      ", resourceVersion: \"1\"}\n"
+      "spec:\n  devices:\n    requests:\n" +
+      requests + rest);
 }
 
 // The claim with `allocation` as its status, as PreBind writes it.
@@ -86,8 +91,9 @@ class ConsumableCapacityTest : public ::testing::Test {
   ConsumableCapacityTest() { features.consumableCapacity = true; }
 
   // Allocates with the manager's devices in use (allocated, assumed and in-flight claims).
-  util::Result<Allocation, AllocateError> allocate(const std::vector<std::shared_ptr<const resourceapi::ResourceClaim>>& claims,
-                                                   const std::string& node_name = "node-0") {
+  util::Result<Allocation, AllocateError> allocate(
+      const std::vector<std::shared_ptr<const resourceapi::ResourceClaim>>& claims,
+      const std::string& node_name = "node-0") {
     auto in_use = manager.allocated_devices();
     const DevicesInUse* u = in_use->pools.empty() ? nullptr : in_use.get();
     Allocator a(features, u, &classes, slices, cache);
@@ -261,7 +267,8 @@ TEST_F(ConsumableCapacityTest, SharedDeviceServesTwoClaimsWithDistinctShareIds) 
 TEST_F(ConsumableCapacityTest, CapacityExhaustedRefusesTheNextClaim) {
   slices = {slice("node-0", "pool-0", device_yaml("gpu-0", true, kSteppedMemory))};
   std::vector<std::shared_ptr<const resourceapi::ResourceClaim>> claims;
-  for (int i = 0; i < 4; ++i) claims.push_back(claim("c" + std::to_string(i), request("r", 1, "memory: 10Gi")));
+  for (int i = 0; i < 4; ++i)
+    claims.push_back(claim("c" + std::to_string(i), request("r", 1, "memory: 10Gi")));
   auto four = allocate(claims);
   ASSERT_TRUE(four.ok()) << four.error().message;
   EXPECT_TRUE(four->found());
@@ -274,14 +281,15 @@ TEST_F(ConsumableCapacityTest, CapacityExhaustedRefusesTheNextClaim) {
 // calculateConsumedCapacity in the allocator: validRange rounds 15Gi up to the next step (20Gi);
 // validValues rounds 9Gi up to 16Gi; a request above the range's max fits no device.
 TEST_F(ConsumableCapacityTest, RequestPolicyRoundsTheConsumedAmount) {
-  slices = {slice("node-0", "pool-0",
-                  device_yaml("stepped", true, kSteppedMemory) +
-                      device_yaml("valued", true,
-                                  "      memory:\n        value: 40Gi\n        requestPolicy: {default: 8Gi, "
-                                  "validValues: [8Gi, 16Gi, 40Gi]}\n") +
-                      device_yaml("capped", true,
-                                  "      memory:\n        value: 40Gi\n        requestPolicy: {default: 10Gi, "
-                                  "validRange: {min: 10Gi, max: 20Gi}}\n"))};
+  slices = {
+      slice("node-0", "pool-0",
+            device_yaml("stepped", true, kSteppedMemory) +
+                device_yaml("valued", true,
+                            "      memory:\n        value: 40Gi\n        requestPolicy: {default: 8Gi, "
+                            "validValues: [8Gi, 16Gi, 40Gi]}\n") +
+                device_yaml("capped", true,
+                            "      memory:\n        value: 40Gi\n        requestPolicy: {default: 10Gi, "
+                            "validRange: {min: 10Gi, max: 20Gi}}\n"))};
   auto r = allocate({claim("a", request("r", 1, "memory: 15Gi"))});
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_TRUE(r->found());
@@ -419,7 +427,8 @@ TEST_F(ConsumableCapacityTest, DistinctAttributeKeepsRequestsOnDifferentValues) 
   features.consumableCapacity = false;
   auto off = allocate({c});
   ASSERT_FALSE(off.ok());
-  EXPECT_EQ(off.error().message, "claim default/a, constraint #0: empty constraint (unsupported constraint type?)");
+  EXPECT_EQ(off.error().message,
+            "claim default/a, constraint #0: empty constraint (unsupported constraint type?)");
 }
 
 // allocator_experimental.go: with the experimental allocator running for another feature, capacity
@@ -431,8 +440,9 @@ TEST_F(ConsumableCapacityTest, CapacityRequestsWithoutTheFeature) {
   auto c = claim("a", request("r", 1, "memory: 10Gi"));
   auto r = allocate({c});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message,
-            "claim default/a, request r: has capacity requests, but the DRAConsumableCapacity feature is disabled");
+  EXPECT_EQ(
+      r.error().message,
+      "claim default/a, request r: has capacity requests, but the DRAConsumableCapacity feature is disabled");
   features.deviceBindingAndStatus = false;
   auto ignored = allocate({c});
   ASSERT_TRUE(ignored.ok()) << ignored.error().message;
@@ -455,7 +465,8 @@ TEST_F(ConsumableCapacityTest, GateOffTreatsMultiAllocatableDevicesAsExclusive) 
     EXPECT_FALSE(res.devices.results[0].shareID);
     EXPECT_TRUE(res.devices.results[0].consumedCapacity.empty());
   }
-  auto three = allocate({claim("a", request("r", 1)), claim("b", request("r", 1)), claim("c", request("r", 1))});
+  auto three =
+      allocate({claim("a", request("r", 1)), claim("b", request("r", 1)), claim("c", request("r", 1))});
   ASSERT_TRUE(three.ok());
   EXPECT_FALSE(three->found());
 
@@ -469,7 +480,8 @@ TEST_F(ConsumableCapacityTest, GateOffTreatsMultiAllocatableDevicesAsExclusive) 
   ASSERT_TRUE(off.ok());
   EXPECT_FALSE(off->found());
   features.consumableCapacity = true;
-  auto shared = allocate({claim("a", request("r", 1, "memory: 10Gi")), claim("b", request("r", 1, "memory: 10Gi"))});
+  auto shared =
+      allocate({claim("a", request("r", 1, "memory: 10Gi")), claim("b", request("r", 1, "memory: 10Gi"))});
   ASSERT_TRUE(shared.ok());
   EXPECT_TRUE(shared->found());
 }
@@ -483,15 +495,17 @@ TEST_F(ConsumableCapacityTest, RandomAllocationsNeverExceedCapacityNorShareExclu
   std::string devices;
   for (int i = 0; i < 6; ++i) {
     const bool shared = i % 2 == 0;
-    devices += device_yaml("gpu-" + std::to_string(i), shared,
-                           i % 3 == 0 ? kSteppedMemory
-                                      : "      memory:\n        value: 24Gi\n        requestPolicy: {default: 4Gi, "
-                                        "validValues: [4Gi, 8Gi, 12Gi, 24Gi]}\n",
-                           i % 2);
+    devices +=
+        device_yaml("gpu-" + std::to_string(i), shared,
+                    i % 3 == 0 ? kSteppedMemory
+                               : "      memory:\n        value: 24Gi\n        requestPolicy: {default: 4Gi, "
+                                 "validValues: [4Gi, 8Gi, 12Gi, 24Gi]}\n",
+                    i % 2);
   }
   slices = {slice("node-0", "pool-0", devices)};
   std::map<std::string, Q> capacity_of;
-  for (const auto& d : slices[0]->spec.devices) capacity_of[std::string(d.name)] = d.capacity.find("memory")->value;
+  for (const auto& d : slices[0]->spec.devices)
+    capacity_of[std::string(d.name)] = d.capacity.find("memory")->value;
 
   std::vector<std::shared_ptr<const resourceapi::ResourceClaim>> live;  // allocated claims
   int found = 0, refused = 0;
@@ -500,7 +514,8 @@ TEST_F(ConsumableCapacityTest, RandomAllocationsNeverExceedCapacityNorShareExclu
     if (!live.empty() && rng() % 4 == 0) {
       const std::size_t i = rng() % live.size();
       manager.on_claim_delete(live[i]);
-      manager.remove_claim_pending_allocation(std::string(live[i]->metadata.uid.view()));  // Unreserve, if in flight
+      manager.remove_claim_pending_allocation(
+          std::string(live[i]->metadata.uid.view()));  // Unreserve, if in flight
       live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
     }
     const std::string name = "pod-" + std::to_string(pod);
@@ -509,7 +524,8 @@ TEST_F(ConsumableCapacityTest, RandomAllocationsNeverExceedCapacityNorShareExclu
     std::string reqs = request("r", count, rng() % 4 == 0 ? "" : "memory: " + amount);
     const bool distinct = rng() % 5 == 0;
     if (distinct) reqs += request("s", 1);
-    auto c = claim(name, reqs, distinct ? "    constraints: [{distinctAttribute: gpu.example.com/numa}]\n" : "");
+    auto c =
+        claim(name, reqs, distinct ? "    constraints: [{distinctAttribute: gpu.example.com/numa}]\n" : "");
     auto r = allocate({c});
     ASSERT_TRUE(r.ok()) << r.error().message;
     if (!r->found()) {
@@ -541,7 +557,8 @@ TEST_F(ConsumableCapacityTest, RandomAllocationsNeverExceedCapacityNorShareExclu
         }
       }
     }
-    for (const auto& [dev, q] : consumed) EXPECT_LE(q, capacity_of[dev]) << dev << " over capacity at " << name;
+    for (const auto& [dev, q] : consumed)
+      EXPECT_LE(q, capacity_of[dev]) << dev << " over capacity at " << name;
     for (const auto& [dev, n] : dedicated) {
       EXPECT_EQ(n, 1) << dev << " allocated " << n << " times at " << name;
       EXPECT_EQ(shares[dev], 0) << dev << " both dedicated and shared at " << name;

@@ -12,7 +12,8 @@ namespace {
 
 // Upstream roundUpRange: below min, min; else with a step, min plus the next whole number of
 // steps (in whole units: Value() rounds each up), as a BinarySI quantity.
-api::Quantity round_up_range(const api::Quantity& requested, const resourceapi::CapacityRequestPolicyRange& range) {
+api::Quantity round_up_range(const api::Quantity& requested,
+                             const resourceapi::CapacityRequestPolicyRange& range) {
   const api::Quantity min = range.min.value_or(api::Quantity{});
   if (requested < min) return min;
   if (!range.step) return requested;
@@ -35,7 +36,8 @@ api::Quantity round_up_valid_values(const api::Quantity& requested, const std::v
   return requested;
 }
 
-bool violates_valid_range(const api::Quantity& consumed, const resourceapi::CapacityRequestPolicyRange& range) {
+bool violates_valid_range(const api::Quantity& consumed,
+                          const resourceapi::CapacityRequestPolicyRange& range) {
   if (range.max && consumed > *range.max) return true;
   if (range.step) {
     const __int128 step = range.step->value();
@@ -49,7 +51,8 @@ bool violates_valid_range(const api::Quantity& consumed, const resourceapi::Capa
 }  // namespace
 
 api::Quantity consumed_capacity(const api::Quantity* requested, const resourceapi::DeviceCapacity& capacity) {
-  const resourceapi::CapacityRequestPolicy* policy = capacity.requestPolicy ? &*capacity.requestPolicy : nullptr;
+  const resourceapi::CapacityRequestPolicy* policy =
+      capacity.requestPolicy ? &*capacity.requestPolicy : nullptr;
   if (requested == nullptr) {
     // Upstream fillEmptyRequest.
     if (policy != nullptr && policy->default_) return *policy->default_;
@@ -76,8 +79,8 @@ bool violates_policy(const api::Quantity& consumed, const resourceapi::CapacityR
 }
 
 CapacityFit request_fits_capacity(const resourceapi::CapacityRequirements* request,
-                                  const resourceapi::CapacityMap& capacities, const api::ResourceList* allocated,
-                                  const api::ResourceList* allocating) {
+                                  const resourceapi::CapacityMap& capacities,
+                                  const api::ResourceList* allocated, const api::ResourceList* allocating) {
   if (request != nullptr) {
     for (const auto& [name, q] : request->requests)
       if (!capacities.contains(name)) return CapacityFit::Undefined;
@@ -85,7 +88,8 @@ CapacityFit request_fits_capacity(const resourceapi::CapacityRequirements* reque
   for (const auto& [name, cap] : capacities) {
     const api::Quantity* requested = request != nullptr ? request->requests.find(name) : nullptr;
     api::Quantity total = consumed_capacity(requested, cap);
-    if (violates_policy(total, cap.requestPolicy ? &*cap.requestPolicy : nullptr)) return CapacityFit::DoesNotFit;
+    if (violates_policy(total, cap.requestPolicy ? &*cap.requestPolicy : nullptr))
+      return CapacityFit::DoesNotFit;
     if (allocated != nullptr)
       if (const auto* a = allocated->find(name)) total += *a;
     if (allocating != nullptr)

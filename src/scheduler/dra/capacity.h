@@ -20,7 +20,8 @@ namespace ksched::scheduler::dra {
 
 // Upstream calculateConsumedCapacity: what one allocation consumes of `capacity`; `requested` is
 // the amount the request names (null when it names none).
-api::Quantity consumed_capacity(const api::Quantity* requested, const api::resourcev1::DeviceCapacity& capacity);
+api::Quantity consumed_capacity(const api::Quantity* requested,
+                                const api::resourcev1::DeviceCapacity& capacity);
 
 // Upstream violatesPolicy: whether consuming `consumed` breaks the policy (null: no policy).
 bool violates_policy(const api::Quantity& consumed, const api::resourcev1::CapacityRequestPolicy* policy);
@@ -32,8 +33,8 @@ bool violates_policy(const api::Quantity& consumed, const api::resourcev1::Capac
 // requested capacity has not been defined"; the allocator skips such a device).
 enum class CapacityFit { Fits, DoesNotFit, Undefined };
 CapacityFit request_fits_capacity(const api::resourcev1::CapacityRequirements* request,
-                                  const api::resourcev1::CapacityMap& capacities, const api::ResourceList* allocated,
-                                  const api::ResourceList* allocating);
+                                  const api::resourcev1::CapacityMap& capacities,
+                                  const api::ResourceList* allocated, const api::ResourceList* allocating);
 
 // Upstream GetConsumedCapacityFromRequest: per capacity of the device, what the request consumes.
 api::ResourceList consumed_capacities(const api::resourcev1::CapacityRequirements* request,
