@@ -563,6 +563,20 @@ TEST_F(ConsumableCapacityTest, RandomAllocationsNeverExceedCapacityNorShareExclu
       EXPECT_EQ(n, 1) << dev << " allocated " << n << " times at " << name;
       EXPECT_EQ(shares[dev], 0) << dev << " both dedicated and shared at " << name;
     }
+    // The manager's incremental bookkeeping says the same (GatherAllocatedState's AggregatedCapacity).
+    auto in_use = manager.allocated_devices();
+    const SharedDevices* held = in_use->shared_in_pool("gpu.example.com", "pool-0");
+    for (const auto& [dev, n] : shares) {
+      if (n == 0) continue;
+      ASSERT_NE(held, nullptr);
+      EXPECT_TRUE(held->only_shared.contains(dev)) << dev;
+      const api::ResourceList* sum = held->consumed_by(dev);
+      ASSERT_NE(sum, nullptr) << dev;
+      EXPECT_EQ(*sum->find("memory"), consumed[dev]) << dev << " at " << name;
+    }
+    if (held != nullptr) {
+      for (const auto& [dev, list] : held->consumed) EXPECT_GT(shares[dev], 0) << dev << " at " << name;
+    }
     // A shared device's results are shares; an exclusive one's are not.
     for (const auto& d : r->results[0].devices.results) {
       const int index = std::stoi(std::string(d.device).substr(4));
