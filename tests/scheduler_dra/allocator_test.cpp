@@ -448,60 +448,68 @@ TEST(Tolerates, UpstreamRules) {
 }
 
 // Randomized: pods allocate one after the other on random nodes with random counts, selectors and
-// constraints; no device is ever handed out twice, and every device satisfies its request.
+// constraints; no device is ever handed out twice, and every device satisfies its request. The
+// same again with DRAConsumableCapacity on: devices without allowMultipleAllocations stay
+// exclusive and get no shareID (consumable_capacity_test.cpp randomizes shared devices).
 TEST_F(AllocatorTest, RandomAllocationsNeverShareADeviceAndAlwaysMatch) {
-  std::mt19937 rng(20261206);
-  const int kNodes = 4;
-  for (int n = 0; n < kNodes; ++n) {
-    slices.push_back(gpu_slice("node-" + std::to_string(n), "pool-" + std::to_string(n), 8, {"a100", "h100", "l4"},
-                               {0, 0, 1, 1, 0, 1, 0, 1}));
-  }
-  classes = {gpu_class(), gpu_class("device.attributes[\"gpu.example.com\"].model == \"h100\"", "h100")};
-  DeviceIdSet allocated;
-  std::map<std::string, std::string> model_of;  // "pool/device" -> model
-  std::map<std::string, std::int64_t> numa_of;
-  for (const auto& s : slices) {
-    for (const auto& d : s->spec.devices) {
-      const std::string id = std::string(s->spec.pool.name) + "/" + std::string(d.name);
-      model_of[id] = std::string(*d.attributes.find("model")->string);
-      numa_of[id] = *d.attributes.find("numa")->int_;
+  for (const bool consumable_capacity : {false, true}) {
+    SCOPED_TRACE(consumable_capacity ? "DRAConsumableCapacity on" : "DRAConsumableCapacity off");
+    features.consumableCapacity = consumable_capacity;
+    slices.clear();
+    std::mt19937 rng(20261206);
+    const int kNodes = 4;
+    for (int n = 0; n < kNodes; ++n) {
+      slices.push_back(gpu_slice("node-" + std::to_string(n), "pool-" + std::to_string(n), 8, {"a100", "h100", "l4"},
+                                 {0, 0, 1, 1, 0, 1, 0, 1}));
     }
-  }
-  int found = 0, refused = 0;
-  for (int pod = 0; pod < 200; ++pod) {
-    const std::string node_name = "node-" + std::to_string(rng() % kNodes);
-    const bool h100 = rng() % 3 == 0;
-    const bool same_numa = rng() % 2 == 0;
-    const int a = 1 + static_cast<int>(rng() % 2), b = static_cast<int>(rng() % 2);
-    std::string reqs = exact("a", a, h100 ? "h100" : "gpu");
-    if (b > 0) reqs += exact("b", b);
-    auto c = claim("pod-" + std::to_string(pod), reqs,
-                   same_numa ? "    constraints: [{matchAttribute: gpu.example.com/numa}]\n" : "");
-    auto r = allocate(node(node_name), {c}, allocated);
-    ASSERT_TRUE(r.ok()) << r.error().message;
-    if (!r->found()) {
-      ++refused;
-      continue;
-    }
-    ++found;
-    std::set<std::int64_t> numas;
-    for (const auto& d : r->results[0].devices.results) {
-      const std::string id = std::string(d.pool) + "/" + std::string(d.device);
-      EXPECT_EQ(std::string(d.pool), "pool-" + node_name.substr(5)) << "a device of another node";
-      EXPECT_TRUE(allocated.insert(DeviceId{std::string(d.driver), std::string(d.pool), std::string(d.device)}).second)
-          << id << " allocated twice";
-      if (std::string_view(d.request) == "a" && h100) {
-        EXPECT_EQ(model_of[id], "h100") << id;
+    classes = {gpu_class(), gpu_class("device.attributes[\"gpu.example.com\"].model == \"h100\"", "h100")};
+    DeviceIdSet allocated;
+    std::map<std::string, std::string> model_of;  // "pool/device" -> model
+    std::map<std::string, std::int64_t> numa_of;
+    for (const auto& s : slices) {
+      for (const auto& d : s->spec.devices) {
+        const std::string id = std::string(s->spec.pool.name) + "/" + std::string(d.name);
+        model_of[id] = std::string(*d.attributes.find("model")->string);
+        numa_of[id] = *d.attributes.find("numa")->int_;
       }
-      numas.insert(numa_of[id]);
     }
-    if (same_numa) {
-      EXPECT_EQ(numas.size(), 1u);
+    int found = 0, refused = 0;
+    for (int pod = 0; pod < 200; ++pod) {
+      const std::string node_name = "node-" + std::to_string(rng() % kNodes);
+      const bool h100 = rng() % 3 == 0;
+      const bool same_numa = rng() % 2 == 0;
+      const int a = 1 + static_cast<int>(rng() % 2), b = static_cast<int>(rng() % 2);
+      std::string reqs = exact("a", a, h100 ? "h100" : "gpu");
+      if (b > 0) reqs += exact("b", b);
+      auto c = claim("pod-" + std::to_string(pod), reqs,
+                     same_numa ? "    constraints: [{matchAttribute: gpu.example.com/numa}]\n" : "");
+      auto r = allocate(node(node_name), {c}, allocated);
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      if (!r->found()) {
+        ++refused;
+        continue;
+      }
+      ++found;
+      std::set<std::int64_t> numas;
+      for (const auto& d : r->results[0].devices.results) {
+        const std::string id = std::string(d.pool) + "/" + std::string(d.device);
+        EXPECT_EQ(std::string(d.pool), "pool-" + node_name.substr(5)) << "a device of another node";
+        EXPECT_TRUE(allocated.insert(DeviceId{std::string(d.driver), std::string(d.pool), std::string(d.device)}).second)
+            << id << " allocated twice";
+        if (std::string_view(d.request) == "a" && h100) {
+          EXPECT_EQ(model_of[id], "h100") << id;
+        }
+        numas.insert(numa_of[id]);
+        EXPECT_FALSE(d.shareID) << id;
+      }
+      if (same_numa) {
+        EXPECT_EQ(numas.size(), 1u);
+      }
+      EXPECT_EQ(r->results[0].devices.results.size(), static_cast<std::size_t>(a + b));
     }
-    EXPECT_EQ(r->results[0].devices.results.size(), static_cast<std::size_t>(a + b));
+    EXPECT_GT(found, 10);
+    EXPECT_GT(refused, 10);  // the cluster fills up: both outcomes are exercised
   }
-  EXPECT_GT(found, 10);
-  EXPECT_GT(refused, 10);  // the cluster fills up: both outcomes are exercised
 }
 
 // Asked only whether the claims fit, the allocator answers as the full allocation does (found or

@@ -8,6 +8,7 @@
 #include <set>
 #include <shared_mutex>
 
+#include "scheduler/dra/capacity.h"
 #include "scheduler/dra/pools.h"
 
 namespace ksched::scheduler::dra {
@@ -49,6 +50,7 @@ struct RequestView {
   bool has_admin_access = false;
   const std::vector<resourceapi::DeviceSelector>* selectors = nullptr;
   const std::vector<resourceapi::DeviceToleration>* tolerations = nullptr;
+  const resourceapi::CapacityRequirements* capacity = nullptr;  // capacity.requests; null when none
 
   static RequestView of(const resourceapi::DeviceRequest& r) {
     RequestView v;
@@ -65,6 +67,7 @@ struct RequestView {
       v.has_admin_access = r.exactly->adminAccess.has_value();
       v.selectors = &r.exactly->selectors;
       v.tolerations = &r.exactly->tolerations;
+      if (r.exactly->capacity) v.capacity = &*r.exactly->capacity;
     }
     return v;
   }
@@ -76,6 +79,7 @@ struct RequestView {
     v.count = r.count;
     v.selectors = &r.selectors;
     v.tolerations = &r.tolerations;
+    if (r.capacity) v.capacity = &*r.capacity;
     return v;
   }
   bool all() const { return mode == kModeAll; }
@@ -126,6 +130,9 @@ struct DeviceResult {
   std::string_view sub_request;
   DeviceRef ref;
   bool admin_access = false;
+  bool shared = false;        // DRAConsumableCapacity: a share of a multi-allocatable device
+  bool counters = false;      // the pick holds its device's counters (DRAPartitionableDevices)
+  std::int32_t consumed = -1;  // a share's consumedCapacity: its index in Scratch::share_consumed
 };
 
 const resourceapi::DeviceAttribute* lookup_attribute(const resourceapi::Device& device, std::string_view driver,
@@ -137,14 +144,30 @@ const resourceapi::DeviceAttribute* lookup_attribute(const resourceapi::Device& 
   return device.attributes.find(name.substr(slash + 1));
 }
 
-// matchAttribute: every device of the named requests (all requests when none are named) has the
-// attribute, with one value.
-struct MatchAttributeConstraint {
+// Two attribute values of one type that are equal; false when the types differ or are unknown.
+// semver 2.0.0 versions are minimal, so equal versions are equal strings.
+bool same_value(const resourceapi::DeviceAttribute& a, const resourceapi::DeviceAttribute& b) {
+  if (a.string) return b.string && std::string_view(*a.string) == std::string_view(*b.string);
+  if (a.int_) return b.int_ && *a.int_ == *b.int_;
+  if (a.bool_) return b.bool_ && *a.bool_ == *b.bool_;
+  if (a.version) return b.version && std::string_view(*a.version) == std::string_view(*b.version);
+  return false;
+}
+
+// A claim's constraint on the devices of the named requests (all requests when none are named).
+// matchAttribute: every such device has the attribute, with one value. distinctAttribute
+// (DRAConsumableCapacity): every such device has the attribute, with a value no other request's
+// device has; as upstream, the values are remembered per request (a request's latest device),
+// and removing a device forgets its request's value.
+struct AttributeConstraint {
   std::size_t claim = 0;
   const std::vector<std::string>* requests = nullptr;  // the claim's; empty: all requests
   std::string_view attribute;
-  const resourceapi::DeviceAttribute* value = nullptr;
+  bool distinct = false;
+  const resourceapi::DeviceAttribute* value = nullptr;  // matchAttribute: the first device's
   int count = 0;
+  // distinctAttribute: per request name, its value (upstream's map, in insertion order).
+  std::vector<std::pair<std::string_view, const resourceapi::DeviceAttribute*>> values;
 
   // The request is named as "request", or a subrequest as "request/sub".
   bool applies(std::string_view request, std::string_view sub) const {
@@ -164,30 +187,39 @@ struct MatchAttributeConstraint {
     if (!applies(request, sub)) return true;
     const auto* a = lookup_attribute(*d.device, d.slice->spec.driver, attribute);
     if (a == nullptr) return false;
+    if (distinct) return add_distinct(request, a);
     if (count == 0) {
       value = a;
       count = 1;
       return true;
     }
-    if (a->string) {
-      if (!value->string || std::string_view(*a->string) != std::string_view(*value->string)) return false;
-    } else if (a->int_) {
-      if (!value->int_ || *a->int_ != *value->int_) return false;
-    } else if (a->bool_) {
-      if (!value->bool_ || *a->bool_ != *value->bool_) return false;
-    } else if (a->version) {
-      // semver 2.0.0 versions are minimal, so equal versions are equal strings.
-      if (!value->version || std::string_view(*a->version) != std::string_view(*value->version)) return false;
-    } else {
-      return false;  // a value of a type this version does not know
-    }
+    if (!a->string && !a->int_ && !a->bool_ && !a->version) return false;  // a type this version does not know
+    if (!same_value(*a, *value)) return false;
     ++count;
     return true;
   }
 
   void remove(std::string_view request, std::string_view sub) {
     if (!applies(request, sub)) return;
+    if (distinct) {
+      auto it = std::find_if(values.begin(), values.end(), [&](const auto& e) { return e.first == request; });
+      if (it != values.end()) values.erase(it);
+    }
     --count;
+  }
+
+ private:
+  bool add_distinct(std::string_view request, const resourceapi::DeviceAttribute* a) {
+    if (count != 0) {
+      const bool known = a->string || a->int_ || a->bool_ || a->version;
+      for (const auto& [r, v] : values)
+        if (!known || same_value(*a, *v)) return false;
+    }
+    auto it = std::find_if(values.begin(), values.end(), [&](const auto& e) { return e.first == request; });
+    if (it != values.end()) it->second = a;
+    else values.emplace_back(request, a);
+    ++count;
+    return true;
   }
 };
 
@@ -341,7 +373,7 @@ struct Scratch {
   std::vector<RequestData> datas;
   std::vector<RequestSlot> slots;
   std::vector<std::size_t> claim_slots;   // per claim: its first slot; one past the end last
-  std::vector<MatchAttributeConstraint> constraints;
+  std::vector<AttributeConstraint> constraints;
   std::vector<std::size_t> claim_constraints;  // per claim: its first constraint; one past the end last
   std::vector<DeviceResult> results;      // a stack: claims in order
   std::vector<std::size_t> result_count;  // per claim
@@ -361,6 +393,18 @@ struct Scratch {
   // taken, computed on first use, and what this search's picks consume.
   std::vector<std::optional<CounterSets>> available;
   std::vector<CounterSets> consumed;
+  // DRAConsumableCapacity: per pool, its devices held by shares (looked up with pool_in_use); per
+  // device, its entry in `allocating` (-1: none), which sums what this search's shares of it
+  // consume (upstream allocatingCapacity: `present` from a device's first share until its
+  // consumption is taken back to zero); what each share consumes, a stack (DeviceResult::consumed).
+  struct Allocating {
+    bool present = false;
+    api::ResourceList consumed;
+  };
+  std::vector<const SharedDevices*> pool_shared;
+  std::vector<std::int32_t> allocating_of;
+  std::vector<Allocating> allocating;
+  std::vector<api::ResourceList> share_consumed;
 };
 
 Scratch& scratch() {
@@ -409,13 +453,13 @@ class Search {
     std::int8_t& t = x_.taken[d.index];
     if (t < 0) {
       if (s_.in_use != nullptr) {
-        if (!x_.pool_in_use_known[d.pool]) {
-          const Pool& p = x_.pools.pools[d.pool];
-          x_.pool_in_use[d.pool] = s_.in_use->in_pool(p.driver, p.pool);
-          x_.pool_in_use_known[d.pool] = 1;
-        }
+        look_up_pool(d.pool);
         const DeviceNameSet* names = x_.pool_in_use[d.pool];
         t = names != nullptr && names->contains(std::string_view(d.device->name)) ? 1 : 0;
+        // DRAConsumableCapacity: a device only shares hold is not in use (upstream's
+        // AllocatedDevices lists dedicated devices only); its capacity says whether it fits.
+        const SharedDevices* shared = x_.pool_shared[d.pool];
+        if (t != 0 && shared != nullptr && shared->only_shared.contains(std::string_view(d.device->name))) t = 0;
       } else if (s_.allocated == nullptr || s_.allocated->empty()) {
         t = 0;
       } else {
@@ -438,11 +482,47 @@ class Search {
     x_.ids.emplace_back(std::string(expression), id);
     return id;
   }
+  // Shares of a multi-allocatable device do not count as picks (upstream keeps them out of
+  // allocatingDevices), so neither in_use nor in_use_by_claim sees them.
   bool in_use(const DeviceRef& d) { return taken(d) || x_.picking[d.index] != 0; }
   bool in_use_by_claim(const DeviceRef& d, std::size_t claim) const {
     for (const auto& r : x_.results)
-      if (r.claim == claim && r.ref.index == d.index) return true;
+      if (r.claim == claim && r.ref.index == d.index && !r.shared) return true;
     return false;
+  }
+  void look_up_pool(std::uint32_t pool) {
+    if (x_.pool_in_use_known[pool]) return;
+    const Pool& p = x_.pools.pools[pool];
+    x_.pool_in_use[pool] = s_.in_use->in_pool(p.driver, p.pool);
+    x_.pool_shared[pool] = s_.features.consumableCapacity && x_.pool_in_use[pool] != nullptr
+                               ? s_.in_use->shared_in_pool(p.driver, p.pool)
+                               : nullptr;
+    x_.pool_in_use_known[pool] = 1;
+  }
+  // DRAConsumableCapacity: the device allows several allocations (upstream allowMultipleAllocations).
+  bool multi(const DeviceRef& d) const {
+    return s_.features.consumableCapacity && d.device->allowMultipleAllocations.value_or(false);
+  }
+  // What the shares of allocated and in-flight claims consume of the device; null when nothing.
+  const api::ResourceList* allocated_capacity(const DeviceRef& d) {
+    if (s_.in_use == nullptr) return nullptr;
+    look_up_pool(d.pool);
+    const SharedDevices* shared = x_.pool_shared[d.pool];
+    return shared != nullptr ? shared->consumed_by(std::string_view(d.device->name)) : nullptr;
+  }
+  const Scratch::Allocating* allocating(const DeviceRef& d) const {
+    const std::int32_t i = x_.allocating_of[d.index];
+    return i >= 0 && x_.allocating[static_cast<std::size_t>(i)].present ? &x_.allocating[static_cast<std::size_t>(i)]
+                                                                          : nullptr;
+  }
+  // Upstream deviceCapacityInUse: some share of the device consumes capacity already.
+  bool capacity_in_use(const DeviceRef& d) { return allocated_capacity(d) != nullptr || allocating(d) != nullptr; }
+  // Upstream CmpRequestOverCapacity: the request fits what is left of the device's capacities (a
+  // request for a capacity the device does not define does not fit).
+  bool capacity_fits(const RequestData& rd, const DeviceRef& d) {
+    const Scratch::Allocating* a = allocating(d);
+    return request_fits_capacity(rd.request.capacity, d.device->capacity, allocated_capacity(d),
+                                 a != nullptr ? &a->consumed : nullptr) == CapacityFit::Fits;
   }
   RequestSlot& slot(std::size_t claim, std::size_t request) { return x_.slots[x_.claim_slots[claim] + request]; }
   std::size_t data_index(const Indices& r) { return slot(r.claim, r.request).first + r.sub; }
@@ -533,7 +613,8 @@ util::Result<RequestData, AllocateError> Search::validate(const RequestView& req
           err = ok.error();
           return false;
         }
-        if (*ok) x_.all_devices.push_back(ref);
+        // DRAConsumableCapacity: only devices with room for the request.
+        if (*ok && (!s_.features.consumableCapacity || capacity_fits(rd, ref))) x_.all_devices.push_back(ref);
         return true;
       });
       if (err) return *err;
@@ -710,10 +791,17 @@ util::Result<bool, AllocateError> Search::allocate_device(const Indices& r, std:
                                                           bool must) {
   const RequestData& rd = x_.datas[data];
   const RequestView& request = rd.request;
+  const bool shared = multi(d);
   if (request.admin_access ? in_use_by_claim(d, r.claim) : in_use(d)) return false;
+  // The pick holds the device's counters, except a share of a device whose capacity other shares
+  // use already (upstream skipCounterCheck: the device holds them once).
+  bool counters = false;
   if (!d.device->consumesCounters.empty()) {
     if (!s_.features.partitionableDevices) return false;
-    if (!counters_fit(d)) return false;
+    if (!shared || !capacity_in_use(d)) {
+      if (!counters_fit(d)) return false;
+      counters = true;
+    }
   }
   const std::string_view base = rd.parent ? rd.parent->name : request.name;
   const std::string_view sub = rd.parent ? request.name : std::string_view();
@@ -727,7 +815,7 @@ util::Result<bool, AllocateError> Search::allocate_device(const Indices& r, std:
         }
       }
       if (!tolerated) {
-        if (!d.device->consumesCounters.empty() && s_.features.partitionableDevices) release_counters(d);
+        if (counters) release_counters(d);
         return false;
       }
     }
@@ -743,11 +831,39 @@ util::Result<bool, AllocateError> Search::allocate_device(const Indices& r, std:
                                             " because a claim constraint would not be satisfied"};
     }
     for (std::size_t e = c0; e < i; ++e) x_.constraints[e].remove(base, sub);
-    if (!d.device->consumesCounters.empty() && s_.features.partitionableDevices) release_counters(d);
+    if (counters) release_counters(d);
     return false;
   }
-  ++x_.picking[d.index];
-  x_.results.push_back(DeviceResult{r.claim, data, base, sub, d, request.admin_access});
+  std::int32_t consumed = -1;
+  if (s_.features.consumableCapacity) {
+    // Checked again (the caller did before) because a request for all devices chose its devices
+    // up front; this search's earlier shares may have used the room since.
+    if (!capacity_fits(rd, d)) {
+      for (std::size_t e = c0; e < c1; ++e) x_.constraints[e].remove(base, sub);
+      if (counters) release_counters(d);
+      return false;
+    }
+    if (shared) {
+      api::ResourceList use = consumed_capacities(request.capacity, d.device->capacity);
+      std::int32_t& entry = x_.allocating_of[d.index];
+      if (entry < 0) {
+        entry = static_cast<std::int32_t>(x_.allocating.size());
+        x_.allocating.emplace_back();
+      }
+      auto& a = x_.allocating[static_cast<std::size_t>(entry)];
+      a.present = true;
+      for (const auto& [name, q] : use) {
+        if (auto* have = a.consumed.find(name)) *have += q;
+        else a.consumed.set(name, q);
+      }
+      if (!use.empty()) {
+        consumed = static_cast<std::int32_t>(x_.share_consumed.size());
+        x_.share_consumed.push_back(std::move(use));
+      }
+    }
+  }
+  if (!shared) ++x_.picking[d.index];
+  x_.results.push_back(DeviceResult{r.claim, data, base, sub, d, request.admin_access, shared, counters, consumed});
   ++x_.result_count[r.claim];
   return true;
 }
@@ -758,8 +874,23 @@ void Search::deallocate_device(const Indices& r, std::size_t data, const DeviceR
   const std::string_view sub = rd.parent ? rd.request.name : std::string_view();
   for (std::size_t i = x_.claim_constraints[r.claim]; i < x_.claim_constraints[r.claim + 1]; ++i)
     x_.constraints[i].remove(base, sub);
-  --x_.picking[d.index];
-  if (s_.features.partitionableDevices && !d.device->consumesCounters.empty()) release_counters(d);
+  const DeviceResult& pick = x_.results.back();  // picks are undone last first
+  if (!pick.shared) --x_.picking[d.index];
+  if (pick.counters) release_counters(d);
+  if (pick.consumed >= 0) {
+    // Upstream ConsumedCapacityCollection.Remove: the device's entry goes once it sums to zero.
+    auto& a = x_.allocating[static_cast<std::size_t>(x_.allocating_of[d.index])];
+    bool zero = true;
+    for (const auto& [name, q] : x_.share_consumed.back()) {
+      if (auto* have = a.consumed.find(name)) *have -= q;
+    }
+    for (const auto& [name, q] : a.consumed) zero = zero && q.is_zero();
+    if (zero) {
+      a.present = false;
+      a.consumed.clear();
+    }
+    x_.share_consumed.pop_back();
+  }
   x_.results.pop_back();
   --x_.result_count[r.claim];
 }
@@ -813,6 +944,7 @@ util::Result<bool, AllocateError> Search::allocate_one(Indices r, bool allocatin
         return false;
       }
       if (!*sel) return true;
+      if (s_.features.consumableCapacity && !capacity_fits(x_.datas[data], d)) return true;
       auto ok = allocate_device(r, data, d, false);
       if (!ok) {
         outcome = ok;
@@ -935,6 +1067,15 @@ util::Result<Allocation, AllocateError> Search::run() {
   x_.pool_in_use.assign(x_.pools.pools.size(), nullptr);
   x_.pool_in_use_known.assign(x_.pools.pools.size(), 0);
   x_.consumed.assign(x_.pools.pools.size(), CounterSets{});
+  x_.pool_shared.assign(x_.pools.pools.size(), nullptr);
+  if (s_.features.consumableCapacity) {
+    x_.allocating_of.assign(devices_, -1);
+    x_.allocating.clear();
+    x_.share_consumed.clear();
+  }
+  // Upstream runs its "experimental" allocator when a feature only that one supports is on; it
+  // refuses capacity requests without DRAConsumableCapacity and knows distinctAttribute.
+  const bool experimental = s_.features.consumableCapacity || s_.features.deviceBindingAndStatus;
 
   // Each request's class, count and (mode All) devices; claims whose minimum exceeds the result
   // limit fail here.
@@ -947,11 +1088,23 @@ util::Result<Allocation, AllocateError> Search::run() {
     for (std::size_t ri = 0; ri < requests.size(); ++ri) {
       const auto& request = requests[ri];
       slot(ci, ri).first = x_.datas.size();
-      if (!request.firstAvailable.empty()) {
-        if (!s_.features.prioritizedList) {
+      if (!request.firstAvailable.empty() && !s_.features.prioritizedList) {
+        return AllocateError{"claim " + kobj(claim) + ", request " + std::string(request.name) +
+                             ": has subrequests, but the DRAPrioritizedList feature is disabled"};
+      }
+      if (experimental && !s_.features.consumableCapacity) {
+        if (request.exactly && request.exactly->capacity) {
           return AllocateError{"claim " + kobj(claim) + ", request " + std::string(request.name) +
-                                                ": has subrequests, but the DRAPrioritizedList feature is disabled"};
+                               ": has capacity requests, but the DRAConsumableCapacity feature is disabled"};
         }
+        for (const auto& sub : request.firstAvailable) {
+          if (sub.capacity) {
+            return AllocateError{"claim " + kobj(claim) + ", subrequest " + std::string(sub.name) +
+                                 ": has capacity requests, but the DRAConsumableCapacity feature is disabled"};
+          }
+        }
+      }
+      if (!request.firstAvailable.empty()) {
         slot(ci, ri).has_subrequests = true;
         std::size_t min_request = std::numeric_limits<std::size_t>::max();
         for (std::size_t si = 0; si < request.firstAvailable.size(); ++si) {
@@ -977,16 +1130,19 @@ util::Result<Allocation, AllocateError> Search::run() {
     const auto& constraints = claim.spec.devices.constraints;
     x_.claim_constraints.push_back(x_.constraints.size());
     for (std::size_t i = 0; i < constraints.size(); ++i) {
-      if (!constraints[i].matchAttribute) {
-        // distinctAttribute is DRAConsumableCapacity's (alpha), not this allocator's.
+      AttributeConstraint m;
+      m.claim = ci;
+      m.requests = &constraints[i].requests;
+      if (constraints[i].matchAttribute) {
+        m.attribute = *constraints[i].matchAttribute;
+      } else if (constraints[i].distinctAttribute && experimental) {
+        m.attribute = *constraints[i].distinctAttribute;
+        m.distinct = true;
+      } else {
         return AllocateError{"claim " + kobj(claim) + ", constraint #" + std::to_string(i) +
                                               ": empty constraint (unsupported constraint type?)"};
       }
-      MatchAttributeConstraint m;
-      m.claim = ci;
-      m.requests = &constraints[i].requests;
-      m.attribute = *constraints[i].matchAttribute;
-      x_.constraints.push_back(m);
+      x_.constraints.push_back(std::move(m));
     }
   }
   x_.claim_slots.push_back(x_.slots.size());
@@ -1032,6 +1188,8 @@ util::Result<Allocation, AllocateError> Search::run() {
       r.pool = std::string_view(d.ref.slice->spec.pool.name);
       r.device = std::string_view(d.ref.device->name);
       if (d.admin_access) r.adminAccess = true;
+      if (d.shared) r.shareID = new_share_id();
+      if (d.consumed >= 0) r.consumedCapacity = x_.share_consumed[static_cast<std::size_t>(d.consumed)];
       result.devices.results.push_back(std::move(r));
     }
     // The classes' configuration once per class (with every request that used it), then the
@@ -1135,6 +1293,12 @@ Allocator::Allocator(Features features, const DevicesInUse* in_use, const Device
 }
 
 Allocator::~Allocator() = default;
+
+const api::ResourceList* SharedDevices::consumed_by(std::string_view device) const {
+  auto it = std::lower_bound(consumed.begin(), consumed.end(), device,
+                             [](const auto& e, std::string_view d) { return std::string_view(e.first) < d; });
+  return it != consumed.end() && it->first == device ? &it->second : nullptr;
+}
 
 DeviceNameSet::DeviceNameSet(std::initializer_list<std::string_view> names) {
   reserve(names.size());

@@ -11,6 +11,15 @@
 // constraint of its claim satisfied; a request with firstAvailable takes the first subrequest that
 // leads to a full solution. The same inputs give the same result.
 //
+// DRAConsumableCapacity (alpha, off in v1.35; upstream's "experimental" allocator runs when it is
+// on): a device with allowMultipleAllocations may be picked by several requests and claims, each
+// pick a share with its own shareID (a random UUID) and the consumedCapacity its request's
+// capacity.requests work out to under the device's requestPolicy (dra/capacity.h); every device's
+// capacities bound what its shares consume together: those of allocated and in-flight claims
+// (DevicesInUse::shared_in_pool) plus this search's picks. The distinctAttribute constraint comes
+// with it. With the feature off, a multi-allocatable device is an ordinary exclusive device and
+// capacity requests are ignored, as upstream's "incubating" allocator does.
+//
 // One deliberate difference: upstream gathers pools in a Go map, so the order in which pools are
 // tried is unspecified there; here pools are tried in (driver, pool) order.
 #pragma once
@@ -91,13 +100,32 @@ class DeviceNameSet {
   std::unordered_set<std::string, TransparentStringHash, std::equal_to<>> index_;  // past kIndexed
 };
 
+// DRAConsumableCapacity: one pool's devices held by shares (allocation results with a shareID),
+// as upstream's AllocatedState keeps them apart from the dedicated devices.
+struct SharedDevices {
+  // Devices that only shares hold (no result without a shareID): with the feature on they are
+  // not "in use" (upstream's AllocatedDevices leaves them out); with it off they are.
+  DeviceNameSet only_shared;
+  // Per device, what its shares consume (upstream AggregatedCapacity), by device name ascending;
+  // a device is listed while some share of it records a consumedCapacity.
+  std::vector<std::pair<std::string, api::ResourceList>> consumed;
+  // What the device's shares consume; null when none records any.
+  const api::ResourceList* consumed_by(std::string_view device) const;
+  bool empty() const { return only_shared.empty() && consumed.empty(); }
+};
+
 // Devices in use, by pool: the form the scheduler's DRA state keeps them in (dra::AllocatedDevices),
 // so that the allocator looks each pool up once and then each device by its name alone.
 class DevicesInUse {
  public:
   virtual ~DevicesInUse() = default;
-  // The names of the pool's devices in use; null when none. Thread-safe (read-only).
+  // The names of the pool's devices in use (shared ones included); null when none. Thread-safe
+  // (read-only).
   virtual const DeviceNameSet* in_pool(std::string_view driver, std::string_view pool) const = 0;
+  // The pool's devices held by shares; null when none. Read only with DRAConsumableCapacity on.
+  virtual const SharedDevices* shared_in_pool(std::string_view /*driver*/, std::string_view /*pool*/) const {
+    return nullptr;
+  }
 };
 
 // Looks up a DeviceClass by name; null when there is none.
@@ -145,7 +173,9 @@ class SelectorCache {
 class Allocator {
  public:
   // `allocated`: devices held by claims already allocated (and by in-flight allocations of
-  // assumed pods); `slices`: every ResourceSlice the scheduler knows, or only those of one node
+  // assumed pods); a set knows no shares, so with DRAConsumableCapacity its devices are all
+  // dedicated ones (the DevicesInUse form carries shares and their consumed capacity);
+  // `slices`: every ResourceSlice the scheduler knows, or only those of one node
   // and the node-less ones; `selectors`: compiled CEL programs, shared between allocators;
   // `results` (optional): selector results shared between allocators. The allocator keeps
   // pointers into `slices`; they must outlive it. Thread-safe: several allocate() calls

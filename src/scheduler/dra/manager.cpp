@@ -39,13 +39,26 @@ std::span<const SlicePtr> SliceIndex::for_node(std::string_view node, std::vecto
   return buf;
 }
 
-const DeviceNameSet* AllocatedDevices::in_pool(std::string_view driver, std::string_view pool) const {
+namespace {
+const PoolDevices* find_pool(const std::vector<std::shared_ptr<const PoolDevices>>& pools, std::string_view driver,
+                             std::string_view pool) {
   const std::pair<std::string_view, std::string_view> want{pool, driver};
   auto it = std::lower_bound(pools.begin(), pools.end(), want, [](const auto& p, const auto& w) {
     return std::pair<std::string_view, std::string_view>{p->pool, p->driver} < w;
   });
   if (it == pools.end() || (*it)->driver != driver || (*it)->pool != pool) return nullptr;
-  return &(*it)->names;
+  return it->get();
+}
+}  // namespace
+
+const DeviceNameSet* AllocatedDevices::in_pool(std::string_view driver, std::string_view pool) const {
+  const PoolDevices* p = find_pool(pools, driver, pool);
+  return p != nullptr ? &p->names : nullptr;
+}
+
+const SharedDevices* AllocatedDevices::shared_in_pool(std::string_view driver, std::string_view pool) const {
+  const PoolDevices* p = find_pool(pools, driver, pool);
+  return p != nullptr && !p->shared.empty() ? &p->shared : nullptr;
 }
 
 std::size_t AllocatedDevices::size() const {
@@ -145,6 +158,26 @@ void Manager::count_devices_locked(const resourceapi::ResourceClaim* c, int delt
     }
     d->second += delta;
     if (d->second <= 0) devices.erase(d);
+    if (r.shareID) {
+      auto& shared = it->second.shared;
+      auto sc = shared.find(r.device.view());
+      if (sc == shared.end() && delta > 0) sc = shared.emplace(std::string(r.device.view()), ShareCounts{}).first;
+      if (sc != shared.end()) {
+        sc->second.shares += delta;
+        if (!r.consumedCapacity.empty()) {
+          sc->second.with_consumed += delta;
+          for (const auto& [name, q] : r.consumedCapacity) {
+            if (auto* have = sc->second.consumed.find(name)) {
+              if (delta > 0) *have += q;
+              else *have -= q;
+            } else if (delta > 0) {
+              sc->second.consumed.set(name, q);
+            }
+          }
+        }
+        if (sc->second.shares <= 0) shared.erase(sc);
+      }
+    }
     it->second.dirty = true;
     allocated_dirty_ = true;
   });
@@ -205,6 +238,13 @@ std::shared_ptr<const AllocatedDevices> Manager::allocated_devices() const {
       pd->pool = k.second;
       pd->names.reserve(p.devices.size());
       for (const auto& [device, n] : p.devices) pd->names.insert(device);
+      for (const auto& [device, sc] : p.shared) {
+        auto total = p.devices.find(device);
+        if (total != p.devices.end() && total->second == sc.shares) pd->shared.only_shared.insert(device);
+        if (sc.with_consumed > 0) pd->shared.consumed.emplace_back(device, sc.consumed);
+      }
+      std::sort(pd->shared.consumed.begin(), pd->shared.consumed.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
       p.published = std::move(pd);
     }
     next->pools.push_back(p.published);

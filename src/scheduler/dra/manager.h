@@ -45,7 +45,8 @@ struct SliceIndex {
 struct PoolDevices {
   std::string driver;
   std::string pool;
-  DeviceNameSet names;
+  DeviceNameSet names;    // every device in use, shared ones too
+  SharedDevices shared;   // those held by shares (results with a shareID), for DRAConsumableCapacity
 };
 
 // Devices held by allocated claims (assumed copies included) and by in-flight allocations, as of
@@ -55,6 +56,7 @@ struct AllocatedDevices final : DevicesInUse {
   // None empty; in (pool, driver) order (pool names differ sooner than driver names).
   std::vector<std::shared_ptr<const PoolDevices>> pools;
   const DeviceNameSet* in_pool(std::string_view driver, std::string_view pool) const override;
+  const SharedDevices* shared_in_pool(std::string_view driver, std::string_view pool) const override;
   std::size_t size() const;
   DeviceIdSet all() const;  // every pool's devices in one set
 };
@@ -114,11 +116,21 @@ class Manager {
   void count_devices_locked(const resourceapi::ResourceClaim* c, int delta);
   void put_slice_locked(const SlicePtr& s);
 
-  // One pool's devices in use: how many claims (allocated, assumed, in flight) hold each device
-  // (several with shared devices or while a claim is both in flight and assumed), and the set
-  // published last; `dirty` when the counts changed since.
+  // How the results with a shareID hold one device: how many, how many of them record a
+  // consumedCapacity, and what those consume together.
+  struct ShareCounts {
+    int shares = 0;
+    int with_consumed = 0;
+    api::ResourceList consumed;
+  };
+  // One pool's devices in use: how many results of claims (allocated, assumed, in flight) hold
+  // each device (several with shared devices or while a claim is both in flight and assumed),
+  // how shares hold them, and the set published last; `dirty` when the counts changed since. As
+  // upstream (GatherAllocatedState), a claim both in flight and assumed counts twice, its shares'
+  // consumption too, until PreBind's bookkeeping ends the in-flight allocation.
   struct PoolCounts {
     std::unordered_map<std::string, int, TransparentStringHash, std::equal_to<>> devices;
+    std::unordered_map<std::string, ShareCounts, TransparentStringHash, std::equal_to<>> shared;
     std::shared_ptr<const PoolDevices> published;
     bool dirty = false;
   };
