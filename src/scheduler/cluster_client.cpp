@@ -4,8 +4,8 @@
 
 #include "api/codec.h"
 #include "api/core.h"
-#include "api/volume.h"
 #include "api/helpers.h"
+#include "api/volume.h"
 #include "client/resources_dra.h"
 #include "client/rest.h"
 #include "util/log.h"

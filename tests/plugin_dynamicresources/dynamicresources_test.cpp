@@ -184,8 +184,8 @@ class ClaimClient : public testing::FakeClusterClient {
     if (on_delete) on_delete(gone);
     return {};
   }
-  fw::Status patch_pod_extended_resource_claim_status(const api::Pod& pod,
-                                                      const api::PodExtendedResourceClaimStatus& st) override {
+  fw::Status patch_pod_extended_resource_claim_status(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& st) override {
     std::lock_guard l(mu_);
     if (!patch_error.empty()) return fw::Status::error(patch_error);
     pod_statuses[std::string(pod.metadata.name.view())] = st;
@@ -632,20 +632,22 @@ TEST_F(DynamicResourcesTest, EventsToRegister) {
 // ---------------------------------------------------------------- DRAExtendedResource
 
 // A class "gpu" (driver gpu.example.com) that maps `resource` (none: only its implicit name).
-std::shared_ptr<const resourceapi::DeviceClass> mapped_class(const std::string& name = "gpu",
-                                                             const std::string& resource = "example.com/gpu",
-                                                             const std::string& created = "2025-01-01T00:00:00Z") {
+std::shared_ptr<const resourceapi::DeviceClass> mapped_class(
+    const std::string& name = "gpu", const std::string& resource = "example.com/gpu",
+    const std::string& created = "2025-01-01T00:00:00Z") {
   std::string y = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: " + name +
-                  ", creationTimestamp: '" + created + "'}\nspec:\n"
+                  ", creationTimestamp: '" + created +
+                  "'}\nspec:\n"
                   "  selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]\n";
   if (!resource.empty()) y += "  extendedResourceName: " + resource + "\n";
   return obj<resourceapi::DeviceClass>(y);
 }
 
 // A pod with one container "c" requesting `requests` (resource: quantity).
-std::shared_ptr<const api::Pod> pod_requesting(const std::string& name,
-                                               const std::vector<std::pair<std::string, std::string>>& requests) {
-  std::string y = "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" + name +
+std::shared_ptr<const api::Pod> pod_requesting(
+    const std::string& name, const std::vector<std::pair<std::string, std::string>>& requests) {
+  std::string y = "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" +
+                  name +
                   "}\nspec:\n  containers:\n  - name: c\n    image: i\n    resources:\n      requests:\n";
   for (const auto& [r, q] : requests) y += "        " + r + ": '" + q + "'\n";
   return obj<api::Pod>(y);
@@ -877,7 +879,8 @@ TEST_F(ExtendedResourceTest, ClaimFromPriorCycleIsDeleted) {
     ASSERT_TRUE(pre_filter(next, *p).is_success());
     EXPECT_TRUE(plugin->filter(next, *p, ni("node-1")).is_success());
   }
-  EXPECT_EQ(handle.claims.deleted, (std::vector<std::string>{"p-extended-resources-x", "p-extended-resources-x"}));
+  EXPECT_EQ(handle.claims.deleted,
+            (std::vector<std::string>{"p-extended-resources-x", "p-extended-resources-x"}));
 }
 
 // Upstream "extended-resource-name-claim-creation-failure": PreBind fails with the API server's
@@ -947,8 +950,8 @@ TEST(ExtendedResourceRequests, ImplicitAndExplicitNames) {
   auto class_of = [&](std::string_view r) -> dra::ClassPtr {
     return r == "example.com/gpu" || r == "deviceclass.resource.kubernetes.io/gpu" ? gpu : nullptr;
   };
-  const std::vector<std::pair<std::string, std::int64_t>> both = {{"example.com/gpu", 2},
-                                                                   {"deviceclass.resource.kubernetes.io/gpu", 1}};
+  const std::vector<std::pair<std::string, std::int64_t>> both = {
+      {"example.com/gpu", 2}, {"deviceclass.resource.kubernetes.io/gpu", 1}};
   auto one = pod_requesting("p", {{"deviceclass.resource.kubernetes.io/gpu", "1"}, {"example.com/gpu", "2"}});
   auto made = create_requests_and_mappings(*one, both, class_of);
   ASSERT_EQ(made.requests.size(), 2u);
@@ -985,7 +988,8 @@ TEST(ExtendedResourceRequests, InitContainersReuseLongLivedRequests) {
   auto gpu = mapped_class();
   auto class_of = [&](std::string_view r) -> dra::ClassPtr { return r == "example.com/gpu" ? gpu : nullptr; };
   auto pod = obj<api::Pod>(
-      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, uid: uid-p}\nspec:\n  initContainers:\n"
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, uid: uid-p}\nspec:\n  "
+      "initContainers:\n"
       "  - {name: init0, image: i, resources: {requests: {example.com/gpu: '3'}}}\n"
       "  - {name: init1, image: i, resources: {requests: {example.com/gpu: '1'}}}\n"
       "  - {name: side, image: i, restartPolicy: Always, resources: {requests: {example.com/gpu: '1'}}}\n"
@@ -993,8 +997,9 @@ TEST(ExtendedResourceRequests, InitContainersReuseLongLivedRequests) {
   auto made = create_requests_and_mappings(*pod, {{"example.com/gpu", 3}}, class_of);
   std::vector<std::pair<std::string, std::int64_t>> requests;
   for (const auto& r : made.requests) requests.emplace_back(std::string(r.name.view()), r.exactly->count);
-  EXPECT_EQ(requests, (std::vector<std::pair<std::string, std::int64_t>>{
-                          {"container-0-request-0", 1}, {"container-2-request-0", 1}, {"container-3-request-0", 1}}));
+  EXPECT_EQ(requests,
+            (std::vector<std::pair<std::string, std::int64_t>>{
+                {"container-0-request-0", 1}, {"container-2-request-0", 1}, {"container-3-request-0", 1}}));
   std::vector<std::pair<std::string, std::string>> mappings;
   for (const auto& m : made.mappings) mappings.emplace_back(m.containerName, m.requestName);
   EXPECT_EQ(mappings, (std::vector<std::pair<std::string, std::string>>{{"side", "container-2-request-0"},
@@ -1006,7 +1011,8 @@ TEST(ExtendedResourceRequests, InitContainersReuseLongLivedRequests) {
 
   // Two plain init containers with requests of their own: the larger one serves both.
   auto inits = obj<api::Pod>(
-      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, uid: uid-p}\nspec:\n  initContainers:\n"
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, uid: uid-p}\nspec:\n  "
+      "initContainers:\n"
       "  - {name: init0, image: i, resources: {requests: {example.com/gpu: '2'}}}\n"
       "  - {name: init1, image: i, resources: {requests: {example.com/gpu: '3'}}}\n"
       "  containers:\n  - {name: c, image: i}\n");

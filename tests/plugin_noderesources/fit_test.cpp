@@ -336,7 +336,8 @@ TEST(NodeResourcesFit, ScoreWithPodLevelRequests) {
 // ---- DRAExtendedResource (upstream fit_test.go TestEnoughRequests, the "extended resource ..."
 // cases; alpha at v1.35, off by default)
 
-std::shared_ptr<const api::resourcev1::DeviceClass> device_class(const std::string& name, const std::string& resource) {
+std::shared_ptr<const api::resourcev1::DeviceClass> device_class(const std::string& name,
+                                                                 const std::string& resource) {
   auto c = std::make_shared<api::resourcev1::DeviceClass>();
   c->metadata.name = name;
   if (!resource.empty()) c->spec.extendedResourceName = resource;
@@ -353,7 +354,8 @@ TEST(NodeResourcesFit, ExtendedResourceBackedByDRA) {
   dra::Manager m;
   m.on_class_add(device_class("dra-class", "extended.resource.dra.io/something"));
   const ResourceMap alloc = {{"cpu", "10"}, {"memory", "20"}, {"pods", "32"}, {"example.com/aaa", "5"}};
-  const auto dra_pod = MakePod().Name("p").Req({{"cpu", "1"}, {"extended.resource.dra.io/something", "1"}}).Obj();
+  const auto dra_pod =
+      MakePod().Name("p").Req({{"cpu", "1"}, {"extended.resource.dra.io/something", "1"}}).Obj();
   {
     config::ScopedFeatures on(with_extended_resources(true));
     auto fit = Fit::create(config::NodeResourcesFitArgs{}, &m).value();
@@ -373,11 +375,14 @@ TEST(NodeResourcesFit, ExtendedResourceBackedByDRA) {
     EXPECT_TRUE(run_filter(*fit, dra_pod, node_with(native)).is_success());
     // "extended resource NOT backed by DRA".
     const auto other = MakePod().Name("o").Req({{"example.com/bbb", "1"}}).Obj();
-    EXPECT_EQ(run_filter(*fit, other, node_with(alloc)).reasons(), std::vector<std::string>{"Insufficient example.com/bbb"});
+    EXPECT_EQ(run_filter(*fit, other, node_with(alloc)).reasons(),
+              std::vector<std::string>{"Insufficient example.com/bbb"});
     // "extended resource backed by device plugin".
-    EXPECT_TRUE(run_filter(*fit, MakePod().Name("a").Req({{"example.com/aaa", "1"}}).Obj(), node_with(alloc)).is_success());
+    EXPECT_TRUE(run_filter(*fit, MakePod().Name("a").Req({{"example.com/aaa", "1"}}).Obj(), node_with(alloc))
+                    .is_success());
     // The implicit name of any class.
-    const auto implicit = MakePod().Name("i").Req({{"deviceclass.resource.kubernetes.io/dra-class", "1"}}).Obj();
+    const auto implicit =
+        MakePod().Name("i").Req({{"deviceclass.resource.kubernetes.io/dra-class", "1"}}).Obj();
     EXPECT_TRUE(run_filter(*fit, implicit, node_with(alloc)).is_success());
     // Upstream SignPod: "signature disabled when dra extended resources enabled".
     framework::PodSignature sig;
@@ -413,13 +418,16 @@ TEST(NodeResourcesFit, DeviceClassEventsWithExtendedResources) {
   EXPECT_EQ(events[2].event.actionType, framework::kAdd | framework::kUpdate);
   const auto& hint = events[2].hint;
   using framework::QueueingHint;
-  EXPECT_EQ(hint(pod, nullptr, mapped), QueueingHint::Queue);                                   // maps the resource
-  EXPECT_EQ(hint(pod, nullptr, device_class("other", "example.com/other")), QueueingHint::Skip);  // another one
-  EXPECT_EQ(hint(pod, mapped, mapped), QueueingHint::Skip);                                      // name unchanged
-  EXPECT_EQ(hint(pod, device_class("gpu", ""), mapped), QueueingHint::Queue);                   // name added
+  EXPECT_EQ(hint(pod, nullptr, mapped), QueueingHint::Queue);  // maps the resource
+  EXPECT_EQ(hint(pod, nullptr, device_class("other", "example.com/other")),
+            QueueingHint::Skip);                                               // another one
+  EXPECT_EQ(hint(pod, mapped, mapped), QueueingHint::Skip);                    // name unchanged
+  EXPECT_EQ(hint(pod, device_class("gpu", ""), mapped), QueueingHint::Queue);  // name added
   const auto implicit = MakePod().Name("i").Req({{"deviceclass.resource.kubernetes.io/gpu", "1"}}).Obj();
-  EXPECT_EQ(hint(implicit, nullptr, device_class("gpu", "")), QueueingHint::Queue);  // implicit name, on Add only
-  EXPECT_EQ(hint(implicit, device_class("gpu", "example.com/x"), device_class("gpu", "")), QueueingHint::Skip);
+  EXPECT_EQ(hint(implicit, nullptr, device_class("gpu", "")),
+            QueueingHint::Queue);  // implicit name, on Add only
+  EXPECT_EQ(hint(implicit, device_class("gpu", "example.com/x"), device_class("gpu", "")),
+            QueueingHint::Skip);
   // A node added without the resource fits now: DRA provides it.
   auto bare = MakeNode().Name("n").Capacity({{"cpu", "4"}, {"pods", "10"}}).Ptr();
   EXPECT_EQ(events[1].hint(pod, nullptr, bare), QueueingHint::Queue);

@@ -40,8 +40,8 @@ class AsyncClusterClient final : public framework::ClusterClient {
   framework::Status delete_resource_claim(std::string_view ns, std::string_view name) override {
     return direct_.delete_resource_claim(ns, name);
   }
-  framework::Status patch_pod_extended_resource_claim_status(const api::Pod& pod,
-                                                             const api::PodExtendedResourceClaimStatus& status) override {
+  framework::Status patch_pod_extended_resource_claim_status(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override {
     return direct_.patch_pod_extended_resource_claim_status(pod, status);
   }
 

@@ -131,7 +131,8 @@ void Manager::unmap_extended_resources_locked(const resourceapi::DeviceClass& c)
   extended_resources_.erase(implicit_extended_resource(c));
   if (c.spec.extendedResourceName) {
     auto it = extended_resources_.find(*c.spec.extendedResourceName);
-    if (it != extended_resources_.end() && it->second->metadata.name == c.metadata.name) extended_resources_.erase(it);
+    if (it != extended_resources_.end() && it->second->metadata.name == c.metadata.name)
+      extended_resources_.erase(it);
   }
 }
 
@@ -145,7 +146,8 @@ ClaimPtr Manager::find_claim(std::string_view ns,
                              const std::function<bool(const resourceapi::ResourceClaim&)>& pred) const {
   std::lock_guard l(mu_);
   for (const auto& [k, e] : claims_) {
-    if (k.size() <= ns.size() || k[ns.size()] != '/' || std::string_view(k).substr(0, ns.size()) != ns) continue;
+    if (k.size() <= ns.size() || k[ns.size()] != '/' || std::string_view(k).substr(0, ns.size()) != ns)
+      continue;
     if (e.latest && pred(*e.latest)) return e.latest;
   }
   return nullptr;

@@ -82,7 +82,8 @@ class Manager {
   ClassPtr class_for_extended_resource(std::string_view resource) const;
   // The first claim in namespace `ns` for which pred(claim) holds (its latest version), or null.
   // Walks every claim: for what has no index (upstream lists all claims for the same purpose).
-  ClaimPtr find_claim(std::string_view ns, const std::function<bool(const resourceapi::ResourceClaim&)>& pred) const;
+  ClaimPtr find_claim(std::string_view ns,
+                      const std::function<bool(const resourceapi::ResourceClaim&)>& pred) const;
   // The claim as the scheduler knows it best: its assumed copy while the informer lags behind,
   // else the API server's. Null when there is none.
   ClaimPtr claim(std::string_view ns, std::string_view name) const;

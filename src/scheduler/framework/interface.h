@@ -376,8 +376,8 @@ class ClusterClient {
   virtual Status delete_resource_claim(std::string_view /*ns*/, std::string_view /*name*/) {
     return Status::error("deleting ResourceClaims is not supported by this client");
   }
-  virtual Status patch_pod_extended_resource_claim_status(const api::Pod& /*pod*/,
-                                                         const api::PodExtendedResourceClaimStatus& /*status*/) {
+  virtual Status patch_pod_extended_resource_claim_status(
+      const api::Pod& /*pod*/, const api::PodExtendedResourceClaimStatus& /*status*/) {
     return Status::error("patching pod status is not supported by this client");
   }
 };

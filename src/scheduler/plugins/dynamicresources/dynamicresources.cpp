@@ -387,14 +387,15 @@ dra::ClaimPtr DynamicResources::pre_filter_extended_resources(const api::Pod& po
   // A claim made for the pod in a prior cycle (its name is in the pod's status once PreBind got
   // that far; else any claim with the annotation that the pod controls). Filter rejects it and
   // PostFilter deletes it: whether its allocation still holds is not worth finding out.
-  if (const auto& status = pod.status.extendedResourceClaimStatus; status && !status->resourceClaimName.empty()) {
+  if (const auto& status = pod.status.extendedResourceClaimStatus;
+      status && !status->resourceClaimName.empty()) {
     if (auto c = manager_->claim(pod.metadata.namespace_.view(), status->resourceClaimName);
         c && is_extended_resource_claim_of(pod, *c))
       return c;
   }
-  if (auto c = manager_->find_claim(pod.metadata.namespace_.view(), [&](const resourceapi::ResourceClaim& claim) {
-        return is_extended_resource_claim_of(pod, claim);
-      }))
+  if (auto c = manager_->find_claim(
+          pod.metadata.namespace_.view(),
+          [&](const resourceapi::ResourceClaim& claim) { return is_extended_resource_claim_of(pod, claim); }))
     return c;
   return make_in_memory_claim(pod, new_temporary_uid());
 }
@@ -406,9 +407,9 @@ dra::ClaimPtr DynamicResources::pre_filter_extended_resources(const api::Pod& po
 // has claims of its own and the node's device plugins provide every extended resource; PreBind
 // then fails on the empty mappings. Here the node needs no special claim then (null), as when the
 // pod has no claims of its own.
-Status DynamicResources::filter_extended_resources(const StateData& s, const api::Pod& pod,
-                                                   const framework::NodeInfo& node_info, dra::ClaimPtr& node_claim,
-                                                   std::vector<api::ContainerExtendedResourceRequest>& mappings) const {
+Status DynamicResources::filter_extended_resources(
+    const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info, dra::ClaimPtr& node_claim,
+    std::vector<api::ContainerExtendedResourceRequest>& mappings) const {
   if (!s.has_extended_claim()) return {};
   const auto& claim = *s.extended_claim();
   // From a prior cycle: rejected here, deleted by PostFilter, made afresh in the next attempt.
@@ -447,7 +448,8 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
   if (node == nullptr) return Status::error("node not found");
   dra::ClaimPtr extended_claim;
   std::vector<api::ContainerExtendedResourceRequest> mappings;
-  if (auto st = filter_extended_resources(*s, pod, node_info, extended_claim, mappings); !st.is_success()) return st;
+  if (auto st = filter_extended_resources(*s, pod, node_info, extended_claim, mappings); !st.is_success())
+    return st;
   // Only extended resources, all from this node's device plugins: nothing left to do here.
   if (!extended_claim && s->num_user_claims == 0) return {};
 
@@ -522,8 +524,8 @@ Status DynamicResources::post_filter(framework::CycleState& state, const api::Po
     std::lock_guard l(s->mu);
     candidates.assign(s->unavailable_claims.begin(), s->unavailable_claims.end());
   }
-  const bool stale_extended_claim = s->has_extended_claim() &&
-                                    s->extended_claim()->metadata.name.view() != kSpecialClaimInMemName;
+  const bool stale_extended_claim =
+      s->has_extended_claim() && s->extended_claim()->metadata.name.view() != kSpecialClaimInMemName;
   // Upstream walks a Go map: any order. Here the pod's claim order (the special claim last).
   for (std::size_t index : candidates) {
     if (s->has_extended_claim() && index == s->extended_index()) break;  // handled below
@@ -650,8 +652,9 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
   // the pod is tried again.
   const std::size_t with_allocator = s->to_allocate.size();
   if (with_allocator == 0) return {};
-  const bool extended_to_allocate = s->has_extended_claim() && std::find(s->to_allocate.begin(), s->to_allocate.end(),
-                                                                         s->extended_index()) != s->to_allocate.end();
+  const bool extended_to_allocate =
+      s->has_extended_claim() &&
+      std::find(s->to_allocate.begin(), s->to_allocate.end(), s->extended_index()) != s->to_allocate.end();
   const bool user_claims_to_allocate = with_allocator > (extended_to_allocate ? 1u : 0u);
   const StateData::NodeAllocation* entry = nullptr;
   if (s->results_in_filter) {
@@ -692,8 +695,8 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
   const std::size_t want = with_allocator - (extended_to_allocate && !extended_claim ? 1 : 0);
   if (results->size() != want) {
     return Status::error("internal error, have " + std::to_string(results->size()) + " allocations, " +
-                         std::to_string(want) + " claims to allocate, want " + std::to_string(with_allocator) +
-                         " claims");
+                         std::to_string(want) + " claims to allocate, want " +
+                         std::to_string(with_allocator) + " claims");
   }
   std::size_t k = 0;
   for (const std::size_t index : s->to_allocate) {
@@ -701,7 +704,8 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
     if (is_extended && !extended_claim) continue;
     s->infos[index].allocation = (*results)[k];
     // The special claim's node variant stands in for the claim (the requests are this node's).
-    auto claim = std::make_shared<resourceapi::ResourceClaim>(is_extended ? *extended_claim : *s->claims[index]);
+    auto claim =
+        std::make_shared<resourceapi::ResourceClaim>(is_extended ? *extended_claim : *s->claims[index]);
     const auto& fins = claim->metadata.finalizers.vec();
     if (std::find(fins.begin(), fins.end(), resourceapi::kFinalizer) == fins.end()) {
       std::vector<std::string> f = fins;
@@ -760,8 +764,11 @@ void DynamicResources::unreserve_extended_resource_claim(StateData& s, const api
   }
   if (claim.metadata.name.view() == kSpecialClaimInMemName) return;
   log::V(5).info("delete extended resource backed by DRA",
-                 {{"resourceclaim", kobj(claim)}, {"pod", api::key_of(pod)}, {"claim.UID", std::string(claim.metadata.uid.view())}});
-  if (auto err = delete_claim(claim); !err.empty()) log::error("delete", {{"resourceclaim", kobj(claim)}, {"err", err}});
+                 {{"resourceclaim", kobj(claim)},
+                  {"pod", api::key_of(pod)},
+                  {"claim.UID", std::string(claim.metadata.uid.view())}});
+  if (auto err = delete_claim(claim); !err.empty())
+    log::error("delete", {{"resourceclaim", kobj(claim)}, {"err", err}});
 }
 
 // ---------------------------------------------------------------- PreBind
@@ -881,8 +888,9 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
 
 // Upstream createExtendedResourceClaimInAPI: the node's variant of the special claim, as a new
 // object (no name, uid or allocation: the API server names it from its generateName).
-util::Result<dra::ClaimPtr> DynamicResources::create_extended_resource_claim(StateData& s, const api::Pod& pod,
-                                                                            const std::string& node_name) {
+util::Result<dra::ClaimPtr> DynamicResources::create_extended_resource_claim(StateData& s,
+                                                                             const api::Pod& pod,
+                                                                             const std::string& node_name) {
   dra::ClaimPtr variant;
   {
     std::lock_guard l(s.mu);
@@ -899,7 +907,8 @@ util::Result<dra::ClaimPtr> DynamicResources::create_extended_resource_claim(Sta
   auto& counts = resource_claim_creates();
   if (!answer.status.is_success()) {
     counts.failure.fetch_add(1, std::memory_order_relaxed);
-    return util::make_error("create claim for extended resources " + kobj(claim) + ": " + answer.status.message());
+    return util::make_error("create claim for extended resources " + kobj(claim) + ": " +
+                            answer.status.message());
   }
   counts.success.fetch_add(1, std::memory_order_relaxed);
   log::V(5).info("created claim for extended resources",
@@ -908,16 +917,17 @@ util::Result<dra::ClaimPtr> DynamicResources::create_extended_resource_claim(Sta
 }
 
 // Upstream patchPodExtendedResourceClaimStatus. "" on success, else the error.
-std::string DynamicResources::patch_pod_extended_resource_claim_status(StateData& s, const api::Pod& pod,
-                                                                      const resourceapi::ResourceClaim& claim,
-                                                                      const std::string& node_name) {
+std::string DynamicResources::patch_pod_extended_resource_claim_status(
+    StateData& s, const api::Pod& pod, const resourceapi::ResourceClaim& claim,
+    const std::string& node_name) {
   api::PodExtendedResourceClaimStatus status;
   {
     std::lock_guard l(s.mu);
     auto it = s.node_allocations.find(node_name);
     if (it != s.node_allocations.end()) status.requestMappings = it->second.mappings;
   }
-  const std::string pod_name = std::string(pod.metadata.namespace_.view()) + "/" + std::string(pod.metadata.name.view());
+  const std::string pod_name =
+      std::string(pod.metadata.namespace_.view()) + "/" + std::string(pod.metadata.name.view());
   if (status.requestMappings.empty()) {
     return "nil or empty request mappings, no update of pod " + pod_name + " ExtendedResourceClaimStatus";
   }
@@ -943,7 +953,8 @@ void DynamicResources::wait_for_claim_in_assume_cache(const dra::ClaimPtr& claim
       return;
     }
     if (std::chrono::steady_clock::now() + pause > deadline) {
-      log::V(5).info("Claim not stored in assume cache after retries", {{"claim", kobj(*claim)}, {"err", r.error()}});
+      log::V(5).info("Claim not stored in assume cache after retries",
+                     {{"claim", kobj(*claim)}, {"err", r.error()}});
       return;
     }
     std::this_thread::sleep_for(pause);
@@ -951,7 +962,8 @@ void DynamicResources::wait_for_claim_in_assume_cache(const dra::ClaimPtr& claim
   }
 }
 
-Status DynamicResources::pre_bind(framework::CycleState& state, const api::Pod& pod, const std::string& node_name) {
+Status DynamicResources::pre_bind(framework::CycleState& state, const api::Pod& pod,
+                                  const std::string& node_name) {
   auto* s = state.read<StateData>(kStateKey);
   if (s == nullptr) return Status::error("not found");
   for (std::size_t i = 0; i < s->claims.size(); ++i) {

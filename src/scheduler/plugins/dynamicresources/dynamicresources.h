@@ -123,9 +123,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                          const std::string& node_name);
   // DRAExtendedResource (upstream extendeddynamicresources.go).
   dra::ClaimPtr pre_filter_extended_resources(const api::Pod& pod, StateData& s) const;
-  framework::Status filter_extended_resources(const StateData& s, const api::Pod& pod,
-                                              const framework::NodeInfo& node_info, dra::ClaimPtr& node_claim,
-                                              std::vector<api::ContainerExtendedResourceRequest>& mappings) const;
+  framework::Status filter_extended_resources(
+      const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info,
+      dra::ClaimPtr& node_claim, std::vector<api::ContainerExtendedResourceRequest>& mappings) const;
   util::Result<dra::ClaimPtr> create_extended_resource_claim(StateData& s, const api::Pod& pod,
                                                              const std::string& node_name);
   std::string patch_pod_extended_resource_claim_status(StateData& s, const api::Pod& pod,

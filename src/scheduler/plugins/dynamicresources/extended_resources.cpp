@@ -14,7 +14,8 @@ namespace resourceapi = api::resourcev1;
 bool is_extended_resource_claim_of(const api::Pod& pod, const resourceapi::ResourceClaim& claim) {
   if (claim.metadata.annotations.get(resourceapi::kExtendedResourceClaimAnnotation) != "true") return false;
   for (const auto& owner : claim.metadata.ownerReferences.vec()) {
-    if (owner.name == pod.metadata.name.view() && owner.controller.value_or(false) && owner.uid == pod.metadata.uid.view())
+    if (owner.name == pod.metadata.name.view() && owner.controller.value_or(false) &&
+        owner.uid == pod.metadata.uid.view())
       return true;
   }
   return false;
@@ -64,8 +65,10 @@ namespace {
 // later long-lived containers it may reuse (`reusable`, entries may be null) are taken first; a
 // request of its own asks for the rest. Returns whether it made a request (into `out`).
 bool container_request(std::size_t index, const api::Container& container, std::string_view resource,
-                       std::string_view class_name, std::span<const std::optional<resourceapi::DeviceRequest>> reusable,
-                       resourceapi::DeviceRequest& out, std::vector<api::ContainerExtendedResourceRequest>& mappings) {
+                       std::string_view class_name,
+                       std::span<const std::optional<resourceapi::DeviceRequest>> reusable,
+                       resourceapi::DeviceRequest& out,
+                       std::vector<api::ContainerExtendedResourceRequest>& mappings) {
   const auto& requests = container.resources.requests;
   const api::Quantity* q = requests.find(resource);
   if (q == nullptr) return false;
@@ -76,8 +79,8 @@ bool container_request(std::size_t index, const api::Container& container, std::
   for (const auto& r : reusable) {
     if (!r) continue;
     sum += r->exactly->count;
-    mappings.push_back(api::ContainerExtendedResourceRequest{std::string(container.name.view()), std::string(resource),
-                                                             std::string(r->name.view()), {}, {}});
+    mappings.push_back(api::ContainerExtendedResourceRequest{
+        std::string(container.name.view()), std::string(resource), std::string(r->name.view()), {}, {}});
     if (sum >= want) return false;
   }
   // The resource's index among the container's requests, by name (the list is kept sorted).
@@ -86,7 +89,8 @@ bool container_request(std::size_t index, const api::Container& container, std::
     if (name == resource) break;
     ++resource_index;
   }
-  const std::string name = "container-" + std::to_string(index) + "-request-" + std::to_string(resource_index);
+  const std::string name =
+      "container-" + std::to_string(index) + "-request-" + std::to_string(resource_index);
   out = resourceapi::DeviceRequest{};
   out.name = name;
   resourceapi::ExactDeviceRequest exact;
@@ -94,8 +98,8 @@ bool container_request(std::size_t index, const api::Container& container, std::
   exact.allocationMode = "ExactCount";
   exact.count = want - sum;
   out.exactly = exact;
-  mappings.push_back(
-      api::ContainerExtendedResourceRequest{std::string(container.name.view()), std::string(resource), name, {}, {}});
+  mappings.push_back(api::ContainerExtendedResourceRequest{
+      std::string(container.name.view()), std::string(resource), name, {}, {}});
   return true;
 }
 
@@ -129,7 +133,8 @@ ExtendedResourceRequests create_requests_and_mappings(
     std::vector<std::optional<resourceapi::DeviceRequest>> long_requests(containers.size());
     for (std::size_t i : long_lived) {
       resourceapi::DeviceRequest r;
-      if (container_request(i, *containers[i], resource, class_name, {}, r, long_mappings)) long_requests[i] = std::move(r);
+      if (container_request(i, *containers[i], resource, class_name, {}, r, long_mappings))
+        long_requests[i] = std::move(r);
     }
     // The largest request of a plain init container serves all of them (they run one at a time).
     std::optional<resourceapi::DeviceRequest> max_short;

@@ -58,13 +58,15 @@ bool is_ignored(std::string_view name, const std::set<std::string, std::less<>>&
 // `dra`: the DRA state whose DeviceClasses map extended resources, when DRAExtendedResource is on
 // (null: no resource is left to DynamicResources).
 PreFilterState make_pre_filter_state(const api::Pod& pod, const std::set<std::string, std::less<>>& ignored,
-                                     const std::set<std::string, std::less<>>& groups, const dra::Manager* dra) {
+                                     const std::set<std::string, std::less<>>& groups,
+                                     const dra::Manager* dra) {
   PreFilterState s;
   s.request = framework::compute_pod_requests(pod, false);
   for (const auto& [name, q] : s.request.scalarResources) {
     if (q == 0) continue;
     const bool backed = dra != nullptr && dra->class_for_extended_resource(name) != nullptr;
-    s.scalars.push_back(ScalarRequest{name, q, "Insufficient " + name, is_ignored(name, ignored, groups), backed});
+    s.scalars.push_back(
+        ScalarRequest{name, q, "Insufficient " + name, is_ignored(name, ignored, groups), backed});
   }
   return s;
 }
@@ -138,7 +140,8 @@ std::vector<InsufficientResource> fits(const api::Pod& pod, const framework::Nod
   return out;
 }
 
-util::Result<std::shared_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& args, const dra::Manager* dra) {
+util::Result<std::shared_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& args,
+                                               const dra::Manager* dra) {
   auto pl = std::make_shared<Fit>();
   // Upstream NewFit: the DRA state only with DRAExtendedResource on.
   if (config::features().draExtendedResource) pl->dra_ = dra;
@@ -171,7 +174,7 @@ util::Result<std::shared_ptr<Fit>> Fit::create(const config::NodeResourcesFitArg
 Status Fit::pre_filter(framework::CycleState& state, const api::Pod& pod, const std::vector<framework::NodeInfoPtr>&,
                        framework::PreFilterResult&) {
   state.write(std::string(kPreFilterStateKey), std::make_shared<PreFilterState>(make_pre_filter_state(
-                                                  pod, ignoredResources_, ignoredResourceGroups_, dra_)));
+                                                   pod, ignoredResources_, ignoredResourceGroups_, dra_)));
   return {};
 }
 
@@ -288,15 +291,17 @@ std::vector<ClusterEventWithHint> Fit::events_to_register() const {
         ClusterEvent{framework::EventResource::DeviceClass, framework::kAdd | framework::kUpdate, {}};
     class_event.hint = [](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
                           const std::shared_ptr<const void>& newObj) {
-      return is_schedulable_after_device_class_change(pod, static_cast<const api::resourcev1::DeviceClass*>(oldObj.get()),
-                                                      static_cast<const api::resourcev1::DeviceClass*>(newObj.get()));
+      return is_schedulable_after_device_class_change(
+          pod, static_cast<const api::resourcev1::DeviceClass*>(oldObj.get()),
+          static_cast<const api::resourcev1::DeviceClass*>(newObj.get()));
     };
     events.push_back(std::move(class_event));
   }
   return events;
 }
 
-QueueingHint is_schedulable_after_device_class_change(const api::Pod& pod, const api::resourcev1::DeviceClass* original,
+QueueingHint is_schedulable_after_device_class_change(const api::Pod& pod,
+                                                      const api::resourcev1::DeviceClass* original,
                                                       const api::resourcev1::DeviceClass* modified) {
   if (modified == nullptr) return QueueingHint::Skip;
   std::optional<framework::Resource> requests;
@@ -308,11 +313,13 @@ QueueingHint is_schedulable_after_device_class_change(const api::Pod& pod, const
     // Same extended resource name: nothing changed for the pod.
     if (original->spec.extendedResourceName.value_or("") == modified->spec.extendedResourceName.value_or(""))
       return QueueingHint::Skip;
-  } else if (requested(std::string(dra::kResourceDeviceClassPrefix) + std::string(modified->metadata.name.view()))) {
+  } else if (requested(std::string(dra::kResourceDeviceClassPrefix) +
+                       std::string(modified->metadata.name.view()))) {
     // The implicit name only on Add: a class's name does not change.
     return QueueingHint::Queue;
   }
-  if (modified->spec.extendedResourceName && requested(*modified->spec.extendedResourceName)) return QueueingHint::Queue;
+  if (modified->spec.extendedResourceName && requested(*modified->spec.extendedResourceName))
+    return QueueingHint::Queue;
   return QueueingHint::Skip;
 }
 

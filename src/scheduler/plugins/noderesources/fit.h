@@ -45,9 +45,9 @@ std::vector<InsufficientResource> fits(const api::Pod& pod, const framework::Nod
 // Upstream isSchedulableAfterDeviceClassEvent (DRAExtendedResource): Queue when the added or
 // updated class maps an extended resource the pod requests (an update only when its
 // extendedResourceName changed).
-framework::QueueingHint is_schedulable_after_device_class_change(const api::Pod& pod,
-                                                                 const api::resourcev1::DeviceClass* original,
-                                                                 const api::resourcev1::DeviceClass* modified);
+framework::QueueingHint is_schedulable_after_device_class_change(
+    const api::Pod& pod, const api::resourcev1::DeviceClass* original,
+    const api::resourcev1::DeviceClass* modified);
 
 class Fit final : public framework::SignPlugin,
                   public framework::PreFilterPlugin,
