@@ -792,6 +792,8 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
   const bool is_extended = s.has_extended_claim() && index == s.extended_index();
   // The special claim with nothing to allocate: the node's device plugins provide the resources.
   if (is_extended && !allocation && claim->spec.devices.requests.empty()) return claim;
+  // The special claim still in memory: created here first.
+  const bool create = is_extended && claim->metadata.name.view() == kSpecialClaimInMemName;
   std::string name = kobj(*claim);
   const std::string uid(claim->metadata.uid.view());
   auto& client = handle_.client();
@@ -817,9 +819,9 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
       }
       if (had_allocation) self->manager_->remove_claim_pending_allocation(uid);
     }
-  } done{this, claim, modified, allocation.has_value(), is_extended, uid};
+  } done{this, claim, modified, allocation.has_value(), create, uid};
 
-  if (is_extended && claim->metadata.name.view() == kSpecialClaimInMemName) {
+  if (create) {
     auto created = create_extended_resource_claim(s, pod, node_name);
     if (!created.ok()) return util::make_error(created.error());
     claim = *created;

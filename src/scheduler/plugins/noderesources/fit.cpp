@@ -1,6 +1,7 @@
 #include "scheduler/plugins/noderesources/fit.h"
 
 #include <cmath>
+#include <optional>
 
 #include "scheduler/config/features.h"
 #include "scheduler/dra/manager.h"
