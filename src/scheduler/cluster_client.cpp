@@ -2,7 +2,6 @@
 
 #include <boost/json.hpp>
 
-#include "api/codec.h"
 #include "api/core.h"
 #include "api/helpers.h"
 #include "api/volume.h"
@@ -101,7 +100,15 @@ framework::Status RestClusterClient::delete_resource_claim(std::string_view ns, 
 framework::Status RestClusterClient::patch_pod_extended_resource_claim_status(
     const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
   // requestMappings is an atomic list: the patch replaces it whole.
-  std::string body = "{\"status\":{\"extendedResourceClaimStatus\":" + api::encode(status) + "}}";
+  boost::json::array mappings;
+  for (const auto& m : status.requestMappings) {
+    mappings.push_back(boost::json::object{
+        {"containerName", m.containerName}, {"resourceName", m.resourceName}, {"requestName", m.requestName}});
+  }
+  const std::string body = boost::json::serialize(boost::json::object{
+      {"status", boost::json::object{{"extendedResourceClaimStatus",
+                                      boost::json::object{{"requestMappings", std::move(mappings)},
+                                                          {"resourceClaimName", status.resourceClaimName}}}}}});
   client::ResourceRef ref{"", "v1", "pods", pod.metadata.namespace_, pod.metadata.name, "status"};
   auto r = with_retries([&] { return client_->patch(ref, client::PatchType::StrategicMerge, body); });
   if (!r.ok()) return from_api_error(r.error());
