@@ -24,8 +24,8 @@
 // from a prior cycle is rejected by Filter and deleted by PostFilter, as upstream.
 //
 // Left out as upstream leaves it out at v1.35's default gates: binding conditions
-// (DRADeviceBindingConditions, alpha). filterTimeout is accepted and validated but not enforced:
-// the allocator has no cancellation.
+// (DRADeviceBindingConditions, alpha), consumable capacity (DRAConsumableCapacity, alpha).
+// filterTimeout is accepted and validated but not enforced: the allocator has no cancellation.
 #pragma once
 #include <atomic>
 #include <chrono>
