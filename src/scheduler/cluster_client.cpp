@@ -3,8 +3,8 @@
 #include <boost/json.hpp>
 
 #include "api/core.h"
-#include "api/volume.h"
 #include "api/helpers.h"
+#include "api/volume.h"
 #include "client/resources_dra.h"
 #include "client/rest.h"
 #include "util/log.h"
@@ -84,6 +84,35 @@ framework::ClusterClient::ClaimAnswer RestClusterClient::get_resource_claim(std:
 framework::ClusterClient::ClaimAnswer RestClusterClient::update_resource_claim(const api::resourcev1::ResourceClaim& claim,
                                                                               bool status) {
   return claim_answer(status ? client_->update_status(claim) : client_->update(claim));
+}
+
+framework::ClusterClient::ClaimAnswer RestClusterClient::create_resource_claim(
+    const api::resourcev1::ResourceClaim& claim) {
+  return claim_answer(client_->create(claim));
+}
+
+framework::Status RestClusterClient::delete_resource_claim(std::string_view ns, std::string_view name) {
+  auto r = client_->remove<api::resourcev1::ResourceClaim>(ns, name);
+  if (!r.ok()) return from_api_error(r.error());
+  return {};
+}
+
+framework::Status RestClusterClient::patch_pod_extended_resource_claim_status(
+    const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
+  // requestMappings is an atomic list: the patch replaces it whole.
+  boost::json::array mappings;
+  for (const auto& m : status.requestMappings) {
+    mappings.push_back(boost::json::object{
+        {"containerName", m.containerName}, {"resourceName", m.resourceName}, {"requestName", m.requestName}});
+  }
+  const std::string body = boost::json::serialize(boost::json::object{
+      {"status", boost::json::object{{"extendedResourceClaimStatus",
+                                      boost::json::object{{"requestMappings", std::move(mappings)},
+                                                          {"resourceClaimName", status.resourceClaimName}}}}}});
+  client::ResourceRef ref{"", "v1", "pods", pod.metadata.namespace_, pod.metadata.name, "status"};
+  auto r = with_retries([&] { return client_->patch(ref, client::PatchType::StrategicMerge, body); });
+  if (!r.ok()) return from_api_error(r.error());
+  return {};
 }
 
 std::string RestClusterClient::pod_status_patch(const std::optional<api::PodCondition>& condition,

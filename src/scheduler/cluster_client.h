@@ -35,6 +35,11 @@ class RestClusterClient final : public framework::ClusterClient {
   // ResourceClaims (DynamicResources).
   ClaimAnswer get_resource_claim(std::string_view ns, std::string_view name) override;
   ClaimAnswer update_resource_claim(const api::resourcev1::ResourceClaim& claim, bool status) override;
+  ClaimAnswer create_resource_claim(const api::resourcev1::ResourceClaim& claim) override;
+  framework::Status delete_resource_claim(std::string_view ns, std::string_view name) override;
+  // Strategic-merge patch {"status":{"extendedResourceClaimStatus":...}} (upstream PatchPodStatus).
+  framework::Status patch_pod_extended_resource_claim_status(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override;
 
   // The patch body patch_pod_status sends (exposed for tests).
   static std::string pod_status_patch(const std::optional<api::PodCondition>& condition,

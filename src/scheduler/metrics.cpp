@@ -101,6 +101,11 @@ SchedulerMetrics::SchedulerMetrics(Registry& r)
                                     "Number of API calls currently pending in the async queue.", Stability::Alpha,
                                     {"call_type"});
   }
+  if (config::features().draExtendedResource) {
+    resourceClaimCreatesTotal = &r.counter("scheduler_resourceclaim_creates_total",
+                                           "Number of ResourceClaims creation requests within scheduler",
+                                           Stability::Alpha, {"status"});
+  }
 }
 
 SchedulerRecorder::SchedulerRecorder(SchedulerMetrics* given)

@@ -70,6 +70,8 @@ struct SchedulerMetrics {
   Counter* asyncAPICallsTotal = nullptr;      // scheduler_async_api_call_execution_total{call_type,result}
   Histogram* asyncAPICallDuration = nullptr;  // scheduler_async_api_call_execution_duration_seconds{call_type,result}
   Gauge* asyncAPIPendingCalls = nullptr;      // scheduler_pending_async_api_calls{call_type}
+  // Registered only with DRAExtendedResource on, as upstream (null otherwise).
+  Counter* resourceClaimCreatesTotal = nullptr;  // scheduler_resourceclaim_creates_total{status}
 
   // "1".."14", "15+" for the sli histogram.
   static std::string attempts_label(int attempts);

@@ -184,6 +184,15 @@ util::Result<void> Scheduler::init_profiles(const config::KubeSchedulerConfigura
   }
 
   evaluations_collector_ = m.registry.add_collector([this, &m] {
+    // Upstream's counter is process-wide; DynamicResources counts into the process's tally, shown
+    // per status once it has counted one (as a Go CounterVec shows a series once incremented).
+    if (m.resourceClaimCreatesTotal) {
+      const auto& creates = plugins::dynamicresources::resource_claim_creates();
+      if (auto n = creates.success.load(std::memory_order_relaxed))
+        m.resourceClaimCreatesTotal->with({"success"}).set_total(double(n));
+      if (auto n = creates.failure.load(std::memory_order_relaxed))
+        m.resourceClaimCreatesTotal->with({"failure"}).set_total(double(n));
+    }
     for (const auto& [name, fwk] : profiles_) {
       for (const auto& e : fwk->plugin_evaluations()) {
         m.pluginEvaluationTotal.with({e.plugin, e.extensionPoint, name}).set_total(double(e.count));

@@ -6,12 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <tuple>
 
 #include "api/codec.h"
 #include "api/yaml_json.h"
+#include "scheduler/config/features.h"
+#include "scheduler/plugins/dynamicresources/extended_resources.h"
 #include "scheduler_testing/fakes.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
@@ -150,10 +154,58 @@ class ClaimClient : public testing::FakeClusterClient {
     cur = next;
     return {next, {}, false};
   }
+  // DRAExtendedResource: POST names the claim from its generateName; the informer (`on_create`,
+  // set by the handle) sees it at once, as a fast one would.
+  ClaimAnswer create_resource_claim(const resourceapi::ResourceClaim& c) override {
+    std::shared_ptr<const resourceapi::ResourceClaim> made;
+    {
+      std::lock_guard l(mu_);
+      if (!create_error.empty()) return {nullptr, fw::Status::error(create_error), false};
+      auto next = std::make_shared<resourceapi::ResourceClaim>(c);
+      next->metadata.name = std::string(c.metadata.generateName.view()) + std::to_string(created_);
+      next->metadata.uid = "uid-created-" + std::to_string(created_++);
+      next->metadata.resourceVersion = std::to_string(++rv_);
+      claims_[key(*next)] = next;
+      made = next;
+    }
+    if (on_create) on_create(made);
+    return {made, {}, false};
+  }
+  fw::Status delete_resource_claim(std::string_view ns, std::string_view name) override {
+    std::shared_ptr<const resourceapi::ResourceClaim> gone;
+    {
+      std::lock_guard l(mu_);
+      auto it = claims_.find(std::string(ns) + "/" + std::string(name));
+      if (it == claims_.end()) return fw::Status::error("not found");
+      gone = it->second;
+      claims_.erase(it);
+      deleted.push_back(std::string(name));
+    }
+    if (on_delete) on_delete(gone);
+    return {};
+  }
+  fw::Status patch_pod_extended_resource_claim_status(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& st) override {
+    std::lock_guard l(mu_);
+    if (!patch_error.empty()) return fw::Status::error(patch_error);
+    pod_statuses[std::string(pod.metadata.name.view())] = st;
+    return {};
+  }
+  std::vector<std::shared_ptr<const resourceapi::ResourceClaim>> all() {
+    std::lock_guard l(mu_);
+    std::vector<std::shared_ptr<const resourceapi::ResourceClaim>> out;
+    for (const auto& [k, c] : claims_) out.push_back(c);
+    return out;
+  }
   int conflicts_left = 0;
   int updates = 0;
+  std::string create_error, patch_error;
+  std::vector<std::string> deleted;
+  std::map<std::string, api::PodExtendedResourceClaimStatus> pod_statuses;
+  std::function<void(std::shared_ptr<const resourceapi::ResourceClaim>)> on_create, on_delete;
 
  private:
+  int created_ = 0;
   static std::string key(const resourceapi::ResourceClaim& c) {
     return std::string(c.metadata.namespace_.view()) + "/" + std::string(c.metadata.name.view());
   }
@@ -575,6 +627,429 @@ TEST_F(DynamicResourcesTest, EventsToRegister) {
   EXPECT_FALSE(static_cast<bool>(events[3].hint));
   EXPECT_EQ(events[4].event.resource, fw::EventResource::ResourceSlice);
   EXPECT_EQ(events[4].event.actionType, fw::kAdd | fw::kUpdate);
+}
+
+// ---------------------------------------------------------------- DRAExtendedResource
+
+// A class "gpu" (driver gpu.example.com) that maps `resource` (none: only its implicit name).
+std::shared_ptr<const resourceapi::DeviceClass> mapped_class(
+    const std::string& name = "gpu", const std::string& resource = "example.com/gpu",
+    const std::string& created = "2025-01-01T00:00:00Z") {
+  std::string y = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: " + name +
+                  ", creationTimestamp: '" + created +
+                  "'}\nspec:\n"
+                  "  selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]\n";
+  if (!resource.empty()) y += "  extendedResourceName: " + resource + "\n";
+  return obj<resourceapi::DeviceClass>(y);
+}
+
+// A pod with one container "c" requesting `requests` (resource: quantity).
+std::shared_ptr<const api::Pod> pod_requesting(
+    const std::string& name, const std::vector<std::pair<std::string, std::string>>& requests) {
+  std::string y = "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" +
+                  name +
+                  "}\nspec:\n  containers:\n  - name: c\n    image: i\n    resources:\n      requests:\n";
+  for (const auto& [r, q] : requests) y += "        " + r + ": '" + q + "'\n";
+  return obj<api::Pod>(y);
+}
+
+std::shared_ptr<const api::Node> node_with_gpus(const std::string& name, const std::string& count) {
+  auto n = std::make_shared<api::Node>(*node(name));
+  n->status.capacity.set("example.com/gpu", api::Quantity::must(count));
+  n->status.allocatable.set("example.com/gpu", api::Quantity::must(count));
+  n->status.allocatable.set("pods", api::Quantity::must("110"));
+  return n;
+}
+
+// DRAExtendedResource on (alpha at v1.35, off by default): the class "gpu" maps example.com/gpu;
+// the fake API server's claims reach the scheduler's DRA state as soon as they are written or
+// deleted, as its informer would deliver them.
+class ExtendedResourceTest : public DynamicResourcesTest {
+ protected:
+  void SetUp() override {
+    config::Features f = config::features();
+    f.draExtendedResource = true;
+    gates.emplace(f);
+    DynamicResourcesTest::SetUp();
+    handle.manager.on_class_update(gpu_class(), mapped_class());
+    handle.claims.on_create = [this](std::shared_ptr<const resourceapi::ResourceClaim> c) {
+      handle.manager.on_claim_add(std::move(c));
+    };
+    handle.claims.on_delete = [this](std::shared_ptr<const resourceapi::ResourceClaim> c) {
+      handle.manager.on_claim_delete(std::move(c));
+    };
+  }
+  std::uint64_t creates(bool ok) const {
+    const auto& c = resource_claim_creates();
+    return (ok ? c.success : c.failure).load();
+  }
+  // Through Reserve on `node`, as the scheduler runs the points.
+  void schedule_up_to_reserve(fw::CycleState& s, const api::Pod& p, const std::string& node_name) {
+    ASSERT_TRUE(pre_filter(s, p).is_success());
+    ASSERT_TRUE(plugin->filter(s, p, ni(node_name)).is_success());
+    ASSERT_TRUE(plugin->reserve(s, p, node_name).is_success());
+  }
+  std::optional<config::ScopedFeatures> gates;
+};
+
+// Upstream "extended-resource-name-with-resources": example.com/gpu: 2 on a node that does not
+// advertise it is allocated two devices of the mapped class there; PreBind creates the special
+// claim (generateName, annotation, the pod as controller, the allocation, reservedFor), records it
+// in the pod's status.extendedResourceClaimStatus, and counts the creation.
+TEST_F(ExtendedResourceTest, ExtendedResourceNameWithResources) {
+  handle.manager.on_slice_add(slice("node-1", 2));
+  auto p = pod_requesting("p", {{"example.com/gpu", "2"}});
+  const auto created_before = creates(true);
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *p).is_success());
+  EXPECT_TRUE(plugin->filter(s, *p, ni("node-1")).is_success());
+  EXPECT_EQ(plugin->filter(s, *p, ni("node-2")).message(), "cannot allocate all claims");
+  ASSERT_TRUE(plugin->reserve(s, *p, "node-1").is_success());
+  // In flight: the two devices are taken for every other pod already.
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 2u);
+  EXPECT_FALSE(plugin->pre_bind_is_quick(s, *p));
+  EXPECT_TRUE(plugin->pre_bind_pre_flight(s, *p, "node-1").is_success());
+  ASSERT_TRUE(plugin->pre_bind(s, *p, "node-1").is_success());
+
+  auto all = handle.claims.all();
+  ASSERT_EQ(all.size(), 1u);
+  const auto& c = *all[0];
+  EXPECT_EQ(c.metadata.name, "p-extended-resources-0");
+  EXPECT_EQ(c.metadata.generateName, "p-extended-resources-");
+  EXPECT_EQ(c.metadata.annotations.get(resourceapi::kExtendedResourceClaimAnnotation), "true");
+  ASSERT_EQ(c.metadata.ownerReferences.vec().size(), 1u);
+  const auto& owner = c.metadata.ownerReferences.vec()[0];
+  EXPECT_EQ(owner.apiVersion, "v1");
+  EXPECT_EQ(owner.kind, "Pod");
+  EXPECT_EQ(owner.name, "p");
+  EXPECT_EQ(owner.uid, "uid-p");
+  EXPECT_EQ(owner.controller, std::optional<bool>(true));
+  ASSERT_EQ(c.spec.devices.requests.size(), 1u);
+  EXPECT_EQ(c.spec.devices.requests[0].name, "container-0-request-0");
+  ASSERT_TRUE(c.spec.devices.requests[0].exactly);
+  EXPECT_EQ(c.spec.devices.requests[0].exactly->deviceClassName, "gpu");
+  EXPECT_EQ(c.spec.devices.requests[0].exactly->allocationMode, "ExactCount");
+  EXPECT_EQ(c.spec.devices.requests[0].exactly->count, 2);
+  ASSERT_TRUE(c.status.allocation);
+  const auto& results = c.status.allocation->devices.results;
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].request, "container-0-request-0");
+  EXPECT_EQ(results[1].request, "container-0-request-0");
+  EXPECT_EQ(results[0].pool, "node-1");
+  EXPECT_EQ(results[1].pool, "node-1");
+  EXPECT_NE(results[0].device, results[1].device);
+  ASSERT_EQ(c.status.reservedFor.size(), 1u);
+  EXPECT_EQ(c.status.reservedFor[0].uid, "uid-p");
+  EXPECT_EQ(c.metadata.finalizers.vec(), std::vector<std::string>{std::string(resourceapi::kFinalizer)});
+
+  ASSERT_EQ(handle.claims.pod_statuses.count("p"), 1u);
+  const auto& status = handle.claims.pod_statuses["p"];
+  EXPECT_EQ(status.resourceClaimName, "p-extended-resources-0");
+  ASSERT_EQ(status.requestMappings.size(), 1u);
+  EXPECT_EQ(status.requestMappings[0].containerName, "c");
+  EXPECT_EQ(status.requestMappings[0].resourceName, "example.com/gpu");
+  EXPECT_EQ(status.requestMappings[0].requestName, "container-0-request-0");
+  // scheduler_resourceclaim_creates_total{status="success"}.
+  EXPECT_EQ(creates(true), created_before + 1);
+
+  // The written claim is the scheduler's copy; its devices stay taken, none is in flight.
+  EXPECT_EQ(handle.manager.claim("default", "p-extended-resources-0"), all[0]);
+  EXPECT_EQ(handle.manager.allocated_devices()->all(), handle.manager.allocated_devices_from_scratch());
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 2u);
+  auto q = pod_requesting("q", {{"example.com/gpu", "1"}});
+  fw::CycleState sq;
+  ASSERT_TRUE(pre_filter(sq, *q).is_success());
+  EXPECT_EQ(plugin->filter(sq, *q, ni("node-1")).message(), "cannot allocate all claims");
+}
+
+// Upstream "extended-resource-name-with-node-resource": a node that advertises the resource
+// itself (a device plugin) needs no claim; NodeResourcesFit checks it there (fit_test.cpp).
+TEST_F(ExtendedResourceTest, NodeThatAdvertisesTheResourceNeedsNoClaim) {
+  handle.set_snapshot(std::vector<fw::PodPtr>{}, {node_with_gpus("node-1", "4"), node("node-2")});
+  handle.manager.on_slice_add(slice("node-2", 2));
+  auto p = pod_requesting("p", {{"example.com/gpu", "2"}});
+  const auto created_before = creates(true);
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *p).is_success());
+  EXPECT_TRUE(plugin->filter(s, *p, ni("node-1")).is_success());
+  EXPECT_TRUE(plugin->filter(s, *p, ni("node-2")).is_success());
+  ASSERT_TRUE(plugin->reserve(s, *p, "node-1").is_success());
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 0u);
+  ASSERT_TRUE(plugin->pre_bind(s, *p, "node-1").is_success());
+  EXPECT_TRUE(handle.claims.all().empty());
+  EXPECT_TRUE(handle.claims.pod_statuses.empty());
+  EXPECT_EQ(creates(true), created_before);
+  // Allocatable 0 counts as not advertised (upstream "extended-resource-name-with-zero-allocatable").
+  handle.set_snapshot(std::vector<fw::PodPtr>{}, {node_with_gpus("node-1", "0"), node("node-2")});
+  handle.manager.on_slice_add(slice("node-1", 1));
+  fw::CycleState s2;
+  ASSERT_TRUE(pre_filter(s2, *p).is_success());
+  EXPECT_EQ(plugin->filter(s2, *p, ni("node-1")).message(), "cannot allocate all claims");
+}
+
+// Upstream "extended-resource-name-no-resource": too few devices; nothing to deallocate, nothing
+// created. A resource neither advertised nor mapped: upstream's "cannot fit resource".
+TEST_F(ExtendedResourceTest, NotEnoughDevices) {
+  handle.manager.on_slice_add(slice("node-1", 1));
+  auto p = pod_requesting("p", {{"example.com/gpu", "2"}});
+  const auto created_before = creates(true);
+  const auto failed_before = creates(false);
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *p).is_success());
+  for (const char* n : {"node-1", "node-2"}) {
+    auto st = plugin->filter(s, *p, ni(n));
+    EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+    EXPECT_EQ(st.message(), "cannot allocate all claims");
+  }
+  fw::PostFilterResult pr;
+  EXPECT_EQ(plugin->post_filter(s, *p, fw::NodeToStatus{}, pr).message(), "still not schedulable");
+  EXPECT_EQ(creates(true), created_before);
+  EXPECT_EQ(creates(false), failed_before);
+
+  auto mixed = pod_requesting("m", {{"example.com/gpu", "1"}, {"example.com/other", "1"}});
+  fw::CycleState sm;
+  ASSERT_TRUE(pre_filter(sm, *mixed).is_success());
+  auto st = plugin->filter(sm, *mixed, ni("node-1"));
+  EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(st.message(), "cannot fit resource");
+}
+
+// Upstream "non-DRA-extended-resource-name-with-zero-allocatable" and "empty-with-extended-
+// resources-enabled": nothing maps the pod's resource (or it asks for none): PreFilter skips.
+TEST_F(ExtendedResourceTest, UnmappedResourceIsSkipped) {
+  fw::CycleState s;
+  EXPECT_TRUE(pre_filter(s, *pod_requesting("p", {{"example.com/unmapped", "1"}})).is_skip());
+  fw::CycleState s2;
+  EXPECT_TRUE(pre_filter(s2, *plain_pod("q")).is_skip());
+  EXPECT_TRUE(plugin->pre_bind_pre_flight(s2, *plain_pod("q"), "node-1").is_skip());
+}
+
+// With the gate off (v1.35's default) nothing changes: the pod has no claims for DynamicResources.
+TEST_F(DynamicResourcesTest, ExtendedResourceGateOffChangesNothing) {
+  ASSERT_FALSE(config::features().draExtendedResource);
+  handle.manager.on_class_update(gpu_class(), mapped_class());
+  handle.manager.on_slice_add(slice("node-1", 2));
+  auto p = pod_requesting("p", {{"example.com/gpu", "2"}});
+  fw::CycleState s;
+  EXPECT_TRUE(pre_filter(s, *p).is_skip());
+  EXPECT_TRUE(plugin->filter(s, *p, ni("node-1")).is_success());
+  EXPECT_TRUE(plugin->reserve(s, *p, "node-1").is_success());
+  EXPECT_TRUE(plugin->pre_bind(s, *p, "node-1").is_success());
+  EXPECT_TRUE(handle.claims.all().empty());
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 0u);
+}
+
+// Upstream "extended-resource-name-with-resources-has-claim" and "...-delete-claim": a special
+// claim from a prior cycle (after a restart the pod's status names it; without the status it is
+// found by its annotation and owner) is not reused: Filter rejects it, PostFilter deletes it.
+TEST_F(ExtendedResourceTest, ClaimFromPriorCycleIsDeleted) {
+  handle.manager.on_slice_add(slice("node-1", 2));
+  for (bool status_set : {true, false}) {
+    auto c = obj<resourceapi::ResourceClaim>(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: p-extended-resources-x\n"
+        "  namespace: default\n  uid: uid-x\n  resourceVersion: '1'\n  generateName: p-extended-resources-\n"
+        "  annotations: {resource.kubernetes.io/extended-resource-claim: 'true'}\n"
+        "  finalizers: [resource.kubernetes.io/delete-protection]\n"
+        "  ownerReferences: [{apiVersion: v1, kind: Pod, name: p, uid: uid-p, controller: true}]\n"
+        "spec:\n  devices:\n    requests:\n    - name: container-0-request-0\n"
+        "      exactly: {deviceClassName: gpu, allocationMode: ExactCount, count: 2}\n");
+    auto allocated = std::make_shared<resourceapi::ResourceClaim>(*c);
+    allocated->status.allocation = allocation("node-1", "gpu-0", "node-1");
+    add_claim(allocated);
+    auto p = std::make_shared<api::Pod>(*pod_requesting("p", {{"example.com/gpu", "2"}}));
+    if (status_set) {
+      api::PodExtendedResourceClaimStatus st;
+      st.resourceClaimName = "p-extended-resources-x";
+      st.requestMappings.push_back({"c", "example.com/gpu", "container-0-request-0", {}, {}});
+      p->status.extendedResourceClaimStatus = st;
+    }
+    fw::CycleState s;
+    ASSERT_TRUE(pre_filter(s, *p).is_success());
+    auto st = plugin->filter(s, *p, ni("node-1"));
+    EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+    EXPECT_EQ(st.message(), "cannot schedule extended resource claim");
+    fw::PostFilterResult pr;
+    auto post = plugin->post_filter(s, *p, fw::NodeToStatus{}, pr);
+    EXPECT_EQ(post.code(), fw::Code::Unschedulable);
+    EXPECT_EQ(post.message(), "deletion of ResourceClaim completed");
+    EXPECT_EQ(handle.claims.stored("p-extended-resources-x"), nullptr);
+    EXPECT_EQ(handle.manager.claim("default", "p-extended-resources-x"), nullptr);
+    // The next attempt starts afresh.
+    fw::CycleState next;
+    ASSERT_TRUE(pre_filter(next, *p).is_success());
+    EXPECT_TRUE(plugin->filter(next, *p, ni("node-1")).is_success());
+  }
+  EXPECT_EQ(handle.claims.deleted,
+            (std::vector<std::string>{"p-extended-resources-x", "p-extended-resources-x"}));
+}
+
+// Upstream "extended-resource-name-claim-creation-failure": PreBind fails with the API server's
+// error, counted as a failure; Unreserve frees the devices that were in flight.
+TEST_F(ExtendedResourceTest, ClaimCreationFailure) {
+  handle.manager.on_slice_add(slice("node-1", 2));
+  handle.claims.create_error = "claim creation errors";
+  auto p = pod_requesting("p", {{"example.com/gpu", "2"}});
+  const auto failed_before = creates(false);
+  fw::CycleState s;
+  schedule_up_to_reserve(s, *p, "node-1");
+  auto st = plugin->pre_bind(s, *p, "node-1");
+  EXPECT_EQ(st.code(), fw::Code::Error);
+  EXPECT_EQ(st.message(), "create claim for extended resources default/: claim creation errors");
+  EXPECT_EQ(creates(false), failed_before + 1);
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 0u);  // PreBind ended the in-flight allocation
+  plugin->unreserve(s, *p, "node-1");
+  EXPECT_TRUE(handle.claims.all().empty());
+  EXPECT_TRUE(handle.claims.deleted.empty());
+}
+
+// Upstream "extended-resource-name-skip-bind" and "extended-resource-name-bind-failure": Unreserve
+// before PreBind ends the in-flight allocation; after PreBind it deletes the created claim.
+TEST_F(ExtendedResourceTest, UnreserveDeletesTheCreatedClaim) {
+  handle.manager.on_slice_add(slice("node-1", 2));
+  auto p = pod_requesting("p", {{"example.com/gpu", "2"}});
+  fw::CycleState s;
+  schedule_up_to_reserve(s, *p, "node-1");
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 2u);
+  plugin->unreserve(s, *p, "node-1");
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 0u);
+  EXPECT_TRUE(handle.claims.all().empty());
+
+  fw::CycleState s2;
+  schedule_up_to_reserve(s2, *p, "node-1");
+  ASSERT_TRUE(plugin->pre_bind(s2, *p, "node-1").is_success());
+  ASSERT_EQ(handle.claims.all().size(), 1u);
+  const std::string name(handle.claims.all()[0]->metadata.name.view());
+  plugin->unreserve(s2, *p, "node-1");  // the binding failed
+  EXPECT_TRUE(handle.claims.all().empty());
+  EXPECT_EQ(handle.claims.deleted, std::vector<std::string>{name});
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 0u);
+}
+
+// Upstream "extended-resource-name-with-resources-fail-patch": the claim is made, the pod's status
+// patch fails, PreBind says why.
+TEST_F(ExtendedResourceTest, PodStatusPatchFailure) {
+  handle.manager.on_slice_add(slice("node-1", 2));
+  handle.claims.patch_error = "patch error";
+  auto p = pod_requesting("p", {{"example.com/gpu", "1"}});
+  const auto created_before = creates(true);
+  fw::CycleState s;
+  schedule_up_to_reserve(s, *p, "node-1");
+  auto st = plugin->pre_bind(s, *p, "node-1");
+  EXPECT_EQ(st.code(), fw::Code::Error);
+  EXPECT_EQ(st.message(), "update pod default/p ExtendedResourceClaimStatus: patch error");
+  EXPECT_EQ(creates(true), created_before + 1);
+  EXPECT_EQ(handle.claims.all().size(), 1u);
+}
+
+// Upstream "implicit-extended-resource-name-with-resources" (one container asking for the
+// implicit name and the explicit one) and "...-two-containers-with-resources": one request per
+// container and resource, named by the container's index and the resource's index among the
+// container's sorted requests.
+TEST(ExtendedResourceRequests, ImplicitAndExplicitNames) {
+  auto gpu = mapped_class();
+  auto class_of = [&](std::string_view r) -> dra::ClassPtr {
+    return r == "example.com/gpu" || r == "deviceclass.resource.kubernetes.io/gpu" ? gpu : nullptr;
+  };
+  const std::vector<std::pair<std::string, std::int64_t>> both = {
+      {"example.com/gpu", 2}, {"deviceclass.resource.kubernetes.io/gpu", 1}};
+  auto one = pod_requesting("p", {{"deviceclass.resource.kubernetes.io/gpu", "1"}, {"example.com/gpu", "2"}});
+  auto made = create_requests_and_mappings(*one, both, class_of);
+  ASSERT_EQ(made.requests.size(), 2u);
+  EXPECT_EQ(made.requests[0].name, "container-0-request-0");
+  EXPECT_EQ(made.requests[0].exactly->count, 1);
+  EXPECT_EQ(made.requests[1].name, "container-0-request-1");
+  EXPECT_EQ(made.requests[1].exactly->count, 2);
+  ASSERT_EQ(made.mappings.size(), 2u);
+  EXPECT_EQ(made.mappings[0].resourceName, "deviceclass.resource.kubernetes.io/gpu");
+  EXPECT_EQ(made.mappings[0].requestName, "container-0-request-0");
+  EXPECT_EQ(made.mappings[1].resourceName, "example.com/gpu");
+  EXPECT_EQ(made.mappings[1].requestName, "container-0-request-1");
+
+  auto two = obj<api::Pod>(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, uid: uid-p}\nspec:\n  containers:\n"
+      "  - {name: a, image: i, resources: {requests: {deviceclass.resource.kubernetes.io/gpu: '1'}}}\n"
+      "  - {name: b, image: i, resources: {requests: {example.com/gpu: '2'}}}\n");
+  made = create_requests_and_mappings(*two, both, class_of);
+  ASSERT_EQ(made.requests.size(), 2u);
+  EXPECT_EQ(made.requests[0].name, "container-0-request-0");
+  EXPECT_EQ(made.requests[0].exactly->count, 1);
+  EXPECT_EQ(made.requests[1].name, "container-1-request-0");
+  EXPECT_EQ(made.requests[1].exactly->count, 2);
+  ASSERT_EQ(made.mappings.size(), 2u);
+  EXPECT_EQ(made.mappings[0].containerName, "a");
+  EXPECT_EQ(made.mappings[1].containerName, "b");
+  EXPECT_EQ(made.mappings[1].requestName, "container-1-request-0");
+}
+
+// Upstream createRequestsAndMappings with init containers: a plain init container first reuses
+// the requests of the long-lived containers after it (sidecars, regular containers) and asks only
+// for the rest; the plain init containers' largest request serves them all.
+TEST(ExtendedResourceRequests, InitContainersReuseLongLivedRequests) {
+  auto gpu = mapped_class();
+  auto class_of = [&](std::string_view r) -> dra::ClassPtr { return r == "example.com/gpu" ? gpu : nullptr; };
+  auto pod = obj<api::Pod>(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, uid: uid-p}\nspec:\n  "
+      "initContainers:\n"
+      "  - {name: init0, image: i, resources: {requests: {example.com/gpu: '3'}}}\n"
+      "  - {name: init1, image: i, resources: {requests: {example.com/gpu: '1'}}}\n"
+      "  - {name: side, image: i, restartPolicy: Always, resources: {requests: {example.com/gpu: '1'}}}\n"
+      "  containers:\n  - {name: c, image: i, resources: {requests: {example.com/gpu: '1'}}}\n");
+  auto made = create_requests_and_mappings(*pod, {{"example.com/gpu", 3}}, class_of);
+  std::vector<std::pair<std::string, std::int64_t>> requests;
+  for (const auto& r : made.requests) requests.emplace_back(std::string(r.name.view()), r.exactly->count);
+  EXPECT_EQ(requests,
+            (std::vector<std::pair<std::string, std::int64_t>>{
+                {"container-0-request-0", 1}, {"container-2-request-0", 1}, {"container-3-request-0", 1}}));
+  std::vector<std::pair<std::string, std::string>> mappings;
+  for (const auto& m : made.mappings) mappings.emplace_back(m.containerName, m.requestName);
+  EXPECT_EQ(mappings, (std::vector<std::pair<std::string, std::string>>{{"side", "container-2-request-0"},
+                                                                        {"c", "container-3-request-0"},
+                                                                        {"init0", "container-2-request-0"},
+                                                                        {"init0", "container-3-request-0"},
+                                                                        {"init0", "container-0-request-0"},
+                                                                        {"init1", "container-2-request-0"}}));
+
+  // Two plain init containers with requests of their own: the larger one serves both.
+  auto inits = obj<api::Pod>(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, uid: uid-p}\nspec:\n  "
+      "initContainers:\n"
+      "  - {name: init0, image: i, resources: {requests: {example.com/gpu: '2'}}}\n"
+      "  - {name: init1, image: i, resources: {requests: {example.com/gpu: '3'}}}\n"
+      "  containers:\n  - {name: c, image: i}\n");
+  made = create_requests_and_mappings(*inits, {{"example.com/gpu", 3}}, class_of);
+  ASSERT_EQ(made.requests.size(), 1u);
+  EXPECT_EQ(made.requests[0].name, "container-1-request-0");
+  EXPECT_EQ(made.requests[0].exactly->count, 3);
+  ASSERT_EQ(made.mappings.size(), 2u);
+  EXPECT_EQ(made.mappings[0].requestName, "container-1-request-0");
+  EXPECT_EQ(made.mappings[1].requestName, "container-1-request-0");
+}
+
+// Upstream ExtendedResourceCache: explicit and implicit names, a changed name drops the old one,
+// a delete drops both, and of two classes naming one resource the newer wins.
+TEST(DraManager, ExtendedResourceClassMapping) {
+  dra::Manager m;
+  auto gpu = mapped_class("gpu", "example.com/gpu", "2025-01-01T00:00:00Z");
+  m.on_class_add(gpu);
+  EXPECT_EQ(m.class_for_extended_resource("example.com/gpu"), gpu);
+  EXPECT_EQ(m.class_for_extended_resource("deviceclass.resource.kubernetes.io/gpu"), gpu);
+  EXPECT_EQ(m.class_for_extended_resource("example.com/other"), nullptr);
+  auto renamed = mapped_class("gpu", "example.com/gpu2", "2025-01-01T00:00:00Z");
+  m.on_class_update(gpu, renamed);
+  EXPECT_EQ(m.class_for_extended_resource("example.com/gpu"), nullptr);
+  EXPECT_EQ(m.class_for_extended_resource("example.com/gpu2"), renamed);
+  auto newer = mapped_class("gpu-new", "example.com/gpu2", "2025-06-01T00:00:00Z");
+  auto older = mapped_class("gpu-old", "example.com/gpu2", "2024-01-01T00:00:00Z");
+  m.on_class_add(newer);
+  m.on_class_add(older);
+  EXPECT_EQ(m.class_for_extended_resource("example.com/gpu2"), newer);
+  m.on_class_delete(renamed);
+  EXPECT_EQ(m.class_for_extended_resource("deviceclass.resource.kubernetes.io/gpu"), nullptr);
+  EXPECT_EQ(m.class_for_extended_resource("example.com/gpu2"), newer);
+  EXPECT_TRUE(dra::is_dra_extended_resource_name("example.com/gpu"));
+  EXPECT_TRUE(dra::is_dra_extended_resource_name("deviceclass.resource.kubernetes.io/gpu"));
+  EXPECT_FALSE(dra::is_dra_extended_resource_name("cpu"));
+  EXPECT_FALSE(dra::is_dra_extended_resource_name("kubernetes.io/foo"));
 }
 
 // The manager hands Filter only a node's slices and the node-less ones, and only the devices in

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/config/features.h"
+#include "scheduler/dra/manager.h"
 #include "scheduler_testing/testing.h"
 
 namespace ksched::scheduler::plugins::noderesources {
@@ -330,6 +331,106 @@ TEST(NodeResourcesFit, ScoreWithPodLevelRequests) {
   ni.add_pod(MakePod().Name("e").Node("n").Container("x").PodLevelReq({{"cpu", "500m"}, {"memory", "1Gi"}}).Info());
   auto half = MakePod().Name("h").Container("y").PodLevelReq({{"cpu", "500m"}, {"memory", "1Gi"}}).Obj();
   EXPECT_EQ(run_score(*make_fit(), half, ni), 75);
+}
+
+// ---- DRAExtendedResource (upstream fit_test.go TestEnoughRequests, the "extended resource ..."
+// cases; alpha at v1.35, off by default)
+
+std::shared_ptr<const api::resourcev1::DeviceClass> device_class(const std::string& name,
+                                                                 const std::string& resource) {
+  auto c = std::make_shared<api::resourcev1::DeviceClass>();
+  c->metadata.name = name;
+  if (!resource.empty()) c->spec.extendedResourceName = resource;
+  return c;
+}
+
+config::Features with_extended_resources(bool on) {
+  config::Features f = config::features();
+  f.draExtendedResource = on;
+  return f;
+}
+
+TEST(NodeResourcesFit, ExtendedResourceBackedByDRA) {
+  dra::Manager m;
+  m.on_class_add(device_class("dra-class", "extended.resource.dra.io/something"));
+  const ResourceMap alloc = {{"cpu", "10"}, {"memory", "20"}, {"pods", "32"}, {"example.com/aaa", "5"}};
+  const auto dra_pod =
+      MakePod().Name("p").Req({{"cpu", "1"}, {"extended.resource.dra.io/something", "1"}}).Obj();
+  {
+    config::ScopedFeatures on(with_extended_resources(true));
+    auto fit = Fit::create(config::NodeResourcesFitArgs{}, &m).value();
+    // "extended resource backed by DRA": the node lacks it, DynamicResources allocates it.
+    EXPECT_TRUE(run_filter(*fit, dra_pod, node_with(alloc)).is_success());
+    EXPECT_TRUE(fits(dra_pod, node_with(alloc), {}, {}, &m).empty());
+    // "extended resource was backed by Device Plugin (Allocatable: 0)".
+    ResourceMap zero = alloc;
+    zero.emplace_back("extended.resource.dra.io/something", "0");
+    EXPECT_TRUE(run_filter(*fit, dra_pod, node_with(zero)).is_success());
+    // The node advertises it itself (a device plugin): checked here as any extended resource.
+    ResourceMap native = alloc;
+    native.emplace_back("extended.resource.dra.io/something", "2");
+    const auto three = MakePod().Name("t").Req({{"extended.resource.dra.io/something", "3"}}).Obj();
+    EXPECT_EQ(run_filter(*fit, three, node_with(native)).reasons(),
+              std::vector<std::string>{"Insufficient extended.resource.dra.io/something"});
+    EXPECT_TRUE(run_filter(*fit, dra_pod, node_with(native)).is_success());
+    // "extended resource NOT backed by DRA".
+    const auto other = MakePod().Name("o").Req({{"example.com/bbb", "1"}}).Obj();
+    EXPECT_EQ(run_filter(*fit, other, node_with(alloc)).reasons(),
+              std::vector<std::string>{"Insufficient example.com/bbb"});
+    // "extended resource backed by device plugin".
+    EXPECT_TRUE(run_filter(*fit, MakePod().Name("a").Req({{"example.com/aaa", "1"}}).Obj(), node_with(alloc))
+                    .is_success());
+    // The implicit name of any class.
+    const auto implicit =
+        MakePod().Name("i").Req({{"deviceclass.resource.kubernetes.io/dra-class", "1"}}).Obj();
+    EXPECT_TRUE(run_filter(*fit, implicit, node_with(alloc)).is_success());
+    // Upstream SignPod: "signature disabled when dra extended resources enabled".
+    framework::PodSignature sig;
+    fit->sign_pod(dra_pod, sig);
+    EXPECT_FALSE(sig.signable());
+  }
+  // "extended resource backed by DRA not enabled": as before the feature.
+  config::ScopedFeatures off(with_extended_resources(false));
+  auto fit = Fit::create(config::NodeResourcesFitArgs{}, &m).value();
+  EXPECT_EQ(run_filter(*fit, dra_pod, node_with(alloc)).reasons(),
+            std::vector<std::string>{"Insufficient extended.resource.dra.io/something"});
+  framework::PodSignature sig;
+  fit->sign_pod(dra_pod, sig);
+  EXPECT_TRUE(sig.signable());
+}
+
+// Upstream EventsToRegister with DRAExtendedResource (DeviceClass Add|Update) and
+// isSchedulableAfterDeviceClassEvent; the node hint counts a resource DRA provides.
+TEST(NodeResourcesFit, DeviceClassEventsWithExtendedResources) {
+  dra::Manager m;
+  auto mapped = device_class("gpu", "example.com/gpu");
+  m.on_class_add(mapped);
+  const auto pod = MakePod().Name("p").Req({{"example.com/gpu", "2"}}).Obj();
+  {
+    config::ScopedFeatures off(with_extended_resources(false));
+    EXPECT_EQ(Fit::create(config::NodeResourcesFitArgs{}, &m).value()->events_to_register().size(), 2u);
+  }
+  config::ScopedFeatures on(with_extended_resources(true));
+  auto fit = Fit::create(config::NodeResourcesFitArgs{}, &m).value();
+  auto events = fit->events_to_register();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[2].event.resource, framework::EventResource::DeviceClass);
+  EXPECT_EQ(events[2].event.actionType, framework::kAdd | framework::kUpdate);
+  const auto& hint = events[2].hint;
+  using framework::QueueingHint;
+  EXPECT_EQ(hint(pod, nullptr, mapped), QueueingHint::Queue);  // maps the resource
+  EXPECT_EQ(hint(pod, nullptr, device_class("other", "example.com/other")),
+            QueueingHint::Skip);                                               // another one
+  EXPECT_EQ(hint(pod, mapped, mapped), QueueingHint::Skip);                    // name unchanged
+  EXPECT_EQ(hint(pod, device_class("gpu", ""), mapped), QueueingHint::Queue);  // name added
+  const auto implicit = MakePod().Name("i").Req({{"deviceclass.resource.kubernetes.io/gpu", "1"}}).Obj();
+  EXPECT_EQ(hint(implicit, nullptr, device_class("gpu", "")),
+            QueueingHint::Queue);  // implicit name, on Add only
+  EXPECT_EQ(hint(implicit, device_class("gpu", "example.com/x"), device_class("gpu", "")),
+            QueueingHint::Skip);
+  // A node added without the resource fits now: DRA provides it.
+  auto bare = MakeNode().Name("n").Capacity({{"cpu", "4"}, {"pods", "10"}}).Ptr();
+  EXPECT_EQ(events[1].hint(pod, nullptr, bare), QueueingHint::Queue);
 }
 
 }  // namespace

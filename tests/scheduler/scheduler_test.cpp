@@ -10,6 +10,7 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/features.h"
 #include "scheduler/in_tree_registry.h"
+#include "scheduler/plugins/dynamicresources/dynamicresources.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
 #include "scheduler_testing/testing.h"
@@ -948,6 +949,36 @@ TEST_F(SchedulerTest, AsyncAPICallsBindAndPatchThroughTheDispatcher) {
   ASSERT_TRUE(sched->wait_for_api_calls(10s));
   EXPECT_EQ(m.asyncAPICallsTotal->with({"pod_binding", "error"}).value(), 1);
   EXPECT_EQ(sched->cache().assumed_pod_count(), 1);  // "fits" only: "second" was forgotten
+  sched.reset();  // before the metrics it records into and the gates it was built with
+}
+
+// DRAExtendedResource (alpha, off in v1.35): scheduler_resourceclaim_creates_total{status} exists
+// only with the gate (upstream registers it then), and a scrape shows DynamicResources' process-wide
+// count of the claims PreBind created, per status once it has counted one (as a Go CounterVec).
+TEST_F(SchedulerTest, ResourceClaimCreatesTotalWithExtendedResources) {
+  sched.reset();
+  {
+    metrics::Registry off_reg;
+    metrics::SchedulerMetrics off(off_reg);
+    EXPECT_EQ(off.resourceClaimCreatesTotal, nullptr);
+    EXPECT_EQ(off_reg.expose().find("scheduler_resourceclaim_creates_total"), std::string::npos);
+  }
+  config::Features f = config::features();
+  f.draExtendedResource = true;
+  config::ScopedFeatures gates(f);
+  metrics::Registry reg;
+  metrics::SchedulerMetrics m(reg);
+  ASSERT_NE(m.resourceClaimCreatesTotal, nullptr);
+  start(test_config(), [&](SchedulerOptions& o) { o.metrics = &m; });
+  auto& creates = plugins::dynamicresources::resource_claim_creates();
+  creates.success.fetch_add(1);  // as PreBind counts a creation
+  const std::string text = reg.expose();
+  EXPECT_NE(text.find("scheduler_resourceclaim_creates_total{status=\"success\"} " +
+                      std::to_string(creates.success.load())),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("scheduler_resourceclaim_creates_total{status=\"failure\"}") == std::string::npos,
+            creates.failure.load() == 0);
   sched.reset();  // before the metrics it records into and the gates it was built with
 }
 

@@ -34,6 +34,16 @@ class AsyncClusterClient final : public framework::ClusterClient {
   ClaimAnswer update_resource_claim(const api::resourcev1::ResourceClaim& claim, bool status) override {
     return direct_.update_resource_claim(claim, status);
   }
+  ClaimAnswer create_resource_claim(const api::resourcev1::ResourceClaim& claim) override {
+    return direct_.create_resource_claim(claim);
+  }
+  framework::Status delete_resource_claim(std::string_view ns, std::string_view name) override {
+    return direct_.delete_resource_claim(ns, name);
+  }
+  framework::Status patch_pod_extended_resource_claim_status(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override {
+    return direct_.patch_pod_extended_resource_claim_status(pod, status);
+  }
 
  private:
   framework::ClusterClient& direct_;

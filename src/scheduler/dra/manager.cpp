@@ -88,12 +88,84 @@ std::string Manager::key(std::string_view ns, std::string_view name) {
 void Manager::on_class_add(const ClassPtr& c) {
   std::lock_guard l(mu_);
   classes_[std::string(c->metadata.name.view())] = c;
+  map_extended_resources_locked(c, nullptr);
 }
-void Manager::on_class_update(const ClassPtr&, const ClassPtr& c) { on_class_add(c); }
+void Manager::on_class_update(const ClassPtr& old_c, const ClassPtr& c) {
+  std::lock_guard l(mu_);
+  classes_[std::string(c->metadata.name.view())] = c;
+  map_extended_resources_locked(c, old_c);
+}
 void Manager::on_class_delete(const ClassPtr& c) {
   std::lock_guard l(mu_);
   classes_.erase(std::string(c->metadata.name.view()));
+  unmap_extended_resources_locked(*c);
 }
+
+namespace {
+std::string implicit_extended_resource(const resourceapi::DeviceClass& c) {
+  return std::string(kResourceDeviceClassPrefix) + std::string(c.metadata.name.view());
+}
+}  // namespace
+
+bool is_dra_extended_resource_name(std::string_view name) {
+  if (name.starts_with(kResourceDeviceClassPrefix)) return true;
+  // v1helper.IsExtendedResourceName: domain-prefixed, outside *kubernetes.io/, not requests.*.
+  if (name.find('/') == std::string_view::npos) return false;
+  if (name.find("kubernetes.io/") != std::string_view::npos) return false;
+  return !name.starts_with("requests.");
+}
+
+// Upstream ExtendedResourceCache.updateResourceName2class, including its early return when an
+// older class (or one of equal age with a name not smaller) loses a clash on the explicit name.
+void Manager::map_extended_resources_locked(const ClassPtr& c, const ClassPtr& old_c) {
+  if (c->spec.extendedResourceName) {
+    auto it = extended_resources_.find(*c->spec.extendedResourceName);
+    if (it != extended_resources_.end() && it->second->metadata.name != c->metadata.name) {
+      const auto& other = *it->second;
+      const auto mine = c->metadata.creationTimestamp.value_or(api::Time{}).unixNanos;
+      const auto theirs = other.metadata.creationTimestamp.value_or(api::Time{}).unixNanos;
+      if (mine < theirs) return;
+      if (mine == theirs && c->metadata.name.view() >= other.metadata.name.view()) return;
+    }
+  }
+  if (old_c) {
+    extended_resources_.erase(implicit_extended_resource(*old_c));
+    if (old_c->spec.extendedResourceName) {
+      auto it = extended_resources_.find(*old_c->spec.extendedResourceName);
+      if (it != extended_resources_.end() && it->second->metadata.name == old_c->metadata.name)
+        extended_resources_.erase(it);
+    }
+  }
+  if (c->spec.extendedResourceName) extended_resources_[*c->spec.extendedResourceName] = c;
+  extended_resources_[implicit_extended_resource(*c)] = c;
+}
+
+void Manager::unmap_extended_resources_locked(const resourceapi::DeviceClass& c) {
+  extended_resources_.erase(implicit_extended_resource(c));
+  if (c.spec.extendedResourceName) {
+    auto it = extended_resources_.find(*c.spec.extendedResourceName);
+    if (it != extended_resources_.end() && it->second->metadata.name == c.metadata.name)
+      extended_resources_.erase(it);
+  }
+}
+
+ClassPtr Manager::class_for_extended_resource(std::string_view resource) const {
+  std::lock_guard l(mu_);
+  auto it = extended_resources_.find(resource);
+  return it == extended_resources_.end() ? nullptr : it->second;
+}
+
+ClaimPtr Manager::find_claim(std::string_view ns,
+                             const std::function<bool(const resourceapi::ResourceClaim&)>& pred) const {
+  std::lock_guard l(mu_);
+  for (const auto& [k, e] : claims_) {
+    if (k.size() <= ns.size() || k[ns.size()] != '/' || std::string_view(k).substr(0, ns.size()) != ns)
+      continue;
+    if (e.latest && pred(*e.latest)) return e.latest;
+  }
+  return nullptr;
+}
+
 ClassPtr Manager::device_class(std::string_view name) const {
   std::lock_guard l(mu_);
   auto it = classes_.find(std::string(name));

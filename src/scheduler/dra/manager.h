@@ -13,6 +13,7 @@
 // Thread-safe: every method takes the manager's lock; returned objects are immutable and shared.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -76,6 +77,15 @@ class Manager {
 
   // ---- reads
   ClassPtr device_class(std::string_view name) const;
+  // DRAExtendedResource (upstream extendedresourcecache.GetDeviceClass): the class that backs an
+  // extended resource, by its spec.extendedResourceName or its implicit name
+  // "deviceclass.resource.kubernetes.io/<class>"; null when none. When two classes name the same
+  // resource the newer one (creationTimestamp, then the smaller name) wins, as upstream.
+  ClassPtr class_for_extended_resource(std::string_view resource) const;
+  // The first claim in namespace `ns` for which pred(claim) holds (its latest version), or null.
+  // Walks every claim: for what has no index (upstream lists all claims for the same purpose).
+  ClaimPtr find_claim(std::string_view ns,
+                      const std::function<bool(const resourceapi::ResourceClaim&)>& pred) const;
   // The claim as the scheduler knows it best: its assumed copy while the informer lags behind,
   // else the API server's. Null when there is none.
   ClaimPtr claim(std::string_view ns, std::string_view name) const;
@@ -148,6 +158,10 @@ class Manager {
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, ClassPtr> classes_;
+  // Extended resource name -> class (explicit and implicit names), upstream's resourceName2class.
+  std::unordered_map<std::string, ClassPtr, TransparentStringHash, std::equal_to<>> extended_resources_;
+  void map_extended_resources_locked(const ClassPtr& c, const ClassPtr& old_c);
+  void unmap_extended_resources_locked(const resourceapi::DeviceClass& c);
   std::unordered_map<std::string, SlicePtr> slices_;  // by name
   mutable std::shared_ptr<const SliceIndex> slice_index_;  // null: rebuild on the next read
   std::unordered_map<std::string, ClaimEntry> claims_;  // by "ns/name"
@@ -156,6 +170,12 @@ class Manager {
   mutable std::shared_ptr<const AllocatedDevices> allocated_snapshot_;
   std::unordered_map<std::string, ClaimPtr> in_flight_;  // by claim uid
 };
+
+// DRAExtendedResource: the prefix of a DeviceClass's implicit extended resource name
+// (resourceapi.ResourceDeviceClassPrefix), and upstream schedutil.IsDRAExtendedResourceName: an
+// extended resource name, or an implicit one.
+inline constexpr std::string_view kResourceDeviceClassPrefix = "deviceclass.resource.kubernetes.io/";
+bool is_dra_extended_resource_name(std::string_view name);
 
 // Upstream's helpers of k8s.io/dynamic-resource-allocation/resourceclaim.
 // The claim's name for one of the pod's spec.resourceClaims (resourceclaim.Name): its

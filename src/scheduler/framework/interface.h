@@ -366,6 +366,20 @@ class ClusterClient {
   virtual ClaimAnswer update_resource_claim(const api::resourcev1::ResourceClaim& /*claim*/, bool /*status*/) {
     return {nullptr, Status::error("updating ResourceClaims is not supported by this client"), false};
   }
+  // DRAExtendedResource: PreBind creates the claim for a pod's extended resources (a POST; the
+  // answer is the server's copy, with its generated name), PostFilter and Unreserve delete it, and
+  // PreBind records it in the pod's status.extendedResourceClaimStatus (a strategic-merge patch of
+  // pods/status).
+  virtual ClaimAnswer create_resource_claim(const api::resourcev1::ResourceClaim& /*claim*/) {
+    return {nullptr, Status::error("creating ResourceClaims is not supported by this client"), false};
+  }
+  virtual Status delete_resource_claim(std::string_view /*ns*/, std::string_view /*name*/) {
+    return Status::error("deleting ResourceClaims is not supported by this client");
+  }
+  virtual Status patch_pod_extended_resource_claim_status(
+      const api::Pod& /*pod*/, const api::PodExtendedResourceClaimStatus& /*status*/) {
+    return Status::error("patching pod status is not supported by this client");
+  }
 };
 
 // Read access to informer caches for the objects plugins consult. Returned pointers are shared

@@ -9,6 +9,7 @@
 
 #include "scheduler/config/features.h"
 #include "scheduler/framework/plugin_helper.h"
+#include "scheduler/plugins/dynamicresources/extended_resources.h"
 #include "util/log.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
@@ -32,8 +33,20 @@ Status unschedulable(std::string reason) { return Status(Code::UnschedulableAndU
 // mutex (Filter runs in parallel), Reserve and PreBind read them on one thread each.
 struct StateData final : framework::StateData {
   // The pod's claims (1:1 with spec.resourceClaims, without those that need no claim), as the
-  // cycle started; PreBind replaces an entry with the claim it wrote.
+  // cycle started; PreBind replaces an entry with the claim it wrote. With DRAExtendedResource,
+  // the special claim for the pod's extended resources backed by DRA comes last (upstream
+  // claimStore): the one found in the API server, or one in memory that PreBind creates.
   std::vector<dra::ClaimPtr> claims;
+  std::size_t num_user_claims = 0;
+  // The special claim's uid as PreFilter saw it (a temporary one for the in-memory claim): the key
+  // of its in-flight allocation, which PreBind's created claim (another uid) does not change.
+  std::string initial_extended_claim_uid;
+  // The pod's scalar requests (upstream draExtendedResource.podScalarResources), when it has a
+  // special claim.
+  std::vector<std::pair<std::string, std::int64_t>> pod_scalar_resources;
+  bool has_extended_claim() const { return claims.size() > num_user_claims; }
+  std::size_t extended_index() const { return num_user_claims; }
+  const dra::ClaimPtr& extended_claim() const { return claims[num_user_claims]; }
   struct ClaimInfo {
     // The allocation's node selector, when the claim is allocated and has one.
     const api::NodeSelector* available_on_nodes = nullptr;
@@ -54,8 +67,16 @@ struct StateData final : framework::StateData {
 
   std::mutex mu;
   std::set<std::size_t> unavailable_claims;  // allocated claims some node could not use
+  // Upstream nodeAllocation: Filter's results for a node, in the order of the claims it gave the
+  // allocator, and the node's variant of the special claim (null when the node needs none: it
+  // advertises the resources itself) with its container -> request mappings.
+  struct NodeAllocation {
+    std::vector<resourceapi::AllocationResult> results;
+    dra::ClaimPtr extended_claim;
+    std::vector<api::ContainerExtendedResourceRequest> mappings;
+  };
   // By node name, when results_in_filter.
-  std::unordered_map<std::string, std::vector<resourceapi::AllocationResult>> node_allocations;
+  std::unordered_map<std::string, NodeAllocation> node_allocations;
   // The nodes that fit, when !results_in_filter (names of a node are short: no allocation).
   std::vector<std::string> fitting_nodes;
 
@@ -84,6 +105,12 @@ DynamicResources::DynamicResources(framework::Handle& handle, const config::Dyna
   features_.partitionableDevices = gates.draPartitionableDevices;
   features_.deviceTaints = gates.draDeviceTaints;
   features_.consumableCapacity = gates.draConsumableCapacity;
+  extended_resources_ = gates.draExtendedResource;
+}
+
+ResourceClaimCreates& resource_claim_creates() {
+  static ResourceClaimCreates counts;
+  return counts;
 }
 
 template <class Fn>
@@ -284,6 +311,12 @@ Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod
   if (auto msg = for_each_pod_claim(pod, [&](const dra::ClaimPtr& c) { claims.push_back(c); }); !msg.empty()) {
     return unschedulable(msg);
   }
+  const std::size_t num_user_claims = claims.size();
+  if (auto ext = pre_filter_extended_resources(pod, *s)) {
+    s->initial_extended_claim_uid = std::string(ext->metadata.uid.view());
+    claims.push_back(std::move(ext));
+  }
+  // Covers the user's claims and the special one.
   if (claims.empty()) return Status::skip();
 
   s->infos.resize(claims.size());
@@ -300,6 +333,8 @@ Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod
     if (manager_->claim_has_pending_allocation(claim.metadata.uid.view())) {
       return unschedulable("resource claim " + kobj(claim) + " is in the process of being allocated");
     }
+    // The special claim has no requests yet (in memory), or is left to Filter (from a prior cycle).
+    if (i >= num_user_claims) continue;
     for (const auto& request : claim.spec.devices.requests) {
       if (request.exactly) {
         if (auto st = validate_device_class(request.exactly->deviceClassName.view(), request.name.view());
@@ -322,22 +357,101 @@ Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod
     s->allocated = manager_->allocated_devices();
     s->slices = manager_->slices();
     s->has_allocator = true;
-    s->results_in_filter = std::any_of(claims.begin(), claims.end(), [](const dra::ClaimPtr& c) {
-      const auto& requests = c->spec.devices.requests;
-      return std::any_of(requests.begin(), requests.end(), [](const auto& r) { return !r.firstAvailable.empty(); });
-    });
+    // The special claim's requests differ per node: Filter keeps each node's variant for Reserve.
+    s->results_in_filter = claims.size() > num_user_claims ||
+                           std::any_of(claims.begin(), claims.end(), [](const dra::ClaimPtr& c) {
+                             const auto& requests = c->spec.devices.requests;
+                             return std::any_of(requests.begin(), requests.end(),
+                                                [](const auto& r) { return !r.firstAvailable.empty(); });
+                           });
   }
   s->claims = std::move(claims);
+  s->num_user_claims = num_user_claims;
   return {};
 }
 
-Status DynamicResources::filter(const framework::CycleState& state, const api::Pod&,
+// Upstream preFilterExtendedResources.
+dra::ClaimPtr DynamicResources::pre_filter_extended_resources(const api::Pod& pod, StateData& s) const {
+  if (!extended_resources_) return nullptr;
+  const framework::Resource requests = framework::compute_pod_requests(pod, false);
+  bool mapped = false;
+  for (const auto& [name, quantity] : requests.scalarResources) {
+    if (quantity == 0 || !dra::is_dra_extended_resource_name(name)) continue;
+    if (manager_->class_for_extended_resource(name)) {
+      mapped = true;
+      break;
+    }
+  }
+  if (!mapped) return nullptr;
+  s.pod_scalar_resources.assign(requests.scalarResources.begin(), requests.scalarResources.end());
+  // A claim made for the pod in a prior cycle (its name is in the pod's status once PreBind got
+  // that far; else any claim with the annotation that the pod controls). Filter rejects it and
+  // PostFilter deletes it: whether its allocation still holds is not worth finding out.
+  if (const auto& status = pod.status.extendedResourceClaimStatus;
+      status && !status->resourceClaimName.empty()) {
+    if (auto c = manager_->claim(pod.metadata.namespace_.view(), status->resourceClaimName);
+        c && is_extended_resource_claim_of(pod, *c))
+      return c;
+  }
+  if (auto c = manager_->find_claim(
+          pod.metadata.namespace_.view(),
+          [&](const resourceapi::ResourceClaim& claim) { return is_extended_resource_claim_of(pod, claim); }))
+    return c;
+  return make_in_memory_claim(pod, new_temporary_uid());
+}
+
+// Upstream filterExtendedResources: the node's variant of the special claim (null when the node
+// needs none) and its mappings, or why the pod cannot use the node.
+//
+// One deliberate difference: upstream gives the node a variant without requests when the pod also
+// has claims of its own and the node's device plugins provide every extended resource; PreBind
+// then fails on the empty mappings. Here the node needs no special claim then (null), as when the
+// pod has no claims of its own.
+Status DynamicResources::filter_extended_resources(
+    const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info, dra::ClaimPtr& node_claim,
+    std::vector<api::ContainerExtendedResourceRequest>& mappings) const {
+  if (!s.has_extended_claim()) return {};
+  const auto& claim = *s.extended_claim();
+  // From a prior cycle: rejected here, deleted by PostFilter, made afresh in the next attempt.
+  if (!claim.spec.devices.requests.empty()) return unschedulable("cannot schedule extended resource claim");
+  std::vector<std::pair<std::string, std::int64_t>> by_dra;
+  const auto& allocatable = node_info.allocatable.scalarResources;
+  for (const auto& [name, quantity] : s.pod_scalar_resources) {
+    if (quantity == 0 || !dra::is_dra_extended_resource_name(name)) continue;
+    const std::int64_t* have = allocatable.find(name);
+    const bool backed = manager_->class_for_extended_resource(name) != nullptr;
+    if (backed && (have == nullptr || *have == 0)) {
+      by_dra.emplace_back(name, quantity);  // the node has to provide it through DRA
+    } else if (have == nullptr) {
+      // Neither a device plugin on the node nor a class provides it.
+      return unschedulable("cannot fit resource");
+    }
+  }
+  // Everything the pod asks for comes from device plugins here: NodeResourcesFit's business.
+  if (by_dra.empty()) return {};
+  if (claim.status.allocation) return {};
+  auto made = create_requests_and_mappings(
+      pod, by_dra, [this](std::string_view r) { return manager_->class_for_extended_resource(r); });
+  auto variant = std::make_shared<resourceapi::ResourceClaim>(claim);
+  variant->spec.devices.requests = std::move(made.requests);
+  mappings = std::move(made.mappings);
+  node_claim = std::move(variant);
+  return {};
+}
+
+Status DynamicResources::filter(const framework::CycleState& state, const api::Pod& pod,
                                 const framework::NodeInfo& node_info) {
   auto* s = state.read<StateData>(kStateKey);
   if (s == nullptr) return Status::error("not found");
   if (s->claims.empty()) return {};
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::error("node not found");
+  dra::ClaimPtr extended_claim;
+  std::vector<api::ContainerExtendedResourceRequest> mappings;
+  if (auto st = filter_extended_resources(*s, pod, node_info, extended_claim, mappings); !st.is_success())
+    return st;
+  // Only extended resources, all from this node's device plugins: nothing left to do here.
+  if (!extended_claim && s->num_user_claims == 0) return {};
 
   std::vector<std::size_t> unavailable;
   for (std::size_t i = 0; i < s->claims.size(); ++i) {
@@ -358,16 +472,25 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
     const dra::Allocator allocator(features_, in_use, &classes_, slices, *cel_, selector_results_.get());
     std::vector<const resourceapi::ResourceClaim*> to_allocate;
     to_allocate.reserve(s->to_allocate.size());
-    for (std::size_t i : s->to_allocate) to_allocate.push_back(s->claims[i].get());
-    auto r = allocator.allocate(*node, to_allocate, s->results_in_filter);
-    if (!r.ok()) {
-      // A node-only failure leaves the other nodes; anything else is wrong with a claim or class.
-      if (r.error().node_only) return unschedulable(r.error().message);
-      return Status::error(r.error().message);
+    for (std::size_t i : s->to_allocate) {
+      if (s->has_extended_claim() && i == s->extended_index()) {
+        // This node's variant of the special claim, or nothing when the node needs none.
+        if (extended_claim) to_allocate.push_back(extended_claim.get());
+        continue;
+      }
+      to_allocate.push_back(s->claims[i].get());
     }
-    if (s->results_in_filter ? r->results.size() != to_allocate.size() : !r->fits)
-      return unschedulable("cannot allocate all claims");
-    allocations = std::move(r->results);
+    if (!to_allocate.empty()) {
+      auto r = allocator.allocate(*node, to_allocate, s->results_in_filter);
+      if (!r.ok()) {
+        // A node-only failure leaves the other nodes; anything else is wrong with a claim or class.
+        if (r.error().node_only) return unschedulable(r.error().message);
+        return Status::error(r.error().message);
+      }
+      if (s->results_in_filter ? r->results.size() != to_allocate.size() : !r->fits)
+        return unschedulable("cannot allocate all claims");
+      allocations = std::move(r->results);
+    }
   }
 
   if (!s->has_allocator && unavailable.empty()) return {};
@@ -382,7 +505,10 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
     s->fitting_nodes.emplace_back(node->metadata.name.view());
     return {};
   }
-  s->node_allocations[std::string(node->metadata.name.view())] = std::move(allocations);
+  auto& entry = s->node_allocations[std::string(node->metadata.name.view())];
+  entry.results = std::move(allocations);
+  entry.extended_claim = std::move(extended_claim);
+  entry.mappings = std::move(mappings);
   return {};
 }
 
@@ -398,8 +524,11 @@ Status DynamicResources::post_filter(framework::CycleState& state, const api::Po
     std::lock_guard l(s->mu);
     candidates.assign(s->unavailable_claims.begin(), s->unavailable_claims.end());
   }
-  // Upstream walks a Go map: any order. Here the pod's claim order.
+  const bool stale_extended_claim =
+      s->has_extended_claim() && s->extended_claim()->metadata.name.view() != kSpecialClaimInMemName;
+  // Upstream walks a Go map: any order. Here the pod's claim order (the special claim last).
   for (std::size_t index : candidates) {
+    if (s->has_extended_claim() && index == s->extended_index()) break;  // handled below
     const auto& claim = *s->claims[index];
     const auto& reserved = claim.status.reservedFor;
     if (reserved.empty() || (reserved.size() == 1 && reserved[0].uid == pod.metadata.uid)) {
@@ -413,7 +542,47 @@ Status DynamicResources::post_filter(framework::CycleState& state, const api::Po
       return Status(Code::Unschedulable, "deallocation of ResourceClaim completed");
     }
   }
+  // The special claim of a prior cycle (allocated or reserved then): deleted, to be made afresh.
+  if (stale_extended_claim) {
+    if (auto err = delete_claim(*s->extended_claim()); !err.empty()) return Status::error(err);
+    return Status(Code::Unschedulable, "deletion of ResourceClaim completed");
+  }
   return Status(Code::Unschedulable, "still not schedulable");
+}
+
+// Upstream deleteClaim: the claim's finalizer goes first (an update, again on a conflict), then the
+// claim. "" on success, else the error.
+std::string DynamicResources::delete_claim(const resourceapi::ResourceClaim& claim) {
+  auto& client = handle_.client();
+  const std::string name = kobj(claim);
+  dra::ClaimPtr current = std::make_shared<const resourceapi::ResourceClaim>(claim);
+  std::string last_error;
+  bool updated = false;
+  for (int attempt = 0; attempt < 5 && !updated; ++attempt) {
+    if (attempt > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      auto got = client.get_resource_claim(claim.metadata.namespace_.view(), claim.metadata.name.view());
+      if (!got.status.is_success()) return "get resourceclaim " + name + ": " + got.status.message();
+      current = got.claim;
+    }
+    resourceapi::ResourceClaim copy = *current;
+    std::vector<std::string> finalizers = copy.metadata.finalizers.vec();
+    std::erase(finalizers, std::string(resourceapi::kFinalizer));
+    copy.metadata.finalizers = std::move(finalizers);
+    auto written = client.update_resource_claim(copy, false);
+    if (written.status.is_success()) {
+      updated = true;
+      break;
+    }
+    last_error = "update resourceclaim " + name + ": " + written.status.message();
+    if (!written.conflict) return last_error;
+  }
+  if (!updated) return last_error;
+  log::V(5).info("Delete", {{"resourceclaim", name}});
+  if (auto st = client.delete_resource_claim(claim.metadata.namespace_.view(), claim.metadata.name.view());
+      !st.is_success())
+    return st.message();
+  return {};
 }
 
 // ---------------------------------------------------------------- Score
@@ -440,7 +609,7 @@ Status DynamicResources::score(const framework::CycleState& state, const api::Po
     std::lock_guard l(s->mu);
     auto it = s->node_allocations.find(std::string(node_info.name_view()));
     if (it == s->node_allocations.end()) return {};
-    results = &it->second;
+    results = &it->second.results;
   }
   // Upstream computeScore, including its pairing of the i-th claim with the i-th allocation.
   for (std::size_t i = 0; i < s->claims.size(); ++i) {
@@ -483,12 +652,19 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
   // the pod is tried again.
   const std::size_t with_allocator = s->to_allocate.size();
   if (with_allocator == 0) return {};
-  std::vector<resourceapi::AllocationResult>* results = nullptr;
+  const bool extended_to_allocate =
+      s->has_extended_claim() &&
+      std::find(s->to_allocate.begin(), s->to_allocate.end(), s->extended_index()) != s->to_allocate.end();
+  const bool user_claims_to_allocate = with_allocator > (extended_to_allocate ? 1u : 0u);
+  const StateData::NodeAllocation* entry = nullptr;
   if (s->results_in_filter) {
     std::lock_guard l(s->mu);
     auto it = s->node_allocations.find(node_name);
-    if (it != s->node_allocations.end()) results = &it->second;
+    if (it != s->node_allocations.end()) entry = &it->second;
   }
+  // The node's variant of the special claim; none when the node's device plugins provide it all.
+  const dra::ClaimPtr extended_claim = entry ? entry->extended_claim : nullptr;
+  const std::vector<resourceapi::AllocationResult>* results = entry ? &entry->results : nullptr;
   std::vector<resourceapi::AllocationResult> built;
   bool filtered = false;
   if (!s->results_in_filter) {
@@ -510,16 +686,26 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
     }
     results = &built;
   }
-  if (results == nullptr || results->empty()) return Status::error("claim allocation not found for node");
-  if (results->size() != s->to_allocate.size()) {
+  if (results == nullptr || results->empty()) {
+    // Only the special claim was left, and this node's device plugins provide its resources.
+    if (!user_claims_to_allocate && !extended_claim) return {};
+    return Status::error("claim allocation not found for node");
+  }
+  // The special claim has no result when the node needs none (see filter_extended_resources).
+  const std::size_t want = with_allocator - (extended_to_allocate && !extended_claim ? 1 : 0);
+  if (results->size() != want) {
     return Status::error("internal error, have " + std::to_string(results->size()) + " allocations, " +
-                         std::to_string(s->to_allocate.size()) + " claims to allocate, want " +
+                         std::to_string(want) + " claims to allocate, want " +
                          std::to_string(with_allocator) + " claims");
   }
-  for (std::size_t k = 0; k < s->to_allocate.size(); ++k) {
-    const std::size_t index = s->to_allocate[k];
+  std::size_t k = 0;
+  for (const std::size_t index : s->to_allocate) {
+    const bool is_extended = s->has_extended_claim() && index == s->extended_index();
+    if (is_extended && !extended_claim) continue;
     s->infos[index].allocation = (*results)[k];
-    auto claim = std::make_shared<resourceapi::ResourceClaim>(*s->claims[index]);
+    // The special claim's node variant stands in for the claim (the requests are this node's).
+    auto claim =
+        std::make_shared<resourceapi::ResourceClaim>(is_extended ? *extended_claim : *s->claims[index]);
     const auto& fins = claim->metadata.finalizers.vec();
     if (std::find(fins.begin(), fins.end(), resourceapi::kFinalizer) == fins.end()) {
       std::vector<std::string> f = fins;
@@ -527,6 +713,7 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
       claim->metadata.finalizers = std::move(f);
     }
     claim->status.allocation = (*results)[k];
+    ++k;
     const std::string uid(claim->metadata.uid.view());
     manager_->signal_claim_pending_allocation(uid, std::move(claim));
   }
@@ -536,7 +723,9 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
 void DynamicResources::unreserve(framework::CycleState& state, const api::Pod& pod, const std::string&) {
   auto* s = state.read<StateData>(kStateKey);
   if (s == nullptr || s->claims.empty()) return;
-  for (const auto& claim : s->claims) {
+  // The user's claims here; the special claim below.
+  for (std::size_t index = 0; index < s->num_user_claims; ++index) {
+    const auto& claim = s->claims[index];
     // An allocation in flight is not anymore: the claim is what the API server says again.
     if (manager_->remove_claim_pending_allocation(claim->metadata.uid.view())) {
       manager_->assumed_claim_restore(claim->metadata.namespace_.view(), claim->metadata.name.view());
@@ -562,6 +751,24 @@ void DynamicResources::unreserve(framework::CycleState& state, const api::Pod& p
       }
     }
   }
+  unreserve_extended_resource_claim(*s, pod);
+}
+
+// Upstream unreserveExtendedResourceClaim: the special claim's allocation is no longer in flight,
+// and a claim PreBind already created is deleted (else nobody would).
+void DynamicResources::unreserve_extended_resource_claim(StateData& s, const api::Pod& pod) {
+  if (!s.has_extended_claim()) return;
+  const auto& claim = *s.extended_claim();
+  if (manager_->remove_claim_pending_allocation(s.initial_extended_claim_uid)) {
+    manager_->assumed_claim_restore(claim.metadata.namespace_.view(), claim.metadata.name.view());
+  }
+  if (claim.metadata.name.view() == kSpecialClaimInMemName) return;
+  log::V(5).info("delete extended resource backed by DRA",
+                 {{"resourceclaim", kobj(claim)},
+                  {"pod", api::key_of(pod)},
+                  {"claim.UID", std::string(claim.metadata.uid.view())}});
+  if (auto err = delete_claim(claim); !err.empty())
+    log::error("delete", {{"resourceclaim", kobj(claim)}, {"err", err}});
 }
 
 // ---------------------------------------------------------------- PreBind
@@ -578,29 +785,51 @@ Status DynamicResources::pre_bind_pre_flight(const framework::CycleState& state,
   return s->claims.empty() ? Status::skip() : Status();
 }
 
-util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size_t index, const api::Pod& pod) {
+util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size_t index, const api::Pod& pod,
+                                                         const std::string& node_name) {
   dra::ClaimPtr claim = s.claims[index];
   const std::optional<resourceapi::AllocationResult>& allocation = s.infos[index].allocation;
-  const std::string name = kobj(*claim);
+  const bool is_extended = s.has_extended_claim() && index == s.extended_index();
+  // The special claim with nothing to allocate: the node's device plugins provide the resources.
+  if (is_extended && !allocation && claim->spec.devices.requests.empty()) return claim;
+  // The special claim still in memory: created here first.
+  const bool create = is_extended && claim->metadata.name.view() == kSpecialClaimInMemName;
+  std::string name = kobj(*claim);
   const std::string uid(claim->metadata.uid.view());
   auto& client = handle_.client();
   bool modified = false;
   // Whatever happens, the allocation is no longer in flight: either the written claim is assumed
-  // (the informer's copy replaces it once it has caught up), or the claim is as it was.
+  // (the informer's copy replaces it once it has caught up), or the claim is as it was. A claim
+  // created here is new to the informer: it is waited for (upstream
+  // waitForExtendedClaimInAssumeCache), so that its devices count as taken all along.
   struct Done {
     DynamicResources* self;
     const dra::ClaimPtr& claim;
     const bool& modified;
     bool had_allocation;
+    bool created;
     std::string uid;
     ~Done() {
       if (modified) {
-        if (auto r = self->manager_->assume_claim_after_api_call(claim); !r.ok())
+        if (created) {
+          self->wait_for_claim_in_assume_cache(claim);
+        } else if (auto r = self->manager_->assume_claim_after_api_call(claim); !r.ok()) {
           log::V(5).info("Claim not stored in assume cache", {{"err", r.error()}});
+        }
       }
       if (had_allocation) self->manager_->remove_claim_pending_allocation(uid);
     }
-  } done{this, claim, modified, allocation.has_value(), uid};
+  } done{this, claim, modified, allocation.has_value(), create, uid};
+
+  if (create) {
+    auto created = create_extended_resource_claim(s, pod, node_name);
+    if (!created.ok()) return util::make_error(created.error());
+    claim = *created;
+    modified = true;
+    name = kobj(*claim);
+    // Unreserve deletes the created claim from now on.
+    s.claims[index] = claim;
+  }
 
   std::string last_error;
   bool refresh = false;
@@ -650,17 +879,98 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
     claim = written.claim;
     modified = true;
     log::V(5).info("reserved", {{"pod", api::key_of(pod)}, {"resourceclaim", name}});
+    if (is_extended) {
+      if (auto err = patch_pod_extended_resource_claim_status(s, pod, *claim, node_name); !err.empty())
+        return util::make_error(err);
+    }
     return dra::ClaimPtr(claim);  // a copy: `done` assumes `claim` after this (a plain return would move it)
   }
   return util::make_error(last_error);
 }
 
-Status DynamicResources::pre_bind(framework::CycleState& state, const api::Pod& pod, const std::string&) {
+// Upstream createExtendedResourceClaimInAPI: the node's variant of the special claim, as a new
+// object (no name, uid or allocation: the API server names it from its generateName).
+util::Result<dra::ClaimPtr> DynamicResources::create_extended_resource_claim(StateData& s,
+                                                                             const api::Pod& pod,
+                                                                             const std::string& node_name) {
+  dra::ClaimPtr variant;
+  {
+    std::lock_guard l(s.mu);
+    auto it = s.node_allocations.find(node_name);
+    if (it != s.node_allocations.end()) variant = it->second.extended_claim;
+  }
+  if (!variant) return util::make_error("extended resource claim not found for node " + node_name);
+  resourceapi::ResourceClaim claim = *variant;
+  claim.status.allocation = std::nullopt;
+  claim.metadata.name = "";
+  claim.metadata.uid = "";
+  log::V(5).info("create claim for extended resources", {{"pod", api::key_of(pod)}, {"node", node_name}});
+  auto answer = handle_.client().create_resource_claim(claim);
+  auto& counts = resource_claim_creates();
+  if (!answer.status.is_success()) {
+    counts.failure.fetch_add(1, std::memory_order_relaxed);
+    return util::make_error("create claim for extended resources " + kobj(claim) + ": " +
+                            answer.status.message());
+  }
+  counts.success.fetch_add(1, std::memory_order_relaxed);
+  log::V(5).info("created claim for extended resources",
+                 {{"pod", api::key_of(pod)}, {"node", node_name}, {"resourceclaim", kobj(*answer.claim)}});
+  return dra::ClaimPtr(answer.claim);
+}
+
+// Upstream patchPodExtendedResourceClaimStatus. "" on success, else the error.
+std::string DynamicResources::patch_pod_extended_resource_claim_status(
+    StateData& s, const api::Pod& pod, const resourceapi::ResourceClaim& claim,
+    const std::string& node_name) {
+  api::PodExtendedResourceClaimStatus status;
+  {
+    std::lock_guard l(s.mu);
+    auto it = s.node_allocations.find(node_name);
+    if (it != s.node_allocations.end()) status.requestMappings = it->second.mappings;
+  }
+  const std::string pod_name =
+      std::string(pod.metadata.namespace_.view()) + "/" + std::string(pod.metadata.name.view());
+  if (status.requestMappings.empty()) {
+    return "nil or empty request mappings, no update of pod " + pod_name + " ExtendedResourceClaimStatus";
+  }
+  status.resourceClaimName = std::string(claim.metadata.name.view());
+  if (auto st = handle_.client().patch_pod_extended_resource_claim_status(pod, status); !st.is_success()) {
+    return "update pod " + pod_name + " ExtendedResourceClaimStatus: " + st.message();
+  }
+  return {};
+}
+
+// Polls the assume cache until the informer has delivered the claim PreBind created (upstream
+// waitForExtendedClaimInAssumeCache: up to 120 s; it polls each second, here sooner at first).
+// A failure is only logged: the claim exists.
+void DynamicResources::wait_for_claim_in_assume_cache(const dra::ClaimPtr& claim) {
+  const auto deadline = std::chrono::steady_clock::now() + kAssumeExtendedResourceTimeout;
+  auto pause = std::chrono::milliseconds(5);
+  for (;;) {
+    auto r = manager_->assume_claim_after_api_call(claim);
+    if (r.ok()) return;
+    // Anything but "not there yet" will not change by waiting.
+    if (!r.error().starts_with("could not find")) {
+      log::V(5).info("Claim not stored in assume cache", {{"claim", kobj(*claim)}, {"err", r.error()}});
+      return;
+    }
+    if (std::chrono::steady_clock::now() + pause > deadline) {
+      log::V(5).info("Claim not stored in assume cache after retries",
+                     {{"claim", kobj(*claim)}, {"err", r.error()}});
+      return;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::milliseconds>(pause * 2, std::chrono::seconds(1));
+  }
+}
+
+Status DynamicResources::pre_bind(framework::CycleState& state, const api::Pod& pod,
+                                  const std::string& node_name) {
   auto* s = state.read<StateData>(kStateKey);
   if (s == nullptr) return Status::error("not found");
   for (std::size_t i = 0; i < s->claims.size(); ++i) {
     if (dra::claim_is_reserved_for_pod(pod, *s->claims[i])) continue;
-    auto r = bind_claim(*s, i, pod);
+    auto r = bind_claim(*s, i, pod, node_name);
     if (!r.ok()) return Status::error(r.error());
     // Unreserve then works with the written claim.
     s->claims[i] = *r;

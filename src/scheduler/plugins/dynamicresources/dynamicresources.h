@@ -12,11 +12,24 @@
 // pod cannot use, when no other pod uses it. Score prefers nodes where firstAvailable requests got
 // an earlier subrequest.
 //
-// Left out as upstream leaves it out at v1.35's default gates: extended resources backed by DRA
-// (DRAExtendedResource, alpha), binding conditions (DRADeviceBindingConditions, alpha),
-// consumable capacity (DRAConsumableCapacity, alpha). filterTimeout is accepted and validated but
-// not enforced: the allocator has no cancellation.
+// Extended resources backed by DRA (DRAExtendedResource, alpha at v1.35, off by default as there):
+// a pod whose containers request an extended resource that a DeviceClass maps (its
+// spec.extendedResourceName or "deviceclass.resource.kubernetes.io/<class>") gets a "special"
+// claim, kept last among its claims. PreFilter starts it in memory (or finds the one a prior cycle
+// created); Filter gives it, per node that does not advertise the resource in allocatable, one
+// request per container and resource (extended_resources.h) and allocates it with the pod's other
+// claims; Reserve puts it in flight; PreBind creates it in the API server (counted in
+// scheduler_resourceclaim_creates_total), writes allocation and reservedFor and records it in the
+// pod's status.extendedResourceClaimStatus; Unreserve deletes a created one. A special claim found
+// from a prior cycle is rejected by Filter and deleted by PostFilter, as upstream.
+//
+// Left out as upstream leaves it out at v1.35's default gates: binding conditions
+// (DRADeviceBindingConditions, alpha), consumable capacity (DRAConsumableCapacity, alpha).
+// filterTimeout is accepted and validated but not enforced: the allocator has no cancellation.
 #pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +46,19 @@ namespace ksched::scheduler::plugins::dynamicresources {
 
 inline constexpr std::string_view kName = "DynamicResources";
 inline constexpr std::string_view kStateKey = "DynamicResources";
+// Upstream AssumeExtendedResourceTimeoutDefaultSeconds: how long PreBind waits for the informer to
+// deliver the special claim it created.
+inline constexpr std::chrono::seconds kAssumeExtendedResourceTimeout{120};
+
+// scheduler_resourceclaim_creates_total{status}: PreBind's creations of special claims, counted
+// process-wide as upstream's counter is (the scheduler's metrics read it when scraped).
+struct ResourceClaimCreates {
+  std::atomic<std::uint64_t> success{0};
+  std::atomic<std::uint64_t> failure{0};
+};
+ResourceClaimCreates& resource_claim_creates();
+
+struct StateData;
 
 class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PreFilterPlugin,
@@ -93,13 +119,28 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   std::string for_each_pod_claim(const api::Pod& pod, Fn&& fn) const;
   framework::Status validate_device_class(std::string_view class_name, std::string_view request_name) const;
   // Upstream bindClaim; returns the claim as written, or an error message.
-  util::Result<dra::ClaimPtr> bind_claim(struct StateData& s, std::size_t index, const api::Pod& pod);
+  util::Result<dra::ClaimPtr> bind_claim(StateData& s, std::size_t index, const api::Pod& pod,
+                                         const std::string& node_name);
+  // DRAExtendedResource (upstream extendeddynamicresources.go).
+  dra::ClaimPtr pre_filter_extended_resources(const api::Pod& pod, StateData& s) const;
+  framework::Status filter_extended_resources(
+      const StateData& s, const api::Pod& pod, const framework::NodeInfo& node_info,
+      dra::ClaimPtr& node_claim, std::vector<api::ContainerExtendedResourceRequest>& mappings) const;
+  util::Result<dra::ClaimPtr> create_extended_resource_claim(StateData& s, const api::Pod& pod,
+                                                             const std::string& node_name);
+  std::string patch_pod_extended_resource_claim_status(StateData& s, const api::Pod& pod,
+                                                       const api::resourcev1::ResourceClaim& claim,
+                                                       const std::string& node_name);
+  void wait_for_claim_in_assume_cache(const dra::ClaimPtr& claim);
+  void unreserve_extended_resource_claim(StateData& s, const api::Pod& pod);
+  std::string delete_claim(const api::resourcev1::ResourceClaim& claim);
 
   framework::Handle& handle_;
   config::DynamicResourcesArgs args_;
   std::unique_ptr<dra::Manager> own_manager_;
   dra::Manager* manager_ = nullptr;
   dra::Features features_;
+  bool extended_resources_ = false;  // DRAExtendedResource
   std::unique_ptr<cel::Cache> cel_;
   // What every Filter call's allocator borrows: the class lookup and the selector results, which
   // stay valid as long as the slice objects they were computed for live.

@@ -1,6 +1,10 @@
 #include "scheduler/plugins/noderesources/fit.h"
 
 #include <cmath>
+#include <optional>
+
+#include "scheduler/config/features.h"
+#include "scheduler/dra/manager.h"
 
 namespace ksched::scheduler::plugins::noderesources {
 
@@ -22,6 +26,9 @@ struct ScalarRequest {
   std::int64_t quantity = 0;
   std::string reason;  // "Insufficient <name>"
   bool ignored = false;
+  // DRAExtendedResource: a DeviceClass maps the resource, so a node that does not advertise it
+  // leaves it to DynamicResources (upstream shouldDelegateResourceToDRA).
+  bool backed_by_dra = false;
 };
 
 struct PreFilterState final : framework::StateData {
@@ -49,13 +56,18 @@ bool is_ignored(std::string_view name, const std::set<std::string, std::less<>>&
   return false;
 }
 
+// `dra`: the DRA state whose DeviceClasses map extended resources, when DRAExtendedResource is on
+// (null: no resource is left to DynamicResources).
 PreFilterState make_pre_filter_state(const api::Pod& pod, const std::set<std::string, std::less<>>& ignored,
-                                     const std::set<std::string, std::less<>>& groups) {
+                                     const std::set<std::string, std::less<>>& groups,
+                                     const dra::Manager* dra) {
   PreFilterState s;
   s.request = framework::compute_pod_requests(pod, false);
   for (const auto& [name, q] : s.request.scalarResources) {
     if (q == 0) continue;
-    s.scalars.push_back(ScalarRequest{name, q, "Insufficient " + name, is_ignored(name, ignored, groups)});
+    const bool backed = dra != nullptr && dra->class_for_extended_resource(name) != nullptr;
+    s.scalars.push_back(
+        ScalarRequest{name, q, "Insufficient " + name, is_ignored(name, ignored, groups), backed});
   }
   return s;
 }
@@ -83,6 +95,7 @@ void check_fit(const PreFilterState& s, const framework::NodeInfo& ni, Emit&& em
     const std::int64_t* a = alloc.scalarResources.find(sc.name);
     const std::int64_t* u = used.scalarResources.find(sc.name);
     const std::int64_t have = a ? *a : 0;
+    if (sc.backed_by_dra && have == 0) continue;  // the node has it through DRA, or not at all
     const std::int64_t in_use = u ? *u : 0;
     if (sc.quantity > have - in_use) emit(sc.name, sc.reason, sc.quantity, in_use, have);
   }
@@ -117,8 +130,9 @@ std::int64_t broken_linear(const std::vector<std::pair<std::int64_t, std::int64_
 
 std::vector<InsufficientResource> fits(const api::Pod& pod, const framework::NodeInfo& node_info,
                                        const std::set<std::string, std::less<>>& ignored_resources,
-                                       const std::set<std::string, std::less<>>& ignored_groups) {
-  const PreFilterState s = make_pre_filter_state(pod, ignored_resources, ignored_groups);
+                                       const std::set<std::string, std::less<>>& ignored_groups,
+                                       const dra::Manager* dra) {
+  const PreFilterState s = make_pre_filter_state(pod, ignored_resources, ignored_groups, dra);
   std::vector<InsufficientResource> out;
   check_fit(s, node_info, [&](std::string_view name, std::string_view reason, std::int64_t req, std::int64_t used,
                               std::int64_t cap) {
@@ -127,8 +141,12 @@ std::vector<InsufficientResource> fits(const api::Pod& pod, const framework::Nod
   return out;
 }
 
-util::Result<std::shared_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& args) {
+util::Result<std::shared_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& args,
+                                               const dra::Manager* dra) {
   auto pl = std::make_shared<Fit>();
+  // Upstream NewFit: the DRA state only with DRAExtendedResource on.
+  if (config::features().draExtendedResource) pl->dra_ = dra;
+  pl->extended_resources_ = config::features().draExtendedResource;
   pl->ignoredResources_.insert(args.ignoredResources.begin(), args.ignoredResources.end());
   pl->ignoredResourceGroups_.insert(args.ignoredResourceGroups.begin(), args.ignoredResourceGroups.end());
   const auto& strategy = args.scoringStrategy;
@@ -156,8 +174,8 @@ util::Result<std::shared_ptr<Fit>> Fit::create(const config::NodeResourcesFitArg
 
 Status Fit::pre_filter(framework::CycleState& state, const api::Pod& pod, const std::vector<framework::NodeInfoPtr>&,
                        framework::PreFilterResult&) {
-  state.write(std::string(kPreFilterStateKey),
-              std::make_shared<PreFilterState>(make_pre_filter_state(pod, ignoredResources_, ignoredResourceGroups_)));
+  state.write(std::string(kPreFilterStateKey), std::make_shared<PreFilterState>(make_pre_filter_state(
+                                                   pod, ignoredResources_, ignoredResourceGroups_, dra_)));
   return {};
 }
 
@@ -237,13 +255,13 @@ std::vector<ClusterEventWithHint> Fit::events_to_register() const {
   };
   ClusterEventWithHint node_event;
   node_event.event = ClusterEvent{framework::EventResource::Node, framework::kAdd | framework::kUpdateNodeAllocatable, {}};
-  node_event.hint = [](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
-                       const std::shared_ptr<const void>& newObj) {
+  node_event.hint = [dra = dra_](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
+                                 const std::shared_ptr<const void>& newObj) {
     const auto* modified = static_cast<const api::Node*>(newObj.get());
     if (modified == nullptr) return QueueingHint::Skip;
     framework::NodeInfo fresh(std::make_shared<const api::Node>(*modified));
     // Would not fit even on an empty node of this shape (upstream isFit: no ignored resources).
-    if (!fits(pod, fresh).empty()) return QueueingHint::Skip;
+    if (!fits(pod, fresh, {}, {}, dra).empty()) return QueueingHint::Skip;
     const auto* original = static_cast<const api::Node*>(oldObj.get());
     if (original == nullptr) return QueueingHint::Queue;
     const auto before = framework::Resource::from(original->status.allocatable);
@@ -259,21 +277,67 @@ std::vector<ClusterEventWithHint> Fit::events_to_register() const {
     }
     for (const auto& [name, q] : req.scalarResources) {
       if (q > 0 && after.get(name) > before.get(name)) return QueueingHint::Queue;
+      // Upstream haveAnyRequestedResourcesIncreased: a resource DRA provides on this node counts.
+      if (q > 0 && dra != nullptr && after.get(name) == 0 && dra->class_for_extended_resource(name))
+        return QueueingHint::Queue;
     }
     return QueueingHint::Skip;
   };
-  return {std::move(pod_event), std::move(node_event)};
+  std::vector<ClusterEventWithHint> events{std::move(pod_event), std::move(node_event)};
+  if (extended_resources_) {
+    // A pod may wait for a class that maps its extended resource (upstream
+    // isSchedulableAfterDeviceClassEvent).
+    ClusterEventWithHint class_event;
+    class_event.event =
+        ClusterEvent{framework::EventResource::DeviceClass, framework::kAdd | framework::kUpdate, {}};
+    class_event.hint = [](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
+                          const std::shared_ptr<const void>& newObj) {
+      return is_schedulable_after_device_class_change(
+          pod, static_cast<const api::resourcev1::DeviceClass*>(oldObj.get()),
+          static_cast<const api::resourcev1::DeviceClass*>(newObj.get()));
+    };
+    events.push_back(std::move(class_event));
+  }
+  return events;
+}
+
+QueueingHint is_schedulable_after_device_class_change(const api::Pod& pod,
+                                                      const api::resourcev1::DeviceClass* original,
+                                                      const api::resourcev1::DeviceClass* modified) {
+  if (modified == nullptr) return QueueingHint::Skip;
+  std::optional<framework::Resource> requests;
+  auto requested = [&](std::string_view name) {
+    if (!requests) requests = framework::compute_pod_requests(pod, false);
+    return requests->scalarResources.find(name) != nullptr;
+  };
+  if (original != nullptr) {
+    // Same extended resource name: nothing changed for the pod.
+    if (original->spec.extendedResourceName.value_or("") == modified->spec.extendedResourceName.value_or(""))
+      return QueueingHint::Skip;
+  } else if (requested(std::string(dra::kResourceDeviceClassPrefix) +
+                       std::string(modified->metadata.name.view()))) {
+    // The implicit name only on Add: a class's name does not change.
+    return QueueingHint::Queue;
+  }
+  if (modified->spec.extendedResourceName && requested(*modified->spec.extendedResourceName))
+    return QueueingHint::Queue;
+  return QueueingHint::Skip;
 }
 
 util::Result<std::shared_ptr<framework::Plugin>> make_node_resources_fit(const framework::PluginArgs& args,
-                                                                         framework::Handle&) {
+                                                                         framework::Handle& handle) {
   const auto* a = args.as<config::NodeResourcesFitArgs>();
-  auto pl = Fit::create(a ? *a : config::NodeResourcesFitArgs{});
+  auto pl = Fit::create(a ? *a : config::NodeResourcesFitArgs{}, handle.dra_manager());
   if (!pl.ok()) return util::make_error(pl.error());
   return std::shared_ptr<framework::Plugin>(std::move(pl.value()));
 }
 
 void Fit::sign_pod(const api::Pod& pod, framework::PodSignature& sig) const {
+  // Upstream: "signature disabled when dra extended resources enabled".
+  if (extended_resources_) {
+    sig.set_unsignable();
+    return;
+  }
   framework::sign_requests(pod, kFitName, sig);
 }
 
