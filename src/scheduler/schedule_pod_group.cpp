@@ -83,9 +83,9 @@ Status preempt_for_pod_group(framework::Framework& fwk, const std::vector<Member
   const api::Pod& first = *preemptor.members.front();
   std::string uid = group;
   if (groups && first.spec.workloadRef) {
-    if (auto w = groups->workload(first.metadata.namespace_, first.spec.workloadRef->name)) uid = w->metadata.uid;
+    if (auto w = groups->workload(first.metadata.namespace_, first.spec.workloadRef->name)) uid = std::string(w->metadata.uid.view());
   }
-  const pre::PreemptorRef ref{"podgroup", uid, group, first.spec.schedulerName};
+  const pre::PreemptorRef ref{"podgroup", uid, group, std::string(first.spec.schedulerName.view())};
   if (Status s = evaluator.actuate(r, ref); !s.is_success()) return s;
   log::V(2).info("Pod group preemption", {{"podGroup", group},
                                           {"victims", std::to_string(r.victims.size())},

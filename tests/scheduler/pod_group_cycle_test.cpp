@@ -334,8 +334,8 @@ TEST_F(PodGroupCycleTest, AHigherGangEvictsALowerGangWholeAndIsThenBoundWhole) {
   EXPECT_TRUE(condition);
   bool event = false;
   for (const auto& e : client.events()) {
-    if (e.reason == "Preempted" && e.message.find("Preempted by podgroup ") == 0 &&
-        e.message.find(" on node cluster") != std::string::npos) {
+    if (e.reason == "Preempted" && e.note.find("Preempted by podgroup ") == 0 &&
+        e.note.find(" on node cluster") != std::string::npos) {
       event = true;
     }
   }

@@ -253,7 +253,7 @@ GroupPreemptionResult PodGroupEvaluator::select_victims(const GroupPreemptor& g,
   {
     std::set<std::string, std::less<>> nominated;
     for (const auto& m : g.members) {
-      if (!m->status.nominatedNodeName.empty()) nominated.insert(std::string(std::string_view(m->status.nominatedNodeName)));
+      if (!m->status.nominatedNodeName.empty()) nominated.insert(std::string(m->status.nominatedNodeName.view()));
     }
     if (!nominated.empty()) {
       // A unit's priority is the pod's own or its gang's.
@@ -291,7 +291,7 @@ GroupPreemptionResult PodGroupEvaluator::select_victims(const GroupPreemptor& g,
   SimulatedNodes sim(nodes, storage);
   SnapshotSwap swap(fwk_, sim);
   for (const auto& u : potential) {
-    for (const auto& pi : u.pods) sim.remove_pod(*pi->pod, std::string_view(pi->pod->spec.nodeName));
+    for (const auto& pi : u.pods) sim.remove_pod(*pi->pod, pi->pod->spec.nodeName.view());
   }
   std::vector<Assignment> placed;
   if (Status s = simulate_placement(fwk_, sim, g, placed); !s.is_success()) {
@@ -321,7 +321,7 @@ GroupPreemptionResult PodGroupEvaluator::select_victims(const GroupPreemptor& g,
   Status error;
   auto for_each_state_extension = [&](const VictimUnit& u, bool add) {
     for (const auto& pi : u.pods) {
-      auto ni = sim.get(std::string_view(pi->pod->spec.nodeName));
+      auto ni = sim.get(pi->pod->spec.nodeName.view());
       if (!ni) continue;
       for (auto& a : placed) {
         Status s = add ? fwk_.run_pre_filter_extension_add_pod(*a.state, *g.members[a.member], pi, *ni)
@@ -331,7 +331,7 @@ GroupPreemptionResult PodGroupEvaluator::select_victims(const GroupPreemptor& g,
     }
   };
   auto reprieve = [&](const VictimUnit& u) {
-    for (const auto& pi : u.pods) sim.add_pod(pi, std::string_view(pi->pod->spec.nodeName));
+    for (const auto& pi : u.pods) sim.add_pod(pi, pi->pod->spec.nodeName.view());
     for_each_state_extension(u, true);
     std::size_t added = 0;
     bool fits = true;
@@ -346,7 +346,7 @@ GroupPreemptionResult PodGroupEvaluator::select_victims(const GroupPreemptor& g,
     }
     for (std::size_t k = added; k-- > 0;) sim.remove_pod(*placed[k].placed->pod, placed[k].node);
     if (!fits) {
-      for (const auto& pi : u.pods) sim.remove_pod(*pi->pod, std::string_view(pi->pod->spec.nodeName));
+      for (const auto& pi : u.pods) sim.remove_pod(*pi->pod, pi->pod->spec.nodeName.view());
       for_each_state_extension(u, false);
       if (auto v = log::V(6); v.enabled()) {
         v.info("Pods are potential preemption victims on domain",

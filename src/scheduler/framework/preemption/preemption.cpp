@@ -294,7 +294,8 @@ Status preempt_victim(Handle& handle, const std::string& plugin_name, const Pree
 }
 
 Status Evaluator::default_preempt_pod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
-  const PreemptorRef ref{"pod", preemptor.metadata.uid, preemptor.metadata.name, preemptor.spec.schedulerName};
+  const PreemptorRef ref{"pod", std::string(preemptor.metadata.uid.view()), std::string(preemptor.metadata.name.view()),
+                        std::string(preemptor.spec.schedulerName.view())};
   return preempt_victim(handle_, plugin_name_, ref, c.name, victim);
 }
 
