@@ -58,7 +58,7 @@ bool stops(const Status& s) { return !s.is_success() && !s.is_wait(); }
 // (the tentative members undone). On success `nominated` holds each member's node ("" = none).
 Status preempt_for_pod_group(framework::Framework& fwk, const std::vector<MemberAttempt>& members, int scheduled,
                              const std::string& group, podgroup::Manager* groups, const cache::Snapshot& snapshot,
-                             std::vector<std::string>& nominated) {
+                             std::vector<std::string>& nominated, bool& keep_nominations) {
   namespace pre = framework::preemption;
   if (!fwk.has_post_filter_plugins()) {
     return Status::unschedulable("default preemption plugin is not registered, workload aware preemption is disabled");
@@ -78,6 +78,7 @@ Status preempt_for_pod_group(framework::Framework& fwk, const std::vector<Member
     if (auto v = log::V(5); v.enabled()) {
       v.info("Pod group preemption did not help", {{"podGroup", group}, {"reason", r.status.message()}});
     }
+    keep_nominations = r.keepNominations;
     return r.status;
   }
   const api::Pod& first = *preemptor.members.front();
@@ -249,13 +250,14 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
   // Workload-aware preemption (upstream runWorkloadAwarePreemption): only when the group was
   // rejected as Unschedulable, not on an error or an unresolvable rejection.
   std::vector<std::string> nominated(members.size());
+  bool keep_nominations = false;
   if (group_error.is_success() && feasible.code() == framework::Code::Unschedulable) {
     // The members' tentative assumptions were just undone: the snapshot must not show them.
     Status ps;
     if (auto rs = refresh_snapshot(); !rs.ok()) {
       ps = Status::error(rs.error());
     } else {
-      ps = preempt_for_pod_group(fwk, members, scheduled, group, pod_groups_.get(), *snapshot_, nominated);
+      ps = preempt_for_pod_group(fwk, members, scheduled, group, pod_groups_.get(), *snapshot_, nominated, keep_nominations);
     }
     if (ps.is_error()) {
       group_status = ps;
@@ -273,9 +275,10 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     }
     if (!gang_plugin.empty() && group_error.is_success()) m.popped->unschedulablePlugins.insert(gang_plugin);
     // A member the preemption placed waits for its victims nominated to that node (ModeOverride);
-    // the others lose any nomination.
+    // the others lose any nomination, unless an earlier preemption's victims are still going.
     framework::NominatingInfo nominating = framework::NominatingInfo::cleared();
     if (!nominated[i].empty()) nominating = {framework::NominatingInfo::Mode::Override, nominated[i]};
+    if (keep_nominations) nominating = {framework::NominatingInfo::Mode::Noop, {}};
     handle_scheduling_failure(fwk, m.popped, group_status, std::nullopt, nominating, start);
   }
 }

@@ -270,6 +270,7 @@ GroupPreemptionResult PodGroupEvaluator::select_victims(const GroupPreemptor& g,
           const std::int32_t p = it == unit_priority.end() ? api::pod_priority(*pi->pod) : it->second;
           if (p < priority && terminating_by_preemption(*pi->pod)) {
             r.status = Status::unschedulable("not eligible due to a terminating pod on the nominated node.");
+            r.keepNominations = true;
             return r;
           }
         }

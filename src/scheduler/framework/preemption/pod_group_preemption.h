@@ -69,6 +69,9 @@ struct GroupPreemptionResult {
   std::vector<std::string> nodes;  // per member (GroupPreemptor::members order), "" = not placed
   int victimUnits = 0;
   int pdbViolatingUnits = 0;
+  // Not eligible because an earlier preemption's victim is still terminating on a member's
+  // nominated node: the members keep their nominations (as a single pod's PostFilter leaves them).
+  bool keepNominations = false;
 };
 
 inline constexpr std::string_view kNoVictims = "No preemption victims found for incoming preemptor";
