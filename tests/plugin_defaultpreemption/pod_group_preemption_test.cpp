@@ -76,7 +76,9 @@ TEST(CollectVictimUnits, AGangAcrossNodesIsOneUnitOtherPodsAreSingle) {
   EXPECT_EQ(gang->priority, 5);
   EXPECT_EQ(gang->earliest_start, 2'000'000'000);
   for (const auto& u : units) {
-    if (!u.is_group) EXPECT_EQ(u.pods.size(), 1u);
+    if (!u.is_group) {
+      EXPECT_EQ(u.pods.size(), 1u);
+    }
   }
 }
 
