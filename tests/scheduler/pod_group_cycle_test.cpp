@@ -176,7 +176,7 @@ class PodGroupCycleTest : public ::testing::Test {
   std::map<std::string, int> bound_per_workload() {
     std::map<std::string, int> out;
     for (const auto& [name, p] : pods) {
-      if (!p->spec.nodeName.empty()) ++out[p->spec.workloadRef->name];
+      if (!p->spec.nodeName.empty() && p->spec.workloadRef) ++out[p->spec.workloadRef->name];
     }
     return out;
   }
@@ -244,8 +244,12 @@ TEST_F(PodGroupCycleTest, AGangWhoseMinimumDoesNotFitStaysPendingWholeAndBindsWh
   EXPECT_EQ(client.binds().size(), 0u);
   EXPECT_EQ(sched->cache().assumed_pod_count(), 0);  // every tentative assumption undone
   // The first two fit; the third does not, and with one member left the group cannot reach 4.
-  EXPECT_EQ(last_condition_message("default/w0"), "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining");
-  EXPECT_EQ(last_condition_message("default/w3"), "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining");
+  // Workload-aware preemption then finds nothing of lower priority, and says so (upstream's
+  // AppendReason).
+  EXPECT_EQ(last_condition_message("default/w0"),
+            "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, No preemption victims found for incoming preemptor");
+  EXPECT_EQ(last_condition_message("default/w3"),
+            "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, No preemption victims found for incoming preemptor");
   EXPECT_EQ(sched->queue().counts().unschedulable, 4u);
 
   add_node("n2", "4");  // NodeAdd moves the member NodeResourcesFit rejected; it brings the others
