@@ -59,10 +59,13 @@ ok "a low-priority gang of 16 fills the nodes (bound whole, running)"
 SAMPLER_PID=$!
 
 # ---- the high gang: no room, so workload-aware preemption; the low gang goes whole
+t0=$(date +%s%N)
 gang high 16 16 500m high | k apply -f - >/dev/null
 high_running() { [[ $(running_count high) == 16 ]]; }
 until_ok 60 high_running || fail "gang 'high' not bound whole after preemption: $(bound_count high) bound"
 ok "the high-priority gang of 16 is bound whole (and running) after preemption"
+# Informational (polled every 0.2 s, so an upper bound): submission to all 16 Running.
+echo "high gang: applied to 16 Running in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 kill "$SAMPLER_PID" 2>/dev/null || true; wait "$SAMPLER_PID" 2>/dev/null || true; SAMPLER_PID=""
 low_gone() { [[ $(pod_count low) == 0 ]]; }
 until_ok 30 low_gone || fail "the low gang was not evicted whole: $(pod_count low) pods left, $(bound_count low) bound"
