@@ -17,13 +17,19 @@
 // starts, so no other cycle sees a tentative member. Only gang groups take this cycle; pods of a
 // basic group, and pods without one, take the single-pod cycle exactly as before.
 //
-// Not done (see docs/architecture.md): preemption for a group (no member runs PostFilter; the
-// v1.37 workload-aware preemption), TopologyAware placement, composite groups, and basic groups
+// When the group is rejected as Unschedulable, workload-aware preemption runs for the whole group
+// (upstream v1.36+'s runWorkloadAwarePreemption; framework/preemption/pod_group_preemption.h): on
+// success its victims are deleted and every member it placed goes back to the queue nominated to
+// its node, to be placed whole by a later cycle once the victims are gone. Members run no
+// PostFilter of their own, as upstream's group cycle.
+//
+// Not done (see docs/architecture.md): TopologyAware placement, composite groups, and basic groups
 // in the group cycle.
 #include <algorithm>
 #include <random>
 
 #include "api/helpers.h"
+#include "scheduler/framework/preemption/pod_group_preemption.h"
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "util/log.h"
@@ -47,6 +53,47 @@ struct MemberAttempt {
 
 // PlacementFeasible said stop: Unschedulable (the constraints cannot be met) or an error.
 bool stops(const Status& s) { return !s.is_success() && !s.is_wait(); }
+
+// Workload-aware preemption for the group whose cycle just failed; `snapshot` is up to date
+// (the tentative members undone). On success `nominated` holds each member's node ("" = none).
+Status preempt_for_pod_group(framework::Framework& fwk, const std::vector<MemberAttempt>& members, int scheduled,
+                             const std::string& group, podgroup::Manager* groups, const cache::Snapshot& snapshot,
+                             std::vector<std::string>& nominated, bool& keep_nominations) {
+  namespace pre = framework::preemption;
+  if (!fwk.has_post_filter_plugins()) {
+    return Status::unschedulable("default preemption plugin is not registered, workload aware preemption is disabled");
+  }
+  pre::GroupPreemptor preemptor;
+  preemptor.group = group;
+  preemptor.scheduled = scheduled;
+  preemptor.members.reserve(members.size());
+  for (const auto& m : members) preemptor.members.push_back(m.popped->podInfo->pod);
+  // A gang's scheduled pods are one unit; a basic group's pods and pods without a group, one each.
+  pre::PodGroupEvaluator evaluator(fwk, [groups](const api::Pod& p) -> std::string {
+    if (!p.spec.workloadRef || !groups || groups->policy(p).kind != podgroup::Policy::Kind::Gang) return {};
+    return podgroup::group_key(p);
+  });
+  pre::GroupPreemptionResult r = evaluator.select_victims(preemptor, snapshot, snapshot);
+  if (!r.status.is_success()) {
+    if (auto v = log::V(5); v.enabled()) {
+      v.info("Pod group preemption did not help", {{"podGroup", group}, {"reason", r.status.message()}});
+    }
+    keep_nominations = r.keepNominations;
+    return r.status;
+  }
+  const api::Pod& first = *preemptor.members.front();
+  std::string uid = group;
+  if (groups && first.spec.workloadRef) {
+    if (auto w = groups->workload(first.metadata.namespace_, first.spec.workloadRef->name)) uid = std::string(w->metadata.uid.view());
+  }
+  const pre::PreemptorRef ref{"podgroup", uid, group, std::string(first.spec.schedulerName.view())};
+  if (Status s = evaluator.actuate(r, ref); !s.is_success()) return s;
+  log::V(2).info("Pod group preemption", {{"podGroup", group},
+                                          {"victims", std::to_string(r.victims.size())},
+                                          {"victimUnits", std::to_string(r.victimUnits)}});
+  nominated = std::move(r.nodes);
+  return {};
+}
 
 }  // namespace
 
@@ -109,6 +156,9 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
         Status rs = fwk.run_reserve_plugins_reserve(*m.state, *assumed_pod, node);
         observe("Reserve", rs, fwk, t0);
         if (rs.is_success()) {
+          // As upstream's assume: a nominated member no longer holds its nomination, or the
+          // members after it would count it twice on its node (assumed and nominated).
+          queue_->nominator().delete_nominated_pod_if_exists(*assumed_pod);
           m.assumed = std::move(assumed);
         } else {
           fwk.run_reserve_plugins_unreserve(*m.state, *assumed_pod, node);
@@ -194,9 +244,29 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
   }
   algorithm_->pod_failed(fwk);
   record_attempt(group_error.is_success() ? metrics::kUnschedulable : metrics::kError);
-  const Status group_status = !group_error.is_success() ? group_error : Status(framework::Code::Unschedulable, feasible.message());
+  Status group_status = !group_error.is_success() ? group_error : Status(framework::Code::Unschedulable, feasible.message());
   const std::string gang_plugin(feasible.plugin());
-  for (auto& m : members) {
+
+  // Workload-aware preemption (upstream runWorkloadAwarePreemption): only when the group was
+  // rejected as Unschedulable, not on an error or an unresolvable rejection.
+  std::vector<std::string> nominated(members.size());
+  bool keep_nominations = false;
+  if (group_error.is_success() && feasible.code() == framework::Code::Unschedulable) {
+    // The members' tentative assumptions were just undone: the snapshot must not show them.
+    Status ps;
+    if (auto rs = refresh_snapshot(); !rs.ok()) {
+      ps = Status::error(rs.error());
+    } else {
+      ps = preempt_for_pod_group(fwk, members, scheduled, group, pod_groups_.get(), *snapshot_, nominated, keep_nominations);
+    }
+    if (ps.is_error()) {
+      group_status = ps;
+    } else if (!ps.is_success()) {
+      group_status.append_reason(ps.message());
+    }
+  }
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    auto& m = members[i];
     // The member's own rejectors (if it did not fit), and the plugin that stopped the group, decide
     // which events requeue it; any member that moves brings the others back with it.
     if (m.fit) {
@@ -204,8 +274,14 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
       m.popped->pendingPlugins = m.fit->diagnosis.pendingPlugins;
     }
     if (!gang_plugin.empty() && group_error.is_success()) m.popped->unschedulablePlugins.insert(gang_plugin);
-    handle_scheduling_failure(fwk, m.popped, group_status, std::nullopt, framework::NominatingInfo::cleared(), start);
+    // A member the preemption placed waits for its victims nominated to that node (ModeOverride);
+    // the others lose any nomination, unless an earlier preemption's victims are still going.
+    framework::NominatingInfo nominating = framework::NominatingInfo::cleared();
+    if (!nominated[i].empty()) nominating = {framework::NominatingInfo::Mode::Override, nominated[i]};
+    if (keep_nominations) nominating = {framework::NominatingInfo::Mode::Noop, {}};
+    handle_scheduling_failure(fwk, m.popped, group_status, std::nullopt, nominating, start);
   }
 }
+
 
 }  // namespace ksched::scheduler

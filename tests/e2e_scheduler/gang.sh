@@ -28,7 +28,9 @@ big_rejected() {
 wait_until 30 "gang 'big' rejected" big_rejected
 for i in 0 1 2 3; do
   msg=$(k -n e2e get pod "big-$i" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
-  expect_eq "$msg" "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining" "big-$i PodScheduled message"
+  # 'fits' has big's priority: workload-aware preemption finds no victim and says so.
+  expect_eq "$msg" "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, No preemption victims found for incoming preemptor" \
+    "big-$i PodScheduled message"
 done
 expect_eq "$(bound_count big)" "0" "no member of 'big' bound"
 

@@ -71,7 +71,8 @@ all_rejected() {
 until_ok 30 all_rejected || fail "the 16 members of 'big' were not all marked Unschedulable"
 msgs=$(kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="PodScheduled")].message}{"\n"}{end}' |
   grep '^big-' | cut -d= -f2- | sort -u)
-expect_eq "$msgs" "minCount (16) cannot be satisfied: 8 scheduled, 7 remaining" "every member of 'big' has upstream's message"
+expect_eq "$msgs" "minCount (16) cannot be satisfied: 8 scheduled, 7 remaining, No preemption victims found for incoming preemptor" \
+  "every member of 'big' has upstream's message (with workload-aware preemption's reason appended)"
 expect_eq "$(bound_count big)" "0" "no member of 'big' is bound"
 expect_eq "$(kq -n gangs get pods -o jsonpath='{.items[*].status.nominatedNodeName}' | tr -d ' ')" "" "no member is nominated"
 

@@ -7,6 +7,7 @@
 // minCount members bound (see the randomized test for what a restart can and cannot promise).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -93,9 +94,24 @@ class PodGroupCycleTest : public ::testing::Test {
     sched->on_node_delete(nodes.at(name));
     nodes.erase(name);
   }
-  framework::PodPtr add_member(const std::string& name, const std::string& workload, const std::string& cpu) {
+  framework::PodPtr add_member(const std::string& name, const std::string& workload, const std::string& cpu,
+                               std::int32_t priority = 0, const std::string& policy = {}) {
     api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).WorkloadRef(workload, "workers").Obj();
     p.spec.schedulerName = "default-scheduler";
+    if (priority != 0) p.spec.priority = priority;
+    if (!policy.empty()) p.spec.preemptionPolicy = policy;
+    auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    lister.add_pod(ptr);
+    pods[name] = ptr;
+    sched->on_pod_add(ptr);
+    return ptr;
+  }
+  // A pod without a group, already running on `node` since `start_s` (unix seconds).
+  framework::PodPtr add_running(const std::string& name, const std::string& node, const std::string& cpu,
+                                std::int32_t priority, std::int64_t start_s) {
+    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).Node(node).StartTime(api::Time{start_s * 1'000'000'000}).Obj();
+    p.spec.schedulerName = "default-scheduler";
+    if (priority != 0) p.spec.priority = priority;
     auto ptr = std::make_shared<const api::Pod>(std::move(p));
     lister.add_pod(ptr);
     pods[name] = ptr;
@@ -104,13 +120,52 @@ class PodGroupCycleTest : public ::testing::Test {
   }
   // Runs cycles until nothing is pending, waits for the bindings, and confirms each new binding
   // as the informer would (the pod comes back with spec.nodeName).
-  void settle() {
+  void run_cycles() {
     for (int i = 0; i < 1000 && sched->schedule_one_if_pending(); ++i) {
     }
     ASSERT_TRUE(sched->wait_for_bindings(10s));
     auto binds = client.binds();
     for (std::size_t i = confirmed; i < binds.size(); ++i) confirm(binds[i]);
     confirmed = binds.size();
+  }
+  // The API server carried out the deletions the scheduler asked for (preemption's victims), and
+  // the informer reports them. Returns the pods deleted.
+  std::vector<std::string> apply_deletes() {
+    std::vector<std::string> out;
+    auto deletes = client.deletes();
+    for (std::size_t i = deletes_applied; i < deletes.size(); ++i) {
+      const std::string name = deletes[i].substr(deletes[i].find('/') + 1);
+      auto it = pods.find(name);
+      if (it == pods.end()) continue;
+      framework::PodPtr gone = it->second;
+      lister.remove_pod(gone->metadata.namespace_, name);
+      pods.erase(it);
+      sched->on_pod_delete(gone);
+      out.push_back(name);
+      if (gone->spec.workloadRef && !gone->spec.nodeName.empty()) evicted_gangs.insert(gone->spec.workloadRef->name);
+    }
+    deletes_applied = deletes.size();
+    // A gang is evicted whole: none of an evicted gang's members is left bound.
+    auto bound = bound_per_workload();
+    for (const auto& g : evicted_gangs) {
+      if (bound[g] > 0) ++partial_evictions;
+    }
+    evicted_gangs.clear();
+    return out;
+  }
+  // Cycles until nothing is pending, the victims of any preemption deleted, and cycles again.
+  void settle() {
+    for (int round = 0; round < 10; ++round) {
+      run_cycles();
+      if (apply_deletes().empty()) return;
+    }
+  }
+  std::string last_nomination(const std::string& pod) {
+    std::string node;
+    for (const auto& p : client.patches()) {
+      if (p.pod == pod && p.nominatedNodeName) node = *p.nominatedNodeName;
+    }
+    return node;
   }
   // Retries what waits in backoffQ or unschedulablePods (time passes, the leftover flush runs).
   void let_time_pass() {
@@ -121,7 +176,7 @@ class PodGroupCycleTest : public ::testing::Test {
   std::map<std::string, int> bound_per_workload() {
     std::map<std::string, int> out;
     for (const auto& [name, p] : pods) {
-      if (!p->spec.nodeName.empty()) ++out[p->spec.workloadRef->name];
+      if (!p->spec.nodeName.empty() && p->spec.workloadRef) ++out[p->spec.workloadRef->name];
     }
     return out;
   }
@@ -145,6 +200,9 @@ class PodGroupCycleTest : public ::testing::Test {
   std::map<std::string, framework::PodPtr> pods;
   std::vector<std::shared_ptr<const s1::Workload>> workloads;
   std::size_t confirmed = 0;
+  std::size_t deletes_applied = 0;
+  std::set<std::string> evicted_gangs;
+  int partial_evictions = 0;  // gangs left with members bound after an eviction
 };
 
 TEST_F(PodGroupCycleTest, MembersWaitForTheQuorumThenTheGangIsPlacedInOneCycle) {
@@ -186,8 +244,12 @@ TEST_F(PodGroupCycleTest, AGangWhoseMinimumDoesNotFitStaysPendingWholeAndBindsWh
   EXPECT_EQ(client.binds().size(), 0u);
   EXPECT_EQ(sched->cache().assumed_pod_count(), 0);  // every tentative assumption undone
   // The first two fit; the third does not, and with one member left the group cannot reach 4.
-  EXPECT_EQ(last_condition_message("default/w0"), "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining");
-  EXPECT_EQ(last_condition_message("default/w3"), "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining");
+  // Workload-aware preemption then finds nothing of lower priority, and says so (upstream's
+  // AppendReason).
+  EXPECT_EQ(last_condition_message("default/w0"),
+            "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, No preemption victims found for incoming preemptor");
+  EXPECT_EQ(last_condition_message("default/w3"),
+            "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, No preemption victims found for incoming preemptor");
   EXPECT_EQ(sched->queue().counts().unschedulable, 4u);
 
   add_node("n2", "4");  // NodeAdd moves the member NodeResourcesFit rejected; it brings the others
@@ -241,6 +303,161 @@ TEST_F(PodGroupCycleTest, PodsWithoutAGroupTakeTheSinglePodCycle) {
   EXPECT_TRUE((bound["job"] == 2 && !plain_bound) || (bound["job"] == 0 && plain_bound));
 }
 
+// ---- Workload-aware preemption (KEP-5710; upstream podgrouppreemption.go and its test)
+
+// Upstream "Pod group with disruption mode group not reprieved": a lower gang holding the room is a
+// single unit, evicted whole (every member, not only as many as the preemptor needs); the higher
+// gang is nominated, waits for the deletions, and is then bound whole.
+TEST_F(PodGroupCycleTest, AHigherGangEvictsALowerGangWholeAndIsThenBoundWhole) {
+  add_node("n1", "4");
+  add_node("n2", "4");
+  add_workload(MakeGangWorkload("low", 3));
+  for (int i = 0; i < 4; ++i) add_member("low-" + std::to_string(i), "low", "2", 10);
+  settle();
+  ASSERT_EQ(bound_per_workload()["low"], 4);
+
+  add_workload(MakeGangWorkload("high", 2));
+  add_member("high-0", "high", "2", 1000);
+  add_member("high-1", "high", "2", 1000);
+  run_cycles();
+  // One pod-group cycle: no room, so preemption; the victims are the whole lower gang.
+  auto deletes = client.deletes();
+  std::set<std::string> victims(deletes.begin(), deletes.end());
+  EXPECT_EQ(victims, (std::set<std::string>{"default/low-0", "default/low-1", "default/low-2", "default/low-3"}));
+  EXPECT_EQ(bound_per_workload()["high"], 0);  // nothing binds before the victims are gone
+  EXPECT_FALSE(last_nomination("default/high-0").empty());
+  EXPECT_FALSE(last_nomination("default/high-1").empty());
+  // The victims' condition and event, as upstream's executor for a pod-group preemptor.
+  bool condition = false;
+  for (const auto& p : client.patches()) {
+    if (p.pod == "default/low-0" && p.condition && p.condition->type == "DisruptionTarget") {
+      condition = p.condition->reason == "PreemptionByScheduler" &&
+                  p.condition->message == "default-scheduler: preempting to accommodate a higher priority podgroup";
+    }
+  }
+  EXPECT_TRUE(condition);
+  bool event = false;
+  for (const auto& e : client.events()) {
+    if (e.reason == "Preempted" && e.note.find("Preempted by podgroup ") == 0 &&
+        e.note.find(" on node cluster") != std::string::npos) {
+      event = true;
+    }
+  }
+  EXPECT_TRUE(event);
+
+  EXPECT_EQ(apply_deletes().size(), 4u);
+  settle();
+  EXPECT_EQ(bound_per_workload()["high"], 2);
+  EXPECT_EQ(bound_per_workload()["low"], 0);
+}
+
+// A gang of 2 x 2 CPUs on two full nodes of single low-priority pods: upstream's reprieval keeps
+// every pod it can, most important first, so only one pod per node (the latest started) goes, and
+// the gang is bound whole once they are gone.
+TEST_F(PodGroupCycleTest, AGangPreemptsOnlyTheSinglePodsItNeedsAndIsBoundWhole) {
+  add_node("n1", "4");
+  add_node("n2", "4");
+  for (int i = 0; i < 4; ++i) {
+    add_running("a" + std::to_string(i), "n1", "1", 0, 100 + i);  // a3 started last on n1
+    add_running("b" + std::to_string(i), "n2", "1", 0, 200 + i);  // b3 started last on n2
+  }
+  add_workload(MakeGangWorkload("job", 2));
+  add_member("job-0", "job", "1", 100);
+  add_member("job-1", "job", "1", 100);
+  run_cycles();
+  auto deletes = client.deletes();
+  std::set<std::string> victims(deletes.begin(), deletes.end());
+  EXPECT_EQ(victims, (std::set<std::string>{"default/a3", "default/b3"}));
+  std::set<std::string> nominated{last_nomination("default/job-0"), last_nomination("default/job-1")};
+  EXPECT_EQ(nominated, (std::set<std::string>{"n1", "n2"}));
+  apply_deletes();
+  settle();
+  EXPECT_EQ(bound_per_workload()["job"], 2);
+  std::set<std::string> placed{std::string(pods.at("job-0")->spec.nodeName.view()),
+                               std::string(pods.at("job-1")->spec.nodeName.view())};
+  EXPECT_EQ(placed, nominated);  // where the preemption nominated them
+}
+
+// Upstream "Priority: mix of no groups and pod groups" and moreImportantVictim: at equal priority a
+// gang is more important than a single pod, so the single pod is the one evicted; and a gang
+// victim goes whole even when part of it would do (never below its minimum).
+TEST_F(PodGroupCycleTest, AtEqualPriorityASinglePodGoesBeforeAGang) {
+  add_node("n1", "4");
+  add_workload(MakeGangWorkload("low", 2));
+  add_member("low-0", "low", "1", 5);
+  add_member("low-1", "low", "1", 5);
+  settle();
+  ASSERT_EQ(bound_per_workload()["low"], 2);
+  add_running("single", "n1", "2", 5, 1);  // started before the gang's members: still less important
+  add_workload(MakeGangWorkload("high", 1));
+  add_member("high-0", "high", "2", 100);
+  run_cycles();
+  EXPECT_EQ(client.deletes(), (std::vector<std::string>{"default/single"}));
+  apply_deletes();
+  settle();
+  EXPECT_EQ(bound_per_workload()["high"], 1);
+  EXPECT_EQ(bound_per_workload()["low"], 2);
+
+}
+
+// A gang is never preempted below its minimum: when evicting one member would make room, the gang
+// still goes whole (upstream's PodGroup disruption mode).
+TEST_F(PodGroupCycleTest, AGangVictimGoesWholeEvenWhenOneMemberWouldDo) {
+  add_node("n1", "4");
+  add_running("keeper", "n1", "2", 2000, 1);  // higher than the preemptor: never a victim
+  add_workload(MakeGangWorkload("low", 2));
+  add_member("low-0", "low", "1", 5);
+  add_member("low-1", "low", "1", 5);
+  settle();
+  ASSERT_EQ(bound_per_workload()["low"], 2);
+  add_workload(MakeGangWorkload("high", 1));
+  add_member("high-0", "high", "1", 1000);
+  run_cycles();
+  auto d = apply_deletes();
+  std::set<std::string> victims(d.begin(), d.end());
+  EXPECT_EQ(victims, (std::set<std::string>{"low-0", "low-1"}));
+  settle();
+  EXPECT_EQ(bound_per_workload()["high"], 1);
+  EXPECT_EQ(bound_per_workload()["low"], 0);
+  EXPECT_NE(pods.count("keeper"), 0u);
+}
+
+// Upstream isPreemptionAllowed and preemptorEligibleToPreemptOthers: no victim of equal or higher
+// priority; a group whose member says preemptionPolicy Never does not preempt. The group stays
+// pending with its message and the preemption's reason.
+TEST_F(PodGroupCycleTest, NoPreemptionOfEqualPriorityOrWithPreemptionPolicyNever) {
+  add_node("n1", "2");
+  add_running("peer", "n1", "2", 100, 1);
+  add_workload(MakeGangWorkload("same", 1));
+  add_member("same-0", "same", "1", 100);
+  settle();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(bound_per_workload()["same"], 0);
+  EXPECT_EQ(last_condition_message("default/same-0"),
+            "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, No preemption victims found for incoming preemptor");
+
+  add_workload(MakeGangWorkload("polite", 1));
+  add_member("polite-0", "polite", "1", 1000, "Never");
+  settle();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(bound_per_workload()["polite"], 0);
+  EXPECT_EQ(last_condition_message("default/polite-0"),
+            "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, not eligible due to preemptionPolicy=Never.");
+}
+
+// Preemption that cannot make room (the group does not fit even on empty nodes) evicts nothing.
+TEST_F(PodGroupCycleTest, NoPreemptionWhenEvenAllVictimsGoneTheGangDoesNotFit) {
+  add_node("n1", "2");
+  add_running("low", "n1", "1", 0, 1);
+  add_workload(MakeGangWorkload("huge", 2));
+  add_member("huge-0", "huge", "2", 1000);
+  add_member("huge-1", "huge", "2", 1000);
+  settle();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(bound_per_workload()["huge"], 0);
+  EXPECT_NE(pods.count("low"), 0u);
+}
+
 // Randomized: after every step each gang has none or at least minCount members bound.
 //
 // With scheduler restarts mid-group: what the pod-group cycle guarantees is its decision (all
@@ -257,6 +474,7 @@ TEST_F(PodGroupCycleTest, RandomizedGangsAreNeverPartiallyBound) {
   struct Gang {
     std::string name;
     int size = 0, min = 0, added = 0;
+    std::int32_t priority = 0;
     bool workload = false;
   };
   std::vector<Gang> gangs;
@@ -272,6 +490,8 @@ TEST_F(PodGroupCycleTest, RandomizedGangsAreNeverPartiallyBound) {
       g.name = "gang-" + std::to_string(gangs.size());
       g.size = uniform(1, 8);
       g.min = uniform(1, g.size);
+      // Priorities make later gangs preempt earlier ones (workload-aware preemption).
+      g.priority = std::array<std::int32_t, 3>{0, 10, 100}[uniform(0, 2)];
       gangs.push_back(g);
     } else if (action <= 5 && !gangs.empty()) {
       // A member, or the Workload, of a random gang arrives (in any order).
@@ -280,7 +500,7 @@ TEST_F(PodGroupCycleTest, RandomizedGangsAreNeverPartiallyBound) {
         add_workload(MakeGangWorkload(g.name, g.min));
         g.workload = true;
       } else if (g.added < g.size) {
-        add_member(g.name + "-" + std::to_string(g.added++), g.name, std::to_string(uniform(1, 3)));
+        add_member(g.name + "-" + std::to_string(g.added++), g.name, std::to_string(uniform(1, 3)), g.priority);
       }
     } else if (action == 6 && uniform(0, 1) == 0) {
       add_node("node-" + std::to_string(node_seq++), "4");
@@ -333,6 +553,11 @@ TEST_F(PodGroupCycleTest, RandomizedGangsAreNeverPartiallyBound) {
   EXPECT_GT(pending, 0);
   // Restarts happened (this crowded cluster seldom has room when one does: the next test has).
   EXPECT_GT(restarts, 10);
+  // Preemption happened, and never took part of a gang.
+  EXPECT_GT(client.deletes().size(), 0u);
+  EXPECT_EQ(partial_evictions, 0);
+  std::printf("gangs %zu, placed %d, pending %d, restarts %d, pods preempted %zu\n", gangs.size(), placed, pending,
+              restarts, client.deletes().size());
 }
 
 // Scheduler restarts mid-group with room to place most gangs: each round a gang arrives (its

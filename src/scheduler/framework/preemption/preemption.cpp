@@ -253,41 +253,50 @@ const Candidate* Evaluator::select_candidate(const std::vector<Candidate>& candi
   return i < 0 ? &candidates[0] : &candidates[static_cast<std::size_t>(i)];
 }
 
-Status Evaluator::default_preempt_pod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
-  if (auto wp = handle_.get_waiting_pod(victim.metadata.uid)) {
+Status preempt_victim(Handle& handle, const std::string& plugin_name, const PreemptorRef& preemptor,
+                      const std::string& where, const api::Pod& victim) {
+  if (auto wp = handle.get_waiting_pod(victim.metadata.uid)) {
     // A pod waiting on Permit is rejected rather than deleted.
-    wp->reject(plugin_name_, "preempted");
-    log::V(2).info("Preemptor pod preempted a waiting pod",
-                   {{"preemptor", preemptor.metadata.name}, {"waitingPod", victim.metadata.name}, {"node", c.name}});
+    wp->reject(plugin_name, "preempted");
+    log::V(2).info("Preemptor preempted a waiting pod", {{"preemptorType", std::string(preemptor.kind)},
+                                                         {"preemptor", preemptor.name},
+                                                         {"waitingPod", victim.metadata.name},
+                                                         {"node", where}});
   } else {
     api::PodCondition cond;
     cond.type = "DisruptionTarget";
     cond.status = "True";
     cond.reason = "PreemptionByScheduler";
-    cond.message = preemptor.spec.schedulerName + ": preempting to accommodate a higher priority pod";
+    cond.message = preemptor.schedulerName + ": preempting to accommodate a higher priority " + std::string(preemptor.kind);
     const api::PodCondition* existing = api::find_pod_condition(victim.status, cond.type);
     const bool unchanged = existing && existing->status == cond.status && existing->reason == cond.reason &&
                            existing->message == cond.message;
     if (!unchanged) {
       cond.lastTransitionTime = api::to_time(std::chrono::system_clock::now());
-      Status s = handle_.client().patch_pod_status(victim, cond, std::nullopt);
+      Status s = handle.client().patch_pod_status(victim, cond, std::nullopt);
       if (!s.is_success()) {
         log::error("Could not add DisruptionTarget condition due to preemption",
-                   {{"preemptor", preemptor.metadata.name}, {"victim", victim.metadata.name}, {"err", s.message()}});
+                   {{"preemptor", preemptor.name}, {"victim", victim.metadata.name}, {"err", s.message()}});
         return Status::error(s.message());
       }
     }
-    Status s = handle_.client().delete_pod(victim);
+    Status s = handle.client().delete_pod(victim);
     if (!s.is_success()) {
-      log::error("Tried to preempted pod", {{"pod", victim.metadata.name}, {"preemptor", preemptor.metadata.name}});
+      log::error("Tried to preempted pod", {{"pod", victim.metadata.name}, {"preemptor", preemptor.name}});
       return Status::error(s.message());
     }
     log::V(2).info("Preemptor Pod preempted victim Pod",
-                   {{"preemptor", preemptor.metadata.name}, {"victim", victim.metadata.name}, {"node", c.name}});
+                   {{"preemptor", preemptor.name}, {"victim", victim.metadata.name}, {"node", where}});
   }
-  handle_.client().event(victim, "Normal", "Preempted", "Preempting",
-                         "Preempted by pod " + preemptor.metadata.uid + " on node " + c.name);
+  handle.client().event(victim, "Normal", "Preempted", "Preempting",
+                        "Preempted by " + std::string(preemptor.kind) + " " + preemptor.uid + " on node " + where);
   return {};
+}
+
+Status Evaluator::default_preempt_pod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
+  const PreemptorRef ref{"pod", std::string(preemptor.metadata.uid.view()), std::string(preemptor.metadata.name.view()),
+                        std::string(preemptor.spec.schedulerName.view())};
+  return preempt_victim(handle_, plugin_name_, ref, c.name, victim);
 }
 
 namespace {

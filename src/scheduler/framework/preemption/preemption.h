@@ -89,6 +89,20 @@ class Interface {
   virtual std::vector<NodeScoreFunc> ordered_score_funcs(const std::vector<Candidate>&) { return {}; }
 };
 
+// Who preempts, as the victim's condition and event name it (upstream ExecutorPreemptor).
+struct PreemptorRef {
+  std::string_view kind;  // "pod" or "podgroup" (upstream's Type())
+  std::string uid;
+  std::string name;
+  std::string schedulerName;
+};
+
+// Upstream Executor.PreemptPod: a victim waiting on Permit is rejected; any other gets the
+// DisruptionTarget condition ("<scheduler>: preempting to accommodate a higher priority <kind>")
+// and is deleted; then the event "Preempted by <kind> <uid> on node <where>".
+Status preempt_victim(Handle& handle, const std::string& plugin_name, const PreemptorRef& preemptor,
+                      const std::string& where, const api::Pod& victim);
+
 inline constexpr std::string_view kNotHelpful = "Preemption is not helpful for scheduling";
 
 class Evaluator {

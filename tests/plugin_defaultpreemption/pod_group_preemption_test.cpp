@@ -1,0 +1,97 @@
+// Workload-aware preemption's victim units and their order (upstream podgrouppreemption.go's
+// moreImportantVictim and types.go's getWorkloadPreemptionVictims, v1.36). The end-to-end
+// behaviour (placement, reprieval, eviction, binding) is tested through the pod-group cycle in
+// tests/scheduler/pod_group_cycle_test.cpp.
+#include "scheduler/framework/preemption/pod_group_preemption.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "scheduler_testing/testing.h"
+
+namespace ksched::scheduler::framework::preemption {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+
+PodInfoPtr pod_info(const std::string& name, std::int32_t priority, std::int64_t start_s) {
+  api::Pod p = MakePod().Name(name).UID(name).Priority(priority).StartTime(api::Time{start_s * 1'000'000'000}).Obj();
+  return PodInfo::make(std::make_shared<const api::Pod>(std::move(p)));
+}
+
+VictimUnit single(const std::string& name, std::int32_t priority, std::int64_t start_s) {
+  return VictimUnit{{pod_info(name, priority, start_s)}, priority, false, start_s};
+}
+
+VictimUnit group(const std::string& name, int size, std::int32_t priority, std::int64_t start_s) {
+  VictimUnit u{{}, priority, true, start_s};
+  for (int i = 0; i < size; ++i) u.pods.push_back(pod_info(name + "-" + std::to_string(i), priority, start_s));
+  return u;
+}
+
+// Upstream moreImportantVictim's rules, one per test.
+TEST(MoreImportantVictim, HigherPriorityFirst) {
+  EXPECT_TRUE(more_important_victim(single("a", 10, 5), single("b", 5, 1)));
+  EXPECT_FALSE(more_important_victim(single("b", 5, 1), single("a", 10, 5)));
+  EXPECT_TRUE(more_important_victim(single("a", 10, 5), group("g", 4, 5, 1)));
+}
+
+TEST(MoreImportantVictim, AtEqualPriorityAGroupBeforeASinglePod) {
+  // Upstream "Priority: mix of no groups and pod groups": the single pod is the victim.
+  EXPECT_TRUE(more_important_victim(group("g", 1, 5, 9), single("p", 5, 0)));
+  EXPECT_FALSE(more_important_victim(single("p", 5, 0), group("g", 1, 5, 9)));
+}
+
+TEST(MoreImportantVictim, TwoSinglePodsByStartTime) {
+  EXPECT_TRUE(more_important_victim(single("old", 5, 1), single("new", 5, 2)));
+  EXPECT_FALSE(more_important_victim(single("new", 5, 2), single("old", 5, 1)));
+}
+
+TEST(MoreImportantVictim, TwoGroupsBySizeThenStartTime) {
+  EXPECT_TRUE(more_important_victim(group("big", 4, 5, 9), group("small", 2, 5, 1)));
+  EXPECT_TRUE(more_important_victim(group("old", 2, 5, 1), group("new", 2, 5, 2)));
+  EXPECT_FALSE(more_important_victim(group("new", 2, 5, 2), group("old", 2, 5, 1)));
+}
+
+// getCrossNodesVictims: a gang's pods on every node are one unit (priority: its members' highest
+// here, v1.35 having no PodGroup priority), every other pod a unit of its own.
+TEST(CollectVictimUnits, AGangAcrossNodesIsOneUnitOtherPodsAreSingle) {
+  std::vector<api::Pod> pods = {
+      MakePod().Name("g-0").UID("g-0").Node("n1").Priority(3).StartTime(api::Time{7'000'000'000}).Obj(),
+      MakePod().Name("p").UID("p").Node("n1").Priority(4).Obj(),
+      MakePod().Name("g-1").UID("g-1").Node("n2").Priority(5).StartTime(api::Time{2'000'000'000}).Obj(),
+      MakePod().Name("basic").UID("basic").Node("n2").Priority(1).Obj(),
+  };
+  testing::FakeSnapshot snap(pods, {MakeNode().Name("n1").Obj(), MakeNode().Name("n2").Obj()});
+  auto unit_of = [](const api::Pod& p) {
+    return p.metadata.name.view().substr(0, 2) == "g-" ? std::string("default/g") : std::string();
+  };
+  auto units = collect_victim_units(snap, unit_of, /*now_nanos=*/100'000'000'000);
+  ASSERT_EQ(units.size(), 3u);
+  auto gang = std::find_if(units.begin(), units.end(), [](const VictimUnit& u) { return u.is_group; });
+  ASSERT_NE(gang, units.end());
+  EXPECT_EQ(gang->pods.size(), 2u);
+  EXPECT_EQ(gang->priority, 5);
+  EXPECT_EQ(gang->earliest_start, 2'000'000'000);
+  for (const auto& u : units) {
+    if (!u.is_group) {
+      EXPECT_EQ(u.pods.size(), 1u);
+    }
+  }
+}
+
+TEST(GroupPreemptor, PriorityIsTheLowestMembersAndNeverIfAnyMemberSaysSo) {
+  std::vector<PodPtr> members = {
+      std::make_shared<const api::Pod>(MakePod().Name("a").Priority(100).Obj()),
+      std::make_shared<const api::Pod>(MakePod().Name("b").Priority(50).Obj()),
+  };
+  EXPECT_EQ(GroupPreemptor::priority_of(members), 50);
+  EXPECT_FALSE(GroupPreemptor::never_preempts(members));
+  members.push_back(std::make_shared<const api::Pod>(MakePod().Name("c").Priority(100).PreemptionPolicy("Never").Obj()));
+  EXPECT_TRUE(GroupPreemptor::never_preempts(members));
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::framework::preemption
