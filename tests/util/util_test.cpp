@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
 
 #include "api/core.h"
 #include "util/clock.h"
@@ -8,6 +9,7 @@
 #include "util/result.h"
 #include "util/go_format.h"
 #include "util/utf8.h"
+#include "util/uuid.h"
 
 using namespace ksched;
 
@@ -78,3 +80,29 @@ TEST(GoFormat, DurationsAndQuotes) {
   EXPECT_EQ(go_quote("tab\tnl\n\x01\x7f"), R"("tab\tnl\n\x01\x7f")");
   EXPECT_EQ(go_quote("caf\xC3\xA9"), "\"caf\xC3\xA9\"");
 }
+
+namespace ksched::util {
+namespace {
+
+// RFC 4122 version 4: the version nibble 4, the variant bits 10, 32 hex digits in 8-4-4-4-12.
+TEST(Uuid, FormatSetsVersionAndVariantAndKeepsTheRandomBits) {
+  EXPECT_EQ(format_uuid_v4(0, 0), "00000000-0000-4000-8000-000000000000");
+  EXPECT_EQ(format_uuid_v4(~0ULL, ~0ULL), "ffffffff-ffff-4fff-bfff-ffffffffffff");
+  // Bytes in little-endian order of each half, as the generator fills them.
+  EXPECT_EQ(format_uuid_v4(0x0807060504030201ULL, 0x100f0e0d0c0b0a09ULL), "01020304-0506-4708-890a-0b0c0d0e0f10");
+}
+
+TEST(Uuid, NewOnesDiffer) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string u = new_uuid();
+    ASSERT_EQ(u.size(), 36u);
+    EXPECT_EQ(u[14], '4');
+    EXPECT_NE(std::string("89ab").find(u[19]), std::string::npos) << u;
+    seen.insert(u);
+  }
+  EXPECT_EQ(seen.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace ksched::util

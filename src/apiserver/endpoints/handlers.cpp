@@ -1,5 +1,7 @@
 #include "apiserver/endpoints/handlers_impl.h"
 
+#include "util/uuid.h"
+
 namespace ksched::apiserver {
 
 // ---------------------------------------------------------------- small helpers
@@ -62,23 +64,8 @@ std::mt19937_64& thread_rng() {
 
 // A version 4 (random) UUID, as upstream's uuid.New().
 std::string new_uid() {
-  std::array<unsigned char, 16> b;
   const std::uint64_t hi = thread_rng()(), lo = thread_rng()();
-  for (int i = 0; i < 8; ++i) {
-    b[i] = static_cast<unsigned char>(hi >> (8 * i));
-    b[8 + i] = static_cast<unsigned char>(lo >> (8 * i));
-  }
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += kHex[b[i] >> 4];
-    out += kHex[b[i] & 0x0f];
-  }
-  return out;
+  return util::format_uuid_v4(hi, lo);
 }
 
 // Five characters from upstream's SimpleNameGenerator alphabet (no vowels, no confusable digits).

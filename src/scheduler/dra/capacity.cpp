@@ -1,8 +1,8 @@
 #include "scheduler/dra/capacity.h"
 
-#include <cstdio>
 #include <limits>
-#include <random>
+
+#include "util/uuid.h"
 
 namespace ksched::scheduler::dra {
 
@@ -110,18 +110,6 @@ api::ResourceList consumed_capacities(const resourceapi::CapacityRequirements* r
   return out;
 }
 
-std::string new_share_id() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  const std::uint64_t hi = rng(), lo = rng();
-  // Version 4 (random), variant 10xx, as RFC 4122 and upstream's uuid.NewUUID.
-  const unsigned a = static_cast<unsigned>(hi >> 32);
-  const unsigned b = static_cast<unsigned>(hi >> 16) & 0xffffu;
-  const unsigned c = (static_cast<unsigned>(hi) & 0x0fffu) | 0x4000u;
-  const unsigned d = (static_cast<unsigned>(lo >> 48) & 0x3fffu) | 0x8000u;
-  const unsigned long long e = lo & 0xffffffffffffULL;
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", a, b, c, d, e);
-  return buf;
-}
+std::string new_share_id() { return util::new_uuid(); }
 
 }  // namespace ksched::scheduler::dra

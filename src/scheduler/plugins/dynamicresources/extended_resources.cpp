@@ -1,11 +1,11 @@
 #include "scheduler/plugins/dynamicresources/extended_resources.h"
 
 #include <algorithm>
-#include <array>
 #include <optional>
-#include <random>
 #include <set>
 #include <span>
+
+#include "util/uuid.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
 
@@ -38,26 +38,7 @@ std::shared_ptr<resourceapi::ResourceClaim> make_in_memory_claim(const api::Pod&
   return c;
 }
 
-std::string new_temporary_uid() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::array<unsigned char, 16> b;
-  const std::uint64_t hi = rng(), lo = rng();
-  for (int i = 0; i < 8; ++i) {
-    b[i] = static_cast<unsigned char>(hi >> (8 * i));
-    b[8 + i] = static_cast<unsigned char>(lo >> (8 * i));
-  }
-  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);
-  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += kHex[b[i] >> 4];
-    out += kHex[b[i] & 0x0f];
-  }
-  return out;
-}
+std::string new_temporary_uid() { return util::new_uuid(); }
 
 namespace {
 
