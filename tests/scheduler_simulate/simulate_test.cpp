@@ -377,6 +377,17 @@ TEST(Simulate, GangsArePlacedWholeOrNotAtAllWithTheirReasons) {
     EXPECT_EQ(r->placements[i].reason, "waiting for minCount pods from a gang to appear in scheduling queue");
   }
   EXPECT_EQ(r->scheduled, 3u);
+
+  // A pods file's Workload without a namespace is in "default", with its pods.
+  std::string plain = gang("solo", 2, "1", 2);
+  for (std::size_t at; (at = plain.find(", namespace: ml")) != std::string::npos;) plain.erase(at, 15);
+  const auto solo = objects(plain.c_str());
+  cluster.workloads = solo.workloads;
+  r = simulate(cluster, solo.pods, options());
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->placements.size(), 2u);
+  EXPECT_EQ(r->placements[0].pod, "default/solo-0");
+  EXPECT_EQ(r->scheduled, 2u) << r->placements[0].reason;
 }
 
 }  // namespace

@@ -479,7 +479,16 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
   for (const auto& c : cluster.resourceClaims) client.add_claim(std::make_shared<rv1::ResourceClaim>(*c));
   client.deliver();
   // Workloads before pods too (read only with GangScheduling, as kube-scheduler's informer).
-  for (const auto& w : cluster.workloads) sched.on_workload_add(w);
+  // A Workload of a pods file without a namespace lands in "default", as `kubectl apply` puts it.
+  for (const auto& w : cluster.workloads) {
+    if (!w->metadata.namespace_.empty()) {
+      sched.on_workload_add(w);
+      continue;
+    }
+    auto defaulted = std::make_shared<api::schedulingv1alpha1::Workload>(*w);
+    defaulted->metadata.namespace_ = "default";
+    sched.on_workload_add(std::move(defaulted));
+  }
   for (const auto& p : cluster.pods) {
     if (p->spec.nodeName.empty()) {
       ++r.pendingPodsIgnored;
