@@ -22,19 +22,8 @@ fail() {
 }
 
 # ---- two simulated nodes of 4 CPUs: 8 CPUs, room for 16 x 500m
-cat > "$DIR/node.yaml" <<'EOF'
-apiVersion: v1
-kind: Node
-status:
-  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
-  allocatable: {cpu: "4", memory: 32Gi, pods: "110"}
-EOF
 cd "$DIR"
-"$KSCHED" up --listen 127.0.0.1:0 --nodes 2 --node-template "$DIR/node.yaml" --ephemeral --ui-listen "" \
-  --kubeconfig-out "$DIR/kubeconfig" --scheduler-secure-port -1 --no-controllers \
-  --feature-gates GenericWorkload=true,GangScheduling=true > "$DIR/up.log" 2>&1 &
-UP_PID=$!
-until_ok 30 grep -q "Local cluster is up" "$DIR/up.log" || fail "ksched up did not come up"
+up_gang_cluster 2
 k create namespace gangs >/dev/null
 k create priorityclass low --value=10 >/dev/null
 k create priorityclass high --value=1000 >/dev/null

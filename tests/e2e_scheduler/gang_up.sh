@@ -32,19 +32,8 @@ expect_contains "$out" "GangScheduling is enabled, but depends on features that 
   "GangScheduling needs GenericWorkload"
 
 # ---- three simulated nodes of 4 CPUs
-cat > "$DIR/node.yaml" <<'EOF'
-apiVersion: v1
-kind: Node
-status:
-  capacity: {cpu: "4", memory: 32Gi, pods: "110"}
-  allocatable: {cpu: "4", memory: 32Gi, pods: "110"}
-EOF
 cd "$DIR"
-"$KSCHED" up --listen 127.0.0.1:0 --nodes 3 --node-template "$DIR/node.yaml" --ephemeral --ui-listen "" \
-  --kubeconfig-out "$DIR/kubeconfig" --scheduler-secure-port -1 --no-controllers \
-  --feature-gates GenericWorkload=true,GangScheduling=true > "$DIR/up.log" 2>&1 &
-UP_PID=$!
-until_ok 30 grep -q "Local cluster is up" "$DIR/up.log" || fail "ksched up did not come up"
+up_gang_cluster 3
 k create namespace gangs >/dev/null
 
 # gang <name> <size> <minCount> <cpu per member>: a Workload and its members, as YAML.
