@@ -629,6 +629,142 @@ TEST_F(DynamicResourcesTest, EventsToRegister) {
   EXPECT_EQ(events[4].event.actionType, fw::kAdd | fw::kUpdate);
 }
 
+// ---------------------------------------------------------------- Filter's verdicts across pods
+
+// A claim named `name` asking `count` devices of class `cls`.
+std::shared_ptr<resourceapi::ResourceClaim> claim_for(const std::string& name, int count, const std::string& cls) {
+  auto c = obj<resourceapi::ResourceClaim>(
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " + name +
+      ", namespace: default, uid: uid-" + name + ", resourceVersion: '1'}\nspec:\n  devices:\n    requests:\n"
+      "    - name: req-1\n      exactly: {deviceClassName: " + cls + ", allocationMode: ExactCount, count: " +
+      std::to_string(count) + "}\n");
+  return std::make_shared<resourceapi::ResourceClaim>(*c);
+}
+
+// A class "gpu" whose selector matches gpu.example.com's devices, or none.
+std::shared_ptr<const resourceapi::DeviceClass> gpu_class_matching(bool matches, int version) {
+  return obj<resourceapi::DeviceClass>(
+      "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu, resourceVersion: '" +
+      std::to_string(version) + "'}\nspec:\n  selectors: [{cel: {expression: 'device.driver == \"" +
+      (matches ? "gpu.example.com" : "other.example.com") + "\"'}}]\n");
+}
+
+// Pods with the same claims share Filter's verdict per node; a reservation changes only its node's
+// verdict, a new slice or class version every verdict that depends on it.
+TEST_F(DynamicResourcesTest, FilterVerdictsAreSharedUntilTheirInputsChange) {
+  handle.manager.on_slice_add(slice("node-1", 1));
+  handle.manager.on_slice_add(slice("node-2", 1));
+  const auto& verdicts = plugin->filter_verdicts();
+  auto filter_both = [&](const std::string& name, int count = 1) {
+    add_claim(claim_for(name, count, "gpu"));
+    auto p = pod_with_claim("p-" + name, name);
+    auto s = std::make_shared<fw::CycleState>();
+    EXPECT_TRUE(pre_filter(*s, *p).is_success());
+    std::pair<std::string, std::string> out{plugin->filter(*s, *p, ni("node-1")).message(),
+                                            plugin->filter(*s, *p, ni("node-2")).message()};
+    return std::tuple{out, s, p};
+  };
+  auto [v1, s1, p1] = filter_both("a");
+  EXPECT_EQ(v1, std::make_pair(std::string(), std::string()));
+  EXPECT_EQ(verdicts.hits(), 0u);
+  auto [v2, s2, p2] = filter_both("b");
+  EXPECT_EQ(v2, std::make_pair(std::string(), std::string()));
+  EXPECT_EQ(verdicts.hits(), 2u);  // b's claim is a's, but for its name
+  // Two devices: another key, computed afresh.
+  auto [v3, s3, p3] = filter_both("c", 2);
+  EXPECT_EQ(v3, std::make_pair(std::string("cannot allocate all claims"), std::string("cannot allocate all claims")));
+  EXPECT_EQ(verdicts.hits(), 2u);
+  // a takes node-1's only device: node-1's verdict is computed again, node-2's is still good.
+  ASSERT_TRUE(plugin->reserve(*s1, *p1, "node-1").is_success());
+  auto [v4, s4, p4] = filter_both("d");
+  EXPECT_EQ(v4, std::make_pair(std::string("cannot allocate all claims"), std::string()));
+  EXPECT_EQ(verdicts.hits(), 3u);
+  // Freed again: a new pool state (none in use), not the one remembered.
+  plugin->unreserve(*s1, *p1, "node-1");
+  auto [v5, s5, p5] = filter_both("e");
+  EXPECT_EQ(v5, std::make_pair(std::string(), std::string()));
+  EXPECT_EQ(verdicts.hits(), 4u);
+  // node-2's slice replaced by one with two devices: its verdict for two devices changes.
+  handle.manager.on_slice_update(slice("node-2", 1), slice("node-2", 2));
+  auto [v6, s6, p6] = filter_both("f", 2);
+  EXPECT_EQ(v6, std::make_pair(std::string("cannot allocate all claims"), std::string()));
+  // The class no longer selects the devices: every verdict is computed again.
+  const auto before = verdicts.hits();
+  handle.manager.on_class_update(gpu_class(), gpu_class_matching(false, 2));
+  auto [v7, s7, p7] = filter_both("g");
+  EXPECT_EQ(v7, std::make_pair(std::string("cannot allocate all claims"), std::string("cannot allocate all claims")));
+  EXPECT_EQ(verdicts.hits(), before);
+}
+
+// Randomized: after any sequence of slice, class, node and reservation changes, Filter's verdict on
+// every node (remembered or not) is the one a fresh allocator gives for the same inputs.
+TEST_F(DynamicResourcesTest, FilterVerdictsEqualAFreshAllocation) {
+  std::mt19937 rng(20261207);
+  const std::vector<std::string> nodes{"node-1", "node-2"};
+  std::map<std::string, int> devices{{"node-1", 0}, {"node-2", 0}};
+  std::map<std::string, std::shared_ptr<const resourceapi::ResourceSlice>> slices;
+  std::vector<std::tuple<std::shared_ptr<fw::CycleState>, std::shared_ptr<const api::Pod>, std::string>> reserved;
+  bool class_matches = true;
+  int class_version = 1, claims = 0, checked = 0;
+  cel::Cache cel(10);
+  const dra::DeviceClassLookup classes = [&](std::string_view n) { return handle.manager.device_class(n); };
+  for (int step = 0; step < 400; ++step) {
+    const int op = static_cast<int>(rng() % 10);
+    const std::string& n = nodes[rng() % nodes.size()];
+    if (op == 0) {  // a node's slice replaced (0-3 devices)
+      auto next = slice(n, static_cast<int>(rng() % 4));
+      if (slices.count(n)) handle.manager.on_slice_update(slices[n], next);
+      else handle.manager.on_slice_add(next);
+      slices[n] = next;
+    } else if (op == 1) {  // the class toggled
+      auto next = gpu_class_matching(class_matches = !class_matches, ++class_version);
+      handle.manager.on_class_update(nullptr, next);
+    } else if (op == 2 && !reserved.empty()) {  // a reservation undone
+      auto i = rng() % reserved.size();
+      auto& [s, p, at] = reserved[i];
+      plugin->unreserve(*s, *p, at);
+      reserved.erase(reserved.begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (op == 3) {  // the node object replaced (same name)
+      std::vector<fw::NodePtr> ns;
+      for (const auto& name : nodes) ns.push_back(node(name));
+      handle.set_snapshot(std::vector<fw::PodPtr>{}, ns);
+    } else {  // a pod: its verdicts checked, then maybe reserved on a node that fits
+      const std::string name = "c" + std::to_string(++claims);
+      add_claim(claim_for(name, 1 + static_cast<int>(rng() % 2), "gpu"));
+      auto p = pod_with_claim("p-" + name, name);
+      auto s = std::make_shared<fw::CycleState>();
+      ASSERT_TRUE(pre_filter(*s, *p).is_success());
+      auto in_use = handle.manager.allocated_devices();
+      auto index = handle.manager.slices();
+      std::vector<std::string> fitting;
+      for (const auto& node_name : nodes) {
+        std::vector<dra::SlicePtr> buf;
+        const dra::Allocator fresh(dra::Features{}, in_use->pools.empty() ? nullptr : in_use.get(), &classes,
+                                   index->for_node(node_name, buf), cel, nullptr);
+        const resourceapi::ResourceClaim* c = handle.manager.claim("default", name).get();
+        auto want = fresh.allocate(*ni(node_name).node(), std::span(&c, 1), false);
+        ASSERT_TRUE(want.ok());
+        const auto got = plugin->filter(*s, *p, ni(node_name));
+        EXPECT_EQ(got.is_success(), want->fits) << "step " << step << " node " << node_name;
+        if (!want->fits) {
+          EXPECT_EQ(got.message(), "cannot allocate all claims");
+        }
+        if (got.is_success()) fitting.push_back(node_name);
+        ++checked;
+      }
+      if (!fitting.empty() && rng() % 2 == 0) {
+        const std::string at = fitting[rng() % fitting.size()];
+        ASSERT_TRUE(plugin->reserve(*s, *p, at).is_success());
+        reserved.emplace_back(s, p, at);
+      }
+    }
+  }
+  EXPECT_GT(checked, 400);
+  // The cache was used, and computed afresh when it had to be.
+  EXPECT_GT(plugin->filter_verdicts().hits(), 50u);
+  EXPECT_GT(plugin->filter_verdicts().misses(), 50u);
+}
+
 // ---------------------------------------------------------------- DRAExtendedResource
 
 // A class "gpu" (driver gpu.example.com) that maps `resource` (none: only its implicit name).

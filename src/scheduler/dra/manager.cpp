@@ -40,16 +40,26 @@ std::span<const SlicePtr> SliceIndex::for_node(std::string_view node, std::vecto
 }
 
 namespace {
-const PoolDevices* find_pool(const std::vector<std::shared_ptr<const PoolDevices>>& pools, std::string_view driver,
-                             std::string_view pool) {
+const std::shared_ptr<const PoolDevices>* find_pool_entry(const std::vector<std::shared_ptr<const PoolDevices>>& pools,
+                                                          std::string_view driver, std::string_view pool) {
   const std::pair<std::string_view, std::string_view> want{pool, driver};
   auto it = std::lower_bound(pools.begin(), pools.end(), want, [](const auto& p, const auto& w) {
     return std::pair<std::string_view, std::string_view>{p->pool, p->driver} < w;
   });
   if (it == pools.end() || (*it)->driver != driver || (*it)->pool != pool) return nullptr;
-  return it->get();
+  return &*it;
+}
+const PoolDevices* find_pool(const std::vector<std::shared_ptr<const PoolDevices>>& pools, std::string_view driver,
+                             std::string_view pool) {
+  const auto* e = find_pool_entry(pools, driver, pool);
+  return e != nullptr ? e->get() : nullptr;
 }
 }  // namespace
+
+const std::shared_ptr<const PoolDevices>* AllocatedDevices::pool_entry(std::string_view driver,
+                                                                       std::string_view pool) const {
+  return find_pool_entry(pools, driver, pool);
+}
 
 const DeviceNameSet* AllocatedDevices::in_pool(std::string_view driver, std::string_view pool) const {
   const PoolDevices* p = find_pool(pools, driver, pool);
@@ -89,16 +99,19 @@ void Manager::on_class_add(const ClassPtr& c) {
   std::lock_guard l(mu_);
   classes_[std::string(c->metadata.name.view())] = c;
   map_extended_resources_locked(c, nullptr);
+  class_generation_.fetch_add(1, std::memory_order_release);
 }
 void Manager::on_class_update(const ClassPtr& old_c, const ClassPtr& c) {
   std::lock_guard l(mu_);
   classes_[std::string(c->metadata.name.view())] = c;
   map_extended_resources_locked(c, old_c);
+  class_generation_.fetch_add(1, std::memory_order_release);
 }
 void Manager::on_class_delete(const ClassPtr& c) {
   std::lock_guard l(mu_);
   classes_.erase(std::string(c->metadata.name.view()));
   unmap_extended_resources_locked(*c);
+  class_generation_.fetch_add(1, std::memory_order_release);
 }
 
 namespace {

@@ -12,6 +12,7 @@
 //
 // Thread-safe: every method takes the manager's lock; returned objects are immutable and shared.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,6 +59,10 @@ struct AllocatedDevices final : DevicesInUse {
   std::vector<std::shared_ptr<const PoolDevices>> pools;
   const DeviceNameSet* in_pool(std::string_view driver, std::string_view pool) const override;
   const SharedDevices* shared_in_pool(std::string_view driver, std::string_view pool) const override;
+  // The pool's published entry (null when none of its devices is in use). An entry is replaced,
+  // never changed, when the pool's devices in use change: holding it and comparing pointers tells
+  // whether the pool is as it was.
+  const std::shared_ptr<const PoolDevices>* pool_entry(std::string_view driver, std::string_view pool) const;
   std::size_t size() const;
   DeviceIdSet all() const;  // every pool's devices in one set
 };
@@ -77,6 +82,8 @@ class Manager {
 
   // ---- reads
   ClassPtr device_class(std::string_view name) const;
+  // Counts DeviceClass adds, updates and deletes: equal values, the same classes.
+  std::uint64_t class_generation() const { return class_generation_.load(std::memory_order_acquire); }
   // DRAExtendedResource (upstream extendedresourcecache.GetDeviceClass): the class that backs an
   // extended resource, by its spec.extendedResourceName or its implicit name
   // "deviceclass.resource.kubernetes.io/<class>"; null when none. When two classes name the same
@@ -158,6 +165,7 @@ class Manager {
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, ClassPtr> classes_;
+  std::atomic<std::uint64_t> class_generation_{0};
   // Extended resource name -> class (explicit and implicit names), upstream's resourceName2class.
   std::unordered_map<std::string, ClassPtr, TransparentStringHash, std::equal_to<>> extended_resources_;
   void map_extended_resources_locked(const ClassPtr& c, const ClassPtr& old_c);

@@ -64,6 +64,11 @@ struct StateData final : framework::StateData {
   // The allocator's inputs, taken once per attempt: slices by node and the devices in use.
   std::shared_ptr<const dra::SliceIndex> slices;
   std::shared_ptr<const dra::AllocatedDevices> allocated;
+  // FilterVerdicts::claims_key of the claims to allocate, when Filter's verdicts may be shared
+  // with other pods (no per-node results wanted); empty otherwise. With the DeviceClasses'
+  // generation as PreFilter saw it.
+  std::string verdict_key;
+  std::uint64_t class_generation = 0;
 
   std::mutex mu;
   std::set<std::size_t> unavailable_claims;  // allocated claims some node could not use
@@ -365,6 +370,13 @@ Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod
                                                 [](const auto& r) { return !r.firstAvailable.empty(); });
                            });
   }
+  if (s->has_allocator && !s->results_in_filter) {
+    std::vector<const resourceapi::ResourceClaim*> to_allocate;
+    to_allocate.reserve(s->to_allocate.size());
+    for (std::size_t i : s->to_allocate) to_allocate.push_back(claims[i].get());
+    s->class_generation = manager_->class_generation();
+    s->verdict_key = FilterVerdicts::claims_key(pod.metadata.namespace_.view(), to_allocate);
+  }
   s->claims = std::move(claims);
   s->num_user_claims = num_user_claims;
   return {};
@@ -469,27 +481,45 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
     std::vector<dra::SlicePtr> slices_buf;
     const auto slices = s->slices->for_node(node->metadata.name.view(), slices_buf);
     const dra::DevicesInUse* in_use = s->allocated->pools.empty() ? nullptr : s->allocated.get();
-    const dra::Allocator allocator(features_, in_use, &classes_, slices, *cel_, selector_results_.get());
-    std::vector<const resourceapi::ResourceClaim*> to_allocate;
-    to_allocate.reserve(s->to_allocate.size());
-    for (std::size_t i : s->to_allocate) {
-      if (s->has_extended_claim() && i == s->extended_index()) {
-        // This node's variant of the special claim, or nothing when the node needs none.
-        if (extended_claim) to_allocate.push_back(extended_claim.get());
-        continue;
+    // Another pod with the same claims may have had this node's verdict from the same inputs.
+    const VerdictInputs inputs{&node_info.node_ptr(), slices, s->allocated.get(), s->class_generation};
+    std::optional<Verdict> known;
+    if (!s->verdict_key.empty()) known = verdicts_.find(node->metadata.name.view(), s->verdict_key, inputs);
+    if (known) {
+      if (!known->fits) return unschedulable(known->message);
+    } else {
+      const auto remember = [&](bool fits, std::string message) {
+        if (!s->verdict_key.empty())
+          verdicts_.put(node->metadata.name.view(), s->verdict_key, inputs, Verdict{fits, std::move(message)});
+      };
+      const dra::Allocator allocator(features_, in_use, &classes_, slices, *cel_, selector_results_.get());
+      std::vector<const resourceapi::ResourceClaim*> to_allocate;
+      to_allocate.reserve(s->to_allocate.size());
+      for (std::size_t i : s->to_allocate) {
+        if (s->has_extended_claim() && i == s->extended_index()) {
+          // This node's variant of the special claim, or nothing when the node needs none.
+          if (extended_claim) to_allocate.push_back(extended_claim.get());
+          continue;
+        }
+        to_allocate.push_back(s->claims[i].get());
       }
-      to_allocate.push_back(s->claims[i].get());
-    }
-    if (!to_allocate.empty()) {
-      auto r = allocator.allocate(*node, to_allocate, s->results_in_filter);
-      if (!r.ok()) {
-        // A node-only failure leaves the other nodes; anything else is wrong with a claim or class.
-        if (r.error().node_only) return unschedulable(r.error().message);
-        return Status::error(r.error().message);
+      if (!to_allocate.empty()) {
+        auto r = allocator.allocate(*node, to_allocate, s->results_in_filter);
+        if (!r.ok()) {
+          // A node-only failure leaves the other nodes; anything else is wrong with a claim or class.
+          if (r.error().node_only) {
+            remember(false, r.error().message);
+            return unschedulable(r.error().message);
+          }
+          return Status::error(r.error().message);
+        }
+        if (s->results_in_filter ? r->results.size() != to_allocate.size() : !r->fits) {
+          remember(false, "cannot allocate all claims");
+          return unschedulable("cannot allocate all claims");
+        }
+        remember(true, {});
+        allocations = std::move(r->results);
       }
-      if (s->results_in_filter ? r->results.size() != to_allocate.size() : !r->fits)
-        return unschedulable("cannot allocate all claims");
-      allocations = std::move(r->results);
     }
   }
 

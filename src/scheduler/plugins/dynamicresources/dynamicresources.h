@@ -41,6 +41,7 @@
 #include "scheduler/dra/allocator.h"
 #include "scheduler/dra/manager.h"
 #include "scheduler/framework/interface.h"
+#include "scheduler/plugins/dynamicresources/filter_verdicts.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
 
@@ -111,6 +112,7 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                                           const std::shared_ptr<const void>& new_obj) const;
 
   dra::Manager& manager() const { return *manager_; }
+  const FilterVerdicts& filter_verdicts() const { return verdicts_; }
 
  private:
   // Upstream foreachPodResourceClaim: "" when each claim of the pod exists, is not being deleted
@@ -146,6 +148,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // stay valid as long as the slice objects they were computed for live.
   dra::DeviceClassLookup classes_;
   std::unique_ptr<dra::SelectorCache> selector_results_;
+  // Filter's verdicts per node, shared by pods with the same claims (filter_verdicts.h).
+  FilterVerdicts verdicts_;
 };
 
 // The scheduling queue's index for the ResourceClaim hint (queue::UnschedulablePodIndex): a pod
