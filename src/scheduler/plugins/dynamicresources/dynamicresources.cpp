@@ -65,9 +65,9 @@ struct StateData final : framework::StateData {
   std::shared_ptr<const dra::SliceIndex> slices;
   std::shared_ptr<const dra::AllocatedDevices> allocated;
   // FilterVerdicts::claims_key of the claims to allocate, when Filter's verdicts may be shared
-  // with other pods (no per-node results wanted); empty otherwise. With the DeviceClasses'
+  // with other pods (no per-node results wanted); null otherwise. With the DeviceClasses'
   // generation as PreFilter saw it.
-  std::string verdict_key;
+  FilterVerdicts::ClaimsKey verdict_key;
   std::uint64_t class_generation = 0;
 
   std::mutex mu;
@@ -83,7 +83,8 @@ struct StateData final : framework::StateData {
   // By node name, when results_in_filter.
   std::unordered_map<std::string, NodeAllocation> node_allocations;
   // The nodes that fit, when !results_in_filter (names of a node are short: no allocation).
-  std::vector<std::string> fitting_nodes;
+  // By NodeInfo::name_hash: only a sanity check for Reserve, which allocates again anyway.
+  std::vector<std::size_t> fitting_nodes;
 
   // Upstream's Clone returns the same object: every copy of the cycle state shares it.
   std::shared_ptr<framework::StateData> clone() const override {
@@ -375,7 +376,7 @@ Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod
     to_allocate.reserve(s->to_allocate.size());
     for (std::size_t i : s->to_allocate) to_allocate.push_back(claims[i].get());
     s->class_generation = manager_->class_generation();
-    s->verdict_key = FilterVerdicts::claims_key(pod.metadata.namespace_.view(), to_allocate);
+    s->verdict_key = verdicts_.claims_key(pod.metadata.namespace_.view(), to_allocate);
   }
   s->claims = std::move(claims);
   s->num_user_claims = num_user_claims;
@@ -479,18 +480,20 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
     // Only this node's slices and the node-less ones, and only the devices in use of their pools:
     // the work per node is proportional to what the node can use.
     std::vector<dra::SlicePtr> slices_buf;
-    const auto slices = s->slices->for_node(node->metadata.name.view(), slices_buf);
-    const dra::DevicesInUse* in_use = s->allocated->pools.empty() ? nullptr : s->allocated.get();
+    const std::string_view node_name = node->metadata.name.view();
     // Another pod with the same claims may have had this node's verdict from the same inputs.
-    const VerdictInputs inputs{&node_info.node_ptr(), slices, s->allocated.get(), s->class_generation};
+    const VerdictInputs inputs{&node_info.node_ptr(), node_info.name_hash(), &s->slices, s->allocated.get(),
+                               s->class_generation};
     std::optional<Verdict> known;
-    if (!s->verdict_key.empty()) known = verdicts_.find(node->metadata.name.view(), s->verdict_key, inputs);
+    if (s->verdict_key) known = verdicts_.find(node_name, s->verdict_key, inputs, slices_buf);
     if (known) {
       if (!known->fits) return unschedulable(known->message);
     } else {
+      const auto slices = s->slices->for_node(node_name, slices_buf);
+      const dra::DevicesInUse* in_use = s->allocated->pools.empty() ? nullptr : s->allocated.get();
       const auto remember = [&](bool fits, std::string message) {
-        if (!s->verdict_key.empty())
-          verdicts_.put(node->metadata.name.view(), s->verdict_key, inputs, Verdict{fits, std::move(message)});
+        if (s->verdict_key)
+          verdicts_.put(node_name, s->verdict_key, inputs, slices, Verdict{fits, std::move(message)});
       };
       const dra::Allocator allocator(features_, in_use, &classes_, slices, *cel_, selector_results_.get());
       std::vector<const resourceapi::ResourceClaim*> to_allocate;
@@ -532,7 +535,7 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
   // Without results to keep (no firstAvailable request) only the node's name is noted, for
   // Reserve: no map entry (hash, node, empty vector) per feasible node, and Score looks nothing up.
   if (!s->results_in_filter) {
-    s->fitting_nodes.emplace_back(node->metadata.name.view());
+    s->fitting_nodes.push_back(node_info.name_hash());
     return {};
   }
   auto& entry = s->node_allocations[std::string(node->metadata.name.view())];
@@ -699,7 +702,8 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
   bool filtered = false;
   if (!s->results_in_filter) {
     std::lock_guard l(s->mu);
-    filtered = std::find(s->fitting_nodes.begin(), s->fitting_nodes.end(), node_name) != s->fitting_nodes.end();
+    filtered = std::find(s->fitting_nodes.begin(), s->fitting_nodes.end(), std::hash<std::string_view>{}(node_name)) !=
+               s->fitting_nodes.end();
   }
   if (filtered) {
     // Filter only learnt that the claims fit here: allocate again on this node for the results.

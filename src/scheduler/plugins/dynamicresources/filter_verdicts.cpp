@@ -1,5 +1,6 @@
 #include "scheduler/plugins/dynamicresources/filter_verdicts.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "api/codec.h"
@@ -23,6 +24,8 @@ void for_each_pool(std::span<const dra::SlicePtr> slices, Fn&& fn) {
   }
 }
 
+const std::vector<std::shared_ptr<const dra::PoolDevices>> kNoPools;
+
 const std::shared_ptr<const dra::PoolDevices>* pool_entry(const dra::AllocatedDevices* in_use,
                                                           std::string_view driver, std::string_view pool) {
   return in_use != nullptr ? in_use->pool_entry(driver, pool) : nullptr;
@@ -30,76 +33,97 @@ const std::shared_ptr<const dra::PoolDevices>* pool_entry(const dra::AllocatedDe
 
 }  // namespace
 
-std::string FilterVerdicts::claims_key(std::string_view ns,
-                                       std::span<const resourceapi::ResourceClaim* const> claims) {
+FilterVerdicts::ClaimsKey FilterVerdicts::claims_key(std::string_view ns,
+                                                     std::span<const resourceapi::ResourceClaim* const> claims) {
   std::string key(ns);
   key.push_back('\0');
   for (const auto* c : claims) {
     api::encode_to(key, c->spec);
     key.push_back('\0');
   }
-  return key;
+  std::lock_guard l(keys_mu_);
+  if (auto it = keys_.find(key); it != keys_.end()) return it->second;
+  if (keys_.size() >= kMaxKeys) keys_.clear();
+  auto interned = std::make_shared<const std::string>(key);
+  keys_.emplace(std::move(key), interned);
+  return interned;
 }
 
-FilterVerdicts::Stripe& FilterVerdicts::stripe(std::string_view node) const {
-  return stripes_[std::hash<std::string_view>{}(node) % kStripes];
-}
-
-std::optional<Verdict> FilterVerdicts::find(std::string_view node, std::string_view claims_key,
-                                            const VerdictInputs& in) const {
-  Stripe& st = stripe(node);
+std::optional<Verdict> FilterVerdicts::find(std::string_view node, const ClaimsKey& claims_key,
+                                            const VerdictInputs& in, std::vector<dra::SlicePtr>& buf) const {
+  Stripe& st = stripe(in.node_name_hash);
   std::lock_guard l(st.mu);
-  auto it = st.by_node.find(node);
   const auto miss = [&]() -> std::optional<Verdict> {
     ++st.misses;
     return std::nullopt;
   };
+  // The node object decides which node this is (its name's hash only finds the entries).
+  auto it = st.by_node.find(in.node_name_hash);
   if (it == st.by_node.end()) return miss();
-  const Entry* found = nullptr;
-  for (const Entry& candidate : it->second.entries) {
+  Entry* found = nullptr;
+  for (Entry& candidate : it->second.entries) {
     if (candidate.claims_key == claims_key) found = &candidate;
   }
   if (found == nullptr) return miss();
-  const Entry& e = *found;
+  Entry& e = *found;
   if (e.class_generation != in.class_generation) return miss();
   if (in.node == nullptr || e.node != *in.node) return miss();
-  if (e.slices.size() != in.slices.size()) return miss();
-  for (std::size_t i = 0; i < in.slices.size(); ++i) {
-    if (e.slices[i] != in.slices[i]) return miss();
+  if (in.slice_index == nullptr || *in.slice_index == nullptr) return miss();
+  if (e.slice_index != *in.slice_index) {
+    // Another index (some slice somewhere changed): the node's own may be the same.
+    const auto slices = (*in.slice_index)->for_node(node, buf);
+    if (!std::equal(slices.begin(), slices.end(), e.slices.begin(), e.slices.end())) return miss();
+    e.slice_index = *in.slice_index;
   }
-  // Same slices, so the same pools in the same order.
+  const auto& published = in.in_use != nullptr ? in.in_use->pools : kNoPools;
+  // Usually every pool is in use and where it was: no names to read.
+  const bool all_in_place = std::all_of(e.pools.begin(), e.pools.end(), [&](const PoolState& p) {
+    return p.devices != nullptr && p.position < published.size() && published[p.position] == p.devices;
+  });
+  if (all_in_place) {
+    ++st.hits;
+    return e.verdict;
+  }
   std::size_t k = 0;
   bool same = true;
-  for_each_pool(in.slices, [&](std::string_view driver, std::string_view pool) {
+  for_each_pool(e.slices, [&](std::string_view driver, std::string_view pool) {
     if (!same) return;
+    PoolState& then = e.pools[k++];
+    if (then.devices != nullptr && then.position < published.size() && published[then.position] == then.devices)
+      return;  // where it was, as it was
     const auto* now = pool_entry(in.in_use, driver, pool);
-    const auto& then = e.pools[k++];
-    same = now != nullptr ? *now == then : then == nullptr;
+    same = now != nullptr ? *now == then.devices : then.devices == nullptr;
+    if (same && now != nullptr) then.position = static_cast<std::size_t>(now - published.data());
   });
   if (!same) return miss();
   ++st.hits;
   return e.verdict;
 }
 
-void FilterVerdicts::put(std::string_view node, std::string_view claims_key, const VerdictInputs& in, Verdict v) {
-  if (in.node == nullptr) return;
+void FilterVerdicts::put(std::string_view node, const ClaimsKey& claims_key, const VerdictInputs& in,
+                         std::span<const dra::SlicePtr> slices, Verdict v) {
+  if (in.node == nullptr || in.slice_index == nullptr) return;
   Entry e;
-  e.claims_key = std::string(claims_key);
+  e.claims_key = claims_key;
   e.node = *in.node;
-  e.slices.assign(in.slices.begin(), in.slices.end());
-  for_each_pool(in.slices, [&](std::string_view driver, std::string_view pool) {
+  e.slice_index = *in.slice_index;
+  e.slices.assign(slices.begin(), slices.end());
+  const auto& published = in.in_use != nullptr ? in.in_use->pools : kNoPools;
+  for_each_pool(slices, [&](std::string_view driver, std::string_view pool) {
     const auto* now = pool_entry(in.in_use, driver, pool);
-    e.pools.push_back(now != nullptr ? *now : nullptr);
+    if (now == nullptr) e.pools.push_back(PoolState{});
+    else e.pools.push_back(PoolState{*now, static_cast<std::size_t>(now - published.data())});
   });
   e.class_generation = in.class_generation;
   e.verdict = std::move(v);
-  Stripe& st = stripe(node);
+  Stripe& st = stripe(in.node_name_hash);
   std::lock_guard l(st.mu);
-  auto it = st.by_node.find(node);
+  auto it = st.by_node.find(in.node_name_hash);
   if (it == st.by_node.end()) {
     if (st.by_node.size() >= kMaxNodesPerStripe) st.by_node.clear();
-    it = st.by_node.emplace(std::string(node), NodeEntries{}).first;
+    it = st.by_node.emplace(in.node_name_hash, NodeEntries{}).first;
   }
+  if (it->second.node != node) it->second = NodeEntries{std::string(node), {}, 0};
   auto& entries = it->second.entries;
   for (Entry& old : entries) {
     if (old.claims_key == e.claims_key) {

@@ -37,7 +37,10 @@ namespace resourceapi = api::resourcev1;
 // The inputs of one verdict, besides the claims' key.
 struct VerdictInputs {
   const std::shared_ptr<const api::Node>* node = nullptr;
-  std::span<const dra::SlicePtr> slices;   // the node's slices, then the node-less ones
+  std::size_t node_name_hash = 0;  // std::hash of the node's name (NodeInfo::name_hash)
+  // The slices as indexed for this attempt; the node's are looked up only when the index is not
+  // the one an entry was checked against.
+  const std::shared_ptr<const dra::SliceIndex>* slice_index = nullptr;
   const dra::AllocatedDevices* in_use = nullptr;
   std::uint64_t class_generation = 0;
 };
@@ -51,25 +54,42 @@ class FilterVerdicts {
  public:
   // The claims' key for a pod: its namespace and the specs of the claims to allocate, in order
   // (encoded whole, so that no field the allocator reads can differ between equal keys).
-  static std::string claims_key(std::string_view ns,
-                                std::span<const resourceapi::ResourceClaim* const> claims);
+  // Interned: equal keys are one object, which entries compare by address.
+  using ClaimsKey = std::shared_ptr<const std::string>;
+  ClaimsKey claims_key(std::string_view ns, std::span<const resourceapi::ResourceClaim* const> claims);
 
-  // The verdict remembered for `node` and `claims_key`, if its inputs are those given.
-  std::optional<Verdict> find(std::string_view node, std::string_view claims_key, const VerdictInputs& in) const;
-  // Remembers a verdict computed from `in` (replacing the node's previous one for that key).
-  void put(std::string_view node, std::string_view claims_key, const VerdictInputs& in, Verdict v);
+  // The verdict remembered for `node` and `claims_key`, if its inputs are those given. `slices`
+  // is the node's slices in `in.slice_index` (SliceIndex::for_node), computed only if needed;
+  // `buf` backs it.
+  std::optional<Verdict> find(std::string_view node, const ClaimsKey& claims_key, const VerdictInputs& in,
+                              std::vector<dra::SlicePtr>& buf) const;
+  // Remembers a verdict computed from `in` and the node's `slices` (replacing the node's previous
+  // one for that key).
+  void put(std::string_view node, const ClaimsKey& claims_key, const VerdictInputs& in,
+           std::span<const dra::SlicePtr> slices, Verdict v);
 
   std::uint64_t hits() const;
   std::uint64_t misses() const;
 
  private:
+  struct IdentityHash {
+    std::size_t operator()(std::size_t h) const noexcept { return h; }
+  };
+  struct PoolState {
+    // The pool's devices in use as published (null: none in use), and where it was in the
+    // snapshot's list: found there again, it needs no search.
+    std::shared_ptr<const dra::PoolDevices> devices;
+    std::size_t position = 0;
+  };
   struct Entry {
-    std::string claims_key;
+    ClaimsKey claims_key;
     std::shared_ptr<const api::Node> node;
+    // The slice index last seen to give the node `slices`: while it is the attempt's, the node's
+    // slices are those.
+    std::shared_ptr<const dra::SliceIndex> slice_index;
     std::vector<dra::SlicePtr> slices;
-    // Per distinct (driver, pool) of the slices, in the slices' order: the pool's devices in use
-    // as published (null: none in use).
-    std::vector<std::shared_ptr<const dra::PoolDevices>> pools;
+    // Per distinct (driver, pool) of the slices, in the slices' order.
+    std::vector<PoolState> pools;
     std::uint64_t class_generation = 0;
     Verdict verdict;
   };
@@ -77,20 +97,26 @@ class FilterVerdicts {
   // past that, the oldest is replaced.
   static constexpr std::size_t kKeysPerNode = 4;
   struct NodeEntries {
+    std::string node;  // the map is keyed by the name's hash
     std::vector<Entry> entries;
     std::size_t next_replaced = 0;
   };
   struct Stripe {
     mutable std::mutex mu;
-    std::unordered_map<std::string, NodeEntries, dra::TransparentStringHash, std::equal_to<>> by_node;
+    // By the node name's hash, which NodeInfo keeps (no hashing per call); a collision replaces.
+    std::unordered_map<std::size_t, NodeEntries, IdentityHash> by_node;
     mutable std::uint64_t hits = 0, misses = 0;
   };
   // Bounds the nodes remembered per stripe; a full stripe starts afresh (nodes deleted long ago
   // would otherwise keep their slices alive).
   static constexpr std::size_t kMaxNodesPerStripe = 8192;
   static constexpr std::size_t kStripes = 16;
-  Stripe& stripe(std::string_view node) const;
+  Stripe& stripe(std::size_t node_hash) const { return stripes_[(node_hash >> 7) % kStripes]; }
   mutable std::array<Stripe, kStripes> stripes_;
+  // The keys in use; started afresh past kMaxKeys (entries keep theirs, which then match no pod).
+  static constexpr std::size_t kMaxKeys = 1024;
+  std::mutex keys_mu_;
+  std::unordered_map<std::string, ClaimsKey, dra::TransparentStringHash, std::equal_to<>> keys_;
 };
 
 }  // namespace ksched::scheduler::plugins::dynamicresources
