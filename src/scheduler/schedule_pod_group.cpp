@@ -33,6 +33,7 @@
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "util/log.h"
+#include "util/natural_order.h"
 
 namespace ksched::scheduler {
 
@@ -355,7 +356,10 @@ util::Result<Scheduler::PodGroupDryRun> Scheduler::dry_run_pod_group(
     if (a->metadata.creationTimestamp != b->metadata.creationTimestamp) {
       return a->metadata.creationTimestamp < b->metadata.creationTimestamp;
     }
-    return api::key_of(*a) < api::key_of(*b);
+    // kubectl apply creates a gang's members one by one within the same second: name-2 before name-10.
+    const std::string_view ans = a->metadata.namespace_.view(), bns = b->metadata.namespace_.view();
+    if (ans != bns) return ans < bns;
+    return util::natural_less(a->metadata.name, b->metadata.name);
   });
   std::vector<GroupMember> members(pending.size());
   const auto now = clock_->now();

@@ -171,8 +171,8 @@ class Scheduler {
   };
   // What the pod-group cycle would do now for the gang of `pod`, through the cycle's own placement
   // loop (place_group_members): the group's pending members of this profile (unbound, not assumed,
-  // not being deleted) in queue order (priority, then creation time, then name: the queue's own
-  // timestamps are not the pods'), each placed, assumed and reserved so the next sees it, then all
+  // not being deleted) in queue order (priority, then creation time, then name in natural order:
+  // the queue's own enqueue times are not the pods'), each placed, assumed and reserved so the next sees it, then all
   // undone, nominations restored and the snapshot refreshed. Records no metric and calls no
   // cycle_observer. `on_first_unplaced` is called right after the first member that fits nowhere,
   // while the members before it are still assumed and the snapshot is the one it was tried
