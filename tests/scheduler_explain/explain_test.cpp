@@ -568,6 +568,24 @@ TEST_F(ExplainGangTest, AThousandMemberGangsOutputStaysShort) {
   for (const auto& p : pods) ASSERT_FALSE(sched->cache().is_assumed_pod(*p));
 }
 
+// Every member bound: no pending member, no cycle to try, no gang placement.
+TEST_F(ExplainGangTest, NoGangPlacementWhenEveryMemberIsBound) {
+  add_node("n1", "8");
+  sched->on_workload_add(testing::MakeGangWorkload("job", 2));
+  std::vector<framework::PodPtr> pods;
+  for (const char* name : {"a", "b"}) {
+    api::Pod p = MakePod().Name(name).UID(name).Node("n1").Req({{"cpu", "1"}}).WorkloadRef("job", "workers").Obj();
+    p.spec.schedulerName = "default-scheduler";
+    pods.push_back(std::make_shared<const api::Pod>(std::move(p)));
+    lister.add_pod(pods.back());
+    sched->on_pod_add(pods.back());
+  }
+  const Explanation e = run(*pods[0]);
+  ASSERT_TRUE(e.podGroup);
+  EXPECT_EQ(e.podGroup->bound, 2u);
+  EXPECT_FALSE(e.gang);
+}
+
 // Below the quorum there is no cycle to try: no gang placement.
 TEST_F(ExplainGangTest, NoGangPlacementBelowTheQuorum) {
   add_node("n1", "8");

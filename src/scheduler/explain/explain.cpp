@@ -283,6 +283,7 @@ util::Result<Explanation> explain_with_group(Scheduler& sched, fw::Framework& fw
     }
   });
   if (!run.ok()) return util::make_error(run.error());
+  if (run->members.empty()) return e;  // every member placed already: no cycle to try
   gang.scheduled = static_cast<std::size_t>(run->scheduled);
   gang.pending = run->members.size();
   std::map<std::string, std::size_t> per_node;
