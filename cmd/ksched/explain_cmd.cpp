@@ -40,7 +40,7 @@ int run_explain(int argc, char** argv) {
   std::string feature_gates;
   app.add_option("--feature-gates", feature_gates,
                  "the scheduler's feature gates, as kube-scheduler's flag (GangScheduling=true,GenericWorkload=true: "
-                 "a gang member's explanation says its group's state)");
+                 "a gang member's explanation says its group's state and tries the group's placement as the pod-group cycle would)");
   app.add_option("-v,--v", verbosity, "log verbosity");
   try {
     app.parse(argc, argv);
@@ -106,7 +106,7 @@ int run_explain(int argc, char** argv) {
     std::fprintf(stderr, "ksched explain: %s\n", r.error().c_str());
     return 1;
   }
-  auto e = scheduler::explain::explain(*fwk, *pod);
+  auto e = scheduler::explain::explain_with_group(*sched, *fwk, *pod);
   if (!e) {
     std::fprintf(stderr, "ksched explain: %s\n", e.error().c_str());
     return 1;

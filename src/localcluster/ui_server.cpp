@@ -245,7 +245,7 @@ struct UiServer::Impl {
       return {404, "text/plain; charset=utf-8", "the pod asks for scheduler \"" + pod->spec.schedulerName + "\", not a profile here\n"};
     }
     if (auto r = sched->refresh_snapshot(); !r) return {500, "text/plain; charset=utf-8", r.error() + "\n"};
-    auto e = scheduler::explain::explain(*fwk, *pod);
+    auto e = scheduler::explain::explain_with_group(*sched, *fwk, *pod);
     if (!e) return {500, "text/plain; charset=utf-8", e.error() + "\n"};
     return {200, "application/json", scheduler::explain::to_json(*e)};
   }

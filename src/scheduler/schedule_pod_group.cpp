@@ -33,6 +33,7 @@
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "util/log.h"
+#include "util/natural_order.h"
 
 namespace ksched::scheduler {
 
@@ -40,40 +41,51 @@ using framework::Status;
 
 namespace {
 
-// What one member's attempt left.
-struct MemberAttempt {
-  queue::QueuedPodInfoPtr popped;  // as the queue gave it
-  std::shared_ptr<framework::CycleState> state;
-  std::shared_ptr<framework::PodsToActivate> pods_to_activate;
-  ScheduleResult result;
-  std::optional<framework::FitError> fit;
-  Status status;
-  queue::QueuedPodInfoPtr assumed;  // set while the member is assumed and reserved
-};
-
 // PlacementFeasible said stop: Unschedulable (the constraints cannot be met) or an error.
 bool stops(const Status& s) { return !s.is_success() && !s.is_wait(); }
 
+Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<framework::PodPtr>& members, int scheduled,
+                                const std::string& group, podgroup::Manager* groups, const cache::Snapshot& snapshot,
+                                std::vector<std::string>& nominated, bool& keep_nominations,
+                                podgroup::PodGroupMetrics* pm, util::Clock& clock);
+
 // Workload-aware preemption for the group whose cycle just failed; `snapshot` is up to date
 // (the tentative members undone). On success `nominated` holds each member's node ("" = none).
-Status preempt_for_pod_group(framework::Framework& fwk, const std::vector<MemberAttempt>& members, int scheduled,
+Status preempt_for_pod_group(framework::Framework& fwk, const std::vector<framework::PodPtr>& members, int scheduled,
                              const std::string& group, podgroup::Manager* groups, const cache::Snapshot& snapshot,
-                             std::vector<std::string>& nominated, bool& keep_nominations) {
-  namespace pre = framework::preemption;
+                             std::vector<std::string>& nominated, bool& keep_nominations,
+                             podgroup::PodGroupMetrics* pm, util::Clock& clock) {
   if (!fwk.has_post_filter_plugins()) {
     return Status::unschedulable("default preemption plugin is not registered, workload aware preemption is disabled");
   }
+  // Upstream counts every run of the group's preemption (PodGroupPostFilter) by its final code.
+  Status s = run_pod_group_preemption(fwk, members, scheduled, group, groups, snapshot, nominated, keep_nominations,
+                                      pm, clock);
+  if (pm) pm->workloadPreemptionAttempts.with({std::string_view(framework::code_name(s.code()))}).inc();
+  return s;
+}
+
+Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<framework::PodPtr>& members, int scheduled,
+                                const std::string& group, podgroup::Manager* groups, const cache::Snapshot& snapshot,
+                                std::vector<std::string>& nominated, bool& keep_nominations,
+                                podgroup::PodGroupMetrics* pm, util::Clock& clock) {
+  namespace pre = framework::preemption;
   pre::GroupPreemptor preemptor;
   preemptor.group = group;
   preemptor.scheduled = scheduled;
-  preemptor.members.reserve(members.size());
-  for (const auto& m : members) preemptor.members.push_back(m.popped->podInfo->pod);
+  preemptor.members = members;
   // A gang's scheduled pods are one unit; a basic group's pods and pods without a group, one each.
   pre::PodGroupEvaluator evaluator(fwk, [groups](const api::Pod& p) -> std::string {
     if (!p.spec.workloadRef || !groups || groups->policy(p).kind != podgroup::Policy::Kind::Gang) return {};
     return podgroup::group_key(p);
   });
+  const auto evaluation_start = clock.now();
   pre::GroupPreemptionResult r = evaluator.select_victims(preemptor, snapshot, snapshot);
+  const std::string_view preemptor_kind = podgroup::kPodGroupPreemptor;
+  if (pm) {
+    pm->preemptionEvaluationDuration.with({preemptor_kind, std::string_view(framework::code_name(r.status.code()))})
+        .observe(metrics::seconds_since(evaluation_start, clock.now()));
+  }
   if (!r.status.is_success()) {
     if (auto v = log::V(5); v.enabled()) {
       v.info("Pod group preemption did not help", {{"podGroup", group}, {"reason", r.status.message()}});
@@ -87,7 +99,18 @@ Status preempt_for_pod_group(framework::Framework& fwk, const std::vector<Member
     if (auto w = groups->workload(first.metadata.namespace_, first.spec.workloadRef->name)) uid = std::string(w->metadata.uid.view());
   }
   const pre::PreemptorRef ref{"podgroup", uid, group, std::string(first.spec.schedulerName.view())};
-  if (Status s = evaluator.actuate(r, ref); !s.is_success()) return s;
+  const auto execution_start = clock.now();
+  Status actuated = evaluator.actuate(r, ref);
+  if (pm) {
+    pm->preemptionExecutionDuration.with({preemptor_kind, std::string_view(framework::code_name(actuated.code()))})
+        .observe(metrics::seconds_since(execution_start, clock.now()));
+  }
+  if (!actuated.is_success()) return actuated;
+  if (pm && !r.victims.empty()) {
+    pm->workloadPreemptionVictims.get().observe(static_cast<double>(r.victims.size()));
+    pm->preemptionWorkloadDisruptions.with({preemptor_kind}).observe(static_cast<double>(r.victimUnits));
+    if (r.pdbViolatingUnits > 0) pm->preemptionPDBViolations.with({preemptor_kind}).inc(r.pdbViolatingUnits);
+  }
   log::V(2).info("Pod group preemption", {{"podGroup", group},
                                           {"victims", std::to_string(r.victims.size())},
                                           {"victimUnits", std::to_string(r.victimUnits)}});
@@ -101,7 +124,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
                                    const std::string& group) {
   const auto start = clock_->now();
   const api::Pod& first_pod = first->pod();
-  std::vector<MemberAttempt> members(1);
+  std::vector<GroupMember> members(1);
   members[0].popped = first;
   for (auto& q : queue_->pop_group_members([&](const api::Pod& p) {
          return p.spec.schedulerName == first_pod.spec.schedulerName && podgroup::same_group(p, first_pod);
@@ -113,7 +136,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     members.emplace_back().popped = std::move(q);
   }
   // The first member is the queue's head; the others follow in the queue's order.
-  std::sort(members.begin() + 1, members.end(), [&](const MemberAttempt& a, const MemberAttempt& b) {
+  std::sort(members.begin() + 1, members.end(), [&](const GroupMember& a, const GroupMember& b) {
     return fwk.queue_sort_less(*a.popped, *b.popped);
   });
 
@@ -128,64 +151,9 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
                                                   {"scheduled", std::to_string(scheduled)}});
   }
 
-  framework::PlacementProgress progress{static_cast<int>(members.size()), scheduled};
-  Status feasible = fwk.run_placement_feasible_plugins(first_pod, progress);
-  Status group_error;  // an error (not a rejection) of one member's attempt stops the group
-  for (auto& m : members) {
-    if (stops(feasible)) break;
-    const api::Pod& pod = m.popped->pod();
-    m.state = std::make_shared<framework::CycleState>();
-    m.state->record_plugin_metrics =
-        std::uniform_int_distribution<int>(0, 99)(rng_) < opts_.plugin_metrics_sample_percent;
-    m.pods_to_activate = std::make_shared<framework::PodsToActivate>();
-    m.state->write(std::string(framework::kPodsToActivateKey), m.pods_to_activate);
-    const auto t0 = clock_->now();
-    m.status = schedule_pod_(fwk, *m.state, pod, m.result, m.fit);
-    if (opts_.cycle_observer) opts_.cycle_observer(fwk, pod, m.status.is_success() ? m.result.suggestedHost : std::string());
-    metrics_->algorithm_duration(metrics::seconds_since(t0, clock_->now()));
-    if (m.status.is_success()) {
-      // Assume and reserve, tentatively: the next members are placed around it.
-      const std::string& node = m.result.suggestedHost;
-      auto assumed_pod = std::make_shared<api::Pod>(pod);
-      assumed_pod->spec.nodeName = node;
-      auto assumed = std::make_shared<framework::QueuedPodInfo>(*m.popped);
-      assumed->podInfo = framework::PodInfo::make(assumed_pod);
-      if (auto r = cache_->assume_pod(assumed->podInfo); !r.ok()) {
-        m.status = Status::error(r.error());
-      } else {
-        Status rs = fwk.run_reserve_plugins_reserve(*m.state, *assumed_pod, node);
-        observe("Reserve", rs, fwk, t0);
-        if (rs.is_success()) {
-          // As upstream's assume: a nominated member no longer holds its nomination, or the
-          // members after it would count it twice on its node (assumed and nominated).
-          queue_->nominator().delete_nominated_pod_if_exists(*assumed_pod);
-          m.assumed = std::move(assumed);
-        } else {
-          fwk.run_reserve_plugins_unreserve(*m.state, *assumed_pod, node);
-          if (auto fr = cache_->forget_pod(*assumed_pod); !fr.ok()) {
-            log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
-          }
-          if (rs.is_rejected()) {
-            m.fit = framework::FitError::on_node(m.popped->podInfo->pod, node, rs);
-            m.status = Status(rs.code(), m.fit->error());
-          } else {
-            m.status = rs;
-          }
-        }
-      }
-    }
-    if (!m.assumed) {
-      algorithm_->pod_failed(fwk);
-      if (!m.fit) m.result.nominatingInfo = framework::NominatingInfo::cleared();
-    }
-    --progress.remaining;
-    if (m.assumed) ++progress.scheduled;
-    if (!m.status.is_success() && !m.status.is_rejected()) {
-      group_error = Status::error("failed to schedule other pod from a pod group: " + m.status.message());
-      break;
-    }
-    feasible = fwk.run_placement_feasible_plugins(first_pod, progress);
-  }
+  const GroupPlacement placed = place_group_members(fwk, members, scheduled, /*dry_run=*/false);
+  const Status& feasible = placed.feasible;
+  const Status& group_error = placed.error;
 
   podgroup::PodGroupMetrics* group_metrics = opts_.pod_group_metrics;
   if (group_metrics) group_metrics->algorithmDuration.get().observe(metrics::seconds_since(start, clock_->now()));
@@ -234,14 +202,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     return;
   }
 
-  // Revert: every tentative assumption and reservation, last first.
-  for (auto it = members.rbegin(); it != members.rend(); ++it) {
-    if (!it->assumed) continue;
-    const api::Pod& assumed = it->assumed->pod();
-    fwk.run_reserve_plugins_unreserve(*it->state, assumed, it->result.suggestedHost);
-    if (auto fr = cache_->forget_pod(assumed); !fr.ok()) log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
-    it->assumed.reset();
-  }
+  undo_group_members(fwk, members);
   algorithm_->pod_failed(fwk);
   record_attempt(group_error.is_success() ? metrics::kUnschedulable : metrics::kError);
   Status group_status = !group_error.is_success() ? group_error : Status(framework::Code::Unschedulable, feasible.message());
@@ -257,7 +218,11 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     if (auto rs = refresh_snapshot(); !rs.ok()) {
       ps = Status::error(rs.error());
     } else {
-      ps = preempt_for_pod_group(fwk, members, scheduled, group, pod_groups_.get(), *snapshot_, nominated, keep_nominations);
+      std::vector<framework::PodPtr> member_pods;
+      member_pods.reserve(members.size());
+      for (const auto& m : members) member_pods.push_back(m.popped->podInfo->pod);
+      ps = preempt_for_pod_group(fwk, member_pods, scheduled, group, pod_groups_.get(), *snapshot_, nominated, keep_nominations,
+                                 opts_.pod_group_metrics, *clock_);
     }
     if (ps.is_error()) {
       group_status = ps;
@@ -283,5 +248,152 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
   }
 }
 
+
+Scheduler::GroupPlacement Scheduler::place_group_members(framework::Framework& fwk, std::vector<GroupMember>& members,
+                                                         int scheduled, bool dry_run,
+                                                         const std::function<void(const GroupMember&)>& after_attempt) {
+  GroupPlacement out;
+  if (members.empty()) return out;
+  const api::Pod& first_pod = members.front().popped->pod();
+  framework::PlacementProgress progress{static_cast<int>(members.size()), scheduled};
+  out.feasible = fwk.run_placement_feasible_plugins(first_pod, progress);
+  for (auto& m : members) {
+    if (stops(out.feasible)) break;
+    const api::Pod& pod = m.popped->pod();
+    m.tried = true;
+    m.state = std::make_shared<framework::CycleState>();
+    m.state->record_plugin_metrics =
+        !dry_run && std::uniform_int_distribution<int>(0, 99)(rng_) < opts_.plugin_metrics_sample_percent;
+    m.pods_to_activate = std::make_shared<framework::PodsToActivate>();
+    m.state->write(std::string(framework::kPodsToActivateKey), m.pods_to_activate);
+    const auto t0 = clock_->now();
+    m.status = schedule_pod_(fwk, *m.state, pod, m.result, m.fit);
+    if (!dry_run) {
+      if (opts_.cycle_observer) opts_.cycle_observer(fwk, pod, m.status.is_success() ? m.result.suggestedHost : std::string());
+      metrics_->algorithm_duration(metrics::seconds_since(t0, clock_->now()));
+    }
+    if (m.status.is_success()) {
+      // Assume and reserve, tentatively: the next members are placed around it.
+      const std::string& node = m.result.suggestedHost;
+      auto assumed_pod = std::make_shared<api::Pod>(pod);
+      assumed_pod->spec.nodeName = node;
+      auto assumed = std::make_shared<framework::QueuedPodInfo>(*m.popped);
+      assumed->podInfo = framework::PodInfo::make(assumed_pod);
+      if (auto r = cache_->assume_pod(assumed->podInfo); !r.ok()) {
+        m.status = Status::error(r.error());
+      } else {
+        Status rs = fwk.run_reserve_plugins_reserve(*m.state, *assumed_pod, node);
+        if (!dry_run) observe("Reserve", rs, fwk, t0);
+        if (rs.is_success()) {
+          // As upstream's assume: a nominated member no longer holds its nomination, or the
+          // members after it would count it twice on its node (assumed and nominated).
+          if (dry_run) m.dropped_nomination = queue_->nominator().nominated_node_of(pod.metadata.uid);
+          queue_->nominator().delete_nominated_pod_if_exists(*assumed_pod);
+          m.assumed = std::move(assumed);
+        } else {
+          fwk.run_reserve_plugins_unreserve(*m.state, *assumed_pod, node);
+          if (auto fr = cache_->forget_pod(*assumed_pod); !fr.ok()) {
+            log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
+          }
+          if (rs.is_rejected()) {
+            m.fit = framework::FitError::on_node(m.popped->podInfo->pod, node, rs);
+            m.status = Status(rs.code(), m.fit->error());
+          } else {
+            m.status = rs;
+          }
+        }
+      }
+    }
+    if (!m.assumed) {
+      algorithm_->pod_failed(fwk);
+      if (!m.fit) m.result.nominatingInfo = framework::NominatingInfo::cleared();
+    }
+    if (after_attempt) after_attempt(m);
+    --progress.remaining;
+    if (m.assumed) ++progress.scheduled;
+    if (!m.status.is_success() && !m.status.is_rejected()) {
+      out.error = Status::error("failed to schedule other pod from a pod group: " + m.status.message());
+      break;
+    }
+    out.feasible = fwk.run_placement_feasible_plugins(first_pod, progress);
+  }
+  return out;
+}
+
+void Scheduler::undo_group_members(framework::Framework& fwk, std::vector<GroupMember>& members) {
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    if (!it->assumed) continue;
+    const api::Pod& assumed = it->assumed->pod();
+    fwk.run_reserve_plugins_unreserve(*it->state, assumed, it->result.suggestedHost);
+    if (auto fr = cache_->forget_pod(assumed); !fr.ok()) log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
+    if (!it->dropped_nomination.empty()) {
+      queue_->nominator().add_nominated_pod(it->popped->podInfo,
+                                            framework::NominatingInfo{framework::NominatingInfo::Mode::Override,
+                                                                      it->dropped_nomination});
+      it->dropped_nomination.clear();
+    }
+    it->assumed.reset();
+  }
+}
+
+util::Result<Scheduler::PodGroupDryRun> Scheduler::dry_run_pod_group(
+    framework::Framework& fwk, const api::Pod& pod, const std::function<void(const api::Pod&)>& on_first_unplaced) {
+  if (!pod_groups_ || !pod.spec.workloadRef || pod_groups_->policy(pod).kind != podgroup::Policy::Kind::Gang) {
+    return util::make_error("pod " + api::key_of(pod) + " is not a member of a gang");
+  }
+  const std::string group = podgroup::group_key(pod);
+  PodGroupDryRun out;
+  std::vector<framework::PodPtr> pending;
+  for (const auto& p : pod_groups_->pods(group)) {
+    if (!p->spec.nodeName.empty() || cache_->is_assumed_pod(*p)) {
+      ++out.scheduled;
+      continue;
+    }
+    if (p->metadata.deletionTimestamp || p->spec.schedulerName != pod.spec.schedulerName) continue;
+    pending.push_back(p);
+  }
+  std::sort(pending.begin(), pending.end(), [](const framework::PodPtr& a, const framework::PodPtr& b) {
+    if (a->metadata.creationTimestamp != b->metadata.creationTimestamp) {
+      return a->metadata.creationTimestamp < b->metadata.creationTimestamp;
+    }
+    // kubectl apply creates a gang's members one by one within the same second: name-2 before name-10.
+    const std::string_view ans = a->metadata.namespace_.view(), bns = b->metadata.namespace_.view();
+    if (ans != bns) return ans < bns;
+    return util::natural_less(a->metadata.name, b->metadata.name);
+  });
+  std::vector<GroupMember> members(pending.size());
+  const auto now = clock_->now();
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    auto q = std::make_shared<framework::QueuedPodInfo>();
+    q->podInfo = framework::PodInfo::make(pending[i]);
+    q->timestamp = now;  // equal: the queue sort decides by priority, the order above breaks ties
+    members[i].popped = std::move(q);
+  }
+  std::stable_sort(members.begin(), members.end(),
+                   [&](const GroupMember& a, const GroupMember& b) { return fwk.queue_sort_less(*a.popped, *b.popped); });
+
+  bool reported = false;
+  const GroupPlacement placed = place_group_members(fwk, members, out.scheduled, /*dry_run=*/true, [&](const GroupMember& m) {
+    if (!m.assumed && !reported) {
+      reported = true;
+      if (on_first_unplaced) on_first_unplaced(m.popped->pod());
+    }
+  });
+  for (const auto& m : members) {
+    PodGroupDryRunMember r;
+    r.pod = m.popped->podInfo->pod;
+    r.tried = m.tried;
+    if (m.assumed) r.node = m.result.suggestedHost;
+    r.status = m.status;
+    r.fit = m.fit;
+    out.members.push_back(std::move(r));
+  }
+  undo_group_members(fwk, members);
+  algorithm_->pod_failed(fwk);
+  out.feasible = placed.feasible;
+  out.error = placed.error;
+  if (auto r = refresh_snapshot(); !r.ok()) return util::make_error(r.error());
+  return out;
+}
 
 }  // namespace ksched::scheduler

@@ -153,6 +153,33 @@ class Scheduler {
   // run extension points outside the loop (explain): only while run() is not looping.
   util::Result<void> refresh_snapshot();
 
+  // ---- the pod-group cycle as a dry run (explain)
+  struct PodGroupDryRunMember {
+    framework::PodPtr pod;
+    bool tried = false;           // false: PlacementFeasible stopped the group before this member
+    std::string node;             // where it would go; empty when it was not placed
+    framework::Status status;     // its own attempt's (a FitError's message when it fits nowhere)
+    std::optional<framework::FitError> fit;
+  };
+  struct PodGroupDryRun {
+    std::vector<PodGroupDryRunMember> members;  // the group's pending members, in the cycle's order
+    int scheduled = 0;            // members placed before the cycle: bound, or assumed and binding
+    // PlacementFeasible's last verdict: success when the cycle would commit the group, Wait or
+    // Unschedulable (upstream's "minCount (4) cannot be satisfied: ...") when it would not.
+    framework::Status feasible;
+    framework::Status error;      // set when a member's attempt failed with an error
+  };
+  // What the pod-group cycle would do now for the gang of `pod`, through the cycle's own placement
+  // loop (place_group_members): the group's pending members of this profile (unbound, not assumed,
+  // not being deleted) in queue order (priority, then creation time, then name in natural order:
+  // the queue's own enqueue times are not the pods'), each placed, assumed and reserved so the next sees it, then all
+  // undone, nominations restored and the snapshot refreshed. Records no metric and calls no
+  // cycle_observer. `on_first_unplaced` is called right after the first member that fits nowhere,
+  // while the members before it are still assumed and the snapshot is the one it was tried
+  // against. Only while run() is not looping (the inspector).
+  util::Result<PodGroupDryRun> dry_run_pod_group(framework::Framework& fwk, const api::Pod& pod,
+                                                 const std::function<void(const api::Pod&)>& on_first_unplaced = {});
+
   // ---- parts
   queue::PriorityQueue& queue() { return *queue_; }
   cache::Cache& cache() { return *cache_; }
@@ -208,6 +235,31 @@ class Scheduler {
   // The pod-group cycle (schedule_pod_group.cpp): `first` and the group's other queued members
   // placed together, committed only if the group's PlacementFeasible plugins accept the result.
   void schedule_pod_group(framework::Framework& fwk, const queue::QueuedPodInfoPtr& first, const std::string& group);
+  // One member of a pod-group cycle and what its attempt left.
+  struct GroupMember {
+    queue::QueuedPodInfoPtr popped;  // as the queue gave it
+    std::shared_ptr<framework::CycleState> state;
+    std::shared_ptr<framework::PodsToActivate> pods_to_activate;
+    ScheduleResult result;
+    std::optional<framework::FitError> fit;
+    framework::Status status;
+    bool tried = false;
+    queue::QueuedPodInfoPtr assumed;  // set while the member is assumed and reserved
+    std::string dropped_nomination;   // dry run: the nomination its assumption took away
+  };
+  struct GroupPlacement {
+    framework::Status feasible;  // PlacementFeasible's last verdict
+    framework::Status error;     // a member's attempt failed with an error: the group stops
+  };
+  // The cycle's placement loop (upstream podGroupSchedulingDefaultAlgorithm): members in order,
+  // each through the algorithm, then assumed and reserved; PlacementFeasible before the first and
+  // after each, stopping as soon as it rejects. `dry_run` records no metric, calls no observer and
+  // remembers the nominations it drops (undo_group_members gives them back). `after_attempt` is
+  // called after each tried member.
+  GroupPlacement place_group_members(framework::Framework& fwk, std::vector<GroupMember>& members, int scheduled,
+                                     bool dry_run, const std::function<void(const GroupMember&)>& after_attempt = {});
+  // Every tentative assumption and reservation undone, last first.
+  void undo_group_members(framework::Framework& fwk, std::vector<GroupMember>& members);
   void handle_scheduling_failure(framework::Framework& fwk, const queue::QueuedPodInfoPtr& pinfo,
                                  const framework::Status& status, const std::optional<framework::FitError>& fit,
                                  const std::optional<framework::NominatingInfo>& nominating,

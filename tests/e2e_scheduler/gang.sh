@@ -38,11 +38,16 @@ k -n e2e delete pod fits-0 fits-1 fits-2 fits-3 --grace-period=0 --force >/dev/n
 big_bound() { [[ $(bound_count big) == 4 ]]; }
 wait_until 30 "gang 'big' bound whole once room is freed" big_bound
 
-# The pod-group cycle's metrics (upstream's, with GenericWorkload): one attempt per group cycle.
+# The pod-group cycle's metrics (upstream's, with GenericWorkload): one attempt per group cycle;
+# workload-aware preemption's, tried when 'big' did not fit (ksched's evaluator answers "No preemption victims
+# found" as UnschedulableAndUnresolvable).
 metrics=$(get_url "$PORT" /metrics)
 for want in 'scheduler_podgroup_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 2' \
             'scheduler_podgroup_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}' \
-            'scheduler_podgroup_scheduling_algorithm_duration_seconds_count'; do
+            'scheduler_podgroup_scheduling_algorithm_duration_seconds_count' \
+            'scheduler_workload_preemption_attempts_total{result="UnschedulableAndUnresolvable"}' \
+            'scheduler_preemption_evaluation_duration_seconds_count{preemptor="podgroup",result="UnschedulableAndUnresolvable"}' \
+            '# TYPE scheduler_preemption_pdb_violations_total counter'; do
   [[ "$metrics" == *"$want"* ]] || fail "kube-scheduler's /metrics lacks: $want"
 done
 echo "ok: the pod-group metrics"

@@ -4,7 +4,7 @@
 # minimum cannot fit stays entirely Pending with upstream's message, and is bound whole once nodes
 # are added (Node objects created with kubectl, which the kubelet stand-in then runs). An unknown
 # gate is refused before anything starts, with upstream's message; `ksched explain` on a pending
-# member says its group's state. One local cluster on a loopback port, in memory.
+# member says its group's state and the member that blocks the group. One local cluster on a loopback port, in memory.
 # usage: gang_up.sh <ksched> <kube-scheduler (unused)> <kubectl>
 set -euo pipefail
 KSCHED=${1:?}; KUBECTL=${3:?}
@@ -72,6 +72,16 @@ expect_contains "$out" "Group:    Workload big, pod group workers (gang, minCoun
   "ksched explain gives a member's group state"
 expect_contains "$out" "placed all or nothing: this pod is bound only in a cycle that places at least 16 pending members" \
   "ksched explain says the member waits for its group"
+# ... and tries the group as the pod-group cycle would: 8 members fit, big-8 (the 9th) blocks it.
+expect_contains "$out" "Gang placement (the pod-group cycle tried now, nothing kept): 8 of 16 pending members placed, minCount 16: the group stays pending
+  minCount (16) cannot be satisfied: 8 scheduled, 7 remaining" \
+  "ksched explain tries the gang's placement and gives PlacementFeasible's verdict"
+expect_contains "$out" "  Blocking member: gangs/big-8, the first that fits nowhere with the 8 placed before it
+    0/3 nodes are available: 3 Insufficient cpu.
+    NodeResourcesFit: Insufficient cpu  (3 nodes)" \
+  "ksched explain names the member that blocks the gang, with its nodes' reasons"
+echo "$out" | sed -n '/^Gang placement/,$p' >&2
+expect_eq "$(bound_count big)" "0" "explain's dry run bound nothing"
 out=$("$KSCHED" explain fits-0 -n gangs --kubeconfig "$DIR/kubeconfig" --feature-gates GenericWorkload=true,GangScheduling=true -o json 2>&1)
 expect_contains "$out" '"podGroup":{"workload":"fits","podGroup":"workers","policy":"gang","minCount":16,"members":16,"bound":16,"assumed":0}' \
   "ksched explain -o json: a bound gang's state"

@@ -344,6 +344,18 @@ TEST_F(PodGroupCycleTest, AHigherGangEvictsALowerGangWholeAndIsThenBoundWhole) {
     }
   }
   EXPECT_TRUE(event);
+  // Workload-aware preemption's metrics (upstream v1.37 metrics.go, GenericWorkload): one attempt by
+  // its final code, the evaluation and execution timed, 4 victim pods in 1 unit, no PDB violated.
+  const std::string text = registry.expose();
+  for (const char* want : {"scheduler_workload_preemption_attempts_total{result=\"Success\"} 1\n",
+                           "scheduler_preemption_evaluation_duration_seconds_count{preemptor=\"podgroup\",result=\"Success\"} 1\n",
+                           "scheduler_preemption_execution_duration_seconds_count{preemptor=\"podgroup\",result=\"Success\"} 1\n",
+                           "scheduler_workload_preemption_victims_sum 4\n",
+                           "scheduler_workload_preemption_victims_count 1\n",
+                           "scheduler_preemption_workload_disruptions_sum{preemptor=\"podgroup\"} 1\n"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << text;
+  }
+  EXPECT_EQ(text.find("scheduler_preemption_pdb_violations_total{"), std::string::npos) << text;
 
   EXPECT_EQ(apply_deletes().size(), 4u);
   settle();
@@ -456,6 +468,12 @@ TEST_F(PodGroupCycleTest, NoPreemptionWhenEvenAllVictimsGoneTheGangDoesNotFit) {
   EXPECT_TRUE(client.deletes().empty());
   EXPECT_EQ(bound_per_workload()["huge"], 0);
   EXPECT_NE(pods.count("low"), 0u);
+  // Attempts counted by their final code; nothing evicted, so no victims observed.
+  const std::string text = registry.expose();
+  EXPECT_NE(text.find("scheduler_workload_preemption_attempts_total{result=\"Unschedulable\"} "), std::string::npos) << text;
+  EXPECT_EQ(text.find("scheduler_workload_preemption_attempts_total{result=\"Success\"}"), std::string::npos) << text;
+  EXPECT_EQ(text.find("scheduler_workload_preemption_victims_count 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("scheduler_preemption_execution_duration_seconds_count{"), std::string::npos) << text;
 }
 
 // Randomized: after every step each gang has none or at least minCount members bound.

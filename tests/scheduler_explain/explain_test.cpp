@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
 
 #include <boost/json.hpp>
 
@@ -384,6 +388,213 @@ TEST(ExplainPodGroup, AGangMemberSaysItsGroupsState) {
 TEST_F(ExplainTest, NoPodGroupStateWithoutTheGate) {
   auto e = run(MakePod().Name("w").WorkloadRef("job", "workers").Req({{"cpu", "1"}}).Obj());
   EXPECT_FALSE(e.podGroup);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::explain
+
+namespace ksched::scheduler::explain {
+namespace {
+
+// A scheduler with the GangScheduling gate, fed like the real one, for explain_with_group: its gang
+// placement is the pod-group cycle's loop run as a dry run (Scheduler::dry_run_pod_group).
+class ExplainGangTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    config::Features f = config::features();
+    f.gangScheduling = true;
+    gates.emplace(f);
+    auto s = Scheduler::create(config::default_configuration(), new_in_tree_registry(), client, lister,
+                               test_scheduler_options(clock, metrics, 7, 1));
+    ASSERT_TRUE(s.ok()) << s.error();
+    sched = std::move(*s);
+  }
+  void add_node(const std::string& name, const std::string& cpu) {
+    sched->on_node_add(std::make_shared<const api::Node>(
+        MakeNode().Name(name).Label("kubernetes.io/hostname", name).Capacity({{"cpu", cpu}, {"memory", "64Gi"}, {"pods", "110"}}).Obj()));
+  }
+  framework::PodPtr member(const std::string& name, const std::string& cpu) {
+    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).WorkloadRef("job", "workers").Obj();
+    p.spec.schedulerName = "default-scheduler";
+    auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    lister.add_pod(ptr);
+    sched->on_pod_add(ptr);
+    return ptr;
+  }
+  Explanation run(const api::Pod& pod) {
+    EXPECT_TRUE(sched->refresh_snapshot().ok());
+    auto e = explain_with_group(*sched, *sched->profile("default-scheduler"), pod);
+    EXPECT_TRUE(e.ok()) << e.error();
+    return e.ok() ? *e : Explanation{};
+  }
+
+  std::optional<config::ScopedFeatures> gates;
+  util::FakeClock clock;
+  ksched::scheduler::testing::FakeClusterLister lister;
+  ksched::scheduler::testing::FakeClusterClient client;
+  metrics::Registry registry;
+  metrics::SchedulerMetrics metrics{registry};
+  std::unique_ptr<Scheduler> sched;
+};
+
+// Upstream's pod-group cycle (algorithm_podgroup.go): members placed in order, each seen by the
+// next, PlacementFeasible (GangScheduling) rejecting with "minCount (4) cannot be satisfied: 3
+// scheduled, 0 remaining" once the rest cannot reach minCount. Explain names the member that
+// blocks the group, with its per-node reasons as the cycle saw them (the three placed before it),
+// and keeps nothing.
+TEST_F(ExplainGangTest, AGangOfFourWithRoomForThreeNamesTheMemberThatBlocks) {
+  add_node("n1", "2");
+  add_node("n2", "2");
+  add_node("n3", "2");
+  sched->on_workload_add(testing::MakeGangWorkload("job", 4));
+  std::vector<framework::PodPtr> pods;
+  for (int i = 0; i < 4; ++i) pods.push_back(member("g-" + std::to_string(i), "2"));
+
+  const Explanation e = run(*pods[0]);
+  ASSERT_TRUE(e.gang);
+  const GangPlacement& g = *e.gang;
+  EXPECT_EQ(g.minCount, 4);
+  EXPECT_EQ(g.pending, 4u);
+  EXPECT_EQ(g.placed, 3u);
+  EXPECT_EQ(g.unplaced, 1u);
+  EXPECT_FALSE(g.wouldBind);
+  EXPECT_EQ(g.verdict, "minCount (4) cannot be satisfied: 3 scheduled, 0 remaining");
+  EXPECT_EQ(g.blocking, "default/g-3");
+  EXPECT_EQ(g.blockingWhy, "0/3 nodes are available: 3 Insufficient cpu.");
+  ASSERT_EQ(g.blockingNodes.size(), 3u);
+  for (const auto& n : g.blockingNodes) {
+    EXPECT_EQ(n.rejected, "NodeResourcesFit: Insufficient cpu") << n.name;
+    ASSERT_EQ(n.shortfalls.size(), 1u);
+    EXPECT_EQ(n.shortfalls[0].requested, "2");
+    EXPECT_EQ(n.shortfalls[0].used, "2");  // the member placed there before it
+  }
+  std::set<std::string> nodes;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(g.members[i].pod, "default/g-" + std::to_string(i));
+    EXPECT_TRUE(g.members[i].tried);
+    nodes.insert(g.members[i].node);
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2", "n3"}));
+  EXPECT_TRUE(g.members[3].node.empty());
+  EXPECT_EQ(g.members[3].reason, "0/3 nodes are available: 3 Insufficient cpu.");
+  EXPECT_FALSE(g.thisPod.empty());  // g-0 is placed; the group is not
+
+  auto text = to_text(e);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("Gang placement (the pod-group cycle tried now, nothing kept): 3 of 4 pending members placed, "
+                       "minCount 4: the group stays pending\n  minCount (4) cannot be satisfied: 3 scheduled, 0 remaining\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("  default/g-3: fits nowhere\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("  Blocking member: default/g-3, the first that fits nowhere with the 3 placed before it\n"
+                       "    0/3 nodes are available: 3 Insufficient cpu.\n"
+                       "    NodeResourcesFit: Insufficient cpu  (3 nodes)\n"
+                       "      n1, n2, n3: cpu: the pod requests 2, 2 of 2 in use\n"),
+            std::string::npos)
+      << *text;
+  const auto json = boost::json::parse(to_json(e)).as_object();
+  EXPECT_EQ(json.at("gang").at("blocking").as_string(), "default/g-3");
+  EXPECT_EQ(json.at("gang").at("verdict").as_string(), "minCount (4) cannot be satisfied: 3 scheduled, 0 remaining");
+  EXPECT_EQ(json.at("gang").at("blockingNodes").as_array().size(), 3u);
+
+  // Nothing kept: no member assumed, nothing bound, and the same answer again.
+  for (const auto& p : pods) EXPECT_FALSE(sched->cache().is_assumed_pod(*p)) << p->metadata.name;
+  EXPECT_TRUE(client.binds().empty());
+  const Explanation again = run(*pods[3]);
+  ASSERT_TRUE(again.gang);
+  EXPECT_EQ(again.gang->blocking, "default/g-3");
+  EXPECT_EQ(again.gang->placed, 3u);
+  EXPECT_TRUE(again.gang->thisPod.empty());
+}
+
+// A gang that fits: every member's node, and the cycle would commit the group.
+TEST_F(ExplainGangTest, AGangThatFitsSaysWhereEachMemberGoes) {
+  add_node("n1", "2");
+  add_node("n2", "2");
+  sched->on_workload_add(testing::MakeGangWorkload("job", 4));
+  std::vector<framework::PodPtr> pods;
+  for (int i = 0; i < 4; ++i) pods.push_back(member("g-" + std::to_string(i), "1"));
+  const Explanation e = run(*pods[2]);
+  ASSERT_TRUE(e.gang);
+  EXPECT_TRUE(e.gang->wouldBind);
+  EXPECT_EQ(e.gang->verdict, "");
+  EXPECT_EQ(e.gang->placed, 4u);
+  EXPECT_EQ(e.gang->blocking, "");
+  std::map<std::string, std::size_t> per_node(e.gang->perNode.begin(), e.gang->perNode.end());
+  EXPECT_EQ(per_node, (std::map<std::string, std::size_t>{{"n1", 2}, {"n2", 2}}));
+  for (const auto& m : e.gang->members) EXPECT_FALSE(m.node.empty()) << m.pod;
+  EXPECT_EQ(e.gang->thisPod, e.gang->members[2].node);
+  auto text = to_text(e);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("4 of 4 pending members placed, minCount 4: the group would be bound\n"), std::string::npos) << *text;
+  for (const auto& m : e.gang->members) {
+    EXPECT_NE(text->find("  " + m.pod + ": -> " + m.node + "\n"), std::string::npos) << *text;
+  }
+  EXPECT_NE(text->find("in the cycle this pod goes to " + e.gang->thisPod), std::string::npos) << *text;
+  EXPECT_EQ(text->find("Blocking member"), std::string::npos) << *text;
+  for (const auto& p : pods) EXPECT_FALSE(sched->cache().is_assumed_pod(*p));
+}
+
+// 1,000 members, room for 990: the text aggregates per node and names a few members only.
+TEST_F(ExplainGangTest, AThousandMemberGangsOutputStaysShort) {
+  for (int n = 1; n <= 10; ++n) add_node("n" + std::to_string(n), "99");
+  sched->on_workload_add(testing::MakeGangWorkload("job", 1000));
+  std::vector<framework::PodPtr> pods;
+  for (int i = 0; i < 1000; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "g-%04d", i);
+    pods.push_back(member(name, "1"));
+  }
+  const Explanation e = run(*pods[0]);
+  ASSERT_TRUE(e.gang);
+  EXPECT_EQ(e.gang->placed, 990u);
+  EXPECT_EQ(e.gang->unplaced, 1u);  // PlacementFeasible stops the group at the first that fails
+  EXPECT_EQ(e.gang->blocking, "default/g-0990");
+  EXPECT_EQ(e.gang->verdict, "minCount (1000) cannot be satisfied: 990 scheduled, 9 remaining");
+  ASSERT_EQ(e.gang->perNode.size(), 10u);
+  for (const auto& [node, count] : e.gang->perNode) EXPECT_EQ(count, 99u) << node;
+  auto text = to_text(e);
+  ASSERT_TRUE(text.ok());
+  // The gang's part is a few lines whatever its size (the rest is the pod's own explanation).
+  const auto at = text->find("\nGang placement");
+  ASSERT_NE(at, std::string::npos) << *text;
+  EXPECT_LE(std::count(text->begin() + static_cast<std::ptrdiff_t>(at) + 1, text->end(), '\n'), 8) << *text;
+  EXPECT_LT(text->size(), 4000u) << *text;
+  EXPECT_NE(text->find("  placed per node: n1 99, n2 99, n3 99, n4 99, n5 99, n6 99, n7 99, n8 99, n9 99, n10 99\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("  Not tried: 9 members (PlacementFeasible stopped the group first)\n"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("g-0001"), std::string::npos) << "members are not listed one by one";
+  for (const auto& p : pods) ASSERT_FALSE(sched->cache().is_assumed_pod(*p));
+}
+
+// Every member bound: no pending member, no cycle to try, no gang placement.
+TEST_F(ExplainGangTest, NoGangPlacementWhenEveryMemberIsBound) {
+  add_node("n1", "8");
+  sched->on_workload_add(testing::MakeGangWorkload("job", 2));
+  std::vector<framework::PodPtr> pods;
+  for (const char* name : {"a", "b"}) {
+    api::Pod p = MakePod().Name(name).UID(name).Node("n1").Req({{"cpu", "1"}}).WorkloadRef("job", "workers").Obj();
+    p.spec.schedulerName = "default-scheduler";
+    pods.push_back(std::make_shared<const api::Pod>(std::move(p)));
+    lister.add_pod(pods.back());
+    sched->on_pod_add(pods.back());
+  }
+  const Explanation e = run(*pods[0]);
+  ASSERT_TRUE(e.podGroup);
+  EXPECT_EQ(e.podGroup->bound, 2u);
+  EXPECT_FALSE(e.gang);
+}
+
+// Below the quorum there is no cycle to try: no gang placement.
+TEST_F(ExplainGangTest, NoGangPlacementBelowTheQuorum) {
+  add_node("n1", "8");
+  sched->on_workload_add(testing::MakeGangWorkload("job", 3));
+  auto a = member("a", "1");
+  member("b", "1");
+  const Explanation e = run(*a);
+  ASSERT_TRUE(e.podGroup);
+  EXPECT_FALSE(e.gang);
 }
 
 }  // namespace

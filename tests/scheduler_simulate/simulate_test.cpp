@@ -377,6 +377,20 @@ TEST(Simulate, GangsArePlacedWholeOrNotAtAllWithTheirReasons) {
     EXPECT_EQ(r->placements[i].reason, "waiting for minCount pods from a gang to appear in scheduling queue");
   }
   EXPECT_EQ(r->scheduled, 3u);
+  // The pending gang names its blocking member (the cycle tried once more, as ksched explain does):
+  // wide-0 fits nowhere and the 2 left cannot reach minCount 3; "short" has no quorum, no cycle.
+  ASSERT_EQ(r->pendingGangs.size(), 1u);
+  EXPECT_EQ(r->pendingGangs[0].group, "ml/wide/workers");
+  EXPECT_EQ(r->pendingGangs[0].blocking, "ml/wide-0");
+  EXPECT_EQ(r->pendingGangs[0].placed, 0u);
+  EXPECT_EQ(r->pendingGangs[0].verdict, "minCount (3) cannot be satisfied: 0 scheduled, 2 remaining");
+  EXPECT_EQ(r->pendingGangs[0].why, "0/2 nodes are available: 2 Insufficient cpu.");
+  // The example of docs/explain.md, as written.
+  EXPECT_NE(to_text(*r).find("Pending gangs (the pod-group cycle tried once more):\n"
+                             "  ml/wide/workers: 0 of minCount 3 placed (minCount (3) cannot be satisfied: 0 scheduled, 2 "
+                             "remaining)\n    blocking member ml/wide-0: 0/2 nodes are available: 2 Insufficient cpu.\n"),
+            std::string::npos)
+      << to_text(*r);
 
   // A pods file's Workload without a namespace is in "default", with its pods.
   std::string plain = gang("solo", 2, "1", 2);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "api/quantity.h"
+#include "util/natural_order.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/explain/dra_detail.h"
 #include "scheduler/framework/plugin_helper.h"
@@ -112,32 +113,7 @@ std::vector<Shortfall> shortfalls(const api::Pod& pod, const fw::NodeInfo& ni) {
 
 }  // namespace
 
-bool natural_less(std::string_view a, std::string_view b) {
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (digit(a[i]) && digit(b[j])) {
-      // Compare the digit runs as numbers: skip leading zeros, then the longer run is larger.
-      std::size_t ie = i, je = j;
-      while (ie < a.size() && digit(a[ie])) ++ie;
-      while (je < b.size() && digit(b[je])) ++je;
-      std::size_t is = i, js = j;
-      while (is + 1 < ie && a[is] == '0') ++is;
-      while (js + 1 < je && b[js] == '0') ++js;
-      const auto ra = a.substr(is, ie - is), rb = b.substr(js, je - js);
-      if (ra.size() != rb.size()) return ra.size() < rb.size();
-      if (ra != rb) return ra < rb;
-      if (ie - i != je - j) return ie - i < je - j;  // "01" after "1": a total order
-      i = ie;
-      j = je;
-      continue;
-    }
-    if (a[i] != b[j]) return a[i] < b[j];
-    ++i;
-    ++j;
-  }
-  return a.size() - i < b.size() - j;
-}
+bool natural_less(std::string_view a, std::string_view b) { return util::natural_less(a, b); }
 
 util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
   Explanation e;
@@ -283,6 +259,70 @@ util::Result<Explanation> explain(fw::Framework& fwk, const api::Pod& given) {
 }
 
 namespace {
+// How many unplaced members a gang's explanation names with their reasons.
+constexpr std::size_t kListedUnplaced = 3;
+}  // namespace
+
+util::Result<Explanation> explain_with_group(Scheduler& sched, fw::Framework& fwk, const api::Pod& pod) {
+  auto e = explain(fwk, pod);
+  if (!e.ok() || !e->podGroup || e->podGroup->policy != "gang") return e;
+  const PodGroupState& g = *e->podGroup;
+  // Below the quorum PreEnqueue holds every member: there is no cycle to try.
+  if (g.members < static_cast<std::size_t>(g.minCount)) return e;
+  GangPlacement gang;
+  gang.minCount = g.minCount;
+  bool blocking_explained = false;
+  auto run = sched.dry_run_pod_group(fwk, pod, [&](const api::Pod& member) {
+    // The members before it are assumed: its reasons are those of the cycle's attempt.
+    auto be = explain(fwk, member);
+    if (!be.ok()) return;
+    blocking_explained = true;
+    gang.blockingWhy = be->summary;
+    for (auto& n : be->nodes) {
+      if (!n.rejected.empty()) gang.blockingNodes.push_back(std::move(n));
+    }
+  });
+  if (!run.ok()) return util::make_error(run.error());
+  if (run->members.empty()) return e;  // every member placed already: no cycle to try
+  gang.scheduled = static_cast<std::size_t>(run->scheduled);
+  gang.pending = run->members.size();
+  std::map<std::string, std::size_t> per_node;
+  const std::string self = api::key_of(pod);
+  for (const auto& m : run->members) {
+    GangMember gm;
+    gm.pod = api::key_of(*m.pod);
+    gm.tried = m.tried;
+    gm.node = m.node;
+    if (!m.node.empty()) {
+      ++gang.placed;
+      ++per_node[m.node];
+    } else if (m.tried) {
+      if (gang.unplaced < kListedUnplaced) gm.reason = m.status.message();
+      if (gang.blocking.empty()) {
+        gang.blocking = gm.pod;
+        gang.placedBeforeBlocking = gang.scheduled + gang.placed;
+        if (!blocking_explained) gang.blockingWhy = m.status.message();
+      }
+      ++gang.unplaced;
+    }
+    if (gm.pod == self) gang.thisPod = gm.node;
+    gang.members.push_back(std::move(gm));
+  }
+  gang.perNode.assign(per_node.begin(), per_node.end());
+  std::sort(gang.perNode.begin(), gang.perNode.end(),
+            [](const auto& a, const auto& b) { return natural_less(a.first, b.first); });
+  if (!run->error.is_success()) {
+    gang.verdict = run->error.message();
+  } else if (run->feasible.is_success()) {
+    gang.wouldBind = true;
+  } else {
+    gang.verdict = run->feasible.message();
+  }
+  e->gang = std::move(gang);
+  return e;
+}
+
+namespace {
 
 std::string pad(std::string s, std::size_t w) {
   if (s.size() < w) s.append(w - s.size(), ' ');
@@ -312,6 +352,109 @@ std::string shortfall_text(const std::vector<Shortfall>& sf) {
     out += s.resource + ": the pod requests " + s.requested + ", " + s.used + " of " + s.allocatable + " in use";
   }
   return out;
+}
+
+// Rejected nodes grouped by the scheduler's reason, then by their numbers, a few names per group
+// (every one with wide); `indent` before each reason line.
+void append_rejected(std::string& out, const std::vector<const NodeExplanation*>& rejected, bool wide,
+                     const std::string& indent) {
+  std::vector<std::pair<std::string, std::vector<const NodeExplanation*>>> groups;
+  for (const auto* n : rejected) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == n->rejected; });
+    if (it == groups.end()) {
+      groups.emplace_back(n->rejected, std::vector<const NodeExplanation*>{});
+      it = std::prev(groups.end());
+    }
+    it->second.push_back(n);
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  const std::size_t limit = wide ? 0 : 6;
+  for (const auto& [reason, nodes] : groups) {
+    out += indent + reason + "  (" + std::to_string(nodes.size()) + (nodes.size() == 1 ? " node)\n" : " nodes)\n");
+    // Nodes with the same numbers together, the largest set first.
+    std::vector<std::pair<std::string, std::vector<const NodeExplanation*>>> by_numbers;
+    for (const auto* n : nodes) {
+      const std::string numbers = n->detail.empty() ? shortfall_text(n->shortfalls) : n->detail;
+      auto it = std::find_if(by_numbers.begin(), by_numbers.end(), [&](const auto& g) { return g.first == numbers; });
+      if (it == by_numbers.end()) {
+        by_numbers.emplace_back(numbers, std::vector<const NodeExplanation*>{});
+        it = std::prev(by_numbers.end());
+      }
+      it->second.push_back(n);
+    }
+    std::stable_sort(by_numbers.begin(), by_numbers.end(),
+                     [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+    const std::size_t groups_shown = wide ? by_numbers.size() : std::min<std::size_t>(by_numbers.size(), 5);
+    for (std::size_t g = 0; g < groups_shown; ++g) {
+      const auto& [numbers, members] = by_numbers[g];
+      out += indent + "  " + name_list(members, limit) + (numbers.empty() ? "" : ": " + numbers) + "\n";
+    }
+    if (groups_shown < by_numbers.size()) {
+      std::size_t rest = 0;
+      for (std::size_t g = groups_shown; g < by_numbers.size(); ++g) rest += by_numbers[g].second.size();
+      out += indent + "  and " + std::to_string(rest) + " more nodes with other figures (-o wide lists them)\n";
+    }
+  }
+}
+
+// "n1 2, n2 1, ... and 7 more nodes": where a gang's members would go.
+std::string per_node_text(const std::vector<std::pair<std::string, std::size_t>>& per_node, std::size_t limit) {
+  std::string out;
+  const std::size_t shown = std::min(limit, per_node.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    if (i != 0) out += ", ";
+    out += per_node[i].first + " " + std::to_string(per_node[i].second);
+  }
+  if (shown < per_node.size()) out += " and " + std::to_string(per_node.size() - shown) + " more nodes";
+  return out;
+}
+
+// The gang's placement: the outcome, where members go, and the member that blocks the group.
+void append_gang(std::string& out, const GangPlacement& g, bool wide) {
+  const std::size_t min = static_cast<std::size_t>(g.minCount);
+  out += "\nGang placement (the pod-group cycle tried now, nothing kept): " + std::to_string(g.placed) + " of " +
+         std::to_string(g.pending) + " pending members placed";
+  if (g.scheduled != 0) out += ", " + std::to_string(g.scheduled) + " placed before";
+  out += ", minCount " + std::to_string(min) + ": ";
+  out += g.wouldBind ? "the group would be bound\n" : "the group stays pending\n";
+  if (!g.verdict.empty()) out += "  " + g.verdict + "\n";
+  const std::size_t small = 8;
+  if (g.members.size() <= small || wide) {
+    for (const auto& m : g.members) {
+      out += "  " + m.pod + ": ";
+      out += !m.node.empty() ? "-> " + m.node : (m.tried ? std::string("fits nowhere") : std::string("not tried"));
+      out += "\n";
+    }
+  } else if (!g.perNode.empty()) {
+    out += "  placed per node: " + per_node_text(g.perNode, 10) + "\n";
+  }
+  if (!g.blocking.empty()) {
+    out += "  Blocking member: " + g.blocking + ", the first that fits nowhere";
+    out += g.placedBeforeBlocking > 0 ? " with the " + std::to_string(g.placedBeforeBlocking) + " placed before it\n"
+                                      : "\n";
+    if (!g.blockingWhy.empty()) out += "    " + g.blockingWhy + "\n";
+    std::vector<const NodeExplanation*> rejected;
+    for (const auto& n : g.blockingNodes) rejected.push_back(&n);
+    append_rejected(out, rejected, wide, "    ");
+  }
+  if (g.unplaced > 1 && g.members.size() > small && !wide) {
+    std::string others;
+    std::size_t listed = 0;
+    for (const auto& m : g.members) {
+      if (m.tried && m.node.empty() && m.pod != g.blocking && listed < 3) {
+        others += (listed == 0 ? "" : ", ") + m.pod;
+        ++listed;
+      }
+    }
+    out += "  Also fitting nowhere: " + others;
+    if (g.unplaced - 1 > listed) out += " and " + std::to_string(g.unplaced - 1 - listed) + " more";
+    out += "\n";
+  }
+  std::size_t untried = 0;
+  for (const auto& m : g.members) untried += m.tried ? 0 : 1;
+  if (untried != 0 && (g.members.size() > small && !wide)) {
+    out += "  Not tried: " + std::to_string(untried) + " members (PlacementFeasible stopped the group first)\n";
+  }
 }
 
 void append_verdicts(std::string& out, const char* indent, const std::vector<Verdict>& vs) {
@@ -360,6 +503,11 @@ util::Result<std::string> to_text(const Explanation& e, const TextOptions& o) {
       }
     }
   }
+  if (e.gang) {
+    out += "          in the cycle this pod " +
+           (e.gang->thisPod.empty() ? std::string("is not placed") : "goes to " + e.gang->thisPod) +
+           " (Gang placement below)\n";
+  }
   auto verdicts = [&](const char* title, const std::vector<Verdict>& vs) {
     if (vs.empty()) return;
     out += "\n";
@@ -380,50 +528,18 @@ util::Result<std::string> to_text(const Explanation& e, const TextOptions& o) {
   }
 
   // Rejected nodes: grouped by the scheduler's reason, then by their numbers.
-  std::vector<const NodeExplanation*> rejected;
-  for (const auto& n : e.nodes) {
-    if (!n.rejected.empty()) rejected.push_back(&n);
-  }
-  if (!rejected.empty()) {
-    std::vector<std::pair<std::string, std::vector<const NodeExplanation*>>> groups;
-    for (const auto* n : rejected) {
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == n->rejected; });
-      if (it == groups.end()) {
-        groups.emplace_back(n->rejected, std::vector<const NodeExplanation*>{});
-        it = std::prev(groups.end());
-      }
-      it->second.push_back(n);
+  {
+    std::vector<const NodeExplanation*> rejected;
+    for (const auto& n : e.nodes) {
+      if (!n.rejected.empty()) rejected.push_back(&n);
     }
-    std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-    out += "\nRejected: " + std::to_string(rejected.size()) + (rejected.size() == 1 ? " node" : " nodes") + ", by reason:\n";
-    const std::size_t limit = o.wide ? 0 : 6;
-    for (const auto& [reason, nodes] : groups) {
-      out += "  " + reason + "  (" + std::to_string(nodes.size()) + (nodes.size() == 1 ? " node)\n" : " nodes)\n");
-      // Nodes with the same numbers together, the largest set first.
-      std::vector<std::pair<std::string, std::vector<const NodeExplanation*>>> by_numbers;
-      for (const auto* n : nodes) {
-        const std::string numbers = n->detail.empty() ? shortfall_text(n->shortfalls) : n->detail;
-        auto it = std::find_if(by_numbers.begin(), by_numbers.end(), [&](const auto& g) { return g.first == numbers; });
-        if (it == by_numbers.end()) {
-          by_numbers.emplace_back(numbers, std::vector<const NodeExplanation*>{});
-          it = std::prev(by_numbers.end());
-        }
-        it->second.push_back(n);
-      }
-      std::stable_sort(by_numbers.begin(), by_numbers.end(),
-                       [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-      const std::size_t groups_shown = o.wide ? by_numbers.size() : std::min<std::size_t>(by_numbers.size(), 5);
-      for (std::size_t g = 0; g < groups_shown; ++g) {
-        const auto& [numbers, members] = by_numbers[g];
-        out += "    " + name_list(members, limit) + (numbers.empty() ? "" : ": " + numbers) + "\n";
-      }
-      if (groups_shown < by_numbers.size()) {
-        std::size_t rest = 0;
-        for (std::size_t g = groups_shown; g < by_numbers.size(); ++g) rest += by_numbers[g].second.size();
-        out += "    and " + std::to_string(rest) + " more nodes with other figures (-o wide lists them)\n";
-      }
+    if (!rejected.empty()) {
+      out += "\nRejected: " + std::to_string(rejected.size()) + (rejected.size() == 1 ? " node" : " nodes") + ", by reason:\n";
+      append_rejected(out, rejected, o.wide, "  ");
     }
   }
+
+  if (e.gang) append_gang(out, *e.gang, o.wide);
 
   // Every verdict of the named nodes (of every node with wide).
   std::vector<const NodeExplanation*> detailed = named;
@@ -468,33 +584,61 @@ boost::json::object to_json_object(const Explanation& e) {
     }
     return a;
   };
-  json::array nodes;
-  for (const auto& n : e.nodes) {
-    json::object o{{"name", n.name}, {"feasible", n.rejected.empty()}, {"filters", verdicts(n.filters)}};
-    if (!n.rejected.empty()) o["rejected"] = n.rejected;
-    if (!n.detail.empty()) o["detail"] = n.detail;
-    if (!n.shortfalls.empty()) {
-      json::array sf;
-      for (const auto& x : n.shortfalls) {
-        sf.push_back(json::object{
-            {"resource", x.resource}, {"requested", x.requested}, {"used", x.used}, {"allocatable", x.allocatable}});
+  auto nodes_json = [&](const std::vector<NodeExplanation>& list) {
+    json::array nodes;
+    for (const auto& n : list) {
+      json::object o{{"name", n.name}, {"feasible", n.rejected.empty()}, {"filters", verdicts(n.filters)}};
+      if (!n.rejected.empty()) o["rejected"] = n.rejected;
+      if (!n.detail.empty()) o["detail"] = n.detail;
+      if (!n.shortfalls.empty()) {
+        json::array sf;
+        for (const auto& x : n.shortfalls) {
+          sf.push_back(json::object{
+              {"resource", x.resource}, {"requested", x.requested}, {"used", x.used}, {"allocatable", x.allocatable}});
+        }
+        o["shortfalls"] = std::move(sf);
       }
-      o["shortfalls"] = std::move(sf);
-    }
-    if (!n.scores.empty()) {
-      json::array scores;
-      for (const auto& s : n.scores) {
-        scores.push_back(json::object{{"plugin", s.plugin},
-                                      {"raw", s.raw},
-                                      {"normalized", s.normalized},
-                                      {"weight", s.weight},
-                                      {"weighted", s.weighted}});
+      if (!n.scores.empty()) {
+        json::array scores;
+        for (const auto& s : n.scores) {
+          scores.push_back(json::object{{"plugin", s.plugin},
+                                        {"raw", s.raw},
+                                        {"normalized", s.normalized},
+                                        {"weight", s.weight},
+                                        {"weighted", s.weighted}});
+        }
+        o["scores"] = std::move(scores);
+        o["total"] = n.total;
       }
-      o["scores"] = std::move(scores);
-      o["total"] = n.total;
+      nodes.push_back(std::move(o));
     }
-    nodes.push_back(std::move(o));
-  }
+    return nodes;
+  };
+  json::array nodes = nodes_json(e.nodes);
+  auto gang_json = [&](const GangPlacement& g) {
+    json::array members;
+    for (const auto& m : g.members) {
+      json::object o{{"pod", m.pod}, {"tried", m.tried}, {"node", m.node}};
+      if (!m.reason.empty()) o["reason"] = m.reason;
+      members.push_back(std::move(o));
+    }
+    json::object per_node;
+    for (const auto& [node, count] : g.perNode) per_node[node] = count;
+    return json::object{{"minCount", g.minCount},
+                        {"scheduled", g.scheduled},
+                        {"pending", g.pending},
+                        {"placed", g.placed},
+                        {"unplaced", g.unplaced},
+                        {"wouldBind", g.wouldBind},
+                        {"verdict", g.verdict},
+                        {"thisPod", g.thisPod},
+                        {"perNode", std::move(per_node)},
+                        {"blocking", g.blocking},
+                        {"placedBeforeBlocking", g.placedBeforeBlocking},
+                        {"blockingWhy", g.blockingWhy},
+                        {"blockingNodes", nodes_json(g.blockingNodes)},
+                        {"members", std::move(members)}};
+  };
   json::object root{{"pod", e.pod},
                     {"profile", e.profile},
                     {"boundTo", e.boundTo},
@@ -510,6 +654,7 @@ boost::json::object to_json_object(const Explanation& e) {
                                                                         {"bound", e.podGroup->bound},
                                                                         {"assumed", e.podGroup->assumed}})
                                             : json::value(nullptr)},
+                    {"gang", e.gang ? json::value(gang_json(*e.gang)) : json::value(nullptr)},
                     {"preFilter", verdicts(e.preFilter)},
                     {"preScore", verdicts(e.preScore)},
                     {"nodes", std::move(nodes)}};

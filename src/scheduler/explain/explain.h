@@ -17,6 +17,7 @@
 
 #include "api/types.h"
 #include "scheduler/framework/runtime.h"
+#include "scheduler/scheduler.h"
 #include "util/result.h"
 
 namespace ksched::scheduler::explain {
@@ -71,6 +72,35 @@ struct PodGroupState {
   std::size_t assumed = 0;         // of them, placed by the scheduler and still binding
 };
 
+// A gang's placement as the pod-group cycle would try it now (Scheduler::dry_run_pod_group: the
+// cycle's own loop, members in queue order, each assumed so the next sees it, all undone after).
+struct GangMember {
+  std::string pod;     // namespace/name
+  std::string node;    // where it would go; empty when it fits nowhere or was not tried
+  bool tried = false;  // false: PlacementFeasible stopped the group before it
+  std::string reason;  // why it fits nowhere (its FitError's message); set for listed members only
+};
+struct GangPlacement {
+  std::int32_t minCount = 0;
+  std::size_t scheduled = 0;  // members placed before the cycle (bound, or assumed and binding)
+  std::size_t pending = 0;    // members the cycle would try
+  std::size_t placed = 0;     // of them, placed
+  std::size_t unplaced = 0;   // of them, tried and fitting nowhere
+  bool wouldBind = false;     // PlacementFeasible accepts: the cycle would commit the group
+  // PlacementFeasible's message when it does not (upstream's "minCount (4) cannot be satisfied:
+  // 3 scheduled, 0 remaining"), or the error that stopped the group.
+  std::string verdict;
+  std::vector<std::pair<std::string, std::size_t>> perNode;  // placed members per node, natural order
+  // Every pending member in the cycle's order (reason set only for the first few that fit nowhere).
+  std::vector<GangMember> members;
+  // The first member that cannot be placed: the one that blocks the group when it stays pending.
+  std::string blocking;
+  std::size_t placedBeforeBlocking = 0;  // members placed when it was tried (earlier cycles' included)
+  std::string blockingWhy;  // its "0/N nodes are available: ..." with the members before it placed
+  std::vector<NodeExplanation> blockingNodes;  // its rejected nodes, as explain() gives them
+  std::string thisPod;      // where the explained pod would go in the cycle; empty if nowhere
+};
+
 struct Explanation {
   std::string pod;      // namespace/name
   std::string profile;  // schedulerName
@@ -89,12 +119,19 @@ struct Explanation {
   // "0/N nodes are available: ..." when nothing fits.
   std::string summary;
   std::optional<PodGroupState> podGroup;
+  std::optional<GangPlacement> gang;  // explain_with_group on a gang member whose quorum exists
 };
 
 // Runs the cycle on the framework's snapshot (Handle::snapshot_node_infos), which must be current
 // and must not change meanwhile: call it where the scheduling loop is not running. Errors are the
 // framework's (a plugin failing, not a node rejecting).
 util::Result<Explanation> explain(framework::Framework& fwk, const api::Pod& pod);
+
+// explain(), and for a member of a gang (GangScheduling gate) whose minCount members exist, the
+// gang's placement as the pod-group cycle would try it now (Explanation::gang). The dry run assumes
+// and forgets pods in `sched`'s cache: only on a scheduler whose loop is not running (the
+// inspector), like explain().
+util::Result<Explanation> explain_with_group(Scheduler& sched, framework::Framework& fwk, const api::Pod& pod);
 
 // What the text form shows. By default: the best `top` feasible nodes' scores and the rejected
 // nodes grouped by reason (and by their numbers), a few names per group; `nodes` adds every detail

@@ -1,8 +1,16 @@
-// The pod-group cycle's metrics (workload-aware scheduling, issue #44), as upstream registers them
-// after v1.35 in pkg/scheduler/metrics/metrics.go (podGroupScheduleAttempts,
-// podGroupSchedulingLatency, PodGroupSchedulingAlgorithmLatency; alpha, registered only with the
-// GenericWorkload gate): one attempt per pod-group cycle, by result and profile, and the time of
-// the cycle's placement search.
+// The pod-group cycle's metrics and workload-aware preemption's (workload-aware scheduling, issue
+// #44), as upstream registers them after v1.35 in pkg/scheduler/metrics/metrics.go: alpha, and
+// registered only with the GenericWorkload gate.
+//
+// - the cycle (podGroupScheduleAttempts, podGroupSchedulingLatency,
+//   PodGroupSchedulingAlgorithmLatency): one attempt per pod-group cycle, by result and profile,
+//   and the time of the cycle's placement search;
+// - workload-aware preemption (WorkloadPreemptionAttempts, WorkloadPreemptionVictims,
+//   PreemptionWorkloadDisruptions, PreemptionEvaluationDuration, PreemptionExecutionDuration,
+//   PreemptionPDBViolations; v1.37's list): one attempt per group preemption run by its final
+//   status code, the evaluation (victim selection) and execution (eviction) times by preemptor kind
+//   ("podgroup") and status code, and on success how many pods and units it evicts and how many of
+//   those units violate a PodDisruptionBudget.
 //
 // Kept apart from SchedulerMetrics so that they exist only where upstream registers them: the
 // kube-scheduler program makes one set per registry with the gates on and gives it to its
@@ -21,11 +29,21 @@ struct PodGroupMetrics {
   ksched::metrics::Histogram& attemptDuration;        // scheduler_podgroup_scheduling_attempt_duration_seconds{result,profile}
   ksched::metrics::Histogram& algorithmDuration;      // scheduler_podgroup_scheduling_algorithm_duration_seconds
 
+  ksched::metrics::Counter& workloadPreemptionAttempts;     // scheduler_workload_preemption_attempts_total{result}
+  ksched::metrics::Histogram& workloadPreemptionVictims;    // scheduler_workload_preemption_victims
+  ksched::metrics::Histogram& preemptionWorkloadDisruptions;  // scheduler_preemption_workload_disruptions{preemptor}
+  ksched::metrics::Histogram& preemptionEvaluationDuration;   // scheduler_preemption_evaluation_duration_seconds{preemptor,result}
+  ksched::metrics::Histogram& preemptionExecutionDuration;    // scheduler_preemption_execution_duration_seconds{preemptor,result}
+  ksched::metrics::Counter& preemptionPDBViolations;        // scheduler_preemption_pdb_violations_total{preemptor}
+
   // One pod-group cycle: result is "scheduled", "unschedulable" or "error" (upstream's labels).
   void attempt(std::string_view result, std::string_view profile, double seconds) {
     scheduleAttempts.with({result, profile}).inc();
     attemptDuration.with({result, profile}).observe(seconds);
   }
 };
+
+// The preemptor label of the pod-group preemption's metrics, as upstream's.
+inline constexpr std::string_view kPodGroupPreemptor = "podgroup";
 
 }  // namespace ksched::scheduler::podgroup

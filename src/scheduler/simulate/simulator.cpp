@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -411,6 +412,45 @@ std::string pre_enqueue_reason(Scheduler& s, const api::Pod& pod) {
   return status.is_success() ? std::string() : status.message();
 }
 
+// Each gang with an unbound member and its quorum present, tried once more as the pod-group
+// cycle would (a dry run: nothing is kept), for the member that blocks it.
+std::vector<PendingGang> pending_gangs(Scheduler& s, const std::vector<std::shared_ptr<const api::Pod>>& pods,
+                                       const std::vector<Placement>& placements) {
+  std::vector<PendingGang> out;
+  podgroup::Manager* groups = s.pod_group_manager();
+  if (groups == nullptr) return out;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < pods.size() && i < placements.size(); ++i) {
+    const auto& p = pods[i];
+    if (!p || !p->spec.workloadRef || !placements[i].node.empty() || placements[i].evicted) continue;
+    const podgroup::Policy policy = groups->policy(*p);
+    if (policy.kind != podgroup::Policy::Kind::Gang) continue;
+    const std::string key = podgroup::group_key(*p);
+    if (!seen.insert(key).second) continue;
+    if (groups->all_pods_count(key) < static_cast<std::size_t>(policy.minCount)) continue;  // PreEnqueue holds it
+    framework::Framework* fwk = s.profile(p->spec.schedulerName);
+    if (fwk == nullptr || !s.refresh_snapshot().ok()) continue;
+    auto run = s.dry_run_pod_group(*fwk, *p);
+    if (!run.ok()) continue;
+    PendingGang g;
+    g.group = p->metadata.namespace_ + "/" + p->spec.workloadRef->name + "/" + p->spec.workloadRef->podGroup;
+    g.minCount = policy.minCount;
+    g.placed = static_cast<std::size_t>(run->scheduled);
+    for (const auto& m : run->members) {
+      if (!m.node.empty()) {
+        ++g.placed;
+      } else if (m.tried && g.blocking.empty()) {
+        g.blocking = key_of(*m.pod);
+        g.why = m.status.message();
+      }
+    }
+    g.verdict = !run->error.is_success() ? run->error.message() : run->feasible.message();
+    if (run->feasible.is_success() && run->error.is_success()) continue;  // would be placed now
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 std::vector<NodeUsage> usage(Scheduler& s) {
   std::vector<NodeUsage> out;
   if (!s.refresh_snapshot().ok() || s.profiles().empty()) return out;
@@ -572,6 +612,7 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
     r.placements.push_back(std::move(pl));
   }
   r.evicted = client.evicted();
+  r.pendingGangs = pending_gangs(sched, admitted, r.placements);
   r.after = usage(sched);
   count_devices(cluster, client.claims(), r.after);
   return r;
@@ -632,6 +673,15 @@ std::string to_text(const Report& r) {
       for (const auto& d : p.devices) out += " " + d;
     }
     out += "\n";
+  }
+  if (!r.pendingGangs.empty()) {
+    out += "\nPending gangs (the pod-group cycle tried once more):\n";
+    for (const auto& g : r.pendingGangs) {
+      out += "  " + g.group + ": " + std::to_string(g.placed) + " of minCount " + std::to_string(g.minCount) + " placed";
+      if (!g.verdict.empty()) out += " (" + g.verdict + ")";
+      out += "\n";
+      if (!g.blocking.empty()) out += "    blocking member " + g.blocking + ": " + g.why + "\n";
+    }
   }
   if (!r.evicted.empty()) {
     out += "\nPreempted:\n";
@@ -710,6 +760,15 @@ std::string to_json(const Report& r) {
   };
   json::array evicted;
   for (const auto& v : r.evicted) evicted.push_back(json::string(v));
+  json::array gangs;
+  for (const auto& g : r.pendingGangs) {
+    gangs.push_back(json::object{{"group", g.group},
+                                 {"minCount", g.minCount},
+                                 {"placed", g.placed},
+                                 {"blocking", g.blocking},
+                                 {"why", g.why},
+                                 {"verdict", g.verdict}});
+  }
   const double secs = std::chrono::duration<double>(r.scheduleTime).count();
   json::object root{{"nodes", r.nodes},
                     {"existingPods", r.existingPods},
@@ -719,6 +778,7 @@ std::string to_json(const Report& r) {
                     {"podsPerSecond", secs > 0 ? static_cast<double>(r.placements.size()) / secs : 0.0},
                     {"placements", std::move(placements)},
                     {"evicted", std::move(evicted)},
+                    {"pendingGangs", std::move(gangs)},
                     {"before", usage_json(r.before)},
                     {"after", usage_json(r.after)}};
   return json::serialize(root) + "\n";

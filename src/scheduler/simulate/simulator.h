@@ -47,9 +47,21 @@ struct NodeUsage {
   std::int64_t devices = 0, devicesTotal = 0;
 };
 
+// A gang left pending, with the member that blocks it: the pod-group cycle tried once more on the
+// final state (Scheduler::dry_run_pod_group), as `ksched explain` does.
+struct PendingGang {
+  std::string group;      // "<namespace>/<workload>/<podGroup>"
+  std::int32_t minCount = 0;
+  std::size_t placed = 0;   // members placed in that try, those bound before included
+  std::string blocking;     // the first member that fits nowhere (namespace/name)
+  std::string why;          // its FitError's message
+  std::string verdict;      // PlacementFeasible's message
+};
+
 struct Report {
   std::vector<Placement> placements;  // in the order the pods were given
   std::vector<std::string> evicted;   // every preemption victim, namespace/name, in order
+  std::vector<PendingGang> pendingGangs;  // gangs with their quorum that stayed pending
   std::vector<NodeUsage> before, after;
   std::size_t nodes = 0;
   std::size_t existingPods = 0;        // bound pods of the dump, in the cache from the start
