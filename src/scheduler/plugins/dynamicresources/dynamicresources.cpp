@@ -1031,8 +1031,10 @@ Status DynamicResources::wait_for_binding_conditions(StateData& s, const api::Po
       break;
     }
     if (ready) return {};
-    if (std::chrono::steady_clock::now() >= deadline) return Status::error("device binding timeout");
+    const std::uint64_t before = seen;
     seen = manager_->wait_for_claims_change(seen, deadline);
+    // Woken by the deadline, not by a change: upstream's poll ends with its context's deadline.
+    if (seen == before && std::chrono::steady_clock::now() >= deadline) return Status::error("device binding timeout");
   }
 }
 
