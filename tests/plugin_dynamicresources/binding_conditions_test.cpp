@@ -76,10 +76,11 @@ class Client : public testing::FakeClusterClient {
     ++events_seen_;
     event_cv_.notify_all();
   }
-  // Until `n` events were recorded.
-  void wait_for_events(std::size_t n) {
+  // Until `n` events were recorded; false when none came for a minute (a broken PreBind that
+  // never reaches its wait fails the test instead of hanging it).
+  bool wait_for_events(std::size_t n) {
     std::unique_lock l(mu_);
-    event_cv_.wait(l, [&] { return events_seen_ >= n; });
+    return event_cv_.wait_for(l, std::chrono::minutes(1), [&] { return events_seen_ >= n; });
   }
 
  private:
@@ -175,7 +176,7 @@ TEST_F(BindingConditionsTest, PreBindWaitsUntilTheConditionsAreTrue) {
   fw::CycleState s;
   schedule(s);
   auto prebind = std::async(std::launch::async, [&] { return plugin->pre_bind(s, *pod, "node-1"); });
-  handle.claims.wait_for_events(1);  // PreBind wrote the claim and waits
+  ASSERT_TRUE(handle.claims.wait_for_events(1));  // PreBind wrote the claim and waits
   auto written = handle.claims.stored("c");
   ASSERT_TRUE(written->status.allocation);
   const auto& result = written->status.allocation->devices.results.at(0);
@@ -210,7 +211,7 @@ TEST_F(BindingConditionsTest, FailureConditionFailsPreBindAndTheClaimIsDeallocat
   fw::CycleState s;
   schedule(s);
   auto prebind = std::async(std::launch::async, [&] { return plugin->pre_bind(s, *pod, "node-1"); });
-  handle.claims.wait_for_events(1);
+  ASSERT_TRUE(handle.claims.wait_for_events(1));
   driver_sets("AttachFailed", "NoPath", "fabric \"a\" is full");
   auto st = prebind.get();
   EXPECT_EQ(st.code(), fw::Code::Error);
