@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "scheduler/config/defaults.h"
+#include "scheduler/config/features.h"
 #include "scheduler/config/validation.h"
 #include "test_helpers.h"
 
@@ -222,6 +223,38 @@ TEST(SchedulerConfigValidation, DynamicResourcesArgs) {
   ASSERT_NE(got, nullptr);
   EXPECT_EQ(got->filterTimeout, std::optional<Duration>(std::chrono::minutes(2)));
   EXPECT_FALSE(got->bindingTimeout.has_value());
+}
+
+// Upstream ValidateDynamicResourcesArgs and SetDefaults_DynamicResourcesArgs with
+// DRADeviceBindingConditions on (DRAResourceClaimDeviceStatus on by default): bindingTimeout must
+// be at least 1s and defaults to 600s, in given args and in the args defaulting adds.
+TEST(SchedulerConfigValidation, DynamicResourcesBindingTimeoutWithTheGatesOn) {
+  Features f = features();
+  f.draDeviceBindingConditions = true;
+  ScopedFeatures gates(f);
+  DynamicResourcesArgs d;
+  d.bindingTimeout = std::chrono::milliseconds(500);
+  EXPECT_EQ(validate_plugin_args(d, "a"),
+            std::vector<std::string>{"a.bindingTimeout: Invalid value: \"500ms\": must be at least 1 second"});
+  d.bindingTimeout = std::chrono::seconds(1);
+  EXPECT_TRUE(validate_plugin_args(d, "a").empty());
+  auto cfg = testing::must_decode(R"(profiles:
+- pluginConfig:
+  - name: DynamicResources
+    args:
+      filterTimeout: 2m
+)");
+  auto* got = cfg.profiles[0].template args_for<DynamicResourcesArgs>("DynamicResources");
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(got->bindingTimeout, std::optional<Duration>(std::chrono::seconds(600)));
+  auto added = default_args_for("DynamicResources");
+  ASSERT_TRUE(std::holds_alternative<DynamicResourcesArgs>(added));
+  EXPECT_EQ(std::get<DynamicResourcesArgs>(added).bindingTimeout, std::optional<Duration>(std::chrono::seconds(600)));
+  // DRAResourceClaimDeviceStatus off: forbidden again, and no default.
+  f.draResourceClaimDeviceStatus = false;
+  ScopedFeatures without_status(f);
+  EXPECT_EQ(validate_plugin_args(d, "a").size(), 1u);
+  EXPECT_FALSE(std::get<DynamicResourcesArgs>(default_args_for("DynamicResources")).bindingTimeout);
 }
 
 TEST(SchedulerConfigValidation, OtherArgs) {

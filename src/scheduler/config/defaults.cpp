@@ -129,6 +129,9 @@ PluginArgs default_args_for(std::string_view name) {
         }(),
         ...);
   }(std::make_index_sequence<std::variant_size_v<PluginArgs>>{});
+  // Upstream defaults the args it adds too; only DynamicResourcesArgs has a default that its
+  // member initializers cannot give (it depends on the feature gates).
+  if (std::holds_alternative<DynamicResourcesArgs>(out)) default_args(out);
   return out;
 }
 
@@ -147,6 +150,10 @@ void default_weights(std::vector<ResourceSpec>& resources) {
 // The defaults that depend on what was given (the rest are the args types' member initializers).
 void set_args_defaults(NodeResourcesBalancedAllocationArgs& a) { default_weights(a.resources); }
 void set_args_defaults(NodeResourcesFitArgs& a) { default_weights(a.scoringStrategy.resources); }
+// Upstream SetDefaults_DynamicResourcesArgs: bindingTimeout only with both binding gates.
+void set_args_defaults(DynamicResourcesArgs& a) {
+  if (!a.bindingTimeout && features().draDeviceBindingAndStatus()) a.bindingTimeout = kDynamicResourcesBindingTimeoutDefault;
+}
 void set_args_defaults(PodTopologySpreadArgs& a) {
   if (a.defaultingType.empty()) a.defaultingType = std::string(kSystemDefaulting);
 }

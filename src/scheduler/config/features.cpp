@@ -30,6 +30,8 @@ Features features_from_gates(const std::map<std::string, bool>& gates) {
   f.draDeviceTaints = feature_enabled(gates, "DRADeviceTaints");
   f.draConsumableCapacity = feature_enabled(gates, "DRAConsumableCapacity");
   f.draExtendedResource = feature_enabled(gates, "DRAExtendedResource");
+  f.draDeviceBindingConditions = feature_enabled(gates, "DRADeviceBindingConditions");
+  f.draResourceClaimDeviceStatus = feature_enabled(gates, "DRAResourceClaimDeviceStatus");
   return f;
 }
 

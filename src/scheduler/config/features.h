@@ -38,6 +38,11 @@ struct Features {
   bool draDeviceTaints = false;          // alpha, off (beta, on in v1.36)
   bool draConsumableCapacity = false;    // alpha, off (beta, on in v1.36)
   bool draExtendedResource = false;      // alpha, off (beta, on in v1.36; GA in v1.37)
+  // Device binding conditions (KEP-5007) need both: PreBind waits for the devices' conditions in
+  // status.devices, which DRAResourceClaimDeviceStatus lets drivers write.
+  bool draDeviceBindingConditions = false;   // alpha, off (beta, on in v1.36)
+  bool draResourceClaimDeviceStatus = true;  // beta, on
+  bool draDeviceBindingAndStatus() const { return draDeviceBindingConditions && draResourceClaimDeviceStatus; }
 };
 
 // The current gates (v1.35's defaults until set_features is called). Read from any thread;

@@ -264,8 +264,11 @@ constexpr auto describe(type_tag<VolumeBindingArgs>) {
 }
 
 // DRASchedulerFilterTimeout is beta (on) in v1.35: filterTimeout defaults to 10s, 0 turns the
-// limit off. bindingTimeout belongs to the alpha DRADeviceBindingConditions and
-// DRAResourceClaimDeviceStatus gates (off): it stays unset, and validation forbids it.
+// limit off. bindingTimeout (how long PreBind waits for devices' binding conditions) needs
+// DRADeviceBindingConditions (alpha, off) and DRAResourceClaimDeviceStatus (beta, on): with both
+// it defaults to 600s (kDynamicResourcesBindingTimeoutDefault) and must be at least 1s; else it
+// stays unset and validation forbids it.
+inline constexpr std::chrono::seconds kDynamicResourcesBindingTimeoutDefault{600};
 struct DynamicResourcesArgs {
   static constexpr std::string_view kKind = "DynamicResourcesArgs";
   static constexpr std::string_view kPlugin = names::DynamicResources;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "api/labels.h"
+#include "scheduler/config/features.h"
 #include "scheduler/config/load.h"
 #include "util/go_format.h"
 
@@ -359,7 +360,8 @@ std::vector<std::string> validate_plugin_args(const VolumeBindingArgs& a, const 
   return errs;
 }
 
-// Upstream ValidateDynamicResourcesArgs with v1.35's default gates.
+// Upstream ValidateDynamicResourcesArgs (DRASchedulerFilterTimeout at v1.35's default, on; the
+// binding gates as set).
 std::vector<std::string> validate_plugin_args(const DynamicResourcesArgs& a, const std::string& path) {
   std::vector<std::string> errs;
   if (a.filterTimeout && *a.filterTimeout < Duration::zero()) {
@@ -367,7 +369,12 @@ std::vector<std::string> validate_plugin_args(const DynamicResourcesArgs& a, con
     errs.push_back(invalid(at<&DynamicResourcesArgs::filterTimeout>(path), go_quote(util::go_duration(*a.filterTimeout)),
                            "must be zero or positive"));
   }
-  if (a.bindingTimeout) {
+  if (features().draDeviceBindingAndStatus()) {
+    if (a.bindingTimeout && *a.bindingTimeout < std::chrono::seconds(1)) {
+      errs.push_back(invalid(at<&DynamicResourcesArgs::bindingTimeout>(path),
+                             go_quote(util::go_duration(*a.bindingTimeout)), "must be at least 1 second"));
+    }
+  } else if (a.bindingTimeout) {
     errs.push_back(forbidden(at<&DynamicResourcesArgs::bindingTimeout>(path),
                              "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"));
   }

@@ -528,6 +528,11 @@ class Search {
   std::size_t data_index(const Indices& r) { return slot(r.claim, r.request).first + r.sub; }
   util::Result<api::NodeSelector*, AllocateError> node_selector_for(std::size_t claim, api::Boxed<api::NodeSelector>& out);
   std::string node_selector_error(std::size_t claim) const;
+  // bindsToNode counts where upstream's experimental allocator runs (DRAConsumableCapacity or
+  // device binding conditions on); the stable one ignores the field.
+  bool binds_to_node(const resourceapi::Device& device) const {
+    return (s_.features.consumableCapacity || s_.features.deviceBindingAndStatus) && device.bindsToNode.value_or(false);
+  }
   template <class F>
   void for_each_device(const Pool& pool, F&& f) {
     const auto pool_index = static_cast<std::uint32_t>(&pool - x_.pools.pools.data());
@@ -994,6 +999,9 @@ util::Result<api::NodeSelector*, AllocateError> Search::node_selector_for(std::s
       if (spec.nodeName) node_name = std::string_view(*spec.nodeName);
       if (spec.nodeSelector) selector = &*spec.nodeSelector;
     }
+    // A device that binds to a node (bindsToNode, read by upstream's experimental allocator only)
+    // pins the allocation to the node it was allocated for, as a node-local device does.
+    if (!node_name && binds_to_node(*d.ref.device)) node_name = node_.metadata.name.view();
     if (node_name) {
       api::NodeSelector ns;
       api::NodeSelectorTerm t;
@@ -1026,7 +1034,7 @@ std::string Search::node_selector_error(std::size_t claim) const {
     if (d.claim != claim) continue;
     const auto& spec = d.ref.slice->spec;
     const bool per_device = spec.perDeviceNodeSelection.value_or(false);
-    const bool named = per_device ? bool(d.ref.device->nodeName) : bool(spec.nodeName);
+    const bool named = (per_device ? bool(d.ref.device->nodeName) : bool(spec.nodeName)) || binds_to_node(*d.ref.device);
     if (named) return {};
     const api::NodeSelector* selector = per_device ? (d.ref.device->nodeSelector ? &*d.ref.device->nodeSelector : nullptr)
                                                    : (spec.nodeSelector ? &*spec.nodeSelector : nullptr);
@@ -1188,6 +1196,12 @@ util::Result<Allocation, AllocateError> Search::run() {
       r.pool = std::string_view(d.ref.slice->spec.pool.name);
       r.device = std::string_view(d.ref.device->name);
       if (d.admin_access) r.adminAccess = true;
+      // The device's binding conditions travel with the allocation (upstream's experimental
+      // allocator); PreBind waits for them. Without the feature such devices are never picked.
+      if (s_.features.deviceBindingAndStatus) {
+        r.bindingConditions = d.ref.device->bindingConditions;
+        r.bindingFailureConditions = d.ref.device->bindingFailureConditions;
+      }
       if (d.shared) r.shareID = new_share_id();
       if (d.consumed >= 0) r.consumedCapacity = x_.share_consumed[static_cast<std::size_t>(d.consumed)];
       result.devices.results.push_back(std::move(r));

@@ -273,6 +273,20 @@ void Manager::set_latest_locked(ClaimEntry& e, ClaimPtr after) {
   count_devices_locked(e.latest.get(), -1);
   count_devices_locked(after.get(), +1);
   e.latest = std::move(after);
+  ++claims_version_;
+  claims_changed_.notify_all();
+}
+
+std::uint64_t Manager::claims_version() const {
+  std::lock_guard l(mu_);
+  return claims_version_;
+}
+
+std::uint64_t Manager::wait_for_claims_change(std::uint64_t seen,
+                                              std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock l(mu_);
+  claims_changed_.wait_until(l, deadline, [&] { return claims_version_ != seen; });
+  return claims_version_;
 }
 
 void Manager::on_claim_add(const ClaimPtr& c) {

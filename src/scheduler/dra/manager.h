@@ -13,6 +13,8 @@
 // Thread-safe: every method takes the manager's lock; returned objects are immutable and shared.
 #pragma once
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -122,6 +124,13 @@ class Manager {
   // Drops an assumed copy: the API server's version is the latest again.
   void assumed_claim_restore(std::string_view ns, std::string_view name);
 
+  // ---- waiting for claims to change (PreBind waits for devices' binding conditions)
+  // A count that grows whenever some claim's latest version (what claim() returns) changes.
+  std::uint64_t claims_version() const;
+  // Blocks until claims_version() differs from `seen` or `deadline` passes; returns the count
+  // then. Upstream polls the assume cache every 5 s instead.
+  std::uint64_t wait_for_claims_change(std::uint64_t seen, std::chrono::steady_clock::time_point deadline) const;
+
  private:
   struct ClaimEntry {
     ClaimPtr api;     // the informer's
@@ -177,6 +186,8 @@ class Manager {
   mutable bool allocated_dirty_ = false;  // some pool is dirty
   mutable std::shared_ptr<const AllocatedDevices> allocated_snapshot_;
   std::unordered_map<std::string, ClaimPtr> in_flight_;  // by claim uid
+  std::uint64_t claims_version_ = 0;                    // see claims_version()
+  mutable std::condition_variable claims_changed_;       // with mu_
 };
 
 // DRAExtendedResource: the prefix of a DeviceClass's implicit extended resource name

@@ -64,6 +64,12 @@ bool has_duplicate(std::vector<std::string_view>& names, std::vector<std::uint64
   return std::adjacent_find(names.begin(), names.end()) != names.end();
 }
 
+bool has_binding_conditions(const resourceapi::ResourceSlice& s) {
+  for (const auto& d : s.spec.devices)
+    if (!d.bindingConditions.empty()) return true;
+  return false;
+}
+
 }  // namespace
 
 util::Result<void> gather_pools(std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices,
@@ -71,6 +77,7 @@ util::Result<void> gather_pools(std::span<const std::shared_ptr<const resourceap
   out.pools.clear();
   out.slices.clear();
   out.candidates.clear();
+  const bool binding_conditions_last = features.consumableCapacity || features.deviceBindingAndStatus;
   for (std::uint32_t i = 0; i < slices.size(); ++i) {
     const resourceapi::ResourceSlice& s = *slices[i];
     // Without DRAPartitionableDevices a slice that uses its per-device node selection is unknown
@@ -99,13 +106,16 @@ util::Result<void> gather_pools(std::span<const std::shared_ptr<const resourceap
     }
     if (use) {
       out.candidates.push_back(Pools::Candidate{std::string_view(s.spec.driver), std::string_view(s.spec.pool.name),
-                                                s.spec.pool.generation, i});
+                                                s.spec.pool.generation, i,
+                                                binding_conditions_last && has_binding_conditions(s)});
     }
   }
-  // (driver, pool) order; within a pool, the order the slices were given.
+  // (driver, pool) order; within a pool, the order the slices were given (those with binding
+  // conditions last, when they go last).
   std::sort(out.candidates.begin(), out.candidates.end(), [](const Pools::Candidate& a, const Pools::Candidate& b) {
     if (a.driver != b.driver) return a.driver < b.driver;
     if (a.pool != b.pool) return a.pool < b.pool;
+    if (a.binding_conditions != b.binding_conditions) return b.binding_conditions;
     return a.index < b.index;
   });
 
@@ -143,8 +153,16 @@ util::Result<void> gather_pools(std::span<const std::shared_ptr<const resourceap
     for (std::uint32_t k = 0; k < pool.count; ++k)
       for (const auto& d : slices[out.slices[pool.first + k]]->spec.devices) out.names.push_back(std::string_view(d.name));
     pool.invalid = has_duplicate(out.names, out.fingerprints);
+    if (binding_conditions_last && !pool.incomplete) {
+      for (std::uint32_t k = 0; k < pool.count && !pool.binding_conditions; ++k)
+        pool.binding_conditions = has_binding_conditions(*slices[out.slices[pool.first + k]]);
+    }
     out.pools.push_back(pool);
   }
+  // Upstream's experimental GatherPools: complete pools with binding conditions after the rest
+  // (an incomplete pool is never one of them there: it keeps no slices).
+  if (binding_conditions_last)
+    std::stable_partition(out.pools.begin(), out.pools.end(), [](const Pool& p) { return !p.binding_conditions; });
   return {};
 }
 

@@ -16,6 +16,7 @@ struct Pool {
   std::string_view pool;
   bool incomplete = false;
   bool invalid = false;
+  bool binding_conditions = false;  // complete, with a device that has binding conditions
   // The pool's slices: Pools::slices[first, first + count), in the order they were given.
   std::uint32_t first = 0;
   std::uint32_t count = 0;
@@ -26,13 +27,14 @@ struct Pool {
 // gather_pools' result, and its working space: reused between calls, so a caller that keeps one
 // allocates nothing once it has seen its largest input.
 struct Pools {
-  std::vector<Pool> pools;             // in (driver, pool) order
+  std::vector<Pool> pools;             // in (driver, pool) order (see gather_pools)
   std::vector<std::uint32_t> slices;   // indices into the slices given
   // Working space.
   struct Candidate {
     std::string_view driver, pool;
     std::int64_t generation;
     std::uint32_t index;
+    bool binding_conditions;  // a device of the slice has some (ordered last, see gather_pools)
   };
   std::vector<Candidate> candidates;
   std::vector<std::string_view> names;
@@ -44,6 +46,10 @@ struct Pools {
 std::uint64_t device_name_fingerprint(std::string_view name);
 
 // Fills `out` (cleared first). Errors: a node selector that cannot be parsed.
+// Where upstream runs its experimental allocator (DRAConsumableCapacity or device binding
+// conditions on), slices and complete pools with binding conditions come after the others, so
+// the search prefers devices that need no waiting in PreBind (upstream's experimental GatherPools).
+
 util::Result<void> gather_pools(std::span<const std::shared_ptr<const resourceapi::ResourceSlice>> slices,
                                 const api::Node& node, const Features& features, Pools& out);
 

@@ -10,6 +10,7 @@
 #include "scheduler/config/features.h"
 #include "scheduler/framework/plugin_helper.h"
 #include "scheduler/plugins/dynamicresources/extended_resources.h"
+#include "util/go_format.h"
 #include "util/log.h"
 
 namespace ksched::scheduler::plugins::dynamicresources {
@@ -111,7 +112,10 @@ DynamicResources::DynamicResources(framework::Handle& handle, const config::Dyna
   features_.partitionableDevices = gates.draPartitionableDevices;
   features_.deviceTaints = gates.draDeviceTaints;
   features_.consumableCapacity = gates.draConsumableCapacity;
+  features_.deviceBindingAndStatus = gates.draDeviceBindingAndStatus();
   extended_resources_ = gates.draExtendedResource;
+  // Upstream takes the default when the args leave it unset (it is unset with the gates off).
+  binding_timeout_ = args.bindingTimeout.value_or(config::kDynamicResourcesBindingTimeoutDefault);
 }
 
 ResourceClaimCreates& resource_claim_creates() {
@@ -468,11 +472,29 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
 
   std::vector<std::size_t> unavailable;
   for (std::size_t i = 0; i < s->claims.size(); ++i) {
-    const auto* selector = s->infos[i].available_on_nodes;
-    if (selector == nullptr) continue;
-    auto m = dra::node_matches(*node, "", false, selector);
-    if (!m.ok()) return Status::error(m.error());
-    if (!*m) unavailable.push_back(i);
+    if (const auto* selector = s->infos[i].available_on_nodes) {
+      auto m = dra::node_matches(*node, "", false, selector);
+      if (!m.ok()) return Status::error(m.error());
+      if (!*m) {
+        unavailable.push_back(i);
+        continue;
+      }
+    }
+    // An allocated claim whose devices failed to bind, or did not bind in time, is unavailable
+    // everywhere: PostFilter deallocates it, so that other devices may be tried.
+    const auto& claim = *s->claims[i];
+    if (features_.deviceBindingAndStatus && claim.status.allocation) {
+      auto ready = claim_ready_for_binding(claim);
+      if (!ready.ok()) {
+        log::V(5).info("Claim failed binding conditions check",
+                       {{"pod", api::key_of(pod)}, {"resourceclaim", kobj(claim)}, {"err", ready.error()}});
+        unavailable.push_back(i);
+      } else if (!*ready && claim_binding_timed_out(claim, binding_timeout_, now())) {
+        log::V(5).info("Claim timed out waiting for binding conditions",
+                       {{"pod", api::key_of(pod)}, {"resourceclaim", kobj(claim)}});
+        unavailable.push_back(i);
+      }
+    }
   }
 
   std::vector<resourceapi::AllocationResult> allocations;
@@ -903,6 +925,9 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
     ref.name = pod.metadata.name;
     ref.uid = pod.metadata.uid;
     updated.status.reservedFor.push_back(std::move(ref));
+    // When the allocation was made: where the binding timeout of its devices starts.
+    if (features_.deviceBindingAndStatus && updated.status.allocation && !updated.status.allocation->allocationTimestamp)
+      updated.status.allocation->allocationTimestamp = now();
     auto written = client.update_resource_claim(updated, true);
     if (!written.status.is_success()) {
       last_error = (allocation ? "add allocation and reservation to claim " : "add reservation to claim ") + name +
@@ -1009,7 +1034,104 @@ Status DynamicResources::pre_bind(framework::CycleState& state, const api::Pod& 
     // Unreserve then works with the written claim.
     s->claims[i] = *r;
   }
-  return {};
+  if (!features_.deviceBindingAndStatus || !has_binding_conditions(s->claims)) return {};
+  return wait_for_binding_conditions(*s, pod, node_name);
+}
+
+// Upstream PreBind's wait: until every device's binding conditions are True, one of its failure
+// conditions is True, or bindingTimeout passes. It runs on the binding pool (PreBind), never on
+// the scheduling thread; instead of upstream's poll every 5 s it wakes on each change of a claim
+// in the scheduler's DRA state (informer or assume cache). A failure returns an error: the
+// scheduler unreserves (the claims keep their allocation) and retries the pod, whose next Filter
+// finds the claim unavailable, so PostFilter deallocates it.
+Status DynamicResources::wait_for_binding_conditions(StateData& s, const api::Pod& pod, const std::string& node_name) {
+  handle_.client().event(pod, "Normal", "BindingConditionsPending", "Scheduling",
+                         "waiting for binding conditions for device on node " + node_name);
+  const auto deadline = std::chrono::steady_clock::now() + binding_timeout_;
+  std::uint64_t seen = manager_->claims_version();
+  for (;;) {
+    // Upstream isPodReadyForBinding: each claim as the scheduler knows it now.
+    bool ready = true;
+    for (auto& claim : s.claims) {
+      auto latest = manager_->claim(claim->metadata.namespace_.view(), claim->metadata.name.view());
+      if (!latest) return Status::error("could not find ResourceClaim \"" + kobj(*claim) + "\"");
+      claim = latest;
+      auto r = claim_ready_for_binding(*claim);
+      if (!r.ok()) return Status::error(r.error());
+      if (*r) continue;
+      if (claim_binding_timed_out(*claim, binding_timeout_, now()))
+        return Status::error("claim " + std::string(claim->metadata.name.view()) + " binding timeout");
+      ready = false;
+      break;
+    }
+    if (ready) return {};
+    const std::uint64_t before = seen;
+    seen = manager_->wait_for_claims_change(seen, deadline);
+    // Woken by the deadline, not by a change: upstream's poll ends with its context's deadline.
+    if (seen == before && std::chrono::steady_clock::now() >= deadline) return Status::error("device binding timeout");
+  }
+}
+
+api::Time now() {
+  return api::Time{std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count()};
+}
+
+namespace {
+
+// The status of the allocated device a result names (upstream getAllocatedDeviceStatus).
+const resourceapi::AllocatedDeviceStatus* allocated_device_status(const resourceapi::ResourceClaim& claim,
+                                                                  const resourceapi::DeviceRequestAllocationResult& r) {
+  for (const auto& d : claim.status.devices) {
+    if (d.device == r.device.view() && d.driver == r.driver.view() && d.pool == r.pool.view()) return &d;
+  }
+  return nullptr;
+}
+
+const api::Condition* find_condition(const std::vector<api::Condition>& conditions, std::string_view type) {
+  for (const auto& c : conditions)
+    if (c.type == type) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+util::Result<bool> claim_ready_for_binding(const resourceapi::ResourceClaim& claim) {
+  if (!claim.status.allocation) return false;
+  for (const auto& r : claim.status.allocation->devices.results) {
+    if (r.bindingConditions.empty()) continue;
+    const auto* status = allocated_device_status(claim, r);
+    if (status == nullptr) return false;
+    for (const auto& type : r.bindingFailureConditions) {
+      const auto* failed = find_condition(status->conditions, type);
+      if (failed != nullptr && failed->status == "True") {
+        return util::make_error("claim " + std::string(claim.metadata.name.view()) + " binding failed: reason=" +
+                                failed->reason + ", message=" + util::go_quote(failed->message));
+      }
+    }
+    for (const auto& type : r.bindingConditions) {
+      const auto* c = find_condition(status->conditions, type);
+      if (c == nullptr || c->status != "True") return false;
+    }
+  }
+  return true;
+}
+
+bool claim_binding_timed_out(const resourceapi::ResourceClaim& claim, std::chrono::nanoseconds timeout, api::Time now) {
+  if (!claim.status.allocation || !claim.status.allocation->allocationTimestamp) return false;
+  const auto& results = claim.status.allocation->devices.results;
+  const bool waits = std::any_of(results.begin(), results.end(), [](const auto& r) { return !r.bindingConditions.empty(); });
+  return waits && claim.status.allocation->allocationTimestamp->unixNanos + timeout.count() < now.unixNanos;
+}
+
+bool has_binding_conditions(const std::vector<dra::ClaimPtr>& claims) {
+  for (const auto& c : claims) {
+    if (!c->status.allocation) continue;
+    for (const auto& r : c->status.allocation->devices.results)
+      if (!r.bindingConditions.empty()) return true;
+  }
+  return false;
 }
 
 util::Result<std::shared_ptr<framework::Plugin>> make_dynamic_resources(const framework::PluginArgs& args,

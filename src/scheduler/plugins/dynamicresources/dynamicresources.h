@@ -23,8 +23,13 @@
 // pod's status.extendedResourceClaimStatus; Unreserve deletes a created one. A special claim found
 // from a prior cycle is rejected by Filter and deleted by PostFilter, as upstream.
 //
-// Left out as upstream leaves it out at v1.35's default gates: binding conditions
-// (DRADeviceBindingConditions, alpha), consumable capacity (DRAConsumableCapacity, alpha).
+// Device binding conditions (DRADeviceBindingConditions, alpha and off at v1.35, with
+// DRAResourceClaimDeviceStatus): devices that need preparation before the pod may bind carry
+// bindingConditions; the allocator copies them into the allocation. PreBind, after writing the
+// claims (with allocationTimestamp), waits until each such device's conditions are True in the
+// claim's status.devices, failing on a True failure condition or after bindingTimeout (600 s by
+// default); Filter then finds such a claim unavailable and PostFilter deallocates it.
+// Consumable capacity (DRAConsumableCapacity, alpha): see dra/allocator.h.
 // filterTimeout is accepted and validated but not enforced: the allocator has no cancellation.
 #pragma once
 #include <atomic>
@@ -134,6 +139,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                                        const api::resourcev1::ResourceClaim& claim,
                                                        const std::string& node_name);
   void wait_for_claim_in_assume_cache(const dra::ClaimPtr& claim);
+  // Device binding conditions: PreBind's wait (upstream's poll of isPodReadyForBinding).
+  framework::Status wait_for_binding_conditions(StateData& s, const api::Pod& pod, const std::string& node_name);
   void unreserve_extended_resource_claim(StateData& s, const api::Pod& pod);
   std::string delete_claim(const api::resourcev1::ResourceClaim& claim);
 
@@ -143,6 +150,7 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   dra::Manager* manager_ = nullptr;
   dra::Features features_;
   bool extended_resources_ = false;  // DRAExtendedResource
+  std::chrono::nanoseconds binding_timeout_{};  // DynamicResourcesArgs.bindingTimeout, defaulted
   std::unique_ptr<cel::Cache> cel_;
   // What every Filter call's allocator borrows: the class lookup and the selector results, which
   // stay valid as long as the slice objects they were computed for live.
@@ -161,6 +169,19 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
 void claim_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out);
 std::optional<std::string> claim_key_of_event(const std::shared_ptr<const void>& old_obj,
                                               const std::shared_ptr<const void>& new_obj);
+
+// Device binding conditions (upstream's helpers of the same names, v1.35).
+// isClaimReadyForBinding: true when every allocated device with bindingConditions has them all
+// True in status.devices (so also when none has any); an error (upstream's message) when one of
+// its bindingFailureConditions is True; false while waiting.
+util::Result<bool> claim_ready_for_binding(const api::resourcev1::ResourceClaim& claim);
+// isClaimTimeout: some device has binding conditions and allocationTimestamp + timeout < now.
+bool claim_binding_timed_out(const api::resourcev1::ResourceClaim& claim, std::chrono::nanoseconds timeout,
+                             api::Time now);
+// hasBindingConditions: some allocated claim has a device with binding conditions.
+bool has_binding_conditions(const std::vector<dra::ClaimPtr>& claims);
+// The wall clock as an API timestamp.
+api::Time now();
 
 util::Result<std::shared_ptr<framework::Plugin>> make_dynamic_resources(const framework::PluginArgs& args,
                                                                         framework::Handle& handle);
