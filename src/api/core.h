@@ -382,6 +382,19 @@ constexpr auto describe(type_tag<WorkloadReference>) {
   return std::tuple{KSCHED_F(name), KSCHED_F(podGroup), KSCHED_F(podGroupReplicaKey)};
 }
 
+// spec.schedulingGroup (v1.36+, KEP-5832, GenericWorkload): the PodGroup object (scheduling.k8s.io
+// v1beta1, same namespace) the pod belongs to; it need not exist yet. Immutable. Exactly one member
+// must be set; v1.37 has only podGroupName (a DNS subdomain).
+struct PodSchedulingGroup {
+  std::optional<std::string> podGroupName;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodSchedulingGroup>) {
+  using T = PodSchedulingGroup;
+  return std::tuple{KSCHED_F(podGroupName)};
+}
+
 struct PodSpec {
   std::vector<Volume> volumes;
   std::vector<Container> initContainers;
@@ -405,6 +418,7 @@ struct PodSpec {
   SharedVector<TopologySpreadConstraint> topologySpreadConstraints;  // copy on write, like tolerations
   SharedVector<PodSchedulingGate> schedulingGates;
   Boxed<WorkloadReference> workloadRef;  // usually absent: 8 bytes
+  Boxed<PodSchedulingGroup> schedulingGroup;  // usually absent: 8 bytes
   SharedVector<PodResourceClaim> resourceClaims;  // copy on write: replicas share one
   // Pod-level requests and limits (PodLevelResources; upstream's *ResourceRequirements): usually
   // absent, so boxed (8 bytes).
@@ -435,6 +449,7 @@ constexpr auto describe(type_tag<PodSpec>) {
                     KSCHED_F(topologySpreadConstraints),
                     KSCHED_F(schedulingGates),
                     KSCHED_F(workloadRef),
+                    KSCHED_F(schedulingGroup),
                     KSCHED_F(resourceClaims),
                     KSCHED_F(resources)};
 }

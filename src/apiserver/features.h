@@ -24,10 +24,11 @@ struct FeatureGates {
   // matchLabelKeys merged into the label selector.
   bool MatchLabelKeysInPodTopologySpread = true;
   bool MatchLabelKeysInPodTopologySpreadSelectorMerge = true;
-  // Alpha, off in v1.35: spec.workloadRef (GenericWorkload) and lifecycle.stopSignal
-  // (ContainerStopSignals) are dropped from new pods.
-  // GenericWorkload also serves scheduling.k8s.io/v1alpha1 Workload (api/scheduling.h) and gives
-  // kube-scheduler's role read access to it.
+  // Alpha, off in v1.35: spec.workloadRef and spec.schedulingGroup (GenericWorkload) and
+  // lifecycle.stopSignal (ContainerStopSignals) are dropped from new pods.
+  // GenericWorkload also serves scheduling.k8s.io/v1alpha1 Workload and v1beta1 PodGroup
+  // (api/scheduling.h) and gives kube-scheduler's role access to them. (v1.37 makes it beta, still
+  // off by default, so the default stays off.)
   bool GenericWorkload = false;
   bool ContainerStopSignals = false;
   // Alpha, off in v1.35: the scheduler's gang scheduling of a Workload's pod groups. It depends on

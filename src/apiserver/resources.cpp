@@ -88,6 +88,12 @@ std::vector<ResourceInfo> build() {
   add("coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {});
   // scheduling.k8s.io/v1
   add("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {});
+  // scheduling.k8s.io/v1beta1 PodGroup (v1.37, KEP-5832), served with GenericWorkload, listed
+  // before v1alpha1 as upstream orders a group's versions by priority. (The
+  // v1beta1 Workload is not served: storage holds one version of a resource and this server
+  // converts none, so it would be a second object beside the v1alpha1 one.)
+  add("scheduling.k8s.io", "v1beta1", "podgroups", "podgroup", "PodGroup", true, {}, {"status"});
+  v.back().gate = "GenericWorkload";
   // scheduling.k8s.io/v1alpha1 (v1.35; rules: registry/scheduling/), served with GenericWorkload.
   add("scheduling.k8s.io", "v1alpha1", "workloads", "workload", "Workload", true, {}, {});
   v.back().gate = "GenericWorkload";

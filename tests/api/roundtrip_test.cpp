@@ -78,6 +78,9 @@ const std::map<std::string, std::function<void(const std::string&)>>& fixture_ty
       {"resourceslice.json", expect_round_trip<resourcev1::ResourceSlice>},
       {"resourceslice_pernode.json", expect_round_trip<resourcev1::ResourceSlice>},
       {"devicetaintrule.json", expect_round_trip<resourcev1beta2::DeviceTaintRule>},
+      {"podgroup_v1beta1.json", expect_round_trip<schedulingv1beta1::PodGroup>},
+      {"workload_v1beta1.json", expect_round_trip<schedulingv1beta1::Workload>},
+      {"pod_schedulinggroup.json", expect_round_trip<Pod>},
   };
   return m;
 }
@@ -118,6 +121,56 @@ TEST(RoundTrip, FullPodFieldsAreModelled) {
   EXPECT_EQ(pod->status.conditions.size(), 4u);
   EXPECT_FALSE(pod->status.conditions[0].lastProbeTime.has_value());
   EXPECT_EQ(format_rfc3339(*pod->status.startTime), "2024-05-10T08:15:30Z");
+}
+
+// The v1.37 workload API (scheduling.k8s.io/v1beta1, KEP-5832) as upstream's
+// staging/src/k8s.io/api/scheduling/v1beta1/types.go shapes it: the typed members are read, the
+// members of gates not implemented (resourceClaims, resourceClaimStatuses) ride along in extra.
+TEST(RoundTrip, PodGroupWorkloadAndSchedulingGroupAreModelled) {
+  auto pg = decode<schedulingv1beta1::PodGroup>(read_fixture("podgroup_v1beta1.json"));
+  ASSERT_TRUE(pg.ok()) << pg.error();
+  ASSERT_TRUE(pg->spec.workloadRef);
+  EXPECT_EQ(pg->spec.workloadRef->workloadName, "trainer");
+  EXPECT_EQ(pg->spec.workloadRef->templateName, "workers");
+  ASSERT_TRUE(pg->spec.schedulingPolicy.gang);
+  EXPECT_FALSE(pg->spec.schedulingPolicy.basic);
+  EXPECT_EQ(pg->spec.schedulingPolicy.gang->minCount, 4);
+  ASSERT_TRUE(pg->spec.schedulingConstraints);
+  ASSERT_EQ(pg->spec.schedulingConstraints->topology.size(), 1u);
+  EXPECT_EQ(pg->spec.schedulingConstraints->topology[0].key, "topology.kubernetes.io/rack");
+  ASSERT_TRUE(pg->spec.disruptionMode);
+  EXPECT_TRUE(pg->spec.disruptionMode->all.has_value());
+  EXPECT_FALSE(pg->spec.disruptionMode->single.has_value());
+  EXPECT_EQ(pg->spec.priorityClassName, "high");
+  EXPECT_EQ(pg->spec.priority, 1000);
+  EXPECT_FALSE(pg->spec.preemptionPolicy);
+  ASSERT_EQ(pg->status.conditions.size(), 1u);
+  EXPECT_EQ(pg->status.conditions[0].type, schedulingv1beta1::kPodGroupInitiallyScheduled);
+  EXPECT_EQ(pg->status.conditions[0].reason, schedulingv1beta1::kReasonUnschedulable);
+  auto encoded = boost::json::parse(encode(*pg));
+  EXPECT_EQ(encoded.at("status").at("resourceClaimStatuses").at(0).at("name"), "shared-gpu");
+  EXPECT_EQ(encoded.at("spec").at("resourceClaims").at(0).at("resourceClaimTemplateName"), "gpu-template");
+
+  auto wl = decode<schedulingv1beta1::Workload>(read_fixture("workload_v1beta1.json"));
+  ASSERT_TRUE(wl.ok()) << wl.error();
+  ASSERT_EQ(wl->spec.podGroupTemplates.size(), 2u);
+  EXPECT_EQ(wl->spec.podGroupTemplates[0].name, "workers");
+  EXPECT_EQ(wl->spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, 4);
+  EXPECT_EQ(wl->spec.podGroupTemplates[0].preemptionPolicy, "Never");
+  EXPECT_TRUE(wl->spec.podGroupTemplates[1].schedulingPolicy.basic.has_value());
+  ASSERT_TRUE(wl->spec.controllerRef);
+  EXPECT_EQ(wl->spec.controllerRef->kind, "Job");
+
+  auto pod = decode<Pod>(read_fixture("pod_schedulinggroup.json"));
+  ASSERT_TRUE(pod.ok()) << pod.error();
+  ASSERT_TRUE(pod->spec.schedulingGroup);
+  EXPECT_EQ(pod->spec.schedulingGroup->podGroupName, "trainer-0");
+  EXPECT_FALSE(pod->spec.workloadRef);
+  // Absent stays absent on the way out.
+  auto plain = decode<Pod>(read_fixture("kubectl_pod.json"));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->spec.schedulingGroup);
+  EXPECT_EQ(encode(*plain).find("schedulingGroup"), std::string::npos);
 }
 
 TEST(RoundTrip, OtherKindsAreModelled) {

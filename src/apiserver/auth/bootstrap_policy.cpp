@@ -278,12 +278,16 @@ std::vector<RoleSpec> cluster_roles_at_defaults() {
 }
 
 // The rules the gates add (upstream's policy appends them when the gate is on): GenericWorkload
-// lets the scheduler read Workloads.
+// lets the scheduler read Workloads (v1.35) and PodGroups, and write a PodGroup's status (its
+// PodGroupInitiallyScheduled condition; KEP-5832).
 std::vector<RoleSpec> cluster_roles(const FeatureGates& gates) {
   std::vector<RoleSpec> roles = cluster_roles_at_defaults();
   for (auto& r : roles)
-    if (r.name == "system:kube-scheduler" && gates.GenericWorkload)
+    if (r.name == "system:kube-scheduler" && gates.GenericWorkload) {
       r.rules.push_back(read().in({"scheduling.k8s.io"}).on({"workloads"}));
+      r.rules.push_back(read().in({"scheduling.k8s.io"}).on({"podgroups"}));
+      r.rules.push_back(verbs({"patch", "update"}).in({"scheduling.k8s.io"}).on({"podgroups/status"}));
+    }
   return roles;
 }
 

@@ -79,6 +79,7 @@ KSCHED_CORE(EphemeralVolumeSource)
 KSCHED_CORE(Volume)
 KSCHED_CORE(PodSchedulingGate)
 KSCHED_CORE(WorkloadReference)
+KSCHED_CORE(PodSchedulingGroup)
 KSCHED_CORE(PodResourceClaim)
 KSCHED_CORE(PodResourceClaimStatus)
 KSCHED_CORE(PodSpec)
@@ -270,6 +271,26 @@ KSCHED_SCHEDULING_ALPHA1(PodGroup)
 KSCHED_SCHEDULING_ALPHA1(WorkloadSpec)
 KSCHED_SCHEDULING_ALPHA1(Workload)
 #undef KSCHED_SCHEDULING_ALPHA1
+// scheduling.k8s.io/v1beta1 Workload and PodGroup (v1.37; api/scheduling.h).
+#define KSCHED_SCHEDULING_BETA1(Type) \
+  KSCHED_DEF(api::schedulingv1beta1::Type, "io.k8s.api.scheduling.v1beta1." #Type)
+KSCHED_SCHEDULING_BETA1(TypedLocalObjectReference)
+KSCHED_SCHEDULING_BETA1(BasicSchedulingPolicy)
+KSCHED_SCHEDULING_BETA1(GangSchedulingPolicy)
+KSCHED_SCHEDULING_BETA1(SingleDisruptionMode)
+KSCHED_SCHEDULING_BETA1(AllDisruptionMode)
+KSCHED_SCHEDULING_BETA1(PodGroupSchedulingPolicy)
+KSCHED_SCHEDULING_BETA1(TopologyConstraint)
+KSCHED_SCHEDULING_BETA1(PodGroupSchedulingConstraints)
+KSCHED_SCHEDULING_BETA1(DisruptionMode)
+KSCHED_SCHEDULING_BETA1(PodGroupTemplate)
+KSCHED_SCHEDULING_BETA1(WorkloadSpec)
+KSCHED_SCHEDULING_BETA1(Workload)
+KSCHED_SCHEDULING_BETA1(WorkloadReference)
+KSCHED_SCHEDULING_BETA1(PodGroupSpec)
+KSCHED_SCHEDULING_BETA1(PodGroupStatus)
+KSCHED_SCHEDULING_BETA1(PodGroup)
+#undef KSCHED_SCHEDULING_BETA1
 
 #undef KSCHED_CORE_S
 #undef KSCHED_CORE
@@ -529,6 +550,9 @@ void add_kinds(Builder& b) {
   b.set_kind<api::schedulingv1alpha1::Workload>(
       "scheduling.k8s.io", "v1alpha1", "Workload",
       "Scheduling constraints (pod groups and their gang or basic policies) of a workload's pods.");
+  b.set_kind<api::schedulingv1beta1::PodGroup>(
+      "scheduling.k8s.io", "v1beta1", "PodGroup",
+      "A runtime group of pods with one scheduling policy (gang or basic); pods join it by name.");
   b.set_kind<so::LocalSubjectAccessReview>("authorization.k8s.io", "v1", "LocalSubjectAccessReview",
                                            "Asks whether a user may perform an action in one namespace.");
   b.set_kind<so::SelfSubjectAccessReview>("authorization.k8s.io", "v1", "SelfSubjectAccessReview",

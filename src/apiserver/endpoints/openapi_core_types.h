@@ -1718,6 +1718,7 @@ inline constexpr std::string_view kCompleteDefinitions[] = {
     "io.k8s.api.core.v1.PodResourceClaim",
     "io.k8s.api.core.v1.PodResourceClaimStatus",
     "io.k8s.api.core.v1.PodSchedulingGate",
+    "io.k8s.api.core.v1.PodSchedulingGroup",
     "io.k8s.api.core.v1.PodSecurityContext",
     "io.k8s.api.core.v1.PodSpec",
     "io.k8s.api.core.v1.PodStatus",

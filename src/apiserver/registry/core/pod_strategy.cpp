@@ -115,6 +115,7 @@ void drop_disabled_pod_fields(json::object& pod, const json::object* old, const 
   auto old_has = [&](std::string_view k) { return old_spec && old_spec->contains(k); };
   if (!gates.PodLevelResources && !old_has("resources")) spec->erase("resources");
   if (!gates.GenericWorkload && !old_has("workloadRef")) spec->erase("workloadRef");
+  if (!gates.GenericWorkload && !old_has("schedulingGroup")) spec->erase("schedulingGroup");
   if (!gates.ContainerStopSignals && !(old_spec && uses_stop_signal(*old_spec)))
     for (const char* list : {"containers", "initContainers", "ephemeralContainers"})
       if (json::array* cs = array_member(*spec, list))

@@ -897,6 +897,16 @@ void pod_spec(Errors& e, const json::object& spec, const Path& path, bool is_pod
     if (std::string_view key = sv(*ref, "podGroupReplicaKey"); !key.empty())
       each(e, dns1123_label(key), p.child("podGroupReplicaKey"), key);
   }
+  // spec.schedulingGroup (v1.37, KEP-5832, GenericWorkload): a union of one member (declarative
+  // validation's message when it is empty), podGroupName, a DNS subdomain; the PodGroup need not
+  // exist.
+  if (const json::object* group = obj(spec, "schedulingGroup")) {
+    const Path p = path.child("schedulingGroup");
+    if (!has(*group, "podGroupName"))
+      e.invalid_str(p, "", "must specify one of: `podGroupName`");
+    else
+      each(e, dns1123_subdomain(sv(*group, "podGroupName")), p.child("podGroupName"), sv(*group, "podGroupName"));
+  }
 }
 
 }  // namespace ksched::apiserver::rules

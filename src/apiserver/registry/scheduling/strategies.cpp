@@ -52,13 +52,73 @@ class WorkloadStrategy final : public Strategy {
   }
 };
 
+// ---------------------------------------------------------------- PodGroup (v1beta1)
+// v1.37's pkg/registry/scheduling/podgroup/strategy.go: the status is the scheduler's (cleared on
+// create, kept on update; a status write keeps the spec and metadata); no generation; gated
+// fields of gates this server does not have are dropped unless the stored object has them
+// (schedulingConstraints: TopologyAwareWorkloadScheduling; resourceClaims and
+// status.resourceClaimStatuses: DRAWorkloadResourceClaims). The table has the default columns.
+class PodGroupStrategy final : public Strategy {
+ public:
+  // +default={"single": {}} on spec.disruptionMode.
+  void set_defaults(json::object& obj, const WriteContext&) const override {
+    if (json::object* spec = object_member(obj, "spec")) set_default(*spec, "disruptionMode", json::object{{"single", json::object()}});
+  }
+  void prepare_for_create(json::object& obj, const WriteContext& w) const override {
+    obj.erase("status");
+    drop_disabled(obj, w);
+  }
+  void prepare_for_update(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
+  void prepare_for_status_update(json::object& obj, const WriteContext& w) const override {
+    reset_meta_for_status(obj, *w.old);
+    if (json::object* status = object_member(obj, "status"))
+      if (!rules::obj(member_or_empty(*w.old, "status"), "resourceClaimStatuses") &&
+          !rules::has(member_or_empty(*w.old, "spec"), "resourceClaims"))
+        status->erase("resourceClaimStatuses");
+  }
+  void validate(Errors& e, const json::object& obj, const WriteContext&) const override {
+    pod_group_spec(e, member_or_empty(obj, "spec"), "spec");
+  }
+  void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
+    pod_group_spec(e, member_or_empty(obj, "spec"), "spec");
+    pod_group_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"), "spec");
+  }
+  void validate_status_update(Errors& e, const json::object& obj, const WriteContext&) const override {
+    pod_group_status(e, member_or_empty(obj, "status"), "status");
+  }
+
+ private:
+  static void drop_disabled(json::object& obj, const WriteContext& w) {
+    json::object* spec = object_member(obj, "spec");
+    if (!spec) return;
+    const json::object* old_spec = w.old ? rules::obj(*w.old, "spec") : nullptr;
+    for (const char* k : {"schedulingConstraints", "resourceClaims"})
+      if (!old_spec || !rules::has(*old_spec, k)) spec->erase(k);
+  }
+  // metav1.ResetObjectMetaForStatus.
+  static void reset_meta_for_status(json::object& obj, const json::object& old) {
+    const json::object* om = rules::obj(old, "metadata");
+    json::object* m = object_member(obj, "metadata");
+    if (!m) return;
+    for (const char* k :
+         {"labels", "annotations", "finalizers", "ownerReferences", "deletionTimestamp", "generation", "selfLink"}) {
+      if (om && om->contains(k))
+        (*m)[k] = om->at(k);
+      else
+        m->erase(k);
+    }
+  }
+};
+
 }  // namespace
 
 const Strategy* strategy(std::string_view version, std::string_view plural) {
   static const PriorityClassStrategy priority_classes;
   static const WorkloadStrategy workloads;
+  static const PodGroupStrategy pod_groups;
   if (version == "v1" && plural == "priorityclasses") return &priority_classes;
   if (version == "v1alpha1" && plural == "workloads") return &workloads;
+  if (version == "v1beta1" && plural == "podgroups") return &pod_groups;
   return nullptr;
 }
 

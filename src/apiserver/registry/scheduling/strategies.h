@@ -1,7 +1,8 @@
-// scheduling.k8s.io's strategies: v1 PriorityClass (pkg/registry/scheduling/priorityclass) and
-// v1alpha1 Workload (upstream v1.35's pkg/registry/scheduling/workload/strategy.go), served only
-// while the GenericWorkload gate is on (resources.cpp). A Workload has no status subresource and
-// no generation in v1.35.
+// scheduling.k8s.io's strategies: v1 PriorityClass (pkg/registry/scheduling/priorityclass),
+// v1alpha1 Workload (upstream v1.35's pkg/registry/scheduling/workload/strategy.go) and v1beta1
+// PodGroup (v1.37's pkg/registry/scheduling/podgroup/strategy.go), the last two served only while
+// the GenericWorkload gate is on (resources.cpp). A Workload has no status subresource and no
+// generation in v1.35; a PodGroup has a status subresource and no generation.
 #pragma once
 #include <string_view>
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/scheduling.h"
+#include "apiserver/registry/resource/validation.h"
 #include "util/go_format.h"
 
 namespace ksched::apiserver::registry::scheduling {
@@ -125,6 +126,127 @@ void workload_spec_update(Errors& e, const json::object& spec, const json::objec
     }
     e.invalid("podGroups", rendered, "field is immutable");
   }
+}
+
+// ---------------------------------------------------------------- PodGroup (v1beta1)
+// Declarative validation's messages (k8s.io/apimachinery/pkg/api/validate): a required value is
+// "Required value"; a union with no member "Invalid value: \"\": must specify one of: `a`, `b`",
+// with several "Invalid value: \"{`a`, `b`}\": must specify exactly one of: `a`, `b`"; the
+// immutable and update rules render the value as null.
+namespace {
+
+namespace sv1b1 = api::schedulingv1beta1;
+
+// validate.Union over members that are objects when set.
+bool union_of(Errors& e, const json::object& o, std::initializer_list<std::string_view> members, const Path& path) {
+  std::string all, set;
+  for (std::string_view m : members) {
+    std::string quoted = "`" + std::string(m) + "`";
+    all += (all.empty() ? "" : ", ") + quoted;
+    if (rules::has(o, m)) set += (set.empty() ? "" : ", ") + quoted;
+  }
+  std::size_t n = 0;
+  for (std::string_view m : members) n += rules::has(o, m) ? 1 : 0;
+  if (n == 0) {
+    e.invalid_str(path, "", "must specify one of: " + all);
+    return false;
+  }
+  if (n > 1) {
+    e.invalid_str(path, "{" + set + "}", "must specify exactly one of: " + all);
+    return false;
+  }
+  return true;
+}
+
+// +k8s:required with a format: "" is missing (validate.RequiredValue), anything else is checked.
+void required_name(Errors& e, std::string_view v, std::vector<std::string> (*format)(std::string_view),
+                   const Path& path) {
+  if (v.empty())
+    e.required(path);
+  else
+    rules::each(e, format(v), path, v);
+}
+
+void scheduling_policy(Errors& e, const json::object& policy, const Path& path) {
+  if (!union_of(e, policy, {"basic", "gang"}, path)) return;
+  if (const json::object* gang = rules::obj(policy, "gang")) {
+    std::int64_t min_count = rules::int_of(*gang, "minCount").value_or(0);
+    const Path gp = path.child("gang");
+    if (min_count == 0)
+      e.required(gp.child("minCount"));
+    else if (min_count < 1)
+      e.invalid_int(gp.child("minCount"), min_count, "must be greater than or equal to 1");
+  }
+}
+
+// A value as the Go struct holds it: null and "" members are the zero value and dropped; an empty
+// object stays, since a pointer to an empty struct ({single: {}}) is not nil. (rules::semantic
+// drops empty objects too, which would make {single: {}} and {all: {}} equal.)
+json::value go_value(const json::value& v) {
+  if (!v.is_object()) return v;
+  json::object out;
+  for (const auto& kv : v.get_object()) {
+    const json::value& m = kv.value();
+    if (m.is_null() || (m.is_string() && m.get_string().empty())) continue;
+    out.emplace(kv.key(), go_value(m));
+  }
+  return out;
+}
+
+// Whether member `k` differs between the two objects (the immutable rules' equality).
+bool member_changed(const json::object& now, const json::object& was, std::string_view k) {
+  const json::value* a = now.if_contains(k);
+  const json::value* b = was.if_contains(k);
+  auto norm = [](const json::value* v) {
+    if (!v || v->is_null() || (v->is_string() && v->get_string().empty())) return json::value();
+    return go_value(*v);
+  };
+  return norm(a) != norm(b);
+}
+
+}  // namespace
+
+void pod_group_spec(Errors& e, const json::object& spec, const Path& path) {
+  if (const json::object* ref = rules::obj(spec, "workloadRef")) {
+    const Path rp = path.child("workloadRef");
+    required_name(e, rules::sv(*ref, "workloadName"), rules::dns1123_subdomain, rp.child("workloadName"));
+    required_name(e, rules::sv(*ref, "templateName"), rules::dns1123_label, rp.child("templateName"));
+  }
+  static const json::object empty;
+  const json::object* policy = rules::obj(spec, "schedulingPolicy");
+  scheduling_policy(e, policy ? *policy : empty, path.child("schedulingPolicy"));
+  if (const json::object* mode = rules::obj(spec, "disruptionMode"))
+    union_of(e, *mode, {"single", "all"}, path.child("disruptionMode"));
+  if (std::string_view pc = rules::sv(spec, "priorityClassName"); !pc.empty())
+    rules::each(e, rules::dns1123_subdomain(pc), path.child("priorityClassName"), pc);
+  if (auto priority = rules::int_of(spec, "priority"); priority && *priority > sv1b1::kHighestUserDefinablePriority)
+    e.invalid_int(path.child("priority"), *priority,
+                  "must be less than or equal to " + std::to_string(sv1b1::kHighestUserDefinablePriority));
+  // +k8s:ifDisabled("PodGroupPreemptionPolicy")=+k8s:forbidden: the gate is not one this server has.
+  if (rules::has(spec, "preemptionPolicy")) e.forbidden(path.child("preemptionPolicy"), "");
+}
+
+void pod_group_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
+  if (member_changed(spec, old, "workloadRef")) e.invalid(path.child("workloadRef"), "null", "field is immutable");
+  static const json::object empty;
+  const json::object* p = rules::obj(spec, "schedulingPolicy");
+  const json::object* op = rules::obj(old, "schedulingPolicy");
+  const json::object& policy = p ? *p : empty;
+  const json::object& old_policy = op ? *op : empty;
+  const Path pp = path.child("schedulingPolicy");
+  if (rules::has(policy, "basic") != rules::has(old_policy, "basic"))
+    e.invalid(pp.child("basic"), "null", "field is immutable");
+  if (rules::has(policy, "gang") && !rules::has(old_policy, "gang"))
+    e.invalid(pp.child("gang"), "null", "field cannot be set once created");
+  else if (!rules::has(policy, "gang") && rules::has(old_policy, "gang"))
+    e.invalid(pp.child("gang"), "null", "field cannot be cleared once set");
+  for (const char* k : {"disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
+    if (member_changed(spec, old, k)) e.invalid(path.child(k), "null", "field is immutable");
+}
+
+void pod_group_status(Errors& e, const json::object& status, const Path& path) {
+  if (const json::array* cs = rules::arr(status, "conditions"))
+    resource::conditions(e, *cs, path.child("conditions"), 0);
 }
 
 // ---------------------------------------------------------------- PriorityClass (v1)

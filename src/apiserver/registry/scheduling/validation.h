@@ -1,5 +1,7 @@
-// scheduling.k8s.io's rules: PriorityClass (upstream's ValidatePriorityClass and its update), and
-// Workload (upstream v1.35's pkg/apis/scheduling/validation, before
+// scheduling.k8s.io's rules: PriorityClass (upstream's ValidatePriorityClass and its update),
+// v1beta1 PodGroup (v1.37's declarative rules, the +k8s: tags of
+// staging/src/k8s.io/api/scheduling/v1beta1/types.go, with apimachinery's standard messages), and
+// v1alpha1 Workload (upstream v1.35's pkg/apis/scheduling/validation, before
 // v1.36 added declarative validation and changed some messages), with its field paths, reasons and
 // messages. The objects come from the typed decode (every field has its JSON type);
 // metadata is the pipeline's part. A value upstream renders as its internal Go struct (a
@@ -27,5 +29,18 @@ void workload_spec(Errors& e, const boost::json::object& spec, const Path& path)
 // validateWorkloadSpecUpdate: a controller reference once set and the pod groups are immutable.
 // (v1.35 names these two fields from the root: "controllerRef", "podGroups".)
 void workload_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old);
+
+// v1beta1 PodGroup, create: workloadRef (both names required, a DNS subdomain and a DNS label),
+// schedulingPolicy (a union of basic and gang; a gang's minCount required and at least 1),
+// disruptionMode (a union of single and all), priorityClassName (a DNS subdomain), priority (at
+// most 1e9), preemptionPolicy (forbidden: PodGroupPreemptionPolicy is not served).
+void pod_group_spec(Errors& e, const boost::json::object& spec, const Path& path);
+// v1beta1 PodGroup, update: the new spec as on create, then what may not change: workloadRef,
+// the policy's kind (basic immutable, gang neither set nor cleared; minCount may change),
+// disruptionMode, priorityClassName, priority, preemptionPolicy.
+void pod_group_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,
+                           const Path& path);
+// v1beta1 PodGroup, status write: the conditions (metav1 ValidateConditions, unique types).
+void pod_group_status(Errors& e, const boost::json::object& status, const Path& path);
 
 }  // namespace ksched::apiserver::registry::scheduling
