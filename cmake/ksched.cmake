@@ -16,6 +16,15 @@ if(KSCHED_SANITIZE)
   add_link_options(-fsanitize=${KSCHED_SANITIZE})
 endif()
 
+# Link with lld (Debian's lld package) when the compiler takes it: GNU ld spent ~5x the CPU on the
+# same test binary (2.1 s against 0.4 s user for test_controllers), and `make test` links about fifty
+# large binaries on CI's two cores.
+include(CheckLinkerFlag)
+check_linker_flag(CXX "-fuse-ld=lld" KSCHED_HAVE_LLD)
+if(KSCHED_HAVE_LLD)
+  add_link_options(-fuse-ld=lld)
+endif()
+
 # Boost.Asio: no deprecated names; Boost.JSON/URL are linked as compiled libraries.
 add_compile_definitions(BOOST_ASIO_NO_DEPRECATED BOOST_BEAST_USE_STD_STRING_VIEW)
 

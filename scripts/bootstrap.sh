@@ -10,7 +10,7 @@ PACKAGES=(
   libssl-dev zlib1g-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev libsimdjson-dev
   libgoogle-perftools-dev
-  clang libclang-rt-14-dev clang-format clang-tidy
+  clang libclang-rt-14-dev clang-format clang-tidy lld
   python3 python3-kubernetes python3-yaml
   openssl curl procps gnuplot-nox
   etcd-server etcd-client libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc

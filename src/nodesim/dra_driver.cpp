@@ -26,6 +26,13 @@ bool dns_subdomain(std::string_view v) {
   return std::all_of(v.begin(), v.end(), [&](char c) { return alnum(c) || c == '-' || c == '.'; });
 }
 
+// A name part of a label key, short enough that "<it>Failed" is one too.
+bool condition_type(std::string_view v) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (v.empty() || v.size() > 56 || !alnum(v.front()) || !alnum(v.back())) return false;
+  return std::all_of(v.begin(), v.end(), [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
 bool whole(std::string_view v, int lo, int hi, int& out) {
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
   return ec == std::errc() && p == v.data() + v.size() && out >= lo && out <= hi;
@@ -62,8 +69,12 @@ util::Result<DraDriverSpec> parse_one(std::string_view spec) {
       if (!whole(v, 1, 64, d.slices)) return fail("slices must be a whole number from 1 to 64");
     } else if (k == "partitions") {
       if (!whole(v, 0, 16, d.partitions)) return fail("partitions must be a whole number from 0 to 16");
+    } else if (k == "bindingConditions") {
+      // A condition type the API takes (a label name); "Failed" is appended for the failure one.
+      if (!condition_type(v)) return fail("bindingConditions must be a condition type such as Attached (letters, digits, '-', '_', '.'; at most 56 characters)");
+      d.binding_condition = std::string(v);
     } else {
-      return fail("unknown key \"" + std::string(k) + "\" (known: model, memory, slices, partitions)");
+      return fail("unknown key \"" + std::string(k) + "\" (known: model, memory, slices, partitions, bindingConditions)");
     }
   }
   return d;
@@ -108,6 +119,10 @@ util::Result<std::vector<DraDriverSpec>> parse_dra_devices(std::string_view text
     out.push_back(std::move(*d));
   }
   return out;
+}
+
+std::string binding_failure_condition(std::string_view binding_condition) {
+  return std::string(binding_condition) + "Failed";
 }
 
 std::vector<rv1::ResourceSlice> dra_slices(const DraDriverSpec& d, std::string_view node, std::string_view node_uid,
@@ -160,6 +175,11 @@ std::vector<rv1::ResourceSlice> dra_slices(const DraDriverSpec& d, std::string_v
       devices.push_back(std::move(dev));
     }
   }
+  if (!d.binding_condition.empty())
+    for (auto& dev : devices) {
+      dev.bindingConditions = std::vector<std::string>{d.binding_condition};
+      dev.bindingFailureConditions = std::vector<std::string>{binding_failure_condition(d.binding_condition)};
+    }
   // Slices: counter sets first (a slice holds either), at most 8 sets and 64 (with counters) or
   // 128 devices each, and at least `slices` slices of devices.
   const std::size_t per_slice =

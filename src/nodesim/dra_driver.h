@@ -7,6 +7,14 @@
 //   gpu.ksched.dev=2,partitions=4            partitionable: each GPU is offered whole (gpu-0) and
 //                                            as 4 partitions (gpu-0-part-0..3) drawing on one
 //                                            set of shared counters (gpu-0-counters)
+//   gpu.ksched.dev=2,bindingConditions=Attached
+//                                            devices that must be attached before a pod binds
+//                                            (DRADeviceBindingConditions): each device lists the
+//                                            binding condition Attached and the failure condition
+//                                            AttachedFailed; once the scheduler allocates one on
+//                                            this node, the simulator sets Attached=True in the
+//                                            claim's status.devices, as a real driver's controller
+//                                            does after attaching, so PreBind stops waiting
 // Several specs are separated by ';'. `ksched up --dra-devices` and a node template's annotation
 // nodesim.ksched.io/dra-devices (which replaces the flag's specs on that node) choose them.
 //
@@ -36,10 +44,15 @@ struct DraDriverSpec {
   std::string memory = "80Gi";  // capacity `memory` of a whole device
   int slices = 1;               // at least this many slices hold the devices
   int partitions = 0;           // >0: partitionable devices (see above)
+  std::string binding_condition;  // non-empty: the devices' binding condition (see above)
   bool operator==(const DraDriverSpec&) const = default;
 };
 
-// Parses "driver=N[,key=value...][;...]" (keys: model, memory, slices, partitions). Errors name the
+// The failure condition published beside a binding condition.
+std::string binding_failure_condition(std::string_view binding_condition);
+
+// Parses "driver=N[,key=value...][;...]" (keys: model, memory, slices, partitions,
+// bindingConditions). Errors name the
 // offending part: `--dra-devices "gpu=x": the device count must be a whole number from 0 to 1024`.
 util::Result<std::vector<DraDriverSpec>> parse_dra_devices(std::string_view text);
 

@@ -118,7 +118,7 @@ struct Simulator::Impl {
   std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceSlice>> slices;
   std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceClaim>> claims;
 
-  // Work: keys "pod/<ns>/<name>" and "node/<name>", each queued once.
+  // Work: keys "pod/<ns>/<name>", "node/<name>", "dra/<node>" and "claim/<ns>/<name>", each queued once.
   std::mutex qmu;
   std::condition_variable qcv;
   std::deque<std::string> queue;
@@ -169,8 +169,8 @@ struct Simulator::Impl {
 
   std::vector<std::thread> threads;
   std::atomic<std::uint64_t> started_pods{0}, succeeded{0}, failed{0}, restarts{0}, deleted{0}, heartbeats{0},
-      labelled{0}, leases{0}, slices_published{0}, slices_deleted{0}, claims_prepared{0}, requests{0}, batches{0},
-      errors{0};
+      labelled{0}, leases{0}, slices_published{0}, slices_deleted{0}, claims_prepared{0}, binding_conditions_set{0},
+      requests{0}, batches{0}, errors{0};
 
   bool ours(std::string_view node) const { return !node.empty() && nodes->lister().get(std::string(node)) != nullptr; }
 
@@ -410,6 +410,77 @@ struct Simulator::Impl {
       mine = std::move(uids);
     }
     return true;
+  }
+
+  // Binding conditions (DRADeviceBindingConditions): the devices of a claim's allocation that one
+  // of our drivers published with its binding condition and whose condition is not True yet in
+  // status.devices. A real driver's controller attaches such a device and then sets the
+  // condition; here it is set at once. Returns the claim with those conditions set, or nothing.
+  std::optional<api::resourcev1::ResourceClaim> with_binding_conditions_met(const api::resourcev1::ResourceClaim& c) const {
+    namespace rv1 = api::resourcev1;
+    if (!c.status.allocation || c.metadata.deletionTimestamp) return std::nullopt;
+    std::optional<rv1::ResourceClaim> out;
+    for (const auto& r : c.status.allocation->devices.results) {
+      if (r.bindingConditions.empty()) continue;
+      auto n = nodes->lister().get(std::string(r.pool));  // a simulated pool is named after its node
+      if (!n) continue;
+      std::string condition;
+      for (const auto& d : drivers_of(*n))
+        if (d.driver == r.driver && !d.binding_condition.empty()) condition = d.binding_condition;
+      if (condition.empty() || std::find(r.bindingConditions.begin(), r.bindingConditions.end(), condition) == r.bindingConditions.end())
+        continue;
+      const rv1::ResourceClaim& cur = out ? *out : c;
+      auto same_device = [&](const rv1::AllocatedDeviceStatus& s) {
+        return s.driver == r.driver && s.pool == r.pool && s.device == r.device && s.shareID == r.shareID;
+      };
+      auto st = std::find_if(cur.status.devices.begin(), cur.status.devices.end(), same_device);
+      if (st != cur.status.devices.end() &&
+          std::any_of(st->conditions.begin(), st->conditions.end(),
+                      [&](const api::Condition& k) { return k.type == condition && k.status == "True"; }))
+        continue;
+      if (!out) out = c;
+      auto it = std::find_if(out->status.devices.begin(), out->status.devices.end(), same_device);
+      if (it == out->status.devices.end()) {
+        rv1::AllocatedDeviceStatus fresh;
+        fresh.driver = r.driver;
+        fresh.pool = r.pool;
+        fresh.device = r.device;
+        fresh.shareID = r.shareID;
+        out->status.devices.push_back(std::move(fresh));
+        it = std::prev(out->status.devices.end());
+      }
+      api::Condition met;
+      met.type = condition;
+      met.status = "True";
+      met.observedGeneration = c.metadata.generation;
+      met.lastTransitionTime = api::Time{std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             std::chrono::system_clock::now().time_since_epoch())
+                                             .count() /
+                                         1'000'000'000 * 1'000'000'000};
+      met.reason = "DeviceAttached";
+      met.message = "the simulated driver attached the device";
+      auto k = std::find_if(it->conditions.begin(), it->conditions.end(), [&](const api::Condition& x) { return x.type == condition; });
+      if (k == it->conditions.end()) it->conditions.push_back(std::move(met));
+      else *k = std::move(met);
+    }
+    return out;
+  }
+
+  // The status write that meets a claim's binding conditions (a PUT with the claim's
+  // resourceVersion: a conflict is retried on the claim's next event).
+  std::optional<Pending> claim_work(const std::string& key) {
+    namespace rv1 = api::resourcev1;
+    auto slash = key.find('/');
+    if (slash == std::string::npos) return std::nullopt;
+    auto c = claims->lister().get(key.substr(0, slash), key.substr(slash + 1));
+    if (!c) return std::nullopt;
+    auto updated = with_binding_conditions_met(*c);
+    if (!updated) return std::nullopt;
+    auto ref = client::ResourceRef::of(client::ResourceFor<rv1::ResourceClaim>::info, std::string(c->metadata.namespace_),
+                                       std::string(c->metadata.name), "status");
+    return Pending{request("PUT", ref, api::encode(*updated), "application/json"), [this](int status) {
+                     if (status >= 200 && status < 300) ++binding_conditions_set;
+                   }};
   }
 
   // What the node's drivers must write so that its slices are what they publish.
@@ -684,6 +755,11 @@ struct Simulator::Impl {
             work.push_back(std::move(*w));
             keys.push_back(item);
           }
+        } else if (item.rfind("claim/", 0) == 0) {
+          if (auto w = claim_work(item.substr(6))) {
+            work.push_back(std::move(*w));
+            keys.push_back(item);
+          }
         } else if (item.rfind("dra/", 0) == 0) {
           for (auto& w : dra_work(item.substr(4))) {
             work.push_back(std::move(w));
@@ -866,9 +942,12 @@ void Simulator::start() {
     if (d.obj) slice_changed(*d.obj);
   };
   I.slices->add_event_handler(sh);
-  // A claim allocated and reserved: its pods may start now.
+  // A claim allocated and reserved: its pods may start now. A claim allocated with devices that
+  // have our binding condition: the condition is set.
   auto ch = std::make_shared<informer::ResourceEventHandlerFuncs<rv1::ResourceClaim>>();
   auto claim_changed = [&I](const rv1::ResourceClaim& c) {
+    if (I.with_binding_conditions_met(c))
+      I.enqueue("claim/" + std::string(c.metadata.namespace_) + "/" + std::string(c.metadata.name));
     for (const auto& r : c.status.reservedFor)
       if (r.resource == "pods")
         if (auto p = I.pods->lister().get(std::string(c.metadata.namespace_), std::string(r.name))) I.enqueue_pod(*p);
@@ -938,6 +1017,7 @@ Stats Simulator::stats() const {
   st.slices_published = I.slices_published.load();
   st.slices_deleted = I.slices_deleted.load();
   st.claims_prepared = I.claims_prepared.load();
+  st.binding_conditions_set = I.binding_conditions_set.load();
   st.requests = I.requests.load();
   st.batches = I.batches.load();
   st.errors = I.errors.load();

@@ -25,6 +25,9 @@ TEST(DraDevicesSpec, ParsesDriversAndTheirOptions) {
   EXPECT_EQ((*d)[0].slices, 2);
   EXPECT_EQ((*d)[1].partitions, 4);
   EXPECT_TRUE(nodesim::parse_dra_devices("")->empty());
+  auto attached = nodesim::parse_dra_devices("gpu.ksched.dev=2,bindingConditions=Attached");
+  ASSERT_TRUE(attached.ok()) << attached.error();
+  EXPECT_EQ((*attached)[0].binding_condition, "Attached");
 }
 
 TEST(DraDevicesSpec, ErrorsNameTheSpec) {
@@ -34,7 +37,11 @@ TEST(DraDevicesSpec, ErrorsNameTheSpec) {
   EXPECT_EQ(err("GPU=1"),
             "--dra-devices \"GPU=1\": the driver name must be a DNS subdomain of at most 63 characters, such as gpu.ksched.dev");
   EXPECT_EQ(err("gpu.ksched.dev=1,colour=red"),
-            "--dra-devices \"gpu.ksched.dev=1,colour=red\": unknown key \"colour\" (known: model, memory, slices, partitions)");
+            "--dra-devices \"gpu.ksched.dev=1,colour=red\": unknown key \"colour\" (known: model, memory, slices, partitions, "
+            "bindingConditions)");
+  EXPECT_EQ(err("gpu.ksched.dev=1,bindingConditions=at tached"),
+            "--dra-devices \"gpu.ksched.dev=1,bindingConditions=at tached\": bindingConditions must be a condition type such "
+            "as Attached (letters, digits, '-', '_', '.'; at most 56 characters)");
   EXPECT_EQ(err("gpu.ksched.dev=1,memory=-1"), "--dra-devices \"gpu.ksched.dev=1,memory=-1\": memory must be a positive quantity such as 40Gi");
   EXPECT_EQ(err("gpu.ksched.dev"), "--dra-devices \"gpu.ksched.dev\": expected key=value, got \"gpu.ksched.dev\"");
   EXPECT_EQ(err("a.dev=1;a.dev=2"), "--dra-devices: driver a.dev is given twice");
@@ -137,6 +144,99 @@ TEST_F(DraNodesimNet, PublishesEveryNodesPoolAndRepublishesWhatOthersChange) {
   // The counters move when a write's answer is handled, which may be after the server shows it.
   EXPECT_TRUE(eventually([&] { return sim.stats().slices_published >= 8u && sim.stats().slices_deleted >= 1u; }))
       << sim.stats().slices_published << " published, " << sim.stats().slices_deleted << " deleted";
+}
+
+// Devices with a binding condition (DRADeviceBindingConditions, KEP-5007): every device, whole or
+// partition, lists the condition and its failure condition, as upstream's example driver publishes them.
+TEST(DraSlices, BindingConditionsOnEveryDevice) {
+  nodesim::DraDriverSpec d;
+  d.driver = "gpu.ksched.dev";
+  d.devices = 2;
+  d.partitions = 2;
+  d.binding_condition = "Attached";
+  auto slices = nodesim::dra_slices(d, "node-1", "uid-1", 1);
+  std::size_t devices = 0;
+  for (const auto& s : slices)
+    for (const auto& dev : s.spec.devices) {
+      ++devices;
+      EXPECT_EQ(dev.bindingConditions, std::vector<std::string>{"Attached"}) << dev.name;
+      EXPECT_EQ(dev.bindingFailureConditions, std::vector<std::string>{"AttachedFailed"}) << dev.name;
+    }
+  EXPECT_EQ(devices, 6u);
+  d.binding_condition.clear();
+  for (const auto& s : nodesim::dra_slices(d, "node-1", "uid-1", 1))
+    for (const auto& dev : s.spec.devices) EXPECT_TRUE(dev.bindingConditions.empty());
+}
+
+// What a driver's controller does for a device with binding conditions once the scheduler has
+// allocated it (before the pod is bound): it attaches the device and sets the condition True in
+// the claim's status.devices, which is what the scheduler's PreBind waits for. Only devices of
+// the simulator's own drivers that publish the condition are touched.
+TEST_F(DraNodesimNet, SetsTheBindingConditionOfAnAllocatedDevice) {
+  c = new_client();
+  api::Node n = ksched::testing::bare_node("sim-0");
+  n.metadata.labels.set("type", "simulated");
+  ASSERT_TRUE(c->create(n).ok());
+  nodesim::Options o;
+  o.dra_drivers = *nodesim::parse_dra_devices("gpu.ksched.dev=2,bindingConditions=Attached");
+  nodesim::Simulator sim(new_client(), o);
+  sim.start();
+  ASSERT_TRUE(eventually([&] { return sim.synced(); }));
+
+  auto make_claim = [&](const std::string& name, const std::string& driver, std::vector<std::string> conditions) {
+    rv1::ResourceClaim claim;
+    claim.metadata.name = name;
+    claim.metadata.namespace_ = "default";
+    rv1::DeviceRequest r;
+    r.name = "gpu";
+    r.exactly = rv1::ExactDeviceRequest{};
+    r.exactly->deviceClassName = "gpu.ksched.dev";
+    claim.spec.devices.requests.push_back(r);
+    auto created = c->create(claim);
+    EXPECT_TRUE(created.ok());
+    rv1::AllocationResult a;
+    rv1::DeviceRequestAllocationResult res;
+    res.request = "gpu";
+    res.driver = driver;
+    res.pool = "sim-0";
+    res.device = "gpu-0";
+    res.bindingConditions = std::move(conditions);
+    if (!res.bindingConditions.empty()) res.bindingFailureConditions = std::vector<std::string>{"AttachedFailed"};
+    a.devices.results.push_back(res);
+    created->status.allocation = a;
+    auto written = c->update_status(*created);
+    EXPECT_TRUE(written.ok()) << (written ? "" : written.error().to_string());
+  };
+  make_claim("mine", "gpu.ksched.dev", {"Attached"});
+  make_claim("other-driver", "nic.example.com", {"Attached"});
+  make_claim("no-conditions", "gpu.ksched.dev", {});
+  auto attached = [](const rv1::ResourceClaim& cl) {
+    for (const auto& d : cl.status.devices)
+      for (const auto& k : d.conditions)
+        if (d.driver == "gpu.ksched.dev" && d.pool == "sim-0" && d.device == "gpu-0" && k.type == "Attached" &&
+            k.status == "True")
+          return true;
+    return false;
+  };
+  ASSERT_TRUE(eventually([&] { return attached(*c->get<rv1::ResourceClaim>("default", "mine")); }));
+  auto mine = c->get<rv1::ResourceClaim>("default", "mine");
+  ASSERT_EQ(mine->status.devices.size(), 1u);
+  EXPECT_EQ(mine->status.devices[0].conditions[0].reason, "DeviceAttached");
+  EXPECT_TRUE(mine->status.devices[0].conditions[0].lastTransitionTime.has_value());
+  EXPECT_TRUE(mine->status.allocation.has_value());  // the allocation is kept
+  // A later change to the claim does not write again: the condition is already met.
+  ASSERT_TRUE(eventually([&] { return sim.stats().binding_conditions_set == 1u; }));
+  ASSERT_TRUE(c->patch<rv1::ResourceClaim>("default", "mine", client::PatchType::Merge,
+                                           R"({"metadata":{"labels":{"touched":"yes"}}})")
+                  .ok());
+  // The other claims are never written by the simulator; "mine"'s label change is seen by then.
+  ASSERT_TRUE(eventually([&] {
+    auto m = c->get<rv1::ResourceClaim>("default", "mine");
+    return m && m->metadata.labels.get("touched") == "yes";
+  }));
+  EXPECT_TRUE(c->get<rv1::ResourceClaim>("default", "other-driver")->status.devices.empty());
+  EXPECT_TRUE(c->get<rv1::ResourceClaim>("default", "no-conditions")->status.devices.empty());
+  EXPECT_EQ(sim.stats().binding_conditions_set, 1u);
 }
 
 TEST_F(DraNodesimNet, PodsStartOnceTheirClaimsAreAllocatedAndReserved) {

@@ -433,9 +433,11 @@ RoleSpec node_simulator_role(const RoleSpec& system_node) {
   // The simulated DRA drivers (nodesim/dra_driver.h) publish every node's ResourceSlices, as a
   // driver's own DaemonSet role allows a real one; the kubelet stand-in prepares the claims of the
   // pods it runs and, serving every node, watches all of them (the Node authorizer would allow a
-  // node only `get` of its own pods' claims).
+  // node only `get` of its own pods' claims). A driver whose devices have binding conditions sets
+  // them in the claim's status.devices, as a real driver's controller does with its own role.
   r.rules.push_back(read_write().in({"resource.k8s.io"}).on({"resourceslices"}));
   r.rules.push_back(read().in({"resource.k8s.io"}).on({"resourceclaims"}));
+  r.rules.push_back(verbs({"patch", "update"}).in({"resource.k8s.io"}).on({"resourceclaims/status"}));
   return r;
 }
 
