@@ -446,7 +446,7 @@ std::string bookmark_object(const ResourceInfo& r, std::int64_t rv, bool end) {
 }
 
 // The object of an ADDED/MODIFIED/DELETED item as the watcher sees it: the stored JSON, restamped
-// with the event's revision, or converted to the other events API (kept in `scratch`).
+// with the event's revision, and converted to the watch's version if it is another (kept in `scratch`).
 std::string_view event_object(const ResourceInfo& r, const WatchItem& it, std::string& scratch) {
   std::string_view obj = it.obj->json;
   if (it.restamp) {
