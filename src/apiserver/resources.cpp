@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <memory>
+#include <stdexcept>
+
+#include "apiserver/registry/events/event_conversion.h"
+#include "apiserver/registry/scheduling/conversion.h"
 
 namespace ksched::apiserver {
 
@@ -34,6 +38,7 @@ std::vector<ResourceInfo> build() {
     r.extra_fields = std::move(fields);
     r.tracks_generation = gen;
     r.categories = std::move(cats);
+    r.storage = r.id;
     v.push_back(std::move(r));
   };
   // core/v1
@@ -88,15 +93,20 @@ std::vector<ResourceInfo> build() {
   add("coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {});
   // scheduling.k8s.io/v1
   add("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {});
-  // scheduling.k8s.io/v1beta1 PodGroup (v1.37, KEP-5832), served with GenericWorkload, listed
-  // before v1alpha1 as upstream orders a group's versions by priority. (The
-  // v1beta1 Workload is not served: storage holds one version of a resource and this server
-  // converts none, so it would be a second object beside the v1alpha1 one.)
+  // scheduling.k8s.io/v1beta1 PodGroup and Workload (v1.37, KEP-5832), served with
+  // GenericWorkload, listed before v1alpha1 as upstream orders a group's versions by priority
+  // (so clients that pick a resource's first listed version, as kubectl, use v1beta1).
   add("scheduling.k8s.io", "v1beta1", "podgroups", "podgroup", "PodGroup", true, {}, {"status"});
   v.back().gate = "GenericWorkload";
+  // The Workload is stored at v1beta1 and served at v1beta1 and v1alpha1 (v1.35's, which the
+  // scheduler reads), converted (registry/scheduling/conversion.h).
+  add("scheduling.k8s.io", "v1beta1", "workloads", "workload", "Workload", true, {}, {});
+  v.back().gate = "GenericWorkload";
+  v.back().conversion = &registry::scheduling::workload_conversion();
   // scheduling.k8s.io/v1alpha1 (v1.35; rules: registry/scheduling/), served with GenericWorkload.
   add("scheduling.k8s.io", "v1alpha1", "workloads", "workload", "Workload", true, {}, {});
   v.back().gate = "GenericWorkload";
+  v.back().conversion = &registry::scheduling::workload_conversion();
   // node.k8s.io/v1
   add("node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", false, {}, {});
   // resource.k8s.io/v1 and v1beta2 (rules: registry/resource/)
@@ -110,6 +120,7 @@ std::vector<ResourceInfo> build() {
       {}, true);
   // events.k8s.io/v1
   add("events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {});
+  v.back().conversion = &event_conversion();  // a view of core/v1 Events
   // rbac.authorization.k8s.io/v1
   add("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false, {},
       {});
@@ -133,6 +144,18 @@ std::vector<ResourceInfo> build() {
   v.back().create_only = true;
   add("authentication.k8s.io", "v1", "selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview", false, {}, {});
   v.back().create_only = true;
+  // A converted resource's objects live in its storage version's table.
+  for (auto& r : v) {
+    if (!r.conversion) continue;
+    const Conversion& c = *r.conversion;
+    bool found = false;
+    for (const auto& s : v)
+      if (s.group == c.storage_group && s.version == c.storage_version && s.plural == c.storage_plural) {
+        r.storage = s.id;
+        found = true;
+      }
+    if (!found) throw std::logic_error("resource table: no storage version for " + r.plural + "." + r.group);
+  }
   return v;
 }
 
@@ -183,6 +206,12 @@ bool serves_group_version(std::string_view group, std::string_view version, cons
 const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_view kind) {
   for (const auto& r : all_resources())
     if (r.group == group && r.kind == kind) return &r;
+  return nullptr;
+}
+
+const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_view version, std::string_view kind) {
+  for (const auto& r : all_resources())
+    if (r.group == group && r.version == version && r.kind == kind) return &r;
   return nullptr;
 }
 

@@ -10,6 +10,17 @@
 
 namespace ksched::apiserver {
 
+// How a resource served at a version other than the one it is stored at reaches its objects
+// (apiserver/conversion.h has the functions the handlers call). One Conversion serves every
+// version of a resource: `convert` turns an object of any version it knows (by its apiVersion)
+// into the version `to` ("group/version"), in place, as upstream converts through the internal
+// type. The selectable fields (field selectors) are read from the stored version, so a
+// conversion keeps them where they are.
+struct Conversion {
+  std::string_view storage_group, storage_version, storage_plural;  // where the objects are kept
+  void (*convert)(boost::json::object& obj, std::string_view to);
+};
+
 struct ResourceInfo {
   int id = 0;
   std::string group;    // "" = core
@@ -25,6 +36,12 @@ struct ResourceInfo {
   bool create_only = false;               // e.g. bindings: POST only, no storage of its own
   std::vector<std::string> extra_fields;  // field selectors beyond metadata.name/namespace
   std::string gate;  // served only while this feature gate is on ("" = always)
+  // Null for a resource stored at the version it is served at (all but a few): the one check the
+  // hot paths pay. Set for another version of a stored resource (Workload v1alpha1, stored as
+  // v1beta1), for its storage version when older stored versions are read too (Workload
+  // v1beta1), and for a view of another resource (events.k8s.io/v1 Events, stored as core/v1).
+  const Conversion* conversion = nullptr;
+  int storage = 0;  // id of the resource whose table holds the objects (== id when unconverted)
 
   std::string group_version() const { return group.empty() ? version : group + "/" + version; }
   // "pods" / "deployments.apps": how NotFound/Conflict messages name the resource.
@@ -43,7 +60,10 @@ const ResourceInfo* find_resource(std::string_view group, std::string_view versi
 bool is_served(const ResourceInfo& r, const FeatureGates& gates);
 // Whether any resource is served under this group version (a request below it is routed).
 bool serves_group_version(std::string_view group, std::string_view version, const FeatureGates& gates);
+// The first resource of this kind in the table (its preferred version).
 const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_view kind);
+// The resource of this kind at this version, if served there.
+const ResourceInfo* find_resource_by_kind(std::string_view group, std::string_view version, std::string_view kind);
 const ResourceInfo& resource_by_id(int id);
 // Group names (non-core) in discovery order, of the resources served under `gates`.
 std::vector<std::string> api_groups(const FeatureGates& gates);

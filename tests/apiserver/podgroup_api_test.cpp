@@ -108,7 +108,8 @@ TEST_F(PodGroupApiTest, GateOnDiscoveryOpenApiAndRbac) {
   auto list = parse(call("GET", "/apis/scheduling.k8s.io/v1beta1"));
   std::vector<std::string> names;
   for (const auto& r : list["resources"].as_array()) names.emplace_back(r.at("name").as_string());
-  EXPECT_EQ(names, (std::vector<std::string>{"podgroups", "podgroups/status"}));
+  // (and the Workload, served at v1beta1 beside v1alpha1: workload_versions_test.cpp)
+  EXPECT_EQ(names, (std::vector<std::string>{"podgroups", "podgroups/status", "workloads"}));
   const auto& res = list["resources"].as_array()[0].as_object();
   EXPECT_EQ(res.at("kind"), "PodGroup");
   EXPECT_EQ(res.at("singularName"), "podgroup");

@@ -48,3 +48,11 @@ expect_contains() {
   fi
 }
 expect_eq() { [[ "$1" == "$2" ]] || fail "$3: expected '$2', got '$1'"; }
+
+# expect_api_resource <`kubectl api-resources` output> <name> <"APIVERSION NAMESPACED KIND"> <what>:
+# the resource's row (a resource without short names) names that version, scope and kind.
+expect_api_resource() {
+  local line
+  line=$(grep "^$2 " <<<"$1" || true)
+  [[ "$(awk '{print $2, $3, $4}' <<<"$line")" == "$3" ]] || fail "$4: expected '$3', got '$line'"
+}

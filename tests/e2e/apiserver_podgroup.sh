@@ -14,10 +14,8 @@ export HOME="$E2E_DIR"  # private discovery cache
 k() { timeout 30 "$KUBECTL" --request-timeout=20s "$@" 2>&1; }
 
 out=$(k api-resources --api-group=scheduling.k8s.io)
-line=$(grep '^podgroups ' <<<"$out" || true)
-[[ "$(awk '{print $2, $3, $4}' <<<"$line")" == "scheduling.k8s.io/v1beta1 true PodGroup" ]] ||
-  fail "podgroups are namespaced v1beta1 PodGroups: $out"
-expect_contains "$out" "workloads" "api-resources still lists the v1alpha1 workloads"
+expect_api_resource "$out" podgroups "scheduling.k8s.io/v1beta1 true PodGroup" "podgroups are namespaced v1beta1 PodGroups"
+expect_api_resource "$out" workloads "scheduling.k8s.io/v1beta1 true Workload" "workloads at their preferred v1beta1"
 out=$(k explain podgroups.spec.schedulingPolicy)
 expect_contains "$out" "VERSION:    v1beta1" "explain podgroups version"
 expect_contains "$out" "gang	<GangSchedulingPolicy>" "explain lists the gang policy"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # kubectl against `ksched apiserver --feature-gates=GenericWorkload=true`: the scheduling.k8s.io
-# v1alpha1 Workload (v1.35) in discovery and explain, applied with a gang and a basic pod group,
-# pods linked to it by spec.workloadRef, `kubectl get` columns, upstream's refusals; then a server at
+# Workload at v1alpha1 (v1.35) and v1beta1 (v1.37; kubectl's preferred version, both views of one
+# stored object): discovery and explain, applied at v1alpha1 with a gang and a basic pod group,
+# pods linked to it by spec.workloadRef, `kubectl get` columns, upstream's refusals, a v1beta1
+# Workload applied and read back at v1alpha1 (get, patch, a watch over HTTP); then a server at
 # the default gates, which serves no Workload and drops the pod field. python3-kubernetes is not
 # used: Debian's python3-kubernetes (v22) has no scheduling.k8s.io/v1alpha1 client, and its dynamic
 # client would only repeat what kubectl shows here.
@@ -15,10 +17,9 @@ k() { timeout 30 "$KUBECTL" --request-timeout=20s "$@" 2>&1; }
 
 out=$(k api-resources --api-group=scheduling.k8s.io)
 expect_contains "$out" "workloads" "api-resources lists workloads"
-line=$(grep '^workloads ' <<<"$out")
-[[ "$(awk '{print $2, $3, $4}' <<<"$line")" == "scheduling.k8s.io/v1alpha1 true Workload" ]] ||
-  fail "workloads are namespaced v1alpha1 Workloads: $line"
-out=$(k explain workloads.spec.podGroups.policy)
+# v1beta1 is listed before v1alpha1, so kubectl's unqualified `workloads` are v1beta1's.
+expect_api_resource "$out" workloads "scheduling.k8s.io/v1beta1 true Workload" "workloads are namespaced v1beta1 Workloads"
+out=$(k explain workloads.spec.podGroups.policy --api-version=scheduling.k8s.io/v1alpha1)
 expect_contains "$out" "GROUP:      scheduling.k8s.io" "explain workloads group"
 expect_contains "$out" "gang	<GangSchedulingPolicy>" "explain lists the gang policy"
 out=$(k explain pods.spec.workloadRef)
@@ -67,11 +68,14 @@ expect_contains "$out" "worker-2   training   workers" "pods carry their workloa
 out=$(k get workloads)
 expect_contains "$out" "NAME       AGE" "get workloads columns"
 expect_contains "$out" "training   " "get workloads row"
-out=$(k get workloads training -o jsonpath='{.spec.podGroups[0].policy.gang.minCount}')
+out=$(k get workloads.v1alpha1.scheduling.k8s.io training -o jsonpath='{.spec.podGroups[0].policy.gang.minCount}')
 expect_eq "$out" "3" "minCount stored"
+# The same object at v1beta1: pod groups are templates, a policy is a schedulingPolicy.
+out=$(k get workloads training -o jsonpath='{.apiVersion} {.spec.podGroupTemplates[0].name} {.spec.podGroupTemplates[0].schedulingPolicy.gang.minCount} {.spec.controllerRef.kind}')
+expect_eq "$out" "scheduling.k8s.io/v1beta1 workers 3 Job" "v1alpha1 Workload read at v1beta1"
 
 # Upstream's refusals.
-out=$(k patch workload training --type=merge -p '{"spec":{"podGroups":[{"name":"workers","policy":{"gang":{"minCount":2}}}]}}' || true)
+out=$(k patch workloads.v1alpha1.scheduling.k8s.io training --type=merge -p '{"spec":{"podGroups":[{"name":"workers","policy":{"gang":{"minCount":2}}}]}}' || true)
 expect_contains "$out" 'The Workload "training" is invalid: podGroups: Invalid value:' "pod groups immutable"
 expect_contains "$out" "field is immutable" "pod groups immutable message"
 out=$(k create -f - <<'EOF'
@@ -117,6 +121,45 @@ out=$(k --kubeconfig "$SCHED_KUBECONFIG" auth can-i watch workloads.scheduling.k
 expect_eq "$out" "yes" "kube-scheduler watches workloads"
 out=$(k --kubeconfig "$SCHED_KUBECONFIG" auth can-i create workloads.scheduling.k8s.io -n default || true)
 expect_eq "$out" "no" "kube-scheduler does not create workloads"
+
+# A v1beta1 Workload (v1.37's shape), applied, then read and changed through v1alpha1 and v1beta1.
+cat > "$E2E_DIR/workload-v1beta1.yaml" <<'EOF'
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata:
+  name: inference
+spec:
+  podGroupTemplates:
+  - name: servers
+    schedulingPolicy:
+      gang:
+        minCount: 2
+    priority: 100
+EOF
+out=$(k apply -f "$E2E_DIR/workload-v1beta1.yaml")
+expect_eq "$out" "workload.scheduling.k8s.io/inference created" "apply v1beta1 workload"
+out=$(k apply -f "$E2E_DIR/workload-v1beta1.yaml")
+expect_eq "$out" "workload.scheduling.k8s.io/inference unchanged" "apply v1beta1 again"
+out=$(k get workloads.v1beta1.scheduling.k8s.io --no-headers -o custom-columns=NAME:.metadata.name)
+expect_eq "$out" $'inference\ntraining' "get workloads.v1beta1 lists both"
+out=$(k get workloads.v1alpha1.scheduling.k8s.io inference -o jsonpath='{.apiVersion} {.spec.podGroups[0].name} {.spec.podGroups[0].policy.gang.minCount}')
+expect_eq "$out" "scheduling.k8s.io/v1alpha1 servers 2" "v1beta1 Workload read at v1alpha1"
+out=$(k get workloads.v1alpha1.scheduling.k8s.io inference -o jsonpath='{.spec}')
+[[ "$out" != *priority* ]] || fail "v1alpha1 has no template priority: $out"
+# v1beta1 lets a gang's minCount change; v1alpha1 sees the new value.
+out=$(k patch workloads.v1beta1.scheduling.k8s.io inference --type=merge -p '{"spec":{"podGroupTemplates":[{"name":"servers","schedulingPolicy":{"gang":{"minCount":4}},"priority":100}]}}')
+expect_eq "$out" "workload.scheduling.k8s.io/inference patched" "minCount scaled at v1beta1"
+out=$(k get workloads.v1alpha1.scheduling.k8s.io inference -o jsonpath='{.spec.podGroups[0].policy.gang.minCount}')
+expect_eq "$out" "4" "scaled minCount at v1alpha1"
+out=$(k patch workloads.v1beta1.scheduling.k8s.io inference --type=json -p '[{"op":"add","path":"/spec/podGroupTemplates/-","value":{"name":"extra","schedulingPolicy":{"basic":{}}}}]' || true)
+expect_contains "$out" 'The Workload "inference" is invalid: spec.podGroupTemplates[1]: Forbidden: cannot add new items' "no template added at v1beta1"
+# A watch at v1alpha1 over HTTP (ended by the server after 1 s) sees the stored objects in v1alpha1.
+out=$(k get --raw '/apis/scheduling.k8s.io/v1alpha1/namespaces/default/workloads?watch=1&timeoutSeconds=1')
+expect_contains "$out" '"apiVersion":"scheduling.k8s.io/v1alpha1"' "v1alpha1 watch events"
+expect_contains "$out" '"podGroups":[{"name":"servers","policy":{"gang":{"minCount":4}}}]' "v1alpha1 watch converts"
+[[ "$out" != *'"spec":{"podGroupTemplates"'* ]] || fail "a v1alpha1 watch shows v1beta1 fields: $out"
+out=$(k delete workloads.v1alpha1.scheduling.k8s.io inference)
+expect_eq "$out" 'workload.scheduling.k8s.io "inference" deleted' "delete at v1alpha1"
 
 out=$(k delete workload training)
 expect_eq "$out" 'workload.scheduling.k8s.io "training" deleted' "delete workload"

@@ -446,7 +446,7 @@ std::string bookmark_object(const ResourceInfo& r, std::int64_t rv, bool end) {
 }
 
 // The object of an ADDED/MODIFIED/DELETED item as the watcher sees it: the stored JSON, restamped
-// with the event's revision, or converted to the other events API (kept in `scratch`).
+// with the event's revision, and converted to the watch's version if it is another (kept in `scratch`).
 std::string_view event_object(const ResourceInfo& r, const WatchItem& it, std::string& scratch) {
   std::string_view obj = it.obj->json;
   if (it.restamp) {
@@ -455,7 +455,7 @@ std::string_view event_object(const ResourceInfo& r, const WatchItem& it, std::s
     scratch = json::serialize(v);
     obj = scratch;
   }
-  if (is_event_view(r)) {
+  if (is_converted(r)) {
     scratch = to_view(r, obj);
     obj = scratch;
   }
@@ -478,7 +478,7 @@ void Api::append_watch_frame(const ResourceInfo& r, const WatchItem& it, std::st
     case WatchItem::Kind::Error: ok = protobuf::append_watch_frame_json(out, "v1", "Status", "ERROR", it.text); break;
     default:
       // The stored object's own encoding, made once for every protobuf watcher and reader.
-      if (!it.restamp && !is_event_view(r)) {
+      if (!it.restamp && !is_converted(r)) {
         if (const std::string* m = protobuf::object_message(r, *it.obj)) {
           protobuf::append_watch_frame(out, r, event_type(it), *m);
           return;

@@ -388,7 +388,7 @@ Response Api::Impl::delete_collection(const ResourceInfo& r, const std::string& 
     if (d.status >= 300 && d.status != 404) return d;
     if (!first) out += ',';
     first = false;
-    out += is_event_view(r) ? to_view(r, o->json) : o->json;
+    out += is_converted(r) ? to_view(r, o->json) : o->json;
   }
   out += "]}";
   return json_response(200, std::move(out));

@@ -28,7 +28,7 @@
 #include "apiserver/auth/authorization.h"
 #include "apiserver/auth/rbac_authorizer.h"
 #include "apiserver/auth/rbac_escalation.h"
-#include "apiserver/registry/events/event_conversion.h"
+#include "apiserver/conversion.h"
 #include "apiserver/endpoints/openapi.h"
 #include "apiserver/endpoints/patch.h"
 #include "apiserver/registry/core/pod_strategy.h"

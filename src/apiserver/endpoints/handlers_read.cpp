@@ -26,7 +26,7 @@ Response Api::Impl::get(const ResourceInfo& r, const std::string& ns, const std:
     return json_response(200, make_table(r, {viewed}, t, "", "", -1));
   }
   if (protobuf::negotiate(req.accept, protobuf::encodable(r)) == protobuf::Output::Protobuf) {
-    if (!is_event_view(r)) {
+    if (!is_converted(r)) {
       if (const std::string* m = protobuf::object_message(r, *o)) return protobuf_response(protobuf::object_body(r, *m));
     } else if (auto m = protobuf::message_of(r, to_view(r, o->json))) {
       return protobuf_response(protobuf::object_body(r, *m));
@@ -140,7 +140,7 @@ Response Api::Impl::list(const ResourceInfo& r, const std::string& ns, const Req
     std::vector<std::string> viewed;
     std::vector<std::string_view> items;
     items.reserve(res->items.size());
-    if (is_event_view(r)) {
+    if (is_converted(r)) {
       viewed.reserve(res->items.size());
       for (const auto& o : res->items) viewed.push_back(to_view(r, o->json));
       for (const auto& v : viewed) items.push_back(v);
@@ -161,7 +161,7 @@ Response Api::Impl::list(const ResourceInfo& r, const std::string& ns, const Req
     items.reserve(res->items.size());
     bool ok = true;
     for (const auto& o : res->items) {
-      if (is_event_view(r)) {
+      if (is_converted(r)) {
         auto m = protobuf::message_of(r, to_view(r, o->json));
         if (!m) ok = false;
         else converted.push_back(std::move(*m));
@@ -196,7 +196,7 @@ Response Api::Impl::list(const ResourceInfo& r, const std::string& ns, const Req
     first = false;
     std::string viewed;
     std::string_view item = o->json;
-    if (is_event_view(r)) item = viewed = to_view(r, o->json);
+    if (is_converted(r)) item = viewed = to_view(r, o->json);
     if (item.starts_with(type_prefix)) {
       item.remove_prefix(type_prefix.size());
       out += '{';

@@ -1,6 +1,6 @@
 #include "apiserver/endpoints/http_server.h"
 
-#include "apiserver/registry/events/event_conversion.h"
+#include "apiserver/conversion.h"
 
 #include <sys/socket.h>
 
@@ -539,7 +539,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         continue;
       }
       const std::string_view* prefix = plain_event_prefix(it);
-      if (prefix && !table_ && !is_event_view(*resource_)) {
+      if (prefix && !table_ && !is_converted(*resource_)) {
         out_.append(*prefix).append(it.obj->json).append(kEventSuffix);
       } else {
         out_.append(srv_.api.format_watch_item(*resource_, it, table_, include_, columns_sent_));

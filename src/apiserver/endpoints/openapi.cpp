@@ -550,6 +550,9 @@ void add_kinds(Builder& b) {
   b.set_kind<api::schedulingv1alpha1::Workload>(
       "scheduling.k8s.io", "v1alpha1", "Workload",
       "Scheduling constraints (pod groups and their gang or basic policies) of a workload's pods.");
+  b.set_kind<api::schedulingv1beta1::Workload>(
+      "scheduling.k8s.io", "v1beta1", "Workload",
+      "Scheduling constraints of a workload's pods: templates of its pod groups and their policies.");
   b.set_kind<api::schedulingv1beta1::PodGroup>(
       "scheduling.k8s.io", "v1beta1", "PodGroup",
       "A runtime group of pods with one scheduling policy (gang or basic); pods join it by name.");
@@ -634,15 +637,21 @@ json::object json_content(const std::string& ref) {
 // PUT and PATCH on each kind's item path: kubectl takes the GVK from them (explain) and looks for
 // the fieldValidation parameter (server-side validation). PATCH has no requestBody on purpose (see
 // openapi.h).
-std::string_view find_kind(const json::object& defs, std::string_view group, std::string_view kind) {
+// The definition of group/version/kind; without a version (or none at it), the kind's first.
+std::string_view find_kind(const json::object& defs, std::string_view group, std::string_view kind,
+                           std::string_view version = {}) {
+  std::string_view any;
   for (const auto& kv : defs) {
     const auto* g = kv.value().as_object().if_contains("x-kubernetes-group-version-kind");
     if (!g) continue;
-    for (const auto& e : g->as_array())
-      if (e.as_object().at("group").as_string() == group && e.as_object().at("kind").as_string() == kind)
-        return kv.key();
+    for (const auto& e : g->as_array()) {
+      const auto& o = e.as_object();
+      if (o.at("group").as_string() != group || o.at("kind").as_string() != kind) continue;
+      if (version.empty() || o.at("version").as_string() == version) return kv.key();
+      if (any.empty()) any = kv.key();
+    }
   }
-  return {};
+  return any;
 }
 
 json::object v3_paths(const json::object& defs, std::string_view gv_path, std::vector<std::string>& roots) {
@@ -662,7 +671,7 @@ json::object v3_paths(const json::object& defs, std::string_view gv_path, std::v
                                          {"required", true},
                                          {"schema", json::object{{"type", "string"}}}});
     json::object ok{{"description", "OK"}};
-    std::string_view def = find_kind(defs, r.group, r.kind);
+    std::string_view def = find_kind(defs, r.group, r.kind, r.version);
     std::string ref;
     if (!def.empty()) {
       roots.emplace_back(def);
@@ -824,6 +833,10 @@ const json::object& definitions(Flavor f) {
 
 std::string_view kind_definition(std::string_view group, std::string_view kind) {
   return find_kind(documents().defs_v3, group, kind);
+}
+
+std::string_view kind_definition(std::string_view group, std::string_view version, std::string_view kind) {
+  return find_kind(documents().defs_v3, group, kind, version);
 }
 
 namespace {

@@ -29,6 +29,8 @@ const boost::json::object& definitions(Flavor f);
 
 // Definition name of a served kind's top-level schema ("" if the kind has none).
 std::string_view kind_definition(std::string_view group, std::string_view kind);
+// The same at one version (the kind's definition at another version if it has none there).
+std::string_view kind_definition(std::string_view group, std::string_view version, std::string_view kind);
 
 // What the write path's typed decode (type_check.cpp) needs beyond the schemas:
 // whether a definition holds every field upstream's Go type has (a member it lacks is unknown),

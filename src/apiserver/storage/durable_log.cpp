@@ -40,7 +40,9 @@ const std::string& resource_key(int id) {
 int resource_id(std::string_view key) {
   static const std::unordered_map<std::string, int> ids = [] {
     std::unordered_map<std::string, int> m;
-    for (const auto& r : all_resources()) m.emplace(r.group + "/" + r.plural, r.id);
+    // Only the tables objects are kept in: another version or a view of a resource shares its key.
+    for (const auto& r : all_resources())
+      if (r.storage == r.id) m.emplace(r.group + "/" + r.plural, r.id);
     return m;
   }();
   auto it = ids.find(std::string(key));

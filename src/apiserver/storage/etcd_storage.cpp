@@ -16,7 +16,7 @@ EtcdStorage::EtcdStorage(Store& store, Options opts, std::unique_ptr<etcd::Clien
   while (opts_.prefix.size() > 1 && opts_.prefix.back() == '/') opts_.prefix.pop_back();
   root_ = opts_.prefix == "/" ? "/" : opts_.prefix + "/";
   for (const auto& r : all_resources())
-    if (!r.create_only) path_to_resource_.emplace(resource_path(r), r.id);
+    if (!r.create_only && r.storage == r.id) path_to_resource_.emplace(resource_path(r), r.id);
 }
 
 util::Result<std::unique_ptr<EtcdStorage>> EtcdStorage::open(Store& store, Options opts) {

@@ -84,7 +84,7 @@ class Shapes {
  public:
   Shapes() {
     for (const auto& r : all_resources()) {
-      std::string_view def = openapi::kind_definition(r.group, r.kind);
+      std::string_view def = openapi::kind_definition(r.group, r.version, r.kind);
       if (by_id_.size() <= static_cast<std::size_t>(r.id)) by_id_.resize(r.id + 1, nullptr);
       by_id_[r.id] = def.empty() ? nullptr : by_ref(std::string(def));
     }

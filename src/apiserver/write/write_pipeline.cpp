@@ -84,8 +84,8 @@ std::optional<std::string> type_meta_error(const ResourceInfo& r, const json::ob
   if (group == r.group && version == r.version && k == r.kind) return std::nullopt;
   std::string gv = group.empty() ? version : group + "/" + version;
   std::string prefix = k + " in version \"" + version + "\" cannot be handled as a " + r.kind + ": ";
-  const ResourceInfo* known = find_resource_by_kind(group, k);
-  if (!known || known->version != version)
+  const ResourceInfo* known = find_resource_by_kind(group, version, k);
+  if (!known)
     return prefix + "no kind \"" + k + "\" is registered for version \"" + gv +
            "\" in scheme \"k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30\"";
   if (!same_internal_type(group, k, r.group, r.kind))

@@ -34,16 +34,6 @@ constexpr std::string_view kShared[] = {"metadata", "eventTime", "series", "acti
 
 }  // namespace
 
-bool is_event_view(const ResourceInfo& r) { return r.group == "events.k8s.io" && r.plural == "events"; }
-
-int storage_id(const ResourceInfo& r) {
-  if (is_event_view(r)) {
-    static const int core_events = find_resource("", "v1", "events")->id;
-    return core_events;
-  }
-  return r.id;
-}
-
 namespace {
 
 template <class From>
@@ -94,24 +84,18 @@ json::object v1_to_core(From& ev) {
 json::object event_core_to_v1(const json::object& core) { return core_to_v1(core); }
 json::object event_v1_to_core(const json::object& ev) { return v1_to_core(ev); }
 
-std::string to_view(const ResourceInfo& r, std::string_view stored) {
-  if (!is_event_view(r)) return std::string(stored);
-  json::value v = json::parse(stored);
-  if (!v.is_object()) return std::string(stored);
-  return json::serialize(event_core_to_v1(v.get_object()));
+namespace {
+
+// Into core/v1 when asked for "v1", else into events.k8s.io/v1; the object's fields are moved.
+void convert_event(json::object& obj, std::string_view to) {
+  obj = to == "v1" ? v1_to_core(obj) : core_to_v1(obj);
 }
 
-std::string to_view(const ResourceInfo& r, json::object&& stored_obj, std::string_view stored_json) {
-  if (!is_event_view(r)) return std::string(stored_json);
-  return json::serialize(core_to_v1(stored_obj));
-}
+}  // namespace
 
-void to_storage(const ResourceInfo& r, json::object& obj) {
-  if (is_event_view(r)) obj = v1_to_core(obj);
-}
-
-void from_storage(const ResourceInfo& r, json::object& obj) {
-  if (is_event_view(r)) obj = core_to_v1(obj);
+const Conversion& event_conversion() {
+  static const Conversion c{"", "v1", "events", &convert_event};
+  return c;
 }
 
 }  // namespace ksched::apiserver

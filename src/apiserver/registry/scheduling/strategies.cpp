@@ -39,7 +39,8 @@ class PriorityClassStrategy final : public Strategy {
 };
 
 // ---------------------------------------------------------------- Workload (v1alpha1)
-// No defaults, nothing the server owns (no status, no generation in v1.35), the table's default
+// Served beside v1beta1 and stored as v1beta1 (conversion.h); a write through v1alpha1 is
+// validated by v1alpha1's rules against the stored object converted to v1alpha1. No defaults, nothing the server owns (no status, no generation in v1.35), the table's default
 // Name and Age columns (v1.35's printers have no Workload handler).
 class WorkloadStrategy final : public Strategy {
  public:
@@ -49,6 +50,46 @@ class WorkloadStrategy final : public Strategy {
   void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
     workload_spec(e, member_or_empty(obj, "spec"), "spec");
     workload_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"));
+  }
+};
+
+// ---------------------------------------------------------------- Workload (v1beta1)
+// v1.37's pkg/registry/scheduling/workload/strategy.go: no defaults, no status, no generation;
+// dropDisabledWorkloadFields drops a template's schedulingConstraints
+// (TopologyAwareWorkloadScheduling) and resourceClaims (DRAWorkloadResourceClaims), gates this
+// server does not have, unless the stored Workload uses them. The default Name and Age columns.
+class WorkloadV1beta1Strategy final : public Strategy {
+ public:
+  void prepare_for_create(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
+  void prepare_for_update(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
+  void validate(Errors& e, const json::object& obj, const WriteContext&) const override {
+    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec");
+  }
+  void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
+    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec");
+    workload_v1beta1_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"), "spec");
+  }
+
+ private:
+  // Whether any template of the spec has member `k` (upstream's "in use" check on the old object).
+  static bool in_use(const json::object* spec, const char* k) {
+    const json::array* ts = spec ? rules::arr(*spec, "podGroupTemplates") : nullptr;
+    if (!ts) return false;
+    for (const auto& t : *ts)
+      if (t.is_object() && rules::has(t.get_object(), k)) return true;
+    return false;
+  }
+  static void drop_disabled(json::object& obj, const WriteContext& w) {
+    json::object* spec = object_member(obj, "spec");
+    if (!spec) return;
+    json::value* ts = spec->if_contains("podGroupTemplates");
+    if (!ts || !ts->is_array()) return;
+    const json::object* old_spec = w.old ? rules::obj(*w.old, "spec") : nullptr;
+    for (const char* k : {"schedulingConstraints", "resourceClaims"}) {
+      if (in_use(old_spec, k)) continue;
+      for (auto& t : ts->get_array())
+        if (t.is_object()) t.get_object().erase(k);
+    }
   }
 };
 
@@ -116,9 +157,11 @@ const Strategy* strategy(std::string_view version, std::string_view plural) {
   static const PriorityClassStrategy priority_classes;
   static const WorkloadStrategy workloads;
   static const PodGroupStrategy pod_groups;
+  static const WorkloadV1beta1Strategy workloads_v1beta1;
   if (version == "v1" && plural == "priorityclasses") return &priority_classes;
   if (version == "v1alpha1" && plural == "workloads") return &workloads;
   if (version == "v1beta1" && plural == "podgroups") return &pod_groups;
+  if (version == "v1beta1" && plural == "workloads") return &workloads_v1beta1;
   return nullptr;
 }
 

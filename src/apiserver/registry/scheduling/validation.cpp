@@ -206,31 +206,27 @@ bool member_changed(const json::object& now, const json::object& was, std::strin
 
 }  // namespace
 
+namespace {
+void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path);
+}  // namespace
+
 void pod_group_spec(Errors& e, const json::object& spec, const Path& path) {
   if (const json::object* ref = rules::obj(spec, "workloadRef")) {
     const Path rp = path.child("workloadRef");
     required_name(e, rules::sv(*ref, "workloadName"), rules::dns1123_subdomain, rp.child("workloadName"));
     required_name(e, rules::sv(*ref, "templateName"), rules::dns1123_label, rp.child("templateName"));
   }
-  static const json::object empty;
-  const json::object* policy = rules::obj(spec, "schedulingPolicy");
-  scheduling_policy(e, policy ? *policy : empty, path.child("schedulingPolicy"));
-  if (const json::object* mode = rules::obj(spec, "disruptionMode"))
-    union_of(e, *mode, {"single", "all"}, path.child("disruptionMode"));
-  if (std::string_view pc = rules::sv(spec, "priorityClassName"); !pc.empty())
-    rules::each(e, rules::dns1123_subdomain(pc), path.child("priorityClassName"), pc);
-  if (auto priority = rules::int_of(spec, "priority"); priority && *priority > sv1b1::kHighestUserDefinablePriority)
-    e.invalid_int(path.child("priority"), *priority,
-                  "must be less than or equal to " + std::to_string(sv1b1::kHighestUserDefinablePriority));
-  // +k8s:ifDisabled("PodGroupPreemptionPolicy")=+k8s:forbidden: the gate is not one this server has.
-  if (rules::has(spec, "preemptionPolicy")) e.forbidden(path.child("preemptionPolicy"), "");
+  pod_group_policy_fields(e, spec, path);
 }
 
-void pod_group_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
-  if (member_changed(spec, old, "workloadRef")) e.invalid(path.child("workloadRef"), "null", "field is immutable");
+namespace {
+
+// PodGroupSchedulingPolicy's update tags (shared by a PodGroup and a Workload's template): basic
+// immutable, gang neither set nor cleared (its minCount may change).
+void scheduling_policy_update(Errors& e, const json::object& holder, const json::object& old_holder, const Path& path) {
   static const json::object empty;
-  const json::object* p = rules::obj(spec, "schedulingPolicy");
-  const json::object* op = rules::obj(old, "schedulingPolicy");
+  const json::object* p = rules::obj(holder, "schedulingPolicy");
+  const json::object* op = rules::obj(old_holder, "schedulingPolicy");
   const json::object& policy = p ? *p : empty;
   const json::object& old_policy = op ? *op : empty;
   const Path pp = path.child("schedulingPolicy");
@@ -240,8 +236,112 @@ void pod_group_spec_update(Errors& e, const json::object& spec, const json::obje
     e.invalid(pp.child("gang"), "null", "field cannot be set once created");
   else if (!rules::has(policy, "gang") && rules::has(old_policy, "gang"))
     e.invalid(pp.child("gang"), "null", "field cannot be cleared once set");
+}
+
+// The rules a PodGroup's spec and a Workload's template share: schedulingPolicy, disruptionMode,
+// priorityClassName, priority, preemptionPolicy.
+void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path) {
+  static const json::object empty;
+  const json::object* policy = rules::obj(o, "schedulingPolicy");
+  scheduling_policy(e, policy ? *policy : empty, path.child("schedulingPolicy"));
+  if (const json::object* mode = rules::obj(o, "disruptionMode"))
+    union_of(e, *mode, {"single", "all"}, path.child("disruptionMode"));
+  if (std::string_view pc = rules::sv(o, "priorityClassName"); !pc.empty())
+    rules::each(e, rules::dns1123_subdomain(pc), path.child("priorityClassName"), pc);
+  if (auto priority = rules::int_of(o, "priority"); priority && *priority > sv1b1::kHighestUserDefinablePriority)
+    e.invalid_int(path.child("priority"), *priority,
+                  "must be less than or equal to " + std::to_string(sv1b1::kHighestUserDefinablePriority));
+  // +k8s:ifDisabled("PodGroupPreemptionPolicy")=+k8s:forbidden: the gate is not one this server has.
+  if (rules::has(o, "preemptionPolicy")) e.forbidden(path.child("preemptionPolicy"), "");
+}
+
+}  // namespace
+
+void pod_group_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
+  if (member_changed(spec, old, "workloadRef")) e.invalid(path.child("workloadRef"), "null", "field is immutable");
+  scheduling_policy_update(e, spec, old, path);
   for (const char* k : {"disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
     if (member_changed(spec, old, k)) e.invalid(path.child(k), "null", "field is immutable");
+}
+
+// ---------------------------------------------------------------- Workload (v1beta1)
+namespace {
+
+const json::object* template_named(const json::array* list, std::string_view name) {
+  if (!list) return nullptr;
+  for (const auto& v : *list)
+    if (v.is_object() && rules::sv(v.get_object(), "name") == name) return &v.get_object();
+  return nullptr;
+}
+
+}  // namespace
+
+void workload_v1beta1_spec(Errors& e, const json::object& spec, const Path& path) {
+  if (const json::object* ref = rules::obj(spec, "controllerRef")) controller_ref(e, *ref, path.child("controllerRef"));
+  const json::array* templates = rules::arr(spec, "podGroupTemplates");
+  const json::array* composite = rules::arr(spec, "compositePodGroupTemplates");
+  const std::size_t n = templates ? templates->size() : 0;
+  // +k8s:ifDisabled("CompositePodGroup")=+k8s:forbidden: the gate is not one this server has.
+  if (composite && !composite->empty()) e.forbidden(path.child("compositePodGroupTemplates"), "");
+  // The two lists are a union (+k8s:unionMember): one of them is required.
+  if (n == 0 && !(composite && !composite->empty()))
+    e.invalid_str(path, "", "must specify one of: `podGroupTemplates`, `compositePodGroupTemplates`");
+  const Path p = path.child("podGroupTemplates");
+  if (n > sv1b1::kWorkloadMaxPodGroupTemplates) {
+    e.causes.push_back(Cause{"FieldValueTooMany",
+                             "Too many: " + std::to_string(n) + ": must have at most " +
+                                 std::to_string(sv1b1::kWorkloadMaxPodGroupTemplates) + " items",
+                             p.str()});
+    return;
+  }
+  std::set<std::string, std::less<>> seen;
+  static const json::object empty;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Path tp = p.index(i);
+    const json::object& t = (*templates)[i].is_object() ? (*templates)[i].get_object() : empty;
+    std::string_view name = rules::sv(t, "name");
+    required_name(e, name, rules::dns1123_label, tp.child("name"));
+    // +k8s:listType=map +k8s:listMapKey=name: the item itself is the duplicate value.
+    if (!seen.insert(std::string(name)).second) e.duplicate(tp, json::serialize((*templates)[i]));
+    pod_group_policy_fields(e, t, tp);
+  }
+}
+
+void workload_v1beta1_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
+  if (member_changed(spec, old, "controllerRef")) e.invalid(path.child("controllerRef"), "null", "field is immutable");
+  const json::array* now = rules::arr(spec, "podGroupTemplates");
+  const json::array* was = rules::arr(old, "podGroupTemplates");
+  const Path p = path.child("podGroupTemplates");
+  // +k8s:update=NoAddItem, NoRemoveItem (by the list-map key): the first offender of each.
+  if (now)
+    for (std::size_t i = 0; i < now->size(); ++i) {
+      std::string_view name = (*now)[i].is_object() ? rules::sv((*now)[i].get_object(), "name") : std::string_view();
+      if (!template_named(was, name)) {
+        e.forbidden(p.index(i), "cannot add new items");
+        break;
+      }
+    }
+  if (was)
+    for (const auto& v : *was) {
+      std::string_view name = v.is_object() ? rules::sv(v.get_object(), "name") : std::string_view();
+      if (!template_named(now, name)) {
+        e.forbidden(p, "cannot remove items");
+        break;
+      }
+    }
+  // Each kept template's immutable fields, compared with the template of the same name.
+  if (!now) return;
+  for (std::size_t i = 0; i < now->size(); ++i) {
+    if (!(*now)[i].is_object()) continue;
+    const json::object& t = (*now)[i].get_object();
+    const json::object* ot = template_named(was, rules::sv(t, "name"));
+    if (!ot) continue;
+    const Path tp = p.index(i);
+    scheduling_policy_update(e, t, *ot, tp);
+    for (const char* k : {"schedulingConstraints", "resourceClaims", "disruptionMode", "priorityClassName", "priority",
+                          "preemptionPolicy"})
+      if (member_changed(t, *ot, k)) e.invalid(tp.child(k), "null", "field is immutable");
+  }
 }
 
 void pod_group_status(Errors& e, const json::object& status, const Path& path) {

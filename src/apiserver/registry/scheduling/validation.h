@@ -40,6 +40,16 @@ void pod_group_spec(Errors& e, const boost::json::object& spec, const Path& path
 // disruptionMode, priorityClassName, priority, preemptionPolicy.
 void pod_group_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,
                            const Path& path);
+// v1beta1 Workload (v1.37's +k8s: tags), create: controllerRef as v1alpha1's; podGroupTemplates
+// (the union with compositePodGroupTemplates, which is forbidden: CompositePodGroup is not a gate
+// here), at most 8, unique names, each template's name (required DNS label) and the rules a
+// PodGroup's spec has for schedulingPolicy, disruptionMode, priorityClassName, priority and
+// preemptionPolicy.
+void workload_v1beta1_spec(Errors& e, const boost::json::object& spec, const Path& path);
+// v1beta1 Workload, update: controllerRef immutable, no template added or removed (by name), and
+// each template's fields immutable but a gang's minCount.
+void workload_v1beta1_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,
+                                  const Path& path);
 // v1beta1 PodGroup, status write: the conditions (metav1 ValidateConditions, unique types).
 void pod_group_status(Errors& e, const boost::json::object& status, const Path& path);
 
