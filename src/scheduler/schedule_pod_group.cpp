@@ -76,7 +76,7 @@ Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<fra
   preemptor.members = members;
   // A gang's scheduled pods are one unit; a basic group's pods and pods without a group, one each.
   pre::PodGroupEvaluator evaluator(fwk, [groups](const api::Pod& p) -> std::string {
-    if (!p.spec.workloadRef || !groups || groups->policy(p).kind != podgroup::Policy::Kind::Gang) return {};
+    if (!podgroup::has_group(p) || !groups || groups->policy(p).kind != podgroup::Policy::Kind::Gang) return {};
     return podgroup::group_key(p);
   });
   const auto evaluation_start = clock.now();
@@ -95,7 +95,9 @@ Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<fra
   }
   const api::Pod& first = *preemptor.members.front();
   std::string uid = group;
-  if (groups && first.spec.workloadRef) {
+  if (const std::string* pg_name = podgroup::pod_group_name(first); groups && pg_name) {
+    if (auto pg = groups->pod_group(first.metadata.namespace_, *pg_name)) uid = std::string(pg->metadata.uid.view());
+  } else if (groups && first.spec.workloadRef) {
     if (auto w = groups->workload(first.metadata.namespace_, first.spec.workloadRef->name)) uid = std::string(w->metadata.uid.view());
   }
   const pre::PreemptorRef ref{"podgroup", uid, group, std::string(first.spec.schedulerName.view())};
@@ -338,7 +340,7 @@ void Scheduler::undo_group_members(framework::Framework& fwk, std::vector<GroupM
 
 util::Result<Scheduler::PodGroupDryRun> Scheduler::dry_run_pod_group(
     framework::Framework& fwk, const api::Pod& pod, const std::function<void(const api::Pod&)>& on_first_unplaced) {
-  if (!pod_groups_ || !pod.spec.workloadRef || pod_groups_->policy(pod).kind != podgroup::Policy::Kind::Gang) {
+  if (!pod_groups_ || !podgroup::has_group(pod) || pod_groups_->policy(pod).kind != podgroup::Policy::Kind::Gang) {
     return util::make_error("pod " + api::key_of(pod) + " is not a member of a gang");
   }
   const std::string group = podgroup::group_key(pod);

@@ -125,6 +125,11 @@ class Scheduler {
   void on_workload_update(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& old_w,
                           const std::shared_ptr<const api::schedulingv1alpha1::Workload>& new_w);
   void on_workload_delete(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& w);
+  // scheduling.k8s.io/v1beta1 PodGroups (the same, for pods naming one in spec.schedulingGroup).
+  void on_pod_group_add(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& pg);
+  void on_pod_group_update(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& old_pg,
+                           const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& new_pg);
+  void on_pod_group_delete(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& pg);
   // Moves the pods waiting in backoffQ or unschedulablePods that `e` may help (by the events
   // their rejectors registered, and those plugins' queueing hints over the old and new object)
   // to activeQ or backoffQ. Storage and CSI objects only do this.
