@@ -201,6 +201,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
       if (m.status.is_success()) continue;  // committed above, or failed at Permit
       handle_scheduling_failure(fwk, m.popped, m.status, m.fit, m.result.nominatingInfo, start);
     }
+    write_pod_group_condition(first_pod, {});
     return;
   }
 
@@ -247,6 +248,43 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     if (!nominated[i].empty()) nominating = {framework::NominatingInfo::Mode::Override, nominated[i]};
     if (keep_nominations) nominating = {framework::NominatingInfo::Mode::Noop, {}};
     handle_scheduling_failure(fwk, m.popped, group_status, std::nullopt, nominating, start);
+  }
+  write_pod_group_condition(first_pod, group_status);
+}
+
+void Scheduler::write_pod_group_condition(const api::Pod& member, const Status& outcome) {
+  namespace sb1 = api::schedulingv1beta1;
+  const std::string* name = podgroup::pod_group_name(member);
+  if (name == nullptr || !pod_groups_) return;
+  const podgroup::PodGroupPtr pg = pod_groups_->pod_group(member.metadata.namespace_, *name);
+  if (!pg) return;
+  api::Condition c;
+  c.type = std::string(sb1::kPodGroupInitiallyScheduled);
+  if (outcome.is_success()) {
+    c.status = "True";
+    c.reason = "Scheduled";  // upstream's literal (no named constant in v1beta1's types)
+  } else {
+    c.status = "False";
+    c.reason = std::string(outcome.is_error() ? sb1::kReasonSchedulerError : sb1::kReasonUnschedulable);
+    c.message = outcome.message();
+  }
+  const api::Condition* old = nullptr;
+  for (const auto& oc : pg->status.conditions)
+    if (oc.type == c.type) old = &oc;
+  // Terminal once True; and nothing to write when the condition would not change.
+  if (old && (old->status == "True" || (old->status == c.status && old->reason == c.reason && old->message == c.message))) {
+    return;
+  }
+  if (old && old->status == c.status) {
+    c.lastTransitionTime = old->lastTransitionTime;
+  } else {
+    // metav1.Time: whole seconds.
+    c.lastTransitionTime = api::Time{
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->wall_now().time_since_epoch()).count() /
+        1'000'000'000 * 1'000'000'000};
+  }
+  if (Status s = client_->patch_pod_group_status(pg->metadata.namespace_, pg->metadata.name, c); !s.is_success()) {
+    log::error("Error updating PodGroup status", {{"podGroup", *name}, {"err", s.message()}});
   }
 }
 

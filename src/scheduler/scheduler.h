@@ -240,6 +240,12 @@ class Scheduler {
   // The pod-group cycle (schedule_pod_group.cpp): `first` and the group's other queued members
   // placed together, committed only if the group's PlacementFeasible plugins accept the result.
   void schedule_pod_group(framework::Framework& fwk, const queue::QueuedPodInfoPtr& first, const std::string& group);
+  // The cycle's outcome on the PodGroup object `member` names (v1beta1, spec.schedulingGroup;
+  // nothing for a workloadRef group): its PodGroupInitiallyScheduled condition, True "Scheduled"
+  // on success, else False with reason Unschedulable or SchedulerError and the group's message.
+  // Once True it is never changed (upstream: the condition is terminal); an unchanged condition is
+  // not written again.
+  void write_pod_group_condition(const api::Pod& member, const framework::Status& outcome);
   // One member of a pod-group cycle and what its attempt left.
   struct GroupMember {
     queue::QueuedPodInfoPtr popped;  // as the queue gave it
