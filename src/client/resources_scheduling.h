@@ -10,4 +10,9 @@ struct ResourceFor<api::schedulingv1alpha1::Workload> {
   static constexpr ResourceInfo info{"scheduling.k8s.io", "v1alpha1", "workloads", "Workload", true};
 };
 
+template <>
+struct ResourceFor<api::schedulingv1beta1::PodGroup> {
+  static constexpr ResourceInfo info{"scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup", true};
+};
+
 }  // namespace ksched::client

@@ -72,17 +72,19 @@ class BothPodHandlers final : public informer::ResourceEventHandler<api::Pod> {
                   podgroup::Manager* groups)
       : a_(std::move(a)), b_(std::move(b)), groups_(groups) {}
   void OnAdd(const informer::Ptr<api::Pod>& o, bool initial) override {
-    if (groups_ && o->spec.workloadRef) groups_->on_pod_add(o);
+    if (groups_ && podgroup::has_group(*o)) groups_->on_pod_add(o);
     a_->OnAdd(o, initial);
     b_->OnAdd(o, initial);
   }
   void OnUpdate(const informer::Ptr<api::Pod>& old_obj, const informer::Ptr<api::Pod>& new_obj) override {
-    if (groups_ && (new_obj->spec.workloadRef || old_obj->spec.workloadRef)) groups_->on_pod_update(old_obj, new_obj);
+    if (groups_ && (podgroup::has_group(*new_obj) || podgroup::has_group(*old_obj))) {
+      groups_->on_pod_update(old_obj, new_obj);
+    }
     a_->OnUpdate(old_obj, new_obj);
     b_->OnUpdate(old_obj, new_obj);
   }
   void OnDelete(const informer::Deleted<api::Pod>& d) override {
-    if (groups_ && d.obj && d.obj->spec.workloadRef) groups_->on_pod_delete(d.obj);
+    if (groups_ && d.obj && podgroup::has_group(*d.obj)) groups_->on_pod_delete(d.obj);
     a_->OnDelete(d);
     b_->OnDelete(d);
   }
@@ -174,6 +176,23 @@ void Scheduler::on_workload_update(const std::shared_ptr<const api::schedulingv1
 
 void Scheduler::on_workload_delete(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& w) {
   if (pod_groups_) pod_groups_->on_workload_delete(w);
+}
+
+void Scheduler::on_pod_group_add(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& pg) {
+  if (!pod_groups_) return;
+  pod_groups_->on_pod_group_add(pg);
+  requeue_on(ev(EventResource::PodGroup, framework::kAdd, "PodGroupAdd"), nullptr, pg);
+}
+
+void Scheduler::on_pod_group_update(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& old_pg,
+                                    const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& new_pg) {
+  if (!pod_groups_) return;
+  pod_groups_->on_pod_group_update(new_pg);
+  requeue_on(ev(EventResource::PodGroup, framework::kUpdateOther, "PodGroupUpdate"), old_pg, new_pg);
+}
+
+void Scheduler::on_pod_group_delete(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& pg) {
+  if (pod_groups_) pod_groups_->on_pod_group_delete(pg);
 }
 
 void Scheduler::update_pod_in_queue(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod) {
@@ -358,14 +377,20 @@ std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, info
   if (sched.uses_dra()) {
     for (auto& s : add_dra_event_handlers(sched, f)) synced.push_back(std::move(s));
   }
-  // Upstream registers the Workload informer with GenericWorkload; it feeds only GangScheduling's
-  // state here, which exists with its gate.
+  // Upstream registers the Workload (v1.35) and PodGroup (v1.36+) informers with GenericWorkload;
+  // they feed only GangScheduling's state here, which exists with its gate. The API server must
+  // serve both (ksched's does with GenericWorkload).
   if (sched.pod_group_manager() != nullptr) {
     namespace s1 = api::schedulingv1alpha1;
+    namespace sb1 = api::schedulingv1beta1;
     synced.push_back(add_handlers<s1::Workload>(
         *f.informer_for<s1::Workload>(), [sc](const auto& w) { sc->on_workload_add(w); },
         [sc](const auto& a, const auto& b) { sc->on_workload_update(a, b); },
         [sc](const auto& w) { sc->on_workload_delete(w); }));
+    synced.push_back(add_handlers<sb1::PodGroup>(
+        *f.informer_for<sb1::PodGroup>(), [sc](const auto& pg) { sc->on_pod_group_add(pg); },
+        [sc](const auto& a, const auto& b) { sc->on_pod_group_update(a, b); },
+        [sc](const auto& pg) { sc->on_pod_group_delete(pg); }));
   }
   return synced;
 }

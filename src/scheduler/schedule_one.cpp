@@ -46,8 +46,8 @@ void Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
     queue_->done(pod->metadata.uid);
     return;
   }
-  // A gang's member takes the pod-group cycle (GangScheduling gate; workloadRef is rare: one test).
-  if (pod_groups_ && pod->spec.workloadRef && pod_groups_->policy(*pod).kind == podgroup::Policy::Kind::Gang) {
+  // A gang's member takes the pod-group cycle (GangScheduling gate; a group is rare: two null checks).
+  if (pod_groups_ && podgroup::has_group(*pod) && pod_groups_->policy(*pod).kind == podgroup::Policy::Kind::Gang) {
     schedule_pod_group(*fwk, pinfo, podgroup::group_key(*pod));
     return;
   }

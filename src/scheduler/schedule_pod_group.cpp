@@ -76,7 +76,7 @@ Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<fra
   preemptor.members = members;
   // A gang's scheduled pods are one unit; a basic group's pods and pods without a group, one each.
   pre::PodGroupEvaluator evaluator(fwk, [groups](const api::Pod& p) -> std::string {
-    if (!p.spec.workloadRef || !groups || groups->policy(p).kind != podgroup::Policy::Kind::Gang) return {};
+    if (!podgroup::has_group(p) || !groups || groups->policy(p).kind != podgroup::Policy::Kind::Gang) return {};
     return podgroup::group_key(p);
   });
   const auto evaluation_start = clock.now();
@@ -95,7 +95,9 @@ Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<fra
   }
   const api::Pod& first = *preemptor.members.front();
   std::string uid = group;
-  if (groups && first.spec.workloadRef) {
+  if (const std::string* pg_name = podgroup::pod_group_name(first); groups && pg_name) {
+    if (auto pg = groups->pod_group(first.metadata.namespace_, *pg_name)) uid = std::string(pg->metadata.uid.view());
+  } else if (groups && first.spec.workloadRef) {
     if (auto w = groups->workload(first.metadata.namespace_, first.spec.workloadRef->name)) uid = std::string(w->metadata.uid.view());
   }
   const pre::PreemptorRef ref{"podgroup", uid, group, std::string(first.spec.schedulerName.view())};
@@ -199,6 +201,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
       if (m.status.is_success()) continue;  // committed above, or failed at Permit
       handle_scheduling_failure(fwk, m.popped, m.status, m.fit, m.result.nominatingInfo, start);
     }
+    write_pod_group_condition(first_pod, {});
     return;
   }
 
@@ -245,6 +248,43 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     if (!nominated[i].empty()) nominating = {framework::NominatingInfo::Mode::Override, nominated[i]};
     if (keep_nominations) nominating = {framework::NominatingInfo::Mode::Noop, {}};
     handle_scheduling_failure(fwk, m.popped, group_status, std::nullopt, nominating, start);
+  }
+  write_pod_group_condition(first_pod, group_status);
+}
+
+void Scheduler::write_pod_group_condition(const api::Pod& member, const Status& outcome) {
+  namespace sb1 = api::schedulingv1beta1;
+  const std::string* name = podgroup::pod_group_name(member);
+  if (name == nullptr || !pod_groups_) return;
+  const podgroup::PodGroupPtr pg = pod_groups_->pod_group(member.metadata.namespace_, *name);
+  if (!pg) return;
+  api::Condition c;
+  c.type = std::string(sb1::kPodGroupInitiallyScheduled);
+  if (outcome.is_success()) {
+    c.status = "True";
+    c.reason = "Scheduled";  // upstream's literal (no named constant in v1beta1's types)
+  } else {
+    c.status = "False";
+    c.reason = std::string(outcome.is_error() ? sb1::kReasonSchedulerError : sb1::kReasonUnschedulable);
+    c.message = outcome.message();
+  }
+  const api::Condition* old = nullptr;
+  for (const auto& oc : pg->status.conditions)
+    if (oc.type == c.type) old = &oc;
+  // Terminal once True; and nothing to write when the condition would not change.
+  if (old && (old->status == "True" || (old->status == c.status && old->reason == c.reason && old->message == c.message))) {
+    return;
+  }
+  if (old && old->status == c.status) {
+    c.lastTransitionTime = old->lastTransitionTime;
+  } else {
+    // metav1.Time: whole seconds.
+    c.lastTransitionTime = api::Time{
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->wall_now().time_since_epoch()).count() /
+        1'000'000'000 * 1'000'000'000};
+  }
+  if (Status s = client_->patch_pod_group_status(pg->metadata.namespace_, pg->metadata.name, c); !s.is_success()) {
+    log::error("Error updating PodGroup status", {{"podGroup", *name}, {"err", s.message()}});
   }
 }
 
@@ -338,7 +378,7 @@ void Scheduler::undo_group_members(framework::Framework& fwk, std::vector<GroupM
 
 util::Result<Scheduler::PodGroupDryRun> Scheduler::dry_run_pod_group(
     framework::Framework& fwk, const api::Pod& pod, const std::function<void(const api::Pod&)>& on_first_unplaced) {
-  if (!pod_groups_ || !pod.spec.workloadRef || pod_groups_->policy(pod).kind != podgroup::Policy::Kind::Gang) {
+  if (!pod_groups_ || !podgroup::has_group(pod) || pod_groups_->policy(pod).kind != podgroup::Policy::Kind::Gang) {
     return util::make_error("pod " + api::key_of(pod) + " is not a member of a gang");
   }
   const std::string group = podgroup::group_key(pod);

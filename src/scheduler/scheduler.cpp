@@ -229,7 +229,7 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
     }
   }
   // Claim events ask only the pods that name the claim, pod events only the pods of the event pod's
-  // group, Workload events only the pods naming the Workload (each index's hint's own rule), when
+  // group, Workload and PodGroup events only the pods naming that object (each index's hint's own rule), when
   // some profile runs the plugin.
   const auto runs = [&](std::string_view plugin) {
     for (const auto& [name, plugins] : qo.plugin_events)
@@ -254,6 +254,9 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
     qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
         framework::EventResource::Workload, std::string(plugins::gangscheduling::kName),
         plugins::gangscheduling::workload_keys_of_pod, plugins::gangscheduling::workload_key_of_event});
+    qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
+        framework::EventResource::PodGroup, std::string(plugins::gangscheduling::kName),
+        plugins::gangscheduling::pod_group_keys_of_pod, plugins::gangscheduling::pod_group_key_of_event});
   }
   queue_metrics_ = std::make_unique<metrics::QueueMetricsAdapter>(metrics_->set());
   qo.metrics = queue_metrics_.get();

@@ -125,6 +125,11 @@ class Scheduler {
   void on_workload_update(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& old_w,
                           const std::shared_ptr<const api::schedulingv1alpha1::Workload>& new_w);
   void on_workload_delete(const std::shared_ptr<const api::schedulingv1alpha1::Workload>& w);
+  // scheduling.k8s.io/v1beta1 PodGroups (the same, for pods naming one in spec.schedulingGroup).
+  void on_pod_group_add(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& pg);
+  void on_pod_group_update(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& old_pg,
+                           const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& new_pg);
+  void on_pod_group_delete(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& pg);
   // Moves the pods waiting in backoffQ or unschedulablePods that `e` may help (by the events
   // their rejectors registered, and those plugins' queueing hints over the old and new object)
   // to activeQ or backoffQ. Storage and CSI objects only do this.
@@ -235,6 +240,12 @@ class Scheduler {
   // The pod-group cycle (schedule_pod_group.cpp): `first` and the group's other queued members
   // placed together, committed only if the group's PlacementFeasible plugins accept the result.
   void schedule_pod_group(framework::Framework& fwk, const queue::QueuedPodInfoPtr& first, const std::string& group);
+  // The cycle's outcome on the PodGroup object `member` names (v1beta1, spec.schedulingGroup;
+  // nothing for a workloadRef group): its PodGroupInitiallyScheduled condition, True "Scheduled"
+  // on success, else False with reason Unschedulable or SchedulerError and the group's message.
+  // Once True it is never changed (upstream: the condition is terminal); an unchanged condition is
+  // not written again.
+  void write_pod_group_condition(const api::Pod& member, const framework::Status& outcome);
   // One member of a pod-group cycle and what its attempt left.
   struct GroupMember {
     queue::QueuedPodInfoPtr popped;  // as the queue gave it

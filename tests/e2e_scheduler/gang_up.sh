@@ -38,31 +38,23 @@ k create namespace gangs >/dev/null
 
 # gang <name> <size> <minCount> <cpu per member>: a Workload and its members, as YAML.
 source "$(dirname "$0")/gang_yaml.sh"
+source "$(dirname "$0")/gang_lib.sh"
 gang() { gang_yaml gangs "$@"; }
-# Members of a gang with a node, and members Running (the kubelet stand-in runs them).
-bound_count() { kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeName}{"\n"}{end}' | grep -c "^$1-[0-9]*=." || true; }
-running_count() { kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.status.phase}{"\n"}{end}' | grep -c "^$1-[0-9]*=Running" || true; }
 
 # ---- 16 x 500m on 12 CPUs: bound whole
 gang fits 16 16 500m | k apply -f - >/dev/null
-fits_running() { [[ $(running_count fits) == 16 ]]; }
-until_ok 30 fits_running || fail "gang 'fits' not bound and running whole: $(bound_count fits) bound"
+fits_running() { [[ $(running_count gangs fits) == 16 ]]; }
+until_ok 30 fits_running || fail "gang 'fits' not bound and running whole: $(bound_count gangs fits) bound"
 ok "a gang of 16 that fits is bound whole (and running)"
 
 # ---- 16 x 500m on the 4 CPUs left: 8 members fit, the 9th does not, the group cannot reach 16
 gang big 16 16 500m | k apply -f - >/dev/null
-all_rejected() {
-  local n
-  n=$(kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="PodScheduled")].reason}{"\n"}{end}' |
-    grep -c '^big-[0-9]*=Unschedulable' || true)
-  [[ $n == 16 ]]
-}
+all_rejected() { [[ $(rejected_count gangs big) == 16 ]]; }
 until_ok 30 all_rejected || fail "the 16 members of 'big' were not all marked Unschedulable"
-msgs=$(kq -n gangs get pods -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="PodScheduled")].message}{"\n"}{end}' |
-  grep '^big-' | cut -d= -f2- | sort -u)
+msgs=$(scheduled_messages gangs big)
 expect_eq "$msgs" "minCount (16) cannot be satisfied: 8 scheduled, 7 remaining, No preemption victims found for incoming preemptor" \
   "every member of 'big' has upstream's message (with workload-aware preemption's reason appended)"
-expect_eq "$(bound_count big)" "0" "no member of 'big' is bound"
+expect_eq "$(bound_count gangs big)" "0" "no member of 'big' is bound"
 expect_eq "$(kq -n gangs get pods -o jsonpath='{.items[*].status.nominatedNodeName}' | tr -d ' ')" "" "no member is nominated"
 
 # ---- ksched explain on a pending member says the group's state
@@ -81,18 +73,15 @@ expect_contains "$out" "  Blocking member: gangs/big-8, the first that fits nowh
     NodeResourcesFit: Insufficient cpu  (3 nodes)" \
   "ksched explain names the member that blocks the gang, with its nodes' reasons"
 echo "$out" | sed -n '/^Gang placement/,$p' >&2
-expect_eq "$(bound_count big)" "0" "explain's dry run bound nothing"
+expect_eq "$(bound_count gangs big)" "0" "explain's dry run bound nothing"
 out=$("$KSCHED" explain fits-0 -n gangs --kubeconfig "$DIR/kubeconfig" --feature-gates GenericWorkload=true,GangScheduling=true -o json 2>&1)
 expect_contains "$out" '"podGroup":{"workload":"fits","podGroup":"workers","policy":"gang","minCount":16,"members":16,"bound":16,"assumed":0}' \
   "ksched explain -o json: a bound gang's state"
 
 # ---- two more nodes, made with kubectl as simulated nodes: room for the whole gang
-for n in extra-0 extra-1; do
-  printf 'apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  labels: {type: simulated, kubernetes.io/hostname: %s}\n' "$n" "$n"
-  printf 'status:\n  capacity: {cpu: "2", memory: 16Gi, pods: "110"}\n  allocatable: {cpu: "2", memory: 16Gi, pods: "110"}\n---\n'
-done | k apply -f - >/dev/null
-big_running() { [[ $(running_count big) == 16 ]]; }
-until_ok 30 big_running || fail "gang 'big' not bound whole once nodes were added: $(bound_count big) bound"
+add_simulated_nodes 2 extra-0 extra-1
+big_running() { [[ $(running_count gangs big) == 16 ]]; }
+until_ok 30 big_running || fail "gang 'big' not bound whole once nodes were added: $(bound_count gangs big) bound"
 ok "once nodes are added, the gang of 16 is bound whole (and running)"
 on_extra=$(kq -n gangs get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c '^extra-' || true)
 expect_eq "$on_extra" "8" "8 members on the two added nodes (2 CPUs each)"

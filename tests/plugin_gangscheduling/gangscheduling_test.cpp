@@ -73,7 +73,7 @@ TEST(GangScheduling, HintsQueueOnlyForTheSameGroupOrWorkload) {
   podgroup::Manager groups;
   GangScheduling pl(groups);
   auto events = pl.events_to_register();
-  ASSERT_EQ(events.size(), 2u);
+  ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[0].event.resource, framework::EventResource::Pod);
   EXPECT_EQ(events[0].event.actionType, framework::kAdd);
   EXPECT_EQ(events[1].event.resource, framework::EventResource::Workload);
@@ -108,6 +108,75 @@ TEST(GangScheduling, PodAddHintQueuesOnceTheQuorumIsThere) {
   EXPECT_EQ(hint(*a, nullptr, member("d", "other")), QueueingHint::Skip);
 }
 
+std::shared_ptr<const api::Pod> pg_member(const std::string& name, const std::string& pod_group = "pg") {
+  return std::make_shared<const api::Pod>(testing::MakePod().Name(name).UID(name).PodGroupName(pod_group).Obj());
+}
+
+// Upstream v1.37 TestGangSchedulingPreEnqueue's rules for a pod with spec.schedulingGroup: U&U
+// until its PodGroup exists ("waiting for pod's pod group ..."), a basic PodGroup lets the pod
+// through, a gang until minCount pods exist.
+TEST(GangScheduling, PreEnqueueWaitsForThePodGroupObjectAndTheQuorum) {
+  podgroup::Manager groups;
+  GangScheduling pl(groups);
+  auto a = pg_member("a");
+  groups.on_pod_add(a);
+  auto s = pl.pre_enqueue(*a);
+  EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(s.message(), "waiting for pod's pod group \"pg\" to appear in scheduling queue");
+  groups.on_pod_group_add(testing::MakePodGroup("pg", 2));
+  s = pl.pre_enqueue(*a);
+  EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(s.message(), "waiting for minCount pods from a gang to appear in scheduling queue");
+  auto b = pg_member("b");
+  groups.on_pod_add(b);
+  EXPECT_TRUE(pl.pre_enqueue(*a).is_success());
+  groups.on_pod_group_add(testing::MakePodGroup("basic", 0));
+  EXPECT_TRUE(pl.pre_enqueue(*pg_member("c", "basic")).is_success());
+  // PlacementFeasible takes the PodGroup's minCount (upstream getMinCount).
+  s = pl.placement_feasible(*a, {.remaining = 1, .scheduled = 0});
+  EXPECT_EQ(s.message(), "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining");
+}
+
+// Upstream v1.37 isSchedulableAfterPodGroupAdded / isSchedulableAfterPodGroupUpdated and
+// isSchedulableAfterPodAdded for PodGroup members.
+TEST(GangScheduling, PodGroupHintsQueueOnTheirPodGroupAndALowerMinCount) {
+  podgroup::Manager groups;
+  GangScheduling pl(groups);
+  auto events = pl.events_to_register();
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[2].event.resource, framework::EventResource::PodGroup);
+  EXPECT_EQ(events[2].event.actionType, framework::kAdd);
+  EXPECT_EQ(events[3].event.resource, framework::EventResource::PodGroup);
+  EXPECT_TRUE(events[3].event.actionType & framework::kUpdateOther);
+  auto a = pg_member("a");
+  EXPECT_EQ(events[2].hint(*a, nullptr, testing::MakePodGroup("pg", 2)), QueueingHint::Queue);
+  EXPECT_EQ(events[2].hint(*a, nullptr, testing::MakePodGroup("pg2", 2)), QueueingHint::Skip);
+  EXPECT_EQ(events[2].hint(*member("w"), nullptr, testing::MakePodGroup("pg", 2)), QueueingHint::Skip);
+  auto pg4 = testing::MakePodGroup("pg", 4), pg3 = testing::MakePodGroup("pg", 3);
+  EXPECT_EQ(events[3].hint(*a, pg4, pg3), QueueingHint::Queue);  // minCount decreased
+  EXPECT_EQ(events[3].hint(*a, pg3, pg4), QueueingHint::Skip);   // increased
+  EXPECT_EQ(events[3].hint(*a, pg3, pg3), QueueingHint::Skip);   // unchanged
+  EXPECT_EQ(events[3].hint(*pg_member("b", "pg2"), pg4, pg3), QueueingHint::Skip);  // another PodGroup
+  EXPECT_EQ(events[3].hint(*a, testing::MakePodGroup("pg", 0), testing::MakePodGroup("pg", 0)), QueueingHint::Skip);
+  // A Workload's add concerns no PodGroup member; a PodGroup member's add concerns its own group.
+  EXPECT_EQ(events[1].hint(*a, nullptr, workload("pg", 2)), QueueingHint::Skip);
+  groups.on_pod_group_add(testing::MakePodGroup("pg", 2));
+  auto b = pg_member("b");
+  groups.on_pod_add(a);
+  groups.on_pod_add(b);
+  EXPECT_EQ(events[0].hint(*a, nullptr, b), QueueingHint::Queue);
+  EXPECT_EQ(events[0].hint(*a, nullptr, pg_member("c", "pg2")), QueueingHint::Skip);
+  // The queue's PodGroup index: a PodGroup event concerns the pods naming it, no others.
+  std::vector<std::string> keys;
+  pod_group_keys_of_pod(*a, keys);
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0], pod_group_key_of_event(nullptr, testing::MakePodGroup("pg", 2)));
+  keys.clear();
+  pod_group_keys_of_pod(*member("w"), keys);
+  EXPECT_TRUE(keys.empty());
+  EXPECT_EQ(group_key_of_event(groups, nullptr, b), "default/pg");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins::gangscheduling
 
@@ -122,7 +191,7 @@ TEST(GangScheduling, QueueIndexKeysRuleOutOnlyPodsTheHintsSkip) {
   groups.on_workload_add(workload("job", 1));
   groups.on_workload_add(workload("other", 1));
   auto events = pl.events_to_register();
-  ASSERT_EQ(events.size(), 2u);
+  ASSERT_EQ(events.size(), 4u);
   std::vector<std::shared_ptr<const api::Pod>> pods = {
       member("a"), member("b", "job", "ps"), member("c", "other"), member("d", "other", "ps"),
       std::make_shared<const api::Pod>(testing::MakePod().Name("plain").Obj())};

@@ -7,6 +7,7 @@
 // minCount members bound (see the randomized test for what a restart can and cannot promise).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <map>
@@ -105,6 +106,34 @@ class PodGroupCycleTest : public ::testing::Test {
     pods[name] = ptr;
     sched->on_pod_add(ptr);
     return ptr;
+  }
+  // A member of a v1beta1 PodGroup (spec.schedulingGroup.podGroupName).
+  framework::PodPtr add_pg_member(const std::string& name, const std::string& pod_group, const std::string& cpu) {
+    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).PodGroupName(pod_group).Obj();
+    p.spec.schedulerName = "default-scheduler";
+    auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    lister.add_pod(ptr);
+    pods[name] = ptr;
+    sched->on_pod_add(ptr);
+    return ptr;
+  }
+  // The PodGroup's status patches the scheduler sent, as the informer would show them after.
+  void confirm_pod_group_status(std::shared_ptr<const api::schedulingv1beta1::PodGroup>& pg) {
+    auto patches = client.pod_group_patches();
+    auto next = std::make_shared<api::schedulingv1beta1::PodGroup>(*pg);
+    for (const auto& patch : patches) {
+      if (patch.podGroup != "default/" + std::string(pg->metadata.name.view())) continue;
+      auto& conds = next->status.conditions;
+      auto it = std::find_if(conds.begin(), conds.end(), [&](const api::Condition& c) { return c.type == patch.condition.type; });
+      if (it == conds.end()) {
+        conds.push_back(patch.condition);
+      } else {
+        *it = patch.condition;
+      }
+    }
+    std::shared_ptr<const api::schedulingv1beta1::PodGroup> old = pg;
+    pg = next;
+    sched->on_pod_group_update(old, pg);
   }
   // A pod without a group, already running on `node` since `start_s` (unix seconds).
   framework::PodPtr add_running(const std::string& name, const std::string& node, const std::string& cpu,
@@ -632,6 +661,108 @@ TEST_F(PodGroupCycleTest, RestartsMidGroupNeverMakeAGangPartialAndCompleteTheOne
   EXPECT_GT(completed_after_restart, 0);
   std::printf("bindings lost %zu; crashes that left a gang partial %d, of which completed later %d, still partial %zu\n",
               lost, crashes_leaving_partial, completed_after_restart, left_partial.size());
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
+
+namespace ksched::scheduler {
+namespace {
+
+using testing::MakePodGroup;
+
+// v1.37 (KEP-5832): pods name a scheduling.k8s.io/v1beta1 PodGroup in spec.schedulingGroup; they
+// wait in PreEnqueue for the PodGroup (upstream preEnqueueHierarchiesDisabled's message), its
+// PodGroup/Add moves them, the gang is placed in one cycle, and the scheduler writes
+// PodGroupInitiallyScheduled=True, reason Scheduled (upstream TestSubmitPodGroupAlgorithmResult,
+// "All pods feasible").
+TEST_F(PodGroupCycleTest, PodGroupMembersWaitForTheirPodGroupThenBindWholeAndItIsMarkedScheduled) {
+  add_node("n1", "4");
+  add_node("n2", "4");
+  for (const char* n : {"p0", "p1", "p2", "p3"}) add_pg_member(n, "pg", "1");
+  auto q = sched->queue().get(*pods.at("p0"));
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(q->gated);
+  EXPECT_FALSE(sched->schedule_one_if_pending());
+  sched->on_pod_group_add(MakePodGroup("pg", 4));  // PodGroup/Add moves the members
+  EXPECT_EQ(sched->queue().counts().active, 4u);
+  ASSERT_TRUE(sched->schedule_one_if_pending());  // one pop: the whole group
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  EXPECT_EQ(client.binds().size(), 4u);
+  auto patches = client.pod_group_patches();
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].podGroup, "default/pg");
+  EXPECT_EQ(patches[0].condition.type, "PodGroupInitiallyScheduled");
+  EXPECT_EQ(patches[0].condition.status, "True");
+  EXPECT_EQ(patches[0].condition.reason, "Scheduled");
+  EXPECT_EQ(patches[0].condition.message, "");
+  EXPECT_TRUE(patches[0].condition.lastTransitionTime.has_value());
+}
+
+// Upstream TestSubmitPodGroupAlgorithmResult ("All pods unschedulable", "Already Scheduled,
+// rejected cycle does not regress condition") on a gang whose minimum does not fit: it stays
+// pending whole with the group's message, the PodGroup says False/Unschedulable with the same
+// message (written once while unchanged), and once Nodes are added it binds whole and turns True.
+TEST_F(PodGroupCycleTest, APodGroupGangThatDoesNotFitIsMarkedUnschedulableThenScheduledOnNewNodes) {
+  add_node("n1", "4");
+  auto pg = MakePodGroup("big", 4);
+  sched->on_pod_group_add(pg);
+  for (const char* n : {"w0", "w1", "w2", "w3"}) add_pg_member(n, "big", "2");  // 8 CPUs on 4
+  settle();
+  EXPECT_EQ(client.binds().size(), 0u);
+  EXPECT_EQ(sched->cache().assumed_pod_count(), 0);
+  const std::string why =
+      "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, No preemption victims found for incoming preemptor";
+  EXPECT_EQ(last_condition_message("default/w0"), why);
+  EXPECT_EQ(last_condition_message("default/w3"), why);
+  auto patches = client.pod_group_patches();
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].condition.status, "False");
+  EXPECT_EQ(patches[0].condition.reason, "Unschedulable");
+  EXPECT_EQ(patches[0].condition.message, why);
+  confirm_pod_group_status(pg);  // the informer shows the condition; minCount unchanged: no move
+  let_time_pass();
+  settle();
+  EXPECT_EQ(client.binds().size(), 0u);
+  EXPECT_EQ(client.pod_group_patches().size(), 1u);  // the same condition is not written again
+
+  add_node("n2", "4");
+  settle();
+  EXPECT_EQ(client.binds().size(), 4u);
+  patches = client.pod_group_patches();
+  ASSERT_EQ(patches.size(), 2u);
+  EXPECT_EQ(patches[1].condition.status, "True");
+  EXPECT_EQ(patches[1].condition.reason, "Scheduled");
+  confirm_pod_group_status(pg);
+
+  // A later member that does not fit fails on its own; the condition stays True (terminal).
+  add_pg_member("w4", "big", "4");
+  settle();
+  EXPECT_EQ(client.binds().size(), 4u);
+  EXPECT_EQ(client.pod_group_patches().size(), 2u);
+}
+
+// Upstream isSchedulableAfterPodGroupUpdated: lowering a gang's minCount lets the members that
+// already exist through; a pod with both schedulingGroup and workloadRef goes by its PodGroup.
+TEST_F(PodGroupCycleTest, LoweringAPodGroupsMinCountMovesItsMembersAndSchedulingGroupWinsOverWorkloadRef) {
+  add_node("n1", "8");
+  auto pg = MakePodGroup("pg", 4);
+  sched->on_pod_group_add(pg);
+  sched->on_workload_add(MakeGangWorkload("job", 1));  // would let each member through alone
+  for (const char* n : {"a", "b"}) add_pg_member(n, "pg", "1");
+  api::Pod both = MakePod().Name("c").UID("c").Req({{"cpu", "1"}}).PodGroupName("pg").WorkloadRef("job", "workers").Obj();
+  both.spec.schedulerName = "default-scheduler";
+  auto c = std::make_shared<const api::Pod>(std::move(both));
+  lister.add_pod(c);
+  pods["c"] = c;
+  sched->on_pod_add(c);
+  EXPECT_EQ(sched->queue().counts().gated, 3u);  // 3 of the PodGroup's 4
+  EXPECT_FALSE(sched->schedule_one_if_pending());
+  auto lowered = MakePodGroup("pg", 3);
+  sched->on_pod_group_update(pg, lowered);
+  EXPECT_EQ(sched->queue().counts().active, 3u);
+  settle();
+  EXPECT_EQ(client.binds().size(), 3u);
 }
 
 }  // namespace

@@ -66,5 +66,67 @@ TEST(PodGroupManager, PolicyComesFromTheWorkloadsPodGroup) {
   EXPECT_EQ(m.policy(*member("a", "job", "workers")).kind, Policy::Kind::NoWorkload);
 }
 
+PodPtr pg_member(const std::string& name, const std::string& pod_group, const std::string& ns = "default") {
+  return std::make_shared<const api::Pod>(
+      testing::MakePod().Name(name).UID(name + "-uid").Namespace(ns).PodGroupName(pod_group).Obj());
+}
+
+// v1.37: a pod names its PodGroup by spec.schedulingGroup.podGroupName, in its own namespace
+// (upstream fwk.PodGroupKey(namespace, name)).
+TEST(PodGroupKey, SchedulingGroupNamesNamespaceAndPodGroup) {
+  EXPECT_EQ(group_key(*pg_member("a", "pg")), "default/pg");
+  EXPECT_TRUE(has_group(*pg_member("a", "pg")));
+  EXPECT_TRUE(same_group(*pg_member("a", "pg"), *pg_member("b", "pg")));
+  EXPECT_FALSE(same_group(*pg_member("a", "pg"), *pg_member("b", "pg2")));
+  EXPECT_FALSE(same_group(*pg_member("a", "pg"), *pg_member("b", "pg", "other")));
+  // A PodGroup member and a workloadRef member are never one group.
+  EXPECT_FALSE(same_group(*pg_member("a", "pg"), *member("b", "pg", "workers")));
+  api::Pod plain;
+  EXPECT_FALSE(has_group(plain));
+  // schedulingGroup wins over workloadRef (upstream v1.36+ reads only schedulingGroup).
+  api::Pod both = testing::MakePod().Name("x").WorkloadRef("job", "workers").PodGroupName("pg").Obj();
+  EXPECT_EQ(group_key(both), "default/pg");
+  EXPECT_TRUE(same_group(both, *pg_member("a", "pg")));
+  EXPECT_FALSE(same_group(both, *member("a", "job", "workers")));
+}
+
+// v1.37's PodGroup policy (schedulingPolicy basic / gang{minCount}), minCount mutable by update.
+TEST(PodGroupManager, PolicyComesFromThePodGroupObject) {
+  Manager m;
+  auto a = pg_member("a", "pg");
+  EXPECT_EQ(m.policy(*a).kind, Policy::Kind::NoWorkload);  // no PodGroup yet
+  m.on_pod_group_add(testing::MakePodGroup("pg", 4));
+  auto p = m.policy(*a);
+  EXPECT_EQ(p.kind, Policy::Kind::Gang);
+  EXPECT_EQ(p.minCount, 4);
+  m.on_pod_group_update(testing::MakePodGroup("pg", 2));
+  EXPECT_EQ(m.policy(*a).minCount, 2);
+  m.on_pod_group_add(testing::MakePodGroup("basic", 0));
+  EXPECT_EQ(m.policy(*pg_member("b", "basic")).kind, Policy::Kind::Basic);
+  // Another namespace's PodGroup of the same name is not the pod's.
+  EXPECT_EQ(m.policy(*pg_member("c", "pg", "other")).kind, Policy::Kind::NoWorkload);
+  ASSERT_NE(m.pod_group("default", "pg"), nullptr);
+  m.on_pod_group_delete(testing::MakePodGroup("pg", 2));
+  EXPECT_EQ(m.policy(*a).kind, Policy::Kind::NoWorkload);
+  EXPECT_EQ(m.pod_group("default", "pg"), nullptr);
+  // A pod with both fields takes its PodGroup's policy, not its Workload's.
+  m.on_workload_add(workload("job"));  // workers: gang of 3
+  m.on_pod_group_add(testing::MakePodGroup("pg", 5));
+  api::Pod both = testing::MakePod().Name("x").WorkloadRef("job", "workers").PodGroupName("pg").Obj();
+  EXPECT_EQ(m.policy(both).minCount, 5);
+}
+
+TEST(PodGroupManager, CountsPodGroupMembersAcrossAddsAndDeletes) {
+  Manager m;
+  auto a = pg_member("a", "pg"), b = pg_member("b", "pg"), c = pg_member("c", "pg", "other");
+  m.on_pod_add(a);
+  m.on_pod_add(b);
+  m.on_pod_add(c);
+  EXPECT_EQ(m.all_pods_count("default/pg"), 2u);
+  EXPECT_EQ(m.all_pods_count("other/pg"), 1u);
+  m.on_pod_delete(a);
+  EXPECT_EQ(m.all_pods_count("default/pg"), 1u);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::podgroup

@@ -135,6 +135,11 @@ class PodWrapper {
     r.podGroupReplicaKey = std::move(replica);
     return *this;
   }
+  // v1.37's spec.schedulingGroup.podGroupName (upstream st.MakePod().PodGroupName).
+  PodWrapper& PodGroupName(std::string name) {
+    pod_.spec.schedulingGroup.emplace().podGroupName = std::move(name);
+    return *this;
+  }
   PodWrapper& PriorityClassName(std::string n) {
     pod_.spec.priorityClassName = std::move(n);
     return *this;

@@ -255,6 +255,21 @@ class FakeClusterClient : public fw::ClusterClient {
     std::lock_guard l(mu_);
     events_.push_back({key(regarding), type, reason, action, note});
   }
+  // PodGroup status patches: "ns/name" and the condition set.
+  struct PodGroupPatch {
+    std::string podGroup;
+    api::Condition condition;
+  };
+  fw::Status patch_pod_group_status(std::string_view ns, std::string_view name,
+                                    const api::Condition& condition) override {
+    std::lock_guard l(mu_);
+    pod_group_patches_.push_back({std::string(ns) + "/" + std::string(name), condition});
+    return {};
+  }
+  std::vector<PodGroupPatch> pod_group_patches() const {
+    std::lock_guard l(mu_);
+    return pod_group_patches_;
+  }
 
   std::vector<Bind> binds() const {
     std::lock_guard l(mu_);
@@ -309,6 +324,7 @@ class FakeClusterClient : public fw::ClusterClient {
   std::vector<Bind> binds_;
   std::vector<std::string> deletes_;
   std::vector<Patch> patches_;
+  std::vector<PodGroupPatch> pod_group_patches_;
   std::vector<Event> events_;
 };
 

@@ -1,4 +1,4 @@
-// scheduling.k8s.io/v1alpha1 Workloads for gang tests: one gang pod group "workers" of minCount,
+// scheduling.k8s.io/v1alpha1 Workloads (and v1beta1 PodGroups) for gang tests: one gang pod group "workers" of minCount,
 // and optionally a basic group "driver" beside it.
 #pragma once
 #include <memory>
@@ -25,6 +25,21 @@ inline std::shared_ptr<const api::schedulingv1alpha1::Workload> MakeGangWorkload
     w->spec.podGroups.push_back(basic);
   }
   return w;
+}
+
+// A scheduling.k8s.io/v1beta1 PodGroup in "default": a gang of min_count, or basic when min_count is 0.
+inline std::shared_ptr<const api::schedulingv1beta1::PodGroup> MakePodGroup(const std::string& name, int min_count,
+                                                                            const std::string& uid = "") {
+  auto pg = std::make_shared<api::schedulingv1beta1::PodGroup>();
+  pg->metadata.name = name;
+  pg->metadata.namespace_ = "default";
+  pg->metadata.uid = uid.empty() ? "uid-" + name : uid;
+  if (min_count > 0) {
+    pg->spec.schedulingPolicy.gang.emplace().minCount = min_count;
+  } else {
+    pg->spec.schedulingPolicy.basic.emplace();
+  }
+  return pg;
 }
 
 }  // namespace ksched::scheduler::testing

@@ -44,6 +44,10 @@ class AsyncClusterClient final : public framework::ClusterClient {
       const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override {
     return direct_.patch_pod_extended_resource_claim_status(pod, status);
   }
+  framework::Status patch_pod_group_status(std::string_view ns, std::string_view name,
+                                           const api::Condition& condition) override {
+    return direct_.patch_pod_group_status(ns, name, condition);
+  }
 
  private:
   framework::ClusterClient& direct_;

@@ -25,13 +25,18 @@ namespace {
 // snapshot's nodes: bound (spec.nodeName) or assumed (the scheduler placed them, binding runs).
 std::optional<PodGroupState> pod_group_state(fw::Framework& fwk, const api::Pod& pod) {
   podgroup::Manager* groups = fwk.pod_group_manager();
-  if (groups == nullptr || !pod.spec.workloadRef) return std::nullopt;
+  if (groups == nullptr || !podgroup::has_group(pod)) return std::nullopt;
   PodGroupState g;
-  g.workload = pod.spec.workloadRef->name;
-  g.podGroup = pod.spec.workloadRef->podGroup;
+  const std::string* pod_group_name = podgroup::pod_group_name(pod);
+  if (pod_group_name) {
+    g.podGroup = *pod_group_name;  // a PodGroup object: no Workload named by the pod
+  } else {
+    g.workload = pod.spec.workloadRef->name;
+    g.podGroup = pod.spec.workloadRef->podGroup;
+  }
   const podgroup::Policy policy = groups->policy(pod);
   switch (policy.kind) {
-    case podgroup::Policy::Kind::NoWorkload: g.policy = "no Workload"; break;
+    case podgroup::Policy::Kind::NoWorkload: g.policy = pod_group_name ? "no PodGroup" : "no Workload"; break;
     case podgroup::Policy::Kind::NoPodGroup: g.policy = "no such pod group"; break;
     case podgroup::Policy::Kind::Basic: g.policy = "basic"; break;
     case podgroup::Policy::Kind::Gang:
@@ -486,7 +491,8 @@ util::Result<std::string> to_text(const Explanation& e, const TextOptions& o) {
   out += "Why:      " + e.summary + "\n";
   out += "Feasible: " + std::to_string(e.feasible) + " of " + std::to_string(e.nodes.size()) + " nodes\n";
   if (const auto& g = e.podGroup) {
-    out += "Group:    Workload " + g->workload + ", pod group " + g->podGroup + " (" + g->policy;
+    out += g->workload.empty() ? "Group:    PodGroup " + g->podGroup + " (" + g->policy
+                               : "Group:    Workload " + g->workload + ", pod group " + g->podGroup + " (" + g->policy;
     if (g->policy == "gang") out += ", minCount " + std::to_string(g->minCount);
     out += "): " + std::to_string(g->members) + " members exist, " + std::to_string(g->bound) + " bound, " +
            std::to_string(g->assumed) + " assumed\n";

@@ -61,11 +61,12 @@ struct NodeExplanation {
   std::int64_t total = 0;
 };
 
-// A member of a pod group (v1.35's spec.workloadRef), with the GangScheduling gate on: the group's
+// A member of a pod group (v1.37's spec.schedulingGroup or v1.35's spec.workloadRef), with the GangScheduling gate on: the group's
 // state as the scheduler holds it, because a gang member is placed only with its group.
 struct PodGroupState {
-  std::string workload, podGroup;  // the Workload and its pod group the pod names
-  std::string policy;              // "gang", "basic", or why none: "no Workload", "no such pod group"
+  std::string workload, podGroup;  // the Workload and its pod group the pod names; for a PodGroup
+                                   // object (schedulingGroup) workload is empty
+  std::string policy;  // "gang", "basic", or why none: "no PodGroup", "no Workload", "no such pod group"
   std::int32_t minCount = 0;       // gang only
   std::size_t members = 0;         // pods of the group that exist (the quorum PreEnqueue counts)
   std::size_t bound = 0;           // of them, bound (spec.nodeName)

@@ -380,6 +380,12 @@ class ClusterClient {
       const api::Pod& /*pod*/, const api::PodExtendedResourceClaimStatus& /*status*/) {
     return Status::error("patching pod status is not supported by this client");
   }
+  // The pod-group cycle's outcome on a scheduling.k8s.io/v1beta1 PodGroup: a strategic-merge
+  // patch of podgroups/status setting one condition (keyed by type), as the pod's status patch.
+  virtual Status patch_pod_group_status(std::string_view /*ns*/, std::string_view /*name*/,
+                                        const api::Condition& /*condition*/) {
+    return Status::error("patching PodGroup status is not supported by this client");
+  }
 };
 
 // Read access to informer caches for the objects plugins consult. Returned pointers are shared

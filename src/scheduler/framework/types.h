@@ -318,7 +318,7 @@ struct FitError {
 // ---------------------------------------------------------------- cluster events and queueing hints
 enum class EventResource : std::uint8_t {
   Pod, AssignedPod, UnscheduledPod, Node, PersistentVolume, PersistentVolumeClaim, CSINode, CSIDriver,
-  CSIStorageCapacity, StorageClass, ResourceClaim, ResourceSlice, DeviceClass, Workload, WildCard
+  CSIStorageCapacity, StorageClass, ResourceClaim, ResourceSlice, DeviceClass, Workload, PodGroup, WildCard
 };
 enum ActionType : std::uint32_t {
   kAdd = 1u << 0,

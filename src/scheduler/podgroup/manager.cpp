@@ -13,7 +13,15 @@ std::string workload_key(std::string_view ns, std::string_view name) {
 
 }  // namespace
 
+const std::string* pod_group_name(const api::Pod& pod) {
+  const auto& g = pod.spec.schedulingGroup;
+  return g && g->podGroupName ? &*g->podGroupName : nullptr;
+}
+
+bool has_group(const api::Pod& pod) { return pod_group_name(pod) != nullptr || pod.spec.workloadRef; }
+
 std::string group_key(const api::Pod& pod) {
+  if (const std::string* pg = pod_group_name(pod)) return workload_key(pod.metadata.namespace_, *pg);
   if (!pod.spec.workloadRef) return {};
   const auto& r = *pod.spec.workloadRef;
   std::string k;
@@ -24,6 +32,9 @@ std::string group_key(const api::Pod& pod) {
 }
 
 bool same_group(const api::Pod& a, const api::Pod& b) {
+  const std::string* pa = pod_group_name(a);
+  const std::string* pb = pod_group_name(b);
+  if (pa || pb) return pa && pb && *pa == *pb && a.metadata.namespace_ == b.metadata.namespace_;
   if (!a.spec.workloadRef || !b.spec.workloadRef) return false;
   const auto& x = *a.spec.workloadRef;
   const auto& y = *b.spec.workloadRef;
@@ -43,6 +54,18 @@ void Manager::on_workload_delete(const WorkloadPtr& w) {
   workloads_.erase(workload_key(w->metadata.namespace_, w->metadata.name));
 }
 
+void Manager::on_pod_group_add(const PodGroupPtr& pg) {
+  std::lock_guard l(mu_);
+  pod_groups_[workload_key(pg->metadata.namespace_, pg->metadata.name)] = pg;
+}
+
+void Manager::on_pod_group_update(const PodGroupPtr& pg) { on_pod_group_add(pg); }
+
+void Manager::on_pod_group_delete(const PodGroupPtr& pg) {
+  std::lock_guard l(mu_);
+  pod_groups_.erase(workload_key(pg->metadata.namespace_, pg->metadata.name));
+}
+
 void Manager::on_pod_add(const PodPtr& pod) {
   std::string key = group_key(*pod);
   if (key.empty()) return;
@@ -52,7 +75,7 @@ void Manager::on_pod_add(const PodPtr& pod) {
 }
 
 void Manager::on_pod_update(const PodPtr& old_pod, const PodPtr& new_pod) {
-  // workloadRef is immutable, but a pod may be deleted and recreated under one name: key by uid.
+  // schedulingGroup and workloadRef are immutable, but a pod may be deleted and recreated under one name: key by uid.
   if (old_pod && old_pod->metadata.uid != new_pod->metadata.uid) on_pod_delete(old_pod);
   on_pod_add(new_pod);
 }
@@ -73,8 +96,27 @@ WorkloadPtr Manager::workload(std::string_view ns, std::string_view name) const 
   return it == workloads_.end() ? nullptr : it->second;
 }
 
+PodGroupPtr Manager::pod_group(std::string_view ns, std::string_view name) const {
+  std::lock_guard l(mu_);
+  auto it = pod_groups_.find(workload_key(ns, name));
+  return it == pod_groups_.end() ? nullptr : it->second;
+}
+
 Policy Manager::policy(const api::Pod& pod) const {
   Policy p;
+  if (const std::string* name = pod_group_name(pod)) {
+    PodGroupPtr pg = pod_group(pod.metadata.namespace_, *name);
+    if (!pg) return p;
+    // The API makes the policy exactly one of basic and gang; a PodGroup with neither is treated
+    // as basic, as upstream's isPGReady does (no gang, no quorum).
+    if (const auto& gang = pg->spec.schedulingPolicy.gang) {
+      p.kind = Policy::Kind::Gang;
+      p.minCount = gang->minCount;
+    } else {
+      p.kind = Policy::Kind::Basic;
+    }
+    return p;
+  }
   if (!pod.spec.workloadRef) return p;
   WorkloadPtr w = workload(pod.metadata.namespace_, pod.spec.workloadRef->name);
   if (!w) return p;

@@ -5,10 +5,14 @@
 //
 // Upstream: v1.35's backend/workloadmanager (PodGroupInfo: all pods of a group, keyed by the pod's
 // workloadRef), and v1.36+'s backend/cache/podgroupstate.go (a group's pods and how many are
-// scheduled). Today a pod names its group through v1.35's spec.workloadRef (the Workload, its pod
-// group and replica key); the group's policy is the Workload's spec.podGroups entry. Where v1.36+
-// made the PodGroup an object of its own (spec.schedulingGroup.podGroupName), the key and the
-// policy lookup are the only two things that change.
+// scheduled). A pod names its group one of two ways:
+//  - v1.37's spec.schedulingGroup.podGroupName: the scheduling.k8s.io/v1beta1 PodGroup of that name
+//    in the pod's namespace, whose spec.schedulingPolicy is the group's policy (key "<ns>/<name>");
+//  - v1.35's spec.workloadRef: the Workload, its pod group and replica key; the policy is the
+//    Workload's spec.podGroups entry (key "<ns>/<workload>/<podGroup>/<replicaKey>").
+// A pod with both belongs to its PodGroup: upstream v1.36+ reads only schedulingGroup (workloadRef
+// is gone from its pod), so the newer field wins. The two key shapes never collide (names hold no
+// '/').
 //
 // Thread-safe: the handlers run on informer threads, PreEnqueue inside the queue's lock, the
 // pod-group cycle on the scheduling thread. Lock order: the queue's lock, then this one (never
@@ -32,15 +36,23 @@ namespace ksched::scheduler::podgroup {
 
 using PodPtr = std::shared_ptr<const api::Pod>;
 using WorkloadPtr = std::shared_ptr<const api::schedulingv1alpha1::Workload>;
+using PodGroupPtr = std::shared_ptr<const api::schedulingv1beta1::PodGroup>;
 
-// The group a pod belongs to: "<namespace>/<workload>/<podGroup>/<replicaKey>", or empty for a
-// pod without a workloadRef (the common case: a null check, no allocation).
+// The PodGroup object the pod names (spec.schedulingGroup.podGroupName), or null.
+const std::string* pod_group_name(const api::Pod& pod);
+// Whether the pod names a group at all (schedulingGroup or workloadRef): two null checks.
+bool has_group(const api::Pod& pod);
+// The group a pod belongs to: "<namespace>/<podGroupName>" or
+// "<namespace>/<workload>/<podGroup>/<replicaKey>", or empty for a pod naming no group (the
+// common case: null checks, no allocation).
 std::string group_key(const api::Pod& pod);
 // Whether two pods belong to one group (group_key(a) == group_key(b), both non-empty), without
 // building the keys.
 bool same_group(const api::Pod& a, const api::Pod& b);
 
-// What the pod's group asks for, from its Workload.
+// What the pod's group asks for, from its PodGroup or its Workload. NoWorkload: the object the
+// pod names (its PodGroup, or its Workload) is not known; NoPodGroup: the Workload has no pod
+// group of that name (workloadRef only).
 struct Policy {
   enum class Kind { NoWorkload, NoPodGroup, Basic, Gang } kind = Kind::NoWorkload;
   std::int32_t minCount = 0;  // Gang only
@@ -52,7 +64,10 @@ class Manager {
   void on_workload_add(const WorkloadPtr& w);
   void on_workload_update(const WorkloadPtr& w);
   void on_workload_delete(const WorkloadPtr& w);
-  // Any pod with a workloadRef, assigned or not (the pod informer's every event).
+  void on_pod_group_add(const PodGroupPtr& pg);
+  void on_pod_group_update(const PodGroupPtr& pg);
+  void on_pod_group_delete(const PodGroupPtr& pg);
+  // Any pod naming a group (has_group), assigned or not (the pod informer's every event).
   void on_pod_add(const PodPtr& pod);
   void on_pod_update(const PodPtr& old_pod, const PodPtr& new_pod);
   void on_pod_delete(const PodPtr& pod);
@@ -61,6 +76,8 @@ class Manager {
   Policy policy(const api::Pod& pod) const;
   // The Workload the pod names, or null.
   WorkloadPtr workload(std::string_view ns, std::string_view name) const;
+  // The PodGroup object of that name, or null.
+  PodGroupPtr pod_group(std::string_view ns, std::string_view name) const;
   // How many pods of the group exist (unscheduled and assigned): PreEnqueue's quorum.
   std::size_t all_pods_count(const std::string& key) const;
   // The group's pods as the informer last showed them (assigned ones have spec.nodeName).
@@ -76,6 +93,7 @@ class Manager {
   };
   mutable std::mutex mu_;
   std::map<std::string, WorkloadPtr, std::less<>> workloads_;  // "<ns>/<name>"
+  std::map<std::string, PodGroupPtr, std::less<>> pod_groups_;  // "<ns>/<name>"
   std::unordered_map<std::string, Group> groups_;
   std::atomic<std::uint64_t> membership_version_{0};
 };

@@ -13,16 +13,22 @@ using framework::Status;
 using Kind = podgroup::Policy::Kind;
 
 Status GangScheduling::pre_enqueue(const api::Pod& pod) {
-  if (!pod.spec.workloadRef) return {};
-  const auto& ref = *pod.spec.workloadRef;
+  const std::string* pod_group_name = podgroup::pod_group_name(pod);
+  if (!pod_group_name && !pod.spec.workloadRef) return {};
   const podgroup::Policy policy = groups_.policy(pod);
+  if (pod_group_name && policy.kind == Kind::NoWorkload) {
+    // v1.37's words (preEnqueueHierarchiesDisabled).
+    return Status::unresolvable(
+        fmt::format("waiting for pod's pod group \"{}\" to appear in scheduling queue", *pod_group_name));
+  }
   switch (policy.kind) {
     case Kind::NoWorkload:
       // v1.35's words, "pods's" included.
-      return Status::unresolvable(fmt::format("waiting for pods's workload \"{}\" to appear in scheduling queue", ref.name));
-    case Kind::NoPodGroup:
       return Status::unresolvable(
-          fmt::format("pod group \"{}\" doesn't exist for a workload \"{}\"", ref.podGroup, ref.name));
+          fmt::format("waiting for pods's workload \"{}\" to appear in scheduling queue", pod.spec.workloadRef->name));
+    case Kind::NoPodGroup:
+      return Status::unresolvable(fmt::format("pod group \"{}\" doesn't exist for a workload \"{}\"",
+                                              pod.spec.workloadRef->podGroup, pod.spec.workloadRef->name));
     case Kind::Basic:
       return {};
     case Kind::Gang:
@@ -99,7 +105,33 @@ std::vector<ClusterEventWithHint> GangScheduling::events_to_register() const {
     }
     return QueueingHint::Queue;
   };
-  return {std::move(pod_added), std::move(workload_added)};
+  // v1.37: PodGroup/Add of the pod's PodGroup, and PodGroup/Update when a gang's minCount drops
+  // (isSchedulableAfterPodGroupAdded / isSchedulableAfterPodGroupUpdated; the policy's kind is
+  // fixed at creation, and a minCount that did not decrease lets no waiting pod through).
+  const auto names_pod_group = [](const api::Pod& pod, const api::schedulingv1beta1::PodGroup& pg) {
+    const std::string* name = podgroup::pod_group_name(pod);
+    return name != nullptr && *name == pg.metadata.name.view() && pod.metadata.namespace_ == pg.metadata.namespace_;
+  };
+  ClusterEventWithHint pod_group_added;
+  pod_group_added.event = ClusterEvent{framework::EventResource::PodGroup, framework::kAdd, {}};
+  pod_group_added.hint = [names_pod_group](const api::Pod& pod, const std::shared_ptr<const void>&,
+                                           const std::shared_ptr<const void>& newObj) {
+    const auto* pg = static_cast<const api::schedulingv1beta1::PodGroup*>(newObj.get());
+    return pg != nullptr && names_pod_group(pod, *pg) ? QueueingHint::Queue : QueueingHint::Skip;
+  };
+  ClusterEventWithHint pod_group_updated;
+  pod_group_updated.event = ClusterEvent{framework::EventResource::PodGroup, framework::kUpdate, {}};
+  pod_group_updated.hint = [names_pod_group](const api::Pod& pod, const std::shared_ptr<const void>& oldObj,
+                                             const std::shared_ptr<const void>& newObj) {
+    const auto* old_pg = static_cast<const api::schedulingv1beta1::PodGroup*>(oldObj.get());
+    const auto* new_pg = static_cast<const api::schedulingv1beta1::PodGroup*>(newObj.get());
+    if (old_pg == nullptr || new_pg == nullptr || !names_pod_group(pod, *new_pg)) return QueueingHint::Skip;
+    const auto& old_gang = old_pg->spec.schedulingPolicy.gang;
+    const auto& new_gang = new_pg->spec.schedulingPolicy.gang;
+    if (!old_gang || !new_gang || new_gang->minCount >= old_gang->minCount) return QueueingHint::Skip;
+    return QueueingHint::Queue;
+  };
+  return {std::move(pod_added), std::move(workload_added), std::move(pod_group_added), std::move(pod_group_updated)};
 }
 
 void group_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out) {
@@ -112,7 +144,7 @@ std::optional<std::string> group_key_of_event(const podgroup::Manager& groups, c
   // No pod at all: nothing to rule out by.
   if (pod == nullptr) return std::nullopt;
   // Empty (no group, or a group short of its quorum): concerns no indexed pod.
-  if (!pod->spec.workloadRef || !group_has_quorum(groups, *pod)) return std::string();
+  if (!podgroup::has_group(*pod) || !group_has_quorum(groups, *pod)) return std::string();
   return podgroup::group_key(*pod);
 }
 
@@ -129,6 +161,23 @@ std::optional<std::string> workload_key_of_event(const std::shared_ptr<const voi
   if (w == nullptr) return std::nullopt;
   std::string k(w->metadata.namespace_.view());
   k.append("/").append(w->metadata.name.view());
+  return k;
+}
+
+void pod_group_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out) {
+  const std::string* name = podgroup::pod_group_name(pod);
+  if (name == nullptr) return;
+  std::string k(pod.metadata.namespace_.view());
+  k.append("/").append(*name);
+  out.push_back(std::move(k));
+}
+
+std::optional<std::string> pod_group_key_of_event(const std::shared_ptr<const void>& old_obj,
+                                                  const std::shared_ptr<const void>& new_obj) {
+  const auto* pg = static_cast<const api::schedulingv1beta1::PodGroup*>((new_obj ? new_obj : old_obj).get());
+  if (pg == nullptr) return std::nullopt;
+  std::string k(pg->metadata.namespace_.view());
+  k.append("/").append(pg->metadata.name.view());
   return k;
 }
 
