@@ -113,7 +113,9 @@ int run_up(int argc, char** argv) {
   std::string feature_gates;
   app.add_option("--feature-gates", feature_gates,
                  "Feature gates for every component, as upstream's --feature-gates (\"A=true,B=false\"; v1.35's "
-                 "gates and defaults): e.g. GenericWorkload=true,GangScheduling=true for gang scheduling");
+                 "gates and defaults, plus the controllers' WorkloadWithJob, alpha in v1.36): e.g. "
+                 "GenericWorkload=true,GangScheduling=true for gang scheduling, and WorkloadWithJob=true for "
+                 "the Job controller to give gang Jobs their Workload and PodGroup");
   app.add_option("-v,--v", verbosity, "Log verbosity");
   try {
     app.parse(argc, argv);
