@@ -113,7 +113,9 @@ int run_up(int argc, char** argv) {
   std::string feature_gates;
   app.add_option("--feature-gates", feature_gates,
                  "Feature gates for every component, as upstream's --feature-gates (\"A=true,B=false\"; v1.35's "
-                 "gates and defaults): e.g. GenericWorkload=true,GangScheduling=true for gang scheduling");
+                 "gates and defaults, plus the controllers' WorkloadWithJob, alpha in v1.36): e.g. "
+                 "GenericWorkload=true,GangScheduling=true for gang scheduling, and WorkloadWithJob=true for "
+                 "the Job controller to give gang Jobs their Workload and PodGroup");
   app.add_option("-v,--v", verbosity, "Log verbosity");
   try {
     app.parse(argc, argv);
@@ -123,12 +125,23 @@ int run_up(int argc, char** argv) {
   ksched::log::init(verbosity);
   // kube-scheduler's parser (v1.35's whole registry: an unknown gate is upstream's "unrecognized
   // feature gate" error); LocalCluster gives the API server its share through the server's parser.
+  // The controllers' newer gates (WorkloadWithJob, v1.36) are taken out first and parsed apart.
   std::vector<std::string> gate_warnings;
-  if (auto g = ksched::scheduler::app::parse_feature_gates(feature_gates, gate_warnings); !g) {
-    std::fprintf(stderr, "Error: %s\n", g.error().c_str());
+  auto split = ksched::controllers::split_controller_only_gates(feature_gates);
+  if (!split) {
+    std::fprintf(stderr, "Error: %s\n", split.error().c_str());
+    return 2;
+  }
+  if (auto g = ksched::scheduler::app::parse_feature_gates(split->rest, gate_warnings); !g) {
+    std::string msg = g.error();
+    // Upstream's message quotes the whole flag value.
+    if (const std::string quoted = "\"" + split->rest + "\""; msg.compare(0, 18 + quoted.size(), "invalid argument " + quoted + " ") == 0)
+      msg = "invalid argument \"" + feature_gates + "\"" + msg.substr(17 + quoted.size());
+    std::fprintf(stderr, "Error: %s\n", msg.c_str());
     return 2;
   } else {
     o.feature_gates = std::move(*g);
+    o.feature_gates.insert(split->controller_only.begin(), split->controller_only.end());
   }
   for (const auto& w : gate_warnings) std::fprintf(stderr, "Warning: %s\n", w.c_str());
   if (no_controllers) o.controllers.clear();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/rest.h"
+#include "controllers/features.h"
 #include "events/recorder.h"
 #include "informer/factory.h"
 #include "informer/workqueue.h"
@@ -49,6 +50,8 @@ struct ControllerContext {
   // manager once at start.
   const Discovery* discovery = nullptr;
   InformerRegistry* registry = nullptr;
+  // The gates the controllers act on (features.h), resolved by the manager.
+  ControllerFeatures features;
 };
 
 class Controller {

@@ -85,6 +85,8 @@ util::Result<std::unique_ptr<ControllerManager>> ControllerManager::start(std::s
                                                                            ControllerManagerOptions opts) {
   auto names = enabled_controllers(opts.controllers);
   if (!names) return util::make_error(names.error());
+  auto features = controller_features(opts.feature_gates);
+  if (!features) return util::make_error(features.error());
   auto im = std::make_unique<Impl>();
   im->opts = opts;
   im->client = c;
@@ -100,6 +102,7 @@ util::Result<std::unique_ptr<ControllerManager>> ControllerManager::start(std::s
   ctx.events = im->events.get();
   ctx.clock = opts.clock;
   ctx.registry = &im->registry;
+  ctx.features = *features;
   for (const auto& d : controller_descriptors()) {
     if (std::find(names->begin(), names->end(), d.name) == names->end()) continue;
     if (d.needs_discovery && !im->discovery) {

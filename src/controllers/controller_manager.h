@@ -40,6 +40,9 @@ struct ControllerManagerOptions {
   bool record_events = true;
   std::chrono::milliseconds cache_sync_timeout = std::chrono::seconds(60);
   const util::Clock* clock = &util::RealClock::instance();
+  // --feature-gates, as given to every component: the controllers read the gates they act on
+  // (features.h) and ignore the others. A gate on without its dependency is an error.
+  std::map<std::string, bool> feature_gates;
 };
 
 class ControllerManager {

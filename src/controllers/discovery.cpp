@@ -1,5 +1,7 @@
 #include "controllers/discovery.h"
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 namespace ksched::controllers {
@@ -69,12 +71,29 @@ client::Result<Discovery> Discovery::discover(client::RestClient& c) {
       if (!g.is_object()) continue;
       const auto& go = g.get_object();
       std::string name = str(go, "name");
-      std::string version;
-      if (auto* pv = go.if_contains("preferredVersion"); pv && pv->is_object()) version = str(pv->get_object(), "version");
-      if (name.empty() || version.empty()) continue;
-      auto list = get_json(c, "/apis/" + name + "/" + version);
-      if (!list) return list.error();
-      add_resources(*list, name, version, d.resources_);
+      std::string preferred;
+      if (auto* pv = go.if_contains("preferredVersion"); pv && pv->is_object()) preferred = str(pv->get_object(), "version");
+      if (name.empty() || preferred.empty()) continue;
+      // ServerPreferredResources: the preferred version's resources, then those only another
+      // version serves (scheduling.k8s.io: PriorityClass at v1, Workload at v1alpha1, PodGroup at
+      // v1beta1), each resource once.
+      std::vector<std::string> versions{preferred};
+      if (auto* vs = go.if_contains("versions"); vs && vs->is_array())
+        for (const auto& v : vs->get_array())
+          if (v.is_object())
+            if (auto ver = str(v.get_object(), "version"); !ver.empty() && ver != preferred) versions.push_back(ver);
+      for (const auto& version : versions) {
+        auto list = get_json(c, "/apis/" + name + "/" + version);
+        if (!list) return list.error();
+        std::vector<ApiResource> found;
+        add_resources(*list, name, version, found);
+        for (auto& r : found) {
+          bool seen = std::any_of(d.resources_.begin(), d.resources_.end(), [&](const ApiResource& x) {
+            return x.group == r.group && x.resource == r.resource;
+          });
+          if (!seen) d.resources_.push_back(std::move(r));
+        }
+      }
     }
   }
   return d;

@@ -29,7 +29,8 @@ struct ApiResource {
   }
 };
 
-// The group versions' resources (the preferred version of each group; no subresources).
+// The served resources as client-go's ServerPreferredResources lists them: each group's preferred
+// version, plus the resources only its other versions serve, each resource once; no subresources.
 class Discovery {
  public:
   static client::Result<Discovery> discover(client::RestClient& c);

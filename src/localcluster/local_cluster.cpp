@@ -68,6 +68,9 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
   so.disable_admission_plugins = opts.disable_admission_plugins;
   auto gates = server_gates(opts.feature_gates);
   if (!gates) return util::make_error("--feature-gates: " + gates.error());
+  // The controllers' gates' dependencies, checked before anything starts.
+  if (auto cf = controllers::controller_features(opts.feature_gates); !cf)
+    return util::make_error("--feature-gates: " + cf.error());
   so.feature_gates = *gates;
   im->server = std::make_unique<apiserver::Server>(so);
   if (auto r = im->server->start(); !r) return util::make_error("starting the API server: " + r.error());
@@ -101,6 +104,7 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
     if (!cm_client) return util::make_error("building the controllers' client: " + cm_client.error());
     controllers::ControllerManagerOptions co;
     co.controllers = opts.controllers;
+    co.feature_gates = opts.feature_gates;
     auto cm = controllers::ControllerManager::start(*cm_client, co);
     if (!cm) return util::make_error("starting the controllers: " + cm.error());
     im->controllers = std::move(*cm);
@@ -127,7 +131,9 @@ util::Result<std::unique_ptr<LocalCluster>> LocalCluster::start(LocalClusterOpti
       ao.cfg.clientConnection.contentType = "application/json";
     }
     ao.cfg.leaderElection.leaderElect = false;  // one scheduler in this process
-    ao.feature_gates = opts.feature_gates;
+    // The scheduler's registry is v1.35's: the controllers' newer gates are not its to check.
+    for (const auto& [name, on] : opts.feature_gates)
+      if (!controllers::is_controller_only_gate(name)) ao.feature_gates[name] = on;
     ao.rest = component_rest(*im, "kube-scheduler");
     ao.rest.user_agent.clear();
     ao.serve = opts.scheduler_secure_port >= 0;

@@ -49,8 +49,10 @@ struct LocalClusterOptions {
   std::vector<std::string> disable_admission_plugins;  // the API server's (kube-apiserver's flag)
   // Feature gates set for the whole cluster, as one --feature-gates given to every component
   // (already checked against v1.35's registry: scheduler::app::parse_feature_gates). The API
-  // server takes those it acts on (apiserver/features.h), the in-process scheduler all of them;
-  // the controllers and the kubelet stand-in have no gated behaviour yet.
+  // server takes those it acts on (apiserver/features.h), the in-process scheduler all of v1.35's,
+  // the controller manager all of them (it acts on GenericWorkload and WorkloadWithJob, a v1.36
+  // gate the scheduler's registry lacks: controllers/features.h); the kubelet stand-in has no
+  // gated behaviour yet.
   std::map<std::string, bool> feature_gates;
 };
 

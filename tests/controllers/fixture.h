@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,7 @@ class ControllersTest : public ServerTest {
     o.watch_history = 100000;
     o.controller_manager = true;
     o.data_dir = std::move(data_dir);
+    o.feature_gates = server_feature_gates;
     server = std::make_unique<apiserver::Server>(o);
     auto r = server->start();
     ASSERT_TRUE(r.ok()) << r.error();
@@ -51,6 +53,7 @@ class ControllersTest : public ServerTest {
     controllers::ControllerManagerOptions o;
     o.controllers = std::move(names);
     o.record_events = false;
+    o.feature_gates = controller_feature_gates;
     for (const auto& d : controllers::controller_descriptors()) o.workers[d.name] = 2;
     auto m = controllers::ControllerManager::start(new_client(), o);
     ASSERT_TRUE(m.ok()) << m.error();
@@ -112,6 +115,9 @@ class ControllersTest : public ServerTest {
     if (sim) sim->stop();
   }
 
+  // Gates for the server and the controllers a test starts (set before SetUp / start_controllers).
+  apiserver::FeatureGates server_feature_gates;
+  std::map<std::string, bool> controller_feature_gates;
   std::unique_ptr<controllers::ControllerManager> manager;
   std::unique_ptr<nodesim::Simulator> sim;
   std::unique_ptr<informer::SharedInformerFactory> binder_factory;

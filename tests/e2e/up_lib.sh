@@ -20,10 +20,13 @@ until_ok() {  # until_ok <seconds> <command...>: retries every 0.2 s until it su
     sleep 0.2
   done
 }
-# up_gang_cluster <nodes>: `ksched up` ($KSCHED) with that many simulated nodes of 4 CPUs and 32 GiB,
-# in memory, no controllers, gangs on (GenericWorkload, GangScheduling); waits until it is up and
+# up_gang_cluster <nodes> [gates] [controllers]: `ksched up` ($KSCHED) with that many simulated nodes
+# of 4 CPUs and 32 GiB, in memory; gates default to GenericWorkload=true,GangScheduling=true and
+# controllers to none (else ksched up's --controllers value, e.g. '*'); waits until it is up and
 # sets UP_PID. The gang suites' cluster.
 up_gang_cluster() {
+  local gates=${2:-GenericWorkload=true,GangScheduling=true} controllers=(--no-controllers)
+  [[ -n "${3:-}" ]] && controllers=(--controllers "$3")
   cat > "$DIR/node.yaml" <<'YAML'
 apiVersion: v1
 kind: Node
@@ -32,8 +35,8 @@ status:
   allocatable: {cpu: "4", memory: 32Gi, pods: "110"}
 YAML
   (cd "$DIR" && exec "$KSCHED" up --listen 127.0.0.1:0 --nodes "$1" --node-template "$DIR/node.yaml" --ephemeral \
-    --ui-listen "" --kubeconfig-out "$DIR/kubeconfig" --scheduler-secure-port -1 --no-controllers \
-    --feature-gates GenericWorkload=true,GangScheduling=true > "$DIR/up.log" 2>&1) &
+    --ui-listen "" --kubeconfig-out "$DIR/kubeconfig" --scheduler-secure-port -1 "${controllers[@]}" \
+    --feature-gates "$gates" > "$DIR/up.log" 2>&1) &
   UP_PID=$!
   until_ok 30 grep -q "Local cluster is up" "$DIR/up.log" || fail "ksched up did not come up"
 }

@@ -9,6 +9,7 @@
 #include "api/codec.h"
 #include "api/helpers.h"
 #include "controllers/informers.h"
+#include "controllers/job/job_scheduling.h"
 #include "util/log.h"
 
 namespace ksched::controllers {
@@ -615,8 +616,22 @@ client::Result<std::int32_t> JobController::manage(SyncCtx& c) {
     diff = static_cast<std::int32_t>(indexes.size());
     if (diff == 0) return active;
   }
+  // WorkloadWithJob: the Workload and PodGroup come before the pods that join them
+  // (upstream syncJob's ensureWorkloadAndPodGroup). Asked only when pods are to be made: the
+  // objects are found by name, so a later sync finds the same group.
+  std::optional<std::string> pod_group;
+  if (ctx_.features.workload_with_job) {
+    auto g = ensure_workload_and_pod_group(*ctx_.client, job, !c.pods.empty(), recorder_, c.ref);
+    if (!g) return g.error();
+    pod_group = std::move(*g);
+  }
   expectations_.expect_creations(c.key, diff);
   PodTemplateSpec tmpl = job.spec.template_;
+  if (pod_group) {
+    api::PodSchedulingGroup group;
+    group.podGroupName = std::move(*pod_group);
+    tmpl.spec.schedulingGroup = std::move(group);
+  }
   if (std::find(tmpl.metadata.finalizers.begin(), tmpl.metadata.finalizers.end(), kTrackingFinalizer) ==
       tmpl.metadata.finalizers.end())
     tmpl.metadata.finalizers.push_back(std::string(kTrackingFinalizer));
