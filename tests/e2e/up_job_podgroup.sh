@@ -32,13 +32,6 @@ expect_contains "$out" "WorkloadWithJob is enabled, but depends on features that
 cd "$DIR"
 up_gang_cluster 4 GenericWorkload=true,GangScheduling=true,WorkloadWithJob=true '*'
 k create namespace gangs >/dev/null
-# The server's bootstrap policy gives system:controller:job-controller no rights on Workloads and
-# PodGroups yet (src/apiserver/auth/bootstrap_policy.cpp, not this change's to edit); until it does,
-# the suite grants them to the controller manager's user as an administrator would.
-k create clusterrole ksched-e2e:job-workloads --verb=get,list,watch,create \
-  --resource=workloads.scheduling.k8s.io,podgroups.scheduling.k8s.io >/dev/null
-k create clusterrolebinding ksched-e2e:job-workloads --clusterrole=ksched-e2e:job-workloads \
-  --user=system:kube-controller-manager >/dev/null
 
 job_yaml() {  # job_yaml <name> <completionMode> <parallelism>
   cat <<YAML
