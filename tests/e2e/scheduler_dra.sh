@@ -23,53 +23,7 @@ until_ok 30 bash -c "[[ \$($KUBECTL --kubeconfig $DIR/kubeconfig get resourcesli
   fail "2 GPU slices: $(k get resourceslices)"
 ok "2 nodes publish 2 GPUs each"
 
-cat > "$DIR/dra.yaml" <<'EOF'
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: gpu.ksched.dev
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "gpu.ksched.dev"
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata:
-  name: one-gpu
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly:
-          deviceClassName: gpu.ksched.dev
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: trainer
-spec:
-  replicas: 4
-  selector:
-    matchLabels:
-      app: trainer
-  template:
-    metadata:
-      labels:
-        app: trainer
-    spec:
-      resourceClaims:
-      - name: gpu
-        resourceClaimTemplateName: one-gpu
-      containers:
-      - name: train
-        image: busybox
-        resources:
-          claims:
-          - name: gpu
-EOF
-k apply -f "$DIR/dra.yaml" >/dev/null || fail "apply: $(k apply -f "$DIR/dra.yaml")"
+out=$(apply_gpu_trainer 4) || fail "apply: $out"
 until_ok 40 bound_is 4 || fail "4 pods bound: $(k get pods -o wide)"
 running() { [[ "$(kq get pods -l app=trainer --field-selector status.phase=Running --no-headers | grep -c .)" == 4 ]]; }
 until_ok 30 running || fail "4 pods Running: $(k get pods -o wide)"

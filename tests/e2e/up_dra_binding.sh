@@ -26,53 +26,7 @@ until_ok 30 bash -c "[[ \$($KUBECTL --kubeconfig $DIR/kubeconfig get resourcesli
 expect_eq "$(kq get resourceslice node-0-gpu.ksched.dev-0 -o jsonpath='{.spec.devices[0].bindingConditions[*]}/{.spec.devices[0].bindingFailureConditions[*]}')" \
   "Attached/AttachedFailed" "the driver publishes the device's binding and failure conditions"
 
-cat > "$DIR/dra.yaml" <<'EOF'
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: gpu.ksched.dev
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "gpu.ksched.dev"
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata:
-  name: one-gpu
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly:
-          deviceClassName: gpu.ksched.dev
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: trainer
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: trainer
-  template:
-    metadata:
-      labels:
-        app: trainer
-    spec:
-      resourceClaims:
-      - name: gpu
-        resourceClaimTemplateName: one-gpu
-      containers:
-      - name: train
-        image: busybox
-        resources:
-          claims:
-          - name: gpu
-EOF
-out=$(k apply -f "$DIR/dra.yaml")
+out=$(apply_gpu_trainer 2)
 expect_contains "$out" "deployment.apps/trainer created" "apply the DeviceClass, the template and the Deployment"
 
 running() { [[ "$(kq get pods -l app=trainer --no-headers | grep -c Running)" == 2 ]]; }

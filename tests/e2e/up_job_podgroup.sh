@@ -63,7 +63,10 @@ WL=$(wl_name)
 expect_contains "$WL" "train-" "the Workload is named after the Job"
 expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.spec.controllerRef.apiGroup}/{.spec.controllerRef.kind}/{.spec.controllerRef.name}')" \
   "batch/Job/train" "Workload controllerRef names the Job"
-expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.spec.podGroups[0].name}={.spec.podGroups[0].policy.gang.minCount}')" \
+# Written at v1alpha1 (podGroups), stored and read by default at v1beta1 (podGroupTemplates).
+expect_eq "$(kq -n gangs get workloads.v1alpha1.scheduling.k8s.io "$WL" -o jsonpath='{.spec.podGroups[0].name}={.spec.podGroups[0].policy.gang.minCount}')" \
+  "train-worker-0=16" "Workload at v1alpha1: one gang pod group, minCount 16"
+expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.spec.podGroupTemplates[0].name}={.spec.podGroupTemplates[0].schedulingPolicy.gang.minCount}')" \
   "train-worker-0=16" "Workload: one gang pod group, minCount 16"
 expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}/{.metadata.ownerReferences[0].controller}')" \
   "Job/train/true" "the Job controls the Workload"

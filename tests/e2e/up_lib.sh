@@ -40,3 +40,9 @@ YAML
   UP_PID=$!
   until_ok 30 grep -q "Local cluster is up" "$DIR/up.log" || fail "ksched up did not come up"
 }
+# apply_gpu_trainer <replicas>: applies dra_gpu_trainer.yaml (a GPU DeviceClass, a one-GPU claim
+# template and a Deployment "trainer" of that many pods using it); prints kubectl's answer.
+apply_gpu_trainer() {
+  sed "s/REPLICAS/$1/" "$(dirname "${BASH_SOURCE[0]}")/dra_gpu_trainer.yaml" > "$DIR/dra.yaml"
+  k apply -f "$DIR/dra.yaml"
+}
