@@ -2,6 +2,7 @@
 // slices a node's pool is published as (valid for the API server, partitionable devices and
 // their counters), republishing at a higher generation, a node template's annotation, and pods
 // that start only once their claims are allocated and reserved for them.
+#include <memory>
 #include <gtest/gtest.h>
 
 #include "api/resource.h"
@@ -85,6 +86,18 @@ TEST(DraSlices, APoolOfPartitionableDevicesAndItsCounters) {
 
 class DraNodesimNet : public ksched::testing::ServerTest {
  protected:
+  // One simulated node sim-0 and a simulator running the drivers of `spec` on it.
+  std::unique_ptr<nodesim::Simulator> start_on_one_node(const std::string& spec) {
+    c = new_client();
+    api::Node n = ksched::testing::bare_node("sim-0");
+    n.metadata.labels.set("type", "simulated");
+    EXPECT_TRUE(c->create(n).ok());
+    nodesim::Options o;
+    o.dra_drivers = *nodesim::parse_dra_devices(spec);
+    auto sim = std::make_unique<nodesim::Simulator>(new_client(), o);
+    sim->start();
+    return sim;
+  }
   std::vector<rv1::ResourceSlice> slices(const std::string& node) {
     client::ListOptions o;
     o.fieldSelector = "spec.nodeName=" + node;
@@ -173,15 +186,8 @@ TEST(DraSlices, BindingConditionsOnEveryDevice) {
 // the claim's status.devices, which is what the scheduler's PreBind waits for. Only devices of
 // the simulator's own drivers that publish the condition are touched.
 TEST_F(DraNodesimNet, SetsTheBindingConditionOfAnAllocatedDevice) {
-  c = new_client();
-  api::Node n = ksched::testing::bare_node("sim-0");
-  n.metadata.labels.set("type", "simulated");
-  ASSERT_TRUE(c->create(n).ok());
-  nodesim::Options o;
-  o.dra_drivers = *nodesim::parse_dra_devices("gpu.ksched.dev=2,bindingConditions=Attached");
-  nodesim::Simulator sim(new_client(), o);
-  sim.start();
-  ASSERT_TRUE(eventually([&] { return sim.synced(); }));
+  auto sim = start_on_one_node("gpu.ksched.dev=2,bindingConditions=Attached");
+  ASSERT_TRUE(eventually([&] { return sim->synced(); }));
 
   auto make_claim = [&](const std::string& name, const std::string& driver, std::vector<std::string> conditions) {
     rv1::ResourceClaim claim;
@@ -225,7 +231,7 @@ TEST_F(DraNodesimNet, SetsTheBindingConditionOfAnAllocatedDevice) {
   EXPECT_TRUE(mine->status.devices[0].conditions[0].lastTransitionTime.has_value());
   EXPECT_TRUE(mine->status.allocation.has_value());  // the allocation is kept
   // A later change to the claim does not write again: the condition is already met.
-  ASSERT_TRUE(eventually([&] { return sim.stats().binding_conditions_set == 1u; }));
+  ASSERT_TRUE(eventually([&] { return sim->stats().binding_conditions_set == 1u; }));
   ASSERT_TRUE(c->patch<rv1::ResourceClaim>("default", "mine", client::PatchType::Merge,
                                            R"({"metadata":{"labels":{"touched":"yes"}}})")
                   .ok());
@@ -236,19 +242,12 @@ TEST_F(DraNodesimNet, SetsTheBindingConditionOfAnAllocatedDevice) {
   }));
   EXPECT_TRUE(c->get<rv1::ResourceClaim>("default", "other-driver")->status.devices.empty());
   EXPECT_TRUE(c->get<rv1::ResourceClaim>("default", "no-conditions")->status.devices.empty());
-  EXPECT_EQ(sim.stats().binding_conditions_set, 1u);
+  EXPECT_EQ(sim->stats().binding_conditions_set, 1u);
 }
 
 TEST_F(DraNodesimNet, PodsStartOnceTheirClaimsAreAllocatedAndReserved) {
-  c = new_client();
-  api::Node n = ksched::testing::bare_node("sim-0");
-  n.metadata.labels.set("type", "simulated");
-  ASSERT_TRUE(c->create(n).ok());
-  nodesim::Options o;
-  o.dra_drivers = *nodesim::parse_dra_devices("gpu.ksched.dev=1");
-  nodesim::Simulator sim(new_client(), o);
-  sim.start();
-  ASSERT_TRUE(eventually([&] { return sim.synced(); }));
+  auto sim = start_on_one_node("gpu.ksched.dev=1");
+  ASSERT_TRUE(eventually([&] { return sim->synced(); }));
 
   rv1::ResourceClaim claim;
   claim.metadata.name = "gpu";
@@ -272,7 +271,7 @@ TEST_F(DraNodesimNet, PodsStartOnceTheirClaimsAreAllocatedAndReserved) {
   ASSERT_TRUE(c->bind("default", "other", other->metadata.uid, "sim-0").ok());
   ASSERT_TRUE(eventually([&] { return c->get<api::Pod>("default", "other")->status.phase == "Running"; }));
   EXPECT_EQ(c->get<api::Pod>("default", "user")->status.phase, "Pending");
-  EXPECT_EQ(sim.stats().claims_prepared, 0u);
+  EXPECT_EQ(sim->stats().claims_prepared, 0u);
   // Allocated and reserved for the pod: it starts.
   auto cur = c->get<rv1::ResourceClaim>("default", "gpu");
   rv1::AllocationResult a;
@@ -290,5 +289,5 @@ TEST_F(DraNodesimNet, PodsStartOnceTheirClaimsAreAllocatedAndReserved) {
   cur->status.reservedFor.push_back(ref);
   ASSERT_TRUE(c->update_status(*cur).ok());
   ASSERT_TRUE(eventually([&] { return c->get<api::Pod>("default", "user")->status.phase == "Running"; }));
-  EXPECT_EQ(sim.stats().claims_prepared, 1u);
+  EXPECT_EQ(sim->stats().claims_prepared, 1u);
 }
