@@ -50,6 +50,17 @@ class DeltaFIFO {
   explicit DeltaFIFO(const KeyListerGetter<T>* known = nullptr, bool emit_replaced = true)
       : known_(known), emit_replaced_(emit_replaced) {}
 
+  // Inline consumption (what SharedIndexInformer uses): with a consumer set, each producer call
+  // (add, update, remove, replace, resync) processes everything queued, on the producing thread and
+  // under the queue's lock, before it returns; pop() is not used then. The consumer must not block
+  // and must not call back into this queue. One thread hand-off per event less than a consumer
+  // thread costs, and no polling while a stream of events arrives.
+  void set_consumer(ProcessFunc f) {
+    std::lock_guard l(mu_);
+    consumer_ = std::move(f);
+    drain_locked();
+  }
+
   void add(Ptr<T> obj) { enqueue(DeltaType::Added, std::move(obj)); }
   void update(Ptr<T> obj) { enqueue(DeltaType::Updated, std::move(obj)); }
   void remove(Ptr<T> obj) {
@@ -62,6 +73,7 @@ class DeltaFIFO {
       if (known_ ? !known_->get_by_key(key) : true) return;
     }
     queue_action_locked(key, Delta<T>{DeltaType::Deleted, std::move(obj)});
+    drain_locked();
   }
 
   // Relist: every item becomes Replaced (or Sync), known-but-absent keys get a tombstone.
@@ -102,6 +114,7 @@ class DeltaFIFO {
       initial_population_count_ = static_cast<int>(list.size()) + queued_deletions;
     }
     cv_.notify_all();
+    drain_locked();
   }
 
   // Sync deltas for every known object without pending deltas.
@@ -113,6 +126,7 @@ class DeltaFIFO {
       if (it != items_.end() && !it->second.empty()) continue;
       if (auto obj = known_->get_by_key(key)) queue_action_locked(key, Delta<T>{DeltaType::Sync, obj});
     }
+    drain_locked();
   }
 
   // Blocks until an item is ready or the queue is closed (returns false).
@@ -120,23 +134,7 @@ class DeltaFIFO {
     std::unique_lock l(mu_);
     wait_for_items(l);
     if (queue_.empty()) return false;
-    std::string key = std::move(queue_.front());
-    queue_.pop_front();
-    bool initial = initial_population_count_ > 0;
-    auto it = items_.find(key);
-    if (it == items_.end()) {
-      if (initial) --initial_population_count_;
-      return true;
-    }
-    Deltas<T> deltas = std::move(it->second);
-    items_.erase(it);
-    // Processing happens under the lock like upstream so HasSynced reflects processed items.
-    bool ok = process(key, deltas, initial);
-    if (initial) --initial_population_count_;
-    if (!ok && !items_.count(key)) {
-      items_.emplace(key, std::move(deltas));
-      queue_.push_back(key);
-    }
+    pop_front_locked(process);
     return true;
   }
 
@@ -173,6 +171,37 @@ class DeltaFIFO {
     std::lock_guard l(mu_);
     populated_ = true;
     queue_action_locked(key, Delta<T>{type, std::move(obj)});
+    drain_locked();
+  }
+
+  // Pops the front key and processes its deltas. Processing happens under the lock, as upstream's,
+  // so that has_synced() reflects processed items. False when `process` asked for a requeue.
+  bool pop_front_locked(const ProcessFunc& process) {
+    std::string key = std::move(queue_.front());
+    queue_.pop_front();
+    bool initial = initial_population_count_ > 0;
+    auto it = items_.find(key);
+    if (it == items_.end()) {
+      if (initial) --initial_population_count_;
+      return true;
+    }
+    Deltas<T> deltas = std::move(it->second);
+    items_.erase(it);
+    bool ok = process(key, deltas, initial);
+    if (initial) --initial_population_count_;
+    if (!ok && !items_.count(key)) {
+      items_.emplace(key, std::move(deltas));
+      queue_.push_back(key);
+    }
+    return ok;
+  }
+
+  // The inline consumer's turn; a requeued item waits for the next producer call (retrying it at
+  // once would spin).
+  void drain_locked() {
+    if (!consumer_ || closed_) return;
+    while (!queue_.empty())
+      if (!pop_front_locked(consumer_)) break;
   }
 
   void queue_action_locked(const std::string& key, Delta<T> d) {
@@ -234,6 +263,7 @@ class DeltaFIFO {
   bool populated_ = false;
   int initial_population_count_ = 0;
   bool closed_ = false;
+  ProcessFunc consumer_;  // set: inline consumption (set_consumer)
   bool idle_ = false;  // a consumer sleeps until notified
   bool busy_ = false;  // the consumer polls (see wait_for_items)
 };

@@ -1,6 +1,7 @@
 // SharedIndexInformer (client-go tools/cache/shared_informer.go): one Reflector + DeltaFIFO + Indexer
-// per resource, shared by any number of event handlers. Each handler has its own listener thread
-// with an unbounded buffer, so a slow handler never blocks the FIFO or the other handlers.
+// per resource, shared by any number of event handlers. The reflector's thread also pops the FIFO
+// (its inline consumer). Each handler has its own listener thread with an unbounded buffer, so a
+// slow handler never blocks the reflector or the other handlers.
 // Handlers see, per object and in order: OnAdd(obj, isInInitialList), OnUpdate(old, new),
 // OnDelete(obj or DeletedFinalStateUnknown tombstone).
 #pragma once
@@ -275,13 +276,11 @@ class SharedIndexInformer final : public InformerBase {
 
   void start() override {
     if (started_.exchange(true)) return;
-    process_thread_ = std::thread([this] {
-      util::set_thread_name("informer-" + name());
-      while (fifo_.pop([this](const std::string& key, const Deltas<T>& d, bool initial) {
-        process(key, d, initial);
-        return true;
-      })) {
-      }
+    // The deltas are processed on the reflector's thread as it queues them (store update, then a
+    // notification per listener, neither blocking): a thread in between cost a wake-up per event.
+    fifo_.set_consumer([this](const std::string& key, const Deltas<T>& d, bool initial) {
+      process(key, d, initial);
+      return true;
     });
     reflector_thread_ = std::thread([this] {
       util::set_thread_name("reflector-" + name());
@@ -294,7 +293,6 @@ class SharedIndexInformer final : public InformerBase {
     reflector_->stop();
     if (reflector_thread_.joinable()) reflector_thread_.join();
     fifo_.close();
-    if (process_thread_.joinable()) process_thread_.join();
     std::vector<std::shared_ptr<ProcessorListener<T>>> ls;
     {
       std::lock_guard block(block_deltas_);
@@ -375,7 +373,7 @@ class SharedIndexInformer final : public InformerBase {
   mutable std::mutex block_deltas_;
   std::vector<std::shared_ptr<ProcessorListener<T>>> listeners_;
   std::atomic<bool> started_{false}, stopped_{false};
-  std::thread process_thread_, reflector_thread_;
+  std::thread reflector_thread_;
 };
 
 }  // namespace ksched::informer

@@ -245,6 +245,61 @@ TEST(DeltaFIFO, PopRequeuesOnFailureAndCloseUnblocks) {
   EXPECT_EQ(calls, 1);
 }
 
+// The inline consumer (what SharedIndexInformer runs, in place of client-go's processLoop
+// goroutine): each producer call has processed everything queued by the time it returns, on the
+// producer's thread, with the initial-list accounting pop() keeps.
+TEST(DeltaFIFO, InlineConsumerProcessesOnTheProducersThreadBeforeTheCallReturns) {
+  Indexer<TestObj> known;
+  DeltaFIFO<TestObj> f(&known);
+  // The first list, queued before a consumer exists: processed when it is set.
+  f.replace({obj("ns", "early", "1"), obj("ns", "listed", "1")});
+  EXPECT_FALSE(f.has_synced());
+  std::vector<std::string> seen;
+  std::vector<std::thread::id> threads;
+  int initial = 0;
+  f.set_consumer([&](const std::string& key, const Deltas<TestObj>& d, bool in_initial) {
+    seen.push_back(key + ":" + types(d).back());
+    threads.push_back(std::this_thread::get_id());
+    initial += in_initial;
+    known.add(d.back().obj);
+    return true;
+  });
+  EXPECT_EQ(initial, 2);
+  EXPECT_TRUE(f.has_synced());
+  EXPECT_EQ(f.size(), 0u);
+  f.add(obj("ns", "new", "2"));
+  EXPECT_EQ(seen.back(), "ns/new:Added");  // before add returned
+  f.update(obj("ns", "listed", "3"));
+  f.remove(obj("ns", "early", "3"));
+  EXPECT_EQ(seen, (std::vector<std::string>{"ns/early:Replaced", "ns/listed:Replaced", "ns/new:Added",
+                                            "ns/listed:Updated", "ns/early:Deleted"}));
+  EXPECT_EQ(initial, 2);
+  for (const auto& t : threads) EXPECT_EQ(t, std::this_thread::get_id());
+  EXPECT_EQ(f.size(), 0u);
+}
+
+// A consumer asking for a requeue is not retried at once (that would spin in the producer's
+// call): the item waits for the next producer call, in order behind what was queued first.
+TEST(DeltaFIFO, InlineConsumerRequeueWaitsForTheNextProducerCall) {
+  DeltaFIFO<TestObj> f;
+  int calls = 0;
+  bool fail = true;
+  f.set_consumer([&](const std::string&, const Deltas<TestObj>&, bool) {
+    ++calls;
+    return !fail;
+  });
+  f.add(obj("ns", "a", "1"));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(f.size(), 1u);  // requeued
+  fail = false;
+  f.add(obj("ns", "b", "1"));
+  EXPECT_EQ(calls, 3);  // a again, then b
+  EXPECT_EQ(f.size(), 0u);
+  f.close();
+  f.add(obj("ns", "c", "1"));  // closed: queued, no longer consumed
+  EXPECT_EQ(calls, 3);
+}
+
 TEST(DeltaFIFO, ResyncSkipsKeysWithPendingDeltas) {
   Indexer<TestObj> known;
   known.add(obj("ns", "a", "1"));
