@@ -168,6 +168,7 @@ int run_apiserver(int argc, char** argv) {
     cfg->qps = 100000;
     cfg->burst = 100000;
     cfg->user_agent = ksched::client::default_user_agent("kube-controller-manager");
+    cfg->pipeline_writes = true;  // the workers' writes share connections (as in ksched up)
     auto c = ksched::client::RestClient::create(*cfg);
     if (!c) {
       std::fprintf(stderr, "ksched apiserver: %s\n", c.error().c_str());

@@ -109,6 +109,9 @@ util::Result<void> SchedulerApp::Impl::build() {
   rest.burst = opts.cfg.clientConnection.burst;
   rest.content_type = opts.cfg.clientConnection.contentType;  // protobuf unless configured otherwise
   rest.accept_content_types = opts.cfg.clientConnection.acceptContentTypes;
+  // Writes from the binding workers (DRA claim status, bindings) and the dispatcher share connections
+  // in group commits: with many in flight, one send and one receive serve a batch.
+  rest.pipeline_writes = true;
   auto c = client::RestClient::create(rest);
   if (!c) return util::make_error("building client: " + c.error());
   client = *c;
