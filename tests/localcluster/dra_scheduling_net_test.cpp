@@ -217,6 +217,11 @@ TEST(DraScheduling, StoppingTheSchedulerEndsAPreBindWaitingForABindingCondition)
   auto pod = c->get<ksched::api::Pod>("default", "waits");
   ASSERT_TRUE(pod.ok());
   EXPECT_TRUE(pod->spec.nodeName.empty()) << "bound to " << pod->spec.nodeName;
+  // The failed binding was unreserved before stop returned (the allocation stays, as upstream's).
+  auto after = c->list<rv1::ResourceClaim>("default");
+  ASSERT_TRUE(after.ok() && after->items.size() == 1u);
+  EXPECT_TRUE(after->items[0].status.reservedFor.empty());
+  EXPECT_TRUE(after->items[0].status.allocation.has_value());
 }
 
 }  // namespace
