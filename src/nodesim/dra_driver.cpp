@@ -73,10 +73,16 @@ util::Result<DraDriverSpec> parse_one(std::string_view spec) {
       // A condition type the API takes (a label name); "Failed" is appended for the failure one.
       if (!condition_type(v)) return fail("bindingConditions must be a condition type such as Attached (letters, digits, '-', '_', '.'; at most 56 characters)");
       d.binding_condition = std::string(v);
+    } else if (k == "attachFailures") {
+      if (!whole(v, 0, 1000000, d.attach_failures)) return fail("attachFailures must be a whole number from 0 to 1000000");
     } else {
-      return fail("unknown key \"" + std::string(k) + "\" (known: model, memory, slices, partitions, bindingConditions)");
+      return fail("unknown key \"" + std::string(k) +
+                  "\" (known: model, memory, slices, partitions, bindingConditions, attachFailures)");
     }
   }
+  // Only devices with binding conditions are attached before a pod binds.
+  if (d.attach_failures > 0 && d.binding_condition.empty())
+    return fail("attachFailures needs bindingConditions: only devices with binding conditions are attached");
   return d;
 }
 

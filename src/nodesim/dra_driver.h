@@ -15,6 +15,13 @@
 //                                            this node, the simulator sets Attached=True in the
 //                                            claim's status.devices, as a real driver's controller
 //                                            does after attaching, so PreBind stops waiting
+//   gpu.ksched.dev=1,bindingConditions=Attached,attachFailures=2
+//                                            a simulated attach failure: the first 2 attaches of
+//                                            this driver's devices on each node fail, and the
+//                                            simulator sets AttachedFailed=True instead (later
+//                                            ones succeed); deterministic, counted per node. Only
+//                                            with bindingConditions. A node's annotation can give
+//                                            one node failures and leave the others alone.
 // Several specs are separated by ';'. `ksched up --dra-devices` and a node template's annotation
 // nodesim.ksched.io/dra-devices (which replaces the flag's specs on that node) choose them.
 //
@@ -45,6 +52,7 @@ struct DraDriverSpec {
   int slices = 1;               // at least this many slices hold the devices
   int partitions = 0;           // >0: partitionable devices (see above)
   std::string binding_condition;  // non-empty: the devices' binding condition (see above)
+  int attach_failures = 0;        // the first this many attaches on each node fail (see above)
   bool operator==(const DraDriverSpec&) const = default;
 };
 
@@ -52,7 +60,7 @@ struct DraDriverSpec {
 std::string binding_failure_condition(std::string_view binding_condition);
 
 // Parses "driver=N[,key=value...][;...]" (keys: model, memory, slices, partitions,
-// bindingConditions). Errors name the
+// bindingConditions, attachFailures). Errors name the
 // offending part: `--dra-devices "gpu=x": the device count must be a whole number from 0 to 1024`.
 util::Result<std::vector<DraDriverSpec>> parse_dra_devices(std::string_view text);
 

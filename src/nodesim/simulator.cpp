@@ -165,12 +165,17 @@ struct Simulator::Impl {
     Clock::time_point at;
   };
   std::unordered_map<std::string, Published> published;
+  // Simulated attach failures (attachFailures): attaches tried per "<node>/<driver>", and each
+  // allocation's outcome per claim uid (see attach_fails).
+  std::mutex attach_mu;
+  std::unordered_map<std::string, int> attaches_tried;
+  std::unordered_map<std::string, std::unordered_map<std::string, bool>> attach_outcomes;
   static constexpr auto kPublishLag = std::chrono::seconds(5);  // then the cache is trusted again
 
   std::vector<std::thread> threads;
   std::atomic<std::uint64_t> started_pods{0}, succeeded{0}, failed{0}, restarts{0}, deleted{0}, heartbeats{0},
       labelled{0}, leases{0}, slices_published{0}, slices_deleted{0}, claims_prepared{0}, binding_conditions_set{0},
-      requests{0}, batches{0}, errors{0};
+      attach_failures_set{0}, requests{0}, batches{0}, errors{0};
 
   bool ours(std::string_view node) const { return !node.empty() && nodes->lister().get(std::string(node)) != nullptr; }
 
@@ -413,10 +418,13 @@ struct Simulator::Impl {
   }
 
   // Binding conditions (DRADeviceBindingConditions): the devices of a claim's allocation that one
-  // of our drivers published with its binding condition and whose condition is not True yet in
-  // status.devices. A real driver's controller attaches such a device and then sets the
-  // condition; here it is set at once. Returns the claim with those conditions set, or nothing.
-  std::optional<api::resourcev1::ResourceClaim> with_binding_conditions_met(const api::resourcev1::ResourceClaim& c) const {
+  // of our drivers published with its binding condition and whose attach has no outcome yet in
+  // status.devices (neither the condition nor its failure condition True). A real driver's
+  // controller attaches such a device and then sets the condition; here the attach happens at
+  // once and succeeds, or fails (attachFailures) and sets the failure condition instead. Returns
+  // the claim with those outcomes set, or nothing; `failed` counts the failed attaches in it.
+  std::optional<api::resourcev1::ResourceClaim> with_attach_outcomes(const api::resourcev1::ResourceClaim& c,
+                                                                     int* failed = nullptr) {
     namespace rv1 = api::resourcev1;
     if (!c.status.allocation || c.metadata.deletionTimestamp) return std::nullopt;
     std::optional<rv1::ResourceClaim> out;
@@ -425,19 +433,26 @@ struct Simulator::Impl {
       auto n = nodes->lister().get(std::string(r.pool));  // a simulated pool is named after its node
       if (!n) continue;
       std::string condition;
+      int attach_failures = 0;
       for (const auto& d : drivers_of(*n))
-        if (d.driver == r.driver && !d.binding_condition.empty()) condition = d.binding_condition;
+        if (d.driver == r.driver && !d.binding_condition.empty()) {
+          condition = d.binding_condition;
+          attach_failures = d.attach_failures;
+        }
       if (condition.empty() || std::find(r.bindingConditions.begin(), r.bindingConditions.end(), condition) == r.bindingConditions.end())
         continue;
+      const std::string failure = binding_failure_condition(condition);
       const rv1::ResourceClaim& cur = out ? *out : c;
       auto same_device = [&](const rv1::AllocatedDeviceStatus& s) {
         return s.driver == r.driver && s.pool == r.pool && s.device == r.device && s.shareID == r.shareID;
       };
       auto st = std::find_if(cur.status.devices.begin(), cur.status.devices.end(), same_device);
       if (st != cur.status.devices.end() &&
-          std::any_of(st->conditions.begin(), st->conditions.end(),
-                      [&](const api::Condition& k) { return k.type == condition && k.status == "True"; }))
+          std::any_of(st->conditions.begin(), st->conditions.end(), [&](const api::Condition& k) {
+            return (k.type == condition || k.type == failure) && k.status == "True";
+          }))
         continue;
+      const bool fails = attach_fails(c, r, attach_failures);
       if (!out) out = c;
       auto it = std::find_if(out->status.devices.begin(), out->status.devices.end(), same_device);
       if (it == out->status.devices.end()) {
@@ -450,20 +465,39 @@ struct Simulator::Impl {
         it = std::prev(out->status.devices.end());
       }
       api::Condition met;
-      met.type = condition;
+      met.type = fails ? failure : condition;
       met.status = "True";
       met.observedGeneration = c.metadata.generation;
       met.lastTransitionTime = api::Time{std::chrono::duration_cast<std::chrono::nanoseconds>(
                                              std::chrono::system_clock::now().time_since_epoch())
                                              .count() /
                                          1'000'000'000 * 1'000'000'000};
-      met.reason = "DeviceAttached";
-      met.message = "the simulated driver attached the device";
-      auto k = std::find_if(it->conditions.begin(), it->conditions.end(), [&](const api::Condition& x) { return x.type == condition; });
+      met.reason = fails ? "DeviceAttachFailed" : "DeviceAttached";
+      met.message = fails ? "the simulated driver failed to attach the device (attachFailures)"
+                          : "the simulated driver attached the device";
+      if (fails && failed) ++*failed;
+      auto k = std::find_if(it->conditions.begin(), it->conditions.end(), [&](const api::Condition& x) { return x.type == met.type; });
       if (k == it->conditions.end()) it->conditions.push_back(std::move(met));
       else *k = std::move(met);
     }
     return out;
+  }
+
+  // Whether the attach of result `r` of claim `c`'s allocation fails: the first `failures`
+  // attaches of a driver on a node do. Decided once per allocation (the claim's uid, the device
+  // and the allocation's timestamp: a claim allocated again is attached again) and remembered,
+  // so that an event seen twice or a write retried after a conflict gets the same outcome.
+  bool attach_fails(const api::resourcev1::ResourceClaim& c, const api::resourcev1::DeviceRequestAllocationResult& r,
+                    int failures) {
+    if (failures <= 0) return false;
+    const std::int64_t at = c.status.allocation->allocationTimestamp ? c.status.allocation->allocationTimestamp->unixNanos : 0;
+    std::string attempt = fmt::format("{}/{}/{}/{}/{}", r.driver.view(), r.pool.view(), r.device.view(),
+                                      r.shareID ? std::string_view(*r.shareID) : std::string_view(), at);
+    std::lock_guard l(attach_mu);
+    auto& outcomes = attach_outcomes[std::string(c.metadata.uid)];
+    if (auto it = outcomes.find(attempt); it != outcomes.end()) return it->second;
+    const int tried = ++attaches_tried[std::string(r.pool.view()) + "/" + std::string(r.driver.view())];
+    return outcomes[attempt] = tried <= failures;
   }
 
   // The status write that meets a claim's binding conditions (a PUT with the claim's
@@ -474,12 +508,15 @@ struct Simulator::Impl {
     if (slash == std::string::npos) return std::nullopt;
     auto c = claims->lister().get(key.substr(0, slash), key.substr(slash + 1));
     if (!c) return std::nullopt;
-    auto updated = with_binding_conditions_met(*c);
+    int failed = 0;
+    auto updated = with_attach_outcomes(*c, &failed);
     if (!updated) return std::nullopt;
     auto ref = client::ResourceRef::of(client::ResourceFor<rv1::ResourceClaim>::info, std::string(c->metadata.namespace_),
                                        std::string(c->metadata.name), "status");
-    return Pending{request("PUT", ref, api::encode(*updated), "application/json"), [this](int status) {
-                     if (status >= 200 && status < 300) ++binding_conditions_set;
+    return Pending{request("PUT", ref, api::encode(*updated), "application/json"), [this, failed](int status) {
+                     if (status < 200 || status >= 300) return;
+                     if (failed > 0) attach_failures_set += static_cast<std::uint64_t>(failed);
+                     else ++binding_conditions_set;
                    }};
   }
 
@@ -943,10 +980,11 @@ void Simulator::start() {
   };
   I.slices->add_event_handler(sh);
   // A claim allocated and reserved: its pods may start now. A claim allocated with devices that
-  // have our binding condition: the condition is set.
+  // have our binding condition: the device is attached and the condition (or, when the attach
+  // fails, the failure condition) is set.
   auto ch = std::make_shared<informer::ResourceEventHandlerFuncs<rv1::ResourceClaim>>();
   auto claim_changed = [&I](const rv1::ResourceClaim& c) {
-    if (I.with_binding_conditions_met(c))
+    if (I.with_attach_outcomes(c))
       I.enqueue("claim/" + std::string(c.metadata.namespace_) + "/" + std::string(c.metadata.name));
     for (const auto& r : c.status.reservedFor)
       if (r.resource == "pods")
@@ -954,6 +992,11 @@ void Simulator::start() {
   };
   ch->add = [claim_changed](const Ptr<rv1::ResourceClaim>& c, bool) { claim_changed(*c); };
   ch->update = [claim_changed](const Ptr<rv1::ResourceClaim>&, const Ptr<rv1::ResourceClaim>& c) { claim_changed(*c); };
+  ch->del = [&I](const informer::Deleted<rv1::ResourceClaim>& d) {
+    if (!d.obj) return;
+    std::lock_guard l(I.attach_mu);
+    I.attach_outcomes.erase(std::string(d.obj->metadata.uid));
+  };
   I.claims->add_event_handler(ch);
   auto ph = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
   ph->add = [&I](const Ptr<api::Pod>& p, bool) { I.enqueue_pod(*p); };
@@ -1018,6 +1061,7 @@ Stats Simulator::stats() const {
   st.slices_deleted = I.slices_deleted.load();
   st.claims_prepared = I.claims_prepared.load();
   st.binding_conditions_set = I.binding_conditions_set.load();
+  st.attach_failures = I.attach_failures_set.load();
   st.requests = I.requests.load();
   st.batches = I.batches.load();
   st.errors = I.errors.load();

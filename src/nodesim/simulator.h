@@ -72,6 +72,7 @@ struct Stats {
   std::uint64_t slices_deleted = 0;
   std::uint64_t claims_prepared = 0;   // claims prepared for a pod before it started
   std::uint64_t binding_conditions_set = 0;  // claims whose devices' binding conditions were set True
+  std::uint64_t attach_failures = 0;  // devices whose failure condition was set True (attachFailures)
   std::uint64_t requests = 0;  // HTTP requests sent
   std::uint64_t batches = 0;   // pipelined batches they went out in
   std::uint64_t errors = 0;

@@ -298,6 +298,9 @@ void Scheduler::stop() {
     fwk->iterate_over_waiting_pods([&](framework::WaitingPod& wp) { uids.push_back(wp.pod().metadata.uid); });
     for (const auto& uid : uids) fwk->reject_waiting_pod(uid);
   }
+  // PreBinds waiting for devices' binding conditions end now (upstream cancels the binding
+  // cycles' context), instead of after bindingTimeout.
+  if (dra_) dra_->stop_waits();
   if (binding_pool_) binding_pool_->shutdown();
   // After the binding workers: they wait on their bindings' calls.
   if (api_dispatcher_) api_dispatcher_->close();

@@ -6,6 +6,7 @@
 // 5th is bound.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <map>
 #include <set>
 
@@ -14,6 +15,7 @@
 #include "client/rest.h"
 #include "localcluster/local_cluster.h"
 #include "net_testing/net_fixture.h"
+#include "scheduler/app/app.h"
 
 namespace {
 
@@ -157,6 +159,69 @@ TEST(DraScheduling, DevicesAreAllocatedOnceAndTheLastPodWaitsForAFreeOne) {
     return claims.ok() && claims->items.size() == 4;
   }));
   check_claims(4);
+}
+
+
+// Issue #43 (a), upstream PreBind's wait.PollUntilContextTimeout(ctx, ...): the binding cycle's
+// context is cancelled when the scheduler stops, so a PreBind waiting for a device's binding
+// condition ends then, not after bindingTimeout (600 s). Here the device needs Attached, which
+// nobody sets (a node-less slice made by hand, offered to all nodes; the simulator runs no
+// driver): the pod waits in PreBind with its claim allocated and reserved. Stopping the in-process scheduler (what `ksched
+// up`'s Ctrl-C and kube-scheduler's SIGTERM do) returns promptly and the pod is not bound.
+TEST(DraScheduling, StoppingTheSchedulerEndsAPreBindWaitingForABindingCondition) {
+  ksched::localcluster::LocalClusterOptions o;
+  o.nodes = 1;
+  o.scheduler_secure_port = -1;
+  o.feature_gates = {{"DRADeviceBindingConditions", true}, {"DRAResourceClaimDeviceStatus", true}};
+  auto cluster = ksched::localcluster::LocalCluster::start(o);
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  auto c = (*cluster)->client();
+  ASSERT_TRUE(c->create(gpu_class()).ok());
+  ASSERT_TRUE(c->create(one_gpu()).ok());
+  rv1::ResourceSlice slice;
+  slice.metadata.name = "shared-gpu";
+  slice.spec.driver = "gpu.ksched.dev";
+  slice.spec.pool.name = "shared";
+  slice.spec.pool.generation = 1;
+  slice.spec.pool.resourceSliceCount = 1;
+  slice.spec.allNodes = true;
+  rv1::Device dev;
+  dev.name = "gpu-0";
+  dev.bindsToNode = true;
+  dev.bindingConditions = std::vector<std::string>{"Attached"};
+  dev.bindingFailureConditions = std::vector<std::string>{"AttachedFailed"};
+  slice.spec.devices.push_back(dev);
+  auto created = c->create(slice);
+  ASSERT_TRUE(created.ok()) << created.error().to_string();
+  ASSERT_TRUE(c->create(gpu_pod("waits")).ok());
+
+  // PreBind wrote the allocation (with the device's condition) and the reservation, and waits.
+  ASSERT_TRUE(eventually([&] {
+    auto claims = c->list<rv1::ResourceClaim>("default");
+    return claims.ok() && claims->items.size() == 1u && claims->items[0].status.allocation &&
+           claims->items[0].status.reservedFor.size() == 1u;
+  }));
+  auto claims = c->list<rv1::ResourceClaim>("default");
+  ASSERT_EQ(claims->items[0].status.allocation->devices.results.at(0).bindingConditions.vec(),
+            std::vector<std::string>{"Attached"});
+
+  auto* app = (*cluster)->scheduler_app();
+  ASSERT_NE(app, nullptr);
+  auto stopped = std::async(std::launch::async, [app] {
+    app->request_stop();
+    return app->wait();
+  });
+  // Bounded: without the stop reaching the wait this takes bindingTimeout (600 s).
+  ASSERT_EQ(stopped.wait_for(60s), std::future_status::ready);
+  EXPECT_EQ(stopped.get(), 0);
+  auto pod = c->get<ksched::api::Pod>("default", "waits");
+  ASSERT_TRUE(pod.ok());
+  EXPECT_TRUE(pod->spec.nodeName.empty()) << "bound to " << pod->spec.nodeName;
+  // The failed binding was unreserved before stop returned (the allocation stays, as upstream's).
+  auto after = c->list<rv1::ResourceClaim>("default");
+  ASSERT_TRUE(after.ok() && after->items.size() == 1u);
+  EXPECT_TRUE(after->items[0].status.reservedFor.empty());
+  EXPECT_TRUE(after->items[0].status.allocation.has_value());
 }
 
 }  // namespace

@@ -29,6 +29,11 @@ TEST(DraDevicesSpec, ParsesDriversAndTheirOptions) {
   auto attached = nodesim::parse_dra_devices("gpu.ksched.dev=2,bindingConditions=Attached");
   ASSERT_TRUE(attached.ok()) << attached.error();
   EXPECT_EQ((*attached)[0].binding_condition, "Attached");
+  EXPECT_EQ((*attached)[0].attach_failures, 0);
+  auto failing = nodesim::parse_dra_devices("gpu.ksched.dev=1,attachFailures=3,bindingConditions=Attached");
+  ASSERT_TRUE(failing.ok()) << failing.error();  // in any order
+  EXPECT_EQ((*failing)[0].attach_failures, 3);
+  EXPECT_EQ((*nodesim::parse_dra_devices("gpu.ksched.dev=1,bindingConditions=Attached,attachFailures=0"))[0].attach_failures, 0);
 }
 
 TEST(DraDevicesSpec, ErrorsNameTheSpec) {
@@ -39,7 +44,16 @@ TEST(DraDevicesSpec, ErrorsNameTheSpec) {
             "--dra-devices \"GPU=1\": the driver name must be a DNS subdomain of at most 63 characters, such as gpu.ksched.dev");
   EXPECT_EQ(err("gpu.ksched.dev=1,colour=red"),
             "--dra-devices \"gpu.ksched.dev=1,colour=red\": unknown key \"colour\" (known: model, memory, slices, partitions, "
-            "bindingConditions)");
+            "bindingConditions, attachFailures)");
+  EXPECT_EQ(err("gpu.ksched.dev=1,bindingConditions=Attached,attachFailures=-1"),
+            "--dra-devices \"gpu.ksched.dev=1,bindingConditions=Attached,attachFailures=-1\": attachFailures must be a whole "
+            "number from 0 to 1000000");
+  EXPECT_EQ(err("gpu.ksched.dev=1,bindingConditions=Attached,attachFailures=all"),
+            "--dra-devices \"gpu.ksched.dev=1,bindingConditions=Attached,attachFailures=all\": attachFailures must be a whole "
+            "number from 0 to 1000000");
+  EXPECT_EQ(err("gpu.ksched.dev=1,attachFailures=2"),
+            "--dra-devices \"gpu.ksched.dev=1,attachFailures=2\": attachFailures needs bindingConditions: only devices with "
+            "binding conditions are attached");
   EXPECT_EQ(err("gpu.ksched.dev=1,bindingConditions=at tached"),
             "--dra-devices \"gpu.ksched.dev=1,bindingConditions=at tached\": bindingConditions must be a condition type such "
             "as Attached (letters, digits, '-', '_', '.'; at most 56 characters)");
@@ -243,6 +257,78 @@ TEST_F(DraNodesimNet, SetsTheBindingConditionOfAnAllocatedDevice) {
   EXPECT_TRUE(c->get<rv1::ResourceClaim>("default", "other-driver")->status.devices.empty());
   EXPECT_TRUE(c->get<rv1::ResourceClaim>("default", "no-conditions")->status.devices.empty());
   EXPECT_EQ(sim->stats().binding_conditions_set, 1u);
+}
+
+// attachFailures: the first attach of the node's devices fails, so the simulator sets the failure
+// condition AttachedFailed=True (which makes the scheduler's PreBind fail with "claim ... binding
+// failed"); the next attach succeeds, and so does the failed claim's attach once the scheduler
+// deallocated it and allocated it again (a new allocationTimestamp: a new attach).
+TEST_F(DraNodesimNet, FailsTheFirstAttachesOfANodeWithAttachFailures) {
+  auto sim = start_on_one_node("gpu.ksched.dev=2,bindingConditions=Attached,attachFailures=1");
+  ASSERT_TRUE(eventually([&] { return sim->synced(); }));
+
+  auto allocation = [](const std::string& device, std::int64_t at) {
+    rv1::AllocationResult a;
+    rv1::DeviceRequestAllocationResult res;
+    res.request = "gpu";
+    res.driver = "gpu.ksched.dev";
+    res.pool = "sim-0";
+    res.device = device;
+    res.bindingConditions = std::vector<std::string>{"Attached"};
+    res.bindingFailureConditions = std::vector<std::string>{"AttachedFailed"};
+    a.devices.results.push_back(res);
+    a.allocationTimestamp = api::Time{at};
+    return a;
+  };
+  auto allocate = [&](const std::string& name, const std::string& device, std::int64_t at) {
+    auto claim = c->get<rv1::ResourceClaim>("default", name);
+    ASSERT_TRUE(claim.ok());
+    claim->status.allocation = allocation(device, at);
+    claim->status.devices.clear();
+    auto written = c->update_status(*claim);
+    ASSERT_TRUE(written.ok()) << written.error().to_string();
+  };
+  auto create = [&](const std::string& name) {
+    rv1::ResourceClaim claim;
+    claim.metadata.name = name;
+    claim.metadata.namespace_ = "default";
+    rv1::DeviceRequest r;
+    r.name = "gpu";
+    r.exactly = rv1::ExactDeviceRequest{};
+    r.exactly->deviceClassName = "gpu.ksched.dev";
+    claim.spec.devices.requests.push_back(r);
+    ASSERT_TRUE(c->create(claim).ok());
+  };
+  // The one condition the simulator set on the claim's device: "type=status/reason", or "".
+  auto outcome = [&](const std::string& name) -> std::string {
+    auto cl = c->get<rv1::ResourceClaim>("default", name);
+    if (!cl.ok() || cl->status.devices.size() != 1 || cl->status.devices[0].conditions.size() != 1) return "";
+    const auto& k = cl->status.devices[0].conditions[0];
+    return k.type + "=" + k.status + "/" + k.reason;
+  };
+
+  create("first");
+  allocate("first", "gpu-0", 1'000'000'000);
+  ASSERT_TRUE(eventually([&] { return !outcome("first").empty(); }));
+  EXPECT_EQ(outcome("first"), "AttachedFailed=True/DeviceAttachFailed");
+  ASSERT_TRUE(eventually([&] { return sim->stats().attach_failures == 1u; }));
+
+  create("second");
+  allocate("second", "gpu-1", 2'000'000'000);
+  ASSERT_TRUE(eventually([&] { return !outcome("second").empty(); }));
+  EXPECT_EQ(outcome("second"), "Attached=True/DeviceAttached");
+
+  // The scheduler's PostFilter deallocates "first" (allocation and devices' status cleared); its
+  // next allocation, of the same device, is attached anew and now succeeds.
+  auto failed = c->get<rv1::ResourceClaim>("default", "first");
+  ASSERT_TRUE(failed.ok());
+  failed->status.allocation.reset();
+  failed->status.devices.clear();
+  ASSERT_TRUE(c->update_status(*failed).ok());
+  allocate("first", "gpu-0", 3'000'000'000);
+  ASSERT_TRUE(eventually([&] { return outcome("first") == "Attached=True/DeviceAttached"; })) << outcome("first");
+  ASSERT_TRUE(eventually([&] { return sim->stats().binding_conditions_set == 2u; }));
+  EXPECT_EQ(sim->stats().attach_failures, 1u);
 }
 
 TEST_F(DraNodesimNet, PodsStartOnceTheirClaimsAreAllocatedAndReserved) {

@@ -252,6 +252,31 @@ TEST_F(BindingConditionsTest, PreBindTimesOut) {
   EXPECT_EQ(st.message(), "device binding timeout");
 }
 
+// PreBind's PollUntilContextTimeout(ctx, ...) on a cancelled context: when the scheduler stops
+// (dra::Manager::stop_waits, what Scheduler::stop calls), a PreBind waiting for a condition nobody
+// sets ends at once with the context's error, "context canceled", long before bindingTimeout
+// (600 s here). A PreBind started after the stop checks the claims once, then ends the same way.
+TEST_F(BindingConditionsTest, PreBindWaitEndsWhenTheSchedulerStops) {
+  fw::CycleState s;
+  schedule(s);
+  auto prebind = std::async(std::launch::async, [&] { return plugin->pre_bind(s, *pod, "node-1"); });
+  ASSERT_TRUE(handle.claims.wait_for_events(1));  // PreBind wrote the claim and waits
+  EXPECT_FALSE(handle.manager.waits_stopped());
+  handle.manager.stop_waits();
+  // Bounded: a wait that ignores the stop would run for bindingTimeout (600 s).
+  ASSERT_EQ(prebind.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  auto st = prebind.get();
+  EXPECT_EQ(st.code(), fw::Code::Error);
+  EXPECT_EQ(st.message(), "context canceled");
+  EXPECT_TRUE(handle.manager.waits_stopped());
+
+  // The condition already True: no wait, so the stop does not matter (upstream's immediate poll).
+  driver_sets("Attached");
+  fw::CycleState again;
+  schedule(again);
+  EXPECT_TRUE(plugin->pre_bind(again, *pod, "node-1").is_success());
+}
+
 // isClaimTimeout in Filter: an allocated claim whose allocationTimestamp is older than
 // bindingTimeout while its conditions are not all True is unavailable; PostFilter deallocates it.
 TEST_F(BindingConditionsTest, ClaimPastItsBindingTimeoutIsUnavailableAndDeallocated) {

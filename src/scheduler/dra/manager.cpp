@@ -285,8 +285,21 @@ std::uint64_t Manager::claims_version() const {
 std::uint64_t Manager::wait_for_claims_change(std::uint64_t seen,
                                               std::chrono::steady_clock::time_point deadline) const {
   std::unique_lock l(mu_);
-  claims_changed_.wait_until(l, deadline, [&] { return claims_version_ != seen; });
+  claims_changed_.wait_until(l, deadline, [&] { return claims_version_ != seen || waits_stopped_; });
   return claims_version_;
+}
+
+void Manager::stop_waits() {
+  {
+    std::lock_guard l(mu_);
+    waits_stopped_ = true;
+  }
+  claims_changed_.notify_all();
+}
+
+bool Manager::waits_stopped() const {
+  std::lock_guard l(mu_);
+  return waits_stopped_;
 }
 
 void Manager::on_claim_add(const ClaimPtr& c) {

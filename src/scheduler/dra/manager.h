@@ -129,7 +129,12 @@ class Manager {
   std::uint64_t claims_version() const;
   // Blocks until claims_version() differs from `seen` or `deadline` passes; returns the count
   // then. Upstream polls the assume cache every 5 s instead.
+  // Also returns at once once stop_waits() was called.
   std::uint64_t wait_for_claims_change(std::uint64_t seen, std::chrono::steady_clock::time_point deadline) const;
+  // The scheduler is stopping (upstream cancels the binding cycles' context): every
+  // wait_for_claims_change returns now, and any later one at once; waits_stopped() tells why.
+  void stop_waits();
+  bool waits_stopped() const;
 
  private:
   struct ClaimEntry {
@@ -188,6 +193,7 @@ class Manager {
   std::unordered_map<std::string, ClaimPtr> in_flight_;  // by claim uid
   std::uint64_t claims_version_ = 0;                    // see claims_version()
   mutable std::condition_variable claims_changed_;       // with mu_
+  bool waits_stopped_ = false;                           // see stop_waits()
 };
 
 // DRAExtendedResource: the prefix of a DeviceClass's implicit extended resource name

@@ -1043,7 +1043,9 @@ Status DynamicResources::pre_bind(framework::CycleState& state, const api::Pod& 
 // the scheduling thread; instead of upstream's poll every 5 s it wakes on each change of a claim
 // in the scheduler's DRA state (informer or assume cache). A failure returns an error: the
 // scheduler unreserves (the claims keep their allocation) and retries the pod, whose next Filter
-// finds the claim unavailable, so PostFilter deallocates it.
+// finds the claim unavailable, so PostFilter deallocates it. When the scheduler stops
+// (dra::Manager::stop_waits, upstream's cancelled context) the wait ends at once with
+// "context canceled" and the pod's binding fails as any PreBind error does.
 Status DynamicResources::wait_for_binding_conditions(StateData& s, const api::Pod& pod, const std::string& node_name) {
   handle_.client().event(pod, "Normal", "BindingConditionsPending", "Scheduling",
                          "waiting for binding conditions for device on node " + node_name);
@@ -1065,6 +1067,8 @@ Status DynamicResources::wait_for_binding_conditions(StateData& s, const api::Po
       break;
     }
     if (ready) return {};
+    // The scheduler is stopping: upstream's poll ends with the cancelled context's error.
+    if (manager_->waits_stopped()) return Status::error("context canceled");
     const std::uint64_t before = seen;
     seen = manager_->wait_for_claims_change(seen, deadline);
     // Woken by the deadline, not by a change: upstream's poll ends with its context's deadline.

@@ -28,7 +28,8 @@
 // bindingConditions; the allocator copies them into the allocation. PreBind, after writing the
 // claims (with allocationTimestamp), waits until each such device's conditions are True in the
 // claim's status.devices, failing on a True failure condition or after bindingTimeout (600 s by
-// default); Filter then finds such a claim unavailable and PostFilter deallocates it.
+// default); Filter then finds such a claim unavailable and PostFilter deallocates it. The wait
+// also ends, with "context canceled", when the scheduler stops (dra::Manager::stop_waits).
 // Consumable capacity (DRAConsumableCapacity, alpha): see dra/allocator.h.
 // filterTimeout is accepted and validated but not enforced: the allocator has no cancellation.
 #pragma once
