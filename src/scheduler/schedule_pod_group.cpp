@@ -223,7 +223,9 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
   // rejected as Unschedulable, not on an error or an unresolvable rejection.
   std::vector<std::string> nominated(members.size());
   bool keep_nominations = false;
-  if (group_error.is_success() && feasible.code() == framework::Code::Unschedulable) {
+  // Not for a topology-aware group: the evaluator places the group across the whole cluster,
+  // which its constraint forbids (ksched has no per-placement preemption yet).
+  if (group_error.is_success() && feasible.code() == framework::Code::Unschedulable && !topology) {
     // The members' tentative assumptions were just undone: the snapshot must not show them.
     Status ps;
     if (auto rs = refresh_snapshot(); !rs.ok()) {
