@@ -189,7 +189,8 @@ Status SchedulingAlgorithm::find_nodes_that_fit_pod(framework::Framework& fwk, f
   }
 
   // The nominated node (set by an earlier preemption) is tried first.
-  if (!pod.status.nominatedNodeName.empty() && (!placement_ || placement_->contains(pod.status.nominatedNodeName))) {
+  const bool nominated_in_placement = !placement_ || placement_->contains(pod.status.nominatedNodeName.view());
+  if (!pod.status.nominatedNodeName.empty() && nominated_in_placement) {
     if (auto ni = snapshot.get(pod.status.nominatedNodeName); ni && ni->node()) {
       std::vector<framework::NodeInfoPtr> one{ni};
       FilterPass pass(fwk, state, pod, one, next_start_node_index_, false, rejections_);

@@ -1,6 +1,7 @@
 #include "scheduler/plugins/topologyplacement/topologyplacement.h"
 
 #include <map>
+#include <optional>
 
 #include "api/scheduling.h"
 
