@@ -244,7 +244,8 @@ void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path)
   // schedulingConstraints (TopologyAwareWorkloadScheduling; dropped before validation unless the
   // gate is on): topology has +k8s:maxItems=1, each key +k8s:required +k8s:format=k8s-label-key.
   if (const json::object* sc = rules::obj(o, "schedulingConstraints")) {
-    const Path tp = path.child("schedulingConstraints").child("topology");
+    const Path scp = path.child("schedulingConstraints");
+    const Path tp = scp.child("topology");
     if (const json::array* topo = rules::arr(*sc, "topology")) {
       if (topo->size() > 1) {
         e.causes.push_back(Cause{"FieldValueTooMany",
@@ -253,7 +254,8 @@ void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path)
         static const json::object empty;
         for (std::size_t i = 0; i < topo->size(); ++i) {
           const json::object& t = (*topo)[i].is_object() ? (*topo)[i].get_object() : empty;
-          required_name(e, rules::sv(t, "key"), rules::qualified_name, tp.index(i).child("key"));
+          const Path ip = tp.index(i);
+          required_name(e, rules::sv(t, "key"), rules::qualified_name, ip.child("key"));
         }
       }
     }
