@@ -22,6 +22,7 @@ constexpr Gate kGates[] = {
     {"NodeDeclaredFeatures", &FeatureGates::NodeDeclaredFeatures},
     {"PodLevelResources", &FeatureGates::PodLevelResources},
     {"PodTopologyLabelsAdmission", &FeatureGates::PodTopologyLabelsAdmission},
+    {"TopologyAwareWorkloadScheduling", &FeatureGates::TopologyAwareWorkloadScheduling},
 };
 
 }  // namespace
@@ -66,6 +67,9 @@ util::Result<FeatureGates> FeatureGates::parse(std::string_view spec, const Feat
   // The dependencies kube_features.go declares, checked as component-base does once all are set.
   if (out.GangScheduling && !out.GenericWorkload)
     return util::make_error("GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]");
+  if (out.TopologyAwareWorkloadScheduling && !out.GenericWorkload)
+    return util::make_error(
+        "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: [GenericWorkload]");
   return out;
 }
 

@@ -34,6 +34,9 @@ struct FeatureGates {
   // Alpha, off in v1.35: the scheduler's gang scheduling of a Workload's pod groups. It depends on
   // GenericWorkload (parse refuses it alone, as upstream); the API server only accepts it.
   bool GangScheduling = false;
+  // Alpha, off (v1.36, KEP-5732): a PodGroup's (and a Workload template's) schedulingConstraints
+  // (topology[].key) are kept and validated instead of dropped. Depends on GenericWorkload.
+  bool TopologyAwareWorkloadScheduling = false;
 
   // Whether the gate of that name is on; false for a name that is not one of these gates.
   bool enabled(std::string_view name) const;

@@ -17,10 +17,12 @@
 #include "scheduler/plugins/noderesources/fit.h"
 #include "scheduler/plugins/nodeunschedulable/nodeunschedulable.h"
 #include "scheduler/plugins/nodevolumelimits/nodevolumelimits.h"
+#include "scheduler/plugins/podgrouppodscount/podgrouppodscount.h"
 #include "scheduler/plugins/podtopologyspread/podtopologyspread.h"
 #include "scheduler/plugins/prioritysort/prioritysort.h"
 #include "scheduler/plugins/schedulinggates/schedulinggates.h"
 #include "scheduler/plugins/tainttoleration/tainttoleration.h"
+#include "scheduler/plugins/topologyplacement/topologyplacement.h"
 #include "scheduler/plugins/volumebinding/volumebinding.h"
 #include "scheduler/plugins/volumerestrictions/volumerestrictions.h"
 #include "scheduler/plugins/volumezone/volumezone.h"
@@ -64,6 +66,8 @@ constexpr InTreePlugin kInTreePlugins[] = {
     {pl::defaultpreemption::kName, pl::defaultpreemption::make_default_preemption},
     {pl::schedulinggates::kName, pl::schedulinggates::make_scheduling_gates},
     {pl::gangscheduling::kName, pl::gangscheduling::make_gang_scheduling},
+    {pl::topologyplacement::kName, pl::topologyplacement::make_topology_placement},
+    {pl::podgrouppodscount::kName, pl::podgrouppodscount::make_pod_group_pods_count},
 };
 
 }  // namespace

@@ -39,12 +39,14 @@ Status SchedulingAlgorithm::schedule_pod(framework::Framework& fwk, framework::C
   if (auto r = cache.update_snapshot(snapshot); !r.ok()) return Status::error(r.error());
   deps_.metrics->cache_size(cache.node_count(), cache.pod_count(), cache.assumed_pod_count());
   if (deps_.opportunistic_batching) batch_.note_snapshot_delta(snapshot.last_delta());
-  const auto& all_nodes = snapshot.list();
+  const auto& all_nodes = candidate_nodes();
   if (all_nodes.empty()) return Status(Code::UnschedulableAndUnresolvable, kErrNoNodesAvailable);
   tie_key_ = (*deps_.rng)();
 
   std::optional<std::string> signature;
-  if (deps_.opportunistic_batching) {
+  // A batch spans all nodes: a placement's pods take the full path.
+  if (placement_) clear_batch(fwk, OpportunisticBatch::Flush::NotBatchable);
+  if (deps_.opportunistic_batching && !placement_) {
     signature = batch_signature(fwk, pod);
     if (!signature) {
       if (batch_.active()) clear_batch(fwk, OpportunisticBatch::Flush::NotBatchable);
@@ -89,6 +91,16 @@ Status SchedulingAlgorithm::schedule_pod(framework::Framework& fwk, framework::C
     deps_.metrics->store_schedule_results(fwk.profile_name(), metrics::seconds_since(t, deps_.clock->now()));
   }
   return {};
+}
+
+const std::vector<framework::NodeInfoPtr>& SchedulingAlgorithm::candidate_nodes() {
+  const auto& all = deps_.snapshot->list();
+  if (!placement_) return all;
+  placement_nodes_.clear();
+  for (const auto& ni : all) {
+    if (placement_->contains(ni->name().view())) placement_nodes_.push_back(ni);
+  }
+  return placement_nodes_;
 }
 
 // ---------------------------------------------------------------- opportunistic batching
@@ -157,7 +169,7 @@ Status SchedulingAlgorithm::find_nodes_that_fit_pod(framework::Framework& fwk, f
                                                     const api::Pod& pod, framework::Diagnosis& diagnosis,
                                                     std::vector<framework::NodeInfoPtr>& feasible, int& evaluated) {
   const cache::Snapshot& snapshot = *deps_.snapshot;
-  const auto& all_nodes = snapshot.list();
+  const auto& all_nodes = placement_ ? placement_nodes_ : snapshot.list();
   framework::PreFilterResult pre_res;
   std::set<std::string> set_plugins;
   auto t = deps_.clock->now();
@@ -177,7 +189,8 @@ Status SchedulingAlgorithm::find_nodes_that_fit_pod(framework::Framework& fwk, f
   }
 
   // The nominated node (set by an earlier preemption) is tried first.
-  if (!pod.status.nominatedNodeName.empty()) {
+  const bool nominated_in_placement = !placement_ || placement_->contains(pod.status.nominatedNodeName.view());
+  if (!pod.status.nominatedNodeName.empty() && nominated_in_placement) {
     if (auto ni = snapshot.get(pod.status.nominatedNodeName); ni && ni->node()) {
       std::vector<framework::NodeInfoPtr> one{ni};
       FilterPass pass(fwk, state, pod, one, next_start_node_index_, false, rejections_);
@@ -202,13 +215,14 @@ Status SchedulingAlgorithm::find_nodes_that_fit_pod(framework::Framework& fwk, f
   std::vector<framework::NodeInfoPtr> subset;
   if (!pre_res.all_nodes()) {
     for (const auto& name : *pre_res.nodeNames) {
-      // PreFilter may name nodes that do not exist.
+      // PreFilter may name nodes that do not exist (or are outside the placement).
+      if (placement_ && !placement_->contains(name)) continue;
       if (auto ni = snapshot.get(name); ni && ni->node()) subset.push_back(ni);
     }
     nodes = &subset;
     diagnosis.nodeToStatus.set_absent(framework::prefilter_result_rejection(set_plugins));
   }
-  FilterPass pass(fwk, state, pod, *nodes, next_start_node_index_, nodes == &all_nodes, rejections_);
+  FilterPass pass(fwk, state, pod, *nodes, next_start_node_index_, nodes == &snapshot.list(), rejections_);
   s = find_nodes_that_pass_filters(pass, fwk, *nodes, feasible);
   // The nominated node may have been rejected again: record now so that it counts once.
   if (diagnosis.nodeToStatus.size() != 0 || feasible.empty()) pass.record(diagnosis);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <random>
 #include <string>
 #include <vector>
@@ -70,7 +71,15 @@ class SchedulingAlgorithm {
   // takes the full path.
   void pod_failed(const framework::Framework& fwk) { clear_batch(fwk, OpportunisticBatch::Flush::PodFailed); }
 
+  // The pod-group cycle's placement (TopologyAwareWorkloadScheduling): while set, schedule_pod
+  // considers only the snapshot's nodes of these names (upstream AssumePlacement restricts the
+  // snapshot), takes no batch and counts only them in its fit error. nullptr: every node. The
+  // set must outlive its use; the pod-group cycle clears it before returning.
+  void set_placement(const std::set<std::string, std::less<>>* node_names) { placement_ = node_names; }
+
  private:
+  // The nodes this pod may go to: the snapshot's, or the placement's among them.
+  const std::vector<framework::NodeInfoPtr>& candidate_nodes();
   // PreFilter and the Filter passes; `evaluated` is the number of nodes looked at.
   framework::Status find_nodes_that_fit_pod(framework::Framework& fwk, framework::CycleState& state,
                                             const api::Pod& pod, framework::Diagnosis& diagnosis,
@@ -118,6 +127,8 @@ class SchedulingAlgorithm {
   framework::RawScores raw_scores_;
   // Per-node score rows, kept between pods so that each row's vector keeps its capacity.
   std::vector<framework::NodePluginScores> scores_;
+  const std::set<std::string, std::less<>>* placement_ = nullptr;
+  std::vector<framework::NodeInfoPtr> placement_nodes_;  // candidate_nodes() while placement_ is set
 };
 
 }  // namespace ksched::scheduler

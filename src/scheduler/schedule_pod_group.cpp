@@ -23,12 +23,18 @@
 // its node, to be placed whole by a later cycle once the victims are gone. Members run no
 // PostFilter of their own, as upstream's group cycle.
 //
-// Not done (see docs/architecture.md): TopologyAware placement, composite groups, and basic groups
-// in the group cycle.
+// Topology-aware placement (TopologyAwareWorkloadScheduling, KEP-5732): a gang whose PodGroup has
+// schedulingConstraints.topology is tried in each placement the PlacementGenerate plugins make
+// (place_group_in_placements, upstream podGroupSchedulingPlacementAlgorithm) and committed in the
+// best feasible one.
+//
+// Not done (see docs/architecture.md): composite groups, and basic groups in the group cycle.
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "api/helpers.h"
+#include "scheduler/config/features.h"
 #include "scheduler/framework/preemption/pod_group_preemption.h"
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
@@ -153,7 +159,9 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
                                                   {"scheduled", std::to_string(scheduled)}});
   }
 
-  const GroupPlacement placed = place_group_members(fwk, members, scheduled, /*dry_run=*/false);
+  const std::optional<framework::PodGroupInfo> topology = topology_aware_group(fwk, first_pod, group, members);
+  const GroupPlacement placed = topology ? place_group_in_placements(fwk, members, scheduled, *topology)
+                                         : place_group_members(fwk, members, scheduled, /*dry_run=*/false);
   const Status& feasible = placed.feasible;
   const Status& group_error = placed.error;
 
@@ -215,7 +223,9 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
   // rejected as Unschedulable, not on an error or an unresolvable rejection.
   std::vector<std::string> nominated(members.size());
   bool keep_nominations = false;
-  if (group_error.is_success() && feasible.code() == framework::Code::Unschedulable) {
+  // Not for a topology-aware group: the evaluator places the group across the whole cluster,
+  // which its constraint forbids (ksched has no per-placement preemption yet).
+  if (group_error.is_success() && feasible.code() == framework::Code::Unschedulable && !topology) {
     // The members' tentative assumptions were just undone: the snapshot must not show them.
     Status ps;
     if (auto rs = refresh_snapshot(); !rs.ok()) {
@@ -374,6 +384,156 @@ void Scheduler::undo_group_members(framework::Framework& fwk, std::vector<GroupM
     }
     it->assumed.reset();
   }
+}
+
+std::optional<framework::PodGroupInfo> Scheduler::topology_aware_group(const framework::Framework& fwk,
+                                                                      const api::Pod& first, const std::string& group,
+                                                                      const std::vector<GroupMember>& members) {
+  if (!config::features().topologyAwareWorkloadScheduling || !fwk.has_placement_generate_plugins() || !pod_groups_) {
+    return std::nullopt;
+  }
+  const std::string* name = podgroup::pod_group_name(first);
+  if (!name) return std::nullopt;
+  podgroup::PodGroupPtr pg = pod_groups_->pod_group(first.metadata.namespace_, *name);
+  if (!pg || !pg->spec.schedulingConstraints || pg->spec.schedulingConstraints->topology.empty()) return std::nullopt;
+  framework::PodGroupInfo info;
+  info.ns = std::string(first.metadata.namespace_.view());
+  info.name = *name;
+  info.key = group;
+  info.podGroup = std::move(pg);
+  info.unscheduledPods.reserve(members.size());
+  for (const auto& m : members) info.unscheduledPods.push_back(m.popped->podInfo->pod);
+  for (const auto& p : pod_groups_->pods(group)) {
+    if (!p->spec.nodeName.empty()) {
+      info.scheduledNodes.emplace_back(p->spec.nodeName.view());
+    } else if (cache_->is_assumed_pod(*p)) {
+      if (auto cached = cache_->get_pod(*p); cached.ok() && cached.value()) {
+        info.scheduledNodes.emplace_back(cached.value()->spec.nodeName.view());
+      }
+    }
+  }
+  return info;
+}
+
+Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framework& fwk,
+                                                               std::vector<GroupMember>& members, int scheduled,
+                                                               const framework::PodGroupInfo& info) {
+  GroupPlacement out;
+  // The placements are cut from the current nodes.
+  if (auto rs = refresh_snapshot(); !rs.ok()) {
+    out.error = Status::error(rs.error());
+    return out;
+  }
+  framework::Placement root{"", snapshot_->list()};
+  std::vector<framework::Placement> placements;
+  if (Status gs = fwk.run_placement_generate_plugins(info, root, placements); !gs.is_success()) {
+    if (gs.is_rejected()) {
+      out.feasible = std::move(gs);
+    } else {
+      out.error = std::move(gs);
+    }
+    return out;
+  }
+  const int n = static_cast<int>(placements.size());
+  if (auto v = log::V(4); v.enabled()) {
+    v.info("Generated placements for a pod group", {{"podGroup", info.key}, {"placements", std::to_string(n)}});
+  }
+  // Each member's attempt starts clean in every placement.
+  auto reset = [](std::vector<GroupMember>& ms) {
+    for (auto& m : ms) {
+      GroupMember fresh;
+      fresh.popped = std::move(m.popped);
+      m = std::move(fresh);
+    }
+  };
+  std::set<std::string, std::less<>> names;
+  std::vector<GroupMember> first_outcome;  // the first placement's members, reported when none fits
+  Status first_status;
+  std::vector<std::size_t> feasible_index;
+  std::vector<framework::PodGroupAssignments> assignments;
+  for (std::size_t k = 0; k < placements.size(); ++k) {
+    names.clear();
+    for (const auto& ni : placements[k].nodes) names.emplace(ni->name().view());
+    algorithm_->set_placement(&names);
+    reset(members);
+    GroupPlacement tried = place_group_members(fwk, members, scheduled, /*dry_run=*/true);
+    if (!tried.error.is_success()) {
+      undo_group_members(fwk, members);
+      algorithm_->set_placement(nullptr);
+      return tried;
+    }
+    bool any_placed = false;
+    framework::PodGroupAssignments a;
+    a.placement = &placements[k];
+    for (const auto& m : members) {
+      if (!m.assumed) continue;
+      any_placed = true;
+      a.proposed.push_back(framework::ProposedAssignment{m.popped->podInfo->pod, m.result.suggestedHost});
+    }
+    if (auto v = log::V(5); v.enabled()) {
+      v.info("Evaluated placement", {{"podGroup", info.key}, {"placement", placements[k].name},
+                                     {"feasible", tried.feasible.is_success() && any_placed ? "true" : "false"}});
+    }
+    undo_group_members(fwk, members);
+    if (k == 0) {
+      first_outcome = members;
+      first_status = tried.feasible;
+    }
+    if (tried.feasible.is_success() && any_placed) {
+      feasible_index.push_back(k);
+      assignments.push_back(std::move(a));
+    }
+  }
+  algorithm_->set_placement(nullptr);
+
+  if (feasible_index.empty()) {
+    if (!first_outcome.empty()) members = std::move(first_outcome);
+    std::string reason = n == 0 ? std::string("no placement was generated") : first_status.message();
+    if (n > 0 && first_status.is_success()) reason = "no pods were schedulable";
+    out.feasible = Status(framework::Code::Unschedulable,
+                          "0/" + std::to_string(n) + " placements are available, first placement status: " + reason)
+                       .with_plugin(first_status.plugin());
+    return out;
+  }
+
+  std::size_t best = 0;
+  if (assignments.size() > 1) {
+    // The snapshot's NodeInfos (the placements' nodes, updated in place) without the undone
+    // members: scorers add the proposed members themselves, as upstream's after its reverts.
+    if (auto rs = refresh_snapshot(); !rs.ok()) {
+      reset(members);
+      out.error = Status::error(rs.error());
+      return out;
+    }
+    std::vector<std::int64_t> totals;
+    if (Status ss = fwk.run_placement_score_plugins(info, assignments, totals); !ss.is_success()) {
+      reset(members);
+      out.error = std::move(ss);
+      return out;
+    }
+    // The highest total; equal totals by a random draw, as upstream's Randomizer.
+    std::uint64_t best_draw = rng_();
+    for (std::size_t i = 1; i < totals.size(); ++i) {
+      const std::uint64_t draw = rng_();
+      if (totals[i] > totals[best] || (totals[i] == totals[best] && draw > best_draw)) {
+        best = i;
+        best_draw = draw;
+      }
+    }
+    if (auto v = log::V(4); v.enabled()) {
+      v.info("Selected placement for a pod group", {{"podGroup", info.key},
+                                                    {"placement", assignments[best].placement->name},
+                                                    {"score", std::to_string(totals[best])}});
+    }
+  }
+  const framework::Placement& chosen = placements[feasible_index[best]];
+  names.clear();
+  for (const auto& ni : chosen.nodes) names.emplace(ni->name().view());
+  algorithm_->set_placement(&names);
+  reset(members);
+  out = place_group_members(fwk, members, scheduled, /*dry_run=*/false);
+  algorithm_->set_placement(nullptr);
+  return out;
 }
 
 util::Result<Scheduler::PodGroupDryRun> Scheduler::dry_run_pod_group(

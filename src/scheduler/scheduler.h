@@ -271,6 +271,22 @@ class Scheduler {
                                      bool dry_run, const std::function<void(const GroupMember&)>& after_attempt = {});
   // Every tentative assumption and reservation undone, last first.
   void undo_group_members(framework::Framework& fwk, std::vector<GroupMember>& members);
+  // The topology-aware cycle (upstream podGroupSchedulingPlacementAlgorithm; TopologyAware-
+  // WorkloadScheduling, for a group whose PodGroup has schedulingConstraints.topology): the
+  // PlacementGenerate plugins' placements are each tried with place_group_members restricted to
+  // their nodes and undone; the feasible ones (minimum met, a member placed) are ranked by the
+  // PlacementScore plugins and the best one is placed again for real, its members left assumed
+  // as place_group_members leaves them. None feasible: nothing assumed, the members' outcomes are
+  // the first placement's and the group's status is upstream's "0/N placements are available,
+  // first placement status: ...".
+  GroupPlacement place_group_in_placements(framework::Framework& fwk, std::vector<GroupMember>& members,
+                                           int scheduled, const framework::PodGroupInfo& info);
+  // The group's PodGroupInfo when its cycle is topology-aware (the gate, PlacementGenerate plugins
+  // and a PodGroup with a topology constraint); nullopt otherwise: the plain cycle, at the cost of
+  // one PodGroup lookup.
+  std::optional<framework::PodGroupInfo> topology_aware_group(const framework::Framework& fwk,
+                                                              const api::Pod& first, const std::string& group,
+                                                              const std::vector<GroupMember>& members);
   void handle_scheduling_failure(framework::Framework& fwk, const queue::QueuedPodInfoPtr& pinfo,
                                  const framework::Status& status, const std::optional<framework::FitError>& fit,
                                  const std::optional<framework::NominatingInfo>& nominating,

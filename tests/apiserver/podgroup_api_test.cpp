@@ -221,6 +221,30 @@ TEST_F(PodGroupApiTest, CreateValidation) {
   EXPECT_FALSE(parse(dropped)["spec"].as_object().contains("resourceClaims"));
 }
 
+// TopologyAwareWorkloadScheduling (v1.36, KEP-5732) on: spec.schedulingConstraints is kept, its
+// topology has at most 1 item (+k8s:maxItems=1), each key is required and a label key
+// (+k8s:format=k8s-label-key), and the field is immutable.
+TEST_F(PodGroupApiTest, TopologyConstraintIsKeptValidatedAndImmutableWithItsGate) {
+  FeatureGates g;
+  g.GenericWorkload = true;
+  g.TopologyAwareWorkloadScheduling = true;
+  api_.set_feature_gates(g);
+  api_.bootstrap();
+  EXPECT_EQ(create_causes(R"({"schedulingPolicy":{"basic":{}},"schedulingConstraints":{"topology":[{"key":"a.io/x"},{"key":"a.io/y"}]}})"),
+            std::vector<std::string>{"spec.schedulingConstraints.topology: Too many: 2: must have at most 1 item"});
+  EXPECT_EQ(create_causes(R"({"schedulingPolicy":{"basic":{}},"schedulingConstraints":{"topology":[{}]}})"),
+            std::vector<std::string>{"spec.schedulingConstraints.topology[0].key: Required value"});
+  auto bad = create_causes(R"({"schedulingPolicy":{"basic":{}},"schedulingConstraints":{"topology":[{"key":"-rack"}]}})");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].rfind("spec.schedulingConstraints.topology[0].key: Invalid value: \"-rack\": ", 0), 0u) << bad[0];
+  auto kept = call("POST", kPodGroups,
+                   pod_group("pg", R"({"schedulingPolicy":{"gang":{"minCount":2}},"schedulingConstraints":{"topology":[{"key":"example.com/rack"}]}})"));
+  ASSERT_EQ(kept.status, 201) << kept.body;
+  EXPECT_EQ(parse(kept)["spec"].at("schedulingConstraints").at("topology").at(0).at("key"), "example.com/rack");
+  EXPECT_EQ(patch_causes(R"({"spec":{"schedulingConstraints":{"topology":[{"key":"example.com/zone"}]}}})"),
+            std::vector<std::string>{"spec.schedulingConstraints: Invalid value: null: field is immutable"});
+}
+
 // Update rules: the policy's kind is fixed (basic immutable, gang NoSet/NoUnset), minCount may
 // change; workloadRef, disruptionMode, priorityClassName and priority are immutable. A status
 // write validates the conditions.

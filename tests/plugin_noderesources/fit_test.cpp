@@ -433,5 +433,39 @@ TEST(NodeResourcesFit, DeviceClassEventsWithExtendedResources) {
   EXPECT_EQ(events[1].hint(pod, nullptr, bare), QueueingHint::Queue);
 }
 
+// NodeResourcesFit's placement score (v1.36.2's placementScorer; upstream's newest index has it as
+// placement_bin_packing_test.go): MostAllocated over the placement as one node, with the proposed
+// members' non-zero requests added to the nodes' requests, whatever the per-pod strategy.
+TEST(Fit, ScorePlacementIsMostAllocatedOverThePlacementsNodes) {
+  auto fit = make_fit();  // LeastAllocated per pod, cpu and memory weight 1
+  auto node = [](const std::string& name, const ResourceMap& alloc, const std::vector<ResourceMap>& pods = {}) {
+    auto ni = std::make_shared<framework::NodeInfo>(MakeNode().Name(name).Capacity(alloc).Ptr());
+    int i = 0;
+    for (const auto& r : pods) ni->add_pod(MakePod().Name(name + "-e" + std::to_string(i++)).Node(name).Req(r).Info());
+    return ni;
+  };
+  auto member = [](const std::string& name) { return MakePod().Name(name).Req({{"cpu", "1"}, {"memory", "1Gi"}}).Ptr(); };
+  framework::PodGroupAssignments a;
+  a.proposed = {{member("m0"), "small"}, {member("m1"), "small"}};
+  framework::Placement small{"small", {node("small", {{"cpu", "4"}, {"memory", "8Gi"}})}};
+  a.placement = &small;
+  std::int64_t score = -1;
+  ASSERT_TRUE(fit->score_placement(framework::PodGroupInfo{}, a, score).is_success());
+  EXPECT_EQ(score, (50 + 25) / 2);  // cpu 2/4, memory 2Gi/8Gi
+
+  // Two nodes, one already half used: (2 + 2) of 8 cpu, (4Gi + 2Gi) of 16Gi.
+  framework::Placement two{"two", {node("x", {{"cpu", "4"}, {"memory", "8Gi"}}, {{{"cpu", "2"}, {"memory", "4Gi"}}}),
+                                   node("y", {{"cpu", "4"}, {"memory", "8Gi"}})}};
+  a.placement = &two;
+  ASSERT_TRUE(fit->score_placement(framework::PodGroupInfo{}, a, score).is_success());
+  EXPECT_EQ(score, (50 + 37) / 2);
+
+  // More than the placement holds counts as full.
+  framework::Placement tiny{"tiny", {node("tiny", {{"cpu", "1"}, {"memory", "1Gi"}})}};
+  a.placement = &tiny;
+  ASSERT_TRUE(fit->score_placement(framework::PodGroupInfo{}, a, score).is_success());
+  EXPECT_EQ(score, 100);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins::noderesources

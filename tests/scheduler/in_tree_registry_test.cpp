@@ -11,13 +11,14 @@ namespace ksched::scheduler {
 namespace {
 
 TEST(InTreeRegistry, HoldsExactlyTheUpstreamInTreePlugins) {
-  // Upstream NewInTreeRegistry (v1.35: DynamicResources, NodeDeclaredFeatures, GangScheduling).
+  // Upstream NewInTreeRegistry (v1.35: DynamicResources, NodeDeclaredFeatures, GangScheduling;
+  // v1.36: TopologyPlacement and PodGroupPodsCount).
   const std::set<std::string> want = {
       "DynamicResources",   "DefaultBinder",      "DefaultPreemption", "ImageLocality",    "InterPodAffinity",
       "NodeAffinity",       "NodeDeclaredFeatures", "NodeName",       "NodePorts",        "NodeResourcesBalancedAllocation",
       "NodeResourcesFit",   "NodeUnschedulable", "NodeVolumeLimits", "PodTopologySpread",
       "PrioritySort",       "SchedulingGates",   "TaintToleration",  "VolumeBinding",
-      "VolumeRestrictions", "VolumeZone",         "GangScheduling",
+      "VolumeRestrictions", "VolumeZone",         "GangScheduling",   "TopologyPlacement", "PodGroupPodsCount",
   };
   auto reg = new_in_tree_registry();
   std::set<std::string> got;

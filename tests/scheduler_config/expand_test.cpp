@@ -2,6 +2,7 @@
 
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/expand.h"
+#include "scheduler/config/features.h"
 #include "test_helpers.h"
 
 namespace ksched::scheduler::config {
@@ -94,6 +95,31 @@ TEST(SchedulerConfigExpand, SpecificScoreEntryOverridesMultiPointWeightAndGoesFi
   EXPECT_EQ(std::count(s.begin(), s.end(), "ImageLocality"), 1);
   EXPECT_EQ(e.weight_of("ImageLocality"), 5);
   EXPECT_EQ(e.weight_of("TaintToleration"), 3);
+}
+
+// The pod-group cycle's points (upstream v1 Plugins.PlacementGenerate / PlacementScore): filled
+// from multiPoint like the others, with PlacementScore weights as Score's (a specific entry wins).
+TEST(SchedulerConfigExpand, PlacementPointsExpandFromMultiPointWithTheirWeights) {
+  auto without = must_expand(default_configuration().profiles[0]);
+  EXPECT_TRUE(without.at(ExtensionPoint::PlacementGenerate).empty());
+  EXPECT_EQ(without.at(ExtensionPoint::PlacementScore), V{"NodeResourcesFit"});
+
+  ScopedFeatures on(Features{.gangScheduling = true, .topologyAwareWorkloadScheduling = true});
+  auto e = must_expand(default_configuration().profiles[0]);
+  EXPECT_EQ(e.at(ExtensionPoint::PlacementGenerate), V{"TopologyPlacement"});
+  EXPECT_EQ(e.at(ExtensionPoint::PlacementScore), (V{"NodeResourcesFit", "PodGroupPodsCount"}));
+  EXPECT_EQ(e.placement_score_weights,
+            (std::vector<std::pair<std::string, std::int32_t>>{{"NodeResourcesFit", 1}, {"PodGroupPodsCount", 1}}));
+
+  auto cfg = must_decode(
+      "profiles:\n- plugins:\n    placementScore:\n      enabled:\n      - name: PodGroupPodsCount\n        weight: 4\n"
+      "      disabled:\n      - name: NodeResourcesFit\n");
+  auto w = must_expand(cfg.profiles[0]);
+  EXPECT_EQ(w.at(ExtensionPoint::PlacementScore), V{"PodGroupPodsCount"});
+  EXPECT_EQ(w.placement_score_weights.front(), (std::pair<std::string, std::int32_t>{"PodGroupPodsCount", 4}));
+
+  EXPECT_EQ(expand_error("profiles:\n- plugins:\n    placementGenerate:\n      enabled:\n      - name: NodeResourcesFit\n"),
+            "plugin \"NodeResourcesFit\" does not extend PlacementGeneratePlugin plugin");
 }
 
 TEST(SchedulerConfigExpand, StarAtOnePointKeepsOnlyThatPointsEnabledList) {

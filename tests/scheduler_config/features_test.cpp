@@ -29,6 +29,23 @@ TEST(Features, GangSchedulingNeedsGenericWorkloadAndAppendsItsPlugin) {
   EXPECT_EQ(default_plugins().multiPoint.enabled.back().name, names::GangScheduling);
 }
 
+// v1.36's TopologyAwareWorkloadScheduling (alpha, off): acts in the gang cycle only, so it needs
+// GangScheduling (and GenericWorkload through it); its plugins join the default profile after it.
+TEST(Features, TopologyAwareWorkloadSchedulingNeedsGangSchedulingAndAppendsItsPlugins) {
+  EXPECT_FALSE(features_from_gates({}).topologyAwareWorkloadScheduling);
+  EXPECT_FALSE(features_from_gates({{"TopologyAwareWorkloadScheduling", true}}).topologyAwareWorkloadScheduling);
+  EXPECT_TRUE(features_from_gates({{"TopologyAwareWorkloadScheduling", true},
+                                   {"GangScheduling", true},
+                                   {"GenericWorkload", true}})
+                  .topologyAwareWorkloadScheduling);
+  ScopedFeatures on(Features{.gangScheduling = true, .topologyAwareWorkloadScheduling = true});
+  const auto& enabled = default_plugins().multiPoint.enabled;
+  ASSERT_GE(enabled.size(), 3u);
+  EXPECT_EQ(enabled[enabled.size() - 3].name, names::GangScheduling);
+  EXPECT_EQ(enabled[enabled.size() - 2].name, names::TopologyPlacement);
+  EXPECT_EQ(enabled.back().name, names::PodGroupPodsCount);
+}
+
 TEST(Features, ScopedFeaturesRestoreAndDriveTheDefaultPlugins) {
   const auto count = [] { return default_plugins().multiPoint.enabled.size(); };
   const auto without = count();

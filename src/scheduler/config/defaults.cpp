@@ -40,6 +40,13 @@ Plugins default_plugins() {
   // Upstream applyFeatureGates: appended after the others.
   if (features().nodeDeclaredFeatures) add(names::NodeDeclaredFeatures);
   if (features().gangScheduling) add(names::GangScheduling);
+  // The pod-group cycle's placement plugins (ksched's reading of v1.36: the gate's plugins join
+  // the default profile as GangScheduling does; NodeResourcesFit, already there, scores
+  // placements too).
+  if (features().topologyAwareWorkloadScheduling) {
+    add(names::TopologyPlacement);
+    add(names::PodGroupPodsCount, 1);
+  }
   return p;
 }
 
@@ -53,7 +60,7 @@ const std::map<std::string, std::vector<ExtensionPoint>, std::less<>>& default_p
       {std::string(names::TaintToleration), {E::Filter, E::PreScore, E::Score}},
       {std::string(names::NodeAffinity), {E::PreFilter, E::Filter, E::PreScore, E::Score}},
       {std::string(names::NodePorts), {E::PreFilter, E::Filter}},
-      {std::string(names::NodeResourcesFit), {E::PreFilter, E::Filter, E::PreScore, E::Score}},
+      {std::string(names::NodeResourcesFit), {E::PreFilter, E::Filter, E::PreScore, E::Score, E::PlacementScore}},
       {std::string(names::VolumeRestrictions), {E::PreFilter, E::Filter}},
       {std::string(names::NodeVolumeLimits), {E::PreFilter, E::Filter}},
       {std::string(names::VolumeBinding), {E::PreFilter, E::Filter, E::PreScore, E::Score, E::Reserve, E::PreBind}},
@@ -68,6 +75,8 @@ const std::map<std::string, std::vector<ExtensionPoint>, std::less<>>& default_p
       {std::string(names::NodeDeclaredFeatures), {E::PreFilter, E::Filter}},
       // PlacementFeasible too, which is not a configurable extension point here.
       {std::string(names::GangScheduling), {E::PreEnqueue}},
+      {std::string(names::TopologyPlacement), {E::PlacementGenerate}},
+      {std::string(names::PodGroupPodsCount), {E::PlacementScore}},
       {std::string(names::DynamicResources),
        {E::PreEnqueue, E::PreFilter, E::Filter, E::PostFilter, E::Score, E::Reserve, E::PreBind}},
   };

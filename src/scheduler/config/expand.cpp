@@ -134,6 +134,20 @@ util::Result<ExpandedPlugins> expand_plugins(const KubeSchedulerProfile& profile
     total += static_cast<std::int64_t>(w) * kMaxNodeScore;
     out.score_weights.emplace_back(p.name, w);
   }
+  // PlacementScore weights, the same way (a placement's total is bounded as a node's).
+  std::vector<Plugin> placement_candidates = plugins.placementScore.enabled;
+  placement_candidates.insert(placement_candidates.end(), plugins.multiPoint.enabled.begin(),
+                              plugins.multiPoint.enabled.end());
+  for (const auto& p : placement_candidates) {
+    auto c = caps(p.name);
+    if (!c || !implements(*c, ExtensionPoint::PlacementScore)) continue;
+    bool seen = false;
+    for (const auto& [n, w] : out.placement_score_weights) seen = seen || n == p.name;
+    if (seen) continue;
+    std::int32_t w = p.weight.value_or(0);
+    if (w == 0) w = 1;
+    out.placement_score_weights.emplace_back(p.name, w);
+  }
   return out;
 }
 

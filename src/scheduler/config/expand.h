@@ -13,7 +13,8 @@
 //     expansion for that point. multiPoint's own disabled list was already applied by the
 //     defaults merge (merge_plugins);
 //  3. exactly one QueueSort plugin and at least one Bind plugin;
-//  4. Score weights: the Score point's entry wins over multiPoint's; unset/0 means 1.
+//  4. Score weights: the Score point's entry wins over multiPoint's; unset/0 means 1. The same
+//     for PlacementScore weights.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -30,9 +31,11 @@ namespace ksched::scheduler::config {
 
 struct ExpandedPlugins {
   // Indexed by ExtensionPoint (MultiPoint's slot stays empty). Names in run order.
-  std::array<std::vector<std::string>, 13> points;
+  std::array<std::vector<std::string>, static_cast<std::size_t>(ExtensionPoint::MultiPoint) + 1> points;
   // Score weight of every Score-capable plugin (unset/0 -> 1), in first-seen order.
   std::vector<std::pair<std::string, std::int32_t>> score_weights;
+  // The same for PlacementScore plugins (upstream's weights apply to both points).
+  std::vector<std::pair<std::string, std::int32_t>> placement_score_weights;
 
   const std::vector<std::string>& at(ExtensionPoint ep) const { return points[static_cast<std::size_t>(ep)]; }
   std::int32_t weight_of(std::string_view plugin) const {

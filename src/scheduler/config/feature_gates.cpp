@@ -211,6 +211,7 @@ constexpr FeatureSpec kGates[] = {
     {"TaintTolerationComparisonOperators", false, Stage::Alpha, false},
     {"TokenRequestServiceAccountUIDValidation", true, Stage::Beta, false},
     {"TopologyAwareHints", true, Stage::GA, true},
+    {"TopologyAwareWorkloadScheduling", false, Stage::Alpha, false},  // v1.36
     {"TopologyManagerPolicyAlphaOptions", false, Stage::Alpha, false},
     {"TopologyManagerPolicyBetaOptions", true, Stage::Beta, false},
     {"TopologyManagerPolicyOptions", true, Stage::GA, false},

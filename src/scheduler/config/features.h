@@ -26,6 +26,10 @@ struct Features {
   // plugin joins the default profile, the scheduler keeps its pod-group state (Workload informer)
   // and runs gangs' pod-group cycle.
   bool gangScheduling = false;
+  // Alpha, off (v1.36, KEP-5732), with GangScheduling: a gang whose PodGroup has
+  // schedulingConstraints.topology is placed within one domain of the key (the TopologyPlacement
+  // and PodGroupPodsCount plugins join the default profile; the pod-group cycle tries placements).
+  bool topologyAwareWorkloadScheduling = false;
   // Beta, off in v1.35 (KEP-5229): pod bindings and status patches go through the asynchronous
   // API-call dispatcher (src/scheduler/apidispatcher), one call per pod at a time, merged or
   // overwritten by relevance, and its three metrics are registered.

@@ -16,6 +16,8 @@ std::string_view extension_point_field(ExtensionPoint ep) {
     case ExtensionPoint::PreBind: return "preBind";
     case ExtensionPoint::Bind: return "bind";
     case ExtensionPoint::PostBind: return "postBind";
+    case ExtensionPoint::PlacementGenerate: return "placementGenerate";
+    case ExtensionPoint::PlacementScore: return "placementScore";
     case ExtensionPoint::MultiPoint: return "multiPoint";
   }
   return "";
@@ -35,6 +37,8 @@ std::string_view extension_point_plugin_type(ExtensionPoint ep) {
     case ExtensionPoint::PreBind: return "PreBindPlugin";
     case ExtensionPoint::Bind: return "BindPlugin";
     case ExtensionPoint::PostBind: return "PostBindPlugin";
+    case ExtensionPoint::PlacementGenerate: return "PlacementGeneratePlugin";
+    case ExtensionPoint::PlacementScore: return "PlacementScorePlugin";
     case ExtensionPoint::MultiPoint: return "MultiPointPlugin";
   }
   return "";
@@ -54,6 +58,8 @@ PluginSet& Plugins::at(ExtensionPoint ep) {
     case ExtensionPoint::PreBind: return preBind;
     case ExtensionPoint::Bind: return bind;
     case ExtensionPoint::PostBind: return postBind;
+    case ExtensionPoint::PlacementGenerate: return placementGenerate;
+    case ExtensionPoint::PlacementScore: return placementScore;
     case ExtensionPoint::MultiPoint: return multiPoint;
   }
   return multiPoint;

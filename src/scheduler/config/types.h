@@ -49,6 +49,9 @@ inline constexpr std::string_view DefaultBinder = "DefaultBinder";
 inline constexpr std::string_view DynamicResources = "DynamicResources";
 inline constexpr std::string_view NodeDeclaredFeatures = "NodeDeclaredFeatures";  // with its gate (alpha)
 inline constexpr std::string_view GangScheduling = "GangScheduling";              // with its gate (alpha)
+// With TopologyAwareWorkloadScheduling (alpha): the pod-group cycle's placement plugins.
+inline constexpr std::string_view TopologyPlacement = "TopologyPlacement";
+inline constexpr std::string_view PodGroupPodsCount = "PodGroupPodsCount";
 }  // namespace names
 
 // ---------------------------------------------------------------- plugins
@@ -65,6 +68,9 @@ enum class ExtensionPoint {
   PreBind,
   Bind,
   PostBind,
+  // The pod-group cycle's (v1.36+, KEP-5732): candidate placements, and their ranking.
+  PlacementGenerate,
+  PlacementScore,
   MultiPoint,
 };
 // JSON name of the extension point's field in `plugins` ("preEnqueue", ..., "multiPoint").
@@ -76,11 +82,12 @@ inline constexpr ExtensionPoint kSpecificExtensionPoints[] = {
     ExtensionPoint::PreEnqueue, ExtensionPoint::QueueSort, ExtensionPoint::PreFilter, ExtensionPoint::Filter,
     ExtensionPoint::PostFilter, ExtensionPoint::PreScore,  ExtensionPoint::Score,     ExtensionPoint::Reserve,
     ExtensionPoint::Permit,     ExtensionPoint::PreBind,   ExtensionPoint::Bind,      ExtensionPoint::PostBind,
+    ExtensionPoint::PlacementGenerate, ExtensionPoint::PlacementScore,
 };
 
 struct Plugin {
   std::string name;
-  std::optional<std::int32_t> weight;  // only meaningful for Score; unset/0 means 1 at framework init
+  std::optional<std::int32_t> weight;  // only for Score and PlacementScore; unset/0 means 1 at framework init
   bool operator==(const Plugin&) const = default;
 };
 constexpr auto describe(type_tag<Plugin>) {
@@ -110,6 +117,8 @@ struct Plugins {
   PluginSet preBind;
   PluginSet bind;
   PluginSet postBind;
+  PluginSet placementGenerate;
+  PluginSet placementScore;
   PluginSet multiPoint;
 
   PluginSet& at(ExtensionPoint ep);
@@ -124,6 +133,8 @@ constexpr auto describe(type_tag<Plugins>) {
                     field("score", &T::score),           field("reserve", &T::reserve),
                     field("permit", &T::permit),         field("preBind", &T::preBind),
                     field("bind", &T::bind),             field("postBind", &T::postBind),
+                    field("placementGenerate", &T::placementGenerate, kOmitEmpty),
+                    field("placementScore", &T::placementScore, kOmitEmpty),
                     field("multiPoint", &T::multiPoint)};
 }
 

@@ -222,6 +222,10 @@ bool is_empty(const T& v) {
     return !v.has_value();
   } else if constexpr (is_vector<T>::value) {
     return v.empty();
+  } else if constexpr (std::is_same_v<T, PluginSet>) {
+    // Only the placement points are marked omitempty: left out while unused, so the written
+    // configuration stays v1.35's unless they are configured (Go would write "{}").
+    return v.enabled.empty() && v.disabled.empty();
   } else if constexpr (std::is_same_v<T, PluginArgs>) {
     const auto* u = std::get_if<UnknownArgs>(&v);
     return std::holds_alternative<std::monostate>(v) || (u && u->json.empty());

@@ -46,6 +46,9 @@ struct CSIStorageCapacity;
 namespace resourcev1 {
 struct ResourceClaim;
 }
+namespace schedulingv1beta1 {
+struct PodGroup;
+}
 }  // namespace ksched::api
 
 namespace ksched::scheduler::dra {
@@ -263,6 +266,72 @@ class PlacementFeasiblePlugin : public virtual Plugin {
   // of the group's pods (the plugin finds the group through it). Every instantiated plugin that
   // implements this runs, in name order (ksched: not a configurable extension point yet).
   virtual Status placement_feasible(const api::Pod& member, const PlacementProgress& progress) = 0;
+};
+
+// ---------------------------------------------------------------- placements (KEP-5732)
+// The pod-group cycle's topology-aware placement (upstream v1.36+ framework/interface.go and
+// types.go, TopologyAwareWorkloadScheduling, alpha): PlacementGenerate plugins split the nodes into
+// candidate placements, the group is tried in each, and PlacementScore plugins rank the ones where
+// it is feasible. Only the scheduling thread calls these, during one group's cycle.
+
+// A candidate set of nodes for a pod group (upstream fwk.Placement). `name` identifies it in
+// messages and logs (TopologyPlacement: the domain's label value).
+struct Placement {
+  std::string name;
+  std::vector<NodeInfoPtr> nodes;
+};
+
+// The group a placement plugin is asked about (upstream fwk.PodGroupInfo, reduced to what the
+// in-tree plugins read). `podGroup` is the v1beta1 PodGroup object, null for a workloadRef group.
+struct PodGroupInfo {
+  std::string ns;
+  std::string name;
+  std::string key;  // "<ns>/<name>"
+  std::shared_ptr<const api::schedulingv1beta1::PodGroup> podGroup;
+  std::vector<PodPtr> unscheduledPods;  // the members this cycle tries, in order
+  // The nodes of the members placed before this cycle (bound, or assumed and binding), one entry
+  // per member: upstream reads them from the snapshot's PodGroupState.
+  std::vector<std::string> scheduledNodes;
+};
+
+// One member's node in a placement's simulated result (upstream fwk.ProposedAssignment).
+struct ProposedAssignment {
+  PodPtr pod;
+  std::string nodeName;
+};
+
+// A feasible placement and where the members went in it (upstream fwk.PodGroupAssignments).
+struct PodGroupAssignments {
+  const Placement* placement = nullptr;
+  std::vector<ProposedAssignment> proposed;
+};
+
+// A placement score plugin's result for one placement, before and after normalization.
+struct PlacementScore {
+  const Placement* placement = nullptr;
+  std::int64_t score = 0;
+};
+
+class PlacementGeneratePlugin : public virtual Plugin {
+ public:
+  // The placements of `group` within `parent` (the cycle's root placement holds every node).
+  // Appends them to `out`; may append `parent` itself when it has nothing to split by (upstream:
+  // no topology constraint). Placements may overlap. A non-success status ends the cycle with it.
+  virtual Status generate_placements(const PodGroupInfo& group, const Placement& parent,
+                                     std::vector<Placement>& out) = 0;
+};
+
+class PlacementScorePlugin : public virtual Plugin {
+ public:
+  // The score of one feasible placement (upstream ScorePlacement): called only for placements
+  // where the group met its minimum. Higher is better; after normalization in [0, 100].
+  virtual Status score_placement(const PodGroupInfo& group, const PodGroupAssignments& assignments,
+                                 std::int64_t& score) = 0;
+  // Upstream PlacementScoreExtensions: rescales every placement's score of this plugin at once.
+  virtual bool has_normalize_placement_score() const { return false; }
+  virtual Status normalize_placement_score(const PodGroupInfo& /*group*/, std::vector<PlacementScore>& /*scores*/) {
+    return {};
+  }
 };
 
 class PreBindPlugin : public virtual Plugin {

@@ -44,6 +44,8 @@ bool implements(ExtensionPoint ep, Plugin* p) {
     case ExtensionPoint::PreBind: return dynamic_cast<PreBindPlugin*>(p) != nullptr;
     case ExtensionPoint::Bind: return dynamic_cast<BindPlugin*>(p) != nullptr;
     case ExtensionPoint::PostBind: return dynamic_cast<PostBindPlugin*>(p) != nullptr;
+    case ExtensionPoint::PlacementGenerate: return dynamic_cast<PlacementGeneratePlugin*>(p) != nullptr;
+    case ExtensionPoint::PlacementScore: return dynamic_cast<PlacementScorePlugin*>(p) != nullptr;
     case ExtensionPoint::MultiPoint: return true;
   }
   return false;
@@ -63,6 +65,8 @@ const char* point_label(ExtensionPoint ep) {
     case ExtensionPoint::PreBind: return "PreBind";
     case ExtensionPoint::Bind: return "Bind";
     case ExtensionPoint::PostBind: return "PostBind";
+    case ExtensionPoint::PlacementGenerate: return "PlacementGenerate";
+    case ExtensionPoint::PlacementScore: return "PlacementScore";
     case ExtensionPoint::MultiPoint: return "MultiPoint";
   }
   return "";
@@ -334,6 +338,14 @@ util::Result<void> Framework::init(const config::KubeSchedulerProfile& profile, 
   fill(ExtensionPoint::PreBind, pre_bind_);
   fill(ExtensionPoint::Bind, bind_);
   fill(ExtensionPoint::PostBind, post_bind_);
+  fill(ExtensionPoint::PlacementGenerate, placement_generate_);
+  fill(ExtensionPoint::PlacementScore, placement_score_);
+  for (const auto& p : placement_score_) {
+    std::int64_t w = 1;
+    for (const auto& [n, pw] : expanded->placement_score_weights)
+      if (n == p->name()) w = pw;
+    placement_score_weights_.push_back(w);
+  }
 
   queue_sort_ = qs.front();  // expand_plugins checked: exactly one
   score_weights_.insert(expanded->score_weights.begin(), expanded->score_weights.end());
@@ -499,6 +511,52 @@ Status Framework::run_placement_feasible_plugins(const api::Pod& member, const P
     return std::move(s).with_plugin(p->name());
   }
   return wait;
+}
+
+Status Framework::run_placement_generate_plugins(const PodGroupInfo& group, const Placement& root,
+                                                 std::vector<Placement>& out) {
+  out.clear();
+  out.push_back(root);
+  std::vector<Placement> next;
+  for (const auto& p : placement_generate_) {
+    next.clear();
+    for (const auto& parent : out) {
+      Status s = p->generate_placements(group, parent, next);
+      if (!s.is_success()) {
+        if (!s.is_rejected()) {
+          s = Status::error("running PlacementGenerate plugin " + quoted(p->name()) + ": " + s.message());
+        }
+        return std::move(s).with_plugin(p->name());
+      }
+    }
+    out.swap(next);
+  }
+  return {};
+}
+
+Status Framework::run_placement_score_plugins(const PodGroupInfo& group,
+                                              const std::vector<PodGroupAssignments>& assignments,
+                                              std::vector<std::int64_t>& totals) {
+  totals.assign(assignments.size(), 0);
+  std::vector<PlacementScore> scores(assignments.size());
+  for (std::size_t pi = 0; pi < placement_score_.size(); ++pi) {
+    auto& p = placement_score_[pi];
+    for (std::size_t i = 0; i < assignments.size(); ++i) {
+      scores[i] = PlacementScore{assignments[i].placement, 0};
+      Status s = p->score_placement(group, assignments[i], scores[i].score);
+      if (!s.is_success()) {
+        return Status::error("plugin " + quoted(p->name()) + " failed with: " + s.message()).with_plugin(p->name());
+      }
+    }
+    if (p->has_normalize_placement_score()) {
+      Status s = p->normalize_placement_score(group, scores);
+      if (!s.is_success()) {
+        return Status::error("plugin " + quoted(p->name()) + " failed with: " + s.message()).with_plugin(p->name());
+      }
+    }
+    for (std::size_t i = 0; i < assignments.size(); ++i) totals[i] += scores[i].score * placement_score_weights_[pi];
+  }
+  return {};
 }
 
 Status Framework::run_pre_enqueue_plugins(const api::Pod& pod) {

@@ -131,6 +131,17 @@ class Framework final : public Handle {
   // The pod-group cycle's check (PlacementFeasiblePlugin): the first status that is not Success,
   // else Success. Wait from one plugin does not hide an Unschedulable from a later one.
   Status run_placement_feasible_plugins(const api::Pod& member, const PlacementProgress& progress);
+  // PlacementGenerate (upstream RunPlacementGeneratePlugins): the plugins in their configured
+  // order, each splitting every placement the previous one produced (the first splits `root`).
+  // The first non-success status is returned with its plugin. No plugin configured: `root` alone.
+  Status run_placement_generate_plugins(const PodGroupInfo& group, const Placement& root,
+                                        std::vector<Placement>& out);
+  bool has_placement_generate_plugins() const { return !placement_generate_.empty(); }
+  // PlacementScore (upstream RunPlacementScorePlugins): every plugin scores every placement,
+  // normalizes if it can, and its scores times its weight are summed per placement into `totals`
+  // (parallel to `assignments`). A plugin's failure is returned as an error naming it.
+  Status run_placement_score_plugins(const PodGroupInfo& group, const std::vector<PodGroupAssignments>& assignments,
+                                     std::vector<std::int64_t>& totals);
   bool has_placement_feasible_plugins() const { return !placement_feasible_.empty(); }
   bool queue_sort_less(const QueuedPodInfo& a, const QueuedPodInfo& b) const { return queue_sort_->less(a, b); }
   // `plugins_with_nodes` gets the plugins that returned node sets (upstream's third result; empty
@@ -251,6 +262,9 @@ class Framework final : public Handle {
   std::map<std::string, std::shared_ptr<Plugin>, std::less<>> plugins_;
   std::vector<std::shared_ptr<PreEnqueuePlugin>> pre_enqueue_;
   std::vector<std::shared_ptr<PlacementFeasiblePlugin>> placement_feasible_;
+  std::vector<std::shared_ptr<PlacementGeneratePlugin>> placement_generate_;
+  std::vector<std::shared_ptr<PlacementScorePlugin>> placement_score_;
+  std::vector<std::int64_t> placement_score_weights_;  // parallel to placement_score_
   std::shared_ptr<QueueSortPlugin> queue_sort_;
   std::vector<std::shared_ptr<PreFilterPlugin>> pre_filter_;
   std::vector<std::shared_ptr<FilterPlugin>> filter_;

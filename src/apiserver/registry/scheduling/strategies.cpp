@@ -86,6 +86,7 @@ class WorkloadV1beta1Strategy final : public Strategy {
     if (!ts || !ts->is_array()) return;
     const json::object* old_spec = w.old ? rules::obj(*w.old, "spec") : nullptr;
     for (const char* k : {"schedulingConstraints", "resourceClaims"}) {
+      if (std::string_view(k) == "schedulingConstraints" && w.gates.TopologyAwareWorkloadScheduling) continue;
       if (in_use(old_spec, k)) continue;
       for (auto& t : ts->get_array())
         if (t.is_object()) t.get_object().erase(k);
@@ -96,8 +97,8 @@ class WorkloadV1beta1Strategy final : public Strategy {
 // ---------------------------------------------------------------- PodGroup (v1beta1)
 // v1.37's pkg/registry/scheduling/podgroup/strategy.go: the status is the scheduler's (cleared on
 // create, kept on update; a status write keeps the spec and metadata); no generation; gated
-// fields of gates this server does not have are dropped unless the stored object has them
-// (schedulingConstraints: TopologyAwareWorkloadScheduling; resourceClaims and
+// fields of gates that are off are dropped unless the stored object has them
+// (schedulingConstraints: TopologyAwareWorkloadScheduling, kept when it is on; resourceClaims and
 // status.resourceClaimStatuses: DRAWorkloadResourceClaims). The table has the default columns.
 class PodGroupStrategy final : public Strategy {
  public:
@@ -133,8 +134,10 @@ class PodGroupStrategy final : public Strategy {
     json::object* spec = object_member(obj, "spec");
     if (!spec) return;
     const json::object* old_spec = w.old ? rules::obj(*w.old, "spec") : nullptr;
-    for (const char* k : {"schedulingConstraints", "resourceClaims"})
+    for (const char* k : {"schedulingConstraints", "resourceClaims"}) {
+      if (std::string_view(k) == "schedulingConstraints" && w.gates.TopologyAwareWorkloadScheduling) continue;
       if (!old_spec || !rules::has(*old_spec, k)) spec->erase(k);
+    }
   }
   // metav1.ResetObjectMetaForStatus.
   static void reset_meta_for_status(json::object& obj, const json::object& old) {

@@ -241,6 +241,25 @@ void scheduling_policy_update(Errors& e, const json::object& holder, const json:
 // The rules a PodGroup's spec and a Workload's template share: schedulingPolicy, disruptionMode,
 // priorityClassName, priority, preemptionPolicy.
 void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path) {
+  // schedulingConstraints (TopologyAwareWorkloadScheduling; dropped before validation unless the
+  // gate is on): topology has +k8s:maxItems=1, each key +k8s:required +k8s:format=k8s-label-key.
+  if (const json::object* sc = rules::obj(o, "schedulingConstraints")) {
+    const Path scp = path.child("schedulingConstraints");
+    const Path tp = scp.child("topology");
+    if (const json::array* topo = rules::arr(*sc, "topology")) {
+      if (topo->size() > 1) {
+        e.causes.push_back(Cause{"FieldValueTooMany",
+                                 "Too many: " + std::to_string(topo->size()) + ": must have at most 1 item", tp.str()});
+      } else {
+        static const json::object empty;
+        for (std::size_t i = 0; i < topo->size(); ++i) {
+          const json::object& t = (*topo)[i].is_object() ? (*topo)[i].get_object() : empty;
+          const Path ip = tp.index(i);
+          required_name(e, rules::sv(t, "key"), rules::qualified_name, ip.child("key"));
+        }
+      }
+    }
+  }
   static const json::object empty;
   const json::object* policy = rules::obj(o, "schedulingPolicy");
   scheduling_policy(e, policy ? *policy : empty, path.child("schedulingPolicy"));
@@ -260,7 +279,7 @@ void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path)
 void pod_group_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
   if (member_changed(spec, old, "workloadRef")) e.invalid(path.child("workloadRef"), "null", "field is immutable");
   scheduling_policy_update(e, spec, old, path);
-  for (const char* k : {"disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
+  for (const char* k : {"schedulingConstraints", "disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
     if (member_changed(spec, old, k)) e.invalid(path.child(k), "null", "field is immutable");
 }
 

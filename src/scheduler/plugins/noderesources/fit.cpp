@@ -324,6 +324,38 @@ QueueingHint is_schedulable_after_device_class_change(const api::Pod& pod,
   return QueueingHint::Skip;
 }
 
+framework::Status Fit::score_placement(const framework::PodGroupInfo& /*group*/,
+                                       const framework::PodGroupAssignments& assignments, std::int64_t& score) {
+  score = 0;
+  if (!assignments.placement) return framework::Status::error("placement score without a placement");
+  const std::size_t n = resources_.size();
+  std::vector<std::int64_t> group_requests(n, 0);
+  for (const auto& a : assignments.proposed) {
+    const auto r = pod_resource_requests(*a.pod, resources_, /*non_zero=*/true);
+    for (std::size_t i = 0; i < n; ++i) group_requests[i] += r[i];
+  }
+  std::int64_t total = 0;
+  std::int64_t weight_sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t alloc_sum = 0;
+    std::int64_t req_sum = group_requests[i];
+    for (const auto& ni : assignments.placement->nodes) {
+      std::int64_t alloc, req;
+      // With the group's request as the pod's, so that a scalar resource the group asks for counts.
+      allocatable_and_requested(*ni, resources_[i], group_requests[i], /*use_requested=*/false, alloc, req);
+      if (alloc == 0 && req == 0) continue;
+      alloc_sum += alloc;
+      req_sum += req - group_requests[i];
+    }
+    if (alloc_sum == 0) continue;
+    const std::int64_t w = resources_[i].weight;
+    total += most_requested_score(req_sum, alloc_sum) * w;
+    weight_sum += w;
+  }
+  score = weight_sum == 0 ? 0 : total / weight_sum;
+  return {};
+}
+
 util::Result<std::shared_ptr<framework::Plugin>> make_node_resources_fit(const framework::PluginArgs& args,
                                                                          framework::Handle& handle) {
   const auto* a = args.as<config::NodeResourcesFitArgs>();

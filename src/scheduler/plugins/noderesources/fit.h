@@ -54,6 +54,7 @@ class Fit final : public framework::SignPlugin,
                   public framework::FilterPlugin,
                   public framework::PreScorePlugin,
                   public framework::ScorePlugin,
+                  public framework::PlacementScorePlugin,
                   public framework::EnqueueExtensions {
  public:
   // `dra`: the DRA state (Handle::dra_manager; may be null), used only with DRAExtendedResource on.
@@ -75,6 +76,14 @@ class Fit final : public framework::SignPlugin,
                               const std::vector<framework::NodeInfoPtr>& nodes) override;
   framework::Status score(const framework::CycleState& state, const api::Pod& pod,
                           const framework::NodeInfo& node_info, std::int64_t& score) override;
+  // PlacementScore (v1.36's NodeResourcesFit placement scorer, TopologyAwareWorkloadScheduling):
+  // MostAllocated over the placement as one node, whatever the per-pod strategy, with the
+  // configured resources and weights. Each resource sums the allocatable of the placement's nodes
+  // and their non-zero requests plus the proposed members' (non-zero) requests: a placement the
+  // group fills more scores higher (bin packing of groups).
+  framework::Status score_placement(const framework::PodGroupInfo& group,
+                                    const framework::PodGroupAssignments& assignments,
+                                    std::int64_t& score) override;
   // Pod/Delete (assigned pod freed resources), Node/Add|UpdateNodeAllocatable (pod now fits);
   // with DRAExtendedResource, DeviceClass/Add|Update.
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;

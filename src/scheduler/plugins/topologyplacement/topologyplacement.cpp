@@ -1,0 +1,61 @@
+#include "scheduler/plugins/topologyplacement/topologyplacement.h"
+
+#include <map>
+#include <optional>
+
+#include "api/scheduling.h"
+
+namespace ksched::scheduler::plugins::topologyplacement {
+
+using framework::Status;
+
+const std::string* topology_key(const framework::PodGroupInfo& group) {
+  if (!group.podGroup) return nullptr;
+  const auto& constraints = group.podGroup->spec.schedulingConstraints;
+  if (!constraints || constraints->topology.empty()) return nullptr;
+  return &constraints->topology.front().key;
+}
+
+Status TopologyPlacement::generate_placements(const framework::PodGroupInfo& group, const framework::Placement& parent,
+                                              std::vector<framework::Placement>& out) {
+  const std::string* key = topology_key(group);
+  if (!key) {
+    out.push_back(parent);
+    return {};
+  }
+  // The domain of the members placed before this cycle: the group stays there.
+  std::optional<std::string> required;
+  for (const auto& node_name : group.scheduledNodes) {
+    const framework::NodeInfoPtr ni = nodes_.get(node_name);
+    if (!ni || !ni->node()) {
+      return Status::error("cannot determine domain for already scheduled pods: getting node for pod group " +
+                           group.key + ": node \"" + node_name + "\" not found");
+    }
+    const std::string* domain = ni->node()->metadata.labels.find(*key);
+    if (!domain) {
+      return Status::error("cannot determine domain for already scheduled pods: no topology domain found for pod group " +
+                           group.key + " on node " + node_name);
+    }
+    if (required && *required != *domain) {
+      return Status::error("cannot determine domain for already scheduled pods: more than 1 domain found for pod group: " +
+                           *required + ", " + *domain);
+    }
+    required = *domain;
+  }
+  std::map<std::string_view, std::vector<framework::NodeInfoPtr>> by_domain;
+  for (const auto& ni : parent.nodes) {
+    if (!ni || !ni->node()) continue;
+    const std::string* domain = ni->node()->metadata.labels.find(*key);
+    if (!domain || (required && *required != *domain)) continue;
+    by_domain[*domain].push_back(ni);
+  }
+  for (auto& [domain, nodes] : by_domain) out.push_back(framework::Placement{std::string(domain), std::move(nodes)});
+  return {};
+}
+
+util::Result<std::shared_ptr<framework::Plugin>> make_topology_placement(const framework::PluginArgs& /*args*/,
+                                                                         framework::Handle& handle) {
+  return std::shared_ptr<framework::Plugin>(std::make_shared<TopologyPlacement>(handle.snapshot_node_infos()));
+}
+
+}  // namespace ksched::scheduler::plugins::topologyplacement

@@ -1,0 +1,180 @@
+// Topology-aware placement of a gang (TopologyAwareWorkloadScheduling, KEP-5732) through the
+// pod-group cycle, as upstream's algorithm_podgroup_test.go placement cases
+// (podGroupSchedulingPlacementAlgorithm) and the scheduler_perf/integration TAS cases do it: two
+// racks; a gang that fits only within one rack is placed entirely in it; a gang that fits in
+// neither rack (only across both) stays pending with upstream's "0/N placements are available"
+// message; among feasible racks the PlacementScore plugins pick the fuller one (bin packing);
+// and without a constraint the cycle is the plain one.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "scheduler/config/defaults.h"
+#include "scheduler/config/features.h"
+#include "scheduler/in_tree_registry.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/test_options.h"
+#include "scheduler_testing/testing.h"
+#include "scheduler_testing/workloads.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakePodGroup;
+
+constexpr const char* kRack = "topology.kubernetes.io/rack";
+
+config::Features topology_features(bool topology) {
+  config::Features f = config::features();
+  f.gangScheduling = true;
+  f.topologyAwareWorkloadScheduling = topology;
+  return f;
+}
+
+class PodGroupTopologyTest : public ::testing::Test {
+ protected:
+  void start(bool topology_gate, std::uint64_t seed = 7) {
+    sched.reset();
+    gates.reset();
+    gates.emplace(topology_features(topology_gate));
+    client_ = std::make_unique<testing::FakeClusterClient>();
+    lister_ = std::make_unique<testing::FakeClusterLister>();
+    rack_of.clear();
+    auto o = test_scheduler_options(clock, metrics, seed, /*binding_workers=*/2);
+    auto s = Scheduler::create(config::default_configuration(), new_in_tree_registry(), *client_, *lister_, o);
+    ASSERT_TRUE(s.ok()) << s.error();
+    sched = std::move(*s);
+  }
+  void add_node(const std::string& name, const std::string& rack, const std::string& cpu) {
+    auto n = std::make_shared<const api::Node>(
+        MakeNode().Name(name).Label(kRack, rack).Capacity({{"cpu", cpu}, {"pods", "100"}}).Obj());
+    rack_of[name] = rack;
+    sched->on_node_add(n);
+  }
+  void add_pod_group(const std::string& name, int min_count, const std::string& key) {
+    auto pg = std::make_shared<api::schedulingv1beta1::PodGroup>(*MakePodGroup(name, min_count));
+    if (!key.empty()) pg->spec.schedulingConstraints.emplace().topology.push_back({key, {}});
+    sched->on_pod_group_add(pg);
+  }
+  void add_member(const std::string& name, const std::string& pod_group, const std::string& cpu) {
+    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).PodGroupName(pod_group).Obj();
+    p.spec.schedulerName = "default-scheduler";
+    auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    lister_->add_pod(ptr);
+    sched->on_pod_add(ptr);
+  }
+  void add_running(const std::string& name, const std::string& node, const std::string& cpu) {
+    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).Node(node).Obj();
+    p.spec.schedulerName = "default-scheduler";
+    auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    lister_->add_pod(ptr);
+    sched->on_pod_add(ptr);
+  }
+  void run_cycles() {
+    for (int i = 0; i < 100 && sched->schedule_one_if_pending(); ++i) {
+    }
+    ASSERT_TRUE(sched->wait_for_bindings(10s));
+  }
+  // The racks the binds went to.
+  std::set<std::string> racks_bound() {
+    std::set<std::string> out;
+    for (const auto& b : client_->binds()) out.insert(rack_of.at(b.node));
+    return out;
+  }
+  std::string last_condition_message(const std::string& pod) {
+    std::string msg;
+    for (const auto& p : client_->patches()) {
+      if (p.pod == pod && p.condition) msg = p.condition->message;
+    }
+    return msg;
+  }
+
+  std::optional<config::ScopedFeatures> gates;
+  util::FakeClock clock;
+  std::unique_ptr<testing::FakeClusterClient> client_;
+  std::unique_ptr<testing::FakeClusterLister> lister_;
+  metrics::Registry registry;
+  metrics::SchedulerMetrics metrics{registry};
+  std::unique_ptr<Scheduler> sched;  // after the client and lister it uses: destroyed first
+  std::map<std::string, std::string> rack_of;
+};
+
+// Rack a: two nodes of 2 CPUs; rack b: two of 4. A gang of 4 x 2 CPUs fits only in rack b (on
+// its own, the per-pod scores would spread it over both racks once rack b's nodes are half full).
+TEST_F(PodGroupTopologyTest, AGangThatFitsInOnlyOneRackIsPlacedEntirelyInThatRack) {
+  start(true);
+  add_node("a1", "rack-a", "2");
+  add_node("a2", "rack-a", "2");
+  add_node("b1", "rack-b", "4");
+  add_node("b2", "rack-b", "4");
+  add_pod_group("pg", 4, kRack);
+  for (const char* n : {"m0", "m1", "m2", "m3"}) add_member(n, "pg", "2");
+  run_cycles();
+  ASSERT_EQ(client_->binds().size(), 4u);
+  EXPECT_EQ(racks_bound(), (std::set<std::string>{"rack-b"}));
+  auto patches = client_->pod_group_patches();
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].condition.status, "True");
+}
+
+// One node of 4 CPUs per rack: a gang of 4 x 2 CPUs would fit across the racks, in neither alone.
+// Every member stays pending with upstream's placement message and the PodGroup says so.
+TEST_F(PodGroupTopologyTest, AGangThatFitsOnlyAcrossRacksStaysPendingWithUpstreamsMessage) {
+  start(true);
+  add_node("a1", "rack-a", "4");
+  add_node("b1", "rack-b", "4");
+  add_pod_group("pg", 4, kRack);
+  for (const char* n : {"m0", "m1", "m2", "m3"}) add_member(n, "pg", "2");
+  run_cycles();
+  EXPECT_EQ(client_->binds().size(), 0u);
+  EXPECT_EQ(sched->cache().assumed_pod_count(), 0);
+  EXPECT_TRUE(client_->deletes().empty());
+  const std::string why =
+      "0/2 placements are available, first placement status: minCount (4) cannot be satisfied: 2 scheduled, 1 remaining";
+  for (const char* n : {"default/m0", "default/m3"}) EXPECT_EQ(last_condition_message(n), why) << n;
+  auto patches = client_->pod_group_patches();
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].condition.status, "False");
+  EXPECT_EQ(patches[0].condition.reason, "Unschedulable");
+  EXPECT_EQ(patches[0].condition.message, why);
+}
+
+// Both racks can take the gang; PodGroupPodsCount ties (both take all), NodeResourcesFit's
+// placement score prefers rack a, where the gang fills the node another pod already half uses
+// (200 against 125). Several seeds: equal totals would be broken by a random draw.
+TEST_F(PodGroupTopologyTest, AmongFeasibleRacksTheFullerOneIsChosen) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    start(true, seed);
+    add_node("a1", "rack-a", "4");
+    add_node("b1", "rack-b", "8");
+    add_running("busy", "a1", "2");
+    add_pod_group("pg", 2, kRack);
+    for (const char* n : {"m0", "m1"}) add_member(n, "pg", "1");
+    run_cycles();
+    ASSERT_EQ(client_->binds().size(), 2u);
+    EXPECT_EQ(racks_bound(), (std::set<std::string>{"rack-a"}));
+  }
+}
+
+// Without the gate, or without a constraint, the plain cycle: the same gang binds across racks.
+TEST_F(PodGroupTopologyTest, WithoutTheGateOrAConstraintTheGangMayCrossRacks) {
+  for (bool gate : {false, true}) {
+    SCOPED_TRACE(gate);
+    start(gate);
+    add_node("a1", "rack-a", "4");
+    add_node("b1", "rack-b", "4");
+    add_pod_group("pg", 4, gate ? "" : kRack);
+    for (const char* n : {"m0", "m1", "m2", "m3"}) add_member(n, "pg", "2");
+    run_cycles();
+    EXPECT_EQ(client_->binds().size(), 4u);
+    EXPECT_EQ(racks_bound(), (std::set<std::string>{"rack-a", "rack-b"}));
+  }
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
