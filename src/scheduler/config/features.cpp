@@ -23,6 +23,7 @@ Features features_from_gates(const std::map<std::string, bool>& gates) {
   // Upstream declares GangScheduling dependent on GenericWorkload (v1.35 kube_features.go) and
   // refuses it alone; ksched's gates have no dependency check, so the pair is required here.
   f.gangScheduling = feature_enabled(gates, "GangScheduling") && feature_enabled(gates, "GenericWorkload");
+  f.podGroupPreemptionPolicy = feature_enabled(gates, "PodGroupPreemptionPolicy");
   f.schedulerAsyncAPICalls = feature_enabled(gates, "SchedulerAsyncAPICalls");
   f.draAdminAccess = feature_enabled(gates, "DRAAdminAccess");
   f.draPrioritizedList = feature_enabled(gates, "DRAPrioritizedList");
