@@ -34,6 +34,10 @@ struct FeatureGates {
   // Alpha, off in v1.35: the scheduler's gang scheduling of a Workload's pod groups. It depends on
   // GenericWorkload (parse refuses it alone, as upstream); the API server only accepts it.
   bool GangScheduling = false;
+  // Alpha, off in v1.37 (KEP-5710; not a v1.35 gate): a PodGroup's (and a v1beta1 Workload
+  // template's) spec.preemptionPolicy may be set; without it the field is forbidden. With it the
+  // Priority admission fills a new PodGroup's preemptionPolicy from its PriorityClass.
+  bool PodGroupPreemptionPolicy = false;
 
   // Whether the gate of that name is on; false for a name that is not one of these gates.
   bool enabled(std::string_view name) const;
