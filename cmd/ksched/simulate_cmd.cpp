@@ -95,14 +95,16 @@ int run_simulate(int argc, char** argv) {
   }
   std::fprintf(stderr, "loaded %zu nodes and %zu pods in %.2f s\n", cluster->nodes.size(), cluster->pods.size(), load_secs);
 
-  // A gang's Workload is submitted with its pods: those of the pods file join the dump's.
+  // A gang's Workload or PodGroup is submitted with its pods: those of the pods file join the dump's.
   cluster->workloads.insert(cluster->workloads.end(), given->workloads.begin(), given->workloads.end());
+  cluster->podGroups.insert(cluster->podGroups.end(), given->podGroups.begin(), given->podGroups.end());
   if (!scheduler::config::features().gangScheduling) {
     std::size_t members = 0;
-    for (const auto& p : given->pods) members += p->spec.workloadRef ? 1 : 0;
+    for (const auto& p : given->pods) members += p->spec.workloadRef || p->spec.schedulingGroup ? 1 : 0;
     if (members > 0) {
       std::fprintf(stderr,
-                   "note: %zu of the pods name a Workload (spec.workloadRef); without --feature-gates "
+                   "note: %zu of the pods name a Workload or PodGroup (spec.workloadRef, spec.schedulingGroup); "
+                   "without --feature-gates "
                    "GenericWorkload=true,GangScheduling=true each is scheduled on its own, as kube-scheduler v1.35 "
                    "does with its default gates\n",
                    members);

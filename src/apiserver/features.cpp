@@ -20,6 +20,7 @@ constexpr Gate kGates[] = {
     {"MatchLabelKeysInPodTopologySpread", &FeatureGates::MatchLabelKeysInPodTopologySpread},
     {"MatchLabelKeysInPodTopologySpreadSelectorMerge", &FeatureGates::MatchLabelKeysInPodTopologySpreadSelectorMerge},
     {"NodeDeclaredFeatures", &FeatureGates::NodeDeclaredFeatures},
+    {"PodGroupPreemptionPolicy", &FeatureGates::PodGroupPreemptionPolicy},
     {"PodLevelResources", &FeatureGates::PodLevelResources},
     {"PodTopologyLabelsAdmission", &FeatureGates::PodTopologyLabelsAdmission},
     {"TopologyAwareWorkloadScheduling", &FeatureGates::TopologyAwareWorkloadScheduling},

@@ -37,6 +37,10 @@ struct FeatureGates {
   // Alpha, off (v1.36, KEP-5732): a PodGroup's (and a Workload template's) schedulingConstraints
   // (topology[].key) are kept and validated instead of dropped. Depends on GenericWorkload.
   bool TopologyAwareWorkloadScheduling = false;
+  // Alpha, off in v1.37 (KEP-5710; not a v1.35 gate): a PodGroup's (and a v1beta1 Workload
+  // template's) spec.preemptionPolicy may be set; without it the field is forbidden. With it the
+  // Priority admission fills a new PodGroup's preemptionPolicy from its PriorityClass.
+  bool PodGroupPreemptionPolicy = false;
 
   // Whether the gate of that name is on; false for a name that is not one of these gates.
   bool enabled(std::string_view name) const;

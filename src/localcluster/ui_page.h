@@ -120,8 +120,9 @@ code, .mono { font-family: ui-monospace, monospace; font-size: 12px; }
     <p id="pending-more" class="muted"></p>
     <section id="groups-section" aria-labelledby="groups-title" hidden>
       <h2 id="groups-title">Pod groups <span id="groups-count" class="muted"></span></h2>
-      <p id="groups-help" class="muted" style="margin-top:0">Pods placed together (a Workload&rsquo;s pod group,
-        <code>spec.workloadRef</code>): a gang is bound whole or not at all.</p>
+      <p id="groups-help" class="muted" style="margin-top:0">Pods placed together (a PodGroup,
+        <code>spec.schedulingGroup</code>, or a Workload&rsquo;s pod group, <code>spec.workloadRef</code>): a gang is
+        bound whole or not at all.</p>
       <table id="groups" aria-labelledby="groups-title" aria-describedby="groups-help">
         <thead><tr><th scope="col">group</th><th scope="col">bound</th><th scope="col">pending</th>
           <th scope="col">why its pending members wait</th></tr></thead>

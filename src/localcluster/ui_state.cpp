@@ -82,7 +82,13 @@ std::string UiState::pod_record(const api::Pod& pod) {
   if (!pod.status.phase.empty()) o.emplace("phase", sv(pod.status.phase));
   if (pod.spec.priority && *pod.spec.priority != 0) o.emplace("priority", *pod.spec.priority);
   if (!pod.status.nominatedNodeName.empty()) o.emplace("nominated", sv(pod.status.nominatedNodeName));
-  if (pod.spec.workloadRef) {
+  if (pod.spec.schedulingGroup && pod.spec.schedulingGroup->podGroupName) {
+    // v1.37's PodGroup object (spec.schedulingGroup): namespace/podGroupName. It wins over a
+    // workloadRef on the same pod, as the scheduler's grouping does (scheduler/podgroup).
+    std::string g(pod.metadata.namespace_.view());
+    g.append("/").append(*pod.spec.schedulingGroup->podGroupName);
+    o.emplace("group", std::move(g));
+  } else if (pod.spec.workloadRef) {
     // The pod group it is placed with (v1.35's spec.workloadRef): namespace/workload/podGroup[/replica].
     const auto& r = *pod.spec.workloadRef;
     std::string g(pod.metadata.namespace_.view());

@@ -61,7 +61,8 @@ class UiState {
   // with, when the node has devices of its own, "devices":[{"name","claim","pod"}] (claim and pod
   // only for a device in use), and a pod (empty strings and zero priority left out)
   //   {"key":"ns/name","node","cpu":milli,"memory":bytes,"phase","priority","nominated","group","reason","message"}
-  // where "group" is the pod group a gang member is placed with ("ns/workload/podGroup[/replicaKey]").
+  // where "group" is the pod group a gang member is placed with: a PodGroup's "ns/name"
+  // (spec.schedulingGroup), else a Workload's "ns/workload/podGroup[/replicaKey]" (spec.workloadRef).
   static std::string node_record(const api::Node& node);
   static std::string pod_record(const api::Pod& pod);
 

@@ -80,11 +80,18 @@ Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<fra
   preemptor.group = group;
   preemptor.scheduled = scheduled;
   preemptor.members = members;
-  // A gang's scheduled pods are one unit; a basic group's pods and pods without a group, one each.
-  pre::PodGroupEvaluator evaluator(fwk, [groups](const api::Pod& p) -> std::string {
-    if (!podgroup::has_group(p) || !groups || groups->policy(p).kind != podgroup::Policy::Kind::Gang) return {};
-    return podgroup::group_key(p);
-  });
+  // Priorities, policy and victim units: a PodGroup's own fields, a workloadRef group's v1.35
+  // choices (podgroup::PreemptorView and VictimView).
+  if (groups) {
+    const podgroup::PreemptorView pv = groups->preemptor_view(members, config::features().podGroupPreemptionPolicy);
+    preemptor.priority = pv.priority;
+    preemptor.neverPreempts = pv.never;
+  }
+  pre::PodGroupEvaluator evaluator(fwk, pre::VictimOfFn([groups](const api::Pod& p) -> pre::VictimOf {
+    if (!groups || !podgroup::has_group(p)) return {};
+    podgroup::VictimView v = groups->victim_view(p);
+    return {std::move(v.unit), v.priority, v.groupMember};
+  }));
   const auto evaluation_start = clock.now();
   pre::GroupPreemptionResult r = evaluator.select_victims(preemptor, snapshot, snapshot);
   const std::string_view preemptor_kind = podgroup::kPodGroupPreemptor;

@@ -131,9 +131,12 @@ TEST_F(PodGroupApiTest, GateOnDiscoveryOpenApiAndRbac) {
 // spec write, a status write keeping the spec, the typed decode of what the server wrote.
 TEST_F(PodGroupApiTest, CreateGetListStatusAndDelete) {
   enable(true);
+  // The Priority admission computes spec.priority from the class: a given 10 must match it.
+  ASSERT_EQ(call("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", R"({"metadata":{"name":"ten"},"value":10})").status,
+            201);
   auto created = call("POST", kPodGroups,
                       pod_group("trainer-0", R"({"workloadRef":{"workloadName":"trainer","templateName":"workers"},
-                                                 "schedulingPolicy":{"gang":{"minCount":4}},"priority":10},
+                                                 "schedulingPolicy":{"gang":{"minCount":4}},"priorityClassName":"ten","priority":10},
                                                  "status":{"conditions":[{"type":"X","status":"True"}]})"));
   ASSERT_EQ(created.status, 201) << created.body;
   auto o = parse(created);
@@ -203,11 +206,19 @@ TEST_F(PodGroupApiTest, CreateValidation) {
   EXPECT_EQ(create_causes(R"({"schedulingPolicy":{"basic":{}},"disruptionMode":{"single":{},"all":{}}})"),
             std::vector<std::string>{
                 "spec.disruptionMode: Invalid value: \"{`single`, `all`}\": must specify exactly one of: `single`, `all`"});
-  EXPECT_EQ(create_causes(R"({"schedulingPolicy":{"basic":{}},"priority":1000000001})"),
-            std::vector<std::string>{"spec.priority: Invalid value: 1000000001: must be less than or equal to 1000000000"});
-  EXPECT_EQ(create_causes(R"({"schedulingPolicy":{"basic":{}},"priorityClassName":"High"})").at(0).substr(0, 62),
-            "spec.priorityClassName: Invalid value: \"High\": a lowercase RFC");
-  // PodGroupPreemptionPolicy is not a gate of this server: +k8s:ifDisabled(...)=+k8s:forbidden.
+  // A given priority meets the Priority admission first (it differs from the computed 0); the
+  // maximum is checked on a Workload template (workload_versions_test).
+  const std::string over = create_causes(R"({"schedulingPolicy":{"basic":{}},"priority":1000000001})").at(0);
+  EXPECT_EQ(over.substr(0, 11), "status 403:");
+  EXPECT_NE(over.find("the integer value of priority (1000000001) must not be provided in pod group spec; priority "
+                      "admission controller computed 0 from the given PriorityClass name"),
+            std::string::npos)
+      << over;
+  // So does a class name, which must name a PriorityClass (its format is checked on a Workload template).
+  EXPECT_NE(create_causes(R"({"schedulingPolicy":{"basic":{}},"priorityClassName":"High"})").at(0).find(
+                "is forbidden: no PriorityClass with name High was found"),
+            std::string::npos);
+  // PodGroupPreemptionPolicy is off by default: +k8s:ifDisabled(...)=+k8s:forbidden.
   EXPECT_EQ(create_causes(R"({"schedulingPolicy":{"basic":{}},"preemptionPolicy":"Never"})"),
             std::vector<std::string>{"spec.preemptionPolicy: Forbidden"});
   // A wrong JSON type is the typed decode's 400.
@@ -317,6 +328,70 @@ TEST_F(PodGroupApiTest, GateTurnedOffKeepsAStoredPodsSchedulingGroup) {
   ASSERT_EQ(labelled.status, 200) << labelled.body;
   EXPECT_EQ(parse(labelled)["spec"].at("schedulingGroup").at("podGroupName"), "pg");
   EXPECT_EQ(call("GET", kPodGroups).status, 404);
+}
+
+
+// The Priority admission plugin on a PodGroup create (upstream TestAdmitPodGroup): the class's value
+// becomes spec.priority; no class takes the global default (its name is set) or 0; an unknown class
+// or a given priority that differs is refused; an update is not admitted again. With
+// PodGroupPreemptionPolicy the class's preemptionPolicy is set too, and the field may be given.
+TEST_F(PodGroupApiTest, PriorityAdmissionResolvesPriorityClassName) {
+  enable(true);
+  const std::string classes = "/apis/scheduling.k8s.io/v1/priorityclasses";
+  ASSERT_EQ(call("POST", classes, R"({"metadata":{"name":"high"},"value":1000,"preemptionPolicy":"Never"})").status, 201);
+  auto spec_of = [&](const Response& r) { return parse(r)["spec"].as_object(); };
+
+  auto none = call("POST", kPodGroups, pod_group("none", R"({"schedulingPolicy":{"basic":{}}})"));
+  ASSERT_EQ(none.status, 201) << none.body;
+  EXPECT_EQ(spec_of(none).at("priority"), 0);
+  EXPECT_FALSE(spec_of(none).contains("priorityClassName"));
+
+  auto high = call("POST", kPodGroups, pod_group("high", R"({"schedulingPolicy":{"basic":{}},"priorityClassName":"high"})"));
+  ASSERT_EQ(high.status, 201) << high.body;
+  EXPECT_EQ(spec_of(high).at("priority"), 1000);
+  EXPECT_FALSE(spec_of(high).contains("preemptionPolicy"));  // PodGroupPreemptionPolicy is off
+
+  auto same = call("POST", kPodGroups,
+                   pod_group("same", R"({"schedulingPolicy":{"basic":{}},"priorityClassName":"high","priority":1000})"));
+  EXPECT_EQ(same.status, 201) << same.body;
+  auto differs = call("POST", kPodGroups,
+                      pod_group("differs", R"({"schedulingPolicy":{"basic":{}},"priorityClassName":"high","priority":9999})"));
+  EXPECT_EQ(differs.status, 403);
+  auto missing = call("POST", kPodGroups, pod_group("missing", R"({"schedulingPolicy":{"basic":{}},"priorityClassName":"nope"})"));
+  EXPECT_EQ(missing.status, 403);
+  EXPECT_NE(missing.body.find(R"(podgroups.scheduling.k8s.io \"missing\" is forbidden: no PriorityClass with name nope was found)"),
+            std::string::npos)
+      << missing.body;
+
+  ASSERT_EQ(call("POST", classes, R"({"metadata":{"name":"def"},"value":7,"globalDefault":true})").status, 201);
+  auto defaulted = call("POST", kPodGroups, pod_group("defaulted", R"({"schedulingPolicy":{"basic":{}}})"));
+  ASSERT_EQ(defaulted.status, 201) << defaulted.body;
+  EXPECT_EQ(spec_of(defaulted).at("priorityClassName"), "def");
+  EXPECT_EQ(spec_of(defaulted).at("priority"), 7);
+  // An update is not admitted again: the stored priority stays.
+  auto relabelled = call("PATCH", std::string(kPodGroups) + "/none", R"({"metadata":{"labels":{"a":"b"}}})", kMergePatch);
+  ASSERT_EQ(relabelled.status, 200) << relabelled.body;
+  EXPECT_EQ(spec_of(relabelled).at("priority"), 0);
+
+  FeatureGates g;
+  g.GenericWorkload = true;
+  g.PodGroupPreemptionPolicy = true;
+  api_.set_feature_gates(g);
+  auto never = call("POST", kPodGroups, pod_group("never", R"({"schedulingPolicy":{"basic":{}},"priorityClassName":"high"})"));
+  ASSERT_EQ(never.status, 201) << never.body;
+  EXPECT_EQ(spec_of(never).at("preemptionPolicy"), "Never");
+  auto lower = call("POST", kPodGroups, pod_group("lower", R"({"schedulingPolicy":{"basic":{}},"priorityClassName":"def"})"));
+  ASSERT_EQ(lower.status, 201) << lower.body;
+  EXPECT_EQ(spec_of(lower).at("preemptionPolicy"), "PreemptLowerPriority");
+  EXPECT_EQ(call("POST", kPodGroups,
+                 pod_group("clash", R"({"schedulingPolicy":{"basic":{}},"priorityClassName":"high","preemptionPolicy":"PreemptLowerPriority"})"))
+                .status,
+            403);
+  // With the gate the field is validated as an enum (a Workload template, which admission leaves alone).
+  auto bad = call("POST", "/apis/scheduling.k8s.io/v1beta1/namespaces/default/workloads",
+                  R"({"metadata":{"name":"w"},"spec":{"podGroupTemplates":[{"name":"a","schedulingPolicy":{"basic":{}},"preemptionPolicy":"Sometimes"}]}})");
+  EXPECT_EQ(causes(bad), std::vector<std::string>{"spec.podGroupTemplates[0].preemptionPolicy: Unsupported value: \"Sometimes\": "
+                                                  "supported values: \"Never\", \"PreemptLowerPriority\""});
 }
 
 }  // namespace

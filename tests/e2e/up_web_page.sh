@@ -10,7 +10,7 @@
 #   - DRA: each node lists its simulated GPUs; a pod's claim allocated after the load shows, live,
 #     which device it holds on which node;
 #   - pod groups (GangScheduling on): a gang bound whole and one short of its minimum, with their
-#     bound and pending members.
+#     bound and pending members, and a PodGroup (spec.schedulingGroup) gang bound whole.
 # With SCREENSHOT=path also writes a screenshot of the page there.
 # usage: up_web_page.sh <ksched> <kubectl> <chromium>
 set -euo pipefail
@@ -93,7 +93,13 @@ gang_yaml() {  # gang_yaml <workload> <minCount> <members>
     printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s-%s}\nspec:\n  workloadRef: {name: %s, podGroup: workers}\n  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1"}}}]\n' "$1" "$i" "$1"
   done
 }
-{ gang_yaml train 2 2; echo ---; gang_yaml short 3 2; } > "$DIR/gangs.yaml"
+pod_group_yaml() {  # pod_group_yaml <podGroup> <minCount> <members>: v1.37's PodGroup and spec.schedulingGroup
+  printf 'apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: %s}\nspec:\n  schedulingPolicy: {gang: {minCount: %s}}\n' "$1" "$2"
+  for i in $(seq 0 $(($3 - 1))); do
+    printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s-%s}\nspec:\n  schedulingGroup: {podGroupName: %s}\n  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1"}}}]\n' "$1" "$i" "$1"
+  done
+}
+{ gang_yaml train 2 2; echo ---; gang_yaml short 3 2; echo ---; pod_group_yaml pg 2 2; } > "$DIR/gangs.yaml"
 GANG_CMD="timeout 30 $KUBECTL --kubeconfig $DIR/kubeconfig apply -f $DIR/gangs.yaml"
 LATE_BIG_CMD="timeout 30 $KUBECTL --kubeconfig $DIR/kubeconfig run later-huge --image=registry.k8s.io/pause:3.10 --overrides='$(pod_json later-huge 900)'"
 
@@ -152,9 +158,10 @@ steps=(
   # pod groups: none yet, so no section; then a gang that fits (bound whole) and one short of its minimum
   --expect '!T.shown("#groups-section")'
   --sh "$GANG_CMD"
-  --wait 'T.shown("#groups-section") && document.querySelectorAll("tr.group").length === 2'
+  --wait 'T.shown("#groups-section") && document.querySelectorAll("tr.group").length === 3'
   --wait 'T.group("default/train/workers") === "default/train/workers|2|0|all bound"'
   --wait 'T.group("default/short/workers") === "default/short/workers|0|2|not tried yet"'
+  --wait 'T.group("default/pg") === "default/pg|2|0|all bound"'
 )
 if [[ -n "${SCREENSHOT:-}" ]]; then steps+=(--screenshot "$SCREENSHOT"); fi
 timeout 150 python3 "$HERE/cdp_page.py" "$CHROMIUM" "${steps[@]}" || fail "the page (see above)"

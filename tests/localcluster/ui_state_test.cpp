@@ -108,6 +108,9 @@ TEST(UiState, PodRecordHasTheSchedulersRequestsAndReason) {
   EXPECT_EQ(parse(UiState::pod_record(member)).at("group"), "ns/train/workers");
   member.spec.workloadRef->podGroupReplicaKey = "r1";
   EXPECT_EQ(parse(UiState::pod_record(member)).at("group"), "ns/train/workers/r1");
+  // A PodGroup member (v1.37's spec.schedulingGroup) names its PodGroup, which wins over a workloadRef.
+  member.spec.schedulingGroup.emplace().podGroupName = "big";
+  EXPECT_EQ(parse(UiState::pod_record(member)).at("group"), "ns/big");
 }
 
 TEST(UiState, DeltasCoalescePerObjectAndSkipInvisibleChanges) {

@@ -93,5 +93,42 @@ TEST(GroupPreemptor, PriorityIsTheLowestMembersAndNeverIfAnyMemberSaysSo) {
   EXPECT_TRUE(GroupPreemptor::never_preempts(members));
 }
 
+
+// Upstream's newest MoreImportantVictim (victimRank) with NewPodVictim's typing: a PodGroup's pod
+// going alone (disruptionMode single) ranks as a PodGroup, above a plain pod of equal priority
+// even when the plain pod started earlier; against a whole group the larger unit wins.
+TEST(MoreImportantVictim, APodGroupsSinglePodRanksAboveAPlainPod) {
+  VictimUnit member = single("m", 5, 9);
+  member.podGroupMember = true;
+  EXPECT_TRUE(more_important_victim(member, single("p", 5, 0)));
+  EXPECT_FALSE(more_important_victim(single("p", 5, 0), member));
+  EXPECT_TRUE(more_important_victim(group("g", 2, 5, 9), member));
+}
+
+// getCrossNodesVictims with a PodGroup's fields: a group with its own priority is one unit at
+// that priority whatever its pods say; a PodGroup's pod going alone keeps its group's priority.
+TEST(CollectVictimUnits, AGroupsOwnPriorityIsTheUnitsAndASinglePodKeepsItsGroups) {
+  std::vector<api::Pod> pods = {
+      MakePod().Name("all-0").UID("all-0").Node("n1").Priority(900).Obj(),
+      MakePod().Name("all-1").UID("all-1").Node("n2").Priority(1).Obj(),
+      MakePod().Name("one-0").UID("one-0").Node("n2").Priority(900).Obj(),
+  };
+  testing::FakeSnapshot snap(pods, {MakeNode().Name("n1").Obj(), MakeNode().Name("n2").Obj()});
+  VictimOfFn victim_of = [](const api::Pod& p) {
+    if (p.metadata.name.view().substr(0, 4) == "all-") return VictimOf{"default/all", 7, true};
+    return VictimOf{"", 3, true};
+  };
+  auto units = collect_victim_units(snap, victim_of, /*now_nanos=*/100'000'000'000);
+  ASSERT_EQ(units.size(), 2u);
+  auto whole = std::find_if(units.begin(), units.end(), [](const VictimUnit& u) { return u.is_group; });
+  ASSERT_NE(whole, units.end());
+  EXPECT_EQ(whole->pods.size(), 2u);
+  EXPECT_EQ(whole->priority, 7);
+  auto alone = std::find_if(units.begin(), units.end(), [](const VictimUnit& u) { return !u.is_group; });
+  ASSERT_NE(alone, units.end());
+  EXPECT_EQ(alone->priority, 3);
+  EXPECT_TRUE(alone->podGroupMember);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::framework::preemption

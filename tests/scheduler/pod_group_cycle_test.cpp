@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -763,6 +764,139 @@ TEST_F(PodGroupCycleTest, LoweringAPodGroupsMinCountMovesItsMembersAndScheduling
   EXPECT_EQ(sched->queue().counts().active, 3u);
   settle();
   EXPECT_EQ(client.binds().size(), 3u);
+}
+
+
+// ---- A PodGroup's own priority, preemptionPolicy and disruptionMode in workload-aware preemption
+// (upstream's newest framework/preemption: newPodGroupPreemptor, resolvePreemptionPolicy,
+// getHighestAllAncestor, NewPodVictim, getPodPriority; util.PodGroupPriority).
+
+// A PodGroup with those fields set, in "default".
+std::shared_ptr<const api::schedulingv1beta1::PodGroup> pod_group(const std::string& name, int min_count,
+                                                                  std::optional<std::int32_t> priority,
+                                                                  bool disrupt_all = false,
+                                                                  const std::string& preemption_policy = {}) {
+  auto pg = std::make_shared<api::schedulingv1beta1::PodGroup>(*MakePodGroup(name, min_count));
+  pg->spec.priority = priority;
+  auto& mode = pg->spec.disruptionMode.emplace();
+  if (disrupt_all) {
+    mode.all.emplace();
+  } else {
+    mode.single.emplace();
+  }
+  if (!preemption_policy.empty()) pg->spec.preemptionPolicy = preemption_policy;
+  return pg;
+}
+
+std::map<std::string, int> bound_per_pod_group(const std::map<std::string, framework::PodPtr>& pods) {
+  std::map<std::string, int> out;
+  for (const auto& [name, p] : pods) {
+    if (!p->spec.nodeName.empty() && p->spec.schedulingGroup && p->spec.schedulingGroup->podGroupName) {
+      ++out[*p->spec.schedulingGroup->podGroupName];
+    }
+  }
+  return out;
+}
+
+// Upstream "pod group with higher priority preempts a lower pod group" on PodGroups: the
+// preemptor's priority is the PodGroup's (its pods carry none), the victim's its PodGroup's, and a
+// victim PodGroup with disruptionMode all goes whole although one member's room would do.
+TEST_F(PodGroupCycleTest, APodGroupsOwnPriorityPreemptsALowerPodGroupWithDisruptionModeAllWhole) {
+  add_node("n1", "4");
+  sched->on_pod_group_add(pod_group("low", 2, 10, /*disrupt_all=*/true));
+  add_pg_member("low-0", "low", "2");
+  add_pg_member("low-1", "low", "2");
+  settle();
+  ASSERT_EQ(bound_per_pod_group(pods)["low"], 2);
+  sched->on_pod_group_add(pod_group("high", 1, 1000));
+  add_pg_member("high-0", "high", "2");  // pod priority 0: only the PodGroup's 1000 can preempt
+  run_cycles();
+  auto d = apply_deletes();
+  EXPECT_EQ(std::set<std::string>(d.begin(), d.end()), (std::set<std::string>{"low-0", "low-1"}));
+  bool event = false;
+  for (const auto& e : client.events()) event = event || e.note == "Preempted by podgroup uid-high on node cluster";
+  EXPECT_TRUE(event);
+  settle();
+  EXPECT_EQ(bound_per_pod_group(pods)["high"], 1);
+  EXPECT_EQ(bound_per_pod_group(pods)["low"], 0);
+}
+
+// disruptionMode single (the API's default): the victim PodGroup's pods are units of their own, so
+// only what the preemptor needs goes.
+TEST_F(PodGroupCycleTest, APodGroupWithDisruptionModeSingleLosesOnlyThePodsThePreemptorNeeds) {
+  add_node("n1", "4");
+  sched->on_pod_group_add(pod_group("low", 2, 10, /*disrupt_all=*/false));
+  add_pg_member("low-0", "low", "2");
+  add_pg_member("low-1", "low", "2");
+  settle();
+  ASSERT_EQ(bound_per_pod_group(pods)["low"], 2);
+  sched->on_pod_group_add(pod_group("high", 1, 1000));
+  add_pg_member("high-0", "high", "2");
+  run_cycles();
+  EXPECT_EQ(apply_deletes().size(), 1u);
+  settle();
+  EXPECT_EQ(bound_per_pod_group(pods)["high"], 1);
+  EXPECT_EQ(bound_per_pod_group(pods)["low"], 1);
+}
+
+// The victim's priority is its PodGroup's, not its pods': pods of priority 0 in a PodGroup of
+// priority 2000 are not victims of a PodGroup of 1000; a PodGroup without priority is 0
+// (util.PodGroupPriority) and preempts nothing even when its pods say 5000.
+TEST_F(PodGroupCycleTest, PriorityComesFromThePodGroupNotItsPods) {
+  add_node("n1", "2");
+  sched->on_pod_group_add(pod_group("keeper", 1, 2000));
+  add_pg_member("keeper-0", "keeper", "2");
+  settle();
+  ASSERT_EQ(bound_per_pod_group(pods)["keeper"], 1);
+  sched->on_pod_group_add(pod_group("mid", 1, 1000));
+  add_pg_member("mid-0", "mid", "2");
+  settle();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(last_condition_message("default/mid-0"),
+            "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, No preemption victims found for incoming preemptor");
+
+  sched->on_pod_group_add(pod_group("unset", 1, std::nullopt));
+  api::Pod p = MakePod().Name("unset-0").UID("unset-0").Req({{"cpu", "2"}}).PodGroupName("unset").Obj();
+  p.spec.schedulerName = "default-scheduler";
+  p.spec.priority = 5000;
+  auto ptr = std::make_shared<const api::Pod>(std::move(p));
+  lister.add_pod(ptr);
+  pods["unset-0"] = ptr;
+  sched->on_pod_add(ptr);
+  settle();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(bound_per_pod_group(pods)["keeper"], 1);
+}
+
+// resolvePreemptionPolicy: with PodGroupPreemptionPolicy the PodGroup's preemptionPolicy Never
+// keeps it from preempting (its pods saying nothing); without the gate the PodGroup's field is not
+// read and a member's Never decides.
+TEST_F(PodGroupCycleTest, APodGroupWithPreemptionPolicyNeverNeverPreempts) {
+  config::Features f = gang_features();
+  f.podGroupPreemptionPolicy = true;
+  config::ScopedFeatures with_gate(f);
+  add_node("n1", "2");
+  sched->on_pod_group_add(pod_group("low", 1, 0));
+  add_pg_member("low-0", "low", "2");
+  settle();
+  sched->on_pod_group_add(pod_group("polite", 1, 1000, false, "Never"));
+  add_pg_member("polite-0", "polite", "2");
+  settle();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(last_condition_message("default/polite-0"),
+            "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, not eligible due to preemptionPolicy=Never.");
+
+  // The same PodGroup without the gate: its field is ignored, and its pods say nothing: it preempts.
+  config::Features off = gang_features();
+  off.podGroupPreemptionPolicy = false;
+  config::ScopedFeatures without_gate(off);
+  sched->on_pod_group_add(pod_group("rude", 1, 1000, false, "Never"));
+  add_pg_member("rude-0", "rude", "2");
+  run_cycles();
+  bool by_rude = false;
+  for (const auto& e : client.events()) by_rude = by_rude || e.note == "Preempted by podgroup uid-rude on node cluster";
+  EXPECT_TRUE(by_rude);
+  EXPECT_EQ(apply_deletes(), (std::vector<std::string>{"low-0"}));
 }
 
 }  // namespace

@@ -128,5 +128,80 @@ TEST(PodGroupManager, CountsPodGroupMembersAcrossAddsAndDeletes) {
   EXPECT_EQ(m.all_pods_count("default/pg"), 1u);
 }
 
+
+// Workload-aware preemption's reading of a PodGroup (upstream's newest getPodPriority,
+// getHighestAllAncestor, NewPodVictim, util.PodGroupPriority): its priority (0 when unset), one
+// unit with disruptionMode all, alone otherwise; the pod's own priority while the PodGroup is not
+// known. A workloadRef gang keeps v1.35's reading.
+TEST(PodGroupManager, VictimViewReadsThePodGroupsPriorityAndDisruptionMode) {
+  Manager m;
+  auto pg_member = [](const std::string& name, const std::string& pg) {
+    return std::make_shared<const api::Pod>(testing::MakePod().Name(name).UID(name).PodGroupName(pg).Priority(42).Obj());
+  };
+  auto all = std::make_shared<api::schedulingv1beta1::PodGroup>(*testing::MakePodGroup("all", 2));
+  all->spec.priority = 7;
+  all->spec.disruptionMode.emplace().all.emplace();
+  m.on_pod_group_add(all);
+  auto single = std::make_shared<api::schedulingv1beta1::PodGroup>(*testing::MakePodGroup("single", 2));
+  single->spec.disruptionMode.emplace().single.emplace();
+  m.on_pod_group_add(single);
+
+  VictimView v = m.victim_view(*pg_member("a", "all"));
+  EXPECT_EQ(v.unit, "default/all");
+  EXPECT_EQ(v.priority, 7);
+  EXPECT_TRUE(v.groupMember);
+  v = m.victim_view(*pg_member("s", "single"));
+  EXPECT_EQ(v.unit, "");
+  EXPECT_EQ(v.priority, 0);  // unset: util.PodGroupPriority's 0, not the pod's 42
+  EXPECT_TRUE(v.groupMember);
+  v = m.victim_view(*pg_member("x", "missing"));
+  EXPECT_EQ(v.unit, "");
+  EXPECT_FALSE(v.priority.has_value());  // the pod's own
+  EXPECT_TRUE(v.groupMember);
+
+  m.on_workload_add(workload("job"));
+  v = m.victim_view(*member("w", "job", "workers"));
+  EXPECT_EQ(v.unit, "default/job/workers/");
+  EXPECT_FALSE(v.priority.has_value());
+  EXPECT_FALSE(v.groupMember);
+  EXPECT_EQ(m.victim_view(*member("d", "job", "driver")).unit, "");  // basic: alone
+}
+
+// newPodGroupPreemptor / resolvePreemptionPolicy: a PodGroup's priority; its preemptionPolicy with
+// PodGroupPreemptionPolicy on (unset: PreemptLowerPriority), its members' Never with the gate off;
+// a workloadRef group: its members' lowest priority and any member's Never.
+TEST(PodGroupManager, PreemptorViewReadsThePodGroupsPriorityAndPolicy) {
+  Manager m;
+  auto pg = std::make_shared<api::schedulingv1beta1::PodGroup>(*testing::MakePodGroup("pg", 2));
+  pg->spec.priority = 1000;
+  pg->spec.preemptionPolicy = "Never";
+  m.on_pod_group_add(pg);
+  std::vector<PodPtr> members = {
+      std::make_shared<const api::Pod>(testing::MakePod().Name("a").PodGroupName("pg").Priority(5).Obj()),
+      std::make_shared<const api::Pod>(testing::MakePod().Name("b").PodGroupName("pg").Obj()),
+  };
+  PreemptorView v = m.preemptor_view(members, /*pod_group_preemption_policy=*/true);
+  EXPECT_EQ(v.priority, 1000);
+  EXPECT_TRUE(v.never);
+  v = m.preemptor_view(members, false);
+  EXPECT_EQ(v.priority, 1000);
+  EXPECT_FALSE(v.never);  // the field is not read; no member says Never
+  members.push_back(std::make_shared<const api::Pod>(
+      testing::MakePod().Name("c").PodGroupName("pg").PreemptionPolicy("Never").Obj()));
+  EXPECT_TRUE(m.preemptor_view(members, false).never);
+  pg = std::make_shared<api::schedulingv1beta1::PodGroup>(*pg);
+  pg->spec.preemptionPolicy.reset();
+  m.on_pod_group_update(pg);
+  EXPECT_FALSE(m.preemptor_view(members, true).never);  // unset: PreemptLowerPriority
+
+  std::vector<PodPtr> wl = {
+      std::make_shared<const api::Pod>(testing::MakePod().Name("x").WorkloadRef("job", "workers").Priority(30).Obj()),
+      std::make_shared<const api::Pod>(testing::MakePod().Name("y").WorkloadRef("job", "workers").Priority(20).Obj()),
+  };
+  v = m.preemptor_view(wl, true);
+  EXPECT_EQ(v.priority, 20);
+  EXPECT_FALSE(v.never);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::podgroup

@@ -404,5 +404,45 @@ TEST(Simulate, GangsArePlacedWholeOrNotAtAllWithTheirReasons) {
   EXPECT_EQ(r->scheduled, 2u) << r->placements[0].reason;
 }
 
+
+// The same with v1.37's PodGroups (spec.schedulingGroup.podGroupName) read from a dump's List as
+// `kubectl get ...,podgroups -A -o json` writes it: the gang that fits is placed whole, the one that
+// does not stays pending whole and is named by its PodGroup under Pending gangs.
+TEST(Simulate, PodGroupGangsFromTheDumpArePlacedWholeOrNotAtAll) {
+  config::Features gates = config::features();
+  gates.gangScheduling = true;
+  const config::ScopedFeatures scoped(gates);
+  auto cluster = objects(kCluster);
+  const auto dumped = objects(R"({"apiVersion":"v1","kind":"List","items":[
+    {"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"train","namespace":"ml"},
+     "spec":{"schedulingPolicy":{"gang":{"minCount":3}}}},
+    {"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"wide","namespace":"ml"},
+     "spec":{"schedulingPolicy":{"gang":{"minCount":3}}}}]})");
+  ASSERT_EQ(dumped.podGroups.size(), 2u);
+  cluster.podGroups = dumped.podGroups;
+  std::string text;
+  for (const auto& [group, cpu] : {std::pair<std::string, std::string>{"train", "1"}, {"wide", "2"}}) {
+    for (int i = 0; i < 3; ++i) {
+      if (!text.empty()) text += "---\n";
+      text += "apiVersion: v1\nkind: Pod\nmetadata: {name: " + group + "-" + std::to_string(i) +
+              ", namespace: ml}\nspec:\n  schedulingGroup: {podGroupName: " + group +
+              "}\n  containers: [{name: c, image: pause, resources: {requests: {cpu: \"" + cpu + "\"}}}]\n";
+    }
+  }
+  const auto given = objects(text.c_str());
+  auto r = simulate(cluster, given.pods, options());
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->placements.size(), 6u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(r->placements[i].node, "big") << r->placements[i].pod;
+  for (int i = 3; i < 6; ++i) {
+    EXPECT_EQ(r->placements[i].node, "") << r->placements[i].pod;
+    EXPECT_NE(r->placements[i].reason.find("minCount (3) cannot be satisfied"), std::string::npos)
+        << r->placements[i].reason;
+  }
+  ASSERT_EQ(r->pendingGangs.size(), 1u);
+  EXPECT_EQ(r->pendingGangs[0].group, "ml/wide");
+  EXPECT_EQ(r->pendingGangs[0].blocking, "ml/wide-0");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::simulate

@@ -1,6 +1,6 @@
 // Admission plugins, as kube-apiserver runs them by default for the kinds we serve:
 // DefaultTolerationSeconds, Priority, RuntimeClass and PodTopologyLabels on pods, Priority on
-// PriorityClasses.
+// PriorityClasses and on new PodGroups (priorityClassName resolved to spec.priority).
 // They read other objects (classes) from the store and answer 403 Forbidden as upstream does.
 #pragma once
 #include <boost/json/fwd.hpp>

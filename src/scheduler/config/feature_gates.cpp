@@ -149,6 +149,8 @@ constexpr FeatureSpec kGates[] = {
     {"PodAndContainerStatsFromCRI", false, Stage::Alpha, false},
     {"PodCertificateRequest", false, Stage::Beta, false},
     {"PodDeletionCost", true, Stage::Beta, false},
+    // Not a v1.35 gate: v1.37's (alpha, off), for a PodGroup's own preemptionPolicy (issue #44).
+    {"PodGroupPreemptionPolicy", false, Stage::Alpha, false},
     {"PodLevelResources", true, Stage::Beta, false},
     {"PodLifecycleSleepAction", true, Stage::GA, true},
     {"PodLifecycleSleepActionAllowZero", true, Stage::GA, true},

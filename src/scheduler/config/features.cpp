@@ -25,6 +25,7 @@ Features features_from_gates(const std::map<std::string, bool>& gates) {
   f.gangScheduling = feature_enabled(gates, "GangScheduling") && feature_enabled(gates, "GenericWorkload");
   // Upstream declares it dependent on GenericWorkload; it acts only in the gang cycle here.
   f.topologyAwareWorkloadScheduling = feature_enabled(gates, "TopologyAwareWorkloadScheduling") && f.gangScheduling;
+  f.podGroupPreemptionPolicy = feature_enabled(gates, "PodGroupPreemptionPolicy");
   f.schedulerAsyncAPICalls = feature_enabled(gates, "SchedulerAsyncAPICalls");
   f.draAdminAccess = feature_enabled(gates, "DRAAdminAccess");
   f.draPrioritizedList = feature_enabled(gates, "DRAPrioritizedList");

@@ -30,6 +30,9 @@ struct Features {
   // schedulingConstraints.topology is placed within one domain of the key (the TopologyPlacement
   // and PodGroupPodsCount plugins join the default profile; the pod-group cycle tries placements).
   bool topologyAwareWorkloadScheduling = false;
+  // Alpha, off in v1.37 (KEP-5710; not a v1.35 gate): workload-aware preemption reads a PodGroup's
+  // own spec.preemptionPolicy instead of its members' (scheduler/podgroup's PreemptorView).
+  bool podGroupPreemptionPolicy = false;
   // Beta, off in v1.35 (KEP-5229): pod bindings and status patches go through the asynchronous
   // API-call dispatcher (src/scheduler/apidispatcher), one call per pod at a time, merged or
   // overwritten by relevance, and its three metrics are registered.

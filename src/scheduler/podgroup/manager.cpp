@@ -1,5 +1,10 @@
 #include "scheduler/podgroup/manager.h"
 
+#include <algorithm>
+#include <limits>
+
+#include "api/helpers.h"
+
 namespace ksched::scheduler::podgroup {
 
 namespace {
@@ -132,6 +137,41 @@ Policy Manager::policy(const api::Pod& pod) const {
     break;
   }
   return p;
+}
+
+VictimView Manager::victim_view(const api::Pod& pod) const {
+  VictimView v;
+  if (const std::string* name = pod_group_name(pod)) {
+    v.groupMember = true;
+    PodGroupPtr pg = pod_group(pod.metadata.namespace_, *name);
+    if (!pg) return v;
+    v.priority = pg->spec.priority.value_or(0);
+    if (pg->spec.disruptionMode && pg->spec.disruptionMode->all) v.unit = group_key(pod);
+    return v;
+  }
+  if (pod.spec.workloadRef && policy(pod).kind == Policy::Kind::Gang) v.unit = group_key(pod);
+  return v;
+}
+
+PreemptorView Manager::preemptor_view(const std::vector<PodPtr>& members, bool pod_group_preemption_policy) const {
+  PreemptorView v;
+  const bool member_says_never = std::any_of(members.begin(), members.end(), [](const PodPtr& m) {
+    return m->spec.preemptionPolicy && *m->spec.preemptionPolicy == "Never";
+  });
+  if (members.empty()) return v;
+  const api::Pod& first = *members.front();
+  if (const std::string* name = pod_group_name(first)) {
+    if (PodGroupPtr pg = pod_group(first.metadata.namespace_, *name)) {
+      v.priority = pg->spec.priority.value_or(0);
+      v.never = pod_group_preemption_policy ? pg->spec.preemptionPolicy && *pg->spec.preemptionPolicy == "Never"
+                                            : member_says_never;
+      return v;
+    }
+  }
+  v.priority = std::numeric_limits<std::int32_t>::max();
+  for (const auto& m : members) v.priority = std::min(v.priority, api::pod_priority(*m));
+  v.never = member_says_never;
+  return v;
 }
 
 std::size_t Manager::all_pods_count(const std::string& key) const {

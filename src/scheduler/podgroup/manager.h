@@ -58,6 +58,36 @@ struct Policy {
   std::int32_t minCount = 0;  // Gang only
 };
 
+// Workload-aware preemption's reading of a scheduled pod as a possible victim. For a PodGroup
+// member it follows upstream's newest framework/preemption (types.go getHighestAllAncestor and
+// NewPodVictim, util.go getPodPriority, GenericPodGroup's GetPriority and HasDisruptionModeAll,
+// util.PodGroupPriority), for a PodGroup without a parent (no CompositePodGroups here):
+//  - priority: the PodGroup's spec.priority, 0 when unset; the pod's own while the PodGroup is
+//    not known (upstream falls back to the pod's when the lister has no such PodGroup);
+//  - unit: "<ns>/<name>" (every scheduled pod of the group together) when spec.disruptionMode is
+//    `all`, else the pod alone (`single`, the API's default, or the PodGroup not known);
+//  - groupMember: true (upstream types any pod with spec.schedulingGroup as a PodGroup victim, which
+//    ranks it above a plain pod of equal priority, even when it goes alone).
+// A workloadRef member keeps v1.35's choices (no PodGroup object): a gang's scheduled pods are one
+// unit whose priority is its members' highest (priority unset here), a basic group's pods go
+// alone; groupMember false. A pod naming no group: all empty.
+struct VictimView {
+  std::string unit;
+  std::optional<std::int32_t> priority;
+  bool groupMember = false;
+};
+
+// The preemptor's side (upstream newPodGroupPreemptor / resolvePreemptionPolicy). For a group whose
+// members name a known PodGroup: its priority (0 when unset); preemptionPolicy Never from the
+// PodGroup's spec.preemptionPolicy when the PodGroupPreemptionPolicy gate is on (unset means
+// PreemptLowerPriority), else when any member's spec.preemptionPolicy is Never. For a workloadRef
+// group (or a PodGroup not known): v1.35's choices, the members' lowest priority and Never when
+// any member says so.
+struct PreemptorView {
+  std::int32_t priority = 0;
+  bool never = false;
+};
+
 class Manager {
  public:
   // ---- fed by the informers (any thread)
@@ -78,6 +108,10 @@ class Manager {
   WorkloadPtr workload(std::string_view ns, std::string_view name) const;
   // The PodGroup object of that name, or null.
   PodGroupPtr pod_group(std::string_view ns, std::string_view name) const;
+  // Workload-aware preemption's reading of a pod as a victim, and of a group as the preemptor
+  // (VictimView, PreemptorView above).
+  VictimView victim_view(const api::Pod& pod) const;
+  PreemptorView preemptor_view(const std::vector<PodPtr>& members, bool pod_group_preemption_policy) const;
   // How many pods of the group exist (unscheduled and assigned): PreEnqueue's quorum.
   std::size_t all_pods_count(const std::string& key) const;
   // The group's pods as the informer last showed them (assigned ones have spec.nodeName).

@@ -40,6 +40,7 @@ util::Result<void> add_one(std::string_view kind, std::string_view json, Cluster
   if (kind == "ResourceClaim") return add_as(json, out.resourceClaims);
   if (kind == "ResourceClaimTemplate") return add_as(json, out.resourceClaimTemplates);
   if (kind == "Workload") return add_as(json, out.workloads);
+  if (kind == "PodGroup") return add_as(json, out.podGroups);
   ++out.skippedKinds[std::string(kind)];
   return {};
 }
@@ -171,6 +172,7 @@ util::Result<void> add_objects(std::string_view text, ClusterObjects& out) {
   append(out.resourceClaims, got.resourceClaims);
   append(out.resourceClaimTemplates, got.resourceClaimTemplates);
   append(out.workloads, got.workloads);
+  append(out.podGroups, got.podGroups);
   for (const auto& [k, n] : got.skippedKinds) out.skippedKinds[k] += n;
   return {};
 }

@@ -1,7 +1,7 @@
 // Cluster objects read from files: what `kubectl get nodes,pods,pdb,pv,pvc,storageclasses,csinodes,
-// priorityclasses,deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates,workloads -A -o
-// json` writes (a List of mixed kinds), or YAML documents (a pods file, which may hold the Workloads
-// its pods name).
+// priorityclasses,deviceclasses,resourceslices,resourceclaims,resourceclaimtemplates,workloads,
+// podgroups -A -o json` writes (a List of mixed kinds), or YAML documents (a pods file, which may
+// hold the Workloads and PodGroups its pods name).
 #pragma once
 #include <map>
 #include <memory>
@@ -34,6 +34,8 @@ struct ClusterObjects {
   std::vector<std::shared_ptr<const api::resourcev1::ResourceClaimTemplate>> resourceClaimTemplates;
   // scheduling.k8s.io/v1alpha1 (v1.35's workload-aware scheduling): the pod groups' policies
   std::vector<std::shared_ptr<const api::schedulingv1alpha1::Workload>> workloads;
+  // scheduling.k8s.io/v1beta1 (v1.37): PodGroups, which pods name in spec.schedulingGroup
+  std::vector<std::shared_ptr<const api::schedulingv1beta1::PodGroup>> podGroups;
   std::map<std::string, std::size_t> skippedKinds;  // kinds the scheduler does not read, by count
 };
 

@@ -422,7 +422,7 @@ std::vector<PendingGang> pending_gangs(Scheduler& s, const std::vector<std::shar
   std::set<std::string> seen;
   for (std::size_t i = 0; i < pods.size() && i < placements.size(); ++i) {
     const auto& p = pods[i];
-    if (!p || !p->spec.workloadRef || !placements[i].node.empty() || placements[i].evicted) continue;
+    if (!p || !podgroup::has_group(*p) || !placements[i].node.empty() || placements[i].evicted) continue;
     const podgroup::Policy policy = groups->policy(*p);
     if (policy.kind != podgroup::Policy::Kind::Gang) continue;
     const std::string key = podgroup::group_key(*p);
@@ -433,7 +433,10 @@ std::vector<PendingGang> pending_gangs(Scheduler& s, const std::vector<std::shar
     auto run = s.dry_run_pod_group(*fwk, *p);
     if (!run.ok()) continue;
     PendingGang g;
-    g.group = p->metadata.namespace_ + "/" + p->spec.workloadRef->name + "/" + p->spec.workloadRef->podGroup;
+    // A PodGroup is "<namespace>/<name>" (its group key), a Workload's group "<ns>/<workload>/<podGroup>".
+    g.group = podgroup::pod_group_name(*p) ? key
+                                           : p->metadata.namespace_ + "/" + p->spec.workloadRef->name + "/" +
+                                                 p->spec.workloadRef->podGroup;
     g.minCount = policy.minCount;
     g.placed = static_cast<std::size_t>(run->scheduled);
     for (const auto& m : run->members) {
@@ -528,6 +531,15 @@ util::Result<Report> simulate(const ClusterObjects& cluster, const std::vector<s
     auto defaulted = std::make_shared<api::schedulingv1alpha1::Workload>(*w);
     defaulted->metadata.namespace_ = "default";
     sched.on_workload_add(std::move(defaulted));
+  }
+  for (const auto& pg : cluster.podGroups) {
+    if (!pg->metadata.namespace_.empty()) {
+      sched.on_pod_group_add(pg);
+      continue;
+    }
+    auto defaulted = std::make_shared<api::schedulingv1beta1::PodGroup>(*pg);
+    defaulted->metadata.namespace_ = "default";
+    sched.on_pod_group_add(std::move(defaulted));
   }
   for (const auto& p : cluster.pods) {
     if (p->spec.nodeName.empty()) {

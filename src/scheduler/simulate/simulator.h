@@ -50,7 +50,7 @@ struct NodeUsage {
 // A gang left pending, with the member that blocks it: the pod-group cycle tried once more on the
 // final state (Scheduler::dry_run_pod_group), as `ksched explain` does.
 struct PendingGang {
-  std::string group;      // "<namespace>/<workload>/<podGroup>"
+  std::string group;      // "<namespace>/<workload>/<podGroup>", or a PodGroup's "<namespace>/<name>"
   std::int32_t minCount = 0;
   std::size_t placed = 0;   // members placed in that try, those bound before included
   std::string blocking;     // the first member that fits nowhere (namespace/name)

@@ -62,11 +62,11 @@ class WorkloadV1beta1Strategy final : public Strategy {
  public:
   void prepare_for_create(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
   void prepare_for_update(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
-  void validate(Errors& e, const json::object& obj, const WriteContext&) const override {
-    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec");
+  void validate(Errors& e, const json::object& obj, const WriteContext& w) const override {
+    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy);
   }
   void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
-    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec");
+    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy);
     workload_v1beta1_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"), "spec");
   }
 
@@ -118,11 +118,11 @@ class PodGroupStrategy final : public Strategy {
           !rules::has(member_or_empty(*w.old, "spec"), "resourceClaims"))
         status->erase("resourceClaimStatuses");
   }
-  void validate(Errors& e, const json::object& obj, const WriteContext&) const override {
-    pod_group_spec(e, member_or_empty(obj, "spec"), "spec");
+  void validate(Errors& e, const json::object& obj, const WriteContext& w) const override {
+    pod_group_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy);
   }
   void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
-    pod_group_spec(e, member_or_empty(obj, "spec"), "spec");
+    pod_group_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy);
     pod_group_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"), "spec");
   }
   void validate_status_update(Errors& e, const json::object& obj, const WriteContext&) const override {

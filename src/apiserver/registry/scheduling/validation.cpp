@@ -207,16 +207,16 @@ bool member_changed(const json::object& now, const json::object& was, std::strin
 }  // namespace
 
 namespace {
-void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path);
+void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path, bool preemption_policy_gate);
 }  // namespace
 
-void pod_group_spec(Errors& e, const json::object& spec, const Path& path) {
+void pod_group_spec(Errors& e, const json::object& spec, const Path& path, bool pod_group_preemption_policy) {
   if (const json::object* ref = rules::obj(spec, "workloadRef")) {
     const Path rp = path.child("workloadRef");
     required_name(e, rules::sv(*ref, "workloadName"), rules::dns1123_subdomain, rp.child("workloadName"));
     required_name(e, rules::sv(*ref, "templateName"), rules::dns1123_label, rp.child("templateName"));
   }
-  pod_group_policy_fields(e, spec, path);
+  pod_group_policy_fields(e, spec, path, pod_group_preemption_policy);
 }
 
 namespace {
@@ -240,7 +240,7 @@ void scheduling_policy_update(Errors& e, const json::object& holder, const json:
 
 // The rules a PodGroup's spec and a Workload's template share: schedulingPolicy, disruptionMode,
 // priorityClassName, priority, preemptionPolicy.
-void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path) {
+void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path, bool preemption_policy_gate) {
   // schedulingConstraints (TopologyAwareWorkloadScheduling; dropped before validation unless the
   // gate is on): topology has +k8s:maxItems=1, each key +k8s:required +k8s:format=k8s-label-key.
   if (const json::object* sc = rules::obj(o, "schedulingConstraints")) {
@@ -270,8 +270,15 @@ void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path)
   if (auto priority = rules::int_of(o, "priority"); priority && *priority > sv1b1::kHighestUserDefinablePriority)
     e.invalid_int(path.child("priority"), *priority,
                   "must be less than or equal to " + std::to_string(sv1b1::kHighestUserDefinablePriority));
-  // +k8s:ifDisabled("PodGroupPreemptionPolicy")=+k8s:forbidden: the gate is not one this server has.
-  if (rules::has(o, "preemptionPolicy")) e.forbidden(path.child("preemptionPolicy"), "");
+  // +k8s:ifDisabled("PodGroupPreemptionPolicy")=+k8s:forbidden, +k8s:ifEnabled(...)=+k8s:optional,
+  // and the PreemptionPolicy type's +k8s:enum.
+  if (!preemption_policy_gate) {
+    if (rules::has(o, "preemptionPolicy")) e.forbidden(path.child("preemptionPolicy"), "");
+  } else if (const json::value* pp = o.if_contains("preemptionPolicy"); pp && pp->is_string()) {
+    const std::string_view policy = pp->get_string();
+    if (policy != "Never" && policy != "PreemptLowerPriority")
+      e.not_supported(path.child("preemptionPolicy"), util::go_quote(policy), {"Never", "PreemptLowerPriority"});
+  }
 }
 
 }  // namespace
@@ -295,7 +302,7 @@ const json::object* template_named(const json::array* list, std::string_view nam
 
 }  // namespace
 
-void workload_v1beta1_spec(Errors& e, const json::object& spec, const Path& path) {
+void workload_v1beta1_spec(Errors& e, const json::object& spec, const Path& path, bool pod_group_preemption_policy) {
   if (const json::object* ref = rules::obj(spec, "controllerRef")) controller_ref(e, *ref, path.child("controllerRef"));
   const json::array* templates = rules::arr(spec, "podGroupTemplates");
   const json::array* composite = rules::arr(spec, "compositePodGroupTemplates");
@@ -322,7 +329,7 @@ void workload_v1beta1_spec(Errors& e, const json::object& spec, const Path& path
     required_name(e, name, rules::dns1123_label, tp.child("name"));
     // +k8s:listType=map +k8s:listMapKey=name: the item itself is the duplicate value.
     if (!seen.insert(std::string(name)).second) e.duplicate(tp, json::serialize((*templates)[i]));
-    pod_group_policy_fields(e, t, tp);
+    pod_group_policy_fields(e, t, tp, pod_group_preemption_policy);
   }
 }
 

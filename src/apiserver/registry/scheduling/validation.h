@@ -33,8 +33,10 @@ void workload_spec_update(Errors& e, const boost::json::object& spec, const boos
 // v1beta1 PodGroup, create: workloadRef (both names required, a DNS subdomain and a DNS label),
 // schedulingPolicy (a union of basic and gang; a gang's minCount required and at least 1),
 // disruptionMode (a union of single and all), priorityClassName (a DNS subdomain), priority (at
-// most 1e9), preemptionPolicy (forbidden: PodGroupPreemptionPolicy is not served).
-void pod_group_spec(Errors& e, const boost::json::object& spec, const Path& path);
+// most 1e9), preemptionPolicy (forbidden unless the PodGroupPreemptionPolicy gate is on, then
+// Never or PreemptLowerPriority).
+void pod_group_spec(Errors& e, const boost::json::object& spec, const Path& path,
+                    bool pod_group_preemption_policy = false);
 // v1beta1 PodGroup, update: the new spec as on create, then what may not change: workloadRef,
 // the policy's kind (basic immutable, gang neither set nor cleared; minCount may change),
 // disruptionMode, priorityClassName, priority, preemptionPolicy.
@@ -45,7 +47,8 @@ void pod_group_spec_update(Errors& e, const boost::json::object& spec, const boo
 // here), at most 8, unique names, each template's name (required DNS label) and the rules a
 // PodGroup's spec has for schedulingPolicy, disruptionMode, priorityClassName, priority and
 // preemptionPolicy.
-void workload_v1beta1_spec(Errors& e, const boost::json::object& spec, const Path& path);
+void workload_v1beta1_spec(Errors& e, const boost::json::object& spec, const Path& path,
+                           bool pod_group_preemption_policy = false);
 // v1beta1 Workload, update: controllerRef immutable, no template added or removed (by name), and
 // each template's fields immutable but a gang's minCount.
 void workload_v1beta1_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,

@@ -186,34 +186,41 @@ Status simulate_placement(Framework& fwk, SimulatedNodes& sim, const GroupPreemp
 
 bool more_important_victim(const VictimUnit& a, const VictimUnit& b) {
   if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.is_group != b.is_group) return a.is_group;
-  if (!a.is_group) return a.earliest_start < b.earliest_start;
+  const int rank_a = a.is_group || a.podGroupMember ? 2 : 1;
+  const int rank_b = b.is_group || b.podGroupMember ? 2 : 1;
+  if (rank_a != rank_b) return rank_a > rank_b;
   if (a.pods.size() != b.pods.size()) return a.pods.size() > b.pods.size();
   return a.earliest_start < b.earliest_start;
 }
 
-std::vector<VictimUnit> collect_victim_units(const NodeInfoLister& nodes, const UnitKeyFn& unit_of,
+VictimOfFn victim_of_unit_key(UnitKeyFn unit_of) {
+  if (!unit_of) return {};
+  return [unit_of = std::move(unit_of)](const api::Pod& p) { return VictimOf{unit_of(p), std::nullopt, false}; };
+}
+
+std::vector<VictimUnit> collect_victim_units(const NodeInfoLister& nodes, const VictimOfFn& victim_of,
                                              std::int64_t now_nanos) {
   std::vector<VictimUnit> units;
   std::unordered_map<std::string, std::size_t> group_index;
   for (const auto& ni : nodes.list()) {
     for (const auto& pi : ni->pods) {
       const api::Pod& p = *pi->pod;
-      const std::int32_t prio = api::pod_priority(p);
+      VictimOf v = victim_of ? victim_of(p) : VictimOf{};
+      const std::int32_t prio = v.priority.value_or(api::pod_priority(p));
       const std::int64_t start = pod_start_time(p, now_nanos);
-      std::string key = unit_of ? unit_of(p) : std::string();
-      if (key.empty()) {
-        units.push_back(VictimUnit{{pi}, prio, false, start});
+      if (v.unit.empty()) {
+        units.push_back(VictimUnit{{pi}, prio, false, start, v.podGroupMember});
         continue;
       }
-      auto [it, fresh] = group_index.emplace(std::move(key), units.size());
+      auto [it, fresh] = group_index.emplace(std::move(v.unit), units.size());
       if (fresh) {
-        units.push_back(VictimUnit{{pi}, prio, true, start});
+        units.push_back(VictimUnit{{pi}, prio, true, start, v.podGroupMember});
         continue;
       }
       VictimUnit& u = units[it->second];
       u.pods.push_back(pi);
-      u.priority = std::max(u.priority, prio);
+      // A group's own priority is the same for every pod; without one, the members' highest.
+      if (!v.priority) u.priority = std::max(u.priority, prio);
       u.earliest_start = std::min(u.earliest_start, start);
     }
   }
@@ -240,34 +247,35 @@ GroupPreemptionResult PodGroupEvaluator::select_victims(const GroupPreemptor& g,
     r.status = Status::unresolvable(std::string(kNoVictims));
     return r;
   }
-  const std::int32_t priority = GroupPreemptor::priority_of(g.members);
+  const std::int32_t priority = g.priority ? *g.priority : GroupPreemptor::priority_of(g.members);
   const std::int64_t now = now_unix_nanos();
-  auto unit_of = [&](const api::Pod& p) { return unit_of_ ? unit_of_(p) : std::string(); };
+  auto victim_of = [&](const api::Pod& p) { return victim_of_ ? victim_of_(p) : VictimOf{}; };
 
   // Upstream preemptorEligibleToPreemptOthers.
-  if (GroupPreemptor::never_preempts(g.members)) {
+  if (g.neverPreempts ? *g.neverPreempts : GroupPreemptor::never_preempts(g.members)) {
     r.status = Status::unschedulable("not eligible due to preemptionPolicy=Never.");
     return r;
   }
-  std::vector<VictimUnit> all = collect_victim_units(nodes, unit_of, now);
+  std::vector<VictimUnit> all = collect_victim_units(nodes, victim_of_, now);
   {
     std::set<std::string, std::less<>> nominated;
     for (const auto& m : g.members) {
       if (!m->status.nominatedNodeName.empty()) nominated.insert(std::string(m->status.nominatedNodeName.view()));
     }
     if (!nominated.empty()) {
-      // A unit's priority is the pod's own or its gang's.
+      // A pod's priority is its group's (upstream getPodPriority), or its gang's or its own.
       std::unordered_map<std::string, std::int32_t> unit_priority;
       for (const auto& u : all) {
-        if (u.is_group) unit_priority[unit_of(*u.pods.front()->pod)] = u.priority;
+        if (u.is_group) unit_priority[victim_of(*u.pods.front()->pod).unit] = u.priority;
       }
       for (const auto& name : nominated) {
         auto ni = nodes.get(name);
         if (!ni) continue;
         for (const auto& pi : ni->pods) {
-          const std::string key = unit_of(*pi->pod);
-          auto it = key.empty() ? unit_priority.end() : unit_priority.find(key);
-          const std::int32_t p = it == unit_priority.end() ? api::pod_priority(*pi->pod) : it->second;
+          const VictimOf v = victim_of(*pi->pod);
+          auto it = v.unit.empty() ? unit_priority.end() : unit_priority.find(v.unit);
+          const std::int32_t p =
+              it != unit_priority.end() ? it->second : v.priority.value_or(api::pod_priority(*pi->pod));
           if (p < priority && terminating_by_preemption(*pi->pod)) {
             r.status = Status::unschedulable("not eligible due to a terminating pod on the nominated node.");
             r.keepNominations = true;
@@ -281,7 +289,7 @@ GroupPreemptionResult PodGroupEvaluator::select_victims(const GroupPreemptor& g,
   std::vector<VictimUnit> potential;
   for (auto& u : all) {
     if (u.priority >= priority) continue;
-    if (u.is_group && unit_of(*u.pods.front()->pod) == g.group) continue;
+    if (u.is_group && victim_of(*u.pods.front()->pod).unit == g.group) continue;
     potential.push_back(std::move(u));
   }
   if (potential.empty()) {

@@ -11,14 +11,13 @@
 // violating units first, each list most important first (more_important_victim), a unit staying
 // only if every placed member still passes Filter on its node with it back. What is left is evicted.
 //
-// Where v1.35's API differs from upstream's PodGroup object (choices documented in
-// docs/architecture.md, "Gang scheduling in the scheduler"):
-//  - the preemptor's priority is its members' lowest pod priority (a member never preempts what it
-//    could not preempt alone); a gang victim's priority is its members' highest (a gang is evicted
-//    only if every member is below the preemptor). Upstream reads the PodGroup's priority.
-//  - the preemptor's policy is Never when any member's spec.preemptionPolicy is Never.
-//  - every gang-policy group is a PodGroup-disruption-mode unit (v1.35 has no disruptionMode);
-//    basic-group pods and pods without a group are single units.
+// Who is a unit, at what priority, and the preemptor's priority and policy come from the caller
+// (scheduler/podgroup's VictimView and PreemptorView): for a PodGroup (v1.37's spec.schedulingGroup)
+// its own priority, preemptionPolicy and disruptionMode, as upstream's newest code reads them; for a
+// v1.35 workloadRef group, which has no such fields, ksched's choices (docs/architecture.md, "Gang
+// scheduling in the scheduler"): the preemptor's priority is its members' lowest, a gang victim's
+// its members' highest, Never when any member says so, every gang an evict-whole unit. When the
+// caller gives nothing, those v1.35 choices apply (priority_of, never_preempts below).
 // Not done: Reserve is not run for placed members in the simulation (stateful plugins such as DRA
 // see each member alone), and the affinity lists of the private nodes are recomputed, not kept
 // incrementally.
@@ -26,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,27 +38,47 @@ namespace ksched::scheduler::framework::preemption {
 struct VictimUnit {
   std::vector<PodInfoPtr> pods;
   std::int32_t priority = 0;
-  bool is_group = false;
+  bool is_group = false;            // evicted whole (a gang, a PodGroup with disruptionMode all)
   std::int64_t earliest_start = 0;  // unix nanos; `now` for a pod not started
+  bool podGroupMember = false;      // a PodGroup's pod going alone: ranks as a group (upstream)
 };
 
-// Upstream moreImportantVictim: higher priority; then a group above a single pod; two single pods:
-// the earlier start; two groups: more pods, then the earlier start.
+// Upstream's newest MoreImportantVictim: higher priority; then the higher rank (a group, or a
+// PodGroup's pod, above a plain pod); then more pods; then the earlier start. (Upstream's last
+// tie-break, the first pod's UID, is not applied: equal units keep their collection order.)
 bool more_important_victim(const VictimUnit& a, const VictimUnit& b);
 
-// The unit key of a scheduled pod: empty for a pod that is a unit alone, else its gang's key (all
-// scheduled pods with that key form one unit).
+// How a scheduled pod is a victim: `unit` empty for a pod that is a unit alone, else its group's key
+// (all scheduled pods with that key form one unit); `priority` the group's own priority when it has
+// one (a PodGroup's), else unset: the pod's, or for a unit its pods' highest; `podGroupMember` as
+// VictimUnit's.
+struct VictimOf {
+  std::string unit;
+  std::optional<std::int32_t> priority;
+  bool podGroupMember = false;
+};
+using VictimOfFn = std::function<VictimOf(const api::Pod&)>;
+// The v1.35 form: only the unit key.
 using UnitKeyFn = std::function<std::string(const api::Pod&)>;
+VictimOfFn victim_of_unit_key(UnitKeyFn unit_of);
 
 // Every scheduled pod in `nodes` as units, in node order (a gang at its first pod's place).
-std::vector<VictimUnit> collect_victim_units(const NodeInfoLister& nodes, const UnitKeyFn& unit_of,
+std::vector<VictimUnit> collect_victim_units(const NodeInfoLister& nodes, const VictimOfFn& victim_of,
                                              std::int64_t now_nanos);
+inline std::vector<VictimUnit> collect_victim_units(const NodeInfoLister& nodes, const UnitKeyFn& unit_of,
+                                                    std::int64_t now_nanos) {
+  return collect_victim_units(nodes, victim_of_unit_key(unit_of), now_nanos);
+}
 
 struct GroupPreemptor {
   std::string group;                // its unit key: its own pods are never victims
   std::vector<PodPtr> members;      // unscheduled members, in the cycle's order
   int scheduled = 0;                // members already bound or assumed
-  // The group's priority (lowest member priority) and whether any member says Never.
+  // The group's priority and policy as the caller read them (a PodGroup's own); when unset, the
+  // v1.35 choices below.
+  std::optional<std::int32_t> priority;
+  std::optional<bool> neverPreempts;
+  // v1.35's choices: the lowest member priority, and Never when any member says so.
   static std::int32_t priority_of(const std::vector<PodPtr>& members);
   static bool never_preempts(const std::vector<PodPtr>& members);
 };
@@ -78,7 +98,8 @@ inline constexpr std::string_view kNoVictims = "No preemption victims found for 
 
 class PodGroupEvaluator {
  public:
-  PodGroupEvaluator(Framework& fwk, UnitKeyFn unit_of) : fwk_(fwk), unit_of_(std::move(unit_of)) {}
+  PodGroupEvaluator(Framework& fwk, VictimOfFn victim_of) : fwk_(fwk), victim_of_(std::move(victim_of)) {}
+  PodGroupEvaluator(Framework& fwk, UnitKeyFn unit_of) : fwk_(fwk), victim_of_(victim_of_unit_key(std::move(unit_of))) {}
 
   // Upstream selectVictimsOnDomain over `nodes` (the scheduler's up-to-date snapshot). The
   // framework's snapshot is pointed at a private copy while it runs and restored before it returns.
@@ -94,7 +115,7 @@ class PodGroupEvaluator {
 
  private:
   Framework& fwk_;
-  UnitKeyFn unit_of_;
+  VictimOfFn victim_of_;
 };
 
 }  // namespace ksched::scheduler::framework::preemption
