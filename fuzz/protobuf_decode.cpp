@@ -1,7 +1,8 @@
 // Fuzzes the protobuf decoders on arbitrary bytes: the request-body decoder (protobuf -> JSON, which
 // must only ever emit a JSON object, and whose JSON must encode back without error), the client's
-// typed decoder for pods, nodes, pod lists, ResourceSlices and ResourceClaims, and the watch-event
-// frame reader. Errors are fine; crashes, hangs and sanitizer reports are not.
+// typed decoder for pods, nodes, pod lists, ResourceSlices, ResourceClaims, Workloads (v1alpha1,
+// v1beta1) and PodGroups, and the watch-event frame reader. Errors are fine; crashes, hangs and
+// sanitizer reports are not.
 #include <boost/json.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +33,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)pb::decode<ksched::api::List<ksched::api::Pod>>(input, opts);
   (void)pb::decode<ksched::api::resourcev1::ResourceSlice>(input, opts);
   (void)pb::decode<ksched::api::resourcev1::ResourceClaim>(input, opts);
+  (void)pb::decode<ksched::api::schedulingv1alpha1::Workload>(input, opts);
+  (void)pb::decode<ksched::api::schedulingv1beta1::Workload>(input, opts);
+  (void)pb::decode<ksched::api::schedulingv1beta1::PodGroup>(input, opts);
   if (auto ev = pb::read_watch_event(input); ev.ok()) (void)pb::decode<ksched::api::Pod>(ev->object, opts);
   return 0;
 }

@@ -6,9 +6,12 @@ encoding/json renders it when absent (see the table syntax in protobuf_schema.cp
 here from the Go types of k8s.io/api and k8s.io/apimachinery (struct fields with their `json` and
 `protobuf` tags), starting from the root kinds below and following every message they reach.
 
-    scripts/protobuf_schema_tables.py --staging DIR > tables.txt
+    scripts/protobuf_schema_tables.py --staging DIR --newer API_DIR > tables.txt
 
-DIR holds k8s.io/api and k8s.io/apimachinery (a vendor/k8s.io directory, or kubernetes' staging/src/k8s.io).
+DIR holds k8s.io/api and k8s.io/apimachinery (a vendor/k8s.io directory, or kubernetes' staging/src/k8s.io)
+at v1.35. API_DIR is a k8s.io/api checkout of a later release (kubernetes/api master, v1.37
+development): the packages of NEWER_PACKAGES are read from it, and the fields of ADOPTED_FIELDS are
+added from it to v1.35's messages.
 The output replaces the generated part of kTables; the messages written by hand there (runtime's
 Unknown and TypeMeta, WatchEvent) are not generated.
 """
@@ -35,7 +38,20 @@ PACKAGES = {
     # same fields and protobuf numbers.
     "drataint": "api/resource/v1alpha3",
     "meta": "apimachinery/pkg/apis/meta/v1",
+    # Workload (v1.35, GenericWorkload), still served at v1alpha1.
+    "schedalpha": "api/scheduling/v1alpha1",
 }
+# Packages read from --newer (paths under that k8s.io/api checkout).
+NEWER_PACKAGES = {
+    # Workload and PodGroup of v1.37 (KEP-5832); v1.35's v1beta1 has only PriorityClass.
+    "schedbeta": "scheduling/v1beta1",
+    # For ADOPTED_FIELDS only (its PodSchedulingGroup); v1.35's core messages stay v1.35's.
+    "corenew": "core/v1",
+}
+# Fields of a later release appended to a v1.35 message: (package, Go struct, newer package, Go field).
+# The pod's spec.schedulingGroup (43) replaced v1.35's workloadRef (42, reserved upstream); ksched
+# serves both.
+ADOPTED_FIELDS = [("core", "PodSpec", "corenew", "SchedulingGroup")]
 # Go import aliases in those files -> package key.
 QUALIFIERS = {"v1": "core", "corev1": "core", "apiv1": "core", "metav1": "meta", "apps": "apps", "batchv1": "batch"}
 
@@ -66,6 +82,9 @@ ROOTS = [
     ("resource.k8s.io/v1", "dra", "ResourceClaimTemplate", True),
     ("resource.k8s.io/v1", "dra", "ResourceSlice", True),
     ("resource.k8s.io/v1beta2", "drataint", "DeviceTaintRule", True),
+    ("scheduling.k8s.io/v1alpha1", "schedalpha", "Workload", True),
+    ("scheduling.k8s.io/v1beta1", "schedbeta", "Workload", True),
+    ("scheduling.k8s.io/v1beta1", "schedbeta", "PodGroup", True),
     ("*", "meta", "Status", False), ("*", "meta", "DeleteOptions", False),
 ]
 
@@ -76,6 +95,12 @@ RENAMES = {
     ("events", "EventSeries"): "EventsEventSeries",
     ("dra", "ResourceClaim"): "DRAResourceClaim", ("dra", "ResourceClaimList"): "DRAResourceClaimList",
     ("drataint", "DeviceTaint"): "V1beta2DeviceTaint",
+    # scheduling.k8s.io: v1alpha1's Workload messages by version; v1beta1's where core has the name.
+    **{("schedalpha", n): "V1alpha1" + n for n in (
+        "Workload", "WorkloadList", "WorkloadSpec", "PodGroup", "PodGroupPolicy", "BasicSchedulingPolicy",
+        "GangSchedulingPolicy", "TypedLocalObjectReference")},
+    ("schedbeta", "TypedLocalObjectReference"): "V1beta1TypedLocalObjectReference",
+    ("schedbeta", "WorkloadReference"): "V1beta1WorkloadReference",
 }
 # Go types with a value kind of their own in the tables.
 SPECIAL = {
@@ -119,8 +144,9 @@ def tag(tags, key):
 
 
 class Gen:
-    def __init__(self, staging):
+    def __init__(self, staging, newer):
         self.pkgs = {k: parse_package(os.path.join(staging, v)) for k, v in PACKAGES.items()}
+        self.pkgs.update({k: parse_package(os.path.join(newer, v)) for k, v in NEWER_PACKAGES.items()})
         self.out = {}  # table name -> lines
         self.order = []
         self.pending = []
@@ -179,7 +205,11 @@ class Gen:
             return
         self.out[name] = None
         lines = []
-        for fname, gotype, tags in self.pkgs[pkg][0][go]:
+        fields = [(pkg, f) for f in self.pkgs[pkg][0][go]]
+        for base_pkg, base_go, newer_pkg, newer_field in ADOPTED_FIELDS:
+            if (base_pkg, base_go) == (pkg, go):
+                fields += [(newer_pkg, f) for f in self.pkgs[newer_pkg][0][go] if f[0] == newer_field]
+        for pkg, (fname, gotype, tags) in fields:
             pb = tag(tags, "protobuf")
             js = tag(tags, "json")
             if not pb or pb == "-":
@@ -228,8 +258,9 @@ class Gen:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--staging", required=True, help="directory holding api/ and apimachinery/ of k8s.io")
+    ap.add_argument("--newer", required=True, help="a k8s.io/api checkout of a later release (NEWER_PACKAGES)")
     args = ap.parse_args()
-    g = Gen(args.staging)
+    g = Gen(args.staging, args.newer)
     kinds = g.run()
     for name in g.order:
         print(name)

@@ -50,6 +50,13 @@ struct ResourceSlice;
 namespace resourcev1beta2 {
 struct DeviceTaintRule;
 }  // namespace resourcev1beta2
+namespace schedulingv1alpha1 {
+struct Workload;
+}  // namespace schedulingv1alpha1
+namespace schedulingv1beta1 {
+struct Workload;
+struct PodGroup;
+}  // namespace schedulingv1beta1
 }  // namespace ksched::api
 
 namespace ksched::api::protobuf {
@@ -90,6 +97,9 @@ KSCHED_PROTOBUF_TYPED(resourcev1::ResourceClaim)
 KSCHED_PROTOBUF_TYPED(resourcev1::ResourceClaimTemplate)
 KSCHED_PROTOBUF_TYPED(resourcev1::ResourceSlice)
 KSCHED_PROTOBUF_TYPED(resourcev1beta2::DeviceTaintRule)
+KSCHED_PROTOBUF_TYPED(schedulingv1alpha1::Workload)  // protobuf_codec_scheduling.cpp
+KSCHED_PROTOBUF_TYPED(schedulingv1beta1::Workload)
+KSCHED_PROTOBUF_TYPED(schedulingv1beta1::PodGroup)
 #undef KSCHED_PROTOBUF_TYPED
 template <>
 inline constexpr bool kTypedDecoding<Binding> = true;

@@ -268,9 +268,6 @@ std::unique_ptr<Binding<T>> build(const sch::Message& m) {
     if (b->member_field[i]) continue;
     std::string_view n = Names<T>::names[i];
     if (n == "apiVersion" || n == "kind") continue;  // the envelope's typeMeta, set by the caller
-    // The pod's spec.schedulingGroup (v1.36+): its field number in upstream's generated.proto is
-    // not known here, so it is not carried in protobuf (JSON and YAML carry it).
-    if (n == "schedulingGroup") continue;
     b->error = "message " + m.name + " has no field for member " + std::string(n);
     return b;
   }
@@ -731,8 +728,11 @@ void set_raw_member(T& out, const std::string_view* text) {
     }
   }
 }
+// [[maybe_unused]]: a struct with no members (an empty policy, whose presence is the choice) has an
+// empty pack.
 template <class T, std::size_t... I>
-void set_raw_member(T& out, std::size_t idx, const std::string_view* text, std::index_sequence<I...>) {
+void set_raw_member([[maybe_unused]] T& out, [[maybe_unused]] std::size_t idx,
+                    [[maybe_unused]] const std::string_view* text, std::index_sequence<I...>) {
   (void)((idx == I ? (set_raw_member<T, I>(out, text), true) : false) || ...);
 }
 

@@ -2,9 +2,12 @@
 // (bindings, events, leases), what kubectl and kube-scheduler send as protobuf bodies, and the
 // meta/v1 and runtime messages around them (Status, lists, WatchEvent, runtime.Unknown).
 // Field numbers and JSON names are those of upstream v1.35's Go types (k8s.io/api,
-// k8s.io/apimachinery: the `protobuf` and `json` tags); emit modes follow the json tags. The
-// generated part is written by scripts/protobuf_schema_tables.py; the messages at its end (the
-// authorization/authentication reviews kubectl auth sends, and the runtime messages) by hand.
+// k8s.io/apimachinery: the `protobuf` and `json` tags); emit modes follow the json tags. Newer
+// than v1.35, from kubernetes/api master (v1.37 development): the pod's spec.schedulingGroup (43,
+// PodSchedulingGroup) and scheduling.k8s.io/v1beta1's Workload and PodGroup messages; v1alpha1's
+// Workload is v1.35's (V1alpha1*). The generated part is written by
+// scripts/protobuf_schema_tables.py; the messages at its end (the authorization/authentication
+// reviews kubectl auth sends, and the runtime messages) by hand.
 //
 // Table syntax, one message per block:
 //   Name                       message header (column 0)
@@ -232,6 +235,7 @@ PodSpec
   40 resources ResourceRequirements?
   41 hostnameOverride s?
   42 workloadRef WorkloadReference?
+  43 schedulingGroup PodSchedulingGroup?
 PodStatus
   17 observedGeneration i64
   1 phase s
@@ -343,6 +347,8 @@ WorkloadReference
   1 name s!
   2 podGroup s!
   3 podGroupReplicaKey s
+PodSchedulingGroup
+  1 podGroupName s?
 PodCondition
   1 type s!
   7 observedGeneration i64
@@ -1837,6 +1843,119 @@ V1beta2DeviceTaint
 DeviceTaintRuleList
   1 metadata ListMeta
   2 items []DeviceTaintRule!
+V1alpha1Workload
+  1 metadata ObjectMeta
+  2 spec V1alpha1WorkloadSpec
+V1alpha1WorkloadSpec
+  1 controllerRef V1alpha1TypedLocalObjectReference?
+  2 podGroups []V1alpha1PodGroup!
+V1alpha1TypedLocalObjectReference
+  1 apiGroup s
+  2 kind s!
+  3 name s!
+V1alpha1PodGroup
+  1 name s!
+  3 policy V1alpha1PodGroupPolicy
+V1alpha1PodGroupPolicy
+  2 basic V1alpha1BasicSchedulingPolicy?
+  3 gang V1alpha1GangSchedulingPolicy?
+V1alpha1BasicSchedulingPolicy
+V1alpha1GangSchedulingPolicy
+  1 minCount i32!
+V1alpha1WorkloadList
+  1 metadata ListMeta
+  2 items []V1alpha1Workload!
+Workload
+  1 metadata ObjectMeta
+  2 spec WorkloadSpec
+WorkloadSpec
+  1 controllerRef V1beta1TypedLocalObjectReference?
+  2 podGroupTemplates []PodGroupTemplate!
+  3 compositePodGroupTemplates []CompositePodGroupTemplate
+V1beta1TypedLocalObjectReference
+  1 apiGroup s
+  2 kind s!
+  3 name s!
+PodGroupTemplate
+  1 name s!
+  2 schedulingPolicy PodGroupSchedulingPolicy
+  3 schedulingConstraints PodGroupSchedulingConstraints?!
+  4 resourceClaims []PodGroupResourceClaim
+  5 disruptionMode DisruptionMode?
+  6 priorityClassName s
+  7 priority i32?
+  8 preemptionPolicy s?
+CompositePodGroupTemplate
+  1 name s!
+  2 schedulingPolicy CompositePodGroupSchedulingPolicy
+  3 schedulingConstraints CompositePodGroupSchedulingConstraints?
+  4 disruptionMode CompositeDisruptionMode?
+  5 priorityClassName s
+  6 priority i32?
+  7 preemptionPolicy s?
+  8 podGroupTemplates []PodGroupTemplate
+  9 compositePodGroupTemplates []CompositePodGroupTemplate
+PodGroupSchedulingPolicy
+  1 basic BasicSchedulingPolicy?
+  2 gang GangSchedulingPolicy?
+PodGroupSchedulingConstraints
+  1 topology []TopologyConstraint
+PodGroupResourceClaim
+  1 name s!
+  2 resourceClaimName s?
+  3 resourceClaimTemplateName s?
+DisruptionMode
+  1 single SingleDisruptionMode?
+  2 all AllDisruptionMode?
+CompositePodGroupSchedulingPolicy
+  1 basic CompositeBasicSchedulingPolicy?
+  2 gang CompositeGangSchedulingPolicy?
+CompositePodGroupSchedulingConstraints
+  1 topology []TopologyConstraint
+CompositeDisruptionMode
+  1 single SingleCompositeDisruptionMode?
+  2 all AllCompositeDisruptionMode?
+BasicSchedulingPolicy
+GangSchedulingPolicy
+  1 minCount i32!
+TopologyConstraint
+  1 key s!
+SingleDisruptionMode
+AllDisruptionMode
+CompositeBasicSchedulingPolicy
+CompositeGangSchedulingPolicy
+  1 minGroupCount i32!
+SingleCompositeDisruptionMode
+AllCompositeDisruptionMode
+WorkloadList
+  1 metadata ListMeta
+  2 items []Workload!
+PodGroup
+  1 metadata ObjectMeta
+  2 spec PodGroupSpec
+  3 status PodGroupStatus
+PodGroupSpec
+  1 parentCompositePodGroupName s?
+  2 workloadRef V1beta1WorkloadReference?
+  3 schedulingPolicy PodGroupSchedulingPolicy
+  4 schedulingConstraints PodGroupSchedulingConstraints?
+  5 resourceClaims []PodGroupResourceClaim
+  6 disruptionMode DisruptionMode?
+  7 priorityClassName s
+  8 priority i32?
+  9 preemptionPolicy s?
+PodGroupStatus
+  1 conditions []Condition
+  2 resourceClaimStatuses []PodGroupResourceClaimStatus
+V1beta1WorkloadReference
+  1 workloadName s!
+  2 templateName s!
+PodGroupResourceClaimStatus
+  1 name s!
+  2 resourceClaimName s?
+PodGroupList
+  1 metadata ListMeta
+  2 items []PodGroup!
 Status
   1 metadata ListMeta
   2 status s
@@ -2001,6 +2120,12 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
     {"resource.k8s.io/v1/ResourceSliceList", "ResourceSliceList"},
     {"resource.k8s.io/v1beta2/DeviceTaintRule", "DeviceTaintRule"},
     {"resource.k8s.io/v1beta2/DeviceTaintRuleList", "DeviceTaintRuleList"},
+    {"scheduling.k8s.io/v1alpha1/Workload", "V1alpha1Workload"},
+    {"scheduling.k8s.io/v1alpha1/WorkloadList", "V1alpha1WorkloadList"},
+    {"scheduling.k8s.io/v1beta1/Workload", "Workload"},
+    {"scheduling.k8s.io/v1beta1/WorkloadList", "WorkloadList"},
+    {"scheduling.k8s.io/v1beta1/PodGroup", "PodGroup"},
+    {"scheduling.k8s.io/v1beta1/PodGroupList", "PodGroupList"},
     {"*/Status", "Status"},
     {"*/DeleteOptions", "DeleteOptions"},
     {"*/WatchEvent", "WatchEvent"},

@@ -80,6 +80,7 @@ const std::map<std::string, std::function<void(const std::string&)>>& fixture_ty
       {"devicetaintrule.json", expect_round_trip<resourcev1beta2::DeviceTaintRule>},
       {"podgroup_v1beta1.json", expect_round_trip<schedulingv1beta1::PodGroup>},
       {"workload_v1beta1.json", expect_round_trip<schedulingv1beta1::Workload>},
+      {"workload_v1alpha1.json", expect_round_trip<schedulingv1alpha1::Workload>},
       {"pod_schedulinggroup.json", expect_round_trip<Pod>},
   };
   return m;

@@ -19,8 +19,10 @@
 #include "apiserver/auth/auth.h"
 #include "apiserver/endpoints/handlers.h"
 #include "apiserver/endpoints/protobuf.h"
+#include "apiserver/features.h"
 #include "client/resources.h"
 #include "client/resources_dra.h"
+#include "client/resources_scheduling.h"
 #include "util/clock.h"
 
 namespace pb = ksched::api::protobuf;
@@ -187,7 +189,8 @@ TEST(ProtobufEncode, EverySchedulerFixtureRoundTripsThroughGoJson) {
                          "runtimeclass.json", "kubectl_namespace.json", "kubectl_service.json",
                          "kubectl_priorityclass.json", "kubectl_deployment.json", "deviceclass.json",
                          "resourceclaim.json", "resourceclaimtemplate.json", "resourceslice.json",
-                         "resourceslice_pernode.json"};
+                         "resourceslice_pernode.json", "pod_schedulinggroup.json", "workload_v1alpha1.json",
+                         "workload_v1beta1.json", "podgroup_v1beta1.json"};
   for (const char* f : files) {
     SCOPED_TRACE(f);
     std::string src = read_file(kFixtures / f);
@@ -445,7 +448,9 @@ TEST_F(ProtobufServer, EveryKindTheSchedulerWatchesIsServedInProtobuf) {
       &client::ResourceFor<api::resourcev1::DeviceClass>::info,
       &client::ResourceFor<api::resourcev1::ResourceClaim>::info,
       &client::ResourceFor<api::resourcev1::ResourceClaimTemplate>::info,
-      &client::ResourceFor<api::resourcev1::ResourceSlice>::info};
+      &client::ResourceFor<api::resourcev1::ResourceSlice>::info,
+      &client::ResourceFor<api::schedulingv1alpha1::Workload>::info,
+      &client::ResourceFor<api::schedulingv1beta1::PodGroup>::info};
   for (const auto* info : infos) {
     SCOPED_TRACE(std::string(info->kind));
     const auto* r = apiserver::find_resource(info->group, info->version, info->resource);
@@ -534,4 +539,94 @@ TEST_F(ProtobufServer, ResourceKindsAreServedAndAcceptedInProtobuf) {
   EXPECT_EQ(class_spec.at("extendedResourceName"), "example.com/gpu");
   EXPECT_EQ(class_spec.at("config").at(0).at("opaque").at("parameters").at("sharing").at("strategy"), "TimeSlicing");
   EXPECT_EQ(class_spec.at("selectors").as_array().size(), 2u);
+}
+
+// scheduling.k8s.io with GenericWorkload (issue #44): a PodGroup and Workloads sent as protobuf
+// bodies are stored;
+// PodGroups, v1alpha1 and v1beta1 Workloads and a member pod are read back in protobuf as the
+// encoding of their JSON, and their typed decoding holds the group (the pod's spec.schedulingGroup,
+// field 43), as kube-scheduler's informers read them.
+TEST_F(ProtobufServer, SchedulingKindsAndPodGroupMembersAreServedInProtobuf) {
+  ksched::apiserver::FeatureGates gates;
+  gates.GenericWorkload = true;
+  api_.set_feature_gates(gates);
+  api_.bootstrap();
+  namespace sch = ksched::api::schedulingv1beta1;
+  const std::string groups = "/apis/scheduling.k8s.io/v1beta1/namespaces/default/podgroups";
+  auto body = pb::from_json(R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"pg"},
+    "spec":{"schedulingPolicy":{"gang":{"minCount":2}},"priorityClassName":"","disruptionMode":{"all":{}}}})");
+  ASSERT_TRUE(body.ok()) << body.error();
+  auto posted = call("POST", groups, *body, kProto, "application/vnd.kubernetes.protobuf");
+  ASSERT_EQ(posted.status, 201) << posted.body;
+  auto j = call("GET", groups + "/pg");
+  ASSERT_EQ(j.status, 200) << j.body;
+  EXPECT_EQ(json::parse(j.body).at("spec").at("schedulingPolicy").at("gang").at("minCount"), 2);
+  auto p = call("GET", groups + "/pg", "", kProto);
+  ASSERT_EQ(p.status, 200) << p.body;
+  EXPECT_EQ(p.content_type, "application/vnd.kubernetes.protobuf");
+  auto from_json = pb::from_json(j.body);
+  ASSERT_TRUE(from_json.ok()) << from_json.error();
+  EXPECT_EQ(hex(p.body), hex(*from_json));
+  auto typed = pb::decode<sch::PodGroup>(p.body);
+  ASSERT_TRUE(typed.ok()) << typed.error();
+  ASSERT_TRUE(typed->spec.schedulingPolicy.gang);
+  EXPECT_EQ(typed->spec.schedulingPolicy.gang->minCount, 2);
+  ASSERT_TRUE(typed->spec.disruptionMode);
+  EXPECT_TRUE(typed->spec.disruptionMode->all);
+  auto l = call("GET", groups, "", kProto);
+  ASSERT_EQ(l.status, 200) << l.body;
+  EXPECT_EQ(l.content_type, "application/vnd.kubernetes.protobuf");
+  auto list = pb::decode<ksched::api::List<sch::PodGroup>>(l.body);
+  ASSERT_TRUE(list.ok()) << list.error();
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0].metadata.name, "pg");
+
+  auto member = call("POST", "/api/v1/namespaces/default/pods",
+                     R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"m"},"spec":{"containers":[{"name":"c","image":"i"}],
+                         "schedulingGroup":{"podGroupName":"pg"}}})");
+  ASSERT_EQ(member.status, 201) << member.body;
+  auto pods = call("GET", "/api/v1/namespaces/default/pods", "", kProto);
+  ASSERT_EQ(pods.status, 200) << pods.body;
+  EXPECT_EQ(pods.content_type, "application/vnd.kubernetes.protobuf");
+  auto pod_list = pb::decode<ksched::api::List<ksched::api::Pod>>(pods.body);
+  ASSERT_TRUE(pod_list.ok()) << pod_list.error();
+  ASSERT_EQ(pod_list->items.size(), 1u);
+  ASSERT_TRUE(pod_list->items[0].spec.schedulingGroup);
+  EXPECT_EQ(pod_list->items[0].spec.schedulingGroup->podGroupName, std::optional<std::string>("pg"));
+
+  for (const char* version : {"v1alpha1", "v1beta1"}) {
+    SCOPED_TRACE(version);
+    std::string path = std::string("/apis/scheduling.k8s.io/") + version + "/namespaces/default/workloads";
+    std::string spec = std::string(version) == "v1alpha1"
+                           ? R"({"podGroups":[{"name":"workers","policy":{"gang":{"minCount":3}}}]})"
+                           : R"({"podGroupTemplates":[{"name":"workers","schedulingPolicy":{"gang":{"minCount":3}}}]})";
+    std::string name = std::string("w-") + version;
+    // Sent as a protobuf body, as a typed client sends it (v1beta1's template renders its unset
+    // schedulingConstraints as null, upstream's json tag having no omitempty).
+    auto wbody = pb::from_json(std::string(R"({"apiVersion":"scheduling.k8s.io/)") + version +
+                               R"(","kind":"Workload","metadata":{"name":")" + name + R"("},"spec":)" + spec + "}");
+    ASSERT_TRUE(wbody.ok()) << wbody.error();
+    auto created = call("POST", path, *wbody, kProto, "application/vnd.kubernetes.protobuf");
+    ASSERT_EQ(created.status, 201) << created.body;
+    auto wj = call("GET", path + "/" + name);
+    auto wp = call("GET", path + "/" + name, "", kProto);
+    ASSERT_EQ(wp.status, 200) << wp.body;
+    EXPECT_EQ(wp.content_type, "application/vnd.kubernetes.protobuf");
+    auto w_from_json = pb::from_json(wj.body);
+    ASSERT_TRUE(w_from_json.ok()) << w_from_json.error();
+    EXPECT_EQ(hex(wp.body), hex(*w_from_json));
+    if (std::string(version) == "v1alpha1") {
+      auto w = pb::decode<ksched::api::schedulingv1alpha1::Workload>(wp.body);
+      ASSERT_TRUE(w.ok()) << w.error();
+      ASSERT_EQ(w->spec.podGroups.size(), 1u);
+      ASSERT_TRUE(w->spec.podGroups[0].policy.gang);
+      EXPECT_EQ(w->spec.podGroups[0].policy.gang->minCount, 3);
+    } else {
+      auto w = pb::decode<sch::Workload>(wp.body);
+      ASSERT_TRUE(w.ok()) << w.error();
+      ASSERT_EQ(w->spec.podGroupTemplates.size(), 1u);
+      ASSERT_TRUE(w->spec.podGroupTemplates[0].schedulingPolicy.gang);
+      EXPECT_EQ(w->spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, 3);
+    }
+  }
 }

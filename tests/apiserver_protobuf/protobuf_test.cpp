@@ -403,7 +403,7 @@ TEST(ProtobufKinds, ListsEverySupportedKind) {
   auto kinds = pb::supported_kinds();
   // Every root kind of the tables (scripts/protobuf_schema_tables.py's roots with their lists, the
   // authorization reviews, and the meta/v1 kinds Status, DeleteOptions and WatchEvent).
-  EXPECT_EQ(kinds.size(), 71u);
+  EXPECT_EQ(kinds.size(), 77u);
   for (const char* k : {"v1/Pod", "v1/PodList", "v1/Node", "v1/NodeList", "storage.k8s.io/v1/CSIStorageCapacityList",
                         "policy/v1/PodDisruptionBudgetList", "apps/v1/ReplicaSetList", "*/WatchEvent", "*/Status"})
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << k;
@@ -414,5 +414,9 @@ TEST(ProtobufKinds, ListsEverySupportedKind) {
   for (const char* k : {"resource.k8s.io/v1/DeviceClassList", "resource.k8s.io/v1/ResourceClaim",
                         "resource.k8s.io/v1/ResourceClaimTemplateList", "resource.k8s.io/v1/ResourceSlice",
                         "resource.k8s.io/v1beta2/DeviceTaintRule", "resource.k8s.io/v1beta2/DeviceTaintRuleList"})
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << k;
+  for (const char* k : {"scheduling.k8s.io/v1alpha1/Workload", "scheduling.k8s.io/v1alpha1/WorkloadList",
+                        "scheduling.k8s.io/v1beta1/Workload", "scheduling.k8s.io/v1beta1/WorkloadList",
+                        "scheduling.k8s.io/v1beta1/PodGroup", "scheduling.k8s.io/v1beta1/PodGroupList"})
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << k;
 }

@@ -1,7 +1,8 @@
 // The client's typed protobuf decoder (api/protobuf_codec.h) against the JSON codec: for every kind
 // the scheduler lists and watches (and the ones it writes), a fixture encoded as upstream writes it
 // decodes into the same struct as the JSON Go would write for it, compared by re-encoding both as
-// JSON. Also lists, watch frames, unknown fields (a newer server) and broken input.
+// JSON. Also lists, watch frames, unknown fields (a newer server) and broken input. Bytes built here
+// by hand follow the field numbers of upstream's generated.proto (k8s.io/api).
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -62,6 +63,7 @@ std::string varint(std::uint64_t v) {
 std::string lfield(std::uint32_t field, std::string_view payload) {
   return varint((field << 3) | 2) + varint(payload.size()) + std::string(payload);
 }
+std::string vfield(std::uint32_t field, std::uint64_t v) { return varint(field << 3) + varint(v); }
 std::string envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {
   return std::string("k8s\0", 4) + lfield(1, lfield(1, api_version) + lfield(2, kind)) + lfield(2, raw) + lfield(3, "") +
          lfield(4, "");
@@ -105,6 +107,94 @@ TEST(ProtobufTyped, ResourceKindsDecodeAsTheirJson) {
   expect_same_struct<api::resourcev1beta2::DeviceTaintRule>("devicetaintrule.json");
 }
 
+// scheduling.k8s.io: v1.35's v1alpha1 Workload (release-1.35 scheduling/v1alpha1/generated.proto),
+// v1.37's v1beta1 Workload and PodGroup (kubernetes/api master scheduling/v1beta1/generated.proto).
+TEST(ProtobufTyped, SchedulingKindsDecodeAsTheirJson) {
+  expect_same_struct<api::schedulingv1alpha1::Workload>("workload_v1alpha1.json");
+  expect_same_struct<api::schedulingv1beta1::Workload>("workload_v1beta1.json");
+  expect_same_struct<api::schedulingv1beta1::PodGroup>("podgroup_v1beta1.json");
+}
+
+// A PodGroup as upstream's marshaller numbers it (PodGroup {1 metadata, 2 spec, 3 status};
+// PodGroupSpec {2 workloadRef, 3 schedulingPolicy, 4 schedulingConstraints, 5 resourceClaims,
+// 6 disruptionMode, 7 priorityClassName, 8 priority, 9 preemptionPolicy}; PodGroupStatus
+// {1 conditions, 2 resourceClaimStatuses}) lands in the typed members; the fields ksched does not
+// type (resourceClaims, resourceClaimStatuses) are kept in `extra` as Go writes them.
+TEST(ProtobufTyped, PodGroupFromUpstreamNumbering) {
+  std::string spec = lfield(2, lfield(1, "trainer") + lfield(2, "workers")) +  // workloadRef
+                     lfield(3, lfield(2, vfield(1, 4))) +                       // schedulingPolicy.gang.minCount
+                     lfield(4, lfield(1, lfield(1, "topology.kubernetes.io/rack"))) +
+                     lfield(5, lfield(1, "gpu") + lfield(3, "gpu-template")) +  // resourceClaims[0]
+                     lfield(6, lfield(2, "")) +                                 // disruptionMode.all
+                     lfield(7, "high") + vfield(8, 1000) + lfield(9, "Never");
+  std::string condition = lfield(1, "PodGroupInitiallyScheduled") + lfield(2, "True") + vfield(3, 1) +
+                          lfield(4, vfield(1, 1778400931) + vfield(2, 0)) + lfield(5, "Scheduled") + lfield(6, "");
+  std::string status = lfield(1, condition) + lfield(2, lfield(1, "gpu") + lfield(2, "pg-gpu-x"));
+  std::string raw = lfield(1, lfield(1, "pg") + lfield(3, "ml")) + lfield(2, spec) + lfield(3, status);
+  auto pg = pb::decode<api::schedulingv1beta1::PodGroup>(envelope("scheduling.k8s.io/v1beta1", "PodGroup", raw));
+  ASSERT_TRUE(pg.ok()) << pg.error();
+  EXPECT_EQ(std::string_view(pg->kind), "PodGroup");
+  EXPECT_EQ(pg->metadata.name, "pg");
+  EXPECT_EQ(pg->metadata.namespace_, "ml");
+  ASSERT_TRUE(pg->spec.workloadRef);
+  EXPECT_EQ(pg->spec.workloadRef->workloadName, "trainer");
+  EXPECT_EQ(pg->spec.workloadRef->templateName, "workers");
+  ASSERT_TRUE(pg->spec.schedulingPolicy.gang);
+  EXPECT_FALSE(pg->spec.schedulingPolicy.basic);
+  EXPECT_EQ(pg->spec.schedulingPolicy.gang->minCount, 4);
+  ASSERT_TRUE(pg->spec.schedulingConstraints);
+  ASSERT_EQ(pg->spec.schedulingConstraints->topology.size(), 1u);
+  EXPECT_EQ(pg->spec.schedulingConstraints->topology[0].key, "topology.kubernetes.io/rack");
+  ASSERT_TRUE(pg->spec.disruptionMode);
+  EXPECT_TRUE(pg->spec.disruptionMode->all);
+  EXPECT_FALSE(pg->spec.disruptionMode->single);
+  EXPECT_EQ(pg->spec.priorityClassName, "high");
+  EXPECT_EQ(pg->spec.priority, std::optional<std::int32_t>(1000));
+  EXPECT_EQ(pg->spec.preemptionPolicy, std::optional<std::string>("Never"));
+  ASSERT_EQ(pg->status.conditions.size(), 1u);
+  EXPECT_EQ(pg->status.conditions[0].type, "PodGroupInitiallyScheduled");
+  EXPECT_EQ(pg->status.conditions[0].status, "True");
+  EXPECT_EQ(pg->status.conditions[0].reason, "Scheduled");
+  json::value j = json::parse(api::encode(*pg));
+  EXPECT_EQ(j.at("spec").at("resourceClaims"),
+            json::parse(R"([{"name":"gpu","resourceClaimTemplateName":"gpu-template"}])"));
+  EXPECT_EQ(j.at("status").at("resourceClaimStatuses"), json::parse(R"([{"name":"gpu","resourceClaimName":"pg-gpu-x"}])"));
+}
+
+// Workload v1alpha1 {2 spec {1 controllerRef, 2 podGroups {1 name, 3 policy {2 basic, 3 gang {1
+// minCount}}}}} (v1.35's numbers, 2 unused in PodGroup), and v1beta1 {2 spec {2 podGroupTemplates
+// {1 name, 2 schedulingPolicy {1 basic, 2 gang}, 7 priority}}}.
+TEST(ProtobufTyped, WorkloadsFromUpstreamNumbering) {
+  std::string groups = lfield(2, lfield(1, "workers") + lfield(3, lfield(3, vfield(1, 8)))) +
+                       lfield(2, lfield(1, "driver") + lfield(3, lfield(2, "")));
+  std::string spec = lfield(1, lfield(1, "batch") + lfield(2, "Job") + lfield(3, "j")) + groups;
+  auto w = pb::decode<api::schedulingv1alpha1::Workload>(
+      envelope("scheduling.k8s.io/v1alpha1", "Workload", lfield(1, lfield(1, "w")) + lfield(2, spec)));
+  ASSERT_TRUE(w.ok()) << w.error();
+  ASSERT_TRUE(w->spec.controllerRef);
+  EXPECT_EQ(w->spec.controllerRef->kind, "Job");
+  ASSERT_EQ(w->spec.podGroups.size(), 2u);
+  EXPECT_EQ(w->spec.podGroups[0].name, "workers");
+  ASSERT_TRUE(w->spec.podGroups[0].policy.gang);
+  EXPECT_EQ(w->spec.podGroups[0].policy.gang->minCount, 8);
+  EXPECT_TRUE(w->spec.podGroups[1].policy.basic);
+  EXPECT_FALSE(w->spec.podGroups[1].policy.gang);
+
+  std::string tmpl = lfield(1, "workers") + lfield(2, lfield(2, vfield(1, 3))) + vfield(7, 50);
+  auto b = pb::decode<api::schedulingv1beta1::Workload>(
+      envelope("scheduling.k8s.io/v1beta1", "Workload", lfield(1, lfield(1, "w")) + lfield(2, lfield(2, tmpl))));
+  ASSERT_TRUE(b.ok()) << b.error();
+  ASSERT_EQ(b->spec.podGroupTemplates.size(), 1u);
+  EXPECT_EQ(b->spec.podGroupTemplates[0].name, "workers");
+  ASSERT_TRUE(b->spec.podGroupTemplates[0].schedulingPolicy.gang);
+  EXPECT_EQ(b->spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, 3);
+  EXPECT_EQ(b->spec.podGroupTemplates[0].priority, std::optional<std::int32_t>(50));
+  // A v1beta1 body is not a v1alpha1 Workload: the kinds' messages differ.
+  EXPECT_FALSE(pb::decode<api::schedulingv1alpha1::Workload>(
+                   envelope("scheduling.k8s.io/v1beta1", "Workload", lfield(1, lfield(1, "w")) + lfield(2, lfield(2, tmpl))))
+                   .ok());
+}
+
 TEST(ProtobufTyped, ResourceClaimMembersLandInTheirMembers) {
   auto bytes = pb::from_json(read_file(kFixtures / "resourceclaim.json"));
   ASSERT_TRUE(bytes.ok()) << bytes.error();
@@ -136,6 +226,54 @@ TEST(ProtobufTyped, PodFieldsLandInTheirMembers) {
   EXPECT_EQ(pod->spec.containers[0].name, via_json->spec.containers[0].name);
   EXPECT_EQ(pod->spec.nodeName, via_json->spec.nodeName);
   EXPECT_EQ(pod->spec.tolerations.size(), via_json->spec.tolerations.size());
+}
+
+// The pod's spec.schedulingGroup (kubernetes/api master core/v1/generated.proto: PodSpec
+// `optional PodSchedulingGroup schedulingGroup = 43`, PodSchedulingGroup `optional string
+// podGroupName = 1`): JSON -> protobuf -> typed pod and Go's JSON, the member set from both.
+TEST(ProtobufTyped, PodSchedulingGroupRoundTrips) {
+  expect_same_struct<api::Pod>("pod_schedulinggroup.json");
+  auto bytes = pb::from_json(read_file(kFixtures / "pod_schedulinggroup.json"));
+  ASSERT_TRUE(bytes.ok()) << bytes.error();
+  // Field 43, length-delimited (tag 43<<3|2 = 0xda 0x02), holding {1: "trainer-0"}.
+  EXPECT_NE(bytes->find(std::string("\xda\x02\x0b\x0a\x09trainer-0")), std::string::npos);
+  auto pod = pb::decode<api::Pod>(*bytes);
+  ASSERT_TRUE(pod.ok()) << pod.error();
+  ASSERT_TRUE(pod->spec.schedulingGroup);
+  EXPECT_EQ(pod->spec.schedulingGroup->podGroupName, std::optional<std::string>("trainer-0"));
+  auto go_json = pb::to_json(*bytes, pb::UnknownFields::Reject);
+  ASSERT_TRUE(go_json.ok()) << go_json.error();
+  EXPECT_EQ(json::parse(*go_json).at("spec").at("schedulingGroup"), json::parse(R"({"podGroupName":"trainer-0"})"));
+  // A pod without one has neither the field on the wire nor the member.
+  auto plain = pb::from_json(R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}})");
+  ASSERT_TRUE(plain.ok()) << plain.error();
+  EXPECT_EQ(plain->find(std::string("\xda\x02")), std::string::npos);
+  auto plain_pod = pb::decode<api::Pod>(*plain);
+  ASSERT_TRUE(plain_pod.ok()) << plain_pod.error();
+  EXPECT_FALSE(plain_pod->spec.schedulingGroup);
+  EXPECT_EQ(api::encode(*plain_pod).find("schedulingGroup"), std::string::npos);
+}
+
+// Bytes as upstream's marshaller writes them for a pod in a PodGroup (Pod {1 metadata {1 name},
+// 2 spec {2 containers {1 name}, 43 schedulingGroup {1 podGroupName}}}) decode into the member, and
+// the server's protobuf -> JSON renders it.
+TEST(ProtobufTyped, SchedulingGroupFromUpstreamWireBytes) {
+  std::string spec = lfield(2, lfield(1, "c")) + lfield(43, lfield(1, "pg-1"));
+  ASSERT_EQ(spec.substr(5, 2), std::string("\xda\x02"));  // the tag as Go writes it
+  std::string body = envelope("v1", "Pod", lfield(1, lfield(1, "m-0")) + lfield(2, spec));
+  auto pod = pb::decode<api::Pod>(body);
+  ASSERT_TRUE(pod.ok()) << pod.error();
+  EXPECT_EQ(pod->metadata.name, "m-0");
+  ASSERT_TRUE(pod->spec.schedulingGroup);
+  EXPECT_EQ(pod->spec.schedulingGroup->podGroupName, std::optional<std::string>("pg-1"));
+  auto go_json = pb::to_json(body, pb::UnknownFields::Reject);
+  ASSERT_TRUE(go_json.ok()) << go_json.error();
+  EXPECT_EQ(json::parse(*go_json).at("spec").at("schedulingGroup"), json::parse(R"({"podGroupName":"pg-1"})"));
+  // An empty PodSchedulingGroup (no podGroupName: a pointer, absent) is the member with no name.
+  auto empty = pb::decode<api::Pod>(envelope("v1", "Pod", lfield(1, lfield(1, "m-1")) + lfield(2, lfield(43, ""))));
+  ASSERT_TRUE(empty.ok()) << empty.error();
+  ASSERT_TRUE(empty->spec.schedulingGroup);
+  EXPECT_FALSE(empty->spec.schedulingGroup->podGroupName);
 }
 
 TEST(ProtobufTyped, ListsAndTheirMetadata) {
