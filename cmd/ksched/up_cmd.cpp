@@ -108,7 +108,7 @@ int run_up(int argc, char** argv) {
   std::vector<std::string> dra_devices;
   app.add_option("--dra-devices", dra_devices,
                  "Simulated DRA drivers on every node, published as ResourceSlices: DRIVER=COUNT[,model=M][,memory=Q]"
-                 "[,slices=N][,partitions=P][,bindingConditions=T], several separated by ';' or given again (e.g. "
+                 "[,slices=N][,partitions=P][,bindingConditions=T[,attachFailures=N]], several separated by ';' or given again (e.g. "
                  "gpu.ksched.dev=8,model=A100); "
                  "a node template's nodesim.ksched.io/dra-devices annotation replaces them on its nodes");
   std::string feature_gates;
