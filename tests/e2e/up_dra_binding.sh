@@ -14,15 +14,8 @@ UP_PID=""
 source "$(dirname "$0")/up_lib.sh"
 
 cd "$DIR"
-"$KSCHED" up --listen 127.0.0.1:0 --nodes 2 --ephemeral --ui-listen "" --kubeconfig-out "$DIR/kubeconfig" \
-  --scheduler-secure-port -1 --dra-devices "gpu.ksched.dev=1,bindingConditions=Attached" \
-  --feature-gates DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=true > "$DIR/up.log" 2>&1 &
-UP_PID=$!
-until_ok 30 grep -q "Local cluster is up" "$DIR/up.log" || fail "ksched up did not come up"
+up_binding_gpu_cluster
 export KUBECONFIG=$DIR/kubeconfig
-
-until_ok 30 bash -c "[[ \$($KUBECTL --kubeconfig $DIR/kubeconfig get resourceslices --no-headers 2>/dev/null | grep -c .) == 2 ]]" ||
-  fail "2 ResourceSlices: $(k get resourceslices)"
 expect_eq "$(kq get resourceslice node-0-gpu.ksched.dev-0 -o jsonpath='{.spec.devices[0].bindingConditions[*]}/{.spec.devices[0].bindingFailureConditions[*]}')" \
   "Attached/AttachedFailed" "the driver publishes the device's binding and failure conditions"
 

@@ -40,6 +40,17 @@ YAML
   UP_PID=$!
   until_ok 30 grep -q "Local cluster is up" "$DIR/up.log" || fail "ksched up did not come up"
 }
+# up_binding_gpu_cluster: `ksched up` with two nodes of one GPU each that must be attached before a
+# pod binds (bindingConditions=Attached, the binding-condition gates on); waits for both slices.
+up_binding_gpu_cluster() {
+  (cd "$DIR" && exec "$KSCHED" up --listen 127.0.0.1:0 --nodes 2 --ephemeral --ui-listen "" --kubeconfig-out "$DIR/kubeconfig" \
+    --scheduler-secure-port -1 --dra-devices "gpu.ksched.dev=1,bindingConditions=Attached" \
+    --feature-gates DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=true > "$DIR/up.log" 2>&1) &
+  UP_PID=$!
+  until_ok 30 grep -q "Local cluster is up" "$DIR/up.log" || fail "ksched up did not come up"
+  until_ok 30 bash -c "[[ \$($KUBECTL --kubeconfig $DIR/kubeconfig get resourceslices --no-headers 2>/dev/null | grep -c .) == 2 ]]" ||
+    fail "2 ResourceSlices: $(k get resourceslices)"
+}
 # apply_gpu_trainer <replicas>: applies dra_gpu_trainer.yaml (a GPU DeviceClass, a one-GPU claim
 # template and a Deployment "trainer" of that many pods using it); prints kubectl's answer.
 apply_gpu_trainer() {

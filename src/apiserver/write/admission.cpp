@@ -121,6 +121,44 @@ PriorityChoice default_priority(const Store& store) {
   return c;
 }
 
+// Priority admission's part common to a pod and a PodGroup: the PriorityClass `spec` names (none:
+// the global default; unknown: Forbidden), a given priority that differs from the class's value
+// refused (and, `with_policy`, a given preemptionPolicy that differs from the class's), then the
+// class's name, value (and policy) set in `spec`. `what` names the spec in the refusals.
+std::optional<ApiError> resolve_priority(const ResourceInfo& r, const std::string& name, json::object& spec,
+                                         const Store& store, std::string_view what, bool with_policy) {
+  PriorityChoice c;
+  std::string requested = str(spec, "priorityClassName");
+  if (requested.empty()) {
+    c = default_priority(store);
+  } else {
+    auto pc = load(store, "scheduling.k8s.io", "priorityclasses", requested);
+    if (!pc) return forbidden(r, name, "no PriorityClass with name " + requested + " was found");
+    c.class_name = requested;
+    c.value = int_of(*pc, "value");
+    std::string policy = str(*pc, "preemptionPolicy");
+    c.policy = policy.empty() ? "PreemptLowerPriority" : policy;
+  }
+  if (auto* p = spec.if_contains("priority"); p && !p->is_null()) {
+    std::int64_t given = p->is_int64() ? p->get_int64() : 0;
+    if (given != c.value)
+      return forbidden(r, name, "the integer value of priority (" + std::to_string(given) + ") must not be provided in " +
+                                    std::string(what) + " spec; priority admission controller computed " +
+                                    std::to_string(c.value) + " from the given PriorityClass name");
+  }
+  if (with_policy) {
+    if (auto* p = spec.if_contains("preemptionPolicy"); p && p->is_string() && p->get_string() != c.policy)
+      return forbidden(r, name, "the string value of PreemptionPolicy (" + std::string(p->get_string()) +
+                                    ") must not be provided in " + std::string(what) +
+                                    " spec; priority admission controller computed " + c.policy +
+                                    " from the given PriorityClass name");
+  }
+  if (!c.class_name.empty()) spec["priorityClassName"] = c.class_name;
+  spec["priority"] = c.value;
+  if (with_policy) spec["preemptionPolicy"] = c.policy;
+  return std::nullopt;
+}
+
 std::optional<ApiError> admit_pod_priority(const ResourceInfo& r, WriteVerb verb, json::object& pod,
                                            const json::object* old, const Store& store) {
   auto& spec = ensure_object(pod, "spec");
@@ -133,34 +171,7 @@ std::optional<ApiError> admit_pod_priority(const ResourceInfo& r, WriteVerb verb
         if (auto* p = old_spec->if_contains(f)) spec[f] = *p;
     return std::nullopt;
   }
-  PriorityChoice c;
-  std::string requested = str(spec, "priorityClassName");
-  if (requested.empty()) {
-    c = default_priority(store);
-  } else {
-    auto pc = load(store, "scheduling.k8s.io", "priorityclasses", requested);
-    if (!pc) return forbidden(r, display_name(pod), "no PriorityClass with name " + requested + " was found");
-    c.class_name = requested;
-    c.value = int_of(*pc, "value");
-    std::string policy = str(*pc, "preemptionPolicy");
-    c.policy = policy.empty() ? "PreemptLowerPriority" : policy;
-  }
-  auto& s = ensure_object(pod, "spec");  // re-fetched: a lookup above cannot move it, but keep it obvious
-  if (auto* p = s.if_contains("priority"); p && !p->is_null()) {
-    std::int64_t given = p->is_int64() ? p->get_int64() : 0;
-    if (given != c.value)
-      return forbidden(r, display_name(pod), "the integer value of priority (" + std::to_string(given) +
-                                            ") must not be provided in pod spec; priority admission controller computed " +
-                                            std::to_string(c.value) + " from the given PriorityClass name");
-  }
-  if (auto* p = s.if_contains("preemptionPolicy"); p && p->is_string() && p->get_string() != c.policy)
-    return forbidden(r, display_name(pod), "the string value of PreemptionPolicy (" + std::string(p->get_string()) +
-                                          ") must not be provided in pod spec; priority admission controller computed " +
-                                          c.policy + " from the given PriorityClass name");
-  if (!c.class_name.empty()) s["priorityClassName"] = c.class_name;
-  s["priority"] = c.value;
-  s["preemptionPolicy"] = c.policy;
-  return std::nullopt;
+  return resolve_priority(r, display_name(pod), spec, store, "pod", /*with_policy=*/true);
 }
 
 // The Priority plugin on a PodGroup create (scheduling.k8s.io/v1beta1, KEP-5710; upstream's
@@ -173,36 +184,7 @@ std::optional<ApiError> admit_pod_priority(const ResourceInfo& r, WriteVerb verb
 std::optional<ApiError> admit_pod_group_priority(const ResourceInfo& r, json::object& pg, const Store& store,
                                                  const FeatureGates& gates) {
   auto& spec = ensure_object(pg, "spec");
-  PriorityChoice c;
-  std::string requested = str(spec, "priorityClassName");
-  if (requested.empty()) {
-    c = default_priority(store);
-  } else {
-    auto pc = load(store, "scheduling.k8s.io", "priorityclasses", requested);
-    if (!pc) return forbidden(r, display_name(pg), "no PriorityClass with name " + requested + " was found");
-    c.class_name = requested;
-    c.value = int_of(*pc, "value");
-    std::string policy = str(*pc, "preemptionPolicy");
-    c.policy = policy.empty() ? "PreemptLowerPriority" : policy;
-  }
-  auto& s = ensure_object(pg, "spec");
-  if (auto* p = s.if_contains("priority"); p && !p->is_null()) {
-    std::int64_t given = p->is_int64() ? p->get_int64() : 0;
-    if (given != c.value)
-      return forbidden(r, display_name(pg), "the integer value of priority (" + std::to_string(given) +
-                                           ") must not be provided in pod group spec; priority admission controller computed " +
-                                           std::to_string(c.value) + " from the given PriorityClass name");
-  }
-  if (gates.PodGroupPreemptionPolicy) {
-    if (auto* p = s.if_contains("preemptionPolicy"); p && p->is_string() && p->get_string() != c.policy)
-      return forbidden(r, display_name(pg), "the string value of PreemptionPolicy (" + std::string(p->get_string()) +
-                                           ") must not be provided in pod group spec; priority admission controller computed " +
-                                           c.policy + " from the given PriorityClass name");
-    s["preemptionPolicy"] = c.policy;
-  }
-  if (!c.class_name.empty()) s["priorityClassName"] = c.class_name;
-  s["priority"] = c.value;
-  return std::nullopt;
+  return resolve_priority(r, display_name(pg), spec, store, "pod group", gates.PodGroupPreemptionPolicy);
 }
 
 // A second global default is refused (upstream's validatePriorityClass).
