@@ -1,5 +1,15 @@
-# Shell shared by the gang suites on `ksched up` (gang_up.sh, pod_group_up.sh); sourced after
-# ../e2e/up_lib.sh, with $DIR set and `fail` defined.
+# Shell shared by the gang suites on `ksched up` (gang_up.sh, pod_group_up.sh,
+# pod_group_topology_up.sh); sourced after ../e2e/up_lib.sh, with $DIR set and `fail` defined.
+
+# fail_with_pod_groups <namespace> <message>: a failure that shows the log's tail and the namespace's
+# pods and PodGroups (the PodGroup suites' fail()).
+fail_with_pod_groups() {
+  echo "FAIL: $2" >&2
+  tail -30 "$DIR/up.log" >&2 || true
+  k -n "$1" get pods -o wide >&2 || true
+  k -n "$1" get podgroups -o yaml >&2 || true
+  exit 1
+}
 
 # bound_count <namespace> <prefix>: pods named <prefix>-<n> with a node.
 bound_count() {

@@ -13,13 +13,7 @@ DIR=$(mktemp -d /tmp/ksched-pod-group-topology-up.XXXXXX)
 UP_PID=""
 source "$(dirname "$0")/../e2e/up_lib.sh"
 source "$(dirname "$0")/gang_lib.sh"
-fail() {
-  echo "FAIL: $*" >&2
-  tail -30 "$DIR/up.log" >&2 || true
-  k -n tas get pods -o wide >&2 || true
-  k -n tas get podgroups -o yaml >&2 || true
-  exit 1
-}
+fail() { fail_with_pod_groups tas "$*"; }
 # rack_node <name> <rack>: a 4-CPU Node labelled example.com/rack=<rack>, which the kubelet stand-in runs.
 rack_node() {
   printf 'apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n' "$1"

@@ -17,13 +17,7 @@ DIR=$(mktemp -d /tmp/ksched-pod-group-up.XXXXXX)
 UP_PID=""
 source "$(dirname "$0")/../e2e/up_lib.sh"
 source "$(dirname "$0")/gang_lib.sh"
-fail() {
-  echo "FAIL: $*" >&2
-  tail -30 "$DIR/up.log" >&2 || true
-  k -n pgs get pods -o wide >&2 || true
-  k -n pgs get podgroups -o yaml >&2 || true
-  exit 1
-}
+fail() { fail_with_pod_groups pgs "$*"; }
 
 # pod_group <name> <size> <minCount> <cpu per member> [schedulerName]: a v1beta1 PodGroup and its
 # members, as YAML.

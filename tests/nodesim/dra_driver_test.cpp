@@ -98,6 +98,19 @@ TEST(DraSlices, APoolOfPartitionableDevicesAndItsCounters) {
   EXPECT_EQ(big[0].spec.devices.size() + big[1].spec.devices.size(), 200u);
 }
 
+// A claim in "default" asking for one device of class gpu.ksched.dev (request "gpu").
+static rv1::ResourceClaim one_gpu_claim(const std::string& name) {
+  rv1::ResourceClaim claim;
+  claim.metadata.name = name;
+  claim.metadata.namespace_ = "default";
+  rv1::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly = rv1::ExactDeviceRequest{};
+  r.exactly->deviceClassName = "gpu.ksched.dev";
+  claim.spec.devices.requests.push_back(r);
+  return claim;
+}
+
 class DraNodesimNet : public ksched::testing::ServerTest {
  protected:
   // One simulated node sim-0 and a simulator running the drivers of `spec` on it.
@@ -204,14 +217,7 @@ TEST_F(DraNodesimNet, SetsTheBindingConditionOfAnAllocatedDevice) {
   ASSERT_TRUE(eventually([&] { return sim->synced(); }));
 
   auto make_claim = [&](const std::string& name, const std::string& driver, std::vector<std::string> conditions) {
-    rv1::ResourceClaim claim;
-    claim.metadata.name = name;
-    claim.metadata.namespace_ = "default";
-    rv1::DeviceRequest r;
-    r.name = "gpu";
-    r.exactly = rv1::ExactDeviceRequest{};
-    r.exactly->deviceClassName = "gpu.ksched.dev";
-    claim.spec.devices.requests.push_back(r);
+    rv1::ResourceClaim claim = one_gpu_claim(name);
     auto created = c->create(claim);
     EXPECT_TRUE(created.ok());
     rv1::AllocationResult a;
@@ -289,14 +295,7 @@ TEST_F(DraNodesimNet, FailsTheFirstAttachesOfANodeWithAttachFailures) {
     ASSERT_TRUE(written.ok()) << written.error().to_string();
   };
   auto create = [&](const std::string& name) {
-    rv1::ResourceClaim claim;
-    claim.metadata.name = name;
-    claim.metadata.namespace_ = "default";
-    rv1::DeviceRequest r;
-    r.name = "gpu";
-    r.exactly = rv1::ExactDeviceRequest{};
-    r.exactly->deviceClassName = "gpu.ksched.dev";
-    claim.spec.devices.requests.push_back(r);
+    rv1::ResourceClaim claim = one_gpu_claim(name);
     ASSERT_TRUE(c->create(claim).ok());
   };
   // The one condition the simulator set on the claim's device: "type=status/reason", or "".
@@ -335,14 +334,7 @@ TEST_F(DraNodesimNet, PodsStartOnceTheirClaimsAreAllocatedAndReserved) {
   auto sim = start_on_one_node("gpu.ksched.dev=1");
   ASSERT_TRUE(eventually([&] { return sim->synced(); }));
 
-  rv1::ResourceClaim claim;
-  claim.metadata.name = "gpu";
-  claim.metadata.namespace_ = "default";
-  rv1::DeviceRequest r;
-  r.name = "gpu";
-  r.exactly = rv1::ExactDeviceRequest{};
-  r.exactly->deviceClassName = "gpu.ksched.dev";
-  claim.spec.devices.requests.push_back(r);
+  rv1::ResourceClaim claim = one_gpu_claim("gpu");
   ASSERT_TRUE(c->create(claim).ok());
   api::Pod pod = ksched::testing::pause_pod("default", "user");
   api::PodResourceClaim pc;
