@@ -145,6 +145,7 @@ util::Result<void> Scheduler::init_profiles(const config::KubeSchedulerConfigura
     deps.extenders = extenders_;
     deps.dra = dra_.get();
     deps.pod_groups = pod_groups_.get();
+    deps.stop = &binding_stop_;
     deps.quick_rejection = opts_.quick_rejection;
     // Sampled cycles only (CycleState::record_plugin_metrics, 10 %), but there once per node per
     // plugin: the children are found by the labels' addresses (the plugins' names live as long
@@ -298,8 +299,9 @@ void Scheduler::stop() {
     fwk->iterate_over_waiting_pods([&](framework::WaitingPod& wp) { uids.push_back(wp.pod().metadata.uid); });
     for (const auto& uid : uids) fwk->reject_waiting_pod(uid);
   }
-  // PreBinds waiting for devices' binding conditions end now (upstream cancels the binding
-  // cycles' context), instead of after bindingTimeout.
+  // PreBinds waiting (for devices' binding conditions, for volumes to bind) end now: upstream
+  // cancels the binding cycles' context; instead of after bindingTimeout.
+  binding_stop_.request_stop();
   if (dra_) dra_->stop_waits();
   if (binding_pool_) binding_pool_->shutdown();
   // After the binding workers: they wait on their bindings' calls.

@@ -42,6 +42,7 @@
 #include "scheduler/schedule_pod.h"
 #include "util/clock.h"
 #include "util/result.h"
+#include "util/stop_signal.h"
 
 namespace ksched::informer {
 template <class T>
@@ -323,6 +324,8 @@ class Scheduler {
   std::unique_ptr<NominatorProxy> nominator_proxy_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> profiles_;
   std::unique_ptr<dra::Manager> dra_;
+  // Set by stop(): binding-cycle waits end (Handle::stop_signal).
+  util::StopSignal binding_stop_;
   std::unique_ptr<podgroup::Manager> pod_groups_;  // with GangScheduling only
   bool uses_dra_ = false;  // some profile enables DynamicResources
   std::unique_ptr<queue::PriorityQueue> queue_;

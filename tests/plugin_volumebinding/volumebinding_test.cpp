@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include "scheduler_testing/volume_objects.h"
 #include "scheduler/plugins/volumebinding/volume_util.h"
 #include "scheduler_testing/testing.h"
@@ -36,7 +38,9 @@ class RecordingClient : public testing::FakeClusterClient {
 class Handle : public testing::FakeHandle {
  public:
   framework::ClusterClient& client() override { return rec; }
+  const util::StopSignal& stop_signal() const override { return stop; }
   RecordingClient rec;
+  util::StopSignal stop;  // what Scheduler::stop sets
 };
 
 std::shared_ptr<api::PersistentVolume> make_pv(std::string name, std::string size, std::string sc,
@@ -99,6 +103,7 @@ class VolumeBindingTest : public ::testing::Test {
     pl->set_sleep([this](std::chrono::milliseconds d) {
       clock_.step(d);
       if (on_sleep_) on_sleep_();
+      return false;
     });
     return pl;
   }
@@ -240,6 +245,34 @@ TEST_F(VolumeBindingTest, StaticBindingPicksSmallestFit) {
   EXPECT_EQ(h_.rec.pvs[0].metadata.name, "pv-10");
   EXPECT_EQ(h_.rec.pvs[0].spec.claimRef->name, "claim");
   EXPECT_TRUE(h_.rec.pvcs.empty());
+}
+
+// Upstream BindPodVolumes polls with wait.PollUntilContextTimeout(ctx, 1s, bindTimeout): when the
+// scheduler stops it cancels the binding cycle's context, and PreBind ends with "binding volumes:
+// context canceled" instead of polling until bindTimeout (600 s here). The plugin's own wait
+// (no test sleep hook) waits on Handle::stop_signal.
+TEST_F(VolumeBindingTest, PreBindWaitEndsWhenTheSchedulerStops) {
+  auto& l = h_.fake_lister();
+  l.add_pv(make_pv("pv-10", "10Gi", "wffc"));
+  l.add_pvc(make_claim("claim", "8Gi", "wffc"));
+  auto pod = MakePod().Name("p").PVC("claim").Obj();
+  l.add_pod(std::make_shared<const api::Pod>(pod));
+  config::VolumeBindingArgs args;
+  args.bindTimeoutSeconds = 600;
+  VolumeBinding pl(h_, args);
+  framework::CycleState state;
+  framework::PreFilterResult r;
+  ASSERT_TRUE(pl.pre_filter(state, pod, {}, r).is_success());
+  ASSERT_TRUE(pl.reserve(state, pod, "node-a").is_success());
+  // No PV controller binds the claim: PreBind writes the PV, then polls.
+  auto prebind = std::async(std::launch::async, [&] { return pl.pre_bind(state, pod, "node-a"); });
+  h_.stop.request_stop();
+  ASSERT_EQ(prebind.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  auto st = prebind.get();
+  EXPECT_EQ(st.code(), Code::Error);
+  EXPECT_EQ(st.message(), "binding volumes: context canceled");
+  ASSERT_EQ(h_.rec.pvs.size(), 1u);  // the PV was written before the wait
+  EXPECT_EQ(h_.rec.pvs[0].metadata.name, "pv-10");
 }
 
 TEST_F(VolumeBindingTest, PreBoundPVWinsOverSmaller) {

@@ -1,12 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <future>
 #include <set>
 
 #include "api/core.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/result.h"
+#include "util/stop_signal.h"
 #include "util/go_format.h"
 #include "util/utf8.h"
 #include "util/uuid.h"
@@ -102,6 +104,26 @@ TEST(Uuid, NewOnesDiffer) {
     seen.insert(u);
   }
   EXPECT_EQ(seen.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace ksched::util
+
+namespace ksched::util {
+namespace {
+
+// A wait runs its full time while no stop is asked for, and every wait, pending or later, returns
+// true once one is (a binding-cycle wait of bindingTimeout = 600 s would otherwise hold a stop).
+TEST(StopSignal, WakesPendingAndLaterWaitsOnceRequested) {
+  StopSignal stop;
+  EXPECT_FALSE(stop.stop_requested());
+  EXPECT_FALSE(stop.wait_for(std::chrono::milliseconds(1)));
+  auto waiter = std::async(std::launch::async, [&] { return stop.wait_for(std::chrono::seconds(600)); });
+  stop.request_stop();
+  ASSERT_EQ(waiter.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_TRUE(waiter.get());
+  EXPECT_TRUE(stop.stop_requested());
+  EXPECT_TRUE(stop.wait_for(std::chrono::seconds(600)));
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/types.h"
 #include "util/result.h"
+#include "util/stop_signal.h"
 
 namespace ksched::api {
 struct Namespace;
@@ -559,6 +560,13 @@ class Handle {
   // Runs `fn` off the calling thread (upstream: a goroutine); the handle's owner waits for it
   // before it stops. A handle that cannot run work in the background runs it at once.
   virtual void run_async(std::function<void()> fn) { fn(); }
+  // Set when the scheduler stops (upstream cancels the binding cycles' context): a plugin that
+  // waits in its binding cycle (PreBind polls) waits on this and gives up with "context canceled".
+  // A handle with no owner that stops never sets it.
+  virtual const util::StopSignal& stop_signal() const {
+    static const util::StopSignal never;
+    return never;
+  }
 
   // The scheduler's extenders, in call order (preemption lets them veto candidates).
   virtual const std::vector<std::shared_ptr<Extender>>& extenders() const {

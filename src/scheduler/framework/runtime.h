@@ -69,6 +69,7 @@ struct FrameworkDeps {
   std::vector<std::shared_ptr<Extender>> extenders;  // Handle::extenders()
   dra::Manager* dra = nullptr;                       // Handle::dra_manager()
   podgroup::Manager* pod_groups = nullptr;           // Handle::pod_group_manager()
+  const util::StopSignal* stop = nullptr;            // Handle::stop_signal(); none: never set
 };
 
 // The status of every node outside a PreFilter result: "node(s) didn't satisfy plugin(s) [P Q]",
@@ -225,6 +226,7 @@ class Framework final : public Handle {
   std::string_view profile_name() const override { return profile_name_; }
   const std::vector<std::shared_ptr<Extender>>& extenders() const override { return deps_.extenders; }
   dra::Manager* dra_manager() const override { return deps_.dra; }
+  const util::StopSignal& stop_signal() const override { return deps_.stop ? *deps_.stop : Handle::stop_signal(); }
   podgroup::Manager* pod_group_manager() const override { return deps_.pod_groups; }
   void record_preemption_victims(std::size_t victims) override {
     if (deps_.preemption_victims_observer) deps_.preemption_victims_observer(victims);

@@ -999,12 +999,14 @@ std::string DynamicResources::patch_pod_extended_resource_claim_status(
   return {};
 }
 
-// Polls the assume cache until the informer has delivered the claim PreBind created (upstream
-// waitForExtendedClaimInAssumeCache: up to 120 s; it polls each second, here sooner at first).
-// A failure is only logged: the claim exists.
+// Waits until the informer has delivered the claim PreBind created, so the assume cache can keep
+// the written version (upstream waitForExtendedClaimInAssumeCache: polls each second for up to
+// 120 s). Here it wakes on each change of a claim in the DRA state instead of polling, and ends at
+// once when the scheduler stops (upstream's cancelled context). A failure is only logged: the
+// claim exists.
 void DynamicResources::wait_for_claim_in_assume_cache(const dra::ClaimPtr& claim) {
   const auto deadline = std::chrono::steady_clock::now() + kAssumeExtendedResourceTimeout;
-  auto pause = std::chrono::milliseconds(5);
+  std::uint64_t seen = manager_->claims_version();
   for (;;) {
     auto r = manager_->assume_claim_after_api_call(claim);
     if (r.ok()) return;
@@ -1013,13 +1015,12 @@ void DynamicResources::wait_for_claim_in_assume_cache(const dra::ClaimPtr& claim
       log::V(5).info("Claim not stored in assume cache", {{"claim", kobj(*claim)}, {"err", r.error()}});
       return;
     }
-    if (std::chrono::steady_clock::now() + pause > deadline) {
+    if (manager_->waits_stopped() || std::chrono::steady_clock::now() >= deadline) {
       log::V(5).info("Claim not stored in assume cache after retries",
                      {{"claim", kobj(*claim)}, {"err", r.error()}});
       return;
     }
-    std::this_thread::sleep_for(pause);
-    pause = std::min<std::chrono::milliseconds>(pause * 2, std::chrono::seconds(1));
+    seen = manager_->wait_for_claims_change(seen, deadline);
   }
 }
 

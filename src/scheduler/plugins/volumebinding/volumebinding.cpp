@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <set>
-#include <thread>
 
 #include "api/labels.h"
 #include "scheduler/framework/plugin_helper.h"
@@ -394,7 +393,7 @@ VolumeBinding::VolumeBinding(framework::Handle& handle, const config::VolumeBind
     : handle_(handle),
       bindTimeout_(args.bindTimeoutSeconds),
       clock_(&util::RealClock::instance()),
-      sleep_([](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }) {}
+      sleep_([this](std::chrono::milliseconds d) { return handle_.stop_signal().wait_for(d); }) {}
 
 Status VolumeBinding::pre_filter(framework::CycleState& state, const api::Pod& pod,
                                  const std::vector<framework::NodeInfoPtr>&, framework::PreFilterResult& result) {
@@ -716,7 +715,8 @@ Status VolumeBinding::pre_bind(framework::CycleState& state, const api::Pod& pod
 
   const auto deadline = clock_->now() + bindTimeout_;
   while (true) {
-    sleep_(std::chrono::seconds(1));
+    // PollUntilContextTimeout on the binding cycle's context: a stopping scheduler cancels it.
+    if (sleep_(std::chrono::seconds(1))) return Status::error("binding volumes: context canceled");
     std::string err;
     if (check(err)) return {};
     if (!err.empty()) return Status::error("binding volumes: " + err);

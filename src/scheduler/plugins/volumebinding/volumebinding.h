@@ -96,16 +96,17 @@ class VolumeBinding final : public framework::SignPlugin,
                              const std::string& node_name) override;
   std::vector<framework::ClusterEventWithHint> events_to_register() const override;
 
-  // Test hooks: the clock for the PreBind deadline and how to wait between polls.
+  // Test hooks: the clock for the PreBind deadline and how to wait between polls (the wait
+  // returns true when the scheduler stops; by default it waits on Handle::stop_signal()).
   void set_clock(const util::Clock* clock) { clock_ = clock; }
-  void set_sleep(std::function<void(std::chrono::milliseconds)> sleep) { sleep_ = std::move(sleep); }
+  void set_sleep(std::function<bool(std::chrono::milliseconds)> sleep) { sleep_ = std::move(sleep); }
   AssumeCache& assume_cache() { return cache_; }
 
  private:
   framework::Handle& handle_;
   std::chrono::seconds bindTimeout_;
   const util::Clock* clock_;
-  std::function<void(std::chrono::milliseconds)> sleep_;
+  std::function<bool(std::chrono::milliseconds)> sleep_;
   AssumeCache cache_;
 };
 
