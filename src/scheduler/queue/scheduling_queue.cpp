@@ -358,6 +358,25 @@ bool gating_plugin_interested(const QueueOptions& opts, const QueuedPodInfo& p, 
   return false;
 }
 
+// Whether any profile's PreEnqueue plugin registered an event `e` matches: if none did, no gated
+// pod moves on `e` (gating_plugin_interested is false for each), so a walk of the unschedulable
+// pods passes over the gated ones without asking. One answer per event instead of a lookup per
+// gated pod (pods waiting for their claims to be created are gated, hundreds of them while a
+// Deployment of GPU pods scales up, and every binding is an event).
+bool any_gating_plugin_interested(const QueueOptions& opts, const ClusterEvent& e) {
+  for (const auto& [profile, plugins] : opts.pre_enqueue_plugins) {
+    auto prof = opts.plugin_events.find(profile);
+    if (prof == opts.plugin_events.end()) continue;
+    for (const auto& pl : plugins) {
+      auto regs = prof->second.find(std::string(pl->name()));
+      if (regs == prof->second.end()) continue;
+      for (const auto& reg : regs->second)
+        if (reg.event.match(e)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 PriorityQueue::Strategy PriorityQueue::is_pod_worth_requeuing_locked(const QueuedPodInfo& p, const ClusterEvent& e,
@@ -735,10 +754,13 @@ void PriorityQueue::move_all_to_active_or_backoff_queue(const ClusterEvent& even
   if (auto narrowed = narrowed_candidates_locked(event, old_obj, new_obj)) {
     for (auto& p : *narrowed)
       if (!pre_check || pre_check(p->pod())) pods.push_back(std::move(p));
-  } else {
+  } else if (is_event_of_interest_locked(event)) {  // else move_pods_locked returns at once
+    const bool gated_may_move = any_gating_plugin_interested(opts_, event);
     pods.reserve(unschedulable_.size());
-    for (const auto& [key, e] : unschedulable_)
+    for (const auto& [key, e] : unschedulable_) {
+      if (e.p->gated && !gated_may_move) continue;  // move_pods_locked would skip it
       if (!pre_check || pre_check(e.p->pod())) pods.push_back(e.p);
+    }
   }
   move_pods_locked(pods, event, old_obj, new_obj);
   report_locked();
