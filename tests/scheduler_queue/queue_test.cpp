@@ -966,6 +966,43 @@ TEST_F(QueueTest, AFailedGroupCycleIsOneBackoffAttemptOfTheGroup) {
   }
 }
 
+// Upstream AddAttemptedPodGroupIfNotPresent: a group comes back as an error (ConsecutiveErrorsCount)
+// only when none of its members was rejected by a plugin; one rejected member makes the attempt
+// unschedulable and resets the error count, whichever member the cycle hands back first.
+TEST_F(QueueTest, AGroupAttemptIsAnErrorOnlyWhenNoMemberWasRejected) {
+  group_ordering = true;
+  set_pod_group_priority("g", 0);
+  auto q = make_queue();
+  q->add(make_pg_pod("g-0", "g"));
+  q->add(make_pg_pod("g-1", "g"));
+  auto pop_group = [&] {
+    auto head = q->try_pop();
+    auto members = q->pop_group_members([](const api::Pod& p) { return p.spec.schedulingGroup != nullptr; });
+    members.insert(members.begin(), head);
+    return members;
+  };
+  auto members = pop_group();
+  ASSERT_EQ(members.size(), 2u);
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(members[0], 0).ok());  // an error: no rejector
+  const auto& g = *members[0]->group;
+  EXPECT_EQ(g.consecutiveErrorsCount, 1);
+  EXPECT_EQ(g.unschedulableCount, 0);
+  members[1]->unschedulablePlugins.insert("NodeFit");
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(members[1], 0).ok());
+  EXPECT_EQ(g.consecutiveErrorsCount, 0);
+  EXPECT_EQ(g.unschedulableCount, 1);
+
+  // Both back through backoff; a cycle where every member errs counts one error.
+  clock.step(11s);
+  q->flush_backoff_q_completed();
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+  members = pop_group();
+  ASSERT_EQ(members.size(), 2u);
+  for (auto& m : members) ASSERT_TRUE(q->add_unschedulable_if_not_present(m, 0).ok());
+  EXPECT_EQ(g.consecutiveErrorsCount, 1);
+  EXPECT_EQ(g.unschedulableCount, 1);
+}
+
 // A member queued before its PodGroup is known sorts at 0 (the group's priority is unknown); the
 // PodGroup's priority is looked up again as a member enters the queue, and the members already
 // queued are reordered with it.

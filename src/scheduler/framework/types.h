@@ -113,12 +113,15 @@ struct QueuedGroupInfo {
   // The first member's enqueue time; set again when the group comes back after a failed cycle.
   std::chrono::steady_clock::time_point timestamp;
   // The group's backoff (upstream counts a group's attempts, not its members'): one failed cycle is
-  // one count, whichever member's requeue records it first.
+  // one count, an unschedulable one if any member was rejected by a plugin, else an error.
   int unschedulableCount = 0;
   int consecutiveErrorsCount = 0;
   std::optional<std::chrono::steady_clock::time_point> backoffExpiration;
-  // Whether a member's requeue has already recorded the cycle that popped the group last.
+  // Whether a member's requeue has already recorded the cycle that popped the group last, and
+  // whether it counted that cycle as an error (a later member rejected by a plugin turns it into an
+  // unschedulable attempt, which resets the error count, as upstream).
   bool requeuedSincePop = true;
+  bool cycleCountedAsError = false;
 };
 
 // A pod waiting in the scheduling queue.

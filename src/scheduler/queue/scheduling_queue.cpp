@@ -168,13 +168,24 @@ void PriorityQueue::refix_group_locked(const framework::QueuedGroupInfo* g) {
 
 void PriorityQueue::record_group_failure_locked(const QueuedPodInfo& p) {
   auto& g = *p.group;
-  if (g.requeuedSincePop) return;  // this cycle is counted already
+  const bool rejected = !p.unschedulablePlugins.empty() || !p.pendingPlugins.empty();
+  if (g.requeuedSincePop) {
+    // This cycle is counted already; upstream counts it unschedulable if any member was rejected.
+    if (!rejected || !g.cycleCountedAsError) return;
+    g.cycleCountedAsError = false;
+    g.consecutiveErrorsCount = 0;
+    ++g.unschedulableCount;
+    g.backoffExpiration.reset();
+    refix_group_locked(&g);
+    return;
+  }
   g.requeuedSincePop = true;
-  if (p.unschedulablePlugins.empty() && p.pendingPlugins.empty()) {
-    ++g.consecutiveErrorsCount;
-  } else {
+  g.cycleCountedAsError = !rejected;
+  if (rejected) {
     ++g.unschedulableCount;
     g.consecutiveErrorsCount = 0;
+  } else {
+    ++g.consecutiveErrorsCount;
   }
   g.timestamp = clock_.now();
   g.backoffExpiration.reset();
