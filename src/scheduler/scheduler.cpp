@@ -259,6 +259,13 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
         framework::EventResource::PodGroup, std::string(plugins::gangscheduling::kName),
         plugins::gangscheduling::pod_group_keys_of_pod, plugins::gangscheduling::pod_group_key_of_event});
   }
+  // With GangScheduling a PodGroup's members are ordered and backed off as their group, by the
+  // PodGroup's own priority (upstream's newest queue; docs/architecture.md "The queue and gangs").
+  if (pod_groups_) {
+    qo.pod_group_priority = [groups = pod_groups_.get()](std::string_view ns, std::string_view name) {
+      return groups->pod_group_priority(ns, name);
+    };
+  }
   queue_metrics_ = std::make_unique<metrics::QueueMetricsAdapter>(metrics_->set());
   qo.metrics = queue_metrics_.get();
   const framework::ClusterLister* lister = lister_;

@@ -821,6 +821,39 @@ TEST_F(PodGroupCycleTest, APodGroupsOwnPriorityPreemptsALowerPodGroupWithDisrupt
   EXPECT_EQ(bound_per_pod_group(pods)["low"], 0);
 }
 
+// Upstream's newest queue orders a PodGroup as one entity by the PodGroup's priority (PrioritySort's
+// Less on QueuedEntityInfo, util.PodGroupPriority), not by its pods': a PodGroup of 100 whose pods
+// carry 0 is placed before plain pods of 50, which go before a PodGroup of 10 created first. Room for
+// four pods: the high gang and the plain pods take it without any preemption, and the low gang
+// waits (ordered by its pods' 0, the low gang would have been placed first and the high gang would
+// then have evicted it).
+TEST_F(PodGroupCycleTest, TheHigherPodGroupIsPlacedFirstThoughItsPodsCarryPriorityZero) {
+  add_node("n1", "4");
+  sched->on_pod_group_add(pod_group("low", 2, 10));
+  add_pg_member("low-0", "low", "1");
+  add_pg_member("low-1", "low", "1");
+  clock.step(1ms);
+  for (const char* name : {"plain-0", "plain-1"}) {
+    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", "1"}}).Obj();
+    p.spec.schedulerName = "default-scheduler";
+    p.spec.priority = 50;
+    auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    lister.add_pod(ptr);
+    pods[name] = ptr;
+    sched->on_pod_add(ptr);
+  }
+  clock.step(1ms);
+  sched->on_pod_group_add(pod_group("high", 2, 100));
+  add_pg_member("high-0", "high", "1");
+  add_pg_member("high-1", "high", "1");
+  settle();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(bound_per_pod_group(pods)["high"], 2);
+  EXPECT_EQ(bound_per_pod_group(pods)["low"], 0);
+  EXPECT_FALSE(pods.at("plain-0")->spec.nodeName.empty());
+  EXPECT_FALSE(pods.at("plain-1")->spec.nodeName.empty());
+}
+
 // disruptionMode single (the API's default): the victim PodGroup's pods are units of their own, so
 // only what the preemptor needs goes.
 TEST_F(PodGroupCycleTest, APodGroupWithDisruptionModeSingleLosesOnlyThePodsThePreemptorNeeds) {

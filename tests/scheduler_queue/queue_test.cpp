@@ -34,6 +34,13 @@ std::shared_ptr<const api::Pod> make_pod(const std::string& name, int prio = 0, 
   return p;
 }
 
+// A member of the PodGroup `pod_group` (spec.schedulingGroup.podGroupName).
+std::shared_ptr<const api::Pod> make_pg_pod(const std::string& name, const std::string& pod_group, int prio = 0) {
+  auto p = std::make_shared<api::Pod>(*make_pod(name, prio));
+  p->spec.schedulingGroup.emplace().podGroupName = pod_group;
+  return p;
+}
+
 std::shared_ptr<const api::Node> make_node(const std::string& name) {
   auto n = std::make_shared<api::Node>();
   n->metadata.name = name;
@@ -110,7 +117,24 @@ class QueueTest : public ::testing::Test {
       auto it = informer_pods.find(std::string(ns) + "/" + std::string(name));
       return it == informer_pods.end() ? nullptr : it->second;
     };
+    if (group_ordering) {
+      o.pod_group_priority = [this](std::string_view ns, std::string_view name) -> std::optional<std::int32_t> {
+        std::lock_guard l(lookup_mu);
+        auto it = pod_group_priorities.find(std::string(ns) + "/" + std::string(name));
+        if (it == pod_group_priorities.end()) return std::nullopt;
+        return it->second;
+      };
+    }
     return std::make_unique<PriorityQueue>(std::move(o));
+  }
+  void set_pod_group_priority(const std::string& name, std::int32_t prio) {
+    std::lock_guard l(lookup_mu);
+    pod_group_priorities["default/" + name] = prio;
+  }
+  std::vector<std::string> pop_all(PriorityQueue& q) {
+    std::vector<std::string> order;
+    while (auto p = q.try_pop()) order.push_back(p->pod().metadata.name);
+    return order;
   }
 
   // Pops a pod and fails it with the given rejector.
@@ -130,6 +154,8 @@ class QueueTest : public ::testing::Test {
   std::vector<UnschedulablePodIndex> indexes;
   std::mutex lookup_mu;
   std::map<std::string, framework::PodPtr> informer_pods;
+  bool group_ordering = false;  // QueueOptions::pod_group_priority, as with GangScheduling
+  std::map<std::string, std::int32_t> pod_group_priorities;  // "<ns>/<name>" -> spec.priority
 };
 
 TEST_F(QueueTest, PopOrdersByPriorityThenTimestamp) {
@@ -833,6 +859,163 @@ TEST_F(QueueTest, PopGroupMembersTakesTheGroupFromEveryQueueButNotGatedPods) {
   EXPECT_EQ(metrics.reasons["NodeFit"], 0);
   for (const auto& m : rest) q->done(m->pod().metadata.uid);
   q->done(first->pod().metadata.uid);
+}
+
+// ---------------------------------------------------------------- PodGroups as queued entities
+// Upstream's newest queue queues a PodGroup as one entity (QueuedPodGroupInfo) that PrioritySort
+// orders by GetPriority (util.PodGroupPriority) and the group's timestamp; ksched's members share a
+// QueuedGroupInfo to the same effect.
+
+// Upstream TestPriorityQueue_Add, case "pod group member with GenericWorkload gate enabled": members
+// of PodGroups of high, mid and low priority pop in their PodGroups' order, their pods' own
+// priorities (all 0 here) not read; a PodGroup of 100 whose pods have 0 pops before a plain pod of
+// 50, and a plain pod of 50 added before a PodGroup of 50's member before it.
+TEST_F(QueueTest, PodGroupMembersPopByTheirPodGroupsPriority) {
+  group_ordering = true;
+  set_pod_group_priority("pg-high", 100);
+  set_pod_group_priority("pg-med", 50);
+  set_pod_group_priority("pg-low", 10);
+  auto q = make_queue();
+  q->add(make_pg_pod("low", "pg-low"));
+  clock.step(1ms);
+  q->add(make_pod("plain-50", 50));
+  clock.step(1ms);
+  q->add(make_pg_pod("med", "pg-med"));
+  clock.step(1ms);
+  q->add(make_pg_pod("high", "pg-high"));
+  clock.step(1ms);
+  q->add(make_pod("plain-5", 5));
+  EXPECT_EQ(pop_all(*q), (std::vector<std::string>{"high", "plain-50", "med", "low", "plain-5"}));
+}
+
+// Without GangScheduling (no pod_group_priority) a PodGroup's members are plain pods to the queue.
+TEST_F(QueueTest, WithoutGroupOrderingPodGroupMembersSortByTheirOwnPriority) {
+  set_pod_group_priority("pg-high", 100);
+  auto q = make_queue();
+  q->add(make_pod("plain-50", 50));
+  clock.step(1ms);
+  q->add(make_pg_pod("high", "pg-high", 0));
+  auto p = q->try_pop();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->pod().metadata.name, "plain-50");
+  EXPECT_EQ(p->group, nullptr);
+}
+
+// Upstream addPodGroupMember/addToPodGroupIfExists: a member that arrives while its group is queued
+// joins the group's entity, which keeps the timestamp of its first member (newQueuedPodGroupInfo).
+// So of two PodGroups of equal priority the one that entered the queue first pops whole first, a
+// late member of it before the other group's earlier member; within a group members keep their
+// own order (priority, then enqueue time).
+TEST_F(QueueTest, GangsOfEqualPriorityPopInTheOrderTheirGroupsEnteredTheQueue) {
+  group_ordering = true;
+  set_pod_group_priority("a", 7);
+  set_pod_group_priority("b", 7);
+  auto q = make_queue();
+  q->add(make_pg_pod("a-0", "a"));
+  clock.step(1ms);
+  q->add(make_pg_pod("b-0", "b"));
+  clock.step(1ms);
+  q->add(make_pg_pod("b-1", "b", 1000));  // its own priority is not the group's
+  clock.step(1ms);
+  q->add(make_pg_pod("a-1", "a"));
+  clock.step(1ms);
+  q->add(make_pg_pod("a-2", "a", 3));
+  clock.step(1ms);
+  q->add(make_pod("plain-7", 7));  // same priority, entered after both groups
+  EXPECT_EQ(pop_all(*q), (std::vector<std::string>{"a-2", "a-0", "a-1", "b-1", "b-0", "plain-7"}));
+}
+
+// Upstream's group backoff (GetBackoffExpiration: empty for a member pod, the QueuedPodGroupInfo's is
+// used; the group's UnschedulableCount): a failed group cycle is one unschedulable attempt of the
+// group however many members it requeues, every member's backoff ends at the group's expiry, and
+// the members leave the backoff queue together; a second failed cycle doubles it.
+TEST_F(QueueTest, AFailedGroupCycleIsOneBackoffAttemptOfTheGroup) {
+  group_ordering = true;
+  set_pod_group_priority("g", 10);
+  auto q = make_queue();
+  for (const char* n : {"g-0", "g-1", "g-2"}) q->add(make_pg_pod(n, "g"));
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    SCOPED_TRACE(attempt);
+    auto head = q->try_pop();
+    ASSERT_NE(head, nullptr);
+    auto members = q->pop_group_members([](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
+    members.insert(members.begin(), head);
+    ASSERT_EQ(members.size(), 3u);
+    clock.step(1ms);  // each member requeued at its own time, as the cycle hands them back
+    for (auto& m : members) {
+      m->unschedulablePlugins.insert("NodeFit");
+      ASSERT_TRUE(q->add_unschedulable_if_not_present(m, q->scheduling_cycle()).ok());
+      clock.step(1ms);
+    }
+    const auto want = attempt == 1 ? 1s : 2s;
+    // The group's timestamp is its first requeued member's; the expiry is aligned to the second.
+    const auto group_expiry = util::Clock::time_point(
+        std::chrono::duration_cast<std::chrono::seconds>((members[0]->group->timestamp + want).time_since_epoch()));
+    for (auto& m : members) {
+      ASSERT_NE(m->group, nullptr);
+      EXPECT_EQ(m->group, members[0]->group);
+      EXPECT_EQ(m->group->unschedulableCount, attempt);
+      EXPECT_EQ(q->backoff_expiry(*m), group_expiry);
+    }
+    // A node event that the rejector wants moves them to backoffQ (their backoff not over).
+    q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+    EXPECT_EQ(q->counts().backoff, 3u);
+    clock.step(want + 1s);
+    q->flush_backoff_q_completed();
+    EXPECT_EQ(q->counts().active, 3u) << "the group's members leave backoffQ together";
+  }
+}
+
+// Upstream AddAttemptedPodGroupIfNotPresent: a group comes back as an error (ConsecutiveErrorsCount)
+// only when none of its members was rejected by a plugin; one rejected member makes the attempt
+// unschedulable and resets the error count, whichever member the cycle hands back first.
+TEST_F(QueueTest, AGroupAttemptIsAnErrorOnlyWhenNoMemberWasRejected) {
+  group_ordering = true;
+  set_pod_group_priority("g", 0);
+  auto q = make_queue();
+  q->add(make_pg_pod("g-0", "g"));
+  q->add(make_pg_pod("g-1", "g"));
+  auto pop_group = [&] {
+    auto head = q->try_pop();
+    auto members = q->pop_group_members([](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
+    members.insert(members.begin(), head);
+    return members;
+  };
+  auto members = pop_group();
+  ASSERT_EQ(members.size(), 2u);
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(members[0], 0).ok());  // an error: no rejector
+  const auto& g = *members[0]->group;
+  EXPECT_EQ(g.consecutiveErrorsCount, 1);
+  EXPECT_EQ(g.unschedulableCount, 0);
+  members[1]->unschedulablePlugins.insert("NodeFit");
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(members[1], 0).ok());
+  EXPECT_EQ(g.consecutiveErrorsCount, 0);
+  EXPECT_EQ(g.unschedulableCount, 1);
+
+  // Both back through backoff; a cycle where every member errs counts one error.
+  clock.step(11s);
+  q->flush_backoff_q_completed();
+  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+  members = pop_group();
+  ASSERT_EQ(members.size(), 2u);
+  for (auto& m : members) ASSERT_TRUE(q->add_unschedulable_if_not_present(m, 0).ok());
+  EXPECT_EQ(g.consecutiveErrorsCount, 1);
+  EXPECT_EQ(g.unschedulableCount, 1);
+}
+
+// A member queued before its PodGroup is known sorts at 0 (the group's priority is unknown); the
+// PodGroup's priority is looked up again as a member enters the queue, and the members already
+// queued are reordered with it.
+TEST_F(QueueTest, AGroupLearnsItsPodGroupsPriorityWhenTheNextMemberEnters) {
+  group_ordering = true;
+  auto q = make_queue();
+  q->add(make_pg_pod("m-0", "late"));
+  clock.step(1ms);
+  q->add(make_pod("plain-5", 5));
+  clock.step(1ms);
+  set_pod_group_priority("late", 100);
+  q->add(make_pg_pod("m-1", "late"));
+  EXPECT_EQ(pop_all(*q), (std::vector<std::string>{"m-0", "m-1", "plain-5"}));
 }
 
 TEST(KeyedHeap, AgreesWithAnOrderedReferenceUnderRandomChanges) {

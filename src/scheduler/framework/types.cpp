@@ -9,6 +9,29 @@
 
 namespace ksched::scheduler::framework {
 
+// ---------------------------------------------------------------- QueuedPodInfo
+
+bool priority_sort_less(const QueuedPodInfo& a, const QueuedPodInfo& b) {
+  const QueuedGroupInfo* ga = a.group.get();
+  const QueuedGroupInfo* gb = b.group.get();
+  // Two entities: a plain pod is its own entity, a member counts as its group. Members of one
+  // group skip this (and never read the shared record, which the scheduling thread may sort by
+  // outside the queue's lock).
+  if (ga != gb || ga == nullptr) {
+    const std::int32_t pa = ga ? ga->priority : a.pod().spec.priority.value_or(0);
+    const std::int32_t pb = gb ? gb->priority : b.pod().spec.priority.value_or(0);
+    if (pa != pb) return pa > pb;
+    const auto& ta = ga ? ga->timestamp : a.timestamp;
+    const auto& tb = gb ? gb->timestamp : b.timestamp;
+    if (ta != tb) return ta < tb;
+    const std::uint64_t sa = ga ? ga->seq : 0, sb = gb ? gb->seq : 0;
+    if (sa != sb) return sa < sb;
+    if (ga == nullptr || gb == nullptr) return false;  // a plain pod's own values were compared above
+  }
+  const std::int32_t pa = a.pod().spec.priority.value_or(0), pb = b.pod().spec.priority.value_or(0);
+  return pa > pb || (pa == pb && a.timestamp < b.timestamp);
+}
+
 // ---------------------------------------------------------------- Resource
 
 bool is_scalar_resource_name(std::string_view name) {

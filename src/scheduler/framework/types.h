@@ -100,6 +100,30 @@ struct PodInfo {
 };
 using PodInfoPtr = std::shared_ptr<const PodInfo>;
 
+// The PodGroup a queued pod belongs to, as the queue orders it. Upstream's newest queue queues a
+// PodGroup as one entity (QueuedPodGroupInfo: the PodGroup's priority, its own timestamp and backoff);
+// ksched keeps queuing the members one by one and has them share this record, so that the queue sort
+// and the backoff read the group's values. Made by the queue for pods naming a PodGroup (only with
+// GangScheduling), shared by the group's queued and in-flight members, written only under the
+// queue's lock.
+struct QueuedGroupInfo {
+  std::uint64_t seq = 0;       // creation order: breaks a tie between two groups
+  std::int32_t priority = 0;   // the PodGroup's spec.priority, 0 when unset
+  bool priorityKnown = false;  // false while the PodGroup is not known (priority is then 0)
+  // The first member's enqueue time; set again when the group comes back after a failed cycle.
+  std::chrono::steady_clock::time_point timestamp;
+  // The group's backoff (upstream counts a group's attempts, not its members'): one failed cycle is
+  // one count, an unschedulable one if any member was rejected by a plugin, else an error.
+  int unschedulableCount = 0;
+  int consecutiveErrorsCount = 0;
+  std::optional<std::chrono::steady_clock::time_point> backoffExpiration;
+  // Whether a member's requeue has already recorded the cycle that popped the group last, and
+  // whether it counted that cycle as an error (a later member rejected by a plugin turns it into an
+  // unschedulable attempt, which resets the error count, as upstream).
+  bool requeuedSincePop = true;
+  bool cycleCountedAsError = false;
+};
+
 // A pod waiting in the scheduling queue.
 struct QueuedPodInfo {
   PodInfoPtr podInfo;
@@ -116,8 +140,17 @@ struct QueuedPodInfo {
   std::set<std::string> unschedulablePlugins;
   std::set<std::string> pendingPlugins;
   bool gated = false;
+  // The pod's PodGroup as the queue orders it; null for a pod naming none (and without GangScheduling).
+  std::shared_ptr<QueuedGroupInfo> group;
   const api::Pod& pod() const { return *podInfo->pod; }
 };
+
+// PrioritySort's order (upstream's newest Less on QueuedEntityInfo): higher priority first, then the
+// earlier timestamp, where a PodGroup member counts with its group's priority and timestamp (so a
+// group is one entity among plain pods), two groups that still tie by their creation order, and two
+// members of one group by their own pod's priority and enqueue time (the order the cycle tries them).
+// A strict weak order: entities compare by (priority, timestamp, group), members within one by their own.
+bool priority_sort_less(const QueuedPodInfo& a, const QueuedPodInfo& b);
 
 struct ImageStateSummary {
   std::int64_t size = 0;

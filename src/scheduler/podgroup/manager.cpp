@@ -107,6 +107,13 @@ PodGroupPtr Manager::pod_group(std::string_view ns, std::string_view name) const
   return it == pod_groups_.end() ? nullptr : it->second;
 }
 
+std::optional<std::int32_t> Manager::pod_group_priority(std::string_view ns, std::string_view name) const {
+  std::lock_guard l(mu_);
+  auto it = pod_groups_.find(workload_key(ns, name));
+  if (it == pod_groups_.end()) return std::nullopt;
+  return it->second->spec.priority.value_or(0);
+}
+
 Policy Manager::policy(const api::Pod& pod) const {
   Policy p;
   if (const std::string* name = pod_group_name(pod)) {

@@ -108,6 +108,9 @@ class Manager {
   WorkloadPtr workload(std::string_view ns, std::string_view name) const;
   // The PodGroup object of that name, or null.
   PodGroupPtr pod_group(std::string_view ns, std::string_view name) const;
+  // The queue's order for the PodGroup's members (upstream util.PodGroupPriority): its spec.priority,
+  // 0 when unset; nullopt while the PodGroup is not known.
+  std::optional<std::int32_t> pod_group_priority(std::string_view ns, std::string_view name) const;
   // Workload-aware preemption's reading of a pod as a victim, and of a group as the preemptor
   // (VictimView, PreemptorView above).
   VictimView victim_view(const api::Pod& pod) const;

@@ -16,9 +16,12 @@ using framework::QueuedPodInfo;
 
 namespace {
 
-bool default_less(const QueuedPodInfo& a, const QueuedPodInfo& b) {
-  auto pa = api::pod_priority(a.pod()), pb = api::pod_priority(b.pod());
-  return pa > pb || (pa == pb && a.timestamp < b.timestamp);
+bool default_less(const QueuedPodInfo& a, const QueuedPodInfo& b) { return framework::priority_sort_less(a, b); }
+
+// The PodGroup a pod names (spec.schedulingGroup.podGroupName), or null: two null checks.
+const std::string* pod_group_name_of(const api::Pod& pod) {
+  const auto& g = pod.spec.schedulingGroup;
+  return g && g->podGroupName ? &*g->podGroupName : nullptr;
 }
 
 // The plugins that rejected the pod (unschedulablePlugins and pendingPlugins), each once, without
@@ -110,12 +113,93 @@ QueuedPodInfoPtr PriorityQueue::new_queued_pod_info(framework::PodPtr pod) {
   auto p = std::make_shared<QueuedPodInfo>();
   p->podInfo = framework::PodInfo::make(std::move(pod));
   p->timestamp = clock_.now();
+  if (opts_.pod_group_priority) attach_group_locked(*p);
   return p;
 }
 
+void PriorityQueue::attach_group_locked(QueuedPodInfo& p) {
+  const std::string* name = pod_group_name_of(p.pod());
+  if (name == nullptr) return;
+  const auto& ns = p.pod().metadata.namespace_;
+  std::string key;
+  key.reserve(ns.size() + 1 + name->size());
+  key.append(ns).append("/").append(*name);
+  auto& slot = groups_[key];
+  if (auto g = slot.lock()) {
+    p.group = std::move(g);
+    return;
+  }
+  // The first member the queue holds (again): upstream's newQueuedPodGroupInfo takes its timestamp.
+  auto g = std::make_shared<framework::QueuedGroupInfo>();
+  g->seq = ++group_seq_;
+  g->timestamp = p.timestamp;
+  slot = g;
+  p.group = std::move(g);
+  refresh_group_priority_locked(p);
+  if (groups_.size() >= groups_sweep_at_) {
+    std::erase_if(groups_, [](const auto& kv) { return kv.second.expired(); });
+    groups_sweep_at_ = std::max<std::size_t>(64, 2 * groups_.size());
+  }
+}
+
+bool PriorityQueue::refresh_group_priority_locked(const QueuedPodInfo& p) {
+  auto& g = *p.group;
+  const std::string* name = pod_group_name_of(p.pod());
+  const auto priority = opts_.pod_group_priority(p.pod().metadata.namespace_, *name);
+  if (!priority) return false;  // not known yet: 0 until it is
+  g.priorityKnown = true;
+  if (g.priority == *priority) return false;
+  g.priority = *priority;
+  return true;
+}
+
+void PriorityQueue::refix_group_locked(const framework::QueuedGroupInfo* g) {
+  // Members queued while their group's record changes (late arrivals, or a basic group's members
+  // tried one by one): rare, and each heap is walked once.
+  std::vector<std::string> keys;
+  for (auto* heap : {&active_, &backoff_, &error_backoff_}) {
+    keys.clear();
+    heap->for_each([&](const QueuedPodInfoPtr& q) {
+      if (q->group.get() == g) keys.push_back(api::key_of(q->pod()));
+    });
+    for (const auto& k : keys) heap->fix_key(k);
+  }
+}
+
+void PriorityQueue::record_group_failure_locked(const QueuedPodInfo& p) {
+  auto& g = *p.group;
+  const bool rejected = !p.unschedulablePlugins.empty() || !p.pendingPlugins.empty();
+  if (g.requeuedSincePop) {
+    // This cycle is counted already; upstream counts it unschedulable if any member was rejected.
+    if (!rejected || !g.cycleCountedAsError) return;
+    g.cycleCountedAsError = false;
+    g.consecutiveErrorsCount = 0;
+    ++g.unschedulableCount;
+    g.backoffExpiration.reset();
+    refix_group_locked(&g);
+    return;
+  }
+  g.requeuedSincePop = true;
+  g.cycleCountedAsError = !rejected;
+  if (rejected) {
+    ++g.unschedulableCount;
+    g.consecutiveErrorsCount = 0;
+  } else {
+    ++g.consecutiveErrorsCount;
+  }
+  g.timestamp = clock_.now();
+  g.backoffExpiration.reset();
+  refresh_group_priority_locked(p);
+  refix_group_locked(&g);
+}
+
 std::chrono::nanoseconds PriorityQueue::backoff_duration(const QueuedPodInfo& p) const {
+  return backoff_duration_for(p.consecutiveErrorsCount, p.unschedulableCount);
+}
+
+std::chrono::nanoseconds PriorityQueue::backoff_duration_for(int consecutive_errors, int unschedulable) const {
   // The error count, when there is one, decides; else the unschedulable count (getBackoffTime).
-  const int count = p.consecutiveErrorsCount > 0 ? p.consecutiveErrorsCount : p.unschedulableCount;
+  const int count = consecutive_errors > 0 ? consecutive_errors : unschedulable;
   if (count == 0) return std::chrono::nanoseconds::zero();
   // initial · 2^(count−1), capped at max; doubling stops before it would pass max.
   auto d = opts_.pod_initial_backoff;
@@ -135,6 +219,16 @@ util::Clock::time_point PriorityQueue::align_to_window(util::Clock::time_point t
 util::Clock::time_point PriorityQueue::backoff_expiry(QueuedPodInfo& p) const {
   // No backoff at all (the zero time): a maximum of 0, or a pod that never failed.
   if (opts_.pod_max_backoff.count() == 0) return util::Clock::time_point{};
+  if (p.group) {
+    // A member backs off as its group (upstream leaves a member's expiry empty and uses the group's).
+    auto& g = *p.group;
+    if (g.consecutiveErrorsCount == 0 && g.unschedulableCount == 0) return util::Clock::time_point{};
+    if (!g.backoffExpiration)
+      g.backoffExpiration = align_to_window(
+          g.timestamp + std::chrono::duration_cast<util::Clock::duration>(
+                            backoff_duration_for(g.consecutiveErrorsCount, g.unschedulableCount)));
+    return *g.backoffExpiration;
+  }
   if (p.consecutiveErrorsCount == 0 && p.unschedulableCount == 0) return util::Clock::time_point{};
   if (!p.backoffExpiration)
     p.backoffExpiration =
@@ -275,6 +369,8 @@ std::optional<std::vector<QueuedPodInfoPtr>> PriorityQueue::narrowed_candidates_
 
 bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string_view event, bool from_backoff_q) {
   const std::string key = api::key_of(p->pod());
+  // A member made before its PodGroup was known learns the group's priority on its way in.
+  if (p->group && !p->group->priorityKnown && refresh_group_priority_locked(*p)) refix_group_locked(p->group.get());
   // With PopFromBackoffQ the PreEnqueue plugins ran when the pod entered backoffQ.
   if (!(opts_.pop_from_backoff_q && from_backoff_q)) p->gated = !run_pre_enqueue_locked(*p);
   if (p->gated) {
@@ -298,6 +394,7 @@ bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string
 
 bool PriorityQueue::move_to_backoff_locked(const QueuedPodInfoPtr& p, std::string_view event) {
   const std::string key = api::key_of(p->pod());
+  if (p->group && !p->group->priorityKnown && refresh_group_priority_locked(*p)) refix_group_locked(p->group.get());
   if (opts_.pop_from_backoff_q) {
     p->gated = !run_pre_enqueue_locked(*p);
     if (p->gated) {
@@ -655,6 +752,7 @@ void PriorityQueue::mark_popped_locked(const QueuedPodInfoPtr& p) {
   unschedulable_reason_locked(*p, -1);
   p->unschedulablePlugins.clear();
   p->pendingPlugins.clear();
+  if (p->group) p->group->requeuedSincePop = false;  // the group's next failure is a new attempt
 }
 
 std::vector<QueuedPodInfoPtr> PriorityQueue::pop_group_members(const std::function<bool(const api::Pod&)>& in_group) {
@@ -727,6 +825,7 @@ util::Result<void> PriorityQueue::add_unschedulable_if_not_present(const QueuedP
   }
   p->timestamp = clock_.now();
   p->backoffExpiration.reset();  // counts and timestamp changed
+  if (p->group) record_group_failure_locked(*p);
   unschedulable_reason_locked(*p, 1);
   // The events seen while the pod was in flight decide where it goes (queueing hints).
   const QueueName q = requeue_via_hint_locked(p, hint_for_in_flight_pod_locked(*p), kScheduleAttemptFailure);

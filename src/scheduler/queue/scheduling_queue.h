@@ -10,6 +10,13 @@
 //   in-flight          pods popped and not yet Done, plus the cluster events seen meanwhile, so a
 //                      pod that fails can be requeued at once if an event during its cycle helps it
 //
+// PodGroups (with QueueOptions::pod_group_priority, i.e. GangScheduling): upstream's newest queue
+// queues a PodGroup as one entity. Here the members stay queued one by one but share one
+// framework::QueuedGroupInfo per PodGroup (made when the first member enters the queue, dropped
+// with its last queued or in-flight member), so they sort as their group — the PodGroup's priority,
+// the group's timestamp — and back off as it: one failed cycle is one count of the group's, and the
+// members' backoff ends together. A plain pod pays one null check in the sort and none elsewhere.
+//
 // Everything is guarded by one mutex; PreEnqueue plugins and queueing hints run under it.
 // Time comes from util::Clock; the flush loops are public so tests call them with a fake clock,
 // and run() drives them from a background thread in production.
@@ -100,6 +107,11 @@ struct QueueOptions {
   QueueMetricsRecorder* metrics = nullptr;  // not owned; may be null
   Nominator::PodLookup pod_lookup;           // informer lookup for the nominator; may be empty
   std::vector<UnschedulablePodIndex> unschedulable_indexes;  // none: every event walks every pod
+  // The priority of the PodGroup (namespace, name) that a pod's spec.schedulingGroup.podGroupName
+  // names: its spec.priority, 0 when unset, nullopt while the PodGroup is not known. Set, pods
+  // naming a PodGroup are ordered and backed off as their group (above); empty, as pods. Runs under
+  // the queue's lock.
+  std::function<std::optional<std::int32_t>(std::string_view ns, std::string_view name)> pod_group_priority;
 };
 
 // Where a requeued pod ended up.
@@ -176,7 +188,8 @@ class PriorityQueue final : public framework::PodNominator {
   std::string pending_pods_summary() const;
   // initial·2^(count−1) capped at the maximum, for the pod's unschedulable or error count.
   std::chrono::nanoseconds backoff_duration(const framework::QueuedPodInfo& pinfo) const;
-  // When the pod's backoff ends (cached in the pod's info until it is requeued again).
+  // When the pod's backoff ends (cached in the pod's info until it is requeued again); for a
+  // PodGroup member, its group's (counted and cached in the group's record).
   util::Clock::time_point backoff_expiry(framework::QueuedPodInfo& p) const;
 
  private:
@@ -192,7 +205,17 @@ class PriorityQueue final : public framework::PodNominator {
   };
   using InFlightEntry = std::variant<InFlightPodMarker, InFlightEvent>;
 
+  // Requires mu_ (a PodGroup member is given its group's record).
   QueuedPodInfoPtr new_queued_pod_info(framework::PodPtr pod);
+  std::chrono::nanoseconds backoff_duration_for(int consecutive_errors, int unschedulable) const;
+  // PodGroups (all require mu_): the member's record, found or made; the PodGroup's priority looked
+  // up again (true if it changed); the heaps' order restored after a group's record changed.
+  void attach_group_locked(framework::QueuedPodInfo& p);
+  bool refresh_group_priority_locked(const framework::QueuedPodInfo& p);
+  void refix_group_locked(const framework::QueuedGroupInfo* g);
+  // A member failed its cycle: the first such requeue since the group was popped counts the
+  // group's attempt and restarts its timestamp.
+  void record_group_failure_locked(const framework::QueuedPodInfo& p);
   util::Clock::time_point align_to_window(util::Clock::time_point t) const;
   bool is_backing_off(framework::QueuedPodInfo& p) const;
 
@@ -268,6 +291,12 @@ class PriorityQueue final : public framework::PodNominator {
     std::map<std::string, std::set<std::string>, std::less<>> answering;
   };
   std::vector<IndexState> indexes_;
+
+  // PodGroup key ("<ns>/<name>") -> its record while a member holds it; expired entries are swept
+  // when the map has doubled since the last sweep.
+  std::unordered_map<std::string, std::weak_ptr<framework::QueuedGroupInfo>> groups_;
+  std::uint64_t group_seq_ = 0;
+  std::size_t groups_sweep_at_ = 64;
 
   std::list<InFlightEntry> in_flight_events_;
   std::unordered_map<std::string, std::list<InFlightEntry>::iterator> in_flight_pods_;

@@ -1,4 +1,6 @@
-// PrioritySort: queue order by pod priority (higher first), then enqueue time (earlier first).
+// PrioritySort: queue order by priority (higher first), then enqueue time (earlier first). As
+// upstream's newest plugin, which sorts queued entities, a pod of a PodGroup counts with its
+// PodGroup's priority and the group's queue timestamp (framework::priority_sort_less).
 #pragma once
 #include <memory>
 #include <string_view>
