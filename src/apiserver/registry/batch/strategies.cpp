@@ -121,18 +121,23 @@ void validate_job_scheduling(rules::Errors& e, const json::object& sched, const 
     const rules::Path pp = path.child("schedulingPolicy");
     union_of(e, *policy, {"basic", "gang"}, pp);
     if (const json::object* gang = rules::obj(*policy, "gang"))
-      if (auto min_count = rules::int_of(*gang, "minCount"); min_count && *min_count < 1)
-        e.invalid_int(pp.child("gang").child("minCount"), *min_count, "must be greater than or equal to 1");
+      if (auto min_count = rules::int_of(*gang, "minCount"); min_count && *min_count < 1) {
+        const rules::Path gp = pp.child("gang");
+        e.invalid_int(gp.child("minCount"), *min_count, "must be greater than or equal to 1");
+      }
   }
   if (const json::object* sc = rules::obj(sched, "schedulingConstraints")) {
-    const rules::Path tp = path.child("schedulingConstraints").child("topology");
+    const rules::Path cp = path.child("schedulingConstraints");
+    const rules::Path tp = cp.child("topology");
     if (const json::array* topology = rules::arr(*sc, "topology")) {
       if (topology->size() > 1) {
         too_many(e, tp, topology->size(), 1);
       } else {
-        for (std::size_t i = 0; i < topology->size(); ++i)
+        for (std::size_t i = 0; i < topology->size(); ++i) {
+          const rules::Path ip = tp.index(i);
           if ((*topology)[i].is_object())
-            formatted(e, (*topology)[i].get_object(), "key", rules::qualified_name, true, tp.index(i).child("key"));
+            formatted(e, (*topology)[i].get_object(), "key", rules::qualified_name, true, ip.child("key"));
+        }
       }
     }
   }
