@@ -82,6 +82,29 @@ TEST_F(JobSchedulingApiTest, GateOffDropsTheFieldUnlessTheStoredJobHasIt) {
       << "in use in the stored Job: kept, and its minCount may change";
 }
 
+// The CronJob's strategy shares DropDisabledFields: its job template's spec.scheduling goes too
+// while the gate is off, and stays with it on.
+TEST_F(JobSchedulingApiTest, GateOffDropsTheFieldFromACronJobsTemplate) {
+  auto cron_job = [](std::string_view name) {
+    return std::string(R"({"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":")") + std::string(name) +
+           R"("},"spec":{"schedule":"* * * * *","jobTemplate":{"spec":{"scheduling":{"schedulingPolicy":{"basic":{}}},)"
+           R"("template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"i"}]}}}}}})";
+  };
+  auto template_scheduling = [&](const Response& r) {
+    auto o = parse(r);
+    const auto* s = o["spec"].as_object()["jobTemplate"].as_object()["spec"].as_object().if_contains("scheduling");
+    return s ? *s : json::value();
+  };
+  gate(false);
+  auto off = call("POST", "/apis/batch/v1/namespaces/default/cronjobs", cron_job("off"));
+  ASSERT_EQ(off.status, 201) << off.body;
+  EXPECT_TRUE(template_scheduling(off).is_null()) << off.body;
+  gate(true);
+  auto on = call("POST", "/apis/batch/v1/namespaces/default/cronjobs", cron_job("on"));
+  ASSERT_EQ(on.status, 201) << on.body;
+  EXPECT_EQ(template_scheduling(on), json::parse(R"({"schedulingPolicy":{"basic":{}}})"));
+}
+
 // The blocks' rules on create (+k8s:union, +k8s:minimum=1, +k8s:maxItems, formats, listMapKey).
 TEST_F(JobSchedulingApiTest, CreateRulesWithDeclarativeValidationMessages) {
   gate(true);

@@ -282,6 +282,16 @@ class JobStrategy final : public Strategy {
   }
 };
 
+// A CronJob's spec.jobTemplate.spec, or null.
+json::object* job_template_spec(json::object& cron_job) {
+  json::object* spec = object_member(cron_job, "spec");
+  json::object* jt = spec ? object_member(*spec, "jobTemplate") : nullptr;
+  return jt ? object_member(*jt, "spec") : nullptr;
+}
+const json::object* job_template_spec(const json::object& cron_job) {
+  return job_template_spec(const_cast<json::object&>(cron_job));
+}
+
 class CronJobStrategy final : public Strategy {
  public:
   void set_defaults(json::object& obj, const WriteContext&) const override {
@@ -289,6 +299,13 @@ class CronJobStrategy final : public Strategy {
     if (spec)
       if (auto* jt = object_member(*spec, "jobTemplate")) spec = object_member(*jt, "spec");
     default_pod_template(spec, "template");
+  }
+  // DropDisabledFields is shared with the Job's strategy: the template's spec.scheduling too.
+  void prepare_for_create(json::object& obj, const WriteContext& w) const override {
+    drop_disabled_job_fields(job_template_spec(obj), nullptr, w.gates);
+  }
+  void prepare_for_update(json::object& obj, const WriteContext& w) const override {
+    drop_disabled_job_fields(job_template_spec(obj), w.old ? job_template_spec(*w.old) : nullptr, w.gates);
   }
   void validate(rules::Errors& e, const json::object& obj, const WriteContext&) const override {
     const json::object* spec = rules::obj(obj, "spec");
