@@ -47,13 +47,19 @@ NEWER_PACKAGES = {
     "schedbeta": "scheduling/v1beta1",
     # For ADOPTED_FIELDS only (its PodSchedulingGroup); v1.35's core messages stay v1.35's.
     "corenew": "core/v1",
+    # For ADOPTED_FIELDS only (JobSpec.scheduling, v1.37, gate WorkloadWithJob) and the
+    # scheduling/v1alpha3 building blocks it is made of.
+    "batchnew": "batch/v1",
+    "schedalpha3": "scheduling/v1alpha3",
 }
 # Fields of a later release appended to a v1.35 message: (package, Go struct, newer package, Go field).
 # The pod's spec.schedulingGroup (43) replaced v1.35's workloadRef (42, reserved upstream); ksched
 # serves both.
-ADOPTED_FIELDS = [("core", "PodSpec", "corenew", "SchedulingGroup")]
+# A Job's spec.scheduling (17, v1.37) is added the same way.
+ADOPTED_FIELDS = [("core", "PodSpec", "corenew", "SchedulingGroup"), ("batch", "JobSpec", "batchnew", "Scheduling")]
 # Go import aliases in those files -> package key.
-QUALIFIERS = {"v1": "core", "corev1": "core", "apiv1": "core", "metav1": "meta", "apps": "apps", "batchv1": "batch"}
+QUALIFIERS = {"v1": "core", "corev1": "core", "apiv1": "core", "metav1": "meta", "apps": "apps", "batchv1": "batch",
+              "schedulingv1alpha3": "schedalpha3"}
 
 # Root kinds: "apiVersion/Kind" -> (package, Go type). Lists are added for the kinds marked True.
 ROOTS = [
@@ -101,6 +107,7 @@ RENAMES = {
         "GangSchedulingPolicy", "TypedLocalObjectReference")},
     ("schedbeta", "TypedLocalObjectReference"): "V1beta1TypedLocalObjectReference",
     ("schedbeta", "WorkloadReference"): "V1beta1WorkloadReference",
+    ("schedalpha3", "TopologyConstraint"): "V1alpha3TopologyConstraint",
 }
 # Go types with a value kind of their own in the tables.
 SPECIAL = {

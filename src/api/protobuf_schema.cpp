@@ -1358,6 +1358,7 @@ JobSpec
   10 suspend bool?
   14 podReplacementPolicy s?
   15 managedBy s?
+  17 scheduling JobSchedulingConfiguration?
 JobStatus
   1 conditions []JobCondition
   2 startTime Time?
@@ -1374,6 +1375,11 @@ PodFailurePolicy
   1 rules []PodFailurePolicyRule!
 SuccessPolicy
   1 rules []SuccessPolicyRule!
+JobSchedulingConfiguration
+  1 schedulingPolicy WorkloadPodGroupSchedulingPolicy?
+  2 schedulingConstraints WorkloadPodGroupSchedulingConstraints?
+  3 disruptionMode WorkloadPodGroupDisruptionMode?
+  4 resourceClaims []WorkloadPodGroupResourceClaim
 JobCondition
   1 type s!
   2 status s!
@@ -1391,6 +1397,18 @@ PodFailurePolicyRule
 SuccessPolicyRule
   1 succeededIndexes s?
   2 succeededCount i32?
+WorkloadPodGroupSchedulingPolicy
+  1 basic WorkloadPodGroupBasicSchedulingPolicy?
+  2 gang WorkloadPodGroupGangSchedulingPolicy?
+WorkloadPodGroupSchedulingConstraints
+  1 topology []V1alpha3TopologyConstraint
+WorkloadPodGroupDisruptionMode
+  1 single WorkloadPodGroupSingleDisruptionMode?
+  2 all WorkloadPodGroupAllDisruptionMode?
+WorkloadPodGroupResourceClaim
+  1 name s!
+  2 resourceClaimName s?
+  3 resourceClaimTemplateName s?
 PodFailurePolicyOnExitCodesRequirement
   1 containerName s?
   2 operator s!
@@ -1398,6 +1416,13 @@ PodFailurePolicyOnExitCodesRequirement
 PodFailurePolicyOnPodConditionsPattern
   1 type s!
   2 status s!
+WorkloadPodGroupBasicSchedulingPolicy
+WorkloadPodGroupGangSchedulingPolicy
+  1 minCount i32?
+V1alpha3TopologyConstraint
+  1 key s!
+WorkloadPodGroupSingleDisruptionMode
+WorkloadPodGroupAllDisruptionMode
 CronJob
   1 metadata ObjectMeta
   2 spec CronJobSpec

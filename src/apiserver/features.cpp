@@ -24,6 +24,7 @@ constexpr Gate kGates[] = {
     {"PodLevelResources", &FeatureGates::PodLevelResources},
     {"PodTopologyLabelsAdmission", &FeatureGates::PodTopologyLabelsAdmission},
     {"TopologyAwareWorkloadScheduling", &FeatureGates::TopologyAwareWorkloadScheduling},
+    {"WorkloadWithJob", &FeatureGates::WorkloadWithJob},
 };
 
 }  // namespace
@@ -71,6 +72,8 @@ util::Result<FeatureGates> FeatureGates::parse(std::string_view spec, const Feat
   if (out.TopologyAwareWorkloadScheduling && !out.GenericWorkload)
     return util::make_error(
         "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: [GenericWorkload]");
+  if (out.WorkloadWithJob && !out.GenericWorkload)
+    return util::make_error("WorkloadWithJob is enabled, but depends on features that are disabled: [GenericWorkload]");
   return out;
 }
 

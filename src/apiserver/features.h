@@ -41,6 +41,10 @@ struct FeatureGates {
   // template's) spec.preemptionPolicy may be set; without it the field is forbidden. With it the
   // Priority admission fills a new PodGroup's preemptionPolicy from its PriorityClass.
   bool PodGroupPreemptionPolicy = false;
+  // Alpha, off (v1.36, KEP-5547; not a v1.35 gate): a Job's spec.scheduling (v1.37) is kept
+  // instead of dropped (unless the stored Job has it), and the Job controller acts on it
+  // (controllers/features.h). Depends on GenericWorkload.
+  bool WorkloadWithJob = false;
 
   // Whether the gate of that name is on; false for a name that is not one of these gates.
   bool enabled(std::string_view name) const;

@@ -377,6 +377,111 @@ constexpr auto describe(type_tag<ControllerRevision>) {
 }
 
 // ---------------------------------------------------------------- batch/v1 Job
+// spec.scheduling (v1.37, gate WorkloadWithJob): how the Job's pods are scheduled, made of
+// scheduling.k8s.io/v1alpha3's WorkloadPodGroup* building blocks (k8s.io/api batch/v1 types.go,
+// JobSchedulingConfiguration). The Job controller copies it into its Workload's template and the
+// PodGroup. Typed here, beside the Job, as the Job's own members.
+
+// Empty structs whose presence is the choice.
+struct WorkloadPodGroupBasicSchedulingPolicy {
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupBasicSchedulingPolicy>) { return std::tuple{}; }
+struct WorkloadPodGroupSingleDisruptionMode {
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupSingleDisruptionMode>) { return std::tuple{}; }
+struct WorkloadPodGroupAllDisruptionMode {
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupAllDisruptionMode>) { return std::tuple{}; }
+
+// minCount unset: the controller uses the Job's parallelism.
+struct WorkloadPodGroupGangSchedulingPolicy {
+  std::optional<std::int32_t> minCount;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupGangSchedulingPolicy>) {
+  using T = WorkloadPodGroupGangSchedulingPolicy;
+  return std::tuple{KSCHED_F(minCount)};
+}
+
+// Exactly one of basic and gang.
+struct WorkloadPodGroupSchedulingPolicy {
+  std::optional<WorkloadPodGroupBasicSchedulingPolicy> basic;
+  std::optional<WorkloadPodGroupGangSchedulingPolicy> gang;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupSchedulingPolicy>) {
+  using T = WorkloadPodGroupSchedulingPolicy;
+  return std::tuple{KSCHED_F(basic), KSCHED_F(gang)};
+}
+
+struct JobTopologyConstraint {  // scheduling/v1alpha3 TopologyConstraint
+  std::string key;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<JobTopologyConstraint>) {
+  using T = JobTopologyConstraint;
+  return std::tuple{KSCHED_F(key)};
+}
+
+struct WorkloadPodGroupSchedulingConstraints {
+  std::vector<JobTopologyConstraint> topology;  // at most 1
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupSchedulingConstraints>) {
+  using T = WorkloadPodGroupSchedulingConstraints;
+  return std::tuple{KSCHED_F(topology)};
+}
+
+// Exactly one of single and all.
+struct WorkloadPodGroupDisruptionMode {
+  std::optional<WorkloadPodGroupSingleDisruptionMode> single;
+  std::optional<WorkloadPodGroupAllDisruptionMode> all;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupDisruptionMode>) {
+  using T = WorkloadPodGroupDisruptionMode;
+  return std::tuple{KSCHED_F(single), KSCHED_F(all)};
+}
+
+// A claim shared by the group's pods: exactly one of the two names.
+struct WorkloadPodGroupResourceClaim {
+  std::string name;  // a DNS label, unique in the list
+  std::optional<std::string> resourceClaimName;
+  std::optional<std::string> resourceClaimTemplateName;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupResourceClaim>) {
+  using T = WorkloadPodGroupResourceClaim;
+  return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName)};
+}
+
+// Immutable, set or not, from creation on; only schedulingPolicy.gang.minCount may change.
+struct JobSchedulingConfiguration {
+  std::optional<WorkloadPodGroupSchedulingPolicy> schedulingPolicy;
+  std::optional<WorkloadPodGroupSchedulingConstraints> schedulingConstraints;
+  std::optional<WorkloadPodGroupDisruptionMode> disruptionMode;
+  std::vector<WorkloadPodGroupResourceClaim> resourceClaims;  // at most 4
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<JobSchedulingConfiguration>) {
+  using T = JobSchedulingConfiguration;
+  return std::tuple{KSCHED_F(schedulingPolicy), KSCHED_F(schedulingConstraints), KSCHED_F(disruptionMode),
+                    KSCHED_F(resourceClaims)};
+}
+
 struct JobSpec {
   std::optional<std::int32_t> parallelism;
   std::optional<std::int32_t> completions;
@@ -392,6 +497,7 @@ struct JobSpec {
   std::optional<std::int32_t> maxFailedIndexes;
   std::optional<std::string> podReplacementPolicy;  // TerminatingOrFailed (default) | Failed
   std::optional<std::string> managedBy;
+  std::optional<JobSchedulingConfiguration> scheduling;
   Presence present;
   Extra extra;  // podFailurePolicy, successPolicy: kept, not interpreted
 };
@@ -410,7 +516,8 @@ constexpr auto describe(type_tag<JobSpec>) {
                     KSCHED_F(backoffLimitPerIndex),
                     KSCHED_F(maxFailedIndexes),
                     KSCHED_F(podReplacementPolicy),
-                    KSCHED_F(managedBy)};
+                    KSCHED_F(managedBy),
+                    KSCHED_F(scheduling)};
 }
 
 struct JobCondition {

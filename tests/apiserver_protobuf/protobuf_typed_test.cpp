@@ -276,6 +276,33 @@ TEST(ProtobufTyped, SchedulingGroupFromUpstreamWireBytes) {
   EXPECT_FALSE(empty->spec.schedulingGroup->podGroupName);
 }
 
+// A Job's spec.scheduling (kubernetes/api master batch/v1/generated.proto: JobSpec `optional
+// JobSchedulingConfiguration scheduling = 17`, its four members 1-4 of scheduling/v1alpha3's
+// WorkloadPodGroup* messages): JSON -> protobuf -> Go's JSON keeps every member, empty messages
+// ({basic: {}}, {all: {}}) included.
+TEST(ProtobufTyped, JobSpecSchedulingRoundTrips) {
+  const std::string scheduling =
+      R"({"schedulingPolicy":{"gang":{"minCount":3}},"schedulingConstraints":{"topology":[{"key":"zone"}]},)"
+      R"("disruptionMode":{"all":{}},"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"t"}]})";
+  const std::string job = R"({"kind":"Job","apiVersion":"batch/v1","metadata":{"name":"j"},"spec":{"parallelism":4,)"
+                          R"("template":{"spec":{"containers":[{"name":"c"}]}},"scheduling":)" +
+                          scheduling + "}}";
+  auto bytes = pb::from_json(job);
+  ASSERT_TRUE(bytes.ok()) << bytes.error();
+  // Field 17, length-delimited: tag 17<<3|2 = 0x8a 0x01; inside, schedulingPolicy (1) {gang (2) {minCount (1) = 3}}.
+  EXPECT_NE(bytes->find(std::string("\x8a\x01")), std::string::npos);
+  EXPECT_NE(bytes->find(std::string("\x0a\x04\x12\x02\x08\x03")), std::string::npos);
+  auto go_json = pb::to_json(*bytes, pb::UnknownFields::Reject);
+  ASSERT_TRUE(go_json.ok()) << go_json.error();
+  EXPECT_EQ(json::parse(*go_json).at("spec").at("scheduling"), json::parse(scheduling));
+  auto basic = pb::from_json(R"({"kind":"Job","apiVersion":"batch/v1","metadata":{"name":"j"},)"
+                             R"("spec":{"scheduling":{"schedulingPolicy":{"basic":{}}}}})");
+  ASSERT_TRUE(basic.ok()) << basic.error();
+  auto basic_json = pb::to_json(*basic, pb::UnknownFields::Reject);
+  ASSERT_TRUE(basic_json.ok()) << basic_json.error();
+  EXPECT_EQ(json::parse(*basic_json).at("spec").at("scheduling"), json::parse(R"({"schedulingPolicy":{"basic":{}}})"));
+}
+
 TEST(ProtobufTyped, ListsAndTheirMetadata) {
   std::string pod = *pb::from_json(R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"d"}})");
   // The item's message: the envelope's raw (field 2).

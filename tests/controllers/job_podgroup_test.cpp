@@ -4,6 +4,7 @@
 // a fake clientset.
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <set>
 
 #include "client/resources_scheduling.h"
@@ -15,12 +16,13 @@
 using namespace ksched;
 using namespace ksched::testing;
 using controllers::Job;
-namespace wl = api::schedulingv1alpha1;
+namespace wl = api::schedulingv1beta1;
 namespace pg = api::schedulingv1beta1;
 
 namespace {
 
 constexpr client::ResourceInfo kPodGroups{"scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup", true};
+constexpr client::ResourceInfo kWorkloads{"scheduling.k8s.io", "v1beta1", "workloads", "Workload", true};
 
 // newGangSchedulingJob: Indexed, completions == parallelism.
 Job gang_job(const std::string& name, int parallelism) {
@@ -35,6 +37,15 @@ Job gang_job(const std::string& name, int parallelism) {
   j.spec.template_ = pod_template(name, "busybox");
   j.spec.template_.spec.restartPolicy = "Never";
   j.spec.template_.spec.containers[0].command = std::vector<std::string>{"sh", "-c", "sleep 600"};
+  return j;
+}
+
+// newGangSchedulingJob of v1.37: spec.scheduling with a gang of `min_count` (nullopt: no minCount).
+Job scheduled_job(const std::string& name, int parallelism, std::optional<int> min_count) {
+  Job j = gang_job(name, parallelism);
+  j.metadata.uid = name + "-uid";
+  auto& gang = j.spec.scheduling.emplace().schedulingPolicy.emplace().gang.emplace();
+  if (min_count) gang.minCount = *min_count;
   return j;
 }
 
@@ -65,22 +76,154 @@ TEST(JobScheduling, IsGangSchedulingEligible) {
   EXPECT_FALSE(controllers::gang_scheduling_eligible(opted_out)) << "schedulingGroup already set (opt-out)";
 }
 
-// TestBuildPodGroupTemplates, on the v1alpha1 Workload ksched serves (its one pod group).
+// TestBuildPodGroupTemplates (v1.36: a gang-shaped Job without spec.scheduling), on the v1beta1
+// Workload: one template.
 TEST(JobScheduling, BuildPodGroupTemplates) {
   for (auto [name, parallelism] : {std::pair<std::string, int>{"my-training-job", 8}, {"small-job", 2}}) {
     Job j = gang_job(name, parallelism);
     j.metadata.uid = name + "-uid";
     auto w = controllers::workload_for_job(j);
-    ASSERT_EQ(w.spec.podGroups.size(), 1u);
-    EXPECT_EQ(w.spec.podGroups[0].name, name + "-worker-0");
-    ASSERT_TRUE(w.spec.podGroups[0].policy.gang);
-    EXPECT_FALSE(w.spec.podGroups[0].policy.basic);
-    EXPECT_EQ(w.spec.podGroups[0].policy.gang->minCount, parallelism);
+    EXPECT_EQ(std::string_view(w.apiVersion), "scheduling.k8s.io/v1beta1");
+    ASSERT_EQ(w.spec.podGroupTemplates.size(), 1u);
+    EXPECT_EQ(w.spec.podGroupTemplates[0].name, name + "-worker-0");
+    ASSERT_TRUE(w.spec.podGroupTemplates[0].schedulingPolicy.gang);
+    EXPECT_FALSE(w.spec.podGroupTemplates[0].schedulingPolicy.basic);
+    EXPECT_EQ(w.spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, parallelism);
     ASSERT_TRUE(w.spec.controllerRef);
     EXPECT_EQ(w.spec.controllerRef->apiGroup, "batch");
     EXPECT_EQ(w.spec.controllerRef->kind, "Job");
     EXPECT_EQ(w.spec.controllerRef->name, name);
   }
+}
+
+// TestShouldManageWorkloadForJob, for Jobs with spec.scheduling (a Job without it is managed when
+// gang-shaped: IsGangSchedulingEligible above).
+TEST(JobScheduling, ShouldManageWorkloadForJob) {
+  Job standalone = scheduled_job("j", 4, std::nullopt);
+  standalone.spec.completionMode = "NonIndexed";
+  standalone.spec.completions.reset();
+  EXPECT_TRUE(controllers::manages_workload(standalone)) << "standalone Job with spec.scheduling: managed";
+  Job single = standalone;
+  single.spec.parallelism = 1;
+  single.spec.scheduling->schedulingPolicy.emplace().basic.emplace();
+  EXPECT_TRUE(controllers::manages_workload(single)) << "basic single-pod Job: still managed";
+  Job byo = standalone;
+  api::PodSchedulingGroup g;
+  g.podGroupName = "existing-pg";
+  byo.spec.template_.spec.schedulingGroup = g;
+  EXPECT_FALSE(controllers::manages_workload(byo)) << "BYO PodGroup via the template's schedulingGroup";
+  for (auto [api_version, kind] : {std::pair{"jobset.x-k8s.io/v1alpha2", "JobSet"}, {"batch/v1", "CronJob"}}) {
+    Job owned = standalone;
+    api::OwnerReference ref;
+    ref.apiVersion = api_version;
+    ref.kind = kind;
+    ref.name = "parent";
+    ref.controller = true;
+    owned.metadata.ownerReferences = std::vector<api::OwnerReference>{ref};
+    EXPECT_FALSE(controllers::manages_workload(owned)) << kind << "-owned Job: its parent owns the workload";
+  }
+  Job plain = gang_job("plain", 4);
+  plain.spec.completionMode = "NonIndexed";
+  EXPECT_FALSE(controllers::manages_workload(plain)) << "no spec.scheduling and not gang-shaped: v1.36's rule";
+}
+
+// TestGenerateWorkload: the template made from spec.scheduling, and the PodGroup made from the
+// template (podGroupSpecFromTemplate) carrying the same policy, constraints, mode and claims.
+TEST(JobScheduling, GenerateWorkload) {
+  {
+    Job j = scheduled_job("basic-nil-policy", 4, std::nullopt);
+    j.spec.scheduling->schedulingPolicy.reset();
+    auto w = controllers::workload_for_job(j);
+    ASSERT_EQ(w.spec.podGroupTemplates.size(), 1u);
+    EXPECT_TRUE(w.spec.podGroupTemplates[0].schedulingPolicy.basic) << "scheduling set but policy nil: basic";
+    EXPECT_FALSE(w.spec.podGroupTemplates[0].schedulingPolicy.gang);
+  }
+  {
+    Job j = scheduled_job("basic-explicit", 4, std::nullopt);
+    j.spec.scheduling->schedulingPolicy.emplace().basic.emplace();
+    auto w = controllers::workload_for_job(j);
+    EXPECT_TRUE(w.spec.podGroupTemplates[0].schedulingPolicy.basic) << "explicit basic policy";
+    auto p = controllers::pod_group_for(j, w);
+    EXPECT_TRUE(p.spec.schedulingPolicy.basic);
+    EXPECT_FALSE(p.spec.schedulingPolicy.gang);
+  }
+  {
+    auto w = controllers::workload_for_job(scheduled_job("gang", 4, 3));
+    ASSERT_TRUE(w.spec.podGroupTemplates[0].schedulingPolicy.gang);
+    EXPECT_EQ(w.spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, 3) << "gang with explicit minCount";
+  }
+  {
+    auto w = controllers::workload_for_job(scheduled_job("gang-zero", 4, std::nullopt));
+    ASSERT_TRUE(w.spec.podGroupTemplates[0].schedulingPolicy.gang);
+    EXPECT_EQ(w.spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, 4) << "no minCount: parallelism";
+    Job suspended = scheduled_job("gang-suspended", 4, std::nullopt);
+    suspended.spec.parallelism = 0;
+    EXPECT_EQ(controllers::workload_for_job(suspended).spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, 1)
+        << "defaultMinCountForJob: parallelism clamped to at least 1";
+  }
+  {
+    Job j = scheduled_job("full", 4, 4);
+    auto& s = *j.spec.scheduling;
+    s.schedulingConstraints.emplace().topology.emplace_back().key = "topology.kubernetes.io/zone";
+    s.disruptionMode.emplace().all.emplace();
+    auto& claim = s.resourceClaims.emplace_back();
+    claim.name = "gpu";
+    claim.resourceClaimName = "my-claim";
+    auto w = controllers::workload_for_job(j);
+    const auto& t = w.spec.podGroupTemplates[0];
+    EXPECT_EQ(t.name, "full-worker-0");
+    ASSERT_TRUE(t.schedulingPolicy.gang);
+    EXPECT_EQ(t.schedulingPolicy.gang->minCount, 4);
+    ASSERT_TRUE(t.schedulingConstraints);
+    ASSERT_EQ(t.schedulingConstraints->topology.size(), 1u);
+    EXPECT_EQ(t.schedulingConstraints->topology[0].key, "topology.kubernetes.io/zone");
+    ASSERT_TRUE(t.disruptionMode);
+    EXPECT_TRUE(t.disruptionMode->all);
+    EXPECT_FALSE(t.disruptionMode->single);
+    ASSERT_TRUE(w.spec.controllerRef);
+    EXPECT_EQ(w.spec.controllerRef->name, "full");
+    // The claims, as the wire shows them (resourceClaims is not typed in api::schedulingv1beta1).
+    auto wire = boost::json::parse(api::encode(w)).as_object();
+    EXPECT_EQ(wire["spec"].as_object().at("podGroupTemplates").as_array().at(0).as_object().at("resourceClaims"),
+              boost::json::parse(R"([{"name":"gpu","resourceClaimName":"my-claim"}])"));
+
+    w.metadata.uid = "wl-uid";
+    auto p = controllers::pod_group_for(j, w);
+    EXPECT_EQ(std::string_view(p.apiVersion), "scheduling.k8s.io/v1beta1");
+    ASSERT_TRUE(p.spec.schedulingPolicy.gang);
+    EXPECT_EQ(p.spec.schedulingPolicy.gang->minCount, 4);
+    ASSERT_TRUE(p.spec.schedulingConstraints);
+    EXPECT_EQ(p.spec.schedulingConstraints->topology.at(0).key, "topology.kubernetes.io/zone");
+    ASSERT_TRUE(p.spec.disruptionMode);
+    EXPECT_TRUE(p.spec.disruptionMode->all);
+    auto pg_wire = boost::json::parse(api::encode(p)).as_object();
+    EXPECT_EQ(pg_wire["spec"].as_object().at("resourceClaims"), boost::json::parse(R"([{"name":"gpu","resourceClaimName":"my-claim"}])"));
+    ASSERT_EQ(p.metadata.ownerReferences.size(), 2u);
+    EXPECT_EQ(p.metadata.ownerReferences[1].apiVersion, "scheduling.k8s.io/v1beta1");
+    EXPECT_EQ(p.metadata.ownerReferences[1].uid, "wl-uid");
+  }
+}
+
+// The Job type's spec.scheduling on the wire: decoded into its blocks and written back as sent.
+TEST(JobScheduling, SpecSchedulingRoundTrips) {
+  const std::string in =
+      R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{"parallelism":4,"template":{},)"
+      R"("scheduling":{"schedulingPolicy":{"gang":{"minCount":3}},"schedulingConstraints":{"topology":[{"key":"zone"}]},)"
+      R"("disruptionMode":{"single":{}},"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"t"}]}}})";
+  auto j = api::decode<Job>(in);
+  ASSERT_TRUE(j.ok()) << j.error();
+  ASSERT_TRUE(j->spec.scheduling);
+  const auto& s = *j->spec.scheduling;
+  ASSERT_TRUE(s.schedulingPolicy && s.schedulingPolicy->gang);
+  EXPECT_EQ(s.schedulingPolicy->gang->minCount, std::optional<std::int32_t>(3));
+  ASSERT_TRUE(s.schedulingConstraints);
+  EXPECT_EQ(s.schedulingConstraints->topology.at(0).key, "zone");
+  ASSERT_TRUE(s.disruptionMode);
+  EXPECT_TRUE(s.disruptionMode->single);
+  ASSERT_EQ(s.resourceClaims.size(), 1u);
+  EXPECT_EQ(s.resourceClaims[0].resourceClaimTemplateName, std::optional<std::string>("t"));
+  EXPECT_EQ(boost::json::parse(api::encode(*j)).as_object()["spec"].as_object().at("scheduling"),
+            boost::json::parse(in).as_object()["spec"].as_object().at("scheduling"));
 }
 
 // TestComputeWorkloadName.
@@ -165,6 +308,7 @@ class JobWorkloadTest : public ControllersTest {
  protected:
   void SetUp() override {
     server_feature_gates.GenericWorkload = true;
+    server_feature_gates.WorkloadWithJob = true;  // the server keeps a Job's spec.scheduling
     ControllersTest::SetUp();
   }
   // The Job as the server stored it (uid set), defaulted as the controller sees it.
@@ -192,9 +336,29 @@ class JobWorkloadTest : public ControllersTest {
     return v ? v->items.size() : 0;
   }
   std::size_t workload_count() {
-    auto l = c()->list<wl::Workload>("default");
-    EXPECT_TRUE(l.ok());
-    return l ? l->items.size() : 0;
+    auto body = c()->list(client::ResourceRef::of(kWorkloads, "default"));
+    EXPECT_TRUE(body.ok());
+    if (!body) return 0;
+    auto v = api::decode<api::List<wl::Workload>>(*body);
+    EXPECT_TRUE(v.ok());
+    return v ? v->items.size() : 0;
+  }
+  client::Result<wl::Workload> get_workload(const std::string& name) {
+    return decoded<wl::Workload>(c()->get(client::ResourceRef::of(kWorkloads, "default", name)));
+  }
+  client::Result<wl::Workload> create_workload(const wl::Workload& w) {
+    return decoded<wl::Workload>(c()->create(client::ResourceRef::of(kWorkloads, "default"), api::encode(w)));
+  }
+  template <class T>
+  static client::Result<T> decoded(client::Result<std::string> body) {
+    if (!body) return body.error();
+    auto v = api::decode<T>(*body);
+    if (!v) {
+      client::ApiError e;
+      e.message = v.error();
+      return e;
+    }
+    return std::move(*v);
   }
   controllers::Recorder recorder;
 };
@@ -215,13 +379,13 @@ TEST_F(JobWorkloadTest, EnsureCreatesObjects) {
   auto r = ensure(j, false);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   ASSERT_TRUE(*r);
-  auto w = c()->get<wl::Workload>("default", controllers::workload_name_for_job(j));
+  auto w = get_workload(controllers::workload_name_for_job(j));
   ASSERT_TRUE(w.ok()) << w.error().to_string();
   ASSERT_TRUE(w->spec.controllerRef);
   EXPECT_EQ(w->spec.controllerRef->name, "test-job");
-  ASSERT_EQ(w->spec.podGroups.size(), 1u);
-  ASSERT_TRUE(w->spec.podGroups[0].policy.gang);
-  EXPECT_EQ(w->spec.podGroups[0].policy.gang->minCount, 4);
+  ASSERT_EQ(w->spec.podGroupTemplates.size(), 1u);
+  ASSERT_TRUE(w->spec.podGroupTemplates[0].schedulingPolicy.gang);
+  EXPECT_EQ(w->spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, 4);
   ASSERT_EQ(w->metadata.ownerReferences.size(), 1u);
   EXPECT_EQ(w->metadata.ownerReferences[0].kind, "Job");
   EXPECT_EQ(w->metadata.ownerReferences[0].name, "test-job");
@@ -241,7 +405,7 @@ TEST_F(JobWorkloadTest, EnsureCreatesObjects) {
   EXPECT_EQ(p->metadata.ownerReferences[0].kind, "Job");
   EXPECT_EQ(p->metadata.ownerReferences[0].controller, std::optional<bool>(true));
   EXPECT_EQ(p->metadata.ownerReferences[1].kind, "Workload");
-  EXPECT_EQ(p->metadata.ownerReferences[1].apiVersion, "scheduling.k8s.io/v1alpha1");
+  EXPECT_EQ(p->metadata.ownerReferences[1].apiVersion, "scheduling.k8s.io/v1beta1");
   EXPECT_EQ(p->metadata.ownerReferences[1].uid, std::string(w->metadata.uid));
   EXPECT_FALSE(p->metadata.ownerReferences[1].controller.value_or(false));
 
@@ -251,6 +415,37 @@ TEST_F(JobWorkloadTest, EnsureCreatesObjects) {
   EXPECT_EQ(*again, std::optional<std::string>(pg_name));
   EXPECT_EQ(workload_count(), 1u);
   EXPECT_EQ(pod_group_count(), 1u);
+}
+
+// TestEnsureWorkloadAndPodGroup with spec.scheduling: a gang of minCount 3 for a Job of 4 (not
+// gang-shaped without the field: NonIndexed, no completions) and an all-at-once disruption mode,
+// carried into the Workload's template and the PodGroup.
+TEST_F(JobWorkloadTest, EnsureCreatesObjectsFromSpecScheduling) {
+  Job spec = scheduled_job("sched", 4, 3);
+  spec.metadata.uid = "";
+  spec.spec.completionMode = "NonIndexed";
+  spec.spec.completions.reset();
+  spec.spec.scheduling->disruptionMode.emplace().all.emplace();
+  Job j = created(spec);
+  ASSERT_TRUE(j.spec.scheduling) << "the server kept spec.scheduling";
+  auto r = ensure(j, false);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(*r);
+  auto w = get_workload(controllers::workload_name_for_job(j));
+  ASSERT_TRUE(w.ok()) << w.error().to_string();
+  ASSERT_EQ(w->spec.podGroupTemplates.size(), 1u);
+  const auto& t = w->spec.podGroupTemplates[0];
+  ASSERT_TRUE(t.schedulingPolicy.gang);
+  EXPECT_EQ(t.schedulingPolicy.gang->minCount, 3);
+  ASSERT_TRUE(t.disruptionMode);
+  EXPECT_TRUE(t.disruptionMode->all);
+  auto p = pod_group(**r);
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(p->spec.schedulingPolicy.gang);
+  EXPECT_EQ(p->spec.schedulingPolicy.gang->minCount, 3);
+  ASSERT_TRUE(p->spec.disruptionMode);
+  EXPECT_TRUE(p->spec.disruptionMode->all);
+  EXPECT_FALSE(p->spec.disruptionMode->single);
 }
 
 // TestEnsureWorkloadAndPodGroup_SkipsWhenHasPods: no objects are made late.
@@ -267,7 +462,7 @@ TEST_F(JobWorkloadTest, EnsureSkipsWhenHasPods) {
 // PodGroup once the Job has pods: the pods join no group.
 TEST_F(JobWorkloadTest, EnsureDiscoversExistingObjects) {
   Job j = created(gang_job("test-job", 4));
-  auto w = c()->create(controllers::workload_for_job(j));
+  auto w = create_workload(controllers::workload_for_job(j));
   ASSERT_TRUE(w.ok()) << w.error().to_string();
   auto late = ensure(j, true);
   ASSERT_TRUE(late.ok());
@@ -289,10 +484,10 @@ TEST_F(JobWorkloadTest, EnsureDiscoversExistingObjects) {
 TEST_F(JobWorkloadTest, EnsureUnsupportedWorkloadStructure) {
   Job j = created(gang_job("test-job", 4));
   auto w = controllers::workload_for_job(j);
-  auto second = w.spec.podGroups[0];
+  auto second = w.spec.podGroupTemplates[0];
   second.name = "second";
-  w.spec.podGroups.push_back(second);
-  ASSERT_TRUE(c()->create(w).ok());
+  w.spec.podGroupTemplates.push_back(second);
+  ASSERT_TRUE(create_workload(w).ok());
   auto r = ensure(j, false);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_FALSE(*r);

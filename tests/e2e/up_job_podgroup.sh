@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A gang submitted with kubectl as a user would on v1.37 (issue #44): on `ksched up --feature-gates
 # GenericWorkload=true,GangScheduling=true,WorkloadWithJob=true`, an Indexed Job of 16 pods
-# (completions == parallelism) gets from the Job controller a Workload (scheduling.k8s.io/v1alpha1,
-# one gang pod group of minCount 16) and a PodGroup (v1beta1) made from it, both owned by the Job;
+# (completions == parallelism) gets from the Job controller a Workload (scheduling.k8s.io/v1beta1,
+# one gang pod group template of minCount 16) and a PodGroup (v1beta1) made from it, both owned by the Job;
 # its 16 pods carry spec.schedulingGroup.podGroupName and are bound. A NonIndexed Job gets neither.
 # Deleting the Job removes both (garbage collector). WorkloadWithJob without GenericWorkload is
 # refused before anything starts. What this asserts of scheduling is that the pods are bound:
@@ -63,9 +63,9 @@ WL=$(wl_name)
 expect_contains "$WL" "train-" "the Workload is named after the Job"
 expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.spec.controllerRef.apiGroup}/{.spec.controllerRef.kind}/{.spec.controllerRef.name}')" \
   "batch/Job/train" "Workload controllerRef names the Job"
-# Written at v1alpha1 (podGroups), stored and read by default at v1beta1 (podGroupTemplates).
+# Written at v1beta1 (podGroupTemplates); still read at v1alpha1 (podGroups) by conversion.
 expect_eq "$(kq -n gangs get workloads.v1alpha1.scheduling.k8s.io "$WL" -o jsonpath='{.spec.podGroups[0].name}={.spec.podGroups[0].policy.gang.minCount}')" \
-  "train-worker-0=16" "Workload at v1alpha1: one gang pod group, minCount 16"
+  "train-worker-0=16" "Workload read at v1alpha1: one gang pod group, minCount 16"
 expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.spec.podGroupTemplates[0].name}={.spec.podGroupTemplates[0].schedulingPolicy.gang.minCount}')" \
   "train-worker-0=16" "Workload: one gang pod group, minCount 16"
 expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}/{.metadata.ownerReferences[0].controller}')" \

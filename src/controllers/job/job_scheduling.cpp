@@ -1,13 +1,14 @@
 #include "controllers/job/job_scheduling.h"
 
+#include <algorithm>
+
 #include "api/codec.h"
-#include "client/resources_scheduling.h"
 #include "controllers/controller_utils.h"
 #include "controllers/hash.h"
 
 namespace ksched::controllers {
 
-namespace wl = api::schedulingv1alpha1;
+namespace wl = api::schedulingv1beta1;
 namespace pg = api::schedulingv1beta1;
 
 namespace {
@@ -15,23 +16,18 @@ namespace {
 constexpr std::size_t kDNS1123SubdomainMaxLength = 253;
 constexpr std::string_view kJobApiVersion = "batch/v1";
 constexpr std::string_view kJobKind = "Job";
-// The PodGroup's resource: the typed client helpers have no ResourceFor for it (the scheduler's
-// client headers list only what it watches), so the controller names it here.
+constexpr std::string_view kWorkloadApiVersion = "scheduling.k8s.io/v1beta1";
+// The v1beta1 resources: the typed client helpers map only v1alpha1's Workload (the scheduler's
+// client headers list what it watches), so the controller names them here.
+constexpr client::ResourceInfo kWorkloadResource{"scheduling.k8s.io", "v1beta1", "workloads", "Workload", true};
 constexpr client::ResourceInfo kPodGroupResource{"scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup", true};
 
 std::string hash_digits(Fnv32a& h) { return safe_encode_string(std::to_string(h.sum())); }
 
-client::Result<std::optional<wl::Workload>> get_workload(client::RestClient& c, std::string_view ns,
-                                                         std::string_view name) {
-  auto r = c.get<wl::Workload>(ns, name);
-  if (r) return std::optional<wl::Workload>(std::move(*r));
-  if (client::is_not_found(r.error())) return std::optional<wl::Workload>();
-  return r.error();
-}
-
-client::Result<pg::PodGroup> decoded_pod_group(client::Result<std::string> body) {
+template <class T>
+client::Result<T> decoded(client::Result<std::string> body) {
   if (!body) return body.error();
-  auto v = api::decode<pg::PodGroup>(*body);
+  auto v = api::decode<T>(*body);
   if (!v) {
     client::ApiError e;
     e.message = "unable to decode response: " + v.error();
@@ -41,12 +37,42 @@ client::Result<pg::PodGroup> decoded_pod_group(client::Result<std::string> body)
   return std::move(*v);
 }
 
+template <class T>
+client::Result<std::optional<T>> get_named(client::RestClient& c, const client::ResourceInfo& resource,
+                                           std::string_view ns, std::string_view name) {
+  auto r = decoded<T>(c.get(client::ResourceRef::of(resource, ns, name)));
+  if (r) return std::optional<T>(std::move(*r));
+  if (client::is_not_found(r.error())) return std::optional<T>();
+  return r.error();
+}
+
+client::Result<std::optional<wl::Workload>> get_workload(client::RestClient& c, std::string_view ns,
+                                                         std::string_view name) {
+  return get_named<wl::Workload>(c, kWorkloadResource, ns, name);
+}
+
 client::Result<std::optional<pg::PodGroup>> get_pod_group(client::RestClient& c, std::string_view ns,
                                                           std::string_view name) {
-  auto r = decoded_pod_group(c.get(client::ResourceRef::of(kPodGroupResource, ns, name)));
-  if (r) return std::optional<pg::PodGroup>(std::move(*r));
-  if (client::is_not_found(r.error())) return std::optional<pg::PodGroup>();
-  return r.error();
+  return get_named<pg::PodGroup>(c, kPodGroupResource, ns, name);
+}
+
+// The JSON of a Job's resourceClaims, as the Workload template's and the PodGroup's
+// resourceClaims (the same members: name, resourceClaimName, resourceClaimTemplateName).
+std::string resource_claims_json(const std::vector<WorkloadPodGroupResourceClaim>& claims) {
+  std::string out = "[";
+  for (const auto& claim : claims) {
+    if (out.size() > 1) out += ',';
+    api::encode_to(out, claim);
+  }
+  out += ']';
+  return out;
+}
+
+// The value of a member kept in `extra`, or empty.
+std::string_view extra_member(const api::Extra& extra, std::string_view key) {
+  for (auto [k, raw] : extra.fields)
+    if (k == key) return raw;
+  return {};
 }
 
 // discoverWorkloadForJob, then createWorkloadForJob when there are no pods yet; AlreadyExists
@@ -57,10 +83,11 @@ client::Result<std::optional<wl::Workload>> ensure_workload(client::RestClient& 
   const std::string name = workload_name_for_job(job);
   auto found = get_workload(c, ns, name);
   if (!found || *found || has_pods) return found;
-  auto created = c.create(workload_for_job(job));
+  auto created = decoded<wl::Workload>(
+      c.create(client::ResourceRef::of(kWorkloadResource, ns), api::encode(workload_for_job(job))));
   if (created) {
-    recorder.eventf(job_ref, events::kNormal, "WorkloadCreated", "Created Workload {} with gang scheduling (minCount={})",
-                    created->metadata.name, job.spec.parallelism.value_or(0));
+    recorder.eventf(job_ref, events::kNormal, "WorkloadCreated", "Created Workload {} for Job {}",
+                    created->metadata.name, job.metadata.name);
     return std::optional<wl::Workload>(std::move(*created));
   }
   if (!client::is_already_exists(created.error())) return created.error();
@@ -77,14 +104,15 @@ client::Result<std::optional<pg::PodGroup>> ensure_pod_group(client::RestClient&
                                                              const wl::Workload& workload, bool has_pods,
                                                              Recorder& recorder, const api::ObjectReference& job_ref) {
   const std::string ns(job.metadata.namespace_);
-  const std::string name = pod_group_name_for(std::string(workload.metadata.name), workload.spec.podGroups[0].name);
+  const std::string name =
+      pod_group_name_for(std::string(workload.metadata.name), workload.spec.podGroupTemplates[0].name);
   auto found = get_pod_group(c, ns, name);
   if (!found || *found || has_pods) return found;
-  auto created = decoded_pod_group(
+  auto created = decoded<pg::PodGroup>(
       c.create(client::ResourceRef::of(kPodGroupResource, ns), api::encode(pod_group_for(job, workload))));
   if (created) {
-    recorder.eventf(job_ref, events::kNormal, "PodGroupCreated", "Created PodGroup {} for Workload {}",
-                    created->metadata.name, workload.metadata.name);
+    recorder.eventf(job_ref, events::kNormal, "PodGroupCreated", "Created PodGroup {} for Job {}",
+                    created->metadata.name, job.metadata.name);
     return std::optional<pg::PodGroup>(std::move(*created));
   }
   if (!client::is_already_exists(created.error())) return created.error();
@@ -108,6 +136,16 @@ bool gang_scheduling_eligible(const Job& job) {
   if (!s.completions || *s.completions != *s.parallelism) return false;
   // A template that names its own PodGroup opts out.
   if (s.template_.spec.schedulingGroup) return false;
+  return true;
+}
+
+bool manages_workload(const Job& job) {
+  if (!job.spec.scheduling) return gang_scheduling_eligible(job);
+  // Pods wired to a PodGroup of the user's own (BYO): nothing to manage.
+  if (job.spec.template_.spec.schedulingGroup) return false;
+  // A parent controller (CronJob, JobSet, ...) owns the workload.
+  for (const auto& ref : job.metadata.ownerReferences)
+    if (ref.controller.value_or(false)) return false;
   return true;
 }
 
@@ -154,7 +192,7 @@ std::string pod_group_template_name(const Job& job) { return std::string(job.met
 
 wl::Workload workload_for_job(const Job& job) {
   wl::Workload w;
-  w.apiVersion = "scheduling.k8s.io/v1alpha1";
+  w.apiVersion = kWorkloadApiVersion;
   w.kind = "Workload";
   w.metadata.name = workload_name_for_job(job);
   w.metadata.namespace_ = job.metadata.namespace_;
@@ -164,22 +202,46 @@ wl::Workload workload_for_job(const Job& job) {
   ref.kind = std::string(kJobKind);
   ref.name = std::string(job.metadata.name);
   w.spec.controllerRef = std::move(ref);
-  wl::PodGroup group;
-  group.name = pod_group_template_name(job);
-  group.policy.gang.emplace().minCount = job.spec.parallelism.value_or(0);
-  w.spec.podGroups.push_back(std::move(group));
+  wl::PodGroupTemplate t;
+  t.name = pod_group_template_name(job);
+  if (!job.spec.scheduling) {
+    // v1.36: a gang-shaped Job is one gang of all its pods.
+    t.schedulingPolicy.gang.emplace().minCount = job.spec.parallelism.value_or(0);
+  } else {
+    const auto& s = *job.spec.scheduling;
+    // No policy: basic (the controller's default); a gang without minCount: parallelism, at
+    // least 1 (a suspended Job's is 0), as defaultMinCountForJob.
+    if (s.schedulingPolicy && s.schedulingPolicy->gang)
+      t.schedulingPolicy.gang.emplace().minCount =
+          s.schedulingPolicy->gang->minCount.value_or(std::max<std::int32_t>(1, job.spec.parallelism.value_or(1)));
+    else
+      t.schedulingPolicy.basic.emplace();
+    if (s.schedulingConstraints) {
+      auto& c = t.schedulingConstraints.emplace();
+      for (const auto& topology : s.schedulingConstraints->topology) c.topology.emplace_back().key = topology.key;
+    }
+    if (s.disruptionMode) {
+      auto& d = t.disruptionMode.emplace();
+      if (s.disruptionMode->single) d.single.emplace();
+      if (s.disruptionMode->all) d.all.emplace();
+    }
+    // Not typed in api::schedulingv1beta1 (gate DRAWorkloadResourceClaims): written as a member
+    // of the template's `extra`, which the codec writes out.
+    if (!s.resourceClaims.empty()) t.extra.fields.emplace_back("resourceClaims", resource_claims_json(s.resourceClaims));
+  }
+  w.spec.podGroupTemplates.push_back(std::move(t));
   return w;
 }
 
 pg::PodGroup pod_group_for(const Job& job, const wl::Workload& workload) {
-  const auto& group = workload.spec.podGroups.at(0);
+  const auto& t = workload.spec.podGroupTemplates.at(0);
   pg::PodGroup p;
-  p.apiVersion = "scheduling.k8s.io/v1beta1";
+  p.apiVersion = kWorkloadApiVersion;
   p.kind = "PodGroup";
-  p.metadata.name = pod_group_name_for(std::string(workload.metadata.name), group.name);
+  p.metadata.name = pod_group_name_for(std::string(workload.metadata.name), t.name);
   p.metadata.namespace_ = job.metadata.namespace_;
   api::OwnerReference by_workload;
-  by_workload.apiVersion = "scheduling.k8s.io/v1alpha1";
+  by_workload.apiVersion = std::string(kWorkloadApiVersion);
   by_workload.kind = "Workload";
   by_workload.name = std::string(workload.metadata.name);
   by_workload.uid = std::string(workload.metadata.uid);
@@ -187,25 +249,29 @@ pg::PodGroup pod_group_for(const Job& job, const wl::Workload& workload) {
       std::vector<api::OwnerReference>{new_controller_ref(job.metadata, kJobApiVersion, kJobKind), std::move(by_workload)};
   pg::WorkloadReference ref;
   ref.workloadName = std::string(workload.metadata.name);
-  ref.templateName = group.name;
+  ref.templateName = t.name;
   p.spec.workloadRef = std::move(ref);
-  if (group.policy.gang) p.spec.schedulingPolicy.gang.emplace().minCount = group.policy.gang->minCount;
-  else p.spec.schedulingPolicy.basic.emplace();
+  // podGroupSpecFromTemplate: the policy, constraints, disruption mode and claims, as they are.
+  p.spec.schedulingPolicy = t.schedulingPolicy;
+  p.spec.schedulingConstraints = t.schedulingConstraints;
+  p.spec.disruptionMode = t.disruptionMode;
+  if (auto claims = extra_member(t.extra, "resourceClaims"); !claims.empty())
+    p.spec.extra.fields.emplace_back("resourceClaims", claims);
   return p;
 }
 
 client::Result<std::optional<std::string>> ensure_workload_and_pod_group(client::RestClient& client, const Job& job,
                                                                          bool has_pods, Recorder& recorder,
                                                                          const api::ObjectReference& job_ref) {
-  if (!gang_scheduling_eligible(job)) return std::optional<std::string>();
+  if (!manages_workload(job)) return std::optional<std::string>();
   auto workload = ensure_workload(client, job, has_pods, recorder, job_ref);
   if (!workload) return workload.error();
   if (!*workload) return std::optional<std::string>();
   const auto& w = **workload;
-  if (w.spec.podGroups.size() != 1) {
+  if (w.spec.podGroupTemplates.size() != 1) {
     recorder.eventf(job_ref, events::kWarning, "UnsupportedWorkloadStructure",
                     "Workload {} has {} PodGroupTemplates (expected 1), falling back to normal scheduling",
-                    w.metadata.name, w.spec.podGroups.size());
+                    w.metadata.name, w.spec.podGroupTemplates.size());
     return std::optional<std::string>();
   }
   auto group = ensure_pod_group(client, job, w, has_pods, recorder, job_ref);
