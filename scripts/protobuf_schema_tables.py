@@ -45,6 +45,8 @@ PACKAGES = {
 NEWER_PACKAGES = {
     # Workload and PodGroup of v1.37 (KEP-5832); v1.35's v1beta1 has only PriorityClass.
     "schedbeta": "scheduling/v1beta1",
+    # CompositePodGroup of v1.37 (KEP-6012, alpha), served at v1alpha3 only.
+    "schedalpha3": "scheduling/v1alpha3",
     # For ADOPTED_FIELDS only (its PodSchedulingGroup); v1.35's core messages stay v1.35's.
     "corenew": "core/v1",
 }
@@ -85,6 +87,7 @@ ROOTS = [
     ("scheduling.k8s.io/v1alpha1", "schedalpha", "Workload", True),
     ("scheduling.k8s.io/v1beta1", "schedbeta", "Workload", True),
     ("scheduling.k8s.io/v1beta1", "schedbeta", "PodGroup", True),
+    ("scheduling.k8s.io/v1alpha3", "schedalpha3", "CompositePodGroup", True),
     ("*", "meta", "Status", False), ("*", "meta", "DeleteOptions", False),
 ]
 
@@ -101,6 +104,12 @@ RENAMES = {
         "GangSchedulingPolicy", "TypedLocalObjectReference")},
     ("schedbeta", "TypedLocalObjectReference"): "V1beta1TypedLocalObjectReference",
     ("schedbeta", "WorkloadReference"): "V1beta1WorkloadReference",
+    # v1alpha3's CompositePodGroup messages by version (v1beta1 has the same names).
+    **{("schedalpha3", n): "V1alpha3" + n for n in (
+        "CompositePodGroup", "CompositePodGroupList", "CompositePodGroupSpec", "CompositePodGroupStatus",
+        "WorkloadReference", "CompositePodGroupSchedulingPolicy", "CompositeBasicSchedulingPolicy",
+        "CompositeGangSchedulingPolicy", "CompositePodGroupSchedulingConstraints", "TopologyConstraint",
+        "CompositeDisruptionMode", "SingleCompositeDisruptionMode", "AllCompositeDisruptionMode")},
 }
 # Go types with a value kind of their own in the tables.
 SPECIAL = {
