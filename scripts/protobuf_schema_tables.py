@@ -45,12 +45,13 @@ PACKAGES = {
 NEWER_PACKAGES = {
     # Workload and PodGroup of v1.37 (KEP-5832); v1.35's v1beta1 has only PriorityClass.
     "schedbeta": "scheduling/v1beta1",
+    # CompositePodGroup of v1.37 (KEP-6012, alpha), served at v1alpha3 only.
+    "schedalpha3": "scheduling/v1alpha3",
     # For ADOPTED_FIELDS only (its PodSchedulingGroup); v1.35's core messages stay v1.35's.
     "corenew": "core/v1",
     # For ADOPTED_FIELDS only (JobSpec.scheduling, v1.37, gate WorkloadWithJob) and the
     # scheduling/v1alpha3 building blocks it is made of.
     "batchnew": "batch/v1",
-    "schedalpha3": "scheduling/v1alpha3",
 }
 # Fields of a later release appended to a v1.35 message: (package, Go struct, newer package, Go field).
 # The pod's spec.schedulingGroup (43) replaced v1.35's workloadRef (42, reserved upstream); ksched
@@ -91,6 +92,7 @@ ROOTS = [
     ("scheduling.k8s.io/v1alpha1", "schedalpha", "Workload", True),
     ("scheduling.k8s.io/v1beta1", "schedbeta", "Workload", True),
     ("scheduling.k8s.io/v1beta1", "schedbeta", "PodGroup", True),
+    ("scheduling.k8s.io/v1alpha3", "schedalpha3", "CompositePodGroup", True),
     ("*", "meta", "Status", False), ("*", "meta", "DeleteOptions", False),
 ]
 
@@ -107,7 +109,12 @@ RENAMES = {
         "GangSchedulingPolicy", "TypedLocalObjectReference")},
     ("schedbeta", "TypedLocalObjectReference"): "V1beta1TypedLocalObjectReference",
     ("schedbeta", "WorkloadReference"): "V1beta1WorkloadReference",
-    ("schedalpha3", "TopologyConstraint"): "V1alpha3TopologyConstraint",
+    # v1alpha3's CompositePodGroup messages by version (v1beta1 has the same names).
+    **{("schedalpha3", n): "V1alpha3" + n for n in (
+        "CompositePodGroup", "CompositePodGroupList", "CompositePodGroupSpec", "CompositePodGroupStatus",
+        "WorkloadReference", "CompositePodGroupSchedulingPolicy", "CompositeBasicSchedulingPolicy",
+        "CompositeGangSchedulingPolicy", "CompositePodGroupSchedulingConstraints", "TopologyConstraint",
+        "CompositeDisruptionMode", "SingleCompositeDisruptionMode", "AllCompositeDisruptionMode")},
 }
 # Go types with a value kind of their own in the tables.
 SPECIAL = {

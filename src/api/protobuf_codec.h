@@ -57,6 +57,9 @@ namespace schedulingv1beta1 {
 struct Workload;
 struct PodGroup;
 }  // namespace schedulingv1beta1
+namespace schedulingv1alpha3 {
+struct CompositePodGroup;
+}  // namespace schedulingv1alpha3
 }  // namespace ksched::api
 
 namespace ksched::api::protobuf {
@@ -100,6 +103,7 @@ KSCHED_PROTOBUF_TYPED(resourcev1beta2::DeviceTaintRule)
 KSCHED_PROTOBUF_TYPED(schedulingv1alpha1::Workload)  // protobuf_codec_scheduling.cpp
 KSCHED_PROTOBUF_TYPED(schedulingv1beta1::Workload)
 KSCHED_PROTOBUF_TYPED(schedulingv1beta1::PodGroup)
+KSCHED_PROTOBUF_TYPED(schedulingv1alpha3::CompositePodGroup)
 #undef KSCHED_PROTOBUF_TYPED
 template <>
 inline constexpr bool kTypedDecoding<Binding> = true;

@@ -4,7 +4,8 @@
 // Field numbers and JSON names are those of upstream v1.35's Go types (k8s.io/api,
 // k8s.io/apimachinery: the `protobuf` and `json` tags); emit modes follow the json tags. Newer
 // than v1.35, from kubernetes/api master (v1.37 development): the pod's spec.schedulingGroup (43,
-// PodSchedulingGroup) and scheduling.k8s.io/v1beta1's Workload and PodGroup messages; v1alpha1's
+// PodSchedulingGroup), scheduling.k8s.io/v1beta1's Workload and PodGroup messages and v1alpha3's
+// CompositePodGroup (V1alpha3*); v1alpha1's
 // Workload is v1.35's (V1alpha1*). The generated part is written by
 // scripts/protobuf_schema_tables.py; the messages at its end (the authorization/authentication
 // reviews kubectl auth sends, and the runtime messages) by hand.
@@ -1981,6 +1982,40 @@ PodGroupResourceClaimStatus
 PodGroupList
   1 metadata ListMeta
   2 items []PodGroup!
+V1alpha3CompositePodGroup
+  1 metadata ObjectMeta
+  2 spec V1alpha3CompositePodGroupSpec
+  3 status V1alpha3CompositePodGroupStatus
+V1alpha3CompositePodGroupSpec
+  1 parentCompositePodGroupName s?
+  2 workloadRef V1alpha3WorkloadReference?!
+  3 schedulingPolicy V1alpha3CompositePodGroupSchedulingPolicy
+  4 schedulingConstraints V1alpha3CompositePodGroupSchedulingConstraints?
+  5 disruptionMode V1alpha3CompositeDisruptionMode?
+  6 priorityClassName s
+  7 priority i32?
+  8 preemptionPolicy s?
+V1alpha3CompositePodGroupStatus
+  1 conditions []Condition
+V1alpha3WorkloadReference
+  1 workloadName s!
+  2 templateName s!
+V1alpha3CompositePodGroupSchedulingPolicy
+  1 basic V1alpha3CompositeBasicSchedulingPolicy?
+  2 gang V1alpha3CompositeGangSchedulingPolicy?
+V1alpha3CompositePodGroupSchedulingConstraints
+  1 topology []V1alpha3TopologyConstraint
+V1alpha3CompositeDisruptionMode
+  1 single V1alpha3SingleCompositeDisruptionMode?
+  2 all V1alpha3AllCompositeDisruptionMode?
+V1alpha3CompositeBasicSchedulingPolicy
+V1alpha3CompositeGangSchedulingPolicy
+  1 minGroupCount i32!
+V1alpha3SingleCompositeDisruptionMode
+V1alpha3AllCompositeDisruptionMode
+V1alpha3CompositePodGroupList
+  1 metadata ListMeta
+  2 items []V1alpha3CompositePodGroup!
 Status
   1 metadata ListMeta
   2 status s
@@ -2151,6 +2186,8 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
     {"scheduling.k8s.io/v1beta1/WorkloadList", "WorkloadList"},
     {"scheduling.k8s.io/v1beta1/PodGroup", "PodGroup"},
     {"scheduling.k8s.io/v1beta1/PodGroupList", "PodGroupList"},
+    {"scheduling.k8s.io/v1alpha3/CompositePodGroup", "V1alpha3CompositePodGroup"},
+    {"scheduling.k8s.io/v1alpha3/CompositePodGroupList", "V1alpha3CompositePodGroupList"},
     {"*/Status", "Status"},
     {"*/DeleteOptions", "DeleteOptions"},
     {"*/WatchEvent", "WatchEvent"},

@@ -131,11 +131,13 @@ namespace ksched::api::schedulingv1beta1 {
 #define KSCHED_F(name) field(#name, &T::name)
 
 // Upstream v1.37's staging/src/k8s.io/api/scheduling/v1beta1/types.go. Fields of gates ksched does
-// not implement (CompositePodGroup: compositePodGroupTemplates, parentCompositePodGroupName;
-// DRAWorkloadResourceClaims: resourceClaims, status.resourceClaimStatuses) are not typed: they
-// stay in `extra`, which the codec writes back unchanged.
+// not implement (DRAWorkloadResourceClaims: resourceClaims, status.resourceClaimStatuses) are not
+// typed: they stay in `extra`, which the codec writes back unchanged. CompositePodGroup's
+// (compositePodGroupTemplates, parentCompositePodGroupName; v1.37 alpha) are typed.
 
 inline constexpr std::size_t kWorkloadMaxPodGroupTemplates = 8;
+// WorkloadMaxTreeDepth: a tree of (composite) pod group templates is at most this deep.
+inline constexpr int kWorkloadMaxTreeDepth = 4;
 inline constexpr std::int32_t kHighestUserDefinablePriority = 1000000000;
 
 // The same shapes as v1alpha1's, as types of their own so that the OpenAPI document names them
@@ -244,15 +246,96 @@ constexpr auto describe(type_tag<PodGroupTemplate>) {
                     KSCHED_F(preemptionPolicy)};
 }
 
+// CompositePodGroup (v1.37 alpha, gate CompositePodGroup): a group of groups. Its policy counts
+// child groups (PodGroups or CompositePodGroups), not pods.
+struct CompositeBasicSchedulingPolicy {
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositeBasicSchedulingPolicy>) { return std::tuple{}; }
+// minGroupCount: at least 1; the children that must be schedulable together.
+struct CompositeGangSchedulingPolicy {
+  std::int32_t minGroupCount = 0;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositeGangSchedulingPolicy>) {
+  using T = CompositeGangSchedulingPolicy;
+  return std::tuple{KSCHED_F(minGroupCount)};
+}
+struct CompositePodGroupSchedulingPolicy {
+  std::optional<CompositeBasicSchedulingPolicy> basic;
+  std::optional<CompositeGangSchedulingPolicy> gang;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositePodGroupSchedulingPolicy>) {
+  using T = CompositePodGroupSchedulingPolicy;
+  return std::tuple{KSCHED_F(basic), KSCHED_F(gang)};
+}
+struct CompositePodGroupSchedulingConstraints {
+  std::vector<TopologyConstraint> topology;  // at most 1
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositePodGroupSchedulingConstraints>) {
+  using T = CompositePodGroupSchedulingConstraints;
+  return std::tuple{KSCHED_F(topology)};
+}
+struct SingleCompositeDisruptionMode {
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<SingleCompositeDisruptionMode>) { return std::tuple{}; }
+struct AllCompositeDisruptionMode {
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<AllCompositeDisruptionMode>) { return std::tuple{}; }
+struct CompositeDisruptionMode {
+  std::optional<SingleCompositeDisruptionMode> single;
+  std::optional<AllCompositeDisruptionMode> all;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositeDisruptionMode>) {
+  using T = CompositeDisruptionMode;
+  return std::tuple{KSCHED_F(single), KSCHED_F(all)};
+}
+
+// A Workload's template for a CompositePodGroup and, recursively, its children's templates (at
+// least one child; the tree at most kWorkloadMaxTreeDepth deep).
+struct CompositePodGroupTemplate {
+  std::string name;  // a DNS label, unique in the Workload
+  CompositePodGroupSchedulingPolicy schedulingPolicy;
+  std::optional<CompositePodGroupSchedulingConstraints> schedulingConstraints;
+  std::optional<CompositeDisruptionMode> disruptionMode;
+  std::string priorityClassName;
+  std::optional<std::int32_t> priority;
+  std::optional<std::string> preemptionPolicy;
+  std::vector<PodGroupTemplate> podGroupTemplates;                    // at most 8
+  std::vector<CompositePodGroupTemplate> compositePodGroupTemplates;  // at most 8
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositePodGroupTemplate>) {
+  using T = CompositePodGroupTemplate;
+  return std::tuple{KSCHED_F(name),          KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
+                    KSCHED_F(disruptionMode), KSCHED_F(priorityClassName), KSCHED_F(priority),
+                    KSCHED_F(preemptionPolicy), KSCHED_F(podGroupTemplates), KSCHED_F(compositePodGroupTemplates)};
+}
+
+// Exactly one of the two template lists (a union); compositePodGroupTemplates needs the gate.
 struct WorkloadSpec {
   std::optional<TypedLocalObjectReference> controllerRef;  // immutable
-  std::vector<PodGroupTemplate> podGroupTemplates;         // 1..8; none added or removed by an update
+  std::vector<PodGroupTemplate> podGroupTemplates;         // at most 8; none added or removed by an update
+  std::vector<CompositePodGroupTemplate> compositePodGroupTemplates;  // at most 8
   Presence present;
-  Extra extra;  // compositePodGroupTemplates
+  Extra extra;
 };
 constexpr auto describe(type_tag<WorkloadSpec>) {
   using T = WorkloadSpec;
-  return std::tuple{KSCHED_F(controllerRef), KSCHED_F(podGroupTemplates)};
+  return std::tuple{KSCHED_F(controllerRef), KSCHED_F(podGroupTemplates), KSCHED_F(compositePodGroupTemplates)};
 }
 
 struct Workload {
@@ -281,6 +364,9 @@ constexpr auto describe(type_tag<WorkloadReference>) {
 }
 
 struct PodGroupSpec {
+  // The CompositePodGroup above this group in the same namespace (gate CompositePodGroup); unset
+  // for a root. Immutable; needs workloadRef.
+  std::optional<std::string> parentCompositePodGroupName;
   std::optional<WorkloadReference> workloadRef;
   PodGroupSchedulingPolicy schedulingPolicy;
   std::optional<PodGroupSchedulingConstraints> schedulingConstraints;
@@ -289,11 +375,11 @@ struct PodGroupSpec {
   std::optional<std::int32_t> priority;
   std::optional<std::string> preemptionPolicy;
   Presence present;
-  Extra extra;  // parentCompositePodGroupName, resourceClaims
+  Extra extra;  // resourceClaims
 };
 constexpr auto describe(type_tag<PodGroupSpec>) {
   using T = PodGroupSpec;
-  return std::tuple{KSCHED_F(workloadRef),    KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
+  return std::tuple{KSCHED_F(parentCompositePodGroupName), KSCHED_F(workloadRef),    KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
                     KSCHED_F(disruptionMode), KSCHED_F(priorityClassName), KSCHED_F(priority),
                     KSCHED_F(preemptionPolicy)};
 }
@@ -304,6 +390,7 @@ inline constexpr std::string_view kDisruptionTarget = "DisruptionTarget";
 inline constexpr std::string_view kReasonUnschedulable = "Unschedulable";
 inline constexpr std::string_view kReasonSchedulerError = "SchedulerError";
 inline constexpr std::string_view kReasonPreemptionByScheduler = "PreemptionByScheduler";
+inline constexpr std::string_view kCompositePodGroupInitiallyScheduled = "CompositePodGroupInitiallyScheduled";
 
 struct PodGroupStatus {
   std::vector<Condition> conditions;  // a map keyed by type
@@ -334,3 +421,135 @@ constexpr auto describe(type_tag<PodGroup>) {
 #undef KSCHED_F
 
 }  // namespace ksched::api::schedulingv1beta1
+
+namespace ksched::api::schedulingv1alpha3 {
+
+#define KSCHED_F(name) field(#name, &T::name)
+
+// Upstream v1.37's staging/src/k8s.io/api/scheduling/v1alpha3/types.go (kubernetes/api master):
+// the CompositePodGroup, served at scheduling.k8s.io/v1alpha3 only, behind GenericWorkload and
+// CompositePodGroup. A group of PodGroups and CompositePodGroups (its children name it in their
+// spec.parentCompositePodGroupName); workload controllers make it from a Workload's
+// compositePodGroupTemplates. The shapes repeat v1beta1's as types of their own, so the OpenAPI
+// document names them in v1alpha3.
+
+struct TopologyConstraint {
+  std::string key;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<TopologyConstraint>) {
+  using T = TopologyConstraint;
+  return std::tuple{KSCHED_F(key)};
+}
+struct WorkloadReference {
+  std::string workloadName;
+  std::string templateName;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<WorkloadReference>) {
+  using T = WorkloadReference;
+  return std::tuple{KSCHED_F(workloadName), KSCHED_F(templateName)};
+}
+struct CompositeBasicSchedulingPolicy {
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositeBasicSchedulingPolicy>) { return std::tuple{}; }
+struct CompositeGangSchedulingPolicy {
+  std::int32_t minGroupCount = 0;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositeGangSchedulingPolicy>) {
+  using T = CompositeGangSchedulingPolicy;
+  return std::tuple{KSCHED_F(minGroupCount)};
+}
+struct CompositePodGroupSchedulingPolicy {
+  std::optional<CompositeBasicSchedulingPolicy> basic;
+  std::optional<CompositeGangSchedulingPolicy> gang;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositePodGroupSchedulingPolicy>) {
+  using T = CompositePodGroupSchedulingPolicy;
+  return std::tuple{KSCHED_F(basic), KSCHED_F(gang)};
+}
+struct CompositePodGroupSchedulingConstraints {
+  std::vector<TopologyConstraint> topology;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositePodGroupSchedulingConstraints>) {
+  using T = CompositePodGroupSchedulingConstraints;
+  return std::tuple{KSCHED_F(topology)};
+}
+struct SingleCompositeDisruptionMode {
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<SingleCompositeDisruptionMode>) { return std::tuple{}; }
+struct AllCompositeDisruptionMode {
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<AllCompositeDisruptionMode>) { return std::tuple{}; }
+struct CompositeDisruptionMode {
+  std::optional<SingleCompositeDisruptionMode> single;
+  std::optional<AllCompositeDisruptionMode> all;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositeDisruptionMode>) {
+  using T = CompositeDisruptionMode;
+  return std::tuple{KSCHED_F(single), KSCHED_F(all)};
+}
+
+// Everything but the parent is copied by the controller from the template; all of it immutable.
+struct CompositePodGroupSpec {
+  std::optional<std::string> parentCompositePodGroupName;  // unset: the root of the hierarchy
+  std::optional<WorkloadReference> workloadRef;             // required
+  CompositePodGroupSchedulingPolicy schedulingPolicy;
+  std::optional<CompositePodGroupSchedulingConstraints> schedulingConstraints;
+  std::optional<CompositeDisruptionMode> disruptionMode;  // defaults to {single: {}}
+  std::string priorityClassName;
+  std::optional<std::int32_t> priority;
+  std::optional<std::string> preemptionPolicy;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositePodGroupSpec>) {
+  using T = CompositePodGroupSpec;
+  return std::tuple{KSCHED_F(parentCompositePodGroupName), KSCHED_F(workloadRef),   KSCHED_F(schedulingPolicy),
+                    KSCHED_F(schedulingConstraints),       KSCHED_F(disruptionMode), KSCHED_F(priorityClassName),
+                    KSCHED_F(priority),                    KSCHED_F(preemptionPolicy)};
+}
+
+struct CompositePodGroupStatus {
+  std::vector<Condition> conditions;  // a map keyed by type
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositePodGroupStatus>) {
+  using T = CompositePodGroupStatus;
+  return std::tuple{KSCHED_F(conditions)};
+}
+
+struct CompositePodGroup {
+  ThinString apiVersion;
+  ThinString kind;
+  ObjectMeta metadata;
+  CompositePodGroupSpec spec;
+  CompositePodGroupStatus status;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<CompositePodGroup>) {
+  using T = CompositePodGroup;
+  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+}
+
+#undef KSCHED_F
+
+}  // namespace ksched::api::schedulingv1alpha3

@@ -14,6 +14,7 @@ struct Gate {
 };
 constexpr Gate kGates[] = {
     {"ClearingNominatedNodeNameAfterBinding", &FeatureGates::ClearingNominatedNodeNameAfterBinding},
+    {"CompositePodGroup", &FeatureGates::CompositePodGroup},
     {"ContainerStopSignals", &FeatureGates::ContainerStopSignals},
     {"GangScheduling", &FeatureGates::GangScheduling},
     {"GenericWorkload", &FeatureGates::GenericWorkload},

@@ -45,6 +45,11 @@ struct FeatureGates {
   // instead of dropped (unless the stored Job has it), and the Job controller acts on it
   // (controllers/features.h). Depends on GenericWorkload.
   bool WorkloadWithJob = false;
+  // Alpha, off in v1.37 (KEP-6012; not a v1.35 gate): scheduling.k8s.io/v1alpha3
+  // CompositePodGroup is served, a v1beta1 Workload may have compositePodGroupTemplates and a
+  // PodGroup spec.parentCompositePodGroupName (dropped without it unless stored). No declared
+  // dependency was found upstream; the resource is served only with GenericWorkload as well.
+  bool CompositePodGroup = false;
 
   // Whether the gate of that name is on; false for a name that is not one of these gates.
   bool enabled(std::string_view name) const;

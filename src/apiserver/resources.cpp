@@ -103,6 +103,13 @@ std::vector<ResourceInfo> build() {
   add("scheduling.k8s.io", "v1beta1", "workloads", "workload", "Workload", true, {}, {});
   v.back().gate = "GenericWorkload";
   v.back().conversion = &registry::scheduling::workload_conversion();
+  // scheduling.k8s.io/v1alpha3 CompositePodGroup (v1.37 alpha, KEP-6012), served with GenericWorkload
+  // and CompositePodGroup (upstream's FeatureGateAPIRequirements ties it to the latter; the group's
+  // PodGroups, which it groups, need the former).
+  add("scheduling.k8s.io", "v1alpha3", "compositepodgroups", "compositepodgroup", "CompositePodGroup", true, {},
+      {"status"});
+  v.back().gate = "GenericWorkload";
+  v.back().also_gate = "CompositePodGroup";
   // scheduling.k8s.io/v1alpha1 (v1.35; rules: registry/scheduling/), served with GenericWorkload.
   add("scheduling.k8s.io", "v1alpha1", "workloads", "workload", "Workload", true, {}, {});
   v.back().gate = "GenericWorkload";
@@ -195,7 +202,9 @@ const ResourceInfo* find_resource(std::string_view group, std::string_view versi
   return nullptr;
 }
 
-bool is_served(const ResourceInfo& r, const FeatureGates& gates) { return r.gate.empty() || gates.enabled(r.gate); }
+bool is_served(const ResourceInfo& r, const FeatureGates& gates) {
+  return (r.gate.empty() || gates.enabled(r.gate)) && (r.also_gate.empty() || gates.enabled(r.also_gate));
+}
 
 bool serves_group_version(std::string_view group, std::string_view version, const FeatureGates& gates) {
   for (const auto& r : all_resources())

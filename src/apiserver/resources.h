@@ -36,6 +36,7 @@ struct ResourceInfo {
   bool create_only = false;               // e.g. bindings: POST only, no storage of its own
   std::vector<std::string> extra_fields;  // field selectors beyond metadata.name/namespace
   std::string gate;  // served only while this feature gate is on ("" = always)
+  std::string also_gate;  // and only while this one is on too ("" = no second gate)
   // Null for a resource stored at the version it is served at (all but a few): the one check the
   // hot paths pay. Set for another version of a stored resource (Workload v1alpha1, stored as
   // v1beta1), for its storage version when older stored versions are read too (Workload

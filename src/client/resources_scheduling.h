@@ -15,4 +15,9 @@ struct ResourceFor<api::schedulingv1beta1::PodGroup> {
   static constexpr ResourceInfo info{"scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup", true};
 };
 
+template <>
+struct ResourceFor<api::schedulingv1alpha3::CompositePodGroup> {
+  static constexpr ResourceInfo info{"scheduling.k8s.io", "v1alpha3", "compositepodgroups", "CompositePodGroup", true};
+};
+
 }  // namespace ksched::client

@@ -80,6 +80,8 @@ const std::map<std::string, std::function<void(const std::string&)>>& fixture_ty
       {"devicetaintrule.json", expect_round_trip<resourcev1beta2::DeviceTaintRule>},
       {"podgroup_v1beta1.json", expect_round_trip<schedulingv1beta1::PodGroup>},
       {"workload_v1beta1.json", expect_round_trip<schedulingv1beta1::Workload>},
+      {"workload_composite_v1beta1.json", expect_round_trip<schedulingv1beta1::Workload>},
+      {"compositepodgroup_v1alpha3.json", expect_round_trip<schedulingv1alpha3::CompositePodGroup>},
       {"workload_v1alpha1.json", expect_round_trip<schedulingv1alpha1::Workload>},
       {"pod_schedulinggroup.json", expect_round_trip<Pod>},
   };
@@ -172,6 +174,40 @@ TEST(RoundTrip, PodGroupWorkloadAndSchedulingGroupAreModelled) {
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->spec.schedulingGroup);
   EXPECT_EQ(encode(*plain).find("schedulingGroup"), std::string::npos);
+}
+
+// CompositePodGroups (v1.37 alpha): kubernetes/api master's scheduling/v1alpha3 CompositePodGroup and
+// the v1beta1 Workload's recursive compositePodGroupTemplates, typed (none of it left in extra).
+TEST(RoundTrip, CompositePodGroupAndTemplateTreeAreModelled) {
+  auto cpg = decode<schedulingv1alpha3::CompositePodGroup>(read_fixture("compositepodgroup_v1alpha3.json"));
+  ASSERT_TRUE(cpg.ok()) << cpg.error();
+  EXPECT_EQ(cpg->spec.parentCompositePodGroupName, "job-root");
+  ASSERT_TRUE(cpg->spec.workloadRef);
+  EXPECT_EQ(cpg->spec.workloadRef->templateName, "replica");
+  ASSERT_TRUE(cpg->spec.schedulingPolicy.gang);
+  EXPECT_EQ(cpg->spec.schedulingPolicy.gang->minGroupCount, 2);
+  ASSERT_TRUE(cpg->spec.schedulingConstraints);
+  EXPECT_EQ(cpg->spec.schedulingConstraints->topology.at(0).key, "topology.kubernetes.io/rack");
+  ASSERT_TRUE(cpg->spec.disruptionMode);
+  EXPECT_TRUE(cpg->spec.disruptionMode->all.has_value());
+  EXPECT_EQ(cpg->spec.priority, 1000);
+  EXPECT_EQ(cpg->spec.preemptionPolicy, "Never");
+  ASSERT_EQ(cpg->status.conditions.size(), 1u);
+  EXPECT_EQ(cpg->status.conditions[0].type, schedulingv1beta1::kCompositePodGroupInitiallyScheduled);
+  EXPECT_TRUE(cpg->spec.extra.empty());
+
+  auto wl = decode<schedulingv1beta1::Workload>(read_fixture("workload_composite_v1beta1.json"));
+  ASSERT_TRUE(wl.ok()) << wl.error();
+  EXPECT_TRUE(wl->spec.podGroupTemplates.empty());
+  EXPECT_TRUE(wl->spec.extra.empty());
+  ASSERT_EQ(wl->spec.compositePodGroupTemplates.size(), 1u);
+  const auto& replica = wl->spec.compositePodGroupTemplates[0];
+  EXPECT_EQ(replica.schedulingPolicy.gang->minGroupCount, 2);
+  ASSERT_EQ(replica.podGroupTemplates.size(), 2u);
+  EXPECT_EQ(replica.podGroupTemplates[1].schedulingPolicy.gang->minCount, 4);
+  ASSERT_EQ(replica.compositePodGroupTemplates.size(), 1u);
+  EXPECT_TRUE(replica.compositePodGroupTemplates[0].schedulingPolicy.basic.has_value());
+  EXPECT_EQ(replica.compositePodGroupTemplates[0].podGroupTemplates.at(0).name, "logger");
 }
 
 TEST(RoundTrip, OtherKindsAreModelled) {

@@ -287,9 +287,10 @@ TEST_F(WorkloadVersionsTest, DiscoveryAndOpenApiListBothVersions) {
 
 // v1beta1's rules: v1.37's +k8s: tags, declarative validation's messages.
 TEST_F(WorkloadVersionsTest, V1beta1CreateValidation) {
+  // CompositePodGroup off: the union names only podGroupTemplates (upstream's "empty
+  // podGroupTemplates" case; composite_pod_group_api_test.cpp has the gate on).
   EXPECT_EQ(beta_causes("{}"),
-            std::vector<std::string>{
-                "spec: Invalid value: \"\": must specify one of: `podGroupTemplates`, `compositePodGroupTemplates`"});
+            std::vector<std::string>{"spec: Invalid value: \"\": must specify one of: `podGroupTemplates`"});
   std::string nine;
   for (int i = 0; i < 9; ++i)
     nine += std::string(i ? "," : "") + R"({"name":"g)" + std::to_string(i) + R"(","schedulingPolicy":{"basic":{}}})";
@@ -326,10 +327,12 @@ TEST_F(WorkloadVersionsTest, V1beta1CreateValidation) {
   EXPECT_FALSE(parse(created)["spec"].at("podGroupTemplates").at(0).as_object().contains("schedulingConstraints"));
 }
 
+// (Every template carries priority 5: pkg/apis/scheduling/validation's validateWorkloadPriority
+// allows one priority configuration per Workload.)
 TEST_F(WorkloadVersionsTest, V1beta1UpdateRules) {
   ASSERT_EQ(call("POST", kBeta,
                  beta("w", R"({"podGroupTemplates":[{"name":"a","schedulingPolicy":{"gang":{"minCount":2}},"priority":5},
-                                                    {"name":"b","schedulingPolicy":{"basic":{}}}]})"))
+                                                    {"name":"b","schedulingPolicy":{"basic":{}},"priority":5}]})"))
                 .status,
             201);
   auto patch = [&](std::string_view spec) {
@@ -339,14 +342,15 @@ TEST_F(WorkloadVersionsTest, V1beta1UpdateRules) {
   EXPECT_EQ(patch(R"({"controllerRef":{"kind":"Job","name":"j"}})"),
             std::vector<std::string>{"spec.controllerRef: Invalid value: null: field is immutable"});
   EXPECT_EQ(patch(R"({"podGroupTemplates":[{"name":"a","schedulingPolicy":{"gang":{"minCount":2}},"priority":5},
-                                            {"name":"b","schedulingPolicy":{"basic":{}}},
-                                            {"name":"c","schedulingPolicy":{"basic":{}}}]})"),
+                                            {"name":"b","schedulingPolicy":{"basic":{}},"priority":5},
+                                            {"name":"c","schedulingPolicy":{"basic":{}},"priority":5}]})"),
             std::vector<std::string>{"spec.podGroupTemplates[2]: Forbidden: cannot add new items"});
   EXPECT_EQ(patch(R"({"podGroupTemplates":[{"name":"a","schedulingPolicy":{"gang":{"minCount":2}},"priority":5}]})"),
             std::vector<std::string>{"spec.podGroupTemplates: Forbidden: cannot remove items"});
   EXPECT_EQ(patch(R"({"podGroupTemplates":[{"name":"a","schedulingPolicy":{"basic":{}},"priority":6},
-                                            {"name":"b","schedulingPolicy":{"gang":{"minCount":1}}}]})"),
+                                            {"name":"b","schedulingPolicy":{"gang":{"minCount":1}},"priority":5}]})"),
             (std::vector<std::string>{
+                "spec: Invalid value: null: detected multiple priority configurations",
                 "spec.podGroupTemplates[0].schedulingPolicy.basic: Invalid value: null: field is immutable",
                 "spec.podGroupTemplates[0].schedulingPolicy.gang: Invalid value: null: field cannot be cleared once set",
                 "spec.podGroupTemplates[0].priority: Invalid value: null: field is immutable",
@@ -354,7 +358,7 @@ TEST_F(WorkloadVersionsTest, V1beta1UpdateRules) {
                 "spec.podGroupTemplates[1].schedulingPolicy.gang: Invalid value: null: field cannot be set once created"}));
   // Reordering is no add or remove; a gang's minCount may change.
   auto ok = call("PATCH", std::string(kBeta) + "/w",
-                 R"({"spec":{"podGroupTemplates":[{"name":"b","schedulingPolicy":{"basic":{}}},
+                 R"({"spec":{"podGroupTemplates":[{"name":"b","schedulingPolicy":{"basic":{}},"priority":5},
                      {"name":"a","schedulingPolicy":{"gang":{"minCount":7}},"priority":5}]}})",
                  kMerge);
   EXPECT_EQ(ok.status, 200) << ok.body;

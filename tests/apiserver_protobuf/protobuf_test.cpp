@@ -403,7 +403,7 @@ TEST(ProtobufKinds, ListsEverySupportedKind) {
   auto kinds = pb::supported_kinds();
   // Every root kind of the tables (scripts/protobuf_schema_tables.py's roots with their lists, the
   // authorization reviews, and the meta/v1 kinds Status, DeleteOptions and WatchEvent).
-  EXPECT_EQ(kinds.size(), 77u);
+  EXPECT_EQ(kinds.size(), 79u);
   for (const char* k : {"v1/Pod", "v1/PodList", "v1/Node", "v1/NodeList", "storage.k8s.io/v1/CSIStorageCapacityList",
                         "policy/v1/PodDisruptionBudgetList", "apps/v1/ReplicaSetList", "*/WatchEvent", "*/Status"})
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << k;
@@ -417,6 +417,8 @@ TEST(ProtobufKinds, ListsEverySupportedKind) {
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << k;
   for (const char* k : {"scheduling.k8s.io/v1alpha1/Workload", "scheduling.k8s.io/v1alpha1/WorkloadList",
                         "scheduling.k8s.io/v1beta1/Workload", "scheduling.k8s.io/v1beta1/WorkloadList",
-                        "scheduling.k8s.io/v1beta1/PodGroup", "scheduling.k8s.io/v1beta1/PodGroupList"})
+                        "scheduling.k8s.io/v1beta1/PodGroup", "scheduling.k8s.io/v1beta1/PodGroupList",
+                        "scheduling.k8s.io/v1alpha3/CompositePodGroup",
+                        "scheduling.k8s.io/v1alpha3/CompositePodGroupList"})
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), k), kinds.end()) << k;
 }

@@ -113,6 +113,9 @@ TEST(ProtobufTyped, SchedulingKindsDecodeAsTheirJson) {
   expect_same_struct<api::schedulingv1alpha1::Workload>("workload_v1alpha1.json");
   expect_same_struct<api::schedulingv1beta1::Workload>("workload_v1beta1.json");
   expect_same_struct<api::schedulingv1beta1::PodGroup>("podgroup_v1beta1.json");
+  // CompositePodGroups (v1.37 alpha): the recursive template tree and the v1alpha3 kind.
+  expect_same_struct<api::schedulingv1beta1::Workload>("workload_composite_v1beta1.json");
+  expect_same_struct<api::schedulingv1alpha3::CompositePodGroup>("compositepodgroup_v1alpha3.json");
 }
 
 // A PodGroup as upstream's marshaller numbers it (PodGroup {1 metadata, 2 spec, 3 status};

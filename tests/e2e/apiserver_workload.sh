@@ -151,7 +151,7 @@ out=$(k patch workloads.v1beta1.scheduling.k8s.io inference --type=merge -p '{"s
 expect_eq "$out" "workload.scheduling.k8s.io/inference patched" "minCount scaled at v1beta1"
 out=$(k get workloads.v1alpha1.scheduling.k8s.io inference -o jsonpath='{.spec.podGroups[0].policy.gang.minCount}')
 expect_eq "$out" "4" "scaled minCount at v1alpha1"
-out=$(k patch workloads.v1beta1.scheduling.k8s.io inference --type=json -p '[{"op":"add","path":"/spec/podGroupTemplates/-","value":{"name":"extra","schedulingPolicy":{"basic":{}}}}]' || true)
+out=$(k patch workloads.v1beta1.scheduling.k8s.io inference --type=json -p '[{"op":"add","path":"/spec/podGroupTemplates/-","value":{"name":"extra","schedulingPolicy":{"basic":{}},"priority":100}}]' || true)
 expect_contains "$out" 'The Workload "inference" is invalid: spec.podGroupTemplates[1]: Forbidden: cannot add new items' "no template added at v1beta1"
 # A watch at v1alpha1 over HTTP (ended by the server after 1 s) sees the stored objects in v1alpha1.
 out=$(k get --raw '/apis/scheduling.k8s.io/v1alpha1/namespaces/default/workloads?watch=1&timeoutSeconds=1')

@@ -287,6 +287,13 @@ std::vector<RoleSpec> cluster_roles(const FeatureGates& gates) {
       r.rules.push_back(read().in({"scheduling.k8s.io"}).on({"workloads"}));
       r.rules.push_back(read().in({"scheduling.k8s.io"}).on({"podgroups"}));
       r.rules.push_back(verbs({"patch", "update"}).in({"scheduling.k8s.io"}).on({"podgroups/status"}));
+      // CompositePodGroup: the scheduler reads the hierarchy and writes its
+      // CompositePodGroupInitiallyScheduled condition, as it does for a PodGroup (the same verbs;
+      // upstream's newest policy.go was not readable).
+      if (gates.CompositePodGroup) {
+        r.rules.push_back(read().in({"scheduling.k8s.io"}).on({"compositepodgroups"}));
+        r.rules.push_back(verbs({"patch", "update"}).in({"scheduling.k8s.io"}).on({"compositepodgroups/status"}));
+      }
     }
   return roles;
 }
@@ -575,7 +582,13 @@ const std::vector<BootstrapObject>& bootstrap_policy(const FeatureGates& gates) 
     g.GenericWorkload = true;
     return build(g);
   }();
-  return objects;
+  static const std::vector<BootstrapObject> with_composite = [] {
+    FeatureGates g;
+    g.GenericWorkload = true;
+    g.CompositePodGroup = true;
+    return build(g);
+  }();
+  return gates.CompositePodGroup ? with_composite : objects;
 }
 
 }  // namespace ksched::apiserver

@@ -290,7 +290,31 @@ KSCHED_SCHEDULING_BETA1(WorkloadReference)
 KSCHED_SCHEDULING_BETA1(PodGroupSpec)
 KSCHED_SCHEDULING_BETA1(PodGroupStatus)
 KSCHED_SCHEDULING_BETA1(PodGroup)
+KSCHED_SCHEDULING_BETA1(CompositeBasicSchedulingPolicy)
+KSCHED_SCHEDULING_BETA1(CompositeGangSchedulingPolicy)
+KSCHED_SCHEDULING_BETA1(CompositePodGroupSchedulingPolicy)
+KSCHED_SCHEDULING_BETA1(CompositePodGroupSchedulingConstraints)
+KSCHED_SCHEDULING_BETA1(SingleCompositeDisruptionMode)
+KSCHED_SCHEDULING_BETA1(AllCompositeDisruptionMode)
+KSCHED_SCHEDULING_BETA1(CompositeDisruptionMode)
+KSCHED_SCHEDULING_BETA1(CompositePodGroupTemplate)
 #undef KSCHED_SCHEDULING_BETA1
+// scheduling.k8s.io/v1alpha3 CompositePodGroup (v1.37 alpha; api/scheduling.h).
+#define KSCHED_SCHEDULING_ALPHA3(Type) \
+  KSCHED_DEF(api::schedulingv1alpha3::Type, "io.k8s.api.scheduling.v1alpha3." #Type)
+KSCHED_SCHEDULING_ALPHA3(TopologyConstraint)
+KSCHED_SCHEDULING_ALPHA3(WorkloadReference)
+KSCHED_SCHEDULING_ALPHA3(CompositeBasicSchedulingPolicy)
+KSCHED_SCHEDULING_ALPHA3(CompositeGangSchedulingPolicy)
+KSCHED_SCHEDULING_ALPHA3(CompositePodGroupSchedulingPolicy)
+KSCHED_SCHEDULING_ALPHA3(CompositePodGroupSchedulingConstraints)
+KSCHED_SCHEDULING_ALPHA3(SingleCompositeDisruptionMode)
+KSCHED_SCHEDULING_ALPHA3(AllCompositeDisruptionMode)
+KSCHED_SCHEDULING_ALPHA3(CompositeDisruptionMode)
+KSCHED_SCHEDULING_ALPHA3(CompositePodGroupSpec)
+KSCHED_SCHEDULING_ALPHA3(CompositePodGroupStatus)
+KSCHED_SCHEDULING_ALPHA3(CompositePodGroup)
+#undef KSCHED_SCHEDULING_ALPHA3
 
 #undef KSCHED_CORE_S
 #undef KSCHED_CORE
@@ -556,6 +580,9 @@ void add_kinds(Builder& b) {
   b.set_kind<api::schedulingv1beta1::PodGroup>(
       "scheduling.k8s.io", "v1beta1", "PodGroup",
       "A runtime group of pods with one scheduling policy (gang or basic); pods join it by name.");
+  b.set_kind<api::schedulingv1alpha3::CompositePodGroup>(
+      "scheduling.k8s.io", "v1alpha3", "CompositePodGroup",
+      "A runtime group of pod groups with one scheduling policy; its children name it as their parent.");
   b.set_kind<so::LocalSubjectAccessReview>("authorization.k8s.io", "v1", "LocalSubjectAccessReview",
                                            "Asks whether a user may perform an action in one namespace.");
   b.set_kind<so::SelfSubjectAccessReview>("authorization.k8s.io", "v1", "SelfSubjectAccessReview",

@@ -63,11 +63,17 @@ class WorkloadV1beta1Strategy final : public Strategy {
   void prepare_for_create(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
   void prepare_for_update(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
   void validate(Errors& e, const json::object& obj, const WriteContext& w) const override {
-    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy);
+    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy,
+                          w.gates.CompositePodGroup);
   }
+  // With the gate off, a stored Workload's composite templates stay allowed (the forbidden rule
+  // ratchets an unchanged field; the list is immutable anyway).
   void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
-    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy);
-    workload_v1beta1_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"), "spec");
+    const json::object& old_spec = member_or_empty(*w.old, "spec");
+    const json::array* stored = rules::arr(old_spec, "compositePodGroupTemplates");
+    workload_v1beta1_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy,
+                          w.gates.CompositePodGroup || (stored && !stored->empty()));
+    workload_v1beta1_spec_update(e, member_or_empty(obj, "spec"), old_spec, "spec");
   }
 
  private:
@@ -134,11 +140,14 @@ class PodGroupStrategy final : public Strategy {
     json::object* spec = object_member(obj, "spec");
     if (!spec) return;
     const json::object* old_spec = w.old ? rules::obj(*w.old, "spec") : nullptr;
-    for (const char* k : {"schedulingConstraints", "resourceClaims"}) {
+    for (const char* k : {"schedulingConstraints", "resourceClaims", "parentCompositePodGroupName"}) {
       if (std::string_view(k) == "schedulingConstraints" && w.gates.TopologyAwareWorkloadScheduling) continue;
+      if (std::string_view(k) == "parentCompositePodGroupName" && w.gates.CompositePodGroup) continue;
       if (!old_spec || !rules::has(*old_spec, k)) spec->erase(k);
     }
   }
+
+ public:
   // metav1.ResetObjectMetaForStatus.
   static void reset_meta_for_status(json::object& obj, const json::object& old) {
     const json::object* om = rules::obj(old, "metadata");
@@ -154,6 +163,48 @@ class PodGroupStrategy final : public Strategy {
   }
 };
 
+// ---------------------------------------------------------------- CompositePodGroup (v1alpha3)
+// v1.37's pkg/registry/scheduling/compositepodgroup/strategy.go: the status is the scheduler's
+// (cleared on create, kept on update; a status write keeps spec and metadata); no generation;
+// schedulingConstraints dropped unless TopologyAwareWorkloadScheduling is on or the stored object
+// has it (upstream also drops disruptionMode, priorityClassName and priority without
+// WorkloadAwarePreemption, a v1.36 gate v1.37 folded into GenericWorkload, which serving needs; and
+// parentCompositePodGroupName without CompositePodGroup, which serving needs too). The default
+// table columns.
+class CompositePodGroupStrategy final : public Strategy {
+ public:
+  // +default={"single": {}} on spec.disruptionMode.
+  void set_defaults(json::object& obj, const WriteContext&) const override {
+    if (json::object* spec = object_member(obj, "spec")) set_default(*spec, "disruptionMode", json::object{{"single", json::object()}});
+  }
+  void prepare_for_create(json::object& obj, const WriteContext& w) const override {
+    obj.erase("status");
+    drop_disabled(obj, w);
+  }
+  void prepare_for_update(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
+  void prepare_for_status_update(json::object& obj, const WriteContext& w) const override {
+    PodGroupStrategy::reset_meta_for_status(obj, *w.old);
+  }
+  void validate(Errors& e, const json::object& obj, const WriteContext& w) const override {
+    composite_pod_group_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy);
+  }
+  void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
+    composite_pod_group_spec(e, member_or_empty(obj, "spec"), "spec", w.gates.PodGroupPreemptionPolicy);
+    composite_pod_group_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"), "spec");
+  }
+  void validate_status_update(Errors& e, const json::object& obj, const WriteContext&) const override {
+    pod_group_status(e, member_or_empty(obj, "status"), "status");
+  }
+
+ private:
+  static void drop_disabled(json::object& obj, const WriteContext& w) {
+    json::object* spec = object_member(obj, "spec");
+    if (!spec || w.gates.TopologyAwareWorkloadScheduling) return;
+    const json::object* old_spec = w.old ? rules::obj(*w.old, "spec") : nullptr;
+    if (!old_spec || !rules::has(*old_spec, "schedulingConstraints")) spec->erase("schedulingConstraints");
+  }
+};
+
 }  // namespace
 
 const Strategy* strategy(std::string_view version, std::string_view plural) {
@@ -165,6 +216,8 @@ const Strategy* strategy(std::string_view version, std::string_view plural) {
   if (version == "v1alpha1" && plural == "workloads") return &workloads;
   if (version == "v1beta1" && plural == "podgroups") return &pod_groups;
   if (version == "v1beta1" && plural == "workloads") return &workloads_v1beta1;
+  static const CompositePodGroupStrategy composite_pod_groups;
+  if (version == "v1alpha3" && plural == "compositepodgroups") return &composite_pod_groups;
   return nullptr;
 }
 

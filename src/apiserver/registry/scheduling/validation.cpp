@@ -1,6 +1,7 @@
 #include "apiserver/registry/scheduling/validation.h"
 
 #include <boost/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -207,10 +208,20 @@ bool member_changed(const json::object& now, const json::object& was, std::strin
 }  // namespace
 
 namespace {
-void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path, bool preemption_policy_gate);
+using PolicyRule = void (*)(Errors&, const json::object&, const Path&);
+void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path, bool preemption_policy_gate,
+                             PolicyRule policy_rule = scheduling_policy);
 }  // namespace
 
 void pod_group_spec(Errors& e, const json::object& spec, const Path& path, bool pod_group_preemption_policy) {
+  // parentCompositePodGroupName (CompositePodGroup; dropped before validation while the gate is
+  // off unless stored): a DNS subdomain, and +k8s:dependentRequired("workloadRef").
+  if (const json::value* parent = spec.if_contains("parentCompositePodGroupName"); parent && parent->is_string()) {
+    rules::each(e, rules::dns1123_subdomain(parent->get_string()), path.child("parentCompositePodGroupName"),
+                parent->get_string());
+    if (!rules::obj(spec, "workloadRef"))
+      e.required(path.child("workloadRef"), "must be specified when `parentCompositePodGroupName` is set");
+  }
   if (const json::object* ref = rules::obj(spec, "workloadRef")) {
     const Path rp = path.child("workloadRef");
     required_name(e, rules::sv(*ref, "workloadName"), rules::dns1123_subdomain, rp.child("workloadName"));
@@ -240,7 +251,9 @@ void scheduling_policy_update(Errors& e, const json::object& holder, const json:
 
 // The rules a PodGroup's spec and a Workload's template share: schedulingPolicy, disruptionMode,
 // priorityClassName, priority, preemptionPolicy.
-void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path, bool preemption_policy_gate) {
+// `policy_rule` checks schedulingPolicy (a PodGroup's or a CompositePodGroup's).
+void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path, bool preemption_policy_gate,
+                             PolicyRule policy_rule) {
   // schedulingConstraints (TopologyAwareWorkloadScheduling; dropped before validation unless the
   // gate is on): topology has +k8s:maxItems=1, each key +k8s:required +k8s:format=k8s-label-key.
   if (const json::object* sc = rules::obj(o, "schedulingConstraints")) {
@@ -262,7 +275,7 @@ void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path,
   }
   static const json::object empty;
   const json::object* policy = rules::obj(o, "schedulingPolicy");
-  scheduling_policy(e, policy ? *policy : empty, path.child("schedulingPolicy"));
+  policy_rule(e, policy ? *policy : empty, path.child("schedulingPolicy"));
   if (const json::object* mode = rules::obj(o, "disruptionMode"))
     union_of(e, *mode, {"single", "all"}, path.child("disruptionMode"));
   if (std::string_view pc = rules::sv(o, "priorityClassName"); !pc.empty())
@@ -284,7 +297,8 @@ void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path,
 }  // namespace
 
 void pod_group_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
-  if (member_changed(spec, old, "workloadRef")) e.invalid(path.child("workloadRef"), "null", "field is immutable");
+  for (const char* k : {"parentCompositePodGroupName", "workloadRef"})
+    if (member_changed(spec, old, k)) e.invalid(path.child(k), "null", "field is immutable");
   scheduling_policy_update(e, spec, old, path);
   for (const char* k : {"schedulingConstraints", "disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
     if (member_changed(spec, old, k)) e.invalid(path.child(k), "null", "field is immutable");
@@ -302,22 +316,20 @@ const json::object* template_named(const json::array* list, std::string_view nam
 
 }  // namespace
 
-void workload_v1beta1_spec(Errors& e, const json::object& spec, const Path& path, bool pod_group_preemption_policy) {
-  if (const json::object* ref = rules::obj(spec, "controllerRef")) controller_ref(e, *ref, path.child("controllerRef"));
-  const json::array* templates = rules::arr(spec, "podGroupTemplates");
-  const json::array* composite = rules::arr(spec, "compositePodGroupTemplates");
+namespace {
+
+void too_many(Errors& e, const Path& p, std::size_t n, std::size_t max) {
+  e.causes.push_back(Cause{"FieldValueTooMany",
+                           "Too many: " + std::to_string(n) + ": must have at most " + std::to_string(max) + " items",
+                           p.str()});
+}
+
+// A list of PodGroup templates (a Workload's or a composite template's): +k8s:maxItems=8, the
+// list-map key unique (the item itself is the duplicate value), each template's rules.
+void pod_group_template_list(Errors& e, const json::array* templates, const Path& p, bool preemption_policy_gate) {
   const std::size_t n = templates ? templates->size() : 0;
-  // +k8s:ifDisabled("CompositePodGroup")=+k8s:forbidden: the gate is not one this server has.
-  if (composite && !composite->empty()) e.forbidden(path.child("compositePodGroupTemplates"), "");
-  // The two lists are a union (+k8s:unionMember): one of them is required.
-  if (n == 0 && !(composite && !composite->empty()))
-    e.invalid_str(path, "", "must specify one of: `podGroupTemplates`, `compositePodGroupTemplates`");
-  const Path p = path.child("podGroupTemplates");
   if (n > sv1b1::kWorkloadMaxPodGroupTemplates) {
-    e.causes.push_back(Cause{"FieldValueTooMany",
-                             "Too many: " + std::to_string(n) + ": must have at most " +
-                                 std::to_string(sv1b1::kWorkloadMaxPodGroupTemplates) + " items",
-                             p.str()});
+    too_many(e, p, n, sv1b1::kWorkloadMaxPodGroupTemplates);
     return;
   }
   std::set<std::string, std::less<>> seen;
@@ -327,18 +339,198 @@ void workload_v1beta1_spec(Errors& e, const json::object& spec, const Path& path
     const json::object& t = (*templates)[i].is_object() ? (*templates)[i].get_object() : empty;
     std::string_view name = rules::sv(t, "name");
     required_name(e, name, rules::dns1123_label, tp.child("name"));
-    // +k8s:listType=map +k8s:listMapKey=name: the item itself is the duplicate value.
     if (!seen.insert(std::string(name)).second) e.duplicate(tp, json::serialize((*templates)[i]));
-    pod_group_policy_fields(e, t, tp, pod_group_preemption_policy);
+    pod_group_policy_fields(e, t, tp, preemption_policy_gate);
   }
 }
 
-void workload_v1beta1_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
-  if (member_changed(spec, old, "controllerRef")) e.invalid(path.child("controllerRef"), "null", "field is immutable");
-  const json::array* now = rules::arr(spec, "podGroupTemplates");
-  const json::array* was = rules::arr(old, "podGroupTemplates");
-  const Path p = path.child("podGroupTemplates");
-  // +k8s:update=NoAddItem, NoRemoveItem (by the list-map key): the first offender of each.
+// CompositePodGroupSchedulingPolicy: a union of basic and gang, a gang's minGroupCount required and
+// at least 1 (the same shape of rules as a PodGroup's policy).
+void composite_scheduling_policy(Errors& e, const json::object& policy, const Path& path) {
+  if (!union_of(e, policy, {"basic", "gang"}, path)) return;
+  if (const json::object* gang = rules::obj(policy, "gang")) {
+    std::int64_t n = rules::int_of(*gang, "minGroupCount").value_or(0);
+    const Path gp = path.child("gang");
+    if (n == 0)
+      e.required(gp.child("minGroupCount"));
+    else if (n < 1)
+      e.invalid_int(gp.child("minGroupCount"), n, "must be greater than or equal to 1");
+  }
+}
+
+// The fields a CompositePodGroup's spec and a composite template share: schedulingConstraints
+// (topology at most 1, keys label keys), schedulingPolicy, disruptionMode, priorityClassName,
+// priority, preemptionPolicy.
+void composite_policy_fields(Errors& e, const json::object& o, const Path& path, bool preemption_policy_gate) {
+  pod_group_policy_fields(e, o, path, preemption_policy_gate, composite_scheduling_policy);
+}
+
+// A list of composite templates, recursively: maxItems 8, unique names within the list, each
+// template's fields and its two child lists.
+void composite_template_list(Errors& e, const json::array* templates, const Path& p, bool preemption_policy_gate) {
+  const std::size_t n = templates ? templates->size() : 0;
+  if (n > sv1b1::kWorkloadMaxPodGroupTemplates) {
+    too_many(e, p, n, sv1b1::kWorkloadMaxPodGroupTemplates);
+    return;
+  }
+  std::set<std::string, std::less<>> seen;
+  static const json::object empty;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Path tp = p.index(i);
+    const json::object& t = (*templates)[i].is_object() ? (*templates)[i].get_object() : empty;
+    std::string_view name = rules::sv(t, "name");
+    required_name(e, name, rules::dns1123_label, tp.child("name"));
+    if (!seen.insert(std::string(name)).second) e.duplicate(tp, json::serialize((*templates)[i]));
+    composite_policy_fields(e, t, tp, preemption_policy_gate);
+    pod_group_template_list(e, rules::arr(t, "podGroupTemplates"), tp.child("podGroupTemplates"),
+                            preemption_policy_gate);
+    composite_template_list(e, rules::arr(t, "compositePodGroupTemplates"), tp.child("compositePodGroupTemplates"),
+                            preemption_policy_gate);
+  }
+}
+
+std::size_t size_of(const json::array* a) { return a ? a->size() : 0; }
+
+// validateCompositePodGroupTemplateListNames / ...TemplateNames (handwritten): a name used in one
+// list may not appear in another list anywhere below (duplicates inside one list are the
+// declarative rule's). `names` holds the names of the lists seen so far.
+void cross_list_names(Errors& e, const json::array* templates, const Path& p, std::set<std::string, std::less<>>& names) {
+  if (!templates) return;
+  std::set<std::string, std::less<>> here;
+  for (std::size_t i = 0; i < templates->size(); ++i) {
+    if (!(*templates)[i].is_object()) continue;
+    std::string_view name = rules::sv((*templates)[i].get_object(), "name");
+    if (names.contains(name)) {
+      const Path ip = p.index(i);
+      e.duplicate(ip.child("name"), util::go_quote(name));
+    }
+    here.insert(std::string(name));
+  }
+  names.insert(here.begin(), here.end());
+  for (std::size_t i = 0; i < templates->size(); ++i) {
+    if (!(*templates)[i].is_object()) continue;
+    const json::object& t = (*templates)[i].get_object();
+    const Path ip = p.index(i);
+    std::set<std::string, std::less<>> pg_here;
+    const json::array* pgs = rules::arr(t, "podGroupTemplates");
+    const Path pgp = ip.child("podGroupTemplates");
+    for (std::size_t j = 0; j < size_of(pgs); ++j) {
+      if (!(*pgs)[j].is_object()) continue;
+      std::string_view name = rules::sv((*pgs)[j].get_object(), "name");
+      if (names.contains(name)) {
+        const Path jp = pgp.index(j);
+        e.duplicate(jp.child("name"), util::go_quote(name));
+      }
+      pg_here.insert(std::string(name));
+    }
+    names.insert(pg_here.begin(), pg_here.end());
+    cross_list_names(e, rules::arr(t, "compositePodGroupTemplates"), ip.child("compositePodGroupTemplates"), names);
+  }
+}
+
+// validateWorkloadTemplatesDepth: a top-level composite template whose composite descendants
+// reach WorkloadMaxTreeDepth levels (with itself) is refused; its child list is the value.
+bool depth_ok(const json::object& t, int depth) {
+  if (depth == sv1b1::kWorkloadMaxTreeDepth) return false;
+  if (const json::array* children = rules::arr(t, "compositePodGroupTemplates"))
+    for (const auto& c : *children)
+      if (c.is_object() && !depth_ok(c.get_object(), depth + 1)) return false;
+  return true;
+}
+
+// validateWorkloadPriority: every template of the Workload (all levels) has one priorityClassName
+// and one priority (both unset counts as one configuration).
+bool same_priority(const json::object& t, std::optional<std::pair<std::string, std::optional<std::int64_t>>>& first) {
+  std::pair<std::string, std::optional<std::int64_t>> here{std::string(rules::sv(t, "priorityClassName")),
+                                                           rules::int_of(t, "priority")};
+  if (!first) {
+    first = std::move(here);
+    return true;
+  }
+  return *first == here;
+}
+bool composite_same_priority(const json::object& t,
+                             std::optional<std::pair<std::string, std::optional<std::int64_t>>>& first) {
+  if (!same_priority(t, first)) return false;
+  if (const json::array* cs = rules::arr(t, "compositePodGroupTemplates"))
+    for (const auto& c : *cs)
+      if (c.is_object() && !composite_same_priority(c.get_object(), first)) return false;
+  if (const json::array* pgs = rules::arr(t, "podGroupTemplates"))
+    for (const auto& c : *pgs)
+      if (c.is_object() && !same_priority(c.get_object(), first)) return false;
+  return true;
+}
+
+// validateCompositePodGroupTemplateHasAtLeastOneChild, recursively.
+void has_a_child(Errors& e, const json::object& t, const Path& path) {
+  const json::array* cs = rules::arr(t, "compositePodGroupTemplates");
+  if (size_of(rules::arr(t, "podGroupTemplates")) == 0 && size_of(cs) == 0)
+    e.invalid_str(path, rules::sv(t, "name"),
+                  "must have at least one child PodGroupTemplate or CompositePodGroupTemplate");
+  const Path cp = path.child("compositePodGroupTemplates");
+  for (std::size_t i = 0; i < size_of(cs); ++i)
+    if ((*cs)[i].is_object()) has_a_child(e, (*cs)[i].get_object(), cp.index(i));
+}
+
+}  // namespace
+
+void workload_v1beta1_spec(Errors& e, const json::object& spec, const Path& path, bool pod_group_preemption_policy,
+                           bool composite_pod_group) {
+  if (const json::object* ref = rules::obj(spec, "controllerRef")) controller_ref(e, *ref, path.child("controllerRef"));
+  const json::array* templates = rules::arr(spec, "podGroupTemplates");
+  const json::array* composite = rules::arr(spec, "compositePodGroupTemplates");
+  const std::size_t n = size_of(templates), nc = size_of(composite);
+  const Path cp = path.child("compositePodGroupTemplates");
+  // +k8s:ifDisabled("CompositePodGroup")=+k8s:forbidden, +k8s:ifEnabled(...)=+k8s:optional.
+  if (nc > 0 && !composite_pod_group) e.forbidden(cp, "");
+  // The two lists are a union (+k8s:unionMember); a member of a disabled gate is not named.
+  if (n == 0 && nc == 0)
+    e.invalid_str(path, "",
+                  composite_pod_group ? "must specify one of: `podGroupTemplates`, `compositePodGroupTemplates`"
+                                      : "must specify one of: `podGroupTemplates`");
+  else if (n > 0 && nc > 0 && composite_pod_group)
+    e.invalid_str(path, "{`podGroupTemplates`, `compositePodGroupTemplates`}",
+                  "must specify exactly one of: `podGroupTemplates`, `compositePodGroupTemplates`");
+  pod_group_template_list(e, templates, path.child("podGroupTemplates"), pod_group_preemption_policy);
+  if (nc > 0 && composite_pod_group) {
+    composite_template_list(e, composite, cp, pod_group_preemption_policy);
+    // The handwritten rules (pkg/apis/scheduling/validation's ValidateWorkloadSpec).
+    std::set<std::string, std::less<>> names;
+    for (std::size_t i = 0; i < n; ++i)
+      if ((*templates)[i].is_object()) names.insert(std::string(rules::sv((*templates)[i].get_object(), "name")));
+    cross_list_names(e, composite, cp, names);
+    for (std::size_t i = 0; i < nc; ++i) {
+      if (!(*composite)[i].is_object()) continue;
+      const json::object& t = (*composite)[i].get_object();
+      if (!depth_ok(t, 1)) {
+        const json::value* children = t.if_contains("compositePodGroupTemplates");
+        e.invalid(cp.index(i), children ? json::serialize(*children) : "null",
+                  "maximum template hierarchy depth is " + std::to_string(sv1b1::kWorkloadMaxTreeDepth));
+      }
+    }
+  }
+  // validateWorkloadPriority, over every template the spec holds.
+  std::optional<std::pair<std::string, std::optional<std::int64_t>>> first;
+  bool same = true;
+  for (std::size_t i = 0; same && i < n; ++i)
+    if ((*templates)[i].is_object()) same = same_priority((*templates)[i].get_object(), first);
+  for (std::size_t i = 0; same && i < nc; ++i)
+    if ((*composite)[i].is_object()) same = composite_same_priority((*composite)[i].get_object(), first);
+  if (!same) e.invalid(path, "null", "detected multiple priority configurations");
+  if (composite_pod_group)
+    for (std::size_t i = 0; i < nc; ++i)
+      if ((*composite)[i].is_object()) {
+        const Path ip = cp.index(i);
+        has_a_child(e, (*composite)[i].get_object(), ip);
+      }
+}
+
+namespace {
+
+// +k8s:update=NoAddItem, NoRemoveItem on a list-map keyed by name, then each kept item's immutable
+// fields against the item of the same name (`item_update`).
+template <class ItemUpdate>
+void list_map_update(Errors& e, const json::array* now, const json::array* was, const Path& p, ItemUpdate item_update) {
   if (now)
     for (std::size_t i = 0; i < now->size(); ++i) {
       std::string_view name = (*now)[i].is_object() ? rules::sv((*now)[i].get_object(), "name") : std::string_view();
@@ -355,7 +547,6 @@ void workload_v1beta1_spec_update(Errors& e, const json::object& spec, const jso
         break;
       }
     }
-  // Each kept template's immutable fields, compared with the template of the same name.
   if (!now) return;
   for (std::size_t i = 0; i < now->size(); ++i) {
     if (!(*now)[i].is_object()) continue;
@@ -363,11 +554,63 @@ void workload_v1beta1_spec_update(Errors& e, const json::object& spec, const jso
     const json::object* ot = template_named(was, rules::sv(t, "name"));
     if (!ot) continue;
     const Path tp = p.index(i);
-    scheduling_policy_update(e, t, *ot, tp);
-    for (const char* k : {"schedulingConstraints", "resourceClaims", "disruptionMode", "priorityClassName", "priority",
-                          "preemptionPolicy"})
-      if (member_changed(t, *ot, k)) e.invalid(tp.child(k), "null", "field is immutable");
+    item_update(t, *ot, tp);
   }
+}
+
+void pod_group_template_update(Errors& e, const json::object& t, const json::object& ot, const Path& tp) {
+  scheduling_policy_update(e, t, ot, tp);
+  for (const char* k :
+       {"schedulingConstraints", "resourceClaims", "disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
+    if (member_changed(t, ot, k)) e.invalid(tp.child(k), "null", "field is immutable");
+}
+
+void composite_template_update(Errors& e, const json::object& t, const json::object& ot, const Path& tp) {
+  scheduling_policy_update(e, t, ot, tp);
+  for (const char* k : {"schedulingConstraints", "disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
+    if (member_changed(t, ot, k)) e.invalid(tp.child(k), "null", "field is immutable");
+  list_map_update(e, rules::arr(t, "podGroupTemplates"), rules::arr(ot, "podGroupTemplates"),
+                  tp.child("podGroupTemplates"),
+                  [&](const json::object& a, const json::object& b, const Path& p) { pod_group_template_update(e, a, b, p); });
+  list_map_update(e, rules::arr(t, "compositePodGroupTemplates"), rules::arr(ot, "compositePodGroupTemplates"),
+                  tp.child("compositePodGroupTemplates"),
+                  [&](const json::object& a, const json::object& b, const Path& p) { composite_template_update(e, a, b, p); });
+}
+
+}  // namespace
+
+void workload_v1beta1_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
+  if (member_changed(spec, old, "controllerRef")) e.invalid(path.child("controllerRef"), "null", "field is immutable");
+  list_map_update(e, rules::arr(spec, "podGroupTemplates"), rules::arr(old, "podGroupTemplates"),
+                  path.child("podGroupTemplates"),
+                  [&](const json::object& a, const json::object& b, const Path& p) { pod_group_template_update(e, a, b, p); });
+  list_map_update(e, rules::arr(spec, "compositePodGroupTemplates"), rules::arr(old, "compositePodGroupTemplates"),
+                  path.child("compositePodGroupTemplates"),
+                  [&](const json::object& a, const json::object& b, const Path& p) { composite_template_update(e, a, b, p); });
+}
+
+// ---------------------------------------------------------------- CompositePodGroup (v1alpha3)
+
+void composite_pod_group_spec(Errors& e, const json::object& spec, const Path& path, bool pod_group_preemption_policy) {
+  // parentCompositePodGroupName: +k8s:format=k8s-long-name.
+  if (const json::value* parent = spec.if_contains("parentCompositePodGroupName"); parent && parent->is_string())
+    rules::each(e, rules::dns1123_subdomain(parent->get_string()), path.child("parentCompositePodGroupName"),
+                parent->get_string());
+  // workloadRef: +k8s:required, both names required.
+  if (const json::object* ref = rules::obj(spec, "workloadRef")) {
+    const Path rp = path.child("workloadRef");
+    required_name(e, rules::sv(*ref, "workloadName"), rules::dns1123_subdomain, rp.child("workloadName"));
+    required_name(e, rules::sv(*ref, "templateName"), rules::dns1123_label, rp.child("templateName"));
+  } else {
+    e.required(path.child("workloadRef"));
+  }
+  composite_policy_fields(e, spec, path, pod_group_preemption_policy);
+}
+
+void composite_pod_group_spec_update(Errors& e, const json::object& spec, const json::object& old, const Path& path) {
+  for (const char* k : {"parentCompositePodGroupName", "workloadRef", "schedulingPolicy", "schedulingConstraints",
+                        "disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
+    if (member_changed(spec, old, k)) e.invalid(path.child(k), "null", "field is immutable");
 }
 
 void pod_group_status(Errors& e, const json::object& status, const Path& path) {

@@ -43,17 +43,29 @@ void pod_group_spec(Errors& e, const boost::json::object& spec, const Path& path
 void pod_group_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,
                            const Path& path);
 // v1beta1 Workload (v1.37's +k8s: tags), create: controllerRef as v1alpha1's; podGroupTemplates
-// (the union with compositePodGroupTemplates, which is forbidden: CompositePodGroup is not a gate
-// here), at most 8, unique names, each template's name (required DNS label) and the rules a
-// PodGroup's spec has for schedulingPolicy, disruptionMode, priorityClassName, priority and
-// preemptionPolicy.
+// and compositePodGroupTemplates a union (the latter forbidden unless the CompositePodGroup gate
+// is on), each list at most 8 with unique names, each template's name (required DNS label) and
+// the rules a PodGroup's (or a CompositePodGroup's) spec has for schedulingPolicy,
+// disruptionMode, priorityClassName, priority and preemptionPolicy, recursively through composite
+// templates. Then the handwritten rules of pkg/apis/scheduling/validation's ValidateWorkloadSpec:
+// a template name in no two lists, a composite tree at most WorkloadMaxTreeDepth deep, one
+// priority configuration across all templates, every composite template with a child.
 void workload_v1beta1_spec(Errors& e, const boost::json::object& spec, const Path& path,
-                           bool pod_group_preemption_policy = false);
-// v1beta1 Workload, update: controllerRef immutable, no template added or removed (by name), and
-// each template's fields immutable but a gang's minCount.
+                           bool pod_group_preemption_policy = false, bool composite_pod_group = false);
+// v1beta1 Workload, update: controllerRef immutable, no template added or removed (by name) in
+// any list at any level, and each template's fields immutable but a gang's minCount.
 void workload_v1beta1_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,
                                   const Path& path);
-// v1beta1 PodGroup, status write: the conditions (metav1 ValidateConditions, unique types).
+// v1alpha3 CompositePodGroup (v1.37's +k8s: tags), create: parentCompositePodGroupName a DNS
+// subdomain, workloadRef required (both names), schedulingPolicy a union of basic and
+// gang{minGroupCount >= 1}, schedulingConstraints, disruptionMode, priorityClassName, priority
+// and preemptionPolicy as a PodGroup's.
+void composite_pod_group_spec(Errors& e, const boost::json::object& spec, const Path& path,
+                              bool pod_group_preemption_policy = false);
+// v1alpha3 CompositePodGroup, update: every spec field immutable.
+void composite_pod_group_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,
+                                     const Path& path);
+// v1beta1 PodGroup and v1alpha3 CompositePodGroup, status write: the conditions (metav1 ValidateConditions, unique types).
 void pod_group_status(Errors& e, const boost::json::object& status, const Path& path);
 
 }  // namespace ksched::apiserver::registry::scheduling
