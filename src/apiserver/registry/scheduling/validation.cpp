@@ -324,9 +324,11 @@ void too_many(Errors& e, const Path& p, std::size_t n, std::size_t max) {
                            p.str()});
 }
 
-// A list of PodGroup templates (a Workload's or a composite template's): +k8s:maxItems=8, the
-// list-map key unique (the item itself is the duplicate value), each template's rules.
-void pod_group_template_list(Errors& e, const json::array* templates, const Path& p, bool preemption_policy_gate) {
+// A list of templates (a Workload's or a composite template's, PodGroup or composite ones):
+// +k8s:maxItems=8, the list-map key unique (the item itself is the duplicate value), then
+// `each(template, its path)` for the template's own rules.
+template <class EachTemplate>
+void template_list(Errors& e, const json::array* templates, const Path& p, EachTemplate&& each) {
   const std::size_t n = templates ? templates->size() : 0;
   if (n > sv1b1::kWorkloadMaxPodGroupTemplates) {
     too_many(e, p, n, sv1b1::kWorkloadMaxPodGroupTemplates);
@@ -340,8 +342,15 @@ void pod_group_template_list(Errors& e, const json::array* templates, const Path
     std::string_view name = rules::sv(t, "name");
     required_name(e, name, rules::dns1123_label, tp.child("name"));
     if (!seen.insert(std::string(name)).second) e.duplicate(tp, json::serialize((*templates)[i]));
-    pod_group_policy_fields(e, t, tp, preemption_policy_gate);
+    each(t, tp);
   }
+}
+
+// A list of PodGroup templates: each template's policy fields.
+void pod_group_template_list(Errors& e, const json::array* templates, const Path& p, bool preemption_policy_gate) {
+  template_list(e, templates, p, [&](const json::object& t, const Path& tp) {
+    pod_group_policy_fields(e, t, tp, preemption_policy_gate);
+  });
 }
 
 // CompositePodGroupSchedulingPolicy: a union of basic and gang, a gang's minGroupCount required and
@@ -365,28 +374,15 @@ void composite_policy_fields(Errors& e, const json::object& o, const Path& path,
   pod_group_policy_fields(e, o, path, preemption_policy_gate, composite_scheduling_policy);
 }
 
-// A list of composite templates, recursively: maxItems 8, unique names within the list, each
-// template's fields and its two child lists.
+// A list of composite templates, recursively: each template's fields and its two child lists.
 void composite_template_list(Errors& e, const json::array* templates, const Path& p, bool preemption_policy_gate) {
-  const std::size_t n = templates ? templates->size() : 0;
-  if (n > sv1b1::kWorkloadMaxPodGroupTemplates) {
-    too_many(e, p, n, sv1b1::kWorkloadMaxPodGroupTemplates);
-    return;
-  }
-  std::set<std::string, std::less<>> seen;
-  static const json::object empty;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Path tp = p.index(i);
-    const json::object& t = (*templates)[i].is_object() ? (*templates)[i].get_object() : empty;
-    std::string_view name = rules::sv(t, "name");
-    required_name(e, name, rules::dns1123_label, tp.child("name"));
-    if (!seen.insert(std::string(name)).second) e.duplicate(tp, json::serialize((*templates)[i]));
+  template_list(e, templates, p, [&](const json::object& t, const Path& tp) {
     composite_policy_fields(e, t, tp, preemption_policy_gate);
     pod_group_template_list(e, rules::arr(t, "podGroupTemplates"), tp.child("podGroupTemplates"),
                             preemption_policy_gate);
     composite_template_list(e, rules::arr(t, "compositePodGroupTemplates"), tp.child("compositePodGroupTemplates"),
                             preemption_policy_gate);
-  }
+  });
 }
 
 std::size_t size_of(const json::array* a) { return a ? a->size() : 0; }
