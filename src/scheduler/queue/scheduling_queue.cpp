@@ -854,10 +854,14 @@ void PriorityQueue::move_all_to_active_or_backoff_queue(const ClusterEvent& even
     for (auto& p : *narrowed)
       if (!pre_check || pre_check(p->pod())) pods.push_back(std::move(p));
   } else if (is_event_of_interest_locked(event)) {  // else move_pods_locked returns at once
-    const bool gated_may_move = any_gating_plugin_interested(opts_, event);
+    // Asked at the first gated pod only: plain pods' events (no pod gated) pay nothing for it.
+    std::optional<bool> gated_may_move;
     pods.reserve(unschedulable_.size());
     for (const auto& [key, e] : unschedulable_) {
-      if (e.p->gated && !gated_may_move) continue;  // move_pods_locked would skip it
+      if (e.p->gated) {
+        if (!gated_may_move) gated_may_move = any_gating_plugin_interested(opts_, event);
+        if (!*gated_may_move) continue;  // move_pods_locked would skip it
+      }
       if (!pre_check || pre_check(e.p->pod())) pods.push_back(e.p);
     }
   }
