@@ -448,6 +448,44 @@ TEST_F(JobWorkloadTest, EnsureCreatesObjectsFromSpecScheduling) {
   EXPECT_FALSE(p->spec.disruptionMode->single);
 }
 
+// syncGangMinCount (upstream's elastic scaling): a running gang Job whose minCount changed has it
+// passed on to its Workload's template and its PodGroup, whatever its pods' state; nothing else
+// changes, and an unchanged minCount writes nothing.
+TEST_F(JobWorkloadTest, ChangedGangMinCountIsPassedOnToTheWorkloadAndPodGroup) {
+  Job spec = scheduled_job("elastic", 4, 3);
+  spec.metadata.uid = "";
+  spec.spec.completionMode = "NonIndexed";
+  spec.spec.completions.reset();
+  Job j = created(spec);
+  auto r = ensure(j, false);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(*r);
+  const std::string workload_name = controllers::workload_name_for_job(j);
+  auto before = get_workload(workload_name);
+  ASSERT_TRUE(before.ok());
+
+  ASSERT_TRUE(j.spec.scheduling && j.spec.scheduling->schedulingPolicy && j.spec.scheduling->schedulingPolicy->gang);
+  j.spec.scheduling->schedulingPolicy->gang->minCount = 2;
+  auto again = ensure(j, true);  // the Job's pods exist: the objects are resized anyway
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+  ASSERT_TRUE(*again);
+  EXPECT_EQ(**again, **r);
+  auto w = get_workload(workload_name);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE(w->spec.podGroupTemplates.at(0).schedulingPolicy.gang);
+  EXPECT_EQ(w->spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, 2);
+  EXPECT_EQ(w->spec.podGroupTemplates[0].name, before->spec.podGroupTemplates[0].name);
+  auto p = pod_group(**again);
+  ASSERT_TRUE(p && p->spec.schedulingPolicy.gang);
+  EXPECT_EQ(p->spec.schedulingPolicy.gang->minCount, 2);
+
+  // Unchanged: no write (the resourceVersions stay).
+  const std::string w_rv(w->metadata.resourceVersion), p_rv(p->metadata.resourceVersion);
+  ASSERT_TRUE(ensure(j, true).ok());
+  EXPECT_EQ(std::string(get_workload(workload_name)->metadata.resourceVersion), w_rv);
+  EXPECT_EQ(std::string(pod_group(**again)->metadata.resourceVersion), p_rv);
+}
+
 // TestEnsureWorkloadAndPodGroup_SkipsWhenHasPods: no objects are made late.
 TEST_F(JobWorkloadTest, EnsureSkipsWhenHasPods) {
   Job j = created(gang_job("test-job", 4));

@@ -126,6 +126,63 @@ client::Result<std::optional<pg::PodGroup>> ensure_pod_group(client::RestClient&
   return again;
 }
 
+
+// Sets a gang's minCount on the named object (Get, change, Update; again on a conflict, five
+// attempts as retry.RetryOnConflict's DefaultRetry). `min_count_of` finds the gang's minCount in
+// the object, null when its policy is not a gang (then nothing is written).
+template <class T, class MinCountOf>
+client::Result<bool> update_min_count(client::RestClient& c, const client::ResourceInfo& resource, std::string_view ns,
+                                      std::string_view name, std::int32_t want, MinCountOf min_count_of) {
+  for (int attempt = 0;; ++attempt) {
+    auto current = get_named<T>(c, resource, ns, name);
+    if (!current) return current.error();
+    if (!*current) return false;
+    std::int32_t* min_count = min_count_of(**current);
+    if (min_count == nullptr || *min_count == want) return false;
+    *min_count = want;
+    auto written = c.update(client::ResourceRef::of(resource, ns, name), api::encode(**current));
+    if (written) return true;
+    if (!client::is_conflict(written.error()) || attempt == 4) return written.error();
+  }
+}
+
+bool controlled_by_job(const api::ObjectMeta& meta, const Job& job) {
+  const api::OwnerReference* owner = controller_of(meta);
+  return owner != nullptr && owner->uid == job.metadata.uid;
+}
+
+// syncGangMinCount (elastic scaling): a gang Job whose minCount changed passes it on to the
+// Workload's template and the PodGroup this controller made for it (controller ownerRef to the
+// Job); only minCount, which is all the API lets change.
+client::Result<void> sync_gang_min_count(client::RestClient& c, const Job& job, const wl::Workload& workload,
+                                         const pg::PodGroup& group) {
+  if (!controlled_by_job(workload.metadata, job)) return {};
+  const wl::Workload desired = workload_for_job(job);
+  const auto& gang = desired.spec.podGroupTemplates.at(0).schedulingPolicy.gang;
+  if (!gang) return {};
+  const std::string ns(job.metadata.namespace_);
+  if (workload.spec.podGroupTemplates.size() == 1 && workload.spec.podGroupTemplates[0].schedulingPolicy.gang &&
+      workload.spec.podGroupTemplates[0].schedulingPolicy.gang->minCount != gang->minCount) {
+    auto r = update_min_count<wl::Workload>(
+        c, kWorkloadResource, ns, std::string(workload.metadata.name), gang->minCount,
+        [](wl::Workload& w) -> std::int32_t* {
+          if (w.spec.podGroupTemplates.size() != 1 || !w.spec.podGroupTemplates[0].schedulingPolicy.gang) return nullptr;
+          return &w.spec.podGroupTemplates[0].schedulingPolicy.gang->minCount;
+        });
+    if (!r) return r.error();
+  }
+  if (controlled_by_job(group.metadata, job) && group.spec.schedulingPolicy.gang &&
+      group.spec.schedulingPolicy.gang->minCount != gang->minCount) {
+    auto r = update_min_count<pg::PodGroup>(c, kPodGroupResource, ns, std::string(group.metadata.name), gang->minCount,
+                                            [](pg::PodGroup& p) -> std::int32_t* {
+                                              if (!p.spec.schedulingPolicy.gang) return nullptr;
+                                              return &p.spec.schedulingPolicy.gang->minCount;
+                                            });
+    if (!r) return r.error();
+  }
+  return {};
+}
+
 }  // namespace
 
 bool gang_scheduling_eligible(const Job& job) {
@@ -277,6 +334,8 @@ client::Result<std::optional<std::string>> ensure_workload_and_pod_group(client:
   auto group = ensure_pod_group(client, job, w, has_pods, recorder, job_ref);
   if (!group) return group.error();
   if (!*group) return std::optional<std::string>();
+  // Whatever the pods' state, so that a running gang can be resized.
+  if (auto synced = sync_gang_min_count(client, job, w, **group); !synced) return synced.error();
   return std::optional<std::string>(std::string((*group)->metadata.name));
 }
 
