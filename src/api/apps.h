@@ -19,7 +19,7 @@ struct ReplicaSetSpec {
 };
 constexpr auto describe(type_tag<ReplicaSetSpec>) {
   using T = ReplicaSetSpec;
-  return std::tuple{KSCHED_F(replicas), KSCHED_F(selector)};
+  return field_list(KSCHED_F(replicas), KSCHED_F(selector));
 }
 
 struct StatefulSetSpec {
@@ -31,7 +31,7 @@ struct StatefulSetSpec {
 };
 constexpr auto describe(type_tag<StatefulSetSpec>) {
   using T = StatefulSetSpec;
-  return std::tuple{KSCHED_F(replicas), KSCHED_F(selector), KSCHED_F(serviceName)};
+  return field_list(KSCHED_F(replicas), KSCHED_F(selector), KSCHED_F(serviceName));
 }
 
 struct DeploymentSpec {
@@ -42,7 +42,7 @@ struct DeploymentSpec {
 };
 constexpr auto describe(type_tag<DeploymentSpec>) {
   using T = DeploymentSpec;
-  return std::tuple{KSCHED_F(replicas), KSCHED_F(selector)};
+  return field_list(KSCHED_F(replicas), KSCHED_F(selector));
 }
 
 struct DaemonSetSpec {
@@ -52,7 +52,7 @@ struct DaemonSetSpec {
 };
 constexpr auto describe(type_tag<DaemonSetSpec>) {
   using T = DaemonSetSpec;
-  return std::tuple{KSCHED_F(selector)};
+  return field_list(KSCHED_F(selector));
 }
 
 #define KSCHED_APPS_KIND(Kind)                                                                       \
@@ -67,8 +67,8 @@ constexpr auto describe(type_tag<DaemonSetSpec>) {
   };                                                                                                 \
   constexpr auto describe(type_tag<Kind>) {                                                          \
     using T = Kind;                                                                                  \
-    return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec),      \
-                      KSCHED_F(status)};                                                             \
+    return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec),      \
+                      KSCHED_F(status));                                                             \
   }
 
 KSCHED_APPS_KIND(ReplicaSet)

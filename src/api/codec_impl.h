@@ -60,15 +60,15 @@ concept FlatMapLike = requires { typename T::value_type::second_type; } &&
 
 template <class T>
 constexpr std::size_t field_count() {
-  return std::tuple_size_v<decltype(describe(type_tag<T>{}))>;
+  return decltype(describe(type_tag<T>{}))::size;
 }
 
 template <class T>
 struct Names {
   static constexpr auto desc = describe(type_tag<T>{});
-  static constexpr std::size_t N = std::tuple_size_v<decltype(desc)>;
+  static constexpr std::size_t N = decltype(desc)::size;
   static constexpr std::array<std::string_view, N> names = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<std::string_view, N>{std::get<I>(desc).name...};
+    return std::array<std::string_view, N>{field_at<I>(desc).name...};
   }(std::make_index_sequence<N>{});
   static_assert(N <= 32, "Presence holds 32 bits");
 };
@@ -299,7 +299,7 @@ bool decode_field(od::value& v, M& m, Presence& p, unsigned idx, Ctx& ctx) {
 template <class T, std::size_t... I>
 bool decode_member(std::size_t idx, od::value& v, T& out, Ctx& ctx, std::index_sequence<I...>) {
   bool ok = true;
-  (void)((idx == I ? (ok = decode_field<T>(v, out.*(std::get<I>(Names<T>::desc).member), out.present,
+  (void)((idx == I ? (ok = decode_field<T>(v, out.*(field_at<I>(Names<T>::desc).member), out.present,
                                         static_cast<unsigned>(I), ctx),
                       true)
                    : false) ||
@@ -328,7 +328,7 @@ void reset_absent(T& out, std::index_sequence<I...>) {
   (
       [&] {
         if (!out.present.has(I)) {
-          auto& m = out.*(std::get<I>(Names<T>::desc).member);
+          auto& m = out.*(field_at<I>(Names<T>::desc).member);
           if (!is_empty_value(m)) m = std::remove_reference_t<decltype(m)>{};
         }
       }(),
@@ -592,7 +592,7 @@ bool is_empty_value(const T& v);
 template <class T, std::size_t... I>
 bool described_is_empty(const T& v, std::index_sequence<I...>) {
   return v.present.bits == 0 && v.present.nulls == 0 && v.extra.empty() &&
-         (is_empty_value(v.*(std::get<I>(Names<T>::desc).member)) && ...);
+         (is_empty_value(v.*(field_at<I>(Names<T>::desc).member)) && ...);
 }
 
 template <class T>
@@ -629,7 +629,7 @@ template <class T, std::size_t... I>
 void encode_members(std::string& out, const T& v, bool& first, std::index_sequence<I...>) {
   (
       [&] {
-        const auto& f = std::get<I>(Names<T>::desc);
+        const auto& f = field_at<I>(Names<T>::desc);
         const auto& m = v.*(f.member);
         if (!v.present.has(I) && is_empty_value(m)) return;
         if (!first) out += ',';

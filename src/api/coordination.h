@@ -21,13 +21,13 @@ struct LeaseSpec {
 };
 constexpr auto describe(type_tag<LeaseSpec>) {
   using T = LeaseSpec;
-  return std::tuple{field("holderIdentity", &T::holderIdentity),
+  return field_list(field("holderIdentity", &T::holderIdentity),
                     field("leaseDurationSeconds", &T::leaseDurationSeconds),
                     field("acquireTime", &T::acquireTime),
                     field("renewTime", &T::renewTime),
                     field("leaseTransitions", &T::leaseTransitions),
                     field("strategy", &T::strategy),
-                    field("preferredHolder", &T::preferredHolder)};
+                    field("preferredHolder", &T::preferredHolder));
 }
 
 struct Lease {
@@ -40,8 +40,8 @@ struct Lease {
 };
 constexpr auto describe(type_tag<Lease>) {
   using T = Lease;
-  return std::tuple{field("apiVersion", &T::apiVersion), field("kind", &T::kind), field("metadata", &T::metadata),
-                    field("spec", &T::spec)};
+  return field_list(field("apiVersion", &T::apiVersion), field("kind", &T::kind), field("metadata", &T::metadata),
+                    field("spec", &T::spec));
 }
 
 }  // namespace ksched::api

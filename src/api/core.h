@@ -27,8 +27,8 @@ struct ObjectReference {
 };
 constexpr auto describe(type_tag<ObjectReference>) {
   using T = ObjectReference;
-  return std::tuple{KSCHED_F(kind), field("namespace", &T::namespace_), KSCHED_F(name), KSCHED_F(uid),
-                    KSCHED_F(apiVersion), KSCHED_F(resourceVersion), KSCHED_F(fieldPath)};
+  return field_list(KSCHED_F(kind), field("namespace", &T::namespace_), KSCHED_F(name), KSCHED_F(uid),
+                    KSCHED_F(apiVersion), KSCHED_F(resourceVersion), KSCHED_F(fieldPath));
 }
 
 // ---------------------------------------------------------------- node selection
@@ -41,7 +41,7 @@ struct NodeSelectorRequirement {
 };
 constexpr auto describe(type_tag<NodeSelectorRequirement>) {
   using T = NodeSelectorRequirement;
-  return std::tuple{KSCHED_F(key), field("operator", &T::operator_), KSCHED_F(values)};
+  return field_list(KSCHED_F(key), field("operator", &T::operator_), KSCHED_F(values));
 }
 
 struct NodeSelectorTerm {
@@ -52,7 +52,7 @@ struct NodeSelectorTerm {
 };
 constexpr auto describe(type_tag<NodeSelectorTerm>) {
   using T = NodeSelectorTerm;
-  return std::tuple{KSCHED_F(matchExpressions), KSCHED_F(matchFields)};
+  return field_list(KSCHED_F(matchExpressions), KSCHED_F(matchFields));
 }
 
 struct NodeSelector {
@@ -62,7 +62,7 @@ struct NodeSelector {
 };
 constexpr auto describe(type_tag<NodeSelector>) {
   using T = NodeSelector;
-  return std::tuple{KSCHED_F(nodeSelectorTerms)};
+  return field_list(KSCHED_F(nodeSelectorTerms));
 }
 
 struct PreferredSchedulingTerm {
@@ -73,7 +73,7 @@ struct PreferredSchedulingTerm {
 };
 constexpr auto describe(type_tag<PreferredSchedulingTerm>) {
   using T = PreferredSchedulingTerm;
-  return std::tuple{KSCHED_F(weight), KSCHED_F(preference)};
+  return field_list(KSCHED_F(weight), KSCHED_F(preference));
 }
 
 struct NodeAffinity {
@@ -84,8 +84,8 @@ struct NodeAffinity {
 };
 constexpr auto describe(type_tag<NodeAffinity>) {
   using T = NodeAffinity;
-  return std::tuple{KSCHED_F(requiredDuringSchedulingIgnoredDuringExecution),
-                    KSCHED_F(preferredDuringSchedulingIgnoredDuringExecution)};
+  return field_list(KSCHED_F(requiredDuringSchedulingIgnoredDuringExecution),
+                    KSCHED_F(preferredDuringSchedulingIgnoredDuringExecution));
 }
 
 struct PodAffinityTerm {
@@ -100,8 +100,8 @@ struct PodAffinityTerm {
 };
 constexpr auto describe(type_tag<PodAffinityTerm>) {
   using T = PodAffinityTerm;
-  return std::tuple{KSCHED_F(labelSelector), KSCHED_F(namespaces), KSCHED_F(topologyKey),
-                    KSCHED_F(namespaceSelector), KSCHED_F(matchLabelKeys), KSCHED_F(mismatchLabelKeys)};
+  return field_list(KSCHED_F(labelSelector), KSCHED_F(namespaces), KSCHED_F(topologyKey),
+                    KSCHED_F(namespaceSelector), KSCHED_F(matchLabelKeys), KSCHED_F(mismatchLabelKeys));
 }
 
 struct WeightedPodAffinityTerm {
@@ -112,7 +112,7 @@ struct WeightedPodAffinityTerm {
 };
 constexpr auto describe(type_tag<WeightedPodAffinityTerm>) {
   using T = WeightedPodAffinityTerm;
-  return std::tuple{KSCHED_F(weight), KSCHED_F(podAffinityTerm)};
+  return field_list(KSCHED_F(weight), KSCHED_F(podAffinityTerm));
 }
 
 struct PodAffinity {  // also used for podAntiAffinity
@@ -123,8 +123,8 @@ struct PodAffinity {  // also used for podAntiAffinity
 };
 constexpr auto describe(type_tag<PodAffinity>) {
   using T = PodAffinity;
-  return std::tuple{KSCHED_F(requiredDuringSchedulingIgnoredDuringExecution),
-                    KSCHED_F(preferredDuringSchedulingIgnoredDuringExecution)};
+  return field_list(KSCHED_F(requiredDuringSchedulingIgnoredDuringExecution),
+                    KSCHED_F(preferredDuringSchedulingIgnoredDuringExecution));
 }
 
 struct Affinity {
@@ -136,7 +136,7 @@ struct Affinity {
 };
 constexpr auto describe(type_tag<Affinity>) {
   using T = Affinity;
-  return std::tuple{KSCHED_F(nodeAffinity), KSCHED_F(podAffinity), KSCHED_F(podAntiAffinity)};
+  return field_list(KSCHED_F(nodeAffinity), KSCHED_F(podAffinity), KSCHED_F(podAntiAffinity));
 }
 
 struct Toleration {
@@ -150,8 +150,8 @@ struct Toleration {
 };
 constexpr auto describe(type_tag<Toleration>) {
   using T = Toleration;
-  return std::tuple{KSCHED_F(key), field("operator", &T::operator_), KSCHED_F(value), KSCHED_F(effect),
-                    KSCHED_F(tolerationSeconds)};
+  return field_list(KSCHED_F(key), field("operator", &T::operator_), KSCHED_F(value), KSCHED_F(effect),
+                    KSCHED_F(tolerationSeconds));
 }
 
 struct TopologySpreadConstraint {
@@ -168,9 +168,9 @@ struct TopologySpreadConstraint {
 };
 constexpr auto describe(type_tag<TopologySpreadConstraint>) {
   using T = TopologySpreadConstraint;
-  return std::tuple{KSCHED_F(maxSkew),          KSCHED_F(topologyKey),        KSCHED_F(whenUnsatisfiable),
+  return field_list(KSCHED_F(maxSkew),          KSCHED_F(topologyKey),        KSCHED_F(whenUnsatisfiable),
                     KSCHED_F(labelSelector),    KSCHED_F(minDomains),         KSCHED_F(nodeAffinityPolicy),
-                    KSCHED_F(nodeTaintsPolicy), KSCHED_F(matchLabelKeys)};
+                    KSCHED_F(nodeTaintsPolicy), KSCHED_F(matchLabelKeys));
 }
 
 // ---------------------------------------------------------------- containers
@@ -185,8 +185,8 @@ struct ContainerPort {
 };
 constexpr auto describe(type_tag<ContainerPort>) {
   using T = ContainerPort;
-  return std::tuple{KSCHED_F(name), KSCHED_F(hostPort), KSCHED_F(containerPort), KSCHED_F(protocol),
-                    KSCHED_F(hostIP)};
+  return field_list(KSCHED_F(name), KSCHED_F(hostPort), KSCHED_F(containerPort), KSCHED_F(protocol),
+                    KSCHED_F(hostIP));
 }
 
 struct ResourceRequirements {
@@ -197,7 +197,7 @@ struct ResourceRequirements {
 };
 constexpr auto describe(type_tag<ResourceRequirements>) {
   using T = ResourceRequirements;
-  return std::tuple{KSCHED_F(limits), KSCHED_F(requests)};
+  return field_list(KSCHED_F(limits), KSCHED_F(requests));
 }
 
 // Modelled, not left in Container's unmodelled members: the service-account token mount is named
@@ -212,7 +212,7 @@ struct VolumeMount {
 };
 constexpr auto describe(type_tag<VolumeMount>) {
   using T = VolumeMount;
-  return std::tuple{KSCHED_F(name), KSCHED_F(readOnly), KSCHED_F(mountPath)};
+  return field_list(KSCHED_F(name), KSCHED_F(readOnly), KSCHED_F(mountPath));
 }
 struct Container {
   ThinString name;   // Thin: the same few values in every replica (see compact_string.h)
@@ -229,9 +229,9 @@ struct Container {
 };
 constexpr auto describe(type_tag<Container>) {
   using T = Container;
-  return std::tuple{KSCHED_F(name),      KSCHED_F(image),         KSCHED_F(command),
+  return field_list(KSCHED_F(name),      KSCHED_F(image),         KSCHED_F(command),
                     KSCHED_F(args),      KSCHED_F(ports),         KSCHED_F(resources),
-                    KSCHED_F(restartPolicy), KSCHED_F(volumeMounts), KSCHED_F(imagePullPolicy)};
+                    KSCHED_F(restartPolicy), KSCHED_F(volumeMounts), KSCHED_F(imagePullPolicy));
 }
 
 // Pod templates repeat across replicas: intern their unmodelled members (env, probes, ... ; see
@@ -248,7 +248,7 @@ struct PersistentVolumeClaimVolumeSource {
 };
 constexpr auto describe(type_tag<PersistentVolumeClaimVolumeSource>) {
   using T = PersistentVolumeClaimVolumeSource;
-  return std::tuple{KSCHED_F(claimName), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(claimName), KSCHED_F(readOnly));
 }
 
 struct GCEPersistentDiskVolumeSource {
@@ -261,7 +261,7 @@ struct GCEPersistentDiskVolumeSource {
 };
 constexpr auto describe(type_tag<GCEPersistentDiskVolumeSource>) {
   using T = GCEPersistentDiskVolumeSource;
-  return std::tuple{KSCHED_F(pdName), KSCHED_F(fsType), KSCHED_F(partition), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(pdName), KSCHED_F(fsType), KSCHED_F(partition), KSCHED_F(readOnly));
 }
 
 struct AWSElasticBlockStoreVolumeSource {
@@ -274,7 +274,7 @@ struct AWSElasticBlockStoreVolumeSource {
 };
 constexpr auto describe(type_tag<AWSElasticBlockStoreVolumeSource>) {
   using T = AWSElasticBlockStoreVolumeSource;
-  return std::tuple{KSCHED_F(volumeID), KSCHED_F(fsType), KSCHED_F(partition), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(volumeID), KSCHED_F(fsType), KSCHED_F(partition), KSCHED_F(readOnly));
 }
 
 struct ISCSIVolumeSource {
@@ -287,7 +287,7 @@ struct ISCSIVolumeSource {
 };
 constexpr auto describe(type_tag<ISCSIVolumeSource>) {
   using T = ISCSIVolumeSource;
-  return std::tuple{KSCHED_F(targetPortal), KSCHED_F(iqn), KSCHED_F(lun), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(targetPortal), KSCHED_F(iqn), KSCHED_F(lun), KSCHED_F(readOnly));
 }
 
 struct RBDVolumeSource {
@@ -300,7 +300,7 @@ struct RBDVolumeSource {
 };
 constexpr auto describe(type_tag<RBDVolumeSource>) {
   using T = RBDVolumeSource;
-  return std::tuple{KSCHED_F(monitors), KSCHED_F(image), KSCHED_F(pool), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(monitors), KSCHED_F(image), KSCHED_F(pool), KSCHED_F(readOnly));
 }
 
 struct CSIVolumeSource {  // inline (ephemeral) CSI volume
@@ -311,7 +311,7 @@ struct CSIVolumeSource {  // inline (ephemeral) CSI volume
 };
 constexpr auto describe(type_tag<CSIVolumeSource>) {
   using T = CSIVolumeSource;
-  return std::tuple{KSCHED_F(driver), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(driver), KSCHED_F(readOnly));
 }
 
 struct EphemeralVolumeSource {
@@ -321,7 +321,7 @@ struct EphemeralVolumeSource {
 };
 constexpr auto describe(type_tag<EphemeralVolumeSource>) {
   using T = EphemeralVolumeSource;
-  return std::tuple{KSCHED_F(volumeClaimTemplate)};
+  return field_list(KSCHED_F(volumeClaimTemplate));
 }
 
 struct Volume {
@@ -338,9 +338,9 @@ struct Volume {
 };
 constexpr auto describe(type_tag<Volume>) {
   using T = Volume;
-  return std::tuple{KSCHED_F(name), KSCHED_F(persistentVolumeClaim), KSCHED_F(gcePersistentDisk),
+  return field_list(KSCHED_F(name), KSCHED_F(persistentVolumeClaim), KSCHED_F(gcePersistentDisk),
                     KSCHED_F(awsElasticBlockStore), KSCHED_F(iscsi), KSCHED_F(rbd), KSCHED_F(csi),
-                    KSCHED_F(ephemeral)};
+                    KSCHED_F(ephemeral));
 }
 
 // ---------------------------------------------------------------- pod
@@ -351,7 +351,7 @@ struct PodSchedulingGate {
 };
 constexpr auto describe(type_tag<PodSchedulingGate>) {
   using T = PodSchedulingGate;
-  return std::tuple{KSCHED_F(name)};
+  return field_list(KSCHED_F(name));
 }
 
 // A ResourceClaim the pod uses (resource.k8s.io): exactly one of the claim's name or the template
@@ -365,7 +365,7 @@ struct PodResourceClaim {
 };
 constexpr auto describe(type_tag<PodResourceClaim>) {
   using T = PodResourceClaim;
-  return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName)};
+  return field_list(KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName));
 }
 
 // spec.workloadRef (v1.35, GenericWorkload): the Workload and pod group the pod belongs to; the
@@ -379,7 +379,7 @@ struct WorkloadReference {
 };
 constexpr auto describe(type_tag<WorkloadReference>) {
   using T = WorkloadReference;
-  return std::tuple{KSCHED_F(name), KSCHED_F(podGroup), KSCHED_F(podGroupReplicaKey)};
+  return field_list(KSCHED_F(name), KSCHED_F(podGroup), KSCHED_F(podGroupReplicaKey));
 }
 
 // spec.schedulingGroup (v1.36+, KEP-5832, GenericWorkload): the PodGroup object (scheduling.k8s.io
@@ -392,7 +392,7 @@ struct PodSchedulingGroup {
 };
 constexpr auto describe(type_tag<PodSchedulingGroup>) {
   using T = PodSchedulingGroup;
-  return std::tuple{KSCHED_F(podGroupName)};
+  return field_list(KSCHED_F(podGroupName));
 }
 
 struct PodSpec {
@@ -428,7 +428,7 @@ struct PodSpec {
 };
 constexpr auto describe(type_tag<PodSpec>) {
   using T = PodSpec;
-  return std::tuple{KSCHED_F(volumes),
+  return field_list(KSCHED_F(volumes),
                     KSCHED_F(initContainers),
                     KSCHED_F(containers),
                     KSCHED_F(restartPolicy),
@@ -451,7 +451,7 @@ constexpr auto describe(type_tag<PodSpec>) {
                     KSCHED_F(workloadRef),
                     KSCHED_F(schedulingGroup),
                     KSCHED_F(resourceClaims),
-                    KSCHED_F(resources)};
+                    KSCHED_F(resources));
 }
 
 template <>
@@ -473,8 +473,8 @@ struct PodCondition {
 };
 constexpr auto describe(type_tag<PodCondition>) {
   using T = PodCondition;
-  return std::tuple{KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastProbeTime), KSCHED_F(lastTransitionTime),
-                    KSCHED_F(reason), KSCHED_F(message)};
+  return field_list(KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastProbeTime), KSCHED_F(lastTransitionTime),
+                    KSCHED_F(reason), KSCHED_F(message));
 }
 
 // ---- container statuses (written by the kubelet; modelled so that a cached pod holds its
@@ -487,7 +487,7 @@ struct ContainerStateWaiting {
 };
 constexpr auto describe(type_tag<ContainerStateWaiting>) {
   using T = ContainerStateWaiting;
-  return std::tuple{KSCHED_F(reason), KSCHED_F(message)};
+  return field_list(KSCHED_F(reason), KSCHED_F(message));
 }
 
 struct ContainerStateRunning {
@@ -497,7 +497,7 @@ struct ContainerStateRunning {
 };
 constexpr auto describe(type_tag<ContainerStateRunning>) {
   using T = ContainerStateRunning;
-  return std::tuple{KSCHED_F(startedAt)};
+  return field_list(KSCHED_F(startedAt));
 }
 
 struct ContainerStateTerminated {
@@ -513,8 +513,8 @@ struct ContainerStateTerminated {
 };
 constexpr auto describe(type_tag<ContainerStateTerminated>) {
   using T = ContainerStateTerminated;
-  return std::tuple{KSCHED_F(exitCode),  KSCHED_F(signal),     KSCHED_F(reason),     KSCHED_F(message),
-                    KSCHED_F(startedAt), KSCHED_F(finishedAt), KSCHED_F(containerID)};
+  return field_list(KSCHED_F(exitCode),  KSCHED_F(signal),     KSCHED_F(reason),     KSCHED_F(message),
+                    KSCHED_F(startedAt), KSCHED_F(finishedAt), KSCHED_F(containerID));
 }
 
 // At most one member is set; all absent (`{}`) is a lastState that never was.
@@ -527,7 +527,7 @@ struct ContainerState {
 };
 constexpr auto describe(type_tag<ContainerState>) {
   using T = ContainerState;
-  return std::tuple{KSCHED_F(waiting), KSCHED_F(running), KSCHED_F(terminated)};
+  return field_list(KSCHED_F(waiting), KSCHED_F(running), KSCHED_F(terminated));
 }
 
 struct VolumeMountStatus {
@@ -540,7 +540,7 @@ struct VolumeMountStatus {
 };
 constexpr auto describe(type_tag<VolumeMountStatus>) {
   using T = VolumeMountStatus;
-  return std::tuple{KSCHED_F(name), KSCHED_F(mountPath), KSCHED_F(readOnly), KSCHED_F(recursiveReadOnly)};
+  return field_list(KSCHED_F(name), KSCHED_F(mountPath), KSCHED_F(readOnly), KSCHED_F(recursiveReadOnly));
 }
 
 struct ContainerStatus {
@@ -559,9 +559,9 @@ struct ContainerStatus {
 };
 constexpr auto describe(type_tag<ContainerStatus>) {
   using T = ContainerStatus;
-  return std::tuple{KSCHED_F(name),         KSCHED_F(state),   KSCHED_F(lastState),  KSCHED_F(ready),
+  return field_list(KSCHED_F(name),         KSCHED_F(state),   KSCHED_F(lastState),  KSCHED_F(ready),
                     KSCHED_F(restartCount), KSCHED_F(image),   KSCHED_F(imageID),    KSCHED_F(containerID),
-                    KSCHED_F(started),      KSCHED_F(volumeMounts)};
+                    KSCHED_F(started),      KSCHED_F(volumeMounts));
 }
 
 // Which ResourceClaim the ResourceClaim controller made for a pod's claim from a template
@@ -574,7 +574,7 @@ struct PodResourceClaimStatus {
 };
 constexpr auto describe(type_tag<PodResourceClaimStatus>) {
   using T = PodResourceClaimStatus;
-  return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName)};
+  return field_list(KSCHED_F(name), KSCHED_F(resourceClaimName));
 }
 
 // DRAExtendedResource: which request of the ResourceClaim the scheduler made for a pod's extended
@@ -588,7 +588,7 @@ struct ContainerExtendedResourceRequest {
 };
 constexpr auto describe(type_tag<ContainerExtendedResourceRequest>) {
   using T = ContainerExtendedResourceRequest;
-  return std::tuple{KSCHED_F(containerName), KSCHED_F(resourceName), KSCHED_F(requestName)};
+  return field_list(KSCHED_F(containerName), KSCHED_F(resourceName), KSCHED_F(requestName));
 }
 
 struct PodExtendedResourceClaimStatus {
@@ -599,7 +599,7 @@ struct PodExtendedResourceClaimStatus {
 };
 constexpr auto describe(type_tag<PodExtendedResourceClaimStatus>) {
   using T = PodExtendedResourceClaimStatus;
-  return std::tuple{KSCHED_F(requestMappings), KSCHED_F(resourceClaimName)};
+  return field_list(KSCHED_F(requestMappings), KSCHED_F(resourceClaimName));
 }
 
 struct PodStatus {
@@ -622,10 +622,10 @@ struct PodStatus {
 };
 constexpr auto describe(type_tag<PodStatus>) {
   using T = PodStatus;
-  return std::tuple{KSCHED_F(phase),  KSCHED_F(conditions), KSCHED_F(message),   KSCHED_F(reason),
+  return field_list(KSCHED_F(phase),  KSCHED_F(conditions), KSCHED_F(message),   KSCHED_F(reason),
                     KSCHED_F(nominatedNodeName), KSCHED_F(hostIP), KSCHED_F(podIP), KSCHED_F(startTime),
                     KSCHED_F(initContainerStatuses), KSCHED_F(containerStatuses), KSCHED_F(qosClass),
-                    KSCHED_F(resourceClaimStatuses), KSCHED_F(extendedResourceClaimStatus)};
+                    KSCHED_F(resourceClaimStatuses), KSCHED_F(extendedResourceClaimStatus));
 }
 
 struct Pod {
@@ -639,7 +639,7 @@ struct Pod {
 };
 constexpr auto describe(type_tag<Pod>) {
   using T = Pod;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 // ---------------------------------------------------------------- node
@@ -653,7 +653,7 @@ struct Taint {
 };
 constexpr auto describe(type_tag<Taint>) {
   using T = Taint;
-  return std::tuple{KSCHED_F(key), KSCHED_F(value), KSCHED_F(effect), KSCHED_F(timeAdded)};
+  return field_list(KSCHED_F(key), KSCHED_F(value), KSCHED_F(effect), KSCHED_F(timeAdded));
 }
 
 struct NodeSpec {
@@ -666,7 +666,7 @@ struct NodeSpec {
 };
 constexpr auto describe(type_tag<NodeSpec>) {
   using T = NodeSpec;
-  return std::tuple{KSCHED_F(podCIDR), KSCHED_F(providerID), KSCHED_F(unschedulable), KSCHED_F(taints)};
+  return field_list(KSCHED_F(podCIDR), KSCHED_F(providerID), KSCHED_F(unschedulable), KSCHED_F(taints));
 }
 
 struct NodeCondition {
@@ -681,8 +681,8 @@ struct NodeCondition {
 };
 constexpr auto describe(type_tag<NodeCondition>) {
   using T = NodeCondition;
-  return std::tuple{KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastHeartbeatTime), KSCHED_F(lastTransitionTime),
-                    KSCHED_F(reason), KSCHED_F(message)};
+  return field_list(KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastHeartbeatTime), KSCHED_F(lastTransitionTime),
+                    KSCHED_F(reason), KSCHED_F(message));
 }
 
 struct NodeAddress {
@@ -693,7 +693,7 @@ struct NodeAddress {
 };
 constexpr auto describe(type_tag<NodeAddress>) {
   using T = NodeAddress;
-  return std::tuple{KSCHED_F(type), KSCHED_F(address)};
+  return field_list(KSCHED_F(type), KSCHED_F(address));
 }
 
 struct ContainerImage {
@@ -704,7 +704,7 @@ struct ContainerImage {
 };
 constexpr auto describe(type_tag<ContainerImage>) {
   using T = ContainerImage;
-  return std::tuple{KSCHED_F(names), KSCHED_F(sizeBytes)};
+  return field_list(KSCHED_F(names), KSCHED_F(sizeBytes));
 }
 
 struct NodeStatus {
@@ -722,8 +722,8 @@ struct NodeStatus {
 };
 constexpr auto describe(type_tag<NodeStatus>) {
   using T = NodeStatus;
-  return std::tuple{KSCHED_F(capacity),   KSCHED_F(allocatable), KSCHED_F(phase),           KSCHED_F(conditions),
-                    KSCHED_F(addresses),  KSCHED_F(images),      KSCHED_F(declaredFeatures)};
+  return field_list(KSCHED_F(capacity),   KSCHED_F(allocatable), KSCHED_F(phase),           KSCHED_F(conditions),
+                    KSCHED_F(addresses),  KSCHED_F(images),      KSCHED_F(declaredFeatures));
 }
 
 struct Node {
@@ -737,7 +737,7 @@ struct Node {
 };
 constexpr auto describe(type_tag<Node>) {
   using T = Node;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 // ---------------------------------------------------------------- namespace, service, RC
@@ -748,7 +748,7 @@ struct NamespaceStatus {
 };
 constexpr auto describe(type_tag<NamespaceStatus>) {
   using T = NamespaceStatus;
-  return std::tuple{KSCHED_F(phase)};
+  return field_list(KSCHED_F(phase));
 }
 
 struct Namespace {
@@ -762,7 +762,7 @@ struct Namespace {
 };
 constexpr auto describe(type_tag<Namespace>) {
   using T = Namespace;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 struct ServiceSpec {
@@ -774,7 +774,7 @@ struct ServiceSpec {
 };
 constexpr auto describe(type_tag<ServiceSpec>) {
   using T = ServiceSpec;
-  return std::tuple{KSCHED_F(selector), KSCHED_F(type), KSCHED_F(clusterIP)};
+  return field_list(KSCHED_F(selector), KSCHED_F(type), KSCHED_F(clusterIP));
 }
 
 struct Service {
@@ -788,7 +788,7 @@ struct Service {
 };
 constexpr auto describe(type_tag<Service>) {
   using T = Service;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 struct ReplicationControllerSpec {
@@ -799,7 +799,7 @@ struct ReplicationControllerSpec {
 };
 constexpr auto describe(type_tag<ReplicationControllerSpec>) {
   using T = ReplicationControllerSpec;
-  return std::tuple{KSCHED_F(replicas), KSCHED_F(selector)};
+  return field_list(KSCHED_F(replicas), KSCHED_F(selector));
 }
 
 struct ReplicationController {
@@ -813,7 +813,7 @@ struct ReplicationController {
 };
 constexpr auto describe(type_tag<ReplicationController>) {
   using T = ReplicationController;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 // ---------------------------------------------------------------- binding, events (core/v1)
@@ -827,7 +827,7 @@ struct Binding {
 };
 constexpr auto describe(type_tag<Binding>) {
   using T = Binding;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(target)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(target));
 }
 
 struct EventSource {
@@ -838,7 +838,7 @@ struct EventSource {
 };
 constexpr auto describe(type_tag<EventSource>) {
   using T = EventSource;
-  return std::tuple{KSCHED_F(component), KSCHED_F(host)};
+  return field_list(KSCHED_F(component), KSCHED_F(host));
 }
 
 struct EventSeries {
@@ -849,7 +849,7 @@ struct EventSeries {
 };
 constexpr auto describe(type_tag<EventSeries>) {
   using T = EventSeries;
-  return std::tuple{KSCHED_F(count), KSCHED_F(lastObservedTime)};
+  return field_list(KSCHED_F(count), KSCHED_F(lastObservedTime));
 }
 
 struct Event {  // core/v1 Event
@@ -875,12 +875,12 @@ struct Event {  // core/v1 Event
 };
 constexpr auto describe(type_tag<Event>) {
   using T = Event;
-  return std::tuple{KSCHED_F(apiVersion),     KSCHED_F(kind),           KSCHED_F(metadata),
+  return field_list(KSCHED_F(apiVersion),     KSCHED_F(kind),           KSCHED_F(metadata),
                     KSCHED_F(involvedObject), KSCHED_F(reason),         KSCHED_F(message),
                     KSCHED_F(source),         KSCHED_F(firstTimestamp), KSCHED_F(lastTimestamp),
                     KSCHED_F(count),          KSCHED_F(type),           KSCHED_F(eventTime),
                     KSCHED_F(series),         KSCHED_F(action),         KSCHED_F(related),
-                    KSCHED_F(reportingComponent), KSCHED_F(reportingInstance)};
+                    KSCHED_F(reportingComponent), KSCHED_F(reportingInstance));
 }
 
 #undef KSCHED_F

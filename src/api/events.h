@@ -37,7 +37,7 @@ struct Event {
 };
 constexpr auto describe(type_tag<Event>) {
   using T = Event;
-  return std::tuple{KSCHED_F(apiVersion),
+  return field_list(KSCHED_F(apiVersion),
                     KSCHED_F(kind),
                     KSCHED_F(metadata),
                     KSCHED_F(eventTime),
@@ -53,7 +53,7 @@ constexpr auto describe(type_tag<Event>) {
                     KSCHED_F(deprecatedSource),
                     KSCHED_F(deprecatedFirstTimestamp),
                     KSCHED_F(deprecatedLastTimestamp),
-                    KSCHED_F(deprecatedCount)};
+                    KSCHED_F(deprecatedCount));
 }
 
 #undef KSCHED_F

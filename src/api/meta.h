@@ -23,9 +23,9 @@ struct OwnerReference {
 };
 constexpr auto describe(type_tag<OwnerReference>) {
   using T = OwnerReference;
-  return std::tuple{field("apiVersion", &T::apiVersion), field("kind", &T::kind), field("name", &T::name),
+  return field_list(field("apiVersion", &T::apiVersion), field("kind", &T::kind), field("name", &T::name),
                     field("uid", &T::uid), field("controller", &T::controller),
-                    field("blockOwnerDeletion", &T::blockOwnerDeletion)};
+                    field("blockOwnerDeletion", &T::blockOwnerDeletion));
 }
 
 struct ObjectMeta {
@@ -48,7 +48,7 @@ struct ObjectMeta {
 };
 constexpr auto describe(type_tag<ObjectMeta>) {
   using T = ObjectMeta;
-  return std::tuple{field("name", &T::name),
+  return field_list(field("name", &T::name),
                     field("generateName", &T::generateName),
                     field("namespace", &T::namespace_),
                     field("uid", &T::uid),
@@ -61,7 +61,7 @@ constexpr auto describe(type_tag<ObjectMeta>) {
                     field("annotations", &T::annotations),
                     field("ownerReferences", &T::ownerReferences),
                     field("finalizers", &T::finalizers),
-                    field("managedFields", &T::managedFields)};
+                    field("managedFields", &T::managedFields));
 }
 
 struct ListMeta {
@@ -73,8 +73,8 @@ struct ListMeta {
 };
 constexpr auto describe(type_tag<ListMeta>) {
   using T = ListMeta;
-  return std::tuple{field("resourceVersion", &T::resourceVersion), field("continue", &T::continue_),
-                    field("remainingItemCount", &T::remainingItemCount)};
+  return field_list(field("resourceVersion", &T::resourceVersion), field("continue", &T::continue_),
+                    field("remainingItemCount", &T::remainingItemCount));
 }
 
 struct LabelSelectorRequirement {
@@ -86,7 +86,7 @@ struct LabelSelectorRequirement {
 };
 constexpr auto describe(type_tag<LabelSelectorRequirement>) {
   using T = LabelSelectorRequirement;
-  return std::tuple{field("key", &T::key), field("operator", &T::operator_), field("values", &T::values)};
+  return field_list(field("key", &T::key), field("operator", &T::operator_), field("values", &T::values));
 }
 
 // metav1.LabelSelector. An absent selector (std::optional empty) selects nothing; an empty one
@@ -99,7 +99,7 @@ struct LabelSelector {
 };
 constexpr auto describe(type_tag<LabelSelector>) {
   using T = LabelSelector;
-  return std::tuple{field("matchLabels", &T::matchLabels), field("matchExpressions", &T::matchExpressions)};
+  return field_list(field("matchLabels", &T::matchLabels), field("matchExpressions", &T::matchExpressions));
 }
 
 struct StatusCause {
@@ -111,7 +111,7 @@ struct StatusCause {
 };
 constexpr auto describe(type_tag<StatusCause>) {
   using T = StatusCause;
-  return std::tuple{field("reason", &T::reason), field("message", &T::message), field("field", &T::field_)};
+  return field_list(field("reason", &T::reason), field("message", &T::message), field("field", &T::field_));
 }
 
 struct StatusDetails {
@@ -126,9 +126,9 @@ struct StatusDetails {
 };
 constexpr auto describe(type_tag<StatusDetails>) {
   using T = StatusDetails;
-  return std::tuple{field("name", &T::name),   field("group", &T::group),   field("kind", &T::kind),
+  return field_list(field("name", &T::name),   field("group", &T::group),   field("kind", &T::kind),
                     field("uid", &T::uid),     field("causes", &T::causes),
-                    field("retryAfterSeconds", &T::retryAfterSeconds)};
+                    field("retryAfterSeconds", &T::retryAfterSeconds));
 }
 
 // The error (and success) body of every API call: kind Status, apiVersion v1.
@@ -146,10 +146,10 @@ struct Status {
 };
 constexpr auto describe(type_tag<Status>) {
   using T = Status;
-  return std::tuple{field("apiVersion", &T::apiVersion), field("kind", &T::kind),
+  return field_list(field("apiVersion", &T::apiVersion), field("kind", &T::kind),
                     field("metadata", &T::metadata),     field("status", &T::status),
                     field("message", &T::message),       field("reason", &T::reason),
-                    field("details", &T::details),       field("code", &T::code)};
+                    field("details", &T::details),       field("code", &T::code));
 }
 
 // metav1.Condition (used by events and newer APIs; core/v1 has its own PodCondition/NodeCondition).
@@ -165,12 +165,12 @@ struct Condition {
 };
 constexpr auto describe(type_tag<Condition>) {
   using T = Condition;
-  return std::tuple{field("type", &T::type),
+  return field_list(field("type", &T::type),
                     field("status", &T::status),
                     field("observedGeneration", &T::observedGeneration),
                     field("lastTransitionTime", &T::lastTransitionTime),
                     field("reason", &T::reason),
-                    field("message", &T::message)};
+                    field("message", &T::message));
 }
 
 // List<T>: the envelope of every list response (PodList, NodeList, ...).
@@ -186,8 +186,8 @@ struct List {
 template <class T>
 constexpr auto describe(type_tag<List<T>>) {
   using L = List<T>;
-  return std::tuple{field("apiVersion", &L::apiVersion), field("kind", &L::kind), field("metadata", &L::metadata),
-                    field("items", &L::items)};
+  return field_list(field("apiVersion", &L::apiVersion), field("kind", &L::kind), field("metadata", &L::metadata),
+                    field("items", &L::items));
 }
 
 // A watch event as sent on the wire: {"type": "ADDED", "object": {...}}.
@@ -201,7 +201,7 @@ struct WatchEvent {
 template <class T>
 constexpr auto describe(type_tag<WatchEvent<T>>) {
   using W = WatchEvent<T>;
-  return std::tuple{field("type", &W::type), field("object", &W::object)};
+  return field_list(field("type", &W::type), field("object", &W::object));
 }
 
 }  // namespace ksched::api

@@ -18,7 +18,7 @@ struct Overhead {
 };
 constexpr auto describe(type_tag<Overhead>) {
   using T = Overhead;
-  return std::tuple{field("podFixed", &T::podFixed)};
+  return field_list(field("podFixed", &T::podFixed));
 }
 
 // Constraints merged into the pods of this class: where the handler is available.
@@ -30,7 +30,7 @@ struct Scheduling {
 };
 constexpr auto describe(type_tag<Scheduling>) {
   using T = Scheduling;
-  return std::tuple{field("nodeSelector", &T::nodeSelector), field("tolerations", &T::tolerations)};
+  return field_list(field("nodeSelector", &T::nodeSelector), field("tolerations", &T::tolerations));
 }
 
 struct RuntimeClass {
@@ -45,9 +45,9 @@ struct RuntimeClass {
 };
 constexpr auto describe(type_tag<RuntimeClass>) {
   using T = RuntimeClass;
-  return std::tuple{field("apiVersion", &T::apiVersion), field("kind", &T::kind),
+  return field_list(field("apiVersion", &T::apiVersion), field("kind", &T::kind),
                     field("metadata", &T::metadata),     field("handler", &T::handler),
-                    field("overhead", &T::overhead),     field("scheduling", &T::scheduling)};
+                    field("overhead", &T::overhead),     field("scheduling", &T::scheduling));
 }
 
 }  // namespace ksched::api

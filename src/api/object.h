@@ -5,7 +5,7 @@
 //              `"creationTimestamp": null` survive a round trip even though they are "empty").
 //  - StringMap: labels, annotations, nodeSelector: a flat vector sorted by key (small, cache friendly).
 //  - Boxed<T>: an optional stored out of line, for large sub-objects that are usually absent.
-//  - Field descriptors: every struct is described once by `describe(type_tag<T>)`, a tuple of
+//  - Field descriptors: every struct is described once by `describe(type_tag<T>)`, a FieldList of
 //    (json name, member pointer). The codec (codec.h) is generic over these descriptions.
 // Memory: informers cache every object, so the per-struct bookkeeping is kept small (Extra is one
 // pointer, Presence 8 bytes) and rarely present sub-objects are boxed (see README.md).
@@ -499,6 +499,42 @@ struct Field {
 template <class S, class M>
 constexpr Field<S, M> field(std::string_view name, M S::*member) {
   return {name, member};
+}
+
+// A struct's field descriptors in declaration order (what `describe` returns): a minimal tuple.
+// std::tuple's constructor constraints were checked for each of the ~400 descriptions in every
+// translation unit that includes the types, several seconds of compile time per unit; this type
+// has one plain constructor. Read it with field_at<I>, apply_fields and FieldList::size.
+template <std::size_t I, class F>
+struct FieldSlot {
+  F field;
+};
+template <class Seq, class... Fs>
+struct FieldListBase;
+template <std::size_t... Is, class... Fs>
+struct FieldListBase<std::index_sequence<Is...>, Fs...> : FieldSlot<Is, Fs>... {
+  constexpr explicit FieldListBase(Fs... fs) : FieldSlot<Is, Fs>{fs}... {}
+};
+template <class... Fs>
+struct FieldList : FieldListBase<std::index_sequence_for<Fs...>, Fs...> {
+  static constexpr std::size_t size = sizeof...(Fs);
+  constexpr explicit FieldList(Fs... fs) : FieldListBase<std::index_sequence_for<Fs...>, Fs...>(fs...) {}
+};
+template <class... Fs>
+constexpr FieldList<Fs...> field_list(Fs... fs) {
+  return FieldList<Fs...>(fs...);
+}
+// The I-th descriptor.
+template <std::size_t I, class F>
+constexpr const F& field_at(const FieldSlot<I, F>& slot) {
+  return slot.field;
+}
+// fn(descriptor...), as std::apply over a tuple.
+template <class Fn, class... Fs>
+constexpr decltype(auto) apply_fields(Fn&& fn, const FieldList<Fs...>& list) {
+  return [&]<std::size_t... Is>(std::index_sequence<Is...>) -> decltype(auto) {
+    return fn(field_at<Is>(list)...);
+  }(std::index_sequence_for<Fs...>{});
 }
 
 }  // namespace ksched::api

@@ -21,8 +21,8 @@ struct PodDisruptionBudgetSpec {
 };
 constexpr auto describe(type_tag<PodDisruptionBudgetSpec>) {
   using T = PodDisruptionBudgetSpec;
-  return std::tuple{KSCHED_F(minAvailable), KSCHED_F(selector), KSCHED_F(maxUnavailable),
-                    KSCHED_F(unhealthyPodEvictionPolicy)};
+  return field_list(KSCHED_F(minAvailable), KSCHED_F(selector), KSCHED_F(maxUnavailable),
+                    KSCHED_F(unhealthyPodEvictionPolicy));
 }
 
 struct PodDisruptionBudgetStatus {
@@ -38,9 +38,9 @@ struct PodDisruptionBudgetStatus {
 };
 constexpr auto describe(type_tag<PodDisruptionBudgetStatus>) {
   using T = PodDisruptionBudgetStatus;
-  return std::tuple{KSCHED_F(observedGeneration), KSCHED_F(disruptedPods),  KSCHED_F(disruptionsAllowed),
+  return field_list(KSCHED_F(observedGeneration), KSCHED_F(disruptedPods),  KSCHED_F(disruptionsAllowed),
                     KSCHED_F(currentHealthy),     KSCHED_F(desiredHealthy), KSCHED_F(expectedPods),
-                    KSCHED_F(conditions)};
+                    KSCHED_F(conditions));
 }
 
 struct PodDisruptionBudget {
@@ -54,7 +54,7 @@ struct PodDisruptionBudget {
 };
 constexpr auto describe(type_tag<PodDisruptionBudget>) {
   using T = PodDisruptionBudget;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 #undef KSCHED_F

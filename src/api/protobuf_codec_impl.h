@@ -184,7 +184,7 @@ bool compatible(const sch::Field& f) {
 template <class T, std::size_t... I>
 bool member_compatible(std::size_t idx, const sch::Field& f, std::index_sequence<I...>) {
   bool ok = false;
-  (void)((idx == I ? (ok = compatible<std::remove_cvref_t<decltype(std::declval<T&>().*(std::get<I>(Names<T>::desc).member))>>(f),
+  (void)((idx == I ? (ok = compatible<std::remove_cvref_t<decltype(std::declval<T&>().*(field_at<I>(Names<T>::desc).member))>>(f),
                       true)
                    : false) ||
          ...);
@@ -193,7 +193,7 @@ bool member_compatible(std::size_t idx, const sch::Field& f, std::index_sequence
 
 template <class T, std::size_t I>
 constexpr bool member_is_raw() {
-  return is_raw_json<std::remove_cvref_t<decltype(std::declval<T&>().*(std::get<I>(Names<T>::desc).member))>>;
+  return is_raw_json<std::remove_cvref_t<decltype(std::declval<T&>().*(field_at<I>(Names<T>::desc).member))>>;
 }
 template <class T, std::size_t... I>
 bool member_is_raw(std::size_t idx, std::index_sequence<I...>) {
@@ -537,7 +537,7 @@ struct Seen {
 
 template <class T, std::size_t I>
 void member_fn(wire::Reader& r, wire::Tag t, const char* start, T& out, const Slot& s, Ctx& ctx, Seen& seen) {
-  auto& m = out.*(std::get<I>(Names<T>::desc).member);
+  auto& m = out.*(field_at<I>(Names<T>::desc).member);
   using M = std::remove_reference_t<decltype(m)>;
   const bool first = !((seen.wire >> I) & 1u);
   seen.wire |= 1u << I;
@@ -669,7 +669,7 @@ template <class T, std::size_t... I>
 void finish_members(T& out, const Binding<T>& b, Ctx& ctx, const Seen& seen, std::index_sequence<I...>) {
   (
       [&] {
-        auto& m = out.*(std::get<I>(Names<T>::desc).member);
+        auto& m = out.*(field_at<I>(Names<T>::desc).member);
         using M = std::remove_reference_t<decltype(m)>;
         if constexpr (!is_raw_json<M>) {
           const sch::Field* f = b.member_field[I];
@@ -717,7 +717,7 @@ void finish_members(T& out, const Binding<T>& b, Ctx& ctx, const Seen& seen, std
 template <class T, std::size_t I>
 void set_raw_member(T& out, const std::string_view* text) {
   if constexpr (member_is_raw<T, I>()) {
-    auto& m = out.*(std::get<I>(Names<T>::desc).member);
+    auto& m = out.*(field_at<I>(Names<T>::desc).member);
     if constexpr (std::is_same_v<std::remove_cvref_t<decltype(m)>, RawJson>) {
       m.text.assign(text ? *text : std::string_view());
     } else if (text) {
@@ -788,11 +788,11 @@ void set_type_meta(T& out, std::string_view api_version, std::string_view kind) 
   constexpr std::size_t av = member_index<T>("apiVersion");
   constexpr std::size_t k = member_index<T>("kind");
   if constexpr (av < Names<T>::N) {
-    (out.*(std::get<av>(Names<T>::desc).member)) = std::string(api_version);
+    (out.*(field_at<av>(Names<T>::desc).member)) = std::string(api_version);
     out.present.set(av);
   }
   if constexpr (k < Names<T>::N) {
-    (out.*(std::get<k>(Names<T>::desc).member)) = std::string(kind);
+    (out.*(field_at<k>(Names<T>::desc).member)) = std::string(kind);
     out.present.set(k);
   }
 }

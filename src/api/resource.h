@@ -69,7 +69,7 @@ struct Counter {
 };
 constexpr auto describe(type_tag<Counter>) {
   using T = Counter;
-  return std::tuple{KSCHED_F(value)};
+  return field_list(KSCHED_F(value));
 }
 using CounterMap = FlatMap<Counter, true>;
 
@@ -82,7 +82,7 @@ struct CounterSet {
 };
 constexpr auto describe(type_tag<CounterSet>) {
   using T = CounterSet;
-  return std::tuple{KSCHED_F(name), KSCHED_F(counters)};
+  return field_list(KSCHED_F(name), KSCHED_F(counters));
 }
 
 struct ResourcePool {
@@ -94,7 +94,7 @@ struct ResourcePool {
 };
 constexpr auto describe(type_tag<ResourcePool>) {
   using T = ResourcePool;
-  return std::tuple{KSCHED_F(name), KSCHED_F(generation), KSCHED_F(resourceSliceCount)};
+  return field_list(KSCHED_F(name), KSCHED_F(generation), KSCHED_F(resourceSliceCount));
 }
 
 struct DeviceCounterConsumption {
@@ -105,7 +105,7 @@ struct DeviceCounterConsumption {
 };
 constexpr auto describe(type_tag<DeviceCounterConsumption>) {
   using T = DeviceCounterConsumption;
-  return std::tuple{KSCHED_F(counterSet), KSCHED_F(counters)};
+  return field_list(KSCHED_F(counterSet), KSCHED_F(counters));
 }
 
 struct CapacityRequestPolicyRange {
@@ -117,7 +117,7 @@ struct CapacityRequestPolicyRange {
 };
 constexpr auto describe(type_tag<CapacityRequestPolicyRange>) {
   using T = CapacityRequestPolicyRange;
-  return std::tuple{KSCHED_F(min), KSCHED_F(max), KSCHED_F(step)};
+  return field_list(KSCHED_F(min), KSCHED_F(max), KSCHED_F(step));
 }
 
 struct CapacityRequestPolicy {
@@ -129,7 +129,7 @@ struct CapacityRequestPolicy {
 };
 constexpr auto describe(type_tag<CapacityRequestPolicy>) {
   using T = CapacityRequestPolicy;
-  return std::tuple{field("default", &T::default_), KSCHED_F(validValues), KSCHED_F(validRange)};
+  return field_list(field("default", &T::default_), KSCHED_F(validValues), KSCHED_F(validRange));
 }
 
 struct DeviceCapacity {
@@ -140,7 +140,7 @@ struct DeviceCapacity {
 };
 constexpr auto describe(type_tag<DeviceCapacity>) {
   using T = DeviceCapacity;
-  return std::tuple{KSCHED_F(value), KSCHED_F(requestPolicy)};
+  return field_list(KSCHED_F(value), KSCHED_F(requestPolicy));
 }
 
 // Exactly one member is set (validation's rule); strings repeat across devices.
@@ -154,7 +154,7 @@ struct DeviceAttribute {
 };
 constexpr auto describe(type_tag<DeviceAttribute>) {
   using T = DeviceAttribute;
-  return std::tuple{field("int", &T::int_), field("bool", &T::bool_), KSCHED_F(string), KSCHED_F(version)};
+  return field_list(field("int", &T::int_), field("bool", &T::bool_), KSCHED_F(string), KSCHED_F(version));
 }
 
 // Keys are QualifiedNames: "<C identifier>" (the driver's domain implied) or "<domain>/<C identifier>".
@@ -171,7 +171,7 @@ struct DeviceTaint {
 };
 constexpr auto describe(type_tag<DeviceTaint>) {
   using T = DeviceTaint;
-  return std::tuple{KSCHED_F(key), KSCHED_F(value), KSCHED_F(effect), KSCHED_F(timeAdded)};
+  return field_list(KSCHED_F(key), KSCHED_F(value), KSCHED_F(effect), KSCHED_F(timeAdded));
 }
 
 struct Device {
@@ -193,11 +193,11 @@ struct Device {
 };
 constexpr auto describe(type_tag<Device>) {
   using T = Device;
-  return std::tuple{KSCHED_F(name),          KSCHED_F(attributes),        KSCHED_F(capacity),
+  return field_list(KSCHED_F(name),          KSCHED_F(attributes),        KSCHED_F(capacity),
                     KSCHED_F(consumesCounters), KSCHED_F(nodeName),       KSCHED_F(nodeSelector),
                     KSCHED_F(allNodes),      KSCHED_F(taints),            KSCHED_F(bindsToNode),
                     KSCHED_F(bindingConditions), KSCHED_F(bindingFailureConditions),
-                    KSCHED_F(allowMultipleAllocations)};
+                    KSCHED_F(allowMultipleAllocations));
 }
 
 struct ResourceSliceSpec {
@@ -215,9 +215,9 @@ struct ResourceSliceSpec {
 };
 constexpr auto describe(type_tag<ResourceSliceSpec>) {
   using T = ResourceSliceSpec;
-  return std::tuple{KSCHED_F(driver),  KSCHED_F(pool),    KSCHED_F(nodeName),
+  return field_list(KSCHED_F(driver),  KSCHED_F(pool),    KSCHED_F(nodeName),
                     KSCHED_F(nodeSelector), KSCHED_F(allNodes), KSCHED_F(devices),
-                    KSCHED_F(perDeviceNodeSelection), KSCHED_F(sharedCounters)};
+                    KSCHED_F(perDeviceNodeSelection), KSCHED_F(sharedCounters));
 }
 
 struct ResourceSlice {
@@ -230,7 +230,7 @@ struct ResourceSlice {
 };
 constexpr auto describe(type_tag<ResourceSlice>) {
   using T = ResourceSlice;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 // ---------------------------------------------------------------- ResourceClaim spec
@@ -241,7 +241,7 @@ struct CELDeviceSelector {
 };
 constexpr auto describe(type_tag<CELDeviceSelector>) {
   using T = CELDeviceSelector;
-  return std::tuple{KSCHED_F(expression)};
+  return field_list(KSCHED_F(expression));
 }
 
 struct DeviceSelector {
@@ -251,7 +251,7 @@ struct DeviceSelector {
 };
 constexpr auto describe(type_tag<DeviceSelector>) {
   using T = DeviceSelector;
-  return std::tuple{KSCHED_F(cel)};
+  return field_list(KSCHED_F(cel));
 }
 
 struct DeviceToleration {
@@ -265,8 +265,8 @@ struct DeviceToleration {
 };
 constexpr auto describe(type_tag<DeviceToleration>) {
   using T = DeviceToleration;
-  return std::tuple{KSCHED_F(key), field("operator", &T::operator_), KSCHED_F(value), KSCHED_F(effect),
-                    KSCHED_F(tolerationSeconds)};
+  return field_list(KSCHED_F(key), field("operator", &T::operator_), KSCHED_F(value), KSCHED_F(effect),
+                    KSCHED_F(tolerationSeconds));
 }
 
 struct CapacityRequirements {
@@ -276,7 +276,7 @@ struct CapacityRequirements {
 };
 constexpr auto describe(type_tag<CapacityRequirements>) {
   using T = CapacityRequirements;
-  return std::tuple{KSCHED_F(requests)};
+  return field_list(KSCHED_F(requests));
 }
 
 struct ExactDeviceRequest {
@@ -292,8 +292,8 @@ struct ExactDeviceRequest {
 };
 constexpr auto describe(type_tag<ExactDeviceRequest>) {
   using T = ExactDeviceRequest;
-  return std::tuple{KSCHED_F(deviceClassName), KSCHED_F(selectors),   KSCHED_F(allocationMode), KSCHED_F(count),
-                    KSCHED_F(adminAccess),     KSCHED_F(tolerations), KSCHED_F(capacity)};
+  return field_list(KSCHED_F(deviceClassName), KSCHED_F(selectors),   KSCHED_F(allocationMode), KSCHED_F(count),
+                    KSCHED_F(adminAccess),     KSCHED_F(tolerations), KSCHED_F(capacity));
 }
 
 struct DeviceSubRequest {
@@ -309,8 +309,8 @@ struct DeviceSubRequest {
 };
 constexpr auto describe(type_tag<DeviceSubRequest>) {
   using T = DeviceSubRequest;
-  return std::tuple{KSCHED_F(name),  KSCHED_F(deviceClassName), KSCHED_F(selectors), KSCHED_F(allocationMode),
-                    KSCHED_F(count), KSCHED_F(tolerations),     KSCHED_F(capacity)};
+  return field_list(KSCHED_F(name),  KSCHED_F(deviceClassName), KSCHED_F(selectors), KSCHED_F(allocationMode),
+                    KSCHED_F(count), KSCHED_F(tolerations),     KSCHED_F(capacity));
 }
 
 // Exactly one of `exactly` and `firstAvailable`.
@@ -323,7 +323,7 @@ struct DeviceRequest {
 };
 constexpr auto describe(type_tag<DeviceRequest>) {
   using T = DeviceRequest;
-  return std::tuple{KSCHED_F(name), KSCHED_F(exactly), KSCHED_F(firstAvailable)};
+  return field_list(KSCHED_F(name), KSCHED_F(exactly), KSCHED_F(firstAvailable));
 }
 
 struct DeviceConstraint {
@@ -335,7 +335,7 @@ struct DeviceConstraint {
 };
 constexpr auto describe(type_tag<DeviceConstraint>) {
   using T = DeviceConstraint;
-  return std::tuple{KSCHED_F(requests), KSCHED_F(matchAttribute), KSCHED_F(distinctAttribute)};
+  return field_list(KSCHED_F(requests), KSCHED_F(matchAttribute), KSCHED_F(distinctAttribute));
 }
 
 struct OpaqueDeviceConfiguration {
@@ -346,7 +346,7 @@ struct OpaqueDeviceConfiguration {
 };
 constexpr auto describe(type_tag<OpaqueDeviceConfiguration>) {
   using T = OpaqueDeviceConfiguration;
-  return std::tuple{KSCHED_F(driver), KSCHED_F(parameters)};
+  return field_list(KSCHED_F(driver), KSCHED_F(parameters));
 }
 
 // DeviceClaimConfiguration with its inlined DeviceConfiguration.
@@ -358,7 +358,7 @@ struct DeviceClaimConfiguration {
 };
 constexpr auto describe(type_tag<DeviceClaimConfiguration>) {
   using T = DeviceClaimConfiguration;
-  return std::tuple{KSCHED_F(requests), KSCHED_F(opaque)};
+  return field_list(KSCHED_F(requests), KSCHED_F(opaque));
 }
 
 struct DeviceClaim {
@@ -370,7 +370,7 @@ struct DeviceClaim {
 };
 constexpr auto describe(type_tag<DeviceClaim>) {
   using T = DeviceClaim;
-  return std::tuple{KSCHED_F(requests), KSCHED_F(constraints), KSCHED_F(config)};
+  return field_list(KSCHED_F(requests), KSCHED_F(constraints), KSCHED_F(config));
 }
 
 struct ResourceClaimSpec {
@@ -380,7 +380,7 @@ struct ResourceClaimSpec {
 };
 constexpr auto describe(type_tag<ResourceClaimSpec>) {
   using T = ResourceClaimSpec;
-  return std::tuple{KSCHED_F(devices)};
+  return field_list(KSCHED_F(devices));
 }
 
 // ---------------------------------------------------------------- ResourceClaim status
@@ -394,7 +394,7 @@ struct ResourceClaimConsumerReference {
 };
 constexpr auto describe(type_tag<ResourceClaimConsumerReference>) {
   using T = ResourceClaimConsumerReference;
-  return std::tuple{KSCHED_F(apiGroup), KSCHED_F(resource), KSCHED_F(name), KSCHED_F(uid)};
+  return field_list(KSCHED_F(apiGroup), KSCHED_F(resource), KSCHED_F(name), KSCHED_F(uid));
 }
 
 struct DeviceRequestAllocationResult {
@@ -413,10 +413,10 @@ struct DeviceRequestAllocationResult {
 };
 constexpr auto describe(type_tag<DeviceRequestAllocationResult>) {
   using T = DeviceRequestAllocationResult;
-  return std::tuple{KSCHED_F(request),     KSCHED_F(driver),           KSCHED_F(pool),
+  return field_list(KSCHED_F(request),     KSCHED_F(driver),           KSCHED_F(pool),
                     KSCHED_F(device),      KSCHED_F(adminAccess),      KSCHED_F(tolerations),
                     KSCHED_F(bindingConditions), KSCHED_F(bindingFailureConditions), KSCHED_F(shareID),
-                    KSCHED_F(consumedCapacity)};
+                    KSCHED_F(consumedCapacity));
 }
 
 // DeviceAllocationConfiguration with its inlined DeviceConfiguration.
@@ -429,7 +429,7 @@ struct DeviceAllocationConfiguration {
 };
 constexpr auto describe(type_tag<DeviceAllocationConfiguration>) {
   using T = DeviceAllocationConfiguration;
-  return std::tuple{KSCHED_F(source), KSCHED_F(requests), KSCHED_F(opaque)};
+  return field_list(KSCHED_F(source), KSCHED_F(requests), KSCHED_F(opaque));
 }
 
 struct DeviceAllocationResult {
@@ -440,7 +440,7 @@ struct DeviceAllocationResult {
 };
 constexpr auto describe(type_tag<DeviceAllocationResult>) {
   using T = DeviceAllocationResult;
-  return std::tuple{KSCHED_F(results), KSCHED_F(config)};
+  return field_list(KSCHED_F(results), KSCHED_F(config));
 }
 
 struct AllocationResult {
@@ -452,7 +452,7 @@ struct AllocationResult {
 };
 constexpr auto describe(type_tag<AllocationResult>) {
   using T = AllocationResult;
-  return std::tuple{KSCHED_F(devices), KSCHED_F(nodeSelector), KSCHED_F(allocationTimestamp)};
+  return field_list(KSCHED_F(devices), KSCHED_F(nodeSelector), KSCHED_F(allocationTimestamp));
 }
 
 struct NetworkDeviceData {
@@ -464,7 +464,7 @@ struct NetworkDeviceData {
 };
 constexpr auto describe(type_tag<NetworkDeviceData>) {
   using T = NetworkDeviceData;
-  return std::tuple{KSCHED_F(interfaceName), KSCHED_F(ips), KSCHED_F(hardwareAddress)};
+  return field_list(KSCHED_F(interfaceName), KSCHED_F(ips), KSCHED_F(hardwareAddress));
 }
 
 struct AllocatedDeviceStatus {
@@ -480,8 +480,8 @@ struct AllocatedDeviceStatus {
 };
 constexpr auto describe(type_tag<AllocatedDeviceStatus>) {
   using T = AllocatedDeviceStatus;
-  return std::tuple{KSCHED_F(driver),     KSCHED_F(pool), KSCHED_F(device),     KSCHED_F(shareID),
-                    KSCHED_F(conditions), KSCHED_F(data), KSCHED_F(networkData)};
+  return field_list(KSCHED_F(driver),     KSCHED_F(pool), KSCHED_F(device),     KSCHED_F(shareID),
+                    KSCHED_F(conditions), KSCHED_F(data), KSCHED_F(networkData));
 }
 
 struct ResourceClaimStatus {
@@ -493,7 +493,7 @@ struct ResourceClaimStatus {
 };
 constexpr auto describe(type_tag<ResourceClaimStatus>) {
   using T = ResourceClaimStatus;
-  return std::tuple{KSCHED_F(allocation), KSCHED_F(reservedFor), KSCHED_F(devices)};
+  return field_list(KSCHED_F(allocation), KSCHED_F(reservedFor), KSCHED_F(devices));
 }
 
 struct ResourceClaim {
@@ -507,7 +507,7 @@ struct ResourceClaim {
 };
 constexpr auto describe(type_tag<ResourceClaim>) {
   using T = ResourceClaim;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 // ---------------------------------------------------------------- ResourceClaimTemplate
@@ -519,7 +519,7 @@ struct ResourceClaimTemplateSpec {
 };
 constexpr auto describe(type_tag<ResourceClaimTemplateSpec>) {
   using T = ResourceClaimTemplateSpec;
-  return std::tuple{KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 struct ResourceClaimTemplate {
@@ -532,7 +532,7 @@ struct ResourceClaimTemplate {
 };
 constexpr auto describe(type_tag<ResourceClaimTemplate>) {
   using T = ResourceClaimTemplate;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 // ---------------------------------------------------------------- DeviceClass
@@ -544,7 +544,7 @@ struct DeviceClassConfiguration {
 };
 constexpr auto describe(type_tag<DeviceClassConfiguration>) {
   using T = DeviceClassConfiguration;
-  return std::tuple{KSCHED_F(opaque)};
+  return field_list(KSCHED_F(opaque));
 }
 
 struct DeviceClassSpec {
@@ -556,7 +556,7 @@ struct DeviceClassSpec {
 };
 constexpr auto describe(type_tag<DeviceClassSpec>) {
   using T = DeviceClassSpec;
-  return std::tuple{KSCHED_F(selectors), KSCHED_F(config), KSCHED_F(extendedResourceName)};
+  return field_list(KSCHED_F(selectors), KSCHED_F(config), KSCHED_F(extendedResourceName));
 }
 
 struct DeviceClass {
@@ -569,7 +569,7 @@ struct DeviceClass {
 };
 constexpr auto describe(type_tag<DeviceClass>) {
   using T = DeviceClass;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 #undef KSCHED_F
@@ -593,7 +593,7 @@ struct DeviceTaint {
 };
 constexpr auto describe(type_tag<DeviceTaint>) {
   using T = DeviceTaint;
-  return std::tuple{KSCHED_F(key), KSCHED_F(value), KSCHED_F(effect), KSCHED_F(timeAdded)};
+  return field_list(KSCHED_F(key), KSCHED_F(value), KSCHED_F(effect), KSCHED_F(timeAdded));
 }
 
 // Which devices a rule taints; every criterion set must match, an empty selector matches all.
@@ -606,7 +606,7 @@ struct DeviceTaintSelector {
 };
 constexpr auto describe(type_tag<DeviceTaintSelector>) {
   using T = DeviceTaintSelector;
-  return std::tuple{KSCHED_F(driver), KSCHED_F(pool), KSCHED_F(device)};
+  return field_list(KSCHED_F(driver), KSCHED_F(pool), KSCHED_F(device));
 }
 
 struct DeviceTaintRuleSpec {
@@ -617,7 +617,7 @@ struct DeviceTaintRuleSpec {
 };
 constexpr auto describe(type_tag<DeviceTaintRuleSpec>) {
   using T = DeviceTaintRuleSpec;
-  return std::tuple{KSCHED_F(deviceSelector), KSCHED_F(taint)};
+  return field_list(KSCHED_F(deviceSelector), KSCHED_F(taint));
 }
 
 struct DeviceTaintRuleStatus {
@@ -627,7 +627,7 @@ struct DeviceTaintRuleStatus {
 };
 constexpr auto describe(type_tag<DeviceTaintRuleStatus>) {
   using T = DeviceTaintRuleStatus;
-  return std::tuple{KSCHED_F(conditions)};
+  return field_list(KSCHED_F(conditions));
 }
 
 struct DeviceTaintRule {
@@ -641,7 +641,7 @@ struct DeviceTaintRule {
 };
 constexpr auto describe(type_tag<DeviceTaintRule>) {
   using T = DeviceTaintRule;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 #undef KSCHED_F

@@ -27,10 +27,10 @@ struct PriorityClass {
 };
 constexpr auto describe(type_tag<PriorityClass>) {
   using T = PriorityClass;
-  return std::tuple{field("apiVersion", &T::apiVersion),   field("kind", &T::kind),
+  return field_list(field("apiVersion", &T::apiVersion),   field("kind", &T::kind),
                     field("metadata", &T::metadata),       field("value", &T::value),
                     field("globalDefault", &T::globalDefault), field("description", &T::description),
-                    field("preemptionPolicy", &T::preemptionPolicy)};
+                    field("preemptionPolicy", &T::preemptionPolicy));
 }
 
 }  // namespace ksched::api
@@ -53,7 +53,7 @@ struct TypedLocalObjectReference {
 };
 constexpr auto describe(type_tag<TypedLocalObjectReference>) {
   using T = TypedLocalObjectReference;
-  return std::tuple{KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name)};
+  return field_list(KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name));
 }
 
 // Standard scheduling, pod by pod: its presence is the policy (no fields in v1.35).
@@ -61,7 +61,7 @@ struct BasicSchedulingPolicy {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<BasicSchedulingPolicy>) { return std::tuple{}; }
+constexpr auto describe(type_tag<BasicSchedulingPolicy>) { return field_list(); }
 
 // All or nothing: the group is admitted only when minCount of its pods can be placed together.
 struct GangSchedulingPolicy {
@@ -71,7 +71,7 @@ struct GangSchedulingPolicy {
 };
 constexpr auto describe(type_tag<GangSchedulingPolicy>) {
   using T = GangSchedulingPolicy;
-  return std::tuple{KSCHED_F(minCount)};
+  return field_list(KSCHED_F(minCount));
 }
 
 // Exactly one of basic and gang.
@@ -83,7 +83,7 @@ struct PodGroupPolicy {
 };
 constexpr auto describe(type_tag<PodGroupPolicy>) {
   using T = PodGroupPolicy;
-  return std::tuple{KSCHED_F(basic), KSCHED_F(gang)};
+  return field_list(KSCHED_F(basic), KSCHED_F(gang));
 }
 
 // A group of the Workload's pods; pods name it in spec.workloadRef.podGroup.
@@ -95,7 +95,7 @@ struct PodGroup {
 };
 constexpr auto describe(type_tag<PodGroup>) {
   using T = PodGroup;
-  return std::tuple{KSCHED_F(name), KSCHED_F(policy)};
+  return field_list(KSCHED_F(name), KSCHED_F(policy));
 }
 
 struct WorkloadSpec {
@@ -106,7 +106,7 @@ struct WorkloadSpec {
 };
 constexpr auto describe(type_tag<WorkloadSpec>) {
   using T = WorkloadSpec;
-  return std::tuple{KSCHED_F(controllerRef), KSCHED_F(podGroups)};
+  return field_list(KSCHED_F(controllerRef), KSCHED_F(podGroups));
 }
 
 struct Workload {
@@ -119,7 +119,7 @@ struct Workload {
 };
 constexpr auto describe(type_tag<Workload>) {
   using T = Workload;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 #undef KSCHED_F
@@ -151,7 +151,7 @@ struct TypedLocalObjectReference {
 };
 constexpr auto describe(type_tag<TypedLocalObjectReference>) {
   using T = TypedLocalObjectReference;
-  return std::tuple{KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name)};
+  return field_list(KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name));
 }
 
 // Empty structs whose presence is the choice.
@@ -159,17 +159,17 @@ struct BasicSchedulingPolicy {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<BasicSchedulingPolicy>) { return std::tuple{}; }
+constexpr auto describe(type_tag<BasicSchedulingPolicy>) { return field_list(); }
 struct SingleDisruptionMode {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<SingleDisruptionMode>) { return std::tuple{}; }
+constexpr auto describe(type_tag<SingleDisruptionMode>) { return field_list(); }
 struct AllDisruptionMode {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<AllDisruptionMode>) { return std::tuple{}; }
+constexpr auto describe(type_tag<AllDisruptionMode>) { return field_list(); }
 
 // minCount: at least 1; mutable (workload scaling).
 struct GangSchedulingPolicy {
@@ -179,7 +179,7 @@ struct GangSchedulingPolicy {
 };
 constexpr auto describe(type_tag<GangSchedulingPolicy>) {
   using T = GangSchedulingPolicy;
-  return std::tuple{KSCHED_F(minCount)};
+  return field_list(KSCHED_F(minCount));
 }
 
 // Exactly one of basic and gang; the choice is fixed at creation, a gang's minCount may change.
@@ -191,7 +191,7 @@ struct PodGroupSchedulingPolicy {
 };
 constexpr auto describe(type_tag<PodGroupSchedulingPolicy>) {
   using T = PodGroupSchedulingPolicy;
-  return std::tuple{KSCHED_F(basic), KSCHED_F(gang)};
+  return field_list(KSCHED_F(basic), KSCHED_F(gang));
 }
 
 // All of the group's pods in one domain of the node label `key` (TopologyAwareWorkloadScheduling).
@@ -202,7 +202,7 @@ struct TopologyConstraint {
 };
 constexpr auto describe(type_tag<TopologyConstraint>) {
   using T = TopologyConstraint;
-  return std::tuple{KSCHED_F(key)};
+  return field_list(KSCHED_F(key));
 }
 
 struct PodGroupSchedulingConstraints {
@@ -212,7 +212,7 @@ struct PodGroupSchedulingConstraints {
 };
 constexpr auto describe(type_tag<PodGroupSchedulingConstraints>) {
   using T = PodGroupSchedulingConstraints;
-  return std::tuple{KSCHED_F(topology)};
+  return field_list(KSCHED_F(topology));
 }
 
 // How the group may be disrupted (preempted): member by member (single) or whole (all). One of two.
@@ -224,7 +224,7 @@ struct DisruptionMode {
 };
 constexpr auto describe(type_tag<DisruptionMode>) {
   using T = DisruptionMode;
-  return std::tuple{KSCHED_F(single), KSCHED_F(all)};
+  return field_list(KSCHED_F(single), KSCHED_F(all));
 }
 
 // A Workload's template for PodGroups; controllers copy it into each PodGroup's spec.
@@ -241,9 +241,9 @@ struct PodGroupTemplate {
 };
 constexpr auto describe(type_tag<PodGroupTemplate>) {
   using T = PodGroupTemplate;
-  return std::tuple{KSCHED_F(name),          KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
+  return field_list(KSCHED_F(name),          KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
                     KSCHED_F(disruptionMode), KSCHED_F(priorityClassName), KSCHED_F(priority),
-                    KSCHED_F(preemptionPolicy)};
+                    KSCHED_F(preemptionPolicy));
 }
 
 // CompositePodGroup (v1.37 alpha, gate CompositePodGroup): a group of groups. Its policy counts
@@ -252,7 +252,7 @@ struct CompositeBasicSchedulingPolicy {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<CompositeBasicSchedulingPolicy>) { return std::tuple{}; }
+constexpr auto describe(type_tag<CompositeBasicSchedulingPolicy>) { return field_list(); }
 // minGroupCount: at least 1; the children that must be schedulable together.
 struct CompositeGangSchedulingPolicy {
   std::int32_t minGroupCount = 0;
@@ -261,7 +261,7 @@ struct CompositeGangSchedulingPolicy {
 };
 constexpr auto describe(type_tag<CompositeGangSchedulingPolicy>) {
   using T = CompositeGangSchedulingPolicy;
-  return std::tuple{KSCHED_F(minGroupCount)};
+  return field_list(KSCHED_F(minGroupCount));
 }
 struct CompositePodGroupSchedulingPolicy {
   std::optional<CompositeBasicSchedulingPolicy> basic;
@@ -271,7 +271,7 @@ struct CompositePodGroupSchedulingPolicy {
 };
 constexpr auto describe(type_tag<CompositePodGroupSchedulingPolicy>) {
   using T = CompositePodGroupSchedulingPolicy;
-  return std::tuple{KSCHED_F(basic), KSCHED_F(gang)};
+  return field_list(KSCHED_F(basic), KSCHED_F(gang));
 }
 struct CompositePodGroupSchedulingConstraints {
   std::vector<TopologyConstraint> topology;  // at most 1
@@ -280,18 +280,18 @@ struct CompositePodGroupSchedulingConstraints {
 };
 constexpr auto describe(type_tag<CompositePodGroupSchedulingConstraints>) {
   using T = CompositePodGroupSchedulingConstraints;
-  return std::tuple{KSCHED_F(topology)};
+  return field_list(KSCHED_F(topology));
 }
 struct SingleCompositeDisruptionMode {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<SingleCompositeDisruptionMode>) { return std::tuple{}; }
+constexpr auto describe(type_tag<SingleCompositeDisruptionMode>) { return field_list(); }
 struct AllCompositeDisruptionMode {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<AllCompositeDisruptionMode>) { return std::tuple{}; }
+constexpr auto describe(type_tag<AllCompositeDisruptionMode>) { return field_list(); }
 struct CompositeDisruptionMode {
   std::optional<SingleCompositeDisruptionMode> single;
   std::optional<AllCompositeDisruptionMode> all;
@@ -300,7 +300,7 @@ struct CompositeDisruptionMode {
 };
 constexpr auto describe(type_tag<CompositeDisruptionMode>) {
   using T = CompositeDisruptionMode;
-  return std::tuple{KSCHED_F(single), KSCHED_F(all)};
+  return field_list(KSCHED_F(single), KSCHED_F(all));
 }
 
 // A Workload's template for a CompositePodGroup and, recursively, its children's templates (at
@@ -320,9 +320,9 @@ struct CompositePodGroupTemplate {
 };
 constexpr auto describe(type_tag<CompositePodGroupTemplate>) {
   using T = CompositePodGroupTemplate;
-  return std::tuple{KSCHED_F(name),          KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
+  return field_list(KSCHED_F(name),          KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
                     KSCHED_F(disruptionMode), KSCHED_F(priorityClassName), KSCHED_F(priority),
-                    KSCHED_F(preemptionPolicy), KSCHED_F(podGroupTemplates), KSCHED_F(compositePodGroupTemplates)};
+                    KSCHED_F(preemptionPolicy), KSCHED_F(podGroupTemplates), KSCHED_F(compositePodGroupTemplates));
 }
 
 // Exactly one of the two template lists (a union); compositePodGroupTemplates needs the gate.
@@ -335,7 +335,7 @@ struct WorkloadSpec {
 };
 constexpr auto describe(type_tag<WorkloadSpec>) {
   using T = WorkloadSpec;
-  return std::tuple{KSCHED_F(controllerRef), KSCHED_F(podGroupTemplates), KSCHED_F(compositePodGroupTemplates)};
+  return field_list(KSCHED_F(controllerRef), KSCHED_F(podGroupTemplates), KSCHED_F(compositePodGroupTemplates));
 }
 
 struct Workload {
@@ -348,7 +348,7 @@ struct Workload {
 };
 constexpr auto describe(type_tag<Workload>) {
   using T = Workload;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 // The Workload and template a PodGroup was made from (both required when set; immutable).
@@ -360,7 +360,7 @@ struct WorkloadReference {
 };
 constexpr auto describe(type_tag<WorkloadReference>) {
   using T = WorkloadReference;
-  return std::tuple{KSCHED_F(workloadName), KSCHED_F(templateName)};
+  return field_list(KSCHED_F(workloadName), KSCHED_F(templateName));
 }
 
 struct PodGroupSpec {
@@ -379,9 +379,9 @@ struct PodGroupSpec {
 };
 constexpr auto describe(type_tag<PodGroupSpec>) {
   using T = PodGroupSpec;
-  return std::tuple{KSCHED_F(parentCompositePodGroupName), KSCHED_F(workloadRef),    KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
+  return field_list(KSCHED_F(parentCompositePodGroupName), KSCHED_F(workloadRef),    KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
                     KSCHED_F(disruptionMode), KSCHED_F(priorityClassName), KSCHED_F(priority),
-                    KSCHED_F(preemptionPolicy)};
+                    KSCHED_F(preemptionPolicy));
 }
 
 // Condition types and reasons the scheduler writes (v1.37).
@@ -399,7 +399,7 @@ struct PodGroupStatus {
 };
 constexpr auto describe(type_tag<PodGroupStatus>) {
   using T = PodGroupStatus;
-  return std::tuple{KSCHED_F(conditions)};
+  return field_list(KSCHED_F(conditions));
 }
 
 // A runtime group of pods (namespaced, with a status subresource); pods name it in
@@ -415,7 +415,7 @@ struct PodGroup {
 };
 constexpr auto describe(type_tag<PodGroup>) {
   using T = PodGroup;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 #undef KSCHED_F
@@ -440,7 +440,7 @@ struct TopologyConstraint {
 };
 constexpr auto describe(type_tag<TopologyConstraint>) {
   using T = TopologyConstraint;
-  return std::tuple{KSCHED_F(key)};
+  return field_list(KSCHED_F(key));
 }
 struct WorkloadReference {
   std::string workloadName;
@@ -450,13 +450,13 @@ struct WorkloadReference {
 };
 constexpr auto describe(type_tag<WorkloadReference>) {
   using T = WorkloadReference;
-  return std::tuple{KSCHED_F(workloadName), KSCHED_F(templateName)};
+  return field_list(KSCHED_F(workloadName), KSCHED_F(templateName));
 }
 struct CompositeBasicSchedulingPolicy {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<CompositeBasicSchedulingPolicy>) { return std::tuple{}; }
+constexpr auto describe(type_tag<CompositeBasicSchedulingPolicy>) { return field_list(); }
 struct CompositeGangSchedulingPolicy {
   std::int32_t minGroupCount = 0;
   Presence present;
@@ -464,7 +464,7 @@ struct CompositeGangSchedulingPolicy {
 };
 constexpr auto describe(type_tag<CompositeGangSchedulingPolicy>) {
   using T = CompositeGangSchedulingPolicy;
-  return std::tuple{KSCHED_F(minGroupCount)};
+  return field_list(KSCHED_F(minGroupCount));
 }
 struct CompositePodGroupSchedulingPolicy {
   std::optional<CompositeBasicSchedulingPolicy> basic;
@@ -474,7 +474,7 @@ struct CompositePodGroupSchedulingPolicy {
 };
 constexpr auto describe(type_tag<CompositePodGroupSchedulingPolicy>) {
   using T = CompositePodGroupSchedulingPolicy;
-  return std::tuple{KSCHED_F(basic), KSCHED_F(gang)};
+  return field_list(KSCHED_F(basic), KSCHED_F(gang));
 }
 struct CompositePodGroupSchedulingConstraints {
   std::vector<TopologyConstraint> topology;
@@ -483,18 +483,18 @@ struct CompositePodGroupSchedulingConstraints {
 };
 constexpr auto describe(type_tag<CompositePodGroupSchedulingConstraints>) {
   using T = CompositePodGroupSchedulingConstraints;
-  return std::tuple{KSCHED_F(topology)};
+  return field_list(KSCHED_F(topology));
 }
 struct SingleCompositeDisruptionMode {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<SingleCompositeDisruptionMode>) { return std::tuple{}; }
+constexpr auto describe(type_tag<SingleCompositeDisruptionMode>) { return field_list(); }
 struct AllCompositeDisruptionMode {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<AllCompositeDisruptionMode>) { return std::tuple{}; }
+constexpr auto describe(type_tag<AllCompositeDisruptionMode>) { return field_list(); }
 struct CompositeDisruptionMode {
   std::optional<SingleCompositeDisruptionMode> single;
   std::optional<AllCompositeDisruptionMode> all;
@@ -503,7 +503,7 @@ struct CompositeDisruptionMode {
 };
 constexpr auto describe(type_tag<CompositeDisruptionMode>) {
   using T = CompositeDisruptionMode;
-  return std::tuple{KSCHED_F(single), KSCHED_F(all)};
+  return field_list(KSCHED_F(single), KSCHED_F(all));
 }
 
 // Everything but the parent is copied by the controller from the template; all of it immutable.
@@ -521,9 +521,9 @@ struct CompositePodGroupSpec {
 };
 constexpr auto describe(type_tag<CompositePodGroupSpec>) {
   using T = CompositePodGroupSpec;
-  return std::tuple{KSCHED_F(parentCompositePodGroupName), KSCHED_F(workloadRef),   KSCHED_F(schedulingPolicy),
+  return field_list(KSCHED_F(parentCompositePodGroupName), KSCHED_F(workloadRef),   KSCHED_F(schedulingPolicy),
                     KSCHED_F(schedulingConstraints),       KSCHED_F(disruptionMode), KSCHED_F(priorityClassName),
-                    KSCHED_F(priority),                    KSCHED_F(preemptionPolicy)};
+                    KSCHED_F(priority),                    KSCHED_F(preemptionPolicy));
 }
 
 struct CompositePodGroupStatus {
@@ -533,7 +533,7 @@ struct CompositePodGroupStatus {
 };
 constexpr auto describe(type_tag<CompositePodGroupStatus>) {
   using T = CompositePodGroupStatus;
-  return std::tuple{KSCHED_F(conditions)};
+  return field_list(KSCHED_F(conditions));
 }
 
 struct CompositePodGroup {
@@ -547,7 +547,7 @@ struct CompositePodGroup {
 };
 constexpr auto describe(type_tag<CompositePodGroup>) {
   using T = CompositePodGroup;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 #undef KSCHED_F

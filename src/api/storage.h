@@ -20,7 +20,7 @@ struct TopologySelectorLabelRequirement {
 };
 constexpr auto describe(type_tag<TopologySelectorLabelRequirement>) {
   using T = TopologySelectorLabelRequirement;
-  return std::tuple{KSCHED_F(key), KSCHED_F(values)};
+  return field_list(KSCHED_F(key), KSCHED_F(values));
 }
 
 struct TopologySelectorTerm {
@@ -30,7 +30,7 @@ struct TopologySelectorTerm {
 };
 constexpr auto describe(type_tag<TopologySelectorTerm>) {
   using T = TopologySelectorTerm;
-  return std::tuple{KSCHED_F(matchLabelExpressions)};
+  return field_list(KSCHED_F(matchLabelExpressions));
 }
 
 struct StorageClass {
@@ -49,10 +49,10 @@ struct StorageClass {
 };
 constexpr auto describe(type_tag<StorageClass>) {
   using T = StorageClass;
-  return std::tuple{KSCHED_F(apiVersion),   KSCHED_F(kind),         KSCHED_F(metadata),
+  return field_list(KSCHED_F(apiVersion),   KSCHED_F(kind),         KSCHED_F(metadata),
                     KSCHED_F(provisioner),  KSCHED_F(parameters),   KSCHED_F(reclaimPolicy),
                     KSCHED_F(mountOptions), KSCHED_F(allowVolumeExpansion), KSCHED_F(volumeBindingMode),
-                    KSCHED_F(allowedTopologies)};
+                    KSCHED_F(allowedTopologies));
 }
 
 struct VolumeNodeResources {
@@ -62,7 +62,7 @@ struct VolumeNodeResources {
 };
 constexpr auto describe(type_tag<VolumeNodeResources>) {
   using T = VolumeNodeResources;
-  return std::tuple{KSCHED_F(count)};
+  return field_list(KSCHED_F(count));
 }
 
 struct CSINodeDriver {
@@ -75,7 +75,7 @@ struct CSINodeDriver {
 };
 constexpr auto describe(type_tag<CSINodeDriver>) {
   using T = CSINodeDriver;
-  return std::tuple{KSCHED_F(name), KSCHED_F(nodeID), KSCHED_F(topologyKeys), KSCHED_F(allocatable)};
+  return field_list(KSCHED_F(name), KSCHED_F(nodeID), KSCHED_F(topologyKeys), KSCHED_F(allocatable));
 }
 
 struct CSINodeSpec {
@@ -85,7 +85,7 @@ struct CSINodeSpec {
 };
 constexpr auto describe(type_tag<CSINodeSpec>) {
   using T = CSINodeSpec;
-  return std::tuple{KSCHED_F(drivers)};
+  return field_list(KSCHED_F(drivers));
 }
 
 struct CSINode {
@@ -98,7 +98,7 @@ struct CSINode {
 };
 constexpr auto describe(type_tag<CSINode>) {
   using T = CSINode;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 struct CSIDriverSpec {
@@ -112,8 +112,8 @@ struct CSIDriverSpec {
 };
 constexpr auto describe(type_tag<CSIDriverSpec>) {
   using T = CSIDriverSpec;
-  return std::tuple{KSCHED_F(attachRequired), KSCHED_F(podInfoOnMount), KSCHED_F(storageCapacity),
-                    KSCHED_F(fsGroupPolicy), KSCHED_F(volumeLifecycleModes)};
+  return field_list(KSCHED_F(attachRequired), KSCHED_F(podInfoOnMount), KSCHED_F(storageCapacity),
+                    KSCHED_F(fsGroupPolicy), KSCHED_F(volumeLifecycleModes));
 }
 
 struct CSIDriver {
@@ -126,7 +126,7 @@ struct CSIDriver {
 };
 constexpr auto describe(type_tag<CSIDriver>) {
   using T = CSIDriver;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 struct CSIStorageCapacity {
@@ -142,9 +142,9 @@ struct CSIStorageCapacity {
 };
 constexpr auto describe(type_tag<CSIStorageCapacity>) {
   using T = CSIStorageCapacity;
-  return std::tuple{KSCHED_F(apiVersion),       KSCHED_F(kind),     KSCHED_F(metadata),
+  return field_list(KSCHED_F(apiVersion),       KSCHED_F(kind),     KSCHED_F(metadata),
                     KSCHED_F(nodeTopology),     KSCHED_F(storageClassName), KSCHED_F(capacity),
-                    KSCHED_F(maximumVolumeSize)};
+                    KSCHED_F(maximumVolumeSize));
 }
 
 #undef KSCHED_F

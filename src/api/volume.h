@@ -23,8 +23,8 @@ struct CSIPersistentVolumeSource {
 };
 constexpr auto describe(type_tag<CSIPersistentVolumeSource>) {
   using T = CSIPersistentVolumeSource;
-  return std::tuple{KSCHED_F(driver), KSCHED_F(volumeHandle), KSCHED_F(readOnly), KSCHED_F(fsType),
-                    KSCHED_F(volumeAttributes)};
+  return field_list(KSCHED_F(driver), KSCHED_F(volumeHandle), KSCHED_F(readOnly), KSCHED_F(fsType),
+                    KSCHED_F(volumeAttributes));
 }
 
 struct VolumeNodeAffinity {
@@ -34,7 +34,7 @@ struct VolumeNodeAffinity {
 };
 constexpr auto describe(type_tag<VolumeNodeAffinity>) {
   using T = VolumeNodeAffinity;
-  return std::tuple{KSCHED_F(required)};
+  return field_list(KSCHED_F(required));
 }
 
 struct PersistentVolumeSpec {
@@ -56,13 +56,13 @@ struct PersistentVolumeSpec {
 };
 constexpr auto describe(type_tag<PersistentVolumeSpec>) {
   using T = PersistentVolumeSpec;
-  return std::tuple{KSCHED_F(capacity),     KSCHED_F(gcePersistentDisk),
+  return field_list(KSCHED_F(capacity),     KSCHED_F(gcePersistentDisk),
                     KSCHED_F(awsElasticBlockStore), KSCHED_F(iscsi),
                     KSCHED_F(rbd),          KSCHED_F(csi),
                     KSCHED_F(accessModes),  KSCHED_F(claimRef),
                     KSCHED_F(persistentVolumeReclaimPolicy), KSCHED_F(storageClassName),
                     KSCHED_F(mountOptions), KSCHED_F(volumeMode),
-                    KSCHED_F(nodeAffinity)};
+                    KSCHED_F(nodeAffinity));
 }
 
 struct PersistentVolumeStatus {
@@ -75,7 +75,7 @@ struct PersistentVolumeStatus {
 };
 constexpr auto describe(type_tag<PersistentVolumeStatus>) {
   using T = PersistentVolumeStatus;
-  return std::tuple{KSCHED_F(phase), KSCHED_F(message), KSCHED_F(reason), KSCHED_F(lastPhaseTransitionTime)};
+  return field_list(KSCHED_F(phase), KSCHED_F(message), KSCHED_F(reason), KSCHED_F(lastPhaseTransitionTime));
 }
 
 struct PersistentVolume {
@@ -89,7 +89,7 @@ struct PersistentVolume {
 };
 constexpr auto describe(type_tag<PersistentVolume>) {
   using T = PersistentVolume;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 struct PersistentVolumeClaimSpec {
@@ -104,8 +104,8 @@ struct PersistentVolumeClaimSpec {
 };
 constexpr auto describe(type_tag<PersistentVolumeClaimSpec>) {
   using T = PersistentVolumeClaimSpec;
-  return std::tuple{KSCHED_F(accessModes), KSCHED_F(selector),         KSCHED_F(resources),
-                    KSCHED_F(volumeName),  KSCHED_F(storageClassName), KSCHED_F(volumeMode)};
+  return field_list(KSCHED_F(accessModes), KSCHED_F(selector),         KSCHED_F(resources),
+                    KSCHED_F(volumeName),  KSCHED_F(storageClassName), KSCHED_F(volumeMode));
 }
 
 struct PersistentVolumeClaimStatus {
@@ -117,7 +117,7 @@ struct PersistentVolumeClaimStatus {
 };
 constexpr auto describe(type_tag<PersistentVolumeClaimStatus>) {
   using T = PersistentVolumeClaimStatus;
-  return std::tuple{KSCHED_F(phase), KSCHED_F(accessModes), KSCHED_F(capacity)};
+  return field_list(KSCHED_F(phase), KSCHED_F(accessModes), KSCHED_F(capacity));
 }
 
 struct PersistentVolumeClaim {
@@ -131,7 +131,7 @@ struct PersistentVolumeClaim {
 };
 constexpr auto describe(type_tag<PersistentVolumeClaim>) {
   using T = PersistentVolumeClaim;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 #undef KSCHED_F

@@ -21,6 +21,7 @@
 namespace ksched::controllers {
 
 using api::field;
+using api::field_list;
 using api::Presence;
 using api::Extra;
 using api::type_tag;
@@ -36,7 +37,7 @@ struct PodTemplateSpec {
 };
 constexpr auto describe(type_tag<PodTemplateSpec>) {
   using T = PodTemplateSpec;
-  return std::tuple{KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 // ---------------------------------------------------------------- apps/v1 Deployment
@@ -48,7 +49,7 @@ struct RollingUpdateDeployment {
 };
 constexpr auto describe(type_tag<RollingUpdateDeployment>) {
   using T = RollingUpdateDeployment;
-  return std::tuple{KSCHED_F(maxUnavailable), KSCHED_F(maxSurge)};
+  return field_list(KSCHED_F(maxUnavailable), KSCHED_F(maxSurge));
 }
 
 struct DeploymentStrategy {
@@ -59,7 +60,7 @@ struct DeploymentStrategy {
 };
 constexpr auto describe(type_tag<DeploymentStrategy>) {
   using T = DeploymentStrategy;
-  return std::tuple{KSCHED_F(type), KSCHED_F(rollingUpdate)};
+  return field_list(KSCHED_F(type), KSCHED_F(rollingUpdate));
 }
 
 struct DeploymentSpec {
@@ -76,10 +77,10 @@ struct DeploymentSpec {
 };
 constexpr auto describe(type_tag<DeploymentSpec>) {
   using T = DeploymentSpec;
-  return std::tuple{KSCHED_F(replicas),        KSCHED_F(selector),
+  return field_list(KSCHED_F(replicas),        KSCHED_F(selector),
                     field("template", &T::template_), KSCHED_F(strategy),
                     KSCHED_F(minReadySeconds), KSCHED_F(revisionHistoryLimit),
-                    KSCHED_F(paused),          KSCHED_F(progressDeadlineSeconds)};
+                    KSCHED_F(paused),          KSCHED_F(progressDeadlineSeconds));
 }
 
 struct DeploymentCondition {
@@ -94,8 +95,8 @@ struct DeploymentCondition {
 };
 constexpr auto describe(type_tag<DeploymentCondition>) {
   using T = DeploymentCondition;
-  return std::tuple{KSCHED_F(type),   KSCHED_F(status), KSCHED_F(lastUpdateTime), KSCHED_F(lastTransitionTime),
-                    KSCHED_F(reason), KSCHED_F(message)};
+  return field_list(KSCHED_F(type),   KSCHED_F(status), KSCHED_F(lastUpdateTime), KSCHED_F(lastTransitionTime),
+                    KSCHED_F(reason), KSCHED_F(message));
 }
 
 struct DeploymentStatus {
@@ -113,9 +114,9 @@ struct DeploymentStatus {
 };
 constexpr auto describe(type_tag<DeploymentStatus>) {
   using T = DeploymentStatus;
-  return std::tuple{KSCHED_F(observedGeneration), KSCHED_F(replicas),           KSCHED_F(updatedReplicas),
+  return field_list(KSCHED_F(observedGeneration), KSCHED_F(replicas),           KSCHED_F(updatedReplicas),
                     KSCHED_F(readyReplicas),      KSCHED_F(availableReplicas),  KSCHED_F(unavailableReplicas),
-                    KSCHED_F(terminatingReplicas), KSCHED_F(conditions),        KSCHED_F(collisionCount)};
+                    KSCHED_F(terminatingReplicas), KSCHED_F(conditions),        KSCHED_F(collisionCount));
 }
 
 struct Deployment {
@@ -129,7 +130,7 @@ struct Deployment {
 };
 constexpr auto describe(type_tag<Deployment>) {
   using T = Deployment;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 // ---------------------------------------------------------------- apps/v1 ReplicaSet
@@ -143,8 +144,8 @@ struct ReplicaSetSpec {
 };
 constexpr auto describe(type_tag<ReplicaSetSpec>) {
   using T = ReplicaSetSpec;
-  return std::tuple{KSCHED_F(replicas), KSCHED_F(minReadySeconds), KSCHED_F(selector),
-                    field("template", &T::template_)};
+  return field_list(KSCHED_F(replicas), KSCHED_F(minReadySeconds), KSCHED_F(selector),
+                    field("template", &T::template_));
 }
 
 struct ReplicaSetCondition {
@@ -158,8 +159,8 @@ struct ReplicaSetCondition {
 };
 constexpr auto describe(type_tag<ReplicaSetCondition>) {
   using T = ReplicaSetCondition;
-  return std::tuple{KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastTransitionTime), KSCHED_F(reason),
-                    KSCHED_F(message)};
+  return field_list(KSCHED_F(type), KSCHED_F(status), KSCHED_F(lastTransitionTime), KSCHED_F(reason),
+                    KSCHED_F(message));
 }
 
 struct ReplicaSetStatus {
@@ -175,9 +176,9 @@ struct ReplicaSetStatus {
 };
 constexpr auto describe(type_tag<ReplicaSetStatus>) {
   using T = ReplicaSetStatus;
-  return std::tuple{KSCHED_F(replicas),           KSCHED_F(fullyLabeledReplicas), KSCHED_F(readyReplicas),
+  return field_list(KSCHED_F(replicas),           KSCHED_F(fullyLabeledReplicas), KSCHED_F(readyReplicas),
                     KSCHED_F(availableReplicas),  KSCHED_F(terminatingReplicas),  KSCHED_F(observedGeneration),
-                    KSCHED_F(conditions)};
+                    KSCHED_F(conditions));
 }
 
 struct ReplicaSet {
@@ -191,7 +192,7 @@ struct ReplicaSet {
 };
 constexpr auto describe(type_tag<ReplicaSet>) {
   using T = ReplicaSet;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 // ---------------------------------------------------------------- apps/v1 DaemonSet
@@ -203,7 +204,7 @@ struct RollingUpdateDaemonSet {
 };
 constexpr auto describe(type_tag<RollingUpdateDaemonSet>) {
   using T = RollingUpdateDaemonSet;
-  return std::tuple{KSCHED_F(maxUnavailable), KSCHED_F(maxSurge)};
+  return field_list(KSCHED_F(maxUnavailable), KSCHED_F(maxSurge));
 }
 
 struct DaemonSetUpdateStrategy {
@@ -214,7 +215,7 @@ struct DaemonSetUpdateStrategy {
 };
 constexpr auto describe(type_tag<DaemonSetUpdateStrategy>) {
   using T = DaemonSetUpdateStrategy;
-  return std::tuple{KSCHED_F(type), KSCHED_F(rollingUpdate)};
+  return field_list(KSCHED_F(type), KSCHED_F(rollingUpdate));
 }
 
 struct DaemonSetSpec {
@@ -228,8 +229,8 @@ struct DaemonSetSpec {
 };
 constexpr auto describe(type_tag<DaemonSetSpec>) {
   using T = DaemonSetSpec;
-  return std::tuple{KSCHED_F(selector), field("template", &T::template_), KSCHED_F(updateStrategy),
-                    KSCHED_F(minReadySeconds), KSCHED_F(revisionHistoryLimit)};
+  return field_list(KSCHED_F(selector), field("template", &T::template_), KSCHED_F(updateStrategy),
+                    KSCHED_F(minReadySeconds), KSCHED_F(revisionHistoryLimit));
 }
 
 struct DaemonSetStatus {
@@ -247,9 +248,9 @@ struct DaemonSetStatus {
 };
 constexpr auto describe(type_tag<DaemonSetStatus>) {
   using T = DaemonSetStatus;
-  return std::tuple{KSCHED_F(currentNumberScheduled), KSCHED_F(numberMisscheduled), KSCHED_F(desiredNumberScheduled),
+  return field_list(KSCHED_F(currentNumberScheduled), KSCHED_F(numberMisscheduled), KSCHED_F(desiredNumberScheduled),
                     KSCHED_F(numberReady),            KSCHED_F(observedGeneration), KSCHED_F(updatedNumberScheduled),
-                    KSCHED_F(numberAvailable),        KSCHED_F(numberUnavailable),  KSCHED_F(collisionCount)};
+                    KSCHED_F(numberAvailable),        KSCHED_F(numberUnavailable),  KSCHED_F(collisionCount));
 }
 
 struct DaemonSet {
@@ -263,7 +264,7 @@ struct DaemonSet {
 };
 constexpr auto describe(type_tag<DaemonSet>) {
   using T = DaemonSet;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 // ---------------------------------------------------------------- apps/v1 StatefulSet
@@ -275,7 +276,7 @@ struct RollingUpdateStatefulSetStrategy {
 };
 constexpr auto describe(type_tag<RollingUpdateStatefulSetStrategy>) {
   using T = RollingUpdateStatefulSetStrategy;
-  return std::tuple{KSCHED_F(partition), KSCHED_F(maxUnavailable)};
+  return field_list(KSCHED_F(partition), KSCHED_F(maxUnavailable));
 }
 
 struct StatefulSetUpdateStrategy {
@@ -286,7 +287,7 @@ struct StatefulSetUpdateStrategy {
 };
 constexpr auto describe(type_tag<StatefulSetUpdateStrategy>) {
   using T = StatefulSetUpdateStrategy;
-  return std::tuple{KSCHED_F(type), KSCHED_F(rollingUpdate)};
+  return field_list(KSCHED_F(type), KSCHED_F(rollingUpdate));
 }
 
 struct StatefulSetOrdinals {
@@ -296,7 +297,7 @@ struct StatefulSetOrdinals {
 };
 constexpr auto describe(type_tag<StatefulSetOrdinals>) {
   using T = StatefulSetOrdinals;
-  return std::tuple{KSCHED_F(start)};
+  return field_list(KSCHED_F(start));
 }
 
 struct StatefulSetSpec {
@@ -315,7 +316,7 @@ struct StatefulSetSpec {
 };
 constexpr auto describe(type_tag<StatefulSetSpec>) {
   using T = StatefulSetSpec;
-  return std::tuple{KSCHED_F(replicas),
+  return field_list(KSCHED_F(replicas),
                     KSCHED_F(selector),
                     field("template", &T::template_),
                     KSCHED_F(volumeClaimTemplates),
@@ -324,7 +325,7 @@ constexpr auto describe(type_tag<StatefulSetSpec>) {
                     KSCHED_F(updateStrategy),
                     KSCHED_F(revisionHistoryLimit),
                     KSCHED_F(minReadySeconds),
-                    KSCHED_F(ordinals)};
+                    KSCHED_F(ordinals));
 }
 
 struct StatefulSetStatus {
@@ -342,9 +343,9 @@ struct StatefulSetStatus {
 };
 constexpr auto describe(type_tag<StatefulSetStatus>) {
   using T = StatefulSetStatus;
-  return std::tuple{KSCHED_F(observedGeneration), KSCHED_F(replicas),        KSCHED_F(readyReplicas),
+  return field_list(KSCHED_F(observedGeneration), KSCHED_F(replicas),        KSCHED_F(readyReplicas),
                     KSCHED_F(currentReplicas),    KSCHED_F(updatedReplicas), KSCHED_F(currentRevision),
-                    KSCHED_F(updateRevision),     KSCHED_F(collisionCount),  KSCHED_F(availableReplicas)};
+                    KSCHED_F(updateRevision),     KSCHED_F(collisionCount),  KSCHED_F(availableReplicas));
 }
 
 struct StatefulSet {
@@ -358,7 +359,7 @@ struct StatefulSet {
 };
 constexpr auto describe(type_tag<StatefulSet>) {
   using T = StatefulSet;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 // ---------------------------------------------------------------- apps/v1 ControllerRevision
@@ -373,7 +374,7 @@ struct ControllerRevision {
 };
 constexpr auto describe(type_tag<ControllerRevision>) {
   using T = ControllerRevision;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(data), KSCHED_F(revision)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(data), KSCHED_F(revision));
 }
 
 // ---------------------------------------------------------------- batch/v1 Job
@@ -387,17 +388,17 @@ struct WorkloadPodGroupBasicSchedulingPolicy {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<WorkloadPodGroupBasicSchedulingPolicy>) { return std::tuple{}; }
+constexpr auto describe(type_tag<WorkloadPodGroupBasicSchedulingPolicy>) { return field_list(); }
 struct WorkloadPodGroupSingleDisruptionMode {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<WorkloadPodGroupSingleDisruptionMode>) { return std::tuple{}; }
+constexpr auto describe(type_tag<WorkloadPodGroupSingleDisruptionMode>) { return field_list(); }
 struct WorkloadPodGroupAllDisruptionMode {
   Presence present;
   Extra extra;
 };
-constexpr auto describe(type_tag<WorkloadPodGroupAllDisruptionMode>) { return std::tuple{}; }
+constexpr auto describe(type_tag<WorkloadPodGroupAllDisruptionMode>) { return field_list(); }
 
 // minCount unset: the controller uses the Job's parallelism.
 struct WorkloadPodGroupGangSchedulingPolicy {
@@ -407,7 +408,7 @@ struct WorkloadPodGroupGangSchedulingPolicy {
 };
 constexpr auto describe(type_tag<WorkloadPodGroupGangSchedulingPolicy>) {
   using T = WorkloadPodGroupGangSchedulingPolicy;
-  return std::tuple{KSCHED_F(minCount)};
+  return field_list(KSCHED_F(minCount));
 }
 
 // Exactly one of basic and gang.
@@ -419,7 +420,7 @@ struct WorkloadPodGroupSchedulingPolicy {
 };
 constexpr auto describe(type_tag<WorkloadPodGroupSchedulingPolicy>) {
   using T = WorkloadPodGroupSchedulingPolicy;
-  return std::tuple{KSCHED_F(basic), KSCHED_F(gang)};
+  return field_list(KSCHED_F(basic), KSCHED_F(gang));
 }
 
 struct JobTopologyConstraint {  // scheduling/v1alpha3 TopologyConstraint
@@ -429,7 +430,7 @@ struct JobTopologyConstraint {  // scheduling/v1alpha3 TopologyConstraint
 };
 constexpr auto describe(type_tag<JobTopologyConstraint>) {
   using T = JobTopologyConstraint;
-  return std::tuple{KSCHED_F(key)};
+  return field_list(KSCHED_F(key));
 }
 
 struct WorkloadPodGroupSchedulingConstraints {
@@ -439,7 +440,7 @@ struct WorkloadPodGroupSchedulingConstraints {
 };
 constexpr auto describe(type_tag<WorkloadPodGroupSchedulingConstraints>) {
   using T = WorkloadPodGroupSchedulingConstraints;
-  return std::tuple{KSCHED_F(topology)};
+  return field_list(KSCHED_F(topology));
 }
 
 // Exactly one of single and all.
@@ -451,7 +452,7 @@ struct WorkloadPodGroupDisruptionMode {
 };
 constexpr auto describe(type_tag<WorkloadPodGroupDisruptionMode>) {
   using T = WorkloadPodGroupDisruptionMode;
-  return std::tuple{KSCHED_F(single), KSCHED_F(all)};
+  return field_list(KSCHED_F(single), KSCHED_F(all));
 }
 
 // A claim shared by the group's pods: exactly one of the two names.
@@ -464,7 +465,7 @@ struct WorkloadPodGroupResourceClaim {
 };
 constexpr auto describe(type_tag<WorkloadPodGroupResourceClaim>) {
   using T = WorkloadPodGroupResourceClaim;
-  return std::tuple{KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName)};
+  return field_list(KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName));
 }
 
 // Immutable, set or not, from creation on; only schedulingPolicy.gang.minCount may change.
@@ -478,8 +479,8 @@ struct JobSchedulingConfiguration {
 };
 constexpr auto describe(type_tag<JobSchedulingConfiguration>) {
   using T = JobSchedulingConfiguration;
-  return std::tuple{KSCHED_F(schedulingPolicy), KSCHED_F(schedulingConstraints), KSCHED_F(disruptionMode),
-                    KSCHED_F(resourceClaims)};
+  return field_list(KSCHED_F(schedulingPolicy), KSCHED_F(schedulingConstraints), KSCHED_F(disruptionMode),
+                    KSCHED_F(resourceClaims));
 }
 
 struct JobSpec {
@@ -503,7 +504,7 @@ struct JobSpec {
 };
 constexpr auto describe(type_tag<JobSpec>) {
   using T = JobSpec;
-  return std::tuple{KSCHED_F(parallelism),
+  return field_list(KSCHED_F(parallelism),
                     KSCHED_F(completions),
                     KSCHED_F(activeDeadlineSeconds),
                     KSCHED_F(backoffLimit),
@@ -517,7 +518,7 @@ constexpr auto describe(type_tag<JobSpec>) {
                     KSCHED_F(maxFailedIndexes),
                     KSCHED_F(podReplacementPolicy),
                     KSCHED_F(managedBy),
-                    KSCHED_F(scheduling)};
+                    KSCHED_F(scheduling));
 }
 
 struct JobCondition {
@@ -532,8 +533,8 @@ struct JobCondition {
 };
 constexpr auto describe(type_tag<JobCondition>) {
   using T = JobCondition;
-  return std::tuple{KSCHED_F(type),   KSCHED_F(status), KSCHED_F(lastProbeTime), KSCHED_F(lastTransitionTime),
-                    KSCHED_F(reason), KSCHED_F(message)};
+  return field_list(KSCHED_F(type),   KSCHED_F(status), KSCHED_F(lastProbeTime), KSCHED_F(lastTransitionTime),
+                    KSCHED_F(reason), KSCHED_F(message));
 }
 
 struct UncountedTerminatedPods {
@@ -544,7 +545,7 @@ struct UncountedTerminatedPods {
 };
 constexpr auto describe(type_tag<UncountedTerminatedPods>) {
   using T = UncountedTerminatedPods;
-  return std::tuple{KSCHED_F(succeeded), KSCHED_F(failed)};
+  return field_list(KSCHED_F(succeeded), KSCHED_F(failed));
 }
 
 struct JobStatus {
@@ -564,10 +565,10 @@ struct JobStatus {
 };
 constexpr auto describe(type_tag<JobStatus>) {
   using T = JobStatus;
-  return std::tuple{KSCHED_F(conditions),      KSCHED_F(startTime),     KSCHED_F(completionTime),
+  return field_list(KSCHED_F(conditions),      KSCHED_F(startTime),     KSCHED_F(completionTime),
                     KSCHED_F(active),          KSCHED_F(succeeded),     KSCHED_F(failed),
                     KSCHED_F(terminating),     KSCHED_F(completedIndexes), KSCHED_F(failedIndexes),
-                    KSCHED_F(uncountedTerminatedPods), KSCHED_F(ready)};
+                    KSCHED_F(uncountedTerminatedPods), KSCHED_F(ready));
 }
 
 struct Job {
@@ -581,7 +582,7 @@ struct Job {
 };
 constexpr auto describe(type_tag<Job>) {
   using T = Job;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata), KSCHED_F(spec), KSCHED_F(status));
 }
 
 // ---------------------------------------------------------------- metadata only
@@ -597,7 +598,7 @@ struct ObjectMetadata {
 };
 constexpr auto describe(type_tag<ObjectMetadata>) {
   using T = ObjectMetadata;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(kind), KSCHED_F(metadata));
 }
 
 #undef KSCHED_F

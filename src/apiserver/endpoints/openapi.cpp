@@ -468,7 +468,7 @@ class Builder {
   template <class S>
   json::object object_schema() {
     json::object props;
-    std::apply([&](const auto&... f) { (add_property(props, f), ...); }, describe(api::type_tag<S>{}));
+    api::apply_fields([&](const auto&... f) { (add_property(props, f), ...); }, describe(api::type_tag<S>{}));
     return json::object{{"type", "object"}, {"properties", std::move(props)}};
   }
 

@@ -22,6 +22,7 @@ namespace ksched::apiserver::openapi {
 namespace schema_only {
 
 using api::field;
+using api::field_list;
 using api::IntOrString;
 using api::LabelSelector;
 using api::ObjectMeta;
@@ -45,8 +46,8 @@ struct ManagedFieldsEntry {
 };
 constexpr auto describe(type_tag<ManagedFieldsEntry>) {
   using T = ManagedFieldsEntry;
-  return std::tuple{KSCHED_F(manager),    KSCHED_F(operation), KSCHED_F(apiVersion), KSCHED_F(time),
-                    KSCHED_F(fieldsType), KSCHED_F(fieldsV1),  KSCHED_F(subresource)};
+  return field_list(KSCHED_F(manager),    KSCHED_F(operation), KSCHED_F(apiVersion), KSCHED_F(time),
+                    KSCHED_F(fieldsType), KSCHED_F(fieldsV1),  KSCHED_F(subresource));
 }
 
 struct ObjectMetaMore {
@@ -55,7 +56,7 @@ struct ObjectMetaMore {
 };
 constexpr auto describe(type_tag<ObjectMetaMore>) {
   using T = ObjectMetaMore;
-  return std::tuple{KSCHED_F(selfLink), KSCHED_F(managedFields)};
+  return field_list(KSCHED_F(selfLink), KSCHED_F(managedFields));
 }
 
 struct ConfigMapEnvSource {
@@ -64,7 +65,7 @@ struct ConfigMapEnvSource {
 };
 constexpr auto describe(type_tag<ConfigMapEnvSource>) {
   using T = ConfigMapEnvSource;
-  return std::tuple{KSCHED_F(name), KSCHED_F(optional)};
+  return field_list(KSCHED_F(name), KSCHED_F(optional));
 }
 
 struct SecretEnvSource {
@@ -73,7 +74,7 @@ struct SecretEnvSource {
 };
 constexpr auto describe(type_tag<SecretEnvSource>) {
   using T = SecretEnvSource;
-  return std::tuple{KSCHED_F(name), KSCHED_F(optional)};
+  return field_list(KSCHED_F(name), KSCHED_F(optional));
 }
 
 struct EnvFromSource {
@@ -83,7 +84,7 @@ struct EnvFromSource {
 };
 constexpr auto describe(type_tag<EnvFromSource>) {
   using T = EnvFromSource;
-  return std::tuple{KSCHED_F(prefix), KSCHED_F(configMapRef), KSCHED_F(secretRef)};
+  return field_list(KSCHED_F(prefix), KSCHED_F(configMapRef), KSCHED_F(secretRef));
 }
 
 struct ObjectFieldSelector {
@@ -92,7 +93,7 @@ struct ObjectFieldSelector {
 };
 constexpr auto describe(type_tag<ObjectFieldSelector>) {
   using T = ObjectFieldSelector;
-  return std::tuple{KSCHED_F(apiVersion), KSCHED_F(fieldPath)};
+  return field_list(KSCHED_F(apiVersion), KSCHED_F(fieldPath));
 }
 
 struct ResourceFieldSelector {
@@ -102,7 +103,7 @@ struct ResourceFieldSelector {
 };
 constexpr auto describe(type_tag<ResourceFieldSelector>) {
   using T = ResourceFieldSelector;
-  return std::tuple{KSCHED_F(containerName), KSCHED_F(resource), KSCHED_F(divisor)};
+  return field_list(KSCHED_F(containerName), KSCHED_F(resource), KSCHED_F(divisor));
 }
 
 struct ConfigMapKeySelector {
@@ -112,7 +113,7 @@ struct ConfigMapKeySelector {
 };
 constexpr auto describe(type_tag<ConfigMapKeySelector>) {
   using T = ConfigMapKeySelector;
-  return std::tuple{KSCHED_F(name), KSCHED_F(key), KSCHED_F(optional)};
+  return field_list(KSCHED_F(name), KSCHED_F(key), KSCHED_F(optional));
 }
 
 struct SecretKeySelector {
@@ -122,7 +123,7 @@ struct SecretKeySelector {
 };
 constexpr auto describe(type_tag<SecretKeySelector>) {
   using T = SecretKeySelector;
-  return std::tuple{KSCHED_F(name), KSCHED_F(key), KSCHED_F(optional)};
+  return field_list(KSCHED_F(name), KSCHED_F(key), KSCHED_F(optional));
 }
 
 struct FileKeySelector {
@@ -133,7 +134,7 @@ struct FileKeySelector {
 };
 constexpr auto describe(type_tag<FileKeySelector>) {
   using T = FileKeySelector;
-  return std::tuple{KSCHED_F(volumeName), KSCHED_F(path), KSCHED_F(key), KSCHED_F(optional)};
+  return field_list(KSCHED_F(volumeName), KSCHED_F(path), KSCHED_F(key), KSCHED_F(optional));
 }
 
 struct EnvVarSource {
@@ -145,8 +146,8 @@ struct EnvVarSource {
 };
 constexpr auto describe(type_tag<EnvVarSource>) {
   using T = EnvVarSource;
-  return std::tuple{KSCHED_F(fieldRef), KSCHED_F(resourceFieldRef), KSCHED_F(configMapKeyRef),
-                    KSCHED_F(secretKeyRef), KSCHED_F(fileKeyRef)};
+  return field_list(KSCHED_F(fieldRef), KSCHED_F(resourceFieldRef), KSCHED_F(configMapKeyRef),
+                    KSCHED_F(secretKeyRef), KSCHED_F(fileKeyRef));
 }
 
 struct EnvVar {
@@ -156,7 +157,7 @@ struct EnvVar {
 };
 constexpr auto describe(type_tag<EnvVar>) {
   using T = EnvVar;
-  return std::tuple{KSCHED_F(name), KSCHED_F(value), KSCHED_F(valueFrom)};
+  return field_list(KSCHED_F(name), KSCHED_F(value), KSCHED_F(valueFrom));
 }
 
 struct ContainerResizePolicy {
@@ -165,7 +166,7 @@ struct ContainerResizePolicy {
 };
 constexpr auto describe(type_tag<ContainerResizePolicy>) {
   using T = ContainerResizePolicy;
-  return std::tuple{KSCHED_F(resourceName), KSCHED_F(restartPolicy)};
+  return field_list(KSCHED_F(resourceName), KSCHED_F(restartPolicy));
 }
 
 struct ContainerRestartRuleOnExitCodes {
@@ -174,7 +175,7 @@ struct ContainerRestartRuleOnExitCodes {
 };
 constexpr auto describe(type_tag<ContainerRestartRuleOnExitCodes>) {
   using T = ContainerRestartRuleOnExitCodes;
-  return std::tuple{field("operator", &T::operator_), KSCHED_F(values)};
+  return field_list(field("operator", &T::operator_), KSCHED_F(values));
 }
 
 struct ContainerRestartRule {
@@ -183,7 +184,7 @@ struct ContainerRestartRule {
 };
 constexpr auto describe(type_tag<ContainerRestartRule>) {
   using T = ContainerRestartRule;
-  return std::tuple{KSCHED_F(action), KSCHED_F(exitCodes)};
+  return field_list(KSCHED_F(action), KSCHED_F(exitCodes));
 }
 
 struct VolumeDevice {
@@ -192,7 +193,7 @@ struct VolumeDevice {
 };
 constexpr auto describe(type_tag<VolumeDevice>) {
   using T = VolumeDevice;
-  return std::tuple{KSCHED_F(name), KSCHED_F(devicePath)};
+  return field_list(KSCHED_F(name), KSCHED_F(devicePath));
 }
 
 struct ExecAction {
@@ -200,7 +201,7 @@ struct ExecAction {
 };
 constexpr auto describe(type_tag<ExecAction>) {
   using T = ExecAction;
-  return std::tuple{KSCHED_F(command)};
+  return field_list(KSCHED_F(command));
 }
 
 struct HTTPHeader {
@@ -209,7 +210,7 @@ struct HTTPHeader {
 };
 constexpr auto describe(type_tag<HTTPHeader>) {
   using T = HTTPHeader;
-  return std::tuple{KSCHED_F(name), KSCHED_F(value)};
+  return field_list(KSCHED_F(name), KSCHED_F(value));
 }
 
 struct HTTPGetAction {
@@ -221,7 +222,7 @@ struct HTTPGetAction {
 };
 constexpr auto describe(type_tag<HTTPGetAction>) {
   using T = HTTPGetAction;
-  return std::tuple{KSCHED_F(path), KSCHED_F(port), KSCHED_F(host), KSCHED_F(scheme), KSCHED_F(httpHeaders)};
+  return field_list(KSCHED_F(path), KSCHED_F(port), KSCHED_F(host), KSCHED_F(scheme), KSCHED_F(httpHeaders));
 }
 
 struct TCPSocketAction {
@@ -230,7 +231,7 @@ struct TCPSocketAction {
 };
 constexpr auto describe(type_tag<TCPSocketAction>) {
   using T = TCPSocketAction;
-  return std::tuple{KSCHED_F(port), KSCHED_F(host)};
+  return field_list(KSCHED_F(port), KSCHED_F(host));
 }
 
 struct GRPCAction {
@@ -239,7 +240,7 @@ struct GRPCAction {
 };
 constexpr auto describe(type_tag<GRPCAction>) {
   using T = GRPCAction;
-  return std::tuple{KSCHED_F(port), KSCHED_F(service)};
+  return field_list(KSCHED_F(port), KSCHED_F(service));
 }
 
 struct Probe {
@@ -256,7 +257,7 @@ struct Probe {
 };
 constexpr auto describe(type_tag<Probe>) {
   using T = Probe;
-  return std::tuple{KSCHED_F(exec),
+  return field_list(KSCHED_F(exec),
                     KSCHED_F(httpGet),
                     KSCHED_F(tcpSocket),
                     KSCHED_F(grpc),
@@ -265,7 +266,7 @@ constexpr auto describe(type_tag<Probe>) {
                     KSCHED_F(periodSeconds),
                     KSCHED_F(successThreshold),
                     KSCHED_F(failureThreshold),
-                    KSCHED_F(terminationGracePeriodSeconds)};
+                    KSCHED_F(terminationGracePeriodSeconds));
 }
 
 struct SleepAction {
@@ -273,7 +274,7 @@ struct SleepAction {
 };
 constexpr auto describe(type_tag<SleepAction>) {
   using T = SleepAction;
-  return std::tuple{KSCHED_F(seconds)};
+  return field_list(KSCHED_F(seconds));
 }
 
 struct LifecycleHandler {
@@ -284,7 +285,7 @@ struct LifecycleHandler {
 };
 constexpr auto describe(type_tag<LifecycleHandler>) {
   using T = LifecycleHandler;
-  return std::tuple{KSCHED_F(exec), KSCHED_F(httpGet), KSCHED_F(tcpSocket), KSCHED_F(sleep)};
+  return field_list(KSCHED_F(exec), KSCHED_F(httpGet), KSCHED_F(tcpSocket), KSCHED_F(sleep));
 }
 
 struct Lifecycle {
@@ -294,7 +295,7 @@ struct Lifecycle {
 };
 constexpr auto describe(type_tag<Lifecycle>) {
   using T = Lifecycle;
-  return std::tuple{KSCHED_F(postStart), KSCHED_F(preStop), KSCHED_F(stopSignal)};
+  return field_list(KSCHED_F(postStart), KSCHED_F(preStop), KSCHED_F(stopSignal));
 }
 
 struct Capabilities {
@@ -303,7 +304,7 @@ struct Capabilities {
 };
 constexpr auto describe(type_tag<Capabilities>) {
   using T = Capabilities;
-  return std::tuple{KSCHED_F(add), KSCHED_F(drop)};
+  return field_list(KSCHED_F(add), KSCHED_F(drop));
 }
 
 struct SELinuxOptions {
@@ -314,7 +315,7 @@ struct SELinuxOptions {
 };
 constexpr auto describe(type_tag<SELinuxOptions>) {
   using T = SELinuxOptions;
-  return std::tuple{KSCHED_F(user), KSCHED_F(role), KSCHED_F(type), KSCHED_F(level)};
+  return field_list(KSCHED_F(user), KSCHED_F(role), KSCHED_F(type), KSCHED_F(level));
 }
 
 struct WindowsSecurityContextOptions {
@@ -325,8 +326,8 @@ struct WindowsSecurityContextOptions {
 };
 constexpr auto describe(type_tag<WindowsSecurityContextOptions>) {
   using T = WindowsSecurityContextOptions;
-  return std::tuple{KSCHED_F(gmsaCredentialSpecName), KSCHED_F(gmsaCredentialSpec), KSCHED_F(runAsUserName),
-                    KSCHED_F(hostProcess)};
+  return field_list(KSCHED_F(gmsaCredentialSpecName), KSCHED_F(gmsaCredentialSpec), KSCHED_F(runAsUserName),
+                    KSCHED_F(hostProcess));
 }
 
 struct SeccompProfile {
@@ -335,7 +336,7 @@ struct SeccompProfile {
 };
 constexpr auto describe(type_tag<SeccompProfile>) {
   using T = SeccompProfile;
-  return std::tuple{KSCHED_F(type), KSCHED_F(localhostProfile)};
+  return field_list(KSCHED_F(type), KSCHED_F(localhostProfile));
 }
 
 struct AppArmorProfile {
@@ -344,7 +345,7 @@ struct AppArmorProfile {
 };
 constexpr auto describe(type_tag<AppArmorProfile>) {
   using T = AppArmorProfile;
-  return std::tuple{KSCHED_F(type), KSCHED_F(localhostProfile)};
+  return field_list(KSCHED_F(type), KSCHED_F(localhostProfile));
 }
 
 struct SecurityContext {
@@ -363,7 +364,7 @@ struct SecurityContext {
 };
 constexpr auto describe(type_tag<SecurityContext>) {
   using T = SecurityContext;
-  return std::tuple{KSCHED_F(capabilities),
+  return field_list(KSCHED_F(capabilities),
                     KSCHED_F(privileged),
                     KSCHED_F(seLinuxOptions),
                     KSCHED_F(windowsOptions),
@@ -374,7 +375,7 @@ constexpr auto describe(type_tag<SecurityContext>) {
                     KSCHED_F(allowPrivilegeEscalation),
                     KSCHED_F(procMount),
                     KSCHED_F(seccompProfile),
-                    KSCHED_F(appArmorProfile)};
+                    KSCHED_F(appArmorProfile));
 }
 
 struct EphemeralContainer {
@@ -407,7 +408,7 @@ struct EphemeralContainer {
 };
 constexpr auto describe(type_tag<EphemeralContainer>) {
   using T = EphemeralContainer;
-  return std::tuple{KSCHED_F(name),
+  return field_list(KSCHED_F(name),
                     KSCHED_F(image),
                     KSCHED_F(command),
                     KSCHED_F(args),
@@ -432,7 +433,7 @@ constexpr auto describe(type_tag<EphemeralContainer>) {
                     KSCHED_F(stdin),
                     KSCHED_F(stdinOnce),
                     KSCHED_F(tty),
-                    KSCHED_F(targetContainerName)};
+                    KSCHED_F(targetContainerName));
 }
 
 struct Sysctl {
@@ -441,7 +442,7 @@ struct Sysctl {
 };
 constexpr auto describe(type_tag<Sysctl>) {
   using T = Sysctl;
-  return std::tuple{KSCHED_F(name), KSCHED_F(value)};
+  return field_list(KSCHED_F(name), KSCHED_F(value));
 }
 
 struct PodSecurityContext {
@@ -461,7 +462,7 @@ struct PodSecurityContext {
 };
 constexpr auto describe(type_tag<PodSecurityContext>) {
   using T = PodSecurityContext;
-  return std::tuple{KSCHED_F(seLinuxOptions),
+  return field_list(KSCHED_F(seLinuxOptions),
                     KSCHED_F(windowsOptions),
                     KSCHED_F(runAsUser),
                     KSCHED_F(runAsGroup),
@@ -473,7 +474,7 @@ constexpr auto describe(type_tag<PodSecurityContext>) {
                     KSCHED_F(fsGroupChangePolicy),
                     KSCHED_F(seccompProfile),
                     KSCHED_F(appArmorProfile),
-                    KSCHED_F(seLinuxChangePolicy)};
+                    KSCHED_F(seLinuxChangePolicy));
 }
 
 struct LocalObjectReference {
@@ -481,7 +482,7 @@ struct LocalObjectReference {
 };
 constexpr auto describe(type_tag<LocalObjectReference>) {
   using T = LocalObjectReference;
-  return std::tuple{KSCHED_F(name)};
+  return field_list(KSCHED_F(name));
 }
 
 struct HostAlias {
@@ -490,7 +491,7 @@ struct HostAlias {
 };
 constexpr auto describe(type_tag<HostAlias>) {
   using T = HostAlias;
-  return std::tuple{KSCHED_F(ip), KSCHED_F(hostnames)};
+  return field_list(KSCHED_F(ip), KSCHED_F(hostnames));
 }
 
 struct PodDNSConfigOption {
@@ -499,7 +500,7 @@ struct PodDNSConfigOption {
 };
 constexpr auto describe(type_tag<PodDNSConfigOption>) {
   using T = PodDNSConfigOption;
-  return std::tuple{KSCHED_F(name), KSCHED_F(value)};
+  return field_list(KSCHED_F(name), KSCHED_F(value));
 }
 
 struct PodDNSConfig {
@@ -509,7 +510,7 @@ struct PodDNSConfig {
 };
 constexpr auto describe(type_tag<PodDNSConfig>) {
   using T = PodDNSConfig;
-  return std::tuple{KSCHED_F(nameservers), KSCHED_F(searches), KSCHED_F(options)};
+  return field_list(KSCHED_F(nameservers), KSCHED_F(searches), KSCHED_F(options));
 }
 
 struct PodReadinessGate {
@@ -517,7 +518,7 @@ struct PodReadinessGate {
 };
 constexpr auto describe(type_tag<PodReadinessGate>) {
   using T = PodReadinessGate;
-  return std::tuple{KSCHED_F(conditionType)};
+  return field_list(KSCHED_F(conditionType));
 }
 
 struct PodOS {
@@ -525,7 +526,7 @@ struct PodOS {
 };
 constexpr auto describe(type_tag<PodOS>) {
   using T = PodOS;
-  return std::tuple{KSCHED_F(name)};
+  return field_list(KSCHED_F(name));
 }
 
 struct PodSpecMore {
@@ -552,7 +553,7 @@ struct PodSpecMore {
 };
 constexpr auto describe(type_tag<PodSpecMore>) {
   using T = PodSpecMore;
-  return std::tuple{KSCHED_F(ephemeralContainers),
+  return field_list(KSCHED_F(ephemeralContainers),
                     KSCHED_F(serviceAccount),
                     KSCHED_F(automountServiceAccountToken),
                     KSCHED_F(hostPID),
@@ -571,7 +572,7 @@ constexpr auto describe(type_tag<PodSpecMore>) {
                     KSCHED_F(os),
                     KSCHED_F(hostUsers),
                     KSCHED_F(resources),
-                    KSCHED_F(hostnameOverride)};
+                    KSCHED_F(hostnameOverride));
 }
 
 struct HostIP {
@@ -579,7 +580,7 @@ struct HostIP {
 };
 constexpr auto describe(type_tag<HostIP>) {
   using T = HostIP;
-  return std::tuple{KSCHED_F(ip)};
+  return field_list(KSCHED_F(ip));
 }
 
 struct PodIP {
@@ -587,7 +588,7 @@ struct PodIP {
 };
 constexpr auto describe(type_tag<PodIP>) {
   using T = PodIP;
-  return std::tuple{KSCHED_F(ip)};
+  return field_list(KSCHED_F(ip));
 }
 
 struct ContainerExtendedResourceRequest {
@@ -597,7 +598,7 @@ struct ContainerExtendedResourceRequest {
 };
 constexpr auto describe(type_tag<ContainerExtendedResourceRequest>) {
   using T = ContainerExtendedResourceRequest;
-  return std::tuple{KSCHED_F(containerName), KSCHED_F(resourceName), KSCHED_F(requestName)};
+  return field_list(KSCHED_F(containerName), KSCHED_F(resourceName), KSCHED_F(requestName));
 }
 
 struct PodExtendedResourceClaimStatus {
@@ -606,7 +607,7 @@ struct PodExtendedResourceClaimStatus {
 };
 constexpr auto describe(type_tag<PodExtendedResourceClaimStatus>) {
   using T = PodExtendedResourceClaimStatus;
-  return std::tuple{KSCHED_F(requestMappings), KSCHED_F(resourceClaimName)};
+  return field_list(KSCHED_F(requestMappings), KSCHED_F(resourceClaimName));
 }
 
 struct PodStatusMore {
@@ -621,14 +622,14 @@ struct PodStatusMore {
 };
 constexpr auto describe(type_tag<PodStatusMore>) {
   using T = PodStatusMore;
-  return std::tuple{KSCHED_F(observedGeneration),
+  return field_list(KSCHED_F(observedGeneration),
                     KSCHED_F(hostIPs),
                     KSCHED_F(podIPs),
                     KSCHED_F(ephemeralContainerStatuses),
                     KSCHED_F(resize),
                     KSCHED_F(extendedResourceClaimStatus),
                     KSCHED_F(allocatedResources),
-                    KSCHED_F(resources)};
+                    KSCHED_F(resources));
 }
 
 struct ConfigMapNodeConfigSource {
@@ -640,8 +641,8 @@ struct ConfigMapNodeConfigSource {
 };
 constexpr auto describe(type_tag<ConfigMapNodeConfigSource>) {
   using T = ConfigMapNodeConfigSource;
-  return std::tuple{field("namespace", &T::namespace_), KSCHED_F(name), KSCHED_F(uid),
-                    KSCHED_F(resourceVersion), KSCHED_F(kubeletConfigKey)};
+  return field_list(field("namespace", &T::namespace_), KSCHED_F(name), KSCHED_F(uid),
+                    KSCHED_F(resourceVersion), KSCHED_F(kubeletConfigKey));
 }
 
 struct NodeConfigSource {
@@ -649,7 +650,7 @@ struct NodeConfigSource {
 };
 constexpr auto describe(type_tag<NodeConfigSource>) {
   using T = NodeConfigSource;
-  return std::tuple{KSCHED_F(configMap)};
+  return field_list(KSCHED_F(configMap));
 }
 
 struct NodeSpecMore {
@@ -659,7 +660,7 @@ struct NodeSpecMore {
 };
 constexpr auto describe(type_tag<NodeSpecMore>) {
   using T = NodeSpecMore;
-  return std::tuple{KSCHED_F(podCIDRs), KSCHED_F(configSource), KSCHED_F(externalID)};
+  return field_list(KSCHED_F(podCIDRs), KSCHED_F(configSource), KSCHED_F(externalID));
 }
 
 struct DaemonEndpoint {
@@ -667,7 +668,7 @@ struct DaemonEndpoint {
 };
 constexpr auto describe(type_tag<DaemonEndpoint>) {
   using T = DaemonEndpoint;
-  return std::tuple{KSCHED_F(Port)};
+  return field_list(KSCHED_F(Port));
 }
 
 struct NodeDaemonEndpoints {
@@ -675,7 +676,7 @@ struct NodeDaemonEndpoints {
 };
 constexpr auto describe(type_tag<NodeDaemonEndpoints>) {
   using T = NodeDaemonEndpoints;
-  return std::tuple{KSCHED_F(kubeletEndpoint)};
+  return field_list(KSCHED_F(kubeletEndpoint));
 }
 
 struct NodeSwapStatus {
@@ -683,7 +684,7 @@ struct NodeSwapStatus {
 };
 constexpr auto describe(type_tag<NodeSwapStatus>) {
   using T = NodeSwapStatus;
-  return std::tuple{KSCHED_F(capacity)};
+  return field_list(KSCHED_F(capacity));
 }
 
 struct NodeSystemInfo {
@@ -701,7 +702,7 @@ struct NodeSystemInfo {
 };
 constexpr auto describe(type_tag<NodeSystemInfo>) {
   using T = NodeSystemInfo;
-  return std::tuple{KSCHED_F(machineID),
+  return field_list(KSCHED_F(machineID),
                     KSCHED_F(systemUUID),
                     KSCHED_F(bootID),
                     KSCHED_F(kernelVersion),
@@ -711,7 +712,7 @@ constexpr auto describe(type_tag<NodeSystemInfo>) {
                     KSCHED_F(kubeProxyVersion),
                     KSCHED_F(operatingSystem),
                     KSCHED_F(architecture),
-                    KSCHED_F(swap)};
+                    KSCHED_F(swap));
 }
 
 struct AttachedVolume {
@@ -720,7 +721,7 @@ struct AttachedVolume {
 };
 constexpr auto describe(type_tag<AttachedVolume>) {
   using T = AttachedVolume;
-  return std::tuple{KSCHED_F(name), KSCHED_F(devicePath)};
+  return field_list(KSCHED_F(name), KSCHED_F(devicePath));
 }
 
 struct NodeConfigStatus {
@@ -731,7 +732,7 @@ struct NodeConfigStatus {
 };
 constexpr auto describe(type_tag<NodeConfigStatus>) {
   using T = NodeConfigStatus;
-  return std::tuple{KSCHED_F(assigned), KSCHED_F(active), KSCHED_F(lastKnownGood), KSCHED_F(error)};
+  return field_list(KSCHED_F(assigned), KSCHED_F(active), KSCHED_F(lastKnownGood), KSCHED_F(error));
 }
 
 struct NodeRuntimeHandlerFeatures {
@@ -740,7 +741,7 @@ struct NodeRuntimeHandlerFeatures {
 };
 constexpr auto describe(type_tag<NodeRuntimeHandlerFeatures>) {
   using T = NodeRuntimeHandlerFeatures;
-  return std::tuple{KSCHED_F(recursiveReadOnlyMounts), KSCHED_F(userNamespaces)};
+  return field_list(KSCHED_F(recursiveReadOnlyMounts), KSCHED_F(userNamespaces));
 }
 
 struct NodeRuntimeHandler {
@@ -749,7 +750,7 @@ struct NodeRuntimeHandler {
 };
 constexpr auto describe(type_tag<NodeRuntimeHandler>) {
   using T = NodeRuntimeHandler;
-  return std::tuple{KSCHED_F(name), KSCHED_F(features)};
+  return field_list(KSCHED_F(name), KSCHED_F(features));
 }
 
 struct NodeFeatures {
@@ -757,7 +758,7 @@ struct NodeFeatures {
 };
 constexpr auto describe(type_tag<NodeFeatures>) {
   using T = NodeFeatures;
-  return std::tuple{KSCHED_F(supplementalGroupsPolicy)};
+  return field_list(KSCHED_F(supplementalGroupsPolicy));
 }
 
 struct NodeStatusMore {
@@ -772,9 +773,9 @@ struct NodeStatusMore {
 };
 constexpr auto describe(type_tag<NodeStatusMore>) {
   using T = NodeStatusMore;
-  return std::tuple{KSCHED_F(daemonEndpoints), KSCHED_F(nodeInfo),        KSCHED_F(volumesInUse),
+  return field_list(KSCHED_F(daemonEndpoints), KSCHED_F(nodeInfo),        KSCHED_F(volumesInUse),
                     KSCHED_F(volumesAttached), KSCHED_F(config),          KSCHED_F(runtimeHandlers),
-                    KSCHED_F(features),        KSCHED_F(declaredFeatures)};
+                    KSCHED_F(features),        KSCHED_F(declaredFeatures));
 }
 
 struct HostPathVolumeSource {
@@ -783,7 +784,7 @@ struct HostPathVolumeSource {
 };
 constexpr auto describe(type_tag<HostPathVolumeSource>) {
   using T = HostPathVolumeSource;
-  return std::tuple{KSCHED_F(path), KSCHED_F(type)};
+  return field_list(KSCHED_F(path), KSCHED_F(type));
 }
 
 struct EmptyDirVolumeSource {
@@ -792,7 +793,7 @@ struct EmptyDirVolumeSource {
 };
 constexpr auto describe(type_tag<EmptyDirVolumeSource>) {
   using T = EmptyDirVolumeSource;
-  return std::tuple{KSCHED_F(medium), KSCHED_F(sizeLimit)};
+  return field_list(KSCHED_F(medium), KSCHED_F(sizeLimit));
 }
 
 struct GitRepoVolumeSource {
@@ -802,7 +803,7 @@ struct GitRepoVolumeSource {
 };
 constexpr auto describe(type_tag<GitRepoVolumeSource>) {
   using T = GitRepoVolumeSource;
-  return std::tuple{KSCHED_F(repository), KSCHED_F(revision), KSCHED_F(directory)};
+  return field_list(KSCHED_F(repository), KSCHED_F(revision), KSCHED_F(directory));
 }
 
 struct KeyToPath {
@@ -812,7 +813,7 @@ struct KeyToPath {
 };
 constexpr auto describe(type_tag<KeyToPath>) {
   using T = KeyToPath;
-  return std::tuple{KSCHED_F(key), KSCHED_F(path), KSCHED_F(mode)};
+  return field_list(KSCHED_F(key), KSCHED_F(path), KSCHED_F(mode));
 }
 
 struct SecretVolumeSource {
@@ -823,7 +824,7 @@ struct SecretVolumeSource {
 };
 constexpr auto describe(type_tag<SecretVolumeSource>) {
   using T = SecretVolumeSource;
-  return std::tuple{KSCHED_F(secretName), KSCHED_F(items), KSCHED_F(defaultMode), KSCHED_F(optional)};
+  return field_list(KSCHED_F(secretName), KSCHED_F(items), KSCHED_F(defaultMode), KSCHED_F(optional));
 }
 
 struct NFSVolumeSource {
@@ -833,7 +834,7 @@ struct NFSVolumeSource {
 };
 constexpr auto describe(type_tag<NFSVolumeSource>) {
   using T = NFSVolumeSource;
-  return std::tuple{KSCHED_F(server), KSCHED_F(path), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(server), KSCHED_F(path), KSCHED_F(readOnly));
 }
 
 struct GlusterfsVolumeSource {
@@ -843,7 +844,7 @@ struct GlusterfsVolumeSource {
 };
 constexpr auto describe(type_tag<GlusterfsVolumeSource>) {
   using T = GlusterfsVolumeSource;
-  return std::tuple{KSCHED_F(endpoints), KSCHED_F(path), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(endpoints), KSCHED_F(path), KSCHED_F(readOnly));
 }
 
 struct FlexVolumeSource {
@@ -855,8 +856,8 @@ struct FlexVolumeSource {
 };
 constexpr auto describe(type_tag<FlexVolumeSource>) {
   using T = FlexVolumeSource;
-  return std::tuple{KSCHED_F(driver), KSCHED_F(fsType), KSCHED_F(secretRef), KSCHED_F(readOnly),
-                    KSCHED_F(options)};
+  return field_list(KSCHED_F(driver), KSCHED_F(fsType), KSCHED_F(secretRef), KSCHED_F(readOnly),
+                    KSCHED_F(options));
 }
 
 struct CinderVolumeSource {
@@ -867,7 +868,7 @@ struct CinderVolumeSource {
 };
 constexpr auto describe(type_tag<CinderVolumeSource>) {
   using T = CinderVolumeSource;
-  return std::tuple{KSCHED_F(volumeID), KSCHED_F(fsType), KSCHED_F(readOnly), KSCHED_F(secretRef)};
+  return field_list(KSCHED_F(volumeID), KSCHED_F(fsType), KSCHED_F(readOnly), KSCHED_F(secretRef));
 }
 
 struct CephFSVolumeSource {
@@ -880,8 +881,8 @@ struct CephFSVolumeSource {
 };
 constexpr auto describe(type_tag<CephFSVolumeSource>) {
   using T = CephFSVolumeSource;
-  return std::tuple{KSCHED_F(monitors),   KSCHED_F(path),      KSCHED_F(user),
-                    KSCHED_F(secretFile), KSCHED_F(secretRef), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(monitors),   KSCHED_F(path),      KSCHED_F(user),
+                    KSCHED_F(secretFile), KSCHED_F(secretRef), KSCHED_F(readOnly));
 }
 
 struct FlockerVolumeSource {
@@ -890,7 +891,7 @@ struct FlockerVolumeSource {
 };
 constexpr auto describe(type_tag<FlockerVolumeSource>) {
   using T = FlockerVolumeSource;
-  return std::tuple{KSCHED_F(datasetName), KSCHED_F(datasetUUID)};
+  return field_list(KSCHED_F(datasetName), KSCHED_F(datasetUUID));
 }
 
 struct DownwardAPIVolumeFile {
@@ -901,7 +902,7 @@ struct DownwardAPIVolumeFile {
 };
 constexpr auto describe(type_tag<DownwardAPIVolumeFile>) {
   using T = DownwardAPIVolumeFile;
-  return std::tuple{KSCHED_F(path), KSCHED_F(fieldRef), KSCHED_F(resourceFieldRef), KSCHED_F(mode)};
+  return field_list(KSCHED_F(path), KSCHED_F(fieldRef), KSCHED_F(resourceFieldRef), KSCHED_F(mode));
 }
 
 struct DownwardAPIVolumeSource {
@@ -910,7 +911,7 @@ struct DownwardAPIVolumeSource {
 };
 constexpr auto describe(type_tag<DownwardAPIVolumeSource>) {
   using T = DownwardAPIVolumeSource;
-  return std::tuple{KSCHED_F(items), KSCHED_F(defaultMode)};
+  return field_list(KSCHED_F(items), KSCHED_F(defaultMode));
 }
 
 struct FCVolumeSource {
@@ -922,8 +923,8 @@ struct FCVolumeSource {
 };
 constexpr auto describe(type_tag<FCVolumeSource>) {
   using T = FCVolumeSource;
-  return std::tuple{KSCHED_F(targetWWNs), KSCHED_F(lun), KSCHED_F(fsType), KSCHED_F(readOnly),
-                    KSCHED_F(wwids)};
+  return field_list(KSCHED_F(targetWWNs), KSCHED_F(lun), KSCHED_F(fsType), KSCHED_F(readOnly),
+                    KSCHED_F(wwids));
 }
 
 struct AzureFileVolumeSource {
@@ -933,7 +934,7 @@ struct AzureFileVolumeSource {
 };
 constexpr auto describe(type_tag<AzureFileVolumeSource>) {
   using T = AzureFileVolumeSource;
-  return std::tuple{KSCHED_F(secretName), KSCHED_F(shareName), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(secretName), KSCHED_F(shareName), KSCHED_F(readOnly));
 }
 
 struct ConfigMapVolumeSource {
@@ -944,7 +945,7 @@ struct ConfigMapVolumeSource {
 };
 constexpr auto describe(type_tag<ConfigMapVolumeSource>) {
   using T = ConfigMapVolumeSource;
-  return std::tuple{KSCHED_F(name), KSCHED_F(items), KSCHED_F(defaultMode), KSCHED_F(optional)};
+  return field_list(KSCHED_F(name), KSCHED_F(items), KSCHED_F(defaultMode), KSCHED_F(optional));
 }
 
 struct VsphereVirtualDiskVolumeSource {
@@ -955,8 +956,8 @@ struct VsphereVirtualDiskVolumeSource {
 };
 constexpr auto describe(type_tag<VsphereVirtualDiskVolumeSource>) {
   using T = VsphereVirtualDiskVolumeSource;
-  return std::tuple{KSCHED_F(volumePath), KSCHED_F(fsType), KSCHED_F(storagePolicyName),
-                    KSCHED_F(storagePolicyID)};
+  return field_list(KSCHED_F(volumePath), KSCHED_F(fsType), KSCHED_F(storagePolicyName),
+                    KSCHED_F(storagePolicyID));
 }
 
 struct QuobyteVolumeSource {
@@ -969,8 +970,8 @@ struct QuobyteVolumeSource {
 };
 constexpr auto describe(type_tag<QuobyteVolumeSource>) {
   using T = QuobyteVolumeSource;
-  return std::tuple{KSCHED_F(registry), KSCHED_F(volume), KSCHED_F(readOnly),
-                    KSCHED_F(user),     KSCHED_F(group),  KSCHED_F(tenant)};
+  return field_list(KSCHED_F(registry), KSCHED_F(volume), KSCHED_F(readOnly),
+                    KSCHED_F(user),     KSCHED_F(group),  KSCHED_F(tenant));
 }
 
 struct AzureDiskVolumeSource {
@@ -983,8 +984,8 @@ struct AzureDiskVolumeSource {
 };
 constexpr auto describe(type_tag<AzureDiskVolumeSource>) {
   using T = AzureDiskVolumeSource;
-  return std::tuple{KSCHED_F(diskName), KSCHED_F(diskURI),  KSCHED_F(cachingMode),
-                    KSCHED_F(fsType),   KSCHED_F(readOnly), KSCHED_F(kind)};
+  return field_list(KSCHED_F(diskName), KSCHED_F(diskURI),  KSCHED_F(cachingMode),
+                    KSCHED_F(fsType),   KSCHED_F(readOnly), KSCHED_F(kind));
 }
 
 struct PhotonPersistentDiskVolumeSource {
@@ -993,7 +994,7 @@ struct PhotonPersistentDiskVolumeSource {
 };
 constexpr auto describe(type_tag<PhotonPersistentDiskVolumeSource>) {
   using T = PhotonPersistentDiskVolumeSource;
-  return std::tuple{KSCHED_F(pdID), KSCHED_F(fsType)};
+  return field_list(KSCHED_F(pdID), KSCHED_F(fsType));
 }
 
 struct SecretProjection {
@@ -1003,7 +1004,7 @@ struct SecretProjection {
 };
 constexpr auto describe(type_tag<SecretProjection>) {
   using T = SecretProjection;
-  return std::tuple{KSCHED_F(name), KSCHED_F(items), KSCHED_F(optional)};
+  return field_list(KSCHED_F(name), KSCHED_F(items), KSCHED_F(optional));
 }
 
 struct DownwardAPIProjection {
@@ -1011,7 +1012,7 @@ struct DownwardAPIProjection {
 };
 constexpr auto describe(type_tag<DownwardAPIProjection>) {
   using T = DownwardAPIProjection;
-  return std::tuple{KSCHED_F(items)};
+  return field_list(KSCHED_F(items));
 }
 
 struct ConfigMapProjection {
@@ -1021,7 +1022,7 @@ struct ConfigMapProjection {
 };
 constexpr auto describe(type_tag<ConfigMapProjection>) {
   using T = ConfigMapProjection;
-  return std::tuple{KSCHED_F(name), KSCHED_F(items), KSCHED_F(optional)};
+  return field_list(KSCHED_F(name), KSCHED_F(items), KSCHED_F(optional));
 }
 
 struct ServiceAccountTokenProjection {
@@ -1031,7 +1032,7 @@ struct ServiceAccountTokenProjection {
 };
 constexpr auto describe(type_tag<ServiceAccountTokenProjection>) {
   using T = ServiceAccountTokenProjection;
-  return std::tuple{KSCHED_F(audience), KSCHED_F(expirationSeconds), KSCHED_F(path)};
+  return field_list(KSCHED_F(audience), KSCHED_F(expirationSeconds), KSCHED_F(path));
 }
 
 struct ClusterTrustBundleProjection {
@@ -1043,8 +1044,8 @@ struct ClusterTrustBundleProjection {
 };
 constexpr auto describe(type_tag<ClusterTrustBundleProjection>) {
   using T = ClusterTrustBundleProjection;
-  return std::tuple{KSCHED_F(name), KSCHED_F(signerName), KSCHED_F(labelSelector), KSCHED_F(optional),
-                    KSCHED_F(path)};
+  return field_list(KSCHED_F(name), KSCHED_F(signerName), KSCHED_F(labelSelector), KSCHED_F(optional),
+                    KSCHED_F(path));
 }
 
 struct PodCertificateProjection {
@@ -1058,9 +1059,9 @@ struct PodCertificateProjection {
 };
 constexpr auto describe(type_tag<PodCertificateProjection>) {
   using T = PodCertificateProjection;
-  return std::tuple{KSCHED_F(signerName),           KSCHED_F(keyType), KSCHED_F(maxExpirationSeconds),
+  return field_list(KSCHED_F(signerName),           KSCHED_F(keyType), KSCHED_F(maxExpirationSeconds),
                     KSCHED_F(credentialBundlePath), KSCHED_F(keyPath), KSCHED_F(certificateChainPath),
-                    KSCHED_F(userAnnotations)};
+                    KSCHED_F(userAnnotations));
 }
 
 struct VolumeProjection {
@@ -1073,12 +1074,12 @@ struct VolumeProjection {
 };
 constexpr auto describe(type_tag<VolumeProjection>) {
   using T = VolumeProjection;
-  return std::tuple{KSCHED_F(secret),
+  return field_list(KSCHED_F(secret),
                     KSCHED_F(downwardAPI),
                     KSCHED_F(configMap),
                     KSCHED_F(serviceAccountToken),
                     KSCHED_F(clusterTrustBundle),
-                    KSCHED_F(podCertificate)};
+                    KSCHED_F(podCertificate));
 }
 
 struct ProjectedVolumeSource {
@@ -1087,7 +1088,7 @@ struct ProjectedVolumeSource {
 };
 constexpr auto describe(type_tag<ProjectedVolumeSource>) {
   using T = ProjectedVolumeSource;
-  return std::tuple{KSCHED_F(sources), KSCHED_F(defaultMode)};
+  return field_list(KSCHED_F(sources), KSCHED_F(defaultMode));
 }
 
 struct PortworxVolumeSource {
@@ -1097,7 +1098,7 @@ struct PortworxVolumeSource {
 };
 constexpr auto describe(type_tag<PortworxVolumeSource>) {
   using T = PortworxVolumeSource;
-  return std::tuple{KSCHED_F(volumeID), KSCHED_F(fsType), KSCHED_F(readOnly)};
+  return field_list(KSCHED_F(volumeID), KSCHED_F(fsType), KSCHED_F(readOnly));
 }
 
 struct ScaleIOVolumeSource {
@@ -1114,10 +1115,10 @@ struct ScaleIOVolumeSource {
 };
 constexpr auto describe(type_tag<ScaleIOVolumeSource>) {
   using T = ScaleIOVolumeSource;
-  return std::tuple{KSCHED_F(gateway),     KSCHED_F(system),           KSCHED_F(secretRef),
+  return field_list(KSCHED_F(gateway),     KSCHED_F(system),           KSCHED_F(secretRef),
                     KSCHED_F(sslEnabled),  KSCHED_F(protectionDomain), KSCHED_F(storagePool),
                     KSCHED_F(storageMode), KSCHED_F(volumeName),       KSCHED_F(fsType),
-                    KSCHED_F(readOnly)};
+                    KSCHED_F(readOnly));
 }
 
 struct StorageOSVolumeSource {
@@ -1129,8 +1130,8 @@ struct StorageOSVolumeSource {
 };
 constexpr auto describe(type_tag<StorageOSVolumeSource>) {
   using T = StorageOSVolumeSource;
-  return std::tuple{KSCHED_F(volumeName), KSCHED_F(volumeNamespace), KSCHED_F(fsType), KSCHED_F(readOnly),
-                    KSCHED_F(secretRef)};
+  return field_list(KSCHED_F(volumeName), KSCHED_F(volumeNamespace), KSCHED_F(fsType), KSCHED_F(readOnly),
+                    KSCHED_F(secretRef));
 }
 
 struct ImageVolumeSource {
@@ -1139,7 +1140,7 @@ struct ImageVolumeSource {
 };
 constexpr auto describe(type_tag<ImageVolumeSource>) {
   using T = ImageVolumeSource;
-  return std::tuple{KSCHED_F(reference), KSCHED_F(pullPolicy)};
+  return field_list(KSCHED_F(reference), KSCHED_F(pullPolicy));
 }
 
 struct VolumeMore {
@@ -1169,7 +1170,7 @@ struct VolumeMore {
 };
 constexpr auto describe(type_tag<VolumeMore>) {
   using T = VolumeMore;
-  return std::tuple{KSCHED_F(hostPath),      KSCHED_F(emptyDir),
+  return field_list(KSCHED_F(hostPath),      KSCHED_F(emptyDir),
                     KSCHED_F(gitRepo),       KSCHED_F(secret),
                     KSCHED_F(nfs),           KSCHED_F(glusterfs),
                     KSCHED_F(flexVolume),    KSCHED_F(cinder),
@@ -1180,7 +1181,7 @@ constexpr auto describe(type_tag<VolumeMore>) {
                     KSCHED_F(azureDisk),     KSCHED_F(photonPersistentDisk),
                     KSCHED_F(projected),     KSCHED_F(portworxVolume),
                     KSCHED_F(scaleIO),       KSCHED_F(storageos),
-                    KSCHED_F(image)};
+                    KSCHED_F(image));
 }
 
 struct ContainerMore {
@@ -1203,7 +1204,7 @@ struct ContainerMore {
 };
 constexpr auto describe(type_tag<ContainerMore>) {
   using T = ContainerMore;
-  return std::tuple{KSCHED_F(workingDir),
+  return field_list(KSCHED_F(workingDir),
                     KSCHED_F(envFrom),
                     KSCHED_F(env),
                     KSCHED_F(resizePolicy),
@@ -1218,7 +1219,7 @@ constexpr auto describe(type_tag<ContainerMore>) {
                     KSCHED_F(securityContext),
                     KSCHED_F(stdin),
                     KSCHED_F(stdinOnce),
-                    KSCHED_F(tty)};
+                    KSCHED_F(tty));
 }
 
 struct ResourceClaim {
@@ -1227,7 +1228,7 @@ struct ResourceClaim {
 };
 constexpr auto describe(type_tag<ResourceClaim>) {
   using T = ResourceClaim;
-  return std::tuple{KSCHED_F(name), KSCHED_F(request)};
+  return field_list(KSCHED_F(name), KSCHED_F(request));
 }
 
 struct ResourceRequirementsMore {
@@ -1235,7 +1236,7 @@ struct ResourceRequirementsMore {
 };
 constexpr auto describe(type_tag<ResourceRequirementsMore>) {
   using T = ResourceRequirementsMore;
-  return std::tuple{KSCHED_F(claims)};
+  return field_list(KSCHED_F(claims));
 }
 
 struct PodConditionMore {
@@ -1243,7 +1244,7 @@ struct PodConditionMore {
 };
 constexpr auto describe(type_tag<PodConditionMore>) {
   using T = PodConditionMore;
-  return std::tuple{KSCHED_F(observedGeneration)};
+  return field_list(KSCHED_F(observedGeneration));
 }
 
 struct LinuxContainerUser {
@@ -1253,7 +1254,7 @@ struct LinuxContainerUser {
 };
 constexpr auto describe(type_tag<LinuxContainerUser>) {
   using T = LinuxContainerUser;
-  return std::tuple{KSCHED_F(uid), KSCHED_F(gid), KSCHED_F(supplementalGroups)};
+  return field_list(KSCHED_F(uid), KSCHED_F(gid), KSCHED_F(supplementalGroups));
 }
 
 struct ContainerUser {
@@ -1261,7 +1262,7 @@ struct ContainerUser {
 };
 constexpr auto describe(type_tag<ContainerUser>) {
   using T = ContainerUser;
-  return std::tuple{KSCHED_F(linux)};
+  return field_list(KSCHED_F(linux));
 }
 
 struct ResourceHealth {
@@ -1270,7 +1271,7 @@ struct ResourceHealth {
 };
 constexpr auto describe(type_tag<ResourceHealth>) {
   using T = ResourceHealth;
-  return std::tuple{KSCHED_F(resourceID), KSCHED_F(health)};
+  return field_list(KSCHED_F(resourceID), KSCHED_F(health));
 }
 
 struct ResourceStatus {
@@ -1279,7 +1280,7 @@ struct ResourceStatus {
 };
 constexpr auto describe(type_tag<ResourceStatus>) {
   using T = ResourceStatus;
-  return std::tuple{KSCHED_F(name), KSCHED_F(resources)};
+  return field_list(KSCHED_F(name), KSCHED_F(resources));
 }
 
 struct ContainerStatusMore {
@@ -1291,8 +1292,8 @@ struct ContainerStatusMore {
 };
 constexpr auto describe(type_tag<ContainerStatusMore>) {
   using T = ContainerStatusMore;
-  return std::tuple{KSCHED_F(allocatedResources), KSCHED_F(resources), KSCHED_F(user),
-                    KSCHED_F(allocatedResourcesStatus), KSCHED_F(stopSignal)};
+  return field_list(KSCHED_F(allocatedResources), KSCHED_F(resources), KSCHED_F(user),
+                    KSCHED_F(allocatedResourcesStatus), KSCHED_F(stopSignal));
 }
 
 struct ISCSIVolumeSourceMore {
@@ -1306,9 +1307,9 @@ struct ISCSIVolumeSourceMore {
 };
 constexpr auto describe(type_tag<ISCSIVolumeSourceMore>) {
   using T = ISCSIVolumeSourceMore;
-  return std::tuple{KSCHED_F(iscsiInterface),    KSCHED_F(fsType),          KSCHED_F(portals),
+  return field_list(KSCHED_F(iscsiInterface),    KSCHED_F(fsType),          KSCHED_F(portals),
                     KSCHED_F(chapAuthDiscovery), KSCHED_F(chapAuthSession), KSCHED_F(secretRef),
-                    KSCHED_F(initiatorName)};
+                    KSCHED_F(initiatorName));
 }
 
 struct RBDVolumeSourceMore {
@@ -1319,7 +1320,7 @@ struct RBDVolumeSourceMore {
 };
 constexpr auto describe(type_tag<RBDVolumeSourceMore>) {
   using T = RBDVolumeSourceMore;
-  return std::tuple{KSCHED_F(fsType), KSCHED_F(user), KSCHED_F(keyring), KSCHED_F(secretRef)};
+  return field_list(KSCHED_F(fsType), KSCHED_F(user), KSCHED_F(keyring), KSCHED_F(secretRef));
 }
 
 struct CSIVolumeSourceMore {
@@ -1329,7 +1330,7 @@ struct CSIVolumeSourceMore {
 };
 constexpr auto describe(type_tag<CSIVolumeSourceMore>) {
   using T = CSIVolumeSourceMore;
-  return std::tuple{KSCHED_F(fsType), KSCHED_F(volumeAttributes), KSCHED_F(nodePublishSecretRef)};
+  return field_list(KSCHED_F(fsType), KSCHED_F(volumeAttributes), KSCHED_F(nodePublishSecretRef));
 }
 
 struct PersistentVolumeClaimTemplate {
@@ -1338,7 +1339,7 @@ struct PersistentVolumeClaimTemplate {
 };
 constexpr auto describe(type_tag<PersistentVolumeClaimTemplate>) {
   using T = PersistentVolumeClaimTemplate;
-  return std::tuple{KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 struct EphemeralVolumeSourceMore {
@@ -1346,7 +1347,7 @@ struct EphemeralVolumeSourceMore {
 };
 constexpr auto describe(type_tag<EphemeralVolumeSourceMore>) {
   using T = EphemeralVolumeSourceMore;
-  return std::tuple{KSCHED_F(volumeClaimTemplate)};
+  return field_list(KSCHED_F(volumeClaimTemplate));
 }
 
 struct VolumeMountMore {
@@ -1357,8 +1358,8 @@ struct VolumeMountMore {
 };
 constexpr auto describe(type_tag<VolumeMountMore>) {
   using T = VolumeMountMore;
-  return std::tuple{KSCHED_F(recursiveReadOnly), KSCHED_F(subPath), KSCHED_F(mountPropagation),
-                    KSCHED_F(subPathExpr)};
+  return field_list(KSCHED_F(recursiveReadOnly), KSCHED_F(subPath), KSCHED_F(mountPropagation),
+                    KSCHED_F(subPathExpr));
 }
 
 struct PodAntiAffinity {
@@ -1367,8 +1368,8 @@ struct PodAntiAffinity {
 };
 constexpr auto describe(type_tag<PodAntiAffinity>) {
   using T = PodAntiAffinity;
-  return std::tuple{KSCHED_F(requiredDuringSchedulingIgnoredDuringExecution),
-                    KSCHED_F(preferredDuringSchedulingIgnoredDuringExecution)};
+  return field_list(KSCHED_F(requiredDuringSchedulingIgnoredDuringExecution),
+                    KSCHED_F(preferredDuringSchedulingIgnoredDuringExecution));
 }
 
 struct VolumeResourceRequirements {
@@ -1377,7 +1378,7 @@ struct VolumeResourceRequirements {
 };
 constexpr auto describe(type_tag<VolumeResourceRequirements>) {
   using T = VolumeResourceRequirements;
-  return std::tuple{KSCHED_F(limits), KSCHED_F(requests)};
+  return field_list(KSCHED_F(limits), KSCHED_F(requests));
 }
 
 struct TypedLocalObjectReference {
@@ -1387,7 +1388,7 @@ struct TypedLocalObjectReference {
 };
 constexpr auto describe(type_tag<TypedLocalObjectReference>) {
   using T = TypedLocalObjectReference;
-  return std::tuple{KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name)};
+  return field_list(KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name));
 }
 
 struct TypedObjectReference {
@@ -1398,7 +1399,7 @@ struct TypedObjectReference {
 };
 constexpr auto describe(type_tag<TypedObjectReference>) {
   using T = TypedObjectReference;
-  return std::tuple{KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name), field("namespace", &T::namespace_)};
+  return field_list(KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name), field("namespace", &T::namespace_));
 }
 
 struct PersistentVolumeClaimSpecMore {
@@ -1409,8 +1410,8 @@ struct PersistentVolumeClaimSpecMore {
 };
 constexpr auto describe(type_tag<PersistentVolumeClaimSpecMore>) {
   using T = PersistentVolumeClaimSpecMore;
-  return std::tuple{KSCHED_F(resources), KSCHED_F(dataSource), KSCHED_F(dataSourceRef),
-                    KSCHED_F(volumeAttributesClassName)};
+  return field_list(KSCHED_F(resources), KSCHED_F(dataSource), KSCHED_F(dataSourceRef),
+                    KSCHED_F(volumeAttributesClassName));
 }
 
 #undef KSCHED_F

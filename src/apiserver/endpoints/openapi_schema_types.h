@@ -16,6 +16,7 @@ namespace ksched::apiserver::openapi {
 namespace schema_only {
 
 using api::field;
+using api::field_list;
 using api::IntOrString;
 using api::LabelSelector;
 using api::ObjectMeta;
@@ -47,7 +48,7 @@ struct ConfigMap {
 };
 constexpr auto describe(type_tag<ConfigMap>) {
   using T = ConfigMap;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(data), KSCHED_F(binaryData), KSCHED_F(immutable)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(data), KSCHED_F(binaryData), KSCHED_F(immutable));
 }
 
 struct Secret {
@@ -59,8 +60,8 @@ struct Secret {
 };
 constexpr auto describe(type_tag<Secret>) {
   using T = Secret;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(data), KSCHED_F(stringData), KSCHED_F(type),
-                    KSCHED_F(immutable)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(data), KSCHED_F(stringData), KSCHED_F(type),
+                    KSCHED_F(immutable));
 }
 
 struct ServiceAccount {
@@ -71,8 +72,8 @@ struct ServiceAccount {
 };
 constexpr auto describe(type_tag<ServiceAccount>) {
   using T = ServiceAccount;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(secrets), KSCHED_F(imagePullSecrets),
-                    KSCHED_F(automountServiceAccountToken)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(secrets), KSCHED_F(imagePullSecrets),
+                    KSCHED_F(automountServiceAccountToken));
 }
 
 struct EndpointAddress {
@@ -83,7 +84,7 @@ struct EndpointAddress {
 };
 constexpr auto describe(type_tag<EndpointAddress>) {
   using T = EndpointAddress;
-  return std::tuple{KSCHED_F(ip), KSCHED_F(hostname), KSCHED_F(nodeName), KSCHED_F(targetRef)};
+  return field_list(KSCHED_F(ip), KSCHED_F(hostname), KSCHED_F(nodeName), KSCHED_F(targetRef));
 }
 
 struct EndpointPort {
@@ -94,7 +95,7 @@ struct EndpointPort {
 };
 constexpr auto describe(type_tag<EndpointPort>) {
   using T = EndpointPort;
-  return std::tuple{KSCHED_F(name), KSCHED_F(port), KSCHED_F(protocol), KSCHED_F(appProtocol)};
+  return field_list(KSCHED_F(name), KSCHED_F(port), KSCHED_F(protocol), KSCHED_F(appProtocol));
 }
 
 struct EndpointSubset {
@@ -104,7 +105,7 @@ struct EndpointSubset {
 };
 constexpr auto describe(type_tag<EndpointSubset>) {
   using T = EndpointSubset;
-  return std::tuple{KSCHED_F(addresses), KSCHED_F(notReadyAddresses), KSCHED_F(ports)};
+  return field_list(KSCHED_F(addresses), KSCHED_F(notReadyAddresses), KSCHED_F(ports));
 }
 
 struct Endpoints {
@@ -113,7 +114,7 @@ struct Endpoints {
 };
 constexpr auto describe(type_tag<Endpoints>) {
   using T = Endpoints;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(subsets)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(subsets));
 }
 
 struct PodTemplateSpec {
@@ -122,7 +123,7 @@ struct PodTemplateSpec {
 };
 constexpr auto describe(type_tag<PodTemplateSpec>) {
   using T = PodTemplateSpec;
-  return std::tuple{KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 struct PodTemplate {
@@ -131,7 +132,7 @@ struct PodTemplate {
 };
 constexpr auto describe(type_tag<PodTemplate>) {
   using T = PodTemplate;
-  return std::tuple{KSCHED_KIND_FIELDS, field("template", &T::template_)};
+  return field_list(KSCHED_KIND_FIELDS, field("template", &T::template_));
 }
 
 struct LimitRangeItem {
@@ -144,12 +145,12 @@ struct LimitRangeItem {
 };
 constexpr auto describe(type_tag<LimitRangeItem>) {
   using T = LimitRangeItem;
-  return std::tuple{KSCHED_F(type),
+  return field_list(KSCHED_F(type),
                     KSCHED_F(max),
                     KSCHED_F(min),
                     field("default", &T::default_),
                     KSCHED_F(defaultRequest),
-                    KSCHED_F(maxLimitRequestRatio)};
+                    KSCHED_F(maxLimitRequestRatio));
 }
 
 struct LimitRangeSpec {
@@ -157,7 +158,7 @@ struct LimitRangeSpec {
 };
 constexpr auto describe(type_tag<LimitRangeSpec>) {
   using T = LimitRangeSpec;
-  return std::tuple{KSCHED_F(limits)};
+  return field_list(KSCHED_F(limits));
 }
 
 struct LimitRange {
@@ -166,7 +167,7 @@ struct LimitRange {
 };
 constexpr auto describe(type_tag<LimitRange>) {
   using T = LimitRange;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec));
 }
 
 struct ResourceQuotaSpec {
@@ -175,7 +176,7 @@ struct ResourceQuotaSpec {
 };
 constexpr auto describe(type_tag<ResourceQuotaSpec>) {
   using T = ResourceQuotaSpec;
-  return std::tuple{KSCHED_F(hard), KSCHED_F(scopes)};
+  return field_list(KSCHED_F(hard), KSCHED_F(scopes));
 }
 
 struct ResourceQuotaStatus {
@@ -184,7 +185,7 @@ struct ResourceQuotaStatus {
 };
 constexpr auto describe(type_tag<ResourceQuotaStatus>) {
   using T = ResourceQuotaStatus;
-  return std::tuple{KSCHED_F(hard), KSCHED_F(used)};
+  return field_list(KSCHED_F(hard), KSCHED_F(used));
 }
 
 struct ResourceQuota {
@@ -194,7 +195,7 @@ struct ResourceQuota {
 };
 constexpr auto describe(type_tag<ResourceQuota>) {
   using T = ResourceQuota;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status));
 }
 
 // apps/v1
@@ -205,7 +206,7 @@ struct ControllerRevision {
 };
 constexpr auto describe(type_tag<ControllerRevision>) {
   using T = ControllerRevision;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(data), KSCHED_F(revision)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(data), KSCHED_F(revision));
 }
 
 // The workload specs' pod template (not modelled by the typed specs, which keep it verbatim).
@@ -214,7 +215,7 @@ struct WorkloadTemplate {
 };
 constexpr auto describe(type_tag<WorkloadTemplate>) {
   using T = WorkloadTemplate;
-  return std::tuple{field("template", &T::template_)};
+  return field_list(field("template", &T::template_));
 }
 
 // Members of typed structs' `extra` that hold quantities, so that they are stored canonical.
@@ -223,7 +224,7 @@ struct StatefulSetSpecMore {
 };
 constexpr auto describe(type_tag<StatefulSetSpecMore>) {
   using T = StatefulSetSpecMore;
-  return std::tuple{KSCHED_F(volumeClaimTemplates)};
+  return field_list(KSCHED_F(volumeClaimTemplates));
 }
 
 struct PersistentVolumeClaimStatusMore {
@@ -231,7 +232,7 @@ struct PersistentVolumeClaimStatusMore {
 };
 constexpr auto describe(type_tag<PersistentVolumeClaimStatusMore>) {
   using T = PersistentVolumeClaimStatusMore;
-  return std::tuple{KSCHED_F(allocatedResources)};
+  return field_list(KSCHED_F(allocatedResources));
 }
 
 struct NamespaceSpec {
@@ -239,7 +240,7 @@ struct NamespaceSpec {
 };
 constexpr auto describe(type_tag<NamespaceSpec>) {
   using T = NamespaceSpec;
-  return std::tuple{KSCHED_F(finalizers)};
+  return field_list(KSCHED_F(finalizers));
 }
 
 struct NamespaceMore {
@@ -247,7 +248,7 @@ struct NamespaceMore {
 };
 constexpr auto describe(type_tag<NamespaceMore>) {
   using T = NamespaceMore;
-  return std::tuple{KSCHED_F(spec)};
+  return field_list(KSCHED_F(spec));
 }
 
 // batch/v1
@@ -265,7 +266,7 @@ struct JobSpec {
 };
 constexpr auto describe(type_tag<JobSpec>) {
   using T = JobSpec;
-  return std::tuple{KSCHED_F(parallelism),
+  return field_list(KSCHED_F(parallelism),
                     KSCHED_F(completions),
                     KSCHED_F(activeDeadlineSeconds),
                     KSCHED_F(backoffLimit),
@@ -274,7 +275,7 @@ constexpr auto describe(type_tag<JobSpec>) {
                     field("template", &T::template_),
                     KSCHED_F(ttlSecondsAfterFinished),
                     KSCHED_F(completionMode),
-                    KSCHED_F(suspend)};
+                    KSCHED_F(suspend));
 }
 
 struct JobCondition {
@@ -287,8 +288,8 @@ struct JobCondition {
 };
 constexpr auto describe(type_tag<JobCondition>) {
   using T = JobCondition;
-  return std::tuple{KSCHED_F(type),   KSCHED_F(status), KSCHED_F(lastProbeTime), KSCHED_F(lastTransitionTime),
-                    KSCHED_F(reason), KSCHED_F(message)};
+  return field_list(KSCHED_F(type),   KSCHED_F(status), KSCHED_F(lastProbeTime), KSCHED_F(lastTransitionTime),
+                    KSCHED_F(reason), KSCHED_F(message));
 }
 
 struct JobStatus {
@@ -302,8 +303,8 @@ struct JobStatus {
 };
 constexpr auto describe(type_tag<JobStatus>) {
   using T = JobStatus;
-  return std::tuple{KSCHED_F(conditions), KSCHED_F(startTime), KSCHED_F(completionTime), KSCHED_F(active),
-                    KSCHED_F(succeeded),  KSCHED_F(failed),    KSCHED_F(ready)};
+  return field_list(KSCHED_F(conditions), KSCHED_F(startTime), KSCHED_F(completionTime), KSCHED_F(active),
+                    KSCHED_F(succeeded),  KSCHED_F(failed),    KSCHED_F(ready));
 }
 
 struct Job {
@@ -313,7 +314,7 @@ struct Job {
 };
 constexpr auto describe(type_tag<Job>) {
   using T = Job;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status));
 }
 
 struct JobTemplateSpec {
@@ -322,7 +323,7 @@ struct JobTemplateSpec {
 };
 constexpr auto describe(type_tag<JobTemplateSpec>) {
   using T = JobTemplateSpec;
-  return std::tuple{KSCHED_F(metadata), KSCHED_F(spec)};
+  return field_list(KSCHED_F(metadata), KSCHED_F(spec));
 }
 
 struct CronJobSpec {
@@ -337,14 +338,14 @@ struct CronJobSpec {
 };
 constexpr auto describe(type_tag<CronJobSpec>) {
   using T = CronJobSpec;
-  return std::tuple{KSCHED_F(schedule),
+  return field_list(KSCHED_F(schedule),
                     KSCHED_F(timeZone),
                     KSCHED_F(startingDeadlineSeconds),
                     KSCHED_F(concurrencyPolicy),
                     KSCHED_F(suspend),
                     KSCHED_F(jobTemplate),
                     KSCHED_F(successfulJobsHistoryLimit),
-                    KSCHED_F(failedJobsHistoryLimit)};
+                    KSCHED_F(failedJobsHistoryLimit));
 }
 
 struct CronJobStatus {
@@ -354,7 +355,7 @@ struct CronJobStatus {
 };
 constexpr auto describe(type_tag<CronJobStatus>) {
   using T = CronJobStatus;
-  return std::tuple{KSCHED_F(active), KSCHED_F(lastScheduleTime), KSCHED_F(lastSuccessfulTime)};
+  return field_list(KSCHED_F(active), KSCHED_F(lastScheduleTime), KSCHED_F(lastSuccessfulTime));
 }
 
 struct CronJob {
@@ -364,7 +365,7 @@ struct CronJob {
 };
 constexpr auto describe(type_tag<CronJob>) {
   using T = CronJob;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status));
 }
 
 // storage.k8s.io/v1
@@ -374,7 +375,7 @@ struct VolumeAttachmentSource {
 };
 constexpr auto describe(type_tag<VolumeAttachmentSource>) {
   using T = VolumeAttachmentSource;
-  return std::tuple{KSCHED_F(persistentVolumeName), KSCHED_F(inlineVolumeSpec)};
+  return field_list(KSCHED_F(persistentVolumeName), KSCHED_F(inlineVolumeSpec));
 }
 
 struct VolumeAttachmentSpec {
@@ -384,7 +385,7 @@ struct VolumeAttachmentSpec {
 };
 constexpr auto describe(type_tag<VolumeAttachmentSpec>) {
   using T = VolumeAttachmentSpec;
-  return std::tuple{KSCHED_F(attacher), KSCHED_F(source), KSCHED_F(nodeName)};
+  return field_list(KSCHED_F(attacher), KSCHED_F(source), KSCHED_F(nodeName));
 }
 
 struct VolumeError {
@@ -393,7 +394,7 @@ struct VolumeError {
 };
 constexpr auto describe(type_tag<VolumeError>) {
   using T = VolumeError;
-  return std::tuple{KSCHED_F(time), KSCHED_F(message)};
+  return field_list(KSCHED_F(time), KSCHED_F(message));
 }
 
 struct VolumeAttachmentStatus {
@@ -404,8 +405,8 @@ struct VolumeAttachmentStatus {
 };
 constexpr auto describe(type_tag<VolumeAttachmentStatus>) {
   using T = VolumeAttachmentStatus;
-  return std::tuple{KSCHED_F(attached), KSCHED_F(attachmentMetadata), KSCHED_F(attachError),
-                    KSCHED_F(detachError)};
+  return field_list(KSCHED_F(attached), KSCHED_F(attachmentMetadata), KSCHED_F(attachError),
+                    KSCHED_F(detachError));
 }
 
 struct VolumeAttachment {
@@ -415,7 +416,7 @@ struct VolumeAttachment {
 };
 constexpr auto describe(type_tag<VolumeAttachment>) {
   using T = VolumeAttachment;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status));
 }
 
 // rbac.authorization.k8s.io/v1
@@ -428,8 +429,8 @@ struct PolicyRule {
 };
 constexpr auto describe(type_tag<PolicyRule>) {
   using T = PolicyRule;
-  return std::tuple{KSCHED_F(verbs), KSCHED_F(apiGroups), KSCHED_F(resources), KSCHED_F(resourceNames),
-                    KSCHED_F(nonResourceURLs)};
+  return field_list(KSCHED_F(verbs), KSCHED_F(apiGroups), KSCHED_F(resources), KSCHED_F(resourceNames),
+                    KSCHED_F(nonResourceURLs));
 }
 
 struct AggregationRule {
@@ -437,7 +438,7 @@ struct AggregationRule {
 };
 constexpr auto describe(type_tag<AggregationRule>) {
   using T = AggregationRule;
-  return std::tuple{KSCHED_F(clusterRoleSelectors)};
+  return field_list(KSCHED_F(clusterRoleSelectors));
 }
 
 struct Role {
@@ -446,7 +447,7 @@ struct Role {
 };
 constexpr auto describe(type_tag<Role>) {
   using T = Role;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(rules)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(rules));
 }
 
 struct ClusterRole {
@@ -456,7 +457,7 @@ struct ClusterRole {
 };
 constexpr auto describe(type_tag<ClusterRole>) {
   using T = ClusterRole;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(rules), KSCHED_F(aggregationRule)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(rules), KSCHED_F(aggregationRule));
 }
 
 struct RoleRef {
@@ -466,7 +467,7 @@ struct RoleRef {
 };
 constexpr auto describe(type_tag<RoleRef>) {
   using T = RoleRef;
-  return std::tuple{KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name)};
+  return field_list(KSCHED_F(apiGroup), KSCHED_F(kind), KSCHED_F(name));
 }
 
 struct Subject {
@@ -477,7 +478,7 @@ struct Subject {
 };
 constexpr auto describe(type_tag<Subject>) {
   using T = Subject;
-  return std::tuple{KSCHED_F(kind), KSCHED_F(apiGroup), KSCHED_F(name), field("namespace", &T::namespace_)};
+  return field_list(KSCHED_F(kind), KSCHED_F(apiGroup), KSCHED_F(name), field("namespace", &T::namespace_));
 }
 
 struct RoleBinding {
@@ -487,7 +488,7 @@ struct RoleBinding {
 };
 constexpr auto describe(type_tag<RoleBinding>) {
   using T = RoleBinding;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(subjects), KSCHED_F(roleRef)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(subjects), KSCHED_F(roleRef));
 }
 
 // Same fields as RoleBinding; a distinct type so that it gets its own definition.
@@ -498,7 +499,7 @@ struct ClusterRoleBinding {
 };
 constexpr auto describe(type_tag<ClusterRoleBinding>) {
   using T = ClusterRoleBinding;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(subjects), KSCHED_F(roleRef)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(subjects), KSCHED_F(roleRef));
 }
 
 // authentication.k8s.io/v1
@@ -508,7 +509,7 @@ struct TokenReviewSpec {
 };
 constexpr auto describe(type_tag<TokenReviewSpec>) {
   using T = TokenReviewSpec;
-  return std::tuple{KSCHED_F(token), KSCHED_F(audiences)};
+  return field_list(KSCHED_F(token), KSCHED_F(audiences));
 }
 
 struct UserInfo {
@@ -519,7 +520,7 @@ struct UserInfo {
 };
 constexpr auto describe(type_tag<UserInfo>) {
   using T = UserInfo;
-  return std::tuple{KSCHED_F(username), KSCHED_F(uid), KSCHED_F(groups), KSCHED_F(extra)};
+  return field_list(KSCHED_F(username), KSCHED_F(uid), KSCHED_F(groups), KSCHED_F(extra));
 }
 
 struct TokenReviewStatus {
@@ -530,7 +531,7 @@ struct TokenReviewStatus {
 };
 constexpr auto describe(type_tag<TokenReviewStatus>) {
   using T = TokenReviewStatus;
-  return std::tuple{KSCHED_F(authenticated), KSCHED_F(user), KSCHED_F(audiences), KSCHED_F(error)};
+  return field_list(KSCHED_F(authenticated), KSCHED_F(user), KSCHED_F(audiences), KSCHED_F(error));
 }
 
 struct TokenReview {
@@ -540,7 +541,7 @@ struct TokenReview {
 };
 constexpr auto describe(type_tag<TokenReview>) {
   using T = TokenReview;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status));
 }
 
 // authorization.k8s.io/v1
@@ -555,13 +556,13 @@ struct ResourceAttributes {
 };
 constexpr auto describe(type_tag<ResourceAttributes>) {
   using T = ResourceAttributes;
-  return std::tuple{field("namespace", &T::namespace_),
+  return field_list(field("namespace", &T::namespace_),
                     KSCHED_F(verb),
                     KSCHED_F(group),
                     KSCHED_F(version),
                     KSCHED_F(resource),
                     KSCHED_F(subresource),
-                    KSCHED_F(name)};
+                    KSCHED_F(name));
 }
 
 struct NonResourceAttributes {
@@ -570,7 +571,7 @@ struct NonResourceAttributes {
 };
 constexpr auto describe(type_tag<NonResourceAttributes>) {
   using T = NonResourceAttributes;
-  return std::tuple{KSCHED_F(path), KSCHED_F(verb)};
+  return field_list(KSCHED_F(path), KSCHED_F(verb));
 }
 
 struct SubjectAccessReviewSpec {
@@ -583,12 +584,12 @@ struct SubjectAccessReviewSpec {
 };
 constexpr auto describe(type_tag<SubjectAccessReviewSpec>) {
   using T = SubjectAccessReviewSpec;
-  return std::tuple{KSCHED_F(resourceAttributes),
+  return field_list(KSCHED_F(resourceAttributes),
                     KSCHED_F(nonResourceAttributes),
                     KSCHED_F(user),
                     KSCHED_F(groups),
                     KSCHED_F(extra),
-                    KSCHED_F(uid)};
+                    KSCHED_F(uid));
 }
 
 struct SubjectAccessReviewStatus {
@@ -599,7 +600,7 @@ struct SubjectAccessReviewStatus {
 };
 constexpr auto describe(type_tag<SubjectAccessReviewStatus>) {
   using T = SubjectAccessReviewStatus;
-  return std::tuple{KSCHED_F(allowed), KSCHED_F(denied), KSCHED_F(reason), KSCHED_F(evaluationError)};
+  return field_list(KSCHED_F(allowed), KSCHED_F(denied), KSCHED_F(reason), KSCHED_F(evaluationError));
 }
 
 struct SubjectAccessReview {
@@ -609,7 +610,7 @@ struct SubjectAccessReview {
 };
 constexpr auto describe(type_tag<SubjectAccessReview>) {
   using T = SubjectAccessReview;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status));
 }
 
 // Same fields as SubjectAccessReview; distinct types so that each kind gets its own definition.
@@ -620,7 +621,7 @@ struct LocalSubjectAccessReview {
 };
 constexpr auto describe(type_tag<LocalSubjectAccessReview>) {
   using T = LocalSubjectAccessReview;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status));
 }
 
 struct SelfSubjectAccessReviewSpec {
@@ -629,7 +630,7 @@ struct SelfSubjectAccessReviewSpec {
 };
 constexpr auto describe(type_tag<SelfSubjectAccessReviewSpec>) {
   using T = SelfSubjectAccessReviewSpec;
-  return std::tuple{KSCHED_F(resourceAttributes), KSCHED_F(nonResourceAttributes)};
+  return field_list(KSCHED_F(resourceAttributes), KSCHED_F(nonResourceAttributes));
 }
 
 struct SelfSubjectAccessReview {
@@ -639,7 +640,7 @@ struct SelfSubjectAccessReview {
 };
 constexpr auto describe(type_tag<SelfSubjectAccessReview>) {
   using T = SelfSubjectAccessReview;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status));
 }
 
 struct SelfSubjectRulesReviewSpec {
@@ -647,7 +648,7 @@ struct SelfSubjectRulesReviewSpec {
 };
 constexpr auto describe(type_tag<SelfSubjectRulesReviewSpec>) {
   using T = SelfSubjectRulesReviewSpec;
-  return std::tuple{field("namespace", &T::namespace_)};
+  return field_list(field("namespace", &T::namespace_));
 }
 
 struct ResourceRule {
@@ -658,7 +659,7 @@ struct ResourceRule {
 };
 constexpr auto describe(type_tag<ResourceRule>) {
   using T = ResourceRule;
-  return std::tuple{KSCHED_F(verbs), KSCHED_F(apiGroups), KSCHED_F(resources), KSCHED_F(resourceNames)};
+  return field_list(KSCHED_F(verbs), KSCHED_F(apiGroups), KSCHED_F(resources), KSCHED_F(resourceNames));
 }
 
 struct NonResourceRule {
@@ -667,7 +668,7 @@ struct NonResourceRule {
 };
 constexpr auto describe(type_tag<NonResourceRule>) {
   using T = NonResourceRule;
-  return std::tuple{KSCHED_F(verbs), KSCHED_F(nonResourceURLs)};
+  return field_list(KSCHED_F(verbs), KSCHED_F(nonResourceURLs));
 }
 
 struct SubjectRulesReviewStatus {
@@ -678,7 +679,7 @@ struct SubjectRulesReviewStatus {
 };
 constexpr auto describe(type_tag<SubjectRulesReviewStatus>) {
   using T = SubjectRulesReviewStatus;
-  return std::tuple{KSCHED_F(resourceRules), KSCHED_F(nonResourceRules), KSCHED_F(incomplete), KSCHED_F(evaluationError)};
+  return field_list(KSCHED_F(resourceRules), KSCHED_F(nonResourceRules), KSCHED_F(incomplete), KSCHED_F(evaluationError));
 }
 
 struct SelfSubjectRulesReview {
@@ -688,7 +689,7 @@ struct SelfSubjectRulesReview {
 };
 constexpr auto describe(type_tag<SelfSubjectRulesReview>) {
   using T = SelfSubjectRulesReview;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(spec), KSCHED_F(status));
 }
 
 // authentication.k8s.io/v1
@@ -697,7 +698,7 @@ struct SelfSubjectReviewStatus {
 };
 constexpr auto describe(type_tag<SelfSubjectReviewStatus>) {
   using T = SelfSubjectReviewStatus;
-  return std::tuple{KSCHED_F(userInfo)};
+  return field_list(KSCHED_F(userInfo));
 }
 
 struct SelfSubjectReview {
@@ -706,7 +707,7 @@ struct SelfSubjectReview {
 };
 constexpr auto describe(type_tag<SelfSubjectReview>) {
   using T = SelfSubjectReview;
-  return std::tuple{KSCHED_KIND_FIELDS, KSCHED_F(status)};
+  return field_list(KSCHED_KIND_FIELDS, KSCHED_F(status));
 }
 
 #undef KSCHED_KIND_MEMBERS

@@ -259,7 +259,7 @@ void decode_struct(Ctx& c, const YAML::Node& n, const std::string& path, T& out)
   YAML::Node args;  // PluginConfig: decoded once the entry's name is known
   fields(c, n, path, [&](const std::string& key, const YAML::Node& v, const std::string& p) {
     bool known = false;
-    std::apply(
+    api::apply_fields(
         [&](const auto&... f) {
           unsigned i = 0;
           (
@@ -328,7 +328,7 @@ void decode(Ctx& c, const YAML::Node& n, const std::string& path, T& out, std::u
   } else {
     static_assert(Described<T>, "a configuration member of a type the schema does not know");
     if ((flags & kZeroWhenGiven) && !is_null(n)) {
-      std::apply([&](const auto&... f) { ((out.*(f.member) = {}), ...); }, describe(type_tag<T>{}));
+      api::apply_fields([&](const auto&... f) { ((out.*(f.member) = {}), ...); }, describe(type_tag<T>{}));
     }
     decode_struct(c, n, path, out);
   }

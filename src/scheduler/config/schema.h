@@ -3,7 +3,7 @@
 // field paths of validation messages (validation.cpp).
 //
 // As the api types are (api/object.h), each struct T is described by `describe(type_tag<T>)`: a
-// tuple of fields, each its v1 JSON name, its member and how it is written. The member's C++ type
+// FieldList of fields, each its v1 JSON name, its member and how it is written. The member's C++ type
 // says the rest: std::string, bool, int32/int64, float (float32), Duration (a Go duration string,
 // "15s"), std::optional (absent when unset), std::vector, a described config struct, an api type
 // (decoded from its api description, written by the api codec), or PluginArgs (the args of a
@@ -22,6 +22,7 @@
 
 namespace ksched::scheduler::config {
 
+using api::field_list;
 using api::type_tag;
 
 // How a field is written.
@@ -84,7 +85,7 @@ template <class S, class M>
 constexpr std::string_view field_name(M S::*member) {
   constexpr auto desc = describe(type_tag<S>{});
   std::string_view out;
-  std::apply(
+  api::apply_fields(
       [&](const auto&... f) {
         (
             [&] {

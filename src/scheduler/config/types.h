@@ -91,7 +91,7 @@ struct Plugin {
   bool operator==(const Plugin&) const = default;
 };
 constexpr auto describe(type_tag<Plugin>) {
-  return std::tuple{field("name", &Plugin::name), field("weight", &Plugin::weight)};
+  return field_list(field("name", &Plugin::name), field("weight", &Plugin::weight));
 }
 
 struct PluginSet {
@@ -100,8 +100,8 @@ struct PluginSet {
   bool operator==(const PluginSet&) const = default;
 };
 constexpr auto describe(type_tag<PluginSet>) {
-  return std::tuple{field("enabled", &PluginSet::enabled, kOmitEmpty),
-                    field("disabled", &PluginSet::disabled, kOmitEmpty | kNamesOnly)};
+  return field_list(field("enabled", &PluginSet::enabled, kOmitEmpty),
+                    field("disabled", &PluginSet::disabled, kOmitEmpty | kNamesOnly));
 }
 
 struct Plugins {
@@ -127,7 +127,7 @@ struct Plugins {
 };
 constexpr auto describe(type_tag<Plugins>) {
   using T = Plugins;
-  return std::tuple{field("preEnqueue", &T::preEnqueue), field("queueSort", &T::queueSort),
+  return field_list(field("preEnqueue", &T::preEnqueue), field("queueSort", &T::queueSort),
                     field("preFilter", &T::preFilter),   field("filter", &T::filter),
                     field("postFilter", &T::postFilter), field("preScore", &T::preScore),
                     field("score", &T::score),           field("reserve", &T::reserve),
@@ -135,7 +135,7 @@ constexpr auto describe(type_tag<Plugins>) {
                     field("bind", &T::bind),             field("postBind", &T::postBind),
                     field("placementGenerate", &T::placementGenerate, kOmitEmpty),
                     field("placementScore", &T::placementScore, kOmitEmpty),
-                    field("multiPoint", &T::multiPoint)};
+                    field("multiPoint", &T::multiPoint));
 }
 
 // ---------------------------------------------------------------- plugin args
@@ -147,7 +147,7 @@ struct ResourceSpec {
   bool operator==(const ResourceSpec&) const = default;
 };
 constexpr auto describe(type_tag<ResourceSpec>) {
-  return std::tuple{field("name", &ResourceSpec::name), field("weight", &ResourceSpec::weight, kOmitEmpty)};
+  return field_list(field("name", &ResourceSpec::name), field("weight", &ResourceSpec::weight, kOmitEmpty));
 }
 
 struct UtilizationShapePoint {
@@ -156,8 +156,8 @@ struct UtilizationShapePoint {
   bool operator==(const UtilizationShapePoint&) const = default;
 };
 constexpr auto describe(type_tag<UtilizationShapePoint>) {
-  return std::tuple{field("utilization", &UtilizationShapePoint::utilization),
-                    field("score", &UtilizationShapePoint::score)};
+  return field_list(field("utilization", &UtilizationShapePoint::utilization),
+                    field("score", &UtilizationShapePoint::score));
 }
 
 inline std::vector<ResourceSpec> default_resource_spec() { return {{"cpu", 1}, {"memory", 1}}; }
@@ -171,8 +171,8 @@ struct DefaultPreemptionArgs {
 };
 constexpr auto describe(type_tag<DefaultPreemptionArgs>) {
   using T = DefaultPreemptionArgs;
-  return std::tuple{field("minCandidateNodesPercentage", &T::minCandidateNodesPercentage),
-                    field("minCandidateNodesAbsolute", &T::minCandidateNodesAbsolute)};
+  return field_list(field("minCandidateNodesPercentage", &T::minCandidateNodesPercentage),
+                    field("minCandidateNodesAbsolute", &T::minCandidateNodesAbsolute));
 }
 
 struct InterPodAffinityArgs {
@@ -184,8 +184,8 @@ struct InterPodAffinityArgs {
 };
 constexpr auto describe(type_tag<InterPodAffinityArgs>) {
   using T = InterPodAffinityArgs;
-  return std::tuple{field("hardPodAffinityWeight", &T::hardPodAffinityWeight),
-                    field("ignorePreferredTermsOfExistingPods", &T::ignorePreferredTermsOfExistingPods)};
+  return field_list(field("hardPodAffinityWeight", &T::hardPodAffinityWeight),
+                    field("ignorePreferredTermsOfExistingPods", &T::ignorePreferredTermsOfExistingPods));
 }
 
 struct NodeAffinityArgs {
@@ -194,7 +194,7 @@ struct NodeAffinityArgs {
   std::optional<api::NodeAffinity> addedAffinity;
 };
 constexpr auto describe(type_tag<NodeAffinityArgs>) {
-  return std::tuple{field("addedAffinity", &NodeAffinityArgs::addedAffinity, kOmitEmpty)};
+  return field_list(field("addedAffinity", &NodeAffinityArgs::addedAffinity, kOmitEmpty));
 }
 
 struct NodeResourcesBalancedAllocationArgs {
@@ -204,7 +204,7 @@ struct NodeResourcesBalancedAllocationArgs {
   bool operator==(const NodeResourcesBalancedAllocationArgs&) const = default;
 };
 constexpr auto describe(type_tag<NodeResourcesBalancedAllocationArgs>) {
-  return std::tuple{field("resources", &NodeResourcesBalancedAllocationArgs::resources, kOmitEmpty)};
+  return field_list(field("resources", &NodeResourcesBalancedAllocationArgs::resources, kOmitEmpty));
 }
 
 inline constexpr std::string_view kLeastAllocated = "LeastAllocated";
@@ -216,7 +216,7 @@ struct RequestedToCapacityRatioParam {
   bool operator==(const RequestedToCapacityRatioParam&) const = default;
 };
 constexpr auto describe(type_tag<RequestedToCapacityRatioParam>) {
-  return std::tuple{field("shape", &RequestedToCapacityRatioParam::shape, kOmitEmpty)};
+  return field_list(field("shape", &RequestedToCapacityRatioParam::shape, kOmitEmpty));
 }
 
 // Defaulted as a whole when absent; a given strategy starts from empty fields (kZeroWhenGiven:
@@ -229,8 +229,8 @@ struct ScoringStrategy {
 };
 constexpr auto describe(type_tag<ScoringStrategy>) {
   using T = ScoringStrategy;
-  return std::tuple{field("type", &T::type, kOmitEmpty), field("resources", &T::resources, kOmitEmpty),
-                    field("requestedToCapacityRatio", &T::requestedToCapacityRatio, kOmitEmpty)};
+  return field_list(field("type", &T::type, kOmitEmpty), field("resources", &T::resources, kOmitEmpty),
+                    field("requestedToCapacityRatio", &T::requestedToCapacityRatio, kOmitEmpty));
 }
 
 struct NodeResourcesFitArgs {
@@ -243,9 +243,9 @@ struct NodeResourcesFitArgs {
 };
 constexpr auto describe(type_tag<NodeResourcesFitArgs>) {
   using T = NodeResourcesFitArgs;
-  return std::tuple{field("ignoredResources", &T::ignoredResources, kOmitEmpty),
+  return field_list(field("ignoredResources", &T::ignoredResources, kOmitEmpty),
                     field("ignoredResourceGroups", &T::ignoredResourceGroups, kOmitEmpty),
-                    field("scoringStrategy", &T::scoringStrategy, kZeroWhenGiven)};
+                    field("scoringStrategy", &T::scoringStrategy, kZeroWhenGiven));
 }
 
 inline constexpr std::string_view kSystemDefaulting = "System";
@@ -258,8 +258,8 @@ struct PodTopologySpreadArgs {
   std::string defaultingType = std::string(kSystemDefaulting);
 };
 constexpr auto describe(type_tag<PodTopologySpreadArgs>) {
-  return std::tuple{field("defaultConstraints", &PodTopologySpreadArgs::defaultConstraints, kOmitEmpty),
-                    field("defaultingType", &PodTopologySpreadArgs::defaultingType, kOmitEmpty)};
+  return field_list(field("defaultConstraints", &PodTopologySpreadArgs::defaultConstraints, kOmitEmpty),
+                    field("defaultingType", &PodTopologySpreadArgs::defaultingType, kOmitEmpty));
 }
 
 struct VolumeBindingArgs {
@@ -270,8 +270,8 @@ struct VolumeBindingArgs {
   bool operator==(const VolumeBindingArgs&) const = default;
 };
 constexpr auto describe(type_tag<VolumeBindingArgs>) {
-  return std::tuple{field("bindTimeoutSeconds", &VolumeBindingArgs::bindTimeoutSeconds),
-                    field("shape", &VolumeBindingArgs::shape, kOmitEmpty)};
+  return field_list(field("bindTimeoutSeconds", &VolumeBindingArgs::bindTimeoutSeconds),
+                    field("shape", &VolumeBindingArgs::shape, kOmitEmpty));
 }
 
 // DRASchedulerFilterTimeout is beta (on) in v1.35: filterTimeout defaults to 10s, 0 turns the
@@ -288,8 +288,8 @@ struct DynamicResourcesArgs {
   bool operator==(const DynamicResourcesArgs&) const = default;
 };
 constexpr auto describe(type_tag<DynamicResourcesArgs>) {
-  return std::tuple{field("filterTimeout", &DynamicResourcesArgs::filterTimeout, kOmitEmpty),
-                    field("bindingTimeout", &DynamicResourcesArgs::bindingTimeout, kOmitEmpty)};
+  return field_list(field("filterTimeout", &DynamicResourcesArgs::filterTimeout, kOmitEmpty),
+                    field("bindingTimeout", &DynamicResourcesArgs::bindingTimeout, kOmitEmpty));
 }
 
 // Args of a plugin without an in-tree args type (out-of-tree plugins): the JSON text as given.
@@ -307,7 +307,7 @@ struct PluginConfig {
   PluginArgs args;
 };
 constexpr auto describe(type_tag<PluginConfig>) {
-  return std::tuple{field("name", &PluginConfig::name), field("args", &PluginConfig::args, kOmitEmpty)};
+  return field_list(field("name", &PluginConfig::name), field("args", &PluginConfig::args, kOmitEmpty));
 }
 
 // ---------------------------------------------------------------- profile
@@ -334,9 +334,9 @@ struct KubeSchedulerProfile {
 };
 constexpr auto describe(type_tag<KubeSchedulerProfile>) {
   using T = KubeSchedulerProfile;
-  return std::tuple{field("schedulerName", &T::schedulerName, kOmitEmpty),
+  return field_list(field("schedulerName", &T::schedulerName, kOmitEmpty),
                     field("percentageOfNodesToScore", &T::percentageOfNodesToScore, kOmitEmpty),
-                    field("plugins", &T::plugins), field("pluginConfig", &T::pluginConfig, kOmitEmpty)};
+                    field("plugins", &T::plugins), field("pluginConfig", &T::pluginConfig, kOmitEmpty));
 }
 
 // ---------------------------------------------------------------- extenders
@@ -353,10 +353,10 @@ struct ExtenderTLSConfig {
 };
 constexpr auto describe(type_tag<ExtenderTLSConfig>) {
   using T = ExtenderTLSConfig;
-  return std::tuple{field("insecure", &T::insecure, kOmitEmpty),     field("serverName", &T::serverName, kOmitEmpty),
+  return field_list(field("insecure", &T::insecure, kOmitEmpty),     field("serverName", &T::serverName, kOmitEmpty),
                     field("certFile", &T::certFile, kOmitEmpty),     field("keyFile", &T::keyFile, kOmitEmpty),
                     field("caFile", &T::caFile, kOmitEmpty),         field("certData", &T::certData, kOmitEmpty | kBase64),
-                    field("keyData", &T::keyData, kOmitEmpty | kBase64), field("caData", &T::caData, kOmitEmpty | kBase64)};
+                    field("keyData", &T::keyData, kOmitEmpty | kBase64), field("caData", &T::caData, kOmitEmpty | kBase64));
 }
 
 struct ExtenderManagedResource {
@@ -365,8 +365,8 @@ struct ExtenderManagedResource {
   bool operator==(const ExtenderManagedResource&) const = default;
 };
 constexpr auto describe(type_tag<ExtenderManagedResource>) {
-  return std::tuple{field("name", &ExtenderManagedResource::name),
-                    field("ignoredByScheduler", &ExtenderManagedResource::ignoredByScheduler, kOmitEmpty)};
+  return field_list(field("name", &ExtenderManagedResource::name),
+                    field("ignoredByScheduler", &ExtenderManagedResource::ignoredByScheduler, kOmitEmpty));
 }
 
 inline constexpr Duration kDefaultExtenderTimeout = std::chrono::seconds(5);
@@ -388,7 +388,7 @@ struct Extender {
 };
 constexpr auto describe(type_tag<Extender>) {
   using T = Extender;
-  return std::tuple{field("urlPrefix", &T::urlPrefix),
+  return field_list(field("urlPrefix", &T::urlPrefix),
                     field("filterVerb", &T::filterVerb, kOmitEmpty),
                     field("preemptVerb", &T::preemptVerb, kOmitEmpty),
                     field("prioritizeVerb", &T::prioritizeVerb, kOmitEmpty),
@@ -399,7 +399,7 @@ constexpr auto describe(type_tag<Extender>) {
                     field("httpTimeout", &T::httpTimeout),
                     field("nodeCacheCapable", &T::nodeCacheCapable, kOmitEmpty),
                     field("managedResources", &T::managedResources, kOmitEmpty),
-                    field("ignorable", &T::ignorable, kOmitEmpty)};
+                    field("ignorable", &T::ignorable, kOmitEmpty));
 }
 
 // ---------------------------------------------------------------- top level
@@ -415,10 +415,10 @@ struct LeaderElectionConfiguration {
 };
 constexpr auto describe(type_tag<LeaderElectionConfiguration>) {
   using T = LeaderElectionConfiguration;
-  return std::tuple{field("leaderElect", &T::leaderElect),     field("leaseDuration", &T::leaseDuration),
+  return field_list(field("leaderElect", &T::leaderElect),     field("leaseDuration", &T::leaseDuration),
                     field("renewDeadline", &T::renewDeadline), field("retryPeriod", &T::retryPeriod),
                     field("resourceLock", &T::resourceLock),   field("resourceName", &T::resourceName),
-                    field("resourceNamespace", &T::resourceNamespace)};
+                    field("resourceNamespace", &T::resourceNamespace));
 }
 
 struct ClientConnectionConfiguration {
@@ -431,8 +431,8 @@ struct ClientConnectionConfiguration {
 };
 constexpr auto describe(type_tag<ClientConnectionConfiguration>) {
   using T = ClientConnectionConfiguration;
-  return std::tuple{field("kubeconfig", &T::kubeconfig), field("acceptContentTypes", &T::acceptContentTypes),
-                    field("contentType", &T::contentType), field("qps", &T::qps), field("burst", &T::burst)};
+  return field_list(field("kubeconfig", &T::kubeconfig), field("acceptContentTypes", &T::acceptContentTypes),
+                    field("contentType", &T::contentType), field("qps", &T::qps), field("burst", &T::burst));
 }
 
 struct KubeSchedulerConfiguration {
@@ -452,7 +452,7 @@ struct KubeSchedulerConfiguration {
 // v1 has no healthzBindAddress or metricsBindAddress: given, they are unknown fields.
 constexpr auto describe(type_tag<KubeSchedulerConfiguration>) {
   using T = KubeSchedulerConfiguration;
-  return std::tuple{field("parallelism", &T::parallelism),
+  return field_list(field("parallelism", &T::parallelism),
                     field("leaderElection", &T::leaderElection),
                     field("clientConnection", &T::clientConnection),
                     field("enableProfiling", &T::enableProfiling),
@@ -462,7 +462,7 @@ constexpr auto describe(type_tag<KubeSchedulerConfiguration>) {
                     field("podMaxBackoffSeconds", &T::podMaxBackoffSeconds),
                     field("profiles", &T::profiles, kOmitEmpty),
                     field("extenders", &T::extenders, kOmitEmpty),
-                    field("delayCacheUntilActive", &T::delayCacheUntilActive, kOmitEmpty)};
+                    field("delayCacheUntilActive", &T::delayCacheUntilActive, kOmitEmpty));
 }
 
 }  // namespace ksched::scheduler::config

@@ -241,7 +241,7 @@ json::object encode_struct(const T& v) {
     out["apiVersion"] = kAPIVersion;
     out["kind"] = T::kKind;
   }
-  std::apply(
+  api::apply_fields(
       [&](const auto&... f) {
         (
             [&] {
