@@ -208,6 +208,45 @@ TEST(OpenApiTest, DocumentsAreSelfContained) {
       apps.at("components").as_object().at("schemas").as_object().contains("io.k8s.api.core.v1.Container"));
 }
 
+// Job's spec.scheduling (v1.37, JobSchedulingConfiguration; issue #44), which `kubectl explain
+// job.spec.scheduling` reads: upstream's definition names (batch/v1 for the configuration,
+// scheduling/v1alpha3 for its WorkloadPodGroup* blocks) in both flavors, and in the batch/v1 v3
+// document. Upstream's generated documents list a gated field whatever its gate, and so do these.
+TEST(OpenApiTest, JobSpecScheduling) {
+  for (auto [flavor, prefix] : {std::pair{Flavor::V3, std::string(kV3)}, std::pair{Flavor::V2, std::string("#/definitions/")}}) {
+    const auto& spec = def(flavor, "io.k8s.api.batch.v1.JobSpec");
+    EXPECT_EQ(ref(prop(spec, "scheduling")), prefix + "io.k8s.api.batch.v1.JobSchedulingConfiguration");
+    const auto& cfg = def(flavor, "io.k8s.api.batch.v1.JobSchedulingConfiguration");
+    EXPECT_EQ(ref(prop(cfg, "schedulingPolicy")), prefix + "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingPolicy");
+    EXPECT_EQ(ref(prop(cfg, "schedulingConstraints")),
+              prefix + "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingConstraints");
+    EXPECT_EQ(ref(prop(cfg, "disruptionMode")), prefix + "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupDisruptionMode");
+    const auto& claims = prop(cfg, "resourceClaims");
+    EXPECT_EQ(claims.at("type"), "array");
+    EXPECT_EQ(ref(claims.at("items").as_object()), prefix + "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupResourceClaim");
+    const auto& policy = def(flavor, "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingPolicy");
+    EXPECT_EQ(ref(prop(policy, "gang")), prefix + "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy");
+    EXPECT_EQ(ref(prop(policy, "basic")), prefix + "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupBasicSchedulingPolicy");
+    EXPECT_EQ(prop(def(flavor, "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy"), "minCount"),
+              (json::object{{"type", "integer"}, {"format", "int32"}}));
+    const auto& constraints = def(flavor, "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingConstraints");
+    EXPECT_EQ(ref(prop(constraints, "topology").at("items").as_object()),
+              prefix + "io.k8s.api.scheduling.v1alpha3.TopologyConstraint");
+    const auto& mode = def(flavor, "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupDisruptionMode");
+    EXPECT_EQ(ref(prop(mode, "all")), prefix + "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupAllDisruptionMode");
+    EXPECT_EQ(ref(prop(mode, "single")), prefix + "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSingleDisruptionMode");
+    const auto& claim = def(flavor, "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupResourceClaim");
+    EXPECT_EQ(prop(claim, "resourceClaimTemplateName").at("type"), "string");
+  }
+  // The batch/v1 document (what explain reads) carries them, and so do CronJob's job templates.
+  auto batch = json::parse(openapi::v3_document("apis/batch/v1")).as_object();
+  const auto& schemas = batch.at("components").as_object().at("schemas").as_object();
+  EXPECT_TRUE(schemas.contains("io.k8s.api.batch.v1.JobSchedulingConfiguration"));
+  EXPECT_TRUE(schemas.contains("io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy"));
+  EXPECT_EQ(ref(prop(def(Flavor::V3, "io.k8s.api.batch.v1.JobTemplateSpec"), "spec")),
+            std::string(kV3) + "io.k8s.api.batch.v1.JobSpec");
+}
+
 // ---------------------------------------------------------------- over Api::handle
 
 class OpenApiHttpTest : public ::testing::Test {

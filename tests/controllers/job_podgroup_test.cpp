@@ -1,7 +1,7 @@
-// The Job controller's Workload and PodGroup (gate WorkloadWithJob), after upstream v1.36's
-// pkg/controller/job/job_scheduling_manager_test.go: each test names the upstream test it mirrors.
-// The ensure tests run against the embedded API server (GenericWorkload on), where upstream uses
-// a fake clientset.
+// The Job controller's Workload and PodGroup (gate WorkloadWithJob), after upstream's
+// pkg/controller/job/job_scheduling_manager_test.go as of kubernetes/kubernetes PR #140188 (v1.37
+// development): each test names the upstream test, and the case, it mirrors. The ensure tests run
+// against the embedded API server (GenericWorkload on), where upstream uses a fake clientset.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -53,83 +53,104 @@ Job scheduled_job(const std::string& name, int parallelism, std::optional<int> m
 
 // ---------------------------------------------------------------- pure functions
 
-// TestIsGangSchedulingEligible.
-TEST(JobScheduling, IsGangSchedulingEligible) {
-  auto job = [](std::optional<int> parallelism, std::optional<int> completions, std::optional<std::string> mode) {
+namespace {
+api::OwnerReference controller_owner(const std::string& api_version, const std::string& kind, const std::string& name) {
+  api::OwnerReference ref;
+  ref.apiVersion = api_version;
+  ref.kind = kind;
+  ref.name = name;
+  ref.uid = name + "-uid";
+  ref.controller = true;
+  return ref;
+}
+}  // namespace
+
+// TestShouldManageWorkloadForJob, every case but "feature gate disabled" (the controller asks
+// only with the gate on: JobWorkloadTest.GateOffMakesNoObjects).
+TEST(JobScheduling, ShouldManageWorkloadForJob) {
+  auto job = [](int parallelism) {
     Job j;
     j.spec.parallelism = parallelism;
-    j.spec.completions = completions;
-    j.spec.completionMode = std::move(mode);
     return j;
   };
-  EXPECT_TRUE(controllers::gang_scheduling_eligible(job(4, 4, "Indexed"))) << "indexed, parallelism=completions>1";
-  EXPECT_FALSE(controllers::gang_scheduling_eligible(job(std::nullopt, 4, "Indexed"))) << "parallelism nil";
-  EXPECT_FALSE(controllers::gang_scheduling_eligible(job(1, 1, "Indexed"))) << "parallelism=1";
-  EXPECT_FALSE(controllers::gang_scheduling_eligible(job(4, 4, "NonIndexed"))) << "non-indexed";
-  EXPECT_FALSE(controllers::gang_scheduling_eligible(job(4, std::nullopt, "Indexed"))) << "completions nil";
-  EXPECT_FALSE(controllers::gang_scheduling_eligible(job(4, 8, "Indexed"))) << "completions != parallelism";
-  EXPECT_FALSE(controllers::gang_scheduling_eligible(job(4, 4, std::nullopt))) << "completionMode nil";
-  auto opted_out = job(4, 4, "Indexed");
-  api::PodSchedulingGroup g;
-  g.podGroupName = "existing-pg";
-  opted_out.spec.template_.spec.schedulingGroup = g;
-  EXPECT_FALSE(controllers::gang_scheduling_eligible(opted_out)) << "schedulingGroup already set (opt-out)";
-}
-
-// TestBuildPodGroupTemplates (v1.36: a gang-shaped Job without spec.scheduling), on the v1beta1
-// Workload: one template.
-TEST(JobScheduling, BuildPodGroupTemplates) {
-  for (auto [name, parallelism] : {std::pair<std::string, int>{"my-training-job", 8}, {"small-job", 2}}) {
-    Job j = gang_job(name, parallelism);
-    j.metadata.uid = name + "-uid";
-    auto w = controllers::workload_for_job(j);
-    EXPECT_EQ(std::string_view(w.apiVersion), "scheduling.k8s.io/v1beta1");
-    ASSERT_EQ(w.spec.podGroupTemplates.size(), 1u);
-    EXPECT_EQ(w.spec.podGroupTemplates[0].name, name + "-worker-0");
-    ASSERT_TRUE(w.spec.podGroupTemplates[0].schedulingPolicy.gang);
-    EXPECT_FALSE(w.spec.podGroupTemplates[0].schedulingPolicy.basic);
-    EXPECT_EQ(w.spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, parallelism);
-    ASSERT_TRUE(w.spec.controllerRef);
-    EXPECT_EQ(w.spec.controllerRef->apiGroup, "batch");
-    EXPECT_EQ(w.spec.controllerRef->kind, "Job");
-    EXPECT_EQ(w.spec.controllerRef->name, name);
-  }
-}
-
-// TestShouldManageWorkloadForJob, for Jobs with spec.scheduling (a Job without it is managed when
-// gang-shaped: IsGangSchedulingEligible above).
-TEST(JobScheduling, ShouldManageWorkloadForJob) {
-  Job standalone = scheduled_job("j", 4, std::nullopt);
-  standalone.spec.completionMode = "NonIndexed";
-  standalone.spec.completions.reset();
-  EXPECT_TRUE(controllers::manages_workload(standalone)) << "standalone Job with spec.scheduling: managed";
-  Job single = standalone;
-  single.spec.parallelism = 1;
-  single.spec.scheduling->schedulingPolicy.emplace().basic.emplace();
-  EXPECT_TRUE(controllers::manages_workload(single)) << "basic single-pod Job: still managed";
-  Job byo = standalone;
+  EXPECT_TRUE(controllers::manages_workload(job(4))) << "gate enabled, standalone Job -> managed (Universal Representation)";
+  EXPECT_EQ(controllers::workload_management(job(4)), controllers::WorkloadManagement::kBoth);
+  EXPECT_TRUE(controllers::manages_workload(job(1))) << "gate enabled, basic single-pod Job -> still managed";
+  Job byo = job(4);
   api::PodSchedulingGroup g;
   g.podGroupName = "existing-pg";
   byo.spec.template_.spec.schedulingGroup = g;
-  EXPECT_FALSE(controllers::manages_workload(byo)) << "BYO PodGroup via the template's schedulingGroup";
-  for (auto [api_version, kind] : {std::pair{"jobset.x-k8s.io/v1alpha2", "JobSet"}, {"batch/v1", "CronJob"}}) {
-    Job owned = standalone;
-    api::OwnerReference ref;
-    ref.apiVersion = api_version;
-    ref.kind = kind;
-    ref.name = "parent";
-    ref.controller = true;
-    owned.metadata.ownerReferences = std::vector<api::OwnerReference>{ref};
-    EXPECT_FALSE(controllers::manages_workload(owned)) << kind << "-owned Job: its parent owns the workload";
-  }
-  Job plain = gang_job("plain", 4);
-  plain.spec.completionMode = "NonIndexed";
-  EXPECT_FALSE(controllers::manages_workload(plain)) << "no spec.scheduling and not gang-shaped: v1.36's rule";
+  EXPECT_FALSE(controllers::manages_workload(byo)) << "BYO PodGroup via pod template schedulingGroup -> not managed";
+  Job parent_owned = job(4);
+  parent_owned.metadata.ownerReferences =
+      std::vector<api::OwnerReference>{controller_owner("jobset.x-k8s.io/v1alpha2", "JobSet", "js")};
+  EXPECT_FALSE(controllers::manages_workload(parent_owned))
+      << "parent-owned Workload without delegation annotation -> not managed";
+  Job delegated = parent_owned;
+  delegated.metadata.annotations.set(std::string(controllers::kGroupTemplateNameAnnotation), "workers");
+  EXPECT_TRUE(controllers::manages_workload(delegated))
+      << "parent-owned Workload with delegation annotation -> managed (delegated PodGroup)";
+  EXPECT_EQ(controllers::workload_management(delegated), controllers::WorkloadManagement::kPodGroupOnly);
+  Job cron_owned = job(4);
+  cron_owned.metadata.ownerReferences = std::vector<api::OwnerReference>{controller_owner("batch/v1", "CronJob", "cj")};
+  EXPECT_FALSE(controllers::manages_workload(cron_owned)) << "CronJob-owned Job is treated as parent-owned (not managed)";
+  // Not an upstream case: an owner that is not the controller leaves the Job a root.
+  Job plain_owner = job(4);
+  auto ref = controller_owner("v1", "ConfigMap", "cm");
+  ref.controller = false;
+  plain_owner.metadata.ownerReferences = std::vector<api::OwnerReference>{ref};
+  EXPECT_EQ(controllers::workload_management(plain_owner), controllers::WorkloadManagement::kBoth);
+}
+
+// isNewJob, as TestEnsureWorkloadAndPodGroup's "skips creation when ..." cases exercise it.
+TEST(JobScheduling, IsNewJob) {
+  Job j = gang_job("j", 4);
+  EXPECT_TRUE(controllers::is_new_job(j, false));
+  EXPECT_FALSE(controllers::is_new_job(j, true)) << "skips creation when Job has pods but no Workload";
+  Job started = j;
+  started.status.startTime = api::Time{};
+  EXPECT_FALSE(controllers::is_new_job(started, false)) << "skips creation when Job has StartTime set";
+  Job succeeded = j;
+  succeeded.status.succeeded = 1;
+  EXPECT_FALSE(controllers::is_new_job(succeeded, false)) << "skips creation when Job has succeeded pods";
+  Job failed = j;
+  failed.status.failed = 1;
+  EXPECT_FALSE(controllers::is_new_job(failed, false)) << "skips creation when Job has failed pods";
+  Job was_suspended = j;
+  auto& cond = was_suspended.status.conditions.emplace_back();
+  cond.type = "Suspended";
+  cond.status = "True";
+  EXPECT_FALSE(controllers::is_new_job(was_suspended, false))
+      << "skips creating Workload/PodGroup when Job was previously suspended";
 }
 
 // TestGenerateWorkload: the template made from spec.scheduling, and the PodGroup made from the
 // template (podGroupSpecFromTemplate) carrying the same policy, constraints, mode and claims.
 TEST(JobScheduling, GenerateWorkload) {
+  {
+    // "nil scheduling defaults to Basic": also a gang-shaped Job (v1.36 made it a gang).
+    Job j = gang_job("basic-default", 4);
+    j.metadata.uid = "basic-default-uid";
+    j.spec.template_.spec.priorityClassName = "high";
+    auto w = controllers::workload_for_job(j);
+    EXPECT_EQ(std::string_view(w.apiVersion), "scheduling.k8s.io/v1beta1");
+    ASSERT_EQ(w.spec.podGroupTemplates.size(), 1u);
+    const auto& t = w.spec.podGroupTemplates[0];
+    EXPECT_EQ(t.name, "basic-default-pgt-0");
+    EXPECT_TRUE(t.schedulingPolicy.basic);
+    EXPECT_FALSE(t.schedulingPolicy.gang);
+    EXPECT_EQ(t.priorityClassName, "high") << "WorkloadItemForJob: the pod template's priority class";
+    ASSERT_TRUE(w.spec.controllerRef);
+    EXPECT_EQ(w.spec.controllerRef->apiGroup, "batch");
+    EXPECT_EQ(w.spec.controllerRef->kind, "Job");
+    EXPECT_EQ(w.spec.controllerRef->name, "basic-default");
+    ASSERT_EQ(w.metadata.ownerReferences.size(), 1u);
+    EXPECT_EQ(w.metadata.ownerReferences[0].uid, "basic-default-uid");
+    auto p = controllers::pod_group_for(j, w);
+    ASSERT_TRUE(p);
+    EXPECT_TRUE(p->spec.schedulingPolicy.basic);
+    EXPECT_EQ(p->spec.priorityClassName, "high");
+  }
   {
     Job j = scheduled_job("basic-nil-policy", 4, std::nullopt);
     j.spec.scheduling->schedulingPolicy.reset();
@@ -144,8 +165,9 @@ TEST(JobScheduling, GenerateWorkload) {
     auto w = controllers::workload_for_job(j);
     EXPECT_TRUE(w.spec.podGroupTemplates[0].schedulingPolicy.basic) << "explicit basic policy";
     auto p = controllers::pod_group_for(j, w);
-    EXPECT_TRUE(p.spec.schedulingPolicy.basic);
-    EXPECT_FALSE(p.spec.schedulingPolicy.gang);
+    ASSERT_TRUE(p);
+    EXPECT_TRUE(p->spec.schedulingPolicy.basic);
+    EXPECT_FALSE(p->spec.schedulingPolicy.gang);
   }
   {
     auto w = controllers::workload_for_job(scheduled_job("gang", 4, 3));
@@ -171,7 +193,7 @@ TEST(JobScheduling, GenerateWorkload) {
     claim.resourceClaimName = "my-claim";
     auto w = controllers::workload_for_job(j);
     const auto& t = w.spec.podGroupTemplates[0];
-    EXPECT_EQ(t.name, "full-worker-0");
+    EXPECT_EQ(t.name, "full-pgt-0");
     ASSERT_TRUE(t.schedulingPolicy.gang);
     EXPECT_EQ(t.schedulingPolicy.gang->minCount, 4);
     ASSERT_TRUE(t.schedulingConstraints);
@@ -188,7 +210,9 @@ TEST(JobScheduling, GenerateWorkload) {
               boost::json::parse(R"([{"name":"gpu","resourceClaimName":"my-claim"}])"));
 
     w.metadata.uid = "wl-uid";
-    auto p = controllers::pod_group_for(j, w);
+    auto made = controllers::pod_group_for(j, w);
+    ASSERT_TRUE(made);
+    const auto& p = *made;
     EXPECT_EQ(std::string_view(p.apiVersion), "scheduling.k8s.io/v1beta1");
     ASSERT_TRUE(p.spec.schedulingPolicy.gang);
     EXPECT_EQ(p.spec.schedulingPolicy.gang->minCount, 4);
@@ -302,6 +326,40 @@ TEST(ControllerFeatures, SplitControllerOnlyGates) {
             "WorkloadWithJob=maybe, err: strconv.ParseBool: parsing \"maybe\": invalid syntax");
 }
 
+// TestCreatePodGroup: a root Job's PodGroup names its Workload as a second, non-controller
+// owner; a delegated Job's does not (the parent owns that Workload alone). The template is the
+// one named, or the first for an empty name; a name the Workload lacks gives none.
+TEST(JobScheduling, CreatePodGroup) {
+  Job j = scheduled_job("my-job", 4, 4);
+  wl::Workload w;
+  w.metadata.name = "root-workload";
+  w.metadata.namespace_ = "default";
+  w.metadata.uid = "wl-uid";
+  auto& t = w.spec.podGroupTemplates.emplace_back();
+  t.name = "my-job-pgt-0";
+  t.schedulingPolicy.gang.emplace().minCount = 4;
+  auto root = controllers::pod_group_for(j, w, "", true);
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->metadata.name, controllers::pod_group_name_for("root-workload", "my-job-pgt-0"));
+  ASSERT_EQ(root->metadata.ownerReferences.size(), 2u) << "root Job links the Workload as a non-controller owner";
+  EXPECT_EQ(root->metadata.ownerReferences[0].controller, std::optional<bool>(true));
+  EXPECT_FALSE(root->metadata.ownerReferences[1].controller.value_or(false));
+  EXPECT_FALSE(root->metadata.ownerReferences[1].blockOwnerDeletion.value_or(false));
+
+  w.metadata.name = "delegated-workload";
+  auto& second = w.spec.podGroupTemplates.emplace_back();
+  second.name = "workers";
+  second.schedulingPolicy.basic.emplace();
+  auto delegated = controllers::pod_group_for(j, w, "workers", false);
+  ASSERT_TRUE(delegated);
+  EXPECT_EQ(delegated->metadata.ownerReferences.size(), 1u) << "delegated Job does not link the parent-owned Workload";
+  EXPECT_EQ(delegated->metadata.name, controllers::pod_group_name_for("delegated-workload", "workers"));
+  ASSERT_TRUE(delegated->spec.workloadRef);
+  EXPECT_EQ(delegated->spec.workloadRef->templateName, "workers");
+  EXPECT_TRUE(delegated->spec.schedulingPolicy.basic);
+  EXPECT_FALSE(controllers::pod_group_for(j, w, "missing", false)) << "getPodGroupTemplateByName: not found";
+}
+
 // ---------------------------------------------------------------- against the API server
 
 class JobWorkloadTest : public ControllersTest {
@@ -318,7 +376,17 @@ class JobWorkloadTest : public ControllersTest {
     return r ? *r : j;
   }
   client::Result<std::optional<std::string>> ensure(const Job& j, bool has_pods) {
-    return controllers::ensure_workload_and_pod_group(*c(), j, has_pods, recorder, api::ObjectReference{});
+    return controllers::ensure_workload_and_pod_group(*c(), j, controllers::is_new_job(j, has_pods), recorder,
+                                                      api::ObjectReference{});
+  }
+  client::Result<pg::PodGroup> create_pod_group(const pg::PodGroup& p) {
+    return decoded<pg::PodGroup>(c()->create(client::ResourceRef::of(kPodGroups, "default"), api::encode(p)));
+  }
+  // makeWorkload: a Workload of `name` the Job controls, with the Job's one template.
+  wl::Workload controlled_workload(const Job& j, const std::string& name) {
+    auto w = controllers::workload_for_job(j);
+    w.metadata.name = name;
+    return w;
   }
   std::optional<pg::PodGroup> pod_group(const std::string& name) {
     auto body = c()->get(client::ResourceRef::of(kPodGroups, "default", name));
@@ -363,9 +431,13 @@ class JobWorkloadTest : public ControllersTest {
   controllers::Recorder recorder;
 };
 
-// TestEnsureWorkloadAndPodGroup_NotEligible.
-TEST_F(JobWorkloadTest, EnsureNotEligible) {
-  Job j = created(gang_job("single", 1));
+// TestEnsureWorkloadAndPodGroup "BYO PodGroup via pod template schedulingGroup": nothing made.
+TEST_F(JobWorkloadTest, EnsureNotManaged) {
+  Job spec = gang_job("byo", 4);
+  api::PodSchedulingGroup g;
+  g.podGroupName = "existing-pg";
+  spec.spec.template_.spec.schedulingGroup = g;
+  Job j = created(spec);
   auto r = ensure(j, false);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_FALSE(*r);
@@ -373,17 +445,23 @@ TEST_F(JobWorkloadTest, EnsureNotEligible) {
   EXPECT_EQ(pod_group_count(), 0u);
 }
 
-// TestEnsureWorkloadAndPodGroup_CreatesObjects.
+// TestEnsureWorkloadAndPodGroup "creates both Workload and PodGroup when no pods exist", with
+// TestCreateWorkloadForJob's checks of the Workload.
 TEST_F(JobWorkloadTest, EnsureCreatesObjects) {
-  Job j = created(gang_job("test-job", 4));
+  Job spec = scheduled_job("test-job", 4, 4);
+  spec.metadata.uid = "";
+  Job j = created(spec);
   auto r = ensure(j, false);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   ASSERT_TRUE(*r);
   auto w = get_workload(controllers::workload_name_for_job(j));
   ASSERT_TRUE(w.ok()) << w.error().to_string();
   ASSERT_TRUE(w->spec.controllerRef);
+  EXPECT_EQ(w->spec.controllerRef->apiGroup, "batch");
+  EXPECT_EQ(w->spec.controllerRef->kind, "Job");
   EXPECT_EQ(w->spec.controllerRef->name, "test-job");
   ASSERT_EQ(w->spec.podGroupTemplates.size(), 1u);
+  EXPECT_EQ(w->spec.podGroupTemplates[0].name, "test-job-pgt-0");
   ASSERT_TRUE(w->spec.podGroupTemplates[0].schedulingPolicy.gang);
   EXPECT_EQ(w->spec.podGroupTemplates[0].schedulingPolicy.gang->minCount, 4);
   ASSERT_EQ(w->metadata.ownerReferences.size(), 1u);
@@ -392,13 +470,13 @@ TEST_F(JobWorkloadTest, EnsureCreatesObjects) {
   EXPECT_EQ(w->metadata.ownerReferences[0].uid, std::string(j.metadata.uid));
   EXPECT_EQ(w->metadata.ownerReferences[0].controller, std::optional<bool>(true));
 
-  const std::string pg_name = controllers::pod_group_name_for(std::string(w->metadata.name), "test-job-worker-0");
+  const std::string pg_name = controllers::pod_group_name_for(std::string(w->metadata.name), "test-job-pgt-0");
   EXPECT_EQ(**r, pg_name);
   auto p = pod_group(pg_name);
   ASSERT_TRUE(p);
   ASSERT_TRUE(p->spec.workloadRef);
   EXPECT_EQ(p->spec.workloadRef->workloadName, std::string(w->metadata.name));
-  EXPECT_EQ(p->spec.workloadRef->templateName, "test-job-worker-0");
+  EXPECT_EQ(p->spec.workloadRef->templateName, "test-job-pgt-0");
   ASSERT_TRUE(p->spec.schedulingPolicy.gang);
   EXPECT_EQ(p->spec.schedulingPolicy.gang->minCount, 4);
   ASSERT_EQ(p->metadata.ownerReferences.size(), 2u);
@@ -409,7 +487,7 @@ TEST_F(JobWorkloadTest, EnsureCreatesObjects) {
   EXPECT_EQ(p->metadata.ownerReferences[1].uid, std::string(w->metadata.uid));
   EXPECT_FALSE(p->metadata.ownerReferences[1].controller.value_or(false));
 
-  // A second call finds both by name and creates nothing more.
+  // "discovers existing objects even when pods exist": nothing more is created.
   auto again = ensure(j, true);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, std::optional<std::string>(pg_name));
@@ -417,9 +495,27 @@ TEST_F(JobWorkloadTest, EnsureCreatesObjects) {
   EXPECT_EQ(pod_group_count(), 1u);
 }
 
-// TestEnsureWorkloadAndPodGroup with spec.scheduling: a gang of minCount 3 for a Job of 4 (not
-// gang-shaped without the field: NonIndexed, no completions) and an all-at-once disruption mode,
-// carried into the Workload's template and the PodGroup.
+// TestEnsureWorkloadAndPodGroup (universal representation): a Job that is no gang (NonIndexed,
+// one pod, no spec.scheduling) gets a basic Workload and PodGroup.
+TEST_F(JobWorkloadTest, EnsureCreatesBasicObjectsForAnyJob) {
+  Job spec = gang_job("single", 1);
+  spec.spec.completionMode = "NonIndexed";
+  Job j = created(spec);
+  auto r = ensure(j, false);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(*r);
+  auto w = get_workload(controllers::workload_name_for_job(j));
+  ASSERT_TRUE(w.ok()) << w.error().to_string();
+  ASSERT_EQ(w->spec.podGroupTemplates.size(), 1u);
+  EXPECT_TRUE(w->spec.podGroupTemplates[0].schedulingPolicy.basic);
+  EXPECT_FALSE(w->spec.podGroupTemplates[0].schedulingPolicy.gang);
+  auto p = pod_group(**r);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->spec.schedulingPolicy.basic);
+}
+
+// TestEnsureWorkloadAndPodGroup with spec.scheduling: a gang of minCount 3 for a Job of 4 and an
+// all-at-once disruption mode, carried into the Workload's template and the PodGroup.
 TEST_F(JobWorkloadTest, EnsureCreatesObjectsFromSpecScheduling) {
   Job spec = scheduled_job("sched", 4, 3);
   spec.metadata.uid = "";
@@ -448,9 +544,9 @@ TEST_F(JobWorkloadTest, EnsureCreatesObjectsFromSpecScheduling) {
   EXPECT_FALSE(p->spec.disruptionMode->single);
 }
 
-// syncGangMinCount (upstream's elastic scaling): a running gang Job whose minCount changed has it
-// passed on to its Workload's template and its PodGroup, whatever its pods' state; nothing else
-// changes, and an unchanged minCount writes nothing.
+// TestSyncGangMinCount "managed objects are resized to the Job's minCount" and "already at
+// desired minCount is left unchanged": a running gang Job whose minCount changed has it passed on
+// to its Workload's template and its PodGroup, whatever its pods' state.
 TEST_F(JobWorkloadTest, ChangedGangMinCountIsPassedOnToTheWorkloadAndPodGroup) {
   Job spec = scheduled_job("elastic", 4, 3);
   spec.metadata.uid = "";
@@ -486,77 +582,273 @@ TEST_F(JobWorkloadTest, ChangedGangMinCountIsPassedOnToTheWorkloadAndPodGroup) {
   EXPECT_EQ(std::string(pod_group(**again)->metadata.resourceVersion), p_rv);
 }
 
-// TestEnsureWorkloadAndPodGroup_SkipsWhenHasPods: no objects are made late.
-TEST_F(JobWorkloadTest, EnsureSkipsWhenHasPods) {
-  Job j = created(gang_job("test-job", 4));
-  auto r = ensure(j, true);
-  ASSERT_TRUE(r.ok());
-  EXPECT_FALSE(*r);
+// TestEnsureWorkloadAndPodGroup "skips creation when Job has pods but no Workload", "... has
+// StartTime set", "... has succeeded pods", "... has failed pods", "skips creating
+// Workload/PodGroup when Job was previously suspended": a Job that started gets no objects late.
+TEST_F(JobWorkloadTest, EnsureSkipsCreationForAStartedJob) {
+  Job j = created(scheduled_job("test-job", 4, 4));
+  std::vector<std::pair<std::string, Job>> started;
+  started.emplace_back("has pods", j);
+  Job with_start = j;
+  with_start.status.startTime = api::Time{};
+  started.emplace_back("StartTime set", with_start);
+  Job with_succeeded = j;
+  with_succeeded.status.succeeded = 1;
+  started.emplace_back("succeeded pods", with_succeeded);
+  Job with_failed = j;
+  with_failed.status.failed = 1;
+  started.emplace_back("failed pods", with_failed);
+  Job was_suspended = j;
+  auto& cond = was_suspended.status.conditions.emplace_back();
+  cond.type = "Suspended";
+  cond.status = "False";
+  started.emplace_back("previously suspended", was_suspended);
+  for (const auto& [name, job] : started) {
+    auto r = ensure(job, name == "has pods");
+    ASSERT_TRUE(r.ok()) << name << ": " << r.error().to_string();
+    EXPECT_FALSE(*r) << name;
+  }
   EXPECT_EQ(workload_count(), 0u);
   EXPECT_EQ(pod_group_count(), 0u);
 }
 
-// TestEnsureWorkloadAndPodGroup_DiscoversExistingObjects, and a Workload that exists without its
-// PodGroup once the Job has pods: the pods join no group.
+// TestEnsureWorkloadAndPodGroup "discovers existing Workload and PodGroup", and "workload found
+// but no PodGroup creates one" (a Workload of another name the Job controls; only while the Job
+// is new: once it has pods, no group).
 TEST_F(JobWorkloadTest, EnsureDiscoversExistingObjects) {
-  Job j = created(gang_job("test-job", 4));
-  auto w = create_workload(controllers::workload_for_job(j));
+  Job j = created(scheduled_job("test-job", 4, 4));
+  auto w = create_workload(controlled_workload(j, "user-workload"));
   ASSERT_TRUE(w.ok()) << w.error().to_string();
   auto late = ensure(j, true);
-  ASSERT_TRUE(late.ok());
+  ASSERT_TRUE(late.ok()) << late.error().to_string();
   EXPECT_FALSE(*late) << "Workload found, PodGroup missing, pods exist: no group";
   EXPECT_EQ(pod_group_count(), 0u);
 
-  auto body = c()->create(client::ResourceRef::of(kPodGroups, "default"), api::encode(controllers::pod_group_for(j, *w)));
-  ASSERT_TRUE(body.ok()) << body.error().to_string();
-  auto r = ensure(j, true);
-  ASSERT_TRUE(r.ok());
-  ASSERT_TRUE(*r);
-  EXPECT_EQ(**r, controllers::pod_group_name_for(std::string(w->metadata.name), "test-job-worker-0"));
+  auto r = ensure(j, false);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(*r) << "workload found but no PodGroup creates one";
+  EXPECT_EQ(**r, controllers::pod_group_name_for("user-workload", "test-job-pgt-0"));
+  auto found = ensure(j, true);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(*found, *r) << "discovers existing Workload and PodGroup";
   EXPECT_EQ(workload_count(), 1u);
   EXPECT_EQ(pod_group_count(), 1u);
 }
 
-// TestEnsureWorkloadAndPodGroup_UnsupportedStructure: a Workload of the Job's name with two pod
-// groups: normal scheduling.
+// TestEnsureWorkloadAndPodGroup "BYO Workload (no controller ownerRef) is ignored; controller
+// creates its own" and "BYO PodGroup (no controller ownerRef) is ignored; controller creates its
+// own".
+TEST_F(JobWorkloadTest, EnsureIgnoresObjectsTheJobDoesNotControl) {
+  Job j = created(scheduled_job("test-job", 4, 4));
+  auto byo = controlled_workload(j, "user-created-workload");
+  byo.metadata.ownerReferences = std::vector<api::OwnerReference>{};
+  ASSERT_TRUE(create_workload(byo).ok());
+  auto external = controllers::pod_group_for(j, *get_workload("user-created-workload"));
+  ASSERT_TRUE(external);
+  external->metadata.name = "external-pg";
+  external->metadata.ownerReferences = std::vector<api::OwnerReference>{};
+  ASSERT_TRUE(create_pod_group(*external).ok());
+
+  auto r = ensure(j, false);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  const std::string own = controllers::workload_name_for_job(j);
+  ASSERT_TRUE(get_workload(own).ok()) << "the controller made its own Workload";
+  EXPECT_EQ(*r, std::optional<std::string>(controllers::pod_group_name_for(own, "test-job-pgt-0")));
+  EXPECT_EQ(workload_count(), 2u);
+  EXPECT_EQ(pod_group_count(), 2u);
+
+  // A PodGroup that names the Job's own Workload but is not controlled by the Job: ignored too.
+  Job k = created(scheduled_job("other-job", 4, 4));
+  auto k_workload = create_workload(controllers::workload_for_job(k));
+  ASSERT_TRUE(k_workload.ok()) << k_workload.error().to_string();
+  auto foreign = controllers::pod_group_for(k, *k_workload);
+  foreign->metadata.name = "external-pg-2";
+  foreign->metadata.ownerReferences = std::vector<api::OwnerReference>{};
+  ASSERT_TRUE(create_pod_group(*foreign).ok());
+  auto rk = ensure(k, false);
+  ASSERT_TRUE(rk.ok()) << rk.error().to_string();
+  EXPECT_EQ(*rk, std::optional<std::string>(
+                     controllers::pod_group_name_for(std::string(k_workload->metadata.name), "other-job-pgt-0")));
+}
+
+// TestEnsureWorkloadAndPodGroup "ambiguous Workloads fall back" and "ambiguous PodGroups fall
+// back": normal scheduling, no error, nothing created.
+TEST_F(JobWorkloadTest, EnsureAmbiguousObjectsFallBack) {
+  Job j = created(scheduled_job("test-job", 4, 4));
+  ASSERT_TRUE(create_workload(controlled_workload(j, "workload-1")).ok());
+  ASSERT_TRUE(create_workload(controlled_workload(j, "workload-2")).ok());
+  auto r = ensure(j, false);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_FALSE(*r);
+  EXPECT_EQ(workload_count(), 2u);
+
+  Job k = created(scheduled_job("other-job", 4, 4));
+  auto w = create_workload(controllers::workload_for_job(k));
+  ASSERT_TRUE(w.ok());
+  for (const char* name : {"pg-1", "pg-2"}) {
+    auto p = controllers::pod_group_for(k, *w);
+    p->metadata.name = name;
+    ASSERT_TRUE(create_pod_group(*p).ok());
+  }
+  auto rk = ensure(k, false);
+  ASSERT_TRUE(rk.ok()) << rk.error().to_string();
+  EXPECT_FALSE(*rk);
+  EXPECT_EQ(pod_group_count(), 2u);
+}
+
+// TestEnsureWorkloadAndPodGroup "unsupported PodGroupTemplate count" (validateWorkloadStructure):
+// a Workload the Job controls with two templates is an error, so the sync is retried.
 TEST_F(JobWorkloadTest, EnsureUnsupportedWorkloadStructure) {
-  Job j = created(gang_job("test-job", 4));
+  Job j = created(scheduled_job("test-job", 4, 4));
   auto w = controllers::workload_for_job(j);
   auto second = w.spec.podGroupTemplates[0];
   second.name = "second";
   w.spec.podGroupTemplates.push_back(second);
   ASSERT_TRUE(create_workload(w).ok());
   auto r = ensure(j, false);
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  EXPECT_FALSE(*r);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "workload default/" + std::string(w.metadata.name) + " for job default/test-job has 2 "
+                               "PodGroupTemplates, want exactly 1");
   EXPECT_EQ(pod_group_count(), 0u);
 }
 
+// TestEnsureWorkloadAndPodGroup "Workload create error propagates" and "PodGroup create error
+// propagates": here the server's AlreadyExists for an object of the computed name the Job does not
+// control (upstream requeues on it too).
+TEST_F(JobWorkloadTest, EnsureCreateErrorsPropagate) {
+  Job j = created(scheduled_job("test-job", 4, 4));
+  auto squatter = controllers::workload_for_job(j);
+  squatter.metadata.ownerReferences = std::vector<api::OwnerReference>{};
+  ASSERT_TRUE(create_workload(squatter).ok());
+  auto r = ensure(j, false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(client::is_already_exists(r.error())) << r.error().to_string();
+
+  Job k = created(scheduled_job("other-job", 4, 4));
+  auto w = create_workload(controlled_workload(k, "other-workload"));
+  ASSERT_TRUE(w.ok());
+  auto p = controllers::pod_group_for(k, *w);
+  p->metadata.ownerReferences = std::vector<api::OwnerReference>{};
+  ASSERT_TRUE(create_pod_group(*p).ok());
+  auto rk = ensure(k, false);
+  ASSERT_FALSE(rk.ok());
+  EXPECT_TRUE(client::is_already_exists(rk.error())) << rk.error().to_string();
+}
+
+// getOrCreateDelegatedPodGroup and syncDelegatedPodGroupMinCount (upstream's test file at hand
+// has no case for them; these follow the functions): a child Job whose parent (a JobSet) names
+// one of its Workload's templates gets a PodGroup from that template, owned by the Job alone;
+// none while the parent's Workload or the template is missing; a gang size the parent changes on
+// its template reaches the PodGroup.
+TEST_F(JobWorkloadTest, DelegatedPodGroupFromTheParentsWorkload) {
+  Job spec = gang_job("child", 3);
+  spec.metadata.ownerReferences =
+      std::vector<api::OwnerReference>{controller_owner("jobset.x-k8s.io/v1alpha2", "JobSet", "js")};
+  spec.metadata.annotations.set(std::string(controllers::kGroupTemplateNameAnnotation), "workers");
+  Job j = created(spec);
+
+  auto r = ensure(j, false);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_FALSE(*r) << "parent-owned Workload not found yet";
+  EXPECT_EQ(pod_group_count(), 0u);
+
+  wl::Workload parent;
+  parent.apiVersion = "scheduling.k8s.io/v1beta1";
+  parent.kind = "Workload";
+  parent.metadata.name = "js-workload";
+  parent.metadata.namespace_ = "default";
+  wl::TypedLocalObjectReference ref;
+  ref.apiGroup = "jobset.x-k8s.io";
+  ref.kind = "JobSet";
+  ref.name = "js";
+  parent.spec.controllerRef = ref;
+  auto& leaders = parent.spec.podGroupTemplates.emplace_back();
+  leaders.name = "leaders";
+  leaders.schedulingPolicy.basic.emplace();
+  auto created_parent = create_workload(parent);
+  ASSERT_TRUE(created_parent.ok()) << created_parent.error().to_string();
+
+  auto missing = ensure(j, false);
+  ASSERT_TRUE(missing.ok()) << missing.error().to_string();
+  EXPECT_FALSE(*missing) << "delegated PodGroupTemplate not found in parent Workload";
+  EXPECT_EQ(pod_group_count(), 0u);
+
+  // The parent's Workload gains the template (a new Workload: templates are immutable).
+  ASSERT_TRUE(c()->remove(client::ResourceRef::of(kWorkloads, "default", "js-workload")).ok());
+  auto& workers = parent.spec.podGroupTemplates.emplace_back();
+  workers.name = "workers";
+  workers.schedulingPolicy.gang.emplace().minCount = 3;
+  created_parent = create_workload(parent);
+  ASSERT_TRUE(created_parent.ok()) << created_parent.error().to_string();
+
+  auto made = ensure(j, false);
+  ASSERT_TRUE(made.ok()) << made.error().to_string();
+  ASSERT_TRUE(*made);
+  EXPECT_EQ(**made, controllers::pod_group_name_for("js-workload", "workers"));
+  EXPECT_EQ(workload_count(), 1u) << "no Workload of the child's own";
+  auto p = pod_group(**made);
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->metadata.ownerReferences.size(), 1u);
+  EXPECT_EQ(p->metadata.ownerReferences[0].kind, "Job");
+  EXPECT_EQ(p->metadata.ownerReferences[0].uid, std::string(j.metadata.uid));
+  ASSERT_TRUE(p->spec.workloadRef);
+  EXPECT_EQ(p->spec.workloadRef->workloadName, "js-workload");
+  EXPECT_EQ(p->spec.workloadRef->templateName, "workers");
+  ASSERT_TRUE(p->spec.schedulingPolicy.gang);
+  EXPECT_EQ(p->spec.schedulingPolicy.gang->minCount, 3);
+
+  // The parent resizes its gang: the PodGroup follows, though the Job has pods by now.
+  auto current = get_workload("js-workload");
+  ASSERT_TRUE(current.ok());
+  current->spec.podGroupTemplates[1].schedulingPolicy.gang->minCount = 2;
+  auto updated = c()->update(client::ResourceRef::of(kWorkloads, "default", "js-workload"), api::encode(*current));
+  ASSERT_TRUE(updated.ok()) << updated.error().to_string();
+  auto resized = ensure(j, true);
+  ASSERT_TRUE(resized.ok()) << resized.error().to_string();
+  EXPECT_EQ(*resized, *made);
+  auto after = pod_group(**made);
+  ASSERT_TRUE(after && after->spec.schedulingPolicy.gang);
+  EXPECT_EQ(after->spec.schedulingPolicy.gang->minCount, 2);
+  EXPECT_EQ(pod_group_count(), 1u);
+}
+
 // The controller end to end (upstream's TestSyncJob... with the gate): a gang Job's pods all carry
-// the PodGroup; a Job that is not gang-shaped gets neither object; deleting the Job removes both
-// (garbage collector, by ownerReferences).
+// its PodGroup; a Job that is no gang gets a basic Workload and PodGroup and its pods join that;
+// deleting a Job removes its objects (garbage collector, by ownerReferences).
 TEST_F(JobWorkloadTest, GangJobPodsJoinThePodGroup) {
   controller_feature_gates = {{"GenericWorkload", true}, {"WorkloadWithJob", true}};
   start_nodes(2);
   start_binder();
   start_controllers({"job-controller", "garbage-collector-controller"});
-  Job j = created(gang_job("gang", 6));
-  Job plain = gang_job("plain2", 3);
-  plain.spec.completionMode = "NonIndexed";
-  created(plain);
+  Job j = created(scheduled_job("gang", 6, std::nullopt));
+  Job plain_spec = gang_job("plain2", 3);
+  plain_spec.spec.completionMode = "NonIndexed";
+  Job plain = created(plain_spec);
   const std::string wl_name = controllers::workload_name_for_job(j);
-  const std::string pg_name = controllers::pod_group_name_for(wl_name, "gang-worker-0");
+  const std::string pg_name = controllers::pod_group_name_for(wl_name, "gang-pgt-0");
+  const std::string plain_pg =
+      controllers::pod_group_name_for(controllers::workload_name_for_job(plain), "plain2-pgt-0");
   auto gang_pods = [&] { return pods("default", "batch.kubernetes.io/job-name=gang"); };
   ASSERT_TRUE(eventually([&] { return gang_pods().size() == 6; }));
   for (const auto& p : gang_pods()) {
     ASSERT_TRUE(p.spec.schedulingGroup) << p.metadata.name;
     EXPECT_EQ(p.spec.schedulingGroup->podGroupName, std::optional<std::string>(pg_name));
   }
-  ASSERT_TRUE(pod_group(pg_name));
+  auto gang_group = pod_group(pg_name);
+  ASSERT_TRUE(gang_group);
+  ASSERT_TRUE(gang_group->spec.schedulingPolicy.gang);
+  EXPECT_EQ(gang_group->spec.schedulingPolicy.gang->minCount, 6);
   ASSERT_TRUE(eventually([&] { return pods("default", "batch.kubernetes.io/job-name=plain2").size() == 3; }));
-  for (const auto& p : pods("default", "batch.kubernetes.io/job-name=plain2")) EXPECT_FALSE(p.spec.schedulingGroup);
-  EXPECT_EQ(workload_count(), 1u);
-  EXPECT_EQ(pod_group_count(), 1u);
+  for (const auto& p : pods("default", "batch.kubernetes.io/job-name=plain2")) {
+    ASSERT_TRUE(p.spec.schedulingGroup) << p.metadata.name;
+    EXPECT_EQ(p.spec.schedulingGroup->podGroupName, std::optional<std::string>(plain_pg));
+  }
+  auto basic_group = pod_group(plain_pg);
+  ASSERT_TRUE(basic_group);
+  EXPECT_TRUE(basic_group->spec.schedulingPolicy.basic);
+
+  EXPECT_EQ(workload_count(), 2u);
+  EXPECT_EQ(pod_group_count(), 2u);
   ASSERT_TRUE(eventually([&] {
     auto ps = gang_pods();
     return ps.size() == 6 && std::all_of(ps.begin(), ps.end(), [](const api::Pod& p) { return !p.spec.nodeName.empty(); });
@@ -565,8 +857,9 @@ TEST_F(JobWorkloadTest, GangJobPodsJoinThePodGroup) {
   client::DeleteOptions background;
   background.propagationPolicy = "Background";
   ASSERT_TRUE(c()->remove<Job>("default", "gang", background).ok());
-  EXPECT_TRUE(eventually([&] { return workload_count() == 0 && pod_group_count() == 0; }))
+  EXPECT_TRUE(eventually([&] { return workload_count() == 1 && pod_group_count() == 1; }))
       << "the Workload and PodGroup go with their Job";
+  EXPECT_TRUE(pod_group(plain_pg)) << "the other Job's stay";
 }
 
 // Gate off (its default): a gang-shaped Job runs as before, with no Workload or PodGroup.

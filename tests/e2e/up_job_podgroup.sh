@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # A gang submitted with kubectl as a user would on v1.37 (issue #44): on `ksched up --feature-gates
-# GenericWorkload=true,GangScheduling=true,WorkloadWithJob=true`, an Indexed Job of 16 pods
-# (completions == parallelism) gets from the Job controller a Workload (scheduling.k8s.io/v1beta1,
-# one gang pod group template of minCount 16) and a PodGroup (v1beta1) made from it, both owned by the Job;
-# its 16 pods carry spec.schedulingGroup.podGroupName and are bound. A NonIndexed Job gets neither.
-# Deleting the Job removes both (garbage collector). WorkloadWithJob without GenericWorkload is
-# refused before anything starts. What this asserts of scheduling is that the pods are bound:
-# whether the scheduler places them as a gang through schedulingGroup is the scheduler's part.
+# GenericWorkload=true,GangScheduling=true,WorkloadWithJob=true`, an Indexed Job of 16 pods whose
+# spec.scheduling asks for a gang without minCount gets from the Job controller a Workload
+# (scheduling.k8s.io/v1beta1, one pod group template "<job>-pgt-0", gang of minCount 16 =
+# parallelism) and a PodGroup (v1beta1) made from it, both owned by the Job; its 16 pods carry
+# spec.schedulingGroup.podGroupName and are bound. A Job without spec.scheduling (NonIndexed) gets
+# a basic Workload and PodGroup, and its pods join that group (upstream's universal
+# representation, kubernetes/kubernetes PR #140188). Deleting a Job removes its own objects
+# (garbage collector). WorkloadWithJob without GenericWorkload is refused before anything starts.
+# What this asserts of scheduling is that the pods are bound: whether the scheduler places them as
+# a gang through schedulingGroup is the scheduler's part.
 # One local cluster on a loopback port, in memory.
 # usage: up_job_podgroup.sh <ksched> <kubectl>
 set -euo pipefail
@@ -33,7 +36,7 @@ cd "$DIR"
 up_gang_cluster 4 GenericWorkload=true,GangScheduling=true,WorkloadWithJob=true '*'
 k create namespace gangs >/dev/null
 
-job_yaml() {  # job_yaml <name> <completionMode> <parallelism>
+job_yaml() {  # job_yaml <name> <completionMode> <parallelism> [gang]
   cat <<YAML
 apiVersion: batch/v1
 kind: Job
@@ -42,6 +45,9 @@ spec:
   completionMode: $2
   completions: $3
   parallelism: $3
+YAML
+  [[ "${4:-}" == gang ]] && printf '  scheduling:\n    schedulingPolicy:\n      gang: {}\n'
+  cat <<YAML
   template:
     spec:
       restartPolicy: Never
@@ -52,8 +58,8 @@ spec:
         resources: {requests: {cpu: 500m}}
 YAML
 }
-out=$(job_yaml train Indexed 16 | k create -f -)
-expect_contains "$out" "job.batch/train created" "kubectl create an Indexed Job of 16"
+out=$(job_yaml train Indexed 16 gang | k create -f -)
+expect_contains "$out" "job.batch/train created" "kubectl create an Indexed Job of 16 asking for a gang"
 
 # The Workload: named after the Job, owned by it, one gang group of minCount = parallelism.
 wl_name() { kq -n gangs get workloads -o jsonpath='{.items[0].metadata.name}'; }
@@ -65,9 +71,9 @@ expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.spec.controllerRef.ap
   "batch/Job/train" "Workload controllerRef names the Job"
 # Written at v1beta1 (podGroupTemplates); still read at v1alpha1 (podGroups) by conversion.
 expect_eq "$(kq -n gangs get workloads.v1alpha1.scheduling.k8s.io "$WL" -o jsonpath='{.spec.podGroups[0].name}={.spec.podGroups[0].policy.gang.minCount}')" \
-  "train-worker-0=16" "Workload read at v1alpha1: one gang pod group, minCount 16"
+  "train-pgt-0=16" "Workload read at v1alpha1: one gang pod group, minCount 16"
 expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.spec.podGroupTemplates[0].name}={.spec.podGroupTemplates[0].schedulingPolicy.gang.minCount}')" \
-  "train-worker-0=16" "Workload: one gang pod group, minCount 16"
+  "train-pgt-0=16" "Workload: one gang pod group, minCount 16"
 expect_eq "$(kq -n gangs get workload "$WL" -o jsonpath='{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}/{.metadata.ownerReferences[0].controller}')" \
   "Job/train/true" "the Job controls the Workload"
 
@@ -78,7 +84,7 @@ until_ok 30 has_pg || fail "no PodGroup for the Job"
 PG=$(pg_name)
 expect_eq "$(kq -n gangs get podgroups -o name | wc -l | tr -d ' ')" "1" "one PodGroup"
 expect_eq "$(kq -n gangs get podgroup "$PG" -o jsonpath='{.spec.workloadRef.workloadName}/{.spec.workloadRef.templateName}/{.spec.schedulingPolicy.gang.minCount}')" \
-  "$WL/train-worker-0/16" "PodGroup: workloadRef and gang minCount 16"
+  "$WL/train-pgt-0/16" "PodGroup: workloadRef and gang minCount 16"
 expect_eq "$(kq -n gangs get podgroup "$PG" -o jsonpath='{range .metadata.ownerReferences[*]}{.kind}:{.name};{end}')" \
   "Job:train;Workload:$WL;" "PodGroup owned by the Job (controller) and the Workload"
 
@@ -92,17 +98,27 @@ active_16() { [[ "$(kq -n gangs get job train -o jsonpath='{.status.active}')" =
 until_ok 30 active_16 || fail "the Job does not count 16 active pods"
 ok "the Job counts 16 active pods"
 
-# ---- a Job that is not gang-shaped (NonIndexed): no objects, no group on its pods
+# ---- a Job without spec.scheduling (NonIndexed): a basic Workload and PodGroup, its pods join it
 job_yaml plain NonIndexed 2 | k create -f - >/dev/null
-plain_pods() { [[ $(kq -n gangs get pods -l batch.kubernetes.io/job-name=plain -o name | wc -l) == 2 ]]; }
-until_ok 30 plain_pods || fail "the NonIndexed Job's pods"
-expect_eq "$(kq -n gangs get pods -l batch.kubernetes.io/job-name=plain -o jsonpath='{.items[*].spec.schedulingGroup}')" "" \
-  "a NonIndexed Job's pods join no group"
-expect_eq "$(kq -n gangs get workloads -o name | wc -l | tr -d ' ')" "1" "no Workload for the NonIndexed Job"
+plain_wl() { kq -n gangs get workloads -o jsonpath='{range .items[?(@.spec.controllerRef.name=="plain")]}{.metadata.name}{end}'; }
+has_plain_wl() { [[ -n "$(plain_wl)" ]]; }
+until_ok 30 has_plain_wl || fail "no Workload for the Job without spec.scheduling"
+PWL=$(plain_wl)
+expect_eq "$(kq -n gangs get workload "$PWL" -o jsonpath='{.spec.podGroupTemplates[0].name} basic={.spec.podGroupTemplates[0].schedulingPolicy.basic}')" \
+  "plain-pgt-0 basic={}" "a Job without spec.scheduling: a basic pod group template"
+plain_pg() { kq -n gangs get podgroups -o jsonpath="{range .items[?(@.spec.workloadRef.workloadName==\"$PWL\")]}{.metadata.name}{end}"; }
+has_plain_pg() { [[ -n "$(plain_pg)" ]]; }
+until_ok 30 has_plain_pg || fail "no PodGroup for the Job without spec.scheduling"
+PPG=$(plain_pg)
+plain_pods() {
+  [[ $(kq -n gangs get pods -l batch.kubernetes.io/job-name=plain -o jsonpath='{range .items[*]}{.spec.schedulingGroup.podGroupName}{"\n"}{end}' | grep -c "^$PPG$" || true) == 2 ]]
+}
+until_ok 30 plain_pods || fail "the plain Job's 2 pods with its PodGroup"
+ok "the plain Job's 2 pods carry spec.schedulingGroup.podGroupName=$PPG"
 
-# ---- deleting the Job removes its Workload and PodGroup
+# ---- deleting a Job removes its Workload and PodGroup, not the other Job's
 k -n gangs delete job train >/dev/null
-gone() { local left; left=$(kq -n gangs get workloads,podgroups -o name) && [[ -z "$left" ]]; }
-until_ok 30 gone || fail "the Workload and PodGroup outlived their Job"
-ok "the Workload and PodGroup are removed with the Job"
+gone() { [[ "$(kq -n gangs get workloads,podgroups -o name | sort | tr '\n' ' ')" == "podgroup.scheduling.k8s.io/$PPG workload.scheduling.k8s.io/$PWL " ]]; }
+until_ok 30 gone || fail "left after deleting the Job: $(kq -n gangs get workloads,podgroups -o name)"
+ok "the Workload and PodGroup are removed with their Job; the other Job's stay"
 echo "PASS"

@@ -2,8 +2,10 @@
 # A Job's spec.scheduling (v1.37, gate WorkloadWithJob; issue #44) submitted with kubectl on
 # `ksched up --feature-gates GenericWorkload=true,GangScheduling=true,WorkloadWithJob=true`, two
 # simulated nodes of 4 CPUs (two 1500m pods each):
-# - a Job of parallelism 4 (NonIndexed: not gang-shaped, so without the field it would get no
-#   PodGroup) with schedulingPolicy.gang.minCount 3 and disruptionMode.all gets a Workload
+# - `kubectl explain job.spec.scheduling` (and down to gang.minCount) reads the field from the
+#   server's OpenAPI document;
+# - a Job of parallelism 4 (NonIndexed; without the field it would get a basic group) with
+#   schedulingPolicy.gang.minCount 3 and disruptionMode.all gets a Workload
 #   (scheduling.k8s.io/v1beta1) whose template and a PodGroup both say gang minCount 3 and
 #   disruption all; its 4 pods carry the group and are bound;
 # - the field is immutable except gang.minCount (the API server's message through kubectl);
@@ -27,6 +29,15 @@ fail() {
 cd "$DIR"
 up_gang_cluster 2 GenericWorkload=true,GangScheduling=true,WorkloadWithJob=true '*'
 k create namespace gangs >/dev/null
+
+# kubectl explain reads spec.scheduling from the OpenAPI v3 document of batch/v1.
+out=$(k explain job.spec.scheduling)
+expect_contains "$out" "JobSchedulingConfiguration" "kubectl explain job.spec.scheduling: its type"
+for f in schedulingPolicy schedulingConstraints disruptionMode resourceClaims; do
+  expect_contains "$out" "$f" "kubectl explain job.spec.scheduling lists $f"
+done
+out=$(k explain job.spec.scheduling.schedulingPolicy.gang)
+expect_contains "$out" "minCount" "kubectl explain job.spec.scheduling.schedulingPolicy.gang lists minCount"
 
 job_yaml() {  # job_yaml <name> <parallelism> <minCount>
   cat <<YAML
@@ -61,7 +72,7 @@ has_wl() { [[ -n "$(wl_name)" ]]; }
 until_ok 30 has_wl || fail "no Workload for the Job"
 WL=$(wl_name)
 expect_eq "$(kq -n gangs get workloads.v1beta1.scheduling.k8s.io "$WL" -o jsonpath='{.spec.controllerRef.kind}/{.spec.controllerRef.name} {.spec.podGroupTemplates[0].name}={.spec.podGroupTemplates[0].schedulingPolicy.gang.minCount} all={.spec.podGroupTemplates[0].disruptionMode.all}')" \
-  "Job/train train-worker-0=3 all={}" "Workload template: gang minCount 3, disruption all"
+  "Job/train train-pgt-0=3 all={}" "Workload template: gang minCount 3, disruption all"
 
 # The PodGroup made from the template.
 pg_name() { kq -n gangs get podgroups -o jsonpath='{.items[0].metadata.name}'; }
@@ -69,7 +80,7 @@ has_pg() { [[ -n "$(pg_name)" ]]; }
 until_ok 30 has_pg || fail "no PodGroup for the Job"
 PG=$(pg_name)
 expect_eq "$(kq -n gangs get podgroup "$PG" -o jsonpath='{.spec.workloadRef.workloadName}/{.spec.workloadRef.templateName} {.spec.schedulingPolicy.gang.minCount} all={.spec.disruptionMode.all}')" \
-  "$WL/train-worker-0 3 all={}" "PodGroup: gang minCount 3, disruption all"
+  "$WL/train-pgt-0 3 all={}" "PodGroup: gang minCount 3, disruption all"
 
 # Its 4 pods carry the group and are bound.
 pods_of() { kq -n gangs get pods -l batch.kubernetes.io/job-name="$1" -o jsonpath="{range .items[*]}{$2}{\"\\n\"}{end}"; }

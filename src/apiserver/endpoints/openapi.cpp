@@ -148,6 +148,18 @@ KSCHED_DEF(api::Deployment, "io.k8s.api.apps.v1.Deployment")
 KSCHED_DEF(api::DaemonSet, "io.k8s.api.apps.v1.DaemonSet")
 KSCHED_DEF(schema_only::ControllerRevision, "io.k8s.api.apps.v1.ControllerRevision")
 
+#define KSCHED_WORKLOAD_PG_ALPHA3(Type) \
+  KSCHED_DEF(schema_only::Type, "io.k8s.api.scheduling.v1alpha3." #Type)
+KSCHED_WORKLOAD_PG_ALPHA3(WorkloadPodGroupBasicSchedulingPolicy)
+KSCHED_WORKLOAD_PG_ALPHA3(WorkloadPodGroupGangSchedulingPolicy)
+KSCHED_WORKLOAD_PG_ALPHA3(WorkloadPodGroupSchedulingPolicy)
+KSCHED_WORKLOAD_PG_ALPHA3(WorkloadPodGroupSchedulingConstraints)
+KSCHED_WORKLOAD_PG_ALPHA3(WorkloadPodGroupSingleDisruptionMode)
+KSCHED_WORKLOAD_PG_ALPHA3(WorkloadPodGroupAllDisruptionMode)
+KSCHED_WORKLOAD_PG_ALPHA3(WorkloadPodGroupDisruptionMode)
+KSCHED_WORKLOAD_PG_ALPHA3(WorkloadPodGroupResourceClaim)
+#undef KSCHED_WORKLOAD_PG_ALPHA3
+KSCHED_DEF(schema_only::JobSchedulingConfiguration, "io.k8s.api.batch.v1.JobSchedulingConfiguration")
 KSCHED_DEF(schema_only::JobSpec, "io.k8s.api.batch.v1.JobSpec")
 KSCHED_DEF(schema_only::JobCondition, "io.k8s.api.batch.v1.JobCondition")
 KSCHED_DEF(schema_only::JobStatus, "io.k8s.api.batch.v1.JobStatus")

@@ -252,6 +252,66 @@ constexpr auto describe(type_tag<NamespaceMore>) {
 }
 
 // batch/v1
+// Job's spec.scheduling (v1.37, gate WorkloadWithJob; k8s.io/api batch/v1 types.go,
+// JobSchedulingConfiguration) and the scheduling.k8s.io/v1alpha3 WorkloadPodGroup* blocks it is
+// made of. Listed whatever the gate, as upstream's generated documents list gated fields.
+struct WorkloadPodGroupBasicSchedulingPolicy {};
+constexpr auto describe(type_tag<WorkloadPodGroupBasicSchedulingPolicy>) { return field_list(); }
+struct WorkloadPodGroupGangSchedulingPolicy {
+  std::optional<std::int32_t> minCount;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupGangSchedulingPolicy>) {
+  using T = WorkloadPodGroupGangSchedulingPolicy;
+  return field_list(KSCHED_F(minCount));
+}
+struct WorkloadPodGroupSchedulingPolicy {
+  std::optional<WorkloadPodGroupBasicSchedulingPolicy> basic;
+  std::optional<WorkloadPodGroupGangSchedulingPolicy> gang;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupSchedulingPolicy>) {
+  using T = WorkloadPodGroupSchedulingPolicy;
+  return field_list(KSCHED_F(basic), KSCHED_F(gang));
+}
+struct WorkloadPodGroupSchedulingConstraints {
+  std::vector<api::schedulingv1alpha3::TopologyConstraint> topology;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupSchedulingConstraints>) {
+  using T = WorkloadPodGroupSchedulingConstraints;
+  return field_list(KSCHED_F(topology));
+}
+struct WorkloadPodGroupSingleDisruptionMode {};
+constexpr auto describe(type_tag<WorkloadPodGroupSingleDisruptionMode>) { return field_list(); }
+struct WorkloadPodGroupAllDisruptionMode {};
+constexpr auto describe(type_tag<WorkloadPodGroupAllDisruptionMode>) { return field_list(); }
+struct WorkloadPodGroupDisruptionMode {
+  std::optional<WorkloadPodGroupSingleDisruptionMode> single;
+  std::optional<WorkloadPodGroupAllDisruptionMode> all;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupDisruptionMode>) {
+  using T = WorkloadPodGroupDisruptionMode;
+  return field_list(KSCHED_F(single), KSCHED_F(all));
+}
+struct WorkloadPodGroupResourceClaim {
+  std::string name;
+  std::optional<std::string> resourceClaimName;
+  std::optional<std::string> resourceClaimTemplateName;
+};
+constexpr auto describe(type_tag<WorkloadPodGroupResourceClaim>) {
+  using T = WorkloadPodGroupResourceClaim;
+  return field_list(KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName));
+}
+struct JobSchedulingConfiguration {
+  std::optional<WorkloadPodGroupSchedulingPolicy> schedulingPolicy;
+  std::optional<WorkloadPodGroupSchedulingConstraints> schedulingConstraints;
+  std::optional<WorkloadPodGroupDisruptionMode> disruptionMode;
+  std::vector<WorkloadPodGroupResourceClaim> resourceClaims;
+};
+constexpr auto describe(type_tag<JobSchedulingConfiguration>) {
+  using T = JobSchedulingConfiguration;
+  return field_list(KSCHED_F(schedulingPolicy), KSCHED_F(schedulingConstraints), KSCHED_F(disruptionMode),
+                    KSCHED_F(resourceClaims));
+}
+
 struct JobSpec {
   std::optional<std::int32_t> parallelism;
   std::optional<std::int32_t> completions;
@@ -263,6 +323,7 @@ struct JobSpec {
   std::optional<std::int32_t> ttlSecondsAfterFinished;
   std::optional<std::string> completionMode;
   std::optional<bool> suspend;
+  std::optional<JobSchedulingConfiguration> scheduling;
 };
 constexpr auto describe(type_tag<JobSpec>) {
   using T = JobSpec;
@@ -275,7 +336,8 @@ constexpr auto describe(type_tag<JobSpec>) {
                     field("template", &T::template_),
                     KSCHED_F(ttlSecondsAfterFinished),
                     KSCHED_F(completionMode),
-                    KSCHED_F(suspend));
+                    KSCHED_F(suspend),
+                    KSCHED_F(scheduling));
 }
 
 struct JobCondition {

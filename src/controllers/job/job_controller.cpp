@@ -212,6 +212,9 @@ struct JobController::SyncCtx {
   std::optional<JobCondition> finished;
   std::vector<std::pair<int, int>> prev_succeeded_indexes, succeeded_indexes;
   bool satisfied = true;
+  // isNewJob, taken before this sync sets startTime: only a Job that never started gets its
+  // Workload and PodGroup created (WorkloadWithJob).
+  bool new_job = false;
   api::Time now;
   api::ObjectReference ref;
   std::optional<client::ApiError> manage_error;
@@ -406,6 +409,7 @@ util::Result<void> JobController::sync(const std::string& key) {
                                          });
   if (claimed.error) return sync_error(*claimed.error);
   c.pods = std::move(claimed.objects);
+  c.new_job = is_new_job(job, !c.pods.empty());
   for (const auto& p : c.pods) {
     if (is_pod_active(*p)) {
       c.active.push_back(p);
@@ -618,10 +622,10 @@ client::Result<std::int32_t> JobController::manage(SyncCtx& c) {
   }
   // WorkloadWithJob: the Workload and PodGroup come before the pods that join them
   // (upstream syncJob's ensureWorkloadAndPodGroup). Asked only when pods are to be made: the
-  // objects are found by name, so a later sync finds the same group.
+  // objects are found by their references to the Job, so a later sync finds the same group.
   std::optional<std::string> pod_group;
   if (ctx_.features.workload_with_job) {
-    auto g = ensure_workload_and_pod_group(*ctx_.client, job, !c.pods.empty(), recorder_, c.ref);
+    auto g = ensure_workload_and_pod_group(*ctx_.client, job, c.new_job, recorder_, c.ref);
     if (!g) return g.error();
     pod_group = std::move(*g);
   }

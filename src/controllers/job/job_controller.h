@@ -8,9 +8,10 @@
 // restarted that often), or after activeDeadlineSeconds; replacements of failed pods wait an
 // exponential backoff (10 s doubling to 10 min). Terminal conditions come as upstream writes
 // them: SuccessCriteriaMet then Complete, FailureTarget then Failed, once no pod is terminating.
-// With WorkloadWithJob (alpha, off; needs GenericWorkload), a Job with spec.scheduling, or a
-// gang-shaped Job without it, gets a Workload and a PodGroup before its first pod, and its pods
-// join the group (job_scheduling.h).
+// With WorkloadWithJob (alpha, off; needs GenericWorkload), a Job without a controller owner gets
+// a Workload and a PodGroup before its first pod (basic unless spec.scheduling says otherwise), a
+// child Job whose parent delegated its PodGroup gets that PodGroup, and the pods join the group
+// (job_scheduling.h).
 // Not implemented: podFailurePolicy, successPolicy, backoffLimitPerIndex, ttlSecondsAfterFinished.
 #pragma once
 #include <map>

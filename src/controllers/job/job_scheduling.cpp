@@ -5,6 +5,7 @@
 #include "api/codec.h"
 #include "controllers/controller_utils.h"
 #include "controllers/hash.h"
+#include "util/log.h"
 
 namespace ksched::controllers {
 
@@ -46,16 +47,6 @@ client::Result<std::optional<T>> get_named(client::RestClient& c, const client::
   return r.error();
 }
 
-client::Result<std::optional<wl::Workload>> get_workload(client::RestClient& c, std::string_view ns,
-                                                         std::string_view name) {
-  return get_named<wl::Workload>(c, kWorkloadResource, ns, name);
-}
-
-client::Result<std::optional<pg::PodGroup>> get_pod_group(client::RestClient& c, std::string_view ns,
-                                                          std::string_view name) {
-  return get_named<pg::PodGroup>(c, kPodGroupResource, ns, name);
-}
-
 // The JSON of a Job's resourceClaims, as the Workload template's and the PodGroup's
 // resourceClaims (the same members: name, resourceClaimName, resourceClaimTemplateName).
 std::string resource_claims_json(const std::vector<WorkloadPodGroupResourceClaim>& claims) {
@@ -75,57 +66,132 @@ std::string_view extra_member(const api::Extra& extra, std::string_view key) {
   return {};
 }
 
-// discoverWorkloadForJob, then createWorkloadForJob when there are no pods yet; AlreadyExists
-// (another actor made it) is looked up again.
-client::Result<std::optional<wl::Workload>> ensure_workload(client::RestClient& c, const Job& job, bool has_pods,
-                                                            Recorder& recorder, const api::ObjectReference& job_ref) {
-  const std::string ns(job.metadata.namespace_);
-  const std::string name = workload_name_for_job(job);
-  auto found = get_workload(c, ns, name);
-  if (!found || *found || has_pods) return found;
+template <class T>
+client::Result<std::vector<T>> list_all(client::RestClient& c, const client::ResourceInfo& resource,
+                                        std::string_view ns) {
+  auto r = decoded<api::List<T>>(c.list(client::ResourceRef::of(resource, ns)));
+  if (!r) return r.error();
+  return std::move(r->items);
+}
+
+bool controlled_by_job(const api::ObjectMeta& meta, const Job& job) {
+  const api::OwnerReference* owner = controller_of(meta);
+  return owner != nullptr && owner->uid == job.metadata.uid;
+}
+
+client::ApiError error_of(std::string message) {
+  client::ApiError e;
+  e.message = std::move(message);
+  return e;
+}
+
+// listWorkloadsForJob filtered to those the Job controls: spec.controllerRef names the Job and a
+// controller ownerRef carries its UID (the reference holds a name only).
+client::Result<std::vector<wl::Workload>> workloads_controlled_by(client::RestClient& c, const Job& job) {
+  auto all = list_all<wl::Workload>(c, kWorkloadResource, job.metadata.namespace_);
+  if (!all) return all.error();
+  std::vector<wl::Workload> out;
+  for (auto& w : *all) {
+    const auto& ref = w.spec.controllerRef;
+    if (ref && ref->apiGroup == "batch" && ref->kind == kJobKind && ref->name == job.metadata.name &&
+        controlled_by_job(w.metadata, job))
+      out.push_back(std::move(w));
+  }
+  return out;
+}
+
+// listPodGroupsForWorkload filtered to those the Job controls.
+client::Result<std::vector<pg::PodGroup>> pod_groups_controlled_by(client::RestClient& c, const Job& job,
+                                                                   std::string_view workload_name) {
+  auto all = list_all<pg::PodGroup>(c, kPodGroupResource, job.metadata.namespace_);
+  if (!all) return all.error();
+  std::vector<pg::PodGroup> out;
+  for (auto& p : *all)
+    if (p.spec.workloadRef && p.spec.workloadRef->workloadName == workload_name && controlled_by_job(p.metadata, job))
+      out.push_back(std::move(p));
+  return out;
+}
+
+const wl::PodGroupTemplate* template_named(const wl::Workload& w, std::string_view name) {
+  if (w.spec.podGroupTemplates.empty()) return nullptr;
+  if (name.empty()) return &w.spec.podGroupTemplates[0];
+  for (const auto& t : w.spec.podGroupTemplates)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+// getOrCreateWorkload: the one Workload the Job controls, created when there is none and the Job
+// is new; nullopt for none (not new) or several (ambiguous: normal scheduling).
+client::Result<std::optional<wl::Workload>> get_or_create_workload(client::RestClient& c, const Job& job, bool new_job,
+                                                                   Recorder& recorder,
+                                                                   const api::ObjectReference& job_ref) {
+  auto matched = workloads_controlled_by(c, job);
+  if (!matched) return matched.error();
+  if (matched->size() > 1) {
+    log::error("Found several Workloads referencing the Job, falling back to default scheduling",
+               {{"job", std::string(job.metadata.namespace_) + "/" + std::string(job.metadata.name)},
+                {"count", std::to_string(matched->size())}});
+    return std::optional<wl::Workload>();
+  }
+  if (matched->size() == 1) {
+    // validateWorkloadStructure: an error, so that the Job is retried and the problem shows.
+    const auto& w = matched->front();
+    if (w.spec.podGroupTemplates.size() != 1)
+      return error_of("workload " + std::string(w.metadata.namespace_) + "/" + std::string(w.metadata.name) +
+                      " for job " + std::string(job.metadata.namespace_) + "/" + std::string(job.metadata.name) +
+                      " has " + std::to_string(w.spec.podGroupTemplates.size()) +
+                      " PodGroupTemplates, want exactly 1");
+    return std::optional<wl::Workload>(std::move(matched->front()));
+  }
+  if (!new_job) return std::optional<wl::Workload>();
   auto created = decoded<wl::Workload>(
-      c.create(client::ResourceRef::of(kWorkloadResource, ns), api::encode(workload_for_job(job))));
-  if (created) {
-    recorder.eventf(job_ref, events::kNormal, "WorkloadCreated", "Created Workload {} for Job {}",
-                    created->metadata.name, job.metadata.name);
-    return std::optional<wl::Workload>(std::move(*created));
+      c.create(client::ResourceRef::of(kWorkloadResource, job.metadata.namespace_), api::encode(workload_for_job(job))));
+  if (!created) {
+    recorder.eventf(job_ref, events::kWarning, "FailedWorkloadCreate", "Failed to create Workload for Job {}: {}",
+                    job.metadata.name, created.error().message);
+    return created.error();
   }
-  if (!client::is_already_exists(created.error())) return created.error();
-  auto again = get_workload(c, ns, name);
-  if (again && !*again) {
-    client::ApiError e;
-    e.message = "Workload for Job " + ns + "/" + std::string(job.metadata.name) + " not found after AlreadyExists";
-    return e;
-  }
-  return again;
+  recorder.eventf(job_ref, events::kNormal, "WorkloadCreated", "Created Workload {} for Job {}",
+                  created->metadata.name, job.metadata.name);
+  return std::optional<wl::Workload>(std::move(*created));
 }
 
-client::Result<std::optional<pg::PodGroup>> ensure_pod_group(client::RestClient& c, const Job& job,
-                                                             const wl::Workload& workload, bool has_pods,
-                                                             Recorder& recorder, const api::ObjectReference& job_ref) {
-  const std::string ns(job.metadata.namespace_);
-  const std::string name =
-      pod_group_name_for(std::string(workload.metadata.name), workload.spec.podGroupTemplates[0].name);
-  auto found = get_pod_group(c, ns, name);
-  if (!found || *found || has_pods) return found;
+// createPodGroup, with its event.
+client::Result<pg::PodGroup> create_pod_group(client::RestClient& c, const Job& job, const wl::Workload& workload,
+                                              std::string_view template_name, bool link_workload_owner,
+                                              Recorder& recorder, const api::ObjectReference& job_ref) {
+  auto group = pod_group_for(job, workload, template_name, link_workload_owner);
+  if (!group)
+    return error_of("PodGroupTemplate \"" + std::string(template_name) + "\" not found in workload " +
+                    std::string(workload.metadata.namespace_) + "/" + std::string(workload.metadata.name));
   auto created = decoded<pg::PodGroup>(
-      c.create(client::ResourceRef::of(kPodGroupResource, ns), api::encode(pod_group_for(job, workload))));
-  if (created) {
-    recorder.eventf(job_ref, events::kNormal, "PodGroupCreated", "Created PodGroup {} for Job {}",
-                    created->metadata.name, job.metadata.name);
-    return std::optional<pg::PodGroup>(std::move(*created));
-  }
-  if (!client::is_already_exists(created.error())) return created.error();
-  auto again = get_pod_group(c, ns, name);
-  if (again && !*again) {
-    client::ApiError e;
-    e.message = "PodGroup for Workload " + ns + "/" + std::string(workload.metadata.name) +
-                " not found after AlreadyExists";
-    return e;
-  }
-  return again;
+      c.create(client::ResourceRef::of(kPodGroupResource, job.metadata.namespace_), api::encode(*group)));
+  if (!created) return created.error();
+  recorder.eventf(job_ref, events::kNormal, "PodGroupCreated", "Created PodGroup {} for Job {}",
+                  created->metadata.name, job.metadata.name);
+  return created;
 }
 
+// getOrCreatePodGroup: the one PodGroup of the Workload the Job controls, created when there is
+// none and the Job is new; nullopt otherwise (not new, or ambiguous).
+client::Result<std::optional<pg::PodGroup>> get_or_create_pod_group(client::RestClient& c, const Job& job,
+                                                                    const wl::Workload& workload, bool new_job,
+                                                                    Recorder& recorder,
+                                                                    const api::ObjectReference& job_ref) {
+  auto matched = pod_groups_controlled_by(c, job, workload.metadata.name);
+  if (!matched) return matched.error();
+  if (matched->size() > 1) {
+    log::error("Found several PodGroups referencing the Workload, falling back to default scheduling",
+               {{"workload", std::string(workload.metadata.namespace_) + "/" + std::string(workload.metadata.name)},
+                {"count", std::to_string(matched->size())}});
+    return std::optional<pg::PodGroup>();
+  }
+  if (matched->size() == 1) return std::optional<pg::PodGroup>(std::move(matched->front()));
+  if (!new_job) return std::optional<pg::PodGroup>();
+  auto created = create_pod_group(c, job, workload, {}, true, recorder, job_ref);
+  if (!created) return created.error();
+  return std::optional<pg::PodGroup>(std::move(*created));
+}
 
 // Sets a gang's minCount on the named object (Get, change, Update; again on a conflict, five
 // attempts as retry.RetryOnConflict's DefaultRetry). `min_count_of` finds the gang's minCount in
@@ -146,16 +212,11 @@ client::Result<bool> update_min_count(client::RestClient& c, const client::Resou
   }
 }
 
-bool controlled_by_job(const api::ObjectMeta& meta, const Job& job) {
-  const api::OwnerReference* owner = controller_of(meta);
-  return owner != nullptr && owner->uid == job.metadata.uid;
-}
-
 // syncGangMinCount (elastic scaling): a gang Job whose minCount changed passes it on to the
 // Workload's template and the PodGroup this controller made for it (controller ownerRef to the
 // Job); only minCount, which is all the API lets change.
 client::Result<void> sync_gang_min_count(client::RestClient& c, const Job& job, const wl::Workload& workload,
-                                         const pg::PodGroup& group) {
+                                         const pg::PodGroup* group) {
   if (!controlled_by_job(workload.metadata, job)) return {};
   const wl::Workload desired = workload_for_job(job);
   const auto& gang = desired.spec.podGroupTemplates.at(0).schedulingPolicy.gang;
@@ -171,9 +232,9 @@ client::Result<void> sync_gang_min_count(client::RestClient& c, const Job& job, 
         });
     if (!r) return r.error();
   }
-  if (controlled_by_job(group.metadata, job) && group.spec.schedulingPolicy.gang &&
-      group.spec.schedulingPolicy.gang->minCount != gang->minCount) {
-    auto r = update_min_count<pg::PodGroup>(c, kPodGroupResource, ns, std::string(group.metadata.name), gang->minCount,
+  if (group != nullptr && controlled_by_job(group->metadata, job) && group->spec.schedulingPolicy.gang &&
+      group->spec.schedulingPolicy.gang->minCount != gang->minCount) {
+    auto r = update_min_count<pg::PodGroup>(c, kPodGroupResource, ns, std::string(group->metadata.name), gang->minCount,
                                             [](pg::PodGroup& p) -> std::int32_t* {
                                               if (!p.spec.schedulingPolicy.gang) return nullptr;
                                               return &p.spec.schedulingPolicy.gang->minCount;
@@ -183,26 +244,80 @@ client::Result<void> sync_gang_min_count(client::RestClient& c, const Job& job, 
   return {};
 }
 
-}  // namespace
-
-bool gang_scheduling_eligible(const Job& job) {
-  const auto& s = job.spec;
-  if (!s.parallelism || *s.parallelism <= 1) return false;
-  if (s.completionMode.value_or("NonIndexed") != "Indexed") return false;
-  // All pods must run at once for a gang to make sense.
-  if (!s.completions || *s.completions != *s.parallelism) return false;
-  // A template that names its own PodGroup opts out.
-  if (s.template_.spec.schedulingGroup) return false;
-  return true;
+// findParentWorkload: the Workload whose spec.controllerRef names the Job's controller owner.
+client::Result<std::optional<wl::Workload>> find_parent_workload(client::RestClient& c, const Job& job) {
+  const api::OwnerReference* parent = controller_of(job.metadata);
+  if (parent == nullptr) return std::optional<wl::Workload>();
+  // schema.ParseGroupVersion: "group/version", or "version" for the core group.
+  std::string_view api_version = parent->apiVersion;
+  std::string_view group;
+  if (auto slash = api_version.find('/'); slash != std::string_view::npos) {
+    if (api_version.find('/', slash + 1) != std::string_view::npos) return std::optional<wl::Workload>();
+    group = api_version.substr(0, slash);
+  }
+  auto all = list_all<wl::Workload>(c, kWorkloadResource, job.metadata.namespace_);
+  if (!all) return all.error();
+  for (auto& w : *all) {
+    const auto& ref = w.spec.controllerRef;
+    if (ref && ref->apiGroup == group && ref->kind == parent->kind && ref->name == parent->name)
+      return std::optional<wl::Workload>(std::move(w));
+  }
+  return std::optional<wl::Workload>();
 }
 
-bool manages_workload(const Job& job) {
-  if (!job.spec.scheduling) return gang_scheduling_eligible(job);
-  // Pods wired to a PodGroup of the user's own (BYO): nothing to manage.
-  if (job.spec.template_.spec.schedulingGroup) return false;
-  // A parent controller (CronJob, JobSet, ...) owns the workload.
-  for (const auto& ref : job.metadata.ownerReferences)
-    if (ref.controller.value_or(false)) return false;
+// getOrCreateDelegatedPodGroup: a child Job's PodGroup, from the template its parent named, in
+// the parent's Workload; then syncDelegatedPodGroupMinCount (the parent's template is the source
+// of the gang's size). Nullopt while the parent's Workload or template is not there.
+client::Result<std::optional<pg::PodGroup>> get_or_create_delegated_pod_group(client::RestClient& c, const Job& job,
+                                                                              bool new_job, Recorder& recorder,
+                                                                              const api::ObjectReference& job_ref) {
+  auto parent = find_parent_workload(c, job);
+  if (!parent) return parent.error();
+  if (!*parent) return std::optional<pg::PodGroup>();
+  const std::string template_name(job.metadata.annotations.get(kGroupTemplateNameAnnotation));
+  const wl::PodGroupTemplate* t = template_named(**parent, template_name);
+  if (t == nullptr) return std::optional<pg::PodGroup>();
+  auto matched = pod_groups_controlled_by(c, job, (*parent)->metadata.name);
+  if (!matched) return matched.error();
+  std::optional<pg::PodGroup> group;
+  if (!matched->empty()) {
+    group = std::move(matched->front());
+  } else if (new_job) {
+    // The parent owns its Workload alone: the PodGroup does not name it as an owner.
+    auto created = create_pod_group(c, job, **parent, template_name, false, recorder, job_ref);
+    if (!created) return created.error();
+    group = std::move(*created);
+  }
+  if (group && t->schedulingPolicy.gang && group->spec.schedulingPolicy.gang &&
+      group->spec.schedulingPolicy.gang->minCount != t->schedulingPolicy.gang->minCount) {
+    auto r = update_min_count<pg::PodGroup>(c, kPodGroupResource, job.metadata.namespace_,
+                                            std::string(group->metadata.name), t->schedulingPolicy.gang->minCount,
+                                            [](pg::PodGroup& p) -> std::int32_t* {
+                                              if (!p.spec.schedulingPolicy.gang) return nullptr;
+                                              return &p.spec.schedulingPolicy.gang->minCount;
+                                            });
+    if (!r) return r.error();
+  }
+  return group;
+}
+
+}  // namespace
+
+WorkloadManagement workload_management(const Job& job) {
+  if (job.spec.template_.spec.schedulingGroup) return WorkloadManagement::kNone;
+  if (controller_of(job.metadata) == nullptr) return WorkloadManagement::kBoth;
+  if (job.metadata.annotations.contains(kGroupTemplateNameAnnotation)) return WorkloadManagement::kPodGroupOnly;
+  return WorkloadManagement::kNone;
+}
+
+bool manages_workload(const Job& job) { return workload_management(job) != WorkloadManagement::kNone; }
+
+bool is_new_job(const Job& job, bool has_pods) {
+  // Each sign alone has gaps (pods may be collected, startTime is reset on suspension); the
+  // terminal counters and the Suspended condition persist.
+  if (has_pods || job.status.startTime || job.status.succeeded != 0 || job.status.failed != 0) return false;
+  for (const auto& c : job.status.conditions)
+    if (c.type == "Suspended") return false;
   return true;
 }
 
@@ -245,7 +360,7 @@ std::string pod_group_name_for(std::string_view workload_name, std::string_view 
   return out;
 }
 
-std::string pod_group_template_name(const Job& job) { return std::string(job.metadata.name) + "-worker-0"; }
+std::string pod_group_template_name(const Job& job) { return std::string(job.metadata.name) + "-pgt-0"; }
 
 wl::Workload workload_for_job(const Job& job) {
   wl::Workload w;
@@ -261,82 +376,89 @@ wl::Workload workload_for_job(const Job& job) {
   w.spec.controllerRef = std::move(ref);
   wl::PodGroupTemplate t;
   t.name = pod_group_template_name(job);
-  if (!job.spec.scheduling) {
-    // v1.36: a gang-shaped Job is one gang of all its pods.
-    t.schedulingPolicy.gang.emplace().minCount = job.spec.parallelism.value_or(0);
-  } else {
-    const auto& s = *job.spec.scheduling;
-    // No policy: basic (the controller's default); a gang without minCount: parallelism, at
-    // least 1 (a suspended Job's is 0), as defaultMinCountForJob.
-    if (s.schedulingPolicy && s.schedulingPolicy->gang)
-      t.schedulingPolicy.gang.emplace().minCount =
-          s.schedulingPolicy->gang->minCount.value_or(std::max<std::int32_t>(1, job.spec.parallelism.value_or(1)));
-    else
-      t.schedulingPolicy.basic.emplace();
-    if (s.schedulingConstraints) {
-      auto& c = t.schedulingConstraints.emplace();
-      for (const auto& topology : s.schedulingConstraints->topology) c.topology.emplace_back().key = topology.key;
-    }
-    if (s.disruptionMode) {
-      auto& d = t.disruptionMode.emplace();
-      if (s.disruptionMode->single) d.single.emplace();
-      if (s.disruptionMode->all) d.all.emplace();
-    }
-    // Not typed in api::schedulingv1beta1 (gate DRAWorkloadResourceClaims): written as a member
-    // of the template's `extra`, which the codec writes out.
-    if (!s.resourceClaims.empty()) t.extra.fields.emplace_back("resourceClaims", resource_claims_json(s.resourceClaims));
+  t.priorityClassName = job.spec.template_.spec.priorityClassName;
+  const auto& s = job.spec.scheduling;
+  // No spec.scheduling or no policy: basic (the controller's default); a gang without minCount:
+  // parallelism, at least 1 (a suspended Job's is 0), as defaultMinCountForJob.
+  if (s && s->schedulingPolicy && s->schedulingPolicy->gang)
+    t.schedulingPolicy.gang.emplace().minCount =
+        s->schedulingPolicy->gang->minCount.value_or(std::max<std::int32_t>(1, job.spec.parallelism.value_or(1)));
+  else
+    t.schedulingPolicy.basic.emplace();
+  if (s && s->schedulingConstraints) {
+    auto& c = t.schedulingConstraints.emplace();
+    for (const auto& topology : s->schedulingConstraints->topology) c.topology.emplace_back().key = topology.key;
   }
+  if (s && s->disruptionMode) {
+    auto& d = t.disruptionMode.emplace();
+    if (s->disruptionMode->single) d.single.emplace();
+    if (s->disruptionMode->all) d.all.emplace();
+  }
+  // Not typed in api::schedulingv1beta1 (gate DRAWorkloadResourceClaims): written as a member
+  // of the template's `extra`, which the codec writes out.
+  if (s && !s->resourceClaims.empty())
+    t.extra.fields.emplace_back("resourceClaims", resource_claims_json(s->resourceClaims));
   w.spec.podGroupTemplates.push_back(std::move(t));
   return w;
 }
 
-pg::PodGroup pod_group_for(const Job& job, const wl::Workload& workload) {
-  const auto& t = workload.spec.podGroupTemplates.at(0);
+std::optional<pg::PodGroup> pod_group_for(const Job& job, const wl::Workload& workload, std::string_view template_name,
+                                          bool link_workload_owner) {
+  const wl::PodGroupTemplate* t = template_named(workload, template_name);
+  if (t == nullptr) return std::nullopt;
   pg::PodGroup p;
   p.apiVersion = kWorkloadApiVersion;
   p.kind = "PodGroup";
-  p.metadata.name = pod_group_name_for(std::string(workload.metadata.name), t.name);
+  p.metadata.name = pod_group_name_for(std::string(workload.metadata.name), t->name);
   p.metadata.namespace_ = job.metadata.namespace_;
-  api::OwnerReference by_workload;
-  by_workload.apiVersion = std::string(kWorkloadApiVersion);
-  by_workload.kind = "Workload";
-  by_workload.name = std::string(workload.metadata.name);
-  by_workload.uid = std::string(workload.metadata.uid);
-  p.metadata.ownerReferences =
-      std::vector<api::OwnerReference>{new_controller_ref(job.metadata, kJobApiVersion, kJobKind), std::move(by_workload)};
+  std::vector<api::OwnerReference> owners{new_controller_ref(job.metadata, kJobApiVersion, kJobKind)};
+  if (link_workload_owner) {
+    // Not blocking: the Workload's deletion never waits for its PodGroups.
+    api::OwnerReference by_workload;
+    by_workload.apiVersion = std::string(kWorkloadApiVersion);
+    by_workload.kind = "Workload";
+    by_workload.name = std::string(workload.metadata.name);
+    by_workload.uid = std::string(workload.metadata.uid);
+    owners.push_back(std::move(by_workload));
+  }
+  p.metadata.ownerReferences = std::move(owners);
   pg::WorkloadReference ref;
   ref.workloadName = std::string(workload.metadata.name);
-  ref.templateName = t.name;
+  ref.templateName = t->name;
   p.spec.workloadRef = std::move(ref);
-  // podGroupSpecFromTemplate: the policy, constraints, disruption mode and claims, as they are.
-  p.spec.schedulingPolicy = t.schedulingPolicy;
-  p.spec.schedulingConstraints = t.schedulingConstraints;
-  p.spec.disruptionMode = t.disruptionMode;
-  if (auto claims = extra_member(t.extra, "resourceClaims"); !claims.empty())
+  // podGroupSpecFromTemplate: the policy, constraints, disruption mode, priority class and
+  // claims, as they are.
+  p.spec.schedulingPolicy = t->schedulingPolicy;
+  p.spec.schedulingConstraints = t->schedulingConstraints;
+  p.spec.disruptionMode = t->disruptionMode;
+  p.spec.priorityClassName = t->priorityClassName;
+  if (auto claims = extra_member(t->extra, "resourceClaims"); !claims.empty())
     p.spec.extra.fields.emplace_back("resourceClaims", claims);
   return p;
 }
 
 client::Result<std::optional<std::string>> ensure_workload_and_pod_group(client::RestClient& client, const Job& job,
-                                                                         bool has_pods, Recorder& recorder,
+                                                                         bool new_job, Recorder& recorder,
                                                                          const api::ObjectReference& job_ref) {
-  if (!manages_workload(job)) return std::optional<std::string>();
-  auto workload = ensure_workload(client, job, has_pods, recorder, job_ref);
-  if (!workload) return workload.error();
-  if (!*workload) return std::optional<std::string>();
-  const auto& w = **workload;
-  if (w.spec.podGroupTemplates.size() != 1) {
-    recorder.eventf(job_ref, events::kWarning, "UnsupportedWorkloadStructure",
-                    "Workload {} has {} PodGroupTemplates (expected 1), falling back to normal scheduling",
-                    w.metadata.name, w.spec.podGroupTemplates.size());
-    return std::optional<std::string>();
+  const WorkloadManagement mode = workload_management(job);
+  if (mode == WorkloadManagement::kNone) return std::optional<std::string>();
+  std::optional<pg::PodGroup> group;
+  if (mode == WorkloadManagement::kPodGroupOnly) {
+    auto g = get_or_create_delegated_pod_group(client, job, new_job, recorder, job_ref);
+    if (!g) return g.error();
+    group = std::move(*g);
+  } else {
+    auto workload = get_or_create_workload(client, job, new_job, recorder, job_ref);
+    if (!workload) return workload.error();
+    if (!*workload) return std::optional<std::string>();
+    auto g = get_or_create_pod_group(client, job, **workload, new_job, recorder, job_ref);
+    if (!g) return g.error();
+    // Whatever the pods' state, so that a running gang can be resized.
+    if (auto synced = sync_gang_min_count(client, job, **workload, *g ? &**g : nullptr); !synced) return synced.error();
+    group = std::move(*g);
   }
-  auto group = ensure_pod_group(client, job, w, has_pods, recorder, job_ref);
-  if (!group) return group.error();
-  if (!*group) return std::optional<std::string>();
-  // Whatever the pods' state, so that a running gang can be resized.
-  if (auto synced = sync_gang_min_count(client, job, w, **group); !synced) return synced.error();
-  return std::optional<std::string>(std::string((*group)->metadata.name));
+  if (!group) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(group->metadata.name));
 }
 
 }  // namespace ksched::controllers
