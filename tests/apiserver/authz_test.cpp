@@ -806,6 +806,33 @@ TEST_F(AuthzTest, BootstrapPolicyIsWholeAndAggregated) {
   EXPECT_NE(as(a, "GET", "/api/v1/namespaces/team-a/pods/p/log").status, 403);  // from view, through edit
 }
 
+// The Job controller makes a Job's Workload and PodGroup with GenericWorkload (and passes a
+// changed gang minCount on to both: controllers/job/job_scheduling.h), so its role may update them.
+TEST(BootstrapPolicyTest, JobControllerMayCreateAndUpdateWorkloadsAndPodGroupsWithGenericWorkload) {
+  auto scheduling_verbs = [](const FeatureGates& gates) {
+    std::set<std::string> verbs;
+    for (const auto& o : bootstrap_policy(gates)) {
+      if (o.plural != "clusterroles" ||
+          o.object.at("metadata").as_object().at("name").as_string() != "system:controller:job-controller")
+        continue;
+      for (const auto& rule : o.object.at("rules").as_array()) {
+        const auto& r = rule.as_object();
+        const auto* groups = r.if_contains("apiGroups");
+        if (!groups || groups->as_array().empty() || groups->as_array()[0].as_string() != "scheduling.k8s.io") continue;
+        std::set<std::string> resources;
+        for (const auto& res : r.at("resources").as_array()) resources.insert(std::string(res.as_string()));
+        EXPECT_EQ(resources, (std::set<std::string>{"podgroups", "workloads"}));
+        for (const auto& v : r.at("verbs").as_array()) verbs.insert(std::string(v.as_string()));
+      }
+    }
+    return verbs;
+  };
+  FeatureGates on;
+  on.GenericWorkload = true;
+  EXPECT_EQ(scheduling_verbs(on), (std::set<std::string>{"create", "get", "list", "patch", "update", "watch"}));
+  EXPECT_TRUE(scheduling_verbs(FeatureGates{}).empty());
+}
+
 TEST(RbacRulesTest, CoversAndCompactsAsUpstream) {
   PolicyRule all{{"*"}, {"*"}, {"*"}, {}, {}};
   PolicyRule pods{{"get", "list"}, {""}, {"pods", "pods/status"}, {}, {}};

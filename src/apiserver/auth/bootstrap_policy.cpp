@@ -528,10 +528,12 @@ std::vector<BootstrapObject> build(const FeatureGates& gates) {
   }
   std::vector<std::string> controller_names;
   for (auto r : controller_roles()) {
-    // WorkloadWithJob (which needs GenericWorkload): the Job controller makes a gang Job's
-    // Workload and PodGroup (controllers/job/job_scheduling.h); it reads and creates them.
+    // WorkloadWithJob (which needs GenericWorkload): the Job controller makes a Job's Workload
+    // and PodGroup (controllers/job/job_scheduling.h); it reads and creates them, and updates
+    // them when the Job's gang minCount changes.
     if (r.name == "job-controller" && gates.GenericWorkload)
-      r.rules.push_back(verbs({"create", "get", "list", "watch"}).in({"scheduling.k8s.io"}).on({"workloads", "podgroups"}));
+      r.rules.push_back(
+          verbs({"create", "get", "list", "watch", "update", "patch"}).in({"scheduling.k8s.io"}).on({"workloads", "podgroups"}));
     controller_names.push_back(r.name);
     r.name = "system:controller:" + r.name;
     out.push_back({"clusterroles", "", role_object("ClusterRole", r, r.rules)});
