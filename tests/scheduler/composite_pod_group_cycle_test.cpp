@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <optional>
 
 #include "scheduler/config/defaults.h"
@@ -50,7 +51,8 @@ class CompositePodGroupCycleTest : public ::testing::Test {
     sched->on_node_add(n);
   }
   // A CompositePodGroup in "default": a gang of min_group_count, basic when 0.
-  void add_composite(const std::string& name, const std::string& parent, int min_group_count) {
+  void add_composite(const std::string& name, const std::string& parent, int min_group_count,
+                     std::optional<std::int32_t> priority = std::nullopt, bool disrupt_all = false) {
     auto c = std::make_shared<sa3::CompositePodGroup>();
     c->metadata.namespace_ = "default";
     c->metadata.name = name;
@@ -61,12 +63,16 @@ class CompositePodGroupCycleTest : public ::testing::Test {
     } else {
       c->spec.schedulingPolicy.basic.emplace();
     }
+    c->spec.priority = priority;
+    if (disrupt_all) c->spec.disruptionMode.emplace().all.emplace();
     composites[name] = c;
     sched->on_composite_pod_group_add(c);
   }
-  void add_pod_group(const std::string& name, const std::string& parent, int min_count) {
+  void add_pod_group(const std::string& name, const std::string& parent, int min_count,
+                     std::optional<std::int32_t> priority = std::nullopt) {
     auto pg = std::make_shared<sb1::PodGroup>(*testing::MakePodGroup(name, min_count));
-    pg->spec.parentCompositePodGroupName = parent;
+    if (!parent.empty()) pg->spec.parentCompositePodGroupName = parent;
+    pg->spec.priority = priority;
     sched->on_pod_group_add(pg);
   }
   void add_member(const std::string& name, const std::string& pod_group, const std::string& cpu) {
@@ -247,6 +253,26 @@ TEST_F(CompositePodGroupCycleTest, ANestedCompositeThatFailsFailsTheWholeTree) {
   EXPECT_EQ(bound("x") + bound("y") + bound("z"), 3);
   EXPECT_EQ(composite_condition("sub")->status, "True");
   EXPECT_EQ(composite_condition("root")->status, "True");
+}
+
+// Workload-aware preemption of a victim under a composite (upstream getPodPriority and
+// getHighestAllAncestor): the victims' priority is the root composite's (10, though their PodGroups
+// say 2000, above the preemptor), and the composite's disruptionMode all makes its two gangs one
+// unit, so both go although one pod's room would do.
+TEST_F(CompositePodGroupCycleTest, AVictimUnderACompositeWithDisruptionModeAllIsEvictedWithItsWholeTree) {
+  add_node("n1", "4");
+  add_composite("low", "", 2, /*priority=*/10, /*disrupt_all=*/true);
+  add_pod_group("lo-a", "low", 1, /*priority=*/2000);
+  add_pod_group("lo-b", "low", 1, /*priority=*/2000);
+  add_member("lo-a-0", "lo-a", "2");
+  add_member("lo-b-0", "lo-b", "2");
+  run_cycles();
+  ASSERT_EQ(bound("lo-a") + bound("lo-b"), 2);
+  add_pod_group("high", "", 1, /*priority=*/1000);
+  add_member("high-0", "high", "2");
+  run_cycles();
+  auto d = client.deletes();
+  EXPECT_EQ(std::set<std::string>(d.begin(), d.end()), (std::set<std::string>{"default/lo-a-0", "default/lo-b-0"}));
 }
 
 // Without the gate the composites are not watched and each PodGroup is its own root: the gang that
