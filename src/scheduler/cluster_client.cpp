@@ -115,14 +115,33 @@ framework::Status RestClusterClient::patch_pod_extended_resource_claim_status(
   return {};
 }
 
-framework::Status RestClusterClient::patch_pod_group_status(std::string_view ns, std::string_view name,
-                                                            const api::Condition& condition) {
+namespace {
+
+// {"status":{"conditions":[condition]}}: one condition, merged by type.
+std::string condition_status_patch(const api::Condition& condition) {
   boost::json::object c{{"type", condition.type}, {"status", condition.status}, {"reason", condition.reason},
                         {"message", condition.message}};
   if (condition.lastTransitionTime) c["lastTransitionTime"] = api::format_rfc3339(*condition.lastTransitionTime);
-  const std::string body = boost::json::serialize(
+  return boost::json::serialize(
       boost::json::object{{"status", boost::json::object{{"conditions", boost::json::array{std::move(c)}}}}});
+}
+
+}  // namespace
+
+framework::Status RestClusterClient::patch_pod_group_status(std::string_view ns, std::string_view name,
+                                                            const api::Condition& condition) {
+  const std::string body = condition_status_patch(condition);
   client::ResourceRef ref{"scheduling.k8s.io", "v1beta1", "podgroups", std::string(ns), std::string(name), "status"};
+  auto r = with_retries([&] { return client_->patch(ref, client::PatchType::StrategicMerge, body); });
+  if (!r.ok()) return from_api_error(r.error());
+  return {};
+}
+
+framework::Status RestClusterClient::patch_composite_pod_group_status(std::string_view ns, std::string_view name,
+                                                                      const api::Condition& condition) {
+  const std::string body = condition_status_patch(condition);
+  client::ResourceRef ref{"scheduling.k8s.io", "v1alpha3", "compositepodgroups", std::string(ns), std::string(name),
+                          "status"};
   auto r = with_retries([&] { return client_->patch(ref, client::PatchType::StrategicMerge, body); });
   if (!r.ok()) return from_api_error(r.error());
   return {};

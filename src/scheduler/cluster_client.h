@@ -43,6 +43,9 @@ class RestClusterClient final : public framework::ClusterClient {
   // Strategic-merge patch {"status":{"conditions":[condition]}} of podgroups/status (v1beta1).
   framework::Status patch_pod_group_status(std::string_view ns, std::string_view name,
                                            const api::Condition& condition) override;
+  // The same of compositepodgroups/status (v1alpha3).
+  framework::Status patch_composite_pod_group_status(std::string_view ns, std::string_view name,
+                                                     const api::Condition& condition) override;
 
   // The patch body patch_pod_status sends (exposed for tests).
   static std::string pod_status_patch(const std::optional<api::PodCondition>& condition,

@@ -195,6 +195,24 @@ void Scheduler::on_pod_group_delete(const std::shared_ptr<const api::schedulingv
   if (pod_groups_) pod_groups_->on_pod_group_delete(pg);
 }
 
+void Scheduler::on_composite_pod_group_add(const std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup>& cpg) {
+  if (!pod_groups_) return;
+  pod_groups_->on_composite_add(cpg);
+  requeue_on(ev(EventResource::CompositePodGroup, framework::kAdd, "CompositePodGroupAdd"), nullptr, cpg);
+}
+
+void Scheduler::on_composite_pod_group_update(
+    const std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup>& old_cpg,
+    const std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup>& new_cpg) {
+  if (!pod_groups_) return;
+  pod_groups_->on_composite_update(new_cpg);
+  requeue_on(ev(EventResource::CompositePodGroup, framework::kUpdateOther, "CompositePodGroupUpdate"), old_cpg, new_cpg);
+}
+
+void Scheduler::on_composite_pod_group_delete(const std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup>& cpg) {
+  if (pod_groups_) pod_groups_->on_composite_delete(cpg);
+}
+
 void Scheduler::update_pod_in_queue(const framework::PodPtr& old_pod, const framework::PodPtr& new_pod) {
   // Equal resourceVersions: a resync, nothing changed.
   if (old_pod->metadata.resourceVersion == new_pod->metadata.resourceVersion) return;
@@ -391,6 +409,15 @@ std::vector<std::function<bool()>> add_all_event_handlers(Scheduler& sched, info
         *f.informer_for<sb1::PodGroup>(), [sc](const auto& pg) { sc->on_pod_group_add(pg); },
         [sc](const auto& a, const auto& b) { sc->on_pod_group_update(a, b); },
         [sc](const auto& pg) { sc->on_pod_group_delete(pg); }));
+    // v1.37 (gate CompositePodGroup): the API server must serve scheduling.k8s.io/v1alpha3
+    // compositepodgroups (ksched's does with GenericWorkload and CompositePodGroup).
+    if (sched.pod_group_manager()->hierarchies()) {
+      namespace sa3 = api::schedulingv1alpha3;
+      synced.push_back(add_handlers<sa3::CompositePodGroup>(
+          *f.informer_for<sa3::CompositePodGroup>(), [sc](const auto& c) { sc->on_composite_pod_group_add(c); },
+          [sc](const auto& a, const auto& b) { sc->on_composite_pod_group_update(a, b); },
+          [sc](const auto& c) { sc->on_composite_pod_group_delete(c); }));
+    }
   }
   return synced;
 }

@@ -46,6 +46,13 @@ void Scheduler::schedule_pod_info(const queue::QueuedPodInfoPtr& pinfo) {
     queue_->done(pod->metadata.uid);
     return;
   }
+  // A member of a PodGroup under a CompositePodGroup takes the tree's cycle (gate CompositePodGroup).
+  if (pod_groups_ && pod_groups_->hierarchies() && podgroup::pod_group_name(*pod)) {
+    if (auto at = pod_groups_->hierarchy_of(*pod); at.in_hierarchy && at.root) {
+      schedule_pod_group_tree(*fwk, pinfo, at.root->key);
+      return;
+    }
+  }
   // A gang's member takes the pod-group cycle (GangScheduling gate; a group is rare: two null checks).
   if (pod_groups_ && podgroup::has_group(*pod) && pod_groups_->policy(*pod).kind == podgroup::Policy::Kind::Gang) {
     schedule_pod_group(*fwk, pinfo, podgroup::group_key(*pod));

@@ -51,7 +51,9 @@ util::Result<void> Scheduler::init(const config::KubeSchedulerConfiguration& cfg
   cache_ = std::make_unique<cache::Cache>(std::chrono::nanoseconds(0), *clock_);
   snapshot_ = std::make_unique<cache::Snapshot>();
   dra_ = std::make_unique<dra::Manager>();
-  if (config::features().gangScheduling) pod_groups_ = std::make_unique<podgroup::Manager>();
+  if (config::features().gangScheduling) {
+    pod_groups_ = std::make_unique<podgroup::Manager>(/*hierarchies=*/config::features().compositePodGroup);
+  }
 
   auto extenders = build_extenders(cfg.extenders);
   if (!extenders.ok()) return util::make_error("couldn't build extenders: " + extenders.error());
@@ -242,7 +244,11 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
         framework::EventResource::ResourceClaim, std::string(plugins::dynamicresources::kName),
         plugins::dynamicresources::claim_keys_of_pod, plugins::dynamicresources::claim_key_of_event});
   }
-  if (runs(plugins::gangscheduling::kName)) {
+  // With CompositePodGroup a pod or PodGroup event concerns every pod of the event group's tree,
+  // whose root can change as objects arrive, so those two indexes (keyed by the pod's own group)
+  // are not used: every waiting pod's hint is asked.
+  const bool hierarchies = pod_groups_ && pod_groups_->hierarchies();
+  if (runs(plugins::gangscheduling::kName) && !hierarchies) {
     qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
         framework::EventResource::Pod, std::string(plugins::gangscheduling::kName),
         plugins::gangscheduling::group_keys_of_pod,
@@ -258,6 +264,10 @@ void Scheduler::init_queue(const config::KubeSchedulerConfiguration& cfg) {
     qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
         framework::EventResource::PodGroup, std::string(plugins::gangscheduling::kName),
         plugins::gangscheduling::pod_group_keys_of_pod, plugins::gangscheduling::pod_group_key_of_event});
+  } else if (runs(plugins::gangscheduling::kName)) {
+    qo.unschedulable_indexes.push_back(queue::UnschedulablePodIndex{
+        framework::EventResource::Workload, std::string(plugins::gangscheduling::kName),
+        plugins::gangscheduling::workload_keys_of_pod, plugins::gangscheduling::workload_key_of_event});
   }
   // With GangScheduling a PodGroup's members are ordered and backed off as their group, by the
   // PodGroup's own priority (upstream's newest queue; docs/architecture.md "The queue and gangs").

@@ -131,6 +131,12 @@ class Scheduler {
   void on_pod_group_update(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& old_pg,
                            const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& new_pg);
   void on_pod_group_delete(const std::shared_ptr<const api::schedulingv1beta1::PodGroup>& pg);
+  // scheduling.k8s.io/v1alpha3 CompositePodGroups (gate CompositePodGroup): the hierarchy state,
+  // then a CompositePodGroup/Add or /Update queue move.
+  void on_composite_pod_group_add(const std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup>& cpg);
+  void on_composite_pod_group_update(const std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup>& old_cpg,
+                                     const std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup>& new_cpg);
+  void on_composite_pod_group_delete(const std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup>& cpg);
   // Moves the pods waiting in backoffQ or unschedulablePods that `e` may help (by the events
   // their rejectors registered, and those plugins' queueing hints over the old and new object)
   // to activeQ or backoffQ. Storage and CSI objects only do this.
@@ -247,6 +253,17 @@ class Scheduler {
   // Once True it is never changed (upstream: the condition is terminal); an unchanged condition is
   // not written again.
   void write_pod_group_condition(const api::Pod& member, const framework::Status& outcome);
+  // CompositePodGroups (gate CompositePodGroup; schedule_composite_pod_group.cpp): the popped
+  // member's whole tree under `root` in one cycle. Every PodGroup of the tree is placed as the
+  // pod-group cycle places one (its own minCount by PlacementFeasible); a CompositePodGroup is
+  // feasible when minGroupCount of its children are (1 for basic), and a composite that is not
+  // has its whole subtree undone; the tree is committed only when the root is feasible, else
+  // every member goes back Unschedulable with the root's message. Each PodGroup's and
+  // CompositePodGroup's InitiallyScheduled condition is written as the plain cycle writes a
+  // PodGroup's.
+  void schedule_pod_group_tree(framework::Framework& fwk, const queue::QueuedPodInfoPtr& first,
+                               const podgroup::HierarchyKey& root);
+  void write_composite_pod_group_condition(const podgroup::CompositePodGroupPtr& cpg, const framework::Status& outcome);
   // One member of a pod-group cycle and what its attempt left.
   struct GroupMember {
     queue::QueuedPodInfoPtr popped;  // as the queue gave it

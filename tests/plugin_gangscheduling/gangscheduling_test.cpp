@@ -243,3 +243,160 @@ TEST(GangScheduling, QueueIndexKeysRuleOutOnlyPodsTheHintsSkip) {
 
 }  // namespace
 }  // namespace ksched::scheduler::plugins::gangscheduling
+
+namespace ksched::scheduler::plugins::gangscheduling {
+namespace {
+
+// ---- CompositePodGroups (gate CompositePodGroup; podgroup::Manager with hierarchies)
+
+namespace sa3 = api::schedulingv1alpha3;
+namespace sb1 = api::schedulingv1beta1;
+
+// In "default": a gang of min_group_count, or basic when it is 0.
+std::shared_ptr<const sa3::CompositePodGroup> composite(const std::string& name, const std::string& parent,
+                                                        int min_group_count) {
+  auto c = std::make_shared<sa3::CompositePodGroup>();
+  c->metadata.namespace_ = "default";
+  c->metadata.name = name;
+  if (!parent.empty()) c->spec.parentCompositePodGroupName = parent;
+  if (min_group_count > 0) {
+    c->spec.schedulingPolicy.gang.emplace().minGroupCount = min_group_count;
+  } else {
+    c->spec.schedulingPolicy.basic.emplace();
+  }
+  return c;
+}
+
+std::shared_ptr<const sb1::PodGroup> child_pod_group(const std::string& name, const std::string& parent, int min_count) {
+  auto pg = std::make_shared<sb1::PodGroup>(*testing::MakePodGroup(name, min_count));
+  pg->spec.parentCompositePodGroupName = parent;
+  return pg;
+}
+
+// The tree of upstream's TestGangSchedulingPreEnqueue "CPG Hierarchical" cases: cpg-root (gang 2)
+// over cpg-sub1 (gang 2: pg1..pg3, gangs of 1), cpg-sub2 (basic: pg4 basic, pg5 gang of 1) and
+// cpg-sub3 (gang 2: pg6, pg7, gangs of 1).
+void add_upstream_tree(podgroup::Manager& groups) {
+  groups.on_composite_add(composite("cpg-root", "", 2));
+  groups.on_composite_add(composite("cpg-sub1", "cpg-root", 2));
+  groups.on_composite_add(composite("cpg-sub2", "cpg-root", 0));
+  groups.on_composite_add(composite("cpg-sub3", "cpg-root", 2));
+  for (const char* pg : {"pg1-cpg", "pg2-cpg", "pg3-cpg"}) groups.on_pod_group_add(child_pod_group(pg, "cpg-sub1", 1));
+  groups.on_pod_group_add(child_pod_group("pg4-cpg", "cpg-sub2", 0));
+  groups.on_pod_group_add(child_pod_group("pg5-cpg", "cpg-sub2", 1));
+  for (const char* pg : {"pg6-cpg", "pg7-cpg"}) groups.on_pod_group_add(child_pod_group(pg, "cpg-sub3", 1));
+}
+
+// Upstream TestGangSchedulingPreEnqueue, "CPG Hierarchical Stage 1..3" (CPG enabled and not): with
+// the gate a member waits until the root's minGroupCount children are ready across the tree;
+// without it the composites are ignored and each PodGroup gates on its own minCount.
+TEST(GangScheduling, PreEnqueueWithCompositePodGroupsWaitsForTheRootsQuorum) {
+  for (bool enabled : {true, false}) {
+    SCOPED_TRACE(enabled ? "CompositePodGroup on" : "CompositePodGroup off");
+    podgroup::Manager groups(/*hierarchies=*/enabled);
+    GangScheduling pl(groups);
+    add_upstream_tree(groups);
+    const std::string waiting = "waiting for composite pod group \"cpg-root\" tree to meet quorum";
+    // Stage 1: no pods.
+    auto p1 = pg_member("p1-cpg", "pg1-cpg");
+    groups.on_pod_add(p1);
+    auto s = pl.pre_enqueue(*p1);
+    if (enabled) {
+      EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+      EXPECT_EQ(s.message(), waiting);
+    } else {
+      EXPECT_TRUE(s.is_success());
+    }
+    // Stage 2: p1, p2 and p6: cpg-sub1 is ready (2 of its 3 gangs), the root is not (1 of 2).
+    groups.on_pod_add(pg_member("p2-cpg", "pg2-cpg"));
+    auto p6 = pg_member("p6-cpg", "pg6-cpg");
+    groups.on_pod_add(p6);
+    s = pl.pre_enqueue(*p6);
+    EXPECT_EQ(s.is_success(), !enabled);
+    if (enabled) {
+      EXPECT_EQ(s.message(), waiting);
+    }
+    // Stage 3: p4 makes cpg-sub2 (basic) ready, and with it the root.
+    auto p4 = pg_member("p4-cpg", "pg4-cpg");
+    groups.on_pod_add(p4);
+    EXPECT_TRUE(pl.pre_enqueue(*p4).is_success());
+    EXPECT_TRUE(pl.pre_enqueue(*p6).is_success());  // its own cpg-sub3 is still short: the root decides
+    EXPECT_TRUE(pl.pre_enqueue(*p1).is_success());
+  }
+}
+
+// Upstream "CPG Basic With Gang Stage 1": a basic root with one ready gang lets a member of its
+// other, short gang in (with the gate); without the gate that gang waits for its own minCount.
+TEST(GangScheduling, PreEnqueueUnderABasicRootNeedsOneReadyChild) {
+  for (bool enabled : {true, false}) {
+    SCOPED_TRACE(enabled ? "CompositePodGroup on" : "CompositePodGroup off");
+    podgroup::Manager groups(/*hierarchies=*/enabled);
+    GangScheduling pl(groups);
+    groups.on_composite_add(composite("cpg-basic-root", "", 0));
+    groups.on_pod_group_add(child_pod_group("pg-basic-1", "cpg-basic-root", 2));
+    groups.on_pod_group_add(child_pod_group("pg-basic-2", "cpg-basic-root", 2));
+    groups.on_pod_add(pg_member("p1_1", "pg-basic-1"));
+    groups.on_pod_add(pg_member("p1_2", "pg-basic-1"));
+    auto p21 = pg_member("p2_1", "pg-basic-2");
+    groups.on_pod_add(p21);
+    auto s = pl.pre_enqueue(*p21);
+    if (enabled) {
+      EXPECT_TRUE(s.is_success());
+    } else {
+      EXPECT_EQ(s.message(), "waiting for minCount pods from a gang to appear in scheduling queue");
+    }
+  }
+}
+
+// A parent that has not arrived (upstream: the root cannot be resolved): the member waits, named
+// by its PodGroup's parent, and the composite's arrival is an event for it
+// (isSchedulableAfterCompositePodGroupAdded, areSameHierarchy).
+TEST(GangScheduling, CompositePodGroupAddQueuesPodsOfItsTreeOnly) {
+  podgroup::Manager groups(/*hierarchies=*/true);
+  GangScheduling pl(groups);
+  groups.on_pod_group_add(child_pod_group("a", "root", 1));
+  groups.on_pod_group_add(child_pod_group("b", "root", 1));
+  groups.on_pod_group_add(child_pod_group("x", "other-root", 1));
+  auto pa = pg_member("pa", "a");
+  auto px = pg_member("px", "x");
+  groups.on_pod_add(pa);
+  groups.on_pod_add(px);
+  auto s = pl.pre_enqueue(*pa);
+  EXPECT_EQ(s.code(), Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(s.message(), "waiting for composite pod group \"root\" tree to meet quorum");
+
+  auto events = pl.events_to_register();
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[4].event.resource, framework::EventResource::CompositePodGroup);
+  EXPECT_EQ(events[4].event.actionType, framework::kAdd);
+  auto root = composite("root", "", 2);
+  groups.on_composite_add(root);
+  EXPECT_EQ(events[4].hint(*pa, nullptr, root), QueueingHint::Queue);
+  EXPECT_EQ(events[4].hint(*px, nullptr, root), QueueingHint::Skip);
+  // 1 of 2 children ready.
+  s = pl.pre_enqueue(*pa);
+  EXPECT_EQ(s.message(), "waiting for composite pod group \"root\" tree to meet quorum");
+
+  // Pod/Add of a sibling's pod (isSchedulableAfterPodAdded, areSameHierarchy): it completes the
+  // root's quorum, so a's member is queued; x's (another tree) is not.
+  auto pb = pg_member("pb", "b");
+  groups.on_pod_add(pb);
+  EXPECT_TRUE(pl.pre_enqueue(*pa).is_success());
+  EXPECT_EQ(events[0].hint(*pa, nullptr, pb), QueueingHint::Queue);
+  EXPECT_EQ(events[0].hint(*px, nullptr, pb), QueueingHint::Skip);
+  // PodGroup/Add of a sibling is an event for the tree (isSchedulableAfterPodGroupAdded).
+  EXPECT_EQ(events[2].hint(*pa, nullptr, child_pod_group("b", "root", 1)), QueueingHint::Queue);
+  EXPECT_EQ(events[2].hint(*px, nullptr, child_pod_group("b", "root", 1)), QueueingHint::Skip);
+}
+
+// Without the gate the plugin registers no CompositePodGroup event (upstream EventsToRegister).
+TEST(GangScheduling, NoCompositePodGroupEventWithoutTheGate) {
+  podgroup::Manager groups;
+  GangScheduling pl(groups);
+  EXPECT_EQ(pl.events_to_register().size(), 4u);
+  groups.on_composite_add(composite("root", "", 1));  // ignored without hierarchies
+  EXPECT_EQ(groups.composite("default", "root"), nullptr);
+}
+
+}  // namespace
+}  // namespace ksched::scheduler::plugins::gangscheduling

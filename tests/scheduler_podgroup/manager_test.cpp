@@ -203,5 +203,123 @@ TEST(PodGroupManager, PreemptorViewReadsThePodGroupsPriorityAndPolicy) {
   EXPECT_FALSE(v.never);
 }
 
+// ---- CompositePodGroups (Manager with hierarchies: gate CompositePodGroup)
+
+namespace sa3 = api::schedulingv1alpha3;
+namespace sb1 = api::schedulingv1beta1;
+
+CompositePodGroupPtr composite(const std::string& name, const std::string& parent, int min_group_count,
+                               std::optional<std::int32_t> priority = std::nullopt, bool disrupt_all = false) {
+  auto c = std::make_shared<sa3::CompositePodGroup>();
+  c->metadata.namespace_ = "default";
+  c->metadata.name = name;
+  if (!parent.empty()) c->spec.parentCompositePodGroupName = parent;
+  if (min_group_count > 0) {
+    c->spec.schedulingPolicy.gang.emplace().minGroupCount = min_group_count;
+  } else {
+    c->spec.schedulingPolicy.basic.emplace();
+  }
+  c->spec.priority = priority;
+  if (disrupt_all) c->spec.disruptionMode.emplace().all.emplace();
+  return c;
+}
+
+PodGroupPtr child(const std::string& name, const std::string& parent, int min_count,
+                  std::optional<std::int32_t> priority = std::nullopt, bool disrupt_all = false) {
+  auto pg = std::make_shared<sb1::PodGroup>(*testing::MakePodGroup(name, min_count));
+  if (!parent.empty()) pg->spec.parentCompositePodGroupName = parent;
+  pg->spec.priority = priority;
+  if (disrupt_all) pg->spec.disruptionMode.emplace().all.emplace();
+  return pg;
+}
+
+PodPtr pg_pod(const std::string& name, const std::string& pod_group) {
+  return std::make_shared<const api::Pod>(testing::MakePod().Name(name).UID(name).PodGroupName(pod_group).Obj());
+}
+
+// The tree the pod-group cycle walks: the root first, every group whose parent is in it, a
+// composite's minGroupCount and a PodGroup's minCount (1 for basic, upstream getMinCount); groups
+// of another tree or namespace left out; nothing for a root that is not a known composite.
+TEST(PodGroupManager, TreeListsEveryGroupUnderTheRoot) {
+  Manager m(/*hierarchies=*/true);
+  m.on_composite_add(composite("root", "", 2));
+  m.on_composite_add(composite("sub", "root", 0));
+  m.on_pod_group_add(child("a", "sub", 3));
+  m.on_pod_group_add(child("b", "root", 0));
+  m.on_pod_group_add(child("other", "elsewhere", 1));
+  m.on_pod_group_add(child("alone", "", 1));
+  auto t = m.tree(HierarchyKey::composite("default", "root"));
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->nodes.size(), 4u);
+  EXPECT_EQ(t->nodes[0].key, HierarchyKey::composite("default", "root"));
+  EXPECT_EQ(t->nodes[0].min, 2);
+  EXPECT_EQ(t->nodes[0].parent, -1);
+  ASSERT_EQ(t->nodes[0].children.size(), 2u);
+  const auto& sub = t->nodes[static_cast<std::size_t>(t->nodes[0].children[0])];
+  EXPECT_EQ(sub.key, HierarchyKey::composite("default", "sub"));
+  EXPECT_EQ(sub.min, 1);
+  const auto& b = t->nodes[static_cast<std::size_t>(t->nodes[0].children[1])];
+  EXPECT_EQ(b.key, HierarchyKey::pod_group("default", "b"));
+  EXPECT_EQ(b.min, 1);
+  ASSERT_EQ(sub.children.size(), 1u);
+  const auto& a = t->nodes[static_cast<std::size_t>(sub.children[0])];
+  EXPECT_EQ(a.key, HierarchyKey::pod_group("default", "a"));
+  EXPECT_EQ(a.min, 3);
+  EXPECT_TRUE(a.podGroup);
+  EXPECT_FALSE(m.tree(HierarchyKey::composite("default", "sub-missing")));
+  EXPECT_FALSE(m.tree(HierarchyKey::pod_group("default", "a")));
+}
+
+// hierarchy_of: a PodGroup under a composite resolves its root through the tracker (and whether
+// the root's quorum is met); a PodGroup with no parent, or without the gate, is not in a hierarchy.
+TEST(PodGroupManager, HierarchyOfFindsTheRootAndItsQuorum) {
+  Manager m(/*hierarchies=*/true);
+  m.on_pod_group_add(child("a", "root", 1));
+  m.on_pod_group_add(child("alone", "", 1));
+  auto pa = pg_pod("pa", "a");
+  m.on_pod_add(pa);
+  auto at = m.hierarchy_of(*pa);
+  EXPECT_TRUE(at.in_hierarchy);
+  EXPECT_FALSE(at.root);  // the parent has not arrived
+  EXPECT_EQ(at.parent, "root");
+  m.on_composite_add(composite("root", "", 1));
+  at = m.hierarchy_of(*pa);
+  ASSERT_TRUE(at.root);
+  EXPECT_EQ(at.root->key, HierarchyKey::composite("default", "root"));
+  EXPECT_TRUE(at.root->ready);
+  EXPECT_FALSE(m.hierarchy_of(*pg_pod("x", "alone")).in_hierarchy);
+  Manager off;
+  off.on_pod_group_add(child("a", "root", 1));
+  EXPECT_FALSE(off.hierarchy_of(*pa).in_hierarchy);
+}
+
+// Upstream getPodPriority and getHighestAllAncestor (framework/preemption util.go and types.go):
+// a victim's priority is its root's, its unit the highest group with disruptionMode all.
+TEST(PodGroupManager, VictimViewTakesPriorityAndDisruptionModeFromTheHighestAncestor) {
+  Manager m(/*hierarchies=*/true);
+  m.on_composite_add(composite("root", "", 1, 500, /*disrupt_all=*/false));
+  m.on_composite_add(composite("mid", "root", 1, 300, /*disrupt_all=*/true));
+  m.on_pod_group_add(child("leaf", "mid", 1, 100, /*disrupt_all=*/true));
+  m.on_pod_group_add(child("single", "root", 1, 100, /*disrupt_all=*/false));
+  auto v = m.victim_view(*pg_pod("p", "leaf"));
+  EXPECT_EQ(v.priority, 500);
+  EXPECT_EQ(v.unit, "composite:default/mid");  // mid is the highest with all (root is single)
+  EXPECT_TRUE(v.groupMember);
+  v = m.victim_view(*pg_pod("q", "single"));
+  EXPECT_EQ(v.priority, 500);
+  EXPECT_EQ(v.unit, "");
+  // A gap: the parent is not known, so the walk stops at the PodGroup (its own fields).
+  m.on_pod_group_add(child("orphan", "missing", 1, 7, /*disrupt_all=*/true));
+  v = m.victim_view(*pg_pod("r", "orphan"));
+  EXPECT_EQ(v.priority, 7);
+  EXPECT_EQ(v.unit, "default/orphan");
+  // Without the gate the composites are not read.
+  Manager off;
+  off.on_pod_group_add(child("leaf", "mid", 1, 100, /*disrupt_all=*/false));
+  v = off.victim_view(*pg_pod("p", "leaf"));
+  EXPECT_EQ(v.priority, 100);
+  EXPECT_EQ(v.unit, "");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::podgroup

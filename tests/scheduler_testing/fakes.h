@@ -270,6 +270,17 @@ class FakeClusterClient : public fw::ClusterClient {
     std::lock_guard l(mu_);
     return pod_group_patches_;
   }
+  // CompositePodGroup status patches, as PodGroups' ("ns/name" in podGroup).
+  fw::Status patch_composite_pod_group_status(std::string_view ns, std::string_view name,
+                                              const api::Condition& condition) override {
+    std::lock_guard l(mu_);
+    composite_patches_.push_back({std::string(ns) + "/" + std::string(name), condition});
+    return {};
+  }
+  std::vector<PodGroupPatch> composite_patches() const {
+    std::lock_guard l(mu_);
+    return composite_patches_;
+  }
 
   std::vector<Bind> binds() const {
     std::lock_guard l(mu_);
@@ -325,6 +336,7 @@ class FakeClusterClient : public fw::ClusterClient {
   std::vector<std::string> deletes_;
   std::vector<Patch> patches_;
   std::vector<PodGroupPatch> pod_group_patches_;
+  std::vector<PodGroupPatch> composite_patches_;
   std::vector<Event> events_;
 };
 

@@ -48,6 +48,10 @@ class AsyncClusterClient final : public framework::ClusterClient {
                                            const api::Condition& condition) override {
     return direct_.patch_pod_group_status(ns, name, condition);
   }
+  framework::Status patch_composite_pod_group_status(std::string_view ns, std::string_view name,
+                                                     const api::Condition& condition) override {
+    return direct_.patch_composite_pod_group_status(ns, name, condition);
+  }
 
  private:
   framework::ClusterClient& direct_;

@@ -50,6 +50,8 @@ constexpr FeatureSpec kGates[] = {
     {"ClusterTrustBundleProjection", false, Stage::Beta, false},
     {"ComponentFlagz", false, Stage::Alpha, false},
     {"ComponentStatusz", false, Stage::Alpha, false},
+    // Not a v1.35 gate: v1.37's (alpha, off), for CompositePodGroup hierarchies (KEP-6012, issue #44).
+    {"CompositePodGroup", false, Stage::Alpha, false},
     {"ConcurrentWatchObjectDecode", false, Stage::Beta, false},
     {"ConsistentListFromCache", true, Stage::GA, true},
     {"ConstrainedImpersonation", false, Stage::Alpha, false},

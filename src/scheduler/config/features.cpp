@@ -26,6 +26,8 @@ Features features_from_gates(const std::map<std::string, bool>& gates) {
   // Upstream declares it dependent on GenericWorkload; it acts only in the gang cycle here.
   f.topologyAwareWorkloadScheduling = feature_enabled(gates, "TopologyAwareWorkloadScheduling") && f.gangScheduling;
   f.podGroupPreemptionPolicy = feature_enabled(gates, "PodGroupPreemptionPolicy");
+  // Upstream declares it dependent on GenericWorkload; only GangScheduling's state and cycle read it.
+  f.compositePodGroup = feature_enabled(gates, "CompositePodGroup") && f.gangScheduling;
   f.schedulerAsyncAPICalls = feature_enabled(gates, "SchedulerAsyncAPICalls");
   f.draAdminAccess = feature_enabled(gates, "DRAAdminAccess");
   f.draPrioritizedList = feature_enabled(gates, "DRAPrioritizedList");

@@ -33,6 +33,10 @@ struct Features {
   // Alpha, off in v1.37 (KEP-5710; not a v1.35 gate): workload-aware preemption reads a PodGroup's
   // own spec.preemptionPolicy instead of its members' (scheduler/podgroup's PreemptorView).
   bool podGroupPreemptionPolicy = false;
+  // Alpha, off in v1.37 (KEP-6012; not a v1.35 gate), with GangScheduling: PodGroups may name a
+  // parent CompositePodGroup (CompositePodGroup informer, podgroup::HierarchyTracker); PreEnqueue
+  // waits for the root composite's quorum and the pod-group cycle places the whole tree.
+  bool compositePodGroup = false;
   // Beta, off in v1.35 (KEP-5229): pod bindings and status patches go through the asynchronous
   // API-call dispatcher (src/scheduler/apidispatcher), one call per pod at a time, merged or
   // overwritten by relevance, and its three metrics are registered.

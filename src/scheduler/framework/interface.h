@@ -456,6 +456,11 @@ class ClusterClient {
                                         const api::Condition& /*condition*/) {
     return Status::error("patching PodGroup status is not supported by this client");
   }
+  // The same for a scheduling.k8s.io/v1alpha3 CompositePodGroup (compositepodgroups/status).
+  virtual Status patch_composite_pod_group_status(std::string_view /*ns*/, std::string_view /*name*/,
+                                                  const api::Condition& /*condition*/) {
+    return Status::error("patching CompositePodGroup status is not supported by this client");
+  }
 };
 
 // Read access to informer caches for the objects plugins consult. Returned pointers are shared

@@ -351,7 +351,9 @@ struct FitError {
 // ---------------------------------------------------------------- cluster events and queueing hints
 enum class EventResource : std::uint8_t {
   Pod, AssignedPod, UnscheduledPod, Node, PersistentVolume, PersistentVolumeClaim, CSINode, CSIDriver,
-  CSIStorageCapacity, StorageClass, ResourceClaim, ResourceSlice, DeviceClass, Workload, PodGroup, WildCard
+  CSIStorageCapacity, StorageClass, ResourceClaim, ResourceSlice, DeviceClass, Workload, PodGroup,
+  CompositePodGroup,  // v1.37 alpha (gate CompositePodGroup)
+  WildCard
 };
 enum ActionType : std::uint32_t {
   kAdd = 1u << 0,

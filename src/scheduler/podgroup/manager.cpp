@@ -60,20 +60,131 @@ void Manager::on_workload_delete(const WorkloadPtr& w) {
 }
 
 void Manager::on_pod_group_add(const PodGroupPtr& pg) {
-  std::lock_guard l(mu_);
-  pod_groups_[workload_key(pg->metadata.namespace_, pg->metadata.name)] = pg;
+  {
+    std::lock_guard l(mu_);
+    pod_groups_[workload_key(pg->metadata.namespace_, pg->metadata.name)] = pg;
+  }
+  if (hierarchies_) tracker_.on_pod_group(*pg);
 }
 
 void Manager::on_pod_group_update(const PodGroupPtr& pg) { on_pod_group_add(pg); }
 
 void Manager::on_pod_group_delete(const PodGroupPtr& pg) {
+  {
+    std::lock_guard l(mu_);
+    pod_groups_.erase(workload_key(pg->metadata.namespace_, pg->metadata.name));
+  }
+  if (hierarchies_) tracker_.on_pod_group_delete(*pg);
+}
+
+void Manager::on_composite_add(const CompositePodGroupPtr& cpg) {
+  if (!hierarchies_) return;
+  {
+    std::lock_guard l(mu_);
+    composites_[workload_key(cpg->metadata.namespace_, cpg->metadata.name)] = cpg;
+  }
+  tracker_.on_composite(*cpg);
+  // A composite's arrival can complete a root's quorum: what callers derived is stale.
+  membership_version_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void Manager::on_composite_delete(const CompositePodGroupPtr& cpg) {
+  if (!hierarchies_) return;
+  {
+    std::lock_guard l(mu_);
+    composites_.erase(workload_key(cpg->metadata.namespace_, cpg->metadata.name));
+  }
+  tracker_.on_composite_delete(*cpg);
+  membership_version_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+CompositePodGroupPtr Manager::composite(std::string_view ns, std::string_view name) const {
   std::lock_guard l(mu_);
-  pod_groups_.erase(workload_key(pg->metadata.namespace_, pg->metadata.name));
+  auto it = composites_.find(workload_key(ns, name));
+  return it == composites_.end() ? nullptr : it->second;
+}
+
+Manager::HierarchyPosition Manager::hierarchy_of(const api::Pod& pod) const {
+  HierarchyPosition out;
+  if (!hierarchies_) return out;
+  const std::string* name = pod_group_name(pod);
+  if (name == nullptr) return out;
+  PodGroupPtr pg = pod_group(pod.metadata.namespace_, *name);
+  if (!pg || !pg->spec.parentCompositePodGroupName) return out;
+  out.in_hierarchy = true;
+  out.parent = *pg->spec.parentCompositePodGroupName;
+  out.root = tracker_.root(HierarchyKey::composite(pod.metadata.namespace_, out.parent));
+  return out;
+}
+
+std::optional<Tree> Manager::tree(const HierarchyKey& root) const {
+  if (root.kind != HierarchyKey::Kind::CompositePodGroup) return std::nullopt;
+  std::lock_guard l(mu_);
+  auto rit = composites_.find(workload_key(root.ns, root.name));
+  if (rit == composites_.end()) return std::nullopt;
+  // Children by parent name, within the root's namespace (a parent is always in its child's).
+  std::multimap<std::string_view, std::size_t> composite_children, pod_group_children;
+  std::vector<const CompositePodGroupPtr*> cpgs;
+  std::vector<const PodGroupPtr*> pgs;
+  const std::string prefix = root.ns + "/";
+  for (auto it = composites_.lower_bound(prefix); it != composites_.end() && it->first.starts_with(prefix); ++it) {
+    if (const auto& p = it->second->spec.parentCompositePodGroupName) {
+      composite_children.emplace(*p, cpgs.size());
+      cpgs.push_back(&it->second);
+    }
+  }
+  for (auto it = pod_groups_.lower_bound(prefix); it != pod_groups_.end() && it->first.starts_with(prefix); ++it) {
+    if (const auto& p = it->second->spec.parentCompositePodGroupName) {
+      pod_group_children.emplace(*p, pgs.size());
+      pgs.push_back(&it->second);
+    }
+  }
+  Tree t;
+  auto composite_min = [](const api::schedulingv1alpha3::CompositePodGroup& c) {
+    return c.spec.schedulingPolicy.gang ? static_cast<int>(c.spec.schedulingPolicy.gang->minGroupCount) : 1;
+  };
+  TreeNode r;
+  r.key = root;
+  r.composite = rit->second;
+  r.min = composite_min(*rit->second);
+  t.nodes.push_back(std::move(r));
+  std::vector<int> depth{1};
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    if (t.nodes[i].key.kind != HierarchyKey::Kind::CompositePodGroup) continue;
+    // Bounded as upstream's walks: a layout deeper than the API allows (or a cycle) is cut there.
+    if (depth[i] >= api::schedulingv1beta1::kWorkloadMaxTreeDepth) continue;
+    const std::string name = t.nodes[i].key.name;
+    for (auto [b, e] = composite_children.equal_range(name); b != e; ++b) {
+      const auto& c = *cpgs[b->second];
+      TreeNode n;
+      n.key = HierarchyKey::composite(root.ns, c->metadata.name.view());
+      n.parent = static_cast<int>(i);
+      n.composite = c;
+      n.min = composite_min(*c);
+      t.nodes[i].children.push_back(static_cast<int>(t.nodes.size()));
+      t.nodes.push_back(std::move(n));
+      depth.push_back(depth[i] + 1);
+    }
+    for (auto [b, e] = pod_group_children.equal_range(name); b != e; ++b) {
+      const auto& pg = *pgs[b->second];
+      TreeNode n;
+      n.key = HierarchyKey::pod_group(root.ns, pg->metadata.name.view());
+      n.parent = static_cast<int>(i);
+      n.podGroup = pg;
+      n.min = pg->spec.schedulingPolicy.gang ? static_cast<int>(pg->spec.schedulingPolicy.gang->minCount) : 1;
+      t.nodes[i].children.push_back(static_cast<int>(t.nodes.size()));
+      t.nodes.push_back(std::move(n));
+      depth.push_back(depth[i] + 1);
+    }
+  }
+  return t;
 }
 
 void Manager::on_pod_add(const PodPtr& pod) {
   std::string key = group_key(*pod);
   if (key.empty()) return;
+  // The tracker first: a reader that sees the pod counted below sees its tree counted too.
+  if (hierarchies_) tracker_.on_pod_add(*pod);
   std::lock_guard l(mu_);
   auto [it, added] = groups_[std::move(key)].pods.insert_or_assign(pod->metadata.uid, pod);
   if (added) membership_version_.fetch_add(1, std::memory_order_acq_rel);
@@ -88,6 +199,7 @@ void Manager::on_pod_update(const PodPtr& old_pod, const PodPtr& new_pod) {
 void Manager::on_pod_delete(const PodPtr& pod) {
   const std::string key = group_key(*pod);
   if (key.empty()) return;
+  if (hierarchies_) tracker_.on_pod_delete(*pod);
   std::lock_guard l(mu_);
   auto it = groups_.find(key);
   if (it == groups_.end()) return;
@@ -154,6 +266,22 @@ VictimView Manager::victim_view(const api::Pod& pod) const {
     if (!pg) return v;
     v.priority = pg->spec.priority.value_or(0);
     if (pg->spec.disruptionMode && pg->spec.disruptionMode->all) v.unit = group_key(pod);
+    if (hierarchies_ && pg->spec.parentCompositePodGroupName) {
+      // Upstream getPodPriority / getHighestAllAncestor over traverseHierarchyUp: the priority of
+      // the last group reached going up (the root, unless a parent is missing), and the unit of
+      // the highest group with disruptionMode all (a composite's: every scheduled pod under it).
+      const std::string_view ns = pod.metadata.namespace_.view();
+      std::lock_guard l(mu_);
+      const std::string* parent = &*pg->spec.parentCompositePodGroupName;
+      for (int depth = 1; parent && depth < api::schedulingv1beta1::kWorkloadMaxTreeDepth; ++depth) {
+        auto it = composites_.find(workload_key(ns, *parent));
+        if (it == composites_.end()) break;
+        const auto& spec = it->second->spec;
+        v.priority = spec.priority.value_or(0);
+        if (spec.disruptionMode && spec.disruptionMode->all) v.unit = "composite:" + it->first;
+        parent = spec.parentCompositePodGroupName ? &*spec.parentCompositePodGroupName : nullptr;
+      }
+    }
     return v;
   }
   if (pod.spec.workloadRef && policy(pod).kind == Policy::Kind::Gang) v.unit = group_key(pod);

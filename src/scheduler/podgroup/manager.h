@@ -31,12 +31,30 @@
 
 #include "api/core.h"
 #include "api/scheduling.h"
+#include "scheduler/podgroup/hierarchy.h"
 
 namespace ksched::scheduler::podgroup {
 
 using PodPtr = std::shared_ptr<const api::Pod>;
 using WorkloadPtr = std::shared_ptr<const api::schedulingv1alpha1::Workload>;
 using PodGroupPtr = std::shared_ptr<const api::schedulingv1beta1::PodGroup>;
+using CompositePodGroupPtr = std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup>;
+
+// A CompositePodGroup hierarchy as the pod-group cycle walks it (gate CompositePodGroup): the root
+// composite first, then breadth-first every group whose parent is in the tree, in one namespace.
+// A node's minimum is its gang's minCount (PodGroup) or minGroupCount (CompositePodGroup), 1 for a
+// basic policy (upstream getMinCount).
+struct TreeNode {
+  HierarchyKey key;
+  int parent = -1;  // index into Tree::nodes; -1 for the root
+  std::vector<int> children;
+  int min = 1;
+  PodGroupPtr podGroup;             // Kind::PodGroup
+  CompositePodGroupPtr composite;   // Kind::CompositePodGroup
+};
+struct Tree {
+  std::vector<TreeNode> nodes;  // nodes[0] is the root
+};
 
 // The PodGroup object the pod names (spec.schedulingGroup.podGroupName), or null.
 const std::string* pod_group_name(const api::Pod& pod);
@@ -68,6 +86,12 @@ struct Policy {
 //    `all`, else the pod alone (`single`, the API's default, or the PodGroup not known);
 //  - groupMember: true (upstream types any pod with spec.schedulingGroup as a PodGroup victim, which
 //    ranks it above a plain pod of equal priority, even when it goes alone).
+// With hierarchies (gate CompositePodGroup) a PodGroup under CompositePodGroups takes, as upstream's
+// getPodPriority and getHighestAllAncestor (traverseHierarchyUp, at most WorkloadMaxTreeDepth
+// levels, stopping at a missing parent): the priority of the highest group reached, and as unit
+// the highest group with disruptionMode all ("composite:<ns>/<name>" for a CompositePodGroup: all
+// of its tree's scheduled pods together). A composite unit still ranks as a PodGroup victim
+// (upstream ranks CompositePodGroup victims above PodGroups: not done).
 // A workloadRef member keeps v1.35's choices (no PodGroup object): a gang's scheduled pods are one
 // unit whose priority is its members' highest (priority unset here), a basic group's pods go
 // alone; groupMember false. A pod naming no group: all empty.
@@ -90,7 +114,15 @@ struct PreemptorView {
 
 class Manager {
  public:
+  // `hierarchies`: the CompositePodGroup gate; with it the manager keeps the CompositePodGroups and
+  // a HierarchyTracker fed from every pod, PodGroup and CompositePodGroup event.
+  explicit Manager(bool hierarchies = false) : hierarchies_(hierarchies) {}
+  bool hierarchies() const { return hierarchies_; }
+
   // ---- fed by the informers (any thread)
+  void on_composite_add(const CompositePodGroupPtr& cpg);
+  void on_composite_update(const CompositePodGroupPtr& cpg) { on_composite_add(cpg); }
+  void on_composite_delete(const CompositePodGroupPtr& cpg);
   void on_workload_add(const WorkloadPtr& w);
   void on_workload_update(const WorkloadPtr& w);
   void on_workload_delete(const WorkloadPtr& w);
@@ -108,6 +140,23 @@ class Manager {
   WorkloadPtr workload(std::string_view ns, std::string_view name) const;
   // The PodGroup object of that name, or null.
   PodGroupPtr pod_group(std::string_view ns, std::string_view name) const;
+  // The CompositePodGroup of that name, or null.
+  CompositePodGroupPtr composite(std::string_view ns, std::string_view name) const;
+  // Ready-children counts (hierarchies only; empty without them).
+  const HierarchyTracker& hierarchy() const { return tracker_; }
+  // The pod's place in a hierarchy (hierarchies on, the pod's PodGroup known and naming a parent):
+  // the root group above it (upstream GetRootGroup), null while a group on the way is missing.
+  // `in_hierarchy` false: the pod's PodGroup is not under a CompositePodGroup (or not known), and
+  // the pod is a plain PodGroup member.
+  struct HierarchyPosition {
+    bool in_hierarchy = false;
+    std::optional<HierarchyTracker::Root> root;
+    std::string parent;  // the PodGroup's parentCompositePodGroupName
+  };
+  HierarchyPosition hierarchy_of(const api::Pod& pod) const;
+  // The groups under the root composite `root` (HierarchyKey of a CompositePodGroup), at most
+  // WorkloadMaxTreeDepth levels; nullopt when the root is not a known CompositePodGroup.
+  std::optional<Tree> tree(const HierarchyKey& root) const;
   // The queue's order for the PodGroup's members (upstream util.PodGroupPriority): its spec.priority,
   // 0 when unset; nullopt while the PodGroup is not known.
   std::optional<std::int32_t> pod_group_priority(std::string_view ns, std::string_view name) const;
@@ -132,6 +181,9 @@ class Manager {
   std::map<std::string, WorkloadPtr, std::less<>> workloads_;  // "<ns>/<name>"
   std::map<std::string, PodGroupPtr, std::less<>> pod_groups_;  // "<ns>/<name>"
   std::unordered_map<std::string, Group> groups_;
+  std::map<std::string, CompositePodGroupPtr, std::less<>> composites_;  // "<ns>/<name>"
+  const bool hierarchies_ = false;
+  HierarchyTracker tracker_;  // its own lock; fed only with hierarchies_
   std::atomic<std::uint64_t> membership_version_{0};
 };
 

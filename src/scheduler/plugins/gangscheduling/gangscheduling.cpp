@@ -12,14 +12,68 @@ using framework::QueueingHint;
 using framework::Status;
 using Kind = podgroup::Policy::Kind;
 
+namespace {
+
+// v1.37's checkCPGHierarchyReadiness: the root composite above the pod's PodGroup has
+// minGroupCount ready children (the tracker's count, O(1)); the message names the root, or the
+// PodGroup's parent while the way up is not complete.
+Status hierarchy_ready(const podgroup::Manager& groups, const podgroup::Manager::HierarchyPosition& at) {
+  if (!at.root) {
+    return Status::unresolvable(fmt::format("waiting for composite pod group \"{}\" tree to meet quorum", at.parent));
+  }
+  const podgroup::CompositePodGroupPtr root = groups.composite(at.root->key.ns, at.root->key.name);
+  int min_group_count = 1;
+  if (root && root->spec.schedulingPolicy.gang) min_group_count = root->spec.schedulingPolicy.gang->minGroupCount;
+  if (!root || groups.hierarchy().ready_children(at.root->key) < min_group_count) {
+    return Status::unresolvable(
+        fmt::format("waiting for composite pod group \"{}\" tree to meet quorum", at.root->key.name));
+  }
+  return {};
+}
+
+// The key of the hierarchy's root above the pod's PodGroup (upstream GetRootKeyForGroup): the
+// PodGroup itself when it has no parent; nullopt while the way up is not known.
+std::optional<podgroup::HierarchyKey> root_of(const podgroup::Manager& groups, std::string_view ns,
+                                              std::string_view pod_group) {
+  const podgroup::PodGroupPtr pg = groups.pod_group(ns, pod_group);
+  if (!pg) return std::nullopt;
+  if (!pg->spec.parentCompositePodGroupName) return podgroup::HierarchyKey::pod_group(ns, pod_group);
+  auto r = groups.hierarchy().root(podgroup::HierarchyKey::composite(ns, *pg->spec.parentCompositePodGroupName));
+  if (!r) return std::nullopt;
+  return std::move(r->key);
+}
+
+// upstream areSameHierarchy: the pod's PodGroup and `target` have one root.
+bool same_hierarchy(const podgroup::Manager& groups, const api::Pod& pod, const podgroup::HierarchyKey& target) {
+  const std::string* name = podgroup::pod_group_name(pod);
+  if (name == nullptr) return false;
+  auto a = root_of(groups, pod.metadata.namespace_, *name);
+  if (!a) return false;
+  std::optional<podgroup::HierarchyKey> b;
+  if (target.kind == podgroup::HierarchyKey::Kind::PodGroup) {
+    b = root_of(groups, target.ns, target.name);
+  } else {
+    if (auto r = groups.hierarchy().root(target)) b = std::move(r->key);
+  }
+  return b && *a == *b;
+}
+
+}  // namespace
+
 Status GangScheduling::pre_enqueue(const api::Pod& pod) {
   const std::string* pod_group_name = podgroup::pod_group_name(pod);
   if (!pod_group_name && !pod.spec.workloadRef) return {};
   const podgroup::Policy policy = groups_.policy(pod);
   if (pod_group_name && policy.kind == Kind::NoWorkload) {
-    // v1.37's words (preEnqueueHierarchiesDisabled).
+    // v1.37's words (preEnqueueHierarchiesDisabled and preEnqueueWithHierarchies).
     return Status::unresolvable(
         fmt::format("waiting for pod's pod group \"{}\" to appear in scheduling queue", *pod_group_name));
+  }
+  // v1.37's preEnqueueWithHierarchies: a PodGroup under a CompositePodGroup waits for the root's
+  // quorum over the whole tree, not for its own minCount.
+  if (pod_group_name && groups_.hierarchies()) {
+    const auto at = groups_.hierarchy_of(pod);
+    if (at.in_hierarchy) return hierarchy_ready(groups_, at);
   }
   switch (policy.kind) {
     case Kind::NoWorkload:
@@ -91,7 +145,20 @@ std::vector<ClusterEventWithHint> GangScheduling::events_to_register() const {
     // hint queues on any such pod). ksched also skips while the group is still short of minCount:
     // PreEnqueue would gate the pod again, so moving it is wasted work, and for a gang of 1,000
     // every arriving member would move every waiting one (10 gangs of 1,000: 5 million moves).
-    if (added == nullptr || !podgroup::same_group(pod, *added)) return QueueingHint::Skip;
+    if (added == nullptr) return QueueingHint::Skip;
+    // v1.37 with CompositePodGroup: any pod of the same hierarchy (areSameHierarchy); ksched skips
+    // while the root's quorum is not met, as it does for a gang's own.
+    if (groups_.hierarchies() && podgroup::pod_group_name(pod) && podgroup::pod_group_name(*added)) {
+      const auto at = groups_.hierarchy_of(pod);
+      if (at.in_hierarchy) {
+        const std::string* added_group = podgroup::pod_group_name(*added);
+        if (!same_hierarchy(groups_, pod, podgroup::HierarchyKey::pod_group(added->metadata.namespace_, *added_group))) {
+          return QueueingHint::Skip;
+        }
+        return hierarchy_ready(groups_, at).is_success() ? QueueingHint::Queue : QueueingHint::Skip;
+      }
+    }
+    if (!podgroup::same_group(pod, *added)) return QueueingHint::Skip;
     return quorum_after_add(*added) ? QueueingHint::Queue : QueueingHint::Skip;
   };
   ClusterEventWithHint workload_added;
@@ -108,9 +175,13 @@ std::vector<ClusterEventWithHint> GangScheduling::events_to_register() const {
   // v1.37: PodGroup/Add of the pod's PodGroup, and PodGroup/Update when a gang's minCount drops
   // (isSchedulableAfterPodGroupAdded / isSchedulableAfterPodGroupUpdated; the policy's kind is
   // fixed at creation, and a minCount that did not decrease lets no waiting pod through).
-  const auto names_pod_group = [](const api::Pod& pod, const api::schedulingv1beta1::PodGroup& pg) {
+  // With CompositePodGroup, upstream's areSameHierarchy: a PodGroup of the pod's tree.
+  const auto names_pod_group = [this](const api::Pod& pod, const api::schedulingv1beta1::PodGroup& pg) {
     const std::string* name = podgroup::pod_group_name(pod);
-    return name != nullptr && *name == pg.metadata.name.view() && pod.metadata.namespace_ == pg.metadata.namespace_;
+    if (name == nullptr) return false;
+    if (*name == pg.metadata.name.view() && pod.metadata.namespace_ == pg.metadata.namespace_) return true;
+    return groups_.hierarchies() &&
+           same_hierarchy(groups_, pod, podgroup::HierarchyKey::pod_group(pg.metadata.namespace_, pg.metadata.name.view()));
   };
   ClusterEventWithHint pod_group_added;
   pod_group_added.event = ClusterEvent{framework::EventResource::PodGroup, framework::kAdd, {}};
@@ -131,7 +202,23 @@ std::vector<ClusterEventWithHint> GangScheduling::events_to_register() const {
     if (!old_gang || !new_gang || new_gang->minCount >= old_gang->minCount) return QueueingHint::Skip;
     return QueueingHint::Queue;
   };
-  return {std::move(pod_added), std::move(workload_added), std::move(pod_group_added), std::move(pod_group_updated)};
+  std::vector<ClusterEventWithHint> out{std::move(pod_added), std::move(workload_added), std::move(pod_group_added),
+                                        std::move(pod_group_updated)};
+  if (groups_.hierarchies()) {
+    // v1.37: CompositePodGroup/Add of the pod's tree (isSchedulableAfterCompositePodGroupAdded).
+    ClusterEventWithHint composite_added;
+    composite_added.event = ClusterEvent{framework::EventResource::CompositePodGroup, framework::kAdd, {}};
+    composite_added.hint = [this](const api::Pod& pod, const std::shared_ptr<const void>&,
+                                  const std::shared_ptr<const void>& newObj) {
+      const auto* c = static_cast<const api::schedulingv1alpha3::CompositePodGroup*>(newObj.get());
+      if (c == nullptr || !podgroup::pod_group_name(pod)) return QueueingHint::Skip;
+      return same_hierarchy(groups_, pod, podgroup::HierarchyKey::composite(c->metadata.namespace_, c->metadata.name.view()))
+                 ? QueueingHint::Queue
+                 : QueueingHint::Skip;
+    };
+    out.push_back(std::move(composite_added));
+  }
+  return out;
 }
 
 void group_keys_of_pod(const api::Pod& pod, std::vector<std::string>& out) {

@@ -1,0 +1,302 @@
+// The pod-group cycle over a CompositePodGroup tree (gate CompositePodGroup, KEP-6012, v1.37 alpha).
+//
+// Upstream (kubernetes/kubernetes master as the search index holds it, July 2026): GangScheduling's
+// preEnqueueWithHierarchies lets a tree's pods in only once the root composite has minGroupCount
+// ready children (HierarchyTracker), and getMinCount makes a composite's PlacementFeasible count
+// child groups against minGroupCount with the PodGroup's words ("minCount (2) cannot be satisfied:
+// 1 scheduled, 0 remaining"). The queue's workload_forest pops a tree as one entity; here the
+// popped member's cycle takes every queued member of every PodGroup under the root
+// (PriorityQueue::pop_group_members with a predicate over the tree's PodGroups).
+//
+// How the tree is placed (ksched's reading; upstream's tree algorithm was not in the sources at
+// hand): depth first in the tree's order (Manager::tree: composites, then PodGroups, each by name),
+// each PodGroup with place_group_members as a single gang (its members in queue order, its own
+// minCount by PlacementFeasible; members placed before the cycle counted). A PodGroup that cannot
+// reach its minimum is undone at once, so its siblings see the room it took; a composite that ends
+// with fewer than minGroupCount feasible children has its whole subtree undone, and its parent
+// counts it as not feasible. The root feasible: every member still assumed gets Permit and a
+// binding, all the others go back to the queue; otherwise every member goes back Unschedulable with
+// the root's message. A PodGroup with no queued member counts as feasible when minCount of its
+// pods are already bound or assumed (a child placed by an earlier cycle).
+//
+// Not done: workload-aware preemption for a tree (a tree that does not fit waits), topology-aware
+// placement of a tree (TopologyAwareWorkloadScheduling is not asked), and basic PodGroups of a tree
+// are placed as gangs of minimum 1.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "scheduler/plugins/gangscheduling/gangscheduling.h"
+#include "scheduler/podgroup/metrics.h"
+#include "scheduler/scheduler.h"
+#include "util/log.h"
+
+namespace ksched::scheduler {
+
+using framework::Status;
+
+namespace {
+
+// A tree node's outcome in this cycle.
+struct NodeOutcome {
+  bool feasible = false;
+  Status status;  // the node's own verdict (Unschedulable with its message when not feasible)
+};
+
+Status cannot_be_satisfied(int min, int scheduled, int remaining) {
+  // Upstream's PlacementFeasible words, which getMinCount gives a composite too.
+  return Status::unschedulable(
+             fmt::format("minCount ({}) cannot be satisfied: {} scheduled, {} remaining", min, scheduled, remaining))
+      .with_plugin(plugins::gangscheduling::kName);
+}
+
+}  // namespace
+
+void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::QueuedPodInfoPtr& first,
+                                        const podgroup::HierarchyKey& root) {
+  const auto start = clock_->now();
+  const api::Pod& first_pod = first->pod();
+  std::optional<podgroup::Tree> tree = pod_groups_->tree(root);
+  if (!tree) {
+    // The root left between PreEnqueue and now: wait for the tree again.
+    Status s = Status::unresolvable(fmt::format("waiting for composite pod group \"{}\" tree to meet quorum", root.name))
+                   .with_plugin(plugins::gangscheduling::kName);
+    first->unschedulablePlugins.insert(std::string(plugins::gangscheduling::kName));
+    handle_scheduling_failure(fwk, first, s, std::nullopt, framework::NominatingInfo::cleared(), start);
+    return;
+  }
+  const std::size_t n = tree->nodes.size();
+  // The tree's PodGroups by name (one namespace).
+  std::unordered_map<std::string_view, std::size_t> pod_group_node;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (tree->nodes[i].key.kind == podgroup::HierarchyKey::Kind::PodGroup) pod_group_node.emplace(tree->nodes[i].key.name, i);
+  }
+  auto node_of = [&](const api::Pod& p) -> std::optional<std::size_t> {
+    const std::string* name = podgroup::pod_group_name(p);
+    if (name == nullptr || p.metadata.namespace_.view() != root.ns) return std::nullopt;
+    auto it = pod_group_node.find(*name);
+    if (it == pod_group_node.end()) return std::nullopt;
+    return it->second;
+  };
+  std::vector<std::vector<GroupMember>> members(n);
+  if (auto i = node_of(first_pod)) {
+    members[*i].emplace_back().popped = first;
+  } else {
+    // The popped pod's PodGroup moved out of the tree since PreEnqueue: retry it on its own.
+    handle_scheduling_failure(fwk, first, Status::unschedulable("pod group moved out of its composite pod group tree"),
+                              std::nullopt, framework::NominatingInfo::cleared(), start);
+    return;
+  }
+  for (auto& q : queue_->pop_group_members([&](const api::Pod& p) {
+         return p.spec.schedulerName == first_pod.spec.schedulerName && node_of(p).has_value();
+       })) {
+    if (skip_pod_schedule(q->pod())) {
+      queue_->done(q->pod().metadata.uid);
+      continue;
+    }
+    members[*node_of(q->pod())].emplace_back().popped = std::move(q);
+  }
+  for (auto& ms : members) {
+    // The first member stays at the head of its group; the others follow in the queue's order.
+    const bool has_first = !ms.empty() && ms.front().popped == first;
+    std::sort(ms.begin() + (has_first ? 1 : 0), ms.end(),
+              [&](const GroupMember& a, const GroupMember& b) { return fwk.queue_sort_less(*a.popped, *b.popped); });
+  }
+  if (auto v = log::V(4); v.enabled()) {
+    std::size_t total = 0;
+    for (const auto& ms : members) total += ms.size();
+    v.info("Attempting to schedule a composite pod group tree",
+           {{"compositePodGroup", root.ns + "/" + root.name}, {"groups", std::to_string(n)}, {"members", std::to_string(total)}});
+  }
+
+  std::vector<NodeOutcome> outcome(n);
+  Status error;  // a member's attempt failed with an error: the whole tree stops
+  auto undo_subtree = [&](std::size_t i, auto& self) -> void {
+    for (int c : tree->nodes[i].children) self(static_cast<std::size_t>(c), self);
+    undo_group_members(fwk, members[i]);
+  };
+  // Depth first; returns whether node i is feasible.
+  auto place = [&](std::size_t i, auto& self) -> bool {
+    const podgroup::TreeNode& node = tree->nodes[i];
+    if (node.key.kind == podgroup::HierarchyKey::Kind::PodGroup) {
+      int scheduled = 0;
+      for (const auto& p : pod_groups_->pods(node.key.ns + "/" + node.key.name)) {
+        if (!p->spec.nodeName.empty() || cache_->is_assumed_pod(*p)) ++scheduled;
+      }
+      if (members[i].empty()) {
+        outcome[i].feasible = scheduled >= node.min;
+        if (!outcome[i].feasible) outcome[i].status = cannot_be_satisfied(node.min, scheduled, 0);
+        return outcome[i].feasible;
+      }
+      GroupPlacement placed = place_group_members(fwk, members[i], scheduled, /*dry_run=*/false);
+      if (!placed.error.is_success()) {
+        error = placed.error;
+        outcome[i].status = placed.error;
+        return false;
+      }
+      outcome[i].feasible = placed.feasible.is_success();
+      outcome[i].status = placed.feasible;
+      if (!outcome[i].feasible) undo_group_members(fwk, members[i]);
+      return outcome[i].feasible;
+    }
+    // A CompositePodGroup: minGroupCount feasible children (upstream getMinCount), stopping as soon
+    // as the children left cannot bring it there.
+    const int total = static_cast<int>(node.children.size());
+    int scheduled = 0;
+    int remaining = total;
+    outcome[i].status = {};
+    for (int c : node.children) {
+      if (scheduled + remaining < node.min) break;
+      const bool ok = self(static_cast<std::size_t>(c), self);
+      if (!error.is_success()) return false;
+      --remaining;
+      if (ok) ++scheduled;
+    }
+    outcome[i].feasible = scheduled >= node.min;
+    if (!outcome[i].feasible) {
+      outcome[i].status = cannot_be_satisfied(node.min, scheduled, remaining);
+      undo_subtree(i, undo_subtree);
+    }
+    return outcome[i].feasible;
+  };
+  const bool root_feasible = place(0, place);
+
+  podgroup::PodGroupMetrics* group_metrics = opts_.pod_group_metrics;
+  auto record_attempt = [&](const char* result) {
+    if (group_metrics) group_metrics->attempt(result, fwk.profile_name(), metrics::seconds_since(start, clock_->now()));
+  };
+
+  // Why node i's members were not placed: its own verdict, or the nearest composite above it that
+  // was not feasible (a child it never reached leaves no verdict of its own).
+  auto why_not = [&](std::size_t i) -> Status {
+    for (int a = static_cast<int>(i); a >= 0; a = tree->nodes[static_cast<std::size_t>(a)].parent) {
+      const NodeOutcome& o = outcome[static_cast<std::size_t>(a)];
+      if (!o.feasible && !o.status.is_success()) return o.status;
+    }
+    return Status::unschedulable("composite pod group tree not scheduled").with_plugin(plugins::gangscheduling::kName);
+  };
+  // Whether node i and every composite above it were feasible.
+  auto placed = [&](std::size_t i) {
+    for (int a = static_cast<int>(i); a >= 0; a = tree->nodes[static_cast<std::size_t>(a)].parent) {
+      if (!outcome[static_cast<std::size_t>(a)].feasible) return false;
+    }
+    return true;
+  };
+
+  if (error.is_success() && root_feasible) {
+    record_attempt(metrics::kScheduled);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (auto& m : members[i]) {
+        if (!m.assumed) {
+          // It did not fit (its group met its minimum without it), or its group or a composite
+          // above it was undone: back to the queue, rejected by its own plugins or by the group's.
+          if (m.fit) {
+            handle_scheduling_failure(fwk, m.popped, m.status, m.fit, m.result.nominatingInfo, start);
+          } else {
+            m.popped->unschedulablePlugins.insert(std::string(plugins::gangscheduling::kName));
+            handle_scheduling_failure(fwk, m.popped, Status(framework::Code::Unschedulable, why_not(i).message()),
+                                      std::nullopt, framework::NominatingInfo::cleared(), start);
+          }
+          continue;
+        }
+        const api::Pod& assumed = m.assumed->pod();
+        const std::string& host = m.result.suggestedHost;
+        queue_->nominator().delete_nominated_pod_if_exists(assumed);
+        const auto t = clock_->now();
+        Status ps = fwk.run_permit_plugins(*m.state, assumed, host);
+        observe("Permit", ps, fwk, t);
+        if (!ps.is_success() && !ps.is_wait()) {
+          fwk.run_reserve_plugins_unreserve(*m.state, assumed, host);
+          if (auto fr = cache_->forget_pod(assumed); !fr.ok()) log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
+          algorithm_->pod_failed(fwk);
+          std::optional<framework::FitError> fit;
+          Status s = ps;
+          if (ps.is_rejected()) {
+            fit = framework::FitError::on_node(m.popped->podInfo->pod, host, ps);
+            s = Status(ps.code(), fit->error());
+          }
+          handle_scheduling_failure(fwk, m.popped, s, fit, framework::NominatingInfo::cleared(), start);
+          continue;
+        }
+        if (auto pods = m.pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
+        CycleOutcome cycle;
+        cycle.status = {};
+        cycle.result = std::move(m.result);
+        cycle.pod_info = std::move(m.assumed);
+        cycle.waits_on_permit = ps.is_wait();
+        submit_binding(fwk, std::move(m.state), std::move(cycle), start, std::move(m.pods_to_activate));
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const Status s = placed(i) ? Status{} : why_not(i);
+      if (tree->nodes[i].composite) {
+        write_composite_pod_group_condition(tree->nodes[i].composite, s);
+      } else if (!members[i].empty()) {
+        // A PodGroup with no member in this cycle keeps what its own earlier cycle wrote.
+        write_pod_group_condition(members[i].front().popped->pod(), s);
+      }
+    }
+    return;
+  }
+
+  // Not feasible (or an error): nothing stays assumed, every member goes back.
+  for (std::size_t i = 0; i < n; ++i) undo_group_members(fwk, members[i]);
+  algorithm_->pod_failed(fwk);
+  record_attempt(error.is_success() ? metrics::kUnschedulable : metrics::kError);
+  const Status tree_status = !error.is_success() ? error : Status(framework::Code::Unschedulable, outcome[0].status.message());
+  for (std::size_t i = 0; i < n; ++i) {
+    for (auto& m : members[i]) {
+      if (m.fit) {
+        m.popped->unschedulablePlugins = m.fit->diagnosis.unschedulablePlugins;
+        m.popped->pendingPlugins = m.fit->diagnosis.pendingPlugins;
+      }
+      if (error.is_success()) m.popped->unschedulablePlugins.insert(std::string(plugins::gangscheduling::kName));
+      handle_scheduling_failure(fwk, m.popped, tree_status, std::nullopt, framework::NominatingInfo::cleared(), start);
+    }
+    if (tree->nodes[i].composite) {
+      write_composite_pod_group_condition(tree->nodes[i].composite, tree_status);
+    } else if (!members[i].empty()) {
+      write_pod_group_condition(members[i].front().popped->pod(), tree_status);
+    }
+  }
+}
+
+void Scheduler::write_composite_pod_group_condition(const podgroup::CompositePodGroupPtr& cpg, const Status& outcome) {
+  namespace sb1 = api::schedulingv1beta1;
+  if (!cpg) return;
+  // The newest object the informer showed (the one in the tree may predate an earlier write).
+  const podgroup::CompositePodGroupPtr current =
+      pod_groups_ ? pod_groups_->composite(cpg->metadata.namespace_, cpg->metadata.name) : nullptr;
+  const auto& obj = current ? *current : *cpg;
+  api::Condition c;
+  c.type = std::string(sb1::kCompositePodGroupInitiallyScheduled);
+  if (outcome.is_success()) {
+    c.status = "True";
+    c.reason = "Scheduled";
+  } else {
+    c.status = "False";
+    c.reason = std::string(outcome.is_error() ? sb1::kReasonSchedulerError : sb1::kReasonUnschedulable);
+    c.message = outcome.message();
+  }
+  const api::Condition* old = nullptr;
+  for (const auto& oc : obj.status.conditions)
+    if (oc.type == c.type) old = &oc;
+  // Terminal once True (upstream's API comment); nothing to write when it would not change.
+  if (old && (old->status == "True" || (old->status == c.status && old->reason == c.reason && old->message == c.message))) {
+    return;
+  }
+  if (old && old->status == c.status) {
+    c.lastTransitionTime = old->lastTransitionTime;
+  } else {
+    c.lastTransitionTime = api::Time{
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->wall_now().time_since_epoch()).count() /
+        1'000'000'000 * 1'000'000'000};
+  }
+  if (Status s = client_->patch_composite_pod_group_status(obj.metadata.namespace_, obj.metadata.name, c);
+      !s.is_success()) {
+    log::error("Error updating CompositePodGroup status",
+               {{"compositePodGroup", std::string(obj.metadata.name.view())}, {"err", s.message()}});
+  }
+}
+
+}  // namespace ksched::scheduler
