@@ -122,10 +122,6 @@ struct QueuedGroupInfo {
   // unschedulable attempt, which resets the error count, as upstream).
   bool requeuedSincePop = true;
   bool cycleCountedAsError = false;
-  // The group was handed to a pod-group cycle (PriorityQueue::pop_group_members) whose outcome is not
-  // reported yet: a member arriving meanwhile is held apart until it is (upstream's
-  // pendingPodGroupPods).
-  bool inCycle = false;
 };
 
 // A pod waiting in the scheduling queue.

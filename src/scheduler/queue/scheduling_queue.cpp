@@ -199,7 +199,7 @@ void PriorityQueue::record_group_failure_locked(const QueuedPodInfo& p) {
 }
 
 bool PriorityQueue::hold_if_group_in_cycle_locked(const QueuedPodInfoPtr& p) {
-  if (!p->group || !p->group->inCycle) return false;
+  if (!p->group || p->group != in_cycle_group_) return false;
   // Upstream addPodGroupMember: the group is the entity last popped, so the member waits for it to
   // be requeued (pendingPodGroupPods) instead of being tried on its own meanwhile.
   held_[pod_group_key(p->pod(), *pod_group_name_of(p->pod()))].push_back(p);
@@ -807,7 +807,7 @@ std::vector<QueuedPodInfoPtr> PriorityQueue::pop_group_members(const QueuedPodIn
   std::vector<QueuedPodInfoPtr> out;
   std::lock_guard l(mu_);
   // The group is in its cycle until pod_group_cycle_done: members arriving meanwhile are held.
-  if (first && first->group) first->group->inCycle = true;
+  if (first && first->group) in_cycle_group_ = first->group;
   if (closed_) return out;
   // Every queued member that PreEnqueue lets in, wherever it waits: a member left in
   // unschedulablePods (it fitted, but its group did not) would otherwise wait for an event that
@@ -836,7 +836,7 @@ void PriorityQueue::pod_group_cycle_done(const QueuedPodInfoPtr& first, bool pla
   std::lock_guard l(mu_);
   if (!first || !first->group) return;
   auto& g = *first->group;
-  g.inCycle = false;
+  if (in_cycle_group_ == first->group) in_cycle_group_.reset();
   auto it = held_.find(pod_group_key(first->pod(), *pod_group_name_of(first->pod())));
   if (it == held_.end()) return;
   std::vector<QueuedPodInfoPtr> held = std::move(it->second);

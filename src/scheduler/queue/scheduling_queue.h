@@ -150,7 +150,8 @@ class PriorityQueue final : public framework::PodNominator {
   // unschedulablePods, but not a pod PreEnqueue gates) and marks each popped and in flight, as
   // pop() does. Called right after pop() returned `first`; `in_group` runs under the queue's lock.
   // From here until pod_group_cycle_done(first) the group (first's PodGroup record, if it has one)
-  // is in its cycle, and members added meanwhile are held.
+  // is in its cycle, and members added meanwhile are held. One group at a time: a later call
+  // replaces the group in its cycle (upstream's last popped entity).
   std::vector<QueuedPodInfoPtr> pop_group_members(const QueuedPodInfoPtr& first,
                                                   const std::function<bool(const api::Pod&)>& in_group);
   // The pod-group cycle that pop_group_members(first, ...) began is over, after its members were
@@ -319,6 +320,9 @@ class PriorityQueue final : public framework::PodNominator {
   std::unordered_map<std::string, std::weak_ptr<framework::QueuedGroupInfo>> groups_;
   std::uint64_t group_seq_ = 0;
   std::size_t groups_sweep_at_ = 64;
+  // The group whose pod-group cycle runs (pop_group_members to pod_group_cycle_done), as upstream's
+  // last popped entity: the scheduler runs one cycle at a time.
+  std::shared_ptr<framework::QueuedGroupInfo> in_cycle_group_;
   // PodGroup key -> the members that arrived while the group was in its cycle, in arrival order
   // (upstream pendingPodGroupMemberPods). Empty but while a group's cycle runs.
   std::unordered_map<std::string, std::vector<QueuedPodInfoPtr>> held_;
