@@ -604,10 +604,9 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
   if (!is_event_of_interest_locked(e)) return;
   bool activated = false;
   std::vector<QueuedPodInfoPtr> mates;
-  // Members moved with a mate earlier in `pods`: empty (and never searched) until a group moves.
-  std::unordered_set<const QueuedPodInfo*> moved_mates;
   for (const auto& p : pods) {
-    if (!moved_mates.empty() && p->group && moved_mates.count(p.get()) != 0) continue;
+    // Moved already with a member of its group that came earlier in `pods`.
+    if (p->group && !unschedulable_.count(api::key_of(p->pod()))) continue;
     // A gated pod moves only on an event its gating PreEnqueue plugin registered (upstream v1.35:
     // DynamicResources waits for its claims' informer events); SchedulingGates registers none but
     // the pod's own update, so pods it gates cost no hint here.
@@ -641,10 +640,7 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
             s = Strategy::Immediately;
         }
       }
-      for (const auto& m : mates) {
-        moved_mates.insert(m.get());
-        move(m);
-      }
+      for (const auto& m : mates) move(m);
     }
     move(p);
   }
