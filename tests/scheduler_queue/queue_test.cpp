@@ -1181,50 +1181,6 @@ TEST_F(QueueTest, AHeldMemberComesBackWithItsLatestObject) {
   EXPECT_EQ(got->pod().spec.priority, 5);
 }
 
-// Upstream isEntityWorthRequeuing and unschedulableEntities: a group waits as one entity, and an
-// event that one member's rejector wants moves the whole group ("if any pod is worth requeuing, the
-// whole group is worth it"), the member rejected by a plugin that ignores the event included; the
-// best strategy among them decides (a Pending rejector's Queue: activeQ at once for all).
-TEST_F(QueueTest, AnEventThatMovesOneUnschedulableMemberMovesItsWholeGroup) {
-  group_ordering = true;
-  set_pod_group_priority("pg", 0);
-  set_pod_group_priority("other", 0);
-  auto q = make_queue();
-  q->add(make_pg_pod("a", "pg"));
-  q->add(make_pg_pod("b", "pg"));
-  q->add(make_pg_pod("o", "other"));
-  auto members = pop_group(*q);
-  ASSERT_EQ(members.size(), 2u);
-  members[0]->unschedulablePlugins.insert("NodeFit");
-  members[1]->unschedulablePlugins.insert("VolumeFit");  // registered no node event
-  for (auto& m : members) ASSERT_TRUE(q->add_unschedulable_if_not_present(m, 0).ok());
-  q->pod_group_cycle_done(members[0], /*placed=*/false);
-  auto other = pop_group(*q);
-  ASSERT_EQ(other.size(), 1u);
-  other[0]->unschedulablePlugins.insert("VolumeFit");
-  ASSERT_TRUE(q->add_unschedulable_if_not_present(other[0], 0).ok());
-  ASSERT_EQ(q->counts().unschedulable, 3u);
-
-  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
-  EXPECT_EQ(q->where(*make_pg_pod("a", "pg")), QueueName::Backoff);
-  EXPECT_EQ(q->where(*make_pg_pod("b", "pg")), QueueName::Backoff) << "moved with its group";
-  EXPECT_EQ(q->where(*make_pg_pod("o", "other")), QueueName::Unschedulable) << "another group stays";
-
-  // A Pending rejector's Queue sends the whole group to activeQ at once.
-  clock.step(30s);
-  q->flush_backoff_q_completed();
-  members = pop_group(*q);
-  ASSERT_EQ(members.size(), 2u);
-  members[0]->unschedulablePlugins.insert("VolumeFit");
-  members[1]->pendingPlugins.insert("NodeFit");
-  for (auto& m : members) ASSERT_TRUE(q->add_unschedulable_if_not_present(m, 0).ok());
-  q->pod_group_cycle_done(members[0], /*placed=*/false);
-  ASSERT_EQ(q->where(*make_pg_pod("a", "pg")), QueueName::Unschedulable);
-  q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
-  EXPECT_EQ(q->where(*make_pg_pod("a", "pg")), QueueName::Active);
-  EXPECT_EQ(q->where(*make_pg_pod("b", "pg")), QueueName::Active);
-}
-
 TEST(KeyedHeap, AgreesWithAnOrderedReferenceUnderRandomChanges) {
   using Item = std::pair<std::string, int>;  // key, priority (lower first; ties by key)
   auto less = [](const Item& a, const Item& b) { return a.second != b.second ? a.second < b.second : a.first < b.first; };

@@ -326,7 +326,6 @@ void PriorityQueue::unschedulable_put_locked(const QueuedPodInfoPtr& p) {
   unschedulable_erase_locked(key);
   auto& e = unschedulable_.emplace(key, UnschedEntry{p, p->gated, {}}).first->second;
   if (p->gated) ++gated_count_;
-  if (p->group) unschedulable_groups_[p->group.get()].push_back(key);
   index_unschedulable_locked(key, e);
 }
 
@@ -335,17 +334,6 @@ void PriorityQueue::unschedulable_erase_locked(const std::string& key) {
   if (it == unschedulable_.end()) return;
   if (it->second.gated) --gated_count_;
   unindex_unschedulable_locked(key, it->second);
-  if (const auto* g = it->second.p->group.get()) {
-    auto git = unschedulable_groups_.find(g);
-    if (git != unschedulable_groups_.end()) {
-      auto& keys = git->second;
-      if (auto f = std::find(keys.begin(), keys.end(), key); f != keys.end()) {
-        *f = std::move(keys.back());
-        keys.pop_back();
-      }
-      if (keys.empty()) unschedulable_groups_.erase(git);
-    }
-  }
   unschedulable_.erase(it);
 }
 
@@ -603,10 +591,7 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
                                      const std::shared_ptr<const void>& new_obj) {
   if (!is_event_of_interest_locked(e)) return;
   bool activated = false;
-  std::vector<QueuedPodInfoPtr> mates;
   for (const auto& p : pods) {
-    // Moved already with a member of its group that came earlier in `pods`.
-    if (p->group && !unschedulable_.count(api::key_of(p->pod()))) continue;
     // A gated pod moves only on an event its gating PreEnqueue plugin registered (upstream v1.35:
     // DynamicResources waits for its claims' informer events); SchedulingGates registers none but
     // the pod's own update, so pods it gates cost no hint here.
@@ -617,32 +602,13 @@ void PriorityQueue::move_pods_locked(const std::vector<QueuedPodInfoPtr>& pods, 
         v.info("Event is not making pod schedulable", {{"pod", api::key_of(p->pod())}, {"event", e.label}});
       continue;
     }
-    auto move = [&](const QueuedPodInfoPtr& m) {
-      unschedulable_erase_locked(api::key_of(m->pod()));
-      QueueName q = requeue_via_hint_locked(m, s, e.label);
-      if (auto v = log::V(4); v.enabled()) {
-        v.info("Pod moved to an internal scheduling queue",
-               {{"pod", api::key_of(m->pod())}, {"event", e.label}, {"queue", queue_label(q)}});
-      }
-      if (q == QueueName::Active || (opts_.pop_from_backoff_q && q == QueueName::Backoff)) activated = true;
-    };
-    // A group's member: its unschedulable mates go with it, as the best of their hints says
-    // (upstream isEntityWorthRequeuing on the group entity). A gated mate waits for its own events.
-    // A plain pod moves alone, without this lookup.
-    if (p->group) {
-      mates.clear();
-      if (auto git = unschedulable_groups_.find(p->group.get()); git != unschedulable_groups_.end()) {
-        for (const auto& k : git->second) {
-          const QueuedPodInfoPtr& m = unschedulable_.at(k).p;
-          if (m == p || m->gated) continue;
-          mates.push_back(m);
-          if (s != Strategy::Immediately && is_pod_worth_requeuing_locked(*m, e, old_obj, new_obj) == Strategy::Immediately)
-            s = Strategy::Immediately;
-        }
-      }
-      for (const auto& m : mates) move(m);
+    unschedulable_erase_locked(api::key_of(p->pod()));
+    QueueName q = requeue_via_hint_locked(p, s, e.label);
+    if (auto v = log::V(4); v.enabled()) {
+      v.info("Pod moved to an internal scheduling queue",
+             {{"pod", api::key_of(p->pod())}, {"event", e.label}, {"queue", queue_label(q)}});
     }
-    move(p);
+    if (q == QueueName::Active || (opts_.pop_from_backoff_q && q == QueueName::Backoff)) activated = true;
   }
   // A pod in flight may be rejected later; remember the event so its requeue can consider it.
   record_event_if_any_in_flight_locked(e, old_obj, new_obj);

@@ -15,8 +15,7 @@
 // framework::QueuedGroupInfo per PodGroup (made when the first member enters the queue, dropped
 // with its last queued or in-flight member), so they sort as their group — the PodGroup's priority,
 // the group's timestamp — and back off as it: one failed cycle is one count of the group's, and the
-// members' backoff ends together; an event that moves one of a group's unschedulable members moves
-// them all, as the best of their hints says (upstream isEntityWorthRequeuing). A member that arrives while its group is in a pod-group cycle
+// members' backoff ends together. A member that arrives while its group is in a pod-group cycle
 // (handed over by pop_group_members) is held apart, neither queued nor in flight, and re-enters
 // with the group when the cycle's outcome is reported (pod_group_cycle_done): to activeQ if the
 // group was placed, after the group's backoff if it failed (upstream's pendingPodGroupPods and
@@ -328,9 +327,6 @@ class PriorityQueue final : public framework::PodNominator {
   // (upstream pendingPodGroupMemberPods). Empty but while a group's cycle runs.
   std::unordered_map<std::string, std::vector<QueuedPodInfoPtr>> held_;
   std::size_t held_count_ = 0;
-  // A group's record -> its members in unschedulablePods (keys): an event that moves one moves them
-  // all (upstream's unschedulableEntities hold the group as one entity). Only members with a record.
-  std::unordered_map<const framework::QueuedGroupInfo*, std::vector<std::string>> unschedulable_groups_;
 
   std::list<InFlightEntry> in_flight_events_;
   std::unordered_map<std::string, std::list<InFlightEntry>::iterator> in_flight_pods_;
