@@ -141,7 +141,16 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
   const api::Pod& first_pod = first->pod();
   std::vector<GroupMember> members(1);
   members[0].popped = first;
-  for (auto& q : queue_->pop_group_members([&](const api::Pod& p) {
+  // Members created during this cycle are held by the queue; they re-enter with the cycle's outcome,
+  // reported once every member is requeued or sent to binding (upstream
+  // AddAttemptedPodGroupIfNotPresent at the end of the pod-group cycle).
+  struct ReportOutcome {
+    queue::PriorityQueue& q;
+    const queue::QueuedPodInfoPtr& first;
+    bool placed = false;
+    ~ReportOutcome() { q.pod_group_cycle_done(first, placed); }
+  } outcome{*queue_, first};
+  for (auto& q : queue_->pop_group_members(first, [&](const api::Pod& p) {
          return p.spec.schedulerName == first_pod.spec.schedulerName && podgroup::same_group(p, first_pod);
        })) {
     if (skip_pod_schedule(q->pod())) {
@@ -217,6 +226,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
       handle_scheduling_failure(fwk, m.popped, m.status, m.fit, m.result.nominatingInfo, start);
     }
     write_pod_group_condition(first_pod, {});
+    outcome.placed = true;
     return;
   }
 

@@ -39,13 +39,41 @@ config::Features gang_features() {
   return f;
 }
 
+// A Reserve plugin that runs the test's hook once, in the middle of a scheduling cycle (the first
+// member reserved), as an informer event would arrive while the cycle runs.
+class MidCycleHook final : public framework::ReservePlugin {
+ public:
+  explicit MidCycleHook(std::function<void()>* hook) : hook_(hook) {}
+  std::string_view name() const override { return "MidCycleHook"; }
+  framework::Status reserve(framework::CycleState&, const api::Pod&, const std::string&) override {
+    if (*hook_) {
+      auto run = std::move(*hook_);
+      *hook_ = nullptr;
+      run();
+    }
+    return {};
+  }
+  void unreserve(framework::CycleState&, const api::Pod&, const std::string&) override {}
+
+ private:
+  std::function<void()>* hook_;
+};
+
 class PodGroupCycleTest : public ::testing::Test {
  protected:
   void SetUp() override { start_scheduler(11); }
   void start_scheduler(std::uint64_t seed) {
     auto o = test_scheduler_options(clock, metrics, seed, /*binding_workers=*/2);
     o.pod_group_metrics = &group_metrics;
-    auto s = Scheduler::create(config::default_configuration(), new_in_tree_registry(), client, lister, o);
+    auto cfg = config::default_configuration();
+    auto reg = new_in_tree_registry();
+    if (with_mid_cycle_hook) {
+      auto plugin = std::make_shared<MidCycleHook>(&mid_cycle);
+      (void)reg.add("MidCycleHook", [plugin](const framework::PluginArgs&, framework::Handle&)
+                                        -> util::Result<std::shared_ptr<framework::Plugin>> { return std::shared_ptr<framework::Plugin>(plugin); });
+      cfg.profiles.front().plugins.reserve.enabled.push_back({"MidCycleHook", std::nullopt});
+    }
+    auto s = Scheduler::create(cfg, reg, client, lister, o);
     ASSERT_TRUE(s.ok()) << s.error();
     sched = std::move(*s);
     ASSERT_NE(sched->pod_group_manager(), nullptr);
@@ -218,6 +246,8 @@ class PodGroupCycleTest : public ::testing::Test {
     return msg;
   }
 
+  bool with_mid_cycle_hook = false;  // start_scheduler adds MidCycleHook running `mid_cycle`
+  std::function<void()> mid_cycle;
   config::ScopedFeatures gates{gang_features()};
   util::FakeClock clock;
   testing::FakeClusterLister lister;
@@ -930,6 +960,69 @@ TEST_F(PodGroupCycleTest, APodGroupWithPreemptionPolicyNeverNeverPreempts) {
   for (const auto& e : client.events()) by_rude = by_rude || e.note == "Preempted by podgroup uid-rude on node cluster";
   EXPECT_TRUE(by_rude);
   EXPECT_EQ(apply_deletes(), (std::vector<std::string>{"low-0"}));
+}
+
+// Upstream addPodGroupMember (pendingPodGroupPods) and AddAttemptedPodGroupIfNotPresent: a member
+// created while its gang is in its cycle is held, neither queued nor tried on its own; the gang
+// fails (room for one of its two members), and the held member backs off with it instead of being
+// tried at once; once there is room the three are bound together in one cycle.
+TEST_F(PodGroupCycleTest, AMemberCreatedDuringItsGangsFailedCycleBacksOffWithTheGangAndIsBoundWithIt) {
+  with_mid_cycle_hook = true;
+  start_scheduler(11);
+  add_node("n1", "2");
+  sched->on_pod_group_add(MakePodGroup("pg", 2));
+  add_pg_member("m0", "pg", "2");
+  add_pg_member("m1", "pg", "2");
+  std::optional<std::size_t> held_mid_cycle;
+  bool queued_mid_cycle = true;
+  mid_cycle = [&] {
+    add_pg_member("m2", "pg", "2");
+    held_mid_cycle = sched->queue().counts().held;
+    queued_mid_cycle = sched->queue().where(*pods.at("m2")).has_value();
+  };
+  ASSERT_TRUE(sched->schedule_one_if_pending());  // the gang's cycle: m0 fits, m1 does not
+  ASSERT_TRUE(held_mid_cycle.has_value()) << "the hook did not run";
+  EXPECT_EQ(*held_mid_cycle, 1u);
+  EXPECT_FALSE(queued_mid_cycle);
+  EXPECT_EQ(client.binds().size(), 0u);
+  EXPECT_EQ(sched->queue().counts().held, 0u);
+  EXPECT_EQ(sched->queue().where(*pods.at("m2")), queue::QueueName::Backoff) << "backs off with its gang";
+  auto m2 = sched->queue().get(*pods.at("m2"));
+  auto m0 = sched->queue().get(*pods.at("m0"));
+  ASSERT_TRUE(m2 && m0);
+  EXPECT_EQ(m2->group, m0->group);
+  EXPECT_EQ(m2->group->unschedulableCount, 1) << "one failed attempt of the gang";
+
+  add_node("n2", "4");
+  let_time_pass();
+  ASSERT_TRUE(sched->schedule_one_if_pending());  // one cycle places the gang whole
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  EXPECT_EQ(client.binds().size(), 3u);
+}
+
+// Upstream TestScheduleOnePodGroup_FinishesAttemptWhenAllPoppedPodsAreAssumed ("pending member is
+// requeued"): a member created while its gang is being placed is held; when the gang is placed it
+// goes to activeQ and is bound next, beside the gang.
+TEST_F(PodGroupCycleTest, AMemberCreatedDuringItsGangsPlacedCycleIsQueuedAfterItAndBoundBesideIt) {
+  with_mid_cycle_hook = true;
+  start_scheduler(11);
+  add_node("n1", "8");
+  sched->on_pod_group_add(MakePodGroup("pg", 2));
+  add_pg_member("m0", "pg", "1");
+  add_pg_member("m1", "pg", "1");
+  std::optional<std::size_t> held_mid_cycle;
+  mid_cycle = [&] {
+    add_pg_member("m2", "pg", "1");
+    held_mid_cycle = sched->queue().counts().held;
+  };
+  ASSERT_TRUE(sched->schedule_one_if_pending());
+  ASSERT_TRUE(sched->wait_for_bindings(10s));
+  ASSERT_TRUE(held_mid_cycle.has_value()) << "the hook did not run";
+  EXPECT_EQ(*held_mid_cycle, 1u);
+  EXPECT_EQ(client.binds().size(), 2u);
+  EXPECT_EQ(sched->queue().where(*pods.at("m2")), queue::QueueName::Active);
+  run_cycles();
+  EXPECT_EQ(client.binds().size(), 3u);
 }
 
 }  // namespace

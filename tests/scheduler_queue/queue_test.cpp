@@ -844,7 +844,7 @@ TEST_F(QueueTest, PopGroupMembersTakesTheGroupFromEveryQueueButNotGatedPods) {
   auto first = q->try_pop();  // the group's head, as schedule_one pops it
   ASSERT_NE(first, nullptr);
   ASSERT_EQ(first->pod().metadata.name, "m-active");
-  auto rest = q->pop_group_members([&](const api::Pod& p) {
+  auto rest = q->pop_group_members(first, [&](const api::Pod& p) {
     return p.spec.workloadRef && p.spec.workloadRef->name == "job";
   });
   std::set<std::string> names = {first->pod().metadata.name};
@@ -938,7 +938,7 @@ TEST_F(QueueTest, AFailedGroupCycleIsOneBackoffAttemptOfTheGroup) {
     SCOPED_TRACE(attempt);
     auto head = q->try_pop();
     ASSERT_NE(head, nullptr);
-    auto members = q->pop_group_members([](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
+    auto members = q->pop_group_members(head, [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
     members.insert(members.begin(), head);
     ASSERT_EQ(members.size(), 3u);
     clock.step(1ms);  // each member requeued at its own time, as the cycle hands them back
@@ -977,7 +977,7 @@ TEST_F(QueueTest, AGroupAttemptIsAnErrorOnlyWhenNoMemberWasRejected) {
   q->add(make_pg_pod("g-1", "g"));
   auto pop_group = [&] {
     auto head = q->try_pop();
-    auto members = q->pop_group_members([](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
+    auto members = q->pop_group_members(head, [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
     members.insert(members.begin(), head);
     return members;
   };
@@ -1016,6 +1016,169 @@ TEST_F(QueueTest, AGroupLearnsItsPodGroupsPriorityWhenTheNextMemberEnters) {
   set_pod_group_priority("late", 100);
   q->add(make_pg_pod("m-1", "late"));
   EXPECT_EQ(pop_all(*q), (std::vector<std::string>{"m-0", "m-1", "plain-5"}));
+}
+
+// ---------------------------------------------------------------- members arriving during their group's cycle
+// Upstream's newest queue (scheduling_queue.go addPodGroupMember, pending_pod_group_pods.go at
+// 2cfae350, AddAttemptedPodGroupIfNotPresent): a member added while its group is the entity last
+// popped waits in pendingPodGroupPods and is requeued with the group when the group's cycle ends.
+
+// Pops the head as schedule_one does and hands over the rest of its group, as the pod-group cycle does.
+std::vector<QueuedPodInfoPtr> pop_group(PriorityQueue& q) {
+  auto head = q.try_pop();
+  if (!head) return {};
+  auto members = q.pop_group_members(head, [&](const api::Pod& p) {
+    return p.spec.schedulingGroup && p.spec.schedulingGroup->podGroupName == head->pod().spec.schedulingGroup->podGroupName;
+  });
+  members.insert(members.begin(), head);
+  return members;
+}
+
+std::vector<std::string> names_of(const std::vector<framework::PodPtr>& pods) {
+  std::vector<std::string> out;
+  for (const auto& p : pods) out.emplace_back(p->metadata.name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Upstream TestScheduleOnePodGroup_FinishesAttemptWhenAllPoppedPodsAreAssumed, case "pending member
+// is requeued": a member added while its group is in its cycle is held (PendingPodGroupPods), not
+// queued nor tried on its own; a member of another group and a plain pod are queued as usual. When
+// the group is placed the held member goes to activeQ and is popped next.
+TEST_F(QueueTest, AMemberAddedWhileItsGroupIsInItsCycleIsHeldUntilTheGroupIsPlaced) {
+  group_ordering = true;
+  set_pod_group_priority("pg", 0);
+  set_pod_group_priority("other", 0);
+  auto q = make_queue();
+  q->add(make_pg_pod("p1", "pg"));
+  auto members = pop_group(*q);
+  ASSERT_EQ(members.size(), 1u);
+  q->add(make_pg_pod("p2", "pg"));
+  q->add(make_pg_pod("o1", "other"));
+  EXPECT_EQ(q->counts().held, 1u);
+  EXPECT_EQ(names_of(q->pending_pod_group_pods()), (std::vector<std::string>{"p2"}));
+  EXPECT_FALSE(q->where(*make_pg_pod("p2", "pg")).has_value());
+  EXPECT_EQ(names_of(q->pending_pods()), (std::vector<std::string>{"o1", "p2"}));
+  EXPECT_EQ(pop_all(*q), (std::vector<std::string>{"o1"})) << "the held member is not tried on its own";
+
+  q->done(members[0]->pod().metadata.uid);  // p1 placed: bound
+  q->pod_group_cycle_done(members[0], /*placed=*/true);
+  EXPECT_EQ(q->counts().held, 0u);
+  EXPECT_TRUE(q->pending_pod_group_pods().empty());
+  EXPECT_EQ(q->where(*make_pg_pod("p2", "pg")), QueueName::Active);
+  auto next = q->try_pop();
+  ASSERT_NE(next, nullptr);
+  EXPECT_EQ(next->pod().metadata.name, "p2");
+  EXPECT_EQ(next->group, members[0]->group) << "it is queued as a member of its group";
+}
+
+// Upstream TestScheduleOnePodGroup_FinishesAttemptWhenAllPoppedPodsAreAssumed, case "later member
+// starts a new queued PodGroup": once the cycle's outcome is in, a new member is queued at once.
+TEST_F(QueueTest, AMemberAddedAfterItsGroupsCycleEndedIsQueuedAtOnce) {
+  group_ordering = true;
+  set_pod_group_priority("pg", 0);
+  auto q = make_queue();
+  q->add(make_pg_pod("p1", "pg"));
+  auto members = pop_group(*q);
+  ASSERT_EQ(members.size(), 1u);
+  q->done(members[0]->pod().metadata.uid);
+  q->pod_group_cycle_done(members[0], /*placed=*/true);
+  q->add(make_pg_pod("p2", "pg"));
+  EXPECT_EQ(q->counts().held, 0u);
+  EXPECT_EQ(q->where(*make_pg_pod("p2", "pg")), QueueName::Active);
+}
+
+// Upstream AddAttemptedPodGroupIfNotPresent after a failed cycle: the held member joins its group,
+// whose attempt was counted once by the members' requeue; it waits out the group's backoff (it is
+// not popped alone meanwhile, even with PopFromBackoffQ) and then brings the whole group back.
+TEST_F(QueueTest, AMemberHeldDuringAFailedCycleBacksOffWithItsGroup) {
+  group_ordering = true;
+  set_pod_group_priority("pg", 0);
+  auto q = make_queue();
+  q->add(make_pg_pod("p0", "pg"));
+  q->add(make_pg_pod("p1", "pg"));
+  auto members = pop_group(*q);
+  ASSERT_EQ(members.size(), 2u);
+  q->add(make_pg_pod("p2", "pg"));
+  ASSERT_EQ(q->counts().held, 1u);
+  clock.step(1ms);
+  for (auto& m : members) {
+    m->unschedulablePlugins.insert("NodeFit");
+    ASSERT_TRUE(q->add_unschedulable_if_not_present(m, q->scheduling_cycle()).ok());
+  }
+  const auto& g = *members[0]->group;
+  EXPECT_EQ(g.unschedulableCount, 1);
+  q->pod_group_cycle_done(members[0], /*placed=*/false);
+  EXPECT_EQ(g.unschedulableCount, 1) << "the held member does not count another attempt";
+  EXPECT_EQ(q->counts().held, 0u);
+  EXPECT_EQ(q->where(*make_pg_pod("p2", "pg")), QueueName::Backoff);
+  auto held = q->get(*make_pg_pod("p2", "pg"));
+  ASSERT_NE(held, nullptr);
+  EXPECT_EQ(held->group, members[0]->group);
+  auto p0 = std::const_pointer_cast<framework::QueuedPodInfo>(q->get(*make_pg_pod("p0", "pg")));
+  ASSERT_NE(p0, nullptr);
+  EXPECT_EQ(q->backoff_expiry(*std::make_shared<framework::QueuedPodInfo>(*held)), q->backoff_expiry(*p0));
+  EXPECT_EQ(q->try_pop(), nullptr) << "no member is tried before the group's backoff ends";
+
+  clock.step(2s);
+  q->flush_backoff_q_completed();
+  auto again = pop_group(*q);
+  std::vector<std::string> names;
+  for (const auto& m : again) names.emplace_back(m->pod().metadata.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"p0", "p1", "p2"}));
+}
+
+// Upstream Update (pendingPodGroupPods.update) and deletePodGroupMember (pendingPodGroupPods.delete),
+// TestPendingPodGroupMemberPods_Update and _Delete: an updated held member stays held with its new
+// object; a deleted one is dropped and does not come back with the group.
+TEST_F(QueueTest, AHeldMemberUpdatedStaysHeldAndADeletedOneIsDropped) {
+  group_ordering = true;
+  set_pod_group_priority("pg", 0);
+  auto q = make_queue();
+  q->add(make_pg_pod("p0", "pg"));
+  auto members = pop_group(*q);
+  ASSERT_EQ(members.size(), 1u);
+  auto p1 = make_pg_pod("p1", "pg");
+  q->add(p1);
+  q->add(make_pg_pod("p2", "pg"));
+  ASSERT_EQ(q->counts().held, 2u);
+
+  auto updated = std::make_shared<api::Pod>(*p1);
+  updated->spec.priority = 5;
+  q->update(p1, updated);
+  EXPECT_EQ(q->counts().held, 2u);
+  EXPECT_EQ(q->counts().active, 0u) << "the update does not queue it on its own";
+  q->delete_pod(*make_pg_pod("p2", "pg"));
+  EXPECT_EQ(q->counts().held, 1u);
+  q->delete_pod(*make_pg_pod("absent", "pg"));  // not held: nothing changes
+  EXPECT_EQ(q->counts().held, 1u);
+
+  q->done(members[0]->pod().metadata.uid);
+  q->pod_group_cycle_done(members[0], /*placed=*/true);
+  EXPECT_EQ(pop_all(*q), (std::vector<std::string>{"p1"}));
+  EXPECT_FALSE(q->where(*make_pg_pod("p2", "pg")).has_value());
+  auto pending = q->pending_pods();
+  EXPECT_TRUE(pending.empty());
+}
+
+// The updated object is the one requeued (checked apart: pop_all above drops the popped info).
+TEST_F(QueueTest, AHeldMemberComesBackWithItsLatestObject) {
+  group_ordering = true;
+  set_pod_group_priority("pg", 0);
+  auto q = make_queue();
+  q->add(make_pg_pod("p0", "pg"));
+  auto members = pop_group(*q);
+  auto p1 = make_pg_pod("p1", "pg");
+  q->add(p1);
+  auto updated = std::make_shared<api::Pod>(*p1);
+  updated->spec.priority = 5;
+  q->update(p1, updated);
+  q->done(members[0]->pod().metadata.uid);
+  q->pod_group_cycle_done(members[0], /*placed=*/true);
+  auto got = q->try_pop();
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(got->pod().spec.priority, 5);
 }
 
 TEST(KeyedHeap, AgreesWithAnOrderedReferenceUnderRandomChanges) {

@@ -24,6 +24,15 @@ const std::string* pod_group_name_of(const api::Pod& pod) {
   return g && g->podGroupName ? &*g->podGroupName : nullptr;
 }
 
+// "<ns>/<name>" of the PodGroup `name` in the pod's namespace.
+std::string pod_group_key(const api::Pod& pod, const std::string& name) {
+  const auto& ns = pod.metadata.namespace_;
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).append("/").append(name);
+  return key;
+}
+
 // The plugins that rejected the pod (unschedulablePlugins and pendingPlugins), each once, without
 // building their union: this runs per queued pod per cluster event. `fn` returns false to stop.
 template <class Fn>
@@ -120,11 +129,7 @@ QueuedPodInfoPtr PriorityQueue::new_queued_pod_info(framework::PodPtr pod) {
 void PriorityQueue::attach_group_locked(QueuedPodInfo& p) {
   const std::string* name = pod_group_name_of(p.pod());
   if (name == nullptr) return;
-  const auto& ns = p.pod().metadata.namespace_;
-  std::string key;
-  key.reserve(ns.size() + 1 + name->size());
-  key.append(ns).append("/").append(*name);
-  auto& slot = groups_[key];
+  auto& slot = groups_[pod_group_key(p.pod(), *name)];
   if (auto g = slot.lock()) {
     p.group = std::move(g);
     return;
@@ -191,6 +196,35 @@ void PriorityQueue::record_group_failure_locked(const QueuedPodInfo& p) {
   g.backoffExpiration.reset();
   refresh_group_priority_locked(p);
   refix_group_locked(&g);
+}
+
+bool PriorityQueue::hold_if_group_in_cycle_locked(const QueuedPodInfoPtr& p) {
+  if (!p->group || p->group != in_cycle_group_) return false;
+  // Upstream addPodGroupMember: the group is the entity last popped, so the member waits for it to
+  // be requeued (pendingPodGroupPods) instead of being tried on its own meanwhile.
+  held_[pod_group_key(p->pod(), *pod_group_name_of(p->pod()))].push_back(p);
+  ++held_count_;
+  // Upstream records the nomination before it decides where the member goes.
+  nominator_.add_nominated_pod(p->podInfo, std::nullopt);
+  if (auto v = log::V(5); v.enabled()) {
+    v.info("Pod added to pending pod group pods, waiting for its pod group to be requeued",
+           {{"pod", api::key_of(p->pod())}});
+  }
+  return true;
+}
+
+std::pair<std::vector<QueuedPodInfoPtr>*, std::size_t> PriorityQueue::find_held_locked(const api::Pod& pod) {
+  if (held_count_ == 0) return {nullptr, 0};
+  const std::string* name = pod_group_name_of(pod);
+  if (name == nullptr) return {nullptr, 0};
+  auto it = held_.find(pod_group_key(pod, *name));
+  if (it == held_.end()) return {nullptr, 0};
+  auto& list = it->second;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto& m = list[i]->pod().metadata;
+    if (m.name == pod.metadata.name && m.namespace_ == pod.metadata.namespace_) return {&list, i};
+  }
+  return {nullptr, 0};
 }
 
 std::chrono::nanoseconds PriorityQueue::backoff_duration(const QueuedPodInfo& p) const {
@@ -637,7 +671,7 @@ void PriorityQueue::report_locked() {
 void PriorityQueue::add(framework::PodPtr pod) {
   std::lock_guard l(mu_);
   auto p = new_queued_pod_info(std::move(pod));
-  if (move_to_active_locked(p, kPodAdd)) cond_.notify_all();
+  if (!hold_if_group_in_cycle_locked(p) && move_to_active_locked(p, kPodAdd)) cond_.notify_all();
   report_locked();
 }
 
@@ -681,8 +715,16 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
     report_locked();
     return;
   }
+  // Held while its group is in its cycle: the new object waits with it (upstream
+  // pendingPodGroupPods.update); it is not queued on its own.
+  if (auto [list, i] = find_held_locked(*new_pod); list != nullptr) {
+    QueuedPodInfoPtr p = (*list)[i];
+    p->podInfo = framework::PodInfo::make(new_pod);
+    nominator_.update_nominated_pod(old_ref, p->podInfo);
+    return;
+  }
   auto p = new_queued_pod_info(std::move(new_pod));
-  if (move_to_active_locked(p, kPodUpdate)) cond_.notify_all();
+  if (!hold_if_group_in_cycle_locked(p) && move_to_active_locked(p, kPodUpdate)) cond_.notify_all();
   report_locked();
 }
 
@@ -700,6 +742,11 @@ void PriorityQueue::delete_pod(const api::Pod& pod) {
   } else if (auto it = unschedulable_.find(key); it != unschedulable_.end()) {
     found = it->second.p;
     unschedulable_erase_locked(key);
+  } else if (auto [list, i] = find_held_locked(pod); list != nullptr) {
+    // Held while its group is in its cycle (upstream deletePodGroupMember): it will not come back.
+    list->erase(list->begin() + static_cast<std::ptrdiff_t>(i));
+    --held_count_;
+    if (list->empty()) held_.erase(pod_group_key(pod, *pod_group_name_of(pod)));
   }
   if (found) unschedulable_reason_locked(*found, -1);
   report_locked();
@@ -755,9 +802,12 @@ void PriorityQueue::mark_popped_locked(const QueuedPodInfoPtr& p) {
   if (p->group) p->group->requeuedSincePop = false;  // the group's next failure is a new attempt
 }
 
-std::vector<QueuedPodInfoPtr> PriorityQueue::pop_group_members(const std::function<bool(const api::Pod&)>& in_group) {
+std::vector<QueuedPodInfoPtr> PriorityQueue::pop_group_members(const QueuedPodInfoPtr& first,
+                                                               const std::function<bool(const api::Pod&)>& in_group) {
   std::vector<QueuedPodInfoPtr> out;
   std::lock_guard l(mu_);
+  // The group is in its cycle until pod_group_cycle_done: members arriving meanwhile are held.
+  if (first && first->group) in_cycle_group_ = first->group;
   if (closed_) return out;
   // Every queued member that PreEnqueue lets in, wherever it waits: a member left in
   // unschedulablePods (it fitted, but its group did not) would otherwise wait for an event that
@@ -780,6 +830,38 @@ std::vector<QueuedPodInfoPtr> PriorityQueue::pop_group_members(const std::functi
   }
   if (!out.empty()) report_locked();
   return out;
+}
+
+void PriorityQueue::pod_group_cycle_done(const QueuedPodInfoPtr& first, bool placed) {
+  std::lock_guard l(mu_);
+  if (!first || !first->group) return;
+  auto& g = *first->group;
+  if (in_cycle_group_ == first->group) in_cycle_group_.reset();
+  auto it = held_.find(pod_group_key(first->pod(), *pod_group_name_of(first->pod())));
+  if (it == held_.end()) return;
+  std::vector<QueuedPodInfoPtr> held = std::move(it->second);
+  held_.erase(it);
+  held_count_ -= held.size();
+  // Upstream AddAttemptedPodGroupIfNotPresent: the group re-enters with a fresh timestamp; a failed
+  // cycle was counted (and the timestamp set) by its members' requeue already.
+  if (!g.requeuedSincePop) {
+    g.timestamp = clock_.now();
+    g.backoffExpiration.reset();
+    refix_group_locked(&g);
+  }
+  bool activated = false;
+  for (const auto& p : held) {
+    if (placed) {
+      // Placed: the member is tried next, beside the members the cycle placed.
+      activated = move_to_active_locked(p, kPodAdd) || activated;
+    } else {
+      // Failed: it backs off with its group (the group's expiry), then is tried with it.
+      const QueueName q = requeue_via_hint_locked(p, Strategy::AfterBackoff, kScheduleAttemptFailure);
+      activated = q == QueueName::Active || (opts_.pop_from_backoff_q && q == QueueName::Backoff) || activated;
+    }
+  }
+  if (activated) cond_.notify_all();
+  report_locked();
 }
 
 QueuedPodInfoPtr PriorityQueue::pop() {
@@ -945,6 +1027,7 @@ PriorityQueue::Counts PriorityQueue::counts() const {
   c.gated = gated_count_;
   c.unschedulable = unschedulable_.size() - gated_count_;
   c.inFlight = in_flight_pods_.size();
+  c.held = held_count_;
   return c;
 }
 
@@ -974,6 +1057,16 @@ std::vector<framework::PodPtr> PriorityQueue::pending_pods() const {
   backoff_.for_each([&](const QueuedPodInfoPtr& p) { out.push_back(p->podInfo->pod); });
   error_backoff_.for_each([&](const QueuedPodInfoPtr& p) { out.push_back(p->podInfo->pod); });
   for (const auto& [k, e] : unschedulable_) out.push_back(e.p->podInfo->pod);
+  for (const auto& [k, list] : held_)
+    for (const auto& p : list) out.push_back(p->podInfo->pod);
+  return out;
+}
+
+std::vector<framework::PodPtr> PriorityQueue::pending_pod_group_pods() const {
+  std::lock_guard l(mu_);
+  std::vector<framework::PodPtr> out;
+  for (const auto& [k, list] : held_)
+    for (const auto& p : list) out.push_back(p->podInfo->pod);
   return out;
 }
 

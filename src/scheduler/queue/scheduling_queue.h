@@ -15,7 +15,12 @@
 // framework::QueuedGroupInfo per PodGroup (made when the first member enters the queue, dropped
 // with its last queued or in-flight member), so they sort as their group — the PodGroup's priority,
 // the group's timestamp — and back off as it: one failed cycle is one count of the group's, and the
-// members' backoff ends together. A plain pod pays one null check in the sort and none elsewhere.
+// members' backoff ends together. A member that arrives while its group is in a pod-group cycle
+// (handed over by pop_group_members) is held apart, neither queued nor in flight, and re-enters
+// with the group when the cycle's outcome is reported (pod_group_cycle_done): to activeQ if the
+// group was placed, after the group's backoff if it failed (upstream's pendingPodGroupPods and
+// AddAttemptedPodGroupIfNotPresent). A plain pod pays one null check in the sort and on add, and
+// none elsewhere.
 //
 // Everything is guarded by one mutex; PreEnqueue plugins and queueing hints run under it.
 // Time comes from util::Clock; the flush loops are public so tests call them with a fake clock,
@@ -143,8 +148,18 @@ class PriorityQueue final : public framework::PodNominator {
   // The pod-group cycle's hand-over (upstream v1.36+ queue: a group's pending pods are popped
   // together): removes every queued pod `in_group` accepts (activeQ, both backoff heaps and
   // unschedulablePods, but not a pod PreEnqueue gates) and marks each popped and in flight, as
-  // pop() does. Called right after pop() returned a member; `in_group` runs under the queue's lock.
-  std::vector<QueuedPodInfoPtr> pop_group_members(const std::function<bool(const api::Pod&)>& in_group);
+  // pop() does. Called right after pop() returned `first`; `in_group` runs under the queue's lock.
+  // From here until pod_group_cycle_done(first) the group (first's PodGroup record, if it has one)
+  // is in its cycle, and members added meanwhile are held. One group at a time: a later call
+  // replaces the group in its cycle (upstream's last popped entity).
+  std::vector<QueuedPodInfoPtr> pop_group_members(const QueuedPodInfoPtr& first,
+                                                  const std::function<bool(const api::Pod&)>& in_group);
+  // The pod-group cycle that pop_group_members(first, ...) began is over, after its members were
+  // requeued or sent to binding. The members held meanwhile re-enter the queue: to activeQ when the
+  // group was placed (they are tried next, beside the members placed), else as members of a failed
+  // group (backoffQ until the group's backoff ends, then activeQ). Upstream
+  // AddAttemptedPodGroupIfNotPresent. No-op for a pod without a PodGroup record.
+  void pod_group_cycle_done(const QueuedPodInfoPtr& first, bool placed);
   // The pod's scheduling attempt is over (bound, or about to be requeued): forget in-flight data.
   void done(std::string_view uid);
 
@@ -177,14 +192,17 @@ class PriorityQueue final : public framework::PodNominator {
 
   // Introspection (tests, debugging, /debug endpoints).
   struct Counts {
-    std::size_t active = 0, backoff = 0, unschedulable = 0, gated = 0, inFlight = 0;
+    // held: members waiting for their group's cycle to end (upstream's "pending" pods).
+    std::size_t active = 0, backoff = 0, unschedulable = 0, gated = 0, inFlight = 0, held = 0;
   };
   Counts counts() const;
   std::optional<QueueName> where(const api::Pod& pod) const;
   // Copy of the queued info (nullptr when not queued).
   std::shared_ptr<const framework::QueuedPodInfo> get(const api::Pod& pod) const;
-  // Pods in all queues (active, backoff, unschedulable) — for cache/debug comparison.
+  // Pods in all queues (active, backoff, unschedulable) and held — for cache/debug comparison.
   std::vector<framework::PodPtr> pending_pods() const;
+  // The members held while their group is in its cycle (upstream PendingPodGroupPods).
+  std::vector<framework::PodPtr> pending_pod_group_pods() const;
   std::string pending_pods_summary() const;
   // initial·2^(count−1) capped at the maximum, for the pod's unschedulable or error count.
   std::chrono::nanoseconds backoff_duration(const framework::QueuedPodInfo& pinfo) const;
@@ -216,6 +234,11 @@ class PriorityQueue final : public framework::PodNominator {
   // A member failed its cycle: the first such requeue since the group was popped counts the
   // group's attempt and restarts its timestamp.
   void record_group_failure_locked(const framework::QueuedPodInfo& p);
+  // Holds a new member whose group is in its cycle (true), or leaves it to be queued (false).
+  bool hold_if_group_in_cycle_locked(const QueuedPodInfoPtr& p);
+  // Where the pod (by namespace and name) is held: its group's list and its index there; the list
+  // is null when the pod is not held. A plain pod is never looked up.
+  std::pair<std::vector<QueuedPodInfoPtr>*, std::size_t> find_held_locked(const api::Pod& pod);
   util::Clock::time_point align_to_window(util::Clock::time_point t) const;
   bool is_backing_off(framework::QueuedPodInfo& p) const;
 
@@ -297,6 +320,13 @@ class PriorityQueue final : public framework::PodNominator {
   std::unordered_map<std::string, std::weak_ptr<framework::QueuedGroupInfo>> groups_;
   std::uint64_t group_seq_ = 0;
   std::size_t groups_sweep_at_ = 64;
+  // The group whose pod-group cycle runs (pop_group_members to pod_group_cycle_done), as upstream's
+  // last popped entity: the scheduler runs one cycle at a time.
+  std::shared_ptr<framework::QueuedGroupInfo> in_cycle_group_;
+  // PodGroup key -> the members that arrived while the group was in its cycle, in arrival order
+  // (upstream pendingPodGroupMemberPods). Empty but while a group's cycle runs.
+  std::unordered_map<std::string, std::vector<QueuedPodInfoPtr>> held_;
+  std::size_t held_count_ = 0;
 
   std::list<InFlightEntry> in_flight_events_;
   std::unordered_map<std::string, std::list<InFlightEntry>::iterator> in_flight_pods_;
