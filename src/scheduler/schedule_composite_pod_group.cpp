@@ -87,7 +87,10 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
                               std::nullopt, framework::NominatingInfo::cleared(), start);
     return;
   }
-  for (auto& q : queue_->pop_group_members([&](const api::Pod& p) {
+  // Members of first's PodGroup created during this cycle are held by the queue until it ends
+  // (schedule_pod_group.cpp); those of the tree's other PodGroups are queued and gathered by a later cycle.
+  queue::PodGroupCycleReport report(*queue_, first);
+  for (auto& q : queue_->pop_group_members(first, [&](const api::Pod& p) {
          return p.spec.schedulerName == first_pod.spec.schedulerName && node_of(p).has_value();
        })) {
     if (skip_pod_schedule(q->pod())) {
@@ -184,6 +187,7 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
   };
 
   if (error.is_success() && root_feasible) {
+    report.placed = true;
     record_attempt(metrics::kScheduled);
     for (std::size_t i = 0; i < n; ++i) {
       for (auto& m : members[i]) {
@@ -199,32 +203,7 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
           }
           continue;
         }
-        const api::Pod& assumed = m.assumed->pod();
-        const std::string& host = m.result.suggestedHost;
-        queue_->nominator().delete_nominated_pod_if_exists(assumed);
-        const auto t = clock_->now();
-        Status ps = fwk.run_permit_plugins(*m.state, assumed, host);
-        observe("Permit", ps, fwk, t);
-        if (!ps.is_success() && !ps.is_wait()) {
-          fwk.run_reserve_plugins_unreserve(*m.state, assumed, host);
-          if (auto fr = cache_->forget_pod(assumed); !fr.ok()) log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
-          algorithm_->pod_failed(fwk);
-          std::optional<framework::FitError> fit;
-          Status s = ps;
-          if (ps.is_rejected()) {
-            fit = framework::FitError::on_node(m.popped->podInfo->pod, host, ps);
-            s = Status(ps.code(), fit->error());
-          }
-          handle_scheduling_failure(fwk, m.popped, s, fit, framework::NominatingInfo::cleared(), start);
-          continue;
-        }
-        if (auto pods = m.pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
-        CycleOutcome cycle;
-        cycle.status = {};
-        cycle.result = std::move(m.result);
-        cycle.pod_info = std::move(m.assumed);
-        cycle.waits_on_permit = ps.is_wait();
-        submit_binding(fwk, std::move(m.state), std::move(cycle), start, std::move(m.pods_to_activate));
+        commit_group_member(fwk, m, start);
       }
     }
     for (std::size_t i = 0; i < n; ++i) {

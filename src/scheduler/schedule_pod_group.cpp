@@ -144,12 +144,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
   // Members created during this cycle are held by the queue; they re-enter with the cycle's outcome,
   // reported once every member is requeued or sent to binding (upstream
   // AddAttemptedPodGroupIfNotPresent at the end of the pod-group cycle).
-  struct ReportOutcome {
-    queue::PriorityQueue& q;
-    const queue::QueuedPodInfoPtr& first;
-    bool placed = false;
-    ~ReportOutcome() { q.pod_group_cycle_done(first, placed); }
-  } outcome{*queue_, first};
+  queue::PodGroupCycleReport outcome(*queue_, first);
   for (auto& q : queue_->pop_group_members(first, [&](const api::Pod& p) {
          return p.spec.schedulerName == first_pod.spec.schedulerName && podgroup::same_group(p, first_pod);
        })) {
@@ -194,32 +189,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     // on a rejection, so on success every member was tried.
     for (auto& m : members) {
       if (!m.assumed) continue;
-      const api::Pod& assumed = m.assumed->pod();
-      const std::string& node = m.result.suggestedHost;
-      queue_->nominator().delete_nominated_pod_if_exists(assumed);
-      const auto t = clock_->now();
-      Status ps = fwk.run_permit_plugins(*m.state, assumed, node);
-      observe("Permit", ps, fwk, t);
-      if (!ps.is_success() && !ps.is_wait()) {
-        fwk.run_reserve_plugins_unreserve(*m.state, assumed, node);
-        if (auto fr = cache_->forget_pod(assumed); !fr.ok()) log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
-        algorithm_->pod_failed(fwk);
-        std::optional<framework::FitError> fit;
-        Status s = ps;
-        if (ps.is_rejected()) {
-          fit = framework::FitError::on_node(m.popped->podInfo->pod, node, ps);
-          s = Status(ps.code(), fit->error());
-        }
-        handle_scheduling_failure(fwk, m.popped, s, fit, framework::NominatingInfo::cleared(), start);
-        continue;
-      }
-      if (auto pods = m.pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
-      CycleOutcome cycle;
-      cycle.status = {};
-      cycle.result = std::move(m.result);
-      cycle.pod_info = std::move(m.assumed);
-      cycle.waits_on_permit = ps.is_wait();
-      submit_binding(fwk, std::move(m.state), std::move(cycle), start, std::move(m.pods_to_activate));
+      commit_group_member(fwk, m, start);
     }
     for (auto& m : members) {
       if (m.status.is_success()) continue;  // committed above, or failed at Permit
@@ -385,6 +355,36 @@ Scheduler::GroupPlacement Scheduler::place_group_members(framework::Framework& f
     out.feasible = fwk.run_placement_feasible_plugins(first_pod, progress);
   }
   return out;
+}
+
+void Scheduler::commit_group_member(framework::Framework& fwk, GroupMember& m,
+                                    std::chrono::steady_clock::time_point start) {
+  const api::Pod& assumed = m.assumed->pod();
+  const std::string& node = m.result.suggestedHost;
+  queue_->nominator().delete_nominated_pod_if_exists(assumed);
+  const auto t = clock_->now();
+  Status ps = fwk.run_permit_plugins(*m.state, assumed, node);
+  observe("Permit", ps, fwk, t);
+  if (!ps.is_success() && !ps.is_wait()) {
+    fwk.run_reserve_plugins_unreserve(*m.state, assumed, node);
+    if (auto fr = cache_->forget_pod(assumed); !fr.ok()) log::error("Scheduler cache ForgetPod failed", {{"err", fr.error()}});
+    algorithm_->pod_failed(fwk);
+    std::optional<framework::FitError> fit;
+    Status s = ps;
+    if (ps.is_rejected()) {
+      fit = framework::FitError::on_node(m.popped->podInfo->pod, node, ps);
+      s = Status(ps.code(), fit->error());
+    }
+    handle_scheduling_failure(fwk, m.popped, s, fit, framework::NominatingInfo::cleared(), start);
+    return;
+  }
+  if (auto pods = m.pods_to_activate->take(); !pods.empty()) queue_->activate(pods);
+  CycleOutcome cycle;
+  cycle.status = {};
+  cycle.result = std::move(m.result);
+  cycle.pod_info = std::move(m.assumed);
+  cycle.waits_on_permit = ps.is_wait();
+  submit_binding(fwk, std::move(m.state), std::move(cycle), start, std::move(m.pods_to_activate));
 }
 
 void Scheduler::undo_group_members(framework::Framework& fwk, std::vector<GroupMember>& members) {

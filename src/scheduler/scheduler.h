@@ -289,6 +289,9 @@ class Scheduler {
                                      bool dry_run, const std::function<void(const GroupMember&)>& after_attempt = {});
   // Every tentative assumption and reservation undone, last first.
   void undo_group_members(framework::Framework& fwk, std::vector<GroupMember>& members);
+  // Commits one assumed member of a placed group: Permit, then its binding cycle; a Permit
+  // rejection or error undoes its reservation and requeues it (the caller has nothing left to do).
+  void commit_group_member(framework::Framework& fwk, GroupMember& m, std::chrono::steady_clock::time_point start);
   // The topology-aware cycle (upstream podGroupSchedulingPlacementAlgorithm; TopologyAware-
   // WorkloadScheduling, for a group whose PodGroup has schedulingConstraints.topology): the
   // PlacementGenerate plugins' placements are each tried with place_group_members restricted to

@@ -340,5 +340,19 @@ class PriorityQueue final : public framework::PodNominator {
   bool stop_ = false;
   std::thread flusher_;
 };
+// Reports a pod-group cycle's outcome to the queue (pod_group_cycle_done) on every exit of the cycle
+// that called pop_group_members(first, ...); set `placed` once the group is placed.
+class PodGroupCycleReport {
+ public:
+  PodGroupCycleReport(PriorityQueue& q, const QueuedPodInfoPtr& first) : q_(q), first_(first) {}
+  PodGroupCycleReport(const PodGroupCycleReport&) = delete;
+  PodGroupCycleReport& operator=(const PodGroupCycleReport&) = delete;
+  ~PodGroupCycleReport() { q_.pod_group_cycle_done(first_, placed); }
+  bool placed = false;
+
+ private:
+  PriorityQueue& q_;
+  const QueuedPodInfoPtr& first_;
+};
 
 }  // namespace ksched::scheduler::queue
