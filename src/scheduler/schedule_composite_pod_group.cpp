@@ -26,6 +26,7 @@
 
 #include <algorithm>
 
+#include "scheduler/initially_scheduled_condition.h"
 #include "scheduler/plugins/gangscheduling/gangscheduling.h"
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
@@ -247,31 +248,10 @@ void Scheduler::write_composite_pod_group_condition(const podgroup::CompositePod
   const podgroup::CompositePodGroupPtr current =
       pod_groups_ ? pod_groups_->composite(cpg->metadata.namespace_, cpg->metadata.name) : nullptr;
   const auto& obj = current ? *current : *cpg;
-  api::Condition c;
-  c.type = std::string(sb1::kCompositePodGroupInitiallyScheduled);
-  if (outcome.is_success()) {
-    c.status = "True";
-    c.reason = "Scheduled";
-  } else {
-    c.status = "False";
-    c.reason = std::string(outcome.is_error() ? sb1::kReasonSchedulerError : sb1::kReasonUnschedulable);
-    c.message = outcome.message();
-  }
-  const api::Condition* old = nullptr;
-  for (const auto& oc : obj.status.conditions)
-    if (oc.type == c.type) old = &oc;
-  // Terminal once True (upstream's API comment); nothing to write when it would not change.
-  if (old && (old->status == "True" || (old->status == c.status && old->reason == c.reason && old->message == c.message))) {
-    return;
-  }
-  if (old && old->status == c.status) {
-    c.lastTransitionTime = old->lastTransitionTime;
-  } else {
-    c.lastTransitionTime = api::Time{
-        std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->wall_now().time_since_epoch()).count() /
-        1'000'000'000 * 1'000'000'000};
-  }
-  if (Status s = client_->patch_composite_pod_group_status(obj.metadata.namespace_, obj.metadata.name, c);
+  std::optional<api::Condition> c =
+      initially_scheduled_condition(sb1::kCompositePodGroupInitiallyScheduled, outcome, obj.status.conditions, clock_->wall_now());
+  if (!c) return;
+  if (Status s = client_->patch_composite_pod_group_status(obj.metadata.namespace_, obj.metadata.name, *c);
       !s.is_success()) {
     log::error("Error updating CompositePodGroup status",
                {{"compositePodGroup", std::string(obj.metadata.name.view())}, {"err", s.message()}});

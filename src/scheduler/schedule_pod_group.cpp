@@ -36,6 +36,7 @@
 #include "api/helpers.h"
 #include "scheduler/config/features.h"
 #include "scheduler/framework/preemption/pod_group_preemption.h"
+#include "scheduler/initially_scheduled_condition.h"
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "util/log.h"
@@ -255,32 +256,10 @@ void Scheduler::write_pod_group_condition(const api::Pod& member, const Status& 
   if (name == nullptr || !pod_groups_) return;
   const podgroup::PodGroupPtr pg = pod_groups_->pod_group(member.metadata.namespace_, *name);
   if (!pg) return;
-  api::Condition c;
-  c.type = std::string(sb1::kPodGroupInitiallyScheduled);
-  if (outcome.is_success()) {
-    c.status = "True";
-    c.reason = "Scheduled";  // upstream's literal (no named constant in v1beta1's types)
-  } else {
-    c.status = "False";
-    c.reason = std::string(outcome.is_error() ? sb1::kReasonSchedulerError : sb1::kReasonUnschedulable);
-    c.message = outcome.message();
-  }
-  const api::Condition* old = nullptr;
-  for (const auto& oc : pg->status.conditions)
-    if (oc.type == c.type) old = &oc;
-  // Terminal once True; and nothing to write when the condition would not change.
-  if (old && (old->status == "True" || (old->status == c.status && old->reason == c.reason && old->message == c.message))) {
-    return;
-  }
-  if (old && old->status == c.status) {
-    c.lastTransitionTime = old->lastTransitionTime;
-  } else {
-    // metav1.Time: whole seconds.
-    c.lastTransitionTime = api::Time{
-        std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->wall_now().time_since_epoch()).count() /
-        1'000'000'000 * 1'000'000'000};
-  }
-  if (Status s = client_->patch_pod_group_status(pg->metadata.namespace_, pg->metadata.name, c); !s.is_success()) {
+  std::optional<api::Condition> c =
+      initially_scheduled_condition(sb1::kPodGroupInitiallyScheduled, outcome, pg->status.conditions, clock_->wall_now());
+  if (!c) return;
+  if (Status s = client_->patch_pod_group_status(pg->metadata.namespace_, pg->metadata.name, *c); !s.is_success()) {
     log::error("Error updating PodGroup status", {{"podGroup", *name}, {"err", s.message()}});
   }
 }
