@@ -51,6 +51,12 @@ namespace {
 // PlacementFeasible said stop: Unschedulable (the constraints cannot be met) or an error.
 bool stops(const Status& s) { return !s.is_success() && !s.is_wait(); }
 
+// Whether the group asks for one topology domain (its PodGroup's schedulingConstraints.topology).
+bool has_topology_constraint(const framework::PodGroupInfo& info) {
+  return info.podGroup && info.podGroup->spec.schedulingConstraints &&
+         !info.podGroup->spec.schedulingConstraints->topology.empty();
+}
+
 Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<framework::PodPtr>& members, int scheduled,
                                 const std::string& group, podgroup::Manager* groups, const cache::Snapshot& snapshot,
                                 std::vector<std::string>& nominated, bool& keep_nominations,
@@ -211,9 +217,10 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
   // rejected as Unschedulable, not on an error or an unresolvable rejection.
   std::vector<std::string> nominated(members.size());
   bool keep_nominations = false;
-  // Not for a topology-aware group: the evaluator places the group across the whole cluster,
-  // which its constraint forbids (ksched has no per-placement preemption yet).
-  if (group_error.is_success() && feasible.code() == framework::Code::Unschedulable && !topology) {
+  // Not for a group with a topology constraint: the evaluator places the group across the whole
+  // cluster, which its constraint forbids (ksched has no per-placement preemption yet).
+  const bool constrained = topology && has_topology_constraint(*topology);
+  if (group_error.is_success() && feasible.code() == framework::Code::Unschedulable && !constrained) {
     // The members' tentative assumptions were just undone: the snapshot must not show them.
     Status ps;
     if (auto rs = refresh_snapshot(); !rs.ok()) {
@@ -391,7 +398,7 @@ std::optional<framework::PodGroupInfo> Scheduler::topology_aware_group(const fra
   const std::string* name = podgroup::pod_group_name(first);
   if (!name) return std::nullopt;
   podgroup::PodGroupPtr pg = pod_groups_->pod_group(first.metadata.namespace_, *name);
-  if (!pg || !pg->spec.schedulingConstraints || pg->spec.schedulingConstraints->topology.empty()) return std::nullopt;
+  if (!pg) return std::nullopt;
   framework::PodGroupInfo info;
   info.ns = std::string(first.metadata.namespace_.view());
   info.name = *name;
@@ -431,9 +438,48 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
     return out;
   }
   const int n = static_cast<int>(placements.size());
+  podgroup::PlacementMetrics* pm = opts_.placement_metrics;
+  if (pm) pm->generated.with({fwk.profile_name()}).inc(n);
   if (auto v = log::V(4); v.enabled()) {
     v.info("Generated placements for a pod group", {{"podGroup", info.key}, {"placements", std::to_string(n)}});
   }
+  const auto no_placement = [&](const Status& first, std::string_view feasible_but_empty) {
+    std::string reason = n == 0 ? std::string("no placement was generated") : first.message();
+    if (n > 0 && first.is_success()) reason = feasible_but_empty;
+    return Status(framework::Code::Unschedulable,
+                  "0/" + std::to_string(n) + " placements are available, first placement status: " + reason)
+        .with_plugin(first.plugin());
+  };
+  std::set<std::string, std::less<>> names;
+  // Restricts the algorithm to the placement's nodes; the root (every node) needs no restriction.
+  const auto restrict_to = [&](const framework::Placement& p) {
+    names.clear();
+    if (p.nodes.size() == root.nodes.size()) {
+      algorithm_->set_placement(nullptr);
+      return;
+    }
+    for (const auto& ni : p.nodes) names.emplace(ni->name().view());
+    algorithm_->set_placement(&names);
+  };
+  const auto any_assumed = [](const std::vector<GroupMember>& ms) {
+    return std::any_of(ms.begin(), ms.end(), [](const GroupMember& m) { return static_cast<bool>(m.assumed); });
+  };
+
+  // One placement (a group without a constraint gets the root alone): upstream evaluates it and,
+  // as the only feasible one, takes it unscored; placing the members for real at once is the
+  // same outcome without the simulated pass.
+  if (n == 1) {
+    restrict_to(placements[0]);
+    const auto t0 = clock_->now();
+    out = place_group_members(fwk, members, scheduled, /*dry_run=*/false);
+    algorithm_->set_placement(nullptr);
+    if (!out.error.is_success()) return out;
+    const bool feasible = out.feasible.is_success() && any_assumed(members);
+    if (pm) pm->evaluated(feasible, fwk.profile_name(), metrics::seconds_since(t0, clock_->now()));
+    if (!feasible) out.feasible = no_placement(out.feasible, "no pods were schedulable");
+    return out;
+  }
+
   // Each member's attempt starts clean in every placement.
   auto reset = [](std::vector<GroupMember>& ms) {
     for (auto& m : ms) {
@@ -442,53 +488,84 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
       m = std::move(fresh);
     }
   };
-  std::set<std::string, std::less<>> names;
-  std::vector<GroupMember> first_outcome;  // the first placement's members, reported when none fits
+  std::vector<GroupMember> first_outcome;  // the first evaluated placement's members, reported when none fits
   Status first_status;
+  bool first_is_nominated = false;
   std::vector<std::size_t> feasible_index;
   std::vector<framework::PodGroupAssignments> assignments;
-  for (std::size_t k = 0; k < placements.size(); ++k) {
-    names.clear();
-    for (const auto& ni : placements[k].nodes) names.emplace(ni->name().view());
-    algorithm_->set_placement(&names);
+  // Tries placement k as a dry run and undoes it; true when feasible (minimum met, a member placed).
+  const auto evaluate = [&](std::size_t k) -> std::optional<GroupPlacement> {
+    restrict_to(placements[k]);
     reset(members);
+    const auto t0 = clock_->now();
     GroupPlacement tried = place_group_members(fwk, members, scheduled, /*dry_run=*/true);
     if (!tried.error.is_success()) {
       undo_group_members(fwk, members);
       algorithm_->set_placement(nullptr);
       return tried;
     }
-    bool any_placed = false;
     framework::PodGroupAssignments a;
     a.placement = &placements[k];
     for (const auto& m : members) {
-      if (!m.assumed) continue;
-      any_placed = true;
-      a.proposed.push_back(framework::ProposedAssignment{m.popped->podInfo->pod, m.result.suggestedHost});
+      if (m.assumed) a.proposed.push_back(framework::ProposedAssignment{m.popped->podInfo->pod, m.result.suggestedHost});
     }
+    const bool feasible = tried.feasible.is_success() && !a.proposed.empty();
+    if (pm) pm->evaluated(feasible, fwk.profile_name(), metrics::seconds_since(t0, clock_->now()));
     if (auto v = log::V(5); v.enabled()) {
       v.info("Evaluated placement", {{"podGroup", info.key}, {"placement", placements[k].name},
-                                     {"feasible", tried.feasible.is_success() && any_placed ? "true" : "false"}});
+                                     {"feasible", feasible ? "true" : "false"}});
     }
     undo_group_members(fwk, members);
-    if (k == 0) {
+    if (first_outcome.empty()) {
       first_outcome = members;
       first_status = tried.feasible;
     }
-    if (tried.feasible.is_success() && any_placed) {
+    if (feasible) {
       feasible_index.push_back(k);
       assignments.push_back(std::move(a));
+    }
+    return std::nullopt;
+  };
+
+  // The placement holding the members' nominated nodes first (upstream nominatedPlacement: a
+  // previous preemption's choice, taken without the others when the group is feasible there);
+  // none, or several placements holding them, and every placement is tried and scored.
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t nominated = kNone;
+  {
+    std::set<std::string_view> nominated_nodes;
+    for (const auto& m : members) {
+      if (const auto nnn = m.popped->pod().status.nominatedNodeName.view(); !nnn.empty()) nominated_nodes.insert(nnn);
+    }
+    for (std::size_t k = 0; k < placements.size() && !nominated_nodes.empty(); ++k) {
+      const bool holds = std::any_of(placements[k].nodes.begin(), placements[k].nodes.end(), [&](const auto& ni) {
+        return nominated_nodes.contains(ni->name().view());
+      });
+      if (!holds) continue;
+      if (nominated != kNone) {
+        nominated = kNone;
+        break;
+      }
+      nominated = k;
+    }
+  }
+  if (nominated != kNone) {
+    if (auto failed = evaluate(nominated)) return *failed;
+    first_is_nominated = true;
+  }
+  if (feasible_index.empty()) {
+    for (std::size_t k = 0; k < placements.size(); ++k) {
+      if (k == nominated) continue;
+      if (auto failed = evaluate(k)) return *failed;
     }
   }
   algorithm_->set_placement(nullptr);
 
   if (feasible_index.empty()) {
     if (!first_outcome.empty()) members = std::move(first_outcome);
-    std::string reason = n == 0 ? std::string("no placement was generated") : first_status.message();
-    if (n > 0 && first_status.is_success()) reason = "no pods were schedulable";
-    out.feasible = Status(framework::Code::Unschedulable,
-                          "0/" + std::to_string(n) + " placements are available, first placement status: " + reason)
-                       .with_plugin(first_status.plugin());
+    out.feasible = no_placement(first_status, first_is_nominated
+                                                  ? "nominated placement is feasible but no pending pod was scheduled"
+                                                  : "no pods were schedulable");
     return out;
   }
 
@@ -522,10 +599,7 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
                                                     {"score", std::to_string(totals[best])}});
     }
   }
-  const framework::Placement& chosen = placements[feasible_index[best]];
-  names.clear();
-  for (const auto& ni : chosen.nodes) names.emplace(ni->name().view());
-  algorithm_->set_placement(&names);
+  restrict_to(placements[feasible_index[best]]);
   reset(members);
   out = place_group_members(fwk, members, scheduled, /*dry_run=*/false);
   algorithm_->set_placement(nullptr);

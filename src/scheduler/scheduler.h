@@ -50,6 +50,7 @@ class ResourceEventHandler;
 }  // namespace ksched::informer
 namespace ksched::scheduler::podgroup {
 struct PodGroupMetrics;  // scheduler/podgroup/metrics.h
+struct PlacementMetrics;  // scheduler/podgroup/metrics.h
 }  // namespace ksched::scheduler::podgroup
 
 namespace ksched::scheduler {
@@ -75,6 +76,8 @@ struct SchedulerOptions {
   metrics::SchedulerMetrics* metrics = nullptr;
   // The pod-group cycle's metrics (not owned; podgroup/metrics.h); without them it records none.
   podgroup::PodGroupMetrics* pod_group_metrics = nullptr;
+  // Topology-aware placement's metrics (not owned); without them it records none.
+  podgroup::PlacementMetrics* placement_metrics = nullptr;
   // Parallelizer shared by all profiles; default: a thread pool of `parallelism` (tests pass an
   // inline one).
   std::shared_ptr<framework::Parallelizer> parallelizer;
@@ -293,18 +296,18 @@ class Scheduler {
   // rejection or error undoes its reservation and requeues it (the caller has nothing left to do).
   void commit_group_member(framework::Framework& fwk, GroupMember& m, std::chrono::steady_clock::time_point start);
   // The topology-aware cycle (upstream podGroupSchedulingPlacementAlgorithm; TopologyAware-
-  // WorkloadScheduling, for a group whose PodGroup has schedulingConstraints.topology): the
-  // PlacementGenerate plugins' placements are each tried with place_group_members restricted to
-  // their nodes and undone; the feasible ones (minimum met, a member placed) are ranked by the
-  // PlacementScore plugins and the best one is placed again for real, its members left assumed
-  // as place_group_members leaves them. None feasible: nothing assumed, the members' outcomes are
-  // the first placement's and the group's status is upstream's "0/N placements are available,
-  // first placement status: ...".
+  // WorkloadScheduling, for every group with a PodGroup object): the PlacementGenerate plugins'
+  // placements are each tried with place_group_members restricted to their nodes and undone (the
+  // one holding the members' nominated nodes first, taken alone when feasible there); the feasible
+  // ones (minimum met, a member placed) are ranked by the PlacementScore plugins and the best one
+  // is placed again for real, its members left assumed as place_group_members leaves them. A
+  // single placement (a group without a constraint gets every node) is placed for real at once.
+  // None feasible: nothing assumed, the members' outcomes are the first evaluated placement's and
+  // the group's status is upstream's "0/N placements are available, first placement status: ...".
   GroupPlacement place_group_in_placements(framework::Framework& fwk, std::vector<GroupMember>& members,
                                            int scheduled, const framework::PodGroupInfo& info);
   // The group's PodGroupInfo when its cycle is topology-aware (the gate, PlacementGenerate plugins
-  // and a PodGroup with a topology constraint); nullopt otherwise: the plain cycle, at the cost of
-  // one PodGroup lookup.
+  // and a PodGroup object); nullopt otherwise: the plain cycle, at the cost of one PodGroup lookup.
   std::optional<framework::PodGroupInfo> topology_aware_group(const framework::Framework& fwk,
                                                               const api::Pod& first, const std::string& group,
                                                               const std::vector<GroupMember>& members);

@@ -3,8 +3,11 @@
 // (podGroupSchedulingPlacementAlgorithm) and the scheduler_perf/integration TAS cases do it: two
 // racks; a gang that fits only within one rack is placed entirely in it; a gang that fits in
 // neither rack (only across both) stays pending with upstream's "0/N placements are available"
-// message; among feasible racks the PlacementScore plugins pick the fuller one (bin packing);
-// and without a constraint the cycle is the plain one.
+// message; among feasible racks the PlacementScore plugins pick the fuller one (bin packing),
+// unless the members are nominated into one (upstream's nominatedPlacement fast path); a gang
+// without a constraint takes the root placement of every node (with the gate, upstream's single
+// placement and its "0/1 placements" message); the placement metrics count what was generated and
+// evaluated.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -13,6 +16,7 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/features.h"
 #include "scheduler/in_tree_registry.h"
+#include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
 #include "scheduler_testing/testing.h"
@@ -44,7 +48,12 @@ class PodGroupTopologyTest : public ::testing::Test {
     client_ = std::make_unique<testing::FakeClusterClient>();
     lister_ = std::make_unique<testing::FakeClusterLister>();
     rack_of.clear();
+    placement_metrics.reset();
+    placement_registry.reset();
+    placement_registry = std::make_unique<metrics::Registry>();
+    placement_metrics = std::make_unique<podgroup::PlacementMetrics>(*placement_registry);
     auto o = test_scheduler_options(clock, metrics, seed, /*binding_workers=*/2);
+    o.placement_metrics = placement_metrics.get();
     auto s = Scheduler::create(config::default_configuration(), new_in_tree_registry(), *client_, *lister_, o);
     ASSERT_TRUE(s.ok()) << s.error();
     sched = std::move(*s);
@@ -60,9 +69,11 @@ class PodGroupTopologyTest : public ::testing::Test {
     if (!key.empty()) pg->spec.schedulingConstraints.emplace().topology.push_back({key, {}});
     sched->on_pod_group_add(pg);
   }
-  void add_member(const std::string& name, const std::string& pod_group, const std::string& cpu) {
+  void add_member(const std::string& name, const std::string& pod_group, const std::string& cpu,
+                  const std::string& nominated_node = {}) {
     api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).PodGroupName(pod_group).Obj();
     p.spec.schedulerName = "default-scheduler";
+    p.status.nominatedNodeName = nominated_node;
     auto ptr = std::make_shared<const api::Pod>(std::move(p));
     lister_->add_pod(ptr);
     sched->on_pod_add(ptr);
@@ -93,12 +104,19 @@ class PodGroupTopologyTest : public ::testing::Test {
     return msg;
   }
 
+  double generated() { return placement_metrics->generated.with({"default-scheduler"}).value(); }
+  double evaluated(const char* result) {
+    return placement_metrics->evaluations.with({result, "default-scheduler"}).value();
+  }
+
   std::optional<config::ScopedFeatures> gates;
   util::FakeClock clock;
   std::unique_ptr<testing::FakeClusterClient> client_;
   std::unique_ptr<testing::FakeClusterLister> lister_;
   metrics::Registry registry;
   metrics::SchedulerMetrics metrics{registry};
+  std::unique_ptr<metrics::Registry> placement_registry;
+  std::unique_ptr<podgroup::PlacementMetrics> placement_metrics;
   std::unique_ptr<Scheduler> sched;  // after the client and lister it uses: destroyed first
   std::map<std::string, std::string> rack_of;
 };
@@ -158,7 +176,46 @@ TEST_F(PodGroupTopologyTest, AmongFeasibleRacksTheFullerOneIsChosen) {
     run_cycles();
     ASSERT_EQ(client_->binds().size(), 2u);
     EXPECT_EQ(racks_bound(), (std::set<std::string>{"rack-a"}));
+    EXPECT_EQ(generated(), 2);
+    EXPECT_EQ(evaluated("feasible"), 2);
+    EXPECT_EQ(evaluated("infeasible"), 0);
   }
+}
+
+// The same racks, the members nominated to b1 (a previous preemption's choice): the placement
+// holding it is evaluated first and, feasible, taken without trying or scoring rack a (upstream's
+// nominatedPlacement and its TestPodGroupSchedulingPlacementAlgorithm nominated cases).
+TEST_F(PodGroupTopologyTest, ThePlacementHoldingTheNominatedNodesIsTakenFirst) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE(seed);
+    start(true, seed);
+    add_node("a1", "rack-a", "4");
+    add_node("b1", "rack-b", "8");
+    add_running("busy", "a1", "2");
+    add_pod_group("pg", 2, kRack);
+    for (const char* n : {"m0", "m1"}) add_member(n, "pg", "1", "b1");
+    run_cycles();
+    ASSERT_EQ(client_->binds().size(), 2u);
+    EXPECT_EQ(racks_bound(), (std::set<std::string>{"rack-b"}));
+    EXPECT_EQ(generated(), 2);
+    EXPECT_EQ(evaluated("feasible"), 1);
+    EXPECT_EQ(evaluated("infeasible"), 0);
+  }
+}
+
+// Nominated to a rack the gang does not fit in (b1 has 1 CPU): that placement is tried first,
+// fails, and the others are tried as usual; the gang lands in rack a.
+TEST_F(PodGroupTopologyTest, AnInfeasibleNominatedPlacementFallsBackToTheOthers) {
+  start(true);
+  add_node("a1", "rack-a", "4");
+  add_node("b1", "rack-b", "1");
+  add_pod_group("pg", 2, kRack);
+  for (const char* n : {"m0", "m1"}) add_member(n, "pg", "1", "b1");
+  run_cycles();
+  ASSERT_EQ(client_->binds().size(), 2u);
+  EXPECT_EQ(racks_bound(), (std::set<std::string>{"rack-a"}));
+  EXPECT_EQ(evaluated("infeasible"), 1);
+  EXPECT_EQ(evaluated("feasible"), 1);
 }
 
 // Without the gate, or without a constraint, the plain cycle: the same gang binds across racks.
@@ -173,7 +230,29 @@ TEST_F(PodGroupTopologyTest, WithoutTheGateOrAConstraintTheGangMayCrossRacks) {
     run_cycles();
     EXPECT_EQ(client_->binds().size(), 4u);
     EXPECT_EQ(racks_bound(), (std::set<std::string>{"rack-a", "rack-b"}));
+    // With the gate the group took the one placement of every node (placed at once).
+    EXPECT_EQ(generated(), gate ? 1 : 0);
+    EXPECT_EQ(evaluated("feasible"), gate ? 1 : 0);
   }
+}
+
+// With the gate, a gang without a constraint that does not fit: upstream's single placement, so
+// its message carries the "0/1 placements" prefix, and nothing is assumed or bound. Workload-aware
+// preemption still runs for it (it asks no domain), and says it found no victims.
+TEST_F(PodGroupTopologyTest, AnUnconstrainedGangThatDoesNotFitReportsItsOnePlacement) {
+  start(true);
+  add_node("a1", "rack-a", "4");
+  add_pod_group("pg", 4, "");
+  for (const char* n : {"m0", "m1", "m2", "m3"}) add_member(n, "pg", "2");
+  run_cycles();
+  EXPECT_EQ(client_->binds().size(), 0u);
+  EXPECT_EQ(sched->cache().assumed_pod_count(), 0);
+  const std::string why =
+      "0/1 placements are available, first placement status: minCount (4) cannot be satisfied: 2 scheduled, 1 "
+      "remaining, No preemption victims found for incoming preemptor";
+  for (const char* n : {"default/m0", "default/m3"}) EXPECT_EQ(last_condition_message(n), why) << n;
+  EXPECT_EQ(generated(), 1);
+  EXPECT_EQ(evaluated("infeasible"), 1);
 }
 
 }  // namespace

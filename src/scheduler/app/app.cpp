@@ -72,6 +72,7 @@ struct SchedulerApp::Impl {
   metrics::Registry registry;
   std::unique_ptr<metrics::SchedulerMetrics> metrics;
   std::unique_ptr<podgroup::PodGroupMetrics> pod_group_metrics;  // with GenericWorkload
+  std::unique_ptr<podgroup::PlacementMetrics> placement_metrics;  // with TopologyAwareWorkloadScheduling
   framework::Registry plugins;
   // Before sched: the scheduler's cycle observer writes to it until the scheduler is gone.
   std::unique_ptr<explain::DecisionLog> decisions;
@@ -165,6 +166,10 @@ util::Result<void> SchedulerApp::Impl::build() {
   if (config::feature_enabled(opts.feature_gates, "GenericWorkload")) {
     pod_group_metrics = std::make_unique<podgroup::PodGroupMetrics>(registry);
     so.pod_group_metrics = pod_group_metrics.get();
+  }
+  if (config::feature_enabled(opts.feature_gates, "TopologyAwareWorkloadScheduling")) {
+    placement_metrics = std::make_unique<podgroup::PlacementMetrics>(registry);
+    so.placement_metrics = placement_metrics.get();
   }
   so.pod_max_in_unschedulable_pods_duration = opts.pod_max_in_unschedulable_pods_duration;
   // The gates the scheduler computes with (pod-level resources) are process-wide; an embedding

@@ -43,4 +43,21 @@ PodGroupMetrics::PodGroupMetrics(ksched::metrics::Registry& r)
                                         "Total number of pod disruption budget violations caused by preemption.",
                                         Stability::Alpha, {"preemptor"})) {}
 
+// The evaluation histogram's definition was not in the sources at hand (only its name and labels,
+// from upstream's tests): its help text is ksched's and its buckets are the cycle's (1 ms doubling,
+// 15), since one evaluation is a simulated cycle of the group.
+PlacementMetrics::PlacementMetrics(ksched::metrics::Registry& r)
+    : generated(r.counter("scheduler_generated_placements_total",
+                          "Number of candidate placements generated when scheduling pod groups, by scheduler profile.",
+                          Stability::Alpha, {"profile"})),
+      evaluations(r.counter("scheduler_placement_evaluations_total",
+                            "Number of candidate placements evaluated when scheduling pod groups, by result and "
+                            "scheduler profile. 'feasible' means the pod group fit into the placement, while "
+                            "'infeasible' means it did not.",
+                            Stability::Alpha, {"result", "profile"})),
+      evaluationDuration(r.histogram("scheduler_placement_evaluation_duration_seconds",
+                                     "Latency in seconds of evaluating one candidate placement when scheduling pod "
+                                     "groups, by result and scheduler profile.",
+                                     Stability::Alpha, {"result", "profile"}, exponential_buckets(0.001, 2, 15))) {}
+
 }  // namespace ksched::scheduler::podgroup

@@ -43,6 +43,26 @@ struct PodGroupMetrics {
   }
 };
 
+// Topology-aware placement's metrics (TopologyAwareWorkloadScheduling), as upstream's
+// GeneratedPlacementsTotal, PlacementEvaluations and PlacementEvaluationDuration (their help texts
+// from upstream's metrics tests of the pod-group algorithm, kubernetes/kubernetes around commit
+// 1ff291df, before the `type` label): registered by kube-scheduler with that gate, recorded by the
+// pod-group cycle once per PlacementGenerate run and once per placement it evaluates.
+struct PlacementMetrics {
+  explicit PlacementMetrics(ksched::metrics::Registry& r);
+
+  ksched::metrics::Counter& generated;             // scheduler_generated_placements_total{profile}
+  ksched::metrics::Counter& evaluations;           // scheduler_placement_evaluations_total{result,profile}
+  ksched::metrics::Histogram& evaluationDuration;  // scheduler_placement_evaluation_duration_seconds{result,profile}
+
+  // One placement evaluated: `feasible` when the group met its minimum there.
+  void evaluated(bool feasible, std::string_view profile, double seconds) {
+    const std::string_view result = feasible ? "feasible" : "infeasible";
+    evaluations.with({result, profile}).inc();
+    evaluationDuration.with({result, profile}).observe(seconds);
+  }
+};
+
 // The preemptor label of the pod-group preemption's metrics, as upstream's.
 inline constexpr std::string_view kPodGroupPreemptor = "podgroup";
 
