@@ -19,13 +19,17 @@
 // the root's message. A PodGroup with no queued member counts as feasible when minCount of its
 // pods are already bound or assumed (a child placed by an earlier cycle).
 //
-// Not done: workload-aware preemption for a tree (a tree that does not fit waits), topology-aware
-// placement of a tree (TopologyAwareWorkloadScheduling is not asked), and basic PodGroups of a tree
-// are placed as gangs of minimum 1.
+// With TopologyAwareWorkloadScheduling each node of the tree is placed within the placements its
+// PlacementGenerate plugins cut from its parent's (see `place` below).
+//
+// Not done: workload-aware preemption for a tree (a tree that does not fit waits), and basic
+// PodGroups of a tree are placed as gangs of minimum 1.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
+#include "scheduler/config/features.h"
 #include "scheduler/initially_scheduled_condition.h"
 #include "scheduler/plugins/gangscheduling/gangscheduling.h"
 #include "scheduler/podgroup/metrics.h"
@@ -119,9 +123,170 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
     for (int c : tree->nodes[i].children) self(static_cast<std::size_t>(c), self);
     undo_group_members(fwk, members[i]);
   };
-  // Depth first; returns whether node i is feasible.
-  auto place = [&](std::size_t i, auto& self) -> bool {
+
+  // Topology-aware placement of the tree (TopologyAwareWorkloadScheduling; upstream
+  // compositePodGroupSchedulingPlacementAlgorithm and podGroupSchedulingPlacementAlgorithm): every
+  // node of the tree, composite or PodGroup, is placed within the placements its PlacementGenerate
+  // plugins cut from its parent's placement (the root's from every node); a node without a
+  // constraint gets its parent's placement unchanged.
+  const bool topology_aware = config::features().topologyAwareWorkloadScheduling && fwk.has_placement_generate_plugins();
+  podgroup::PlacementMetrics* pm = opts_.placement_metrics;
+  framework::Placement root_placement;
+  if (topology_aware) {
+    if (auto rs = refresh_snapshot(); !rs.ok()) {
+      error = Status::error(rs.error());
+    } else {
+      root_placement.nodes = snapshot_->list();
+    }
+  }
+  // The placements entered, innermost last; the algorithm considers only the innermost's nodes.
+  struct Scope {
+    const framework::Placement* placement;
+    std::set<std::string, std::less<>> names;
+  };
+  std::vector<std::unique_ptr<Scope>> scopes;
+  auto enter = [&](const framework::Placement& p) {
+    auto sc = std::make_unique<Scope>();
+    sc->placement = &p;
+    const bool everything = p.nodes.size() == root_placement.nodes.size();
+    if (!everything) {
+      for (const auto& ni : p.nodes) sc->names.emplace(ni->name().view());
+    }
+    algorithm_->set_placement(everything ? nullptr : &sc->names);
+    scopes.push_back(std::move(sc));
+  };
+  auto leave = [&] {
+    scopes.pop_back();
+    const bool everything = scopes.empty() || scopes.back()->placement->nodes.size() == root_placement.nodes.size();
+    algorithm_->set_placement(everything ? nullptr : &scopes.back()->names);
+  };
+  // The placement plugins' view of node i: its object, and the pods of every PodGroup under it.
+  auto info_of = [&](std::size_t i) {
     const podgroup::TreeNode& node = tree->nodes[i];
+    framework::PodGroupInfo info;
+    info.ns = node.key.ns;
+    info.name = node.key.name;
+    info.key = node.key.ns + "/" + node.key.name;
+    info.podGroup = node.podGroup;
+    info.compositePodGroup = node.composite;
+    auto walk = [&](std::size_t j, auto& self) -> void {
+      const podgroup::TreeNode& t = tree->nodes[j];
+      if (t.key.kind == podgroup::HierarchyKey::Kind::PodGroup) {
+        for (const auto& m : members[j]) info.unscheduledPods.push_back(m.popped->podInfo->pod);
+        add_scheduled_nodes(info, t.key.ns + "/" + t.key.name);
+      }
+      for (int c : t.children) self(static_cast<std::size_t>(c), self);
+    };
+    walk(i, walk);
+    return info;
+  };
+  // Where the members of node i's subtree went (the assumed ones).
+  auto proposed_of = [&](std::size_t i, framework::PodGroupAssignments& a) {
+    auto walk = [&](std::size_t j, auto& self) -> void {
+      for (const auto& m : members[j]) {
+        if (m.assumed) a.proposed.push_back(framework::ProposedAssignment{m.popped->podInfo->pod, m.result.suggestedHost});
+      }
+      for (int c : tree->nodes[j].children) self(static_cast<std::size_t>(c), self);
+    };
+    walk(i, walk);
+  };
+
+  // Places node i; returns whether it is feasible. `dry`: a placement being evaluated (undone by
+  // the caller); `direct`: within the placement already entered for it (no placements of its own).
+  auto place = [&](std::size_t i, bool dry, bool direct, auto& self) -> bool {
+    const podgroup::TreeNode& node = tree->nodes[i];
+    if (!error.is_success()) return false;
+    if (topology_aware && !direct) {
+      const framework::PodGroupInfo info = info_of(i);
+      const framework::Placement& parent = scopes.empty() ? root_placement : *scopes.back()->placement;
+      std::vector<framework::Placement> placements;
+      if (Status gs = fwk.run_placement_generate_plugins(info, parent, placements); !gs.is_success()) {
+        if (!gs.is_rejected()) error = gs;
+        outcome[i] = {false, std::move(gs)};
+        return false;
+      }
+      const int np = static_cast<int>(placements.size());
+      if (pm) pm->generated.with({fwk.profile_name()}).inc(np);
+      auto no_placement = [&](const Status& first) {
+        const std::string reason = np == 0 ? std::string("no placement was generated") : first.message();
+        return Status(framework::Code::Unschedulable,
+                      fmt::format("0/{} placements are available, first placement status: {}", np, reason))
+            .with_plugin(first.plugin().empty() ? plugins::gangscheduling::kName : first.plugin());
+      };
+      // One placement: as the only feasible one it would be taken unscored, so the node is
+      // placed in it at once.
+      if (np == 1) {
+        enter(placements[0]);
+        const auto t0 = clock_->now();
+        const bool ok = self(i, dry, true, self);
+        leave();
+        if (!error.is_success()) return false;
+        if (pm) pm->evaluated(ok, fwk.profile_name(), metrics::seconds_since(t0, clock_->now()));
+        if (!ok) outcome[i].status = no_placement(outcome[i].status);
+        return ok;
+      }
+      // Several (or none): each evaluated as a dry run and undone; the feasible ones scored.
+      Status first_status;
+      bool have_first = false;
+      std::vector<std::size_t> feasible;
+      std::vector<framework::PodGroupAssignments> assignments;
+      for (std::size_t k = 0; k < placements.size(); ++k) {
+        enter(placements[k]);
+        const auto t0 = clock_->now();
+        const bool ok = self(i, /*dry=*/true, true, self);
+        framework::PodGroupAssignments a;
+        a.placement = &placements[k];
+        if (ok) proposed_of(i, a);
+        leave();
+        undo_subtree(i, undo_subtree);
+        if (!error.is_success()) return false;
+        if (pm) pm->evaluated(ok, fwk.profile_name(), metrics::seconds_since(t0, clock_->now()));
+        if (!have_first) {
+          first_status = ok ? Status{} : outcome[i].status;
+          have_first = true;
+        }
+        if (ok) {
+          feasible.push_back(k);
+          assignments.push_back(std::move(a));
+        }
+      }
+      if (feasible.empty()) {
+        outcome[i] = {false, no_placement(first_status)};
+        return false;
+      }
+      std::size_t best = 0;
+      if (assignments.size() > 1) {
+        // Scorers see the nodes without the undone evaluations (as in place_group_in_placements).
+        std::vector<std::int64_t> totals;
+        Status ss;
+        if (auto rs = refresh_snapshot(); !rs.ok()) {
+          ss = Status::error(rs.error());
+        } else {
+          ss = fwk.run_placement_score_plugins(info, assignments, totals);
+        }
+        if (!ss.is_success()) {
+          error = ss;
+          outcome[i] = {false, std::move(ss)};
+          return false;
+        }
+        std::uint64_t best_draw = rng_();
+        for (std::size_t t = 1; t < totals.size(); ++t) {
+          const std::uint64_t draw = rng_();
+          if (totals[t] > totals[best] || (totals[t] == totals[best] && draw > best_draw)) {
+            best = t;
+            best_draw = draw;
+          }
+        }
+      }
+      if (auto v = log::V(4); v.enabled()) {
+        v.info("Selected placement for a pod group tree node",
+               {{"group", info.key}, {"placement", placements[feasible[best]].name}});
+      }
+      enter(placements[feasible[best]]);
+      const bool ok = self(i, dry, true, self);
+      leave();
+      return ok && error.is_success();
+    }
     if (node.key.kind == podgroup::HierarchyKey::Kind::PodGroup) {
       int scheduled = 0;
       for (const auto& p : pod_groups_->pods(node.key.ns + "/" + node.key.name)) {
@@ -129,10 +294,16 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
       }
       if (members[i].empty()) {
         outcome[i].feasible = scheduled >= node.min;
-        if (!outcome[i].feasible) outcome[i].status = cannot_be_satisfied(node.min, scheduled, 0);
+        outcome[i].status = outcome[i].feasible ? Status{} : cannot_be_satisfied(node.min, scheduled, 0);
         return outcome[i].feasible;
       }
-      GroupPlacement placed = place_group_members(fwk, members[i], scheduled, /*dry_run=*/false);
+      // Each attempt starts clean (a placement evaluated before may have tried these members).
+      for (auto& m : members[i]) {
+        GroupMember fresh;
+        fresh.popped = std::move(m.popped);
+        m = std::move(fresh);
+      }
+      GroupPlacement placed = place_group_members(fwk, members[i], scheduled, dry);
       if (!placed.error.is_success()) {
         error = placed.error;
         outcome[i].status = placed.error;
@@ -151,7 +322,7 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
     outcome[i].status = {};
     for (int c : node.children) {
       if (scheduled + remaining < node.min) break;
-      const bool ok = self(static_cast<std::size_t>(c), self);
+      const bool ok = self(static_cast<std::size_t>(c), dry, false, self);
       if (!error.is_success()) return false;
       --remaining;
       if (ok) ++scheduled;
@@ -163,7 +334,15 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
     }
     return outcome[i].feasible;
   };
-  const bool root_feasible = place(0, place);
+  bool root_feasible = error.is_success() && place(0, /*dry=*/false, /*direct=*/false, place);
+  algorithm_->set_placement(nullptr);
+  // A feasible root must have placed a member (upstream RunRootSchedulingAlgorithm).
+  if (root_feasible && std::none_of(members.begin(), members.end(), [](const std::vector<GroupMember>& ms) {
+        return std::any_of(ms.begin(), ms.end(), [](const GroupMember& m) { return static_cast<bool>(m.assumed); });
+      })) {
+    root_feasible = false;
+    outcome[0] = {false, Status::unschedulable("no pods were schedulable").with_plugin(plugins::gangscheduling::kName)};
+  }
 
   podgroup::PodGroupMetrics* group_metrics = opts_.pod_group_metrics;
   auto record_attempt = [&](const char* result) {

@@ -406,6 +406,11 @@ std::optional<framework::PodGroupInfo> Scheduler::topology_aware_group(const fra
   info.podGroup = std::move(pg);
   info.unscheduledPods.reserve(members.size());
   for (const auto& m : members) info.unscheduledPods.push_back(m.popped->podInfo->pod);
+  add_scheduled_nodes(info, group);
+  return info;
+}
+
+void Scheduler::add_scheduled_nodes(framework::PodGroupInfo& info, const std::string& group) {
   for (const auto& p : pod_groups_->pods(group)) {
     if (!p->spec.nodeName.empty()) {
       info.scheduledNodes.emplace_back(p->spec.nodeName.view());
@@ -415,7 +420,6 @@ std::optional<framework::PodGroupInfo> Scheduler::topology_aware_group(const fra
       }
     }
   }
-  return info;
 }
 
 Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framework& fwk,

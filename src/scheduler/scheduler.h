@@ -308,6 +308,8 @@ class Scheduler {
                                            int scheduled, const framework::PodGroupInfo& info);
   // The group's PodGroupInfo when its cycle is topology-aware (the gate, PlacementGenerate plugins
   // and a PodGroup object); nullopt otherwise: the plain cycle, at the cost of one PodGroup lookup.
+  // Appends the nodes of `group`'s members placed before this cycle (bound, or assumed and binding).
+  void add_scheduled_nodes(framework::PodGroupInfo& info, const std::string& group);
   std::optional<framework::PodGroupInfo> topology_aware_group(const framework::Framework& fwk,
                                                               const api::Pod& first, const std::string& group,
                                                               const std::vector<GroupMember>& members);

@@ -50,6 +50,9 @@ struct ResourceClaim;
 namespace schedulingv1beta1 {
 struct PodGroup;
 }
+namespace schedulingv1alpha3 {
+struct CompositePodGroup;
+}
 }  // namespace ksched::api
 
 namespace ksched::scheduler::dra {
@@ -283,12 +286,15 @@ struct Placement {
 };
 
 // The group a placement plugin is asked about (upstream fwk.PodGroupInfo, reduced to what the
-// in-tree plugins read). `podGroup` is the v1beta1 PodGroup object, null for a workloadRef group.
+// in-tree plugins read). `podGroup` is the v1beta1 PodGroup object, null for a workloadRef group;
+// for a CompositePodGroup of a tree (CompositePodGroup gate) `compositePodGroup` is set instead and
+// the pods are those of every PodGroup under it.
 struct PodGroupInfo {
   std::string ns;
   std::string name;
   std::string key;  // "<ns>/<name>"
   std::shared_ptr<const api::schedulingv1beta1::PodGroup> podGroup;
+  std::shared_ptr<const api::schedulingv1alpha3::CompositePodGroup> compositePodGroup;
   std::vector<PodPtr> unscheduledPods;  // the members this cycle tries, in order
   // The nodes of the members placed before this cycle (bound, or assumed and binding), one entry
   // per member: upstream reads them from the snapshot's PodGroupState.

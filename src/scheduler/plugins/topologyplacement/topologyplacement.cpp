@@ -10,10 +10,14 @@ namespace ksched::scheduler::plugins::topologyplacement {
 using framework::Status;
 
 const std::string* topology_key(const framework::PodGroupInfo& group) {
-  if (!group.podGroup) return nullptr;
-  const auto& constraints = group.podGroup->spec.schedulingConstraints;
-  if (!constraints || constraints->topology.empty()) return nullptr;
-  return &constraints->topology.front().key;
+  // A PodGroup's or a CompositePodGroup's schedulingConstraints (their shapes differ by type only).
+  const auto first_key = [](const auto& constraints) -> const std::string* {
+    if (!constraints || constraints->topology.empty()) return nullptr;
+    return &constraints->topology.front().key;
+  };
+  if (group.podGroup) return first_key(group.podGroup->spec.schedulingConstraints);
+  if (group.compositePodGroup) return first_key(group.compositePodGroup->spec.schedulingConstraints);
+  return nullptr;
 }
 
 Status TopologyPlacement::generate_placements(const framework::PodGroupInfo& group, const framework::Placement& parent,

@@ -4,8 +4,9 @@
 //
 // Upstream: pkg/scheduler/framework/plugins/topologyaware/topology_placement.go (the newest in the
 // index, on v1alpha2 types; the field names are v1beta1's schedulingConstraints.topology[].key).
-// A group without a PodGroup object or without a topology constraint gets the parent placement
-// unchanged. Otherwise one placement per distinct value of the key among the parent's nodes (nodes
+// A group without a PodGroup (or CompositePodGroup) object or without a topology constraint gets
+// the parent placement unchanged; a CompositePodGroup's constraint splits the nodes as a PodGroup's
+// does, for the whole tree under it. Otherwise one placement per distinct value of the key among the parent's nodes (nodes
 // without the label are in none), named by the value, in value order (upstream: map order). When
 // members of the group are already placed, only their domain is offered; members placed in two
 // domains, or on a node without the label, are an error.
