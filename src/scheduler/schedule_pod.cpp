@@ -97,9 +97,29 @@ const std::vector<framework::NodeInfoPtr>& SchedulingAlgorithm::candidate_nodes(
   const auto& all = deps_.snapshot->list();
   if (!placement_) return all;
   placement_nodes_.clear();
-  for (const auto& ni : all) {
-    if (placement_->contains(ni->name().view())) placement_nodes_.push_back(ni);
+  // The pod-group cycle tries every member in every placement: a lookup of each snapshot node
+  // in the set per attempt would cost the whole cluster each time, the kept positions only the
+  // placement's nodes (the NodeInfos there may be new copies, so they are read afresh).
+  if (placement_list_size_ == all.size() && !placement_positions_.empty()) {
+    bool same = true;
+    for (std::size_t p : placement_positions_) {
+      const auto& ni = all[p];
+      if (!placement_->contains(ni->name().view())) {
+        same = false;
+        break;
+      }
+      placement_nodes_.push_back(ni);
+    }
+    if (same) return placement_nodes_;
+    placement_nodes_.clear();
   }
+  placement_positions_.clear();
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    if (!placement_->contains(all[p]->name().view())) continue;
+    placement_positions_.push_back(p);
+    placement_nodes_.push_back(all[p]);
+  }
+  placement_list_size_ = all.size();
   return placement_nodes_;
 }
 

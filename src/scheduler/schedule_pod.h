@@ -75,7 +75,11 @@ class SchedulingAlgorithm {
   // considers only the snapshot's nodes of these names (upstream AssumePlacement restricts the
   // snapshot), takes no batch and counts only them in its fit error. nullptr: every node. The
   // set must outlive its use; the pod-group cycle clears it before returning.
-  void set_placement(const std::set<std::string, std::less<>>* node_names) { placement_ = node_names; }
+  void set_placement(const std::set<std::string, std::less<>>* node_names) {
+    placement_ = node_names;
+    placement_positions_.clear();
+    placement_list_size_ = 0;
+  }
 
  private:
   // The nodes this pod may go to: the snapshot's, or the placement's among them.
@@ -129,6 +133,10 @@ class SchedulingAlgorithm {
   std::vector<framework::NodePluginScores> scores_;
   const std::set<std::string, std::less<>>* placement_ = nullptr;
   std::vector<framework::NodeInfoPtr> placement_nodes_;  // candidate_nodes() while placement_ is set
+  // Where the placement's nodes are in the snapshot's list (found once per set_placement): the
+  // positions hold while no node is added or removed, which candidate_nodes() checks by name.
+  std::vector<std::size_t> placement_positions_;
+  std::size_t placement_list_size_ = 0;
 };
 
 }  // namespace ksched::scheduler
