@@ -34,11 +34,12 @@
 // the create fails with AlreadyExists. Upstream then requeues the Job and finds the object on a
 // later sync; ksched also remembers what it created until its informer shows it
 // (SchedulingObjects, as the pod expectations do), so the next sync uses the object at once.
-// A Workload or PodGroup event requeues the Job named by its ownerReferences (upstream's
-// enqueueJobFromOwnerRef of PR #140188's earlier revisions; the revision at hand registers the
-// indexes only), and a Workload event requeues the Jobs its controllerRef's parent delegated a
-// PodGroup to: a new delegated Job whose parent's Workload (or template) is not there yet makes
-// no pods and waits for that event, so that its pods join the group.
+// A Workload or PodGroup event requeues the Job named by its ownerReferences (enqueueJobFromOwnerRef
+// of upstream's first form of this file, kubernetes/kubernetes@2f913129; its later forms, v1.36's
+// and PR #140188's (fork snapshots wojtek-t/kubernetes@8f3f103a, liggitt/kubernetes@f3a2b7ea),
+// register the indexes only), and a Workload event requeues the Jobs its controllerRef's parent
+// delegated a PodGroup to: a new delegated Job whose parent's Workload (or template) is not there
+// yet makes no pods and waits for that event, so that its pods join the group.
 //
 // Where ksched differs: upstream writes scheduling.k8s.io/v1alpha3, whose Workload and PodGroup
 // have v1beta1's shape; ksched's server serves them at v1beta1, so they are written there.
