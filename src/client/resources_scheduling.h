@@ -1,4 +1,5 @@
-// ResourceFor (resources.h) of the scheduling.k8s.io kinds the scheduler watches (api/scheduling.h).
+// ResourceFor (resources.h) of the scheduling.k8s.io kinds the scheduler and the Job controller
+// watch (api/scheduling.h).
 #pragma once
 #include "api/scheduling.h"
 #include "client/resources.h"
@@ -8,6 +9,12 @@ namespace ksched::client {
 template <>
 struct ResourceFor<api::schedulingv1alpha1::Workload> {
   static constexpr ResourceInfo info{"scheduling.k8s.io", "v1alpha1", "workloads", "Workload", true};
+};
+
+// The Job controller's informer (gate WorkloadWithJob): v1beta1, which the server serves.
+template <>
+struct ResourceFor<api::schedulingv1beta1::Workload> {
+  static constexpr ResourceInfo info{"scheduling.k8s.io", "v1beta1", "workloads", "Workload", true};
 };
 
 template <>

@@ -3,11 +3,14 @@
 // for the same indexers and decoding.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/core.h"
 #include "api/resource.h"
+#include "api/scheduling.h"
 #include "controllers/controller.h"
 #include "controllers/types.h"
 
@@ -33,6 +36,36 @@ std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceClaim>> r
     const ControllerContext& ctx);
 std::shared_ptr<informer::SharedIndexInformer<api::resourcev1::ResourceClaimTemplate>>
 resource_claim_template_informer(const ControllerContext& ctx);
+
+// scheduling.k8s.io/v1beta1, for the Job controller with WorkloadWithJob (asked for only with the
+// gate on, so no watch is opened otherwise). Workloads are indexed by their spec.controllerRef,
+// PodGroups by the Workload their spec.workloadRef names, and Jobs that a parent delegated a
+// PodGroup to (annotation scheduling.k8s.io/group-template-name) by that parent. Upstream's
+// workloadByJobName and podGroupByWorkloadName indexes (pkg/controller/job/
+// job_scheduling_manager.go as merged by PR #140188); keying Workloads by the whole reference
+// also finds a parent's Workload without listing the namespace. The references carry names, not
+// UIDs: a caller checks ownership (controller ownerReference UID) before acting.
+inline constexpr const char* kWorkloadByControllerRefIndex = "workloadByControllerRef";
+inline constexpr const char* kPodGroupByWorkloadIndex = "podGroupByWorkload";
+inline constexpr const char* kJobByDelegatingParentIndex = "jobByDelegatingParent";
+// "<apiGroup>/<kind>/<namespace>/<name>": the value of both Workload and Job indexes ("" group:
+// core).
+std::string controller_ref_index_key(std::string_view api_group, std::string_view kind, std::string_view ns,
+                                     std::string_view name);
+// "<namespace>/<workload>".
+std::string workload_ref_index_key(std::string_view ns, std::string_view workload_name);
+// The group of an ownerReference's apiVersion (schema.ParseGroupVersion: "group/version", or
+// "version" for the core group); nullopt when it does not parse.
+std::optional<std::string_view> api_group_of(std::string_view api_version);
+
+// The index functions (tests fill an Indexer with them).
+std::vector<std::string> workload_controller_ref_values(const api::schedulingv1beta1::Workload& w);
+std::vector<std::string> pod_group_workload_values(const api::schedulingv1beta1::PodGroup& p);
+
+std::shared_ptr<informer::SharedIndexInformer<api::schedulingv1beta1::Workload>> workload_informer(
+    const ControllerContext& ctx);
+std::shared_ptr<informer::SharedIndexInformer<api::schedulingv1beta1::PodGroup>> pod_group_informer(
+    const ControllerContext& ctx);
 
 // The objects whose controller reference has this UID (through kControllerUIDIndex).
 template <class T>

@@ -9,6 +9,7 @@
 
 #include "client/resources_scheduling.h"
 #include "controllers/features.h"
+#include "controllers/informers.h"
 #include "controllers/job/job_controller.h"
 #include "controllers/job/job_scheduling.h"
 #include "fixture.h"
@@ -368,16 +369,46 @@ class JobWorkloadTest : public ControllersTest {
     server_feature_gates.GenericWorkload = true;
     server_feature_gates.WorkloadWithJob = true;  // the server keeps a Job's spec.scheduling
     ControllersTest::SetUp();
+    workload_cache.add_indexers({{controllers::kWorkloadByControllerRefIndex, controllers::workload_controller_ref_values}});
+    pod_group_cache.add_indexers({{controllers::kPodGroupByWorkloadIndex, controllers::pod_group_workload_values}});
+    objects = std::make_unique<controllers::SchedulingObjects>(workload_cache, pod_group_cache);
+  }
+  // The controller's informer caches: filled from the server by refresh_caches() (informers that
+  // caught up), or left as they are (informers that lag).
+  informer::Indexer<wl::Workload> workload_cache;
+  informer::Indexer<pg::PodGroup> pod_group_cache;
+  std::unique_ptr<controllers::SchedulingObjects> objects;
+  void refresh_caches() {
+    auto ws = c()->list(client::ResourceRef::of(kWorkloads, "default"));
+    auto ps = c()->list(client::ResourceRef::of(kPodGroups, "default"));
+    ASSERT_TRUE(ws.ok() && ps.ok());
+    auto wl_list = api::decode<api::List<wl::Workload>>(*ws);
+    auto pg_list = api::decode<api::List<pg::PodGroup>>(*ps);
+    ASSERT_TRUE(wl_list.ok() && pg_list.ok());
+    std::vector<informer::Ptr<wl::Workload>> w;
+    for (auto& item : wl_list->items) w.push_back(std::make_shared<const wl::Workload>(std::move(item)));
+    std::vector<informer::Ptr<pg::PodGroup>> p;
+    for (auto& item : pg_list->items) p.push_back(std::make_shared<const pg::PodGroup>(std::move(item)));
+    workload_cache.replace(std::move(w));
+    pod_group_cache.replace(std::move(p));
+  }
+  // With caches that caught up: the PodGroup the pods join.
+  client::Result<std::optional<std::string>> ensure(const Job& j, bool has_pods) {
+    refresh_caches();
+    auto r = decide(j, has_pods);
+    if (!r) return r.error();
+    return r->name;
+  }
+  // With the caches as they are.
+  client::Result<controllers::JobPodGroup> decide(const Job& j, bool has_pods) {
+    return controllers::ensure_workload_and_pod_group(*c(), *objects, j, controllers::is_new_job(j, has_pods), recorder,
+                                                      api::ObjectReference{});
   }
   // The Job as the server stored it (uid set), defaulted as the controller sees it.
   Job created(const Job& j) {
     auto r = c()->create(j);
     EXPECT_TRUE(r.ok()) << (r ? "" : r.error().to_string());
     return r ? *r : j;
-  }
-  client::Result<std::optional<std::string>> ensure(const Job& j, bool has_pods) {
-    return controllers::ensure_workload_and_pod_group(*c(), j, controllers::is_new_job(j, has_pods), recorder,
-                                                      api::ObjectReference{});
   }
   client::Result<pg::PodGroup> create_pod_group(const pg::PodGroup& p) {
     return decoded<pg::PodGroup>(c()->create(client::ResourceRef::of(kPodGroups, "default"), api::encode(p)));
@@ -735,6 +766,108 @@ TEST_F(JobWorkloadTest, EnsureCreateErrorsPropagate) {
   EXPECT_TRUE(client::is_already_exists(rk.error())) << rk.error().to_string();
 }
 
+// The lookups read the informers' caches through their indexes (upstream's listWorkloadsForJob /
+// listPodGroupsForWorkload over workloadByJobName / podGroupByWorkloadName), never the server: a
+// Workload the server has but the cache does not is not found.
+TEST_F(JobWorkloadTest, LookupsReadTheCachesNotTheServer) {
+  Job j = created(scheduled_job("cached", 4, 4));
+  ASSERT_TRUE(create_workload(controlled_workload(j, "user-workload")).ok());
+  auto unseen = decide(j, true);  // a started Job: nothing is created
+  ASSERT_TRUE(unseen.ok()) << unseen.error().to_string();
+  EXPECT_FALSE(unseen->name) << "the Workload is on the server only";
+  refresh_caches();
+  auto seen = decide(j, false);
+  ASSERT_TRUE(seen.ok()) << seen.error().to_string();
+  EXPECT_EQ(seen->name, std::optional<std::string>(controllers::pod_group_name_for("user-workload", "cached-pgt-0")))
+      << "found in the cache: its PodGroup is made";
+  EXPECT_EQ(workload_count(), 1u);
+}
+
+// A cache that lags behind the controller's own creates (upstream's TestEnsureWorkloadAndPodGroup
+// "simulateAlreadyExists" injects the object into the indexer on AlreadyExists). The names are
+// deterministic, so nothing is made twice. ksched remembers what it created (SchedulingObjects)
+// until the informer shows it, so the next sync uses it at once; without that memory (a
+// restarted controller) the create fails with AlreadyExists and the sync is retried, as upstream.
+TEST_F(JobWorkloadTest, ALaggingCacheMakesNoSecondObject) {
+  Job j = created(scheduled_job("lagging", 4, 4));
+  auto first = decide(j, false);
+  ASSERT_TRUE(first.ok()) << first.error().to_string();
+  ASSERT_TRUE(first->name);
+  EXPECT_EQ(workload_cache.size(), 0u);
+  EXPECT_EQ(objects->pending(), 2u) << "the Workload and the PodGroup, not in the caches yet";
+  auto second = decide(j, false);  // still new: the first sync made no pods
+  ASSERT_TRUE(second.ok()) << second.error().to_string();
+  EXPECT_EQ(second->name, first->name);
+  EXPECT_EQ(workload_count(), 1u);
+  EXPECT_EQ(pod_group_count(), 1u);
+
+  // The informers catch up (their events): the caches answer from now on.
+  refresh_caches();
+  objects->workload_observed("default/" + controllers::workload_name_for_job(j));
+  objects->pod_group_observed("default/" + *first->name);
+  EXPECT_EQ(objects->pending(), 0u);
+  auto third = decide(j, true);
+  ASSERT_TRUE(third.ok()) << third.error().to_string();
+  EXPECT_EQ(third->name, first->name);
+
+  informer::Indexer<wl::Workload> empty_workloads;
+  empty_workloads.add_indexers({{controllers::kWorkloadByControllerRefIndex, controllers::workload_controller_ref_values}});
+  informer::Indexer<pg::PodGroup> empty_pod_groups;
+  empty_pod_groups.add_indexers({{controllers::kPodGroupByWorkloadIndex, controllers::pod_group_workload_values}});
+  controllers::SchedulingObjects forgetful(empty_workloads, empty_pod_groups);
+  auto retried = controllers::ensure_workload_and_pod_group(*c(), forgetful, j, true, recorder, api::ObjectReference{});
+  ASSERT_FALSE(retried.ok());
+  EXPECT_TRUE(client::is_already_exists(retried.error())) << retried.error().to_string();
+  EXPECT_EQ(workload_count(), 1u);
+  EXPECT_EQ(pod_group_count(), 1u);
+}
+
+// A created object the informer never reports (created and deleted inside a watch gap) is
+// forgotten after five minutes, as an expectation (ExpectationsTimeout).
+TEST(SchedulingObjects, ACreatedObjectIsForgottenAfterTheTimeout) {
+  informer::Indexer<wl::Workload> workloads;
+  workloads.add_indexers({{controllers::kWorkloadByControllerRefIndex, controllers::workload_controller_ref_values}});
+  informer::Indexer<pg::PodGroup> pod_groups;
+  pod_groups.add_indexers({{controllers::kPodGroupByWorkloadIndex, controllers::pod_group_workload_values}});
+  util::FakeClock clock;
+  controllers::SchedulingObjects objects(workloads, pod_groups, clock);
+  Job j = scheduled_job("j", 2, 2);
+  j.metadata.namespace_ = "ns";
+  auto w = controllers::workload_for_job(j);
+  objects.created(std::make_shared<const wl::Workload>(w));
+  EXPECT_EQ(objects.workloads_referencing("batch", "Job", "ns", "j").size(), 1u);
+  EXPECT_TRUE(objects.workloads_referencing("batch", "Job", "other", "j").empty()) << "another namespace";
+  EXPECT_TRUE(objects.workloads_referencing("batch", "Job", "ns", "k").empty()) << "another Job";
+  // In the cache as well: one copy.
+  workloads.add(std::make_shared<const wl::Workload>(w));
+  EXPECT_EQ(objects.workloads_referencing("batch", "Job", "ns", "j").size(), 1u);
+  workloads.remove("ns/" + std::string(w.metadata.name));
+  clock.step(controllers::SchedulingObjects::kCreatedTimeout + std::chrono::seconds(1));
+  EXPECT_TRUE(objects.workloads_referencing("batch", "Job", "ns", "j").empty());
+}
+
+// The index values (informers.h): a Workload under its whole spec.controllerRef, a PodGroup under
+// its Workload, a delegated Job under its controller owner, and schema.ParseGroupVersion's group.
+TEST(SchedulingIndexes, Values) {
+  wl::Workload w;
+  w.metadata.namespace_ = "ns";
+  EXPECT_TRUE(controllers::workload_controller_ref_values(w).empty()) << "no controllerRef";
+  auto& ref = w.spec.controllerRef.emplace();
+  ref.apiGroup = "batch";
+  ref.kind = "Job";
+  ref.name = "j";
+  EXPECT_EQ(controllers::workload_controller_ref_values(w), std::vector<std::string>{"batch/Job/ns/j"});
+  pg::PodGroup p;
+  p.metadata.namespace_ = "ns";
+  EXPECT_TRUE(controllers::pod_group_workload_values(p).empty()) << "no workloadRef";
+  p.spec.workloadRef.emplace().workloadName = "w";
+  EXPECT_EQ(controllers::pod_group_workload_values(p), std::vector<std::string>{"ns/w"});
+  EXPECT_EQ(controllers::api_group_of("v1"), std::optional<std::string_view>(""));
+  EXPECT_EQ(controllers::api_group_of("jobset.x-k8s.io/v1alpha2"), std::optional<std::string_view>("jobset.x-k8s.io"));
+  EXPECT_FALSE(controllers::api_group_of("a/b/c"));
+  EXPECT_EQ(controllers::controller_ref_index_key("", "ConfigMap", "ns", "cm"), "/ConfigMap/ns/cm");
+}
+
 // getOrCreateDelegatedPodGroup and syncDelegatedPodGroupMinCount (upstream's test file at hand
 // has no case for them; these follow the functions): a child Job whose parent (a JobSet) names
 // one of its Workload's templates gets a PodGroup from that template, owned by the Job alone;
@@ -747,9 +880,15 @@ TEST_F(JobWorkloadTest, DelegatedPodGroupFromTheParentsWorkload) {
   spec.metadata.annotations.set(std::string(controllers::kGroupTemplateNameAnnotation), "workers");
   Job j = created(spec);
 
-  auto r = ensure(j, false);
+  refresh_caches();
+  auto r = decide(j, false);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
-  EXPECT_FALSE(*r) << "parent-owned Workload not found yet";
+  EXPECT_FALSE(r->name) << "parent-owned Workload not found yet";
+  EXPECT_TRUE(r->wait_for_parent) << "a new Job waits for it (upstream: \"will retry\")";
+  auto started = decide(j, true);
+  ASSERT_TRUE(started.ok()) << started.error().to_string();
+  EXPECT_FALSE(started->name);
+  EXPECT_FALSE(started->wait_for_parent) << "a Job with pods goes on without a group";
   EXPECT_EQ(pod_group_count(), 0u);
 
   wl::Workload parent;
@@ -768,9 +907,11 @@ TEST_F(JobWorkloadTest, DelegatedPodGroupFromTheParentsWorkload) {
   auto created_parent = create_workload(parent);
   ASSERT_TRUE(created_parent.ok()) << created_parent.error().to_string();
 
-  auto missing = ensure(j, false);
+  refresh_caches();
+  auto missing = decide(j, false);
   ASSERT_TRUE(missing.ok()) << missing.error().to_string();
-  EXPECT_FALSE(*missing) << "delegated PodGroupTemplate not found in parent Workload";
+  EXPECT_FALSE(missing->name) << "delegated PodGroupTemplate not found in parent Workload";
+  EXPECT_TRUE(missing->wait_for_parent);
   EXPECT_EQ(pod_group_count(), 0u);
 
   // The parent's Workload gains the template (a new Workload: templates are immutable).
@@ -872,4 +1013,48 @@ TEST_F(JobWorkloadTest, GateOffMakesNoObjects) {
   for (const auto& p : pods("default", "batch.kubernetes.io/job-name=gang")) EXPECT_FALSE(p.spec.schedulingGroup);
   EXPECT_EQ(workload_count(), 0u);
   EXPECT_EQ(pod_group_count(), 0u);
+}
+
+// A delegated Job whose parent's Workload comes after it makes no pods meanwhile (a new Job's
+// objects wait for the parent, as upstream's "will retry"); the Workload's event requeues it
+// (the informers resync every 12 h: no periodic sync helps here), and its pods join the PodGroup
+// made from the parent's template.
+TEST_F(JobWorkloadTest, DelegatedJobProceedsWhenItsParentsWorkloadAppears) {
+  controller_feature_gates = {{"GenericWorkload", true}, {"WorkloadWithJob", true}};
+  start_controllers({"job-controller"});
+  Job spec = gang_job("child", 2);
+  spec.metadata.ownerReferences =
+      std::vector<api::OwnerReference>{controller_owner("jobset.x-k8s.io/v1alpha2", "JobSet", "js")};
+  spec.metadata.annotations.set(std::string(controllers::kGroupTemplateNameAnnotation), "workers");
+  Job child = created(spec);
+  // A witness that the controller got to the child: a root Job created after it has its pods.
+  created(gang_job("root", 1));
+  ASSERT_TRUE(eventually([&] { return pods("default", "batch.kubernetes.io/job-name=root").size() == 1; }));
+  EXPECT_TRUE(pods("default", "batch.kubernetes.io/job-name=child").empty()) << "waiting for the parent's Workload";
+
+  wl::Workload parent;
+  parent.apiVersion = "scheduling.k8s.io/v1beta1";
+  parent.kind = "Workload";
+  parent.metadata.name = "js-workload";
+  parent.metadata.namespace_ = "default";
+  wl::TypedLocalObjectReference ref;
+  ref.apiGroup = "jobset.x-k8s.io";
+  ref.kind = "JobSet";
+  ref.name = "js";
+  parent.spec.controllerRef = ref;
+  auto& workers = parent.spec.podGroupTemplates.emplace_back();
+  workers.name = "workers";
+  workers.schedulingPolicy.gang.emplace().minCount = 2;
+  ASSERT_TRUE(create_workload(parent).ok());
+
+  const std::string group = controllers::pod_group_name_for("js-workload", "workers");
+  ASSERT_TRUE(eventually([&] { return pods("default", "batch.kubernetes.io/job-name=child").size() == 2; }));
+  for (const auto& p : pods("default", "batch.kubernetes.io/job-name=child")) {
+    ASSERT_TRUE(p.spec.schedulingGroup) << p.metadata.name;
+    EXPECT_EQ(p.spec.schedulingGroup->podGroupName, std::optional<std::string>(group));
+  }
+  auto made = pod_group(group);
+  ASSERT_TRUE(made);
+  ASSERT_EQ(made->metadata.ownerReferences.size(), 1u);
+  EXPECT_EQ(made->metadata.ownerReferences[0].uid, std::string(child.metadata.uid));
 }

@@ -243,6 +243,66 @@ JobController::JobController(const ControllerContext& ctx)
   ph->del = [this](const informer::Deleted<api::Pod>& d) { on_pod_delete(d, true); };
   auto r2 = pod_informer_->add_event_handler(ph);
   synced_ = {[r1] { return r1->has_synced(); }, [r2] { return r2->has_synced(); }};
+  if (ctx_.features.workload_with_job) add_scheduling_informers();
+}
+
+void JobController::add_scheduling_informers() {
+  workload_informer_ = workload_informer(ctx_);
+  pod_group_informer_ = pod_group_informer(ctx_);
+  scheduling_objects_ =
+      std::make_unique<SchedulingObjects>(workload_informer_->indexer(), pod_group_informer_->indexer(), *ctx_.clock);
+  using Workload = api::schedulingv1beta1::Workload;
+  using PodGroup = api::schedulingv1beta1::PodGroup;
+  // Once the cache holds an object (or knows it gone), it answers for it: the created copy goes.
+  auto wh = std::make_shared<informer::ResourceEventHandlerFuncs<Workload>>();
+  auto on_workload = [this](const Workload& w) {
+    scheduling_objects_->workload_observed(informer::meta_namespace_key(w));
+    enqueue_owning_job(w.metadata);
+    enqueue_delegated_jobs(w);
+  };
+  wh->add = [on_workload](const Ptr<Workload>& w, bool) { on_workload(*w); };
+  wh->update = [on_workload](const Ptr<Workload>&, const Ptr<Workload>& w) { on_workload(*w); };
+  wh->del = [this](const informer::Deleted<Workload>& d) {
+    scheduling_objects_->workload_observed(d.key);
+    if (d.obj) {
+      enqueue_owning_job(d.obj->metadata);
+      enqueue_delegated_jobs(*d.obj);
+    }
+  };
+  auto r3 = workload_informer_->add_event_handler(wh);
+  auto ph = std::make_shared<informer::ResourceEventHandlerFuncs<PodGroup>>();
+  ph->add = [this](const Ptr<PodGroup>& p, bool) {
+    scheduling_objects_->pod_group_observed(informer::meta_namespace_key(*p));
+    enqueue_owning_job(p->metadata);
+  };
+  ph->update = [this](const Ptr<PodGroup>&, const Ptr<PodGroup>& p) {
+    scheduling_objects_->pod_group_observed(informer::meta_namespace_key(*p));
+    enqueue_owning_job(p->metadata);
+  };
+  ph->del = [this](const informer::Deleted<PodGroup>& d) {
+    scheduling_objects_->pod_group_observed(d.key);
+    if (d.obj) enqueue_owning_job(d.obj->metadata);
+  };
+  auto r4 = pod_group_informer_->add_event_handler(ph);
+  synced_.push_back([r3] { return r3->has_synced(); });
+  synced_.push_back([r4] { return r4->has_synced(); });
+}
+
+void JobController::enqueue_owning_job(const api::ObjectMeta& meta) {
+  // The first reference to a batch/v1 Job, controller or not, as upstream.
+  for (const auto& ref : meta.ownerReferences)
+    if (ref.kind == kKind && ref.apiVersion == kApiVersion) {
+      workers_.add(std::string(meta.namespace_) + "/" + ref.name);
+      return;
+    }
+}
+
+void JobController::enqueue_delegated_jobs(const api::schedulingv1beta1::Workload& w) {
+  const auto& ref = w.spec.controllerRef;
+  if (!ref || ref->name.empty()) return;
+  for (const auto& key : job_informer_->indexer().index_keys(
+           kJobByDelegatingParentIndex, controller_ref_index_key(ref->apiGroup, ref->kind, w.metadata.namespace_, ref->name)))
+    workers_.add(key);
 }
 
 JobController::~JobController() { stop(); }
@@ -624,10 +684,16 @@ client::Result<std::int32_t> JobController::manage(SyncCtx& c) {
   // (upstream syncJob's ensureWorkloadAndPodGroup). Asked only when pods are to be made: the
   // objects are found by their references to the Job, so a later sync finds the same group.
   std::optional<std::string> pod_group;
-  if (ctx_.features.workload_with_job) {
-    auto g = ensure_workload_and_pod_group(*ctx_.client, job, c.new_job, recorder_, c.ref);
+  if (scheduling_objects_) {
+    auto g = ensure_workload_and_pod_group(*ctx_.client, *scheduling_objects_, job, c.new_job, recorder_, c.ref);
     if (!g) return g.error();
-    pod_group = std::move(*g);
+    // A delegated Job's parent Workload is not there yet: its event requeues the Job. The Job
+    // stays new (isNewJob) meanwhile: no startTime is written for a Job that made no pods.
+    if (g->wait_for_parent) {
+      job.status.startTime.reset();
+      return active;
+    }
+    pod_group = std::move(g->name);
   }
   expectations_.expect_creations(c.key, diff);
   PodTemplateSpec tmpl = job.spec.template_;

@@ -11,7 +11,8 @@
 // With WorkloadWithJob (alpha, off; needs GenericWorkload), a Job without a controller owner gets
 // a Workload and a PodGroup before its first pod (basic unless spec.scheduling says otherwise), a
 // child Job whose parent delegated its PodGroup gets that PodGroup, and the pods join the group
-// (job_scheduling.h).
+// (job_scheduling.h). The objects are found in Workload and PodGroup informers (started only with
+// the gate), whose events requeue the Jobs concerned.
 // Not implemented: podFailurePolicy, successPolicy, backoffLimitPerIndex, ttlSecondsAfterFinished.
 #pragma once
 #include <map>
@@ -22,6 +23,7 @@
 #include "controllers/controller.h"
 #include "controllers/controller_utils.h"
 #include "controllers/events.h"
+#include "controllers/job/job_scheduling.h"
 #include "controllers/types.h"
 
 namespace ksched::controllers {
@@ -49,6 +51,12 @@ class JobController final : public Controller {
   void on_pod_update(const Ptr<api::Pod>& old, const Ptr<api::Pod>& cur);
   void on_pod_delete(const informer::Deleted<api::Pod>& d, bool final);
   util::Result<void> sync_orphan_pod(const std::string& key);
+  // WorkloadWithJob: a Workload or PodGroup event requeues the Job its ownerReferences name
+  // (enqueueJobFromOwnerRef); a Workload event also the Jobs its controllerRef's parent delegated
+  // a PodGroup to.
+  void add_scheduling_informers();
+  void enqueue_owning_job(const api::ObjectMeta& meta);
+  void enqueue_delegated_jobs(const api::schedulingv1beta1::Workload& w);
 
   client::Result<std::int32_t> manage(SyncCtx& c);
   client::Result<void> track_status(SyncCtx& c, bool needs_update);
@@ -59,6 +67,9 @@ class JobController final : public Controller {
   ControllerContext ctx_;
   std::shared_ptr<informer::SharedIndexInformer<Job>> job_informer_;
   std::shared_ptr<informer::SharedIndexInformer<api::Pod>> pod_informer_;
+  std::shared_ptr<informer::SharedIndexInformer<api::schedulingv1beta1::Workload>> workload_informer_;
+  std::shared_ptr<informer::SharedIndexInformer<api::schedulingv1beta1::PodGroup>> pod_group_informer_;
+  std::unique_ptr<SchedulingObjects> scheduling_objects_;  // with the gate only
   std::vector<std::function<bool()>> synced_;
   Expectations expectations_;
   Recorder recorder_;

@@ -5,6 +5,7 @@
 #include "api/codec.h"
 #include "controllers/controller_utils.h"
 #include "controllers/hash.h"
+#include "controllers/informers.h"
 #include "util/log.h"
 
 namespace ksched::controllers {
@@ -66,14 +67,6 @@ std::string_view extra_member(const api::Extra& extra, std::string_view key) {
   return {};
 }
 
-template <class T>
-client::Result<std::vector<T>> list_all(client::RestClient& c, const client::ResourceInfo& resource,
-                                        std::string_view ns) {
-  auto r = decoded<api::List<T>>(c.list(client::ResourceRef::of(resource, ns)));
-  if (!r) return r.error();
-  return std::move(r->items);
-}
-
 bool controlled_by_job(const api::ObjectMeta& meta, const Job& job) {
   const api::OwnerReference* owner = controller_of(meta);
   return owner != nullptr && owner->uid == job.metadata.uid;
@@ -85,30 +78,23 @@ client::ApiError error_of(std::string message) {
   return e;
 }
 
-// listWorkloadsForJob filtered to those the Job controls: spec.controllerRef names the Job and a
-// controller ownerRef carries its UID (the reference holds a name only).
-client::Result<std::vector<wl::Workload>> workloads_controlled_by(client::RestClient& c, const Job& job) {
-  auto all = list_all<wl::Workload>(c, kWorkloadResource, job.metadata.namespace_);
-  if (!all) return all.error();
-  std::vector<wl::Workload> out;
-  for (auto& w : *all) {
-    const auto& ref = w.spec.controllerRef;
-    if (ref && ref->apiGroup == "batch" && ref->kind == kJobKind && ref->name == job.metadata.name &&
-        controlled_by_job(w.metadata, job))
-      out.push_back(std::move(w));
-  }
+using WorkloadPtr = informer::Ptr<wl::Workload>;
+using PodGroupPtr = informer::Ptr<pg::PodGroup>;
+
+// listWorkloadsForJob (the index: spec.controllerRef names the Job) filtered to those the Job
+// controls (filterControlledByJob: a controller ownerRef with its UID; the reference holds a name
+// only).
+std::vector<WorkloadPtr> workloads_controlled_by(const SchedulingObjects& objects, const Job& job) {
+  auto out = objects.workloads_referencing("batch", kJobKind, job.metadata.namespace_, job.metadata.name);
+  std::erase_if(out, [&](const WorkloadPtr& w) { return !controlled_by_job(w->metadata, job); });
   return out;
 }
 
 // listPodGroupsForWorkload filtered to those the Job controls.
-client::Result<std::vector<pg::PodGroup>> pod_groups_controlled_by(client::RestClient& c, const Job& job,
-                                                                   std::string_view workload_name) {
-  auto all = list_all<pg::PodGroup>(c, kPodGroupResource, job.metadata.namespace_);
-  if (!all) return all.error();
-  std::vector<pg::PodGroup> out;
-  for (auto& p : *all)
-    if (p.spec.workloadRef && p.spec.workloadRef->workloadName == workload_name && controlled_by_job(p.metadata, job))
-      out.push_back(std::move(p));
+std::vector<PodGroupPtr> pod_groups_controlled_by(const SchedulingObjects& objects, const Job& job,
+                                                  std::string_view workload_name) {
+  auto out = objects.pod_groups_of(job.metadata.namespace_, workload_name);
+  std::erase_if(out, [&](const PodGroupPtr& p) { return !controlled_by_job(p->metadata, job); });
   return out;
 }
 
@@ -122,28 +108,27 @@ const wl::PodGroupTemplate* template_named(const wl::Workload& w, std::string_vi
 
 // getOrCreateWorkload: the one Workload the Job controls, created when there is none and the Job
 // is new; nullopt for none (not new) or several (ambiguous: normal scheduling).
-client::Result<std::optional<wl::Workload>> get_or_create_workload(client::RestClient& c, const Job& job, bool new_job,
-                                                                   Recorder& recorder,
-                                                                   const api::ObjectReference& job_ref) {
-  auto matched = workloads_controlled_by(c, job);
-  if (!matched) return matched.error();
-  if (matched->size() > 1) {
+client::Result<WorkloadPtr> get_or_create_workload(client::RestClient& c, SchedulingObjects& objects, const Job& job,
+                                                   bool new_job, Recorder& recorder,
+                                                   const api::ObjectReference& job_ref) {
+  auto matched = workloads_controlled_by(objects, job);
+  if (matched.size() > 1) {
     log::error("Found several Workloads referencing the Job, falling back to default scheduling",
                {{"job", std::string(job.metadata.namespace_) + "/" + std::string(job.metadata.name)},
-                {"count", std::to_string(matched->size())}});
-    return std::optional<wl::Workload>();
+                {"count", std::to_string(matched.size())}});
+    return WorkloadPtr();
   }
-  if (matched->size() == 1) {
+  if (matched.size() == 1) {
     // validateWorkloadStructure: an error, so that the Job is retried and the problem shows.
-    const auto& w = matched->front();
+    const auto& w = *matched.front();
     if (w.spec.podGroupTemplates.size() != 1)
       return error_of("workload " + std::string(w.metadata.namespace_) + "/" + std::string(w.metadata.name) +
                       " for job " + std::string(job.metadata.namespace_) + "/" + std::string(job.metadata.name) +
                       " has " + std::to_string(w.spec.podGroupTemplates.size()) +
                       " PodGroupTemplates, want exactly 1");
-    return std::optional<wl::Workload>(std::move(matched->front()));
+    return std::move(matched.front());
   }
-  if (!new_job) return std::optional<wl::Workload>();
+  if (!new_job) return WorkloadPtr();
   auto created = decoded<wl::Workload>(
       c.create(client::ResourceRef::of(kWorkloadResource, job.metadata.namespace_), api::encode(workload_for_job(job))));
   if (!created) {
@@ -153,13 +138,17 @@ client::Result<std::optional<wl::Workload>> get_or_create_workload(client::RestC
   }
   recorder.eventf(job_ref, events::kNormal, "WorkloadCreated", "Created Workload {} for Job {}",
                   created->metadata.name, job.metadata.name);
-  return std::optional<wl::Workload>(std::move(*created));
+  auto w = std::make_shared<const wl::Workload>(std::move(*created));
+  objects.created(w);
+  return WorkloadPtr(std::move(w));
 }
 
-// createPodGroup, with its event.
-client::Result<pg::PodGroup> create_pod_group(client::RestClient& c, const Job& job, const wl::Workload& workload,
-                                              std::string_view template_name, bool link_workload_owner,
-                                              Recorder& recorder, const api::ObjectReference& job_ref) {
+// createPodGroup, with its event; the object is remembered in `objects` until its informer shows
+// it.
+client::Result<PodGroupPtr> create_pod_group(client::RestClient& c, SchedulingObjects& objects, const Job& job,
+                                             const wl::Workload& workload, std::string_view template_name,
+                                             bool link_workload_owner, Recorder& recorder,
+                                             const api::ObjectReference& job_ref) {
   auto group = pod_group_for(job, workload, template_name, link_workload_owner);
   if (!group)
     return error_of("PodGroupTemplate \"" + std::string(template_name) + "\" not found in workload " +
@@ -169,28 +158,26 @@ client::Result<pg::PodGroup> create_pod_group(client::RestClient& c, const Job& 
   if (!created) return created.error();
   recorder.eventf(job_ref, events::kNormal, "PodGroupCreated", "Created PodGroup {} for Job {}",
                   created->metadata.name, job.metadata.name);
-  return created;
+  auto p = std::make_shared<const pg::PodGroup>(std::move(*created));
+  objects.created(p);
+  return PodGroupPtr(std::move(p));
 }
 
 // getOrCreatePodGroup: the one PodGroup of the Workload the Job controls, created when there is
 // none and the Job is new; nullopt otherwise (not new, or ambiguous).
-client::Result<std::optional<pg::PodGroup>> get_or_create_pod_group(client::RestClient& c, const Job& job,
-                                                                    const wl::Workload& workload, bool new_job,
-                                                                    Recorder& recorder,
-                                                                    const api::ObjectReference& job_ref) {
-  auto matched = pod_groups_controlled_by(c, job, workload.metadata.name);
-  if (!matched) return matched.error();
-  if (matched->size() > 1) {
+client::Result<PodGroupPtr> get_or_create_pod_group(client::RestClient& c, SchedulingObjects& objects, const Job& job,
+                                                    const wl::Workload& workload, bool new_job, Recorder& recorder,
+                                                    const api::ObjectReference& job_ref) {
+  auto matched = pod_groups_controlled_by(objects, job, workload.metadata.name);
+  if (matched.size() > 1) {
     log::error("Found several PodGroups referencing the Workload, falling back to default scheduling",
                {{"workload", std::string(workload.metadata.namespace_) + "/" + std::string(workload.metadata.name)},
-                {"count", std::to_string(matched->size())}});
-    return std::optional<pg::PodGroup>();
+                {"count", std::to_string(matched.size())}});
+    return PodGroupPtr();
   }
-  if (matched->size() == 1) return std::optional<pg::PodGroup>(std::move(matched->front()));
-  if (!new_job) return std::optional<pg::PodGroup>();
-  auto created = create_pod_group(c, job, workload, {}, true, recorder, job_ref);
-  if (!created) return created.error();
-  return std::optional<pg::PodGroup>(std::move(*created));
+  if (matched.size() == 1) return std::move(matched.front());
+  if (!new_job) return PodGroupPtr();
+  return create_pod_group(c, objects, job, workload, {}, true, recorder, job_ref);
 }
 
 // Sets a gang's minCount on the named object (Get, change, Update; again on a conflict, five
@@ -244,47 +231,39 @@ client::Result<void> sync_gang_min_count(client::RestClient& c, const Job& job, 
   return {};
 }
 
-// findParentWorkload: the Workload whose spec.controllerRef names the Job's controller owner.
-client::Result<std::optional<wl::Workload>> find_parent_workload(client::RestClient& c, const Job& job) {
+// findParentWorkload: the Workload whose spec.controllerRef names the Job's controller owner (the
+// first, as upstream's walk of the namespace's Workloads takes the first it meets).
+WorkloadPtr find_parent_workload(const SchedulingObjects& objects, const Job& job) {
   const api::OwnerReference* parent = controller_of(job.metadata);
-  if (parent == nullptr) return std::optional<wl::Workload>();
-  // schema.ParseGroupVersion: "group/version", or "version" for the core group.
-  std::string_view api_version = parent->apiVersion;
-  std::string_view group;
-  if (auto slash = api_version.find('/'); slash != std::string_view::npos) {
-    if (api_version.find('/', slash + 1) != std::string_view::npos) return std::optional<wl::Workload>();
-    group = api_version.substr(0, slash);
-  }
-  auto all = list_all<wl::Workload>(c, kWorkloadResource, job.metadata.namespace_);
-  if (!all) return all.error();
-  for (auto& w : *all) {
-    const auto& ref = w.spec.controllerRef;
-    if (ref && ref->apiGroup == group && ref->kind == parent->kind && ref->name == parent->name)
-      return std::optional<wl::Workload>(std::move(w));
-  }
-  return std::optional<wl::Workload>();
+  if (parent == nullptr) return nullptr;
+  auto group = api_group_of(parent->apiVersion);
+  if (!group) return nullptr;
+  auto found = objects.workloads_referencing(*group, parent->kind, job.metadata.namespace_, parent->name);
+  return found.empty() ? nullptr : std::move(found.front());
 }
 
 // getOrCreateDelegatedPodGroup: a child Job's PodGroup, from the template its parent named, in
 // the parent's Workload; then syncDelegatedPodGroupMinCount (the parent's template is the source
-// of the gang's size). Nullopt while the parent's Workload or template is not there.
-client::Result<std::optional<pg::PodGroup>> get_or_create_delegated_pod_group(client::RestClient& c, const Job& job,
-                                                                              bool new_job, Recorder& recorder,
-                                                                              const api::ObjectReference& job_ref) {
-  auto parent = find_parent_workload(c, job);
-  if (!parent) return parent.error();
-  if (!*parent) return std::optional<pg::PodGroup>();
+// of the gang's size). While the parent's Workload or template is not there: a new Job waits for
+// it, a started one goes on without a group.
+client::Result<JobPodGroup> get_or_create_delegated_pod_group(client::RestClient& c, SchedulingObjects& objects,
+                                                              const Job& job, bool new_job, Recorder& recorder,
+                                                              const api::ObjectReference& job_ref) {
+  JobPodGroup out;
+  WorkloadPtr parent = find_parent_workload(objects, job);
   const std::string template_name(job.metadata.annotations.get(kGroupTemplateNameAnnotation));
-  const wl::PodGroupTemplate* t = template_named(**parent, template_name);
-  if (t == nullptr) return std::optional<pg::PodGroup>();
-  auto matched = pod_groups_controlled_by(c, job, (*parent)->metadata.name);
-  if (!matched) return matched.error();
-  std::optional<pg::PodGroup> group;
-  if (!matched->empty()) {
-    group = std::move(matched->front());
+  const wl::PodGroupTemplate* t = parent ? template_named(*parent, template_name) : nullptr;
+  if (t == nullptr) {
+    out.wait_for_parent = new_job;
+    return out;
+  }
+  auto matched = pod_groups_controlled_by(objects, job, parent->metadata.name);
+  PodGroupPtr group;
+  if (!matched.empty()) {
+    group = std::move(matched.front());
   } else if (new_job) {
     // The parent owns its Workload alone: the PodGroup does not name it as an owner.
-    auto created = create_pod_group(c, job, **parent, template_name, false, recorder, job_ref);
+    auto created = create_pod_group(c, objects, job, *parent, template_name, false, recorder, job_ref);
     if (!created) return created.error();
     group = std::move(*created);
   }
@@ -298,10 +277,75 @@ client::Result<std::optional<pg::PodGroup>> get_or_create_delegated_pod_group(cl
                                             });
     if (!r) return r.error();
   }
-  return group;
+  if (group) out.name = std::string(group->metadata.name);
+  return out;
 }
 
 }  // namespace
+
+std::vector<informer::Ptr<wl::Workload>> SchedulingObjects::workloads_referencing(std::string_view api_group,
+                                                                                  std::string_view kind,
+                                                                                  std::string_view ns,
+                                                                                  std::string_view name) const {
+  auto out = workloads_.by_index(kWorkloadByControllerRefIndex, controller_ref_index_key(api_group, kind, ns, name));
+  append_created(out, created_workloads_, [&](const wl::Workload& w) {
+    const auto& ref = w.spec.controllerRef;
+    return w.metadata.namespace_ == ns && ref && ref->apiGroup == api_group && ref->kind == kind && ref->name == name;
+  });
+  return out;
+}
+
+std::vector<informer::Ptr<pg::PodGroup>> SchedulingObjects::pod_groups_of(std::string_view ns,
+                                                                          std::string_view workload_name) const {
+  auto out = pod_groups_.by_index(kPodGroupByWorkloadIndex, workload_ref_index_key(ns, workload_name));
+  append_created(out, created_pod_groups_, [&](const pg::PodGroup& p) {
+    return p.metadata.namespace_ == ns && p.spec.workloadRef && p.spec.workloadRef->workloadName == workload_name;
+  });
+  return out;
+}
+
+template <class T, class Match>
+void SchedulingObjects::append_created(std::vector<informer::Ptr<T>>& out,
+                                       const std::map<std::string, Created<T>>& created, Match match) const {
+  std::lock_guard l(mu_);
+  if (created.empty()) return;
+  const auto now = clock_.now();
+  for (const auto& [key, entry] : created) {
+    if (now - entry.at > kCreatedTimeout || !match(*entry.obj)) continue;
+    // The cache may have caught up between the index read and here: one copy of each object.
+    const bool listed = std::any_of(out.begin(), out.end(), [&](const informer::Ptr<T>& o) {
+      return o->metadata.name == entry.obj->metadata.name;
+    });
+    if (!listed) out.push_back(entry.obj);
+  }
+}
+
+void SchedulingObjects::created(informer::Ptr<Workload> w) {
+  std::lock_guard l(mu_);
+  auto key = informer::meta_namespace_key(*w);
+  created_workloads_[std::move(key)] = Created<Workload>{std::move(w), clock_.now()};
+}
+
+void SchedulingObjects::created(informer::Ptr<PodGroup> p) {
+  std::lock_guard l(mu_);
+  auto key = informer::meta_namespace_key(*p);
+  created_pod_groups_[std::move(key)] = Created<PodGroup>{std::move(p), clock_.now()};
+}
+
+void SchedulingObjects::workload_observed(const std::string& key) {
+  std::lock_guard l(mu_);
+  created_workloads_.erase(key);
+}
+
+void SchedulingObjects::pod_group_observed(const std::string& key) {
+  std::lock_guard l(mu_);
+  created_pod_groups_.erase(key);
+}
+
+std::size_t SchedulingObjects::pending() const {
+  std::lock_guard l(mu_);
+  return created_workloads_.size() + created_pod_groups_.size();
+}
 
 WorkloadManagement workload_management(const Job& job) {
   if (job.spec.template_.spec.schedulingGroup) return WorkloadManagement::kNone;
@@ -437,28 +481,23 @@ std::optional<pg::PodGroup> pod_group_for(const Job& job, const wl::Workload& wo
   return p;
 }
 
-client::Result<std::optional<std::string>> ensure_workload_and_pod_group(client::RestClient& client, const Job& job,
-                                                                         bool new_job, Recorder& recorder,
-                                                                         const api::ObjectReference& job_ref) {
+client::Result<JobPodGroup> ensure_workload_and_pod_group(client::RestClient& client, SchedulingObjects& objects,
+                                                          const Job& job, bool new_job, Recorder& recorder,
+                                                          const api::ObjectReference& job_ref) {
   const WorkloadManagement mode = workload_management(job);
-  if (mode == WorkloadManagement::kNone) return std::optional<std::string>();
-  std::optional<pg::PodGroup> group;
-  if (mode == WorkloadManagement::kPodGroupOnly) {
-    auto g = get_or_create_delegated_pod_group(client, job, new_job, recorder, job_ref);
-    if (!g) return g.error();
-    group = std::move(*g);
-  } else {
-    auto workload = get_or_create_workload(client, job, new_job, recorder, job_ref);
-    if (!workload) return workload.error();
-    if (!*workload) return std::optional<std::string>();
-    auto g = get_or_create_pod_group(client, job, **workload, new_job, recorder, job_ref);
-    if (!g) return g.error();
-    // Whatever the pods' state, so that a running gang can be resized.
-    if (auto synced = sync_gang_min_count(client, job, **workload, *g ? &**g : nullptr); !synced) return synced.error();
-    group = std::move(*g);
-  }
-  if (!group) return std::optional<std::string>();
-  return std::optional<std::string>(std::string(group->metadata.name));
+  if (mode == WorkloadManagement::kNone) return JobPodGroup{};
+  if (mode == WorkloadManagement::kPodGroupOnly)
+    return get_or_create_delegated_pod_group(client, objects, job, new_job, recorder, job_ref);
+  auto workload = get_or_create_workload(client, objects, job, new_job, recorder, job_ref);
+  if (!workload) return workload.error();
+  if (!*workload) return JobPodGroup{};
+  auto group = get_or_create_pod_group(client, objects, job, **workload, new_job, recorder, job_ref);
+  if (!group) return group.error();
+  // Whatever the pods' state, so that a running gang can be resized.
+  if (auto synced = sync_gang_min_count(client, job, **workload, group->get()); !synced) return synced.error();
+  JobPodGroup out;
+  if (*group) out.name = std::string((*group)->metadata.name);
+  return out;
 }
 
 }  // namespace ksched::controllers
