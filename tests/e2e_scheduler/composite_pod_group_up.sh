@@ -58,7 +58,8 @@ out=$(k apply -f tree.yaml) || fail "kubectl apply: $out"
 all_rejected() { [[ $(($(rejected_count cpg a) + $(rejected_count cpg b))) == 8 ]]; }
 until_ok 30 all_rejected || fail "the 8 members were not all marked Unschedulable: a $(rejected_count cpg a), b $(rejected_count cpg b)"
 expect_eq "$(($(bound_count cpg a) + $(bound_count cpg b)))" "0" "no member of the composite binds while both gangs cannot fit"
-why="minCount (2) cannot be satisfied: 1 scheduled, 0 remaining"
+# The root's words, then the tree's workload-aware preemption's reason: nothing to evict.
+why="minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, No preemption victims found for incoming preemptor"
 expect_eq "$( (scheduled_messages cpg a; scheduled_messages cpg b) | sort -u)" "$why" "every member carries the root composite's message"
 root_false() { [[ $(composite_condition status) == False ]]; }
 until_ok 30 root_false || fail "CompositePodGroup root has no CompositePodGroupInitiallyScheduled=False"

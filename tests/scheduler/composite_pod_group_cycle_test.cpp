@@ -244,7 +244,10 @@ TEST_F(CompositePodGroupCycleTest, ACompositeWhoseGangsDoNotAllFitBindsNothingUn
   ASSERT_TRUE(c);
   EXPECT_EQ(c->status, "False");
   EXPECT_EQ(c->reason, "Unschedulable");
-  EXPECT_EQ(c->message, "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining");
+  // The root's PlacementFeasible words, then the tree's preemption's reason (upstream AppendReason):
+  // nothing runs that it could evict.
+  EXPECT_EQ(c->message,
+            "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, No preemption victims found for incoming preemptor");
   ASSERT_TRUE(pod_group_condition("a"));
   EXPECT_EQ(pod_group_condition("a")->status, "False");
   confirm_composite_status("root");
@@ -291,7 +294,8 @@ TEST_F(CompositePodGroupCycleTest, ANestedCompositeThatFailsFailsTheWholeTree) {
   EXPECT_EQ(composite_condition("sub")->status, "False");
   EXPECT_EQ(composite_condition("root")->status, "False");
   // sub failed first: with only z left the root cannot reach two, so z is not even tried.
-  EXPECT_EQ(composite_condition("root")->message, "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining");
+  EXPECT_EQ(composite_condition("root")->message,
+            "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, No preemption victims found for incoming preemptor");
   // With room for y (8 CPUs: the members are placed one by one, x may land there first), the tree
   // binds whole.
   add_node("n2", "8");
