@@ -19,11 +19,18 @@
 // the root's message. A PodGroup with no queued member counts as feasible when minCount of its
 // pods are already bound or assumed (a child placed by an earlier cycle).
 //
+// When the root is not feasible (a rejection, not an error), workload-aware preemption runs for the
+// whole tree as one preemptor (pod_group_preemption_run.h; upstream's newPodGroupPreemptor over the
+// composite's PodGroupInfo): at the root composite's priority and policy, the simulation placing the
+// tree by the same rules; on success its victims are evicted and every member it placed goes back
+// nominated to its node, the tree placed whole by a later cycle once the victims are gone. Not for a
+// tree with a topology constraint anywhere (the simulation would place it across domains), as for a
+// constrained gang.
+//
 // With TopologyAwareWorkloadScheduling each node of the tree is placed within the placements its
 // PlacementGenerate plugins cut from its parent's (see `place` below).
 //
-// Not done: workload-aware preemption for a tree (a tree that does not fit waits), and basic
-// PodGroups of a tree are placed as gangs of minimum 1.
+// Not done: basic PodGroups of a tree are placed as gangs of minimum 1.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,6 +38,7 @@
 
 #include "scheduler/config/features.h"
 #include "scheduler/initially_scheduled_condition.h"
+#include "scheduler/pod_group_preemption_run.h"
 #include "scheduler/plugins/gangscheduling/gangscheduling.h"
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
@@ -115,6 +123,16 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
     for (const auto& ms : members) total += ms.size();
     v.info("Attempting to schedule a composite pod group tree",
            {{"compositePodGroup", root.ns + "/" + root.name}, {"groups", std::to_string(n)}, {"members", std::to_string(total)}});
+  }
+
+  // Each PodGroup's pods placed before this cycle: bound, or assumed and still binding.
+  std::vector<int> scheduled_before(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const podgroup::TreeNode& node = tree->nodes[i];
+    if (node.key.kind != podgroup::HierarchyKey::Kind::PodGroup) continue;
+    for (const auto& p : pod_groups_->pods(node.key.ns + "/" + node.key.name)) {
+      if (!p->spec.nodeName.empty() || cache_->is_assumed_pod(*p)) ++scheduled_before[i];
+    }
   }
 
   std::vector<NodeOutcome> outcome(n);
@@ -288,10 +306,7 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
       return ok && error.is_success();
     }
     if (node.key.kind == podgroup::HierarchyKey::Kind::PodGroup) {
-      int scheduled = 0;
-      for (const auto& p : pod_groups_->pods(node.key.ns + "/" + node.key.name)) {
-        if (!p->spec.nodeName.empty() || cache_->is_assumed_pod(*p)) ++scheduled;
-      }
+      const int scheduled = scheduled_before[i];
       if (members[i].empty()) {
         outcome[i].feasible = scheduled >= node.min;
         outcome[i].status = outcome[i].feasible ? Status{} : cannot_be_satisfied(node.min, scheduled, 0);
@@ -402,7 +417,54 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
   for (std::size_t i = 0; i < n; ++i) undo_group_members(fwk, members[i]);
   algorithm_->pod_failed(fwk);
   record_attempt(error.is_success() ? metrics::kUnschedulable : metrics::kError);
-  const Status tree_status = !error.is_success() ? error : Status(framework::Code::Unschedulable, outcome[0].status.message());
+  Status tree_status = !error.is_success() ? error : Status(framework::Code::Unschedulable, outcome[0].status.message());
+
+  // Workload-aware preemption for the whole tree (upstream runs it for the entity the cycle placed,
+  // the root's PodGroupInfo: newPodGroupPreemptor with the composite, its unscheduled pods, and the
+  // tree's own placement as what "fits" means), only on a rejection, not on an error.
+  framework::preemption::GroupPreemptor preemptor;
+  std::vector<std::string> nominated;
+  bool keep_nominations = false;
+  // A topology constraint anywhere in the tree: the simulation would place the tree across its
+  // domains, which the constraint forbids (as for a constrained gang); the tree waits for room.
+  const bool constrained = topology_aware && std::any_of(tree->nodes.begin(), tree->nodes.end(), [](const podgroup::TreeNode& t) {
+    const auto has = [](const auto& c) { return c && !c->topology.empty(); };
+    return (t.podGroup && has(t.podGroup->spec.schedulingConstraints)) ||
+           (t.composite && has(t.composite->spec.schedulingConstraints));
+  });
+  if (error.is_success() && !constrained) {
+    preemptor.group = "composite:" + root.ns + "/" + root.name;
+    preemptor.tree.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const podgroup::TreeNode& node = tree->nodes[i];
+      auto& t = preemptor.tree[i];
+      t.parent = node.parent;
+      t.children = node.children;
+      t.composite = node.key.kind == podgroup::HierarchyKey::Kind::CompositePodGroup;
+      t.min = node.min;
+      t.scheduled = scheduled_before[i];
+      for (const auto& m : members[i]) {
+        t.members.push_back(preemptor.members.size());
+        preemptor.members.push_back(m.popped->podInfo->pod);
+      }
+    }
+    Status ps;
+    if (auto rs = refresh_snapshot(); !rs.ok()) {
+      ps = Status::error(rs.error());
+    } else {
+      GroupPreemptorName name{"compositepodgroup", tree->nodes[0].composite
+                                                       ? std::string(tree->nodes[0].composite->metadata.uid.view())
+                                                       : preemptor.group};
+      ps = preempt_for_pod_group(fwk, preemptor, name, pod_groups_.get(), *snapshot_, nominated, keep_nominations,
+                                 opts_.pod_group_metrics, *clock_);
+    }
+    if (ps.is_error()) {
+      tree_status = ps;
+    } else if (!ps.is_success()) {
+      tree_status.append_reason(ps.message());
+    }
+  }
+  std::size_t member_index = 0;  // the member's place in preemptor.members (the same order)
   for (std::size_t i = 0; i < n; ++i) {
     for (auto& m : members[i]) {
       if (m.fit) {
@@ -410,7 +472,15 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
         m.popped->pendingPlugins = m.fit->diagnosis.pendingPlugins;
       }
       if (error.is_success()) m.popped->unschedulablePlugins.insert(std::string(plugins::gangscheduling::kName));
-      handle_scheduling_failure(fwk, m.popped, tree_status, std::nullopt, framework::NominatingInfo::cleared(), start);
+      // A member the preemption placed waits for its victims nominated to that node (ModeOverride);
+      // the others lose any nomination, unless an earlier preemption's victims are still going.
+      framework::NominatingInfo nominating = framework::NominatingInfo::cleared();
+      if (member_index < nominated.size() && !nominated[member_index].empty()) {
+        nominating = {framework::NominatingInfo::Mode::Override, nominated[member_index]};
+      }
+      if (keep_nominations) nominating = {framework::NominatingInfo::Mode::Noop, {}};
+      ++member_index;
+      handle_scheduling_failure(fwk, m.popped, tree_status, std::nullopt, nominating, start);
     }
     if (tree->nodes[i].composite) {
       write_composite_pod_group_condition(tree->nodes[i].composite, tree_status);

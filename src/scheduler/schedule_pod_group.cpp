@@ -35,8 +35,8 @@
 
 #include "api/helpers.h"
 #include "scheduler/config/features.h"
-#include "scheduler/framework/preemption/pod_group_preemption.h"
 #include "scheduler/initially_scheduled_condition.h"
+#include "scheduler/pod_group_preemption_run.h"
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "util/log.h"
@@ -57,47 +57,23 @@ bool has_topology_constraint(const framework::PodGroupInfo& info) {
          !info.podGroup->spec.schedulingConstraints->topology.empty();
 }
 
-Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<framework::PodPtr>& members, int scheduled,
-                                const std::string& group, podgroup::Manager* groups, const cache::Snapshot& snapshot,
-                                std::vector<std::string>& nominated, bool& keep_nominations,
-                                podgroup::PodGroupMetrics* pm, util::Clock& clock);
-
-// Workload-aware preemption for the group whose cycle just failed; `snapshot` is up to date
-// (the tentative members undone). On success `nominated` holds each member's node ("" = none).
-Status preempt_for_pod_group(framework::Framework& fwk, const std::vector<framework::PodPtr>& members, int scheduled,
-                             const std::string& group, podgroup::Manager* groups, const cache::Snapshot& snapshot,
-                             std::vector<std::string>& nominated, bool& keep_nominations,
-                             podgroup::PodGroupMetrics* pm, util::Clock& clock) {
-  if (!fwk.has_post_filter_plugins()) {
-    return Status::unschedulable("default preemption plugin is not registered, workload aware preemption is disabled");
-  }
-  // Upstream counts every run of the group's preemption (PodGroupPostFilter) by its final code.
-  Status s = run_pod_group_preemption(fwk, members, scheduled, group, groups, snapshot, nominated, keep_nominations,
-                                      pm, clock);
-  if (pm) pm->workloadPreemptionAttempts.with({std::string_view(framework::code_name(s.code()))}).inc();
-  return s;
-}
-
-Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<framework::PodPtr>& members, int scheduled,
-                                const std::string& group, podgroup::Manager* groups, const cache::Snapshot& snapshot,
-                                std::vector<std::string>& nominated, bool& keep_nominations,
-                                podgroup::PodGroupMetrics* pm, util::Clock& clock) {
+Status run_pod_group_preemption(framework::Framework& fwk, framework::preemption::GroupPreemptor& preemptor,
+                                const GroupPreemptorName& name, podgroup::Manager* groups,
+                                const cache::Snapshot& snapshot, std::vector<std::string>& nominated,
+                                bool& keep_nominations, podgroup::PodGroupMetrics* pm, util::Clock& clock) {
   namespace pre = framework::preemption;
-  pre::GroupPreemptor preemptor;
-  preemptor.group = group;
-  preemptor.scheduled = scheduled;
-  preemptor.members = members;
-  // Priorities, policy and victim units: a PodGroup's own fields, a workloadRef group's v1.35
-  // choices (podgroup::PreemptorView and VictimView).
+  const std::string& group = preemptor.group;
+  // Priorities, policy and victim units: a PodGroup's own fields (under composites the tree root's),
+  // a workloadRef group's v1.35 choices (podgroup::PreemptorView and VictimView).
   if (groups) {
-    const podgroup::PreemptorView pv = groups->preemptor_view(members, config::features().podGroupPreemptionPolicy);
+    const podgroup::PreemptorView pv = groups->preemptor_view(preemptor.members, config::features().podGroupPreemptionPolicy);
     preemptor.priority = pv.priority;
     preemptor.neverPreempts = pv.never;
   }
   pre::PodGroupEvaluator evaluator(fwk, pre::VictimOfFn([groups](const api::Pod& p) -> pre::VictimOf {
     if (!groups || !podgroup::has_group(p)) return {};
     podgroup::VictimView v = groups->victim_view(p);
-    return {std::move(v.unit), v.priority, v.groupMember};
+    return {std::move(v.unit), v.priority, v.groupMember, v.composite};
   }));
   const auto evaluation_start = clock.now();
   pre::GroupPreemptionResult r = evaluator.select_victims(preemptor, snapshot, snapshot);
@@ -114,13 +90,16 @@ Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<fra
     return r.status;
   }
   const api::Pod& first = *preemptor.members.front();
-  std::string uid = group;
-  if (const std::string* pg_name = podgroup::pod_group_name(first); groups && pg_name) {
-    if (auto pg = groups->pod_group(first.metadata.namespace_, *pg_name)) uid = std::string(pg->metadata.uid.view());
-  } else if (groups && first.spec.workloadRef) {
-    if (auto w = groups->workload(first.metadata.namespace_, first.spec.workloadRef->name)) uid = std::string(w->metadata.uid.view());
+  std::string uid = name.uid;
+  if (uid.empty()) {
+    uid = group;
+    if (const std::string* pg_name = podgroup::pod_group_name(first); groups && pg_name) {
+      if (auto pg = groups->pod_group(first.metadata.namespace_, *pg_name)) uid = std::string(pg->metadata.uid.view());
+    } else if (groups && first.spec.workloadRef) {
+      if (auto w = groups->workload(first.metadata.namespace_, first.spec.workloadRef->name)) uid = std::string(w->metadata.uid.view());
+    }
   }
-  const pre::PreemptorRef ref{"podgroup", uid, group, std::string(first.spec.schedulerName.view())};
+  const pre::PreemptorRef ref{name.kind, uid, group, std::string(first.spec.schedulerName.view())};
   const auto execution_start = clock.now();
   Status actuated = evaluator.actuate(r, ref);
   if (pm) {
@@ -141,6 +120,19 @@ Status run_pod_group_preemption(framework::Framework& fwk, const std::vector<fra
 }
 
 }  // namespace
+
+Status preempt_for_pod_group(framework::Framework& fwk, framework::preemption::GroupPreemptor& preemptor,
+                             const GroupPreemptorName& name, podgroup::Manager* groups, const cache::Snapshot& snapshot,
+                             std::vector<std::string>& nominated, bool& keep_nominations,
+                             podgroup::PodGroupMetrics* pm, util::Clock& clock) {
+  if (!fwk.has_post_filter_plugins()) {
+    return Status::unschedulable("default preemption plugin is not registered, workload aware preemption is disabled");
+  }
+  // Upstream counts every run of the group's preemption (PodGroupPostFilter) by its final code.
+  Status s = run_pod_group_preemption(fwk, preemptor, name, groups, snapshot, nominated, keep_nominations, pm, clock);
+  if (pm) pm->workloadPreemptionAttempts.with({std::string_view(framework::code_name(s.code()))}).inc();
+  return s;
+}
 
 void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::QueuedPodInfoPtr& first,
                                    const std::string& group) {
@@ -226,11 +218,13 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
     if (auto rs = refresh_snapshot(); !rs.ok()) {
       ps = Status::error(rs.error());
     } else {
-      std::vector<framework::PodPtr> member_pods;
-      member_pods.reserve(members.size());
-      for (const auto& m : members) member_pods.push_back(m.popped->podInfo->pod);
-      ps = preempt_for_pod_group(fwk, member_pods, scheduled, group, pod_groups_.get(), *snapshot_, nominated, keep_nominations,
-                                 opts_.pod_group_metrics, *clock_);
+      framework::preemption::GroupPreemptor preemptor;
+      preemptor.group = group;
+      preemptor.scheduled = scheduled;
+      preemptor.members.reserve(members.size());
+      for (const auto& m : members) preemptor.members.push_back(m.popped->podInfo->pod);
+      ps = preempt_for_pod_group(fwk, preemptor, GroupPreemptorName{}, pod_groups_.get(), *snapshot_, nominated,
+                                 keep_nominations, opts_.pod_group_metrics, *clock_);
     }
     if (ps.is_error()) {
       group_status = ps;

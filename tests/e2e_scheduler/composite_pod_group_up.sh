@@ -6,6 +6,9 @@
 #     with the root's message, the composite's CompositePodGroupInitiallyScheduled is False/Unschedulable.
 #  2. A Node added with kubectl makes room: all 8 members bind together, the composite's condition
 #     turns True (reason Scheduled) and each PodGroup's PodGroupInitiallyScheduled is True.
+#  3. A second tree whose root has priority 1000 needs 4 of the 8 busy CPUs: workload-aware
+#     preemption for the whole tree evicts 4 of the first tree's pods (its root has no priority and
+#     the default disruptionMode single), and the second tree binds whole.
 # One local cluster on a loopback port, in memory.
 # usage: composite_pod_group_up.sh <ksched> <kube-scheduler> <kubectl>
 set -euo pipefail
@@ -58,7 +61,8 @@ out=$(k apply -f tree.yaml) || fail "kubectl apply: $out"
 all_rejected() { [[ $(($(rejected_count cpg a) + $(rejected_count cpg b))) == 8 ]]; }
 until_ok 30 all_rejected || fail "the 8 members were not all marked Unschedulable: a $(rejected_count cpg a), b $(rejected_count cpg b)"
 expect_eq "$(($(bound_count cpg a) + $(bound_count cpg b)))" "0" "no member of the composite binds while both gangs cannot fit"
-why="minCount (2) cannot be satisfied: 1 scheduled, 0 remaining"
+# The root's words, then the tree's workload-aware preemption's reason: nothing to evict.
+why="minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, No preemption victims found for incoming preemptor"
 expect_eq "$( (scheduled_messages cpg a; scheduled_messages cpg b) | sort -u)" "$why" "every member carries the root composite's message"
 root_false() { [[ $(composite_condition status) == False ]]; }
 until_ok 30 root_false || fail "CompositePodGroup root has no CompositePodGroupInitiallyScheduled=False"
@@ -76,4 +80,17 @@ expect_eq "$(composite_condition reason)" "Scheduled" "the composite's condition
 a_true() { [[ $(pod_group_condition a status) == True && $(pod_group_condition b status) == True ]]; }
 until_ok 30 a_true || fail "the PodGroups' conditions did not turn True"
 ok "each child PodGroup's PodGroupInitiallyScheduled is True"
+
+# ---- 3. a tree of priority 1000 (its root's; the tree above has none) needs 4 of the 8 busy CPUs: the
+#         tree preempts as one (workload-aware preemption for the root), then binds whole
+{
+  printf 'apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: urgent, namespace: cpg}\n'
+  printf 'spec:\n  workloadRef: {workloadName: serve, templateName: urgent}\n  schedulingPolicy: {gang: {minGroupCount: 1}}\n  priority: 1000\n'
+  child u 4 | sed -e 's/parentCompositePodGroupName: root/parentCompositePodGroupName: urgent/' -e 's/workloadName: train/workloadName: serve/'
+} > urgent.yaml
+out=$(k apply -f urgent.yaml) || fail "kubectl apply: $out"
+urgent_running() { [[ $(running_count cpg u) == 4 ]]; }
+until_ok 60 urgent_running || fail "the urgent tree did not bind whole: $(bound_count cpg u) of 4"
+ok "the tree of priority 1000 evicted lower pods and is bound whole, 4 of 4"
+expect_eq "$(($(bound_count cpg a) + $(bound_count cpg b)))" "4" "exactly the 4 CPUs the tree needs were freed"
 echo "PASS: composite_pod_group_up"

@@ -130,5 +130,45 @@ TEST(CollectVictimUnits, AGroupsOwnPriorityIsTheUnitsAndASinglePodKeepsItsGroups
   EXPECT_TRUE(alone->podGroupMember);
 }
 
+// Upstream's TestMoreImportantVictim (util_test.go at 07e8c0a6): "CPG vs PG, same priority (CPG
+// wins)", "CPG vs Pod, same priority (CPG wins)" and "CPG vs PG, PG higher priority (higher priority
+// wins)". The rank comes before the size: a composite unit of one pod outranks a PodGroup of three.
+TEST(MoreImportantVictim, ACompositePodGroupUnitRanksAboveAPodGroupUnitAndAPod) {
+  VictimUnit cpg = group("c", 1, 10, 9);
+  cpg.composite = true;
+  EXPECT_TRUE(more_important_victim(cpg, group("g", 3, 10, 1)));
+  EXPECT_FALSE(more_important_victim(group("g", 3, 10, 1), cpg));
+  EXPECT_TRUE(more_important_victim(cpg, single("p", 10, 0)));
+  VictimUnit member = single("m", 10, 0);
+  member.podGroupMember = true;
+  EXPECT_TRUE(more_important_victim(cpg, member));
+  EXPECT_FALSE(more_important_victim(cpg, group("g", 1, 20, 9)));
+  EXPECT_TRUE(more_important_victim(group("g", 1, 20, 9), cpg));
+}
+
+// getCrossNodesVictims / searchCrossNodesVictimPods: the unit of a composite with disruptionMode all
+// (VictimOf::composite) gathers its pods across nodes and is typed CompositePodGroup.
+TEST(CollectVictimUnits, ACompositesUnitIsTypedComposite) {
+  std::vector<api::Pod> pods = {
+      MakePod().Name("c-0").UID("c-0").Node("n1").Obj(),
+      MakePod().Name("c-1").UID("c-1").Node("n2").Obj(),
+      MakePod().Name("g-0").UID("g-0").Node("n2").Obj(),
+  };
+  testing::FakeSnapshot snap(pods, {MakeNode().Name("n1").Obj(), MakeNode().Name("n2").Obj()});
+  VictimOfFn victim_of = [](const api::Pod& p) {
+    if (p.metadata.name.view().substr(0, 2) == "c-") return VictimOf{"composite:default/c", 5, true, true};
+    return VictimOf{"default/g", 5, true, false};
+  };
+  auto units = collect_victim_units(snap, victim_of, /*now_nanos=*/100'000'000'000);
+  ASSERT_EQ(units.size(), 2u);
+  auto c = std::find_if(units.begin(), units.end(), [](const VictimUnit& u) { return u.composite; });
+  ASSERT_NE(c, units.end());
+  EXPECT_EQ(c->pods.size(), 2u);
+  EXPECT_TRUE(c->is_group);
+  auto g = std::find_if(units.begin(), units.end(), [](const VictimUnit& u) { return !u.composite; });
+  ASSERT_NE(g, units.end());
+  EXPECT_EQ(g->pods.size(), 1u);
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::framework::preemption

@@ -83,6 +83,52 @@ class CompositePodGroupCycleTest : public ::testing::Test {
     pods[name] = ptr;
     sched->on_pod_add(ptr);
   }
+  // A pod of no group, at `priority`.
+  void add_plain(const std::string& name, const std::string& cpu, std::int32_t priority) {
+    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).Priority(priority).Obj();
+    p.spec.schedulerName = "default-scheduler";
+    auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    lister.add_pod(ptr);
+    pods[name] = ptr;
+    sched->on_pod_add(ptr);
+  }
+  // The preemptions' deletions as the informer shows them: the pods gone (names returned).
+  std::vector<std::string> apply_deletes() {
+    std::vector<std::string> out;
+    auto deletes = client.deletes();
+    for (std::size_t i = deletes_applied; i < deletes.size(); ++i) {
+      const std::string name = deletes[i].substr(deletes[i].find('/') + 1);
+      auto it = pods.find(name);
+      if (it == pods.end()) continue;
+      framework::PodPtr gone = it->second;
+      lister.remove_pod(gone->metadata.namespace_, name);
+      pods.erase(it);
+      sched->on_pod_delete(gone);
+      out.push_back(name);
+    }
+    deletes_applied = deletes.size();
+    return out;
+  }
+  // Cycles and deletions until nothing more happens.
+  void settle() {
+    for (int round = 0; round < 10; ++round) {
+      run_cycles();
+      if (apply_deletes().empty()) return;
+    }
+  }
+  std::string last_nomination(const std::string& pod) {
+    std::string node;
+    for (const auto& p : client.patches()) {
+      if (p.pod == pod && p.nominatedNodeName) node = *p.nominatedNodeName;
+    }
+    return node;
+  }
+  bool has_event(const std::string& note) {
+    for (const auto& e : client.events()) {
+      if (e.note == note) return true;
+    }
+    return false;
+  }
   // Cycles until nothing is pending; waits for the bindings and confirms them as the informer would.
   int run_cycles() {
     int cycles = 0;
@@ -150,6 +196,7 @@ class CompositePodGroupCycleTest : public ::testing::Test {
   std::map<std::string, framework::PodPtr> pods;
   std::map<std::string, std::shared_ptr<const sa3::CompositePodGroup>> composites;
   std::size_t confirmed = 0;
+  std::size_t deletes_applied = 0;
 };
 
 // Upstream's preEnqueueWithHierarchies in the queue: the first gang's members are gated until the
@@ -197,7 +244,10 @@ TEST_F(CompositePodGroupCycleTest, ACompositeWhoseGangsDoNotAllFitBindsNothingUn
   ASSERT_TRUE(c);
   EXPECT_EQ(c->status, "False");
   EXPECT_EQ(c->reason, "Unschedulable");
-  EXPECT_EQ(c->message, "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining");
+  // The root's PlacementFeasible words, then the tree's preemption's reason (upstream AppendReason):
+  // nothing runs that it could evict.
+  EXPECT_EQ(c->message,
+            "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, No preemption victims found for incoming preemptor");
   ASSERT_TRUE(pod_group_condition("a"));
   EXPECT_EQ(pod_group_condition("a")->status, "False");
   confirm_composite_status("root");
@@ -244,7 +294,8 @@ TEST_F(CompositePodGroupCycleTest, ANestedCompositeThatFailsFailsTheWholeTree) {
   EXPECT_EQ(composite_condition("sub")->status, "False");
   EXPECT_EQ(composite_condition("root")->status, "False");
   // sub failed first: with only z left the root cannot reach two, so z is not even tried.
-  EXPECT_EQ(composite_condition("root")->message, "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining");
+  EXPECT_EQ(composite_condition("root")->message,
+            "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, No preemption victims found for incoming preemptor");
   // With room for y (8 CPUs: the members are placed one by one, x may land there first), the tree
   // binds whole.
   add_node("n2", "8");
@@ -273,6 +324,127 @@ TEST_F(CompositePodGroupCycleTest, AVictimUnderACompositeWithDisruptionModeAllIs
   run_cycles();
   auto d = client.deletes();
   EXPECT_EQ(std::set<std::string>(d.begin(), d.end()), (std::set<std::string>{"default/lo-a-0", "default/lo-b-0"}));
+}
+
+// Workload-aware preemption for a tree (upstream runWorkloadAwarePreemption for the root's
+// PodGroupInfo, newPodGroupPreemptor with the composite: CompositePodGroupPriority): the tree's pods
+// and PodGroups carry no priority, its root 100, so it preempts the plain pods of priority 0. It needs
+// three of the four CPUs: reprieval keeps one plain pod; every member is nominated, the event names
+// the composite, and once the victims are gone the tree binds whole.
+TEST_F(CompositePodGroupCycleTest, AHighPriorityTreeThatDoesNotFitEvictsLowerPodsAndBindsWhole) {
+  add_node("n1", "4");
+  for (const char* n : {"lo-0", "lo-1", "lo-2", "lo-3"}) add_plain(n, "1", 0);
+  run_cycles();
+  ASSERT_EQ(client.binds().size(), 4u);
+  add_composite("root", "", 2, /*priority=*/100);
+  add_pod_group("a", "root", 2);
+  add_pod_group("b", "root", 1);
+  add_member("a0", "a", "1");
+  add_member("a1", "a", "1");
+  add_member("b0", "b", "1");
+  run_cycles();
+  auto d = apply_deletes();
+  EXPECT_EQ(d.size(), 3u);
+  for (const auto& name : d) EXPECT_EQ(name.substr(0, 3), "lo-");
+  EXPECT_TRUE(has_event("Preempted by compositepodgroup uid-root on node cluster"));
+  EXPECT_EQ(last_nomination("default/a0"), "n1");
+  EXPECT_EQ(last_nomination("default/b0"), "n1");
+  settle();
+  EXPECT_EQ(bound("a"), 2);
+  EXPECT_EQ(bound("b"), 1);
+  EXPECT_EQ(composite_condition("root")->status, "True");
+}
+
+// The tree's priority is its root's (upstream getPreemptorPriority: the composite's, not its
+// PodGroups'): a root of 0 does not preempt pods of 10 although its PodGroups say 2000.
+TEST_F(CompositePodGroupCycleTest, ATreesPriorityIsItsRootsNotItsPodGroups) {
+  add_node("n1", "2");
+  add_plain("lo-0", "2", 10);
+  run_cycles();
+  add_composite("root", "", 1, /*priority=*/0);
+  add_pod_group("a", "root", 1, /*priority=*/2000);
+  add_member("a0", "a", "2");
+  run_cycles();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(bound("a"), 0);
+  // The same tree with its root at 100 preempts.
+  auto higher = std::make_shared<sa3::CompositePodGroup>(*composites.at("root"));
+  higher->spec.priority = 100;
+  sched->on_composite_pod_group_update(composites.at("root"), higher);
+  composites["root"] = higher;
+  let_time_pass();
+  settle();
+  EXPECT_EQ(bound("a"), 1);
+}
+
+// A victim tree (composite with disruptionMode all) goes whole for a higher tree, never below its
+// own minimum (upstream getHighestAllAncestor: one unit for the whole low tree), though one of its
+// pods' room would do; the higher tree then binds.
+TEST_F(CompositePodGroupCycleTest, ATreePreemptsALowerTreeWholeNeverBelowItsMinimum) {
+  add_node("n1", "4");
+  add_composite("low", "", 2, /*priority=*/10, /*disrupt_all=*/true);
+  add_pod_group("lo-a", "low", 1);
+  add_pod_group("lo-b", "low", 1);
+  add_member("lo-a-0", "lo-a", "2");
+  add_member("lo-b-0", "lo-b", "2");
+  run_cycles();
+  ASSERT_EQ(bound("lo-a") + bound("lo-b"), 2);
+  add_composite("high", "", 1, /*priority=*/1000);
+  add_pod_group("hi", "high", 1);
+  add_member("hi-0", "hi", "2");
+  run_cycles();
+  auto d = apply_deletes();
+  EXPECT_EQ(std::set<std::string>(d.begin(), d.end()), (std::set<std::string>{"lo-a-0", "lo-b-0"}));
+  settle();
+  EXPECT_EQ(bound("hi"), 1);
+  EXPECT_EQ(bound("lo-a") + bound("lo-b"), 0);
+}
+
+// The tree must fit whole even with every lower pod gone (the simulation places it by its own
+// minGroupCount and minCounts): otherwise nothing is evicted and the root's message gets the reason.
+TEST_F(CompositePodGroupCycleTest, ATreeThatCannotFitEvenWithoutTheLowerPodsEvictsNothing) {
+  add_node("n1", "2");
+  add_plain("lo-0", "1", 0);
+  run_cycles();
+  add_composite("root", "", 2, /*priority=*/100);
+  add_pod_group("a", "root", 2);
+  add_pod_group("b", "root", 1);
+  add_member("a0", "a", "1");
+  add_member("a1", "a", "1");
+  add_member("b0", "b", "1");
+  run_cycles();
+  EXPECT_TRUE(client.deletes().empty());
+  EXPECT_EQ(bound("a") + bound("b"), 0);
+  auto c = composite_condition("root");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->status, "False");
+  // The cycle's verdict (a fails, so b cannot bring the root to two), then the simulation's with
+  // lo-0 gone (a fits, b does not; upstream AppendReason).
+  EXPECT_EQ(c->message.find("minCount (2) cannot be satisfied: 0 scheduled, 1 remaining"), 0u) << c->message;
+  EXPECT_NE(c->message.find("minCount (2) cannot be satisfied: 1 scheduled, 0 remaining"), std::string::npos)
+      << c->message;
+}
+
+// PodGroupPreemptionPolicy on (upstream resolveCompositePreemptionPolicy): the root's Never stops the
+// tree from preempting although its pods say nothing.
+TEST_F(CompositePodGroupCycleTest, ATreeWhoseRootSaysNeverDoesNotPreempt) {
+  config::Features f = config::features();
+  f.podGroupPreemptionPolicy = true;
+  config::ScopedFeatures policy_gate(f);
+  add_node("n1", "2");
+  add_plain("lo-0", "2", 0);
+  run_cycles();
+  add_composite("root", "", 1, /*priority=*/100);
+  auto never = std::make_shared<sa3::CompositePodGroup>(*composites.at("root"));
+  never->spec.preemptionPolicy = "Never";
+  sched->on_composite_pod_group_update(composites.at("root"), never);
+  composites["root"] = never;
+  add_pod_group("a", "root", 1);
+  add_member("a0", "a", "2");
+  run_cycles();
+  EXPECT_TRUE(client.deletes().empty());
+  ASSERT_TRUE(composite_condition("root"));
+  EXPECT_NE(composite_condition("root")->message.find("not eligible due to preemptionPolicy=Never."), std::string::npos);
 }
 
 // Without the gate the composites are not watched and each PodGroup is its own root: the gang that

@@ -304,6 +304,7 @@ TEST(PodGroupManager, VictimViewTakesPriorityAndDisruptionModeFromTheHighestAnce
   auto v = m.victim_view(*pg_pod("p", "leaf"));
   EXPECT_EQ(v.priority, 500);
   EXPECT_EQ(v.unit, "composite:default/mid");  // mid is the highest with all (root is single)
+  EXPECT_TRUE(v.composite);                     // upstream CompositePodGroupKeyType: victimRank 3
   EXPECT_TRUE(v.groupMember);
   v = m.victim_view(*pg_pod("q", "single"));
   EXPECT_EQ(v.priority, 500);
@@ -313,12 +314,50 @@ TEST(PodGroupManager, VictimViewTakesPriorityAndDisruptionModeFromTheHighestAnce
   v = m.victim_view(*pg_pod("r", "orphan"));
   EXPECT_EQ(v.priority, 7);
   EXPECT_EQ(v.unit, "default/orphan");
+  EXPECT_FALSE(v.composite);  // a PodGroup's unit: PodGroupKeyType
   // Without the gate the composites are not read.
   Manager off;
   off.on_pod_group_add(child("leaf", "mid", 1, 100, /*disrupt_all=*/false));
   v = off.victim_view(*pg_pod("p", "leaf"));
   EXPECT_EQ(v.priority, 100);
   EXPECT_EQ(v.unit, "");
+}
+
+// The preemptor side under CompositePodGroups (upstream newPodGroupPreemptor over a composite's
+// PodGroupInfo: CompositePodGroupPriority and resolveCompositePreemptionPolicy; the cases of
+// TestNewPodGroupPreemptorResolvesPreemptionPolicy for a CompositePodGroup): the tree's root gives
+// the priority (not the PodGroup's nor the pods'), and with PodGroupPreemptionPolicy its policy
+// (unset: PreemptLowerPriority even when a pod says Never); without the gate any pod's Never.
+TEST(PodGroupManager, PreemptorViewUnderACompositeTakesTheRootsPriorityAndPolicy) {
+  Manager m(/*hierarchies=*/true);
+  auto root = composite("root", "", 1, 700);
+  m.on_composite_add(root);
+  m.on_composite_add(composite("mid", "root", 1, 300));
+  m.on_pod_group_add(child("leaf", "mid", 1, 2000));
+  std::vector<PodPtr> members = {
+      std::make_shared<const api::Pod>(testing::MakePod().Name("a").PodGroupName("leaf").Priority(5).Obj()),
+      std::make_shared<const api::Pod>(
+          testing::MakePod().Name("b").PodGroupName("leaf").PreemptionPolicy("Never").Obj()),
+  };
+  PreemptorView v = m.preemptor_view(members, /*pod_group_preemption_policy=*/true);
+  EXPECT_EQ(v.priority, 700);
+  EXPECT_FALSE(v.never);  // the root sets none: PreemptLowerPriority, the pod's Never not read
+  EXPECT_TRUE(m.preemptor_view(members, false).never);  // gate off: any pod's Never
+  auto never_root = std::make_shared<sa3::CompositePodGroup>(*root);
+  never_root->spec.preemptionPolicy = "Never";
+  m.on_composite_update(never_root);
+  EXPECT_TRUE(m.preemptor_view(members, true).never);
+  members.pop_back();
+  EXPECT_FALSE(m.preemptor_view(members, false).never);  // gate off: the root's field is not read
+  // A gap (the parent missing): the last group reached, here the PodGroup, preempts.
+  m.on_pod_group_add(child("orphan", "missing", 1, 42));
+  std::vector<PodPtr> orphans = {
+      std::make_shared<const api::Pod>(testing::MakePod().Name("o").PodGroupName("orphan").Obj())};
+  EXPECT_EQ(m.preemptor_view(orphans, true).priority, 42);
+  // Without the gate the composites are not read: the PodGroup's own priority.
+  Manager off;
+  off.on_pod_group_add(child("leaf", "mid", 1, 2000));
+  EXPECT_EQ(off.preemptor_view(members, true).priority, 2000);
 }
 
 }  // namespace

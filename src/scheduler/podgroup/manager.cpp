@@ -258,6 +258,19 @@ Policy Manager::policy(const api::Pod& pod) const {
   return p;
 }
 
+template <typename Fn>
+void Manager::walk_up_locked(std::string_view ns, const api::schedulingv1beta1::PodGroup& pg, Fn&& fn) const {
+  if (!hierarchies_ || !pg.spec.parentCompositePodGroupName) return;
+  const std::string* parent = &*pg.spec.parentCompositePodGroupName;
+  for (int depth = 1; parent && depth < api::schedulingv1beta1::kWorkloadMaxTreeDepth; ++depth) {
+    auto it = composites_.find(workload_key(ns, *parent));
+    if (it == composites_.end()) break;
+    const auto& spec = it->second->spec;
+    fn(it->first, spec);
+    parent = spec.parentCompositePodGroupName ? &*spec.parentCompositePodGroupName : nullptr;
+  }
+}
+
 VictimView Manager::victim_view(const api::Pod& pod) const {
   VictimView v;
   if (const std::string* name = pod_group_name(pod)) {
@@ -266,22 +279,18 @@ VictimView Manager::victim_view(const api::Pod& pod) const {
     if (!pg) return v;
     v.priority = pg->spec.priority.value_or(0);
     if (pg->spec.disruptionMode && pg->spec.disruptionMode->all) v.unit = group_key(pod);
-    if (hierarchies_ && pg->spec.parentCompositePodGroupName) {
-      // Upstream getPodPriority / getHighestAllAncestor over traverseHierarchyUp: the priority of
-      // the last group reached going up (the root, unless a parent is missing), and the unit of
-      // the highest group with disruptionMode all (a composite's: every scheduled pod under it).
-      const std::string_view ns = pod.metadata.namespace_.view();
-      std::lock_guard l(mu_);
-      const std::string* parent = &*pg->spec.parentCompositePodGroupName;
-      for (int depth = 1; parent && depth < api::schedulingv1beta1::kWorkloadMaxTreeDepth; ++depth) {
-        auto it = composites_.find(workload_key(ns, *parent));
-        if (it == composites_.end()) break;
-        const auto& spec = it->second->spec;
-        v.priority = spec.priority.value_or(0);
-        if (spec.disruptionMode && spec.disruptionMode->all) v.unit = "composite:" + it->first;
-        parent = spec.parentCompositePodGroupName ? &*spec.parentCompositePodGroupName : nullptr;
+    // Upstream getPodPriority / getHighestAllAncestor over traverseHierarchyUp: the priority of
+    // the last group reached going up (the root, unless a parent is missing), and the unit of
+    // the highest group with disruptionMode all (a composite's: every scheduled pod under it).
+    if (!hierarchies_ || !pg->spec.parentCompositePodGroupName) return v;
+    std::lock_guard l(mu_);
+    walk_up_locked(pod.metadata.namespace_.view(), *pg, [&](const std::string& key, const auto& spec) {
+      v.priority = spec.priority.value_or(0);
+      if (spec.disruptionMode && spec.disruptionMode->all) {
+        v.unit = "composite:" + key;
+        v.composite = true;
       }
-    }
+    });
     return v;
   }
   if (pod.spec.workloadRef && policy(pod).kind == Policy::Kind::Gang) v.unit = group_key(pod);
@@ -298,8 +307,17 @@ PreemptorView Manager::preemptor_view(const std::vector<PodPtr>& members, bool p
   if (const std::string* name = pod_group_name(first)) {
     if (PodGroupPtr pg = pod_group(first.metadata.namespace_, *name)) {
       v.priority = pg->spec.priority.value_or(0);
-      v.never = pod_group_preemption_policy ? pg->spec.preemptionPolicy && *pg->spec.preemptionPolicy == "Never"
-                                            : member_says_never;
+      const std::optional<std::string>* policy = &pg->spec.preemptionPolicy;
+      // Under composites the tree's root preempts (the highest group reached, as getPodPriority).
+      std::unique_lock l(mu_, std::defer_lock);
+      if (hierarchies_ && pg->spec.parentCompositePodGroupName) {
+        l.lock();
+        walk_up_locked(first.metadata.namespace_.view(), *pg, [&](const std::string&, const auto& spec) {
+          v.priority = spec.priority.value_or(0);
+          policy = &spec.preemptionPolicy;
+        });
+      }
+      v.never = pod_group_preemption_policy ? *policy && **policy == "Never" : member_says_never;
       return v;
     }
   }

@@ -90,8 +90,8 @@ struct Policy {
 // getPodPriority and getHighestAllAncestor (traverseHierarchyUp, at most WorkloadMaxTreeDepth
 // levels, stopping at a missing parent): the priority of the highest group reached, and as unit
 // the highest group with disruptionMode all ("composite:<ns>/<name>" for a CompositePodGroup: all
-// of its tree's scheduled pods together). A composite unit still ranks as a PodGroup victim
-// (upstream ranks CompositePodGroup victims above PodGroups: not done).
+// of its tree's scheduled pods together), `composite` set: it ranks above a PodGroup's unit
+// (upstream victimRank, util.go at 1d54bff3).
 // A workloadRef member keeps v1.35's choices (no PodGroup object): a gang's scheduled pods are one
 // unit whose priority is its members' highest (priority unset here), a basic group's pods go
 // alone; groupMember false. A pod naming no group: all empty.
@@ -99,6 +99,7 @@ struct VictimView {
   std::string unit;
   std::optional<std::int32_t> priority;
   bool groupMember = false;
+  bool composite = false;  // `unit` is a CompositePodGroup's
 };
 
 // The preemptor's side (upstream newPodGroupPreemptor / resolvePreemptionPolicy). For a group whose
@@ -107,6 +108,12 @@ struct VictimView {
 // PreemptLowerPriority), else when any member's spec.preemptionPolicy is Never. For a workloadRef
 // group (or a PodGroup not known): v1.35's choices, the members' lowest priority and Never when
 // any member says so.
+// With hierarchies (gate CompositePodGroup) and the PodGroup under CompositePodGroups, the group that
+// preempts is the highest reached going up (the root of the tree the cycle places; upstream's
+// newPodGroupPreemptor over the composite's PodGroupInfo, CompositePodGroupPriority and
+// resolveCompositePreemptionPolicy, the same walk as getPodPriority's): its priority (0 when unset)
+// and, with PodGroupPreemptionPolicy, its preemptionPolicy (Never only when it says Never); without
+// the gate any member's Never, as for a PodGroup.
 struct PreemptorView {
   std::int32_t priority = 0;
   bool never = false;
@@ -177,6 +184,11 @@ class Manager {
   struct Group {
     std::unordered_map<std::string, PodPtr> pods;  // by uid
   };
+  // Calls fn(key, spec) for each CompositePodGroup above the PodGroup `pg` (in namespace `ns`),
+  // parent first, at most WorkloadMaxTreeDepth levels, stopping at a missing parent (upstream
+  // traverseHierarchyUp above the PodGroup). Caller holds mu_.
+  template <typename Fn>
+  void walk_up_locked(std::string_view ns, const api::schedulingv1beta1::PodGroup& pg, Fn&& fn) const;
   mutable std::mutex mu_;
   std::map<std::string, WorkloadPtr, std::less<>> workloads_;  // "<ns>/<name>"
   std::map<std::string, PodGroupPtr, std::less<>> pod_groups_;  // "<ns>/<name>"

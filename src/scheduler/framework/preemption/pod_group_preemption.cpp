@@ -113,69 +113,148 @@ struct Assignment {
 
 bool stops(const Status& s) { return !s.is_success() && !s.is_wait(); }
 
-// The group placed on `sim` as the pod-group cycle places it, without Reserve, Permit or the cache.
-// On return the members are off `sim` again; `out` holds where each placed member went.
-Status simulate_placement(Framework& fwk, SimulatedNodes& sim, const GroupPreemptor& g, std::vector<Assignment>& out) {
-  out.clear();
-  PlacementProgress progress{static_cast<int>(g.members.size()), g.scheduled};
-  const api::Pod& first = *g.members.front();
-  Status feasible = fwk.run_placement_feasible_plugins(first, progress);
-  std::vector<NodeInfoPtr> feasible_nodes;
-  std::vector<NodePluginScores> scores;
-  Status result;
-  for (std::size_t i = 0; i < g.members.size() && !stops(feasible); ++i) {
-    const api::Pod& pod = *g.members[i];
+// Places the preemptor on `sim` as the cycles place it, without Reserve, Permit or the cache. Placed
+// members stay on `sim` (the next see them) until `remove_all`; a group undone leaves `out` with it.
+class SimulatedPlacement {
+ public:
+  SimulatedPlacement(Framework& fwk, SimulatedNodes& sim, const GroupPreemptor& g, std::vector<Assignment>& out)
+      : fwk_(fwk), sim_(sim), g_(g), out_(out) {}
+
+  // The members g.members[idx...] as one gang, `scheduled` of it placed before: PlacementFeasible's
+  // last verdict (Success, Wait, or why it stopped). A member's error stops it (error()).
+  Status place_gang(const std::vector<std::size_t>& idx, int scheduled) {
+    PlacementProgress progress{static_cast<int>(idx.size()), scheduled};
+    const api::Pod& first = *g_.members[idx.front()];
+    Status feasible = fwk_.run_placement_feasible_plugins(first, progress);
+    for (std::size_t k = 0; k < idx.size() && !stops(feasible); ++k) {
+      const Placed placed = place_member(idx[k]);
+      if (placed == Placed::Error) return feasible;
+      if (placed == Placed::Yes) ++progress.scheduled;
+      --progress.remaining;
+      feasible = fwk_.run_placement_feasible_plugins(first, progress);
+    }
+    return feasible;
+  }
+
+  // Tree node i (GroupPreemptor::tree) placed depth first as the tree's cycle places it: Success when
+  // feasible, else why not (upstream PlacementFeasible's words, a composite's by getMinCount). A
+  // node that is not feasible leaves nothing placed.
+  Status place_tree_node(std::size_t i) {
+    const PreemptorTreeNode& node = g_.tree[i];
+    const std::size_t mark = out_.size();
+    if (!node.composite) {
+      if (node.members.empty()) return node.scheduled >= node.min ? Status{} : cannot_be_satisfied(node.min, node.scheduled, 0);
+      Status s = place_gang(node.members, node.scheduled);
+      if (s.is_success()) return s;
+      undo_to(mark);
+      return Status(Code::Unschedulable, s.message());
+    }
+    int scheduled = 0;
+    int remaining = static_cast<int>(node.children.size());
+    for (int c : node.children) {
+      if (scheduled + remaining < node.min) break;
+      const bool ok = place_tree_node(static_cast<std::size_t>(c)).is_success();
+      if (!error_.is_success()) return error_;
+      --remaining;
+      if (ok) ++scheduled;
+    }
+    if (scheduled >= node.min) return {};
+    undo_to(mark);
+    return cannot_be_satisfied(node.min, scheduled, remaining);
+  }
+
+  // Every placed member off `sim` again: the reprieve loop adds them back one by one, as upstream's
+  // revert does.
+  void remove_all() { undo_to(0, /*keep=*/true); }
+  const Status& error() const { return error_; }
+
+ private:
+  static Status cannot_be_satisfied(int min, int scheduled, int remaining) {
+    return Status::unschedulable("minCount (" + std::to_string(min) + ") cannot be satisfied: " +
+                                 std::to_string(scheduled) + " scheduled, " + std::to_string(remaining) + " remaining");
+  }
+
+  void undo_to(std::size_t mark, bool keep = false) {
+    for (std::size_t k = out_.size(); k-- > mark;) sim_.remove_pod(*out_[k].placed->pod, out_[k].node);
+    if (!keep) out_.resize(mark);
+  }
+
+  enum class Placed { Yes, No, Error };
+  // PreFilter, Filter (with nominated pods), PreScore/Score over `sim`; the best node takes the member.
+  // Error: error_ is set.
+  Placed place_member(std::size_t i) {
+    const api::Pod& pod = *g_.members[i];
     auto state = std::make_shared<CycleState>();
     PreFilterResult pre;
     std::set<std::string> plugins_with_nodes;
-    Status s = fwk.run_pre_filter_plugins(*state, pod, pre, plugins_with_nodes);
-    feasible_nodes.clear();
+    Status s = fwk_.run_pre_filter_plugins(*state, pod, pre, plugins_with_nodes);
+    feasible_nodes_.clear();
     if (s.is_error()) {
-      result = s;
-      break;
+      error_ = s;
+      return Placed::Error;
     }
     if (s.is_success()) {
-      for (const auto& ni : sim.list()) {
+      for (const auto& ni : sim_.list()) {
         if (!pre.all_nodes() && !pre.nodeNames->count(std::string(ni->name_view()))) continue;
-        Status fs = fwk.run_filter_plugins_with_nominated_pods(*state, pod, *ni);
+        Status fs = fwk_.run_filter_plugins_with_nominated_pods(*state, pod, *ni);
         if (fs.is_success()) {
-          feasible_nodes.push_back(ni);
+          feasible_nodes_.push_back(ni);
         } else if (fs.is_error()) {
-          result = fs;
-          break;
+          error_ = fs;
+          return Placed::Error;
         }
       }
-      if (!result.is_success()) break;
     }
-    if (!feasible_nodes.empty()) {
-      std::size_t best = 0;
-      if (feasible_nodes.size() > 1 && fwk.has_score_plugins()) {
-        Status ps = fwk.run_pre_score_plugins(*state, pod, feasible_nodes);
-        if (ps.is_success() || ps.is_skip()) {
-          if (fwk.run_score_plugins(*state, pod, feasible_nodes, scores).is_success()) {
-            for (std::size_t k = 1; k < scores.size(); ++k) {
-              if (scores[k].totalScore > scores[best].totalScore) best = k;
-            }
+    if (feasible_nodes_.empty()) return Placed::No;
+    std::size_t best = 0;
+    if (feasible_nodes_.size() > 1 && fwk_.has_score_plugins()) {
+      Status ps = fwk_.run_pre_score_plugins(*state, pod, feasible_nodes_);
+      if (ps.is_success() || ps.is_skip()) {
+        if (fwk_.run_score_plugins(*state, pod, feasible_nodes_, scores_).is_success()) {
+          for (std::size_t k = 1; k < scores_.size(); ++k) {
+            if (scores_[k].totalScore > scores_[best].totalScore) best = k;
           }
         }
       }
-      Assignment a;
-      a.member = i;
-      a.node = std::string(feasible_nodes[best]->name_view());
-      a.state = std::move(state);
-      auto placed = std::make_shared<api::Pod>(pod);
-      placed->spec.nodeName = a.node;
-      a.placed = PodInfo::make(std::move(placed));
-      sim.add_pod(a.placed, a.node);
-      out.push_back(std::move(a));
-      ++progress.scheduled;
     }
-    --progress.remaining;
-    feasible = fwk.run_placement_feasible_plugins(first, progress);
+    Assignment a;
+    a.member = i;
+    a.node = std::string(feasible_nodes_[best]->name_view());
+    a.state = std::move(state);
+    auto placed = std::make_shared<api::Pod>(pod);
+    placed->spec.nodeName = a.node;
+    a.placed = PodInfo::make(std::move(placed));
+    sim_.add_pod(a.placed, a.node);
+    out_.push_back(std::move(a));
+    return Placed::Yes;
   }
-  // Off again: the reprieve loop adds them back one by one, as upstream's revert does.
-  for (auto it = out.rbegin(); it != out.rend(); ++it) sim.remove_pod(*it->placed->pod, it->node);
-  if (!result.is_success()) return Status::error("failed to schedule other pod from a pod group: " + result.message());
+
+  Framework& fwk_;
+  SimulatedNodes& sim_;
+  const GroupPreemptor& g_;
+  std::vector<Assignment>& out_;
+  Status error_;
+  std::vector<NodeInfoPtr> feasible_nodes_;
+  std::vector<NodePluginScores> scores_;
+};
+
+// The preemptor placed on `sim` (a gang, or a tree when g.tree is set). On return the members are
+// off `sim` again; `out` holds where each placed member went, in placement order.
+Status simulate_placement(Framework& fwk, SimulatedNodes& sim, const GroupPreemptor& g, std::vector<Assignment>& out) {
+  out.clear();
+  SimulatedPlacement placement(fwk, sim, g, out);
+  Status feasible;
+  if (g.tree.empty()) {
+    std::vector<std::size_t> all(g.members.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    feasible = placement.place_gang(all, g.scheduled);
+  } else {
+    feasible = placement.place_tree_node(0);
+  }
+  placement.remove_all();
+  if (!placement.error().is_success()) {
+    return Status::error("failed to schedule other pod from a pod group: " + placement.error().message());
+  }
   if (!feasible.is_success()) {
     return Status(feasible.code() == Code::Wait ? Code::Unschedulable : feasible.code(), feasible.message());
   }
@@ -186,8 +265,9 @@ Status simulate_placement(Framework& fwk, SimulatedNodes& sim, const GroupPreemp
 
 bool more_important_victim(const VictimUnit& a, const VictimUnit& b) {
   if (a.priority != b.priority) return a.priority > b.priority;
-  const int rank_a = a.is_group || a.podGroupMember ? 2 : 1;
-  const int rank_b = b.is_group || b.podGroupMember ? 2 : 1;
+  auto rank = [](const VictimUnit& u) { return u.composite ? 3 : (u.is_group || u.podGroupMember) ? 2 : 1; };
+  const int rank_a = rank(a);
+  const int rank_b = rank(b);
   if (rank_a != rank_b) return rank_a > rank_b;
   if (a.pods.size() != b.pods.size()) return a.pods.size() > b.pods.size();
   return a.earliest_start < b.earliest_start;
@@ -195,7 +275,7 @@ bool more_important_victim(const VictimUnit& a, const VictimUnit& b) {
 
 VictimOfFn victim_of_unit_key(UnitKeyFn unit_of) {
   if (!unit_of) return {};
-  return [unit_of = std::move(unit_of)](const api::Pod& p) { return VictimOf{unit_of(p), std::nullopt, false}; };
+  return [unit_of = std::move(unit_of)](const api::Pod& p) { return VictimOf{unit_of(p), std::nullopt, false, false}; };
 }
 
 std::vector<VictimUnit> collect_victim_units(const NodeInfoLister& nodes, const VictimOfFn& victim_of,
@@ -209,12 +289,12 @@ std::vector<VictimUnit> collect_victim_units(const NodeInfoLister& nodes, const 
       const std::int32_t prio = v.priority.value_or(api::pod_priority(p));
       const std::int64_t start = pod_start_time(p, now_nanos);
       if (v.unit.empty()) {
-        units.push_back(VictimUnit{{pi}, prio, false, start, v.podGroupMember});
+        units.push_back(VictimUnit{{pi}, prio, false, start, v.podGroupMember, false});
         continue;
       }
       auto [it, fresh] = group_index.emplace(std::move(v.unit), units.size());
       if (fresh) {
-        units.push_back(VictimUnit{{pi}, prio, true, start, v.podGroupMember});
+        units.push_back(VictimUnit{{pi}, prio, true, start, v.podGroupMember, v.composite});
         continue;
       }
       VictimUnit& u = units[it->second];

@@ -11,6 +11,10 @@
 // violating units first, each list most important first (more_important_victim), a unit staying
 // only if every placed member still passes Filter on its node with it back. What is left is evicted.
 //
+// A CompositePodGroup tree preempts as one preemptor (GroupPreemptor::tree): it "fits" when the
+// simulated tree placement makes its root feasible (every composite's minGroupCount of feasible
+// children, every PodGroup's minCount), and only the members of that placement are nominated.
+//
 // Who is a unit, at what priority, and the preemptor's priority and policy come from the caller
 // (scheduler/podgroup's VictimView and PreemptorView): for a PodGroup (v1.37's spec.schedulingGroup)
 // its own priority, preemptionPolicy and disruptionMode, as upstream's newest code reads them; for a
@@ -41,21 +45,24 @@ struct VictimUnit {
   bool is_group = false;            // evicted whole (a gang, a PodGroup with disruptionMode all)
   std::int64_t earliest_start = 0;  // unix nanos; `now` for a pod not started
   bool podGroupMember = false;      // a PodGroup's pod going alone: ranks as a group (upstream)
+  bool composite = false;           // a CompositePodGroup's unit (disruptionMode all above the PodGroups)
 };
 
-// Upstream's newest MoreImportantVictim: higher priority; then the higher rank (a group, or a
-// PodGroup's pod, above a plain pod); then more pods; then the earlier start. (Upstream's last
-// tie-break, the first pod's UID, is not applied: equal units keep their collection order.)
+// Upstream's newest MoreImportantVictim (util.go at 1d54bff3, victimRank): higher priority; then the
+// higher rank (a CompositePodGroup's unit 3, a PodGroup's unit or a PodGroup's pod going alone 2, a
+// plain pod 1); then more pods; then the earlier start. (Upstream's last tie-break, the first pod's
+// UID, is not applied: equal units keep their collection order.)
 bool more_important_victim(const VictimUnit& a, const VictimUnit& b);
 
 // How a scheduled pod is a victim: `unit` empty for a pod that is a unit alone, else its group's key
 // (all scheduled pods with that key form one unit); `priority` the group's own priority when it has
 // one (a PodGroup's), else unset: the pod's, or for a unit its pods' highest; `podGroupMember` as
-// VictimUnit's.
+// VictimUnit's; `composite` when `unit` is a CompositePodGroup's (ranks above a PodGroup's).
 struct VictimOf {
   std::string unit;
   std::optional<std::int32_t> priority;
   bool podGroupMember = false;
+  bool composite = false;
 };
 using VictimOfFn = std::function<VictimOf(const api::Pod&)>;
 // The v1.35 form: only the unit key.
@@ -70,10 +77,27 @@ inline std::vector<VictimUnit> collect_victim_units(const NodeInfoLister& nodes,
   return collect_victim_units(nodes, victim_of_unit_key(unit_of), now_nanos);
 }
 
+// One group of a CompositePodGroup tree that preempts as a whole (gate CompositePodGroup; upstream's
+// newPodGroupPreemptor over the composite's PodGroupInfo, whose feasibility is the tree's own
+// placement): the simulation places the tree as the tree's cycle does (schedule_composite_pod_group.cpp),
+// depth first, a PodGroup by PlacementFeasible over its members, a composite when `min` children are.
+struct PreemptorTreeNode {
+  int parent = -1;  // index into GroupPreemptor::tree; -1 for the root
+  std::vector<int> children;
+  bool composite = false;
+  int min = 1;  // a composite's minGroupCount (1 for basic); a PodGroup's minCount (a PodGroup with
+                // members asks PlacementFeasible instead)
+  std::vector<std::size_t> members;  // a PodGroup's unscheduled members: indexes into GroupPreemptor::members
+  int scheduled = 0;                 // a PodGroup's pods already bound or assumed
+};
+
 struct GroupPreemptor {
   std::string group;                // its unit key: its own pods are never victims
   std::vector<PodPtr> members;      // unscheduled members, in the cycle's order
-  int scheduled = 0;                // members already bound or assumed
+  int scheduled = 0;                // members already bound or assumed (a single gang)
+  // Empty: `members` are one gang. Otherwise the tree (nodes[0] its root) that must be feasible;
+  // `scheduled` is then unused (each PodGroup node has its own).
+  std::vector<PreemptorTreeNode> tree;
   // The group's priority and policy as the caller read them (a PodGroup's own); when unset, the
   // v1.35 choices below.
   std::optional<std::int32_t> priority;
