@@ -401,18 +401,31 @@ class Runner {
   }
 
   void create_nodes(const Op& op) {
-    const auto& tmpl = template_of(op.node_template_path, kDefaultNode);
+    // A template with {{ }} actions (upstream's topology-aware node template: name and labels from
+    // .Index) is rendered per node, its name kept as rendered; otherwise it is parsed once.
+    const std::string text = op.node_template_path.empty() ? std::string() : templated_text_of(op.node_template_path);
+    const json::object* tmpl = text.empty() ? &template_of(op.node_template_path, kDefaultNode) : nullptr;
     long base = node_counter_;
     node_counter_ += op.count;
     parallel(op.count, "createNodes", [&](long i) {
-      json::object n = tmpl;
+      json::object n;
+      if (tmpl) {
+        n = *tmpl;
+      } else {
+        auto r = render_template(text, i, op.template_params);
+        if (!r) throw Failure{op.node_template_path + ": " + r.error()};
+        auto v = yaml_to_json(*r);
+        if (!v) throw Failure{op.node_template_path + ": " + v.error()};
+        if (!v->is_object()) throw Failure{op.node_template_path + ": a template must be one object"};
+        n = std::move(v->as_object());
+      }
       n["apiVersion"] = "v1";
       n["kind"] = "Node";
       auto& meta = obj_at(n, "metadata");
       std::string name;
       if (auto* nm = meta.if_contains("name"); nm && nm->is_string()) {
         name = std::string(nm->as_string());
-        if (op.count > 1) name += "-" + std::to_string(i);
+        if (op.count > 1 && tmpl) name += "-" + std::to_string(i);
       } else {
         std::string gen = "scheduler-perf-";
         if (auto* g = meta.if_contains("generateName"); g && g->is_string()) gen = std::string(g->as_string());

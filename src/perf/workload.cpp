@@ -218,6 +218,11 @@ util::Result<std::string> render_template(std::string_view text, long index, con
   out.reserve(text.size() + 16);
   auto value_of = [&](std::string_view term) -> util::Result<long> {
     if (term == ".Index") return index;
+    // A literal, as Go's templates take one (upstream's node template: {{DivideInt .Index 1000}}).
+    if (!term.empty() && std::all_of(term.begin(), term.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        term.size() < 10) {
+      return std::stol(std::string(term));
+    }
     if (term.size() > 1 && term[0] == '.') {
       auto it = params.find(std::string(term.substr(1)));
       if (it != params.end()) return static_cast<long>(it->second);

@@ -110,6 +110,31 @@ TEST(BenchRun, GangWorkloadBindsEveryGangWhole) {
   EXPECT_EQ(g.at("each").as_array().size(), 3u);
 }
 
+// CompositePodGroups end to end (issue #44): the smallest size of each committed CPG test case
+// (basic, gang and topology-aware trees, upstream's cpg/performance-config.yaml), with the cluster's
+// gates from the workload: every pod bound, each PodGroup's members reported as one gang. The
+// topology-aware one also renders its node template per node (zone and rack labels from .Index),
+// without which no placement would hold a node.
+TEST(BenchRun, CompositePodGroupWorkloadsBindEveryTree) {
+  auto cfg = load_config_dir(std::string(KSCHED_SOURCE_DIR) + "/bench/workloads");
+  ASSERT_TRUE(cfg) << cfg.error();
+  for (const char* name : {"CPGBasicScheduling/10Nodes_3CPGs_6Groups_18Pods", "CPGGangScheduling/10Nodes_3CPGs_6Groups_18Pods",
+                           "CPGTopologyAwareScheduling/10Nodes_3CPGs_6Groups_18Pods"}) {
+    SCOPED_TRACE(name);
+    auto w = resolve(*cfg, name);
+    ASSERT_TRUE(w) << w.error();
+    RunOptions ro;
+    ro.scheduler = "in-process";
+    ro.create_workers = 2;
+    ro.stall_seconds = 60;
+    auto res = run_workload(*w, ro);
+    ASSERT_TRUE(res.ok) << res.error;
+    EXPECT_EQ(res.measured_bound, 18);
+    ASSERT_EQ(res.gangs.size(), 6u);
+    for (const auto& g : res.gangs) EXPECT_EQ(g.members_bound, 3) << "group " << g.gang;
+  }
+}
+
 // A run that cannot bind its pods fails with a clear message instead of hanging or passing.
 TEST(BenchRun, ExternalSchedulerThatNeverComesFailsAsLostPods) {
   auto cfg = parse_config(kTiny, std::string(KSCHED_SOURCE_DIR) + "/bench/workloads");

@@ -257,7 +257,8 @@ TEST(CommittedWorkloads, AllDefinedAndTemplatesLoad) {
         "SchedulingWithResourceClaimTemplate/2000pods_100nodes", "SchedulingWithResourceClaimTemplate/5000pods_500nodes",
         "SteadyStateClusterResourceClaimTemplate/empty_500nodes", "SteadyStateClusterResourceClaimTemplate/half_500nodes",
         "SteadyStateClusterResourceClaimTemplate/full_500nodes", "SteadyStateClusterResourceClaimTemplateFirstAvailable",
-        "SchedulingWithResourceClaimTemplateToleration"}) {
+        "SchedulingWithResourceClaimTemplateToleration", "CPGBasicScheduling", "CPGGangScheduling",
+        "CPGTopologyAwareScheduling"}) {
     auto r = resolve(*cfg, name);
     EXPECT_TRUE(r) << name << ": " << (r ? "" : r.error());
   }
@@ -338,6 +339,10 @@ TEST(WorkloadTemplate, RendersIndexParamsAndDivideInt) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().find("unsupported template action {{printf .Index}}"), std::string::npos) << r.error();
   EXPECT_FALSE(render_template("gang-{{.Index", 1, {}));
+  // A literal argument, as upstream's topology-aware node template divides by one.
+  r = render_template("zone-{{DivideInt .Index 1000}} rack-{{DivideInt .Index 100}}", 2517, {});
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(*r, "zone-2 rack-25");
 }
 
 // countMultiplierParam multiplies the count; templateParams take numbers and $params.
