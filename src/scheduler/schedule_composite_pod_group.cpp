@@ -170,13 +170,13 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
     if (!everything) {
       for (const auto& ni : p.nodes) sc->names.emplace(ni->name().view());
     }
-    algorithm_->set_placement(everything ? nullptr : &sc->names);
+    algorithm_->set_placement(everything ? nullptr : &sc->names, &p.nodes);
     scopes.push_back(std::move(sc));
   };
   auto leave = [&] {
     scopes.pop_back();
     const bool everything = scopes.empty() || scopes.back()->placement->nodes.size() == root_placement.nodes.size();
-    algorithm_->set_placement(everything ? nullptr : &scopes.back()->names);
+    algorithm_->set_placement(everything ? nullptr : &scopes.back()->names, everything ? nullptr : &scopes.back()->placement->nodes);
   };
   // The placement plugins' view of node i: its object, and the pods of every PodGroup under it.
   auto info_of = [&](std::size_t i) {

@@ -97,6 +97,12 @@ const std::vector<framework::NodeInfoPtr>& SchedulingAlgorithm::candidate_nodes(
   const auto& all = deps_.snapshot->list();
   if (!placement_) return all;
   placement_nodes_.clear();
+  if (placement_order_) {
+    for (const auto& ni : *placement_order_) {
+      if (auto current = deps_.snapshot->get(ni->name().view())) placement_nodes_.push_back(std::move(current));
+    }
+    return placement_nodes_;
+  }
   // The pod-group cycle tries every member in every placement: a lookup of each snapshot node
   // in the set per attempt would cost the whole cluster each time, the kept positions only the
   // placement's nodes (the NodeInfos there may be new copies, so they are read afresh).

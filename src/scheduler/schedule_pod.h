@@ -75,8 +75,13 @@ class SchedulingAlgorithm {
   // considers only the snapshot's nodes of these names (upstream AssumePlacement restricts the
   // snapshot), takes no batch and counts only them in its fit error. nullptr: every node. The
   // set must outlive its use; the pod-group cycle clears it before returning.
-  void set_placement(const std::set<std::string, std::less<>>* node_names) {
+  // `nodes`, when given, are the placement's NodeInfos in the snapshot's order (a Placement's list):
+  // each attempt then looks them up by name (the snapshot may hold newer copies) instead of
+  // scanning the snapshot for the set's names.
+  void set_placement(const std::set<std::string, std::less<>>* node_names,
+                     const std::vector<framework::NodeInfoPtr>* nodes = nullptr) {
     placement_ = node_names;
+    placement_order_ = node_names ? nodes : nullptr;
     placement_positions_.clear();
     placement_list_size_ = 0;
   }
@@ -136,6 +141,7 @@ class SchedulingAlgorithm {
   // Where the placement's nodes are in the snapshot's list (found once per set_placement): the
   // positions hold while no node is added or removed, which candidate_nodes() checks by name.
   std::vector<std::size_t> placement_positions_;
+  const std::vector<framework::NodeInfoPtr>* placement_order_ = nullptr;
   std::size_t placement_list_size_ = 0;
 };
 

@@ -457,7 +457,7 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
       return;
     }
     for (const auto& ni : p.nodes) names.emplace(ni->name().view());
-    algorithm_->set_placement(&names);
+    algorithm_->set_placement(&names, &p.nodes);
   };
   const auto any_assumed = [](const std::vector<GroupMember>& ms) {
     return std::any_of(ms.begin(), ms.end(), [](const GroupMember& m) { return static_cast<bool>(m.assumed); });
