@@ -7,7 +7,8 @@
 // unless the members are nominated into one (upstream's nominatedPlacement fast path); a gang
 // without a constraint takes the root placement of every node (with the gate, upstream's single
 // placement and its "0/1 placements" message); the placement metrics count what was generated and
-// evaluated.
+// evaluated; a CompositePodGroup's constraint keeps its whole tree in one domain, a PodGroup under
+// a composite keeps its own.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -32,22 +33,24 @@ using testing::MakePodGroup;
 
 constexpr const char* kRack = "topology.kubernetes.io/rack";
 
-config::Features topology_features(bool topology) {
+config::Features topology_features(bool topology, bool composite) {
   config::Features f = config::features();
   f.gangScheduling = true;
   f.topologyAwareWorkloadScheduling = topology;
+  f.compositePodGroup = composite;
   return f;
 }
 
 class PodGroupTopologyTest : public ::testing::Test {
  protected:
-  void start(bool topology_gate, std::uint64_t seed = 7) {
+  void start(bool topology_gate, std::uint64_t seed = 7, bool composite_gate = false) {
     sched.reset();
     gates.reset();
-    gates.emplace(topology_features(topology_gate));
+    gates.emplace(topology_features(topology_gate, composite_gate));
     client_ = std::make_unique<testing::FakeClusterClient>();
     lister_ = std::make_unique<testing::FakeClusterLister>();
     rack_of.clear();
+    pod_group_of.clear();
     placement_metrics.reset();
     placement_registry.reset();
     placement_registry = std::make_unique<metrics::Registry>();
@@ -64,10 +67,21 @@ class PodGroupTopologyTest : public ::testing::Test {
     rack_of[name] = rack;
     sched->on_node_add(n);
   }
-  void add_pod_group(const std::string& name, int min_count, const std::string& key) {
+  void add_pod_group(const std::string& name, int min_count, const std::string& key, const std::string& parent = {}) {
     auto pg = std::make_shared<api::schedulingv1beta1::PodGroup>(*MakePodGroup(name, min_count));
     if (!key.empty()) pg->spec.schedulingConstraints.emplace().topology.push_back({key, {}});
+    if (!parent.empty()) pg->spec.parentCompositePodGroupName = parent;
     sched->on_pod_group_add(pg);
+  }
+  // A gang CompositePodGroup in "default" (CompositePodGroup gate), asking one domain of `key` if set.
+  void add_composite(const std::string& name, int min_group_count, const std::string& key) {
+    auto c = std::make_shared<api::schedulingv1alpha3::CompositePodGroup>();
+    c->metadata.namespace_ = "default";
+    c->metadata.name = name;
+    c->metadata.uid = "uid-" + name;
+    c->spec.schedulingPolicy.gang.emplace().minGroupCount = min_group_count;
+    if (!key.empty()) c->spec.schedulingConstraints.emplace().topology.push_back({key, {}});
+    sched->on_composite_pod_group_add(c);
   }
   void add_member(const std::string& name, const std::string& pod_group, const std::string& cpu,
                   const std::string& nominated_node = {}) {
@@ -75,6 +89,7 @@ class PodGroupTopologyTest : public ::testing::Test {
     p.spec.schedulerName = "default-scheduler";
     p.status.nominatedNodeName = nominated_node;
     auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    pod_group_of["default/" + name] = pod_group;
     lister_->add_pod(ptr);
     sched->on_pod_add(ptr);
   }
@@ -90,10 +105,12 @@ class PodGroupTopologyTest : public ::testing::Test {
     }
     ASSERT_TRUE(sched->wait_for_bindings(10s));
   }
-  // The racks the binds went to.
-  std::set<std::string> racks_bound() {
+  // The racks the binds went to, of every pod or of one PodGroup's members.
+  std::set<std::string> racks_bound(const std::string& pod_group = {}) {
     std::set<std::string> out;
-    for (const auto& b : client_->binds()) out.insert(rack_of.at(b.node));
+    for (const auto& b : client_->binds()) {
+      if (pod_group.empty() || pod_group_of.at(b.pod) == pod_group) out.insert(rack_of.at(b.node));
+    }
     return out;
   }
   std::string last_condition_message(const std::string& pod) {
@@ -119,6 +136,7 @@ class PodGroupTopologyTest : public ::testing::Test {
   std::unique_ptr<podgroup::PlacementMetrics> placement_metrics;
   std::unique_ptr<Scheduler> sched;  // after the client and lister it uses: destroyed first
   std::map<std::string, std::string> rack_of;
+  std::map<std::string, std::string> pod_group_of;  // "default/<pod>" -> its PodGroup
 };
 
 // Rack a: two nodes of 2 CPUs; rack b: two of 4. A gang of 4 x 2 CPUs fits only in rack b (on
@@ -253,6 +271,77 @@ TEST_F(PodGroupTopologyTest, AnUnconstrainedGangThatDoesNotFitReportsItsOnePlace
   for (const char* n : {"default/m0", "default/m3"}) EXPECT_EQ(last_condition_message(n), why) << n;
   EXPECT_EQ(generated(), 1);
   EXPECT_EQ(evaluated("infeasible"), 1);
+}
+
+// CompositePodGroup trees (gates CompositePodGroup too), as upstream's
+// compositePodGroupSchedulingPlacementAlgorithm (algorithm_podgroup.go at 1ff291df).
+
+// Rack a: one node of 8 CPUs; rack b: one of 4. A composite of two gangs of 2 x 2 CPUs fits whole
+// only in rack a. Per pod, the default scoring (least allocated) would spread the members over
+// both nodes, and does without the gate; with it, the composite's rack constraint keeps the whole
+// tree in rack a. Generated placements: the root's two racks, then in each evaluation and in the
+// final placement one (unchanged) placement per PodGroup.
+TEST_F(PodGroupTopologyTest, ACompositeWithATopologyConstraintPlacesItsWholeTreeInOneRack) {
+  for (bool gate : {false, true}) {
+    SCOPED_TRACE(gate);
+    start(gate, 7, /*composite_gate=*/true);
+    add_node("a1", "rack-a", "8");
+    add_node("b1", "rack-b", "4");
+    add_composite("train", 2, kRack);
+    add_pod_group("pg1", 2, "", "train");
+    add_pod_group("pg2", 2, "", "train");
+    for (const char* n : {"p1-0", "p1-1"}) add_member(n, "pg1", "2");
+    for (const char* n : {"p2-0", "p2-1"}) add_member(n, "pg2", "2");
+    run_cycles();
+    ASSERT_EQ(client_->binds().size(), 4u);
+    if (gate) {
+      EXPECT_EQ(racks_bound(), (std::set<std::string>{"rack-a"}));
+      EXPECT_GE(generated(), 2);
+    } else {
+      EXPECT_EQ(racks_bound(), (std::set<std::string>{"rack-a", "rack-b"}));
+      EXPECT_EQ(generated(), 0);
+    }
+  }
+}
+
+// One node of 4 CPUs per rack: each rack takes one of the two gangs, neither takes both, so the
+// composite (minGroupCount 2) is feasible in no rack although the tree would fit across them.
+// Nothing binds and every member carries upstream's placement message with the first rack's verdict.
+TEST_F(PodGroupTopologyTest, ATreeThatFitsOnlyAcrossRacksStaysPendingWithUpstreamsMessage) {
+  start(true, 7, /*composite_gate=*/true);
+  add_node("a1", "rack-a", "4");
+  add_node("b1", "rack-b", "4");
+  add_composite("train", 2, kRack);
+  add_pod_group("pg1", 2, "", "train");
+  add_pod_group("pg2", 2, "", "train");
+  for (const char* n : {"p1-0", "p1-1"}) add_member(n, "pg1", "2");
+  for (const char* n : {"p2-0", "p2-1"}) add_member(n, "pg2", "2");
+  run_cycles();
+  EXPECT_EQ(client_->binds().size(), 0u);
+  EXPECT_EQ(sched->cache().assumed_pod_count(), 0);
+  const std::string why =
+      "0/2 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining";
+  for (const char* n : {"default/p1-0", "default/p2-1"}) EXPECT_EQ(last_condition_message(n), why) << n;
+}
+
+// A composite without a constraint over a PodGroup with one: the PodGroup's members share a rack
+// (its own placements, cut from its parent's, here every node), the other gang goes where it fits.
+// Rack a: two nodes of 2 CPUs; rack b: one of 4 and one of 2. pg1 (2 x 2 CPUs) fits in either
+// rack; pg2 (2 x 2 CPUs) takes what is left.
+TEST_F(PodGroupTopologyTest, APodGroupUnderACompositeKeepsItsOwnDomain) {
+  start(true, 7, /*composite_gate=*/true);
+  add_node("a1", "rack-a", "2");
+  add_node("a2", "rack-a", "2");
+  add_node("b1", "rack-b", "4");
+  add_node("b2", "rack-b", "2");
+  add_composite("train", 2, "");
+  add_pod_group("pg1", 2, kRack, "train");
+  add_pod_group("pg2", 2, "", "train");
+  for (const char* n : {"p1-0", "p1-1"}) add_member(n, "pg1", "2");
+  for (const char* n : {"p2-0", "p2-1"}) add_member(n, "pg2", "2");
+  run_cycles();
+  ASSERT_EQ(client_->binds().size(), 4u);
+  EXPECT_EQ(racks_bound("pg1").size(), 1u);
 }
 
 }  // namespace
