@@ -287,14 +287,7 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
           outcome[i] = {false, std::move(ss)};
           return false;
         }
-        std::uint64_t best_draw = rng_();
-        for (std::size_t t = 1; t < totals.size(); ++t) {
-          const std::uint64_t draw = rng_();
-          if (totals[t] > totals[best] || (totals[t] == totals[best] && draw > best_draw)) {
-            best = t;
-            best_draw = draw;
-          }
-        }
+        best = best_placement_score(totals);
       }
       if (auto v = log::V(4); v.enabled()) {
         v.info("Selected placement for a pod group tree node",

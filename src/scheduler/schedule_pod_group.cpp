@@ -582,15 +582,7 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
       out.error = std::move(ss);
       return out;
     }
-    // The highest total; equal totals by a random draw, as upstream's Randomizer.
-    std::uint64_t best_draw = rng_();
-    for (std::size_t i = 1; i < totals.size(); ++i) {
-      const std::uint64_t draw = rng_();
-      if (totals[i] > totals[best] || (totals[i] == totals[best] && draw > best_draw)) {
-        best = i;
-        best_draw = draw;
-      }
-    }
+    best = best_placement_score(totals);
     if (auto v = log::V(4); v.enabled()) {
       v.info("Selected placement for a pod group", {{"podGroup", info.key},
                                                     {"placement", assignments[best].placement->name},
@@ -602,6 +594,20 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
   out = place_group_members(fwk, members, scheduled, /*dry_run=*/false);
   algorithm_->set_placement(nullptr);
   return out;
+}
+
+std::size_t Scheduler::best_placement_score(const std::vector<std::int64_t>& totals) {
+  // The highest total; equal totals by a random draw, as upstream's Randomizer.
+  std::size_t best = 0;
+  std::uint64_t best_draw = rng_();
+  for (std::size_t i = 1; i < totals.size(); ++i) {
+    const std::uint64_t draw = rng_();
+    if (totals[i] > totals[best] || (totals[i] == totals[best] && draw > best_draw)) {
+      best = i;
+      best_draw = draw;
+    }
+  }
+  return best;
 }
 
 util::Result<Scheduler::PodGroupDryRun> Scheduler::dry_run_pod_group(

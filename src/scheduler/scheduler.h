@@ -308,6 +308,8 @@ class Scheduler {
                                            int scheduled, const framework::PodGroupInfo& info);
   // The group's PodGroupInfo when its cycle is topology-aware (the gate, PlacementGenerate plugins
   // and a PodGroup object); nullopt otherwise: the plain cycle, at the cost of one PodGroup lookup.
+  // The index of the best placement by the PlacementScore totals (equal ones by a random draw).
+  std::size_t best_placement_score(const std::vector<std::int64_t>& totals);
   // Appends the nodes of `group`'s members placed before this cycle (bound, or assumed and binding).
   void add_scheduled_nodes(framework::PodGroupInfo& info, const std::string& group);
   std::optional<framework::PodGroupInfo> topology_aware_group(const framework::Framework& fwk,
