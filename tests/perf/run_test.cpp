@@ -116,8 +116,8 @@ TEST(BenchRun, GangWorkloadBindsEveryGangWhole) {
 // as one gang. The topology-aware one also renders its node template per node (zone and rack labels
 // from .Index), without which no placement would hold a node. The preemption ones bind only once
 // the scheduler preempts for the whole tree: standalone priority-0 pods (Basic; Affinity, whose
-// preemptors' required pod affinity must still hold through the surviving anchors) or lower-priority
-// trees (CPG) fill every node.
+// preemptors' required pod affinity holds only through the anchors that outrank them and stay) or
+// lower-priority trees (CPG) fill every node.
 TEST(BenchRun, CompositePodGroupWorkloadsBindEveryTree) {
   auto cfg = load_config_dir(std::string(KSCHED_SOURCE_DIR) + "/bench/workloads");
   ASSERT_TRUE(cfg) << cfg.error();
