@@ -412,7 +412,7 @@ class Runner {
       if (tmpl) {
         n = *tmpl;
       } else {
-        auto r = render_template(text, i, op.template_params);
+        auto r = render_template(text, i, op.template_params, op.template_text_params);
         if (!r) throw Failure{op.node_template_path + ": " + r.error()};
         auto v = yaml_to_json(*r);
         if (!v) throw Failure{op.node_template_path + ": " + v.error()};
@@ -603,7 +603,7 @@ class Runner {
               continue;
             }
             // {{.Index}} is the pod's index within this operation, as scheduler_perf's.
-            auto text = render_template(texts[t], i, op.template_params);
+            auto text = render_template(texts[t], i, op.template_params, op.template_text_params);
             if (!text) throw Failure{"pod template: " + text.error()};
             if (*text != last_text) {
               auto v = yaml_to_json(*text);
@@ -953,7 +953,7 @@ class Runner {
     auto object = [&](long i) {
       std::string rendered = text;
       if (numbered) {
-        auto r = render_template(text, i, op.template_params);
+        auto r = render_template(text, i, op.template_params, op.template_text_params);
         if (!r) throw Failure{op.template_path + ": " + r.error()};
         rendered = std::move(*r);
       }

@@ -55,7 +55,8 @@ std::string join_path(const std::string& base, const std::string& p) {
 }
 
 util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, int>& params,
-                            const std::map<std::string, double>& durations, const std::string& base,
+                            const std::map<std::string, double>& durations,
+                            const std::map<std::string, std::string>& texts, const std::string& base,
                             const std::string& where) {
   if (!raw.is_object()) return util::make_error(where + ": an operation must be a mapping");
   const auto& o = raw.as_object();
@@ -83,10 +84,19 @@ util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, 
       const json::value& v = kv.value();
       if (v.is_int64()) {
         op.template_params[key] = static_cast<int>(v.as_int64());
-      } else if (v.is_string() && v.as_string().starts_with("$") && params.count(std::string(v.as_string()).substr(1))) {
-        op.template_params[key] = params.at(std::string(v.as_string()).substr(1));
+      } else if (v.is_string() && v.as_string().starts_with("$")) {
+        const std::string name = std::string(v.as_string()).substr(1);
+        if (auto it = params.find(name); it != params.end()) {
+          op.template_params[key] = it->second;
+        } else if (auto t = texts.find(name); t != texts.end()) {
+          op.template_text_params[key] = t->second;
+        } else {
+          return util::make_error(where + ": templateParams." + key + " refers to unknown param $" + name);
+        }
+      } else if (v.is_string()) {
+        op.template_text_params[key] = std::string(v.as_string());
       } else {
-        return util::make_error(where + ": templateParams." + key + " must be an integer or a known $param");
+        return util::make_error(where + ": templateParams." + key + " must be an integer, a string or a $param");
       }
     }
   }
@@ -125,7 +135,7 @@ util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, 
   op.pvc_template_path = join_path(base, str_or(o, "persistentVolumeClaimTemplatePath"));
   op.namespace_prefix = str_or(o, "namespacePrefix");
   if (auto* v = o.if_contains("createPodsOp")) {
-    auto sub = resolve_op(*v, params, durations, base, where + ".createPodsOp");
+    auto sub = resolve_op(*v, params, durations, texts, base, where + ".createPodsOp");
     if (!sub) return util::make_error(sub.error());
     if (sub->opcode != "createPods") return util::make_error(where + ": createPodsOp must be a createPods operation");
     op.create_pods_op.push_back(std::move(*sub));
@@ -160,7 +170,11 @@ util::Result<Op> resolve_op(const json::value& raw, const std::map<std::string, 
     std::string name(p->as_string());
     if (!name.empty() && name[0] == '$') name.erase(0, 1);
     auto it = durations.find(name);
-    if (it == durations.end()) return util::make_error(where + ": durationParam refers to unknown duration param $" + name);
+    if (it == durations.end()) {
+      if (auto t = texts.find(name); t != texts.end())
+        return util::make_error(where + ": durationParam $" + name + " is \"" + t->second + "\", not a duration such as 10s");
+      return util::make_error(where + ": durationParam refers to unknown duration param $" + name);
+    }
     op.duration_seconds = it->second;
   }
   if (auto* v = o.if_contains("steadyState"); v && v->is_bool()) op.steady_state = v->as_bool();
@@ -213,22 +227,94 @@ util::Result<json::value> load_yaml_file(const std::string& path) {
   return v;
 }
 
-util::Result<std::string> render_template(std::string_view text, long index, const std::map<std::string, int>& params) {
+namespace {
+
+// One {{ }} action being evaluated: its words and parentheses, and what they may refer to.
+class TemplateAction {
+ public:
+  TemplateAction(std::string_view inner, long index, const std::map<std::string, int>& params,
+                 const std::map<std::string, std::string>& text_params)
+      : inner_(inner), index_(index), params_(params), text_params_(text_params) {
+    while (!inner.empty()) {
+      const std::size_t b = inner.find_first_not_of(" \t");
+      if (b == std::string_view::npos) break;
+      inner.remove_prefix(b);
+      std::size_t e = inner[0] == '(' || inner[0] == ')' ? 1 : std::min(inner.find_first_of(" \t()"), inner.size());
+      tokens_.push_back(inner.substr(0, e));
+      inner.remove_prefix(e);
+    }
+  }
+
+  // The action's output: a number, or a text param as written.
+  util::Result<std::string> render() {
+    if (tokens_.size() == 1 && tokens_[0].size() > 1 && tokens_[0][0] == '.')
+      if (auto t = text_params_.find(std::string(tokens_[0].substr(1))); t != text_params_.end()) return t->second;
+    auto v = pipeline();
+    if (!v) return util::make_error(v.error());
+    if (at_ != tokens_.size()) return unsupported();
+    return std::to_string(*v);
+  }
+
+ private:
+  util::Error unsupported() const { return util::make_error("unsupported template action {{" + std::string(inner_) + "}}"); }
+
+  // A function with its arguments, or one argument.
+  util::Result<long> pipeline() {
+    if (at_ >= tokens_.size()) return unsupported();
+    const std::string_view fn = tokens_[at_];
+    if (fn != "DivideInt" && fn != "AddInt" && fn != "Mod") {
+      if (fn == "(" || fn[0] == '.' || std::isdigit(static_cast<unsigned char>(fn[0]))) return argument();
+      return unsupported();
+    }
+    ++at_;
+    auto a = argument();
+    if (!a) return a;
+    auto b = argument();
+    if (!b) return b;
+    if (fn == "AddInt") return *a + *b;
+    if (*b == 0) return util::make_error("template divides by zero: {{" + std::string(inner_) + "}}");
+    return fn == "DivideInt" ? *a / *b : *a % *b;
+  }
+
+  // .Index, a number param, a literal, or a parenthesised pipeline.
+  util::Result<long> argument() {
+    if (at_ >= tokens_.size()) return unsupported();
+    const std::string_view term = tokens_[at_++];
+    if (term == "(") {
+      auto v = pipeline();
+      if (!v) return v;
+      if (at_ >= tokens_.size() || tokens_[at_] != ")") return unsupported();
+      ++at_;
+      return v;
+    }
+    if (term == ".Index") return index_;
+    // A literal, as Go's templates take one (upstream's node template: {{DivideInt .Index 1000}}).
+    if (!term.empty() && term.size() < 10 && std::all_of(term.begin(), term.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::stol(std::string(term));
+    if (term.size() > 1 && term[0] == '.') {
+      const std::string name(term.substr(1));
+      if (auto it = params_.find(name); it != params_.end()) return static_cast<long>(it->second);
+      if (text_params_.count(name))
+        return util::make_error("template does arithmetic on " + std::string(term) + ", which is text, not a number");
+    }
+    if (term == ")") return unsupported();
+    return util::make_error("template refers to " + std::string(term) + ", which is not .Index or a templateParams value");
+  }
+
+  std::string_view inner_;
+  long index_;
+  const std::map<std::string, int>& params_;
+  const std::map<std::string, std::string>& text_params_;
+  std::vector<std::string_view> tokens_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+util::Result<std::string> render_template(std::string_view text, long index, const std::map<std::string, int>& params,
+                                          const std::map<std::string, std::string>& text_params) {
   std::string out;
   out.reserve(text.size() + 16);
-  auto value_of = [&](std::string_view term) -> util::Result<long> {
-    if (term == ".Index") return index;
-    // A literal, as Go's templates take one (upstream's node template: {{DivideInt .Index 1000}}).
-    if (!term.empty() && std::all_of(term.begin(), term.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-        term.size() < 10) {
-      return std::stol(std::string(term));
-    }
-    if (term.size() > 1 && term[0] == '.') {
-      auto it = params.find(std::string(term.substr(1)));
-      if (it != params.end()) return static_cast<long>(it->second);
-    }
-    return util::make_error("template refers to " + std::string(term) + ", which is not .Index or a templateParams value");
-  };
   std::size_t at = 0;
   while (at < text.size()) {
     const std::size_t open = text.find("{{", at);
@@ -239,32 +325,9 @@ util::Result<std::string> render_template(std::string_view text, long index, con
     out.append(text.substr(at, open - at));
     const std::size_t close = text.find("}}", open + 2);
     if (close == std::string_view::npos) return util::make_error("template has an unclosed {{");
-    std::vector<std::string_view> words;
-    std::string_view inner = text.substr(open + 2, close - open - 2);
-    while (!inner.empty()) {
-      const std::size_t b = inner.find_first_not_of(" \t");
-      if (b == std::string_view::npos) break;
-      inner.remove_prefix(b);
-      const std::size_t e = std::min(inner.find_first_of(" \t"), inner.size());
-      words.push_back(inner.substr(0, e));
-      inner.remove_prefix(e);
-    }
-    long v = 0;
-    if (words.size() == 1) {
-      auto r = value_of(words[0]);
-      if (!r) return util::make_error(r.error());
-      v = *r;
-    } else if (words.size() == 3 && words[0] == "DivideInt") {
-      auto a = value_of(words[1]);
-      if (!a) return util::make_error(a.error());
-      auto b = value_of(words[2]);
-      if (!b) return util::make_error(b.error());
-      if (*b == 0) return util::make_error("template divides by zero: {{" + std::string(text.substr(open + 2, close - open - 2)) + "}}");
-      v = *a / *b;
-    } else {
-      return util::make_error("unsupported template action {{" + std::string(text.substr(open + 2, close - open - 2)) + "}}");
-    }
-    out += std::to_string(v);
+    auto v = TemplateAction(text.substr(open + 2, close - open - 2), index, params, text_params).render();
+    if (!v) return util::make_error(v.error());
+    out += *v;
     at = close + 2;
   }
   return out;
@@ -321,12 +384,14 @@ util::Result<Config> parse_config(const std::string& yaml_text, const std::strin
       if (auto* p = w.if_contains("params"); p && p->is_object())
         for (const auto& kv : p->as_object()) {
           if (kv.value().is_string()) {
-            auto d = parse_duration(kv.value().as_string());
-            if (!d) return util::make_error(where + "/" + wl.name + ": param " + std::string(kv.key()) + " must be an integer or a duration such as 10s");
-            wl.durations[std::string(kv.key())] = *d;
+            // A string is text for templateParams (upstream's gangCpuRequest: 3970m) and, when it
+            // reads as one, a duration for durationParam.
+            const std::string text(kv.value().as_string());
+            if (auto d = parse_duration(text)) wl.durations[std::string(kv.key())] = *d;
+            wl.texts[std::string(kv.key())] = text;
             continue;
           }
-          if (!kv.value().is_int64()) return util::make_error(where + "/" + wl.name + ": param " + std::string(kv.key()) + " must be an integer");
+          if (!kv.value().is_int64()) return util::make_error(where + "/" + wl.name + ": param " + std::string(kv.key()) + " must be an integer or a string");
           wl.params[std::string(kv.key())] = static_cast<int>(kv.value().as_int64());
         }
       tc.workloads.push_back(std::move(wl));
@@ -396,6 +461,7 @@ util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& nam
   r.threshold = wl->threshold;
   r.params = wl->params;
   r.durations = wl->durations;
+  r.texts = wl->texts;
   r.feature_gates = tc->feature_gates;
   for (const auto& [k, v] : wl->feature_gates) r.feature_gates[k] = v;
   r.base_dir = cfg.base_dir;
@@ -413,7 +479,7 @@ util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& nam
   r.default_pod_template_path = join_path(cfg.base_dir, tc->default_pod_template_path);
   const auto& ops = tc->workload_template.as_array();
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    auto op = resolve_op(ops[i], r.params, r.durations, cfg.base_dir, r.full_name() + ": op[" + std::to_string(i) + "]");
+    auto op = resolve_op(ops[i], r.params, r.durations, r.texts, cfg.base_dir, r.full_name() + ": op[" + std::to_string(i) + "]");
     if (!op) return util::make_error(op.error());
     r.ops.push_back(std::move(*op));
   }

@@ -22,6 +22,9 @@ struct Op {
   // templateParams (createPods, createAny): named integers the object template refers to as
   // {{.name}} or {{DivideInt .Index .name}} (render_template), each a number or a $param.
   std::map<std::string, int> template_params;
+  // templateParams given as text (upstream's `cpuRequest: 3970m`, or a $param written as a string):
+  // {{.name}} is replaced by the text as written; arithmetic on one is an error.
+  std::map<std::string, std::string> template_text_params;
   // createNodes
   std::string node_template_path;
   std::string label_key;  // labelNodePrepareStrategy
@@ -73,6 +76,7 @@ struct Workload {
   double threshold = 0;  // upstream's minimum SchedulingThroughput average (pods/s); 0 = none
   std::map<std::string, int> params;
   std::map<std::string, double> durations;    // params given as durations ("10s"), in seconds
+  std::map<std::string, std::string> texts;   // every param given as a string, as written ("3970m")
   std::map<std::string, bool> feature_gates;  // over the test case's
 };
 
@@ -100,6 +104,7 @@ struct ResolvedWorkload {
   double threshold = 0;
   std::map<std::string, int> params;
   std::map<std::string, double> durations;
+  std::map<std::string, std::string> texts;
   std::map<std::string, bool> feature_gates;  // for the in-process scheduler
   std::vector<Op> ops;
   // Whether the workload uses Dynamic Resource Allocation (it has a DRA operation): the bench
@@ -122,11 +127,14 @@ util::Result<ResolvedWorkload> resolve(const Config& cfg, const std::string& nam
 std::vector<std::string> workloads_with_label(const Config& cfg, const std::string& label);
 
 // The subset of Go's text/template that scheduler_perf's object templates use, over `text`:
-// {{.Index}} (the object's index within its operation), {{.name}} (a templateParams value) and
-// {{DivideInt .Index .name}} (integer division, as scheduler_perf's template function; e.g. a gang
-// member's group, gang-{{DivideInt .Index .podsPerGroup}}); spaces inside the braces are allowed.
-// Anything else between {{ }} is an error naming it, as is a param not given or a division by 0.
-util::Result<std::string> render_template(std::string_view text, long index, const std::map<std::string, int>& params);
+// {{.Index}} (the object's index within its operation), {{.name}} (a templateParams value: a number,
+// or a text param substituted as written), integer literals, and scheduler_perf's integer functions
+// DivideInt, AddInt and Mod, nested with parentheses as in upstream's
+// {{AddInt 8000 (Mod .Index (DivideInt .podsCount .nodesCount))}}; spaces inside the braces are
+// allowed. Anything else between {{ }} is an error naming it, as is a param not given, a text param
+// given to a function, or a division (or Mod) by 0.
+util::Result<std::string> render_template(std::string_view text, long index, const std::map<std::string, int>& params,
+                                          const std::map<std::string, std::string>& text_params = {});
 
 // Go's time.ParseDuration for the forms workloads use ("10s", "500ms", "1m30s"); nothing when not one.
 std::optional<double> parse_duration(std::string_view s);

@@ -111,17 +111,29 @@ TEST(BenchRun, GangWorkloadBindsEveryGangWhole) {
 }
 
 // CompositePodGroups end to end (issue #44): the smallest size of each committed CPG test case
-// (basic, gang and topology-aware trees, upstream's cpg/performance-config.yaml), with the cluster's
-// gates from the workload: every pod bound, each PodGroup's members reported as one gang. The
-// topology-aware one also renders its node template per node (zone and rack labels from .Index),
-// without which no placement would hold a node.
+// (basic, gang, preemption and topology-aware trees, upstream's cpg/performance-config.yaml), with
+// the cluster's gates from the workload: every measured pod bound, each PodGroup's members reported
+// as one gang. The topology-aware one also renders its node template per node (zone and rack labels
+// from .Index), without which no placement would hold a node. The preemption ones bind only once
+// the scheduler preempts for the whole tree: standalone priority-0 pods (Basic; Affinity, whose
+// preemptors' required pod affinity holds only through the anchors that outrank them and stay) or
+// lower-priority trees (CPG) fill every node.
 TEST(BenchRun, CompositePodGroupWorkloadsBindEveryTree) {
   auto cfg = load_config_dir(std::string(KSCHED_SOURCE_DIR) + "/bench/workloads");
   ASSERT_TRUE(cfg) << cfg.error();
-  for (const char* name : {"CPGBasicScheduling/10Nodes_3CPGs_6Groups_18Pods", "CPGGangScheduling/10Nodes_3CPGs_6Groups_18Pods",
-                           "CPGTopologyAwareScheduling/10Nodes_3CPGs_6Groups_18Pods"}) {
-    SCOPED_TRACE(name);
-    auto w = resolve(*cfg, name);
+  struct Case {
+    const char* name;
+    long pods;
+    std::size_t groups;
+  };
+  for (const Case& c : {Case{"CPGBasicScheduling/10Nodes_3CPGs_6Groups_18Pods", 18, 6},
+                        Case{"CPGGangScheduling/10Nodes_3CPGs_6Groups_18Pods", 18, 6},
+                        Case{"CPGTopologyAwareScheduling/10Nodes_3CPGs_6Groups_18Pods", 18, 6},
+                        Case{"CPGPreemptionBasic/2Nodes_1PreemptorCPG_2Groups_2Pods_Evicting_10InitPods", 2, 2},
+                        Case{"CPGPreemptionCPG/2Nodes_1PreemptorCPG_2Groups_2Pods_Evicting_2LowPriorityCPGs", 2, 2},
+                        Case{"CPGPreemptionAffinity/2Nodes_1PreemptorCPG_2Groups_2Pods_Evicting_10InitPods", 2, 2}}) {
+    SCOPED_TRACE(c.name);
+    auto w = resolve(*cfg, c.name);
     ASSERT_TRUE(w) << w.error();
     RunOptions ro;
     ro.scheduler = "in-process";
@@ -129,9 +141,10 @@ TEST(BenchRun, CompositePodGroupWorkloadsBindEveryTree) {
     ro.stall_seconds = 60;
     auto res = run_workload(*w, ro);
     ASSERT_TRUE(res.ok) << res.error;
-    EXPECT_EQ(res.measured_bound, 18);
-    ASSERT_EQ(res.gangs.size(), 6u);
-    for (const auto& g : res.gangs) EXPECT_EQ(g.members_bound, 3) << "group " << g.gang;
+    EXPECT_EQ(res.measured_bound, c.pods);
+    ASSERT_EQ(res.gangs.size(), c.groups);
+    for (const auto& g : res.gangs)
+      EXPECT_EQ(g.members_bound, c.pods / static_cast<long>(c.groups)) << "group " << g.gang;
   }
 }
 

@@ -232,7 +232,8 @@ TEST(WorkloadConfig, DraOperationsAndDurationParams) {
   };
   auto r = bad(kDra, "duration: 1m30s", "duration: soon");
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().find("param duration must be an integer or a duration such as 10s"), std::string::npos) << r.error();
+  // A string param that is no duration is text, usable in templateParams but not as durationParam.
+  EXPECT_NE(r.error().find("durationParam $duration is \"soon\", not a duration such as 10s"), std::string::npos) << r.error();
   r = bad(kDra, "durationParam: $duration", "durationParam: $later");
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().find("durationParam refers to unknown duration param $later"), std::string::npos) << r.error();
@@ -258,7 +259,7 @@ TEST(CommittedWorkloads, AllDefinedAndTemplatesLoad) {
         "SteadyStateClusterResourceClaimTemplate/empty_500nodes", "SteadyStateClusterResourceClaimTemplate/half_500nodes",
         "SteadyStateClusterResourceClaimTemplate/full_500nodes", "SteadyStateClusterResourceClaimTemplateFirstAvailable",
         "SchedulingWithResourceClaimTemplateToleration", "CPGBasicScheduling", "CPGGangScheduling",
-        "CPGTopologyAwareScheduling"}) {
+        "CPGTopologyAwareScheduling", "CPGPreemptionBasic", "CPGPreemptionCPG", "CPGPreemptionAffinity"}) {
     auto r = resolve(*cfg, name);
     EXPECT_TRUE(r) << name << ": " << (r ? "" : r.error());
   }
@@ -295,12 +296,16 @@ TEST(CommittedWorkloads, AllDefinedAndTemplatesLoad) {
       if (p.empty() || p == r->base_dir || p.back() == '/') continue;
       // A template with {{ }} actions parses once rendered with its operation's params.
       std::map<std::string, int> params;
+      std::map<std::string, std::string> text_params;
       for (const auto& op : r->ops)
-        if (op.pod_template_path == p || op.template_path == p) params = op.template_params;
+        if (op.pod_template_path == p || op.template_path == p) {
+          params = op.template_params;
+          text_params = op.template_text_params;
+        }
       std::ifstream in(p);
       std::stringstream text;
       text << in.rdbuf();
-      auto rendered = render_template(text.str(), 0, params);
+      auto rendered = render_template(text.str(), 0, params, text_params);
       ASSERT_TRUE(rendered) << name << ": " << p << ": " << rendered.error();
       auto t = yaml_to_json(*rendered);
       EXPECT_TRUE(t && t->is_object()) << name << ": " << p << ": " << (t ? "not an object" : t.error());
@@ -319,6 +324,16 @@ TEST(CommittedWorkloads, AllDefinedAndTemplatesLoad) {
   auto big = resolve(*cfg, "GangScheduling/5000Nodes_10Gangs_10000Pods_1000PerGroup");
   ASSERT_TRUE(big) << big.error();
   EXPECT_EQ(big->ops[2].count, 10000);
+  // Upstream's cpg/performance-config.yaml CPGPreemptionBasic: its string param gangCpuRequest
+  // reaches the gang pods' template as text; the victims' counts reach theirs as numbers.
+  auto preempt = resolve(*cfg, "CPGPreemptionBasic/100Nodes_10PreemptorCPGs_20Groups_100Pods_Evicting_1000InitPods");
+  ASSERT_TRUE(preempt) << preempt.error();
+  ASSERT_EQ(preempt->ops.size(), 6u);
+  EXPECT_EQ(preempt->ops[2].count, 1000);
+  EXPECT_EQ(preempt->ops[2].template_params.at("podsCount"), 1000);
+  EXPECT_EQ(preempt->ops[5].count, 100);
+  EXPECT_EQ(preempt->ops[5].template_text_params.at("cpuRequest"), "3970m");
+  EXPECT_TRUE(preempt->ops[5].collect_metrics);
 }
 
 // scheduler_perf's object templates: {{.Index}}, a templateParams value, DivideInt; errors name
@@ -345,6 +360,35 @@ TEST(WorkloadTemplate, RendersIndexParamsAndDivideInt) {
   EXPECT_EQ(*r, "zone-2 rack-25");
 }
 
+// Upstream's cpg/templates/pod-low-priority.yaml host port, AddInt over a nested Mod and DivideInt:
+// 10 pods on 2 nodes cycle through 5 ports; a text param is substituted as written, and arithmetic
+// on it, Mod by 0, or an unbalanced parenthesis is an error.
+TEST(WorkloadTemplate, RendersNestedAddIntModAndTextParams) {
+  const std::map<std::string, int> params{{"podsCount", 10}, {"nodesCount", 2}};
+  const std::map<std::string, std::string> texts{{"cpuRequest", "3970m"}};
+  const char* port = "hostPort: {{AddInt 8000 (Mod .Index (DivideInt .podsCount .nodesCount))}}";
+  std::vector<std::string> ports;
+  for (long i : {0, 4, 5, 7}) {
+    auto r = render_template(port, i, params);
+    ASSERT_TRUE(r) << r.error();
+    ports.push_back(*r);
+  }
+  EXPECT_EQ(ports, (std::vector<std::string>{"hostPort: 8000", "hostPort: 8004", "hostPort: 8000", "hostPort: 8002"}));
+  auto r = render_template("cpu: {{.cpuRequest}} pod-{{ .Index }}", 3, params, texts);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(*r, "cpu: 3970m pod-3");
+  r = render_template("{{DivideInt .cpuRequest 2}}", 3, params, texts);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find(".cpuRequest, which is text"), std::string::npos) << r.error();
+  r = render_template("{{Mod .Index (DivideInt .nodesCount .podsCount)}}", 3, params);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("divides by zero"), std::string::npos) << r.error();
+  r = render_template("{{AddInt 1 (Mod .Index 2}}", 3, params);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("unsupported template action"), std::string::npos) << r.error();
+  EXPECT_FALSE(render_template("{{AddInt 1 2 3}}", 0, {}));
+}
+
 // countMultiplierParam multiplies the count; templateParams take numbers and $params.
 TEST(WorkloadConfig, CountMultiplierAndTemplateParams) {
   auto cfg = parse_config(R"(
@@ -353,10 +397,10 @@ TEST(WorkloadConfig, CountMultiplierAndTemplateParams) {
   - opcode: createPods
     countParam: $groups
     countMultiplierParam: $size
-    templateParams: {podsPerGroup: $size, fixed: 3}
+    templateParams: {podsPerGroup: $size, fixed: 3, cpu: 100m, mem: $mem}
   workloads:
   - name: one
-    params: {groups: 4, size: 5}
+    params: {groups: 4, size: 5, mem: 1Gi}
 )", "/base");
   ASSERT_TRUE(cfg) << cfg.error();
   auto w = resolve(*cfg, "G/one");
@@ -364,17 +408,21 @@ TEST(WorkloadConfig, CountMultiplierAndTemplateParams) {
   EXPECT_EQ(w->ops[0].count, 20);
   EXPECT_EQ(w->ops[0].template_params.at("podsPerGroup"), 5);
   EXPECT_EQ(w->ops[0].template_params.at("fixed"), 3);
+  // Strings, written or from a string $param, are text (upstream's cpuRequest: 3970m).
+  EXPECT_EQ(w->ops[0].template_text_params.at("cpu"), "100m");
+  EXPECT_EQ(w->ops[0].template_text_params.at("mem"), "1Gi");
+  EXPECT_FALSE(w->ops[0].template_params.count("cpu"));
   auto bad = parse_config(R"(
 - name: G
   workloadTemplate:
   - opcode: createPods
     count: 2
-    templateParams: {cpu: 100m}
+    templateParams: {cpu: $cpu}
   workloads:
   - name: one
 )", "/base");
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().find("templateParams.cpu must be an integer or a known $param"), std::string::npos) << bad.error();
+  EXPECT_NE(bad.error().find("templateParams.cpu refers to unknown param $cpu"), std::string::npos) << bad.error();
 }
 
 }  // namespace
