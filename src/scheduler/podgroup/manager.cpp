@@ -59,10 +59,30 @@ void Manager::on_workload_delete(const WorkloadPtr& w) {
   workloads_.erase(workload_key(w->metadata.namespace_, w->metadata.name));
 }
 
+void Manager::reindex_child(ChildIndex& index, std::string_view ns, const std::string& key,
+                            const std::optional<std::string>* old_parent, const std::optional<std::string>* new_parent) {
+  const std::string* from = old_parent && *old_parent ? &**old_parent : nullptr;
+  const std::string* to = new_parent && *new_parent ? &**new_parent : nullptr;
+  if (from && to && *from == *to) return;
+  if (from) {
+    if (auto it = index.find(workload_key(ns, *from)); it != index.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) index.erase(it);
+    }
+  }
+  if (to) index[workload_key(ns, *to)].insert(key);
+}
+
 void Manager::on_pod_group_add(const PodGroupPtr& pg) {
   {
     std::lock_guard l(mu_);
-    pod_groups_[workload_key(pg->metadata.namespace_, pg->metadata.name)] = pg;
+    std::string key = workload_key(pg->metadata.namespace_, pg->metadata.name);
+    PodGroupPtr& slot = pod_groups_[key];
+    if (hierarchies_) {
+      reindex_child(pod_group_children_, pg->metadata.namespace_.view(), key,
+                    slot ? &slot->spec.parentCompositePodGroupName : nullptr, &pg->spec.parentCompositePodGroupName);
+    }
+    slot = pg;
   }
   if (hierarchies_) tracker_.on_pod_group(*pg);
 }
@@ -72,7 +92,14 @@ void Manager::on_pod_group_update(const PodGroupPtr& pg) { on_pod_group_add(pg);
 void Manager::on_pod_group_delete(const PodGroupPtr& pg) {
   {
     std::lock_guard l(mu_);
-    pod_groups_.erase(workload_key(pg->metadata.namespace_, pg->metadata.name));
+    auto it = pod_groups_.find(workload_key(pg->metadata.namespace_, pg->metadata.name));
+    if (it != pod_groups_.end()) {
+      if (hierarchies_) {
+        reindex_child(pod_group_children_, pg->metadata.namespace_.view(), it->first,
+                      &it->second->spec.parentCompositePodGroupName, nullptr);
+      }
+      pod_groups_.erase(it);
+    }
   }
   if (hierarchies_) tracker_.on_pod_group_delete(*pg);
 }
@@ -81,7 +108,11 @@ void Manager::on_composite_add(const CompositePodGroupPtr& cpg) {
   if (!hierarchies_) return;
   {
     std::lock_guard l(mu_);
-    composites_[workload_key(cpg->metadata.namespace_, cpg->metadata.name)] = cpg;
+    std::string key = workload_key(cpg->metadata.namespace_, cpg->metadata.name);
+    CompositePodGroupPtr& slot = composites_[key];
+    reindex_child(composite_children_, cpg->metadata.namespace_.view(), key,
+                  slot ? &slot->spec.parentCompositePodGroupName : nullptr, &cpg->spec.parentCompositePodGroupName);
+    slot = cpg;
   }
   tracker_.on_composite(*cpg);
   // A composite's arrival can complete a root's quorum: what callers derived is stale.
@@ -92,7 +123,12 @@ void Manager::on_composite_delete(const CompositePodGroupPtr& cpg) {
   if (!hierarchies_) return;
   {
     std::lock_guard l(mu_);
-    composites_.erase(workload_key(cpg->metadata.namespace_, cpg->metadata.name));
+    auto it = composites_.find(workload_key(cpg->metadata.namespace_, cpg->metadata.name));
+    if (it != composites_.end()) {
+      reindex_child(composite_children_, cpg->metadata.namespace_.view(), it->first,
+                    &it->second->spec.parentCompositePodGroupName, nullptr);
+      composites_.erase(it);
+    }
   }
   tracker_.on_composite_delete(*cpg);
   membership_version_.fetch_add(1, std::memory_order_acq_rel);
@@ -122,23 +158,6 @@ std::optional<Tree> Manager::tree(const HierarchyKey& root) const {
   std::lock_guard l(mu_);
   auto rit = composites_.find(workload_key(root.ns, root.name));
   if (rit == composites_.end()) return std::nullopt;
-  // Children by parent name, within the root's namespace (a parent is always in its child's).
-  std::multimap<std::string_view, std::size_t> composite_children, pod_group_children;
-  std::vector<const CompositePodGroupPtr*> cpgs;
-  std::vector<const PodGroupPtr*> pgs;
-  const std::string prefix = root.ns + "/";
-  for (auto it = composites_.lower_bound(prefix); it != composites_.end() && it->first.starts_with(prefix); ++it) {
-    if (const auto& p = it->second->spec.parentCompositePodGroupName) {
-      composite_children.emplace(*p, cpgs.size());
-      cpgs.push_back(&it->second);
-    }
-  }
-  for (auto it = pod_groups_.lower_bound(prefix); it != pod_groups_.end() && it->first.starts_with(prefix); ++it) {
-    if (const auto& p = it->second->spec.parentCompositePodGroupName) {
-      pod_group_children.emplace(*p, pgs.size());
-      pgs.push_back(&it->second);
-    }
-  }
   Tree t;
   auto composite_min = [](const api::schedulingv1alpha3::CompositePodGroup& c) {
     return c.spec.schedulingPolicy.gang ? static_cast<int>(c.spec.schedulingPolicy.gang->minGroupCount) : 1;
@@ -153,9 +172,17 @@ std::optional<Tree> Manager::tree(const HierarchyKey& root) const {
     if (t.nodes[i].key.kind != HierarchyKey::Kind::CompositePodGroup) continue;
     // Bounded as upstream's walks: a layout deeper than the API allows (or a cycle) is cut there.
     if (depth[i] >= api::schedulingv1beta1::kWorkloadMaxTreeDepth) continue;
-    const std::string name = t.nodes[i].key.name;
-    for (auto [b, e] = composite_children.equal_range(name); b != e; ++b) {
-      const auto& c = *cpgs[b->second];
+    // Children in name order (a parent is always in its child's namespace).
+    const std::string parent = workload_key(root.ns, t.nodes[i].key.name);
+    static const std::set<std::string, std::less<>> kNone;
+    const auto children = [&](const ChildIndex& index) -> const std::set<std::string, std::less<>>& {
+      auto it = index.find(parent);
+      return it == index.end() ? kNone : it->second;
+    };
+    for (const std::string& child : children(composite_children_)) {
+      auto cit = composites_.find(child);
+      if (cit == composites_.end()) continue;
+      const auto& c = cit->second;
       TreeNode n;
       n.key = HierarchyKey::composite(root.ns, c->metadata.name.view());
       n.parent = static_cast<int>(i);
@@ -165,8 +192,10 @@ std::optional<Tree> Manager::tree(const HierarchyKey& root) const {
       t.nodes.push_back(std::move(n));
       depth.push_back(depth[i] + 1);
     }
-    for (auto [b, e] = pod_group_children.equal_range(name); b != e; ++b) {
-      const auto& pg = *pgs[b->second];
+    for (const std::string& child : children(pod_group_children_)) {
+      auto pit = pod_groups_.find(child);
+      if (pit == pod_groups_.end()) continue;
+      const auto& pg = pit->second;
       TreeNode n;
       n.key = HierarchyKey::pod_group(root.ns, pg->metadata.name.view());
       n.parent = static_cast<int>(i);

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -194,6 +195,13 @@ class Manager {
   std::map<std::string, PodGroupPtr, std::less<>> pod_groups_;  // "<ns>/<name>"
   std::unordered_map<std::string, Group> groups_;
   std::map<std::string, CompositePodGroupPtr, std::less<>> composites_;  // "<ns>/<name>"
+  // With hierarchies: the children of each CompositePodGroup, "<ns>/<parent>" -> child keys in
+  // name order, kept as objects come and go so that tree() reads only the tree's own groups.
+  using ChildIndex = std::map<std::string, std::set<std::string, std::less<>>, std::less<>>;
+  ChildIndex composite_children_, pod_group_children_;
+  // Moves `key` from the child set of `old_parent` to that of `new_parent` (either may be null).
+  static void reindex_child(ChildIndex& index, std::string_view ns, const std::string& key,
+                            const std::optional<std::string>* old_parent, const std::optional<std::string>* new_parent);
   const bool hierarchies_ = false;
   HierarchyTracker tracker_;  // its own lock; fed only with hierarchies_
   std::atomic<std::uint64_t> membership_version_{0};
