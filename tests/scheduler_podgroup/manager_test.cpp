@@ -270,6 +270,32 @@ TEST(PodGroupManager, TreeListsEveryGroupUnderTheRoot) {
   EXPECT_FALSE(m.tree(HierarchyKey::pod_group("default", "a")));
 }
 
+// The tree follows its groups as they come and go (the manager keeps each composite's children
+// indexed): a deleted PodGroup or composite leaves it, one added again (here in another parent)
+// rejoins where it now belongs, and an update keeps one entry.
+TEST(PodGroupManager, TreeFollowsGroupsAddedUpdatedAndDeleted) {
+  Manager m(/*hierarchies=*/true);
+  m.on_composite_add(composite("root", "", 1));
+  m.on_composite_add(composite("sub", "root", 1));
+  m.on_pod_group_add(child("a", "root", 1));
+  m.on_pod_group_add(child("b", "sub", 1));
+  auto names = [&] {
+    std::vector<std::string> out;
+    if (auto t = m.tree(HierarchyKey::composite("default", "root")))
+      for (const auto& n : t->nodes) out.push_back(n.key.name);
+    return out;
+  };
+  EXPECT_EQ(names(), (std::vector<std::string>{"root", "sub", "a", "b"}));
+  m.on_pod_group_update(child("a", "root", 2));
+  EXPECT_EQ(names(), (std::vector<std::string>{"root", "sub", "a", "b"}));
+  m.on_pod_group_delete(child("a", "root", 2));
+  EXPECT_EQ(names(), (std::vector<std::string>{"root", "sub", "b"}));
+  m.on_pod_group_add(child("a", "sub", 1));
+  EXPECT_EQ(names(), (std::vector<std::string>{"root", "sub", "a", "b"}));
+  m.on_composite_delete(composite("sub", "root", 1));
+  EXPECT_EQ(names(), (std::vector<std::string>{"root"}));
+}
+
 // hierarchy_of: a PodGroup under a composite resolves its root through the tracker (and whether
 // the root's quorum is met); a PodGroup with no parent, or without the gate, is not in a hierarchy.
 TEST(PodGroupManager, HierarchyOfFindsTheRootAndItsQuorum) {
