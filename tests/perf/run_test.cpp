@@ -42,16 +42,21 @@ const char* kTiny = R"(
     params: {initNodes: 20, initPods: 10, measurePods: 50}
 )";
 
+// An in-process run bounded by a stall timeout (if binding stops, the run fails instead of hanging).
+RunOptions in_process(int create_workers) {
+  RunOptions ro;
+  ro.scheduler = "in-process";
+  ro.create_workers = create_workers;
+  ro.stall_seconds = 60;
+  return ro;
+}
+
 TEST(BenchRun, TinyWorkloadInProcessBindsEveryPod) {
   auto cfg = parse_config(kTiny, std::string(KSCHED_SOURCE_DIR) + "/bench/workloads");
   ASSERT_TRUE(cfg) << cfg.error();
   auto w = resolve(*cfg, "Tiny/20Nodes");
   ASSERT_TRUE(w) << w.error();
-  RunOptions ro;
-  ro.scheduler = "in-process";
-  ro.create_workers = 4;
-  ro.stall_seconds = 60;  // bounds the test if binding stops
-  auto res = run_workload(*w, ro);
+  auto res = run_workload(*w, in_process(4));
   ASSERT_TRUE(res.ok) << res.error;
   EXPECT_EQ(res.measured_pods, 50);
   EXPECT_EQ(res.measured_bound, 50);
@@ -85,11 +90,7 @@ TEST(BenchRun, GangWorkloadBindsEveryGangWhole) {
   ASSERT_TRUE(cfg) << cfg.error();
   auto w = resolve(*cfg, "GangScheduling/10Nodes_3Gangs");
   ASSERT_TRUE(w) << w.error();
-  RunOptions ro;
-  ro.scheduler = "in-process";
-  ro.create_workers = 2;
-  ro.stall_seconds = 60;
-  auto res = run_workload(*w, ro);
+  auto res = run_workload(*w, in_process(2));
   ASSERT_TRUE(res.ok) << res.error;
   EXPECT_EQ(res.measured_bound, 9);
   ASSERT_EQ(res.gangs.size(), 3u);
@@ -135,11 +136,7 @@ TEST(BenchRun, CompositePodGroupWorkloadsBindEveryTree) {
     SCOPED_TRACE(c.name);
     auto w = resolve(*cfg, c.name);
     ASSERT_TRUE(w) << w.error();
-    RunOptions ro;
-    ro.scheduler = "in-process";
-    ro.create_workers = 2;
-    ro.stall_seconds = 60;
-    auto res = run_workload(*w, ro);
+    auto res = run_workload(*w, in_process(2));
     ASSERT_TRUE(res.ok) << res.error;
     EXPECT_EQ(res.measured_bound, c.pods);
     ASSERT_EQ(res.gangs.size(), c.groups);

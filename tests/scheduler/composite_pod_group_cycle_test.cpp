@@ -116,19 +116,6 @@ class CompositePodGroupCycleTest : public ::testing::Test {
       if (apply_deletes().empty()) return;
     }
   }
-  std::string last_nomination(const std::string& pod) {
-    std::string node;
-    for (const auto& p : client.patches()) {
-      if (p.pod == pod && p.nominatedNodeName) node = *p.nominatedNodeName;
-    }
-    return node;
-  }
-  bool has_event(const std::string& note) {
-    for (const auto& e : client.events()) {
-      if (e.note == note) return true;
-    }
-    return false;
-  }
   // Cycles until nothing is pending; waits for the bindings and confirms them as the informer would.
   int run_cycles() {
     int cycles = 0;
@@ -346,9 +333,9 @@ TEST_F(CompositePodGroupCycleTest, AHighPriorityTreeThatDoesNotFitEvictsLowerPod
   auto d = apply_deletes();
   EXPECT_EQ(d.size(), 3u);
   for (const auto& name : d) EXPECT_EQ(name.substr(0, 3), "lo-");
-  EXPECT_TRUE(has_event("Preempted by compositepodgroup uid-root on node cluster"));
-  EXPECT_EQ(last_nomination("default/a0"), "n1");
-  EXPECT_EQ(last_nomination("default/b0"), "n1");
+  EXPECT_TRUE(client.has_event_note("Preempted by compositepodgroup uid-root on node cluster"));
+  EXPECT_EQ(client.last_nomination("default/a0"), "n1");
+  EXPECT_EQ(client.last_nomination("default/b0"), "n1");
   settle();
   EXPECT_EQ(bound("a"), 2);
   EXPECT_EQ(bound("b"), 1);

@@ -218,13 +218,6 @@ class PodGroupCycleTest : public ::testing::Test {
       if (apply_deletes().empty()) return;
     }
   }
-  std::string last_nomination(const std::string& pod) {
-    std::string node;
-    for (const auto& p : client.patches()) {
-      if (p.pod == pod && p.nominatedNodeName) node = *p.nominatedNodeName;
-    }
-    return node;
-  }
   // Retries what waits in backoffQ or unschedulablePods (time passes, the leftover flush runs).
   void let_time_pass() {
     clock.step(6min);
@@ -385,8 +378,8 @@ TEST_F(PodGroupCycleTest, AHigherGangEvictsALowerGangWholeAndIsThenBoundWhole) {
   std::set<std::string> victims(deletes.begin(), deletes.end());
   EXPECT_EQ(victims, (std::set<std::string>{"default/low-0", "default/low-1", "default/low-2", "default/low-3"}));
   EXPECT_EQ(bound_per_workload()["high"], 0);  // nothing binds before the victims are gone
-  EXPECT_FALSE(last_nomination("default/high-0").empty());
-  EXPECT_FALSE(last_nomination("default/high-1").empty());
+  EXPECT_FALSE(client.last_nomination("default/high-0").empty());
+  EXPECT_FALSE(client.last_nomination("default/high-1").empty());
   // The victims' condition and event, as upstream's executor for a pod-group preemptor.
   bool condition = false;
   for (const auto& p : client.patches()) {
@@ -440,7 +433,7 @@ TEST_F(PodGroupCycleTest, AGangPreemptsOnlyTheSinglePodsItNeedsAndIsBoundWhole) 
   auto deletes = client.deletes();
   std::set<std::string> victims(deletes.begin(), deletes.end());
   EXPECT_EQ(victims, (std::set<std::string>{"default/a3", "default/b3"}));
-  std::set<std::string> nominated{last_nomination("default/job-0"), last_nomination("default/job-1")};
+  std::set<std::string> nominated{client.last_nomination("default/job-0"), client.last_nomination("default/job-1")};
   EXPECT_EQ(nominated, (std::set<std::string>{"n1", "n2"}));
   apply_deletes();
   settle();

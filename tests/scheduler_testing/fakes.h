@@ -303,6 +303,20 @@ class FakeClusterClient : public fw::ClusterClient {
     std::lock_guard l(mu_);
     return events_;
   }
+  // The nominatedNodeName the last status patch of `pod` ("ns/name") carrying one wrote; "" if none.
+  std::string last_nomination(const std::string& pod) const {
+    std::lock_guard l(mu_);
+    std::string node;
+    for (const auto& p : patches_) {
+      if (p.pod == pod && p.nominatedNodeName) node = *p.nominatedNodeName;
+    }
+    return node;
+  }
+  // Whether an event with this note was recorded.
+  bool has_event_note(const std::string& note) const {
+    std::lock_guard l(mu_);
+    return std::any_of(events_.begin(), events_.end(), [&](const Event& e) { return e.note == note; });
+  }
 
   // Set before use (not synchronised with concurrent calls).
   fw::Status bind_error;
