@@ -739,7 +739,7 @@ TEST_F(DynamicResourcesTest, FilterVerdictsEqualAFreshAllocation) {
       std::vector<std::string> fitting;
       for (const auto& node_name : nodes) {
         std::vector<dra::SlicePtr> buf;
-        const dra::Allocator fresh(dra::Features{}, in_use->pools.empty() ? nullptr : in_use.get(), &classes,
+        const dra::Allocator fresh(dra::Features{}, in_use->empty() ? nullptr : in_use.get(), &classes,
                                    index->for_node(node_name, buf), cel, nullptr);
         const resourceapi::ResourceClaim* c = handle.manager.claim("default", name).get();
         auto want = fresh.allocate(*ni(node_name).node(), std::span(&c, 1), false);
@@ -1236,6 +1236,14 @@ TEST(DraManager, SlicesAndAllocatedDevicesByNode) {
   ASSERT_NE(both->in_pool("net.example.com", "shared"), nullptr);
   // The unchanged pool's set is shared with the previous snapshot.
   EXPECT_EQ(both->in_pool("gpu.example.com", "node-2"), on2);
+  // And every bucket but the new pool's is the previous snapshot's own (no copy per snapshot).
+  const std::size_t changed = dra::AllocatedDevices::bucket_of("net.example.com", "shared");
+  for (std::size_t b = 0; b < dra::AllocatedDevices::kBuckets; ++b) {
+    if (b != changed) {
+      EXPECT_EQ(both->buckets[b], allocated->buckets[b]) << "bucket " << b;
+    }
+  }
+  EXPECT_NE(both->buckets[changed], allocated->buckets[changed]);
   // Filter on node-2: the node's pool and the node-less one, each device looked up in its pool.
   std::vector<dra::SlicePtr> buf2;
   auto for2 = m.slices()->for_node("node-2", buf2);
@@ -1254,7 +1262,7 @@ TEST(DraManager, SlicesAndAllocatedDevicesByNode) {
   m.on_claim_delete(c);
   m.on_claim_delete(nic);
   EXPECT_EQ(m.allocated_devices()->size(), 0u);
-  EXPECT_TRUE(m.allocated_devices()->pools.empty());
+  EXPECT_TRUE(m.allocated_devices()->empty());
   m.on_slice_delete(slice("node-1", 2));
   std::vector<dra::SlicePtr> buf4;
   EXPECT_EQ(m.slices()->for_node("node-1", buf4).size(), 1u);
@@ -1348,11 +1356,20 @@ TEST(DraManager, IncrementalAllocatedDevicesEqualARebuild) {
           }
         }
       }
-      for (const auto& p : snap->pools) EXPECT_FALSE(p->names.empty());
-      for (std::size_t k = 1; k < snap->pools.size(); ++k) {
-        EXPECT_LT(std::tie(snap->pools[k - 1]->pool, snap->pools[k - 1]->driver),
-                  std::tie(snap->pools[k]->pool, snap->pools[k]->driver));
+      std::size_t pools = 0;
+      for (std::size_t b = 0; b < dra::AllocatedDevices::kBuckets; ++b) {
+        const auto& bucket = *snap->buckets[b];
+        pools += bucket.size();
+        for (const auto& p : bucket) {
+          EXPECT_FALSE(p->names.empty());
+          EXPECT_EQ(dra::AllocatedDevices::bucket_of(p->driver, p->pool), b);
+        }
+        for (std::size_t k = 1; k < bucket.size(); ++k) {
+          EXPECT_LT(std::tie(bucket[k - 1]->pool, bucket[k - 1]->driver), std::tie(bucket[k]->pool, bucket[k]->driver));
+        }
       }
+      EXPECT_EQ(pools, snap->pool_count);
+      EXPECT_EQ(snap->empty(), scratch.empty());
       // Without changes in between, the same snapshot again.
       EXPECT_EQ(m.allocated_devices(), snap);
     }

@@ -95,7 +95,7 @@ class ConsumableCapacityTest : public ::testing::Test {
       const std::vector<std::shared_ptr<const resourceapi::ResourceClaim>>& claims,
       const std::string& node_name = "node-0") {
     auto in_use = manager.allocated_devices();
-    const DevicesInUse* u = in_use->pools.empty() ? nullptr : in_use.get();
+    const DevicesInUse* u = in_use->empty() ? nullptr : in_use.get();
     Allocator a(features, u, &classes, slices, cache);
     std::vector<const resourceapi::ResourceClaim*> ptrs;
     for (const auto& c : claims) ptrs.push_back(c.get());

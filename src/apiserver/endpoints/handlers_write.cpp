@@ -220,12 +220,13 @@ std::optional<ApiError> Api::Impl::finish_update(const ResourceInfo& r, const st
   if (r.namespaced && !str(nm, "namespace").empty() && str(nm, "namespace") != str(cm, "namespace"))
     return bad_request("the namespace of the provided object does not match the namespace sent on the request");
   if (sub == "status") {
-    // Status writes keep everything but status (and labels/annotations).
+    // Status writes keep everything but status (and labels/annotations). Those move out of
+    // `next`, which `merged` then replaces (one allocator: a move, not a copy).
     json::object merged = cur;
-    if (auto* st = next.if_contains("status")) merged["status"] = *st;
+    if (auto* st = next.if_contains("status")) merged["status"] = std::move(*st);
     auto& mm = meta_of(merged);
-    if (auto* l = nm.if_contains("labels")) mm["labels"] = *l;
-    if (auto* a = nm.if_contains("annotations")) mm["annotations"] = *a;
+    if (auto* l = nm.if_contains("labels")) mm["labels"] = std::move(*l);
+    if (auto* a = nm.if_contains("annotations")) mm["annotations"] = std::move(*a);
     next = std::move(merged);
   } else if (r.has_sub("status") && sub != "binding") {
     if (auto* st = cur.if_contains("status"))

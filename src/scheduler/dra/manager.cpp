@@ -40,48 +40,52 @@ std::span<const SlicePtr> SliceIndex::for_node(std::string_view node, std::vecto
 }
 
 namespace {
-const std::shared_ptr<const PoolDevices>* find_pool_entry(const std::vector<std::shared_ptr<const PoolDevices>>& pools,
-                                                          std::string_view driver, std::string_view pool) {
-  const std::pair<std::string_view, std::string_view> want{pool, driver};
-  auto it = std::lower_bound(pools.begin(), pools.end(), want, [](const auto& p, const auto& w) {
-    return std::pair<std::string_view, std::string_view>{p->pool, p->driver} < w;
-  });
-  if (it == pools.end() || (*it)->driver != driver || (*it)->pool != pool) return nullptr;
-  return &*it;
-}
-const PoolDevices* find_pool(const std::vector<std::shared_ptr<const PoolDevices>>& pools, std::string_view driver,
-                             std::string_view pool) {
-  const auto* e = find_pool_entry(pools, driver, pool);
-  return e != nullptr ? e->get() : nullptr;
+const std::shared_ptr<const AllocatedDevices::Bucket>& empty_bucket() {
+  static const auto empty = std::make_shared<const AllocatedDevices::Bucket>();
+  return empty;
 }
 }  // namespace
 
-const std::shared_ptr<const PoolDevices>* AllocatedDevices::pool_entry(std::string_view driver,
-                                                                       std::string_view pool) const {
-  return find_pool_entry(pools, driver, pool);
+AllocatedDevices::AllocatedDevices() { buckets.fill(empty_bucket()); }
+
+std::size_t AllocatedDevices::bucket_of(std::string_view driver, std::string_view pool) {
+  const std::size_t h = std::hash<std::string_view>{}(pool) ^ (std::hash<std::string_view>{}(driver) * 31);
+  return (h ^ (h >> 17)) % kBuckets;
+}
+
+AllocatedDevices::Location AllocatedDevices::locate(std::string_view driver, std::string_view pool) const {
+  const auto bucket = static_cast<std::uint32_t>(bucket_of(driver, pool));
+  const Bucket& b = *buckets[bucket];
+  const std::pair<std::string_view, std::string_view> want{pool, driver};
+  auto it = std::lower_bound(b.begin(), b.end(), want, [](const auto& p, const auto& w) {
+    return std::pair<std::string_view, std::string_view>{p->pool, p->driver} < w;
+  });
+  if (it == b.end() || (*it)->driver != driver || (*it)->pool != pool) return {};
+  return {&*it, bucket, static_cast<std::uint32_t>(it - b.begin())};
 }
 
 const DeviceNameSet* AllocatedDevices::in_pool(std::string_view driver, std::string_view pool) const {
-  const PoolDevices* p = find_pool(pools, driver, pool);
-  return p != nullptr ? &p->names : nullptr;
+  const auto* e = pool_entry(driver, pool);
+  return e != nullptr ? &(*e)->names : nullptr;
 }
 
 const SharedDevices* AllocatedDevices::shared_in_pool(std::string_view driver, std::string_view pool) const {
-  const PoolDevices* p = find_pool(pools, driver, pool);
-  return p != nullptr && !p->shared.empty() ? &p->shared : nullptr;
+  const auto* e = pool_entry(driver, pool);
+  return e != nullptr && !(*e)->shared.empty() ? &(*e)->shared : nullptr;
 }
 
 std::size_t AllocatedDevices::size() const {
   std::size_t n = 0;
-  for (const auto& p : pools) n += p->names.size();
+  for_each_pool([&](const PoolDevices& p) { n += p.names.size(); });
   return n;
 }
 
 DeviceIdSet AllocatedDevices::all() const {
   DeviceIdSet out;
   out.reserve(size());
-  for (const auto& p : pools)
-    for (const auto& name : p->names) out.insert(DeviceId{p->driver, p->pool, name});
+  for_each_pool([&](const PoolDevices& p) {
+    for (const auto& name : p.names) out.insert(DeviceId{p.driver, p.pool, name});
+  });
   return out;
 }
 
@@ -230,10 +234,12 @@ void Manager::count_devices_locked(const resourceapi::ResourceClaim* c, int delt
   if (c == nullptr) return;
   for_each_allocated_device(*c, [&](const resourceapi::DeviceRequestAllocationResult& r) {
     const std::pair<std::string_view, std::string_view> k{r.driver.view(), r.pool.view()};
-    auto it = allocated_.find(k);
-    if (it == allocated_.end()) {
+    const std::size_t bucket = AllocatedDevices::bucket_of(k.first, k.second);
+    auto& pools = allocated_[bucket];
+    auto it = pools.find(k);
+    if (it == pools.end()) {
       if (delta <= 0) return;
-      it = allocated_.emplace(PoolLess::Key{std::string(k.first), std::string(k.second)}, PoolCounts{}).first;
+      it = pools.emplace(PoolLess::Key{std::string(k.first), std::string(k.second)}, PoolCounts{}).first;
     }
     auto& devices = it->second.devices;
     auto d = devices.find(r.device.view());
@@ -264,7 +270,7 @@ void Manager::count_devices_locked(const resourceapi::ResourceClaim* c, int delt
       }
     }
     it->second.dirty = true;
-    allocated_dirty_ = true;
+    dirty_buckets_ |= std::uint64_t{1} << bucket;
   });
 }
 
@@ -334,35 +340,44 @@ ClaimPtr Manager::claim(std::string_view ns, std::string_view name) const {
 
 std::shared_ptr<const AllocatedDevices> Manager::allocated_devices() const {
   std::lock_guard l(mu_);
-  if (allocated_snapshot_ && !allocated_dirty_) return allocated_snapshot_;
-  auto next = std::make_shared<AllocatedDevices>();
-  next->pools.reserve(allocated_.size());
-  for (auto it = allocated_.begin(); it != allocated_.end();) {
-    auto& [k, p] = *it;
-    if (p.dirty) {
-      p.dirty = false;
-      if (p.devices.empty()) {
-        it = allocated_.erase(it);
-        continue;
+  if (allocated_snapshot_ && dirty_buckets_ == 0) return allocated_snapshot_;
+  auto next = allocated_snapshot_ ? std::make_shared<AllocatedDevices>(*allocated_snapshot_)
+                                  : std::make_shared<AllocatedDevices>();
+  for (std::size_t b = 0; b < AllocatedDevices::kBuckets; ++b) {
+    if ((dirty_buckets_ & (std::uint64_t{1} << b)) == 0) continue;
+    auto& pools = allocated_[b];
+    next->pool_count -= next->buckets[b]->size();
+    auto bucket = std::make_shared<AllocatedDevices::Bucket>();
+    bucket->reserve(pools.size());
+    for (auto it = pools.begin(); it != pools.end();) {
+      auto& [k, p] = *it;
+      if (p.dirty) {
+        p.dirty = false;
+        if (p.devices.empty()) {
+          it = pools.erase(it);
+          continue;
+        }
+        auto pd = std::make_shared<PoolDevices>();
+        pd->driver = k.first;
+        pd->pool = k.second;
+        pd->names.reserve(p.devices.size());
+        for (const auto& [device, n] : p.devices) pd->names.insert(device);
+        for (const auto& [device, sc] : p.shared) {
+          auto total = p.devices.find(device);
+          if (total != p.devices.end() && total->second == sc.shares) pd->shared.only_shared.insert(device);
+          if (sc.with_consumed > 0) pd->shared.consumed.emplace_back(device, sc.consumed);
+        }
+        std::sort(pd->shared.consumed.begin(), pd->shared.consumed.end(),
+                  [](const auto& x, const auto& y) { return x.first < y.first; });
+        p.published = std::move(pd);
       }
-      auto pd = std::make_shared<PoolDevices>();
-      pd->driver = k.first;
-      pd->pool = k.second;
-      pd->names.reserve(p.devices.size());
-      for (const auto& [device, n] : p.devices) pd->names.insert(device);
-      for (const auto& [device, sc] : p.shared) {
-        auto total = p.devices.find(device);
-        if (total != p.devices.end() && total->second == sc.shares) pd->shared.only_shared.insert(device);
-        if (sc.with_consumed > 0) pd->shared.consumed.emplace_back(device, sc.consumed);
-      }
-      std::sort(pd->shared.consumed.begin(), pd->shared.consumed.end(),
-                [](const auto& a, const auto& b) { return a.first < b.first; });
-      p.published = std::move(pd);
+      bucket->push_back(p.published);
+      ++it;
     }
-    next->pools.push_back(p.published);
-    ++it;
+    next->pool_count += bucket->size();
+    next->buckets[b] = bucket->empty() ? empty_bucket() : std::move(bucket);
   }
-  allocated_dirty_ = false;
+  dirty_buckets_ = 0;
   allocated_snapshot_ = std::move(next);
   return allocated_snapshot_;
 }

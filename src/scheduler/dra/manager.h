@@ -12,6 +12,7 @@
 //
 // Thread-safe: every method takes the manager's lock; returned objects are immutable and shared.
 #pragma once
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -56,15 +57,45 @@ struct PoolDevices {
 // Devices held by allocated claims (assumed copies included) and by in-flight allocations, as of
 // one moment, per pool, so that the allocator finds a node's share from its pools without walking
 // the cluster's. Immutable; hand it to the Allocator as its DevicesInUse.
+//
+// The pools are spread over kBuckets buckets by their names' hash, each bucket immutable and
+// sorted: a new snapshot (one per allocation: one pod, one node) shares every bucket but the
+// changed pools' with the snapshot before it, instead of copying every pool's entry.
 struct AllocatedDevices final : DevicesInUse {
+  static constexpr std::size_t kBuckets = 32;
   // None empty; in (pool, driver) order (pool names differ sooner than driver names).
-  std::vector<std::shared_ptr<const PoolDevices>> pools;
+  using Bucket = std::vector<std::shared_ptr<const PoolDevices>>;
+  static std::size_t bucket_of(std::string_view driver, std::string_view pool);
+  // Never null (an empty bucket is the shared empty one).
+  std::array<std::shared_ptr<const Bucket>, kBuckets> buckets;
+  std::size_t pool_count = 0;
+
+  AllocatedDevices();
+  bool empty() const { return pool_count == 0; }
   const DeviceNameSet* in_pool(std::string_view driver, std::string_view pool) const override;
   const SharedDevices* shared_in_pool(std::string_view driver, std::string_view pool) const override;
-  // The pool's published entry (null when none of its devices is in use). An entry is replaced,
-  // never changed, when the pool's devices in use change: holding it and comparing pointers tells
-  // whether the pool is as it was.
-  const std::shared_ptr<const PoolDevices>* pool_entry(std::string_view driver, std::string_view pool) const;
+  // The pool's published entry (null when none of its devices is in use) and where it is. An
+  // entry is replaced, never changed, when the pool's devices in use change: holding it and
+  // comparing pointers tells whether the pool is as it was.
+  struct Location {
+    const std::shared_ptr<const PoolDevices>* entry = nullptr;
+    std::uint32_t bucket = 0;
+    std::uint32_t position = 0;  // in the bucket
+  };
+  Location locate(std::string_view driver, std::string_view pool) const;
+  const std::shared_ptr<const PoolDevices>* pool_entry(std::string_view driver, std::string_view pool) const {
+    return locate(driver, pool).entry;
+  }
+  // The entry at `position` of `bucket`, or null past its end.
+  const std::shared_ptr<const PoolDevices>* at(std::uint32_t bucket, std::uint32_t position) const {
+    const Bucket& b = *buckets[bucket];
+    return position < b.size() ? &b[position] : nullptr;
+  }
+  template <class Fn>
+  void for_each_pool(Fn&& fn) const {
+    for (const auto& b : buckets)
+      for (const auto& p : *b) fn(*p);
+  }
   std::size_t size() const;
   DeviceIdSet all() const;  // every pool's devices in one set
 };
@@ -187,8 +218,11 @@ class Manager {
   std::unordered_map<std::string, SlicePtr> slices_;  // by name
   mutable std::shared_ptr<const SliceIndex> slice_index_;  // null: rebuild on the next read
   std::unordered_map<std::string, ClaimEntry> claims_;  // by "ns/name"
-  mutable std::map<PoolLess::Key, PoolCounts, PoolLess> allocated_;
-  mutable bool allocated_dirty_ = false;  // some pool is dirty
+  // Per bucket of AllocatedDevices (bucket_of), so that a snapshot rebuilds only the buckets of
+  // the pools that changed.
+  mutable std::array<std::map<PoolLess::Key, PoolCounts, PoolLess>, AllocatedDevices::kBuckets> allocated_;
+  mutable std::uint64_t dirty_buckets_ = 0;  // bit b: some pool of bucket b is dirty
+  static_assert(AllocatedDevices::kBuckets <= 64);
   mutable std::shared_ptr<const AllocatedDevices> allocated_snapshot_;
   std::unordered_map<std::string, ClaimPtr> in_flight_;  // by claim uid
   std::uint64_t claims_version_ = 0;                    // see claims_version()

@@ -121,7 +121,7 @@ class ResourceClaimStrategy final : public Strategy {
     const json::object& spec = member_or_empty(obj, "spec");
     json::object ns;
     admin_access(e, rules::arr(member_or_empty(spec, "devices"), "requests"), Path("spec.devices.requests"),
-                 namespace_labels(w, ns), false);
+                 [&] { return namespace_labels(w, ns); }, false);
     claim_spec(e, spec, "spec", false);
   }
   void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {
@@ -139,7 +139,7 @@ class ResourceClaimStrategy final : public Strategy {
       for (const auto& r : *old) granted = granted || (r.is_object() && rules::bool_of(r.get_object(), "adminAccess"));
     if (!granted) {
       json::object ns;
-      admin_access(e, results(obj), Path("status.allocation.devices.results"), namespace_labels(w, ns), true);
+      admin_access(e, results(obj), Path("status.allocation.devices.results"), [&] { return namespace_labels(w, ns); }, true);
     }
     claim_status_update(e, obj, *w.old);
   }
@@ -209,7 +209,7 @@ class ResourceClaimTemplateStrategy final : public Strategy {
     const json::object& spec = member_or_empty(obj, "spec");
     json::object ns;
     admin_access(e, rules::arr(member_or_empty(member_or_empty(spec, "spec"), "devices"), "requests"),
-                 Path("spec.spec.devices.requests"), namespace_labels(w, ns), false);
+                 Path("spec.spec.devices.requests"), [&] { return namespace_labels(w, ns); }, false);
     claim_template_spec(e, spec, "spec");
   }
   void validate_update(Errors& e, const json::object& obj, const WriteContext& w) const override {

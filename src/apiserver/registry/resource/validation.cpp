@@ -1021,7 +1021,8 @@ void conditions(Errors& e, const json::array& cs, const Path& path, std::size_t 
   }
 }
 
-void admin_access(Errors& e, const json::array* items, const Path& path, const json::object* ns_labels, bool results) {
+void admin_access(Errors& e, const json::array* items, const Path& path,
+                  const std::function<const json::object*()>& ns_labels, bool results) {
   std::optional<std::size_t> first;
   each_object(items, [&](const json::object& o, std::size_t i) {
     if (first) return;
@@ -1029,7 +1030,7 @@ void admin_access(Errors& e, const json::array* items, const Path& path, const j
     if (r && bool_of(*r, "adminAccess")) first = i;
   });
   if (!first) return;
-  if (ns_labels && sv(*ns_labels, rv1::kAdminNamespaceLabelKey) == "true") return;
+  if (const json::object* labels = ns_labels(); labels && sv(*labels, rv1::kAdminNamespaceLabelKey) == "true") return;
   const Path ip = path.index(*first);
   const Path p = results ? ip.child("adminAccess") : ip.child("exactly");
   std::string detail = "admin access to devices requires the `" + std::string(rv1::kAdminNamespaceLabelKey) +

@@ -4,6 +4,7 @@
 // (every field has its JSON type); metadata is the pipeline's part.
 #pragma once
 #include <boost/json/fwd.hpp>
+#include <functional>
 
 #include "apiserver/write/validation_rules.h"
 
@@ -30,9 +31,10 @@ void taint_rule_spec(Errors& e, const boost::json::object& spec, const boost::js
 // metav1 ValidateConditions (and the list's maximum, when `max` > 0).
 void conditions(Errors& e, const boost::json::array& cs, const Path& path, std::size_t max);
 // AuthorizedForAdmin's check: the first request (or allocation result) asking for admin access
-// needs the `resource.kubernetes.io/admin-access: "true"` label on the namespace.
+// needs the `resource.kubernetes.io/admin-access: "true"` label on the namespace;
+// `ns_labels` is asked (the namespace read) only when some entry asks for admin access.
 void admin_access(Errors& e, const boost::json::array* requests_or_results, const Path& path,
-                  const boost::json::object* ns_labels, bool results);
+                  const std::function<const boost::json::object*()>& ns_labels, bool results);
 
 // What the pipeline's CEL step says about one selector expression (the CEL engine's compile with
 // upstream's environment and cost limit); empty when it compiles. Until src/cel is linked, only

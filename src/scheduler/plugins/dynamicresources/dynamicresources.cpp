@@ -512,7 +512,7 @@ Status DynamicResources::filter(const framework::CycleState& state, const api::P
       if (!known->fits) return unschedulable(known->message);
     } else {
       const auto slices = s->slices->for_node(node_name, slices_buf);
-      const dra::DevicesInUse* in_use = s->allocated->pools.empty() ? nullptr : s->allocated.get();
+      const dra::DevicesInUse* in_use = s->allocated->empty() ? nullptr : s->allocated.get();
       const auto remember = [&](bool fits, std::string message) {
         if (s->verdict_key)
           verdicts_.put(node_name, s->verdict_key, inputs, slices, Verdict{fits, std::move(message)});
@@ -733,7 +733,7 @@ Status DynamicResources::reserve(framework::CycleState& state, const api::Pod&, 
     if (info != nullptr && info->node() != nullptr) {
       std::vector<dra::SlicePtr> slices_buf;
       const auto slices = s->slices->for_node(node_name, slices_buf);
-      const dra::DevicesInUse* in_use = s->allocated->pools.empty() ? nullptr : s->allocated.get();
+      const dra::DevicesInUse* in_use = s->allocated->empty() ? nullptr : s->allocated.get();
       const dra::Allocator allocator(features_, in_use, &classes_, slices, *cel_, selector_results_.get());
       std::vector<const resourceapi::ResourceClaim*> to_allocate;
       to_allocate.reserve(s->to_allocate.size());

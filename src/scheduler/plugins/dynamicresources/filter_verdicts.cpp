@@ -24,11 +24,9 @@ void for_each_pool(std::span<const dra::SlicePtr> slices, Fn&& fn) {
   }
 }
 
-const std::vector<std::shared_ptr<const dra::PoolDevices>> kNoPools;
-
-const std::shared_ptr<const dra::PoolDevices>* pool_entry(const dra::AllocatedDevices* in_use,
-                                                          std::string_view driver, std::string_view pool) {
-  return in_use != nullptr ? in_use->pool_entry(driver, pool) : nullptr;
+dra::AllocatedDevices::Location locate(const dra::AllocatedDevices* in_use, std::string_view driver,
+                                      std::string_view pool) {
+  return in_use != nullptr ? in_use->locate(driver, pool) : dra::AllocatedDevices::Location{};
 }
 
 }  // namespace
@@ -75,11 +73,13 @@ std::optional<Verdict> FilterVerdicts::find(std::string_view node, const ClaimsK
     if (!std::equal(slices.begin(), slices.end(), e.slices.begin(), e.slices.end())) return miss();
     e.slice_index = *in.slice_index;
   }
-  const auto& published = in.in_use != nullptr ? in.in_use->pools : kNoPools;
   // Usually every pool is in use and where it was: no names to read.
-  const bool all_in_place = std::all_of(e.pools.begin(), e.pools.end(), [&](const PoolState& p) {
-    return p.devices != nullptr && p.position < published.size() && published[p.position] == p.devices;
-  });
+  const auto in_place = [&](const PoolState& p) {
+    if (p.devices == nullptr || in.in_use == nullptr) return false;
+    const auto* at = in.in_use->at(p.bucket, p.position);
+    return at != nullptr && *at == p.devices;
+  };
+  const bool all_in_place = std::all_of(e.pools.begin(), e.pools.end(), in_place);
   if (all_in_place) {
     ++st.hits;
     return e.verdict;
@@ -89,11 +89,13 @@ std::optional<Verdict> FilterVerdicts::find(std::string_view node, const ClaimsK
   for_each_pool(e.slices, [&](std::string_view driver, std::string_view pool) {
     if (!same) return;
     PoolState& then = e.pools[k++];
-    if (then.devices != nullptr && then.position < published.size() && published[then.position] == then.devices)
-      return;  // where it was, as it was
-    const auto* now = pool_entry(in.in_use, driver, pool);
-    same = now != nullptr ? *now == then.devices : then.devices == nullptr;
-    if (same && now != nullptr) then.position = static_cast<std::size_t>(now - published.data());
+    if (in_place(then)) return;  // where it was, as it was
+    const auto now = locate(in.in_use, driver, pool);
+    same = now.entry != nullptr ? *now.entry == then.devices : then.devices == nullptr;
+    if (same && now.entry != nullptr) {
+      then.bucket = now.bucket;
+      then.position = now.position;
+    }
   });
   if (!same) return miss();
   ++st.hits;
@@ -108,11 +110,10 @@ void FilterVerdicts::put(std::string_view node, const ClaimsKey& claims_key, con
   e.node = *in.node;
   e.slice_index = *in.slice_index;
   e.slices.assign(slices.begin(), slices.end());
-  const auto& published = in.in_use != nullptr ? in.in_use->pools : kNoPools;
   for_each_pool(slices, [&](std::string_view driver, std::string_view pool) {
-    const auto* now = pool_entry(in.in_use, driver, pool);
-    if (now == nullptr) e.pools.push_back(PoolState{});
-    else e.pools.push_back(PoolState{*now, static_cast<std::size_t>(now - published.data())});
+    const auto now = locate(in.in_use, driver, pool);
+    if (now.entry == nullptr) e.pools.push_back(PoolState{});
+    else e.pools.push_back(PoolState{*now.entry, now.bucket, now.position});
   });
   e.class_generation = in.class_generation;
   e.verdict = std::move(v);

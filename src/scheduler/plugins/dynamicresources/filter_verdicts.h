@@ -77,9 +77,10 @@ class FilterVerdicts {
   };
   struct PoolState {
     // The pool's devices in use as published (null: none in use), and where it was in the
-    // snapshot's list: found there again, it needs no search.
+    // snapshot (AllocatedDevices::locate): found there again, it needs no search.
     std::shared_ptr<const dra::PoolDevices> devices;
-    std::size_t position = 0;
+    std::uint32_t bucket = 0;
+    std::uint32_t position = 0;
   };
   struct Entry {
     ClaimsKey claims_key;
