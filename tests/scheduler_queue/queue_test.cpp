@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "scheduler/podgroup/manager.h"
 #include "scheduler/queue/heap.h"
 #include "scheduler/queue/scheduling_queue.h"
 
@@ -844,9 +845,8 @@ TEST_F(QueueTest, PopGroupMembersTakesTheGroupFromEveryQueueButNotGatedPods) {
   auto first = q->try_pop();  // the group's head, as schedule_one pops it
   ASSERT_NE(first, nullptr);
   ASSERT_EQ(first->pod().metadata.name, "m-active");
-  auto rest = q->pop_group_members(first, [&](const api::Pod& p) {
-    return p.spec.workloadRef && p.spec.workloadRef->name == "job";
-  });
+  // The group named, and no filter: o-other-group stays (the index holds it under its own group).
+  auto rest = q->pop_group_members(first, {podgroup::group_key(first->pod())}, [](const api::Pod&) { return true; });
   std::set<std::string> names = {first->pod().metadata.name};
   for (const auto& m : rest) names.insert(m->pod().metadata.name);
   EXPECT_EQ(names, (std::set<std::string>{"m-active", "m-backoff", "m-unsched"}));
@@ -857,6 +857,62 @@ TEST_F(QueueTest, PopGroupMembersTakesTheGroupFromEveryQueueButNotGatedPods) {
   EXPECT_EQ(q->counts().inFlight, before.inFlight + 1 + rest.size());
   EXPECT_EQ(q->counts().gated, 1u);
   EXPECT_EQ(metrics.reasons["NodeFit"], 0);
+  for (const auto& m : rest) q->done(m->pod().metadata.uid);
+  q->done(first->pod().metadata.uid);
+}
+
+// The members index that pop_group_members reads (upstream podGroupMemberPods, kept on add, update,
+// delete and pop, pod_group_member_pods.go at kubernetes/kubernetes 4b6edafc): a member is listed
+// under its group while it waits in any queue, and no longer once popped or deleted; an update
+// keeps one entry with the new object; plain pods are never listed.
+TEST_F(QueueTest, TheMembersIndexFollowsAddsUpdatesDeletesAndPops) {
+  auto q = make_queue();
+  for (const char* n : {"g-0", "g-1", "g-2", "g-3"}) q->add(make_pg_pod(n, "g"));
+  clock.step(1ms);  // g's members pop first
+  q->add(make_pg_pod("h-0", "h"));
+  q->add(make_pod("plain"));
+  EXPECT_EQ(q->queued_group_members("default/g"),
+            (std::vector<std::string>{"default/g-0", "default/g-1", "default/g-2", "default/g-3"}));
+  EXPECT_EQ(q->queued_group_members("default/h"), (std::vector<std::string>{"default/h-0"}));
+
+  // Popped alone (schedule_one's head) and sent back through unschedulablePods: listed again.
+  auto head = q->try_pop();
+  ASSERT_NE(head, nullptr);
+  const std::string head_key = "default/" + head->pod().metadata.name;
+  const std::string head_group = podgroup::group_key(head->pod());
+  auto listed = [&](const std::string& group, const std::string& key) {
+    const auto keys = q->queued_group_members(group);
+    return std::count(keys.begin(), keys.end(), key);
+  };
+  EXPECT_EQ(listed(head_group, head_key), 0);
+  head->unschedulablePlugins.insert("NodeFit");
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(head, q->scheduling_cycle()).ok());
+  ASSERT_EQ(q->where(head->pod()), QueueName::Unschedulable);
+  EXPECT_EQ(listed(head_group, head_key), 1);
+
+  // Deleted: gone. Updated: one entry, and the group's hand-over returns the new object.
+  q->delete_pod(*make_pg_pod("g-1", "g"));
+  EXPECT_EQ(listed("default/g", "default/g-1"), 0);
+  auto g2 = std::make_shared<api::Pod>(*make_pg_pod("g-2", "g"));
+  g2->metadata.labels.set("v", "2");
+  q->update(make_pg_pod("g-2", "g"), g2);
+  EXPECT_EQ(listed("default/g", "default/g-2"), 1);
+
+  // A member that starts the cycle pops the rest of its group, wherever they wait.
+  auto first = q->try_pop();
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(podgroup::group_key(first->pod()), "default/g");
+  auto rest = q->pop_group_members(first, {"default/g"}, [](const api::Pod&) { return true; });
+  std::set<std::string> names = {first->pod().metadata.name};
+  for (const auto& m : rest) {
+    names.insert(m->pod().metadata.name);
+    if (m->pod().metadata.name == "g-2") EXPECT_EQ(m->pod().metadata.labels.get("v"), "2");
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"g-0", "g-2", "g-3"}));
+  EXPECT_TRUE(q->queued_group_members("default/g").empty());
+  // Another group, and plain pods, stay queued.
+  EXPECT_EQ(q->queued_group_members("default/h"), (std::vector<std::string>{"default/h-0"}));
+  EXPECT_EQ(q->counts().active, 2u);
   for (const auto& m : rest) q->done(m->pod().metadata.uid);
   q->done(first->pod().metadata.uid);
 }
@@ -938,7 +994,8 @@ TEST_F(QueueTest, AFailedGroupCycleIsOneBackoffAttemptOfTheGroup) {
     SCOPED_TRACE(attempt);
     auto head = q->try_pop();
     ASSERT_NE(head, nullptr);
-    auto members = q->pop_group_members(head, [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
+    auto members = q->pop_group_members(head, {podgroup::group_key(head->pod())},
+                                        [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
     members.insert(members.begin(), head);
     ASSERT_EQ(members.size(), 3u);
     clock.step(1ms);  // each member requeued at its own time, as the cycle hands them back
@@ -977,7 +1034,8 @@ TEST_F(QueueTest, AGroupAttemptIsAnErrorOnlyWhenNoMemberWasRejected) {
   q->add(make_pg_pod("g-1", "g"));
   auto pop_group = [&] {
     auto head = q->try_pop();
-    auto members = q->pop_group_members(head, [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
+    auto members = q->pop_group_members(head, {podgroup::group_key(head->pod())},
+                                        [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
     members.insert(members.begin(), head);
     return members;
   };
@@ -1027,9 +1085,7 @@ TEST_F(QueueTest, AGroupLearnsItsPodGroupsPriorityWhenTheNextMemberEnters) {
 std::vector<QueuedPodInfoPtr> pop_group(PriorityQueue& q) {
   auto head = q.try_pop();
   if (!head) return {};
-  auto members = q.pop_group_members(head, [&](const api::Pod& p) {
-    return p.spec.schedulingGroup && p.spec.schedulingGroup->podGroupName == head->pod().spec.schedulingGroup->podGroupName;
-  });
+  auto members = q.pop_group_members(head, {podgroup::group_key(head->pod())}, [](const api::Pod&) { return true; });
   members.insert(members.begin(), head);
   return members;
 }
