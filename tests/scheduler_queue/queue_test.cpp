@@ -906,7 +906,9 @@ TEST_F(QueueTest, TheMembersIndexFollowsAddsUpdatesDeletesAndPops) {
   std::set<std::string> names = {first->pod().metadata.name};
   for (const auto& m : rest) {
     names.insert(m->pod().metadata.name);
-    if (m->pod().metadata.name == "g-2") EXPECT_EQ(m->pod().metadata.labels.get("v"), "2");
+    if (m->pod().metadata.name == "g-2") {
+      EXPECT_EQ(m->pod().metadata.labels.get("v"), "2");
+    }
   }
   EXPECT_EQ(names, (std::set<std::string>{"g-0", "g-2", "g-3"}));
   EXPECT_TRUE(q->queued_group_members("default/g").empty());
