@@ -919,6 +919,98 @@ TEST_F(QueueTest, TheMembersIndexFollowsAddsUpdatesDeletesAndPops) {
   q->done(first->pod().metadata.uid);
 }
 
+// The members index against the queues themselves under random adds, updates (ungating some),
+// deletes, pops with group hand-overs (members arriving meanwhile held), requeues, bindings, events
+// and flushes: after every step each group lists exactly its members that where() finds queued.
+// (ksched's check of the bookkeeping upstream's podGroupMemberPods keeps; no upstream counterpart.)
+TEST_F(QueueTest, TheMembersIndexMatchesTheQueuesUnderRandomOperations) {
+  group_ordering = true;
+  for (const char* g : {"g0", "g1", "g2"}) set_pod_group_priority(g, 0);
+  auto q = make_queue();
+  std::mt19937 rng(44);
+  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  std::map<std::string, framework::PodPtr> known;  // not bound, not deleted: queued, held or in flight
+  int next = 0;
+  auto new_pod = [&]() {
+    const std::string name = "p" + std::to_string(next++);
+    const int g = pick(4);
+    auto p = std::make_shared<api::Pod>(*make_pod(name, 0, pick(6) == 0 ? std::vector<std::string>{"wait"} : std::vector<std::string>{}));
+    if (g < 3) p->spec.schedulingGroup.emplace().podGroupName = "g" + std::to_string(g);
+    known[name] = p;
+    q->add(p);
+  };
+  auto any_known = [&]() -> std::string {
+    auto it = known.begin();
+    std::advance(it, pick(static_cast<int>(known.size())));
+    return it->first;
+  };
+  // The attempt ends: bound (gone) or failed (requeued).
+  auto finish = [&](const QueuedPodInfoPtr& m) {
+    if (pick(2) == 0) {
+      known.erase(m->pod().metadata.name);
+      q->done(m->pod().metadata.uid);
+      return true;
+    }
+    m->unschedulablePlugins.insert("NodeFit");
+    EXPECT_TRUE(q->add_unschedulable_if_not_present(m, q->scheduling_cycle()).ok());
+    return false;
+  };
+  for (int step = 0; step < 600; ++step) {
+    SCOPED_TRACE(step);
+    const int op = pick(6);
+    if (op == 0 || known.size() < 4) {
+      new_pod();
+    } else if (op == 1) {  // an update; a gated pod loses its gate half the time
+      const std::string name = any_known();
+      auto updated = std::make_shared<api::Pod>(*known[name]);
+      updated->metadata.labels.set("step", std::to_string(step));
+      if (pick(2) == 0) updated->spec.schedulingGates.clear();
+      q->update(known[name], updated);
+      known[name] = updated;
+    } else if (op == 2) {  // a delete of a pod that is not in flight (an in-flight one is bound or requeued first)
+      const std::string name = any_known();
+      if (q->where(*known[name]) || !q->get(*known[name])) {
+        q->delete_pod(*known[name]);
+        known.erase(name);
+      }
+    } else if (op == 3) {  // a cycle: the head, its group's members, maybe a member arriving meanwhile
+      auto head = q->try_pop();
+      if (!head) continue;
+      std::vector<QueuedPodInfoPtr> cycle = {head};
+      if (head->pod().spec.schedulingGroup) {
+        for (auto& m : q->pop_group_members(head, {podgroup::group_key(head->pod())}, [](const api::Pod&) { return true; })) {
+          EXPECT_FALSE(q->where(m->pod()).has_value());
+          cycle.push_back(m);
+        }
+        if (pick(4) == 0) {
+          auto late = std::make_shared<api::Pod>(*make_pod("p" + std::to_string(next++)));
+          late->spec.schedulingGroup = head->pod().spec.schedulingGroup;
+          known[late->metadata.name] = late;
+          q->add(late);
+        }
+      }
+      bool placed = false;
+      for (const auto& m : cycle) placed = finish(m) || placed;
+      if (head->pod().spec.schedulingGroup) q->pod_group_cycle_done(head, placed);
+    } else if (op == 4) {
+      q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+    } else {
+      clock.step(pick(3) == 0 ? std::chrono::nanoseconds(6min) : std::chrono::nanoseconds(2s));
+      q->flush_backoff_q_completed();
+      q->flush_unschedulable_pods_leftover();
+    }
+    for (const char* g : {"g0", "g1", "g2"}) {
+      std::vector<std::string> want;
+      for (const auto& [name, p] : known) {
+        if (p->spec.schedulingGroup && p->spec.schedulingGroup->podGroupName == g && q->where(*p)) want.push_back("default/" + name);
+      }
+      std::sort(want.begin(), want.end());
+      EXPECT_EQ(q->queued_group_members(std::string("default/") + g), want) << g;
+    }
+  }
+  EXPECT_GT(next, 100);
+}
+
 // ---------------------------------------------------------------- PodGroups as queued entities
 // Upstream's newest queue queues a PodGroup as one entity (QueuedPodGroupInfo) that PrioritySort
 // orders by GetPriority (util.PodGroupPriority) and the group's timestamp; ksched's members share a
