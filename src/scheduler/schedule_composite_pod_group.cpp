@@ -157,7 +157,9 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
     if (auto rs = refresh_snapshot(); !rs.ok()) {
       error = Status::error(rs.error());
     } else {
-      root_placement = framework::Placement("", snapshot_->list());
+      // A view of the snapshot's list, not a copy (as place_group_in_placements' root).
+      root_placement = framework::Placement(
+          "", std::shared_ptr<const framework::Placement::NodeList>(std::shared_ptr<void>(), &snapshot_->list()));
     }
   }
   // The placements entered, innermost last; the algorithm considers only the innermost's nodes.

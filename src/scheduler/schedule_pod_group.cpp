@@ -425,7 +425,9 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
     out.error = Status::error(rs.error());
     return out;
   }
-  framework::Placement root{"", snapshot_->list()};
+  // The root views the snapshot's list rather than copying every node: the snapshot outlives the
+  // cycle, and a refresh during it (before scoring) rebuilds the list in place.
+  framework::Placement root("", std::shared_ptr<const framework::Placement::NodeList>(std::shared_ptr<void>(), &snapshot_->list()));
   std::vector<framework::Placement> placements;
   if (Status gs = fwk.run_placement_generate_plugins(info, root, placements); !gs.is_success()) {
     if (gs.is_rejected()) {

@@ -281,10 +281,12 @@ class PlacementFeasiblePlugin : public virtual Plugin {
 // A candidate set of nodes for a pod group (upstream fwk.Placement). `name` identifies it in
 // messages and logs (TopologyPlacement: the domain's label value).
 //
-// The node list is shared and immutable: a placement that keeps its parent's nodes (a group
+// The node list is shared and read-only: a placement that keeps its parent's nodes (a group
 // without a topology constraint, or whose one domain is the whole parent) holds the parent's list
 // rather than a copy, so a tree's placements cost the domains cut, not the parent's size at every
-// level. Copying a Placement copies a name and a pointer.
+// level. Copying a Placement copies a name and a pointer. The cycle's root placement views the
+// snapshot's own list (no copy of every node), which a snapshot refresh during the cycle rebuilds
+// in place; plugins read a placement only while the cycle runs.
 struct Placement {
   using NodeList = std::vector<NodeInfoPtr>;
 
