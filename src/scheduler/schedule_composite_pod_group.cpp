@@ -6,7 +6,7 @@
 // child groups against minGroupCount with the PodGroup's words ("minCount (2) cannot be satisfied:
 // 1 scheduled, 0 remaining"). The queue's workload_forest pops a tree as one entity; here the
 // popped member's cycle takes every queued member of every PodGroup under the root
-// (PriorityQueue::pop_group_members with a predicate over the tree's PodGroups).
+// (PriorityQueue::pop_group_members with the tree's PodGroups, found through the queue's index).
 //
 // How the tree is placed (ksched's reading; upstream's tree algorithm was not in the sources at
 // hand): depth first in the tree's order (Manager::tree: composites, then PodGroups, each by name),
@@ -79,10 +79,13 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
     return;
   }
   const std::size_t n = tree->nodes.size();
-  // The tree's PodGroups by name (one namespace).
+  // The tree's PodGroups by name (one namespace), and their group keys for the queue.
   std::unordered_map<std::string_view, std::size_t> pod_group_node;
+  std::vector<std::string> pod_group_keys;
   for (std::size_t i = 0; i < n; ++i) {
-    if (tree->nodes[i].key.kind == podgroup::HierarchyKey::Kind::PodGroup) pod_group_node.emplace(tree->nodes[i].key.name, i);
+    if (tree->nodes[i].key.kind != podgroup::HierarchyKey::Kind::PodGroup) continue;
+    pod_group_node.emplace(tree->nodes[i].key.name, i);
+    pod_group_keys.push_back(podgroup::pod_group_key(root.ns, tree->nodes[i].key.name));
   }
   auto node_of = [&](const api::Pod& p) -> std::optional<std::size_t> {
     const std::string* name = podgroup::pod_group_name(p);
@@ -103,7 +106,7 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
   // Members of first's PodGroup created during this cycle are held by the queue until it ends
   // (schedule_pod_group.cpp); those of the tree's other PodGroups are queued and gathered by a later cycle.
   queue::PodGroupCycleReport report(*queue_, first);
-  for (auto& q : queue_->pop_group_members(first, [&](const api::Pod& p) {
+  for (auto& q : queue_->pop_group_members(first, pod_group_keys, [&](const api::Pod& p) {
          return p.spec.schedulerName == first_pod.spec.schedulerName && node_of(p).has_value();
        })) {
     if (skip_pod_schedule(q->pod())) {
@@ -154,29 +157,36 @@ void Scheduler::schedule_pod_group_tree(framework::Framework& fwk, const queue::
     if (auto rs = refresh_snapshot(); !rs.ok()) {
       error = Status::error(rs.error());
     } else {
-      root_placement.nodes = snapshot_->list();
+      // A view of the snapshot's list, not a copy (as place_group_in_placements' root).
+      root_placement = framework::Placement(
+          "", std::shared_ptr<const framework::Placement::NodeList>(std::shared_ptr<void>(), &snapshot_->list()));
     }
   }
   // The placements entered, innermost last; the algorithm considers only the innermost's nodes.
   struct Scope {
     const framework::Placement* placement;
-    std::set<std::string, std::less<>> names;
+    std::set<std::string, std::less<>> own_names;
+    // The placement's node names for the algorithm: own_names, or the enclosing scope's set when
+    // the placement shares that scope's list (a child kept its parent's nodes); null for every node.
+    const std::set<std::string, std::less<>>* names = nullptr;
   };
   std::vector<std::unique_ptr<Scope>> scopes;
   auto enter = [&](const framework::Placement& p) {
     auto sc = std::make_unique<Scope>();
     sc->placement = &p;
-    const bool everything = p.nodes.size() == root_placement.nodes.size();
-    if (!everything) {
-      for (const auto& ni : p.nodes) sc->names.emplace(ni->name().view());
+    if (!scopes.empty() && p.shares_nodes_with(*scopes.back()->placement)) {
+      sc->names = scopes.back()->names;
+    } else if (!p.shares_nodes_with(root_placement) && p.nodes().size() != root_placement.nodes().size()) {
+      for (const auto& ni : p.nodes()) sc->own_names.emplace(ni->name().view());
+      sc->names = &sc->own_names;
     }
-    algorithm_->set_placement(everything ? nullptr : &sc->names, &p.nodes);
+    algorithm_->set_placement(sc->names, &p.nodes());
     scopes.push_back(std::move(sc));
   };
   auto leave = [&] {
     scopes.pop_back();
-    const bool everything = scopes.empty() || scopes.back()->placement->nodes.size() == root_placement.nodes.size();
-    algorithm_->set_placement(everything ? nullptr : &scopes.back()->names, everything ? nullptr : &scopes.back()->placement->nodes);
+    const Scope* inner = scopes.empty() ? nullptr : scopes.back().get();
+    algorithm_->set_placement(inner ? inner->names : nullptr, inner ? &inner->placement->nodes() : nullptr);
   };
   // The placement plugins' view of node i: its object, and the pods of every PodGroup under it.
   auto info_of = [&](std::size_t i) {

@@ -144,7 +144,7 @@ void Scheduler::schedule_pod_group(framework::Framework& fwk, const queue::Queue
   // reported once every member is requeued or sent to binding (upstream
   // AddAttemptedPodGroupIfNotPresent at the end of the pod-group cycle).
   queue::PodGroupCycleReport outcome(*queue_, first);
-  for (auto& q : queue_->pop_group_members(first, [&](const api::Pod& p) {
+  for (auto& q : queue_->pop_group_members(first, {group}, [&](const api::Pod& p) {
          return p.spec.schedulerName == first_pod.spec.schedulerName && podgroup::same_group(p, first_pod);
        })) {
     if (skip_pod_schedule(q->pod())) {
@@ -425,7 +425,9 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
     out.error = Status::error(rs.error());
     return out;
   }
-  framework::Placement root{"", snapshot_->list()};
+  // The root views the snapshot's list rather than copying every node: the snapshot outlives the
+  // cycle, and a refresh during it (before scoring) rebuilds the list in place.
+  framework::Placement root("", std::shared_ptr<const framework::Placement::NodeList>(std::shared_ptr<void>(), &snapshot_->list()));
   std::vector<framework::Placement> placements;
   if (Status gs = fwk.run_placement_generate_plugins(info, root, placements); !gs.is_success()) {
     if (gs.is_rejected()) {
@@ -452,12 +454,12 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
   // Restricts the algorithm to the placement's nodes; the root (every node) needs no restriction.
   const auto restrict_to = [&](const framework::Placement& p) {
     names.clear();
-    if (p.nodes.size() == root.nodes.size()) {
+    if (p.shares_nodes_with(root) || p.nodes().size() == root.nodes().size()) {
       algorithm_->set_placement(nullptr);
       return;
     }
-    for (const auto& ni : p.nodes) names.emplace(ni->name().view());
-    algorithm_->set_placement(&names, &p.nodes);
+    for (const auto& ni : p.nodes()) names.emplace(ni->name().view());
+    algorithm_->set_placement(&names, &p.nodes());
   };
   const auto any_assumed = [](const std::vector<GroupMember>& ms) {
     return std::any_of(ms.begin(), ms.end(), [](const GroupMember& m) { return static_cast<bool>(m.assumed); });
@@ -536,7 +538,8 @@ Scheduler::GroupPlacement Scheduler::place_group_in_placements(framework::Framew
       if (const auto nnn = m.popped->pod().status.nominatedNodeName.view(); !nnn.empty()) nominated_nodes.insert(nnn);
     }
     for (std::size_t k = 0; k < placements.size() && !nominated_nodes.empty(); ++k) {
-      const bool holds = std::any_of(placements[k].nodes.begin(), placements[k].nodes.end(), [&](const auto& ni) {
+      const auto& nodes = placements[k].nodes();
+      const bool holds = std::any_of(nodes.begin(), nodes.end(), [&](const auto& ni) {
         return nominated_nodes.contains(ni->name().view());
       });
       if (!holds) continue;

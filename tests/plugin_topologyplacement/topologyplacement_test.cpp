@@ -22,7 +22,7 @@ struct Fixture {
     nodes = {MakeNode().Name("a1").Label(kRack, "rack-a").Obj(), MakeNode().Name("a2").Label(kRack, "rack-a").Obj(),
              MakeNode().Name("b1").Label(kRack, "rack-b").Obj(), MakeNode().Name("plain").Obj()};
     snapshot = std::make_unique<testing::FakeSnapshot>(std::vector<api::Pod>{}, nodes);
-    root.nodes = snapshot->list();
+    root = framework::Placement("", snapshot->list());
   }
   framework::PodGroupInfo group(const std::string& key) {
     auto pg = std::make_shared<api::schedulingv1beta1::PodGroup>(*testing::MakePodGroup("pg", 2));
@@ -41,7 +41,7 @@ struct Fixture {
 
 std::vector<std::string> names(const framework::Placement& p) {
   std::vector<std::string> out;
-  for (const auto& ni : p.nodes) out.emplace_back(ni->name().view());
+  for (const auto& ni : p.nodes()) out.emplace_back(ni->name().view());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -52,7 +52,9 @@ TEST(TopologyPlacement, NoTopologyConstraintGivesTheParentPlacement) {
   std::vector<framework::Placement> out;
   ASSERT_TRUE(pl.generate_placements(f.group(""), f.root, out).is_success());
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].nodes.size(), 4u);
+  EXPECT_EQ(out[0].nodes().size(), 4u);
+  // The parent's list itself, not a copy (a tree's unconstrained groups cost no node list).
+  EXPECT_TRUE(out[0].shares_nodes_with(f.root));
   // A workloadRef group (no PodGroup object) likewise.
   framework::PodGroupInfo no_object;
   out.clear();
@@ -74,6 +76,31 @@ TEST(TopologyPlacement, OnePlacementPerDomainOfTheKey) {
   out.clear();
   ASSERT_TRUE(pl.generate_placements(f.group("example.com/none"), f.root, out).is_success());
   EXPECT_TRUE(out.empty());
+}
+
+// ksched: a domain that holds every node of the parent shares the parent's list (no upstream
+// counterpart; upstream copies the nodes into each placement).
+TEST(TopologyPlacement, ADomainThatIsTheWholeParentSharesItsList) {
+  Fixture f;
+  TopologyPlacement pl(*f.snapshot);
+  std::vector<framework::Placement> racks;
+  ASSERT_TRUE(pl.generate_placements(f.group(kRack), f.root, racks).is_success());
+  ASSERT_EQ(racks.size(), 2u);
+  EXPECT_FALSE(racks[0].shares_nodes_with(f.root));
+  // rack-a cut again by the rack: one placement, the same nodes, the same list.
+  std::vector<framework::Placement> out;
+  ASSERT_TRUE(pl.generate_placements(f.group(kRack), racks[0], out).is_success());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].name, "rack-a");
+  EXPECT_TRUE(out[0].shares_nodes_with(racks[0]));
+  EXPECT_EQ(names(out[0]), (std::vector<std::string>{"a1", "a2"}));
+  // Cut by a key that splits it: lists of its own.
+  framework::Placement mixed("mixed", framework::Placement::NodeList{f.root.nodes()[0], f.root.nodes()[2]});
+  out.clear();
+  ASSERT_TRUE(pl.generate_placements(f.group(kRack), mixed, out).is_success());
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_FALSE(out[0].shares_nodes_with(mixed));
+  EXPECT_FALSE(out[1].shares_nodes_with(mixed));
 }
 
 TEST(TopologyPlacement, MembersAlreadyPlacedKeepTheGroupInTheirDomain) {

@@ -13,6 +13,7 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/features.h"
 #include "scheduler/in_tree_registry.h"
+#include "scheduler/pod_group_fixture.h"
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
@@ -35,8 +36,9 @@ config::Features composite_features() {
   return f;
 }
 
-class CompositePodGroupCycleTest : public ::testing::Test {
+class CompositePodGroupCycleTest : public PodGroupClusterFixture {
  protected:
+  CompositePodGroupCycleTest() : PodGroupClusterFixture(composite_features()) {}
   void SetUp() override {
     auto o = test_scheduler_options(clock, metrics, /*seed=*/7, /*binding_workers=*/2);
     o.pod_group_metrics = &group_metrics;
@@ -45,10 +47,6 @@ class CompositePodGroupCycleTest : public ::testing::Test {
     sched = std::move(*s);
     ASSERT_NE(sched->pod_group_manager(), nullptr);
     ASSERT_TRUE(sched->pod_group_manager()->hierarchies());
-  }
-  void add_node(const std::string& name, const std::string& cpu) {
-    auto n = std::make_shared<const api::Node>(MakeNode().Name(name).Capacity({{"cpu", cpu}, {"pods", "100"}}).Obj());
-    sched->on_node_add(n);
   }
   // A CompositePodGroup in "default": a gang of min_group_count, basic when 0.
   void add_composite(const std::string& name, const std::string& parent, int min_group_count,
@@ -75,71 +73,11 @@ class CompositePodGroupCycleTest : public ::testing::Test {
     pg->spec.priority = priority;
     sched->on_pod_group_add(pg);
   }
-  void add_member(const std::string& name, const std::string& pod_group, const std::string& cpu) {
-    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).PodGroupName(pod_group).Obj();
-    p.spec.schedulerName = "default-scheduler";
-    auto ptr = std::make_shared<const api::Pod>(std::move(p));
-    lister.add_pod(ptr);
-    pods[name] = ptr;
-    sched->on_pod_add(ptr);
-  }
   // A pod of no group, at `priority`.
   void add_plain(const std::string& name, const std::string& cpu, std::int32_t priority) {
     api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).Priority(priority).Obj();
     p.spec.schedulerName = "default-scheduler";
-    auto ptr = std::make_shared<const api::Pod>(std::move(p));
-    lister.add_pod(ptr);
-    pods[name] = ptr;
-    sched->on_pod_add(ptr);
-  }
-  // The preemptions' deletions as the informer shows them: the pods gone (names returned).
-  std::vector<std::string> apply_deletes() {
-    std::vector<std::string> out;
-    auto deletes = client.deletes();
-    for (std::size_t i = deletes_applied; i < deletes.size(); ++i) {
-      const std::string name = deletes[i].substr(deletes[i].find('/') + 1);
-      auto it = pods.find(name);
-      if (it == pods.end()) continue;
-      framework::PodPtr gone = it->second;
-      lister.remove_pod(gone->metadata.namespace_, name);
-      pods.erase(it);
-      sched->on_pod_delete(gone);
-      out.push_back(name);
-    }
-    deletes_applied = deletes.size();
-    return out;
-  }
-  // Cycles and deletions until nothing more happens.
-  void settle() {
-    for (int round = 0; round < 10; ++round) {
-      run_cycles();
-      if (apply_deletes().empty()) return;
-    }
-  }
-  // Cycles until nothing is pending; waits for the bindings and confirms them as the informer would.
-  int run_cycles() {
-    int cycles = 0;
-    while (cycles < 1000 && sched->schedule_one_if_pending()) ++cycles;
-    EXPECT_TRUE(sched->wait_for_bindings(10s));
-    auto binds = client.binds();
-    for (std::size_t i = confirmed; i < binds.size(); ++i) {
-      const std::string name = binds[i].pod.substr(binds[i].pod.find('/') + 1);
-      auto old = pods.at(name);
-      auto bound = std::make_shared<api::Pod>(*old);
-      bound->spec.nodeName = binds[i].node;
-      framework::PodPtr ptr = bound;
-      lister.add_pod(ptr);
-      pods[name] = ptr;
-      sched->on_pod_update(old, ptr);
-    }
-    confirmed = binds.size();
-    return cycles;
-  }
-  // Backoffs run out (the leftover flush too).
-  void let_time_pass() {
-    clock.step(6min);
-    sched->queue().flush_backoff_q_completed();
-    sched->queue().flush_unschedulable_pods_leftover();
+    add_pod(std::move(p));
   }
   int bound(const std::string& pod_group) {
     int n = 0;
@@ -172,18 +110,7 @@ class CompositePodGroupCycleTest : public ::testing::Test {
     sched->on_composite_pod_group_update(old, next);
   }
 
-  config::ScopedFeatures gates{composite_features()};
-  util::FakeClock clock;
-  testing::FakeClusterLister lister;
-  testing::FakeClusterClient client;
-  metrics::Registry registry;
-  metrics::SchedulerMetrics metrics{registry};
-  podgroup::PodGroupMetrics group_metrics{registry};
-  std::unique_ptr<Scheduler> sched;
-  std::map<std::string, framework::PodPtr> pods;
   std::map<std::string, std::shared_ptr<const sa3::CompositePodGroup>> composites;
-  std::size_t confirmed = 0;
-  std::size_t deletes_applied = 0;
 };
 
 // Upstream's preEnqueueWithHierarchies in the queue: the first gang's members are gated until the
@@ -195,12 +122,12 @@ TEST_F(CompositePodGroupCycleTest, ACompositeOfTwoGangsWaitsForBothAndBindsInOne
   add_composite("root", "", 2);
   add_pod_group("a", "root", 2);
   add_pod_group("b", "root", 2);
-  add_member("a0", "a", "1");
-  add_member("a1", "a", "1");
-  add_member("b0", "b", "1");
+  add_pg_member("a0", "a", "1");
+  add_pg_member("a1", "a", "1");
+  add_pg_member("b0", "b", "1");
   EXPECT_EQ(sched->queue().counts().gated, 3u);
   EXPECT_FALSE(sched->schedule_one_if_pending());
-  add_member("b1", "b", "1");  // b is ready: the root has its two children
+  add_pg_member("b1", "b", "1");  // b is ready: the root has its two children
   EXPECT_EQ(sched->queue().counts().active, 4u);
   EXPECT_EQ(run_cycles(), 1);
   EXPECT_EQ(bound("a"), 2);
@@ -223,8 +150,8 @@ TEST_F(CompositePodGroupCycleTest, ACompositeWhoseGangsDoNotAllFitBindsNothingUn
   add_composite("root", "", 2);
   add_pod_group("a", "root", 2);
   add_pod_group("b", "root", 2);
-  for (const char* n : {"a0", "a1"}) add_member(n, "a", "1");
-  for (const char* n : {"b0", "b1"}) add_member(n, "b", "1");
+  for (const char* n : {"a0", "a1"}) add_pg_member(n, "a", "1");
+  for (const char* n : {"b0", "b1"}) add_pg_member(n, "b", "1");
   run_cycles();
   EXPECT_TRUE(client.binds().empty());
   auto c = composite_condition("root");
@@ -254,8 +181,8 @@ TEST_F(CompositePodGroupCycleTest, ABasicRootBindsTheChildThatFits) {
   add_composite("root", "", 0);
   add_pod_group("small", "root", 2);
   add_pod_group("big", "root", 2);
-  for (const char* n : {"s0", "s1"}) add_member(n, "small", "1");
-  for (const char* n : {"b0", "b1"}) add_member(n, "big", "2");
+  for (const char* n : {"s0", "s1"}) add_pg_member(n, "small", "1");
+  for (const char* n : {"b0", "b1"}) add_pg_member(n, "big", "2");
   run_cycles();
   EXPECT_EQ(bound("small") + bound("big"), 2);
   EXPECT_TRUE(bound("small") == 2 || bound("big") == 0);
@@ -273,9 +200,9 @@ TEST_F(CompositePodGroupCycleTest, ANestedCompositeThatFailsFailsTheWholeTree) {
   add_pod_group("x", "sub", 1);
   add_pod_group("y", "sub", 1);
   add_pod_group("z", "root", 1);
-  add_member("x0", "x", "1");
-  add_member("y0", "y", "4");
-  add_member("z0", "z", "1");
+  add_pg_member("x0", "x", "1");
+  add_pg_member("y0", "y", "4");
+  add_pg_member("z0", "z", "1");
   run_cycles();
   EXPECT_TRUE(client.binds().empty());
   EXPECT_EQ(composite_condition("sub")->status, "False");
@@ -302,12 +229,12 @@ TEST_F(CompositePodGroupCycleTest, AVictimUnderACompositeWithDisruptionModeAllIs
   add_composite("low", "", 2, /*priority=*/10, /*disrupt_all=*/true);
   add_pod_group("lo-a", "low", 1, /*priority=*/2000);
   add_pod_group("lo-b", "low", 1, /*priority=*/2000);
-  add_member("lo-a-0", "lo-a", "2");
-  add_member("lo-b-0", "lo-b", "2");
+  add_pg_member("lo-a-0", "lo-a", "2");
+  add_pg_member("lo-b-0", "lo-b", "2");
   run_cycles();
   ASSERT_EQ(bound("lo-a") + bound("lo-b"), 2);
   add_pod_group("high", "", 1, /*priority=*/1000);
-  add_member("high-0", "high", "2");
+  add_pg_member("high-0", "high", "2");
   run_cycles();
   auto d = client.deletes();
   EXPECT_EQ(std::set<std::string>(d.begin(), d.end()), (std::set<std::string>{"default/lo-a-0", "default/lo-b-0"}));
@@ -326,9 +253,9 @@ TEST_F(CompositePodGroupCycleTest, AHighPriorityTreeThatDoesNotFitEvictsLowerPod
   add_composite("root", "", 2, /*priority=*/100);
   add_pod_group("a", "root", 2);
   add_pod_group("b", "root", 1);
-  add_member("a0", "a", "1");
-  add_member("a1", "a", "1");
-  add_member("b0", "b", "1");
+  add_pg_member("a0", "a", "1");
+  add_pg_member("a1", "a", "1");
+  add_pg_member("b0", "b", "1");
   run_cycles();
   auto d = apply_deletes();
   EXPECT_EQ(d.size(), 3u);
@@ -350,7 +277,7 @@ TEST_F(CompositePodGroupCycleTest, ATreesPriorityIsItsRootsNotItsPodGroups) {
   run_cycles();
   add_composite("root", "", 1, /*priority=*/0);
   add_pod_group("a", "root", 1, /*priority=*/2000);
-  add_member("a0", "a", "2");
+  add_pg_member("a0", "a", "2");
   run_cycles();
   EXPECT_TRUE(client.deletes().empty());
   EXPECT_EQ(bound("a"), 0);
@@ -372,13 +299,13 @@ TEST_F(CompositePodGroupCycleTest, ATreePreemptsALowerTreeWholeNeverBelowItsMini
   add_composite("low", "", 2, /*priority=*/10, /*disrupt_all=*/true);
   add_pod_group("lo-a", "low", 1);
   add_pod_group("lo-b", "low", 1);
-  add_member("lo-a-0", "lo-a", "2");
-  add_member("lo-b-0", "lo-b", "2");
+  add_pg_member("lo-a-0", "lo-a", "2");
+  add_pg_member("lo-b-0", "lo-b", "2");
   run_cycles();
   ASSERT_EQ(bound("lo-a") + bound("lo-b"), 2);
   add_composite("high", "", 1, /*priority=*/1000);
   add_pod_group("hi", "high", 1);
-  add_member("hi-0", "hi", "2");
+  add_pg_member("hi-0", "hi", "2");
   run_cycles();
   auto d = apply_deletes();
   EXPECT_EQ(std::set<std::string>(d.begin(), d.end()), (std::set<std::string>{"lo-a-0", "lo-b-0"}));
@@ -396,9 +323,9 @@ TEST_F(CompositePodGroupCycleTest, ATreeThatCannotFitEvenWithoutTheLowerPodsEvic
   add_composite("root", "", 2, /*priority=*/100);
   add_pod_group("a", "root", 2);
   add_pod_group("b", "root", 1);
-  add_member("a0", "a", "1");
-  add_member("a1", "a", "1");
-  add_member("b0", "b", "1");
+  add_pg_member("a0", "a", "1");
+  add_pg_member("a1", "a", "1");
+  add_pg_member("b0", "b", "1");
   run_cycles();
   EXPECT_TRUE(client.deletes().empty());
   EXPECT_EQ(bound("a") + bound("b"), 0);
@@ -427,7 +354,7 @@ TEST_F(CompositePodGroupCycleTest, ATreeWhoseRootSaysNeverDoesNotPreempt) {
   sched->on_composite_pod_group_update(composites.at("root"), never);
   composites["root"] = never;
   add_pod_group("a", "root", 1);
-  add_member("a0", "a", "2");
+  add_pg_member("a0", "a", "2");
   run_cycles();
   EXPECT_TRUE(client.deletes().empty());
   ASSERT_TRUE(composite_condition("root"));

@@ -18,6 +18,7 @@
 #include "scheduler/config/defaults.h"
 #include "scheduler/config/features.h"
 #include "scheduler/in_tree_registry.h"
+#include "scheduler/pod_group_fixture.h"
 #include "scheduler/podgroup/metrics.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/test_options.h"
@@ -59,8 +60,9 @@ class MidCycleHook final : public framework::ReservePlugin {
   std::function<void()>* hook_;
 };
 
-class PodGroupCycleTest : public ::testing::Test {
+class PodGroupCycleTest : public PodGroupClusterFixture {
  protected:
+  PodGroupCycleTest() : PodGroupClusterFixture(gang_features()) {}
   void SetUp() override { start_scheduler(11); }
   void start_scheduler(std::uint64_t seed) {
     auto o = test_scheduler_options(clock, metrics, seed, /*binding_workers=*/2);
@@ -103,23 +105,6 @@ class PodGroupCycleTest : public ::testing::Test {
     for (const auto& [name, p] : pods) sched->on_pod_add(p);
     return issued - landed;
   }
-  // The pod comes back from the server bound, as the informer shows it.
-  void confirm(const testing::FakeClusterClient::Bind& b) {
-    const std::string name = b.pod.substr(b.pod.find('/') + 1);
-    auto old = pods.at(name);
-    auto bound = std::make_shared<api::Pod>(*old);
-    bound->spec.nodeName = b.node;
-    framework::PodPtr ptr = bound;
-    lister.add_pod(ptr);
-    pods[name] = ptr;
-    sched->on_pod_update(old, ptr);
-  }
-
-  void add_node(const std::string& name, const std::string& cpu) {
-    auto n = std::make_shared<const api::Node>(MakeNode().Name(name).Capacity({{"cpu", cpu}, {"pods", "100"}}).Obj());
-    nodes[name] = n;
-    sched->on_node_add(n);
-  }
   void remove_node(const std::string& name) {
     sched->on_node_delete(nodes.at(name));
     nodes.erase(name);
@@ -130,21 +115,7 @@ class PodGroupCycleTest : public ::testing::Test {
     p.spec.schedulerName = "default-scheduler";
     if (priority != 0) p.spec.priority = priority;
     if (!policy.empty()) p.spec.preemptionPolicy = policy;
-    auto ptr = std::make_shared<const api::Pod>(std::move(p));
-    lister.add_pod(ptr);
-    pods[name] = ptr;
-    sched->on_pod_add(ptr);
-    return ptr;
-  }
-  // A member of a v1beta1 PodGroup (spec.schedulingGroup.podGroupName).
-  framework::PodPtr add_pg_member(const std::string& name, const std::string& pod_group, const std::string& cpu) {
-    api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).PodGroupName(pod_group).Obj();
-    p.spec.schedulerName = "default-scheduler";
-    auto ptr = std::make_shared<const api::Pod>(std::move(p));
-    lister.add_pod(ptr);
-    pods[name] = ptr;
-    sched->on_pod_add(ptr);
-    return ptr;
+    return add_pod(std::move(p));
   }
   // The PodGroup's status patches the scheduler sent, as the informer would show them after.
   void confirm_pod_group_status(std::shared_ptr<const api::schedulingv1beta1::PodGroup>& pg) {
@@ -170,59 +141,18 @@ class PodGroupCycleTest : public ::testing::Test {
     api::Pod p = MakePod().Name(name).UID(name).Req({{"cpu", cpu}}).Node(node).StartTime(api::Time{start_s * 1'000'000'000}).Obj();
     p.spec.schedulerName = "default-scheduler";
     if (priority != 0) p.spec.priority = priority;
-    auto ptr = std::make_shared<const api::Pod>(std::move(p));
-    lister.add_pod(ptr);
-    pods[name] = ptr;
-    sched->on_pod_add(ptr);
-    return ptr;
+    return add_pod(std::move(p));
   }
-  // Runs cycles until nothing is pending, waits for the bindings, and confirms each new binding
-  // as the informer would (the pod comes back with spec.nodeName).
-  void run_cycles() {
-    for (int i = 0; i < 1000 && sched->schedule_one_if_pending(); ++i) {
-    }
-    ASSERT_TRUE(sched->wait_for_bindings(10s));
-    auto binds = client.binds();
-    for (std::size_t i = confirmed; i < binds.size(); ++i) confirm(binds[i]);
-    confirmed = binds.size();
+  // Preemption's deletions: a gang is evicted whole, none of an evicted gang's members is left bound.
+  void on_pod_deleted(const api::Pod& gone) override {
+    if (gone.spec.workloadRef && !gone.spec.nodeName.empty()) evicted_gangs.insert(gone.spec.workloadRef->name);
   }
-  // The API server carried out the deletions the scheduler asked for (preemption's victims), and
-  // the informer reports them. Returns the pods deleted.
-  std::vector<std::string> apply_deletes() {
-    std::vector<std::string> out;
-    auto deletes = client.deletes();
-    for (std::size_t i = deletes_applied; i < deletes.size(); ++i) {
-      const std::string name = deletes[i].substr(deletes[i].find('/') + 1);
-      auto it = pods.find(name);
-      if (it == pods.end()) continue;
-      framework::PodPtr gone = it->second;
-      lister.remove_pod(gone->metadata.namespace_, name);
-      pods.erase(it);
-      sched->on_pod_delete(gone);
-      out.push_back(name);
-      if (gone->spec.workloadRef && !gone->spec.nodeName.empty()) evicted_gangs.insert(gone->spec.workloadRef->name);
-    }
-    deletes_applied = deletes.size();
-    // A gang is evicted whole: none of an evicted gang's members is left bound.
+  void on_deletes_applied() override {
     auto bound = bound_per_workload();
     for (const auto& g : evicted_gangs) {
       if (bound[g] > 0) ++partial_evictions;
     }
     evicted_gangs.clear();
-    return out;
-  }
-  // Cycles until nothing is pending, the victims of any preemption deleted, and cycles again.
-  void settle() {
-    for (int round = 0; round < 10; ++round) {
-      run_cycles();
-      if (apply_deletes().empty()) return;
-    }
-  }
-  // Retries what waits in backoffQ or unschedulablePods (time passes, the leftover flush runs).
-  void let_time_pass() {
-    clock.step(6min);
-    sched->queue().flush_backoff_q_completed();
-    sched->queue().flush_unschedulable_pods_leftover();
   }
   std::map<std::string, int> bound_per_workload() {
     std::map<std::string, int> out;
@@ -241,19 +171,7 @@ class PodGroupCycleTest : public ::testing::Test {
 
   bool with_mid_cycle_hook = false;  // start_scheduler adds MidCycleHook running `mid_cycle`
   std::function<void()> mid_cycle;
-  config::ScopedFeatures gates{gang_features()};
-  util::FakeClock clock;
-  testing::FakeClusterLister lister;
-  testing::FakeClusterClient client;
-  metrics::Registry registry;
-  metrics::SchedulerMetrics metrics{registry};
-  podgroup::PodGroupMetrics group_metrics{registry};
-  std::unique_ptr<Scheduler> sched;
-  std::map<std::string, framework::NodePtr> nodes;
-  std::map<std::string, framework::PodPtr> pods;
   std::vector<std::shared_ptr<const s1::Workload>> workloads;
-  std::size_t confirmed = 0;
-  std::size_t deletes_applied = 0;
   std::set<std::string> evicted_gangs;
   int partial_evictions = 0;  // gangs left with members bound after an eviction
 };

@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "scheduler/podgroup/manager.h"
 #include "scheduler/queue/heap.h"
 #include "scheduler/queue/scheduling_queue.h"
 
@@ -844,9 +845,8 @@ TEST_F(QueueTest, PopGroupMembersTakesTheGroupFromEveryQueueButNotGatedPods) {
   auto first = q->try_pop();  // the group's head, as schedule_one pops it
   ASSERT_NE(first, nullptr);
   ASSERT_EQ(first->pod().metadata.name, "m-active");
-  auto rest = q->pop_group_members(first, [&](const api::Pod& p) {
-    return p.spec.workloadRef && p.spec.workloadRef->name == "job";
-  });
+  // The group named, and no filter: o-other-group stays (the index holds it under its own group).
+  auto rest = q->pop_group_members(first, {podgroup::group_key(first->pod())}, [](const api::Pod&) { return true; });
   std::set<std::string> names = {first->pod().metadata.name};
   for (const auto& m : rest) names.insert(m->pod().metadata.name);
   EXPECT_EQ(names, (std::set<std::string>{"m-active", "m-backoff", "m-unsched"}));
@@ -859,6 +859,156 @@ TEST_F(QueueTest, PopGroupMembersTakesTheGroupFromEveryQueueButNotGatedPods) {
   EXPECT_EQ(metrics.reasons["NodeFit"], 0);
   for (const auto& m : rest) q->done(m->pod().metadata.uid);
   q->done(first->pod().metadata.uid);
+}
+
+// The members index that pop_group_members reads (upstream podGroupMemberPods, kept on add, update,
+// delete and pop, pod_group_member_pods.go at kubernetes/kubernetes 4b6edafc): a member is listed
+// under its group while it waits in any queue, and no longer once popped or deleted; an update
+// keeps one entry with the new object; plain pods are never listed.
+TEST_F(QueueTest, TheMembersIndexFollowsAddsUpdatesDeletesAndPops) {
+  auto q = make_queue();
+  for (const char* n : {"g-0", "g-1", "g-2", "g-3"}) q->add(make_pg_pod(n, "g"));
+  clock.step(1ms);  // g's members pop first
+  q->add(make_pg_pod("h-0", "h"));
+  q->add(make_pod("plain"));
+  EXPECT_EQ(q->queued_group_members("default/g"),
+            (std::vector<std::string>{"default/g-0", "default/g-1", "default/g-2", "default/g-3"}));
+  EXPECT_EQ(q->queued_group_members("default/h"), (std::vector<std::string>{"default/h-0"}));
+
+  // Popped alone (schedule_one's head) and sent back through unschedulablePods: listed again.
+  auto head = q->try_pop();
+  ASSERT_NE(head, nullptr);
+  const std::string head_key = "default/" + head->pod().metadata.name;
+  const std::string head_group = podgroup::group_key(head->pod());
+  auto listed = [&](const std::string& group, const std::string& key) {
+    const auto keys = q->queued_group_members(group);
+    return std::count(keys.begin(), keys.end(), key);
+  };
+  EXPECT_EQ(listed(head_group, head_key), 0);
+  head->unschedulablePlugins.insert("NodeFit");
+  ASSERT_TRUE(q->add_unschedulable_if_not_present(head, q->scheduling_cycle()).ok());
+  ASSERT_EQ(q->where(head->pod()), QueueName::Unschedulable);
+  EXPECT_EQ(listed(head_group, head_key), 1);
+
+  // Deleted: gone. Updated: one entry, and the group's hand-over returns the new object.
+  q->delete_pod(*make_pg_pod("g-1", "g"));
+  EXPECT_EQ(listed("default/g", "default/g-1"), 0);
+  auto g2 = std::make_shared<api::Pod>(*make_pg_pod("g-2", "g"));
+  g2->metadata.labels.set("v", "2");
+  q->update(make_pg_pod("g-2", "g"), g2);
+  EXPECT_EQ(listed("default/g", "default/g-2"), 1);
+
+  // A member that starts the cycle pops the rest of its group, wherever they wait.
+  auto first = q->try_pop();
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(podgroup::group_key(first->pod()), "default/g");
+  auto rest = q->pop_group_members(first, {"default/g"}, [](const api::Pod&) { return true; });
+  std::set<std::string> names = {first->pod().metadata.name};
+  for (const auto& m : rest) {
+    names.insert(m->pod().metadata.name);
+    if (m->pod().metadata.name == "g-2") {
+      EXPECT_EQ(m->pod().metadata.labels.get("v"), "2");
+    }
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"g-0", "g-2", "g-3"}));
+  EXPECT_TRUE(q->queued_group_members("default/g").empty());
+  // Another group, and plain pods, stay queued.
+  EXPECT_EQ(q->queued_group_members("default/h"), (std::vector<std::string>{"default/h-0"}));
+  EXPECT_EQ(q->counts().active, 2u);
+  for (const auto& m : rest) q->done(m->pod().metadata.uid);
+  q->done(first->pod().metadata.uid);
+}
+
+// The members index against the queues themselves under random adds, updates (ungating some),
+// deletes, pops with group hand-overs (members arriving meanwhile held), requeues, bindings, events
+// and flushes: after every step each group lists exactly its members that where() finds queued.
+// (ksched's check of the bookkeeping upstream's podGroupMemberPods keeps; no upstream counterpart.)
+TEST_F(QueueTest, TheMembersIndexMatchesTheQueuesUnderRandomOperations) {
+  group_ordering = true;
+  for (const char* g : {"g0", "g1", "g2"}) set_pod_group_priority(g, 0);
+  auto q = make_queue();
+  std::mt19937 rng(44);
+  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  std::map<std::string, framework::PodPtr> known;  // not bound, not deleted: queued, held or in flight
+  int next = 0;
+  auto new_pod = [&]() {
+    const std::string name = "p" + std::to_string(next++);
+    const int g = pick(4);
+    auto p = std::make_shared<api::Pod>(*make_pod(name, 0, pick(6) == 0 ? std::vector<std::string>{"wait"} : std::vector<std::string>{}));
+    if (g < 3) p->spec.schedulingGroup.emplace().podGroupName = "g" + std::to_string(g);
+    known[name] = p;
+    q->add(p);
+  };
+  auto any_known = [&]() -> std::string {
+    auto it = known.begin();
+    std::advance(it, pick(static_cast<int>(known.size())));
+    return it->first;
+  };
+  // The attempt ends: bound (gone) or failed (requeued).
+  auto finish = [&](const QueuedPodInfoPtr& m) {
+    if (pick(2) == 0) {
+      known.erase(m->pod().metadata.name);
+      q->done(m->pod().metadata.uid);
+      return true;
+    }
+    m->unschedulablePlugins.insert("NodeFit");
+    EXPECT_TRUE(q->add_unschedulable_if_not_present(m, q->scheduling_cycle()).ok());
+    return false;
+  };
+  for (int step = 0; step < 600; ++step) {
+    SCOPED_TRACE(step);
+    const int op = pick(6);
+    if (op == 0 || known.size() < 4) {
+      new_pod();
+    } else if (op == 1) {  // an update; a gated pod loses its gate half the time
+      const std::string name = any_known();
+      auto updated = std::make_shared<api::Pod>(*known[name]);
+      updated->metadata.labels.set("step", std::to_string(step));
+      if (pick(2) == 0) updated->spec.schedulingGates.clear();
+      q->update(known[name], updated);
+      known[name] = updated;
+    } else if (op == 2) {  // a delete of a pod that is not in flight (an in-flight one is bound or requeued first)
+      const std::string name = any_known();
+      if (q->where(*known[name]) || !q->get(*known[name])) {
+        q->delete_pod(*known[name]);
+        known.erase(name);
+      }
+    } else if (op == 3) {  // a cycle: the head, its group's members, maybe a member arriving meanwhile
+      auto head = q->try_pop();
+      if (!head) continue;
+      std::vector<QueuedPodInfoPtr> cycle = {head};
+      if (head->pod().spec.schedulingGroup) {
+        for (auto& m : q->pop_group_members(head, {podgroup::group_key(head->pod())}, [](const api::Pod&) { return true; })) {
+          EXPECT_FALSE(q->where(m->pod()).has_value());
+          cycle.push_back(m);
+        }
+        if (pick(4) == 0) {
+          auto late = std::make_shared<api::Pod>(*make_pod("p" + std::to_string(next++)));
+          late->spec.schedulingGroup = head->pod().spec.schedulingGroup;
+          known[late->metadata.name] = late;
+          q->add(late);
+        }
+      }
+      bool placed = false;
+      for (const auto& m : cycle) placed = finish(m) || placed;
+      if (head->pod().spec.schedulingGroup) q->pod_group_cycle_done(head, placed);
+    } else if (op == 4) {
+      q->move_all_to_active_or_backoff_queue(node_add(), nullptr, make_node("good"));
+    } else {
+      clock.step(pick(3) == 0 ? std::chrono::nanoseconds(6min) : std::chrono::nanoseconds(2s));
+      q->flush_backoff_q_completed();
+      q->flush_unschedulable_pods_leftover();
+    }
+    for (const char* g : {"g0", "g1", "g2"}) {
+      std::vector<std::string> want;
+      for (const auto& [name, p] : known) {
+        if (p->spec.schedulingGroup && p->spec.schedulingGroup->podGroupName == g && q->where(*p)) want.push_back("default/" + name);
+      }
+      std::sort(want.begin(), want.end());
+      EXPECT_EQ(q->queued_group_members(std::string("default/") + g), want) << g;
+    }
+  }
+  EXPECT_GT(next, 100);
 }
 
 // ---------------------------------------------------------------- PodGroups as queued entities
@@ -938,7 +1088,8 @@ TEST_F(QueueTest, AFailedGroupCycleIsOneBackoffAttemptOfTheGroup) {
     SCOPED_TRACE(attempt);
     auto head = q->try_pop();
     ASSERT_NE(head, nullptr);
-    auto members = q->pop_group_members(head, [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
+    auto members = q->pop_group_members(head, {podgroup::group_key(head->pod())},
+                                        [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
     members.insert(members.begin(), head);
     ASSERT_EQ(members.size(), 3u);
     clock.step(1ms);  // each member requeued at its own time, as the cycle hands them back
@@ -977,7 +1128,8 @@ TEST_F(QueueTest, AGroupAttemptIsAnErrorOnlyWhenNoMemberWasRejected) {
   q->add(make_pg_pod("g-1", "g"));
   auto pop_group = [&] {
     auto head = q->try_pop();
-    auto members = q->pop_group_members(head, [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
+    auto members = q->pop_group_members(head, {podgroup::group_key(head->pod())},
+                                        [](const api::Pod& p) { return p.spec.schedulingGroup.has_value(); });
     members.insert(members.begin(), head);
     return members;
   };
@@ -1027,9 +1179,7 @@ TEST_F(QueueTest, AGroupLearnsItsPodGroupsPriorityWhenTheNextMemberEnters) {
 std::vector<QueuedPodInfoPtr> pop_group(PriorityQueue& q) {
   auto head = q.try_pop();
   if (!head) return {};
-  auto members = q.pop_group_members(head, [&](const api::Pod& p) {
-    return p.spec.schedulingGroup && p.spec.schedulingGroup->podGroupName == head->pod().spec.schedulingGroup->podGroupName;
-  });
+  auto members = q.pop_group_members(head, {podgroup::group_key(head->pod())}, [](const api::Pod&) { return true; });
   members.insert(members.begin(), head);
   return members;
 }

@@ -280,9 +280,38 @@ class PlacementFeasiblePlugin : public virtual Plugin {
 
 // A candidate set of nodes for a pod group (upstream fwk.Placement). `name` identifies it in
 // messages and logs (TopologyPlacement: the domain's label value).
+//
+// The node list is shared and read-only: a placement that keeps its parent's nodes (a group
+// without a topology constraint, or whose one domain is the whole parent) holds the parent's list
+// rather than a copy, so a tree's placements cost the domains cut, not the parent's size at every
+// level. Copying a Placement copies a name and a pointer. The cycle's root placement views the
+// snapshot's own list (no copy of every node), which a snapshot refresh during the cycle rebuilds
+// in place; plugins read a placement only while the cycle runs.
 struct Placement {
+  using NodeList = std::vector<NodeInfoPtr>;
+
+  Placement() = default;
+  // Owns `nodes` (shared by the copies made of it).
+  Placement(std::string name, NodeList nodes)
+      : name(std::move(name)), node_list(std::make_shared<const NodeList>(std::move(nodes))) {}
+  // Shares another placement's list (e.g. `parent.node_list`).
+  Placement(std::string name, std::shared_ptr<const NodeList> nodes)
+      : name(std::move(name)), node_list(std::move(nodes)) {}
+
+  // The nodes, in the order they were given (empty for a default-made placement).
+  const NodeList& nodes() const { return node_list ? *node_list : empty_list(); }
+  // Whether both hold the very same list (one was made from the other): then their nodes are
+  // equal without comparing them.
+  bool shares_nodes_with(const Placement& other) const { return node_list && node_list == other.node_list; }
+
   std::string name;
-  std::vector<NodeInfoPtr> nodes;
+  std::shared_ptr<const NodeList> node_list;
+
+ private:
+  static const NodeList& empty_list() {
+    static const NodeList empty;
+    return empty;
+  }
 };
 
 // The group a placement plugin is asked about (upstream fwk.PodGroupInfo, reduced to what the

@@ -36,6 +36,8 @@ std::string group_key(const api::Pod& pod) {
   return k;
 }
 
+std::string pod_group_key(std::string_view ns, std::string_view name) { return workload_key(ns, name); }
+
 bool same_group(const api::Pod& a, const api::Pod& b) {
   const std::string* pa = pod_group_name(a);
   const std::string* pb = pod_group_name(b);

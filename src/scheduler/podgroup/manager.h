@@ -65,6 +65,8 @@ bool has_group(const api::Pod& pod);
 // "<namespace>/<workload>/<podGroup>/<replicaKey>", or empty for a pod naming no group (the
 // common case: null checks, no allocation).
 std::string group_key(const api::Pod& pod);
+// The group_key of the pods naming PodGroup `name` in namespace `ns` (spec.schedulingGroup).
+std::string pod_group_key(std::string_view ns, std::string_view name);
 // Whether two pods belong to one group (group_key(a) == group_key(b), both non-empty), without
 // building the keys.
 bool same_group(const api::Pod& a, const api::Pod& b);

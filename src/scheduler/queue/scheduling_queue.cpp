@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "api/helpers.h"
+#include "scheduler/podgroup/manager.h"
 
 #include "util/log.h"
 #include "util/thread.h"
@@ -327,6 +328,7 @@ void PriorityQueue::unschedulable_put_locked(const QueuedPodInfoPtr& p) {
   auto& e = unschedulable_.emplace(key, UnschedEntry{p, p->gated, {}}).first->second;
   if (p->gated) ++gated_count_;
   index_unschedulable_locked(key, e);
+  index_member_locked(p);
 }
 
 void PriorityQueue::unschedulable_erase_locked(const std::string& key) {
@@ -417,6 +419,7 @@ bool PriorityQueue::move_to_active_locked(const QueuedPodInfoPtr& p, std::string
   active_.add_or_update(p);
   unschedulable_erase_locked(key);
   backoff_erase_locked(key);
+  index_member_locked(p);
   if (opts_.metrics) opts_.metrics->incoming_pod("active", event);
   if (auto v = log::V(5); v.enabled()) {
     v.info("Pod moved to an internal scheduling queue",
@@ -444,6 +447,7 @@ bool PriorityQueue::move_to_backoff_locked(const QueuedPodInfoPtr& p, std::strin
     error_backoff_.erase(key);
     backoff_.add_or_update(p);
   }
+  index_member_locked(p);
   if (opts_.metrics) opts_.metrics->incoming_pod("backoff", event);
   return true;
 }
@@ -690,7 +694,9 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
     for (auto* heap : {&active_, &backoff_, &error_backoff_}) {
       if (const auto* found = heap->get(key)) {
         QueuedPodInfoPtr p = *found;
+        unindex_member_locked(p->pod());  // filed again below: a recreated pod may name another group
         p->podInfo = framework::PodInfo::make(new_pod);
+        index_member_locked(p);
         heap->add_or_update(p);
         nominator_.update_nominated_pod(*old_pod, p->podInfo);
         report_locked();
@@ -701,8 +707,10 @@ void PriorityQueue::update(framework::PodPtr old_pod, framework::PodPtr new_pod)
   auto uit = unschedulable_.find(api::key_of(*new_pod));
   if (uit != unschedulable_.end()) {
     QueuedPodInfoPtr p = uit->second.p;
+    unindex_member_locked(p->pod());
     p->podInfo = framework::PodInfo::make(new_pod);
     index_unschedulable_locked(uit->first, uit->second);
+    index_member_locked(p);
     nominator_.update_nominated_pod(old_ref, p->podInfo);
     if (events.empty()) events = pod_scheduling_property_change(*new_pod, old_ref);
     for (const auto& e : events) {
@@ -748,7 +756,10 @@ void PriorityQueue::delete_pod(const api::Pod& pod) {
     --held_count_;
     if (list->empty()) held_.erase(pod_group_key(pod, *pod_group_name_of(pod)));
   }
-  if (found) unschedulable_reason_locked(*found, -1);
+  if (found) {
+    unindex_member_locked(found->pod());
+    unschedulable_reason_locked(*found, -1);
+  }
   report_locked();
 }
 
@@ -789,7 +800,21 @@ QueuedPodInfoPtr PriorityQueue::pop_locked() {
   return p;
 }
 
+void PriorityQueue::index_member_locked(const QueuedPodInfoPtr& p) {
+  if (!podgroup::has_group(p->pod())) return;
+  queued_members_[podgroup::group_key(p->pod())].insert_or_assign(api::key_of(p->pod()), p);
+}
+
+void PriorityQueue::unindex_member_locked(const api::Pod& pod) {
+  if (!podgroup::has_group(pod)) return;
+  auto it = queued_members_.find(podgroup::group_key(pod));
+  if (it == queued_members_.end()) return;
+  it->second.erase(api::key_of(pod));
+  if (it->second.empty()) queued_members_.erase(it);
+}
+
 void PriorityQueue::mark_popped_locked(const QueuedPodInfoPtr& p) {
+  unindex_member_locked(p->pod());
   p->attempts++;
   scheduling_cycle_++;
   in_flight_pods_[p->pod().metadata.uid] =
@@ -803,6 +828,7 @@ void PriorityQueue::mark_popped_locked(const QueuedPodInfoPtr& p) {
 }
 
 std::vector<QueuedPodInfoPtr> PriorityQueue::pop_group_members(const QueuedPodInfoPtr& first,
+                                                               const std::vector<std::string>& groups,
                                                                const std::function<bool(const api::Pod&)>& in_group) {
   std::vector<QueuedPodInfoPtr> out;
   std::lock_guard l(mu_);
@@ -812,14 +838,13 @@ std::vector<QueuedPodInfoPtr> PriorityQueue::pop_group_members(const QueuedPodIn
   // Every queued member that PreEnqueue lets in, wherever it waits: a member left in
   // unschedulablePods (it fitted, but its group did not) would otherwise wait for an event that
   // only its group's other members get, and the group would never again be tried whole.
-  auto take = [&](const QueuedPodInfoPtr& q) {
-    if (in_group(q->pod())) out.push_back(q);
-  };
-  active_.for_each(take);
-  backoff_.for_each(take);
-  error_backoff_.for_each(take);
-  for (const auto& [key, e] : unschedulable_) {
-    if (!e.gated) take(e.p);
+  for (const auto& group : groups) {
+    auto members = queued_members_.find(group);
+    if (members == queued_members_.end()) continue;
+    for (const auto& [key, q] : members->second) {
+      if (auto u = unschedulable_.find(key); u != unschedulable_.end() && u->second.gated) continue;
+      if (in_group(q->pod())) out.push_back(q);
+    }
   }
   for (const auto& q : out) {
     const std::string key = api::key_of(q->pod());
@@ -1059,6 +1084,15 @@ std::vector<framework::PodPtr> PriorityQueue::pending_pods() const {
   for (const auto& [k, e] : unschedulable_) out.push_back(e.p->podInfo->pod);
   for (const auto& [k, list] : held_)
     for (const auto& p : list) out.push_back(p->podInfo->pod);
+  return out;
+}
+
+std::vector<std::string> PriorityQueue::queued_group_members(const std::string& group) const {
+  std::lock_guard l(mu_);
+  std::vector<std::string> out;
+  if (auto it = queued_members_.find(group); it != queued_members_.end()) {
+    for (const auto& [key, q] : it->second) out.push_back(key);
+  }
   return out;
 }
 

@@ -146,13 +146,16 @@ class PriorityQueue final : public framework::PodNominator {
   // Non-blocking variant (nullptr when activeQ is empty).
   QueuedPodInfoPtr try_pop();
   // The pod-group cycle's hand-over (upstream v1.36+ queue: a group's pending pods are popped
-  // together): removes every queued pod `in_group` accepts (activeQ, both backoff heaps and
-  // unschedulablePods, but not a pod PreEnqueue gates) and marks each popped and in flight, as
-  // pop() does. Called right after pop() returned `first`; `in_group` runs under the queue's lock.
+  // together): removes every queued member of the groups `groups` names (podgroup::group_key
+  // values; a tree's cycle names each of its PodGroups) that `in_group` accepts, wherever it waits
+  // (activeQ, both backoff heaps and unschedulablePods, but not a pod PreEnqueue gates), and marks
+  // each popped and in flight, as pop() does. The members are found through the queue's index of
+  // members by group: the cost is theirs, not the queue's size. Called right after pop() returned
+  // `first`; `in_group` runs under the queue's lock.
   // From here until pod_group_cycle_done(first) the group (first's PodGroup record, if it has one)
   // is in its cycle, and members added meanwhile are held. One group at a time: a later call
   // replaces the group in its cycle (upstream's last popped entity).
-  std::vector<QueuedPodInfoPtr> pop_group_members(const QueuedPodInfoPtr& first,
+  std::vector<QueuedPodInfoPtr> pop_group_members(const QueuedPodInfoPtr& first, const std::vector<std::string>& groups,
                                                   const std::function<bool(const api::Pod&)>& in_group);
   // The pod-group cycle that pop_group_members(first, ...) began is over, after its members were
   // requeued or sent to binding. The members held meanwhile re-enter the queue: to activeQ when the
@@ -204,6 +207,9 @@ class PriorityQueue final : public framework::PodNominator {
   // The members held while their group is in its cycle (upstream PendingPodGroupPods).
   std::vector<framework::PodPtr> pending_pod_group_pods() const;
   std::string pending_pods_summary() const;
+  // The queued members of the group (a podgroup::group_key), by pod key: what pop_group_members
+  // would consider. For tests of the index.
+  std::vector<std::string> queued_group_members(const std::string& group) const;
   // initial·2^(count−1) capped at the maximum, for the pod's unschedulable or error count.
   std::chrono::nanoseconds backoff_duration(const framework::QueuedPodInfo& pinfo) const;
   // When the pod's backoff ends (cached in the pod's info until it is requeued again); for a
@@ -274,6 +280,10 @@ class PriorityQueue final : public framework::PodNominator {
   bool record_events_if_pod_in_flight_locked(const api::Pod& pod, const std::vector<framework::ClusterEvent>& events,
                                              const std::shared_ptr<const void>& o, const std::shared_ptr<const void>& n);
   void done_locked(const std::string& uid);
+  // The members index (queued_members_): a pod filed when it enters a queue (again: a no-op),
+  // taken out when it leaves every queue (popped or deleted). A plain pod costs two null checks.
+  void index_member_locked(const QueuedPodInfoPtr& p);
+  void unindex_member_locked(const api::Pod& pod);
   QueuedPodInfoPtr pop_locked();
   void mark_popped_locked(const QueuedPodInfoPtr& p);
   void report_locked();
@@ -327,6 +337,12 @@ class PriorityQueue final : public framework::PodNominator {
   // (upstream pendingPodGroupMemberPods). Empty but while a group's cycle runs.
   std::unordered_map<std::string, std::vector<QueuedPodInfoPtr>> held_;
   std::size_t held_count_ = 0;
+  // Group key (podgroup::group_key: a PodGroup or a Workload's pod group) -> pod key -> the member,
+  // for every member in activeQ, a backoff heap or unschedulablePods (gated too), so that
+  // pop_group_members finds a group's members without walking the queues. Upstream keeps its
+  // queued members by pod group likewise (podGroupMemberPods, backend/queue/pod_group_member_pods.go
+  // at kubernetes/kubernetes 4b6edafc). Ordered by pod key, so a cycle's members come in one order.
+  std::unordered_map<std::string, std::map<std::string, QueuedPodInfoPtr>> queued_members_;
 
   std::list<InFlightEntry> in_flight_events_;
   std::unordered_map<std::string, std::list<InFlightEntry>::iterator> in_flight_pods_;

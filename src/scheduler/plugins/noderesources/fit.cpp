@@ -339,7 +339,7 @@ framework::Status Fit::score_placement(const framework::PodGroupInfo& /*group*/,
   for (std::size_t i = 0; i < n; ++i) {
     std::int64_t alloc_sum = 0;
     std::int64_t req_sum = group_requests[i];
-    for (const auto& ni : assignments.placement->nodes) {
+    for (const auto& ni : assignments.placement->nodes()) {
       std::int64_t alloc, req;
       // With the group's request as the pod's, so that a scalar resource the group asks for counts.
       allocatable_and_requested(*ni, resources_[i], group_requests[i], /*use_requested=*/false, alloc, req);

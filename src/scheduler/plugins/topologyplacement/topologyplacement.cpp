@@ -46,14 +46,22 @@ Status TopologyPlacement::generate_placements(const framework::PodGroupInfo& gro
     }
     required = *domain;
   }
-  std::map<std::string_view, std::vector<framework::NodeInfoPtr>> by_domain;
-  for (const auto& ni : parent.nodes) {
+  std::map<std::string_view, framework::Placement::NodeList> by_domain;
+  for (const auto& ni : parent.nodes()) {
     if (!ni || !ni->node()) continue;
     const std::string* domain = ni->node()->metadata.labels.find(*key);
     if (!domain || (required && *required != *domain)) continue;
     by_domain[*domain].push_back(ni);
   }
-  for (auto& [domain, nodes] : by_domain) out.push_back(framework::Placement{std::string(domain), std::move(nodes)});
+  for (auto& [domain, nodes] : by_domain) {
+    // A domain that is the whole parent (a rack-constrained group inside a placement cut by the
+    // same rack) shares the parent's list: the cycle then sees the same nodes and reuses its work.
+    if (nodes.size() == parent.nodes().size()) {
+      out.emplace_back(std::string(domain), parent.node_list);
+    } else {
+      out.emplace_back(std::string(domain), std::move(nodes));
+    }
+  }
   return {};
 }
 
