@@ -468,7 +468,7 @@ util::Result<void> ResourceClaimController::handle_claim(const api::Pod& pod, co
     return {};
   }
   auto claim = make_claim(pod.metadata, "v1", "Pod", pc.name, *pc.resourceClaimTemplateName);
-  if (!claim) return claim.error();
+  if (!claim) return error_of(claim.error());
   made[pc.name] = std::string((*claim)->metadata.name);
   return {};
 }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 #include "scheduler/config/features.h"
@@ -171,16 +172,24 @@ std::string DynamicResources::for_each_pod_claim(const api::Pod& pod, Fn&& fn) c
     if (claim->metadata.deletionTimestamp) {
       return "resourceclaim \"" + std::string(claim->metadata.name.view()) + "\" is being deleted";
     }
-    GroupRef group = group_consumer(pod, pc, *claim);
+    // Looked up only when needed: the hints call this for every waiting pod.
+    GroupRef group;
+    bool group_known = false;
+    if constexpr (kWantsGroup) {
+      group = group_consumer(pod, pc, *claim);
+      group_known = true;
+    }
     if (name->must_check_owner) {
-      // A claim made for the pod's PodGroup (KEP-5729) is the pod's too.
-      const api::OwnerReference* owner = nullptr;
-      for (const auto& o : claim->metadata.ownerReferences)
-        if (o.controller.value_or(false)) owner = &o;
-      const bool group_owned = group && owner && owner->uid == group->uid.view() &&
-                               claim->metadata.namespace_ == pod.metadata.namespace_;
-      if (!group_owned)
-        if (auto msg = dra::claim_is_for_pod(pod, *claim); !msg.empty()) return msg;
+      if (auto msg = dra::claim_is_for_pod(pod, *claim); !msg.empty()) {
+        // A claim made for the pod's PodGroup (KEP-5729) is the pod's too.
+        if (!group_known) group = group_consumer(pod, pc, *claim);
+        const api::OwnerReference* owner = nullptr;
+        for (const auto& o : claim->metadata.ownerReferences)
+          if (o.controller.value_or(false)) owner = &o;
+        const bool group_owned = group && owner && owner->uid == group->uid.view() &&
+                                 claim->metadata.namespace_ == pod.metadata.namespace_;
+        if (!group_owned) return msg;
+      }
     }
     if constexpr (kWantsGroup)
       fn(claim, std::move(group));
@@ -979,7 +988,8 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
     if (claim->metadata.deletionTimestamp) return util::make_error("claim " + name + " got deleted in the meantime");
     resourceapi::ResourceClaim updated = *claim;
     // The group's claim, allocated and reserved for the group by another member: nothing to write.
-    if (group && claim->status.allocation && reserved_for_pod_or_group(pod, *claim, group)) return claim;
+    if (group && claim->status.allocation && reserved_for_pod_or_group(pod, *claim, group))
+      return dra::ClaimPtr(claim);  // a copy, as below
     if (allocation && !(group && claim->status.allocation)) {
       if (claim->status.allocation) return util::make_error("claim " + name + " got allocated elsewhere in the meantime");
       const auto& fins = updated.metadata.finalizers.vec();
