@@ -653,8 +653,10 @@ void pod_group_status(Errors& e, const json::object& status, const Path& path, c
   for (std::size_t i = 0; i < statuses->size(); ++i) {
     if (!(*statuses)[i].is_object()) continue;
     std::string_view name = rules::sv((*statuses)[i].get_object(), "name");
-    if (!template_named(claims, name))
-      e.invalid_str(p.index(i).child("name"), name, "must match the name of an entry in `spec.resourceClaims`");
+    if (!template_named(claims, name)) {
+      const Path ip = p.index(i);
+      e.invalid_str(ip.child("name"), name, "must match the name of an entry in `spec.resourceClaims`");
+    }
   }
 }
 
