@@ -925,8 +925,8 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
   // made, which that member's PreBind may not have written yet: whichever member comes first
   // writes it, the others find it there.
   const std::optional<resourceapi::AllocationResult>& own_allocation = s.infos[index].allocation;
-  const std::optional<resourceapi::AllocationResult> allocation =
-      s.infos[index].group_in_flight ? claim->status.allocation : own_allocation;
+  std::optional<resourceapi::AllocationResult> allocation = own_allocation;
+  if (s.infos[index].group_in_flight && claim->status.allocation) allocation = *claim->status.allocation;
   const bool is_extended = s.has_extended_claim() && index == s.extended_index();
   // The special claim with nothing to allocate: the node's device plugins provide the resources.
   if (is_extended && !allocation && claim->spec.devices.requests.empty()) return claim;
