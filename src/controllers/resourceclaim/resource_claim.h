@@ -11,8 +11,9 @@
 //  - removes pods that are gone, replaced or done from claims' reservedFor; a claim no one holds
 //    any more is deallocated (allocation cleared, the delete-protection finalizer removed), and a
 //    claim made for a pod that will not run is deleted.
-// With DRAWorkloadResourceClaims (KEP-5729; needs GenericWorkload), as upstream's controller at
-// kubernetes/kubernetes 54522582773's controller_test.go (v1.37 development):
+// With DRAWorkloadResourceClaims (KEP-5729; needs GenericWorkload), as upstream's controller_test.go
+// of the v1.37 development tree has it (the stored version with PodGroup cases; no commit recorded;
+// staging/.../resourceclaim/podgroup.go at 892c6ccad8b8):
 //  - a PodGroup's spec.resourceClaims entry naming a template gets one claim for the whole group:
 //    generateName `<podgroup>-<claim>-`, the PodGroup as controlling owner, the template's
 //    metadata plus the pod-claim-name annotation; recorded in the PodGroup's
