@@ -16,19 +16,25 @@ std::string claim_generate_name(std::string_view pod, std::string_view pod_claim
 
 resourcev1::ResourceClaim claim_from_template(const Pod& pod, std::string_view pod_claim,
                                               const resourcev1::ResourceClaimTemplate& tmpl) {
+  return claim_from_template(pod.metadata, "v1", "Pod", pod_claim, tmpl);
+}
+
+resourcev1::ResourceClaim claim_from_template(const ObjectMeta& owner_meta, std::string_view owner_api_version,
+                                              std::string_view owner_kind, std::string_view claim,
+                                              const resourcev1::ResourceClaimTemplate& tmpl) {
   resourcev1::ResourceClaim c;
-  c.metadata.generateName = claim_generate_name(pod.metadata.name, pod_claim);
-  c.metadata.namespace_ = pod.metadata.namespace_;
+  c.metadata.generateName = claim_generate_name(owner_meta.name, claim);
+  c.metadata.namespace_ = owner_meta.namespace_;
   OwnerReference owner;
-  owner.apiVersion = "v1";
-  owner.kind = "Pod";
-  owner.name = pod.metadata.name;
-  owner.uid = pod.metadata.uid;
+  owner.apiVersion = std::string(owner_api_version);
+  owner.kind = std::string(owner_kind);
+  owner.name = owner_meta.name;
+  owner.uid = owner_meta.uid;
   owner.controller = true;
   owner.blockOwnerDeletion = true;
   c.metadata.ownerReferences = std::vector<OwnerReference>{std::move(owner)};
   c.metadata.annotations = tmpl.spec.metadata.annotations;
-  c.metadata.annotations.set(std::string(kPodClaimNameAnnotation), std::string(pod_claim));
+  c.metadata.annotations.set(std::string(kPodClaimNameAnnotation), std::string(claim));
   c.metadata.labels = tmpl.spec.metadata.labels;
   c.spec = tmpl.spec.spec;
   return c;

@@ -22,5 +22,11 @@ std::string claim_generate_name(std::string_view pod, std::string_view pod_claim
 // annotations plus kPodClaimNameAnnotation, the template's spec. No name: the API server draws it.
 resourcev1::ResourceClaim claim_from_template(const Pod& pod, std::string_view pod_claim,
                                               const resourcev1::ResourceClaimTemplate& tmpl);
+// The same for another owner (DRAWorkloadResourceClaims: a PodGroup, `claim` one of its
+// spec.resourceClaims): generateName "<owner>-<claim>-", the owner (of that apiVersion and kind)
+// as controller, the annotation naming `claim`, as upstream's controller makes a PodGroup's claim.
+resourcev1::ResourceClaim claim_from_template(const ObjectMeta& owner, std::string_view owner_api_version,
+                                              std::string_view owner_kind, std::string_view claim,
+                                              const resourcev1::ResourceClaimTemplate& tmpl);
 
 }  // namespace ksched::api

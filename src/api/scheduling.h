@@ -130,10 +130,10 @@ namespace ksched::api::schedulingv1beta1 {
 
 #define KSCHED_F(name) field(#name, &T::name)
 
-// Upstream v1.37's staging/src/k8s.io/api/scheduling/v1beta1/types.go. Fields of gates ksched does
-// not implement (DRAWorkloadResourceClaims: resourceClaims, status.resourceClaimStatuses) are not
-// typed: they stay in `extra`, which the codec writes back unchanged. CompositePodGroup's
-// (compositePodGroupTemplates, parentCompositePodGroupName; v1.37 alpha) are typed.
+// Upstream v1.37's staging/src/k8s.io/api/scheduling/v1beta1/types.go. CompositePodGroup's
+// (compositePodGroupTemplates, parentCompositePodGroupName; v1.37 alpha) and
+// DRAWorkloadResourceClaims' (KEP-5729: resourceClaims, status.resourceClaimStatuses; alpha in
+// v1.36, beta and off in v1.37) fields are typed.
 
 inline constexpr std::size_t kWorkloadMaxPodGroupTemplates = 8;
 // WorkloadMaxTreeDepth: a tree of (composite) pod group templates is at most this deep.
@@ -227,6 +227,37 @@ constexpr auto describe(type_tag<DisruptionMode>) {
   return field_list(KSCHED_F(single), KSCHED_F(all));
 }
 
+// DRAWorkloadResourceClaims (KEP-5729): a ResourceClaim shared by the group's pods, named directly
+// or made once per PodGroup from a ResourceClaimTemplate by the ResourceClaim controller. A pod
+// uses it through a spec.resourceClaims entry equal to this one (same name, same claim or
+// template). Exactly one of the two names; immutable.
+struct PodGroupResourceClaim {
+  std::string name;  // a DNS label, unique in the list
+  std::optional<std::string> resourceClaimName;
+  std::optional<std::string> resourceClaimTemplateName;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodGroupResourceClaim>) {
+  using T = PodGroupResourceClaim;
+  return field_list(KSCHED_F(name), KSCHED_F(resourceClaimName), KSCHED_F(resourceClaimTemplateName));
+}
+// Upstream's maximum number of a PodGroup's (and a template's) resourceClaims.
+inline constexpr std::size_t kMaxPodGroupResourceClaims = 4;
+
+// The claim the ResourceClaim controller made for a template entry (name = the entry's name);
+// resourceClaimName unset: none was needed.
+struct PodGroupResourceClaimStatus {
+  std::string name;
+  std::optional<std::string> resourceClaimName;
+  Presence present;
+  Extra extra;
+};
+constexpr auto describe(type_tag<PodGroupResourceClaimStatus>) {
+  using T = PodGroupResourceClaimStatus;
+  return field_list(KSCHED_F(name), KSCHED_F(resourceClaimName));
+}
+
 // A Workload's template for PodGroups; controllers copy it into each PodGroup's spec.
 struct PodGroupTemplate {
   std::string name;  // a DNS label, unique in the Workload
@@ -236,14 +267,15 @@ struct PodGroupTemplate {
   std::string priorityClassName;
   std::optional<std::int32_t> priority;
   std::optional<std::string> preemptionPolicy;  // PodGroupPreemptionPolicy: PreemptLowerPriority | Never
+  std::vector<PodGroupResourceClaim> resourceClaims;  // DRAWorkloadResourceClaims; at most 4
   Presence present;
-  Extra extra;  // resourceClaims
+  Extra extra;
 };
 constexpr auto describe(type_tag<PodGroupTemplate>) {
   using T = PodGroupTemplate;
   return field_list(KSCHED_F(name),          KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
                     KSCHED_F(disruptionMode), KSCHED_F(priorityClassName), KSCHED_F(priority),
-                    KSCHED_F(preemptionPolicy));
+                    KSCHED_F(preemptionPolicy), KSCHED_F(resourceClaims));
 }
 
 // CompositePodGroup (v1.37 alpha, gate CompositePodGroup): a group of groups. Its policy counts
@@ -374,14 +406,15 @@ struct PodGroupSpec {
   std::string priorityClassName;
   std::optional<std::int32_t> priority;
   std::optional<std::string> preemptionPolicy;
+  std::vector<PodGroupResourceClaim> resourceClaims;  // DRAWorkloadResourceClaims; at most 4, immutable
   Presence present;
-  Extra extra;  // resourceClaims
+  Extra extra;
 };
 constexpr auto describe(type_tag<PodGroupSpec>) {
   using T = PodGroupSpec;
   return field_list(KSCHED_F(parentCompositePodGroupName), KSCHED_F(workloadRef),    KSCHED_F(schedulingPolicy),  KSCHED_F(schedulingConstraints),
                     KSCHED_F(disruptionMode), KSCHED_F(priorityClassName), KSCHED_F(priority),
-                    KSCHED_F(preemptionPolicy));
+                    KSCHED_F(preemptionPolicy), KSCHED_F(resourceClaims));
 }
 
 // Condition types and reasons the scheduler writes (v1.37).
@@ -394,12 +427,15 @@ inline constexpr std::string_view kCompositePodGroupInitiallyScheduled = "Compos
 
 struct PodGroupStatus {
   std::vector<Condition> conditions;  // a map keyed by type
+  // DRAWorkloadResourceClaims: the ResourceClaim controller's, one per template entry (a map keyed
+  // by name).
+  std::vector<PodGroupResourceClaimStatus> resourceClaimStatuses;
   Presence present;
-  Extra extra;  // resourceClaimStatuses
+  Extra extra;
 };
 constexpr auto describe(type_tag<PodGroupStatus>) {
   using T = PodGroupStatus;
-  return field_list(KSCHED_F(conditions));
+  return field_list(KSCHED_F(conditions), KSCHED_F(resourceClaimStatuses));
 }
 
 // A runtime group of pods (namespaced, with a status subresource); pods name it in

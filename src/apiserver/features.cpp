@@ -16,6 +16,7 @@ constexpr Gate kGates[] = {
     {"ClearingNominatedNodeNameAfterBinding", &FeatureGates::ClearingNominatedNodeNameAfterBinding},
     {"CompositePodGroup", &FeatureGates::CompositePodGroup},
     {"ContainerStopSignals", &FeatureGates::ContainerStopSignals},
+    {"DRAWorkloadResourceClaims", &FeatureGates::DRAWorkloadResourceClaims},
     {"GangScheduling", &FeatureGates::GangScheduling},
     {"GenericWorkload", &FeatureGates::GenericWorkload},
     {"MatchLabelKeysInPodTopologySpread", &FeatureGates::MatchLabelKeysInPodTopologySpread},
@@ -73,6 +74,9 @@ util::Result<FeatureGates> FeatureGates::parse(std::string_view spec, const Feat
   if (out.TopologyAwareWorkloadScheduling && !out.GenericWorkload)
     return util::make_error(
         "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: [GenericWorkload]");
+  if (out.DRAWorkloadResourceClaims && !out.GenericWorkload)
+    return util::make_error(
+        "DRAWorkloadResourceClaims is enabled, but depends on features that are disabled: [GenericWorkload]");
   if (out.WorkloadWithJob && !out.GenericWorkload)
     return util::make_error("WorkloadWithJob is enabled, but depends on features that are disabled: [GenericWorkload]");
   return out;

@@ -50,6 +50,11 @@ struct FeatureGates {
   // PodGroup spec.parentCompositePodGroupName (dropped without it unless stored). No declared
   // dependency was found upstream; the resource is served only with GenericWorkload as well.
   bool CompositePodGroup = false;
+  // Alpha in v1.36, beta and still off in v1.37 (KEP-5729; not a v1.35 gate): a PodGroup's and a
+  // v1beta1 Workload template's resourceClaims, and a PodGroup's status.resourceClaimStatuses, are
+  // kept and validated instead of dropped (unless the stored object has them). Depends on
+  // GenericWorkload.
+  bool DRAWorkloadResourceClaims = false;
 
   // Whether the gate of that name is on; false for a name that is not one of these gates.
   bool enabled(std::string_view name) const;

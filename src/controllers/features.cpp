@@ -64,6 +64,10 @@ util::Result<ControllerFeatures> controller_features(const std::map<std::string,
   f.workload_with_job = alpha_enabled(gates, "WorkloadWithJob");
   if (f.workload_with_job && !f.generic_workload)
     return util::make_error("WorkloadWithJob is enabled, but depends on features that are disabled: [GenericWorkload]");
+  f.dra_workload_resource_claims = alpha_enabled(gates, "DRAWorkloadResourceClaims");
+  if (f.dra_workload_resource_claims && !f.generic_workload)
+    return util::make_error(
+        "DRAWorkloadResourceClaims is enabled, but depends on features that are disabled: [GenericWorkload]");
   return f;
 }
 

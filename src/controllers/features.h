@@ -39,12 +39,15 @@ util::Result<SplitFeatureGates> split_controller_only_gates(const std::string& s
 struct ControllerFeatures {
   bool generic_workload = false;   // the scheduling.k8s.io Workload and PodGroup APIs are served
   bool workload_with_job = false;  // WorkloadWithJob
+  // DRAWorkloadResourceClaims (KEP-5729; alpha in v1.36, beta and off in v1.37): the ResourceClaim
+  // controller makes PodGroups' claims from templates and resolves members' claims to them.
+  bool dra_workload_resource_claims = false;
 };
 
 // Resolves the gates the controllers act on from `--feature-gates` settings (names the
 // controllers do not act on are ignored; their validity is the flag parser's business). A gate
 // on whose dependency is off is upstream's dependency error: "WorkloadWithJob is enabled, but
-// depends on features that are disabled: [GenericWorkload]".
+// depends on features that are disabled: [GenericWorkload]" (DRAWorkloadResourceClaims likewise).
 util::Result<ControllerFeatures> controller_features(const std::map<std::string, bool>& gates);
 
 }  // namespace ksched::controllers

@@ -256,6 +256,58 @@ TEST_F(PodGroupApiTest, TopologyConstraintIsKeptValidatedAndImmutableWithItsGate
             std::vector<std::string>{"spec.schedulingConstraints: Invalid value: null: field is immutable"});
 }
 
+// DRAWorkloadResourceClaims (KEP-5729; alpha in v1.36, beta and off in v1.37) on: spec.resourceClaims
+// is kept and validated as v1.37's PodGroupResourceClaim tags say (+k8s:maxItems=4, a list-map
+// keyed by a DNS-label name, a union of resourceClaimName and resourceClaimTemplateName) and is
+// immutable; a status write's resourceClaimStatuses must name spec entries (upstream's
+// validatePodGroupResourceClaimStatuses). Off: a status write's resourceClaimStatuses are dropped
+// (dropDisabledPodGroupStatusFields), as the spec's are on create (CreateValidation).
+TEST_F(PodGroupApiTest, ResourceClaimsAreKeptValidatedAndImmutableWithTheirGate) {
+  FeatureGates g;
+  g.GenericWorkload = true;
+  g.DRAWorkloadResourceClaims = true;
+  api_.set_feature_gates(g);
+  api_.bootstrap();
+  EXPECT_EQ(create_causes(R"({"schedulingPolicy":{"basic":{}},"resourceClaims":[{"name":"a","resourceClaimName":"c"},
+                             {"name":"b","resourceClaimName":"c"},{"name":"c","resourceClaimName":"c"},
+                             {"name":"d","resourceClaimName":"c"},{"name":"e","resourceClaimName":"c"}]})"),
+            std::vector<std::string>{"spec.resourceClaims: Too many: 5: must have at most 4 items"});
+  EXPECT_EQ(create_causes(R"({"schedulingPolicy":{"basic":{}},"resourceClaims":[{"name":"gpu"}]})"),
+            std::vector<std::string>{"spec.resourceClaims[0]: Invalid value: \"\": must specify one of: "
+                                     "`resourceClaimName`, `resourceClaimTemplateName`"});
+  EXPECT_EQ(create_causes(R"({"schedulingPolicy":{"basic":{}},"resourceClaims":[{"name":"gpu","resourceClaimName":"c"},
+                             {"name":"gpu","resourceClaimTemplateName":"t"}]})"),
+            std::vector<std::string>{"spec.resourceClaims[1]: Duplicate value: {\"name\":\"gpu\",\"resourceClaimTemplateName\":\"t\"}"});
+  auto kept = call("POST", kPodGroups,
+                   pod_group("pg", R"({"schedulingPolicy":{"gang":{"minCount":2}},
+                                       "resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"gpu-template"}]})"));
+  ASSERT_EQ(kept.status, 201) << kept.body;
+  EXPECT_EQ(parse(kept)["spec"].at("resourceClaims"),
+            json::parse(R"([{"name":"gpu","resourceClaimTemplateName":"gpu-template"}])"));
+  EXPECT_EQ(patch_causes(R"({"spec":{"resourceClaims":[{"name":"gpu","resourceClaimName":"mine"}]}})"),
+            std::vector<std::string>{"spec.resourceClaims: Invalid value: null: field is immutable"});
+  EXPECT_EQ(patch_causes(R"({"status":{"resourceClaimStatuses":[{"name":"tpu","resourceClaimName":"pg-tpu-x"}]}})",
+                         "status"),
+            std::vector<std::string>{"status.resourceClaimStatuses[0].name: Invalid value: \"tpu\": must match the "
+                                     "name of an entry in `spec.resourceClaims`"});
+  auto written = call("PATCH", std::string(kPodGroups) + "/pg/status",
+                      R"({"status":{"resourceClaimStatuses":[{"name":"gpu","resourceClaimName":"pg-gpu-abcde"}]}})",
+                      kMergePatch);
+  ASSERT_EQ(written.status, 200) << written.body;
+  EXPECT_EQ(parse(written)["status"].at("resourceClaimStatuses"),
+            json::parse(R"([{"name":"gpu","resourceClaimName":"pg-gpu-abcde"}])"));
+
+  // Gate off: a PodGroup without claims gets no resourceClaimStatuses.
+  enable(true);
+  ASSERT_EQ(call("POST", kPodGroups, pod_group("plain", R"({"schedulingPolicy":{"basic":{}}})")).status, 201);
+  auto dropped = call("PATCH", std::string(kPodGroups) + "/plain/status",
+                      R"({"status":{"resourceClaimStatuses":[{"name":"gpu","resourceClaimName":"x"}]}})", kMergePatch);
+  ASSERT_EQ(dropped.status, 200) << dropped.body;
+  EXPECT_FALSE(parse(dropped)["status"].is_object() &&
+               parse(dropped)["status"].as_object().contains("resourceClaimStatuses"))
+      << dropped.body;
+}
+
 // Update rules: the policy's kind is fixed (basic immutable, gang NoSet/NoUnset), minCount may
 // change; workloadRef, disruptionMode, priorityClassName and priority are immutable. A status
 // write validates the conditions.

@@ -121,8 +121,8 @@ TEST(ProtobufTyped, SchedulingKindsDecodeAsTheirJson) {
 // A PodGroup as upstream's marshaller numbers it (PodGroup {1 metadata, 2 spec, 3 status};
 // PodGroupSpec {2 workloadRef, 3 schedulingPolicy, 4 schedulingConstraints, 5 resourceClaims,
 // 6 disruptionMode, 7 priorityClassName, 8 priority, 9 preemptionPolicy}; PodGroupStatus
-// {1 conditions, 2 resourceClaimStatuses}) lands in the typed members; the fields ksched does not
-// type (resourceClaims, resourceClaimStatuses) are kept in `extra` as Go writes them.
+// {1 conditions, 2 resourceClaimStatuses}) lands in the typed members, resourceClaims and
+// resourceClaimStatuses (DRAWorkloadResourceClaims) included.
 TEST(ProtobufTyped, PodGroupFromUpstreamNumbering) {
   std::string spec = lfield(2, lfield(1, "trainer") + lfield(2, "workers")) +  // workloadRef
                      lfield(3, lfield(2, vfield(1, 4))) +                       // schedulingPolicy.gang.minCount
@@ -158,6 +158,11 @@ TEST(ProtobufTyped, PodGroupFromUpstreamNumbering) {
   EXPECT_EQ(pg->status.conditions[0].type, "PodGroupInitiallyScheduled");
   EXPECT_EQ(pg->status.conditions[0].status, "True");
   EXPECT_EQ(pg->status.conditions[0].reason, "Scheduled");
+  ASSERT_EQ(pg->spec.resourceClaims.size(), 1u);
+  EXPECT_EQ(pg->spec.resourceClaims[0].name, "gpu");
+  EXPECT_EQ(pg->spec.resourceClaims[0].resourceClaimTemplateName, std::optional<std::string>("gpu-template"));
+  ASSERT_EQ(pg->status.resourceClaimStatuses.size(), 1u);
+  EXPECT_EQ(pg->status.resourceClaimStatuses[0].resourceClaimName, std::optional<std::string>("pg-gpu-x"));
   json::value j = json::parse(api::encode(*pg));
   EXPECT_EQ(j.at("spec").at("resourceClaims"),
             json::parse(R"([{"name":"gpu","resourceClaimTemplateName":"gpu-template"}])"));

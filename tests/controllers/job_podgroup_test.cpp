@@ -205,7 +205,9 @@ TEST(JobScheduling, GenerateWorkload) {
     EXPECT_FALSE(t.disruptionMode->single);
     ASSERT_TRUE(w.spec.controllerRef);
     EXPECT_EQ(w.spec.controllerRef->name, "full");
-    // The claims, as the wire shows them (resourceClaims is not typed in api::schedulingv1beta1).
+    // The claims, typed and as the wire shows them.
+    ASSERT_EQ(t.resourceClaims.size(), 1u);
+    EXPECT_EQ(t.resourceClaims[0].resourceClaimName, std::optional<std::string>("my-claim"));
     auto wire = boost::json::parse(api::encode(w)).as_object();
     EXPECT_EQ(wire["spec"].as_object().at("podGroupTemplates").as_array().at(0).as_object().at("resourceClaims"),
               boost::json::parse(R"([{"name":"gpu","resourceClaimName":"my-claim"}])"));

@@ -7,6 +7,7 @@
 #include "api/resource.h"
 #include "api/resource_claims.h"
 #include "client/resources_dra.h"
+#include "client/resources_scheduling.h"
 #include "controllers/resourceclaim/resource_claim.h"
 #include "fixture.h"
 
@@ -242,4 +243,172 @@ TEST(ResourceClaimNames, GenerateNameKeepsBothPartsWhenShortened) {
   std::string name = api::claim_generate_name(pod, claim);
   // 72 characters become 50*57/72 = 39 of the pod's, "-", 20*57/72 = 15 of the claim's.
   EXPECT_EQ(name, std::string(39, 'p') + "-" + std::string(15, 'c'));
+}
+
+// ---------------------------------------------------------------- DRAWorkloadResourceClaims
+// KEP-5729, against upstream's pkg/controller/resourceclaim/controller_test.go as of the v1.37
+// development tree (kubernetes/kubernetes, the version with PodGroup cases; the index names no
+// commit for it): "create for PodGroup", "update Pod status with PodGroup claim", "skip create for
+// Pod with PodGroup after template exists", "add-reserved-podgroup", "clear-reserved-podgroup",
+// "create ResourceClaim for grouped Pod with claim when DRAWorkloadResourceClaims feature is
+// disabled".
+
+namespace {
+
+namespace sched = api::schedulingv1beta1;
+
+sched::PodGroup claim_group(const std::string& name, const std::string& claim, const std::string& tmpl) {
+  sched::PodGroup g;
+  g.metadata.name = name;
+  g.metadata.namespace_ = "default";
+  g.spec.schedulingPolicy.gang.emplace().minCount = 2;
+  sched::PodGroupResourceClaim c;
+  c.name = claim;
+  c.resourceClaimTemplateName = tmpl;
+  g.spec.resourceClaims.push_back(c);
+  return g;
+}
+
+api::Pod member(const std::string& name, const std::string& group, const std::string& pod_claim,
+                const std::string& tmpl) {
+  api::Pod p = claim_pod(name, pod_claim, tmpl);
+  p.spec.schedulingGroup.emplace().podGroupName = group;
+  return p;
+}
+
+// The claim the PodGroup's status records for `claim`, "" while there is none.
+std::string group_recorded(const sched::PodGroup& g, std::string_view claim) {
+  for (const auto& s : g.status.resourceClaimStatuses)
+    if (s.name == claim && s.resourceClaimName) return *s.resourceClaimName;
+  return "";
+}
+
+}  // namespace
+
+class PodGroupResourceClaimTest : public ResourceClaimTest {
+ protected:
+  void SetUp() override {
+    server_feature_gates.GenericWorkload = true;
+    server_feature_gates.DRAWorkloadResourceClaims = true;
+    controller_feature_gates = {{"GenericWorkload", true}, {"DRAWorkloadResourceClaims", true}};
+    ResourceClaimTest::SetUp();
+  }
+  std::string wait_group_recorded(const std::string& group, const std::string& claim) {
+    std::string name;
+    EXPECT_TRUE(eventually([&] {
+      auto g = c()->get<sched::PodGroup>("default", group);
+      name = g ? group_recorded(*g, claim) : "";
+      return !name.empty();
+    }));
+    return name;
+  }
+};
+
+// "create for PodGroup": one claim for the group from its template (generateName
+// "<podgroup>-<claim>-", the PodGroup as controller, the pod-claim-name annotation), recorded in
+// status.resourceClaimStatuses; "update Pod status with PodGroup claim" / "skip create for Pod with
+// PodGroup": members whose claim equals the group's record the group's claim and make none.
+TEST_F(PodGroupResourceClaimTest, OneClaimPerPodGroupRecordedInItsStatusAndItsMembers) {
+  ASSERT_TRUE(c()->create(gpu_template("gpu-template")).ok());
+  auto group = c()->create(claim_group("trainers", "gpu", "gpu-template"));
+  ASSERT_TRUE(group.ok()) << group.error().to_string();
+  ASSERT_EQ(group->spec.resourceClaims.size(), 1u);  // kept: the server's gate is on
+  std::string name = wait_group_recorded("trainers", "gpu");
+  EXPECT_EQ(name.substr(0, 13), "trainers-gpu-") << name;
+  auto claim = c()->get<rv1::ResourceClaim>("default", name);
+  ASSERT_TRUE(claim.ok()) << claim.error().to_string();
+  ASSERT_EQ(claim->metadata.ownerReferences.size(), 1u);
+  const auto& owner = claim->metadata.ownerReferences[0];
+  EXPECT_EQ(owner.apiVersion, "scheduling.k8s.io/v1beta1");
+  EXPECT_EQ(owner.kind, "PodGroup");
+  EXPECT_EQ(owner.name, "trainers");
+  EXPECT_EQ(owner.uid, group->metadata.uid);
+  EXPECT_TRUE(owner.controller.value_or(false));
+  EXPECT_TRUE(owner.blockOwnerDeletion.value_or(false));
+  EXPECT_EQ(claim->metadata.annotations.get(api::kPodClaimNameAnnotation), "gpu");
+  EXPECT_EQ(claim->metadata.labels.get("team"), "ml");
+
+  ASSERT_TRUE(c()->create(member("trainer-0", "trainers", "gpu", "gpu-template")).ok());
+  ASSERT_TRUE(c()->create(member("trainer-1", "trainers", "gpu", "gpu-template")).ok());
+  EXPECT_EQ(wait_recorded("trainer-0", "gpu"), name);
+  EXPECT_EQ(wait_recorded("trainer-1", "gpu"), name);
+  // A member whose claim differs from the group's (another template) gets a claim of its own.
+  ASSERT_TRUE(c()->create(member("loner", "trainers", "gpu", "other-template")).ok());
+  ASSERT_TRUE(c()->create(gpu_template("other-template")).ok());
+  EXPECT_EQ(wait_recorded("loner", "gpu").substr(0, 10), "loner-gpu-");
+  EXPECT_EQ(claims().size(), 2u);
+}
+
+// "add-reserved-podgroup": a scheduled member's use of the group's allocated claim reserves it for
+// the PodGroup, once however many members run; "clear-reserved-podgroup": when the PodGroup is
+// gone its reservation goes and the claim is deallocated.
+TEST_F(PodGroupResourceClaimTest, ReservedForThePodGroupUntilTheGroupGoes) {
+  ASSERT_TRUE(c()->create(gpu_template("gpu-template")).ok());
+  auto group = c()->create(claim_group("trainers", "gpu", "gpu-template"));
+  ASSERT_TRUE(group.ok()) << group.error().to_string();
+  std::string name = wait_group_recorded("trainers", "gpu");
+  // Allocated by "the scheduler": finalizer, then the allocation.
+  auto cur = c()->get<rv1::ResourceClaim>("default", name);
+  ASSERT_TRUE(cur.ok());
+  cur->metadata.finalizers = std::vector<std::string>{std::string(rv1::kFinalizer)};
+  cur = c()->update(*cur);
+  ASSERT_TRUE(cur.ok()) << cur.error().to_string();
+  rv1::DeviceRequestAllocationResult res;
+  res.request = "gpu";
+  res.driver = "gpu.ksched.dev";
+  res.pool = "node-0";
+  res.device = "gpu-0";
+  cur->status.allocation.emplace().devices.results.push_back(res);
+  ASSERT_TRUE(c()->update_status(*cur).ok());
+
+  add_node("node-0");
+  for (const char* p : {"trainer-0", "trainer-1"}) {
+    api::Pod m = member(p, "trainers", "gpu", "gpu-template");
+    m.spec.nodeName = "node-0";
+    ASSERT_TRUE(c()->create(m).ok());
+    EXPECT_EQ(wait_recorded(p, "gpu"), name);
+  }
+  ASSERT_TRUE(eventually([&] {
+    auto cl = c()->get<rv1::ResourceClaim>("default", name);
+    return cl && !cl->status.reservedFor.empty();
+  }));
+  auto cl = c()->get<rv1::ResourceClaim>("default", name);
+  ASSERT_EQ(cl->status.reservedFor.size(), 1u);
+  EXPECT_EQ(cl->status.reservedFor[0].apiGroup, "scheduling.k8s.io");
+  EXPECT_EQ(cl->status.reservedFor[0].resource, "podgroups");
+  EXPECT_EQ(cl->status.reservedFor[0].name, "trainers");
+  EXPECT_EQ(cl->status.reservedFor[0].uid, group->metadata.uid);
+
+  // The members finishing does not release the group's claim; the group going does.
+  ASSERT_TRUE(c()->patch<api::Pod>("default", "trainer-0", client::PatchType::Merge,
+                                   R"({"status":{"phase":"Succeeded"}})", "status")
+                  .ok());
+  ASSERT_TRUE(c()->remove<sched::PodGroup>("default", "trainers").ok());
+  ASSERT_TRUE(eventually([&] {
+    auto x = c()->get<rv1::ResourceClaim>("default", name);
+    return x && x->status.reservedFor.empty() && !x->status.allocation && x->metadata.finalizers.empty();
+  }));
+}
+
+// "create ResourceClaim for grouped Pod with claim when DRAWorkloadResourceClaims feature is
+// disabled": with the gate off the server drops the PodGroup's claims and a member's claim is its
+// own, made from the template as for any pod.
+class PodGroupResourceClaimGateOffTest : public ResourceClaimTest {
+ protected:
+  void SetUp() override {
+    server_feature_gates.GenericWorkload = true;
+    controller_feature_gates = {{"GenericWorkload", true}};
+    ResourceClaimTest::SetUp();
+  }
+};
+
+TEST_F(PodGroupResourceClaimGateOffTest, GroupClaimsAreDroppedAndMembersMakeTheirOwn) {
+  ASSERT_TRUE(c()->create(gpu_template("gpu-template")).ok());
+  auto group = c()->create(claim_group("trainers", "gpu", "gpu-template"));
+  ASSERT_TRUE(group.ok()) << group.error().to_string();
+  EXPECT_TRUE(group->spec.resourceClaims.empty());
+  ASSERT_TRUE(c()->create(member("trainer-0", "trainers", "gpu", "gpu-template")).ok());
+  EXPECT_EQ(wait_recorded("trainer-0", "gpu").substr(0, 14), "trainer-0-gpu-");
+  ASSERT_EQ(claims().size(), 1u);
+  EXPECT_EQ(claims()[0].metadata.ownerReferences.at(0).kind, "Pod");
 }

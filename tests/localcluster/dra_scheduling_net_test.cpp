@@ -12,6 +12,7 @@
 
 #include "api/resource.h"
 #include "client/resources_dra.h"
+#include "client/resources_scheduling.h"
 #include "client/rest.h"
 #include "localcluster/local_cluster.h"
 #include "net_testing/net_fixture.h"
@@ -222,6 +223,67 @@ TEST(DraScheduling, StoppingTheSchedulerEndsAPreBindWaitingForABindingCondition)
   ASSERT_TRUE(after.ok() && after->items.size() == 1u);
   EXPECT_TRUE(after->items[0].status.reservedFor.empty());
   EXPECT_TRUE(after->items[0].status.allocation.has_value());
+}
+
+// DRAWorkloadResourceClaims (KEP-5729) end to end, with GenericWorkload and GangScheduling: a gang
+// of 3 whose PodGroup names the template shares one claim, which the ResourceClaim controller
+// makes for the PodGroup; 2 nodes with 1 GPU each, so the gang fits only by sharing, and it does:
+// the pod-group cycle allocates the claim once, every member lands on the node of its one device,
+// and the claim is reserved for the PodGroup.
+TEST(DraScheduling, AGangSharesItsPodGroupsClaimOnOneNode) {
+  ksched::localcluster::LocalClusterOptions o;
+  o.nodes = 2;
+  o.dra_devices = "gpu.ksched.dev=1";
+  o.scheduler_secure_port = -1;
+  o.feature_gates = {{"GenericWorkload", true}, {"GangScheduling", true}, {"DRAWorkloadResourceClaims", true}};
+  auto cluster = ksched::localcluster::LocalCluster::start(o);
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  auto c = (*cluster)->client();
+  ASSERT_TRUE(c->create(gpu_class()).ok());
+  ASSERT_TRUE(c->create(one_gpu()).ok());
+  ASSERT_TRUE(eventually([&] {
+    auto l = c->list<rv1::ResourceSlice>("");
+    return l.ok() && l->items.size() == 2;
+  }));
+  ksched::api::schedulingv1beta1::PodGroup group;
+  group.metadata.name = "trainers";
+  group.metadata.namespace_ = "default";
+  group.spec.schedulingPolicy.gang.emplace().minCount = 3;
+  auto& shared = group.spec.resourceClaims.emplace_back();
+  shared.name = "gpu";
+  shared.resourceClaimTemplateName = "one-gpu";
+  auto made = c->create(group);
+  ASSERT_TRUE(made.ok()) << made.error().to_string();
+  for (int i = 0; i < 3; ++i) {
+    auto p = gpu_pod("trainer-" + std::to_string(i));
+    p.spec.schedulingGroup.emplace().podGroupName = "trainers";
+    ASSERT_TRUE(c->create(p).ok());
+  }
+  auto nodes = [&] {
+    std::set<std::string> out;
+    std::size_t n = 0;
+    if (auto l = c->list<ksched::api::Pod>("default"); l.ok())
+      for (const auto& p : l->items)
+        if (!p.spec.nodeName.empty()) {
+          out.insert(p.spec.nodeName);
+          ++n;
+        }
+    return std::make_pair(n, out);
+  };
+  ASSERT_TRUE(eventually([&] { return nodes().first == 3; })) << nodes().first;
+  EXPECT_EQ(nodes().second.size(), 1u);
+  auto claims = c->list<rv1::ResourceClaim>("default");
+  ASSERT_TRUE(claims.ok());
+  ASSERT_EQ(claims->items.size(), 1u);
+  const auto& claim = claims->items[0];
+  EXPECT_EQ(claim.metadata.ownerReferences.at(0).kind, "PodGroup");
+  ASSERT_TRUE(claim.status.allocation);
+  ASSERT_EQ(claim.status.allocation->devices.results.size(), 1u);
+  EXPECT_EQ(std::string(claim.status.allocation->devices.results[0].pool.view()), *nodes().second.begin());
+  ASSERT_EQ(claim.status.reservedFor.size(), 1u);
+  EXPECT_EQ(claim.status.reservedFor[0].resource, "podgroups");
+  EXPECT_EQ(claim.status.reservedFor[0].name, "trainers");
+  EXPECT_EQ(claim.status.reservedFor[0].uid, made->metadata.uid);
 }
 
 }  // namespace

@@ -1376,5 +1376,142 @@ TEST(DraManager, IncrementalAllocatedDevicesEqualARebuild) {
   }
 }
 
+
+// ---------------------------------------------------------------- DRAWorkloadResourceClaims
+// KEP-5729 (alpha in v1.36, beta and off in v1.37): a claim a gang shares through its PodGroup is
+// allocated once for the group and reserved for the PodGroup ({scheduling.k8s.io, podgroups}, the
+// shape upstream's resourceclaim controller_test.go "add-reserved-podgroup" expects), and a member's
+// PostFilter does not deallocate it (upstream dynamicresources_preemption_test.go
+// "pod-group-claim-not-released" for the same rule in preemption).
+
+// The PodGroup "pg"'s claim made from its template: controlled by the PodGroup (uid-pg).
+std::shared_ptr<resourceapi::ResourceClaim> group_claim(const std::string& name) {
+  auto c = claim(name);
+  api::OwnerReference owner;
+  owner.apiVersion = "scheduling.k8s.io/v1beta1";
+  owner.kind = "PodGroup";
+  owner.name = "pg";
+  owner.uid = "uid-pg";
+  owner.controller = true;
+  c->metadata.ownerReferences = std::vector<api::OwnerReference>{owner};
+  return c;
+}
+
+// A member of PodGroup "pg" whose claim "gpu" is the group's (recorded as `generated`).
+std::shared_ptr<const api::Pod> member(const std::string& name, const std::string& generated) {
+  return obj<api::Pod>("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default, uid: uid-" +
+                       name + "}\nspec:\n  containers: [{name: c, image: i}]\n  schedulingGroup: {podGroupName: pg}\n"
+                       "  resourceClaims:\n  - {name: gpu, resourceClaimTemplateName: gpu-template}\n"
+                       "status:\n  resourceClaimStatuses: [{name: gpu, resourceClaimName: " + generated + "}]\n");
+}
+
+class WorkloadClaimsTest : public DynamicResourcesTest {
+ protected:
+  void SetUp() override {
+    config::Features f = config::features();
+    f.draWorkloadResourceClaims = gate_on;
+    gates.emplace(f);
+    DynamicResourcesTest::SetUp();
+  }
+  bool gate_on = true;
+  std::optional<config::ScopedFeatures> gates;
+};
+
+// Two members of a gang in one pod-group cycle (Reserve of each before any PreBind): the second
+// sees the first's in-flight allocation as the claim's, so it must land on the node that
+// allocation pins (node-1, whose only device the first member's allocation holds) and allocates
+// nothing itself; whichever PreBind runs first writes the one allocation, reserved for the PodGroup.
+TEST_F(WorkloadClaimsTest, GangMembersShareOneAllocationReservedForThePodGroup) {
+  handle.manager.on_slice_add(slice("node-1", 1));
+  handle.manager.on_slice_add(slice("node-2", 1));
+  add_claim(group_claim("pg-gpu-x"));
+  auto pa = member("pa", "pg-gpu-x");
+  auto pb = member("pb", "pg-gpu-x");
+  fw::CycleState sa, sb;
+  ASSERT_TRUE(pre_filter(sa, *pa).is_success());
+  ASSERT_TRUE(plugin->filter(sa, *pa, ni("node-1")).is_success());
+  ASSERT_TRUE(plugin->reserve(sa, *pa, "node-1").is_success());
+  ASSERT_TRUE(handle.manager.claim_has_pending_allocation("uid-pg-gpu-x"));
+
+  auto st = pre_filter(sb, *pb);
+  ASSERT_TRUE(st.is_success()) << st.message();
+  EXPECT_EQ(plugin->filter(sb, *pb, ni("node-2")).message(), "resourceclaim not available on the node");
+  ASSERT_TRUE(plugin->filter(sb, *pb, ni("node-1")).is_success());
+  ASSERT_TRUE(plugin->reserve(sb, *pb, "node-1").is_success());
+
+  // The second member's PreBind first: it writes the group's allocation.
+  ASSERT_TRUE(plugin->pre_bind(sb, *pb, "node-1").is_success());
+  auto stored = handle.claims.stored("pg-gpu-x");
+  ASSERT_TRUE(stored->status.allocation);
+  ASSERT_EQ(stored->status.allocation->devices.results.size(), 1u);
+  EXPECT_EQ(stored->status.allocation->devices.results[0].pool, "node-1");
+  EXPECT_EQ(stored->status.allocation->devices.results[0].device, "gpu-0");
+  ASSERT_EQ(stored->status.reservedFor.size(), 1u);
+  EXPECT_EQ(stored->status.reservedFor[0].apiGroup, "scheduling.k8s.io");
+  EXPECT_EQ(stored->status.reservedFor[0].resource, "podgroups");
+  EXPECT_EQ(stored->status.reservedFor[0].name, "pg");
+  EXPECT_EQ(stored->status.reservedFor[0].uid, "uid-pg");
+  EXPECT_EQ(stored->metadata.finalizers.vec(), std::vector<std::string>{std::string(resourceapi::kFinalizer)});
+  // The first member's PreBind finds it written and reserved: nothing more, and its allocation is
+  // no longer in flight.
+  const int writes = handle.claims.updates;
+  ASSERT_TRUE(plugin->pre_bind(sa, *pa, "node-1").is_success());
+  EXPECT_EQ(handle.claims.updates, writes);
+  EXPECT_EQ(handle.claims.stored("pg-gpu-x")->status.reservedFor.size(), 1u);
+  EXPECT_FALSE(handle.manager.claim_has_pending_allocation("uid-pg-gpu-x"));
+  // One device in use for the whole group.
+  EXPECT_EQ(handle.manager.allocated_devices()->size(), 1u);
+
+  // A member's Unreserve leaves the group's reservation alone.
+  plugin->unreserve(sa, *pa, "node-1");
+  EXPECT_EQ(handle.claims.stored("pg-gpu-x")->status.reservedFor.size(), 1u);
+}
+
+// The claim allocated for the group and reserved for it: a member that cannot use it where it is
+// is not helped by deallocating it (the group holds it).
+TEST_F(WorkloadClaimsTest, ClaimReservedForThePodGroupIsNotDeallocatedByAMember) {
+  auto c = group_claim("pg-gpu-x");
+  c->status.allocation = allocation("node-2", "gpu-0", "node-2");
+  resourceapi::ResourceClaimConsumerReference group;
+  group.apiGroup = "scheduling.k8s.io";
+  group.resource = "podgroups";
+  group.name = "pg";
+  group.uid = "uid-pg";
+  c->status.reservedFor.push_back(group);
+  add_claim(c);
+  auto p = member("p", "pg-gpu-x");
+  fw::CycleState s;
+  ASSERT_TRUE(pre_filter(s, *p).is_success());
+  EXPECT_EQ(plugin->filter(s, *p, ni("node-1")).message(), "resourceclaim not available on the node");
+  fw::PostFilterResult pr;
+  EXPECT_EQ(plugin->post_filter(s, *p, fw::NodeToStatus{}, pr).message(), "still not schedulable");
+  EXPECT_TRUE(handle.claims.stored("pg-gpu-x")->status.allocation);
+  // On its node the member binds without a write: the group already holds the claim.
+  ASSERT_TRUE(plugin->filter(s, *p, ni("node-2")).is_success());
+  const int writes = handle.claims.updates;
+  ASSERT_TRUE(plugin->reserve(s, *p, "node-2").is_success());
+  ASSERT_TRUE(plugin->pre_bind(s, *p, "node-2").is_success());
+  EXPECT_EQ(handle.claims.updates, writes);
+}
+
+class WorkloadClaimsGateOffTest : public WorkloadClaimsTest {
+ protected:
+  void SetUp() override {
+    gate_on = false;
+    WorkloadClaimsTest::SetUp();
+  }
+};
+
+// Gate off: a claim the PodGroup controls is not the member's (upstream's IsForPod), so the member
+// waits, as any pod whose generated claim has another owner.
+TEST_F(WorkloadClaimsGateOffTest, TheGroupsClaimIsNotTheMembers) {
+  handle.manager.on_slice_add(slice("node-1", 1));
+  add_claim(group_claim("pg-gpu-x"));
+  fw::CycleState s;
+  auto st = pre_filter(s, *member("pa", "pg-gpu-x"));
+  EXPECT_EQ(st.code(), fw::Code::UnschedulableAndUnresolvable);
+  EXPECT_EQ(st.message(), "ResourceClaim default/pg-gpu-x was not created for pod default/pa (pod is not owner)");
+}
+
 }  // namespace
 }  // namespace ksched::scheduler::plugins::dynamicresources

@@ -534,6 +534,12 @@ std::vector<BootstrapObject> build(const FeatureGates& gates) {
     if (r.name == "job-controller" && gates.GenericWorkload)
       r.rules.push_back(
           verbs({"create", "get", "list", "watch", "update", "patch"}).in({"scheduling.k8s.io"}).on({"workloads", "podgroups"}));
+    // DRAWorkloadResourceClaims: the ResourceClaim controller reads PodGroups and writes their
+    // status.resourceClaimStatuses.
+    if (r.name == "resource-claim-controller" && gates.GenericWorkload && gates.DRAWorkloadResourceClaims) {
+      r.rules.push_back(read().in({"scheduling.k8s.io"}).on({"podgroups"}));
+      r.rules.push_back(verbs({"patch", "update"}).in({"scheduling.k8s.io"}).on({"podgroups/status"}));
+    }
     controller_names.push_back(r.name);
     r.name = "system:controller:" + r.name;
     out.push_back({"clusterroles", "", role_object("ClusterRole", r, r.rules)});

@@ -48,25 +48,6 @@ client::Result<std::optional<T>> get_named(client::RestClient& c, const client::
   return r.error();
 }
 
-// The JSON of a Job's resourceClaims, as the Workload template's and the PodGroup's
-// resourceClaims (the same members: name, resourceClaimName, resourceClaimTemplateName).
-std::string resource_claims_json(const std::vector<WorkloadPodGroupResourceClaim>& claims) {
-  std::string out = "[";
-  for (const auto& claim : claims) {
-    if (out.size() > 1) out += ',';
-    api::encode_to(out, claim);
-  }
-  out += ']';
-  return out;
-}
-
-// The value of a member kept in `extra`, or empty.
-std::string_view extra_member(const api::Extra& extra, std::string_view key) {
-  for (auto [k, raw] : extra.fields)
-    if (k == key) return raw;
-  return {};
-}
-
 bool controlled_by_job(const api::ObjectMeta& meta, const Job& job) {
   const api::OwnerReference* owner = controller_of(meta);
   return owner != nullptr && owner->uid == job.metadata.uid;
@@ -438,10 +419,14 @@ wl::Workload workload_for_job(const Job& job) {
     if (s->disruptionMode->single) d.single.emplace();
     if (s->disruptionMode->all) d.all.emplace();
   }
-  // Not typed in api::schedulingv1beta1 (gate DRAWorkloadResourceClaims): written as a member
-  // of the template's `extra`, which the codec writes out.
-  if (s && !s->resourceClaims.empty())
-    t.extra.fields.emplace_back("resourceClaims", resource_claims_json(s->resourceClaims));
+  // DRAWorkloadResourceClaims: the API server drops them unless the gate is on.
+  if (s)
+    for (const auto& claim : s->resourceClaims) {
+      wl::PodGroupResourceClaim& c = t.resourceClaims.emplace_back();
+      c.name = claim.name;
+      c.resourceClaimName = claim.resourceClaimName;
+      c.resourceClaimTemplateName = claim.resourceClaimTemplateName;
+    }
   w.spec.podGroupTemplates.push_back(std::move(t));
   return w;
 }
@@ -476,8 +461,7 @@ std::optional<pg::PodGroup> pod_group_for(const Job& job, const wl::Workload& wo
   p.spec.schedulingConstraints = t->schedulingConstraints;
   p.spec.disruptionMode = t->disruptionMode;
   p.spec.priorityClassName = t->priorityClassName;
-  if (auto claims = extra_member(t->extra, "resourceClaims"); !claims.empty())
-    p.spec.extra.fields.emplace_back("resourceClaims", claims);
+  p.spec.resourceClaims = t->resourceClaims;
   return p;
 }
 

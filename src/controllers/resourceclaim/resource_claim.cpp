@@ -7,6 +7,7 @@
 #include "api/helpers.h"
 #include "api/resource_claims.h"
 #include "client/resources_dra.h"
+#include "client/resources_scheduling.h"
 #include "controllers/controller_utils.h"
 #include "controllers/informers.h"
 #include "util/log.h"
@@ -18,7 +19,11 @@ namespace rv1 = api::resourcev1;
 namespace {
 
 constexpr std::string_view kPodPrefix = "pod:";
+constexpr std::string_view kPodGroupPrefix = "podgroup:";
 constexpr std::string_view kClaimPrefix = "claim:";
+constexpr std::string_view kSchedulingGroup = "scheduling.k8s.io";
+constexpr std::string_view kPodGroupApiVersion = "scheduling.k8s.io/v1beta1";
+using PodGroup = api::schedulingv1beta1::PodGroup;
 constexpr std::size_t kMaxDeletedPods = 500;  // upstream's maxUIDCacheEntries
 
 // resourceclaim.Name: the claim a pod claim refers to. `found` false: made from a template and
@@ -41,11 +46,59 @@ ClaimName claim_name(const api::Pod& pod, const api::PodResourceClaim& pc) {
   return {false, std::nullopt, false};
 }
 
-// resourceclaim.IsForPod: the claim is in the pod's namespace and the pod controls it.
-bool is_for_pod(const api::Pod& pod, const rv1::ResourceClaim& claim) {
+// The PodGroup's entry the pod claim equals (the same name and the same claim or template): the
+// pod then uses the PodGroup's claim (KEP-5729). Null when none.
+const api::schedulingv1beta1::PodGroupResourceClaim* group_claim_for(const PodGroup* group,
+                                                                     const api::PodResourceClaim& pc) {
+  if (group == nullptr) return nullptr;
+  for (const auto& c : group->spec.resourceClaims)
+    if (c.name == pc.name && c.resourceClaimName == pc.resourceClaimName &&
+        c.resourceClaimTemplateName == pc.resourceClaimTemplateName)
+      return &c;
+  return nullptr;
+}
+
+// The claim the PodGroup's status records for its entry `name`: nullopt while none is recorded;
+// a recorded entry without a name means none is needed.
+std::optional<std::optional<std::string>> group_status_claim(const PodGroup& group, std::string_view name) {
+  for (const auto& s : group.status.resourceClaimStatuses)
+    if (s.name == name) return s.resourceClaimName;
+  return std::nullopt;
+}
+
+// resourceclaim.IsForPod: the claim is in the pod's namespace and the pod controls it; or, for a
+// pod claim equal to one of its PodGroup's, the PodGroup does.
+bool is_for_pod(const api::Pod& pod, const PodGroup* group, const api::PodResourceClaim& pc,
+                const rv1::ResourceClaim& claim) {
   if (claim.metadata.namespace_ != pod.metadata.namespace_) return false;
   const api::OwnerReference* ref = controller_of(claim.metadata);
-  return ref && ref->uid == pod.metadata.uid;
+  if (!ref) return false;
+  if (ref->uid == pod.metadata.uid) return true;
+  return group_claim_for(group, pc) && ref->uid == group->metadata.uid;
+}
+
+// The consumer a scheduled pod's use of the claim puts in reservedFor: its PodGroup for a claim
+// shared with the group, else the pod.
+rv1::ResourceClaimConsumerReference consumer_of(const api::Pod& pod, const PodGroup* group,
+                                                const api::PodResourceClaim& pc) {
+  rv1::ResourceClaimConsumerReference ref;
+  if (group_claim_for(group, pc)) {
+    ref.apiGroup = std::string(kSchedulingGroup);
+    ref.resource = "podgroups";
+    ref.name = group->metadata.name;
+    ref.uid = group->metadata.uid;
+  } else {
+    ref.resource = "pods";
+    ref.name = pod.metadata.name;
+    ref.uid = pod.metadata.uid;
+  }
+  return ref;
+}
+
+bool reserved_for(const rv1::ResourceClaim& claim, std::string_view uid) {
+  for (const auto& r : claim.status.reservedFor)
+    if (r.uid == uid) return true;
+  return false;
 }
 
 std::string not_for_pod(const api::Pod& pod, const rv1::ResourceClaim& claim) {
@@ -54,11 +107,6 @@ std::string not_for_pod(const api::Pod& pod, const rv1::ResourceClaim& claim) {
          " (pod is not owner)";
 }
 
-bool reserved_for_pod(const api::Pod& pod, const rv1::ResourceClaim& claim) {
-  for (const auto& r : claim.status.reservedFor)
-    if (r.uid == pod.metadata.uid) return true;
-  return false;
-}
 
 // isPodDone: none of the containers run or ever will.
 bool pod_done(const api::Pod& pod) {
@@ -82,6 +130,8 @@ ResourceClaimController::ResourceClaimController(const ControllerContext& ctx)
   pods_ = pod_informer(ctx_);
   claims_ = resource_claim_informer(ctx_);
   templates_ = resource_claim_template_informer(ctx_);
+  const bool groups = ctx_.features.generic_workload && ctx_.features.dra_workload_resource_claims;
+  if (groups) pod_groups_ = pod_group_informer(ctx_);
 
   // Pods by the claims they use, so that a claim's change reaches its pods.
   pods_->indexer().add_indexers({{kPodResourceClaimIndex, [](const api::Pod& p) {
@@ -93,6 +143,14 @@ ResourceClaimController::ResourceClaimController(const ControllerContext& ctx)
                                     }
                                     return keys;
                                   }}});
+  if (groups)
+    pods_->indexer().add_indexers({{kPodByPodGroupIndex, [](const api::Pod& p) {
+                                      std::vector<std::string> keys;
+                                      const auto& g = p.spec.schedulingGroup;
+                                      if (!p.spec.resourceClaims.empty() && g && g->podGroupName)
+                                        keys.push_back(std::string(p.metadata.namespace_) + "/" + *g->podGroupName);
+                                      return keys;
+                                    }}});
 
   auto ph = std::make_shared<informer::ResourceEventHandlerFuncs<api::Pod>>();
   ph->add = [this](const Ptr<api::Pod>& p, bool) { enqueue_pod(*p, false); };
@@ -115,6 +173,17 @@ ResourceClaimController::ResourceClaimController(const ControllerContext& ctx)
   // Templates have no handler upstream; their informer must have synced before pods are synced.
   auto tr = templates_->add_event_handler(std::make_shared<informer::ResourceEventHandlerFuncs<Template>>());
   synced_.push_back([tr] { return tr->has_synced(); });
+
+  if (groups) {
+    auto gh = std::make_shared<informer::ResourceEventHandlerFuncs<PodGroup>>();
+    gh->add = [this](const Ptr<PodGroup>& g, bool) { enqueue_pod_group(*g, false); };
+    gh->update = [this](const Ptr<PodGroup>&, const Ptr<PodGroup>& cur) { enqueue_pod_group(*cur, false); };
+    gh->del = [this](const informer::Deleted<PodGroup>& d) {
+      if (d.obj) enqueue_pod_group(*d.obj, true);
+    };
+    auto gr = pod_groups_->add_event_handler(gh);
+    synced_.push_back([gr] { return gr->has_synced(); });
+  }
 }
 
 ResourceClaimController::~ResourceClaimController() { stop(); }
@@ -135,19 +204,33 @@ Ptr<ResourceClaimController::Claim> ResourceClaimController::cached_claim(const 
   return it == created_.end() ? nullptr : it->second;
 }
 
+Ptr<ResourceClaimController::PodGroup> ResourceClaimController::pod_group_of(const api::Pod& pod) const {
+  if (!pod_groups_) return nullptr;
+  const auto& g = pod.spec.schedulingGroup;
+  if (!g || !g->podGroupName) return nullptr;
+  return pod_groups_->lister().get(std::string(pod.metadata.namespace_), *g->podGroupName);
+}
+
+void ResourceClaimController::remember_deleted(std::string uid) {
+  std::lock_guard l(deleted_mu_);
+  if (deleted_consumers_.insert(uid).second) {
+    deleted_order_.push_back(std::move(uid));
+    if (deleted_order_.size() > kMaxDeletedPods) {
+      deleted_consumers_.erase(deleted_order_.front());
+      deleted_order_.pop_front();
+    }
+  }
+}
+
+bool ResourceClaimController::consumer_deleted(std::string_view uid) const {
+  std::lock_guard l(deleted_mu_);
+  return deleted_consumers_.count(std::string(uid)) != 0;
+}
+
 void ResourceClaimController::enqueue_pod(const api::Pod& pod, bool deleted) {
   if (pod.spec.resourceClaims.empty()) return;
   std::string ns(pod.metadata.namespace_);
-  if (deleted) {
-    std::lock_guard l(deleted_mu_);
-    if (deleted_pods_.insert(std::string(pod.metadata.uid)).second) {
-      deleted_order_.push_back(std::string(pod.metadata.uid));
-      if (deleted_order_.size() > kMaxDeletedPods) {
-        deleted_pods_.erase(deleted_order_.front());
-        deleted_order_.pop_front();
-      }
-    }
-  }
+  if (deleted) remember_deleted(std::string(pod.metadata.uid));
   // A pod that is gone, done, or deleted before it was scheduled releases its reservations.
   bool needs_claims = !deleted && !api::pod_is_terminal(pod) &&
                       !(pod.metadata.deletionTimestamp && pod.spec.nodeName.empty());
@@ -159,18 +242,39 @@ void ResourceClaimController::enqueue_pod(const api::Pod& pod, bool deleted) {
   if (!deleted && pod_needs_work(pod)) workers_.add(std::string(kPodPrefix) + ns + "/" + std::string(pod.metadata.name));
 }
 
+void ResourceClaimController::enqueue_pod_group(const PodGroup& group, bool deleted) {
+  const std::string ns(group.metadata.namespace_);
+  if (deleted) {
+    // Its reservations go: the claims it holds are synced (upstream's deletedObjects for the
+    // PodGroup's UID).
+    remember_deleted(std::string(group.metadata.uid));
+    for (const auto& c : group.spec.resourceClaims)
+      if (c.resourceClaimName) workers_.add(std::string(kClaimPrefix) + ns + "/" + *c.resourceClaimName);
+    for (const auto& st : group.status.resourceClaimStatuses)
+      if (st.resourceClaimName) workers_.add(std::string(kClaimPrefix) + ns + "/" + *st.resourceClaimName);
+    return;
+  }
+  if (group.spec.resourceClaims.empty()) return;
+  workers_.add(std::string(kPodGroupPrefix) + ns + "/" + std::string(group.metadata.name));
+  // Its members may now find the group's claims in its status.
+  for (const auto& pod : pods_->indexer().by_index(kPodByPodGroupIndex, ns + "/" + std::string(group.metadata.name)))
+    enqueue_pod(*pod, false);
+}
+
 bool ResourceClaimController::pod_needs_work(const api::Pod& pod) const {
   if (pod.metadata.deletionTimestamp) return false;
   std::string ns(pod.metadata.namespace_);
+  const auto group = pod_group_of(pod);
   for (const auto& pc : pod.spec.resourceClaims) {
     ClaimName n = claim_name(pod, pc);
     if (!n.found) return true;    // a claim to make from a template (or an API this does not know)
     if (!n.name) return false;    // no claim needed
     auto claim = cached_claim(ns, *n.name);
     if (!claim) return pc.resourceClaimTemplateName.has_value();  // else the user must create it
-    if (n.check_owner && !is_for_pod(pod, *claim)) return false;
+    if (n.check_owner && !is_for_pod(pod, group.get(), pc, *claim)) return false;
     if (pod.spec.nodeName.empty()) continue;
-    if (claim->status.allocation && !reserved_for_pod(pod, *claim)) return true;  // to reserve
+    // To reserve, for the pod or its PodGroup.
+    if (claim->status.allocation && !reserved_for(*claim, consumer_of(pod, group.get(), pc).uid.view())) return true;
   }
   return false;
 }
@@ -185,25 +289,56 @@ void ResourceClaimController::enqueue_claim(const Claim& claim, bool deleted) {
     forget_created_locked(key);
   }
   for (const auto& pod : pods_->indexer().by_index(kPodResourceClaimIndex, key)) enqueue_pod(*pod, false);
+  // A PodGroup whose claim went is synced: it makes the claim again.
+  if (deleted && pod_groups_)
+    if (const api::OwnerReference* owner = controller_of(claim.metadata); owner && owner->kind == "PodGroup")
+      workers_.add(std::string(kPodGroupPrefix) + std::string(claim.metadata.namespace_) + "/" + owner->name);
 }
 
 util::Result<void> ResourceClaimController::sync(const std::string& key) {
   std::string_view k = key;
-  bool pod = k.starts_with(kPodPrefix);
-  if (!pod && !k.starts_with(kClaimPrefix)) return error_of("unexpected key: " + key);
-  k.remove_prefix(pod ? kPodPrefix.size() : kClaimPrefix.size());
+  enum { kPod, kGroup, kClaim } kind;
+  if (k.starts_with(kPodPrefix)) {
+    kind = kPod;
+    k.remove_prefix(kPodPrefix.size());
+  } else if (k.starts_with(kPodGroupPrefix)) {
+    kind = kGroup;
+    k.remove_prefix(kPodGroupPrefix.size());
+  } else if (k.starts_with(kClaimPrefix)) {
+    kind = kClaim;
+    k.remove_prefix(kClaimPrefix.size());
+  } else {
+    return error_of("unexpected key: " + key);
+  }
   auto slash = k.find('/');
   if (slash == std::string_view::npos) return error_of("unexpected key format: " + key);
   std::string ns(k.substr(0, slash)), name(k.substr(slash + 1));
-  return pod ? sync_pod(ns, name) : sync_claim(ns, name);
+  switch (kind) {
+    case kPod: return sync_pod(ns, name);
+    case kGroup: return sync_pod_group(ns, name);
+    case kClaim: break;
+  }
+  return sync_claim(ns, name);
 }
 
 util::Result<void> ResourceClaimController::sync_pod(const std::string& ns, const std::string& name) {
   auto pod = pods_->lister().get(ns, name);
   if (!pod || pod->metadata.deletionTimestamp) return {};
+  // The pod's PodGroup (DRAWorkloadResourceClaims): upstream needs it known before it makes any of
+  // a grouped pod's claims.
+  informer::Ptr<PodGroup> group;
+  if (pod_groups_ && pod->spec.schedulingGroup && pod->spec.schedulingGroup->podGroupName) {
+    group = pod_group_of(*pod);
+    if (!group) {
+      bool waiting = false;
+      for (const auto& pc : pod->spec.resourceClaims) waiting = waiting || !claim_name(*pod, pc).found;
+      if (waiting)
+        return error_of("podgroup.scheduling.k8s.io \"" + *pod->spec.schedulingGroup->podGroupName + "\" not found");
+    }
+  }
   std::map<std::string, std::string> made;
   for (const auto& pc : pod->spec.resourceClaims) {
-    if (auto r = handle_claim(*pod, pc, made); !r) {
+    if (auto r = handle_claim(*pod, group.get(), pc, made); !r) {
       recorder_.eventf(object_reference("v1", "Pod", pod->metadata), "Warning", "FailedResourceClaimCreation",
                        "PodResourceClaim {}: {}", pc.name, r.error());
       return error_of("pod " + ns + "/" + name + ", PodResourceClaim " + pc.name + ": " + r.error());
@@ -234,17 +369,18 @@ util::Result<void> ResourceClaimController::sync_pod(const std::string& ns, cons
   if (pod->spec.nodeName.empty()) return {};  // the scheduler reserves
   for (const auto& pc : pod->spec.resourceClaims) {
     ClaimName n = claim_name(*pod, pc);
-    if (!n.found) return error_of(std::string("pod \"") + ns + "/" + name + "\": ResourceClaim not created yet");
+    if (!n.found) {
+      // A claim shared with the PodGroup that the group has not got yet: nothing to reserve.
+      if (group_claim_for(group.get(), pc)) continue;
+      return error_of(std::string("pod \"") + ns + "/" + name + "\": ResourceClaim not created yet");
+    }
     if (!n.name) continue;
     auto claim = cached_claim(ns, *n.name);
     if (!claim) return {};
-    if (n.check_owner && !is_for_pod(*pod, *claim)) return error_of(not_for_pod(*pod, *claim));
-    if (claim->status.allocation && !reserved_for_pod(*pod, *claim)) {
+    if (n.check_owner && !is_for_pod(*pod, group.get(), pc, *claim)) return error_of(not_for_pod(*pod, *claim));
+    rv1::ResourceClaimConsumerReference ref = consumer_of(*pod, group.get(), pc);
+    if (claim->status.allocation && !reserved_for(*claim, ref.uid.view())) {
       Claim next = *claim;
-      rv1::ResourceClaimConsumerReference ref;
-      ref.resource = "pods";
-      ref.name = pod->metadata.name;
-      ref.uid = pod->metadata.uid;
       next.status.reservedFor.push_back(std::move(ref));
       if (auto r = ctx_.client->update_status(next); !r)
         return error_of("reserve claim " + ns + "/" + *n.name + " for pod: " + r.error().message);
@@ -253,16 +389,16 @@ util::Result<void> ResourceClaimController::sync_pod(const std::string& ns, cons
   return {};
 }
 
-Ptr<ResourceClaimController::Claim> ResourceClaimController::claim_made_for(const api::Pod& pod,
-                                                                            std::string_view pod_claim) const {
+Ptr<ResourceClaimController::Claim> ResourceClaimController::claim_made_for(std::string_view owner_uid,
+                                                                            std::string_view claim_name) const {
   auto matches = [&](const Claim& c) {
     const std::string* a = c.metadata.annotations.find(api::kPodClaimNameAnnotation);
-    return a && *a == pod_claim;
+    return a && *a == claim_name;
   };
-  for (const auto& c : owned_by(claims_->indexer(), pod.metadata.uid))
+  for (const auto& c : owned_by(claims_->indexer(), owner_uid))
     if (matches(*c)) return c;
   std::lock_guard l(created_mu_);
-  auto [first, last] = created_by_pod_.equal_range(std::string(pod.metadata.uid));
+  auto [first, last] = created_by_owner_.equal_range(std::string(owner_uid));
   for (auto it = first; it != last; ++it)
     if (matches(*it->second)) return it->second;
   return nullptr;
@@ -272,17 +408,43 @@ void ResourceClaimController::forget_created_locked(const std::string& key) {
   auto it = created_.find(key);
   if (it == created_.end()) return;
   if (const api::OwnerReference* ref = controller_of(it->second->metadata)) {
-    auto [first, last] = created_by_pod_.equal_range(std::string(ref->uid));
+    auto [first, last] = created_by_owner_.equal_range(std::string(ref->uid));
     for (auto o = first; o != last; ++o)
       if (o->second == it->second) {
-        created_by_pod_.erase(o);
+        created_by_owner_.erase(o);
         break;
       }
   }
   created_.erase(it);
 }
 
-util::Result<void> ResourceClaimController::handle_claim(const api::Pod& pod, const api::PodResourceClaim& pc,
+util::Result<Ptr<ResourceClaimController::Claim>> ResourceClaimController::make_claim(
+    const api::ObjectMeta& owner, std::string_view api_version, std::string_view kind, std::string_view claim_name,
+    const std::string& template_name) {
+  const std::string ns(owner.namespace_);
+  // A claim made before whose name never reached the owner's status (a failed status write).
+  if (auto claim = claim_made_for(owner.uid.view(), claim_name)) return claim;
+  auto tmpl = templates_->lister().get(ns, template_name);
+  if (!tmpl)
+    return error_of("resource claim template \"" + template_name + "\": resourceclaimtemplate.resource.k8s.io \"" +
+                    template_name + "\" not found");
+  Claim c = api::claim_from_template(owner, api_version, kind, claim_name, *tmpl);
+  auto r = ctx_.client->create(c);
+  if (!r) return error_of("create ResourceClaim : " + r.error().message);
+  log::V(4).info("Created ResourceClaim", {{"claim", ns + "/" + std::string(r->metadata.name)},
+                                           {"owner", std::string(kind) + " " + ns + "/" + std::string(owner.name)}});
+  auto claim = std::make_shared<const Claim>(std::move(*r));
+  std::lock_guard l(created_mu_);
+  const std::string key = ns + "/" + std::string(claim->metadata.name);
+  forget_created_locked(key);
+  created_[key] = claim;
+  if (const api::OwnerReference* ref = controller_of(claim->metadata))
+    created_by_owner_.emplace(std::string(ref->uid), claim);
+  return Ptr<Claim>(claim);
+}
+
+util::Result<void> ResourceClaimController::handle_claim(const api::Pod& pod, const PodGroup* group,
+                                                         const api::PodResourceClaim& pc,
                                                          std::map<std::string, std::string>& made) {
   std::string ns(pod.metadata.namespace_);
   ClaimName n = claim_name(pod, pc);
@@ -290,34 +452,68 @@ util::Result<void> ResourceClaimController::handle_claim(const api::Pod& pod, co
     if (!n.name) return {};  // no claim needed
     if (!pc.resourceClaimTemplateName) return {};  // the user's own claim
     // Recorded in the pod's status: normally there; made again if it was deleted by accident.
-    if (auto claim = cached_claim(ns, *n.name); claim && (!n.check_owner || is_for_pod(pod, *claim))) return {};
+    if (auto claim = cached_claim(ns, *n.name); claim && (!n.check_owner || is_for_pod(pod, group, pc, *claim)))
+      return {};
   } else if (!pc.resourceClaimTemplateName) {
     return error_of(std::string("checking for claim before creating it: pod \"") + ns + "/" +
                     std::string(pod.metadata.name) + "\", spec.resourceClaim \"" + pc.name +
                     "\": none of the supported fields are set");
   }
-  const std::string& template_name = *pc.resourceClaimTemplateName;
-  // A claim made before whose name never reached the pod's status (a failed status write).
-  auto claim = claim_made_for(pod, pc.name);
-  if (!claim) {
-    auto tmpl = templates_->lister().get(ns, template_name);
-    if (!tmpl)
-      return error_of("resource claim template \"" + template_name + "\": resourceclaimtemplate.resource.k8s.io \"" +
-                      template_name + "\" not found");
-    Claim c = api::claim_from_template(pod, pc.name, *tmpl);
-    auto r = ctx_.client->create(c);
-    if (!r) return error_of("create ResourceClaim : " + r.error().message);
-    log::V(4).info("Created ResourceClaim", {{"claim", ns + "/" + std::string(r->metadata.name)},
-                                             {"pod", ns + "/" + std::string(pod.metadata.name)}});
-    claim = std::make_shared<const Claim>(std::move(*r));
-    std::lock_guard l(created_mu_);
-    const std::string key = ns + "/" + std::string(claim->metadata.name);
-    forget_created_locked(key);
-    created_[key] = claim;
-    if (const api::OwnerReference* ref = controller_of(claim->metadata))
-      created_by_pod_.emplace(std::string(ref->uid), claim);
+  // The PodGroup's claim (DRAWorkloadResourceClaims): the pod makes none; it records the group's
+  // once the group's status has it (the PodGroup's sync makes it).
+  if (group_claim_for(group, pc)) {
+    auto recorded = group_status_claim(*group, pc.name);
+    if (!recorded || !*recorded) return {};
+    if (!n.found || n.name != **recorded) made[pc.name] = **recorded;
+    return {};
   }
-  made[pc.name] = std::string(claim->metadata.name);
+  auto claim = make_claim(pod.metadata, "v1", "Pod", pc.name, *pc.resourceClaimTemplateName);
+  if (!claim) return error_of(claim.error());
+  made[pc.name] = std::string((*claim)->metadata.name);
+  return {};
+}
+
+util::Result<void> ResourceClaimController::sync_pod_group(const std::string& ns, const std::string& name) {
+  if (!pod_groups_) return {};
+  auto group = pod_groups_->lister().get(ns, name);
+  if (!group || group->metadata.deletionTimestamp) return {};
+  // Each template entry's claim: the recorded one when it still exists and is the group's, else
+  // found or made (upstream's handleClaim for a PodGroup).
+  std::map<std::string, std::string> made;
+  for (const auto& c : group->spec.resourceClaims) {
+    if (!c.resourceClaimTemplateName) continue;
+    if (auto recorded = group_status_claim(*group, c.name)) {
+      if (!*recorded) continue;  // none needed
+      auto claim = cached_claim(ns, **recorded);
+      const api::OwnerReference* owner = claim ? controller_of(claim->metadata) : nullptr;
+      if (owner && owner->uid == group->metadata.uid) continue;
+    }
+    auto claim = make_claim(group->metadata, kPodGroupApiVersion, "PodGroup", c.name, *c.resourceClaimTemplateName);
+    if (!claim) {
+      recorder_.eventf(object_reference(kPodGroupApiVersion, "PodGroup", group->metadata), "Warning",
+                       "FailedResourceClaimCreation", "PodGroupResourceClaim {}: {}", c.name, claim.error());
+      return error_of("podgroup " + ns + "/" + name + ", PodGroupResourceClaim " + c.name + ": " + claim.error());
+    }
+    made[c.name] = std::string((*claim)->metadata.name);
+  }
+  if (made.empty()) return {};
+  // The group's statuses, the new names in (only this controller writes them).
+  boost::json::array statuses;
+  std::set<std::string> written;
+  for (const auto& s : group->status.resourceClaimStatuses) {
+    boost::json::object o{{"name", s.name}};
+    if (auto it = made.find(s.name); it != made.end())
+      o["resourceClaimName"] = it->second;
+    else if (s.resourceClaimName)
+      o["resourceClaimName"] = *s.resourceClaimName;
+    statuses.push_back(std::move(o));
+    written.insert(s.name);
+  }
+  for (const auto& [claim_name, claim] : made)
+    if (!written.count(claim_name)) statuses.push_back(boost::json::object{{"name", claim_name}, {"resourceClaimName", claim}});
+  boost::json::object patch{{"status", boost::json::object{{"resourceClaimStatuses", std::move(statuses)}}}};
+  auto r = ctx_.client->patch<PodGroup>(ns, name, client::PatchType::Merge, boost::json::serialize(patch), "status");
+  if (!r) return error_of("update podgroup " + ns + "/" + name + " ResourceClaimStatuses: " + r.error().message);
   return {};
 }
 
@@ -330,16 +526,24 @@ util::Result<void> ResourceClaimController::sync_claim(const std::string& ns, co
   }
   std::vector<rv1::ResourceClaimConsumerReference> valid;
   for (const auto& r : claim->status.reservedFor) {
-    if (!r.apiGroup.empty() || r.resource != "pods")
-      return error_of("unsupported ReservedFor entry: {" + r.apiGroup + " " + r.resource + " " +
-                      std::string(r.name) + " " + std::string(r.uid) + "}");
     bool keep = true;
-    bool known_deleted;
-    {
-      std::lock_guard l(deleted_mu_);
-      known_deleted = deleted_pods_.count(std::string(r.uid)) != 0;
-    }
-    if (known_deleted) {
+    if (r.apiGroup == kSchedulingGroup && r.resource == "podgroups") {
+      // A PodGroup's reservation (DRAWorkloadResourceClaims): kept while the PodGroup exists; left
+      // alone with the gate off, as upstream.
+      if (pod_groups_) {
+        if (consumer_deleted(r.uid.view())) {
+          keep = false;
+        } else if (auto group = pod_groups_->lister().get(ns, std::string(r.name))) {
+          keep = group->metadata.uid == r.uid;
+        } else {
+          auto live = ctx_.client->get<PodGroup>(ns, r.name);
+          if (!live && !client::is_not_found(live.error())) return error_of(live.error().message);
+          keep = live && live->metadata.uid == r.uid;
+        }
+      }
+    } else if (!r.apiGroup.empty() || r.resource != "pods") {
+      // Some other consumer: not this controller's to judge (upstream keeps it).
+    } else if (consumer_deleted(r.uid.view())) {
       keep = false;
     } else if (auto pod = pods_->lister().get(ns, std::string(r.name))) {
       keep = pod->metadata.uid == r.uid && !pod_done(*pod);

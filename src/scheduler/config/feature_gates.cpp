@@ -72,6 +72,9 @@ constexpr FeatureSpec kGates[] = {
     {"DRAPrioritizedList", true, Stage::Beta, false},
     {"DRAResourceClaimDeviceStatus", true, Stage::Beta, false},
     {"DRASchedulerFilterTimeout", true, Stage::Beta, false},
+    // Not a v1.35 gate: v1.36's (alpha, off; beta and still off in v1.37), KEP-5729's ResourceClaims
+    // shared by a PodGroup (issue #44).
+    {"DRAWorkloadResourceClaims", false, Stage::Alpha, false},
     {"DeclarativeValidation", true, Stage::Beta, false},
     {"DeclarativeValidationTakeover", false, Stage::Beta, false},
     {"DeploymentReplicaSetTerminatingReplicas", true, Stage::Beta, false},

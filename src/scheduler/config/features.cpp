@@ -37,6 +37,9 @@ Features features_from_gates(const std::map<std::string, bool>& gates) {
   f.draExtendedResource = feature_enabled(gates, "DRAExtendedResource");
   f.draDeviceBindingConditions = feature_enabled(gates, "DRADeviceBindingConditions");
   f.draResourceClaimDeviceStatus = feature_enabled(gates, "DRAResourceClaimDeviceStatus");
+  // Upstream declares it dependent on GenericWorkload (the PodGroup API).
+  f.draWorkloadResourceClaims =
+      feature_enabled(gates, "DRAWorkloadResourceClaims") && feature_enabled(gates, "GenericWorkload");
   return f;
 }
 

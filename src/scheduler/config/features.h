@@ -53,6 +53,11 @@ struct Features {
   // status.devices, which DRAResourceClaimDeviceStatus lets drivers write.
   bool draDeviceBindingConditions = false;   // alpha, off (beta, on in v1.36)
   bool draResourceClaimDeviceStatus = true;  // beta, on
+  // Alpha in v1.36, beta and off in v1.37 (KEP-5729; not a v1.35 gate), with GenericWorkload: a
+  // claim a pod shares with its PodGroup (its spec.resourceClaims entry equals one of the
+  // PodGroup's, or the PodGroup controls the claim) is reserved for the PodGroup, and the members
+  // of a gang see the allocation another member made in the same cycle.
+  bool draWorkloadResourceClaims = false;
   bool draDeviceBindingAndStatus() const { return draDeviceBindingConditions && draResourceClaimDeviceStatus; }
 };
 

@@ -401,6 +401,12 @@ bool Manager::claim_has_pending_allocation(std::string_view uid) const {
   return in_flight_.contains(std::string(uid));
 }
 
+ClaimPtr Manager::pending_allocation(std::string_view uid) const {
+  std::lock_guard l(mu_);
+  auto it = in_flight_.find(std::string(uid));
+  return it == in_flight_.end() ? nullptr : it->second;
+}
+
 void Manager::signal_claim_pending_allocation(std::string_view uid, ClaimPtr allocated) {
   std::lock_guard l(mu_);
   count_devices_locked(allocated.get(), +1);
@@ -473,6 +479,37 @@ std::string claim_is_for_pod(const api::Pod& pod, const resourceapi::ResourceCla
            " (pod is not owner)";
   }
   return {};
+}
+
+std::optional<resourceapi::ResourceClaimConsumerReference> pod_group_consumer(
+    const api::Pod& pod, const api::PodResourceClaim& pod_claim, const resourceapi::ResourceClaim& claim,
+    const api::schedulingv1beta1::PodGroup* group) {
+  const auto& sg = pod.spec.schedulingGroup;
+  if (!sg || !sg->podGroupName) return std::nullopt;
+  const std::string& group_name = *sg->podGroupName;
+  auto consumer = [&](std::string_view uid) {
+    resourceapi::ResourceClaimConsumerReference ref;
+    ref.apiGroup = std::string(kPodGroupApiGroup);
+    ref.resource = "podgroups";
+    ref.name = group_name;
+    ref.uid = std::string(uid);
+    return ref;
+  };
+  if (group && group->metadata.name == group_name && group->metadata.namespace_ == pod.metadata.namespace_) {
+    for (const auto& c : group->spec.resourceClaims)
+      if (c.name == pod_claim.name && c.resourceClaimName == pod_claim.resourceClaimName &&
+          c.resourceClaimTemplateName == pod_claim.resourceClaimTemplateName)
+        return consumer(group->metadata.uid.view());
+  }
+  for (const auto& o : claim.metadata.ownerReferences) {
+    if (!o.controller.value_or(false)) continue;
+    if (o.kind == "PodGroup" && o.apiVersion.starts_with(std::string(kPodGroupApiGroup) + "/") && o.name == group_name)
+      return consumer(o.uid);
+    break;
+  }
+  for (const auto& r : claim.status.reservedFor)
+    if (r.apiGroup == kPodGroupApiGroup && r.resource == "podgroups" && r.name == group_name) return r;
+  return std::nullopt;
 }
 
 bool claim_is_reserved_for_pod(const api::Pod& pod, const resourceapi::ResourceClaim& claim) {

@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/scheduling.h"
 #include "scheduler/dra/allocator.h"
 
 namespace ksched::scheduler::dra {
@@ -143,6 +144,8 @@ class Manager {
 
   // ---- in-flight allocations (upstream inFlightAllocations)
   bool claim_has_pending_allocation(std::string_view uid) const;
+  // The claim as its in-flight allocation left it (allocation set), or null.
+  ClaimPtr pending_allocation(std::string_view uid) const;
   void signal_claim_pending_allocation(std::string_view uid, ClaimPtr allocated);
   // True when there was one.
   bool remove_claim_pending_allocation(std::string_view uid);
@@ -249,6 +252,16 @@ util::Result<ClaimName> pod_claim_name(const api::Pod& pod, const api::PodResour
 // resourceclaim.IsForPod: "" when the claim is controlled by the pod, else upstream's message.
 std::string claim_is_for_pod(const api::Pod& pod, const resourceapi::ResourceClaim& claim);
 bool claim_is_reserved_for_pod(const api::Pod& pod, const resourceapi::ResourceClaim& claim);
+// DRAWorkloadResourceClaims (KEP-5729): the reservedFor entry of the pod's PodGroup when the pod
+// uses `claim` through `pod_claim` as a claim shared with its group: the pod claim equals one of
+// `group`'s spec.resourceClaims (group: the pod's PodGroup object, null when not known), or the
+// claim is controlled by the pod's PodGroup (made from the group's template), or the group already
+// holds it in reservedFor. Nullopt for a pod without spec.schedulingGroup.podGroupName, or a claim
+// of its own.
+inline constexpr std::string_view kPodGroupApiGroup = "scheduling.k8s.io";
+std::optional<resourceapi::ResourceClaimConsumerReference> pod_group_consumer(
+    const api::Pod& pod, const api::PodResourceClaim& pod_claim, const resourceapi::ResourceClaim& claim,
+    const api::schedulingv1beta1::PodGroup* group);
 // resourceclaim.CanBeReserved: fewer than ResourceClaimReservedForMaxSize (256) consumers.
 inline constexpr std::size_t kResourceClaimReservedForMaxSize = 256;
 bool claim_can_be_reserved(const resourceapi::ResourceClaim& claim);

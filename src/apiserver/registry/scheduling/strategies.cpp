@@ -56,8 +56,8 @@ class WorkloadStrategy final : public Strategy {
 // ---------------------------------------------------------------- Workload (v1beta1)
 // v1.37's pkg/registry/scheduling/workload/strategy.go: no defaults, no status, no generation;
 // dropDisabledWorkloadFields drops a template's schedulingConstraints
-// (TopologyAwareWorkloadScheduling) and resourceClaims (DRAWorkloadResourceClaims), gates this
-// server does not have, unless the stored Workload uses them. The default Name and Age columns.
+// (TopologyAwareWorkloadScheduling) and resourceClaims (DRAWorkloadResourceClaims) while their
+// gate is off, unless the stored Workload uses them. The default Name and Age columns.
 class WorkloadV1beta1Strategy final : public Strategy {
  public:
   void prepare_for_create(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
@@ -93,6 +93,7 @@ class WorkloadV1beta1Strategy final : public Strategy {
     const json::object* old_spec = w.old ? rules::obj(*w.old, "spec") : nullptr;
     for (const char* k : {"schedulingConstraints", "resourceClaims"}) {
       if (std::string_view(k) == "schedulingConstraints" && w.gates.TopologyAwareWorkloadScheduling) continue;
+      if (std::string_view(k) == "resourceClaims" && w.gates.DRAWorkloadResourceClaims) continue;
       if (in_use(old_spec, k)) continue;
       for (auto& t : ts->get_array())
         if (t.is_object()) t.get_object().erase(k);
@@ -104,8 +105,10 @@ class WorkloadV1beta1Strategy final : public Strategy {
 // v1.37's pkg/registry/scheduling/podgroup/strategy.go: the status is the scheduler's (cleared on
 // create, kept on update; a status write keeps the spec and metadata); no generation; gated
 // fields of gates that are off are dropped unless the stored object has them
-// (schedulingConstraints: TopologyAwareWorkloadScheduling, kept when it is on; resourceClaims and
-// status.resourceClaimStatuses: DRAWorkloadResourceClaims). The table has the default columns.
+// (schedulingConstraints: TopologyAwareWorkloadScheduling; resourceClaims and
+// status.resourceClaimStatuses: DRAWorkloadResourceClaims). A status write's
+// resourceClaimStatuses must name entries of spec.resourceClaims. The table has the default
+// columns.
 class PodGroupStrategy final : public Strategy {
  public:
   // +default={"single": {}} on spec.disruptionMode.
@@ -119,8 +122,9 @@ class PodGroupStrategy final : public Strategy {
   void prepare_for_update(json::object& obj, const WriteContext& w) const override { drop_disabled(obj, w); }
   void prepare_for_status_update(json::object& obj, const WriteContext& w) const override {
     reset_meta_for_status(obj, *w.old);
+    // dropDisabledStatusFields: kept with the gate, or when the stored object uses the feature.
     if (json::object* status = object_member(obj, "status"))
-      if (!rules::obj(member_or_empty(*w.old, "status"), "resourceClaimStatuses") &&
+      if (!w.gates.DRAWorkloadResourceClaims && !rules::has(member_or_empty(*w.old, "status"), "resourceClaimStatuses") &&
           !rules::has(member_or_empty(*w.old, "spec"), "resourceClaims"))
         status->erase("resourceClaimStatuses");
   }
@@ -132,7 +136,7 @@ class PodGroupStrategy final : public Strategy {
     pod_group_spec_update(e, member_or_empty(obj, "spec"), member_or_empty(*w.old, "spec"), "spec");
   }
   void validate_status_update(Errors& e, const json::object& obj, const WriteContext&) const override {
-    pod_group_status(e, member_or_empty(obj, "status"), "status");
+    pod_group_status(e, member_or_empty(obj, "status"), "status", &member_or_empty(obj, "spec"));
   }
 
  private:
@@ -142,6 +146,7 @@ class PodGroupStrategy final : public Strategy {
     const json::object* old_spec = w.old ? rules::obj(*w.old, "spec") : nullptr;
     for (const char* k : {"schedulingConstraints", "resourceClaims", "parentCompositePodGroupName"}) {
       if (std::string_view(k) == "schedulingConstraints" && w.gates.TopologyAwareWorkloadScheduling) continue;
+      if (std::string_view(k) == "resourceClaims" && w.gates.DRAWorkloadResourceClaims) continue;
       if (std::string_view(k) == "parentCompositePodGroupName" && w.gates.CompositePodGroup) continue;
       if (!old_spec || !rules::has(*old_spec, k)) spec->erase(k);
     }

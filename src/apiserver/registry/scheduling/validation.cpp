@@ -211,6 +211,36 @@ namespace {
 using PolicyRule = void (*)(Errors&, const json::object&, const Path&);
 void pod_group_policy_fields(Errors& e, const json::object& o, const Path& path, bool preemption_policy_gate,
                              PolicyRule policy_rule = scheduling_policy);
+
+// resourceClaims of a PodGroup or a Workload's template (DRAWorkloadResourceClaims; dropped before
+// validation while the gate is off unless stored), v1.37's tags on PodGroupResourceClaim:
+// +k8s:maxItems=4, a list-map keyed by name (required, a DNS label), and exactly one of
+// resourceClaimName and resourceClaimTemplateName, each a DNS subdomain.
+void resource_claims(Errors& e, const json::object& o, const Path& path) {
+  const json::array* claims = rules::arr(o, "resourceClaims");
+  if (!claims) return;
+  const Path p = path.child("resourceClaims");
+  if (claims->size() > sv1b1::kMaxPodGroupResourceClaims) {
+    e.causes.push_back(Cause{"FieldValueTooMany",
+                             "Too many: " + std::to_string(claims->size()) + ": must have at most " +
+                                 std::to_string(sv1b1::kMaxPodGroupResourceClaims) + " items",
+                             p.str()});
+    return;
+  }
+  std::set<std::string, std::less<>> seen;
+  static const json::object empty;
+  for (std::size_t i = 0; i < claims->size(); ++i) {
+    const json::object& c = (*claims)[i].is_object() ? (*claims)[i].get_object() : empty;
+    const Path ip = p.index(i);
+    std::string_view name = rules::sv(c, "name");
+    required_name(e, name, rules::dns1123_label, ip.child("name"));
+    if (!seen.insert(std::string(name)).second) e.duplicate(ip, json::serialize((*claims)[i]));
+    if (!union_of(e, c, {"resourceClaimName", "resourceClaimTemplateName"}, ip)) continue;
+    for (const char* k : {"resourceClaimName", "resourceClaimTemplateName"})
+      if (const json::value* v = c.if_contains(k); v && v->is_string())
+        rules::each(e, rules::dns1123_subdomain(v->get_string()), ip.child(k), v->get_string());
+  }
+}
 }  // namespace
 
 void pod_group_spec(Errors& e, const json::object& spec, const Path& path, bool pod_group_preemption_policy) {
@@ -228,6 +258,7 @@ void pod_group_spec(Errors& e, const json::object& spec, const Path& path, bool 
     required_name(e, rules::sv(*ref, "templateName"), rules::dns1123_label, rp.child("templateName"));
   }
   pod_group_policy_fields(e, spec, path, pod_group_preemption_policy);
+  resource_claims(e, spec, path);
 }
 
 namespace {
@@ -300,7 +331,8 @@ void pod_group_spec_update(Errors& e, const json::object& spec, const json::obje
   for (const char* k : {"parentCompositePodGroupName", "workloadRef"})
     if (member_changed(spec, old, k)) e.invalid(path.child(k), "null", "field is immutable");
   scheduling_policy_update(e, spec, old, path);
-  for (const char* k : {"schedulingConstraints", "disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
+  for (const char* k :
+       {"schedulingConstraints", "resourceClaims", "disruptionMode", "priorityClassName", "priority", "preemptionPolicy"})
     if (member_changed(spec, old, k)) e.invalid(path.child(k), "null", "field is immutable");
 }
 
@@ -350,6 +382,7 @@ void template_list(Errors& e, const json::array* templates, const Path& p, EachT
 void pod_group_template_list(Errors& e, const json::array* templates, const Path& p, bool preemption_policy_gate) {
   template_list(e, templates, p, [&](const json::object& t, const Path& tp) {
     pod_group_policy_fields(e, t, tp, preemption_policy_gate);
+    resource_claims(e, t, tp);
   });
 }
 
@@ -609,9 +642,22 @@ void composite_pod_group_spec_update(Errors& e, const json::object& spec, const 
     if (member_changed(spec, old, k)) e.invalid(path.child(k), "null", "field is immutable");
 }
 
-void pod_group_status(Errors& e, const json::object& status, const Path& path) {
+void pod_group_status(Errors& e, const json::object& status, const Path& path, const json::object* spec) {
   if (const json::array* cs = rules::arr(status, "conditions"))
     resource::conditions(e, *cs, path.child("conditions"), 0);
+  // validatePodGroupResourceClaimStatuses: each entry names one of spec.resourceClaims.
+  const json::array* statuses = rules::arr(status, "resourceClaimStatuses");
+  if (!statuses) return;
+  const json::array* claims = spec ? rules::arr(*spec, "resourceClaims") : nullptr;
+  const Path p = path.child("resourceClaimStatuses");
+  for (std::size_t i = 0; i < statuses->size(); ++i) {
+    if (!(*statuses)[i].is_object()) continue;
+    std::string_view name = rules::sv((*statuses)[i].get_object(), "name");
+    if (!template_named(claims, name)) {
+      const Path ip = p.index(i);
+      e.invalid_str(ip.child("name"), name, "must match the name of an entry in `spec.resourceClaims`");
+    }
+  }
 }
 
 // ---------------------------------------------------------------- PriorityClass (v1)

@@ -31,6 +31,8 @@ void workload_spec(Errors& e, const boost::json::object& spec, const Path& path)
 void workload_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old);
 
 // v1beta1 PodGroup, create: workloadRef (both names required, a DNS subdomain and a DNS label),
+// resourceClaims (at most 4, unique DNS-label names, exactly one of the claim's or the template's
+// name, a DNS subdomain; a Workload's templates have the same rule),
 // schedulingPolicy (a union of basic and gang; a gang's minCount required and at least 1),
 // disruptionMode (a union of single and all), priorityClassName (a DNS subdomain), priority (at
 // most 1e9), preemptionPolicy (forbidden unless the PodGroupPreemptionPolicy gate is on, then
@@ -39,7 +41,7 @@ void pod_group_spec(Errors& e, const boost::json::object& spec, const Path& path
                     bool pod_group_preemption_policy = false);
 // v1beta1 PodGroup, update: the new spec as on create, then what may not change: workloadRef,
 // the policy's kind (basic immutable, gang neither set nor cleared; minCount may change),
-// disruptionMode, priorityClassName, priority, preemptionPolicy.
+// resourceClaims, disruptionMode, priorityClassName, priority, preemptionPolicy.
 void pod_group_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,
                            const Path& path);
 // v1beta1 Workload (v1.37's +k8s: tags), create: controllerRef as v1alpha1's; podGroupTemplates
@@ -65,7 +67,10 @@ void composite_pod_group_spec(Errors& e, const boost::json::object& spec, const 
 // v1alpha3 CompositePodGroup, update: every spec field immutable.
 void composite_pod_group_spec_update(Errors& e, const boost::json::object& spec, const boost::json::object& old,
                                      const Path& path);
-// v1beta1 PodGroup and v1alpha3 CompositePodGroup, status write: the conditions (metav1 ValidateConditions, unique types).
-void pod_group_status(Errors& e, const boost::json::object& status, const Path& path);
+// v1beta1 PodGroup and v1alpha3 CompositePodGroup, status write: the conditions (metav1
+// ValidateConditions, unique types); a PodGroup's resourceClaimStatuses each name an entry of its
+// `spec`'s resourceClaims (validatePodGroupResourceClaimStatuses). `spec` null: a CompositePodGroup.
+void pod_group_status(Errors& e, const boost::json::object& status, const Path& path,
+                      const boost::json::object* spec = nullptr);
 
 }  // namespace ksched::apiserver::registry::scheduling

@@ -5,11 +5,13 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 
 #include "scheduler/config/features.h"
 #include "scheduler/framework/plugin_helper.h"
 #include "scheduler/plugins/dynamicresources/extended_resources.h"
+#include "scheduler/podgroup/manager.h"
 #include "util/go_format.h"
 #include "util/log.h"
 
@@ -53,6 +55,12 @@ struct StateData final : framework::StateData {
     const api::NodeSelector* available_on_nodes = nullptr;
     // Set by Reserve, written by PreBind; empty when nothing had to be allocated.
     std::optional<resourceapi::AllocationResult> allocation;
+    // DRAWorkloadResourceClaims: the pod's PodGroup, when the pod shares this claim with its group
+    // (reservedFor then names the group, not the pod).
+    std::optional<resourceapi::ResourceClaimConsumerReference> group;
+    // The claim is the in-flight allocation another member of the group made (claims[i] is that
+    // copy): this pod uses it as allocated, and PreBind writes it if that member has not yet.
+    bool group_in_flight = false;
   };
   std::vector<ClaimInfo> infos;
   std::vector<std::size_t> to_allocate;  // indices of the claims without allocation
@@ -114,6 +122,7 @@ DynamicResources::DynamicResources(framework::Handle& handle, const config::Dyna
   features_.consumableCapacity = gates.draConsumableCapacity;
   features_.deviceBindingAndStatus = gates.draDeviceBindingAndStatus();
   extended_resources_ = gates.draExtendedResource;
+  group_claims_ = gates.draWorkloadResourceClaims;
   // Upstream takes the default when the args leave it unset (it is unset with the gates off).
   binding_timeout_ = args.bindingTimeout.value_or(config::kDynamicResourcesBindingTimeoutDefault);
 }
@@ -123,8 +132,34 @@ ResourceClaimCreates& resource_claim_creates() {
   return counts;
 }
 
+namespace {
+
+// Whether the claim lists the pod, or (for a claim shared with its group) the pod's PodGroup, as a
+// consumer.
+bool reserved_for_pod_or_group(const api::Pod& pod, const resourceapi::ResourceClaim& claim,
+                               const std::optional<resourceapi::ResourceClaimConsumerReference>& group) {
+  for (const auto& r : claim.status.reservedFor)
+    if (r.uid == pod.metadata.uid || (group && r.uid == group->uid)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<resourceapi::ResourceClaimConsumerReference> DynamicResources::group_consumer(
+    const api::Pod& pod, const api::PodResourceClaim& pc, const resourceapi::ResourceClaim& claim) const {
+  if (!group_claims_) return std::nullopt;
+  const auto& sg = pod.spec.schedulingGroup;
+  if (!sg || !sg->podGroupName) return std::nullopt;
+  podgroup::PodGroupPtr group;
+  if (podgroup::Manager* groups = handle_.pod_group_manager())
+    group = groups->pod_group(pod.metadata.namespace_.view(), *sg->podGroupName);
+  return dra::pod_group_consumer(pod, pc, claim, group.get());
+}
+
 template <class Fn>
 std::string DynamicResources::for_each_pod_claim(const api::Pod& pod, Fn&& fn) const {
+  using GroupRef = std::optional<resourceapi::ResourceClaimConsumerReference>;
+  constexpr bool kWantsGroup = std::is_invocable_v<Fn, const dra::ClaimPtr&, GroupRef&&>;
   for (const auto& pc : pod.spec.resourceClaims) {
     auto name = dra::pod_claim_name(pod, pc);
     if (!name.ok()) return name.error();
@@ -137,10 +172,29 @@ std::string DynamicResources::for_each_pod_claim(const api::Pod& pod, Fn&& fn) c
     if (claim->metadata.deletionTimestamp) {
       return "resourceclaim \"" + std::string(claim->metadata.name.view()) + "\" is being deleted";
     }
-    if (name->must_check_owner) {
-      if (auto msg = dra::claim_is_for_pod(pod, *claim); !msg.empty()) return msg;
+    // Looked up only when needed: the hints call this for every waiting pod.
+    GroupRef group;
+    bool group_known = false;
+    if constexpr (kWantsGroup) {
+      group = group_consumer(pod, pc, *claim);
+      group_known = true;
     }
-    fn(claim);
+    if (name->must_check_owner) {
+      if (auto msg = dra::claim_is_for_pod(pod, *claim); !msg.empty()) {
+        // A claim made for the pod's PodGroup (KEP-5729) is the pod's too.
+        if (!group_known) group = group_consumer(pod, pc, *claim);
+        const api::OwnerReference* owner = nullptr;
+        for (const auto& o : claim->metadata.ownerReferences)
+          if (o.controller.value_or(false)) owner = &o;
+        const bool group_owned = group && owner && owner->uid == group->uid.view() &&
+                                 claim->metadata.namespace_ == pod.metadata.namespace_;
+        if (!group_owned) return msg;
+      }
+    }
+    if constexpr (kWantsGroup)
+      fn(claim, std::move(group));
+    else
+      fn(claim);
   }
   return {};
 }
@@ -318,7 +372,14 @@ Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod
   state.write(kStateKey, s);
 
   std::vector<dra::ClaimPtr> claims;
-  if (auto msg = for_each_pod_claim(pod, [&](const dra::ClaimPtr& c) { claims.push_back(c); }); !msg.empty()) {
+  std::vector<std::optional<resourceapi::ResourceClaimConsumerReference>> groups;
+  if (auto msg = for_each_pod_claim(pod,
+                                    [&](const dra::ClaimPtr& c,
+                                        std::optional<resourceapi::ResourceClaimConsumerReference>&& g) {
+                                      claims.push_back(c);
+                                      groups.push_back(std::move(g));
+                                    });
+      !msg.empty()) {
     return unschedulable(msg);
   }
   const std::size_t num_user_claims = claims.size();
@@ -331,8 +392,20 @@ Status DynamicResources::pre_filter(framework::CycleState& state, const api::Pod
 
   s->infos.resize(claims.size());
   for (std::size_t i = 0; i < claims.size(); ++i) {
+    if (i < groups.size()) s->infos[i].group = std::move(groups[i]);
+    // A claim the pod shares with its PodGroup that another member allocated in this scheduling
+    // (in flight, PreBind not done): the group allocates it once, so this member takes that
+    // allocation as the claim's (KEP-5729), and lands where it allows.
+    if (s->infos[i].group && !claims[i]->status.allocation) {
+      if (auto in_flight = manager_->pending_allocation(claims[i]->metadata.uid.view());
+          in_flight && in_flight->status.allocation) {
+        claims[i] = std::move(in_flight);
+        s->infos[i].group_in_flight = true;
+      }
+    }
     const auto& claim = *claims[i];
-    if (claim.status.allocation && !dra::claim_can_be_reserved(claim) && !dra::claim_is_reserved_for_pod(pod, claim)) {
+    if (claim.status.allocation && !dra::claim_can_be_reserved(claim) &&
+        !reserved_for_pod_or_group(pod, claim, s->infos[i].group)) {
       return unschedulable("resourceclaim in use");
     }
     if (claim.status.allocation) {
@@ -782,10 +855,13 @@ void DynamicResources::unreserve(framework::CycleState& state, const api::Pod& p
   // The user's claims here; the special claim below.
   for (std::size_t index = 0; index < s->num_user_claims; ++index) {
     const auto& claim = s->claims[index];
-    // An allocation in flight is not anymore: the claim is what the API server says again.
-    if (manager_->remove_claim_pending_allocation(claim->metadata.uid.view())) {
+    // An allocation in flight is not anymore: the claim is what the API server says again. (Not
+    // one another member of the pod's group made: that member's to end.)
+    if (!s->infos[index].group_in_flight && manager_->remove_claim_pending_allocation(claim->metadata.uid.view())) {
       manager_->assumed_claim_restore(claim->metadata.namespace_.view(), claim->metadata.name.view());
     }
+    // The group's reservation stays while the group does (the ResourceClaim controller ends it).
+    if (s->infos[index].group) continue;
     if (!claim->status.allocation || !dra::claim_is_reserved_for_pod(pod, *claim)) continue;
     // Remove the pod from reservedFor (upstream: a strategic-merge patch deleting the entry by
     // uid, guarded by the claim's uid). Here: read, drop the entry, write the status, again on a
@@ -844,7 +920,13 @@ Status DynamicResources::pre_bind_pre_flight(const framework::CycleState& state,
 util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size_t index, const api::Pod& pod,
                                                          const std::string& node_name) {
   dra::ClaimPtr claim = s.claims[index];
-  const std::optional<resourceapi::AllocationResult>& allocation = s.infos[index].allocation;
+  const std::optional<resourceapi::ResourceClaimConsumerReference>& group = s.infos[index].group;
+  // The allocation to write: this pod's, or (a claim shared with the group) the one another member
+  // made, which that member's PreBind may not have written yet: whichever member comes first
+  // writes it, the others find it there.
+  const std::optional<resourceapi::AllocationResult>& own_allocation = s.infos[index].allocation;
+  std::optional<resourceapi::AllocationResult> allocation = own_allocation;
+  if (s.infos[index].group_in_flight && claim->status.allocation) allocation = *claim->status.allocation;
   const bool is_extended = s.has_extended_claim() && index == s.extended_index();
   // The special claim with nothing to allocate: the node's device plugins provide the resources.
   if (is_extended && !allocation && claim->spec.devices.requests.empty()) return claim;
@@ -875,7 +957,7 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
       }
       if (had_allocation) self->manager_->remove_claim_pending_allocation(uid);
     }
-  } done{this, claim, modified, allocation.has_value(), create, uid};
+  } done{this, claim, modified, own_allocation.has_value(), create, uid};
 
   if (create) {
     auto created = create_extended_resource_claim(s, pod, node_name);
@@ -888,7 +970,9 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
   }
 
   std::string last_error;
-  bool refresh = false;
+  // A group's claim is read from the API server first: another member may have written it, and
+  // the in-flight copy in the state is no API object.
+  bool refresh = group.has_value();
   // Upstream retry.RetryOnConflict with DefaultRetry: five attempts, 10 ms apart.
   for (int attempt = 0; attempt < 5; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -903,7 +987,10 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
     refresh = true;
     if (claim->metadata.deletionTimestamp) return util::make_error("claim " + name + " got deleted in the meantime");
     resourceapi::ResourceClaim updated = *claim;
-    if (allocation) {
+    // The group's claim, allocated and reserved for the group by another member: nothing to write.
+    if (group && claim->status.allocation && reserved_for_pod_or_group(pod, *claim, group))
+      return dra::ClaimPtr(claim);  // a copy, as below
+    if (allocation && !(group && claim->status.allocation)) {
       if (claim->status.allocation) return util::make_error("claim " + name + " got allocated elsewhere in the meantime");
       const auto& fins = updated.metadata.finalizers.vec();
       if (std::find(fins.begin(), fins.end(), resourceapi::kFinalizer) == fins.end()) {
@@ -920,11 +1007,15 @@ util::Result<dra::ClaimPtr> DynamicResources::bind_claim(StateData& s, std::size
       }
       updated.status.allocation = *allocation;
     }
-    resourceapi::ResourceClaimConsumerReference ref;
-    ref.resource = "pods";
-    ref.name = pod.metadata.name;
-    ref.uid = pod.metadata.uid;
-    updated.status.reservedFor.push_back(std::move(ref));
+    if (group) {
+      updated.status.reservedFor.push_back(*group);  // KEP-5729: the PodGroup holds it
+    } else {
+      resourceapi::ResourceClaimConsumerReference ref;
+      ref.resource = "pods";
+      ref.name = pod.metadata.name;
+      ref.uid = pod.metadata.uid;
+      updated.status.reservedFor.push_back(std::move(ref));
+    }
     // When the allocation was made: where the binding timeout of its devices starts.
     if (features_.deviceBindingAndStatus && updated.status.allocation && !updated.status.allocation->allocationTimestamp)
       updated.status.allocation->allocationTimestamp = now();
@@ -1029,7 +1120,7 @@ Status DynamicResources::pre_bind(framework::CycleState& state, const api::Pod& 
   auto* s = state.read<StateData>(kStateKey);
   if (s == nullptr) return Status::error("not found");
   for (std::size_t i = 0; i < s->claims.size(); ++i) {
-    if (dra::claim_is_reserved_for_pod(pod, *s->claims[i])) continue;
+    if (reserved_for_pod_or_group(pod, *s->claims[i], s->infos[i].group)) continue;
     auto r = bind_claim(*s, i, pod, node_name);
     if (!r.ok()) return Status::error(r.error());
     // Unreserve then works with the written claim.

@@ -123,8 +123,12 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
  private:
   // Upstream foreachPodResourceClaim: "" when each claim of the pod exists, is not being deleted
   // and (from a template) belongs to the pod; fn(claim) for each; else upstream's message.
+  // fn(claim) or, when it takes them, fn(claim, group): the pod's PodGroup as the claim's consumer
+  // when the pod shares the claim with its group (DRAWorkloadResourceClaims), else nullopt.
   template <class Fn>
   std::string for_each_pod_claim(const api::Pod& pod, Fn&& fn) const;
+  std::optional<api::resourcev1::ResourceClaimConsumerReference> group_consumer(
+      const api::Pod& pod, const api::PodResourceClaim& pc, const api::resourcev1::ResourceClaim& claim) const;
   framework::Status validate_device_class(std::string_view class_name, std::string_view request_name) const;
   // Upstream bindClaim; returns the claim as written, or an error message.
   util::Result<dra::ClaimPtr> bind_claim(StateData& s, std::size_t index, const api::Pod& pod,
@@ -151,6 +155,7 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   dra::Manager* manager_ = nullptr;
   dra::Features features_;
   bool extended_resources_ = false;  // DRAExtendedResource
+  bool group_claims_ = false;        // DRAWorkloadResourceClaims
   std::chrono::nanoseconds binding_timeout_{};  // DynamicResourcesArgs.bindingTimeout, defaulted
   std::unique_ptr<cel::Cache> cel_;
   // What every Filter call's allocator borrows: the class lookup and the selector results, which
