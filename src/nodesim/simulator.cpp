@@ -398,8 +398,14 @@ struct Simulator::Impl {
       if (!name) return false;
       auto claim = claims->lister().get(ns, *name);
       if (!claim || !claim->status.allocation) return false;
+      // Reserved for the pod, or for its PodGroup (a claim the group shares: DRAWorkloadResourceClaims,
+      // which the kubelet accepts for the group's members).
+      const auto& group = p.spec.schedulingGroup;
       bool reserved = false;
-      for (const auto& r : claim->status.reservedFor) reserved = reserved || r.uid == p.metadata.uid;
+      for (const auto& r : claim->status.reservedFor)
+        reserved = reserved || r.uid == p.metadata.uid ||
+                   (r.apiGroup == "scheduling.k8s.io" && r.resource == "podgroups" && group && group->podGroupName &&
+                    r.name == *group->podGroupName);
       if (!reserved) return false;
       for (const auto& r : claim->status.allocation->devices.results) {
         bool known = false;
@@ -986,9 +992,18 @@ void Simulator::start() {
   auto claim_changed = [&I](const rv1::ResourceClaim& c) {
     if (I.with_attach_outcomes(c))
       I.enqueue("claim/" + std::string(c.metadata.namespace_) + "/" + std::string(c.metadata.name));
-    for (const auto& r : c.status.reservedFor)
-      if (r.resource == "pods")
-        if (auto p = I.pods->lister().get(std::string(c.metadata.namespace_), std::string(r.name))) I.enqueue_pod(*p);
+    const std::string ns(c.metadata.namespace_);
+    for (const auto& r : c.status.reservedFor) {
+      if (r.resource == "pods") {
+        if (auto p = I.pods->lister().get(ns, std::string(r.name))) I.enqueue_pod(*p);
+      } else if (r.apiGroup == "scheduling.k8s.io" && r.resource == "podgroups") {
+        // A claim its PodGroup holds: every member of the group may start now.
+        for (const auto& p : I.pods->lister().list_namespace(ns)) {
+          const auto& group = p->spec.schedulingGroup;
+          if (group && group->podGroupName && *group->podGroupName == r.name) I.enqueue_pod(*p);
+        }
+      }
+    }
   };
   ch->add = [claim_changed](const Ptr<rv1::ResourceClaim>& c, bool) { claim_changed(*c); };
   ch->update = [claim_changed](const Ptr<rv1::ResourceClaim>&, const Ptr<rv1::ResourceClaim>& c) { claim_changed(*c); };
