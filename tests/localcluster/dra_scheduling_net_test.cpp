@@ -63,6 +63,17 @@ ksched::api::Pod gpu_pod(const std::string& name) {
   return p;
 }
 
+// The GPU class and the one-GPU claim template made in `c`, and every driver's slice published
+// (one per node), so that no pod is tried against a partial cluster.
+void make_gpu_class_and_wait_for_slices(ksched::client::RestClient& c, std::size_t nodes) {
+  ASSERT_TRUE(c.create(gpu_class()).ok());
+  ASSERT_TRUE(c.create(one_gpu()).ok());
+  ASSERT_TRUE(eventually([&] {
+    auto l = c.list<rv1::ResourceSlice>("");
+    return l.ok() && l->items.size() == nodes;
+  }));
+}
+
 TEST(DraScheduling, DevicesAreAllocatedOnceAndTheLastPodWaitsForAFreeOne) {
   ksched::localcluster::LocalClusterOptions o;
   o.nodes = 2;
@@ -71,13 +82,8 @@ TEST(DraScheduling, DevicesAreAllocatedOnceAndTheLastPodWaitsForAFreeOne) {
   auto cluster = ksched::localcluster::LocalCluster::start(o);
   ASSERT_TRUE(cluster.ok()) << cluster.error();
   auto c = (*cluster)->client();
-  ASSERT_TRUE(c->create(gpu_class()).ok());
-  ASSERT_TRUE(c->create(one_gpu()).ok());
-  // The drivers' slices first, so that the pods are not tried against a partial cluster.
-  ASSERT_TRUE(eventually([&] {
-    auto l = c->list<rv1::ResourceSlice>("");
-    return l.ok() && l->items.size() == 2;
-  }));
+  make_gpu_class_and_wait_for_slices(*c, 2);
+  if (HasFatalFailure()) return;
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(c->create(gpu_pod("gpu-" + std::to_string(i))).ok());
 
   auto bound = [&] {
@@ -239,12 +245,8 @@ TEST(DraScheduling, AGangSharesItsPodGroupsClaimOnOneNode) {
   auto cluster = ksched::localcluster::LocalCluster::start(o);
   ASSERT_TRUE(cluster.ok()) << cluster.error();
   auto c = (*cluster)->client();
-  ASSERT_TRUE(c->create(gpu_class()).ok());
-  ASSERT_TRUE(c->create(one_gpu()).ok());
-  ASSERT_TRUE(eventually([&] {
-    auto l = c->list<rv1::ResourceSlice>("");
-    return l.ok() && l->items.size() == 2;
-  }));
+  make_gpu_class_and_wait_for_slices(*c, 2);
+  if (HasFatalFailure()) return;
   ksched::api::schedulingv1beta1::PodGroup group;
   group.metadata.name = "trainers";
   group.metadata.namespace_ = "default";
